@@ -1,0 +1,68 @@
+# The few entry points a person types. `make run` and `make test` do all set-up themselves.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HTMX_VERSION := 2.0.11
+PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test test-sqlite test-postgres test-browser bench worker lint format vendor-htmx check-deploy clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# The whole suite on SQLite, then again on PostgreSQL when it answers at PG_URL.
+test: install
+	$(MAKE) --no-print-directory test-sqlite
+	$(MAKE) --no-print-directory test-postgres
+
+test-sqlite: install
+	@echo "== tests on SQLite =="
+	env -u DATABASE_URL $(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+test-postgres: install
+	@if $(PY) -c "import psycopg,sys; psycopg.connect('$(PG_URL)'.rsplit('/',1)[0]+'/postgres', connect_timeout=3).close()" 2>/dev/null; then \
+		echo "== tests on PostgreSQL ($(PG_URL)) =="; \
+		DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -n 2 $(PYTEST_ARGS); \
+	elif [ -n "$$REQUIRE_POSTGRES" ]; then \
+		echo "== FAILED: PostgreSQL is not reachable at $(PG_URL) and REQUIRE_POSTGRES is set =="; exit 1; \
+	else \
+		echo "== SKIPPED: PostgreSQL is not reachable at $(PG_URL); the suite ran on SQLite only =="; \
+	fi
+
+bench: install
+	$(PY) bench/run.py
+
+worker: install
+	$(PY) manage.py outbox_worker
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# htmx comes from the npm package, pinned, copied with its version in the file name and
+# committed; pages never load it from a CDN.
+vendor-htmx:
+	rm -rf .vendor-tmp && mkdir -p .vendor-tmp static/vendor
+	cd .vendor-tmp && npm pack --silent htmx.org@$(HTMX_VERSION) >/dev/null && tar xzf htmx.org-$(HTMX_VERSION).tgz
+	cp .vendor-tmp/package/dist/htmx.min.js static/vendor/htmx-$(HTMX_VERSION).min.js
+	cp .vendor-tmp/package/LICENSE static/vendor/htmx-LICENSE.txt
+	rm -rf .vendor-tmp
+
+clean:
+	rm -rf $(VENV) staticfiles
