@@ -1,0 +1,194 @@
+"""The spec's input conventions as small pure functions: sanitised text, nullable numbers,
+ISO dates, enums, seats and links. Each raises nothing; each returns (value, error)."""
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import urlsplit
+
+Error = str | None
+
+
+class FieldErrors(dict):
+    """Collects messages per field name; `raise_if_any` raises ValidationFailed."""
+
+    def add(self, field: str, message: str) -> None:
+        self.setdefault(field, []).append(message)
+
+    def raise_if_any(self) -> None:
+        if self:
+            from governance.errors import ValidationFailed
+
+            raise ValidationFailed(dict(self))
+
+
+def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, Error]:
+    """Sanitised text: trimmed; over the cap is refused (never cut), naming the cap."""
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            value = str(value)
+        else:
+            return "", "Must be text."
+    value = value.strip()
+    if required and not value:
+        return "", "This field is required."
+    if len(value) > max_length:
+        return value, f"At most {max_length} characters (this has {len(value)})."
+    return value, None
+
+
+def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
+    """Like `text`, but blank becomes None."""
+    cleaned, error = text(value, max_length=max_length)
+    return (cleaned or None), error
+
+
+def nullable_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
+    """The spec's nullable number: empty, negative or non-numeric input becomes null.
+    A number with more decimal places than the field keeps, or too large, is refused."""
+    number = _to_decimal(value)
+    if number is None or number < 0:
+        return None, None
+    return _checked(number, places)
+
+
+def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
+    """A signed amount (savings allowed). Blank is null; non-numeric is refused."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, None
+    number = _to_decimal(value)
+    if number is None:
+        return None, "Must be a number."
+    return _checked(number, places)
+
+
+def signed_integer(value: Any) -> tuple[int | None, Error]:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, None
+    number = _to_decimal(value)
+    if number is None or number != number.to_integral_value():
+        return None, "Must be a whole number."
+    return int(number), None
+
+
+def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[int | None, Error]:
+    """An integer in [low, high] on the given step, or null when blank. Refused, never rounded."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, None
+    number = _to_decimal(value)
+    if number is None or number != number.to_integral_value():
+        return None, "Must be a whole number."
+    integer = int(number)
+    if integer < low or integer > high:
+        return None, f"Must be between {low} and {high}."
+    if (integer - low) % step:
+        return None, f"Must be in steps of {step}."
+    return integer, None
+
+
+def iso_date(value: Any) -> tuple[dt.date | None, Error]:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, None
+    if isinstance(value, dt.datetime):
+        return value.date(), None
+    if isinstance(value, dt.date):
+        return value, None
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        try:
+            return dt.date.fromisoformat(value.strip()), None
+        except ValueError:
+            pass
+    return None, "Must be a date as YYYY-MM-DD."
+
+
+def iso_month(value: Any) -> tuple[str | None, Error]:
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", value.strip()):
+        return value.strip(), None
+    return None, "Must be a month as YYYY-MM."
+
+
+def enum(
+    value: Any, choices: Iterable[str], *, default: str | None = None
+) -> tuple[str | None, Error]:
+    choices = list(choices)
+    if value is None or value == "":
+        if default is not None:
+            return default, None
+        return None, None
+    if value in choices:
+        return value, None
+    return None, f"Must be one of: {', '.join(choices)}."
+
+
+def coerce_enum(value: Any, choices: Iterable[str], *, fallback: str | None) -> str | None:
+    """For the spec's lenient enums (invalid becomes a fallback rather than an error)."""
+    return value if value in set(choices) else fallback
+
+
+def boolean(value: Any) -> tuple[bool, Error]:
+    if isinstance(value, bool):
+        return value, None
+    if value in (None, "", "false", "False", "0", 0, "off", "no"):
+        return False, None
+    if value in ("true", "True", "1", 1, "on", "yes"):
+        return True, None
+    return False, "Must be true or false."
+
+
+def http_url(value: Any) -> tuple[str, Error]:
+    if not isinstance(value, str) or not value.strip():
+        return "", "A URL is required."
+    value = value.strip()
+    if len(value) > 2000:
+        return value, "At most 2000 characters."
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return value, "Must be an http or https URL."
+    return value, None
+
+
+def account_id(value: Any) -> tuple[str | None, Error]:
+    if value is None or value == "":
+        return None, None
+    if not isinstance(value, str) or len(value) > 128 or not value.strip():
+        return None, "Must be a tracker accountId."
+    return value.strip(), None
+
+
+def _to_decimal(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        value = value.strip().replace(",", "")
+        if not value:
+            return None
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    if not number.is_finite():
+        return None
+    return number
+
+
+MAX_AMOUNT = Decimal("9999999999999999")
+
+
+def _checked(number: Decimal, places: int) -> tuple[Decimal | None, Error]:
+    if abs(number) > MAX_AMOUNT:
+        return None, "Too large."
+    quantum = Decimal(1).scaleb(-places)
+    if number != number.quantize(quantum):
+        return None, f"At most {places} decimal places."
+    return number.quantize(quantum), None
+
+
+def decimal_to_json(value: Decimal | None) -> int | float | None:
+    """Money goes out as a JSON number: an integer when whole, else a float."""
+    if value is None:
+        return None
+    return int(value) if value == value.to_integral_value() else float(value)

@@ -1,0 +1,87 @@
+"""Domain errors. Services raise them; `governance.api` maps them once to the API's error body
+and status code, `governance.middleware` to HTML responses, views to form errors."""
+
+from collections.abc import Iterable, Mapping
+
+
+class DomainError(Exception):
+    code = "bad_request"
+    status = 400
+    default_message = "The request could not be processed."
+
+    def __init__(
+        self, message: str | None = None, *, fields: Mapping[str, Iterable[str]] | None = None
+    ):
+        self.message = message or self.default_message
+        self.fields: dict[str, list[str]] = {k: list(v) for k, v in (fields or {}).items()}
+        super().__init__(self.message)
+
+    def body(self) -> dict:
+        error: dict = {"code": self.code, "message": self.message}
+        if self.fields:
+            error["fields"] = self.fields
+        return {"error": error}
+
+
+class BadRequest(DomainError):
+    code, status = "bad_request", 400
+    default_message = "The request body must be a JSON object."
+
+
+class Unauthenticated(DomainError):
+    code, status = "unauthenticated", 401
+    default_message = "Sign in or send a valid API token (Authorization: Bearer <token>)."
+
+
+class Forbidden(DomainError):
+    code, status = "forbidden", 403
+    default_message = "You may view this, but you may not do this."
+
+
+class NotFound(DomainError):
+    code, status = "not_found", 404
+    default_message = "Not found."
+
+
+class Conflict(DomainError):
+    code, status = "conflict", 409
+    default_message = "This is not allowed in the current state."
+
+
+class Frozen(DomainError):
+    code, status = "frozen", 409
+    default_message = (
+        "The registers are frozen: the business case is in close-out or later, or archived."
+    )
+
+
+class Stale(DomainError):
+    """The write was based on an older version than the stored one."""
+
+    code, status = "stale", 412
+    default_message = "Someone else changed this since you loaded it. Reload and try again."
+
+    def __init__(self, message: str | None = None, *, current=None, **kwargs):
+        self.current = current
+        super().__init__(message, **kwargs)
+
+
+class ValidationFailed(DomainError):
+    code, status = "validation", 422
+    default_message = "Some fields are not valid."
+
+    def __init__(self, fields: Mapping[str, Iterable[str]], message: str | None = None, **extra):
+        self.extra = extra
+        super().__init__(message, fields=fields)
+
+    def body(self) -> dict:
+        body = super().body()
+        body["error"].update(self.extra)
+        return body
+
+
+class GateBlocked(DomainError):
+    """A hard content gate of the spec refused the act; `fields` names each missing input."""
+
+    code, status = "gate", 422
+    default_message = "Required inputs are missing."

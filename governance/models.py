@@ -1,0 +1,208 @@
+"""Kernel data: identity, the governance mirror of each tracker project, editor nominations,
+site settings, the append-only audit log, API tokens and the outbound-call outbox."""
+
+import uuid
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils import timezone
+
+RAG_CHOICES = ["Red", "Amber", "Green", "Blue", "None"]
+CANONICAL_THEMES = [
+    "Cost Out",
+    "Revenue Growth",
+    "Productivity",
+    "Risk & Compliance",
+    "Customer Experience",
+    "Strategic",
+]
+THEMES_MAX = 12
+BR_CADENCES = ["Monthly", "Quarterly", "Annual"]
+# Registers are frozen from ClosingSubmitted onward and when Archived (PRODUCT.md section 2).
+FROZEN_APPROVAL_STATUSES = frozenset(
+    {
+        "ClosingSubmitted",
+        "Closed",
+        "InRealisation",
+        "Realised",
+        "NotRealised",
+        "InMaintenance",
+        "Archived",
+    }
+)
+
+
+class User(AbstractUser):
+    """A person who signs in. `account_id` is their tracker accountId: the only way governance
+    records refer to people. Names shown on pages come from the tracker at render time."""
+
+    account_id = models.CharField(max_length=128, unique=True)
+
+    class Meta:
+        ordering = ["username"]
+
+    def __str__(self) -> str:
+        return self.username
+
+
+class Project(models.Model):
+    """The governance home of one tracker project.
+
+    `name` and `lead_account_id` mirror the tracker (refreshed on access). The business-case
+    facts the access gate and the registers need (sponsor, steering committee, BAU owner,
+    approval status) are kept here by the charter services in the same transaction as the
+    business case, so the kernel never imports the charter app."""
+
+    key = models.CharField(max_length=32, unique=True)
+    name = models.CharField(max_length=255)
+    lead_account_id = models.CharField(max_length=128, blank=True, default="")
+    approval_status = models.CharField(max_length=32, default="Exploring")
+    sponsor_account_id = models.CharField(max_length=128, blank=True, default="")
+    steering_account_ids = models.JSONField(default=list, blank=True)
+    bau_owner_account_id = models.CharField(max_length=128, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["key"]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.name}"
+
+    @property
+    def registers_frozen(self) -> bool:
+        return self.approval_status in FROZEN_APPROVAL_STATUSES
+
+
+class EditorNomination(models.Model):
+    """A tracker user the Project Lead nominated as an editor of one project."""
+
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="editor_nominations"
+    )
+    account_id = models.CharField(max_length=128)
+    nominated_by_account_id = models.CharField(max_length=128)
+    nominated_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "nominated_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "account_id"], name="editor_once_per_project"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.key}: {self.account_id}"
+
+
+def default_themes() -> list[dict]:
+    return [{"name": name, "enabled": True} for name in CANONICAL_THEMES]
+
+
+class SiteSettings(models.Model):
+    """Site-wide settings, one row (pk=1), edited by site admins in Portfolio settings."""
+
+    governance_group = models.CharField(max_length=255, blank=True, default="")
+    themes = models.JSONField(default=default_themes)
+    br_cadence_default = models.CharField(max_length=16, default="Quarterly")
+    # Overrides of the derived-RAG thresholds; missing keys take settings.RAG_THRESHOLDS.
+    rag_thresholds = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by_account_id = models.CharField(max_length=128, blank=True, default="")
+
+    class Meta:
+        verbose_name = "site settings"
+        verbose_name_plural = "site settings"
+
+    def __str__(self) -> str:
+        return "Site settings"
+
+    @classmethod
+    def load(cls) -> "SiteSettings":
+        obj, _ = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class AuditEntryQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("Audit entries are append-only.")
+
+    def delete(self):
+        raise TypeError("Audit entries are append-only.")
+
+
+class AuditEntry(models.Model):
+    """One write, as it happened. Append-only: never updated, never deleted."""
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor_account_id = models.CharField(max_length=128)
+    project_key = models.CharField(max_length=32, blank=True, default="", db_index=True)
+    kind = models.CharField(max_length=64, db_index=True)
+    target_type = models.CharField(max_length=64)
+    target_id = models.CharField(max_length=64, blank=True, default="")
+    changes = models.JSONField(default=dict, blank=True)
+
+    objects = AuditEntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "audit entries"
+        indexes = [models.Index(fields=["project_key", "-at"], name="audit_project_at")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.kind} {self.target_type}:{self.target_id}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise TypeError("Audit entries are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Audit entries are append-only.")
+
+
+class ApiToken(models.Model):
+    """A personal API token. Only its SHA-256 digest is stored; the token is shown once."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class OutboundTask(models.Model):
+    """A durable outbound call (tracker write-back, wiki), written in the same transaction as
+    the change that needs it and run after commit, with retries and back-off."""
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        DEAD = "dead"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=100)
+    payload = models.JSONField(default=dict)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    run_after = models.DateTimeField(default=timezone.now)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["state", "run_after"], name="outbox_due")]
+
+    def __str__(self) -> str:
+        return f"{self.name} [{self.state}]"

@@ -1,0 +1,129 @@
+"""Durable outbound calls. A service enqueues a task inside its own transaction, so the task
+exists exactly when the change does; it runs only after commit: right away in the web process
+when OUTBOX_RUN_ON_COMMIT is on, and in any case by the worker (`manage.py outbox_worker`),
+which retries failures with exponential back-off and recovers tasks whose worker died (an
+expired lease). Handlers must be idempotent: a task may run more than once."""
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable
+from functools import partial
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from governance.models import OutboundTask
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[dict], None]
+_HANDLERS: dict[str, Handler] = {}
+
+
+def handler(name: str) -> Callable[[Handler], Handler]:
+    """Register the function that performs tasks called `name`."""
+
+    def register(func: Handler) -> Handler:
+        _HANDLERS[name] = func
+        return func
+
+    return register
+
+
+def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
+    """Queue an outbound call. Call inside the transaction of the change that needs it."""
+    if name not in _HANDLERS:
+        raise LookupError(f"No outbox handler named {name!r}.")
+    task = OutboundTask.objects.create(name=name, payload=payload or {})
+    if settings.OUTBOX_RUN_ON_COMMIT:
+        transaction.on_commit(partial(run_task, task.pk))
+    return task
+
+
+def backoff(attempts: int) -> dt.timedelta:
+    """30 s, 1 min, 2 min, ... capped at one hour."""
+    return dt.timedelta(
+        seconds=min(settings.OUTBOX_BACKOFF_SECONDS * 2 ** max(attempts - 1, 0), 3600)
+    )
+
+
+def _claim(task_id) -> bool:
+    now = timezone.now()
+    lease = now + dt.timedelta(seconds=settings.OUTBOX_LEASE_SECONDS)
+    claimed = (
+        OutboundTask.objects.filter(pk=task_id)
+        .filter(_due(now))
+        .update(state=OutboundTask.State.RUNNING, locked_until=lease, attempts=F("attempts") + 1)
+    )
+    return claimed == 1
+
+
+def _due(now: dt.datetime) -> Q:
+    return Q(state=OutboundTask.State.PENDING, run_after__lte=now) | Q(
+        state=OutboundTask.State.RUNNING, locked_until__lt=now
+    )
+
+
+def run_task(task_id) -> bool:
+    """Claim and run one task if it is due. Returns True when it ran and succeeded."""
+    if not _claim(task_id):
+        return False
+    task = OutboundTask.objects.get(pk=task_id)
+    func = _HANDLERS.get(task.name)
+    try:
+        if func is None:
+            raise LookupError(f"No outbox handler named {task.name!r}.")
+        func(task.payload)
+    except Exception as exc:
+        dead = task.attempts >= settings.OUTBOX_MAX_ATTEMPTS
+        OutboundTask.objects.filter(pk=task.pk).update(
+            state=OutboundTask.State.DEAD if dead else OutboundTask.State.PENDING,
+            run_after=timezone.now() + backoff(task.attempts),
+            locked_until=None,
+            last_error=f"{type(exc).__name__}: {exc}"[:2000],
+            finished_at=timezone.now() if dead else None,
+        )
+        logger.warning(
+            "outbox task %s (%s) failed, attempt %s: %s", task.pk, task.name, task.attempts, exc
+        )
+        return False
+    OutboundTask.objects.filter(pk=task.pk).update(
+        state=OutboundTask.State.DONE, locked_until=None, finished_at=timezone.now(), last_error=""
+    )
+    return True
+
+
+def due_task_ids(limit: int = 50) -> list:
+    now = timezone.now()
+    tasks = OutboundTask.objects.filter(_due(now)).order_by("run_after", "created_at")
+    if connection.features.has_select_for_update_skip_locked:
+        with transaction.atomic():
+            return list(
+                tasks.select_for_update(skip_locked=True).values_list("pk", flat=True)[:limit]
+            )
+    return list(tasks.values_list("pk", flat=True)[:limit])
+
+
+def run_due(limit: int = 50) -> tuple[int, int]:
+    """Run every due task once. Returns (succeeded, failed)."""
+    ok = failed = 0
+    for task_id in due_task_ids(limit):
+        if run_task(task_id):
+            ok += 1
+        else:
+            failed += 1
+    return ok, failed
+
+
+def work(*, poll_seconds: float = 2.0, once: bool = False) -> None:
+    while True:
+        ok, failed = run_due()
+        if ok or failed:
+            logger.info("outbox: %s done, %s failed", ok, failed)
+        if once:
+            return
+        if not ok and not failed:
+            time.sleep(poll_seconds)

@@ -1,0 +1,71 @@
+"""Display names and avatars for accountIds, resolved from the tracker in bulk at render time
+and cached (names are never stored on governance records)."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+
+from governance.tracker import TrackerError, get_tracker
+
+_PREFIX = "person:v1:"
+
+
+@dataclass(frozen=True)
+class Person:
+    account_id: str
+    display_name: str
+    avatar_url: str = ""
+    known: bool = True
+
+    @property
+    def initials(self) -> str:
+        parts = [p for p in self.display_name.replace("(", " ").split() if p[:1].isalnum()]
+        return "".join(p[0] for p in parts[:2]).upper() or "?"
+
+    def as_seat(self) -> dict:
+        return {
+            "accountId": self.account_id,
+            "displayName": self.display_name,
+            "avatarUrl": self.avatar_url,
+        }
+
+
+def _unknown(account_id: str) -> Person:
+    return Person(
+        account_id=account_id, display_name=f"Unknown user ({account_id[-6:]})", known=False
+    )
+
+
+def resolve(account_ids: Iterable[str | None]) -> dict[str, Person]:
+    """One cache round trip, then one tracker call for the misses, whatever the count."""
+    ids = sorted({a for a in account_ids if a})
+    if not ids:
+        return {}
+    cached = cache.get_many([_PREFIX + a for a in ids])
+    people = {key[len(_PREFIX) :]: Person(**value) for key, value in cached.items()}
+    missing = [a for a in ids if a not in people]
+    if missing:
+        try:
+            found = get_tracker().users_bulk(missing)
+        except TrackerError:
+            found = None
+        fresh = {}
+        for account_id in missing:
+            user = (found or {}).get(account_id)
+            person = (
+                Person(account_id, user.display_name, user.avatar_url)
+                if user
+                else _unknown(account_id)
+            )
+            people[account_id] = person
+            if found is not None:
+                fresh[_PREFIX + account_id] = person.__dict__
+        if fresh:
+            cache.set_many(fresh, timeout=settings.PEOPLE_CACHE_SECONDS)
+    return people
+
+
+def forget(account_ids: Iterable[str]) -> None:
+    cache.delete_many([_PREFIX + a for a in account_ids if a])

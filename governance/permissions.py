@@ -1,0 +1,308 @@
+"""THE access gate. Roles are computed per (user, project) here and nowhere else; views, the
+API and the agent ask this module and hand the resulting `Caller` to templates.
+
+Rules (PRODUCT.md section 1):
+- view: the user can browse the project in the tracker and, once a governance group is set,
+  is a member of that group or of the project's steering committee;
+- edit: view and (Project Lead or nominated editor); site-admin rights never confer edit;
+- sponsor: view and the business case's decision authority;
+- a project the user cannot view is not found (404); a write they may not do is forbidden (403).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+
+from governance.errors import Forbidden, NotFound, Unauthenticated
+from governance.models import EditorNomination, Project, SiteSettings, User
+from governance.tracker import TrackerProject, get_tracker
+
+
+@dataclass(frozen=True)
+class Caller:
+    """What one user may do on one project. Templates show or hide actions from this alone."""
+
+    user: User
+    project: Project
+    can_view: bool
+    is_site_admin: bool
+    is_lead: bool
+    is_nominated_editor: bool
+
+    @property
+    def account_id(self) -> str:
+        return self.user.account_id
+
+    @property
+    def can_edit(self) -> bool:
+        return self.can_view and (self.is_lead or self.is_nominated_editor)
+
+    @property
+    def can_manage_editors(self) -> bool:
+        return self.can_view and self.is_lead
+
+    @property
+    def is_sponsor(self) -> bool:
+        sponsor = self.project.sponsor_account_id
+        return self.can_view and bool(sponsor) and sponsor == self.account_id
+
+    @property
+    def is_steering_member(self) -> bool:
+        return self.account_id in (self.project.steering_account_ids or [])
+
+    @property
+    def is_bau_owner(self) -> bool:
+        owner = self.project.bau_owner_account_id
+        return self.can_view and bool(owner) and owner == self.account_id
+
+    @property
+    def registers_frozen(self) -> bool:
+        return self.project.registers_frozen
+
+    @property
+    def can_edit_registers(self) -> bool:
+        """Whether to offer register writes at all (frozen registers refuse them with 409)."""
+        return self.can_edit and not self.registers_frozen
+
+    def may_adjudicate_change(
+        self, *, approver_account_id: str | None, approver_seat: Mapping[str, Any] | None
+    ) -> bool:
+        """The named approver decides a change; with none named, the sponsor does."""
+        if not self.can_view:
+            return False
+        named = approver_account_id or (approver_seat or {}).get("accountId")
+        if named:
+            return named == self.account_id
+        return self.is_sponsor
+
+    def may_withdraw_change(self, *, proposer_account_id: str | None) -> bool:
+        return self.can_edit or (
+            self.can_view and bool(proposer_account_id) and proposer_account_id == self.account_id
+        )
+
+    def as_api(self) -> dict:
+        return {"canEdit": self.can_edit, "isLead": self.is_lead, "isSponsor": self.is_sponsor}
+
+
+# --- request helpers ------------------------------------------------------------------------
+
+
+def request_user(request: HttpRequest) -> User:
+    """The authenticated user: an API token's owner or the session user."""
+    user = getattr(request, "auth", None)
+    if not isinstance(user, User):
+        user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        raise Unauthenticated()
+    return user
+
+
+def _memo(request: HttpRequest | None) -> dict:
+    if request is None:
+        return {}
+    memo = getattr(request, "_governance_memo", None)
+    if memo is None:
+        memo = {}
+        request._governance_memo = memo
+    return memo
+
+
+def _site_settings(memo: dict) -> SiteSettings:
+    if "site_settings" not in memo:
+        memo["site_settings"] = SiteSettings.load()
+    return memo["site_settings"]
+
+
+def governance_group(request: HttpRequest | None = None) -> str:
+    return _site_settings(_memo(request)).governance_group
+
+
+def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
+    """Django superuser, or a site administrator in the tracker."""
+    memo = _memo(request)
+    key = ("site_admin", user.pk)
+    if key not in memo:
+        memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
+    return memo[key]
+
+
+def _in_group(user: User, group: str, memo: dict) -> bool:
+    key = ("group", user.pk, group)
+    if key not in memo:
+        memo[key] = get_tracker().is_group_member(user.account_id, group)
+    return memo[key]
+
+
+def has_portfolio_access(user: User, request: HttpRequest | None = None) -> bool:
+    """The portfolio/agent gate: site admins while no governance group is set; once one is
+    set, that group's members only."""
+    memo = _memo(request)
+    group = _site_settings(memo).governance_group
+    if group:
+        return _in_group(user, group, memo)
+    return is_site_admin(user, request)
+
+
+def require_portfolio_access(request: HttpRequest) -> User:
+    user = request_user(request)
+    if not has_portfolio_access(user, request):
+        group = governance_group(request)
+        raise Forbidden(
+            f"The portfolio is open to members of the governance group '{group}'."
+            if group
+            else "The portfolio is open to site administrators until a governance group is set."
+        )
+    return user
+
+
+def require_site_admin(request: HttpRequest) -> User:
+    user = request_user(request)
+    if not is_site_admin(user, request):
+        raise Forbidden("Only site administrators may do this.")
+    return user
+
+
+def sync_project(tracker_project: TrackerProject, existing: Project | None = None) -> Project:
+    """The governance mirror of a tracker project, created or refreshed as needed."""
+    if existing is None:
+        existing = Project.objects.filter(key=tracker_project.key).first()
+    if existing is None:
+        project, _ = Project.objects.get_or_create(
+            key=tracker_project.key,
+            defaults={
+                "name": tracker_project.name,
+                "lead_account_id": tracker_project.lead_account_id,
+            },
+        )
+        return project
+    if (existing.name, existing.lead_account_id) != (
+        tracker_project.name,
+        tracker_project.lead_account_id,
+    ):
+        existing.name = tracker_project.name
+        existing.lead_account_id = tracker_project.lead_account_id
+        existing.save(update_fields=["name", "lead_account_id"])
+    return existing
+
+
+def caller_for(
+    user: User,
+    project: Project,
+    *,
+    request: HttpRequest | None = None,
+    can_browse: bool | None = None,
+    nominated: bool | None = None,
+) -> Caller:
+    """Compute the caller's role on `project`. `can_browse` and `nominated` may be passed in
+    when the caller already fetched them in bulk (project lists)."""
+    memo = _memo(request)
+    key = ("caller", user.pk, project.pk)
+    if key in memo:
+        return memo[key]
+    if can_browse is None:
+        can_browse = get_tracker().can_browse(user.account_id, project.key)
+    can_view = can_browse
+    group = _site_settings(memo).governance_group
+    if can_view and group:
+        can_view = user.account_id in (project.steering_account_ids or []) or _in_group(
+            user, group, memo
+        )
+    if nominated is None:
+        nominated = (
+            can_view
+            and EditorNomination.objects.filter(
+                project=project, account_id=user.account_id
+            ).exists()
+        )
+    caller = Caller(
+        user=user,
+        project=project,
+        can_view=can_view,
+        is_site_admin=is_site_admin(user, request),
+        is_lead=bool(project.lead_account_id) and project.lead_account_id == user.account_id,
+        is_nominated_editor=bool(nominated),
+    )
+    memo[key] = caller
+    return caller
+
+
+def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
+    """The project and the caller's role on it; NotFound (404) when they may not view it,
+    so a hidden project's existence is never revealed."""
+    user = request_user(request)
+    tracker = get_tracker()
+    if not tracker.can_browse(user.account_id, key):
+        raise NotFound(f"No project {key} that you can see.")
+    tracker_project = tracker.get_project(key)
+    if tracker_project is None:
+        raise NotFound(f"No project {key} that you can see.")
+    project = sync_project(tracker_project)
+    caller = caller_for(user, project, request=request, can_browse=True)
+    if not caller.can_view:
+        raise NotFound(f"No project {key} that you can see.")
+    return project, caller
+
+
+def editable_project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
+    """Like `project_for`, and Forbidden (403) unless the caller may edit."""
+    project, caller = project_for(request, key)
+    if not caller.can_edit:
+        raise Forbidden(
+            "Only the Project Lead and the editors they nominate may change this project."
+        )
+    return project, caller
+
+
+def lead_project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
+    project, caller = project_for(request, key)
+    if not caller.can_manage_editors:
+        raise Forbidden("Only the Project Lead may nominate editors.")
+    return project, caller
+
+
+def require(allowed: bool, message: str) -> None:
+    """Refuse with 403 unless `allowed` (a `Caller` property or method result)."""
+    if not allowed:
+        raise Forbidden(message)
+
+
+def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
+    """Every project the user can view, with their role, in a constant number of queries."""
+    user = request_user(request)
+    tracker_projects = get_tracker().browsable_projects(user.account_id)
+    if not tracker_projects:
+        return []
+    existing = {p.key: p for p in Project.objects.filter(key__in=[t.key for t in tracker_projects])}
+    missing = [t for t in tracker_projects if t.key not in existing]
+    if missing:
+        Project.objects.bulk_create(
+            [Project(key=t.key, name=t.name, lead_account_id=t.lead_account_id) for t in missing],
+            ignore_conflicts=True,
+        )
+        existing.update(
+            {p.key: p for p in Project.objects.filter(key__in=[t.key for t in missing])}
+        )
+    stale = []
+    for t in tracker_projects:
+        project = existing[t.key]
+        if (project.name, project.lead_account_id) != (t.name, t.lead_account_id):
+            project.name, project.lead_account_id = t.name, t.lead_account_id
+            stale.append(project)
+    if stale:
+        Project.objects.bulk_update(stale, ["name", "lead_account_id"])
+    nominated = set(
+        EditorNomination.objects.filter(
+            account_id=user.account_id, project__in=existing.values()
+        ).values_list("project_id", flat=True)
+    )
+    result = []
+    for t in tracker_projects:
+        project = existing[t.key]
+        caller = caller_for(
+            user, project, request=request, can_browse=True, nominated=project.pk in nominated
+        )
+        if caller.can_view:
+            result.append((project, caller))
+    return result

@@ -1,0 +1,282 @@
+"""Kernel writes: editor nominations, API tokens, site settings. Each is atomic and audited."""
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from governance import audit
+from governance.cleaning import FieldErrors, enum, text
+from governance.errors import NotFound, ValidationFailed
+from governance.models import (
+    BR_CADENCES,
+    THEMES_MAX,
+    ApiToken,
+    EditorNomination,
+    Project,
+    SiteSettings,
+    User,
+)
+from governance.permissions import Caller
+from governance.tracker import get_tracker
+
+TOKEN_PREFIX = "gov_"
+
+
+# --- editors ----------------------------------------------------------------------------------
+
+
+def editor_account_ids(project: Project) -> list[str]:
+    return list(project.editor_nominations.values_list("account_id", flat=True))
+
+
+def editors_set(*, caller: Caller, account_ids: Any) -> list[str]:
+    """Replace the project's nominated editors. The permission (Project Lead only) is checked
+    by the caller's gate; this validates that every id is a tracker user."""
+    project = caller.project
+    if not isinstance(account_ids, list):
+        raise ValidationFailed({"accountIds": ["Must be a list of tracker accountIds."]})
+    errors = FieldErrors()
+    wanted: list[str] = []
+    for value in account_ids:
+        if isinstance(value, str) and value.strip() and value.strip() not in wanted:
+            wanted.append(value.strip())
+    known = get_tracker().users_bulk(wanted) if wanted else {}
+    for index, value in enumerate(account_ids):
+        if not isinstance(value, str) or not value.strip():
+            errors.add(f"accountIds[{index}]", "Must be a tracker accountId.")
+        elif value.strip() not in known:
+            errors.add(f"accountIds[{index}]", f"No tracker user with accountId {value.strip()}.")
+    errors.raise_if_any()
+    with transaction.atomic():
+        locked = Project.objects.select_for_update().get(pk=project.pk)
+        before = editor_account_ids(locked)
+        EditorNomination.objects.filter(project=locked).exclude(account_id__in=wanted).delete()
+        EditorNomination.objects.bulk_create(
+            [
+                EditorNomination(
+                    project=locked, account_id=a, nominated_by_account_id=caller.account_id
+                )
+                for a in wanted
+                if a not in before
+            ]
+        )
+        after = editor_account_ids(locked)
+        if sorted(before) != sorted(after):
+            audit.record(
+                actor_account_id=caller.account_id,
+                project_key=project.key,
+                kind="project.editors_changed",
+                target_type="project",
+                target_id=project.key,
+                changes={"editorAccountIds": {"before": before, "after": after}},
+            )
+    return after
+
+
+def editor_add(*, caller: Caller, account_id: str) -> list[str]:
+    current = editor_account_ids(caller.project)
+    return editors_set(caller=caller, account_ids=[*current, account_id])
+
+
+def editor_remove(*, caller: Caller, account_id: str) -> list[str]:
+    current = editor_account_ids(caller.project)
+    return editors_set(caller=caller, account_ids=[a for a in current if a != account_id])
+
+
+# --- API tokens -------------------------------------------------------------------------------
+
+
+def _digest(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
+    """A new personal API token. The raw token is returned once and never stored."""
+    cleaned, error = text(name, max_length=100, required=True)
+    if error:
+        raise ValidationFailed({"name": [error]})
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    with transaction.atomic():
+        token = ApiToken.objects.create(
+            user=user, name=cleaned, prefix=raw[:10], digest=_digest(raw)
+        )
+        audit.record(
+            actor_account_id=user.account_id,
+            kind="token.created",
+            target_type="apiToken",
+            target_id=token.pk,
+            changes={"name": {"before": None, "after": cleaned}},
+        )
+    return token, raw
+
+
+def token_revoke(*, user: User, token_id: int) -> ApiToken:
+    with transaction.atomic():
+        token = ApiToken.objects.select_for_update().filter(pk=token_id, user=user).first()
+        if token is None:
+            raise NotFound("No such token.")
+        if token.revoked_at is None:
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
+            audit.record(
+                actor_account_id=user.account_id,
+                kind="token.revoked",
+                target_type="apiToken",
+                target_id=token.pk,
+                changes={"revokedAt": {"before": None, "after": token.revoked_at}},
+            )
+    return token
+
+
+def user_for_token(raw: str) -> User | None:
+    if not raw.startswith(TOKEN_PREFIX):
+        return None
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(digest=_digest(raw), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user
+
+
+# --- site settings ----------------------------------------------------------------------------
+
+THEME_NAME_MAX = 60
+
+
+def rag_thresholds(site: SiteSettings | None = None) -> dict[str, float]:
+    """The effective thresholds: the site's overrides over the settings defaults."""
+    site = site or SiteSettings.load()
+    return {**settings.RAG_THRESHOLDS, **(site.rag_thresholds or {})}
+
+
+def enabled_themes(site: SiteSettings | None = None) -> list[str]:
+    site = site or SiteSettings.load()
+    return [t["name"] for t in site.themes if t.get("enabled", True)]
+
+
+def site_settings_to_dict(site: SiteSettings) -> dict:
+    return {
+        "governanceGroup": site.governance_group or None,
+        "themes": [
+            {"name": t["name"], "enabled": bool(t.get("enabled", True))} for t in site.themes
+        ],
+        "brCadenceDefault": site.br_cadence_default,
+        "ragThresholds": rag_thresholds(site),
+        "updatedAt": site.updated_at.isoformat() if site.updated_at else None,
+        "updatedByAccountId": site.updated_by_account_id or None,
+    }
+
+
+def _clean_themes(value: Any, errors: FieldErrors) -> list[dict] | None:
+    if not isinstance(value, list):
+        errors.add("themes", "Must be a list of {name, enabled}.")
+        return None
+    if len(value) > THEMES_MAX:
+        errors.add("themes", f"At most {THEMES_MAX} themes (this has {len(value)}).")
+        return None
+    themes, seen = [], set()
+    for index, item in enumerate(value):
+        if isinstance(item, str):
+            item = {"name": item, "enabled": True}
+        if not isinstance(item, dict):
+            errors.add(f"themes[{index}]", "Must be an object {name, enabled}.")
+            continue
+        name, error = text(item.get("name"), max_length=THEME_NAME_MAX, required=True)
+        if error:
+            errors.add(f"themes[{index}].name", error)
+            continue
+        if name.casefold() in seen:
+            errors.add(f"themes[{index}].name", f"'{name}' appears twice.")
+            continue
+        seen.add(name.casefold())
+        enabled = item.get("enabled", True)
+        if not isinstance(enabled, bool):
+            errors.add(f"themes[{index}].enabled", "Must be true or false.")
+            continue
+        themes.append({"name": name, "enabled": enabled})
+    return themes
+
+
+def _clean_thresholds(value: Any, errors: FieldErrors) -> dict | None:
+    if not isinstance(value, dict):
+        errors.add("ragThresholds", "Must be an object.")
+        return None
+    cleaned = {}
+    for key, raw in value.items():
+        if key not in settings.RAG_THRESHOLDS:
+            errors.add(f"ragThresholds.{key}", "Unknown threshold.")
+            continue
+        if raw is None:
+            continue  # back to the default
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+            errors.add(f"ragThresholds.{key}", "Must be a number of at least 0.")
+            continue
+        cleaned[key] = raw
+    merged = {**settings.RAG_THRESHOLDS, **cleaned}
+    for low, high in (
+        ("costGreenMaxPct", "costAmberMaxPct"),
+        ("scheduleGreenMaxDays", "scheduleAmberMaxDays"),
+        ("riskAmberMinScore", "riskRedMinScore"),
+    ):
+        if merged[low] > merged[high]:
+            errors.add(f"ragThresholds.{high}", f"Must be at least {low} ({merged[low]}).")
+    return cleaned
+
+
+def site_settings_update(*, actor: User, data: dict) -> SiteSettings:
+    """Site admins only (checked by the caller's gate). Keys: governanceGroup, themes,
+    brCadenceDefault, ragThresholds; any other key is refused."""
+    errors = FieldErrors()
+    allowed = {"governanceGroup", "themes", "brCadenceDefault", "ragThresholds"}
+    for key in data:
+        if key not in allowed and key not in ("updatedAt", "updatedByAccountId"):
+            errors.add(key, "Unknown setting.")
+    changes: dict[str, Any] = {}
+    if "governanceGroup" in data:
+        group, error = text(data["governanceGroup"], max_length=255)
+        if error:
+            errors.add("governanceGroup", error)
+        elif group and not get_tracker().group_exists(group):
+            errors.add("governanceGroup", f"The tracker has no group called '{group}'.")
+        else:
+            changes["governance_group"] = group
+    if "themes" in data:
+        themes = _clean_themes(data["themes"], errors)
+        if themes is not None:
+            changes["themes"] = themes
+    if "brCadenceDefault" in data:
+        cadence, error = enum(data["brCadenceDefault"], BR_CADENCES)
+        if error or cadence is None:
+            errors.add("brCadenceDefault", error or f"Must be one of: {', '.join(BR_CADENCES)}.")
+        else:
+            changes["br_cadence_default"] = cadence
+    if "ragThresholds" in data:
+        thresholds = _clean_thresholds(data["ragThresholds"], errors)
+        if thresholds is not None:
+            changes["rag_thresholds"] = thresholds
+    errors.raise_if_any()
+    with transaction.atomic():
+        site = SiteSettings.objects.select_for_update().get(pk=SiteSettings.load().pk)
+        before = {field: getattr(site, field) for field in changes}
+        for field, value in changes.items():
+            setattr(site, field, value)
+        site.updated_by_account_id = actor.account_id
+        site.save()
+        audit.record(
+            actor_account_id=actor.account_id,
+            kind="site_settings.updated",
+            target_type="siteSettings",
+            target_id=site.pk,
+            changes=audit.diff(before, changes),
+        )
+    return site

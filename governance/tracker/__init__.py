@@ -1,0 +1,43 @@
+"""The tracker seam: what the service asks of the issue tracker (Jira in production, the
+built-in local tracker on a laptop). Pick the backend with TRACKER_BACKEND."""
+
+from functools import cache
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from governance.tracker.base import (
+    Tracker,
+    TrackerError,
+    TrackerIssue,
+    TrackerProject,
+    TrackerUser,
+)
+
+BACKENDS = {
+    "local": "governance.tracker.local.backend.LocalTracker",
+}
+
+__all__ = [
+    "Tracker",
+    "TrackerError",
+    "TrackerIssue",
+    "TrackerProject",
+    "TrackerUser",
+    "get_tracker",
+]
+
+
+@cache
+def _load(name: str) -> Tracker:
+    try:
+        path = BACKENDS[name]
+    except KeyError:
+        raise TrackerError(
+            f"TRACKER_BACKEND={name!r} is not available; choose one of {', '.join(BACKENDS)}."
+        ) from None
+    return import_string(path)()
+
+
+def get_tracker() -> Tracker:
+    return _load(settings.TRACKER_BACKEND)

@@ -1,0 +1,113 @@
+"""The local tracker backend: the Tracker protocol over the local_tracker models."""
+
+from collections.abc import Iterable
+
+from django.db.models import Q
+
+from governance.tracker.base import TrackerIssue, TrackerProject, TrackerUser
+from governance.tracker.local.models import (
+    LocalAccount,
+    LocalGroup,
+    LocalIssue,
+    LocalProject,
+)
+
+
+def _user(account: LocalAccount) -> TrackerUser:
+    return TrackerUser(
+        account_id=account.account_id,
+        display_name=account.display_name,
+        avatar_url=account.avatar_url,
+        email=account.email,
+        active=account.active,
+    )
+
+
+def _project(project: LocalProject) -> TrackerProject:
+    return TrackerProject(
+        key=project.key, name=project.name, lead_account_id=project.lead.account_id
+    )
+
+
+def _issue(issue: LocalIssue) -> TrackerIssue:
+    return TrackerIssue(
+        key=issue.key,
+        summary=issue.summary,
+        issue_type=issue.issue_type,
+        status=issue.status,
+        work_package=issue.work_package,
+    )
+
+
+class LocalTracker:
+    def current_user(self, account_id: str) -> TrackerUser | None:
+        account = LocalAccount.objects.filter(account_id=account_id).first()
+        return _user(account) if account else None
+
+    def users_bulk(self, account_ids: Iterable[str]) -> dict[str, TrackerUser]:
+        ids = {a for a in account_ids if a}
+        if not ids:
+            return {}
+        return {a.account_id: _user(a) for a in LocalAccount.objects.filter(account_id__in=ids)}
+
+    def search_users(self, query: str, *, limit: int = 20) -> list[TrackerUser]:
+        query = query.strip()
+        accounts = LocalAccount.objects.filter(active=True)
+        if query:
+            accounts = accounts.filter(
+                Q(display_name__icontains=query)
+                | Q(name__icontains=query)
+                | Q(email__icontains=query)
+            )
+        return [_user(a) for a in accounts[:limit]]
+
+    def is_site_admin(self, account_id: str) -> bool:
+        return LocalAccount.objects.filter(account_id=account_id, is_site_admin=True).exists()
+
+    def is_group_member(self, account_id: str, group: str) -> bool:
+        return LocalGroup.objects.filter(name=group, members__account_id=account_id).exists()
+
+    def group_exists(self, group: str) -> bool:
+        return LocalGroup.objects.filter(name=group).exists()
+
+    def get_project(self, key: str) -> TrackerProject | None:
+        project = LocalProject.objects.select_related("lead").filter(key=key).first()
+        return _project(project) if project else None
+
+    def browsable_projects(self, account_id: str) -> list[TrackerProject]:
+        projects = (
+            LocalProject.objects.select_related("lead")
+            .filter(
+                Q(lead__account_id=account_id) | Q(localbrowsegrant__account__account_id=account_id)
+            )
+            .distinct()
+            .order_by("key")
+        )
+        return [_project(p) for p in projects]
+
+    def can_browse(self, account_id: str, project_key: str) -> bool:
+        if not account_id:
+            return False
+        return (
+            LocalProject.objects.filter(key=project_key)
+            .filter(
+                Q(lead__account_id=account_id) | Q(localbrowsegrant__account__account_id=account_id)
+            )
+            .exists()
+        )
+
+    def search_issues(self, project_key: str, text: str, *, limit: int = 20) -> list[TrackerIssue]:
+        issues = LocalIssue.objects.filter(project__key=project_key)
+        text = text.strip()
+        if text:
+            issues = issues.filter(Q(key__icontains=text) | Q(summary__icontains=text))
+        return [_issue(i) for i in issues.order_by("key")[:limit]]
+
+    def get_issues(self, keys: Iterable[str]) -> dict[str, TrackerIssue]:
+        keys = {k for k in keys if k}
+        if not keys:
+            return {}
+        return {i.key: _issue(i) for i in LocalIssue.objects.filter(key__in=keys)}
+
+    def set_work_package_field(self, issue_key: str, value: str | None) -> None:
+        LocalIssue.objects.filter(key=issue_key).update(work_package=value)

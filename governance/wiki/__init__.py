@@ -1,0 +1,30 @@
+"""The wiki seam: supporting documents, the page picker and create-from-template (Confluence
+in production, the built-in local wiki on a laptop). Pick the backend with WIKI_BACKEND."""
+
+from functools import cache
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from governance.wiki.base import TEMPLATE_KINDS, Wiki, WikiError, WikiPage
+
+BACKENDS = {
+    "local": "governance.wiki.local.backend.LocalWiki",
+}
+
+__all__ = ["TEMPLATE_KINDS", "Wiki", "WikiError", "WikiPage", "get_wiki"]
+
+
+@cache
+def _load(name: str) -> Wiki:
+    try:
+        path = BACKENDS[name]
+    except KeyError:
+        raise WikiError(
+            f"WIKI_BACKEND={name!r} is not available; choose one of {', '.join(BACKENDS)}."
+        ) from None
+    return import_string(path)()
+
+
+def get_wiki() -> Wiki:
+    return _load(settings.WIKI_BACKEND)

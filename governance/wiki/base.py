@@ -1,0 +1,46 @@
+"""The wiki interface, shaped for Confluence Cloud (v2 pages, spaces and footer comments; v1
+CQL search and labels; see ../shared/specs)."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+# templateKind -> (title prefix, canonical label). Pages made from a template carry two
+# labels: the site's PMO label and the canonical label of their kind.
+TEMPLATE_KINDS: dict[str, tuple[str, str]] = {
+    "boardPaper": ("Board paper", "governance-board-paper"),
+    "steeringMinutes": ("Steering committee minutes", "governance-steering-minutes"),
+    "lessons": ("Lessons learned", "governance-lessons"),
+}
+
+
+class WikiError(Exception):
+    """The wiki could not answer (down, misconfigured, refused)."""
+
+
+@dataclass(frozen=True)
+class WikiPage:
+    id: str
+    title: str
+    url: str
+    space_key: str = ""
+    labels: tuple[str, ...] = ()
+
+
+class Wiki(Protocol):
+    def get_page(self, page_id: str) -> WikiPage | None:
+        """Page-exists check. Confluence: GET /wiki/api/v2/pages/{id}."""
+
+    def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
+        """Supporting-documents picker. Confluence: GET /wiki/rest/api/search (CQL)."""
+
+    def create_page(
+        self, *, space_key: str, title: str, body: str, labels: Iterable[str] = ()
+    ) -> WikiPage:
+        """Confluence: GET /wiki/api/v2/spaces?keys= then POST /wiki/api/v2/pages, then
+        POST /wiki/rest/api/content/{id}/label for the labels."""
+
+    def add_footer_comment(
+        self, *, page_id: str, body: str, mention_account_ids: Iterable[str]
+    ) -> None:
+        """Best-effort approval nudge. Confluence: POST /wiki/api/v2/footer-comments."""

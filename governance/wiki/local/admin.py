@@ -1,0 +1,23 @@
+from django.contrib import admin
+
+from governance.wiki.local.models import LocalWikiComment, LocalWikiPage
+
+
+class CommentInline(admin.TabularInline):
+    model = LocalWikiComment
+    extra = 0
+
+
+@admin.register(LocalWikiPage)
+class LocalWikiPageAdmin(admin.ModelAdmin):
+    list_display = ("title", "space_key", "created_at")
+    list_filter = ("space_key",)
+    search_fields = ("title", "body")
+    inlines = [CommentInline]
+
+
+@admin.register(LocalWikiComment)
+class LocalWikiCommentAdmin(admin.ModelAdmin):
+    list_display = ("page", "created_at")
+    search_fields = ("body",)
+    list_select_related = ("page",)

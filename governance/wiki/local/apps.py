@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class LocalWikiConfig(AppConfig):
+    name = "governance.wiki.local"
+    label = "local_wiki"
+    verbose_name = "Local wiki"
+    default_auto_field = "django.db.models.BigAutoField"
