@@ -1,0 +1,280 @@
+"""The JSON API (/api/v1): auth, the one error mapping, body parsing, and the kernel
+endpoints. Each app's `api.router` is mounted here; no rule lives in an endpoint."""
+
+import json
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from ninja import NinjaAPI, Router
+from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import ValidationError as NinjaValidationError
+from ninja.security import APIKeyCookie, HttpBearer
+
+from governance import audit, permissions, services
+from governance.concurrency import etag
+from governance.errors import (
+    BadRequest,
+    DomainError,
+    Forbidden,
+    NotFound,
+    Unauthenticated,
+    ValidationFailed,
+)
+from governance.models import AuditEntry, EditorNomination, SiteSettings
+from governance.people import resolve
+
+API_APPS = ["registers", "charter", "governance.status", "portfolio"]
+
+
+class BearerToken(HttpBearer):
+    """Authorization: Bearer <personal API token>."""
+
+    def authenticate(self, request: HttpRequest, token: str):
+        return services.user_for_token(token.strip())
+
+
+class _CsrfCheck(CsrfViewMiddleware):
+    def _reject(self, request, reason):
+        return reason
+
+
+class SessionCookie(APIKeyCookie):
+    """The browser session; unsafe methods need the CSRF token (X-CSRFToken header)."""
+
+    param_name = settings.SESSION_COOKIE_NAME
+
+    def __init__(self) -> None:
+        super().__init__(csrf=False)
+
+    def authenticate(self, request: HttpRequest, key: str | None):
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return None
+        if request.method not in ("GET", "HEAD", "OPTIONS", "TRACE"):
+            check = _CsrfCheck(lambda r: None)
+            check.process_request(request)
+            reason = check.process_view(request, None, (), {})
+            if reason:
+                raise Forbidden(f"CSRF check failed: {reason}. Send the X-CSRFToken header.")
+        return user
+
+
+api = NinjaAPI(
+    title="Project governance API",
+    version="1",
+    description=(
+        "Registers, business case, status and portfolio of tracker projects. "
+        "Authenticate with `Authorization: Bearer <token>` (create one on your profile page) "
+        "or the browser session with the X-CSRFToken header."
+    ),
+    auth=[BearerToken(), SessionCookie()],
+    urls_namespace="api",
+    docs_url="/docs",
+    openapi_url="/openapi.json",
+)
+
+
+def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
+    return api.create_response(request, error.body(), status=error.status)
+
+
+@api.exception_handler(DomainError)
+def _domain_error(request, exc: DomainError):
+    return _error_response(request, exc)
+
+
+@api.exception_handler(AuthenticationError)
+def _authentication_error(request, exc):
+    return _error_response(request, Unauthenticated())
+
+
+@api.exception_handler(Http404)
+def _not_found(request, exc):
+    return _error_response(request, NotFound())
+
+
+@api.exception_handler(PermissionDenied)
+def _permission_denied(request, exc):
+    return _error_response(request, Forbidden(str(exc) or None))
+
+
+@api.exception_handler(HttpError)
+def _http_error(request, exc: HttpError):
+    by_status = {401: Unauthenticated, 403: Forbidden, 404: NotFound}
+    error_class = by_status.get(exc.status_code, BadRequest)
+    return _error_response(request, error_class(str(exc)))
+
+
+@api.exception_handler(NinjaValidationError)
+def _ninja_validation(request, exc: NinjaValidationError):
+    fields: dict[str, list[str]] = {}
+    for item in exc.errors:
+        loc = [str(p) for p in item.get("loc", []) if p not in ("query", "path", "body", "form")]
+        fields.setdefault(".".join(loc) or "request", []).append(item.get("msg", "Invalid."))
+    return _error_response(request, ValidationFailed(fields))
+
+
+# --- helpers every router uses ------------------------------------------------------------------
+
+
+def json_object(request: HttpRequest) -> dict[str, Any]:
+    """The request body as a JSON object; 400 bad_request for anything else. An empty body
+    reads as {} (acts without arguments)."""
+    if not request.body or not request.body.strip():
+        return {}
+    try:
+        body = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("The request body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    return body
+
+
+def with_etag(response: HttpResponse, version: int) -> None:
+    response["ETag"] = etag(version)
+
+
+def body_schema(properties: dict[str, Any], required: list[str] | None = None) -> dict:
+    """openapi_extra for an endpoint that reads `json_object(request)`."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return {
+        "requestBody": {
+            "required": bool(required),
+            "content": {"application/json": {"schema": schema}},
+        }
+    }
+
+
+# --- kernel endpoints ------------------------------------------------------------------------
+
+kernel = Router(tags=["kernel"])
+
+
+@kernel.get("/me")
+def me(request):
+    """The caller: accountId, display name, site-admin flag, portfolio/agent access."""
+    user = permissions.request_user(request)
+    person = resolve([user.account_id]).get(user.account_id)
+    return {
+        "accountId": user.account_id,
+        "displayName": person.display_name if person else user.username,
+        "isSiteAdmin": permissions.is_site_admin(user, request),
+        "agentAccess": permissions.has_portfolio_access(user, request),
+    }
+
+
+def project_to_dict(project, caller, editor_ids: list[str]) -> dict:
+    return {
+        "projectKey": project.key,
+        "name": project.name,
+        "leadAccountId": project.lead_account_id or None,
+        "editorAccountIds": editor_ids,
+        "approvalStatus": project.approval_status,
+        "registersFrozen": project.registers_frozen,
+        "caller": caller.as_api(),
+    }
+
+
+@kernel.get("/projects")
+def project_list(request):
+    """Every project the caller can view."""
+    rows = permissions.viewable_projects(request)
+    nominations: dict[int, list[str]] = {}
+    for project_id, account_id in EditorNomination.objects.filter(
+        project__in=[p for p, _ in rows]
+    ).values_list("project_id", "account_id"):
+        nominations.setdefault(project_id, []).append(account_id)
+    return [project_to_dict(p, c, nominations.get(p.pk, [])) for p, c in rows]
+
+
+@kernel.get("/projects/{key}")
+def project_detail(request, key: str):
+    project, caller = permissions.project_for(request, key)
+    return project_to_dict(project, caller, services.editor_account_ids(project))
+
+
+@kernel.put(
+    "/projects/{key}/editors",
+    openapi_extra=body_schema(
+        {"accountIds": {"type": "array", "items": {"type": "string"}}}, ["accountIds"]
+    ),
+)
+def project_editors_put(request, key: str):
+    """Replace the nominated editors. Project Lead only."""
+    project, caller = permissions.lead_project_for(request, key)
+    body = json_object(request)
+    if "accountIds" not in body:
+        raise ValidationFailed({"accountIds": ["This field is required."]})
+    editors = services.editors_set(caller=caller, account_ids=body["accountIds"])
+    return {"projectKey": project.key, "editorAccountIds": editors}
+
+
+@kernel.get("/projects/{key}/audit")
+def project_audit(
+    request,
+    key: str,
+    kind: str | None = None,
+    actorAccountId: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+):
+    """The project's audit entries, newest first. Filters: kind, actorAccountId."""
+    project, _ = permissions.project_for(request, key)
+    entries = AuditEntry.objects.filter(project_key=project.key)
+    if kind:
+        entries = entries.filter(kind=kind)
+    if actorAccountId:
+        entries = entries.filter(actor_account_id=actorAccountId)
+    limit = max(1, min(limit, 500))
+    offset = max(0, offset)
+    return [audit.entry_to_dict(e) for e in entries[offset : offset + limit]]
+
+
+@kernel.get("/site-settings")
+def site_settings_get(request):
+    permissions.request_user(request)
+    return services.site_settings_to_dict(SiteSettings.load())
+
+
+@kernel.patch(
+    "/site-settings",
+    openapi_extra=body_schema(
+        {
+            "governanceGroup": {"type": ["string", "null"]},
+            "themes": {
+                "type": "array",
+                "maxItems": 12,
+                "items": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "enabled": {"type": "boolean"}},
+                },
+            },
+            "brCadenceDefault": {"enum": ["Monthly", "Quarterly", "Annual"]},
+            "ragThresholds": {"type": "object"},
+        }
+    ),
+)
+def site_settings_patch(request):
+    """Site administrators only."""
+    user = permissions.require_site_admin(request)
+    site = services.site_settings_update(actor=user, data=json_object(request))
+    return services.site_settings_to_dict(site)
+
+
+api.add_router("", kernel)
+for _app in API_APPS:
+    try:
+        _module = import_module(f"{_app}.api")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{_app}.api":
+            raise
+        continue
+    if hasattr(_module, "router"):
+        api.add_router("", _module.router)
