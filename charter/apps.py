@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class CharterConfig(AppConfig):
+    name = "charter"
+    verbose_name = "Business case"
+    default_auto_field = "django.db.models.BigAutoField"

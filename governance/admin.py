@@ -1,0 +1,138 @@
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.utils import timezone
+
+from governance.models import (
+    ApiToken,
+    AuditEntry,
+    EditorNomination,
+    OutboundTask,
+    Project,
+    SiteSettings,
+    User,
+)
+
+
+@admin.register(User)
+class UserAdmin(BaseUserAdmin):
+    list_display = (
+        "username",
+        "account_id",
+        "email",
+        "is_staff",
+        "is_superuser",
+        "is_active",
+        "last_login",
+    )
+    search_fields = ("username", "account_id", "email", "first_name", "last_name")
+    fieldsets = (*BaseUserAdmin.fieldsets, ("Tracker", {"fields": ("account_id",)}))
+    add_fieldsets = (*BaseUserAdmin.add_fieldsets, ("Tracker", {"fields": ("account_id",)}))
+
+
+class EditorNominationInline(admin.TabularInline):
+    model = EditorNomination
+    extra = 0
+    readonly_fields = ("nominated_at",)
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = (
+        "key",
+        "name",
+        "lead_account_id",
+        "approval_status",
+        "sponsor_account_id",
+        "created_at",
+    )
+    list_filter = ("approval_status",)
+    search_fields = ("key", "name", "lead_account_id", "sponsor_account_id")
+    readonly_fields = ("created_at",)
+    inlines = [EditorNominationInline]
+
+
+@admin.register(EditorNomination)
+class EditorNominationAdmin(admin.ModelAdmin):
+    list_display = ("project", "account_id", "nominated_by_account_id", "nominated_at")
+    list_filter = ("project",)
+    search_fields = ("project__key", "account_id")
+    list_select_related = ("project",)
+
+
+@admin.register(SiteSettings)
+class SiteSettingsAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "governance_group", "br_cadence_default", "updated_at")
+
+    def has_add_permission(self, request):
+        return not SiteSettings.objects.exists()
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """Read-only: the audit log is append-only."""
+
+    list_display = ("at", "project_key", "kind", "target_type", "target_id", "actor_account_id")
+    list_filter = ("kind", "target_type")
+    search_fields = ("project_key", "kind", "target_id", "actor_account_id")
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("name", "user__username", "prefix")
+    readonly_fields = ("user", "name", "prefix", "digest", "created_at", "last_used_at")
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        return False  # tokens are created on the profile page, where the raw token is shown once
+
+    @admin.action(description="Revoke selected tokens")
+    def revoke(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"{count} token(s) revoked.")
+
+
+@admin.register(OutboundTask)
+class OutboundTaskAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "state",
+        "attempts",
+        "run_after",
+        "created_at",
+        "finished_at",
+        "last_error",
+    )
+    list_filter = ("state", "name")
+    search_fields = ("name", "last_error")
+    readonly_fields = (
+        "id",
+        "name",
+        "payload",
+        "attempts",
+        "created_at",
+        "finished_at",
+        "last_error",
+    )
+    actions = ["retry_now"]
+
+    @admin.action(description="Retry now")
+    def retry_now(self, request, queryset):
+        count = queryset.exclude(state=OutboundTask.State.DONE).update(
+            state=OutboundTask.State.PENDING, run_after=timezone.now(), locked_until=None
+        )
+        self.message_user(request, f"{count} task(s) queued for the worker.")

@@ -1,0 +1,31 @@
+"""What the page shell needs on every page: who is signed in and which sections they reach."""
+
+from django.utils.functional import SimpleLazyObject
+
+from governance import permissions
+from governance.people import resolve
+
+
+class Shell:
+    def __init__(self, request):
+        self.request = request
+        self.user = request.user
+
+    @property
+    def me(self):
+        return resolve([self.user.account_id]).get(self.user.account_id)
+
+    @property
+    def portfolio_access(self) -> bool:
+        return permissions.has_portfolio_access(self.user, self.request)
+
+    @property
+    def is_site_admin(self) -> bool:
+        return permissions.is_site_admin(self.user, self.request)
+
+
+def shell(request):
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"shell": None}
+    return {"shell": SimpleLazyObject(lambda: Shell(request))}

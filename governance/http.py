@@ -1,0 +1,42 @@
+"""Small helpers for HTML views: allowed methods (read by the permission-matrix test), HTMX
+partial rendering with `Vary: HX-Request`, and the people map for templates."""
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_http_methods
+
+
+def page(*methods: str, login: bool = True) -> Callable:
+    """Declare an HTML view: the HTTP methods it answers (others get 405) and, by default,
+    that it needs a signed-in user. The methods are kept on the view for the permission
+    matrix test."""
+
+    def decorate(view: Callable) -> Callable:
+        wrapped = require_http_methods(list(methods))(view)
+        if login:
+            wrapped = login_required(wrapped)
+        wrapped.http_methods = tuple(methods)
+        wrapped.login_required = login
+        return wraps(view)(wrapped)
+
+    return decorate
+
+
+def render_htmx(
+    request: HttpRequest,
+    template: str,
+    context: dict,
+    *,
+    partial: str | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The full page, or only `template#partial` for an HTMX request. Same markup either way."""
+    name = f"{template}#{partial}" if partial and getattr(request, "htmx", False) else template
+    response = render(request, name, context, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response

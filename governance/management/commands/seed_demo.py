@@ -1,0 +1,31 @@
+"""Load the demo portfolio. Safe to run again: nothing is duplicated."""
+
+from importlib import import_module
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from governance import demo
+
+# Layer order: each app's demo builds on the ones before it.
+DEMO_APPS = ["registers", "charter", "governance.status", "portfolio"]
+
+
+class Command(BaseCommand):
+    help = "Load idempotent demo data: the cast, projects, registers, business cases, status."
+
+    def handle(self, *args, **options):
+        with transaction.atomic():
+            ctx = demo.seed()
+            for app in DEMO_APPS:
+                try:
+                    module = import_module(f"{app}.demo")
+                except ModuleNotFoundError as exc:
+                    if exc.name != f"{app}.demo":
+                        raise
+                    continue
+                module.seed(ctx)
+        self.stdout.write(
+            f"Demo data ready: {len(ctx.users)} people, {len(ctx.projects)} projects. "
+            f"Sign in with any of {', '.join(demo.CAST)} and the password {demo.DEMO_PASSWORD!r}."
+        )

@@ -1,0 +1,72 @@
+"""Template helpers: people by accountId (names resolved in bulk by the view), RAG badges."""
+
+import json
+
+from django import template
+from django.utils.html import format_html
+
+register = template.Library()
+
+RAG_CLASSES = {"Red": "rag-red", "Amber": "rag-amber", "Green": "rag-green", "Blue": "rag-blue"}
+
+
+@register.filter
+def person(people, account_id):
+    """Display name for an accountId from the view's `people` map; a dash when unnamed."""
+    if not account_id:
+        return "—"
+    found = (people or {}).get(account_id)
+    return found.display_name if found else account_id
+
+
+@register.simple_tag
+def person_chip(people, account_id):
+    if not account_id:
+        return format_html('<span class="muted">—</span>')
+    found = (people or {}).get(account_id)
+    name = found.display_name if found else account_id
+    initials = found.initials if found else "?"
+    return format_html(
+        '<span class="person"><span class="avatar" aria-hidden="true">{}</span>{}</span>',
+        initials,
+        name,
+    )
+
+
+@register.simple_tag
+def rag_badge(value, label=""):
+    value = value or "None"
+    css = RAG_CLASSES.get(value, "rag-none")
+    text = "No RAG" if value == "None" else value
+    if label:
+        return format_html('<span class="badge {}">{}: {}</span>', css, label, text)
+    return format_html('<span class="badge {}">{}</span>', css, text)
+
+
+@register.filter
+def get_item(mapping, key):
+    return (mapping or {}).get(key)
+
+
+@register.simple_tag(takes_context=True)
+def query_with(context, **changes):
+    """The current query string with some parameters replaced (for sort and filter links)."""
+    params = context["request"].GET.copy()
+    for key, value in changes.items():
+        if value in (None, ""):
+            params.pop(key, None)
+        else:
+            params[key] = value
+    encoded = params.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+@register.filter
+def audit_value(value):
+    """An audit before/after value as short readable text."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, dict | list):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 300 else text[:299] + "…"
+    return value

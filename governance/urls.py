@@ -1,0 +1,29 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from governance import views
+from governance.api import api
+
+urlpatterns = [
+    path("", views.project_list, name="project-list"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("profile/", views.profile, name="profile"),
+    path("profile/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
+    path("projects/<str:key>/", views.project_overview, name="project-overview"),
+    path("projects/<str:key>/editors/", views.project_editors, name="project-editors"),
+    path("projects/<str:key>/audit/", views.project_audit, name="project-audit"),
+    path("projects/<str:key>/registers/", include("registers.urls")),
+    path("projects/<str:key>/charter/", include("charter.urls")),
+    path("projects/<str:key>/status/", include("governance.status.urls")),
+    path("", include("portfolio.urls")),
+    path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("healthz", views.healthz, name="healthz"),
+]

@@ -1,0 +1,190 @@
+"""Kernel pages: My projects, project overview, editor nominations, audit, profile (tokens)."""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db import connection
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from governance import permissions, services
+from governance.errors import NotFound, ValidationFailed
+from governance.http import page, render_htmx
+from governance.models import ApiToken, AuditEntry
+from governance.people import resolve
+from governance.tracker import get_tracker
+
+
+@page("GET")
+def project_list(request):
+    rows = permissions.viewable_projects(request)
+    people = resolve(p.lead_account_id for p, _ in rows)
+    query = request.GET.get("q", "").strip()
+    if query:
+        folded = query.casefold()
+        rows = [
+            (p, c) for p, c in rows if folded in p.key.casefold() or folded in p.name.casefold()
+        ]
+    return render(
+        request,
+        "governance/project_list.html",
+        {"rows": rows, "people": people, "query": query},
+    )
+
+
+def project_context(project, caller, **extra) -> dict:
+    """What every project page (the tab shell) needs."""
+    return {"project": project, "caller": caller, **extra}
+
+
+@page("GET")
+def project_overview(request, key):
+    project, caller = permissions.project_for(request, key)
+    editor_ids = services.editor_account_ids(project)
+    people = resolve(
+        [project.lead_account_id, project.sponsor_account_id, *editor_ids, caller.account_id]
+    )
+    return render(
+        request,
+        "governance/project_overview.html",
+        project_context(project, caller, tab="overview", editor_ids=editor_ids, people=people),
+    )
+
+
+def _editors_context(request, project, caller, *, query: str = "", errors=None) -> dict:
+    editor_ids = services.editor_account_ids(project)
+    results = []
+    if query:
+        results = [
+            u
+            for u in get_tracker().search_users(query, limit=10)
+            if u.account_id not in editor_ids and u.account_id != project.lead_account_id
+        ]
+    people = resolve([project.lead_account_id, *editor_ids])
+    return project_context(
+        project,
+        caller,
+        tab="overview",
+        editor_ids=editor_ids,
+        people=people,
+        query=query,
+        results=results,
+        errors=errors or {},
+    )
+
+
+@page("GET", "POST")
+def project_editors(request, key):
+    """The Project Lead nominates and removes editors (search, add, remove)."""
+    project, caller = permissions.lead_project_for(request, key)
+    template = "governance/project_editors.html"
+    if request.method == "GET":
+        context = _editors_context(request, project, caller, query=request.GET.get("q", "").strip())
+        return render_htmx(request, template, context, partial="editors-panel")
+    account_id = request.POST.get("account_id", "").strip()
+    action = request.POST.get("action")
+    try:
+        if action == "add":
+            services.editor_add(caller=caller, account_id=account_id)
+            done = "added"
+        elif action == "remove":
+            services.editor_remove(caller=caller, account_id=account_id)
+            done = "removed"
+        else:
+            raise ValidationFailed({"action": ["Choose add or remove."]})
+    except ValidationFailed as exc:
+        context = _editors_context(request, project, caller, errors=exc.fields)
+        return render_htmx(request, template, context, partial="editors-panel", status=422)
+    name = resolve([account_id])[account_id].display_name
+    if request.htmx:
+        context = _editors_context(request, project, caller)
+        context["notice"] = f"{name} {done} as an editor."
+        return render_htmx(request, template, context, partial="editors-panel")
+    messages.success(request, f"{name} {done} as an editor.")
+    return redirect(reverse("project-editors", args=[project.key]))
+
+
+AUDIT_PAGE_SIZE = 50
+
+
+@page("GET")
+def project_audit(request, key):
+    project, caller = permissions.project_for(request, key)
+    entries = AuditEntry.objects.filter(project_key=project.key)
+    kinds = sorted(set(entries.values_list("kind", flat=True).distinct()))
+    actor_ids = sorted(set(entries.values_list("actor_account_id", flat=True).distinct()))
+    kind = request.GET.get("kind", "")
+    actor = request.GET.get("actor", "")
+    if kind:
+        entries = entries.filter(kind=kind)
+    if actor:
+        entries = entries.filter(actor_account_id=actor)
+    paginator = Paginator(entries, AUDIT_PAGE_SIZE)
+    page_obj = paginator.get_page(request.GET.get("page"))
+    people = resolve(actor_ids)
+    return render_htmx(
+        request,
+        "governance/project_audit.html",
+        project_context(
+            project,
+            caller,
+            tab="audit",
+            page_obj=page_obj,
+            kinds=kinds,
+            actor_ids=actor_ids,
+            kind=kind,
+            actor=actor,
+            people=people,
+        ),
+        partial="audit-table",
+    )
+
+
+@page("GET", "POST")
+def profile(request):
+    """The signed-in person's profile: API tokens (create, list, revoke)."""
+    new_token = None
+    errors = {}
+    status = 200
+    if request.method == "POST":
+        try:
+            _, new_token = services.token_create(
+                user=request.user, name=request.POST.get("name", "")
+            )
+            status = 201
+        except ValidationFailed as exc:
+            errors = exc.fields
+            status = 422
+    tokens = ApiToken.objects.filter(user=request.user)
+    person = resolve([request.user.account_id]).get(request.user.account_id)
+    return render(
+        request,
+        "governance/profile.html",
+        {"tokens": tokens, "new_token": new_token, "errors": errors, "person": person},
+        status=status,
+    )
+
+
+@page("POST")
+def token_revoke(request, token_id):
+    token = services.token_revoke(user=request.user, token_id=token_id)
+    messages.success(request, f"Token “{token.name}” revoked.")
+    return redirect("profile")
+
+
+@page("GET", login=False)
+def healthz(request):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@page("GET")
+def wiki_page(request, page_id):
+    """A page of the built-in wiki (local backend only), so supporting links work on a laptop."""
+    from governance.wiki.local.models import LocalWikiPage
+
+    wiki_page = LocalWikiPage.objects.filter(pk=page_id).prefetch_related("comments").first()
+    if wiki_page is None:
+        raise NotFound()
+    return render(request, "governance/wiki_page.html", {"page": wiki_page})
