@@ -1,0 +1,50 @@
+"""A Project Lead signs in, opens a project and nominates an editor, in a real browser."""
+
+import pytest
+from playwright.sync_api import expect
+
+from governance.models import EditorNomination
+
+pytestmark = pytest.mark.browser
+
+
+def test_lead_signs_in_opens_a_project_and_nominates_an_editor(
+    cast, live_server, watched_page, sign_in
+):
+    page = watched_page
+    sign_in(page, "lead")
+    expect(page.get_by_role("heading", name="My projects")).to_be_visible()
+    page.get_by_role("link", name="Alpha programme").click()
+    expect(page.get_by_role("heading", name="Alpha programme")).to_be_visible()
+    tabs = page.get_by_role("navigation", name="Project sections")
+    for label in ("Overview", "Registers", "Business case", "Status", "Audit"):
+        expect(tabs.get_by_role("link", name=label)).to_be_visible()
+
+    page.get_by_role("link", name="Manage editors").click()
+    page.get_by_label("Find a person by name or e-mail").fill("Vera")
+    page.get_by_label("Find a person by name or e-mail").press("Enter")
+    nominate = page.get_by_role("button", name="Nominate Vera Viewer")
+    expect(nominate).to_be_visible()
+    nominate.click()
+    expect(
+        page.get_by_role("status").filter(has_text="Vera Viewer added as an editor.")
+    ).to_be_visible()
+    expect(page.get_by_role("button", name="Remove Vera Viewer")).to_be_visible()
+    assert EditorNomination.objects.filter(
+        project=cast.project, account_id=cast.viewer.account_id
+    ).exists()
+
+    # The audit tab shows the nomination.
+    page.get_by_role("link", name="Audit").click()
+    expect(page.get_by_role("cell", name="project.editors_changed").first).to_be_visible()
+
+
+def test_viewer_sees_no_editor_controls(cast, live_server, watched_page, sign_in):
+    page = watched_page
+    sign_in(page, "viewer")
+    page.get_by_role("link", name="Alpha programme").click()
+    expect(page.get_by_role("heading", name="Alpha programme")).to_be_visible()
+    expect(page.get_by_role("link", name="Manage editors")).to_have_count(0)
+    response = page.goto(f"{live_server.url}/projects/ALPHA/editors/")
+    assert response.status == 403
+    page.problems.clear()  # the browser logs the 403 document load itself as a console error

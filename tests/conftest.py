@@ -1,0 +1,102 @@
+"""The standard cast: lead, editor, viewer, sponsor, outsider, site_admin, pmo (a member of
+the governance group), on project ALPHA."""
+
+import os
+from dataclasses import dataclass
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from governance.models import Project, SiteSettings, User
+from governance.services import token_create
+from governance.tracker.local import scripting
+from tests.factories import ProjectFactory, UserFactory, nominate
+
+ROLES = ["anonymous", "outsider", "viewer", "editor", "lead", "sponsor", "site_admin", "pmo"]
+PMO_GROUP = "pmo"
+
+
+@pytest.fixture(autouse=True)
+def _fast_and_isolated(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.OUTBOX_RUN_ON_COMMIT = True
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@dataclass
+class Cast:
+    lead: User
+    editor: User
+    viewer: User
+    sponsor: User
+    outsider: User
+    site_admin: User
+    pmo: User
+    project: Project
+
+    def user(self, role: str) -> User | None:
+        return None if role == "anonymous" else getattr(self, role)
+
+
+@pytest.fixture
+def cast(db) -> Cast:
+    lead = UserFactory(username="lead", display_name="Lena Lead")
+    editor = UserFactory(username="editor", display_name="Eddie Editor")
+    viewer = UserFactory(username="viewer", display_name="Vera Viewer")
+    sponsor = UserFactory(username="sponsor", display_name="Sam Sponsor")
+    outsider = UserFactory(username="outsider", display_name="Otto Outsider")
+    site_admin = UserFactory(username="site_admin", display_name="Ada Admin", admin=True)
+    pmo = UserFactory(username="pmo", display_name="Priya PMO")
+    project = ProjectFactory(
+        key="ALPHA",
+        name="Alpha programme",
+        lead=lead,
+        browsers=[editor, viewer, sponsor, site_admin, pmo],
+    )
+    nominate(project, editor)
+    project.sponsor_account_id = sponsor.account_id
+    project.save(update_fields=["sponsor_account_id"])
+    scripting.ensure_group(PMO_GROUP, members=["pmo"])
+    # The outsider browses a project of their own, so "no access" is about ALPHA, not emptiness.
+    ProjectFactory(key="OTHER", name="Other project", lead=outsider)
+    return Cast(lead, editor, viewer, sponsor, outsider, site_admin, pmo, project)
+
+
+def set_governance_group(name: str) -> None:
+    site = SiteSettings.load()
+    site.governance_group = name
+    site.save()
+
+
+@pytest.fixture
+def client_for():
+    """A logged-in test client for a user (anonymous when None)."""
+
+    def make(user: User | None, **kwargs) -> Client:
+        client = Client(**kwargs)
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def bearer():
+    """Authorization headers with a fresh API token for a user."""
+
+    def make(user: User) -> dict:
+        _, raw = token_create(user=user, name="test")
+        return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+
+    return make
+
+
+def pytest_collection_modifyitems(config, items):
+    # Playwright's sync API runs an event loop in the test thread; Django's ORM calls from
+    # browser tests are still synchronous, so allow them there.
+    if any(item.get_closest_marker("browser") for item in items):
+        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -1,0 +1,135 @@
+"""The access gate (PRODUCT.md section 1)."""
+
+import pytest
+from django.db import connection
+from django.test import RequestFactory
+from django.test.utils import CaptureQueriesContext
+
+from governance import permissions
+from governance.errors import Forbidden, NotFound
+from governance.tracker.local import scripting
+from tests.conftest import set_governance_group
+from tests.factories import ProjectFactory, UserFactory, nominate
+
+
+def _request(user):
+    request = RequestFactory().get("/")
+    request.user = user
+    return request
+
+
+def caller(user, project):
+    return permissions.caller_for(user, project)
+
+
+def test_lead_and_nominated_editor_edit_viewer_does_not(cast):
+    assert caller(cast.lead, cast.project).can_edit
+    assert caller(cast.editor, cast.project).can_edit
+    assert not caller(cast.viewer, cast.project).can_edit
+    assert caller(cast.viewer, cast.project).can_view
+
+
+def test_site_admin_never_edits_unless_nominated(cast):
+    admin = caller(cast.site_admin, cast.project)
+    assert admin.is_site_admin and admin.can_view and not admin.can_edit
+    nominate(cast.project, cast.site_admin)
+    assert caller(cast.site_admin, cast.project).can_edit
+
+
+def test_nominated_editor_who_cannot_browse_gets_nothing(cast):
+    stranger = UserFactory(username="stranger")
+    nominate(cast.project, stranger)
+    role = caller(stranger, cast.project)
+    assert not role.can_view and not role.can_edit
+
+
+def test_outsider_gets_not_found_and_viewer_write_forbidden(cast):
+    with pytest.raises(NotFound):
+        permissions.project_for(_request(cast.outsider), "ALPHA")
+    with pytest.raises(NotFound):
+        permissions.project_for(_request(cast.outsider), "NOSUCH")
+    with pytest.raises(Forbidden):
+        permissions.editable_project_for(_request(cast.viewer), "ALPHA")
+    with pytest.raises(Forbidden):
+        permissions.lead_project_for(_request(cast.editor), "ALPHA")
+
+
+def test_sponsor_role_follows_the_decision_authority(cast):
+    assert caller(cast.sponsor, cast.project).is_sponsor
+    assert not caller(cast.lead, cast.project).is_sponsor
+    assert not caller(cast.sponsor, cast.project).can_edit
+
+
+def test_group_gate_is_a_no_op_until_a_group_is_set(cast):
+    assert caller(cast.viewer, cast.project).can_view
+    set_governance_group("pmo")
+    # A fresh computation (the memo is per request).
+    assert not caller(cast.viewer, cast.project).can_view
+    assert caller(cast.pmo, cast.project).can_view
+
+
+def test_group_gate_admits_steering_committee_members_who_browse(cast):
+    set_governance_group("pmo")
+    cast.project.steering_account_ids = [cast.viewer.account_id, cast.outsider.account_id]
+    cast.project.save()
+    assert caller(cast.viewer, cast.project).can_view
+    # Steering membership never replaces tracker browse permission.
+    assert not caller(cast.outsider, cast.project).can_view
+
+
+def test_group_gate_applies_to_the_lead_too(cast):
+    set_governance_group("pmo")
+    with pytest.raises(NotFound):
+        permissions.project_for(_request(cast.lead), "ALPHA")
+
+
+def test_portfolio_gate_admins_only_without_group_then_group_only(cast):
+    assert permissions.has_portfolio_access(cast.site_admin)
+    assert not permissions.has_portfolio_access(cast.lead)
+    assert not permissions.has_portfolio_access(cast.pmo)
+    set_governance_group("pmo")
+    assert permissions.has_portfolio_access(cast.pmo)
+    assert not permissions.has_portfolio_access(cast.site_admin)
+    scripting.ensure_group("pmo", members=["site_admin"])
+    assert permissions.has_portfolio_access(cast.site_admin)
+
+
+def test_change_approver_is_the_named_person_else_the_sponsor(cast):
+    sponsor, viewer, lead = (
+        caller(u, cast.project) for u in (cast.sponsor, cast.viewer, cast.lead)
+    )
+    assert sponsor.may_adjudicate_change(approver_account_id=None, approver_seat=None)
+    assert not lead.may_adjudicate_change(approver_account_id=None, approver_seat=None)
+    assert viewer.may_adjudicate_change(
+        approver_account_id=cast.viewer.account_id, approver_seat=None
+    )
+    assert not sponsor.may_adjudicate_change(
+        approver_account_id=cast.viewer.account_id, approver_seat=None
+    )
+    seat = {"accountId": cast.viewer.account_id, "displayName": "Vera"}
+    assert viewer.may_adjudicate_change(approver_account_id=None, approver_seat=seat)
+    external = {"displayName": "Outside Auditor", "email": "a@example.test"}
+    assert sponsor.may_adjudicate_change(approver_account_id=None, approver_seat=external)
+
+
+def test_withdraw_by_proposer_or_editor(cast):
+    viewer = caller(cast.viewer, cast.project)
+    assert viewer.may_withdraw_change(proposer_account_id=cast.viewer.account_id)
+    assert not viewer.may_withdraw_change(proposer_account_id=cast.lead.account_id)
+    assert caller(cast.editor, cast.project).may_withdraw_change(
+        proposer_account_id=cast.lead.account_id
+    )
+
+
+def test_viewable_projects_runs_a_constant_number_of_queries(db):
+    def count_for(n):
+        user = UserFactory()
+        for _ in range(n):
+            ProjectFactory(browsers=[user])
+        permissions.viewable_projects(_request(user))  # first sight creates the mirrors
+        with CaptureQueriesContext(connection) as ctx:
+            rows = permissions.viewable_projects(_request(user))
+        assert len(rows) == n
+        return len(ctx.captured_queries)
+
+    assert count_for(1) == count_for(25)

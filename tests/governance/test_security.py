@@ -1,0 +1,120 @@
+"""CSP, security headers, `check --deploy` under production-like settings, and the start-up
+refusal without SECRET_KEY or ALLOWED_HOSTS."""
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _csp(response) -> dict[str, list[str]]:
+    header = response["Content-Security-Policy"]
+    directives = {}
+    for part in header.split(";"):
+        name, *values = part.split()
+        directives[name] = values
+    return directives
+
+
+def test_pages_and_api_carry_a_strict_csp_and_nosniff(cast, client_for):
+    for response in (
+        client_for(cast.lead).get("/"),
+        client_for(None).get("/accounts/login/"),
+        client_for(cast.lead).get("/projects/ALPHA/"),
+        Client().get("/api/v1/projects"),
+    ):
+        header = response["Content-Security-Policy"]
+        assert "unsafe-inline" not in header and "unsafe-eval" not in header
+        csp = _csp(response)
+        assert csp["script-src"] == ["'self'"]
+        assert csp["style-src"] == ["'self'"]
+        assert csp["object-src"] == ["'none'"]
+        assert csp["frame-ancestors"] == ["'none'"]
+        assert response["X-Content-Type-Options"] == "nosniff"
+        assert response["X-Frame-Options"] == "DENY"
+
+
+class _InlineFinder(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.problems = []
+
+    def handle_starttag(self, tag, attrs):
+        names = {name for name, _ in attrs}
+        if tag == "script" and "src" not in names:
+            self.problems.append("inline <script>")
+        if tag == "style":
+            self.problems.append("<style> element")
+        for name in names:
+            if name == "style" or name.startswith("on"):
+                self.problems.append(f"{name}= on <{tag}>")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/profile/",
+        "/projects/ALPHA/",
+        "/projects/ALPHA/editors/",
+        "/projects/ALPHA/audit/",
+        "/accounts/login/",
+    ],
+)
+def test_pages_have_no_inline_script_style_or_handlers(cast, client_for, url):
+    user = None if "login" in url else cast.lead
+    response = client_for(user).get(url)
+    assert response.status_code == 200
+    finder = _InlineFinder()
+    finder.feed(response.content.decode())
+    assert finder.problems == []
+
+
+def _manage(*args, **env_overrides):
+    skip = ("DATABASE_URL", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE", "DEBUG")
+    env = {k: v for k, v in os.environ.items() if k not in skip}
+    env.update(env_overrides)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    result = _manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(64),
+        ALLOWED_HOSTS="governance.example.com",
+        BEHIND_TLS_PROXY="true",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("env", "missing"),
+    [
+        ({"ALLOWED_HOSTS": "governance.example.com"}, "SECRET_KEY"),
+        ({"SECRET_KEY": "x" * 60}, "ALLOWED_HOSTS"),
+    ],
+)
+def test_debug_false_refuses_to_start_without_secret_or_hosts(env, missing):
+    result = _manage("check", DEBUG="false", **env)
+    assert result.returncode != 0
+    assert re.search(rf"DEBUG=false needs .*{missing}", result.stderr)

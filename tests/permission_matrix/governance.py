@@ -1,0 +1,63 @@
+"""Kernel URLs: project list, overview, editors, audit, profile, tokens, wiki, API."""
+
+from governance.services import token_create
+from governance.wiki.local.models import LocalWikiPage
+from tests.permission_matrix import (
+    HIDE,
+    LEAD_ONLY,
+    LOGIN,
+    PUBLIC,
+    READ,
+    SIGNED_IN,
+    SITE_ADMIN,
+    profile,
+)
+
+
+def setup(world):
+    world.wiki_page = LocalWikiPage.objects.create(space_key="GOV", title="A page", body="Hello")
+
+
+def _own_token(world, user):
+    if user is None:
+        return 999999
+    token, _ = token_create(user=user, name="matrix")
+    return token.pk
+
+
+RESOLVERS = {
+    "key": lambda world, user: world.project.key,
+    "token_id": _own_token,
+    "page_id": lambda world, user: world.wiki_page.pk,
+}
+
+CELLS = {
+    # HTML
+    "GET ": SIGNED_IN,
+    "GET accounts/login/": PUBLIC,
+    "POST accounts/login/": PUBLIC,
+    "PUT accounts/login/": PUBLIC,  # Django's LoginView treats PUT as POST
+    # Signing out ends on the sign-in page, whoever asks.
+    "POST accounts/logout/": profile(LOGIN),
+    "GET profile/": SIGNED_IN,
+    "POST profile/": SIGNED_IN,
+    "POST profile/tokens/<int:token_id>/revoke/": SIGNED_IN,
+    "GET projects/<str:key>/": READ,
+    "GET projects/<str:key>/editors/": LEAD_ONLY,
+    "POST projects/<str:key>/editors/": LEAD_ONLY,
+    "GET projects/<str:key>/audit/": READ,
+    "GET wiki/pages/<int:page_id>/": SIGNED_IN,
+    "GET healthz": PUBLIC,
+    # API
+    # django-ninja's root answers 404 to everyone: nothing lives there (docs are at /docs).
+    "GET api/v1/": profile(HIDE, anonymous=HIDE),
+    "GET api/v1/openapi.json": PUBLIC,
+    "GET api/v1/docs": PUBLIC,
+    "GET api/v1/me": SIGNED_IN,
+    "GET api/v1/projects": SIGNED_IN,
+    "GET api/v1/projects/<key>": READ,
+    "PUT api/v1/projects/<key>/editors": LEAD_ONLY,
+    "GET api/v1/projects/<key>/audit": READ,
+    "GET api/v1/site-settings": SIGNED_IN,
+    "PATCH api/v1/site-settings": SITE_ADMIN,
+}
