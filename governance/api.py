@@ -135,8 +135,8 @@ def json_object(request: HttpRequest) -> dict[str, Any]:
     return body
 
 
-def with_etag(response: HttpResponse, version: int) -> None:
-    response["ETag"] = etag(version)
+def with_etag(response: HttpResponse, revision: int) -> None:
+    response["ETag"] = etag(revision)
 
 
 def body_schema(properties: dict[str, Any], required: list[str] | None = None) -> dict:

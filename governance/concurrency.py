@@ -1,17 +1,17 @@
-"""Optimistic concurrency: every mutable record carries an integer `version`; a write based
-on an older version is refused (Stale), in the UI as a conflict row and in the API as 412."""
+"""Optimistic concurrency: every mutable record carries an integer `revision`; a write based
+on an older revision is refused (Stale), in the UI as a conflict row and in the API as 412."""
 
 import re
 
 from governance.errors import BadRequest, Stale
 
 
-def etag(version: int) -> str:
-    return f'"{version}"'
+def etag(revision: int) -> str:
+    return f'"{revision}"'
 
 
 def parse_if_match(header: str | None) -> int | None:
-    """The expected version from an If-Match header (None when absent or '*')."""
+    """The expected revision from an If-Match header (None when absent or '*')."""
     if not header or header.strip() == "*":
         return None
     match = re.fullmatch(r'\s*(?:W/)?"(\d+)"\s*', header)
@@ -21,6 +21,6 @@ def parse_if_match(header: str | None) -> int | None:
 
 
 def check_version(current: int, expected: int | None, *, current_repr=None) -> None:
-    """Raise Stale when the client's version is not the stored one."""
+    """Raise Stale when the client's revision is not the stored one."""
     if expected is not None and int(expected) != int(current):
         raise Stale(current=current_repr)

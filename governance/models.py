@@ -7,6 +7,8 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
 
+from governance.errors import Frozen
+
 RAG_CHOICES = ["Red", "Amber", "Green", "Blue", "None"]
 CANONICAL_THEMES = [
     "Cost Out",
@@ -71,6 +73,15 @@ class Project(models.Model):
     @property
     def registers_frozen(self) -> bool:
         return self.approval_status in FROZEN_APPROVAL_STATUSES
+
+    def assert_registers_unfrozen(self) -> None:
+        """The one freeze rule (PRODUCT.md section 2): register writes other than decision
+        notes are refused with 409 `frozen` from close-out onward and when archived."""
+        if self.registers_frozen:
+            raise Frozen(
+                f"The registers of {self.key} are frozen: the business case is "
+                f"{self.approval_status}. Only notes on decisions can still be added."
+            )
 
 
 class EditorNomination(models.Model):

@@ -1,1 +1,203 @@
-"""Models of this app."""
+"""The four registers (work packages, risks and opportunities, decisions, change requests)
+and the project's steering minutes, with field names and limits from the spec. Model field
+names are the spec's camelCase names in snake_case; every record carries `revision` for
+optimistic concurrency."""
+
+import uuid
+
+from django.db import models
+from django.db.models.functions import Lower
+
+from governance.models import RAG_CHOICES, Project
+
+WP_STATUSES = ["Not Started", "In Progress", "Blocked", "Complete"]
+RISK_STATUSES = ["Open", "Closed"]
+RISK_DIRECTIONS = ["Risk", "Opportunity"]
+RISK_TREATMENTS = {
+    "Risk": ["Mitigate", "Avoid", "Transfer", "Accept"],
+    "Opportunity": ["Pursue", "Enhance", "Share", "Ignore"],
+}
+DECISION_STATES = ["Pending", "Made"]
+CHANGE_STATUSES = ["Proposed", "Approved", "Rejected", "Withdrawn"]
+CHANGE_DIMENSIONS = ["Scope", "Budget", "Schedule", "Quality", "Other"]
+APPLICATION_STATES = ["Proposed", "Rejected", "Withdrawn", "Applied", "AwaitingApplication"]
+
+NAME_MAX = 200
+TEXT_MAX = 2000
+
+MONEY = {"max_digits": 18, "decimal_places": 2, "null": True, "blank": True}
+
+
+def _choices(values):
+    return [(v, v) for v in values]
+
+
+class WorkPackage(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="work_packages")
+    name = models.CharField(max_length=NAME_MAX)
+    type = models.CharField(max_length=NAME_MAX, null=True, blank=True)
+    owner_account_id = models.CharField(max_length=128, null=True, blank=True)
+    planned_start_date = models.DateField(null=True, blank=True)
+    planned_end_date = models.DateField(null=True, blank=True)
+    actual_start_date = models.DateField(null=True, blank=True)
+    actual_end_date = models.DateField(null=True, blank=True)
+    forecast_start_date = models.DateField(null=True, blank=True)
+    forecast_end_date = models.DateField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=_choices(WP_STATUSES), default="Not Started")
+    rag = models.CharField(max_length=8, choices=_choices(RAG_CHOICES), default="None")
+    progress = models.PositiveSmallIntegerField(null=True, blank=True)
+    budget = models.DecimalField(**MONEY)
+    budget_phasing = models.JSONField(null=True, blank=True)
+    # Written only by business-case approval; an ordinary save keeps the stored value.
+    budget_baseline = models.DecimalField(**MONEY)
+    budget_forecast = models.DecimalField(**MONEY)
+    budget_actual = models.DecimalField(**MONEY)
+    commentary = models.TextField(null=True, blank=True)
+    linked_issue_keys = models.JSONField(default=list, blank=True)
+    sort_order = models.IntegerField(null=True, blank=True)
+    # Legacy stamps: carried forward unedited, never freshly set.
+    budget_baseline_locked_at = models.DateTimeField(null=True, blank=True)
+    planned_dates_baseline_locked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"), "project", name="work_package_name_unique_per_project"
+            )
+        ]
+        indexes = [models.Index(fields=["project", "sort_order"], name="wp_project_order")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Risk(models.Model):
+    """A risk or an opportunity (user-facing name: Risks)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="risks")
+    title = models.CharField(max_length=NAME_MAX)
+    description = models.TextField(blank=True, default="")
+    owner_account_id = models.CharField(max_length=128, null=True, blank=True)
+    status = models.CharField(max_length=8, choices=_choices(RISK_STATUSES), default="Open")
+    direction = models.CharField(max_length=12, choices=_choices(RISK_DIRECTIONS), default="Risk")
+    materialised = models.BooleanField(default=False)
+    impact = models.PositiveSmallIntegerField(null=True, blank=True)
+    likelihood = models.PositiveSmallIntegerField(null=True, blank=True)
+    residual_impact = models.PositiveSmallIntegerField(null=True, blank=True)
+    residual_likelihood = models.PositiveSmallIntegerField(null=True, blank=True)
+    treatment = models.CharField(max_length=12, null=True, blank=True)
+    mitigation = models.TextField(blank=True, default="")
+    accepted_by_account_id = models.CharField(max_length=128, null=True, blank=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    acceptance_rationale = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by_account_id = models.CharField(max_length=128, null=True, blank=True)
+    imported = models.BooleanField(default=False)
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "status"], name="risk_project_status")]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Decision(models.Model):
+    """An entry of the append-only decision log (new entries first)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="decisions")
+    decision = models.CharField(max_length=NAME_MAX)
+    decision_notes = models.TextField(blank=True, default="")
+    made_on = models.DateField(null=True, blank=True)
+    made_by_account_id = models.CharField(max_length=128, null=True, blank=True)
+    recorded_by = models.CharField(max_length=128, null=True, blank=True)
+    rationale = models.TextField(blank=True, default="")
+    # Legacy, kept readable, never written.
+    owner_account_id = models.CharField(max_length=128, null=True, blank=True)
+    approver_account_id = models.CharField(max_length=128, null=True, blank=True)
+    approver_seat = models.JSONField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by_account_id = models.CharField(max_length=128, null=True, blank=True)
+    status = models.CharField(max_length=16, default="Proposed")
+    minutes_ref = models.JSONField(null=True, blank=True)
+    risk_id = models.CharField(max_length=64, null=True, blank=True)
+    treated_risk_id = models.CharField(max_length=64, null=True, blank=True, db_index=True)
+    evidence_links = models.JSONField(default=list, blank=True)
+    notes = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+    imported = models.BooleanField(default=False)
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "-created_at"], name="decision_project_created")]
+
+    def __str__(self) -> str:
+        return self.decision
+
+
+class ChangeRequest(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="changes")
+    summary = models.CharField(max_length=NAME_MAX)
+    reason = models.TextField(blank=True, default="")
+    dimensions = models.JSONField(default=list, blank=True)
+    impact_schedule_days = models.IntegerField(null=True, blank=True)
+    impact_budget = models.DecimalField(**MONEY)
+    impact_scope = models.TextField(blank=True, default="")
+    impact_quality_other = models.TextField(blank=True, default="")
+    impact_timeline = models.TextField(blank=True, default="")  # legacy: nothing reads or writes it
+    # The spec's string id of one of the project's work packages (kept if the package goes).
+    target_work_package_id = models.UUIDField(null=True, blank=True)
+    proposer_account_id = models.CharField(max_length=128, null=True, blank=True)
+    approver_account_id = models.CharField(max_length=128, null=True, blank=True)
+    approver_seat = models.JSONField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=_choices(CHANGE_STATUSES), default="Proposed")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by_account_id = models.CharField(max_length=128, null=True, blank=True)
+    decision_comment = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+    imported = models.BooleanField(default=False)
+    # Server-authored {kind: 'charter'|'baseline', ref, at, by}; never taken from a client.
+    application_record = models.JSONField(null=True, blank=True)
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "status"], name="change_project_status")]
+
+    def __str__(self) -> str:
+        return self.summary
+
+
+class SteeringMinutes(models.Model):
+    """One steering-committee meeting's minutes. Decisions cite them (minutesRef); the first
+    minutes recorded complete initiation. Written by the business-case services."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="steering_minutes")
+    title = models.CharField(max_length=NAME_MAX)
+    url = models.CharField(max_length=2000, blank=True, default="")
+    page_id = models.CharField(max_length=64, null=True, blank=True)
+    held_on = models.DateField()
+    attendees = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["-held_on", "-created_at"]
+        verbose_name_plural = "steering minutes"
+
+    def __str__(self) -> str:
+        return f"{self.held_on}: {self.title}"

@@ -55,3 +55,74 @@ def nominate(project: Project, user: User, by: User | None = None) -> EditorNomi
         account_id=user.account_id,
         nominated_by_account_id=(by.account_id if by else project.lead_account_id),
     )
+
+
+# --- registers and business case: plain model factories (they bypass the services, for
+# arranging state; tests of rules go through the services) ----------------------------------
+
+import datetime as dt  # noqa: E402
+from decimal import Decimal  # noqa: E402
+
+from factory.django import DjangoModelFactory  # noqa: E402
+
+from charter.models import BusinessCase  # noqa: E402
+from registers.models import (  # noqa: E402
+    ChangeRequest,
+    Decision,
+    Risk,
+    SteeringMinutes,
+    WorkPackage,
+)
+
+
+class WorkPackageFactory(DjangoModelFactory):
+    class Meta:
+        model = WorkPackage
+
+    project = factory.SubFactory(ProjectFactory)
+    name = factory.Sequence(lambda n: f"Work package {n}")
+    planned_start_date = dt.date(2026, 1, 1)
+    planned_end_date = dt.date(2026, 6, 30)
+    budget = Decimal("1000.00")
+
+
+class RiskFactory(DjangoModelFactory):
+    class Meta:
+        model = Risk
+
+    project = factory.SubFactory(ProjectFactory)
+    title = factory.Sequence(lambda n: f"Risk {n}")
+    impact = 3
+    likelihood = 3
+
+
+class DecisionFactory(DjangoModelFactory):
+    class Meta:
+        model = Decision
+
+    project = factory.SubFactory(ProjectFactory)
+    decision = factory.Sequence(lambda n: f"Decision {n}")
+
+
+class ChangeRequestFactory(DjangoModelFactory):
+    class Meta:
+        model = ChangeRequest
+
+    project = factory.SubFactory(ProjectFactory)
+    summary = factory.Sequence(lambda n: f"Change {n}")
+
+
+class SteeringMinutesFactory(DjangoModelFactory):
+    class Meta:
+        model = SteeringMinutes
+
+    project = factory.SubFactory(ProjectFactory)
+    title = factory.Sequence(lambda n: f"Steering committee {n}")
+    held_on = dt.date(2026, 2, 1)
+
+
+class BusinessCaseFactory(DjangoModelFactory):
+    class Meta:
+        model = BusinessCase
+
+    project = factory.SubFactory(ProjectFactory)

@@ -1,0 +1,68 @@
+"""Derived business-case values, computed here once: adoptionGap, the read-time fallbacks of
+the spec (changeSaturation, terminalDisposition, legacy objectives), lifecycle groupings."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from charter.models import CHANGE_SATURATIONS, CONFIDENCES
+from governance.seats import seat_is_actionable
+
+# Closed or later: the derived RAG of the status page is Blue from here on.
+CLOSED_OR_LATER = frozenset({"Closed", "InRealisation", "Realised", "NotRealised", "InMaintenance"})
+
+
+def change_saturation(value: str | None) -> str:
+    """None, Low, Modest, High; anything else (invalid or missing) reads as Unknown."""
+    return value if value in CHANGE_SATURATIONS else "Unknown"
+
+
+def confidence(value: str | None) -> str:
+    return value if value in CONFIDENCES else "Unknown"
+
+
+def outcome(case) -> str:
+    """A legacy 'objectives' value surfaces as outcome on read."""
+    return case.outcome or case.objectives or ""
+
+
+def terminal_disposition(case) -> str | None:
+    """Recorded at archive time; older archived records without one read as archived."""
+    if case.terminal_disposition:
+        return case.terminal_disposition
+    return "archived" if case.approval_status == "Archived" else None
+
+
+def adoption_missing(
+    *,
+    adoption_affected: str,
+    adoption_kpi: str,
+    change_saturation_value: str | None,
+    adoption_owner: Mapping[str, Any] | None,
+) -> list[str]:
+    """The adoption inputs that keep adoptionGap true, by field name."""
+    missing = []
+    if not (adoption_affected or "").strip():
+        missing.append("adoptionAffected")
+    if not (adoption_kpi or "").strip():
+        missing.append("adoptionKpi")
+    if change_saturation(change_saturation_value) == "Unknown":
+        missing.append("changeSaturation")
+    if not seat_is_actionable(adoption_owner):
+        missing.append("adoptionOwner")
+    return missing
+
+
+def adoption_gap_fields(case) -> list[str]:
+    return adoption_missing(
+        adoption_affected=case.adoption_affected,
+        adoption_kpi=case.adoption_kpi,
+        change_saturation_value=case.change_saturation,
+        adoption_owner=case.adoption_owner,
+    )
+
+
+def adoption_gap(case) -> bool:
+    """True when adoptionAffected or adoptionKpi is empty, changeSaturation is absent or
+    Unknown, or the adoptionOwner seat is not actionable (no tracker account and no usable
+    external address)."""
+    return bool(adoption_gap_fields(case))

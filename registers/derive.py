@@ -1,0 +1,93 @@
+"""Derived register values, computed here once and shown the same everywhere (pages, API,
+exports, status, portfolio): decision state, risk score, change dimensions and application
+state, approved variations, schedule variance."""
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Sum
+
+from governance.models import Project
+
+AMENDMENT_DIMENSIONS = {"Scope", "Quality", "Other"}
+VARIATION_DIMENSIONS = {"Budget", "Schedule"}
+
+
+def decision_state(made_on: dt.date | None) -> str:
+    """Pending when madeOn is null, else Made."""
+    return "Made" if made_on else "Pending"
+
+
+def risk_score(
+    impact: int | None,
+    likelihood: int | None,
+    residual_impact: int | None = None,
+    residual_likelihood: int | None = None,
+) -> int | None:
+    """residualImpact x residualLikelihood when both are set, else impact x likelihood, else
+    null. The same score drives the register's heat colour and the derived risk RAG."""
+    if residual_impact and residual_likelihood:
+        return residual_impact * residual_likelihood
+    if impact and likelihood:
+        return impact * likelihood
+    return None
+
+
+def infer_dimensions(
+    dimensions: Iterable[str],
+    *,
+    impact_scope: str,
+    impact_budget: Decimal | None,
+    impact_schedule_days: int | None,
+) -> list[str]:
+    """The stored dimensions, or when there are none, those the impacts imply: scope prose
+    gives Scope, a non-zero budget impact Budget, a non-zero schedule delta Schedule.
+    Quality and Other are never inferred."""
+    dimensions = list(dimensions)
+    if dimensions:
+        return dimensions
+    inferred = []
+    if impact_scope and impact_scope.strip():
+        inferred.append("Scope")
+    if impact_budget:
+        inferred.append("Budget")
+    if impact_schedule_days:
+        inferred.append("Schedule")
+    return inferred
+
+
+def application_state(
+    status: str, dimensions: Iterable[str], application_record: Mapping[str, Any] | None
+) -> str:
+    """The spec's derived application state of a change request (never stored)."""
+    if status in ("Proposed", "Rejected", "Withdrawn"):
+        return status
+    if application_record:
+        return "Applied"
+    dims = set(dimensions)
+    if dims and dims <= VARIATION_DIMENSIONS:
+        return "Applied"  # the variation roll-up is the application; it happens at approval
+    return "AwaitingApplication"
+
+
+def change_application_state(change) -> str:
+    return application_state(change.status, change.dimensions or [], change.application_record)
+
+
+def approved_variations(project: Project) -> tuple[Decimal, int]:
+    """Sums of impactBudget and impactScheduleDays over the project's Approved changes."""
+    totals = project.changes.filter(status="Approved").aggregate(
+        budget=Sum("impact_budget"), days=Sum("impact_schedule_days")
+    )
+    return totals["budget"] or Decimal("0"), totals["days"] or 0
+
+
+def schedule_variance_days(
+    planned_end_date: dt.date | None, forecast_end_date: dt.date | None
+) -> int | None:
+    """forecastEndDate minus plannedEndDate, in days (positive is late)."""
+    if planned_end_date is None or forecast_end_date is None:
+        return None
+    return (forecast_end_date - planned_end_date).days

@@ -1,0 +1,290 @@
+"""Change requests: raise, edit and delete while Proposed; adjudicate (Approved, Rejected,
+Withdrawn). Decided changes are immutable."""
+
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from governance import audit
+from governance.cleaning import FieldErrors, account_id, signed_integer, signed_number, text
+from governance.concurrency import check_version
+from governance.errors import Conflict, ValidationFailed
+from governance.people import resolve
+from governance.permissions import Caller, require
+from governance.seats import clean_seats
+from registers.derive import infer_dimensions
+from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
+from registers.services.common import check_keys, get_in_project, lock_project, writable_project
+
+WRITABLE = {
+    "summary",
+    "reason",
+    "dimensions",
+    "impactScheduleDays",
+    "impactBudget",
+    "impactScope",
+    "impactQualityOther",
+    "targetWorkPackageId",
+    "proposerAccountId",
+    "approverAccountId",
+    "approverSeat",
+}
+READ_ONLY = {
+    "id",
+    "projectKey",
+    "status",
+    "decidedAt",
+    "decidedByAccountId",
+    "decisionComment",
+    "createdAt",
+    "createdByAccountId",
+    "updatedAt",
+    "imported",
+    "applicationRecord",
+    "applicationState",
+    "impactTimeline",
+    "revision",
+}
+OUTCOMES = ["Approved", "Rejected", "Withdrawn"]
+
+
+def _snapshot(change: ChangeRequest) -> dict[str, Any]:
+    return {
+        "summary": change.summary,
+        "reason": change.reason,
+        "dimensions": list(change.dimensions or []),
+        "impactScheduleDays": change.impact_schedule_days,
+        "impactBudget": change.impact_budget,
+        "impactScope": change.impact_scope,
+        "impactQualityOther": change.impact_quality_other,
+        "targetWorkPackageId": change.target_work_package_id,
+        "proposerAccountId": change.proposer_account_id,
+        "approverAccountId": change.approver_account_id,
+        "approverSeat": change.approver_seat,
+        "status": change.status,
+        "decidedAt": change.decided_at,
+        "decidedByAccountId": change.decided_by_account_id,
+        "decisionComment": change.decision_comment,
+    }
+
+
+def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> FieldErrors:
+    """Validate `data` onto `change` (in memory). Every offending field is named."""
+    errors = FieldErrors()
+    check_keys(data, WRITABLE, READ_ONLY, errors)
+    if "status" in data and data["status"] != change.status:
+        errors.add("status", "Decide a change with POST .../adjudicate, not by editing its status.")
+    if creating or "summary" in data:
+        change.summary, error = text(data.get("summary"), max_length=NAME_MAX, required=True)
+        if error:
+            errors.add("summary", error)
+    for key, attr in (
+        ("reason", "reason"),
+        ("impactScope", "impact_scope"),
+        ("impactQualityOther", "impact_quality_other"),
+    ):
+        if key in data:
+            value, error = text(data[key], max_length=TEXT_MAX)
+            if error:
+                errors.add(key, error)
+            setattr(change, attr, value)
+    if "impactBudget" in data:
+        change.impact_budget, error = signed_number(data["impactBudget"])
+        if error:
+            errors.add("impactBudget", error)
+    if "impactScheduleDays" in data:
+        change.impact_schedule_days, error = signed_integer(data["impactScheduleDays"])
+        if error:
+            errors.add("impactScheduleDays", error)
+    if "dimensions" in data:
+        raw = data["dimensions"]
+        if raw is None:
+            raw = []
+        if not isinstance(raw, list):
+            errors.add("dimensions", f"Must be a list drawn from: {', '.join(CHANGE_DIMENSIONS)}.")
+        else:
+            dimensions: list[str] = []
+            for index, value in enumerate(raw):
+                if value not in CHANGE_DIMENSIONS:
+                    errors.add(
+                        f"dimensions[{index}]", f"Must be one of: {', '.join(CHANGE_DIMENSIONS)}."
+                    )
+                elif value not in dimensions:
+                    dimensions.append(value)
+            change.dimensions = dimensions
+    if "targetWorkPackageId" in data:
+        target = data["targetWorkPackageId"]
+        if target in (None, ""):
+            change.target_work_package_id = None
+        else:
+            package = WorkPackage.objects.filter(
+                project=change.project, pk=_uuid_or_none(target)
+            ).first()
+            if package is None:
+                errors.add("targetWorkPackageId", "Must be a work package of this project.")
+            else:
+                change.target_work_package_id = package.pk
+    people_fields = {}
+    for key, attr in (
+        ("proposerAccountId", "proposer_account_id"),
+        ("approverAccountId", "approver_account_id"),
+    ):
+        if key in data:
+            value, error = account_id(data[key])
+            if error:
+                errors.add(key, error)
+            else:
+                setattr(change, attr, value)
+                if value:
+                    people_fields[key] = value
+    known = resolve(people_fields.values())
+    for key, value in people_fields.items():
+        if not known[value].known:
+            errors.add(key, f"No tracker user with accountId {value}.")
+    if "approverSeat" in data:
+        seats = clean_seats({"approverSeat": data["approverSeat"]}, errors)
+        change.approver_seat = seats.get("approverSeat")
+    if not errors:
+        change.dimensions = infer_dimensions(
+            change.dimensions or [],
+            impact_scope=change.impact_scope,
+            impact_budget=change.impact_budget,
+            impact_schedule_days=change.impact_schedule_days,
+        )
+    return errors
+
+
+def _uuid_or_none(value: Any):
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def change_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> ChangeRequest:
+    """Raise a change request (status Proposed). The proposer defaults to the raiser."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        change = ChangeRequest(
+            project=project,
+            created_by_account_id=caller.account_id,
+            proposer_account_id=caller.account_id,
+            imported=imported,
+        )
+        _clean(change, data, creating=True).raise_if_any()
+        change.save()
+        audit.record(
+            actor_account_id=caller.account_id,
+            project_key=project.key,
+            kind="change.created",
+            target_type="changeRequest",
+            target_id=change.pk,
+            changes=audit.diff({}, _snapshot(change)),
+        )
+    return change
+
+
+def _proposed(change: ChangeRequest, act: str) -> None:
+    if change.status != "Proposed":
+        raise Conflict(f"This change was {change.status.lower()} and can no longer be {act}.")
+
+
+def change_update(
+    *, caller: Caller, change_id: Any, data: dict[str, Any], expected_revision: int | None = None
+) -> ChangeRequest:
+    with transaction.atomic():
+        project = writable_project(caller)
+        change = get_in_project(ChangeRequest, project, change_id)
+        _proposed(change, "edited")
+        check_version(change.revision, expected_revision, current_repr=change)
+        before = _snapshot(change)
+        _clean(change, data, creating=False).raise_if_any()
+        changes = audit.diff(before, _snapshot(change))
+        if changes:
+            change.revision += 1
+            change.save()
+            audit.record(
+                actor_account_id=caller.account_id,
+                project_key=project.key,
+                kind="change.updated",
+                target_type="changeRequest",
+                target_id=change.pk,
+                changes=changes,
+            )
+    return change
+
+
+def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | None = None) -> None:
+    with transaction.atomic():
+        project = writable_project(caller)
+        change = get_in_project(ChangeRequest, project, change_id)
+        _proposed(change, "deleted")
+        check_version(change.revision, expected_revision, current_repr=change)
+        audit.record(
+            actor_account_id=caller.account_id,
+            project_key=project.key,
+            kind="change.deleted",
+            target_type="changeRequest",
+            target_id=change.pk,
+            changes=audit.diff(_snapshot(change), {}),
+        )
+        change.delete()
+
+
+def change_adjudicate(
+    *,
+    caller: Caller,
+    change_id: Any,
+    outcome: Any,
+    decision_comment: Any = "",
+    expected_revision: int | None = None,
+) -> ChangeRequest:
+    """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
+    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason."""
+    if outcome not in OUTCOMES:
+        raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
+    comment, error = text(decision_comment, max_length=TEXT_MAX)
+    if error:
+        raise ValidationFailed({"decisionComment": [error]})
+    with transaction.atomic():
+        project = lock_project(caller.project)
+        change = get_in_project(ChangeRequest, project, change_id)
+        if outcome == "Withdrawn":
+            require(
+                caller.may_withdraw_change(proposer_account_id=change.proposer_account_id),
+                "Only the proposer or an editor may withdraw this change.",
+            )
+        else:
+            require(
+                caller.may_adjudicate_change(
+                    approver_account_id=change.approver_account_id,
+                    approver_seat=change.approver_seat,
+                ),
+                "Only the named approver (or, with none named, the sponsor) "
+                "may decide this change.",
+            )
+        project.assert_registers_unfrozen()
+        _proposed(change, "decided")
+        check_version(change.revision, expected_revision, current_repr=change)
+        if outcome == "Rejected" and not comment:
+            raise ValidationFailed(
+                {"decisionComment": ["A reason is required to reject a change."]}
+            )
+        before = _snapshot(change)
+        change.status = outcome
+        change.decided_at = timezone.now()
+        change.decided_by_account_id = caller.account_id
+        change.decision_comment = comment
+        change.revision += 1
+        change.save()
+        audit.record(
+            actor_account_id=caller.account_id,
+            project_key=project.key,
+            kind=f"change.{outcome.lower()}",
+            target_type="changeRequest",
+            target_id=change.pk,
+            changes=audit.diff(before, _snapshot(change)),
+        )
+    return change

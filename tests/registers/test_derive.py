@@ -1,0 +1,96 @@
+"""Derived register values (PRODUCT.md section 3, the spec's application-state table)."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from registers.derive import (
+    application_state,
+    approved_variations,
+    decision_state,
+    infer_dimensions,
+    risk_score,
+    schedule_variance_days,
+)
+from tests.factories import ChangeRequestFactory
+
+
+def test_decision_state_follows_made_on():
+    assert decision_state(None) == "Pending"
+    assert decision_state(dt.date(2026, 3, 1)) == "Made"
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        ((3, 4, None, None), 12),
+        ((3, 4, 2, 2), 4),
+        ((3, 4, 2, None), 12),  # residual only when both are set
+        ((None, 4, None, None), None),
+        ((5, 5, 5, 5), 25),
+    ],
+)
+def test_risk_score(scores, expected):
+    assert risk_score(*scores) == expected
+
+
+@pytest.mark.parametrize(
+    ("scope", "budget", "days", "expected"),
+    [
+        ("Add a module", None, None, ["Scope"]),
+        ("", Decimal("500"), None, ["Budget"]),
+        ("", Decimal("-500"), 10, ["Budget", "Schedule"]),
+        ("  ", Decimal("0"), 0, []),
+        ("Adds X", Decimal("1"), -3, ["Scope", "Budget", "Schedule"]),
+    ],
+)
+def test_dimensions_are_inferred_only_when_empty(scope, budget, days, expected):
+    assert (
+        infer_dimensions([], impact_scope=scope, impact_budget=budget, impact_schedule_days=days)
+        == expected
+    )
+    assert infer_dimensions(
+        ["Quality"], impact_scope=scope, impact_budget=budget, impact_schedule_days=days
+    ) == ["Quality"]
+
+
+@pytest.mark.parametrize(
+    ("status", "dimensions", "record", "expected"),
+    [
+        ("Proposed", ["Scope"], None, "Proposed"),
+        ("Rejected", ["Budget"], None, "Rejected"),
+        ("Withdrawn", [], None, "Withdrawn"),
+        ("Approved", ["Budget"], None, "Applied"),
+        ("Approved", ["Schedule"], None, "Applied"),
+        ("Approved", ["Budget", "Schedule"], None, "Applied"),
+        ("Approved", ["Budget", "Scope"], None, "AwaitingApplication"),
+        ("Approved", ["Quality"], None, "AwaitingApplication"),
+        ("Approved", ["Other"], None, "AwaitingApplication"),
+        ("Approved", [], None, "AwaitingApplication"),
+        ("Approved", ["Scope"], {"kind": "charter", "ref": 2}, "Applied"),
+    ],
+)
+def test_application_state_table(status, dimensions, record, expected):
+    assert application_state(status, dimensions, record) == expected
+
+
+def test_approved_variations_sum_only_approved_changes(db):
+    change = ChangeRequestFactory(
+        status="Approved", impact_budget=Decimal("100.50"), impact_schedule_days=5
+    )
+    project = change.project
+    ChangeRequestFactory(
+        project=project, status="Approved", impact_budget=Decimal("-20"), impact_schedule_days=-2
+    )
+    ChangeRequestFactory(
+        project=project, status="Proposed", impact_budget=Decimal("999"), impact_schedule_days=99
+    )
+    ChangeRequestFactory(project=project, status="Rejected", impact_budget=Decimal("999"))
+    assert approved_variations(project) == (Decimal("80.50"), 3)
+
+
+def test_schedule_variance():
+    assert schedule_variance_days(dt.date(2026, 1, 10), dt.date(2026, 1, 20)) == 10
+    assert schedule_variance_days(dt.date(2026, 1, 10), dt.date(2026, 1, 5)) == -5
+    assert schedule_variance_days(None, dt.date(2026, 1, 5)) is None
