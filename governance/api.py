@@ -15,7 +15,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
 from governance import audit, permissions, services
-from governance.concurrency import etag
+from governance.concurrency import etag, parse_if_match
 from governance.errors import (
     BadRequest,
     DomainError,
@@ -195,8 +195,11 @@ def project_list(request):
 
 
 @kernel.get("/projects/{key}")
-def project_detail(request, key: str):
+def project_detail(request, key: str, response: HttpResponse):
+    """The project, its lead and editors, and what the caller may do. The ETag versions the
+    editor list (send it as If-Match on PUT .../editors)."""
     project, caller = permissions.project_for(request, key)
+    with_etag(response, project.editors_revision)
     return project_to_dict(project, caller, services.editor_account_ids(project))
 
 
@@ -206,13 +209,17 @@ def project_detail(request, key: str):
         {"accountIds": {"type": "array", "items": {"type": "string"}}}, ["accountIds"]
     ),
 )
-def project_editors_put(request, key: str):
-    """Replace the nominated editors. Project Lead only."""
+def project_editors_put(request, key: str, response: HttpResponse):
+    """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
     project, caller = permissions.lead_project_for(request, key)
+    expected = parse_if_match(request.headers.get("If-Match"))
     body = json_object(request)
     if "accountIds" not in body:
         raise ValidationFailed({"accountIds": ["This field is required."]})
-    editors = services.editors_set(caller=caller, account_ids=body["accountIds"])
+    editors = services.editors_set(
+        caller=caller, account_ids=body["accountIds"], expected_revision=expected
+    )
+    with_etag(response, project.editors_revision)
     return {"projectKey": project.key, "editorAccountIds": editors}
 
 
@@ -238,9 +245,11 @@ def project_audit(
 
 
 @kernel.get("/site-settings")
-def site_settings_get(request):
+def site_settings_get(request, response: HttpResponse):
     permissions.request_user(request)
-    return services.site_settings_to_dict(SiteSettings.load())
+    site = SiteSettings.load()
+    with_etag(response, site.revision)
+    return services.site_settings_to_dict(site)
 
 
 @kernel.patch(
@@ -261,10 +270,14 @@ def site_settings_get(request):
         }
     ),
 )
-def site_settings_patch(request):
-    """Site administrators only."""
+def site_settings_patch(request, response: HttpResponse):
+    """Site administrators only. Honours If-Match (412 when stale)."""
     user = permissions.require_site_admin(request)
-    site = services.site_settings_update(actor=user, data=json_object(request))
+    expected = parse_if_match(request.headers.get("If-Match"))
+    site = services.site_settings_update(
+        actor=user, data=json_object(request), expected_revision=expected
+    )
+    with_etag(response, site.revision)
     return services.site_settings_to_dict(site)
 
 

@@ -62,6 +62,8 @@ class Project(models.Model):
     sponsor_account_id = models.CharField(max_length=128, blank=True, default="")
     steering_account_ids = models.JSONField(default=list, blank=True)
     bau_owner_account_id = models.CharField(max_length=128, blank=True, default="")
+    # Versions the editor list, the one part of the project the API writes (its ETag).
+    editors_revision = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -120,6 +122,7 @@ class SiteSettings(models.Model):
     rag_thresholds = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         verbose_name = "site settings"

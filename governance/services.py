@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from governance import audit
 from governance.cleaning import FieldErrors, enum, text
+from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
 from governance.models import (
     BR_CADENCES,
@@ -20,7 +21,7 @@ from governance.models import (
     SiteSettings,
     User,
 )
-from governance.permissions import Caller
+from governance.permissions import Caller, require
 from governance.tracker import get_tracker
 
 TOKEN_PREFIX = "gov_"
@@ -33,9 +34,12 @@ def editor_account_ids(project: Project) -> list[str]:
     return list(project.editor_nominations.values_list("account_id", flat=True))
 
 
-def editors_set(*, caller: Caller, account_ids: Any) -> list[str]:
-    """Replace the project's nominated editors. The permission (Project Lead only) is checked
-    by the caller's gate; this validates that every id is a tracker user."""
+def editors_set(
+    *, caller: Caller, account_ids: Any, expected_revision: int | None = None
+) -> list[str]:
+    """Replace the project's nominated editors: the Project Lead alone. Every id must be a
+    tracker user; a list based on an older `editors_revision` is refused (Stale)."""
+    require(caller.can_manage_editors, "Only the Project Lead may nominate editors.")
     project = caller.project
     if not isinstance(account_ids, list):
         raise ValidationFailed({"accountIds": ["Must be a list of tracker accountIds."]})
@@ -53,6 +57,7 @@ def editors_set(*, caller: Caller, account_ids: Any) -> list[str]:
     errors.raise_if_any()
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
+        check_version(locked.editors_revision, expected_revision)
         before = editor_account_ids(locked)
         EditorNomination.objects.filter(project=locked).exclude(account_id__in=wanted).delete()
         EditorNomination.objects.bulk_create(
@@ -66,6 +71,9 @@ def editors_set(*, caller: Caller, account_ids: Any) -> list[str]:
         )
         after = editor_account_ids(locked)
         if sorted(before) != sorted(after):
+            locked.editors_revision += 1
+            locked.save(update_fields=["editors_revision"])
+            project.editors_revision = locked.editors_revision
             audit.record(
                 actor_account_id=caller.account_id,
                 project_key=project.key,
@@ -174,6 +182,7 @@ def site_settings_to_dict(site: SiteSettings) -> dict:
         "ragThresholds": rag_thresholds(site),
         "updatedAt": site.updated_at.isoformat() if site.updated_at else None,
         "updatedByAccountId": site.updated_by_account_id or None,
+        "revision": site.revision,
     }
 
 
@@ -233,13 +242,15 @@ def _clean_thresholds(value: Any, errors: FieldErrors) -> dict | None:
     return cleaned
 
 
-def site_settings_update(*, actor: User, data: dict) -> SiteSettings:
+def site_settings_update(
+    *, actor: User, data: dict, expected_revision: int | None = None
+) -> SiteSettings:
     """Site admins only (checked by the caller's gate). Keys: governanceGroup, themes,
     brCadenceDefault, ragThresholds; any other key is refused."""
     errors = FieldErrors()
     allowed = {"governanceGroup", "themes", "brCadenceDefault", "ragThresholds"}
     for key in data:
-        if key not in allowed and key not in ("updatedAt", "updatedByAccountId"):
+        if key not in allowed and key not in ("updatedAt", "updatedByAccountId", "revision"):
             errors.add(key, "Unknown setting.")
     changes: dict[str, Any] = {}
     if "governanceGroup" in data:
@@ -267,10 +278,12 @@ def site_settings_update(*, actor: User, data: dict) -> SiteSettings:
     errors.raise_if_any()
     with transaction.atomic():
         site = SiteSettings.objects.select_for_update().get(pk=SiteSettings.load().pk)
+        check_version(site.revision, expected_revision)
         before = {field: getattr(site, field) for field in changes}
         for field, value in changes.items():
             setattr(site, field, value)
         site.updated_by_account_id = actor.account_id
+        site.revision += 1
         site.save()
         audit.record(
             actor_account_id=actor.account_id,

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "ninja",
     "governance",
     "governance.tracker.local",
     "governance.wiki.local",

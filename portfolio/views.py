@@ -6,9 +6,14 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from governance import permissions, services
-from governance.errors import ValidationFailed
+from governance.errors import Stale, ValidationFailed
 from governance.http import page
 from governance.models import BR_CADENCES, THEMES_MAX, SiteSettings
+
+STALE_MESSAGE = (
+    "Another administrator saved these settings after you opened this page. Nothing of yours "
+    "was saved: the form shows your values over theirs; review and save again."
+)
 
 THRESHOLD_LABELS = {
     "costGreenMaxPct": "Cost: Green up to this overrun (%)",
@@ -68,10 +73,18 @@ def site_settings(request):
     submitted = None
     if request.method == "POST":
         submitted = _settings_form(request.POST)
+        revision = request.POST.get("revision", "")
         try:
-            services.site_settings_update(actor=user, data=submitted)
+            services.site_settings_update(
+                actor=user,
+                data=submitted,
+                expected_revision=int(revision) if revision.isdigit() else None,
+            )
         except ValidationFailed as exc:
             errors, status = exc.fields, 422
+        except Stale:
+            errors, status = {"revision": [STALE_MESSAGE]}, 409
+            site = SiteSettings.load()
         else:
             messages.success(request, "Settings saved.")
             return redirect("site-settings")
@@ -104,6 +117,7 @@ def site_settings(request):
             "errors": errors,
             "section": "settings",
             "themes_max": THEMES_MAX,
+            "revision": site.revision,
         },
         status=status,
     )

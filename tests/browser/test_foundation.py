@@ -48,3 +48,9 @@ def test_viewer_sees_no_editor_controls(cast, live_server, watched_page, sign_in
     response = page.goto(f"{live_server.url}/projects/ALPHA/editors/")
     assert response.status == 403
     page.problems.clear()  # the browser logs the 403 document load itself as a console error
+
+
+def test_api_docs_render_under_the_csp(db, live_server, watched_page):
+    page = watched_page
+    page.goto(f"{live_server.url}/api/v1/docs")
+    expect(page.get_by_text("/api/v1/projects/{key}/editors")).to_be_visible()

@@ -294,3 +294,45 @@ def test_if_match_and_stale_mapping():
     response = api.on_exception(RequestFactory().patch("/api/v1/x"), Stale())
     assert response.status_code == 412
     assert json.loads(response.content)["error"]["code"] == "stale"
+
+
+def test_project_etag_versions_the_editor_list(cast, bearer):
+    url = "/api/v1/projects/ALPHA/editors"
+    first = Client().get("/api/v1/projects/ALPHA", **bearer(cast.lead))
+    etag = first["ETag"]
+    assert etag == '"1"'
+    response = put_json(
+        Client(),
+        url,
+        {"accountIds": [cast.viewer.account_id]},
+        HTTP_IF_MATCH=etag,
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 200 and response["ETag"] == '"2"'
+    stale = put_json(Client(), url, {"accountIds": []}, HTTP_IF_MATCH=etag, **bearer(cast.lead))
+    error_of(stale, 412, "stale")
+    assert Client().get("/api/v1/projects/ALPHA", **bearer(cast.lead)).json()[
+        "editorAccountIds"
+    ] == [cast.viewer.account_id]
+    error_of(
+        put_json(Client(), url, {"accountIds": []}, HTTP_IF_MATCH="2", **bearer(cast.lead)),
+        400,
+        "bad_request",
+    )
+
+
+def test_site_settings_honour_if_match(cast, bearer):
+    etag = Client().get("/api/v1/site-settings", **bearer(cast.site_admin))["ETag"]
+
+    def patch(body, tag):
+        return Client().patch(
+            "/api/v1/site-settings",
+            data=body,
+            content_type="application/json",
+            HTTP_IF_MATCH=tag,
+            **bearer(cast.site_admin),
+        )
+
+    assert patch({"brCadenceDefault": "Annual"}, etag).status_code == 200
+    error_of(patch({"brCadenceDefault": "Monthly"}, etag), 412, "stale")
+    assert SiteSettings.load().br_cadence_default == "Annual"

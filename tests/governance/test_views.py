@@ -178,3 +178,20 @@ def test_django_admin_is_for_staff_only(cast, client_for):
         "/admin/governance/user/",
     ):
         assert client_for(cast.site_admin).get(url).status_code == 200, url
+
+
+def test_site_settings_form_refuses_a_stale_save(cast, client_for):
+    client = client_for(cast.site_admin)
+    page = client.get("/portfolio/settings/").content.decode()
+    assert 'name="revision" value="1"' in page
+    base = {
+        "theme-0-name": "Cost Out",
+        "theme-0-enabled": "on",
+        "br_cadence_default": "Annual",
+        "revision": "1",
+    }
+    assert client.post("/portfolio/settings/", base).status_code == 302
+    response = client.post("/portfolio/settings/", {**base, "br_cadence_default": "Monthly"})
+    assert response.status_code == 409
+    assert "Another administrator saved these settings" in response.content.decode()
+    assert SiteSettings.load().br_cadence_default == "Annual"
