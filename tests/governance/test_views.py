@@ -195,3 +195,10 @@ def test_site_settings_form_refuses_a_stale_save(cast, client_for):
     assert response.status_code == 409
     assert "Another administrator saved these settings" in response.content.decode()
     assert SiteSettings.load().br_cadence_default == "Annual"
+
+
+def test_person_chip_renders_a_dash_for_an_unnamed_person():
+    from django.template import Context, Template
+
+    html = Template("{% load gov %}{% person_chip people '' %}").render(Context({"people": {}}))
+    assert html == '<span class="muted">—</span>'
