@@ -299,7 +299,10 @@ def risk_list(request, key: str):
     """Open before Closed, newest first."""
     project, _ = permissions.project_for(request, key)
     treating = selectors.treating_decisions(project)
-    return [risk_to_dict(r, treating.get(str(r.pk), [])) for r in selectors.risks(project)]
+    return [
+        risk_to_dict(r, [pk for pk, _ in treating.get(str(r.pk), [])])
+        for r in selectors.risks(project)
+    ]
 
 
 @router.post(

@@ -32,16 +32,17 @@ def risks(project: Project) -> list[Risk]:
     return sorted(project.risks.order_by("-created_at", "-id"), key=lambda r: r.status == "Closed")
 
 
-def treating_decisions(project: Project) -> dict[str, list[str]]:
-    """Risk id -> ids of the decisions that treat it (treatedRiskId), oldest first."""
-    treating: dict[str, list[str]] = {}
+def treating_decisions(project: Project) -> dict[str, list[tuple[str, str]]]:
+    """Risk id -> (id, decision) of the decisions that treat it (treatedRiskId), oldest
+    first."""
+    treating: dict[str, list[tuple[str, str]]] = {}
     rows = (
         Decision.objects.filter(project=project, treated_risk_id__isnull=False)
         .order_by("created_at")
-        .values_list("treated_risk_id", "id")
+        .values_list("treated_risk_id", "id", "decision")
     )
-    for risk_id, decision_id in rows:
-        treating.setdefault(risk_id, []).append(str(decision_id))
+    for risk_id, decision_id, text in rows:
+        treating.setdefault(risk_id, []).append((str(decision_id), text))
     return treating
 
 

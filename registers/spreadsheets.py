@@ -90,7 +90,10 @@ def records(project: Project, register: str) -> list[dict]:
         return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
     if register == "risks":
         treating = selectors.treating_decisions(project)
-        return [risk_to_dict(r, treating.get(str(r.pk), [])) for r in selectors.risks(project)]
+        return [
+            risk_to_dict(r, [pk for pk, _ in treating.get(str(r.pk), [])])
+            for r in selectors.risks(project)
+        ]
     if register == "decisions":
         return [decision_to_dict(d) for d in selectors.decisions(project)]
     return [change_to_dict(c) for c in selectors.changes(project)]

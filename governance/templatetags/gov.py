@@ -22,7 +22,7 @@ def person(people, account_id):
 @register.simple_tag
 def person_chip(people, account_id):
     if not account_id:
-        return format_html('<span class="muted">—</span>')
+        return format_html('<span class="muted">{}</span>', "—")
     found = (people or {}).get(account_id)
     name = found.display_name if found else account_id
     initials = found.initials if found else "?"
