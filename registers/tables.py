@@ -28,6 +28,7 @@ from registers.models import (
     RISK_STATUSES,
     WP_STATUSES,
 )
+from registers.services.changes import adjudication_rights
 
 APPLICATION_LABELS = {"AwaitingApplication": "Awaiting application", "Applied": "Applied"}
 
@@ -162,20 +163,11 @@ def decorate_change(change, people, caller, extra) -> None:
     change.target_name = extra["packages"].get(change.target_work_package_id, "")
     change.created_text = _date(change.created_at.date()) if change.created_at else ""
     proposed = change.status == "Proposed"
-    open_register = not caller.registers_frozen
+    open_register = proposed and not caller.registers_frozen
+    may_decide, may_withdraw = adjudication_rights(caller, change)
     change.can_update = caller.can_edit_registers and proposed
-    change.may_adjudicate = (
-        proposed
-        and open_register
-        and caller.may_adjudicate_change(
-            approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
-        )
-    )
-    change.may_withdraw = (
-        proposed
-        and open_register
-        and caller.may_withdraw_change(proposer_account_id=change.proposer_account_id)
-    )
+    change.may_adjudicate = open_register and may_decide
+    change.may_withdraw = open_register and may_withdraw
     change.may_decide = change.may_adjudicate or change.may_withdraw
     change.approver_id = change.approver_account_id or (change.approver_seat or {}).get("accountId")
     change.search_text = " ".join(

@@ -218,6 +218,17 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
         change.delete()
 
 
+def adjudication_rights(caller: Caller, change: ChangeRequest) -> tuple[bool, bool]:
+    """(may approve or reject, may withdraw) for this caller and change, whatever its state:
+    the named approver (approverAccountId or approverSeat), else the sponsor, decides; the
+    proposer or an editor withdraws."""
+    may_decide = caller.may_adjudicate_change(
+        approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
+    )
+    may_withdraw = caller.may_withdraw_change(proposer_account_id=change.proposer_account_id)
+    return may_decide, may_withdraw
+
+
 def change_adjudicate(
     *,
     caller: Caller,
@@ -227,26 +238,27 @@ def change_adjudicate(
     expected_revision: int | None = None,
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
-    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason."""
-    if outcome not in OUTCOMES:
-        raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
-    comment, error = text(decision_comment, max_length=TEXT_MAX)
-    if error:
-        raise ValidationFailed({"decisionComment": [error]})
+    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Someone who
+    may do none of these is refused before anything else."""
     with transaction.atomic():
         project = lock_project(caller.project)
         change = get_in_project(ChangeRequest, project, change_id)
+        may_decide, may_withdraw = adjudication_rights(caller, change)
+        require(
+            may_decide or may_withdraw,
+            "Only the named approver (or, with none named, the sponsor) decides this change; "
+            "its proposer or an editor may withdraw it.",
+        )
+        if outcome not in OUTCOMES:
+            raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
+        comment, error = text(decision_comment, max_length=TEXT_MAX)
+        if error:
+            raise ValidationFailed({"decisionComment": [error]})
         if outcome == "Withdrawn":
-            require(
-                caller.may_withdraw_change(proposer_account_id=change.proposer_account_id),
-                "Only the proposer or an editor may withdraw this change.",
-            )
+            require(may_withdraw, "Only the proposer or an editor may withdraw this change.")
         else:
             require(
-                caller.may_adjudicate_change(
-                    approver_account_id=change.approver_account_id,
-                    approver_seat=change.approver_seat,
-                ),
+                may_decide,
                 "Only the named approver (or, with none named, the sponsor) "
                 "may decide this change.",
             )

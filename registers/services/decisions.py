@@ -211,10 +211,10 @@ def decision_append_note(
 ) -> Decision:
     """appendDecisionNote: the one write onto a made decision, allowed on frozen registers
     too. Author and timestamp are server-written."""
+    require_editor(caller)
     note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
     if error:
         raise ValidationFailed({"text": [error]})
-    require_editor(caller)
     with transaction.atomic():
         project = lock_project(caller.project)
         decision = get_in_project(Decision, project, decision_id)

@@ -8,9 +8,11 @@ from django.shortcuts import render
 from governance import permissions
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import page
+from governance.permissions import require
 from registers import selectors, services
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
+from registers.services.changes import adjudication_rights
 from registers.services.common import get_in_project
 from registers.views import base
 
@@ -107,6 +109,12 @@ def change_adjudicate(request, key, change_id):
     Rejected (a reason is required) or Withdrawn, as the clicked button says."""
     project, caller = permissions.project_for(request, key)
     change = get_in_project(ChangeRequest, project, change_id, lock=False)
+    may_decide, may_withdraw = adjudication_rights(caller, change)
+    require(
+        may_decide or may_withdraw,
+        "Only the named approver (or, with none named, the sponsor) decides this change; "
+        "its proposer or an editor may withdraw it.",
+    )
     if request.method == "GET":
         if not request.htmx:
             return HttpResponseRedirect(f"{REG.base_url(project)}{change.pk}/#decide")

@@ -122,7 +122,7 @@ def _table(request, project, caller, **more):
 @page("POST")
 def work_package_move(request, key, wp_id):
     """Keyboard reordering: move one package up or down; focus stays on the moved row."""
-    project, caller = permissions.project_for(request, key)
+    project, caller = permissions.editable_project_for(request, key)
     direction = request.POST.get("direction")
     if direction not in ("up", "down"):
         raise ValidationFailed({"direction": ["Move up or down."]})
