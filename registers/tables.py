@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.safestring import mark_safe
 
 from governance.models import RAG_CHOICES
 from governance.people import Person
@@ -299,9 +300,13 @@ def person_ids(register: str, records: list) -> set[str]:
     return ids
 
 
-def decorate(register: str, records: list, people, caller, extra: Mapping[str, Any]) -> None:
+def decorate(
+    register: str, records: list, people, caller, extra: Mapping[str, Any], base: str
+) -> None:
+    """Precompute each row's display values; `url` is the row's own URL under `base`."""
     decorate_row = SPECS[register].decorate
     for record in records:
+        record.url = mark_safe(f"{base}{record.pk}/")  # our own path and a UUID
         decorate_row(record, people, caller, extra)
 
 

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.html import format_html
 
 from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -97,7 +99,7 @@ def decorated(reg: Register, project: Project, caller: Caller, records: list, ex
     """Resolve everyone the rows show in one call and precompute each row's display values."""
     extra = reg.extra(project)
     people = resolve(tables.person_ids(reg.slug, records) | set(extra_ids))
-    tables.decorate(reg.slug, records, people, caller, extra)
+    tables.decorate(reg.slug, records, people, caller, extra, reg.base_url(project))
     return people, extra
 
 
@@ -113,8 +115,21 @@ STATIC_CHOICES = {
 }
 
 
-def common_context(reg: Register, project: Project, caller: Caller, **more) -> dict:
+def csrf_input(request: HttpRequest | None) -> str:
+    """The CSRF hidden input, built once per response: rows repeat it in every form (htmx
+    sends the token in a header; the input serves forms posted without script)."""
+    if request is None:
+        return ""
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request)
+    )
+
+
+def common_context(
+    reg: Register, project: Project, caller: Caller, request: HttpRequest | None = None, **more
+) -> dict:
     return {
+        "csrf_input": csrf_input(request),
         "project": project,
         "caller": caller,
         "tab": "registers",
@@ -145,6 +160,7 @@ def page_context(
         reg,
         project,
         caller,
+        request,
         table=table,
         rows=table.rows,
         people=people,
@@ -203,7 +219,9 @@ def row_html(
 ) -> str:
     records = [record] if record is not None else []
     people, extra = decorated(reg, project, caller, records, form_people(more.get("form")))
-    context = common_context(reg, project, caller, r=record, people=people, extra=extra, **more)
+    context = common_context(
+        reg, project, caller, request, r=record, people=people, extra=extra, **more
+    )
     return render_to_string(f"{reg.template}#{partial}", context, request=request)
 
 
@@ -441,6 +459,7 @@ def detail_context(
         reg,
         project,
         caller,
+        request,
         r=record,
         people=people,
         extra=extra,

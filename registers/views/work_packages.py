@@ -196,7 +196,8 @@ def _results(request, project, caller, wp, query):
             error = "The tracker cannot be searched right now; try again shortly."
     if not issues and not error and query:
         error = f"No issue of {project.key} matches “{query}”."
+    wp.url = f"{REG.base_url(project)}{wp.pk}/"
     context = base.common_context(
-        REG, project, caller, r=wp, issues=issues, query=query, search_error=error
+        REG, project, caller, request, r=wp, issues=issues, query=query, search_error=error
     )
     return render_htmx(request, REG.template, context, partial="issue-results")
