@@ -140,6 +140,8 @@ def decorate_decision(decision, people, caller, extra) -> None:
     decision.can_note = caller.can_edit
     decision.note_count = len(decision.notes or [])
     decision.made_on_text = _date(decision.made_on)
+    minutes_url = (decision.minutes_ref or {}).get("url") or ""
+    decision.minutes_url = minutes_url if minutes_url.startswith(("https://", "http://")) else ""
     decision.created_text = _date(decision.created_at.date()) if decision.created_at else ""
     decision.note_items = [
         {

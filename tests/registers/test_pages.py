@@ -516,3 +516,20 @@ def test_row_anchors_for_deep_links_and_unique_ids(cast, client_for):
         parser.feed(text_of(client_for(cast.lead).get(f"{BASE}/{path}/")))
         assert anchor in parser.ids
         assert len(parser.ids) == len(set(parser.ids))
+
+
+def test_back_button_history_restore_gets_the_whole_page(cast, client_for):
+    response = client_for(cast.viewer).get(
+        f"{BASE}/work-packages/?rag=Red", HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HX
+    )
+    assert "<html" in text_of(response)
+
+
+def test_minutes_link_only_for_web_addresses(cast, client_for):
+    DecisionFactory(
+        project=cast.project,
+        decision="Odd minutes",
+        minutes_ref={"id": "x", "title": "Steerco", "url": "javascript:alert(1)"},
+    )
+    page = text_of(client_for(cast.viewer).get(f"{BASE}/decisions/"))
+    assert "Steerco" in page and "javascript:" not in page
