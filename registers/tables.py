@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from governance.models import RAG_CHOICES
@@ -114,9 +115,14 @@ def decorate_work_package(wp, people, caller, extra) -> None:
 
 
 def _span(start: dt.date | None, end: dt.date | None) -> str:
+    """ "start to end", each date kept on one line."""
     if not start and not end:
         return ""
-    return f"{_date(start) or '…'} to {_date(end) or '…'}"
+    return format_html(
+        '<span class="date">{}</span> to <span class="date">{}</span>',
+        _date(start) or "…",
+        _date(end) or "…",
+    )
 
 
 def decorate_risk(risk, people, caller, extra) -> None:

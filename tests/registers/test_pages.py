@@ -168,7 +168,9 @@ def test_stale_save_shows_a_conflict_row_with_yours_and_theirs(cast, client_for)
     assert response.status_code == 412
     row = text_of(response)
     assert "Someone else saved this work package while you were editing it." in row
-    assert re.search(r"Commentary</th><td><ins>Mine</ins></td><td><del>Theirs</del>", row)
+    assert re.search(
+        r'Commentary</th><td class="yours">Mine</td><td class="theirs">Theirs</td>', row
+    )
     assert 'name="revision" value="2"' in row and "Save mine over theirs" in row
     assert WorkPackage.objects.get().commentary == "Theirs"
 
