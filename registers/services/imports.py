@@ -33,6 +33,7 @@ def register_import(
     data in the API's field names). Refused rows are reported as [{row, field, message}] on
     the ValidationFailed error (`rows`), and nothing is created."""
     require_editor(caller)
+    caller.project.assert_registers_unfrozen()
     create = CREATORS[register]
     if not rows:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})

@@ -51,6 +51,7 @@ class Register:
     update: Callable[..., Any]
     delete: Callable[..., Any] | None
     empty_hint: str
+    summary: Callable[[Project], dict] | None = None
 
     def base_url(self, project: Project) -> str:
         return reverse(f"registers:{self.slug}", args=[project.key])
@@ -167,6 +168,7 @@ def page_context(
         extra=extra,
         counts=counts,
         registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
+        summary=reg.summary(project) if reg.summary else None,
         form=form,
         editing_id=form.get("uuid") if form else None,
     )

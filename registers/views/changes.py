@@ -10,11 +10,20 @@ from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import page
 from governance.permissions import require
 from registers import selectors, services
+from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
 from registers.services.changes import adjudication_rights
 from registers.services.common import get_in_project
+from registers.tables import signed
 from registers.views import base
+
+
+def variations_summary(project) -> dict:
+    """The approved variations the Approved changes roll up to (registers.derive)."""
+    budget, days = approved_variations(project)
+    return {"budget": signed(budget) or "0", "days": signed(days, " days") or "0 days"}
+
 
 REG = base.register(
     base.Register(
@@ -39,6 +48,7 @@ REG = base.register(
         },
         records=selectors.changes,
         extra=lambda project: {"packages": selectors.work_package_names(project)},
+        summary=variations_summary,
         to_dict=change_to_dict,
         create=lambda *, caller, data: services.change_create(caller=caller, data=data),
         update=lambda *, caller, pk, data, expected_revision: services.change_update(

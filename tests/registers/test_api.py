@@ -356,3 +356,11 @@ def test_export_imports_back_into_another_project(api, cast):
     assert wp.linked_issue_keys == ["ALPHA-3"] and wp.progress == 30
     change = ChangeRequest.objects.get()
     assert change.dimensions == ["Scope", "Quality"] and change.imported is True
+
+
+def test_import_into_frozen_registers_is_refused(api, cast):
+    cast.project.approval_status = "Closed"
+    cast.project.save()
+    response = _upload(api("lead"), "/risks/import", "r.csv", b"title\nLate\n")
+    error(response, 409, "frozen")
+    assert not Risk.objects.exists()

@@ -296,8 +296,13 @@ def test_derived_values_on_the_pages(cast, client_for):
     decisions = text_of(client.get(f"{BASE}/decisions/"))
     assert '<span class="badge state-made">Made</span>' in decisions
     assert '<span class="muted">—</span>' in decisions  # the unnamed maker is a dash
+    ChangeRequestFactory(
+        project=cast.project, status="Approved", impact_budget=-500, impact_schedule_days=12
+    )
+    ChangeRequestFactory(project=cast.project, status="Proposed", impact_budget=9000)
     changes = text_of(client.get(f"{BASE}/changes/"))
     assert "Awaiting application" in changes
+    assert "budget <strong>-500</strong>, schedule <strong>+12 days</strong>" in changes
 
 
 def test_display_names_are_resolved_in_one_tracker_call(cast, client_for, monkeypatch):
