@@ -36,7 +36,10 @@ def render_htmx(
     status: int = 200,
 ) -> HttpResponse:
     """The full page, or only `template#partial` for an HTMX request. Same markup either way."""
-    name = f"{template}#{partial}" if partial and getattr(request, "htmx", False) else template
+    htmx = getattr(request, "htmx", False)
+    # A history restore (back button after hx-push-url, with htmx's cache off) needs the page.
+    wants_partial = htmx and not getattr(htmx, "history_restore_request", False)
+    name = f"{template}#{partial}" if partial and wants_partial else template
     response = render(request, name, context, status=status)
     patch_vary_headers(response, ("HX-Request",))
     return response

@@ -91,3 +91,16 @@ def schedule_variance_days(
     if planned_end_date is None or forecast_end_date is None:
         return None
     return (forecast_end_date - planned_end_date).days
+
+
+def risk_heat(score: int | None, thresholds: Mapping[str, float]) -> str:
+    """The heat colour of a risk score on the register, on the same thresholds as the derived
+    risk RAG: red from riskRedMinScore, amber from riskAmberMinScore, else green; none
+    without a score."""
+    if score is None:
+        return "none"
+    if score >= thresholds["riskRedMinScore"]:
+        return "red"
+    if score >= thresholds["riskAmberMinScore"]:
+        return "amber"
+    return "green"

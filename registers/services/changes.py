@@ -1,22 +1,27 @@
 """Change requests: raise, edit and delete while Proposed; adjudicate (Approved, Rejected,
 Withdrawn). Decided changes are immutable."""
 
-import uuid
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from governance import audit
-from governance.cleaning import FieldErrors, account_id, signed_integer, signed_number, text
+from governance.cleaning import FieldErrors, signed_integer, signed_number, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, ValidationFailed
-from governance.people import resolve
 from governance.permissions import Caller, require
 from governance.seats import clean_seats
 from registers.derive import infer_dimensions
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
-from registers.services.common import check_keys, get_in_project, lock_project, writable_project
+from registers.services.common import (
+    as_uuid,
+    check_keys,
+    clean_people,
+    get_in_project,
+    lock_project,
+    writable_project,
+)
 
 WRITABLE = {
     "summary",
@@ -119,30 +124,17 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         if target in (None, ""):
             change.target_work_package_id = None
         else:
-            package = WorkPackage.objects.filter(
-                project=change.project, pk=_uuid_or_none(target)
-            ).first()
+            package = WorkPackage.objects.filter(project=change.project, pk=as_uuid(target)).first()
             if package is None:
                 errors.add("targetWorkPackageId", "Must be a work package of this project.")
             else:
                 change.target_work_package_id = package.pk
-    people_fields = {}
-    for key, attr in (
-        ("proposerAccountId", "proposer_account_id"),
-        ("approverAccountId", "approver_account_id"),
-    ):
-        if key in data:
-            value, error = account_id(data[key])
-            if error:
-                errors.add(key, error)
-            else:
-                setattr(change, attr, value)
-                if value:
-                    people_fields[key] = value
-    known = resolve(people_fields.values())
-    for key, value in people_fields.items():
-        if not known[value].known:
-            errors.add(key, f"No tracker user with accountId {value}.")
+    clean_people(
+        change,
+        data,
+        {"proposerAccountId": "proposer_account_id", "approverAccountId": "approver_account_id"},
+        errors,
+    )
     if "approverSeat" in data:
         seats = clean_seats({"approverSeat": data["approverSeat"]}, errors)
         change.approver_seat = seats.get("approverSeat")
@@ -154,13 +146,6 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
             impact_schedule_days=change.impact_schedule_days,
         )
     return errors
-
-
-def _uuid_or_none(value: Any):
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 def change_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> ChangeRequest:
@@ -233,6 +218,17 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
         change.delete()
 
 
+def adjudication_rights(caller: Caller, change: ChangeRequest) -> tuple[bool, bool]:
+    """(may approve or reject, may withdraw) for this caller and change, whatever its state:
+    the named approver (approverAccountId or approverSeat), else the sponsor, decides; the
+    proposer or an editor withdraws."""
+    may_decide = caller.may_adjudicate_change(
+        approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
+    )
+    may_withdraw = caller.may_withdraw_change(proposer_account_id=change.proposer_account_id)
+    return may_decide, may_withdraw
+
+
 def change_adjudicate(
     *,
     caller: Caller,
@@ -242,26 +238,27 @@ def change_adjudicate(
     expected_revision: int | None = None,
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
-    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason."""
-    if outcome not in OUTCOMES:
-        raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
-    comment, error = text(decision_comment, max_length=TEXT_MAX)
-    if error:
-        raise ValidationFailed({"decisionComment": [error]})
+    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Someone who
+    may do none of these is refused before anything else."""
     with transaction.atomic():
         project = lock_project(caller.project)
         change = get_in_project(ChangeRequest, project, change_id)
+        may_decide, may_withdraw = adjudication_rights(caller, change)
+        require(
+            may_decide or may_withdraw,
+            "Only the named approver (or, with none named, the sponsor) decides this change; "
+            "its proposer or an editor may withdraw it.",
+        )
+        if outcome not in OUTCOMES:
+            raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
+        comment, error = text(decision_comment, max_length=TEXT_MAX)
+        if error:
+            raise ValidationFailed({"decisionComment": [error]})
         if outcome == "Withdrawn":
-            require(
-                caller.may_withdraw_change(proposer_account_id=change.proposer_account_id),
-                "Only the proposer or an editor may withdraw this change.",
-            )
+            require(may_withdraw, "Only the proposer or an editor may withdraw this change.")
         else:
             require(
-                caller.may_adjudicate_change(
-                    approver_account_id=change.approver_account_id,
-                    approver_seat=change.approver_seat,
-                ),
+                may_decide,
                 "Only the named approver (or, with none named, the sponsor) "
                 "may decide this change.",
             )

@@ -62,3 +62,128 @@
     flash("The server could not be reached. Your change was not saved; please try again.", "error");
   });
 })();
+
+// --- Registers ---------------------------------------------------------------------------------
+// Row click opens the read-only detail; the add-row guard; cancelling an unsaved add row;
+// focusing the first invalid field after a 422; drag-and-drop reordering of work packages
+// (the keyboard uses the move buttons, which post without any script).
+(function () {
+  "use strict";
+
+  var INTERACTIVE = "a, button, input, select, textarea, label, form, summary, details";
+
+  document.addEventListener("click", function (event) {
+    if (event.defaultPrevented || event.button !== 0) return;
+    var row = event.target.closest("tr[data-href]");
+    if (!row || event.target.closest(INTERACTIVE)) return;
+    var selection = window.getSelection ? String(window.getSelection()) : "";
+    if (selection.length) return; // selecting text is not a click on the row
+    if (event.ctrlKey || event.metaKey) {
+      window.open(row.getAttribute("data-href"), "_blank", "noopener");
+    } else {
+      window.location.assign(row.getAttribute("data-href"));
+    }
+  });
+
+  // Cancel on an unsaved add row removes it instead of navigating away.
+  document.addEventListener("click", function (event) {
+    var cancel = event.target.closest("[data-remove-row]");
+    if (!cancel) return;
+    event.preventDefault();
+    var row = cancel.closest("tr");
+    var table = row && row.closest("table");
+    if (row) row.remove();
+    var add = table && document.querySelector("[data-add-row]");
+    if (add) add.focus();
+  });
+
+  // One add row at a time: a second "Add" click returns to the open one.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var trigger = event.detail.elt;
+    var selector = trigger && trigger.getAttribute && trigger.getAttribute("data-add-row");
+    if (!selector) return;
+    var open = document.querySelector(selector);
+    if (open) {
+      event.preventDefault();
+      var field = open.querySelector("input:not([type=hidden]), select, textarea");
+      if (field) field.focus();
+    }
+  });
+
+  // After a refused save, put the keyboard on the first field the server marked invalid.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.elt;
+    if (!target || !target.querySelector) return;
+    var invalid = target.querySelector("[aria-invalid=true]");
+    if (invalid) invalid.focus();
+  });
+
+  // Drag and drop: only in a table marked reorderable (the register's own order, editors).
+  var dragged = null;
+  var startOrder = "";
+
+  function rowsOf(tbody) {
+    return Array.prototype.filter.call(tbody.rows, function (row) {
+      return row.hasAttribute("data-id");
+    });
+  }
+
+  function orderOf(tbody) {
+    return rowsOf(tbody).map(function (row) { return row.getAttribute("data-id"); }).join(",");
+  }
+
+  document.addEventListener("mousedown", function (event) {
+    var handle = event.target.closest(".reorderable .drag-handle");
+    if (!handle) return;
+    var row = handle.closest("tr[data-id]");
+    if (row) row.setAttribute("draggable", "true");
+  });
+
+  document.addEventListener("dragstart", function (event) {
+    var row = event.target.closest && event.target.closest(".reorderable tr[draggable=true]");
+    if (!row) return;
+    dragged = row;
+    startOrder = orderOf(row.parentNode);
+    row.classList.add("dragging");
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", row.getAttribute("data-id"));
+  });
+
+  document.addEventListener("dragover", function (event) {
+    if (!dragged) return;
+    var over = event.target.closest && event.target.closest("tr[data-id]");
+    if (!over || over === dragged || over.parentNode !== dragged.parentNode) return;
+    event.preventDefault();
+    var box = over.getBoundingClientRect();
+    var after = event.clientY > box.top + box.height / 2;
+    over.parentNode.insertBefore(dragged, after ? over.nextSibling : over);
+  });
+
+  document.addEventListener("drop", function (event) {
+    if (dragged) event.preventDefault();
+  });
+
+  document.addEventListener("dragend", function () {
+    if (!dragged) return;
+    var row = dragged;
+    dragged = null;
+    row.classList.remove("dragging");
+    row.removeAttribute("draggable");
+    var tbody = row.parentNode;
+    var table = tbody && tbody.closest("table");
+    if (!table || orderOf(tbody) === startOrder) return;
+    var form = document.querySelector(table.getAttribute("data-reorder-form"));
+    if (!form) return;
+    Array.prototype.forEach.call(form.querySelectorAll("input[name=ids]"), function (input) {
+      input.remove();
+    });
+    rowsOf(tbody).forEach(function (tr) {
+      var input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "ids";
+      input.value = tr.getAttribute("data-id");
+      form.appendChild(input);
+    });
+    form.requestSubmit();
+  });
+})();

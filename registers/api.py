@@ -1,0 +1,500 @@
+"""The registers' JSON API (../shared/API.md): work packages, risks, decisions, change
+requests, their acts, exports and imports. Every write calls a service; no rule lives here."""
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Path, Router
+
+from governance import permissions
+from governance.api import body_schema, json_object, with_etag
+from governance.concurrency import parse_if_match
+from governance.errors import NotFound
+from registers import selectors, services, spreadsheets
+from registers.models import (
+    CHANGE_DIMENSIONS,
+    RISK_DIRECTIONS,
+    WP_STATUSES,
+    ChangeRequest,
+    Decision,
+    Risk,
+    WorkPackage,
+)
+from registers.serializers import (
+    change_to_dict,
+    decision_to_dict,
+    risk_to_dict,
+    work_package_to_dict,
+)
+from registers.services.common import get_in_project
+
+router = Router(tags=["registers"])
+
+STRING, NULL_STRING = {"type": "string"}, {"type": ["string", "null"]}
+DATE = {"type": ["string", "null"], "format": "date"}
+NUMBER = {"type": ["number", "null"]}
+LINKS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": STRING,
+            "label": STRING,
+            "url": {"type": "string", "format": "uri"},
+            "type": {"enum": ["confluence", "link"]},
+            "pageId": STRING,
+            "spaceKey": STRING,
+            "templateKind": STRING,
+        },
+        "required": ["url"],
+    },
+}
+WORK_PACKAGE_BODY = {
+    "id": {
+        "type": "string",
+        "format": "uuid",
+        "description": "On create only; generated if absent.",
+    },
+    "name": {"type": "string", "maxLength": 200},
+    "type": {"type": ["string", "null"], "maxLength": 200},
+    "ownerAccountId": NULL_STRING,
+    "plannedStartDate": DATE,
+    "plannedEndDate": DATE,
+    "actualStartDate": DATE,
+    "actualEndDate": DATE,
+    "actualEnd": {**DATE, "description": "Alias mirror of actualEndDate."},
+    "forecastStartDate": DATE,
+    "forecastEndDate": DATE,
+    "status": {"enum": WP_STATUSES},
+    "rag": {"enum": ["Red", "Amber", "Green", "Blue", "None"]},
+    "progress": {"type": ["integer", "null"], "minimum": 0, "maximum": 100, "multipleOf": 10},
+    "budget": NUMBER,
+    "budgetPhasing": {
+        "type": ["array", "null"],
+        "items": {
+            "type": "object",
+            "properties": {
+                "period": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"},
+                "amount": {"type": "number"},
+            },
+        },
+    },
+    "budgetForecast": NUMBER,
+    "budgetActual": NUMBER,
+    "commentary": {"type": ["string", "null"], "maxLength": 2000},
+    "linkedIssueKeys": {"type": "array", "items": STRING},
+    "sortOrder": {"type": ["integer", "null"]},
+}
+SCORE = {"type": ["integer", "null"], "minimum": 1, "maximum": 5}
+RISK_BODY = {
+    "title": {"type": "string", "maxLength": 200},
+    "description": {"type": "string", "maxLength": 2000},
+    "ownerAccountId": NULL_STRING,
+    "status": {"enum": ["Open", "Closed"]},
+    "direction": {"enum": RISK_DIRECTIONS},
+    "materialised": {"type": "boolean"},
+    "impact": SCORE,
+    "likelihood": SCORE,
+    "residualImpact": SCORE,
+    "residualLikelihood": SCORE,
+    "treatment": {
+        "enum": [
+            None,
+            "Mitigate",
+            "Avoid",
+            "Transfer",
+            "Accept",
+            "Pursue",
+            "Enhance",
+            "Share",
+            "Ignore",
+        ]
+    },
+    "mitigation": {"type": "string", "maxLength": 2000},
+}
+DECISION_BODY = {
+    "decision": {"type": "string", "maxLength": 200},
+    "decisionNotes": {"type": "string", "maxLength": 2000},
+    "madeOn": DATE,
+    "madeByAccountId": NULL_STRING,
+    "rationale": {"type": "string", "maxLength": 2000},
+    "minutesRef": {
+        "type": ["object", "null"],
+        "properties": {"id": STRING},
+        "description": "One of the project's steering minutes, by id.",
+    },
+    "evidenceLinks": LINKS,
+}
+SEAT = {
+    "type": ["object", "null"],
+    "properties": {"accountId": NULL_STRING, "displayName": STRING, "email": STRING},
+}
+CHANGE_BODY = {
+    "summary": {"type": "string", "maxLength": 200},
+    "reason": {"type": "string", "maxLength": 2000},
+    "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
+    "impactScheduleDays": {"type": ["integer", "null"]},
+    "impactBudget": NUMBER,
+    "impactScope": {"type": "string", "maxLength": 2000},
+    "impactQualityOther": {"type": "string", "maxLength": 2000},
+    "targetWorkPackageId": NULL_STRING,
+    "proposerAccountId": NULL_STRING,
+    "approverAccountId": NULL_STRING,
+    "approverSeat": SEAT,
+}
+
+
+def _if_match(request: HttpRequest) -> int | None:
+    return parse_if_match(request.headers.get("If-Match"))
+
+
+# --- exports and imports (before the {id} routes, which would otherwise match them) ----------
+
+
+def _register(register: str) -> str:
+    if register not in spreadsheets.REGISTERS:
+        raise NotFound(f"No register called {register!r}.")
+    return register
+
+
+@router.get("/projects/{key}/{register}/export")
+def register_export(
+    request, key: str, register_name: str = Path(..., alias="register"), format: str = "csv"
+):
+    """The register as CSV or XLSX (`format`), one column per field, people with names."""
+    project, _ = permissions.project_for(request, key)
+    content, content_type, name = spreadsheets.export(project, _register(register_name), format)
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@router.post(
+    "/projects/{key}/{register}/import",
+    response={201: dict},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"file": {"type": "string", "format": "binary"}},
+                        "required": ["file"],
+                    }
+                }
+            },
+        }
+    },
+)
+def register_import(request, key: str, register_name: str = Path(..., alias="register")):
+    """All or nothing: 201 {"created": N}, or 422 with `rows` [{row, field, message}]."""
+    _, caller = permissions.editable_project_for(request, key)
+    register = _register(register_name)
+    rows = spreadsheets.read_rows(register, request.FILES.get("file"))
+    created = services.register_import(caller=caller, register=register, rows=rows)
+    return {"created": created}
+
+
+# --- work packages ---------------------------------------------------------------------------
+
+
+@router.get("/projects/{key}/work-packages")
+def work_package_list(request, key: str):
+    """Ordered: sortOrder, then plannedStartDate, then name."""
+    project, _ = permissions.project_for(request, key)
+    return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
+
+
+@router.post(
+    "/projects/{key}/work-packages",
+    response={201: dict},
+    openapi_extra=body_schema(WORK_PACKAGE_BODY, ["name"]),
+)
+def work_package_create(request, key: str, response: HttpResponse):
+    _, caller = permissions.project_for(request, key)
+    wp = services.work_package_create(caller=caller, data=json_object(request))
+    with_etag(response, wp.revision)
+    return work_package_to_dict(wp)
+
+
+@router.post(
+    "/projects/{key}/work-packages/reorder",
+    openapi_extra=body_schema(
+        {"ids": {"type": "array", "items": {"type": "string", "format": "uuid"}}}, ["ids"]
+    ),
+)
+def work_package_reorder(request, key: str):
+    """Set the manual order; `ids` lists every work package of the project once."""
+    _, caller = permissions.project_for(request, key)
+    body = json_object(request)
+    packages = services.work_package_reorder(caller=caller, ids=body.get("ids"))
+    return [work_package_to_dict(wp) for wp in packages]
+
+
+@router.get("/projects/{key}/work-packages/{wp_id}")
+def work_package_detail(request, key: str, wp_id: str, response: HttpResponse):
+    project, _ = permissions.project_for(request, key)
+    wp = get_in_project(WorkPackage, project, wp_id, lock=False)
+    with_etag(response, wp.revision)
+    return work_package_to_dict(wp)
+
+
+@router.patch("/projects/{key}/work-packages/{wp_id}", openapi_extra=body_schema(WORK_PACKAGE_BODY))
+def work_package_update(request, key: str, wp_id: str, response: HttpResponse):
+    """budgetBaseline, the lock stamps and derived fields are ignored when sent."""
+    _, caller = permissions.project_for(request, key)
+    wp = services.work_package_update(
+        caller=caller, wp_id=wp_id, data=json_object(request), expected_revision=_if_match(request)
+    )
+    with_etag(response, wp.revision)
+    return work_package_to_dict(wp)
+
+
+@router.delete("/projects/{key}/work-packages/{wp_id}", response={204: None})
+def work_package_delete(request, key: str, wp_id: str):
+    _, caller = permissions.project_for(request, key)
+    services.work_package_delete(caller=caller, wp_id=wp_id, expected_revision=_if_match(request))
+
+
+@router.post(
+    "/projects/{key}/work-packages/{wp_id}/links",
+    openapi_extra=body_schema({"issueKey": STRING}, ["issueKey"]),
+)
+def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
+    """Link a tracker issue; its 'Work Package' field is written after commit."""
+    _, caller = permissions.project_for(request, key)
+    body = json_object(request)
+    wp = services.work_package_link_issue(
+        caller=caller,
+        wp_id=wp_id,
+        issue_key=body.get("issueKey"),
+        expected_revision=_if_match(request),
+    )
+    with_etag(response, wp.revision)
+    return work_package_to_dict(wp)
+
+
+@router.delete("/projects/{key}/work-packages/{wp_id}/links/{issue_key}", response={204: None})
+def work_package_unlink(request, key: str, wp_id: str, issue_key: str):
+    """Unlink an issue; its 'Work Package' field is cleared after commit."""
+    _, caller = permissions.project_for(request, key)
+    services.work_package_unlink_issue(
+        caller=caller, wp_id=wp_id, issue_key=issue_key, expected_revision=_if_match(request)
+    )
+
+
+# --- risks -----------------------------------------------------------------------------------
+
+
+def _risk_dict(risk: Risk) -> dict[str, Any]:
+    treating = Decision.objects.filter(
+        project_id=risk.project_id, treated_risk_id=str(risk.pk)
+    ).order_by("created_at")
+    return risk_to_dict(risk, [str(pk) for pk in treating.values_list("id", flat=True)])
+
+
+@router.get("/projects/{key}/risks")
+def risk_list(request, key: str):
+    """Open before Closed, newest first."""
+    project, _ = permissions.project_for(request, key)
+    treating = selectors.treating_decisions(project)
+    return [
+        risk_to_dict(r, [pk for pk, _ in treating.get(str(r.pk), [])])
+        for r in selectors.risks(project)
+    ]
+
+
+@router.post(
+    "/projects/{key}/risks", response={201: dict}, openapi_extra=body_schema(RISK_BODY, ["title"])
+)
+def risk_create(request, key: str, response: HttpResponse):
+    _, caller = permissions.project_for(request, key)
+    risk = services.risk_create(caller=caller, data=json_object(request))
+    with_etag(response, risk.revision)
+    return _risk_dict(risk)
+
+
+@router.get("/projects/{key}/risks/{risk_id}")
+def risk_detail(request, key: str, risk_id: str, response: HttpResponse):
+    project, _ = permissions.project_for(request, key)
+    risk = get_in_project(Risk, project, risk_id, lock=False)
+    with_etag(response, risk.revision)
+    return _risk_dict(risk)
+
+
+@router.patch("/projects/{key}/risks/{risk_id}", openapi_extra=body_schema(RISK_BODY))
+def risk_update(request, key: str, risk_id: str, response: HttpResponse):
+    _, caller = permissions.project_for(request, key)
+    risk = services.risk_update(
+        caller=caller,
+        risk_id=risk_id,
+        data=json_object(request),
+        expected_revision=_if_match(request),
+    )
+    with_etag(response, risk.revision)
+    return _risk_dict(risk)
+
+
+@router.delete("/projects/{key}/risks/{risk_id}", response={204: None})
+def risk_delete(request, key: str, risk_id: str):
+    _, caller = permissions.project_for(request, key)
+    services.risk_delete(caller=caller, risk_id=risk_id, expected_revision=_if_match(request))
+
+
+@router.post(
+    "/projects/{key}/risks/{risk_id}/record-decision",
+    response={201: dict},
+    openapi_extra=body_schema(DECISION_BODY),
+)
+def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse):
+    """Materialised risks only: a new decision with riskId and treatedRiskId, pre-filled from
+    the risk (decision = title, decisionNotes = description, rationale = mitigation); the
+    body overrides any of them."""
+    _, caller = permissions.project_for(request, key)
+    decision = services.risk_record_decision(
+        caller=caller, risk_id=risk_id, data=json_object(request)
+    )
+    with_etag(response, decision.revision)
+    return decision_to_dict(decision)
+
+
+# --- decisions -------------------------------------------------------------------------------
+
+
+@router.get("/projects/{key}/decisions")
+def decision_list(request, key: str):
+    """Newest first."""
+    project, _ = permissions.project_for(request, key)
+    return [decision_to_dict(d) for d in selectors.decisions(project)]
+
+
+@router.post(
+    "/projects/{key}/decisions",
+    response={201: dict},
+    openapi_extra=body_schema(DECISION_BODY, ["decision"]),
+)
+def decision_create(request, key: str, response: HttpResponse):
+    _, caller = permissions.project_for(request, key)
+    decision = services.decision_create(caller=caller, data=json_object(request))
+    with_etag(response, decision.revision)
+    return decision_to_dict(decision)
+
+
+@router.get("/projects/{key}/decisions/{decision_id}")
+def decision_detail(request, key: str, decision_id: str, response: HttpResponse):
+    project, _ = permissions.project_for(request, key)
+    decision = get_in_project(Decision, project, decision_id, lock=False)
+    with_etag(response, decision.revision)
+    return decision_to_dict(decision)
+
+
+@router.patch("/projects/{key}/decisions/{decision_id}", openapi_extra=body_schema(DECISION_BODY))
+def decision_update(request, key: str, decision_id: str, response: HttpResponse):
+    """updateDecision: pending decisions only; a made decision answers 409."""
+    _, caller = permissions.project_for(request, key)
+    decision = services.decision_update(
+        caller=caller,
+        decision_id=decision_id,
+        data=json_object(request),
+        expected_revision=_if_match(request),
+    )
+    with_etag(response, decision.revision)
+    return decision_to_dict(decision)
+
+
+@router.post(
+    "/projects/{key}/decisions/{decision_id}/notes",
+    response={201: dict},
+    openapi_extra=body_schema({"text": {"type": "string", "maxLength": 2000}}, ["text"]),
+)
+def decision_note(request, key: str, decision_id: str, response: HttpResponse):
+    """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
+    timestamp are written by the server. Answers the decision with its notes."""
+    _, caller = permissions.project_for(request, key)
+    body = json_object(request)
+    decision = services.decision_append_note(
+        caller=caller,
+        decision_id=decision_id,
+        text_value=body.get("text"),
+        expected_revision=_if_match(request),
+    )
+    with_etag(response, decision.revision)
+    return decision_to_dict(decision)
+
+
+# --- change requests -------------------------------------------------------------------------
+
+
+@router.get("/projects/{key}/changes")
+def change_list(request, key: str):
+    """Newest first."""
+    project, _ = permissions.project_for(request, key)
+    return [change_to_dict(c) for c in selectors.changes(project)]
+
+
+@router.post(
+    "/projects/{key}/changes",
+    response={201: dict},
+    openapi_extra=body_schema(CHANGE_BODY, ["summary"]),
+)
+def change_create(request, key: str, response: HttpResponse):
+    _, caller = permissions.project_for(request, key)
+    change = services.change_create(caller=caller, data=json_object(request))
+    with_etag(response, change.revision)
+    return change_to_dict(change)
+
+
+@router.get("/projects/{key}/changes/{change_id}")
+def change_detail(request, key: str, change_id: str, response: HttpResponse):
+    project, _ = permissions.project_for(request, key)
+    change = get_in_project(ChangeRequest, project, change_id, lock=False)
+    with_etag(response, change.revision)
+    return change_to_dict(change)
+
+
+@router.patch("/projects/{key}/changes/{change_id}", openapi_extra=body_schema(CHANGE_BODY))
+def change_update(request, key: str, change_id: str, response: HttpResponse):
+    """While Proposed only (409 once decided)."""
+    _, caller = permissions.project_for(request, key)
+    change = services.change_update(
+        caller=caller,
+        change_id=change_id,
+        data=json_object(request),
+        expected_revision=_if_match(request),
+    )
+    with_etag(response, change.revision)
+    return change_to_dict(change)
+
+
+@router.delete("/projects/{key}/changes/{change_id}", response={204: None})
+def change_delete(request, key: str, change_id: str):
+    """While Proposed only (409 once decided)."""
+    _, caller = permissions.project_for(request, key)
+    services.change_delete(caller=caller, change_id=change_id, expected_revision=_if_match(request))
+
+
+@router.post(
+    "/projects/{key}/changes/{change_id}/adjudicate",
+    openapi_extra=body_schema(
+        {
+            "outcome": {"enum": ["Approved", "Rejected", "Withdrawn"]},
+            "decisionComment": {"type": "string", "maxLength": 2000},
+        },
+        ["outcome"],
+    ),
+)
+def change_adjudicate(request, key: str, change_id: str, response: HttpResponse):
+    """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
+    Withdrawn by the proposer or an editor."""
+    _, caller = permissions.project_for(request, key)
+    body = json_object(request)
+    change = services.change_adjudicate(
+        caller=caller,
+        change_id=change_id,
+        outcome=body.get("outcome"),
+        decision_comment=body.get("decisionComment", ""),
+        expected_revision=_if_match(request),
+    )
+    with_etag(response, change.revision)
+    return change_to_dict(change)

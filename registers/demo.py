@@ -1,0 +1,222 @@
+"""Demo registers: every demo project gets work packages linked to its Epics, risks and
+opportunities, a decision log and change requests, written through the register services
+(so they are validated and audited like any other write). Between them the projects show
+every status, RAG, direction, treatment, decision state, change outcome and application
+state. A project that already has register rows is left alone."""
+
+import datetime as dt
+
+from django.utils import timezone
+
+from governance.demo import EPICS, PROJECTS, DemoContext
+from governance.permissions import caller_for
+from registers import services
+from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+
+# name, status, progress, rag, start (weeks from the project start), weeks, budget, link
+PACKAGES = [
+    (EPICS[0], "Complete", 100, "Blue", 0, 6, 40_000, True),
+    (EPICS[1], "Complete", 100, "Green", 4, 8, 65_000, True),
+    (EPICS[2], "In Progress", 60, "Green", 10, 16, 180_000, True),
+    (EPICS[3], "Blocked", 30, "Red", 12, 14, 120_000, True),
+    (EPICS[4], "In Progress", 40, "Amber", 16, 10, 75_000, True),
+    (EPICS[5], "Not Started", None, "None", 26, 8, 55_000, False),
+    (EPICS[6], "Not Started", 0, "None", 30, 6, 30_000, True),
+    (EPICS[7], "Not Started", None, "None", 36, 4, 25_000, False),
+]
+COMMENTARY = {
+    "In Progress": "On track against the forecast; next milestone is the sprint review.",
+    "Blocked": "Waiting for the supplier's API credentials; escalated at the last steerco.",
+    "Complete": "Delivered and signed off.",
+}
+# title, direction, status, materialised, impact, likelihood, residual, treatment,
+# mitigation, description
+RISKS = [
+    ("Key supplier delivers late", "Risk", "Open", True, 4, 4, (3, 3), "Mitigate",
+     "Weekly supplier checkpoint; a second supplier is on standby.",
+     "The integration supplier has missed two of the last three drops."),
+    ("Data quality in the legacy system", "Risk", "Open", False, 4, 3, (2, 3), "Avoid",
+     "Cleanse the data before migration instead of after.",
+     "Duplicate customer records could break the new platform's matching."),
+    ("Specialist contractor leaves", "Risk", "Open", False, 3, 2, None, "Transfer",
+     "Fixed-price contract with a replacement clause.",
+     "Only one contractor knows the legacy interfaces."),
+    ("Minor UI inconsistencies at go-live", "Risk", "Open", False, 1, 3, None, "Accept",
+     "Cost of fixing before go-live outweighs the impact; fix in the first release after.",
+     "Some older screens will not match the new style guide on day one."),
+    ("Regulator changes the reporting format", "Risk", "Closed", False, 5, 1, None, None,
+     "Closed: the regulator confirmed the format for the next two years.",
+     "A format change would force rework of the reporting module."),
+    ("Reuse the new platform for a second unit", "Opportunity", "Open", False, 4, 3, None,
+     "Pursue", "Present the business case to the second unit's board.",
+     "The second business unit runs the same legacy system."),
+    ("Volume discount on licences", "Opportunity", "Open", False, 2, 4, None, "Enhance",
+     "Bundle the licence order with the parent company's renewal.",
+     "The vendor offers tiered pricing above 500 seats."),
+    ("Shared test environment with another project", "Opportunity", "Open", False, 2, 2,
+     None, "Share", "Agree a booking calendar with the other project.",
+     "Another project needs the same test rig in the same quarter."),
+    ("Early adopter publicity", "Opportunity", "Closed", False, 1, 2, None, "Ignore",
+     "Not worth the communications effort this year.",
+     "The vendor would feature us as a reference customer."),
+]  # fmt: skip
+# decision, weeks ago made (None: pending), maker, rationale
+DECISIONS = [
+    ("Adopt the vendor's cloud platform", 20, "sofia",
+     "Lowest five-year cost and the only option meeting the security baseline."),
+    ("Phase the roll-out by region", 14, "lead",
+     "Limits the blast radius of a bad release; support can follow the wave."),
+    ("Keep the legacy reports read-only for a year", 8, None,
+     "Agreed in the corridor after the steering committee; maker not recorded."),
+    ("Choose the training provider", None, None,
+     "Two bids received; waiting for the second reference call."),
+    ("Approve weekend cut-over", None, "sofia", "Needs the operations manager's agreement."),
+]  # fmt: skip
+# summary, reason, dimensions, budget, days, scope, outcome (None: Proposed), comment
+CHANGES = [
+    ("Extra load testing environment", "Peak-load tests need their own environment.",
+     ["Budget"], 15_000, None, "", "Approved", "Approved from contingency."),
+    ("Move go-live two weeks later", "The integration blocker pushes the last test cycle.",
+     ["Schedule"], None, 14, "", "Approved",
+     "Accepted: the integration blocker is outside our control."),
+    ("Add single sign-on to the portal", "Customers asked for one login across services.",
+     ["Scope", "Budget"], 22_000, 10, "Single sign-on with the corporate identity provider.",
+     "Approved", "Approved; the business case will be amended."),
+    ("Gold-plated dashboard redesign", "Marketing would like a fresh look.",
+     ["Scope", "Quality"], 40_000, 21, "A full redesign of every dashboard.", "Rejected",
+     "Rejected: no measurable benefit for the cost."),
+    ("Drop the archive migration", "Archive data is rarely used and costly to move.",
+     ["Scope"], -12_000, None, "Archive data stays in the legacy system.", "Withdrawn", ""),
+    ("Second data migration rehearsal", "The first rehearsal surfaced 3% rejected records.",
+     ["Schedule", "Budget"], 8_000, 5, "", None, ""),
+    ("Accessibility audit before go-live", "Public-sector customers require WCAG 2.2 AA.",
+     [], None, None, "External WCAG 2.2 audit of the portal.", None, ""),
+]  # fmt: skip
+
+
+def _has_registers(project) -> bool:
+    return any(
+        model.objects.filter(project=project).exists()
+        for model in (WorkPackage, Risk, Decision, ChangeRequest)
+    )
+
+
+def seed(ctx: DemoContext) -> None:
+    sofia = ctx.users["sofia"]
+    for index, (key, project) in enumerate(ctx.projects.items()):
+        project.refresh_from_db()
+        if _has_registers(project) or project.registers_frozen:
+            continue
+        if not project.sponsor_account_id:
+            # The business case's demo names the real decision authority later.
+            project.sponsor_account_id = sofia.account_id
+            project.save(update_fields=["sponsor_account_id"])
+        lead = ctx.users[PROJECTS[key][1]]
+        _seed_project(ctx, project, index, lead, sofia)
+
+
+def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
+    caller = caller_for(lead, project, can_browse=True)
+    sponsor = caller_for(sofia, project, can_browse=True)
+    today = timezone.localdate()
+    start = today - dt.timedelta(weeks=22 - 2 * index)
+    scale = 1 + index * 0.25
+    owners = [ctx.account("edward"), lead.account_id, ctx.account("priya"), None]
+    packages = []
+    for n, (name, status, progress, rag, offset, weeks, budget, link) in enumerate(PACKAGES):
+        planned_start = start + dt.timedelta(weeks=offset)
+        planned_end = planned_start + dt.timedelta(weeks=weeks)
+        slip = (n % 3) * 7 if status in ("In Progress", "Blocked") else 0
+        amount = round(budget * scale, -3)
+        data = {
+            "name": name,
+            "type": "Epic",
+            "ownerAccountId": owners[n % len(owners)],
+            "status": status,
+            "progress": progress,
+            "rag": rag,
+            "plannedStartDate": planned_start.isoformat(),
+            "plannedEndDate": planned_end.isoformat(),
+            "forecastStartDate": planned_start.isoformat(),
+            "forecastEndDate": (planned_end + dt.timedelta(days=slip)).isoformat(),
+            "budget": amount,
+            "budgetForecast": round(amount * (1.1 if rag == "Red" else 1.0), -2),
+            "commentary": COMMENTARY.get(status, ""),
+            "linkedIssueKeys": [f"{project.key}-{n + 1}"] if link else [],
+        }
+        if status != "Not Started":
+            data["actualStartDate"] = planned_start.isoformat()
+            data["budgetActual"] = round(amount * (progress or 0) / 100, -2)
+        if status == "Complete":
+            data["actualEndDate"] = min(planned_end, today).isoformat()
+        if n == 2:
+            months = [
+                (planned_start + dt.timedelta(days=31 * m)).strftime("%Y-%m") for m in range(4)
+            ]
+            data["budgetPhasing"] = [
+                {"period": month, "amount": round(amount / 4)} for month in months
+            ]
+        packages.append(services.work_package_create(caller=caller, data=data))
+
+    risks = []
+    for n, (title, direction, status, materialised, impact, likelihood, residual, treatment,
+            mitigation, description) in enumerate(RISKS):  # fmt: skip
+        data = {
+            "title": title,
+            "direction": direction,
+            "status": status,
+            "materialised": materialised,
+            "impact": impact,
+            "likelihood": likelihood,
+            "treatment": treatment,
+            "mitigation": mitigation,
+            "ownerAccountId": owners[n % 3],
+            "description": description,
+        }
+        if residual:
+            data["residualImpact"], data["residualLikelihood"] = residual
+        risks.append(services.risk_create(caller=caller, data=data))
+    services.risk_record_decision(
+        caller=caller,
+        risk_id=risks[0].pk,
+        data={
+            "decision": "Bring in the standby supplier for the integrations",
+            "madeOn": (today - dt.timedelta(days=10)).isoformat(),
+            "madeByAccountId": sofia.account_id,
+        },
+    )
+
+    for decision, weeks_ago, maker, rationale in DECISIONS:
+        data = {"decision": decision, "rationale": rationale}
+        if weeks_ago is not None:
+            data["madeOn"] = (today - dt.timedelta(weeks=weeks_ago)).isoformat()
+        if maker:
+            data["madeByAccountId"] = sofia.account_id if maker == "sofia" else lead.account_id
+        made = services.decision_create(caller=caller, data=data)
+        if weeks_ago == 14:
+            services.decision_append_note(
+                caller=caller,
+                decision_id=made.pk,
+                text_value="Region order confirmed: North first, then South and West.",
+            )
+
+    for n, (summary, reason, dimensions, budget, days, scope, outcome, comment) in enumerate(
+        CHANGES
+    ):
+        data = {
+            "summary": summary,
+            "reason": reason,
+            "dimensions": dimensions,
+            "impactBudget": budget,
+            "impactScheduleDays": days,
+            "impactScope": scope,
+        }
+        if n == 5:
+            data["targetWorkPackageId"] = str(packages[4].pk)
+        change = services.change_create(caller=caller, data=data)
+        if outcome == "Withdrawn":
+            services.change_adjudicate(caller=caller, change_id=change.pk, outcome=outcome)
+        elif outcome:
+            services.change_adjudicate(
+                caller=sponsor, change_id=change.pk, outcome=outcome, decision_comment=comment
+            )

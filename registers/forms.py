@@ -1,0 +1,195 @@
+"""Input parsing for the register pages: a submitted form becomes the same data dict the
+JSON API sends to the services (spec field names), and a record becomes the text values an
+edit form shows. No rule lives here: the services validate."""
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import QueryDict
+
+from governance.cleaning import decimal_to_json
+
+WORK_PACKAGE_FIELDS = [
+    "name",
+    "type",
+    "ownerAccountId",
+    "status",
+    "rag",
+    "progress",
+    "plannedStartDate",
+    "plannedEndDate",
+    "actualStartDate",
+    "actualEndDate",
+    "forecastStartDate",
+    "forecastEndDate",
+    "budget",
+    "budgetForecast",
+    "budgetActual",
+    "budgetPhasing",
+    "commentary",
+]
+RISK_FIELDS = [
+    "title",
+    "description",
+    "ownerAccountId",
+    "status",
+    "direction",
+    "materialised",
+    "impact",
+    "likelihood",
+    "residualImpact",
+    "residualLikelihood",
+    "treatment",
+    "mitigation",
+]
+DECISION_FIELDS = [
+    "decision",
+    "decisionNotes",
+    "madeOn",
+    "madeByAccountId",
+    "rationale",
+    "minutesRef",
+    "evidenceLinks",
+]
+CHANGE_FIELDS = [
+    "summary",
+    "reason",
+    "dimensions",
+    "impactScheduleDays",
+    "impactBudget",
+    "impactScope",
+    "impactQualityOther",
+    "targetWorkPackageId",
+    "proposerAccountId",
+    "approverAccountId",
+]
+FIELDS = {
+    "work-packages": WORK_PACKAGE_FIELDS,
+    "risks": RISK_FIELDS,
+    "decisions": DECISION_FIELDS,
+    "changes": CHANGE_FIELDS,
+}
+# Fields shown as a checkbox: absent from a submitted form means unticked.
+CHECKBOXES = {"materialised"}
+MULTI = {"dimensions"}
+
+
+def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
+    """The service payload of a submitted edit or add form. A text field the form did not
+    carry is left out (the service keeps the stored value); checkboxes and multiple choices
+    read as unticked when absent."""
+    data: dict[str, Any] = {}
+    for field in FIELDS[register]:
+        if field in MULTI:
+            data[field] = post.getlist(field)
+        elif field in CHECKBOXES:
+            data[field] = post.get(field) == "on"
+        elif field not in post:
+            continue
+        elif field == "budgetPhasing":
+            data[field] = parse_phasing(post[field])
+        elif field == "evidenceLinks":
+            data[field] = parse_links(post[field])
+        elif field == "minutesRef":
+            data[field] = {"id": post[field]} if post[field] else None
+        else:
+            data[field] = post[field]
+    return data
+
+
+def parse_phasing(raw: str) -> list[dict] | None:
+    """One entry per line, "YYYY-MM: amount" (or "=" or a tab between). A line without a
+    separator becomes an entry without an amount, which the service refuses, naming it."""
+    entries = []
+    for line in raw.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        match = re.fullmatch(r"(.*?)\s*[:=\t]\s*(.*)", line)
+        if match:
+            entries.append({"period": match.group(1), "amount": match.group(2)})
+        else:
+            entries.append({"period": line, "amount": None})
+    return entries or None
+
+
+def parse_links(raw: str) -> list[dict]:
+    """One link per line: "label | url", or the url alone."""
+    links = []
+    for line in raw.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        label, bar, url = line.rpartition("|")
+        links.append({"label": label.strip(), "url": url.strip()} if bar else {"url": line})
+    return links
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return "on" if value else ""
+    return str(decimal_to_json(value)) if hasattr(value, "quantize") else str(value)
+
+
+def phasing_text(entries: list[dict] | None) -> str:
+    return "\n".join(f"{e.get('period')}: {e.get('amount')}" for e in entries or [])
+
+
+def links_text(links: list[dict] | None) -> str:
+    lines = []
+    for link in links or []:
+        label, url = link.get("label") or "", link.get("url") or ""
+        lines.append(url if not label or label == url else f"{label} | {url}")
+    return "\n".join(lines)
+
+
+def values_from_record(register: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The edit form's values from the API representation of a record."""
+    values: dict[str, Any] = {}
+    for field in FIELDS[register]:
+        value = record.get(field)
+        if field == "budgetPhasing":
+            values[field] = phasing_text(value)
+        elif field == "evidenceLinks":
+            values[field] = links_text(value)
+        elif field == "minutesRef":
+            values[field] = (value or {}).get("id", "")
+        elif field in MULTI:
+            values[field] = list(value or [])
+        else:
+            values[field] = _text(value)
+    return values
+
+
+def values_from_post(register: str, post: QueryDict) -> dict[str, Any]:
+    """The edit form's values as the person typed them (re-shown with errors)."""
+    values: dict[str, Any] = {}
+    for field in FIELDS[register]:
+        if field in MULTI:
+            values[field] = post.getlist(field)
+        elif field in CHECKBOXES:
+            values[field] = "on" if post.get(field) == "on" else ""
+        else:
+            values[field] = post.get(field, "")
+    return values
+
+
+def errors_by_field(register: str, fields: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Service errors grouped under the form field that shows them; entries of an array are
+    named in the message ("Line 2, period: ...")."""
+    grouped: dict[str, list[str]] = {}
+    for name, messages in fields.items():
+        match = re.fullmatch(r"(\w+)\[(\d+)\](?:\.(\w+))?", name)
+        if match:
+            field, index, part = match.group(1), int(match.group(2)), match.group(3)
+            prefix = f"Line {index + 1}" + (f", {part}" if part else "")
+            grouped.setdefault(field, []).extend(f"{prefix}: {m}" for m in messages)
+        else:
+            field = name.split(".", 1)[0]
+            grouped.setdefault(field, []).extend(messages)
+    return grouped

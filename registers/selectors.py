@@ -1,0 +1,104 @@
+"""Every read of the registers that a page, the API, an export or a task needs, with its
+ordering and joins, in a constant number of queries whatever the number of rows."""
+
+import uuid
+
+from django.db.models import Count, F, IntegerField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce, Lower
+
+from governance.models import Project
+from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
+
+
+def ordered(queryset):
+    """The work-package register's order: sortOrder, then plannedStartDate, then name (nulls
+    last, names case-insensitively)."""
+    return queryset.order_by(
+        F("sort_order").asc(nulls_last=True),
+        F("planned_start_date").asc(nulls_last=True),
+        Lower("name"),
+        "created_at",
+    )
+
+
+def work_packages(project: Project) -> list[WorkPackage]:
+    """sortOrder, then plannedStartDate, then name. Through the related manager, so each
+    row's `project` is the given instance (no query per row)."""
+    return list(ordered(project.work_packages.all()))
+
+
+def risks(project: Project) -> list[Risk]:
+    """Open before Closed, then the newest first."""
+    return sorted(project.risks.order_by("-created_at", "-id"), key=lambda r: r.status == "Closed")
+
+
+def treating_decisions(project: Project) -> dict[str, list[tuple[str, str]]]:
+    """Risk id -> (id, decision) of the decisions that treat it (treatedRiskId), oldest
+    first."""
+    treating: dict[str, list[tuple[str, str]]] = {}
+    rows = (
+        Decision.objects.filter(project=project, treated_risk_id__isnull=False)
+        .order_by("created_at")
+        .values_list("treated_risk_id", "id", "decision")
+    )
+    for risk_id, decision_id, text in rows:
+        treating.setdefault(risk_id, []).append((str(decision_id), text))
+    return treating
+
+
+def decisions(project: Project) -> list[Decision]:
+    """The log, newest entry first."""
+    return list(project.decisions.order_by("-created_at", "-id"))
+
+
+def changes(project: Project) -> list[ChangeRequest]:
+    """Newest first."""
+    return list(project.changes.order_by("-created_at", "-id"))
+
+
+def steering_minutes(project: Project) -> list[SteeringMinutes]:
+    return list(project.steering_minutes.all())
+
+
+def work_package_names(project: Project) -> dict[uuid.UUID, str]:
+    return dict(project.work_packages.values_list("id", "name"))
+
+
+def _count(model) -> Coalesce:
+    counted = (
+        model.objects.filter(project=OuterRef("pk"))
+        .order_by()
+        .values("project")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def register_counts(project: Project) -> dict[str, int]:
+    """Rows per register, for the sub-tab bar: one query."""
+    counts = (
+        Project.objects.filter(pk=project.pk)
+        .annotate(
+            wp=_count(WorkPackage),
+            risk=_count(Risk),
+            decision=_count(Decision),
+            change=_count(ChangeRequest),
+        )
+        .values("wp", "risk", "decision", "change")
+        .get()
+    )
+    return {
+        "work-packages": counts["wp"],
+        "risks": counts["risk"],
+        "decisions": counts["decision"],
+        "changes": counts["change"],
+    }
+
+
+def package_linking(project_id: int, issue_key: str) -> WorkPackage | None:
+    """The work package of the project that links this issue, if any."""
+    for wp in WorkPackage.objects.filter(project_id=project_id).only("name", "linked_issue_keys"):
+        if issue_key in (wp.linked_issue_keys or []):
+            return wp
+    return None

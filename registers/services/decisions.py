@@ -1,0 +1,239 @@
+"""Decisions: an append-only log. A pending decision (no madeOn) is editable; filling madeOn
+takes it (audited as decision.made); a made decision refuses every update and accepts only
+appended notes. Nobody approves a decision: there is no adjudication of decisions."""
+
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from governance import audit
+from governance.cleaning import FieldErrors, iso_date, text
+from governance.concurrency import check_version
+from governance.errors import Conflict, ValidationFailed
+from governance.models import Project
+from governance.permissions import Caller
+from registers.derive import decision_state
+from registers.models import NAME_MAX, TEXT_MAX, Decision, SteeringMinutes
+from registers.services.common import (
+    as_uuid,
+    check_keys,
+    clean_links,
+    clean_people,
+    get_in_project,
+    lock_project,
+    require_editor,
+    writable_project,
+)
+
+WRITABLE = {
+    "decision",
+    "decisionNotes",
+    "madeOn",
+    "madeByAccountId",
+    "rationale",
+    "minutesRef",
+    "evidenceLinks",
+}
+# Legacy fields stay readable and are never written; notes are server-written; riskId and
+# treatedRiskId are set only by the Risks register's Record-decision act.
+READ_ONLY = {
+    "id",
+    "projectKey",
+    "recordedBy",
+    "ownerAccountId",
+    "approverAccountId",
+    "approverSeat",
+    "riskId",
+    "treatedRiskId",
+    "notes",
+    "status",
+    "decidedAt",
+    "decidedByAccountId",
+    "createdAt",
+    "createdByAccountId",
+    "updatedAt",
+    "imported",
+    "state",
+    "revision",
+}
+
+
+def snapshot(decision: Decision) -> dict[str, Any]:
+    return {
+        "decision": decision.decision,
+        "decisionNotes": decision.decision_notes,
+        "madeOn": decision.made_on,
+        "madeByAccountId": decision.made_by_account_id,
+        "rationale": decision.rationale,
+        "minutesRef": decision.minutes_ref,
+        "evidenceLinks": decision.evidence_links,
+        "riskId": decision.risk_id,
+        "treatedRiskId": decision.treated_risk_id,
+    }
+
+
+def _clean_minutes_ref(project: Project, value: Any, errors: FieldErrors) -> dict | None:
+    """One of the project's own steering minutes, by id; stored as {id, title, url, pageId?}
+    from the stored minutes, whatever else the client sends."""
+    if value in (None, "", {}):
+        return None
+    minutes_id = value.get("id") if isinstance(value, dict) else value
+    pk = as_uuid(minutes_id) if isinstance(minutes_id, str) else None
+    minutes = SteeringMinutes.objects.filter(project=project, pk=pk).first() if pk else None
+    if minutes is None:
+        errors.add("minutesRef", f"Must be one of the steering minutes of {project.key}.")
+        return None
+    ref = {"id": str(minutes.pk), "title": minutes.title, "url": minutes.url}
+    if minutes.page_id:
+        ref["pageId"] = minutes.page_id
+    return ref
+
+
+def _clean(
+    project: Project, decision: Decision, data: dict[str, Any], *, creating: bool
+) -> FieldErrors:
+    errors = FieldErrors()
+    check_keys(data, WRITABLE, READ_ONLY, errors)
+    if creating or "decision" in data:
+        decision.decision, error = text(data.get("decision"), max_length=NAME_MAX, required=True)
+        if error:
+            errors.add("decision", error)
+    for key, attr in (("decisionNotes", "decision_notes"), ("rationale", "rationale")):
+        if key in data:
+            value, error = text(data[key], max_length=TEXT_MAX)
+            if error:
+                errors.add(key, error)
+            setattr(decision, attr, value)
+    if "madeOn" in data:
+        made_on, error = iso_date(data["madeOn"])
+        if not error and made_on and made_on > timezone.localdate():
+            error = "The date a decision was taken cannot be in the future."
+        if error:
+            errors.add("madeOn", error)
+        else:
+            decision.made_on = made_on
+    clean_people(decision, data, {"madeByAccountId": "made_by_account_id"}, errors)
+    if "minutesRef" in data:
+        decision.minutes_ref = _clean_minutes_ref(project, data["minutesRef"], errors)
+    if "evidenceLinks" in data:
+        links = clean_links(
+            data["evidenceLinks"], "evidenceLinks", errors, existing=decision.evidence_links
+        )
+        if links is not None:
+            decision.evidence_links = links
+    return errors
+
+
+def create_decision(
+    *,
+    caller: Caller,
+    project: Project,
+    data: dict[str, Any],
+    imported: bool = False,
+    risk_id: str | None = None,
+) -> Decision:
+    """The shared body of decision_create and the Risks register's Record-decision act. Call
+    inside the caller's transaction, with the project locked and checked writable."""
+    decision = Decision(
+        project=project,
+        status="Proposed",
+        created_by_account_id=caller.account_id,
+        recorded_by=caller.account_id,
+        imported=imported,
+        risk_id=risk_id,
+        treated_risk_id=risk_id,
+    )
+    _clean(project, decision, data, creating=True).raise_if_any()
+    if imported and decision.made_on is None:
+        decision.made_on = timezone.localdate()  # historical rows are decisions already taken
+    decision.save(force_insert=True)
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="decision.created",
+        target_type="decision",
+        target_id=decision.pk,
+        changes=audit.diff({}, snapshot(decision)),
+    )
+    return decision
+
+
+def decision_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> Decision:
+    """Log a decision (pending without madeOn). Imported rows without madeOn are dated today."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        return create_decision(caller=caller, project=project, data=data, imported=imported)
+
+
+def decision_update(
+    *,
+    caller: Caller,
+    decision_id: Any,
+    data: dict[str, Any],
+    expected_revision: int | None = None,
+) -> Decision:
+    """updateDecision: pending decisions only (409 once made). Filling madeOn takes the
+    decision and is audited as decision.made. recordedBy is stamped on every edit."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        decision = get_in_project(Decision, project, decision_id)
+        if decision_state(decision.made_on) == "Made":
+            raise Conflict(
+                f"This decision was made on {decision.made_on.isoformat()} and can no longer "
+                "be changed. Add a note to correct or extend it."
+            )
+        check_version(decision.revision, expected_revision, current_repr=decision)
+        before = snapshot(decision)
+        _clean(project, decision, data, creating=False).raise_if_any()
+        changes = audit.diff(before, snapshot(decision))
+        if changes:
+            made = before["madeOn"] is None and decision.made_on is not None
+            if decision.recorded_by != caller.account_id:
+                changes["recordedBy"] = {"before": decision.recorded_by, "after": caller.account_id}
+            decision.recorded_by = caller.account_id
+            decision.revision += 1
+            decision.save()
+            audit.record(
+                actor_account_id=caller.account_id,
+                project_key=project.key,
+                kind="decision.made" if made else "decision.updated",
+                target_type="decision",
+                target_id=decision.pk,
+                changes=changes,
+            )
+    return decision
+
+
+def decision_append_note(
+    *, caller: Caller, decision_id: Any, text_value: Any, expected_revision: int | None = None
+) -> Decision:
+    """appendDecisionNote: the one write onto a made decision, allowed on frozen registers
+    too. Author and timestamp are server-written."""
+    require_editor(caller)
+    note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
+    if error:
+        raise ValidationFailed({"text": [error]})
+    with transaction.atomic():
+        project = lock_project(caller.project)
+        decision = get_in_project(Decision, project, decision_id)
+        check_version(decision.revision, expected_revision, current_repr=decision)
+        note = {
+            "id": str(uuid.uuid4()),
+            "text": note_text,
+            "authorAccountId": caller.account_id,
+            "at": timezone.now().isoformat(),
+        }
+        decision.notes = [*(decision.notes or []), note]
+        decision.revision += 1
+        decision.save(update_fields=["notes", "revision", "updated_at"])
+        audit.record(
+            actor_account_id=caller.account_id,
+            project_key=project.key,
+            kind="decision.note_added",
+            target_type="decision",
+            target_id=decision.pk,
+            changes={"notes": {"before": None, "after": note}},
+        )
+    return decision

@@ -1,0 +1,227 @@
+"""Risks and opportunities: add, edit, delete, and the Record-decision act on a
+materialised risk."""
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from governance import audit
+from governance.cleaning import FieldErrors, boolean, bounded_integer, enum, text
+from governance.concurrency import check_version
+from governance.errors import Conflict
+from governance.models import Project
+from governance.permissions import Caller
+from registers.models import (
+    NAME_MAX,
+    RISK_DIRECTIONS,
+    RISK_TREATMENTS,
+    TEXT_MAX,
+    Decision,
+    Risk,
+)
+from registers.services.common import check_keys, clean_people, get_in_project, writable_project
+from registers.services.decisions import create_decision
+
+SCORE_FIELDS = {
+    "impact": "impact",
+    "likelihood": "likelihood",
+    "residualImpact": "residual_impact",
+    "residualLikelihood": "residual_likelihood",
+}
+WRITABLE = {
+    "title",
+    "description",
+    "ownerAccountId",
+    "status",
+    "direction",
+    "materialised",
+    *SCORE_FIELDS,
+    "treatment",
+    "mitigation",
+}
+READ_ONLY = {
+    "id",
+    "projectKey",
+    "acceptedByAccountId",
+    "acceptedAt",
+    "acceptanceRationale",
+    "createdAt",
+    "updatedAt",
+    "updatedByAccountId",
+    "imported",
+    "score",
+    "treatingDecisionIds",
+    "revision",
+}
+
+
+def snapshot(risk: Risk) -> dict[str, Any]:
+    data = {
+        "title": risk.title,
+        "description": risk.description,
+        "ownerAccountId": risk.owner_account_id,
+        "status": risk.status,
+        "direction": risk.direction,
+        "materialised": risk.materialised,
+        "treatment": risk.treatment,
+        "mitigation": risk.mitigation,
+        "acceptedByAccountId": risk.accepted_by_account_id,
+        "acceptedAt": risk.accepted_at,
+        "acceptanceRationale": risk.acceptance_rationale,
+    }
+    data.update({key: getattr(risk, attr) for key, attr in SCORE_FIELDS.items()})
+    return data
+
+
+def risk_status(value: Any) -> str:
+    """The spec's lenient status: anything that is not Closed is Open."""
+    return "Closed" if value == "Closed" else "Open"
+
+
+def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
+    errors = FieldErrors()
+    check_keys(data, WRITABLE, READ_ONLY, errors)
+    if creating or "title" in data:
+        risk.title, error = text(data.get("title"), max_length=NAME_MAX, required=True)
+        if error:
+            errors.add("title", error)
+    for key in ("description", "mitigation"):
+        if key in data:
+            value, error = text(data[key], max_length=TEXT_MAX)
+            if error:
+                errors.add(key, error)
+            setattr(risk, key, value)
+    clean_people(risk, data, {"ownerAccountId": "owner_account_id"}, errors)
+    if "status" in data:
+        risk.status = risk_status(data["status"])
+    if "direction" in data:
+        value, error = enum(data["direction"], RISK_DIRECTIONS, default="Risk")
+        if error:
+            errors.add("direction", error)
+        else:
+            risk.direction = value
+    if "materialised" in data:
+        value, error = boolean(data["materialised"])
+        if error:
+            errors.add("materialised", error)
+        else:
+            risk.materialised = value
+    if risk.direction == "Opportunity":
+        risk.materialised = False  # meaningful only for a Risk
+    for key, attr in SCORE_FIELDS.items():
+        if key in data:
+            value, error = bounded_integer(data[key], low=1, high=5)
+            if error:
+                errors.add(key, error)
+            else:
+                setattr(risk, attr, value)
+    if "treatment" in data:
+        risk.treatment = data["treatment"] or None
+    if risk.treatment is not None and "direction" not in errors:
+        allowed = RISK_TREATMENTS[risk.direction]
+        if risk.treatment not in allowed:
+            errors.add(
+                "treatment",
+                f"A {risk.direction} is treated by one of: {', '.join(allowed)}.",
+            )
+    return errors
+
+
+def _stamp_acceptance(caller: Caller, risk: Risk) -> None:
+    """The first move to treatment Accept stamps who, when, and the mitigation text at that
+    moment as the acceptance rationale. Later moves keep the first stamp."""
+    if risk.treatment == "Accept" and risk.accepted_at is None:
+        risk.accepted_by_account_id = caller.account_id
+        risk.accepted_at = timezone.now()
+        risk.acceptance_rationale = risk.mitigation
+
+
+def _record(caller: Caller, project: Project, kind: str, risk_id, changes: dict) -> None:
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind=kind,
+        target_type="risk",
+        target_id=risk_id,
+        changes=changes,
+    )
+
+
+def risk_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> Risk:
+    with transaction.atomic():
+        project = writable_project(caller)
+        risk = Risk(project=project, updated_by_account_id=caller.account_id, imported=imported)
+        _clean(risk, data, creating=True).raise_if_any()
+        _stamp_acceptance(caller, risk)
+        risk.save(force_insert=True)
+        _record(caller, project, "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
+    return risk
+
+
+def risk_update(
+    *, caller: Caller, risk_id: Any, data: dict[str, Any], expected_revision: int | None = None
+) -> Risk:
+    with transaction.atomic():
+        project = writable_project(caller)
+        risk = get_in_project(Risk, project, risk_id)
+        check_version(risk.revision, expected_revision, current_repr=risk)
+        before = snapshot(risk)
+        _clean(risk, data, creating=False).raise_if_any()
+        _stamp_acceptance(caller, risk)
+        changes = audit.diff(before, snapshot(risk))
+        if changes:
+            risk.revision += 1
+            risk.updated_by_account_id = caller.account_id
+            risk.save()
+            _record(caller, project, "risk.updated", risk.pk, changes)
+    return risk
+
+
+def risk_delete(*, caller: Caller, risk_id: Any, expected_revision: int | None = None) -> None:
+    """Delete a risk. Decisions that treated it keep riskId and treatedRiskId as provenance."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        risk = get_in_project(Risk, project, risk_id)
+        check_version(risk.revision, expected_revision, current_repr=risk)
+        _record(caller, project, "risk.deleted", risk.pk, audit.diff(snapshot(risk), {}))
+        risk.delete()
+
+
+def decision_prefill(risk: Risk) -> dict[str, Any]:
+    """What the Record-decision act pre-fills from the risk."""
+    return {
+        "decision": risk.title,
+        "decisionNotes": risk.description,
+        "rationale": risk.mitigation,
+    }
+
+
+def risk_record_decision(
+    *, caller: Caller, risk_id: Any, data: dict[str, Any] | None = None
+) -> Decision:
+    """Record the decision that treats a materialised risk: a new decision with riskId and
+    treatedRiskId set, pre-filled from the risk; `data` overrides the pre-filled fields.
+    Refused for a risk that has not materialised."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        risk = get_in_project(Risk, project, risk_id, lock=True)
+        if risk.direction != "Risk" or not risk.materialised:
+            raise Conflict(
+                "Only a materialised risk has a decision recorded against it; "
+                "mark the risk as materialised first."
+            )
+        decision = create_decision(
+            caller=caller,
+            project=project,
+            data={**decision_prefill(risk), **(data or {})},
+            risk_id=str(risk.pk),
+        )
+        _record(
+            caller,
+            project,
+            "risk.decision_recorded",
+            risk.pk,
+            {"treatingDecisionId": {"before": None, "after": str(decision.pk)}},
+        )
+    return decision

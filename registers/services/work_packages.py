@@ -1,0 +1,557 @@
+"""Work packages: add, edit, delete, reorder, link and unlink tracker issues. Linking,
+unlinking, renaming and deleting queue the 'Work Package' write-back onto the issues."""
+
+import re
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from governance import audit
+from governance.cleaning import (
+    FieldErrors,
+    bounded_integer,
+    decimal_to_json,
+    enum,
+    iso_date,
+    iso_month,
+    nullable_number,
+    optional_text,
+    signed_integer,
+    signed_number,
+    text,
+)
+from governance.concurrency import check_version
+from governance.errors import NotFound, ValidationFailed
+from governance.models import RAG_CHOICES, Project
+from governance.permissions import Caller
+from governance.tracker import TrackerError, get_tracker
+from registers.models import NAME_MAX, TEXT_MAX, WP_STATUSES, WorkPackage
+from registers.selectors import ordered
+from registers.services.common import (
+    as_uuid,
+    check_keys,
+    clean_people,
+    enqueue_write_back,
+    get_in_project,
+    writable_project,
+)
+
+DATE_FIELDS = {
+    "plannedStartDate": "planned_start_date",
+    "plannedEndDate": "planned_end_date",
+    "actualStartDate": "actual_start_date",
+    "actualEndDate": "actual_end_date",
+    "forecastStartDate": "forecast_start_date",
+    "forecastEndDate": "forecast_end_date",
+}
+DATE_PAIRS = [
+    ("plannedStartDate", "plannedEndDate"),
+    ("actualStartDate", "actualEndDate"),
+    ("forecastStartDate", "forecastEndDate"),
+]
+MONEY_FIELDS = {
+    "budget": "budget",
+    "budgetForecast": "budget_forecast",
+    "budgetActual": "budget_actual",
+}
+WRITABLE = {
+    "name",
+    "type",
+    "ownerAccountId",
+    *DATE_FIELDS,
+    "actualEnd",
+    "status",
+    "rag",
+    "progress",
+    *MONEY_FIELDS,
+    "budgetPhasing",
+    "commentary",
+    "linkedIssueKeys",
+    "sortOrder",
+}
+READ_ONLY = {
+    "id",
+    "projectKey",
+    "budgetBaseline",
+    "budgetBaselineLockedAt",
+    "plannedDatesBaselineLockedAt",
+    "createdAt",
+    "updatedAt",
+    "updatedByAccountId",
+    "scheduleVarianceDays",
+    "revision",
+}
+ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")
+SORT_ORDER_MAX = 2_000_000_000
+
+
+def snapshot(wp: WorkPackage) -> dict[str, Any]:
+    data = {
+        "name": wp.name,
+        "type": wp.type,
+        "ownerAccountId": wp.owner_account_id,
+        "status": wp.status,
+        "rag": wp.rag,
+        "progress": wp.progress,
+        "budgetPhasing": wp.budget_phasing,
+        "commentary": wp.commentary,
+        "linkedIssueKeys": list(wp.linked_issue_keys or []),
+        "sortOrder": wp.sort_order,
+    }
+    data.update({key: getattr(wp, attr) for key, attr in DATE_FIELDS.items()})
+    data.update({key: getattr(wp, attr) for key, attr in MONEY_FIELDS.items()})
+    return data
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def _clean_phasing(value: Any, errors: FieldErrors) -> list[dict] | None:
+    """Entries {period: 'YYYY-MM', amount}. One malformed entry refuses the whole array; each
+    is named (budgetPhasing[3].period)."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        errors.add("budgetPhasing", "Must be a list of {period: 'YYYY-MM', amount}.")
+        return None
+    entries, periods, ok = [], set(), True
+    for index, item in enumerate(value):
+        name = f"budgetPhasing[{index}]"
+        if not isinstance(item, dict):
+            errors.add(name, "Must be an entry {period: 'YYYY-MM', amount}.")
+            ok = False
+            continue
+        for key in item:
+            if key not in ("period", "amount"):
+                errors.add(f"{name}.{key}", "Unknown field: an entry has period and amount only.")
+                ok = False
+        period, error = iso_month(item.get("period"))
+        if error:
+            errors.add(f"{name}.period", error)
+            ok = False
+        elif period in periods:
+            errors.add(f"{name}.period", f"{period} appears twice.")
+            ok = False
+        periods.add(period)
+        raw = item.get("amount")
+        amount, error = signed_number(raw)
+        if error or amount is None:
+            errors.add(f"{name}.amount", error or "An amount is required.")
+            ok = False
+        elif amount < 0:
+            errors.add(f"{name}.amount", "Must not be negative.")
+            ok = False
+        else:
+            entries.append({"period": period, "amount": decimal_to_json(amount)})
+    return entries if ok else None
+
+
+def _progress_agrees(status: str, progress: int | None) -> str | None:
+    """The spec's rule: Complete requires 100; Not Started 0 or null; In Progress and Blocked
+    10 to 90. The message names what the status needs."""
+    if status == "Complete" and progress != 100:
+        return "A Complete work package has progress 100."
+    if status == "Not Started" and progress not in (None, 0):
+        return "A Not Started work package has progress 0 or none."
+    if status in ("In Progress", "Blocked") and (progress is None or not 10 <= progress <= 90):
+        return f"An {status} work package has progress between 10 and 90."
+    return None
+
+
+def _linked_elsewhere(project: Project, wp: WorkPackage) -> dict[str, str]:
+    """Issue key -> name of the other package of the project that links it."""
+    taken: dict[str, str] = {}
+    others = WorkPackage.objects.filter(project=project).exclude(pk=wp.pk)
+    for name, keys in others.values_list("name", "linked_issue_keys"):
+        for key in keys or []:
+            taken[key] = name
+    return taken
+
+
+def check_new_issue_keys(
+    project: Project, wp: WorkPackage, wanted: list[tuple[str, str]], errors: FieldErrors
+) -> None:
+    """Each newly linked issue must be an issue of this project in the tracker, linked by no
+    other work package (the issue's 'Work Package' field holds one reference)."""
+    if not wanted:
+        return
+    taken = _linked_elsewhere(project, wp)
+    to_check = []
+    for field, key in wanted:
+        if key.rpartition("-")[0] != project.key:
+            errors.add(field, f"{key} is not an issue of project {project.key}.")
+        elif key in taken:
+            errors.add(field, f"{key} is already linked to the work package '{taken[key]}'.")
+        else:
+            to_check.append((field, key))
+    if not to_check:
+        return
+    try:
+        found = get_tracker().get_issues([key for _, key in to_check])
+    except TrackerError:
+        for field, key in to_check:
+            errors.add(field, f"The tracker could not be asked about {key}; try again shortly.")
+        return
+    for field, key in to_check:
+        if key not in found:
+            errors.add(field, f"The tracker has no issue {key}.")
+
+
+def normalise_issue_key(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    key = value.strip().upper()
+    return key if ISSUE_KEY.fullmatch(key) else None
+
+
+def _clean_issue_keys(
+    project: Project, wp: WorkPackage, value: Any, errors: FieldErrors
+) -> list[str] | None:
+    if value is None:
+        value = []
+    if not isinstance(value, list):
+        errors.add("linkedIssueKeys", "Must be a list of issue keys such as ABC-12.")
+        return None
+    keys: list[str] = []
+    new: list[tuple[str, str]] = []
+    stored = set(wp.linked_issue_keys or [])
+    ok = True
+    for index, raw in enumerate(value):
+        key = normalise_issue_key(raw)
+        if key is None:
+            errors.add(f"linkedIssueKeys[{index}]", "Must be an issue key such as ABC-12.")
+            ok = False
+            continue
+        if key in keys:
+            continue
+        keys.append(key)
+        if key not in stored:
+            new.append((f"linkedIssueKeys[{index}]", key))
+    before = len(errors)
+    check_new_issue_keys(project, wp, new, errors)
+    return keys if ok and len(errors) == before else None
+
+
+def _clean(
+    project: Project, wp: WorkPackage, data: dict[str, Any], *, creating: bool
+) -> FieldErrors:
+    """Validate `data` onto `wp` (in memory). Every offending field is named."""
+    errors = FieldErrors()
+    check_keys(data, WRITABLE | ({"id"} if creating else set()), READ_ONLY, errors)
+    if creating and data.get("id") not in (None, ""):
+        pk = as_uuid(data["id"])
+        if pk is None:
+            errors.add("id", "Must be a UUID.")
+        elif WorkPackage.objects.filter(pk=pk).exists():
+            errors.add("id", "A work package with this id already exists.")
+        else:
+            wp.pk = pk
+    if creating or "name" in data:
+        wp.name, error = text(data.get("name"), max_length=NAME_MAX, required=True)
+        if error:
+            errors.add("name", error)
+        elif (
+            WorkPackage.objects.filter(project=project, name__iexact=wp.name)
+            .exclude(pk=wp.pk)
+            .exists()
+        ):
+            errors.add("name", f"Another work package of {project.key} is called '{wp.name}'.")
+    if "type" in data:
+        wp.type, error = optional_text(data["type"], max_length=NAME_MAX)
+        if error:
+            errors.add("type", error)
+    if "commentary" in data:
+        wp.commentary, error = optional_text(data["commentary"], max_length=TEXT_MAX)
+        if error:
+            errors.add("commentary", error)
+    clean_people(wp, data, {"ownerAccountId": "owner_account_id"}, errors)
+    for key, attr in DATE_FIELDS.items():
+        if key in data and key != "actualEndDate":
+            value, error = iso_date(data[key])
+            if error:
+                errors.add(key, error)
+            else:
+                setattr(wp, attr, value)
+    _clean_actual_end(wp, data, errors)
+    for start, end in DATE_PAIRS:
+        first, last = getattr(wp, DATE_FIELDS[start]), getattr(wp, DATE_FIELDS[end])
+        if first and last and first > last and start not in errors and end not in errors:
+            errors.add(end, f"Must not be before {start} ({first.isoformat()}).")
+    if "status" in data:
+        value, error = enum(data["status"], WP_STATUSES, default="Not Started")
+        if error:
+            errors.add("status", error)
+        else:
+            wp.status = value
+    if "rag" in data:
+        value, error = enum(data["rag"], RAG_CHOICES, default="None")
+        if error:
+            errors.add("rag", error)
+        else:
+            wp.rag = value
+    if "progress" in data:
+        value, error = bounded_integer(data["progress"], low=0, high=100, step=10)
+        if error:
+            errors.add("progress", error)
+        else:
+            wp.progress = value
+    if "status" not in errors and "progress" not in errors:
+        disagreement = _progress_agrees(wp.status, wp.progress)
+        if disagreement:
+            errors.add("progress", disagreement)
+    for key, attr in MONEY_FIELDS.items():
+        if key in data:
+            value, error = nullable_number(data[key])
+            if error:
+                errors.add(key, error)
+            else:
+                setattr(wp, attr, value)
+    if "budgetPhasing" in data:
+        phasing = _clean_phasing(data["budgetPhasing"], errors)
+        if phasing is not None or data["budgetPhasing"] is None:
+            wp.budget_phasing = phasing
+    if "linkedIssueKeys" in data:
+        keys = _clean_issue_keys(project, wp, data["linkedIssueKeys"], errors)
+        if keys is not None:
+            wp.linked_issue_keys = keys
+    if "sortOrder" in data:
+        value, error = signed_integer(data["sortOrder"])
+        if not error and value is not None and abs(value) > SORT_ORDER_MAX:
+            error = f"Must be between -{SORT_ORDER_MAX} and {SORT_ORDER_MAX}."
+        if error:
+            errors.add("sortOrder", error)
+        else:
+            wp.sort_order = value
+    return errors
+
+
+def _clean_actual_end(wp: WorkPackage, data: dict[str, Any], errors: FieldErrors) -> None:
+    """actualEnd mirrors actualEndDate. Either may be sent; when both are sent and differ,
+    the one that differs from the stored date is the edit (a read-modify-write round trip
+    carries the other unchanged)."""
+    sent = {}
+    for key in ("actualEndDate", "actualEnd"):
+        if key in data:
+            value, error = iso_date(data[key])
+            if error:
+                errors.add(key, error)
+                return
+            sent[key] = value
+    if not sent:
+        return
+    values = set(sent.values())
+    if len(values) == 1:
+        wp.actual_end_date = values.pop()
+        return
+    stored = wp.actual_end_date
+    if sent["actualEndDate"] == stored:
+        wp.actual_end_date = sent["actualEnd"]
+    elif sent["actualEnd"] == stored:
+        wp.actual_end_date = sent["actualEndDate"]
+    else:
+        errors.add("actualEnd", "Mirrors actualEndDate: send the same date, or only one of them.")
+
+
+# --- writes ------------------------------------------------------------------------------------
+
+
+def _record(caller: Caller, project: Project, kind: str, wp_id, changes: dict) -> None:
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind=kind,
+        target_type="workPackage",
+        target_id=wp_id,
+        changes=changes,
+    )
+
+
+def work_package_create(*, caller: Caller, data: dict[str, Any]) -> WorkPackage:
+    """Add a work package. budgetBaseline and the legacy lock stamps are never taken from the
+    client; linked issues get their 'Work Package' field written after commit."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        wp = WorkPackage(project=project, updated_by_account_id=caller.account_id)
+        _clean(project, wp, data, creating=True).raise_if_any()
+        wp.save(force_insert=True)
+        _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
+        enqueue_write_back(project, wp.linked_issue_keys)
+    return wp
+
+
+def work_package_update(
+    *, caller: Caller, wp_id: Any, data: dict[str, Any], expected_revision: int | None = None
+) -> WorkPackage:
+    """Edit a work package. The stored budgetBaseline and lock stamps are kept whatever the
+    client sends."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        wp = get_in_project(WorkPackage, project, wp_id)
+        check_version(wp.revision, expected_revision, current_repr=wp)
+        before = snapshot(wp)
+        _clean(project, wp, data, creating=False).raise_if_any()
+        after = snapshot(wp)
+        changes = audit.diff(before, after)
+        if changes:
+            wp.revision += 1
+            wp.updated_by_account_id = caller.account_id
+            wp.save()
+            _record(caller, project, "work_package.updated", wp.pk, changes)
+            old_keys, new_keys = set(before["linkedIssueKeys"]), set(after["linkedIssueKeys"])
+            touched = old_keys ^ new_keys
+            if before["name"] != after["name"]:
+                touched |= new_keys
+            enqueue_write_back(project, touched)
+    return wp
+
+
+def work_package_delete(
+    *, caller: Caller, wp_id: Any, expected_revision: int | None = None
+) -> None:
+    """Delete a work package; its linked issues have their 'Work Package' field cleared."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        wp = get_in_project(WorkPackage, project, wp_id)
+        check_version(wp.revision, expected_revision, current_repr=wp)
+        keys = list(wp.linked_issue_keys or [])
+        _record(caller, project, "work_package.deleted", wp.pk, audit.diff(snapshot(wp), {}))
+        wp.delete()
+        enqueue_write_back(project, keys)
+
+
+def work_package_link_issue(
+    *, caller: Caller, wp_id: Any, issue_key: Any, expected_revision: int | None = None
+) -> WorkPackage:
+    """Link one tracker issue (idempotent for an issue already linked to this package)."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        wp = get_in_project(WorkPackage, project, wp_id)
+        check_version(wp.revision, expected_revision, current_repr=wp)
+        key = normalise_issue_key(issue_key)
+        if key is None:
+            raise ValidationFailed({"issueKey": ["Must be an issue key such as ABC-12."]})
+        if key in (wp.linked_issue_keys or []):
+            return wp
+        errors = FieldErrors()
+        check_new_issue_keys(project, wp, [("issueKey", key)], errors)
+        errors.raise_if_any()
+        before = list(wp.linked_issue_keys or [])
+        wp.linked_issue_keys = [*before, key]
+        wp.revision += 1
+        wp.updated_by_account_id = caller.account_id
+        wp.save()
+        _record(
+            caller,
+            project,
+            "work_package.issue_linked",
+            wp.pk,
+            {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}},
+        )
+        enqueue_write_back(project, [key])
+    return wp
+
+
+def work_package_unlink_issue(
+    *, caller: Caller, wp_id: Any, issue_key: Any, expected_revision: int | None = None
+) -> WorkPackage:
+    """Unlink one issue; its 'Work Package' field is cleared after commit."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        wp = get_in_project(WorkPackage, project, wp_id)
+        key = normalise_issue_key(issue_key)
+        if key is None or key not in (wp.linked_issue_keys or []):
+            raise NotFound(f"{issue_key} is not linked to this work package.")
+        check_version(wp.revision, expected_revision, current_repr=wp)
+        before = list(wp.linked_issue_keys)
+        wp.linked_issue_keys = [k for k in before if k != key]
+        wp.revision += 1
+        wp.updated_by_account_id = caller.account_id
+        wp.save()
+        _record(
+            caller,
+            project,
+            "work_package.issue_unlinked",
+            wp.pk,
+            {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}},
+        )
+        enqueue_write_back(project, [key])
+    return wp
+
+
+def _apply_order(caller: Caller, project: Project, packages: list[WorkPackage]) -> None:
+    """Give `packages` sortOrder 1..n in this order; bump the revision of those that moved."""
+    before = [str(wp.pk) for wp in ordered(WorkPackage.objects.filter(project=project))]
+    after = [str(wp.pk) for wp in packages]
+    now = timezone.now()
+    changed = []
+    for position, wp in enumerate(packages, start=1):
+        if wp.sort_order != position:
+            wp.sort_order = position
+            wp.revision += 1
+            wp.updated_by_account_id = caller.account_id
+            wp.updated_at = now
+            changed.append(wp)
+    if not changed:
+        return
+    WorkPackage.objects.bulk_update(
+        changed, ["sort_order", "revision", "updated_by_account_id", "updated_at"], batch_size=500
+    )
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="work_package.reordered",
+        target_type="project",
+        target_id=project.key,
+        changes={"order": {"before": before, "after": after}} if before != after else {},
+    )
+
+
+def work_package_reorder(*, caller: Caller, ids: Any) -> list[WorkPackage]:
+    """Set the manual order: `ids` lists every work package of the project exactly once."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        packages = {
+            wp.pk: wp for wp in WorkPackage.objects.select_for_update().filter(project=project)
+        }
+        errors = FieldErrors()
+        if not isinstance(ids, list):
+            raise ValidationFailed(
+                {"ids": ["Must be the list of every work package id, in order."]}
+            )
+        wanted, seen = [], set()
+        for index, raw in enumerate(ids):
+            pk = as_uuid(raw)
+            if pk is None or pk not in packages:
+                errors.add(f"ids[{index}]", "Not a work package of this project.")
+            elif pk in seen:
+                errors.add(f"ids[{index}]", "Listed twice.")
+            else:
+                seen.add(pk)
+                wanted.append(packages[pk])
+        missing = [str(pk) for pk in packages if pk not in seen]
+        if missing and not errors:
+            errors.add(
+                "ids",
+                f"Every work package must be listed; missing: {', '.join(missing[:5])}"
+                + (" and more." if len(missing) > 5 else "."),
+            )
+        errors.raise_if_any()
+        _apply_order(caller, project, wanted)
+    return wanted
+
+
+def work_package_move(*, caller: Caller, wp_id: Any, offset: int) -> WorkPackage:
+    """Move one package up (negative offset) or down in the register's current order."""
+    with transaction.atomic():
+        project = writable_project(caller)
+        packages = list(ordered(WorkPackage.objects.select_for_update().filter(project=project)))
+        pk = as_uuid(wp_id)
+        index = next((i for i, wp in enumerate(packages) if wp.pk == pk), None)
+        if index is None:
+            raise NotFound(f"No such work package in {project.key}.")
+        target = max(0, min(len(packages) - 1, index + int(offset)))
+        wp = packages.pop(index)
+        packages.insert(target, wp)
+        _apply_order(caller, project, packages)
+    return wp

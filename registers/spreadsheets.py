@@ -1,0 +1,290 @@
+"""CSV and XLSX: exports of each register (the API representation, one column per field,
+derived fields included, plus display names next to people), and the reading of an import
+file into rows of API field names for `registers.services.register_import`."""
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+import zipfile
+from collections.abc import Iterable
+from typing import Any
+
+from django.utils import timezone
+from openpyxl import Workbook, load_workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.utils.exceptions import InvalidFileException
+
+from governance.errors import ValidationFailed
+from governance.models import Project
+from governance.people import resolve
+from registers import selectors
+from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+from registers.serializers import (
+    change_to_dict,
+    decision_to_dict,
+    risk_to_dict,
+    work_package_to_dict,
+)
+from registers.services import changes, decisions, risks, work_packages
+
+REGISTERS = ["work-packages", "risks", "decisions", "changes"]
+TITLES = {
+    "work-packages": "Work packages",
+    "risks": "Risks",
+    "decisions": "Decisions",
+    "changes": "Changes",
+}
+# Display-name columns written after each person column: {register: {field: column}}.
+NAME_COLUMNS = {
+    "work-packages": {"ownerAccountId": "ownerName"},
+    "risks": {"ownerAccountId": "ownerName", "acceptedByAccountId": "acceptedByName"},
+    "decisions": {"madeByAccountId": "madeByName", "recordedBy": "recordedByName"},
+    "changes": {
+        "proposerAccountId": "proposerName",
+        "approverAccountId": "approverName",
+        "decidedByAccountId": "decidedByName",
+    },
+}
+WRITABLE = {
+    "work-packages": work_packages.WRITABLE,
+    "risks": risks.WRITABLE,
+    "decisions": decisions.WRITABLE,
+    "changes": changes.WRITABLE,
+}
+READ_ONLY = {
+    "work-packages": work_packages.READ_ONLY,
+    "risks": risks.READ_ONLY,
+    "decisions": decisions.READ_ONLY,
+    "changes": changes.READ_ONLY,
+}
+LIST_FIELDS = {"linkedIssueKeys", "dimensions"}
+JSON_FIELDS = {"budgetPhasing", "evidenceLinks", "minutesRef", "approverSeat"}
+BOOLEAN_FIELDS = {"materialised"}
+DATE_FIELDS = {
+    "plannedStartDate",
+    "plannedEndDate",
+    "actualStartDate",
+    "actualEndDate",
+    "actualEnd",
+    "forecastStartDate",
+    "forecastEndDate",
+    "madeOn",
+}
+# A cell a spreadsheet would run as a formula is written with a leading apostrophe in CSV.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+MAX_BYTES = 5 * 1024 * 1024
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+# --- export ----------------------------------------------------------------------------------
+
+
+def records(project: Project, register: str) -> list[dict]:
+    """The register as the API represents it, in the register's order."""
+    if register == "work-packages":
+        return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
+    if register == "risks":
+        treating = selectors.treating_decisions(project)
+        return [
+            risk_to_dict(r, [pk for pk, _ in treating.get(str(r.pk), [])])
+            for r in selectors.risks(project)
+        ]
+    if register == "decisions":
+        return [decision_to_dict(d) for d in selectors.decisions(project)]
+    return [change_to_dict(c) for c in selectors.changes(project)]
+
+
+def table(project: Project, register: str) -> tuple[list[str], list[list[Any]]]:
+    """Header and rows. People appear as accountId and display name; an unnamed person (a
+    decision without a maker) is blank in both."""
+    rows = records(project, register)
+    names = NAME_COLUMNS[register]
+    people = resolve(r.get(field) for r in rows for field in names)
+    fields = [f for f in _fields(project, register) if f != "revision"]
+    header = []
+    for field in fields:
+        header.append(field)
+        if field in names:
+            header.append(names[field])
+    body = []
+    for record in rows:
+        line = []
+        for field in fields:
+            line.append(_cell(field, record.get(field)))
+            if field in names:
+                person = people.get(record.get(field) or "")
+                line.append(person.display_name if person else "")
+        body.append(line)
+    return header, body
+
+
+def _fields(project: Project, register: str) -> list[str]:
+    """The fields of the register's API representation, in its order."""
+    blank = {
+        "work-packages": lambda: work_package_to_dict(WorkPackage(project=project)),
+        "risks": lambda: risk_to_dict(Risk(project=project), []),
+        "decisions": lambda: decision_to_dict(Decision(project=project)),
+        "changes": lambda: change_to_dict(ChangeRequest(project=project)),
+    }[register]()
+    return list(blank)
+
+
+def _cell(field: str, value: Any) -> Any:
+    if value is None:
+        return ""
+    if field in LIST_FIELDS:
+        return ", ".join(value)
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False) if value else ""
+    if field in DATE_FIELDS and isinstance(value, str):
+        return dt.date.fromisoformat(value)
+    return value
+
+
+def to_csv(header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([_csv_text(v) for v in row])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def _csv_text(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet(title)
+    sheet.append(header)
+    for row in rows:
+        sheet.append([_xlsx_cell(sheet, v) for v in row])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _xlsx_cell(sheet, value: Any) -> Any:
+    if isinstance(value, str) and value.startswith("="):
+        cell = WriteOnlyCell(sheet, value=value)
+        cell.data_type = "s"  # text, never a formula
+        return cell
+    return value
+
+
+def export(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:
+    """(content, content type, file name) of the register as CSV or XLSX."""
+    if file_format not in CONTENT_TYPES:
+        raise ValidationFailed({"format": ["Must be csv or xlsx."]})
+    header, rows = table(project, register)
+    if file_format == "csv":
+        content = to_csv(header, rows)
+    else:
+        content = to_xlsx(TITLES[register], header, rows)
+    name = f"{project.key}-{register}-{timezone.localdate().isoformat()}.{file_format}"
+    return content, CONTENT_TYPES[file_format], name
+
+
+# --- import ----------------------------------------------------------------------------------
+
+
+def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
+    Read-only and derived columns of an export are ignored, so an export imports back;
+    an unknown column refuses the file."""
+    if upload is None:
+        raise ValidationFailed({"file": ["Choose a CSV or XLSX file to import."]})
+    if upload.size > MAX_BYTES:
+        raise ValidationFailed({"file": [f"At most {MAX_BYTES // (1024 * 1024)} MB per file."]})
+    content = upload.read()
+    is_xlsx = content[:4] == b"PK\x03\x04"
+    grid = iter(_xlsx_grid(content) if is_xlsx else _csv_grid(content))
+    header = next(grid, None)
+    if not header or all(_blank(h) for h in header):
+        raise ValidationFailed({"file": ["The first row must name the columns."]})
+    columns = [str(h).strip() if h is not None else "" for h in header]
+    ignored = READ_ONLY[register] | set(NAME_COLUMNS[register].values()) | {"id"}
+    problems = []
+    for index, column in enumerate(columns):
+        if column and column not in WRITABLE[register] and column not in ignored:
+            problems.append(
+                {"row": 1, "field": column, "message": f"Unknown column (column {index + 1})."}
+            )
+    if problems:
+        raise ValidationFailed(
+            {"file": ["The header row has columns this register does not have."]}, rows=problems
+        )
+    rows = []
+    for number, cells in enumerate(grid, start=2):
+        data: dict[str, Any] = {}
+        for column, value in zip(columns, cells, strict=False):
+            if column in WRITABLE[register] and not _blank(value):
+                data[column] = _value(column, value)
+        if data:
+            rows.append((number, data))
+    return rows
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _csv_grid(content: bytes) -> list[list[str]]:
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValidationFailed(
+            {"file": ["The file is neither an XLSX workbook nor UTF-8 CSV."]}
+        ) from None
+    first_line = text.split("\n", 1)[0]
+    try:
+        dialect = csv.Sniffer().sniff(first_line, delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    return list(csv.reader(io.StringIO(text), dialect))
+
+
+def _xlsx_grid(content: bytes) -> list[list[Any]]:
+    try:
+        workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError):
+        raise ValidationFailed({"file": ["The file is not a readable XLSX workbook."]}) from None
+    sheet = workbook.worksheets[0]
+    grid = [list(row) for row in sheet.iter_rows(values_only=True)]
+    workbook.close()
+    return grid
+
+
+def _value(column: str, value: Any) -> Any:
+    if isinstance(value, str):
+        value = value.strip()
+        if len(value) > 1 and value[0] == "'" and value[1] in FORMULA_START:
+            value = value[1:]
+    if column in LIST_FIELDS and isinstance(value, str):
+        return [part.strip() for part in re.split(r"[,;\n]", value) if part.strip()]
+    if column in BOOLEAN_FIELDS and isinstance(value, str):
+        return value.lower()
+    if column in JSON_FIELDS and isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            if column == "evidenceLinks":
+                return value.split()
+            return value  # minutesRef by id; others are refused by the service, naming them
+    if isinstance(value, dt.datetime) and column in DATE_FIELDS:
+        return value.date()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

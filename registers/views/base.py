@@ -1,0 +1,472 @@
+"""What the four register pages share: the register descriptions, the page and row
+rendering (the full page and the HTMX responses render the same partials), inline save with
+422 errors in the row and a conflict row on a stale save, delete, the read-only detail."""
+
+import contextlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.html import format_html
+
+from governance import services as kernel_services
+from governance.errors import Conflict, Frozen, Stale, ValidationFailed
+from governance.http import render_htmx
+from governance.models import RAG_CHOICES, AuditEntry, Project
+from governance.people import resolve
+from governance.permissions import Caller
+from governance.tracker import TrackerError, get_tracker
+from registers import forms, selectors, tables
+from registers.models import (
+    CHANGE_DIMENSIONS,
+    RISK_DIRECTIONS,
+    RISK_STATUSES,
+    RISK_TREATMENTS,
+    WP_STATUSES,
+)
+from registers.services.common import get_in_project
+
+ORDER = ["work-packages", "risks", "decisions", "changes"]
+
+
+@dataclass(frozen=True)
+class Register:
+    slug: str
+    title: str
+    noun: str
+    anchor: str
+    template: str
+    model: type
+    id_kwarg: str
+    labels: dict[str, str]
+    records: Callable[[Project], list]
+    extra: Callable[[Project], dict]
+    to_dict: Callable[[Any], dict]
+    create: Callable[..., Any]
+    update: Callable[..., Any]
+    delete: Callable[..., Any] | None
+    empty_hint: str
+    summary: Callable[[Project], dict] | None = None
+
+    def base_url(self, project: Project) -> str:
+        return reverse(f"registers:{self.slug}", args=[project.key])
+
+
+REGISTERS: dict[str, Register] = {}
+
+
+def register(reg: Register) -> Register:
+    REGISTERS[reg.slug] = reg
+    return reg
+
+
+def record_id(reg: Register, kwargs: dict) -> Any:
+    return kwargs[reg.id_kwarg]
+
+
+# --- people and choices --------------------------------------------------------------------
+
+
+def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
+    """People offered by the owner / maker / approver pickers: the project's lead, editors,
+    sponsor and steering committee, the tracker's people directory, and whoever the record
+    already names. Resolved in one call."""
+    ids = {
+        project.lead_account_id,
+        project.sponsor_account_id,
+        *kernel_services.editor_account_ids(project),
+        *(project.steering_account_ids or []),
+        *current,
+    }
+    with contextlib.suppress(TrackerError):  # the picker still offers the known people
+        ids.update(u.account_id for u in get_tracker().search_users("", limit=100))
+    ids.discard(None)
+    ids.discard("")
+    people = resolve(ids)
+    return sorted(
+        ((a, p.display_name) for a, p in people.items()), key=lambda pair: pair[1].casefold()
+    )
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def decorated(reg: Register, project: Project, caller: Caller, records: list, extra_ids=()):
+    """Resolve everyone the rows show in one call and precompute each row's display values."""
+    extra = reg.extra(project)
+    people = resolve(tables.person_ids(reg.slug, records) | set(extra_ids))
+    tables.decorate(reg.slug, records, people, caller, extra, reg.base_url(project))
+    return people, extra
+
+
+STATIC_CHOICES = {
+    "wp_status": [(v, v) for v in WP_STATUSES],
+    "rag": [(v, "No RAG" if v == "None" else v) for v in RAG_CHOICES],
+    "progress": [(str(v), f"{v}%") for v in range(0, 101, 10)],
+    "risk_status": [(v, v) for v in RISK_STATUSES],
+    "direction": [(v, v) for v in RISK_DIRECTIONS],
+    "score": [(str(v), str(v)) for v in range(1, 6)],
+    "treatments": list(RISK_TREATMENTS.items()),
+    "dimensions": CHANGE_DIMENSIONS,
+}
+
+
+def csrf_input(request: HttpRequest | None) -> str:
+    """The CSRF hidden input, built once per response: rows repeat it in every form (htmx
+    sends the token in a header; the input serves forms posted without script)."""
+    if request is None:
+        return ""
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request)
+    )
+
+
+def common_context(
+    reg: Register, project: Project, caller: Caller, request: HttpRequest | None = None, **more
+) -> dict:
+    return {
+        "csrf_input": csrf_input(request),
+        "project": project,
+        "caller": caller,
+        "tab": "registers",
+        "reg": reg,
+        "register": reg.slug,
+        "base": reg.base_url(project),
+        "can_edit": caller.can_edit_registers,
+        "static": STATIC_CHOICES,
+        "detail_template": f"{reg.template}#detail",
+        **more,
+    }
+
+
+def page_context(
+    request: HttpRequest,
+    reg: Register,
+    project: Project,
+    caller: Caller,
+    *,
+    form: dict | None = None,
+) -> dict:
+    records = reg.records(project)
+    extra_ids = form_people(form)
+    people, extra = decorated(reg, project, caller, records, extra_ids)
+    table = tables.build(reg.slug, records, request.GET, people)
+    counts = selectors.register_counts(project)
+    return common_context(
+        reg,
+        project,
+        caller,
+        request,
+        table=table,
+        rows=table.rows,
+        people=people,
+        extra=extra,
+        counts=counts,
+        registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
+        summary=reg.summary(project) if reg.summary else None,
+        form=form,
+        editing_id=form.get("uuid") if form else None,
+    )
+
+
+def render_page(
+    request: HttpRequest,
+    reg: Register,
+    project: Project,
+    caller: Caller,
+    *,
+    form: dict | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The register page, or its table alone for an HTMX filter / sort request."""
+    context = page_context(request, reg, project, caller, form=form)
+    return render_htmx(request, reg.template, context, partial="table", status=status)
+
+
+def _htmx_response(content: str, status: int) -> HttpResponse:
+    response = HttpResponse(content, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def tabs_oob(reg: Register, project: Project) -> str:
+    """The register sub-tab bar with fresh counts, swapped out of band after an add or a
+    delete."""
+    counts = selectors.register_counts(project)
+    return render_to_string(
+        "registers/_tabs.html",
+        {
+            "project": project,
+            "register": reg.slug,
+            "registers": [(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
+            "oob": True,
+        },
+    )
+
+
+def row_html(
+    request: HttpRequest,
+    reg: Register,
+    project: Project,
+    caller: Caller,
+    record,
+    *,
+    partial: str = "row",
+    **more,
+) -> str:
+    records = [record] if record is not None else []
+    people, extra = decorated(reg, project, caller, records, form_people(more.get("form")))
+    context = common_context(
+        reg, project, caller, request, r=record, people=people, extra=extra, **more
+    )
+    return render_to_string(f"{reg.template}#{partial}", context, request=request)
+
+
+def render_row(
+    request: HttpRequest,
+    reg: Register,
+    project: Project,
+    caller: Caller,
+    record,
+    *,
+    status: int = 200,
+    tabs: bool = False,
+    notice: str = "",
+) -> HttpResponse:
+    html = row_html(request, reg, project, caller, record, notice=notice)
+    if tabs:
+        html += tabs_oob(reg, project)
+    return _htmx_response(html, status)
+
+
+def form_people(form: dict | None) -> set[str]:
+    return {a for a, _ in (form or {}).get("choices", {}).get("people", [])}
+
+
+# --- forms -------------------------------------------------------------------------------------
+
+
+def new_form(reg: Register, project: Project, values: dict | None = None) -> dict:
+    return {
+        "id": None,
+        "key": "new",
+        "uuid": None,
+        "values": values or {},
+        "errors": {},
+        "message": "",
+        "conflict": [],
+        "revision": None,
+        "choices": form_choices(reg, project, values or {}),
+    }
+
+
+def edit_form(reg: Register, project: Project, record, values: dict | None = None) -> dict:
+    values = values or forms.values_from_record(reg.slug, reg.to_dict(record))
+    return {
+        "id": str(record.pk),
+        "key": str(record.pk),
+        "uuid": record.pk,
+        "values": values,
+        "errors": {},
+        "message": "",
+        "conflict": [],
+        "revision": record.revision,
+        "choices": form_choices(reg, project, values),
+    }
+
+
+def form_choices(reg: Register, project: Project, values: dict) -> dict:
+    named = [v for k, v in values.items() if k.endswith("AccountId") and isinstance(v, str)]
+    choices: dict[str, Any] = {"people": people_choices(project, named)}
+    if reg.slug == "decisions":
+        choices["minutes"] = [
+            (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
+            for m in selectors.steering_minutes(project)
+        ]
+    if reg.slug == "changes":
+        choices["packages"] = sorted(
+            selectors.work_package_names(project).items(), key=lambda p: p[1].casefold()
+        )
+    return choices
+
+
+def render_form(
+    request: HttpRequest,
+    reg: Register,
+    project: Project,
+    caller: Caller,
+    form: dict,
+    *,
+    status: int = 200,
+    record=None,
+) -> HttpResponse:
+    """The add or edit row: alone for HTMX, else the whole page with that row open."""
+    if not request.htmx:
+        return render_page(request, reg, project, caller, form=form, status=status)
+    html = row_html(request, reg, project, caller, record, partial="row-edit", form=form)
+    return _htmx_response(html, status)
+
+
+def _expected_revision(request: HttpRequest) -> int | None:
+    raw = request.POST.get("revision", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def conflict_rows(reg: Register, mine: dict, current) -> list[dict]:
+    """Field by field, what the person submitted and what is stored now, where they differ."""
+    theirs = forms.values_from_record(reg.slug, reg.to_dict(current))
+    people = resolve(
+        value
+        for values in (mine, theirs)
+        for field, value in values.items()
+        if field.endswith("AccountId") and isinstance(value, str)
+    )
+    rows = []
+    for field in forms.FIELDS[reg.slug]:
+        yours, stored = mine.get(field, ""), theirs.get(field, "")
+        if _normal(yours) != _normal(stored):
+            rows.append(
+                {
+                    "field": field,
+                    "label": reg.labels.get(field, field),
+                    "yours": _shown(yours, people),
+                    "theirs": _shown(stored, people),
+                }
+            )
+    return rows
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, list):
+        return sorted(value)
+    return (value or "").strip().replace("\r\n", "\n")
+
+
+def _shown(value: Any, people) -> str:
+    if isinstance(value, list):
+        return ", ".join(value) or "—"
+    person = people.get(value)
+    if person:
+        return person.display_name
+    return value or "—"
+
+
+def save(
+    request: HttpRequest, reg: Register, project: Project, caller: Caller, pk=None
+) -> HttpResponse:
+    """Create (pk None) or update from the submitted row form. 201/200 with the read row;
+    422 with the errors in the row; 412 with a conflict row that shows yours and theirs;
+    409 with the reason in the row when the register or the record no longer allows it."""
+    data = forms.data_from_post(reg.slug, request.POST)
+    values = forms.values_from_post(reg.slug, request.POST)
+    current = None
+    try:
+        if pk is None:
+            record = reg.create(caller=caller, data=data)
+        else:
+            record = reg.update(
+                caller=caller, pk=pk, data=data, expected_revision=_expected_revision(request)
+            )
+    except ValidationFailed as exc:
+        current = _current(reg, project, pk)
+        form = _form_for(reg, project, current, values)
+        form["errors"] = forms.errors_by_field(reg.slug, exc.fields)
+        form["message"] = "This was not saved: correct the fields marked below."
+        return render_form(request, reg, project, caller, form, status=422, record=current)
+    except Stale:
+        current = _current(reg, project, pk)
+        form = _form_for(reg, project, current, values)
+        form["conflict"] = conflict_rows(reg, values, current)
+        form["message"] = (
+            f"Someone else saved this {reg.noun} while you were editing it. Their version is "
+            "shown beside yours; save again to replace it with yours, or cancel to keep theirs."
+        )
+        return render_form(request, reg, project, caller, form, status=412, record=current)
+    except (Conflict, Frozen) as exc:
+        current = _current(reg, project, pk)
+        form = _form_for(reg, project, current, values)
+        form["message"] = exc.message
+        return render_form(request, reg, project, caller, form, status=exc.status, record=current)
+    if not request.htmx:
+        return HttpResponseRedirect(f"{reg.base_url(project)}#{reg.anchor}-{record.pk}")
+    return render_row(
+        request,
+        reg,
+        project,
+        caller,
+        record,
+        status=201 if pk is None else 200,
+        tabs=pk is None,
+    )
+
+
+def _current(reg: Register, project: Project, pk):
+    if pk is None:
+        return None
+    return get_in_project(reg.model, project, pk, lock=False)
+
+
+def _form_for(reg: Register, project: Project, current, values: dict) -> dict:
+    if current is None:
+        return new_form(reg, project, values)
+    return edit_form(reg, project, current, values)
+
+
+def delete(
+    request: HttpRequest, reg: Register, project: Project, caller: Caller, pk
+) -> HttpResponse:
+    """Delete after confirmation. HTMX: the row disappears and the counts update; a stale or
+    refused delete answers with the row and the reason."""
+    try:
+        reg.delete(caller=caller, pk=pk, expected_revision=_expected_revision(request))
+    except (Stale, Conflict, Frozen) as exc:
+        current = _current(reg, project, pk)
+        notice = (
+            f"Not deleted: someone changed this {reg.noun} since you loaded it. "
+            "Check it, then delete again."
+            if isinstance(exc, Stale)
+            else f"Not deleted: {exc.message}"
+        )
+        if not request.htmx:
+            raise
+        return render_row(request, reg, project, caller, current, status=exc.status, notice=notice)
+    if not request.htmx:
+        return HttpResponseRedirect(reg.base_url(project))
+    return _htmx_response(tabs_oob(reg, project), 200)
+
+
+# --- read-only detail ------------------------------------------------------------------------
+
+
+def history(project: Project, record) -> list[AuditEntry]:
+    return list(
+        AuditEntry.objects.filter(project_key=project.key, target_id=str(record.pk)).order_by(
+            "-at", "-id"
+        )[:50]
+    )
+
+
+def detail_context(
+    request: HttpRequest, reg: Register, project: Project, caller: Caller, record, **more
+) -> dict:
+    entries = history(project, record)
+    people, extra = decorated(reg, project, caller, [record], {e.actor_account_id for e in entries})
+    counts = selectors.register_counts(project)
+    return common_context(
+        reg,
+        project,
+        caller,
+        request,
+        r=record,
+        people=people,
+        extra=extra,
+        entries=entries,
+        detail_page=True,
+        registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
+        **more,
+    )

@@ -1,0 +1,60 @@
+"""The Registers tab landing, and the CSV / XLSX export and import of each register."""
+
+from django.contrib import messages
+from django.http import HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+
+from governance import permissions
+from governance.errors import ValidationFailed
+from governance.http import page
+from registers import selectors, services, spreadsheets
+from registers.views import base
+
+
+@page("GET")
+def index(request, key):
+    """The Registers tab opens on the work packages."""
+    project, _ = permissions.project_for(request, key)
+    return HttpResponseRedirect(base.REGISTERS["work-packages"].base_url(project))
+
+
+@page("GET")
+def export(request, key, register):
+    project, _ = permissions.project_for(request, key)
+    content, content_type, name = spreadsheets.export(
+        project, register, request.GET.get("format", "csv")
+    )
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@page("GET", "POST")
+def import_file(request, key, register):
+    """Upload a CSV or XLSX file: every row is created, or none (each refused row listed)."""
+    project, caller = permissions.editable_project_for(request, key)
+    reg = base.REGISTERS[register]
+    errors: dict = {}
+    rows: list = []
+    status = 200
+    if request.method == "POST":
+        try:
+            parsed = spreadsheets.read_rows(register, request.FILES.get("file"))
+            created = services.register_import(caller=caller, register=register, rows=parsed)
+        except ValidationFailed as exc:
+            errors, rows, status = exc.fields, exc.extra.get("rows", []), 422
+        else:
+            noun = reg.noun if created == 1 else f"{reg.noun}s"
+            messages.success(request, f"Imported {created} {noun}.")
+            return HttpResponseRedirect(reg.base_url(project))
+    counts = selectors.register_counts(project)
+    context = base.common_context(
+        reg,
+        project,
+        caller,
+        registers=[(slug, base.REGISTERS[slug].title, counts[slug]) for slug in base.ORDER],
+        errors=errors,
+        rows=rows,
+        columns=sorted(spreadsheets.WRITABLE[register]),
+    )
+    return render(request, "registers/import.html", context, status=status)

@@ -1,0 +1,71 @@
+"""The registers' demo: realistic rows in every demo project, every state shown somewhere,
+written through the services, and idempotent."""
+
+from governance import demo as kernel_demo
+from governance.tracker.local.models import LocalIssue
+from registers import demo
+from registers.derive import change_application_state, decision_state
+from registers.models import (
+    APPLICATION_STATES,
+    CHANGE_STATUSES,
+    RISK_DIRECTIONS,
+    RISK_TREATMENTS,
+    WP_STATUSES,
+    ChangeRequest,
+    Decision,
+    Risk,
+    WorkPackage,
+)
+
+
+def counts():
+    return tuple(m.objects.count() for m in (WorkPackage, Risk, Decision, ChangeRequest))
+
+
+def test_demo_registers_cover_every_state_and_run_twice_safely(
+    db, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        ctx = kernel_demo.seed()
+        demo.seed(ctx)
+    first = counts()
+    for project in ctx.projects.values():
+        rows = sum(
+            m.objects.filter(project=project).count()
+            for m in (WorkPackage, Risk, Decision, ChangeRequest)
+        )
+        assert rows >= 24, project.key
+        project.refresh_from_db()
+        assert project.sponsor_account_id == ctx.account("sofia")
+    assert set(WorkPackage.objects.values_list("status", flat=True)) == set(WP_STATUSES)
+    assert set(WorkPackage.objects.values_list("rag", flat=True)) == {
+        "Red",
+        "Amber",
+        "Green",
+        "Blue",
+        "None",
+    }
+    assert set(Risk.objects.values_list("status", flat=True)) == {"Open", "Closed"}
+    assert set(Risk.objects.values_list("direction", flat=True)) == set(RISK_DIRECTIONS)
+    treatments = set(Risk.objects.values_list("treatment", flat=True))
+    assert treatments >= {t for ts in RISK_TREATMENTS.values() for t in ts}
+    assert Risk.objects.filter(materialised=True).exists()
+    assert Risk.objects.exclude(accepted_at=None).exists()
+    states = {decision_state(d.made_on) for d in Decision.objects.all()}
+    assert states == {"Pending", "Made"}
+    assert Decision.objects.exclude(treated_risk_id=None).exists()
+    assert Decision.objects.exclude(notes=[]).exists()
+    assert Decision.objects.filter(made_by_account_id=None).exists()
+    assert set(ChangeRequest.objects.values_list("status", flat=True)) == set(CHANGE_STATUSES)
+    assert {change_application_state(c) for c in ChangeRequest.objects.all()} == set(
+        APPLICATION_STATES
+    )
+    decided = ChangeRequest.objects.filter(status__in=["Approved", "Rejected"])
+    assert set(decided.values_list("decided_by_account_id", flat=True)) == {ctx.account("sofia")}
+    assert LocalIssue.objects.filter(
+        key="APOLLO-1", work_package="Discovery and requirements"
+    ).exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        demo.seed(kernel_demo.seed())
+    assert counts() == first
