@@ -257,7 +257,8 @@ def link_from_template(request, key: str, response: HttpResponse):
         base_url=_base_url(request),
     )
     with_etag(response, case.revision)
-    return 201, link
+    response.status_code = 201
+    return link
 
 
 @router.get("/projects/{key}/minutes")
@@ -282,11 +283,12 @@ def minutes_get(request, key: str):
         ["heldOn"],
     ),
 )
-def minutes_post(request, key: str):
+def minutes_post(request, key: str, response: HttpResponse):
     """Record minutes (editors). The first minutes recorded set firstSteercoHeldAt and
     complete initiation."""
     _, caller = permissions.project_for(request, key)
     minutes = services.minutes_record(
         caller=caller, data=json_object(request), base_url=_base_url(request)
     )
-    return 201, minutes_to_dict(minutes)
+    response.status_code = 201
+    return minutes_to_dict(minutes)

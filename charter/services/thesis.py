@@ -253,7 +253,8 @@ def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
         extra[where] = (member_id, role)
     seats = clean_seats(seats_in, errors)
     members, seen = [], set()
-    for where, seat in seats.items():
+    for where in seats_in:
+        seat = seats.get(where)
         if not seat:
             continue
         account_id = seat.get("accountId")
