@@ -11,6 +11,7 @@ from charter.views.context import (
     page_url,
     render_page,
     render_section,
+    revised,
     stored_adoption,
     stored_thesis,
 )
@@ -105,7 +106,7 @@ def _edit(request, key, section: str, parse):
     extra = {}
     status = 200
     try:
-        services.charter_update(
+        case = services.charter_update(
             caller=caller,
             data=data,
             expected_revision=forms.revision(request.POST),
@@ -132,7 +133,8 @@ def _edit(request, key, section: str, parse):
     if not request.htmx:
         messages.success(request, "Saved.")
         return redirect(f"{page_url(project, 'case')}#section-{section}")
-    return render_section(request, project, caller, "case", section, notice="Saved.")
+    response = render_section(request, project, caller, "case", section, notice="Saved.", case=case)
+    return revised(response, case)
 
 
 @page("POST")
@@ -212,18 +214,22 @@ def seat(request, key):
     page_name, partial = _seat_section(field)
     try:
         if field in SEAT_FIELDS:
-            services.charter_update(caller=caller, data={field: forms.seat(request.POST)})
+            case = services.charter_update(caller=caller, data={field: forms.seat(request.POST)})
         elif field == "steeringCommittee" and request.POST.get("action") == "remove":
-            services.steering_member_remove(caller=caller, member_id=request.POST.get("member_id"))
+            case = services.steering_member_remove(
+                caller=caller, member_id=request.POST.get("member_id")
+            )
         elif field == "steeringCommittee":
             member = {
                 "accountId": request.POST.get("account_id", ""),
                 "role": request.POST.get("role", ""),
             }
-            services.steering_member_add(caller=caller, member=member)
+            case = services.steering_member_add(caller=caller, member=member)
         elif field == "bauOwner":
             owner = request.POST.get("account_id") or None
-            services.closeout_update(caller=caller, data={"bauHandover": {"ownerAccountId": owner}})
+            case = services.closeout_update(
+                caller=caller, data={"bauHandover": {"ownerAccountId": owner}}
+            )
         else:
             raise ValidationFailed({"field": ["Unknown seat."]})
     except ValidationFailed as exc:
@@ -243,7 +249,8 @@ def seat(request, key):
     if not request.htmx:
         messages.success(request, "Saved.")
         return redirect(page_url(project, page_name))
-    return render_section(request, project, caller, page_name, partial, notice="Saved.")
+    response = render_section(request, project, caller, page_name, partial, notice="Saved.")
+    return revised(response, case)
 
 
 # --- supporting documents --------------------------------------------------------------------
@@ -280,15 +287,15 @@ def links(request, key):
     action = request.POST.get("action")
     try:
         if action == "remove":
-            services.link_remove(caller=caller, link_id=request.POST.get("link_id", ""))
+            case = services.link_remove(caller=caller, link_id=request.POST.get("link_id", ""))
         elif action == "pick":
-            services.link_add(
+            case = services.link_add(
                 caller=caller,
                 link={"type": "confluence", "pageId": request.POST.get("page_id", "")},
                 base_url=_base_url(request),
             )
         else:
-            services.link_add(
+            case = services.link_add(
                 caller=caller,
                 link={
                     "type": "link",
@@ -315,7 +322,8 @@ def links(request, key):
     if not request.htmx:
         messages.success(request, "Supporting documents saved.")
         return redirect(f"{page_url(project, 'case')}#section-documents")
-    return render_section(request, project, caller, "case", "documents", notice="Saved.")
+    response = render_section(request, project, caller, "case", "documents", notice="Saved.")
+    return revised(response, case)
 
 
 @page("POST")
@@ -326,7 +334,7 @@ def link_template(request, key):
     page_name = "closeout" if kind == "lessons" else "case"
     partial = "lessons" if kind == "lessons" else "documents"
     try:
-        _, link = services.link_from_template(
+        case, link = services.link_from_template(
             caller=caller,
             template_kind=kind,
             title=request.POST.get("title", ""),
@@ -344,7 +352,8 @@ def link_template(request, key):
     if not request.htmx:
         messages.success(request, notice)
         return redirect(page_url(project, page_name))
-    return render_section(request, project, caller, page_name, partial, notice=notice)
+    response = render_section(request, project, caller, page_name, partial, notice=notice)
+    return revised(response, case)
 
 
 # --- return notes ----------------------------------------------------------------------------
@@ -357,7 +366,7 @@ def return_note(request, key, note_id):
     project, caller = permissions.editable_project_for(request, key)
     page_name = "closeout" if request.POST.get("page") == "closeout" else "case"
     try:
-        services.return_note_address(
+        case, _ = services.return_note_address(
             caller=caller,
             note_id=note_id,
             data={"addressed": request.POST.get("addressed") == "true"},
@@ -374,4 +383,5 @@ def return_note(request, key, note_id):
         )
     if not request.htmx:
         return redirect(f"{page_url(project, page_name)}#return-notes")
-    return render_section(request, project, caller, page_name, "return-notes")
+    response = render_section(request, project, caller, page_name, "return-notes")
+    return revised(response, case)

@@ -3,6 +3,8 @@ views, the section saves (HTMX partials) and the acts (which re-render the page 
 taken from when refused). Every flag a template reads is computed here from the lifecycle
 table and the caller; templates derive no rule."""
 
+import json
+
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -424,3 +426,14 @@ def render_section(request, project, caller, page: str, partial: str, *, status=
     template, builder, _ = PAGES[page]
     context = builder(request, project, caller, **extra)
     return render_htmx(request, template, context, partial=partial, status=status)
+
+
+def revised(response, case):
+    """Tell the page (HX-Trigger `charter:revised`) that its write moved the business case
+    from one revision to the next, so the other forms on the page (which carry the revision
+    they were rendered with) move along. app.js only updates forms still at the old revision:
+    if someone else wrote in between, they stay stale and their next save is refused."""
+    response["HX-Trigger"] = json.dumps(
+        {"charter:revised": {"from": case.revision - 1, "to": case.revision}}
+    )
+    return response

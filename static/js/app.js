@@ -62,3 +62,19 @@
     flash("The server could not be reached. Your change was not saved; please try again.", "error");
   });
 })();
+
+// --- Business case: keep the page's revision in step with its own writes -----------------
+// A section saved in place moves the business case to a new revision; the server says so in
+// HX-Trigger `charter:revised` {from, to}. The page's other forms (acts, other sections)
+// carry the revision they were rendered with: move along only those still at `from`, so a
+// write made by someone else in between still makes their next save stale.
+(function () {
+  "use strict";
+  document.addEventListener("charter:revised", function (event) {
+    var detail = event.detail || {};
+    if (detail.from === undefined || detail.to === undefined) return;
+    document.querySelectorAll("input[data-charter-revision]").forEach(function (input) {
+      if (input.value === String(detail.from)) input.value = String(detail.to);
+    });
+  });
+})();

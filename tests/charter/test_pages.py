@@ -104,6 +104,10 @@ def test_thesis_saves_in_place(cast, arrange, client_for):
     stored = BusinessCase.objects.get()
     assert stored.business_problem == "Claims are slow"
     assert stored.design_principles == ["Buy", "Reuse"]
+    # The page's other forms learn the new revision (app.js moves those still at the old one).
+    assert json.loads(response["HX-Trigger"]) == {
+        "charter:revised": {"from": case.revision, "to": case.revision + 1}
+    }
 
 
 def test_section_errors_keep_what_was_typed(cast, arrange, client_for):
