@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from django.db.models import Q
+from django.utils.dateparse import parse_datetime
 
 from charter import acts
 from charter.models import BusinessCase
@@ -48,7 +49,8 @@ def waiting_for(request) -> dict:
             act, what = AWAITED[case.approval_status]
             since = {
                 "Submitted": case.submitted_at,
-                "ClosingSubmitted": case.updated_at,
+                "ClosingSubmitted": parse_datetime((case.close_out or {}).get("submittedAt") or "")
+                or case.updated_at,
                 "InRealisation": case.last_realisation_review_at or case.realisation_started_at,
             }[case.approval_status]
             page = "realisation" if act == "verdict" else ("closeout" if act == "close" else "case")

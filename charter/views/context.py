@@ -242,6 +242,7 @@ def case_context(request, project, caller, **extra) -> dict:
         "saturation": derive.change_saturation(case.change_saturation),
         "saturations": CHANGE_SATURATIONS,
         "missing": submission_missing(case),
+        "show_checklist": case.approval_status in acts.THESIS_STATES,
         "adoption_gap": derive.adoption_gap(case),
         "themes": enabled_themes(),
         "financial": financial,
