@@ -78,3 +78,25 @@
     });
   });
 })();
+
+// --- Business case: act forms and seat editors in <details> ------------------------------
+// Opening one puts the keyboard on its first field; its Cancel control (and Escape, through
+// data-escape-cancel above) closes it and returns focus to its summary.
+(function () {
+  "use strict";
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    if (!details.matches || !details.matches("details[data-escape-cancel]") || !details.open) return;
+    var field = details.querySelector("input:not([type=hidden]), select, textarea");
+    if (field) field.focus();
+  }, true);
+  document.addEventListener("click", function (event) {
+    var control = event.target.closest("[data-close-details]");
+    if (!control) return;
+    var details = control.closest("details");
+    if (!details) return;
+    details.open = false;
+    var summary = details.querySelector("summary");
+    if (summary) summary.focus();
+  });
+})();

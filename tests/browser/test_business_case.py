@@ -131,6 +131,16 @@ def test_sections_save_in_place_and_the_checklist_follows(cast, live_server, wat
         )
     ).to_be_visible()
 
+    # An act's form opens on its first field and Escape closes it again.
+    archive = page.locator(
+        "#lifecycle details.act", has=page.locator("summary", has_text="Archive")
+    )
+    archive.locator("summary").click()
+    expect(archive.get_by_label("Reason (required)")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(archive).not_to_have_attribute("open", "")
+    expect(archive.locator("summary")).to_be_focused()
+
     page.locator("#lifecycle").get_by_role("button", name="Submit for approval").click()
     expect(page.get_by_text("Submitted for approval. The sponsor has been told.")).to_be_visible()
     case.refresh_from_db()

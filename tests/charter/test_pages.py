@@ -414,3 +414,22 @@ def test_json_of_the_page_and_the_api_agree_on_acts(cast, arrange, client_for, b
     shown = offered(client_for(cast.sponsor).get(PAGE))
     assert set(body["availableActs"]) == shown == {"return", "approve"}
     assert json.dumps(body)  # serialisable
+
+
+def test_minutes_page_queries_do_not_grow_with_the_minutes(cast, arrange, client_for):
+    from tests.factories import SteeringMinutesFactory
+
+    arrange("Approved")
+    client = client_for(cast.viewer)
+    SteeringMinutesFactory(project=cast.project, attendees=[cast.lead.account_id])
+    client.get(f"{PAGE}minutes/")
+
+    def count():
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"{PAGE}minutes/").status_code == 200
+        return len(queries)
+
+    small = count()
+    for _ in range(30):
+        SteeringMinutesFactory(project=cast.project, attendees=[cast.lead.account_id])
+    assert count() == small
