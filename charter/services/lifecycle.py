@@ -317,6 +317,9 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         )
         case = write.finish("charter.approved")
         signals.charter_approved.send(sender=BusinessCase, project=project, at=now)
+        if case.first_steerco_held_at:
+            # The committee met before approval: initiation is complete as soon as it starts.
+            signals.initiation_completed.send(sender=BusinessCase, project=project, at=now)
         return case
 
 

@@ -145,7 +145,7 @@ def minutes_record(
 
 def _complete_initiation(caller, project, case: BusinessCase, held_on: dt.date, attendees):
     """The first minutes recorded: firstSteercoHeldAt := the meeting's date (start of day),
-    firstSteercoAttendees := its attendees; initiation completes."""
+    firstSteercoAttendees := its attendees; initiation completes (once the case is approved)."""
     held_at = timezone.make_aware(dt.datetime.combine(held_on, dt.time.min))
     before = {"firstSteercoHeldAt": None, "firstSteercoAttendees": case.first_steerco_attendees}
     case.first_steerco_held_at = held_at
@@ -165,4 +165,7 @@ def _complete_initiation(caller, project, case: BusinessCase, held_on: dt.date, 
             before, {"firstSteercoHeldAt": held_at, "firstSteercoAttendees": attendees}
         ),
     )
-    signals.initiation_completed.send(sender=BusinessCase, project=project, at=held_at)
+    if case.approved_at:
+        # Initiation starts at approval; a committee that met before approval completes it
+        # when the case is approved (see charter_approve).
+        signals.initiation_completed.send(sender=BusinessCase, project=project, at=held_at)

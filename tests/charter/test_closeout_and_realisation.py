@@ -362,7 +362,7 @@ def post_minutes(client, headers, body):
 
 
 def test_first_minutes_complete_initiation(cast, arrange, client, bearer):
-    arrange("Approved")
+    arrange("Approved", approved_at=timezone.now())
     received = []
 
     def receiver(sender, project, at, **kwargs):
@@ -461,3 +461,31 @@ def test_minutes_list_runs_a_constant_number_of_queries(cast, client, bearer):
     for _ in range(40):
         SteeringMinutesFactory(project=cast.project, attendees=[cast.lead.account_id])
     assert count() == one
+
+
+def test_minutes_before_approval_complete_initiation_at_approval(cast, arrange, client, bearer):
+    arrange("Draft")
+    events = []
+
+    def started(sender, project, at, **kwargs):
+        events.append("started")
+
+    def completed(sender, project, at, **kwargs):
+        events.append("completed")
+
+    signals.charter_approved.connect(started)
+    signals.initiation_completed.connect(completed)
+    try:
+        post_minutes(
+            client,
+            bearer(cast.lead),
+            {"title": "Review", "url": "https://wiki.example.com/r", "heldOn": "2026-01-05"},
+        )
+        assert BusinessCase.objects.get().first_steerco_held_at is not None
+        assert events == []  # initiation has not started: nothing to complete yet
+        assert act(client, bearer(cast.lead), "submit").status_code == 200
+        assert act(client, bearer(cast.sponsor), "approve").status_code == 200
+        assert events == ["started", "completed"]
+    finally:
+        signals.charter_approved.disconnect(started)
+        signals.initiation_completed.disconnect(completed)
