@@ -1,11 +1,13 @@
 """Derived business-case values, computed here once: adoptionGap, the read-time fallbacks of
 the spec (changeSaturation, terminalDisposition, legacy objectives), lifecycle groupings."""
 
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from charter.models import CHANGE_SATURATIONS, CONFIDENCES
 from governance.seats import seat_is_actionable
+from registers.models import ChangeRequest
 
 # Closed or later: the derived RAG of the status page is Blue from here on.
 CLOSED_OR_LATER = frozenset({"Closed", "InRealisation", "Realised", "NotRealised", "InMaintenance"})
@@ -66,3 +68,33 @@ def adoption_gap(case) -> bool:
     Unknown, or the adoptionOwner seat is not actionable (no tracker account and no usable
     external address)."""
     return bool(adoption_gap_fields(case))
+
+
+def enabling_change(case):
+    """The change request that enabled the current amendment (None when there is none or it
+    was deleted). Looked up once per case instance."""
+    if not case.amendment_enabled_by_change_id:
+        return None
+    cache = case.__dict__.setdefault("_enabling_change", {})
+    key = case.amendment_enabled_by_change_id
+    if key not in cache:
+        cache[key] = (
+            ChangeRequest.objects.filter(project_id=case.project_id, pk=as_uuid(key)).first()
+            if as_uuid(key)
+            else None
+        )
+    return cache[key]
+
+
+def amendment_change_viable(case) -> bool:
+    """Whether the enabling change can still lead to approving the amendment: it exists and
+    is Proposed (awaiting the sponsor) or Approved."""
+    change = enabling_change(case)
+    return change is not None and change.status in ("Proposed", "Approved")
+
+
+def as_uuid(value):
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

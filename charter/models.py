@@ -141,9 +141,41 @@ class BusinessCase(models.Model):
     updated_at = models.DateTimeField(null=True, blank=True)
     updated_by_account_id = models.CharField(max_length=128, null=True, blank=True)
     revision = models.PositiveIntegerField(default=1)
+    # The submittedAt the best-effort approval nudge was last posted for (keeps the outbox
+    # handler idempotent: a retried task does not comment twice).
+    approval_nudge_sent_for = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name = "business case"
 
     def __str__(self) -> str:
         return f"Business case of {self.project.key} (v{self.version}, {self.approval_status})"
+
+
+class ApprovedVersion(models.Model):
+    """One approved version of a business case, as approved: who, when, why, the enabling
+    change of an amendment, the plan baseline and the thesis at that moment. Written only by
+    approval; never edited."""
+
+    business_case = models.ForeignKey(
+        BusinessCase, on_delete=models.CASCADE, related_name="approved_versions"
+    )
+    version = models.PositiveIntegerField()
+    approved_at = models.DateTimeField()
+    approved_by_account_id = models.CharField(max_length=128)
+    approval_comment = models.TextField(blank=True, default="")
+    approval_rationale = models.TextField(blank=True, default="")
+    enabling_change_id = models.CharField(max_length=64, null=True, blank=True)
+    plan_baseline = models.JSONField(default=dict, blank=True)
+    thesis = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["business_case", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["business_case", "version"], name="approved_version_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"v{self.version} approved {self.approved_at:%Y-%m-%d}"

@@ -1,16 +1,24 @@
 from django.urls import path
 
-from governance.not_yet import project_tab
+from charter.acts import ACTS
+from charter.views import case, closeout, lifecycle, minutes, realisation
 
 app_name = "charter"
 urlpatterns = [
-    path(
-        "",
-        project_tab(
-            "charter",
-            "Business case",
-            "The investment thesis, its approval lifecycle, close-out and benefits realisation.",
-        ),
-        name="index",
-    ),
+    path("", case.index, name="index"),
+    path("edit/thesis/", case.edit_thesis, name="edit-thesis"),
+    path("edit/adoption/", case.edit_adoption, name="edit-adoption"),
+    path("edit/financial/", case.edit_financial, name="edit-financial"),
+    path("checklist/", case.checklist, name="checklist"),
+    path("people/", case.people_search, name="people"),
+    path("seats/", case.seat, name="seat"),
+    path("wiki/", case.wiki_search, name="wiki"),
+    path("links/", case.links, name="links"),
+    path("links/template/", case.link_template, name="link-template"),
+    path("return-notes/<str:note_id>/", case.return_note, name="return-note"),
+    path("closeout/", closeout.closeout, name="closeout"),
+    path("realisation/", realisation.realisation, name="realisation"),
+    path("minutes/", minutes.minutes, name="minutes"),
+    # One URL per lifecycle act, so each carries its own actor in the permission matrix.
+    *(path(f"acts/{name}/", lifecycle.act, {"act": name}, name=f"act-{name}") for name in ACTS),
 ]

@@ -13,8 +13,8 @@ GOVERNANCE_GROUP = "governance"
 
 # username -> (display name, what they show in the demo)
 CAST = {
-    "lena": ("Lena Lindqvist", "Project Lead of APOLLO, BRIDGE, CEDAR and DELTA"),
-    "marco": ("Marco Rossi", "Project Lead of EMBER and FALCON"),
+    "lena": ("Lena Lindqvist", "Project Lead of APOLLO, BRIDGE, CEDAR, DELTA, HARBOUR, JUNIPER"),
+    "marco": ("Marco Rossi", "Project Lead of EMBER, FALCON, GARNET, IRIS, KESTREL"),
     "edward": ("Edward Evans", "nominated editor on APOLLO, BRIDGE and EMBER"),
     "sofia": ("Sofia Santos", "sponsor (decision authority) of most business cases"),
     "victor": ("Victor Vance", "viewer: can browse every project, edits none"),
@@ -31,6 +31,10 @@ PROJECTS = {
     "EMBER": ("Regulatory reporting 2027", "marco"),
     "FALCON": ("Field service mobile app", "marco"),
     "GARNET": ("Head office move", "marco"),
+    "HARBOUR": ("Harbour logistics platform", "lena"),
+    "IRIS": ("Invoice automation", "marco"),
+    "JUNIPER": ("Self-service HR portal", "lena"),
+    "KESTREL": ("Legacy CRM retirement", "marco"),
 }
 EDITORS = {"APOLLO": ["edward"], "BRIDGE": ["edward"], "EMBER": ["edward"]}
 EPICS = [

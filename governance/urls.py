@@ -21,6 +21,7 @@ urlpatterns = [
     path("projects/<str:key>/registers/", include("registers.urls")),
     path("projects/<str:key>/charter/", include("charter.urls")),
     path("projects/<str:key>/status/", include("governance.status.urls")),
+    path("", include("charter.urls_site")),
     path("", include("portfolio.urls")),
     path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),
     path("admin/", admin.site.urls),

@@ -119,7 +119,9 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
     caller = caller_for(lead, project, can_browse=True)
     sponsor = caller_for(sofia, project, can_browse=True)
     today = timezone.localdate()
-    start = today - dt.timedelta(weeks=22 - 2 * index)
+    # Every project started long enough ago that its completed and running packages have
+    # actual dates in the past; later projects are a little older.
+    start = today - dt.timedelta(weeks=24 + index)
     scale = 1 + index * 0.25
     owners = [ctx.account("edward"), lead.account_id, ctx.account("priya"), None]
     packages = []

@@ -187,3 +187,42 @@
     form.requestSubmit();
   });
 })();
+
+
+// --- Business case: keep the page's revision in step with its own writes -----------------
+// A section saved in place moves the business case to a new revision; the server says so in
+// HX-Trigger `charter:revised` {from, to}. The page's other forms (acts, other sections)
+// carry the revision they were rendered with: move along only those still at `from`, so a
+// write made by someone else in between still makes their next save stale.
+(function () {
+  "use strict";
+  document.addEventListener("charter:revised", function (event) {
+    var detail = event.detail || {};
+    if (detail.from === undefined || detail.to === undefined) return;
+    document.querySelectorAll("input[data-charter-revision]").forEach(function (input) {
+      if (input.value === String(detail.from)) input.value = String(detail.to);
+    });
+  });
+})();
+
+// --- Business case: act forms and seat editors in <details> ------------------------------
+// Opening one puts the keyboard on its first field; its Cancel control (and Escape, through
+// data-escape-cancel above) closes it and returns focus to its summary.
+(function () {
+  "use strict";
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    if (!details.matches || !details.matches("details[data-escape-cancel]") || !details.open) return;
+    var field = details.querySelector("input:not([type=hidden]), select, textarea");
+    if (field) field.focus();
+  }, true);
+  document.addEventListener("click", function (event) {
+    var control = event.target.closest("[data-close-details]");
+    if (!control) return;
+    var details = control.closest("details");
+    if (!details) return;
+    details.open = false;
+    var summary = details.querySelector("summary");
+    if (summary) summary.focus();
+  });
+})();

@@ -1,0 +1,294 @@
+"""The business case in the JSON API: read and edit it, take its lifecycle acts, edit the
+close-out and the realisation record, address return notes, and the steering minutes. Every
+endpoint authorises through governance.permissions and hands the body to a service."""
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Router
+
+from charter import services
+from charter.acts import ACTS
+from charter.serializers import charter_to_dict, minutes_to_dict
+from governance import permissions
+from governance.api import body_schema, json_object, with_etag
+from governance.concurrency import parse_if_match
+from governance.wiki import TEMPLATE_KINDS
+
+router = Router(tags=["business case"])
+
+NOTE = {
+    "type": "object",
+    "properties": {
+        "section": {"type": "string"},
+        "ask": {"type": "string", "maxLength": 2000},
+        "severity": {"enum": ["Blocker", "Significant", "Minor"]},
+    },
+    "required": ["section", "ask", "severity"],
+}
+SEAT = {
+    "oneOf": [
+        {"type": "null"},
+        {"type": "string", "description": "a tracker accountId"},
+        {"type": "object", "properties": {"accountId": {"type": "string"}}},
+        {
+            "type": "object",
+            "properties": {"displayName": {"type": "string"}, "email": {"type": "string"}},
+        },
+    ]
+}
+TEXT = {"type": "string", "maxLength": 2000}
+ACT_BODIES = {
+    "return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
+    "approve": {"approvalComment": TEXT, "approvalRationale": TEXT},
+    "reopen": {
+        "changeId": {"type": "string", "description": "an Approved change awaiting application"},
+        "summary": {"type": "string", "maxLength": 200},
+        "reason": TEXT,
+    },
+    "archive": {"reason": TEXT},
+    "kill": {"reason": TEXT},
+    "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
+    "handover-escalate": {"reason": TEXT},
+    "realisation-review": {
+        "note": TEXT,
+        "confidence": {"enum": ["High", "Modest", "Low", "Unknown"]},
+    },
+    "kpi-resolve": {
+        "resolvedValue": {"type": "string", "maxLength": 200},
+        "met": {"type": "boolean"},
+        "notes": TEXT,
+    },
+    "verdict": {
+        "verdict": {"enum": ["Realised", "NotRealised"]},
+        "returnRealised": TEXT,
+        "realisationLessons": TEXT,
+        "realisationSummary": TEXT,
+    },
+    "steerco-schedule": {"scheduledFor": {"type": ["string", "null"], "format": "date"}},
+    "steerco-confirm": {"attendees": {"type": "array", "items": {"type": "string"}}},
+}
+
+
+def _base_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/")
+
+
+def _charter(response: HttpResponse, case, caller) -> dict:
+    with_etag(response, case.revision)
+    return charter_to_dict(case, caller=caller)
+
+
+@router.get("/projects/{key}/charter")
+def charter_get(request, key: str, response: HttpResponse):
+    """The business case. A never-saved case reads as the defaults, with a fresh empty
+    builtin financial model. Carries the derived adoptionGap and registersFrozen, the
+    approved versions and the acts the caller may take now."""
+    project, caller = permissions.project_for(request, key)
+    return _charter(response, services.current_case(project), caller)
+
+
+@router.patch(
+    "/projects/{key}/charter",
+    openapi_extra=body_schema(
+        {
+            "businessProblem": TEXT,
+            "outcome": TEXT,
+            "returnExpected": TEXT,
+            "scopeInBounds": TEXT,
+            "scopeBoundaries": TEXT,
+            "theme": {"type": "string", "maxLength": 200},
+            "designPrinciples": {"type": "array", "items": {"type": "string"}},
+            "supportingLinks": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "label": {"type": "string"},
+                        "url": {"type": "string", "format": "uri"},
+                        "type": {"enum": ["confluence", "link"]},
+                        "pageId": {"type": "string"},
+                        "spaceKey": {"type": "string"},
+                        "templateKind": {"enum": list(TEMPLATE_KINDS)},
+                    },
+                },
+            },
+            "decisionAuthority": SEAT,
+            "projectManager": SEAT,
+            "customerRep": SEAT,
+            "supplierRep": SEAT,
+            "adoptionOwner": SEAT,
+            "steeringCommittee": {"type": "array", "items": {"type": "object"}},
+            "financialCase": {"type": "object"},
+            "adoptionAffected": TEXT,
+            "adoptionKpi": TEXT,
+            "changeSaturation": {"enum": ["None", "Low", "Modest", "High"]},
+        }
+    ),
+)
+def charter_patch(request, key: str, response: HttpResponse):
+    """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft;
+    editors). Honours If-Match."""
+    _, caller = permissions.project_for(request, key)
+    case = services.charter_update(
+        caller=caller,
+        data=json_object(request),
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+        base_url=_base_url(request),
+    )
+    return _charter(response, case, caller)
+
+
+def _act_endpoint(act_name: str):
+    act = ACTS[act_name]
+
+    def endpoint(request, key: str, response: HttpResponse):
+        _, caller = permissions.project_for(request, key)
+        case = services.charter_act(
+            caller=caller,
+            act=act_name,
+            data=json_object(request),
+            expected_revision=parse_if_match(request.headers.get("If-Match")),
+        )
+        return _charter(response, case, caller)
+
+    endpoint.__name__ = f"charter_{act_name.replace('-', '_')}"
+    endpoint.__doc__ = (
+        f"{act.label}: from {', '.join(sorted(act.from_states))}"
+        f"{f' to {act.to}' if act.to else ''}; {act.who}. Honours If-Match."
+    )
+    router.post(
+        f"/projects/{{key}}/charter/{act_name}",
+        operation_id=endpoint.__name__,
+        openapi_extra=body_schema(ACT_BODIES.get(act_name, {})),
+    )(endpoint)
+
+
+for _name in ACTS:
+    _act_endpoint(_name)
+
+
+@router.patch(
+    "/projects/{key}/charter/closeout",
+    openapi_extra=body_schema(
+        {
+            "asBuiltOutcome": TEXT,
+            "asBuiltReturn": TEXT,
+            "asBuiltReturnValue": {"type": ["number", "null"]},
+            "asBuiltEndDate": {"type": ["string", "null"], "format": "date"},
+            "scopeDispositions": {"type": "object"},
+            "rioDispositions": {"type": "object"},
+            "pendingDispositions": {"type": "object"},
+            "lessons": {"type": "object"},
+            "bauHandover": {
+                "type": "object",
+                "properties": {"ownerAccountId": {"type": ["string", "null"]}},
+            },
+            "commentary": TEXT,
+        }
+    ),
+)
+def closeout_patch(request, key: str, response: HttpResponse):
+    """Edit the close-out while it is open (Approved, close-out started; editors).
+    Dispositions merge per id (null removes one); lessons merge per field."""
+    _, caller = permissions.project_for(request, key)
+    case = services.closeout_update(
+        caller=caller,
+        data=json_object(request),
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+    )
+    return _charter(response, case, caller)
+
+
+@router.patch(
+    "/projects/{key}/charter/realisation",
+    openapi_extra=body_schema(
+        {
+            "realisationSummary": TEXT,
+            "realisationDate": {"type": ["string", "null"], "format": "date"},
+            "brOwner": {"type": ["string", "null"], "maxLength": 200},
+        }
+    ),
+)
+def realisation_patch(request, key: str, response: HttpResponse):
+    """While InRealisation (an editor or the sponsor): summary, 'measured by' date, owner."""
+    _, caller = permissions.project_for(request, key)
+    case = services.realisation_update(
+        caller=caller,
+        data=json_object(request),
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+    )
+    return _charter(response, case, caller)
+
+
+@router.patch(
+    "/projects/{key}/charter/return-notes/{note_id}",
+    openapi_extra=body_schema({"addressed": {"type": "boolean"}}, ["addressed"]),
+)
+def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
+    """Mark a return note (of the business case or of the close-out) addressed or not."""
+    _, caller = permissions.project_for(request, key)
+    case, note = services.return_note_address(
+        caller=caller,
+        note_id=note_id,
+        data=json_object(request),
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+    )
+    with_etag(response, case.revision)
+    return note
+
+
+@router.post(
+    "/projects/{key}/charter/supporting-links/from-template",
+    response={201: dict},
+    openapi_extra=body_schema(
+        {"templateKind": {"enum": ["boardPaper", "lessons"]}, "title": {"type": "string"}},
+        ["templateKind"],
+    ),
+)
+def link_from_template(request, key: str, response: HttpResponse):
+    """Create a wiki page from the board paper (Exploring or Draft) or lessons (close-out)
+    template, labelled, and add it to the supporting links. Returns the new link."""
+    _, caller = permissions.project_for(request, key)
+    body = json_object(request)
+    case, link = services.link_from_template(
+        caller=caller,
+        template_kind=body.get("templateKind"),
+        title=body.get("title") or "",
+        base_url=_base_url(request),
+    )
+    with_etag(response, case.revision)
+    response.status_code = 201
+    return link
+
+
+@router.get("/projects/{key}/minutes")
+def minutes_get(request, key: str):
+    """The project's steering committee minutes, newest meeting first."""
+    project, _ = permissions.project_for(request, key)
+    return [minutes_to_dict(m) for m in services.minutes_list(project)]
+
+
+@router.post(
+    "/projects/{key}/minutes",
+    response={201: dict},
+    openapi_extra=body_schema(
+        {
+            "title": {"type": "string", "maxLength": 200},
+            "url": {"type": "string", "format": "uri"},
+            "pageId": {"type": "string"},
+            "heldOn": {"type": "string", "format": "date"},
+            "attendees": {"type": "array", "items": {"type": "string"}},
+            "createFromTemplate": {"type": "boolean"},
+        },
+        ["heldOn"],
+    ),
+)
+def minutes_post(request, key: str, response: HttpResponse):
+    """Record minutes (editors). The first minutes recorded set firstSteercoHeldAt and
+    complete initiation."""
+    _, caller = permissions.project_for(request, key)
+    minutes = services.minutes_record(
+        caller=caller, data=json_object(request), base_url=_base_url(request)
+    )
+    response.status_code = 201
+    return minutes_to_dict(minutes)

@@ -1,0 +1,441 @@
+"""Demo business cases, one lifecycle state or more per project, each reached through the
+business-case services as the people of the demo cast would (so the audit log, the kernel
+mirror, the plan baselines and the version history are real). Sofia is the sponsor of every
+case. Runs after the registers demo; creates the few register rows a case needs when the
+project has none. A project whose business case exists is left alone: running twice changes
+nothing."""
+
+import datetime as dt
+from decimal import Decimal
+
+from django.utils import timezone
+
+from charter import services
+from charter.models import BusinessCase
+from charter.services.closeout import pending_register_rows
+from governance import permissions
+from registers.models import Risk, WorkPackage
+from registers.services import change_adjudicate, change_create
+
+# project -> (the state its case is brought to, what the case is about)
+PLAN = {
+    "APOLLO": "Submitted",
+    "BRIDGE": "Approved",
+    "CEDAR": "ClosingSubmitted",
+    "DELTA": "Closed",
+    "EMBER": "InRealisation",
+    "FALCON": "Draft",
+    "GARNET": "Exploring",
+    "HARBOUR": "Archived",
+    "IRIS": "Realised",
+    "JUNIPER": "NotRealised",
+    "KESTREL": "InMaintenance",
+}
+THESES = {
+    "APOLLO": (
+        "Customers cannot self-serve: 60% of contact-centre calls are status enquiries.",
+        "Customers find order status, invoices and returns online, without calling.",
+        "Contact-centre volume down 35%, about 1.1m a year from year two.",
+        "Customer Experience",
+    ),
+    "BRIDGE": (
+        "The leased data centre's contract ends in 2027 and its hardware is out of support.",
+        "Every production workload runs in the cloud landing zone; the lease is not renewed.",
+        "Avoid 2.4m of hardware refresh and 0.6m a year of lease and power.",
+        "Cost Out",
+    ),
+    "CEDAR": (
+        "The finance system is two major versions behind and loses vendor support in 2026.",
+        "Finance closes the month on a supported version in four days instead of seven.",
+        "Three days faster close; audit findings on unsupported software cleared.",
+        "Risk & Compliance",
+    ),
+    "DELTA": (
+        "Picking errors and overtime grow with volume in the main warehouse.",
+        "Automated picking for the fastest-moving 2,000 lines.",
+        "Picking errors halved; overtime down 40%.",
+        "Productivity",
+    ),
+    "EMBER": (
+        "Regulatory returns are assembled by hand from six spreadsheets.",
+        "Returns are produced from one governed data set, with a full audit trail.",
+        "No late filings; two analysts freed for analysis.",
+        "Risk & Compliance",
+    ),
+    "FALCON": (
+        "Field engineers re-key job sheets at the end of each day.",
+        "Engineers close jobs on a phone app that syncs with scheduling.",
+        "One extra job per engineer per week.",
+        "Productivity",
+    ),
+    "GARNET": (
+        "The head office lease ends and the building no longer fits hybrid working.",
+        "",
+        "",
+        "Strategic",
+    ),
+    "HARBOUR": (
+        "Port bookings are handled by e-mail and phone.",
+        "A booking platform shared with hauliers.",
+        "Booking costs down 20%.",
+        "Revenue Growth",
+    ),
+    "IRIS": (
+        "Supplier invoices are keyed by hand; 8% need rework.",
+        "Invoices are captured and matched automatically.",
+        "Four FTE redeployed; early-payment discounts captured.",
+        "Cost Out",
+    ),
+    "JUNIPER": (
+        "HR answers the same questions by e-mail hundreds of times a month.",
+        "Staff find answers and raise requests in a self-service portal.",
+        "HR ticket volume down 50%.",
+        "Customer Experience",
+    ),
+    "KESTREL": (
+        "Two CRMs run side by side; the old one costs 300k a year.",
+        "One CRM; the legacy system is switched off.",
+        "300k a year saved from year two.",
+        "Cost Out",
+    ),
+}
+FLOWS = [  # year, cost, benefit
+    (0, 250000, 0),
+    (1, 400000, 150000),
+    (2, 80000, 600000),
+    (3, 80000, 700000),
+    (4, 80000, 700000),
+]
+
+
+def _caller(ctx, name, project):
+    project.refresh_from_db()
+    return permissions.caller_for(ctx.users[name], project, can_browse=True)
+
+
+def _ensure_registers(project) -> None:
+    """A plan to baseline and a risk to dispose of, when the registers demo left none."""
+    if not WorkPackage.objects.filter(project=project).exists():
+        start = dt.date(2026, 1, 5)
+        for index, (name, budget) in enumerate(
+            [
+                ("Discovery and design", 120000),
+                ("Build and integrate", 480000),
+                ("Rollout and training", 150000),
+            ]
+        ):
+            WorkPackage.objects.create(
+                project=project,
+                name=name,
+                budget=Decimal(budget),
+                planned_start_date=start + dt.timedelta(days=120 * index),
+                planned_end_date=start + dt.timedelta(days=120 * index + 110),
+                sort_order=index,
+            )
+    if not Risk.objects.filter(project=project).exists():
+        Risk.objects.create(
+            project=project,
+            title="Key supplier capacity",
+            description="The integrator is stretched across two programmes.",
+            impact=3,
+            likelihood=3,
+            treatment="Mitigate",
+            mitigation="Named team agreed in the contract.",
+        )
+
+
+def _fill(ctx, key, lead, *, complete=True) -> None:
+    project = ctx.projects[key]
+    problem, outcome, ret, theme = THESES[key]
+    data = {
+        "businessProblem": problem,
+        "outcome": outcome,
+        "returnExpected": ret,
+        "theme": theme,
+        "scopeInBounds": "The capabilities listed in the board paper." if complete else "",
+        "scopeBoundaries": "No change to the data warehouse or to payroll." if complete else "",
+        "designPrinciples": ["Buy before build", "One source of truth"] if complete else [],
+        "decisionAuthority": ctx.account("sofia"),
+        "projectManager": ctx.account(lead),
+    }
+    if complete:
+        data.update(
+            {
+                "customerRep": ctx.account("victor"),
+                "supplierRep": {"displayName": "Nadia Brooks", "email": "nadia@vendor.example"},
+                "adoptionAffected": "Operations staff and team leaders who use the process daily.",
+                "adoptionKpi": "80% of transactions through the new process within 3 months.",
+                "adoptionOwner": ctx.account("edward" if lead == "lena" else "priya"),
+                "changeSaturation": "Modest",
+                "steeringCommittee": [
+                    {"accountId": ctx.account("sofia"), "role": "Chair"},
+                    {"accountId": ctx.account(lead), "role": "Project Lead"},
+                    {"accountId": ctx.account("priya"), "role": "PMO"},
+                ],
+                "financialCase": {
+                    "mode": "builtin",
+                    "builtin": {
+                        "currency": "EUR",
+                        "discountRatePct": 8,
+                        "horizonYears": 5,
+                        "lines": [{"year": y, "cost": c, "benefit": b} for y, c, b in FLOWS],
+                    },
+                },
+            }
+        )
+    services.charter_update(caller=_caller(ctx, lead, project), data=data)
+
+
+def _approve(ctx, key, lead) -> None:
+    project = ctx.projects[key]
+    services.charter_act(caller=_caller(ctx, lead, project), act="submit")
+    services.charter_act(
+        caller=_caller(ctx, "sofia", project),
+        act="approve",
+        data={
+            "approvalComment": "Approved as presented.",
+            "approvalRationale": "The return justifies the investment and adoption is owned.",
+        },
+    )
+
+
+def _close_out(ctx, key, lead, *, submit=True, bau_owner="victor") -> None:
+    project = ctx.projects[key]
+    lead_caller = _caller(ctx, lead, project)
+    services.charter_act(caller=lead_caller, act="closeout-start")
+    rows = pending_register_rows(project)
+    services.closeout_update(
+        caller=_caller(ctx, lead, project),
+        data={
+            "asBuiltOutcome": "Delivered the chartered scope; one integration deferred.",
+            "asBuiltReturn": "Return in line with the case; benefits start a quarter late.",
+            "asBuiltEndDate": timezone.localdate().isoformat(),
+            "scopeDispositions": {
+                str(p.pk): {"disposition": "DeliveredAsChartered", "note": ""}
+                for p in rows["workPackages"]
+            },
+            "rioDispositions": {
+                str(r.pk): {"disposition": "TransferredToBau", "note": "Owned by operations."}
+                for r in rows["risks"]
+            },
+            "pendingDispositions": {
+                "decisions": {
+                    str(d.pk): {"disposition": "DeferredToBau", "note": ""}
+                    for d in rows["decisions"]
+                },
+                "changes": {
+                    str(c.pk): {"disposition": "Withdrawn", "note": "Not needed."}
+                    for c in rows["changes"]
+                },
+            },
+            "lessons": {
+                "worked": "A weekly demo kept the users close.",
+                "differently": "Start the data migration rehearsals earlier.",
+                "nextSponsor": "Name the adoption owner before approval, not after.",
+            },
+            "bauHandover": {"ownerAccountId": ctx.account(bau_owner)},
+        },
+    )
+    if submit:
+        services.charter_act(caller=_caller(ctx, lead, project), act="closeout-submit")
+
+
+def _closed(ctx, key, lead) -> None:
+    _approve(ctx, key, lead)
+    _close_out(ctx, key, lead)
+    services.charter_act(caller=_caller(ctx, "sofia", ctx.projects[key]), act="close")
+
+
+def _in_realisation(ctx, key, lead, *, acknowledge=True) -> None:
+    _closed(ctx, key, lead)
+    project = ctx.projects[key]
+    if acknowledge:
+        services.charter_act(caller=_caller(ctx, "victor", project), act="handover-acknowledge")
+    services.charter_act(caller=_caller(ctx, lead, project), act="realisation-start")
+    services.charter_act(
+        caller=_caller(ctx, lead, project),
+        act="realisation-review",
+        data={
+            "note": "Usage climbing week on week; savings not yet visible.",
+            "confidence": "Modest",
+        },
+    )
+
+
+def _minutes(ctx, key, lead) -> None:
+    project = ctx.projects[key]
+    services.minutes_record(
+        caller=_caller(ctx, lead, project),
+        data={
+            "title": f"{key} steering committee #1",
+            "url": f"https://wiki.example.test/{key.lower()}/steerco-1",
+            "heldOn": (timezone.localdate() - dt.timedelta(days=3)).isoformat(),
+            "attendees": [ctx.account("sofia"), ctx.account(lead), ctx.account("priya")],
+        },
+    )
+
+
+def seed(ctx) -> None:
+    for key, state in PLAN.items():
+        project = ctx.projects[key]
+        if BusinessCase.objects.filter(project=project).exists():
+            continue
+        lead = "lena" if project.lead_account_id == ctx.account("lena") else "marco"
+        _ensure_registers(project)
+        SEEDERS[state](ctx, key, lead)
+
+
+def _exploring(ctx, key, lead):
+    _fill(ctx, key, lead, complete=False)
+
+
+def _draft(ctx, key, lead):
+    project = ctx.projects[key]
+    _fill(ctx, key, lead)
+    services.charter_act(caller=_caller(ctx, lead, project), act="draft")
+    services.charter_act(caller=_caller(ctx, lead, project), act="submit")
+    services.charter_act(
+        caller=_caller(ctx, "sofia", project),
+        act="return",
+        data={
+            "returnNotes": [
+                {
+                    "section": "returnExpected",
+                    "severity": "Blocker",
+                    "ask": "Show the benefit per engineer as a figure, with its source.",
+                },
+                {
+                    "section": "adoption",
+                    "severity": "Significant",
+                    "ask": "How will night-shift engineers be trained?",
+                },
+                {"section": "general", "severity": "Minor", "ask": "Link the supplier's proposal."},
+            ]
+        },
+    )
+    case = services.current_case(project)
+    services.return_note_address(
+        caller=_caller(ctx, lead, project),
+        note_id=case.return_notes[2]["id"],
+        data={"addressed": True},
+    )
+
+
+def _submitted(ctx, key, lead):
+    _fill(ctx, key, lead)
+    services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
+
+
+def _approved(ctx, key, lead):
+    """Approved, then amended once (version 2), with a change awaiting the sponsor."""
+    project = ctx.projects[key]
+    _fill(ctx, key, lead)
+    _approve(ctx, key, lead)
+    _minutes(ctx, key, lead)
+    services.charter_act(
+        caller=_caller(ctx, lead, project),
+        act="reopen",
+        data={
+            "summary": "Add the disaster-recovery site to the scope",
+            "reason": "The auditors require a tested second region before the exit.",
+        },
+    )
+    case = services.current_case(project)
+    change_adjudicate(
+        caller=_caller(ctx, "sofia", project),
+        change_id=case.amendment_enabled_by_change_id,
+        outcome="Approved",
+        decision_comment="Agreed: funded from contingency.",
+    )
+    services.charter_update(
+        caller=_caller(ctx, lead, project),
+        data={"scopeInBounds": "All production workloads, and a tested disaster-recovery region."},
+    )
+    _approve(ctx, key, lead)
+    change_create(
+        caller=_caller(ctx, lead, project),
+        data={
+            "summary": "Extend hypercare by four weeks",
+            "reason": "Two workloads move late.",
+            "impactScheduleDays": 28,
+            "impactBudget": "45000",
+        },
+    )
+
+
+def _closing(ctx, key, lead):
+    _fill(ctx, key, lead)
+    _approve(ctx, key, lead)
+    _minutes(ctx, key, lead)
+    _close_out(ctx, key, lead)
+
+
+def _closed_state(ctx, key, lead):
+    _fill(ctx, key, lead)
+    _closed(ctx, key, lead)
+
+
+def _realising(ctx, key, lead):
+    _fill(ctx, key, lead)
+    _in_realisation(ctx, key, lead)
+    project = ctx.projects[key]
+    services.charter_act(
+        caller=_caller(ctx, "sofia", project),
+        act="kpi-resolve",
+        data={"resolvedValue": "64%", "met": False, "notes": "Measured on the March sample."},
+    )
+
+
+def _realised(ctx, key, lead):
+    _fill(ctx, key, lead)
+    _in_realisation(ctx, key, lead)
+    services.charter_act(
+        caller=_caller(ctx, "sofia", ctx.projects[key]),
+        act="verdict",
+        data={"verdict": "Realised", "returnRealised": "Four FTE redeployed; 0.9m a year."},
+    )
+
+
+def _not_realised(ctx, key, lead):
+    _fill(ctx, key, lead)
+    _in_realisation(ctx, key, lead)
+    services.charter_act(
+        caller=_caller(ctx, "sofia", ctx.projects[key]),
+        act="verdict",
+        data={
+            "verdict": "NotRealised",
+            "returnRealised": "Ticket volume fell 12%, not 50%.",
+            "realisationLessons": "Nobody owned adoption after go-live; the portal was never "
+            "promoted to staff.",
+        },
+    )
+
+
+def _maintenance(ctx, key, lead):
+    _realised(ctx, key, lead)
+    services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="maintenance-start")
+
+
+def _archived(ctx, key, lead):
+    _fill(ctx, key, lead)
+    _approve(ctx, key, lead)
+    services.charter_act(
+        caller=_caller(ctx, "sofia", ctx.projects[key]),
+        act="kill",
+        data={"reason": "The port authority is building its own booking platform."},
+    )
+
+
+SEEDERS = {
+    "Exploring": _exploring,
+    "Draft": _draft,
+    "Submitted": _submitted,
+    "Approved": _approved,
+    "ClosingSubmitted": _closing,
+    "Closed": _closed_state,
+    "InRealisation": _realising,
+    "Realised": _realised,
+    "NotRealised": _not_realised,
+    "InMaintenance": _maintenance,
+    "Archived": _archived,
+}

@@ -1,0 +1,162 @@
+"""Input parsing only: the business-case pages' form posts turned into the same payloads the
+JSON API takes (spec field names). Every rule is applied by the services."""
+
+from django.http import QueryDict
+
+from charter import finance
+
+THESIS_FIELDS = [
+    "businessProblem",
+    "outcome",
+    "returnExpected",
+    "scopeInBounds",
+    "scopeBoundaries",
+    "theme",
+    "designPrinciples",
+]
+ADOPTION_FIELDS = ["adoptionAffected", "adoptionKpi", "changeSaturation"]
+NOTE_ROWS = 3  # blank note rows offered by the return forms
+ACT_FIELDS = {
+    "approve": ["approvalComment", "approvalRationale"],
+    "archive": ["reason"],
+    "kill": ["reason"],
+    "handover-escalate": ["reason"],
+    "realisation-review": ["note", "confidence"],
+    "verdict": ["verdict", "returnRealised", "realisationLessons", "realisationSummary"],
+    "steerco-schedule": ["scheduledFor"],
+}
+
+
+def revision(post: QueryDict) -> int | None:
+    raw = post.get("revision", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def thesis(post: QueryDict) -> dict:
+    data = {key: post.get(key, "") for key in THESIS_FIELDS}
+    data["designPrinciples"] = post.get("designPrinciples", "").splitlines()
+    return data
+
+
+def adoption(post: QueryDict) -> dict:
+    return {key: post.get(key, "") for key in ADOPTION_FIELDS}
+
+
+def financial(post: QueryDict) -> dict:
+    """The financial-case form: mode, the builtin model (one row per year), the attached
+    model's headline figures and the board paper."""
+    lines = []
+    for year in range(finance.HORIZON_MAX + 1):
+        cost = post.get(f"line-{year}-cost", "").strip()
+        benefit = post.get(f"line-{year}-benefit", "").strip()
+        if cost or benefit:
+            lines.append({"year": year, "cost": cost, "benefit": benefit})
+    attached = {key: post.get(f"attached-{key}", "") for key in finance.HEADLINE_FIGURES}
+    attached.update(
+        {
+            "label": post.get("attached-label", ""),
+            "url": post.get("attached-url", ""),
+            "pageId": post.get("attached-pageId", ""),
+        }
+    )
+    return {
+        "financialCase": {
+            "mode": post.get("mode", ""),
+            "builtin": {
+                "currency": post.get("currency", ""),
+                "discountRatePct": post.get("discountRatePct", ""),
+                "horizonYears": post.get("horizonYears", ""),
+                "lines": lines,
+            },
+            "attached": attached,
+            "boardPaperPageId": post.get("boardPaperPageId", "") or None,
+        }
+    }
+
+
+def seat(post: QueryDict) -> object:
+    """A seat from the picker: a tracker accountId, an external person, or empty (clear)."""
+    if post.get("account_id"):
+        return post["account_id"]
+    if post.get("displayName") or post.get("email"):
+        return {"displayName": post.get("displayName", ""), "email": post.get("email", "")}
+    return None
+
+
+def notes(post: QueryDict) -> list[dict]:
+    """The note rows of a return form; rows whose ask is blank are skipped."""
+    rows = []
+    for index in range(NOTE_ROWS):
+        ask = post.get(f"note-{index}-ask", "")
+        if ask.strip():
+            rows.append(
+                {
+                    "section": post.get(f"note-{index}-section", ""),
+                    "ask": ask,
+                    "severity": post.get(f"note-{index}-severity", ""),
+                }
+            )
+    return rows
+
+
+def act_body(act: str, post: QueryDict) -> dict:
+    if act in ("return", "closeout-return"):
+        return {"returnNotes": notes(post)}
+    if act == "reopen":
+        if post.get("mode") == "cite":
+            return {"changeId": post.get("changeId", "")}
+        return {"summary": post.get("summary", ""), "reason": post.get("reason", "")}
+    if act == "kpi-resolve":
+        return {
+            "resolvedValue": post.get("resolvedValue", ""),
+            "met": post.get("met", ""),
+            "notes": post.get("notes", ""),
+        }
+    if act == "steerco-confirm":
+        return {"attendees": post.getlist("attendees")}
+    return {key: post.get(key, "") for key in ACT_FIELDS.get(act, []) if key in post}
+
+
+def closeout(post: QueryDict, rows: dict) -> dict:
+    """The close-out form: as-built record, one disposition select and note per register
+    row, lessons, commentary. A blank disposition removes it."""
+
+    def dispositions(prefix: str, records) -> dict:
+        result = {}
+        for record in records:
+            value = post.get(f"{prefix}-{record.pk}", "")
+            note = post.get(f"{prefix}-{record.pk}-note", "")
+            result[str(record.pk)] = {"disposition": value, "note": note} if value else None
+        return result
+
+    return {
+        "asBuiltOutcome": post.get("asBuiltOutcome", ""),
+        "asBuiltReturn": post.get("asBuiltReturn", ""),
+        "asBuiltReturnValue": post.get("asBuiltReturnValue", ""),
+        "asBuiltEndDate": post.get("asBuiltEndDate", ""),
+        "commentary": post.get("commentary", ""),
+        "scopeDispositions": dispositions("scope", rows["workPackages"]),
+        "rioDispositions": dispositions("rio", rows["risks"]),
+        "pendingDispositions": {
+            "decisions": dispositions("decision", rows["decisions"]),
+            "changes": dispositions("change", rows["changes"]),
+        },
+        "lessons": {
+            "worked": post.get("lessons-worked", ""),
+            "differently": post.get("lessons-differently", ""),
+            "nextSponsor": post.get("lessons-nextSponsor", ""),
+        },
+    }
+
+
+def minutes(post: QueryDict) -> dict:
+    data = {
+        "title": post.get("title", ""),
+        "heldOn": post.get("heldOn", ""),
+        "attendees": post.getlist("attendees"),
+    }
+    if post.get("source") == "template":
+        data["createFromTemplate"] = True
+    else:
+        data["url"] = post.get("url", "")
+    return data

@@ -1,0 +1,420 @@
+"""Close-out: start, edit (as-built record, dispositions of every register row, lessons, BAU
+owner), submit (the completeness check), return with close-out notes, close; then the BAU
+handover (acknowledge by the BAU owner, escalate by an editor)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from charter import acts
+from charter.models import (
+    CLOSEOUT_RETURN_NOTE_SECTIONS,
+    PENDING_DISPOSITIONS,
+    RIO_DISPOSITIONS,
+    SCOPE_DISPOSITIONS,
+    BusinessCase,
+)
+from charter.services.common import TEXT_MAX, begin, body, only, precheck, required_text
+from charter.services.lifecycle import clean_notes
+from governance.cleaning import FieldErrors, account_id, iso_date, nullable_number, text
+from governance.errors import ValidationFailed
+from governance.people import resolve
+from governance.permissions import Caller
+from registers.derive import change_application_state
+from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+
+PROSE = ["asBuiltOutcome", "asBuiltReturn", "commentary"]
+LESSONS = ["worked", "differently", "nextSponsor"]
+HANDOVER_READ_ONLY = {
+    "state",
+    "ownerDisplayName",
+    "acknowledgedAt",
+    "acknowledgedByAccountId",
+    "escalatedAt",
+    "escalationReason",
+}
+WRITABLE = {
+    *PROSE,
+    "asBuiltReturnValue",
+    "asBuiltEndDate",
+    "scopeDispositions",
+    "rioDispositions",
+    "pendingDispositions",
+    "lessons",
+    "bauHandover",
+}
+READ_ONLY = {"startedAt", "submittedAt"}
+
+
+def empty_closeout(now) -> dict:
+    return {
+        "asBuiltOutcome": "",
+        "asBuiltReturn": "",
+        "asBuiltReturnValue": None,
+        "asBuiltEndDate": None,
+        "scopeDispositions": {},
+        "rioDispositions": {},
+        "pendingDispositions": {"decisions": {}, "changes": {}},
+        "lessons": dict.fromkeys(LESSONS, ""),
+        "bauHandover": {
+            "state": "Pending",
+            "ownerAccountId": None,
+            "ownerDisplayName": None,
+            "acknowledgedAt": None,
+            "acknowledgedByAccountId": None,
+            "escalatedAt": None,
+            "escalationReason": None,
+        },
+        "commentary": "",
+        "startedAt": now.isoformat(),
+        "submittedAt": None,
+    }
+
+
+# --- what the close-out must cover -----------------------------------------------------------
+
+
+def pending_register_rows(project) -> dict[str, list]:
+    """The register rows a close-out disposes of, four queries whatever their number: every
+    work package, every open risk, every pending decision, every Proposed change and every
+    change awaiting application."""
+    changes = [
+        change
+        for change in ChangeRequest.objects.filter(
+            project=project, status__in=["Proposed", "Approved"]
+        ).order_by("created_at")
+        if change_application_state(change) in ("Proposed", "AwaitingApplication")
+    ]
+    return {
+        "workPackages": list(
+            WorkPackage.objects.filter(project=project).order_by("sort_order", "name")
+        ),
+        "risks": list(
+            Risk.objects.filter(project=project).exclude(status="Closed").order_by("title")
+        ),
+        "decisions": list(
+            Decision.objects.filter(project=project, made_on__isnull=True).order_by("-created_at")
+        ),
+        "changes": changes,
+    }
+
+
+def missing_dispositions(close_out: Mapping[str, Any], rows: dict[str, list]) -> list[dict]:
+    """What the completeness check still needs: [{field, kind, id, name}], in form order."""
+    close_out = close_out or {}
+    pending = close_out.get("pendingDispositions") or {}
+    wanted = [
+        (
+            "scopeDispositions",
+            "work package",
+            rows["workPackages"],
+            close_out.get("scopeDispositions"),
+            "name",
+        ),
+        ("rioDispositions", "risk", rows["risks"], close_out.get("rioDispositions"), "title"),
+        (
+            "pendingDispositions.decisions",
+            "decision",
+            rows["decisions"],
+            pending.get("decisions"),
+            "decision",
+        ),
+        (
+            "pendingDispositions.changes",
+            "change request",
+            rows["changes"],
+            pending.get("changes"),
+            "summary",
+        ),
+    ]
+    missing = []
+    for field, kind, records, given, label in wanted:
+        given = given or {}
+        for record in records:
+            if str(record.pk) not in given:
+                missing.append(
+                    {
+                        "field": f"{field}.{record.pk}",
+                        "kind": kind,
+                        "id": str(record.pk),
+                        "name": getattr(record, label),
+                    }
+                )
+    return missing
+
+
+# --- cleaning --------------------------------------------------------------------------------
+
+
+def _clean_map(
+    raw: Any, field: str, choices: list[str], valid_ids: set[str], current: dict, errors
+) -> dict:
+    """Merge {id: {disposition, note}} onto the current map; null removes an entry."""
+    if not isinstance(raw, Mapping):
+        errors.add(field, "Must be an object {id: {disposition, note}}.")
+        return current
+    result = dict(current)
+    for key, value in raw.items():
+        where = f"{field}.{key}"
+        if key not in valid_ids:
+            errors.add(where, "No such record in this project's registers.")
+            continue
+        if value is None:
+            result.pop(key, None)
+            continue
+        if not isinstance(value, Mapping):
+            errors.add(where, "Must be an object {disposition, note}.")
+            continue
+        for extra in value:
+            if extra not in ("disposition", "note"):
+                errors.add(f"{where}.{extra}", "Unknown field.")
+        disposition = value.get("disposition")
+        if disposition not in choices:
+            errors.add(f"{where}.disposition", f"Must be one of: {', '.join(choices)}.")
+        note, error = text(value.get("note"), max_length=TEXT_MAX)
+        if error:
+            errors.add(f"{where}.note", error)
+        result[key] = {"disposition": disposition, "note": note}
+    return result
+
+
+def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
+    """The close-out with `data` merged in: text and scalars replace; dispositions merge per
+    id (null removes); lessons merge per field; of bauHandover only the owner is writable."""
+    errors = FieldErrors()
+    for key in data:
+        if key not in WRITABLE and key not in READ_ONLY:
+            errors.add(key, "Unknown field.")
+    result = {**close_out}
+    for key in PROSE:
+        if key in data:
+            result[key], error = text(data[key], max_length=TEXT_MAX)
+            if error:
+                errors.add(key, error)
+    if "asBuiltReturnValue" in data:
+        value, error = nullable_number(data["asBuiltReturnValue"])
+        if error:
+            errors.add("asBuiltReturnValue", error)
+        result["asBuiltReturnValue"] = float(value) if value is not None else None
+        if value is not None and value == value.to_integral_value():
+            result["asBuiltReturnValue"] = int(value)
+    if "asBuiltEndDate" in data:
+        value, error = iso_date(data["asBuiltEndDate"])
+        if error:
+            errors.add("asBuiltEndDate", error)
+        result["asBuiltEndDate"] = value.isoformat() if value else None
+    if {"scopeDispositions", "rioDispositions", "pendingDispositions"} & set(data):
+        ids = {
+            "scope": {
+                str(pk)
+                for pk in WorkPackage.objects.filter(project=project).values_list("pk", flat=True)
+            },
+            "rio": {
+                str(pk) for pk in Risk.objects.filter(project=project).values_list("pk", flat=True)
+            },
+            "decisions": {
+                str(pk)
+                for pk in Decision.objects.filter(project=project).values_list("pk", flat=True)
+            },
+            "changes": {
+                str(pk)
+                for pk in ChangeRequest.objects.filter(project=project).values_list("pk", flat=True)
+            },
+        }
+        if "scopeDispositions" in data:
+            result["scopeDispositions"] = _clean_map(
+                data["scopeDispositions"],
+                "scopeDispositions",
+                SCOPE_DISPOSITIONS,
+                ids["scope"],
+                close_out.get("scopeDispositions") or {},
+                errors,
+            )
+        if "rioDispositions" in data:
+            result["rioDispositions"] = _clean_map(
+                data["rioDispositions"],
+                "rioDispositions",
+                RIO_DISPOSITIONS,
+                ids["rio"],
+                close_out.get("rioDispositions") or {},
+                errors,
+            )
+        if "pendingDispositions" in data:
+            raw = data["pendingDispositions"]
+            current = close_out.get("pendingDispositions") or {"decisions": {}, "changes": {}}
+            pending = {
+                "decisions": current.get("decisions") or {},
+                "changes": current.get("changes") or {},
+            }
+            if not isinstance(raw, Mapping):
+                errors.add("pendingDispositions", "Must be an object {decisions, changes}.")
+            else:
+                for key in raw:
+                    if key not in ("decisions", "changes"):
+                        errors.add(f"pendingDispositions.{key}", "Unknown field.")
+                for key in ("decisions", "changes"):
+                    if key in raw:
+                        pending[key] = _clean_map(
+                            raw[key],
+                            f"pendingDispositions.{key}",
+                            PENDING_DISPOSITIONS,
+                            ids[key],
+                            pending[key],
+                            errors,
+                        )
+            result["pendingDispositions"] = pending
+    if "lessons" in data:
+        raw = data["lessons"]
+        lessons = {**dict.fromkeys(LESSONS, ""), **(close_out.get("lessons") or {})}
+        if not isinstance(raw, Mapping):
+            errors.add("lessons", "Must be an object {worked, differently, nextSponsor}.")
+        else:
+            for key, value in raw.items():
+                if key not in LESSONS:
+                    errors.add(f"lessons.{key}", "Unknown field.")
+                    continue
+                lessons[key], error = text(value, max_length=TEXT_MAX)
+                if error:
+                    errors.add(f"lessons.{key}", error)
+        result["lessons"] = lessons
+    if "bauHandover" in data:
+        raw = data["bauHandover"]
+        handover = dict(close_out.get("bauHandover") or {})
+        if not isinstance(raw, Mapping):
+            errors.add("bauHandover", "Must be an object {ownerAccountId}.")
+        else:
+            for key in raw:
+                if key != "ownerAccountId" and key not in HANDOVER_READ_ONLY:
+                    errors.add(f"bauHandover.{key}", "Unknown field.")
+            if "ownerAccountId" in raw:
+                owner, error = account_id(raw["ownerAccountId"])
+                person = resolve([owner]).get(owner) if owner else None
+                if error:
+                    errors.add("bauHandover.ownerAccountId", error)
+                elif owner and (person is None or not person.known):
+                    errors.add(
+                        "bauHandover.ownerAccountId", f"No tracker user with accountId {owner}."
+                    )
+                else:
+                    handover["ownerAccountId"] = owner
+                    handover["ownerDisplayName"] = person.display_name if person else None
+        result["bauHandover"] = handover
+    errors.raise_if_any()
+    return result
+
+
+# --- acts ----------------------------------------------------------------------------------
+
+
+def closeout_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Approved, close-out not started: the close-out record is created (startedAt)."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["closeout-start"], expected_revision)
+        write.case.close_out = empty_closeout(timezone.now())
+        return write.finish("closeout.started")
+
+
+def closeout_update(
+    *, caller: Caller, data: Any, expected_revision: int | None = None
+) -> BusinessCase:
+    """Edit the close-out while it is open (Approved, started). Editors."""
+    data = body(data)
+    case = precheck(caller, acts.EDIT_CLOSEOUT)
+    clean_closeout(data, case.close_out, caller.project)  # 422 before taking the lock
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_CLOSEOUT, expected_revision)
+        merged = clean_closeout(data, write.case.close_out, write.project)
+        if merged == write.case.close_out:
+            return write.case
+        write.case.close_out = merged
+        return write.finish("closeout.updated")
+
+
+def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Approved -> ClosingSubmitted when every work package, open risk, pending decision and
+    pending change has its disposition. Otherwise refused (422 `validation`) listing, by
+    field, every row still without one: a completeness check of the form, not a gate."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["closeout-submit"], expected_revision)
+        case = write.case
+        missing = missing_dispositions(case.close_out, pending_register_rows(write.project))
+        if missing:
+            raise ValidationFailed(
+                {
+                    m["field"]: [f"The {m['kind']} “{m['name']}” needs a disposition."]
+                    for m in missing
+                },
+                f"The close-out is not complete: {len(missing)} register "
+                f"row{'s' if len(missing) != 1 else ''} still need a disposition.",
+                missing=missing,
+            )
+        case.close_out = {**case.close_out, "submittedAt": timezone.now().isoformat()}
+        case.approval_status = "ClosingSubmitted"
+        return write.finish("closeout.submitted")
+
+
+def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
+    data = body(data)
+    precheck(caller, acts.ACTS["closeout-return"])
+    only(data, "returnNotes")
+    notes = clean_notes(data.get("returnNotes"), CLOSEOUT_RETURN_NOTE_SECTIONS)
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["closeout-return"], expected_revision)
+        case = write.case
+        case.closeout_return_notes = [*(case.closeout_return_notes or []), *notes]
+        case.approval_status = "Approved"
+        return write.finish("closeout.returned")
+
+
+def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """ClosingSubmitted -> Closed by the sponsor: stamps closedAt and closedByAccountId."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["close"], expected_revision)
+        case = write.case
+        case.approval_status = "Closed"
+        case.closed_at = timezone.now()
+        case.closed_by_account_id = caller.account_id
+        return write.finish("charter.closed")
+
+
+def _handover(case: BusinessCase, **changes) -> dict:
+    close_out = dict(case.close_out or {})
+    close_out["bauHandover"] = {**(close_out.get("bauHandover") or {}), **changes}
+    return close_out
+
+
+def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Pending or Escalated -> Acknowledged, by the BAU owner."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["handover-acknowledge"], expected_revision)
+        write.case.close_out = _handover(
+            write.case,
+            state="Acknowledged",
+            acknowledgedAt=timezone.now().isoformat(),
+            acknowledgedByAccountId=caller.account_id,
+        )
+        return write.finish("closeout.handover_acknowledged")
+
+
+def handover_escalate(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Pending -> Escalated by an editor, with a reason."""
+    data = body(data)
+    precheck(caller, acts.ACTS["handover-escalate"])
+    only(data, "reason")
+    reason = required_text(data, "reason", "A reason is required to escalate the handover.")
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["handover-escalate"], expected_revision)
+        write.case.close_out = _handover(
+            write.case,
+            state="Escalated",
+            escalatedAt=timezone.now().isoformat(),
+            escalationReason=reason,
+        )
+        return write.finish("closeout.handover_escalated")

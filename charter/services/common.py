@@ -1,0 +1,155 @@
+"""What every business-case write shares: reading the case (or its defaults), locking it,
+checking an act against the lifecycle table and the revision, keeping the kernel's project
+mirror current, stamping, saving and auditing in one go."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from charter import acts
+from charter.models import BusinessCase
+from charter.serializers import stored_fields
+from governance import audit
+from governance.cleaning import text
+from governance.concurrency import check_version
+from governance.errors import ValidationFailed
+from governance.models import Project
+from governance.permissions import Caller
+from governance.seats import seat_account_id
+
+TEXT_MAX = 2000
+
+
+def current_case(project: Project) -> BusinessCase:
+    """The stored business case, or an unsaved one with the defaults (a never-saved case
+    reads as the defaults; nothing is written by reading)."""
+    case = BusinessCase.objects.filter(project=project).first()
+    if case is None:
+        case = BusinessCase(project=project)
+    case.project = project
+    return case
+
+
+def mirror_values(case: BusinessCase) -> dict[str, Any]:
+    """The business-case facts the kernel's gate and freeze read from the project row."""
+    steering = []
+    for member in case.steering_committee or []:
+        account_id = (member or {}).get("accountId")
+        if account_id and account_id not in steering:
+            steering.append(account_id)
+    handover = (case.close_out or {}).get("bauHandover") or {}
+    return {
+        "approval_status": case.approval_status,
+        "sponsor_account_id": seat_account_id(case.decision_authority) or "",
+        "steering_account_ids": steering,
+        "bau_owner_account_id": handover.get("ownerAccountId") or "",
+    }
+
+
+def sync_mirror(project: Project, case: BusinessCase, caller: Caller | None = None) -> None:
+    """Write the mirror in the same transaction as the case; also refresh the caller's
+    in-memory project so the page rendered after the write shows the new facts."""
+    wanted = mirror_values(case)
+    changed = [field for field, value in wanted.items() if getattr(project, field) != value]
+    for field in changed:
+        setattr(project, field, wanted[field])
+    if changed:
+        project.save(update_fields=changed)
+    if caller is not None and caller.project is not project:
+        for field, value in wanted.items():
+            setattr(caller.project, field, value)
+
+
+@dataclass
+class Write:
+    """A business-case write in progress: the locked project and case, and the case's
+    stored fields before the write (for the audit diff)."""
+
+    caller: Caller
+    project: Project
+    case: BusinessCase
+    before: dict
+
+    def finish(self, kind: str, *, extra: dict | None = None, stamp: bool = True) -> BusinessCase:
+        """Stamp, bump the revision, save, sync the mirror and audit (with `extra` merged into
+        the recorded changes, e.g. the change request a re-open cites)."""
+        case = self.case
+        if stamp:
+            case.updated_at = timezone.now()
+            case.updated_by_account_id = self.caller.account_id
+        case.revision += 1
+        case.save()
+        sync_mirror(self.project, case, self.caller)
+        changes = audit.diff(self.before, stored_fields(case))
+        changes.pop("updatedAt", None)
+        changes.pop("updatedByAccountId", None)
+        if extra:
+            changes.update(extra)
+        audit.record(
+            actor_account_id=self.caller.account_id,
+            project_key=self.project.key,
+            kind=kind,
+            target_type="businessCase",
+            target_id=self.project.key,
+            changes=changes,
+        )
+        return case
+
+
+def lock(caller: Caller) -> tuple[Project, BusinessCase]:
+    """Lock the project row (register writes of the project serialise behind it, so the
+    freeze cannot race them), then the business case, created with its defaults if needed.
+    Call inside `transaction.atomic()`."""
+    project = Project.objects.select_for_update().get(pk=caller.project.pk)
+    case = BusinessCase.objects.select_for_update().filter(project=project).first()
+    if case is None:
+        case = BusinessCase.objects.create(project=project)
+    case.project = project
+    return project, case
+
+
+def begin(caller: Caller, act: acts.Act, expected_revision: int | None) -> Write:
+    """Lock, then refuse: the wrong person (403), the wrong state (409), a stale revision
+    (412). Call inside `transaction.atomic()`."""
+    project, case = lock(caller)
+    acts.check(act, case, caller)
+    check_version(case.revision, expected_revision, current_repr=case)
+    return Write(caller=caller, project=project, case=case, before=stored_fields(case))
+
+
+def precheck(caller: Caller, act: acts.Act) -> BusinessCase:
+    """The person and state checks without a lock, so a refused act answers 403/409 before
+    its body is validated (the checks run again under the lock)."""
+    case = current_case(caller.project)
+    acts.check(act, case, caller)
+    return case
+
+
+# --- act bodies ------------------------------------------------------------------------------
+
+
+def body(data: Any) -> Mapping[str, Any]:
+    """An act's body: an object, or nothing."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ValidationFailed({"request": ["Must be an object."]})
+    return data
+
+
+def only(data: Mapping[str, Any], *keys: str) -> None:
+    """Refuse keys the act does not take."""
+    unknown = [key for key in data if key not in keys]
+    if unknown:
+        raise ValidationFailed({key: ["Unknown field."] for key in unknown})
+
+
+def required_text(data: Mapping[str, Any], key: str, message: str) -> str:
+    value, error = text(data.get(key), max_length=TEXT_MAX)
+    if error:
+        raise ValidationFailed({key: [error]})
+    if not value:
+        raise ValidationFailed({key: [message]})
+    return value

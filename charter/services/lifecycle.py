@@ -1,0 +1,492 @@
+"""The approval lifecycle of the business case: start drafting, submit (the adoption gate),
+return with notes, address a note, approve (baselines frozen), re-open for amendment,
+archive, kill, and the first steering committee (schedule, confirm)."""
+
+import uuid
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from charter import acts, derive
+from charter.models import (
+    RETURN_NOTE_SECTIONS,
+    SEVERITIES,
+    ApprovedVersion,
+    BusinessCase,
+)
+from charter.serializers import stored_fields
+from charter.services.common import (
+    TEXT_MAX,
+    begin,
+    body,
+    current_case,
+    only,
+    precheck,
+    required_text,
+)
+from charter.services.minutes import clean_attendees
+from governance import audit, outbox, signals
+from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, text
+from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
+from governance.permissions import Caller
+from governance.seats import seat_account_id
+from registers.derive import change_application_state
+from registers.models import ChangeRequest, WorkPackage
+from registers.services import change_create
+
+ADOPTION_MESSAGES = {
+    "adoptionAffected": "Say who or what is affected by the change.",
+    "adoptionKpi": "Give the adoption KPI.",
+    "changeSaturation": "Choose the change saturation (None, Low, Modest or High).",
+    "adoptionOwner": (
+        "Name an adoption owner: a tracker user, or an external person with an e-mail address."
+    ),
+}
+SPONSOR_MESSAGE = "Name the sponsor (decision authority) who will approve the case."
+
+
+# --- gates ---------------------------------------------------------------------------------
+
+
+def submission_missing(case: BusinessCase) -> dict[str, str]:
+    """What the submission gate still needs, by field: the four adoption inputs (the spec's
+    hard content gate) and the sponsor seat. Empty when the case may be submitted. The live
+    checklist on the page shows exactly this."""
+    missing = {field: ADOPTION_MESSAGES[field] for field in derive.adoption_gap_fields(case)}
+    if not seat_account_id(case.decision_authority):
+        missing["decisionAuthority"] = SPONSOR_MESSAGE
+    return missing
+
+
+# --- acts ----------------------------------------------------------------------------------
+
+
+def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["draft"], expected_revision)
+        write.case.approval_status = "Draft"
+        return write.finish("charter.drafting_started")
+
+
+def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Exploring or Draft -> Submitted. Refused with 422 `gate` naming each missing adoption
+    input and a missing sponsor. Queues the best-effort approval nudge."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["submit"], expected_revision)
+        case = write.case
+        missing = submission_missing(case)
+        if missing:
+            raise GateBlocked(
+                "The business case cannot be submitted yet. Still needed: "
+                + ", ".join(missing)
+                + ".",
+                fields={field: [message] for field, message in missing.items()},
+            )
+        case.approval_status = "Submitted"
+        case.submitted_at = timezone.now()
+        case = write.finish("charter.submitted")
+        outbox.enqueue(
+            "charter.approval_nudge",
+            {"projectKey": write.project.key, "submittedAt": case.submitted_at.isoformat()},
+        )
+        return case
+
+
+def clean_notes(raw: Any, sections: list[str], key: str = "returnNotes") -> list[dict]:
+    """Return notes {section, ask, severity}: at least one; every bad entry named."""
+    if not isinstance(raw, list) or not raw:
+        raise ValidationFailed({key: ["Give at least one note {section, ask, severity}."]})
+    errors = FieldErrors()
+    notes = []
+    for index, item in enumerate(raw):
+        where = f"{key}[{index}]"
+        if not isinstance(item, Mapping):
+            errors.add(where, "Must be an object {section, ask, severity}.")
+            continue
+        for extra in item:
+            if extra not in ("section", "ask", "severity", "id", "addressed"):
+                errors.add(f"{where}.{extra}", "Unknown field.")
+        section = item.get("section")
+        if section not in sections:
+            errors.add(f"{where}.section", f"Must be one of: {', '.join(sections)}.")
+        severity = item.get("severity")
+        if severity not in SEVERITIES:
+            errors.add(f"{where}.severity", f"Must be one of: {', '.join(SEVERITIES)}.")
+        ask, error = text(item.get("ask"), max_length=TEXT_MAX, required=True)
+        if error:
+            errors.add(f"{where}.ask", error)
+        notes.append(
+            {
+                "id": str(uuid.uuid4()),
+                "section": section,
+                "ask": ask,
+                "severity": severity,
+                "addressed": False,
+            }
+        )
+    errors.raise_if_any()
+    return notes
+
+
+def charter_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
+    data = body(data)
+    precheck(caller, acts.ACTS["return"])
+    only(data, "returnNotes")
+    notes = clean_notes(data.get("returnNotes"), RETURN_NOTE_SECTIONS)
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["return"], expected_revision)
+        case = write.case
+        case.return_notes = [*(case.return_notes or []), *notes]
+        case.returned_at = timezone.now()
+        case.approval_status = "Draft"
+        return write.finish("charter.returned")
+
+
+NOTE_LISTS = (
+    ("return_notes", "returnNotes", acts.ADDRESS_NOTE, "charter.return_note_addressed"),
+    (
+        "closeout_return_notes",
+        "closeOutReturnNotes",
+        acts.ADDRESS_CLOSEOUT_NOTE,
+        "closeout.return_note_addressed",
+    ),
+)
+
+
+def _note_home(case: BusinessCase, note_id: str):
+    for attr, name, act, kind in NOTE_LISTS:
+        if any(n.get("id") == note_id for n in getattr(case, attr) or []):
+            return attr, name, act, kind
+    raise NotFound("No such return note.")
+
+
+def return_note_address(
+    *, caller: Caller, note_id: str, data: Any = None, expected_revision: int | None = None
+) -> tuple[BusinessCase, dict]:
+    """Mark a return note addressed (or not): a business-case note while Draft, a close-out
+    note while the close-out is being reworked. Editors only."""
+    data = body(data)
+    case = current_case(caller.project)
+    attr, _, act, kind = _note_home(case, note_id)
+    acts.check(act, case, caller)
+    only(data, "addressed")
+    if "addressed" not in data:
+        raise ValidationFailed({"addressed": ["This field is required."]})
+    addressed, error = boolean(data["addressed"])
+    if error:
+        raise ValidationFailed({"addressed": [error]})
+    with transaction.atomic():
+        write = begin(caller, act, expected_revision)
+        notes = [dict(n) for n in getattr(write.case, attr) or []]
+        note = next((n for n in notes if n.get("id") == note_id), None)
+        if note is None:
+            raise NotFound("No such return note.")
+        if note.get("addressed") is addressed:
+            return write.case, note
+        note["addressed"] = addressed
+        setattr(write.case, attr, notes)
+        write.finish(kind, extra={"noteId": {"before": None, "after": note_id}})
+        return write.case, note
+
+
+def plan_baseline(case: BusinessCase, packages: list[WorkPackage], approved_at) -> dict:
+    """{version, approvedAt, workPackages: {id: {budget, plannedStartDate, plannedEndDate}},
+    totalBudget}: the frozen plan that the status page's cost and schedule RAG read."""
+    total = sum((p.budget or Decimal(0) for p in packages), Decimal(0))
+    return {
+        "version": case.version,
+        "approvedAt": approved_at.isoformat(),
+        "workPackages": {
+            str(p.pk): {
+                "budget": decimal_to_json(p.budget),
+                "plannedStartDate": p.planned_start_date.isoformat()
+                if p.planned_start_date
+                else None,
+                "plannedEndDate": p.planned_end_date.isoformat() if p.planned_end_date else None,
+            }
+            for p in packages
+        },
+        "totalBudget": decimal_to_json(total),
+    }
+
+
+def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Submitted -> Approved by the sponsor. Freezes budgetBaseline := budget on every work
+    package, writes planBaseline, records the approved version; for an amendment (version 2
+    and up) the enabling change must be Approved and is stamped with its applicationRecord."""
+    data = body(data)
+    precheck(caller, acts.ACTS["approve"])
+    only(data, "approvalComment", "approvalRationale")
+    errors = FieldErrors()
+    comment, error = text(data.get("approvalComment"), max_length=TEXT_MAX)
+    if error:
+        errors.add("approvalComment", error)
+    rationale, error = text(data.get("approvalRationale"), max_length=TEXT_MAX)
+    if error:
+        errors.add("approvalRationale", error)
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["approve"], expected_revision)
+        case, project = write.case, write.project
+        now = timezone.now()
+        change = None
+        if case.version >= 2:
+            change = (
+                ChangeRequest.objects.select_for_update()
+                .filter(project=project, pk=derive.as_uuid(case.amendment_enabled_by_change_id))
+                .first()
+                if case.amendment_enabled_by_change_id
+                else None
+            )
+            if change is None:
+                raise Conflict(
+                    "This amendment has no enabling change request any more; re-open it "
+                    "citing an approved change, or raise a new one."
+                )
+            if change.status != "Approved":
+                raise Conflict(
+                    f"The enabling change “{change.summary}” is {change.status}: it must be "
+                    "Approved before the amended business case can be approved."
+                )
+        packages = list(
+            WorkPackage.objects.select_for_update().filter(project=project).order_by("pk")
+        )
+        for package in packages:
+            if package.budget_baseline == package.budget:
+                continue
+            before = package.budget_baseline
+            package.budget_baseline = package.budget
+            package.revision += 1
+            package.updated_by_account_id = caller.account_id
+            package.save(
+                update_fields=["budget_baseline", "revision", "updated_by_account_id", "updated_at"]
+            )
+            audit.record(
+                actor_account_id=caller.account_id,
+                project_key=project.key,
+                kind="work_package.baselined",
+                target_type="workPackage",
+                target_id=package.pk,
+                changes=audit.diff(
+                    {"budgetBaseline": before}, {"budgetBaseline": package.budget_baseline}
+                ),
+            )
+        case.approval_status = "Approved"
+        case.approved_at = now
+        case.approved_by_account_id = caller.account_id
+        case.approval_comment = comment
+        case.approval_rationale = rationale
+        case.plan_baseline = plan_baseline(case, packages, now)
+        if change is not None:
+            before = change.application_record
+            change.application_record = {
+                "kind": "charter",
+                "ref": case.version,
+                "at": now.isoformat(),
+                "by": caller.account_id,
+            }
+            change.revision += 1
+            change.save(update_fields=["application_record", "revision", "updated_at"])
+            audit.record(
+                actor_account_id=caller.account_id,
+                project_key=project.key,
+                kind="change.applied",
+                target_type="changeRequest",
+                target_id=change.pk,
+                changes=audit.diff(
+                    {"applicationRecord": before},
+                    {"applicationRecord": change.application_record},
+                ),
+            )
+        ApprovedVersion.objects.create(
+            business_case=case,
+            version=case.version,
+            approved_at=now,
+            approved_by_account_id=caller.account_id,
+            approval_comment=comment,
+            approval_rationale=rationale,
+            enabling_change_id=str(change.pk) if change else None,
+            plan_baseline=case.plan_baseline,
+            thesis={k: v for k, v in stored_fields(case).items() if k in THESIS_SNAPSHOT},
+        )
+        case = write.finish("charter.approved")
+        signals.charter_approved.send(sender=BusinessCase, project=project, at=now)
+        if case.first_steerco_held_at:
+            # The committee met before approval: initiation is complete as soon as it starts.
+            signals.initiation_completed.send(sender=BusinessCase, project=project, at=now)
+        return case
+
+
+THESIS_SNAPSHOT = {
+    "businessProblem",
+    "outcome",
+    "returnExpected",
+    "scopeInBounds",
+    "scopeBoundaries",
+    "theme",
+    "designPrinciples",
+    "supportingLinks",
+    "decisionAuthority",
+    "projectManager",
+    "customerRep",
+    "supplierRep",
+    "steeringCommittee",
+    "financialCase",
+    "adoptionAffected",
+    "adoptionKpi",
+    "adoptionOwner",
+    "changeSaturation",
+}
+
+
+def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Approved -> Draft at version + 1, enabled by a change request: cite an Approved change
+    deriving AwaitingApplication ({"changeId"}), or have one raised ({"summary", "reason"};
+    the reason is required; it routes to the sponsor, Proposed). A Draft amendment whose
+    enabling change was rejected, withdrawn or deleted may re-point to a new one (the version
+    stays). Audited as charter.reopened citing the change."""
+    data = body(data)
+    case = precheck(caller, acts.ACTS["reopen"])
+    only(data, "changeId", "summary", "reason")
+    change_id = data.get("changeId")
+    if change_id and ("summary" in data or "reason" in data):
+        raise ValidationFailed(
+            {"changeId": ["Cite an approved change, or give a summary and reason: not both."]}
+        )
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["reopen"], expected_revision)
+        case, project = write.case, write.project
+        if change_id:
+            change = (
+                ChangeRequest.objects.select_for_update()
+                .filter(project=project, pk=derive.as_uuid(change_id))
+                .first()
+                if derive.as_uuid(change_id)
+                else None
+            )
+            if change is None:
+                raise ValidationFailed({"changeId": ["No such change request in this project."]})
+            state = change_application_state(change)
+            if state != "AwaitingApplication":
+                raise ValidationFailed(
+                    {
+                        "changeId": [
+                            f"Only an Approved change awaiting application can enable an "
+                            f"amendment; this one is {state}."
+                        ]
+                    }
+                )
+            raised = False
+        else:
+            reason, error = text(data.get("reason"), max_length=TEXT_MAX)
+            if error or not reason:
+                raise ValidationFailed(
+                    {"reason": [error or "A reason is required to raise the enabling change."]}
+                )
+            summary, error = text(data.get("summary"), max_length=200)
+            if error:
+                raise ValidationFailed({"summary": [error]})
+            sponsor = case.decision_authority
+            change = change_create(
+                caller=caller,
+                data={
+                    "summary": summary or f"Amend the business case (version {_next(case)})",
+                    "reason": reason,
+                    "approverSeat": {"accountId": sponsor["accountId"]}
+                    if seat_account_id(sponsor)
+                    else None,
+                },
+            )
+            raised = True
+        previous = case.amendment_enabled_by_change_id
+        if case.approval_status == "Approved":
+            case.version += 1
+        case.approval_status = "Draft"
+        case.amendment_enabled_by_change_id = str(change.pk)
+        return write.finish(
+            "charter.reopened",
+            extra={
+                "enablingChange": {
+                    "before": previous,
+                    "after": {"id": str(change.pk), "summary": change.summary, "raised": raised},
+                }
+            },
+        )
+
+
+def _next(case: BusinessCase) -> int:
+    return case.version + 1 if case.approval_status == "Approved" else case.version
+
+
+def _reason(data: Mapping[str, Any]) -> str:
+    return required_text(data, "reason", "A reason is required.")
+
+
+def charter_archive(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Exploring, Draft or Submitted -> Archived (explored, not pursued). Reason required."""
+    return _archive(caller, "archive", "archived", data, expected_revision)
+
+
+def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Approved -> Archived by the sponsor: a stop decision on a running investment."""
+    return _archive(caller, "kill", "killed", data, expected_revision)
+
+
+def _archive(caller, act_name, disposition, data, expected_revision):
+    data = body(data)
+    precheck(caller, acts.ACTS[act_name])
+    only(data, "reason")
+    reason = _reason(data)
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS[act_name], expected_revision)
+        case = write.case
+        case.archived_from_status = case.approval_status
+        case.approval_status = "Archived"
+        case.archived_at = timezone.now()
+        case.archived_by_account_id = caller.account_id
+        case.archive_reason = reason
+        case.terminal_disposition = disposition
+        return write.finish(f"charter.{disposition}")
+
+
+def charter_steerco_schedule(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+):
+    """Set (or clear) the date the first steering committee is scheduled for."""
+    data = body(data)
+    precheck(caller, acts.ACTS["steerco-schedule"])
+    only(data, "scheduledFor")
+    scheduled, error = iso_date(data.get("scheduledFor"))
+    if error:
+        raise ValidationFailed({"scheduledFor": [error]})
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["steerco-schedule"], expected_revision)
+        write.case.first_steerco_scheduled_for = scheduled
+        return write.finish("charter.steerco_scheduled")
+
+
+def charter_steerco_confirm(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+):
+    """Confirm the first steering committee was held without recording minutes: sets
+    firstSteercoHeldAt (and, optionally, firstSteercoAttendees), completing initiation."""
+    data = body(data)
+    precheck(caller, acts.ACTS["steerco-confirm"])
+    only(data, "attendees")
+    errors = FieldErrors()
+    attendees = clean_attendees(data.get("attendees"), errors)
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["steerco-confirm"], expected_revision)
+        now = timezone.now()
+        write.case.first_steerco_held_at = now
+        write.case.first_steerco_attendees = attendees
+        case = write.finish("charter.steerco_confirmed")
+        signals.initiation_completed.send(sender=BusinessCase, project=write.project, at=now)
+        return case

@@ -1,0 +1,182 @@
+"""Benefits realisation after closure: start, the append-only review log, KPI resolution, the
+sponsor's verdict (the Not-realised lessons gate), and maintenance (start, retire)."""
+
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from charter import acts
+from charter.models import CONFIDENCES
+from charter.services.common import TEXT_MAX, begin, body, only, precheck
+from governance.cleaning import FieldErrors, boolean, iso_date, optional_text, text
+from governance.errors import GateBlocked
+from governance.permissions import Caller
+
+VERDICTS = ["Realised", "NotRealised"]
+BR_OWNER_MAX = 200
+KPI_VALUE_MAX = 200
+
+
+def realisation_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Closed -> InRealisation (an editor or the sponsor): realisationStartedAt."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["realisation-start"], expected_revision)
+        write.case.approval_status = "InRealisation"
+        write.case.realisation_started_at = timezone.now()
+        return write.finish("realisation.started")
+
+
+def realisation_update(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """While InRealisation: the summary, the 'measured by' date and the benefits owner."""
+    data = body(data)
+    precheck(caller, acts.EDIT_REALISATION)
+    only(data, "realisationSummary", "realisationDate", "brOwner")
+    errors = FieldErrors()
+    values = {}
+    if "realisationSummary" in data:
+        values["realisation_summary"], error = text(data["realisationSummary"], max_length=TEXT_MAX)
+        if error:
+            errors.add("realisationSummary", error)
+    if "realisationDate" in data:
+        values["realisation_date"], error = iso_date(data["realisationDate"])
+        if error:
+            errors.add("realisationDate", error)
+    if "brOwner" in data:
+        values["br_owner"], error = optional_text(data["brOwner"], max_length=BR_OWNER_MAX)
+        if error:
+            errors.add("brOwner", error)
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_REALISATION, expected_revision)
+        changed = False
+        for attr, value in values.items():
+            if getattr(write.case, attr) != value:
+                setattr(write.case, attr, value)
+                changed = True
+        return write.finish("realisation.updated") if changed else write.case
+
+
+def realisation_review(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Append {id, at, byAccountId, note, confidence} to the review log; the case takes the
+    review's confidence and lastRealisationReviewAt."""
+    data = body(data)
+    precheck(caller, acts.ACTS["realisation-review"])
+    only(data, "note", "confidence")
+    errors = FieldErrors()
+    note, error = text(data.get("note"), max_length=TEXT_MAX, required=True)
+    if error:
+        errors.add("note", error)
+    confidence = data.get("confidence")
+    if confidence not in CONFIDENCES:
+        errors.add("confidence", f"Must be one of: {', '.join(CONFIDENCES)}.")
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["realisation-review"], expected_revision)
+        case = write.case
+        now = timezone.now()
+        review = {
+            "id": str(uuid.uuid4()),
+            "at": now.isoformat(),
+            "byAccountId": caller.account_id,
+            "note": note,
+            "confidence": confidence,
+        }
+        case.realisation_reviews = [*(case.realisation_reviews or []), review]
+        case.realisation_confidence = confidence
+        case.last_realisation_review_at = now
+        return write.finish("realisation.reviewed")
+
+
+def kpi_resolve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """kpiResolution {resolvedAt, resolvedBy, resolvedValue, met, notes}; `met` is required."""
+    data = body(data)
+    precheck(caller, acts.ACTS["kpi-resolve"])
+    only(data, "resolvedValue", "met", "notes")
+    errors = FieldErrors()
+    value, error = text(data.get("resolvedValue"), max_length=KPI_VALUE_MAX)
+    if error:
+        errors.add("resolvedValue", error)
+    met = data.get("met")
+    if met is None or met == "":
+        errors.add("met", "Say whether the KPI was met (true or false).")
+    else:
+        met, error = boolean(met)
+        if error:
+            errors.add("met", error)
+    notes, error = text(data.get("notes"), max_length=TEXT_MAX)
+    if error:
+        errors.add("notes", error)
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["kpi-resolve"], expected_revision)
+        write.case.kpi_resolution = {
+            "resolvedAt": timezone.now().isoformat(),
+            "resolvedBy": caller.account_id,
+            "resolvedValue": value,
+            "met": met,
+            "notes": notes,
+        }
+        return write.finish("realisation.kpi_resolved")
+
+
+def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """InRealisation -> Realised or NotRealised, by the sponsor, with returnRealised. A
+    NotRealised verdict needs realisationLessons: the spec's second hard content gate (422
+    `gate`)."""
+    data = body(data)
+    precheck(caller, acts.ACTS["verdict"])
+    only(data, "verdict", "returnRealised", "realisationLessons", "realisationSummary")
+    errors = FieldErrors()
+    verdict = data.get("verdict")
+    if verdict not in VERDICTS:
+        errors.add("verdict", "Must be Realised or NotRealised.")
+    values = {}
+    for key, attr in (
+        ("returnRealised", "return_realised"),
+        ("realisationLessons", "realisation_lessons"),
+        ("realisationSummary", "realisation_summary"),
+    ):
+        if key in data:
+            values[attr], error = text(data[key], max_length=TEXT_MAX)
+            if error:
+                errors.add(key, error)
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["verdict"], expected_revision)
+        case = write.case
+        lessons = values.get("realisation_lessons", case.realisation_lessons)
+        if verdict == "NotRealised" and not (lessons or "").strip():
+            raise GateBlocked(
+                "A Not-realised verdict needs the lessons learned.",
+                fields={"realisationLessons": ["Record the lessons: what should others learn?"]},
+            )
+        for attr, value in values.items():
+            setattr(case, attr, value)
+        case.approval_status = verdict
+        case.realisation_decided_at = timezone.now()
+        case.realisation_decided_by_account_id = caller.account_id
+        return write.finish(
+            f"realisation.{'realised' if verdict == 'Realised' else 'not_realised'}"
+        )
+
+
+def maintenance_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """Realised or NotRealised -> InMaintenance: maintenanceStartedAt."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["maintenance-start"], expected_revision)
+        write.case.approval_status = "InMaintenance"
+        write.case.maintenance_started_at = timezone.now()
+        return write.finish("maintenance.started")
+
+
+def maintenance_retire(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    """InMaintenance (state unchanged): maintenanceRetiredAt, once."""
+    only(body(data))
+    with transaction.atomic():
+        write = begin(caller, acts.ACTS["maintenance-retire"], expected_revision)
+        write.case.maintenance_retired_at = timezone.now()
+        return write.finish("maintenance.retired")

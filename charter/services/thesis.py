@@ -1,0 +1,541 @@
+"""Editing the business case while it is Exploring or Draft: thesis, adoption inputs, seats,
+steering committee, supporting links (with the wiki page-exists check and create-from-
+template) and the financial case."""
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urljoin
+
+from django.conf import settings
+from django.db import transaction
+
+from charter import acts, finance
+from charter.models import CHANGE_SATURATIONS, BusinessCase
+from charter.serializers import PLAIN, TIMESTAMPS
+from charter.services.common import TEXT_MAX, Write, begin, precheck
+from governance.cleaning import FieldErrors, http_url, optional_text, text
+from governance.errors import Conflict, ValidationFailed
+from governance.permissions import Caller, require
+from governance.seats import clean_seats
+from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
+
+THEME_MAX = 200
+PRINCIPLE_MAX = 200
+PRINCIPLES_MAX = 20
+LINKS_MAX = 50
+LABEL_MAX = 200
+ROLE_MAX = 100
+STEERING_MAX = 30
+LINK_TYPES = ["confluence", "link"]
+
+PROSE = {
+    "businessProblem": "business_problem",
+    "outcome": "outcome",
+    "returnExpected": "return_expected",
+    "scopeInBounds": "scope_in_bounds",
+    "scopeBoundaries": "scope_boundaries",
+    "adoptionAffected": "adoption_affected",
+    "adoptionKpi": "adoption_kpi",
+}
+SEATS = {
+    "decisionAuthority": "decision_authority",
+    "projectManager": "project_manager",
+    "customerRep": "customer_rep",
+    "supplierRep": "supplier_rep",
+    "adoptionOwner": "adoption_owner",
+}
+WRITABLE = {
+    *PROSE,
+    *SEATS,
+    "theme",
+    "designPrinciples",
+    "supportingLinks",
+    "steeringCommittee",
+    "financialCase",
+    "changeSaturation",
+}
+# Server-kept and derived fields: ignored when a client sends them back (a GET-edit-PATCH
+# round trip works), except the two a client might hope to move by editing.
+MOVED_BY_ACTS = {"approvalStatus": "approval_status", "version": "version"}
+
+
+def _read_only_keys() -> set[str]:
+    return (
+        set(PLAIN)
+        | set(TIMESTAMPS)
+        | {
+            "projectKey",
+            "terminalDisposition",
+            "realisationConfidence",
+            "adoptionGap",
+            "registersFrozen",
+            "approvedVersions",
+            "availableActs",
+            "revision",
+        }
+    ) - WRITABLE
+
+
+# --- cleaning (pure, or reads of the tracker and wiki; no writes) ----------------------------
+
+
+def _page_exists(page_id: str, checked: dict[str, WikiPage | None]) -> WikiPage | bool | None:
+    """The wiki page, None when it does not exist, False when the wiki cannot answer (then
+    the link is kept unchecked: an outage must not block editing)."""
+    if page_id not in checked:
+        try:
+            checked[page_id] = get_wiki().get_page(page_id)
+        except WikiError:
+            return False
+    return checked[page_id]
+
+
+def _absolute(url: str, base_url: str) -> str:
+    return urljoin(base_url, url) if base_url else url
+
+
+def clean_link(
+    raw: Any,
+    where: str,
+    errors: FieldErrors,
+    *,
+    known_page_ids: set[str],
+    base_url: str,
+    checked: dict,
+) -> dict | None:
+    """One supporting link {id, label, url, type, pageId?, spaceKey?, templateKind?}. A wiki
+    link ('confluence') with a new pageId is checked against the wiki and takes its URL and
+    title from the page when they are not given."""
+    if not isinstance(raw, Mapping):
+        errors.add(where, "Must be an object {label, url, type}.")
+        return None
+    allowed = {"id", "label", "url", "type", "pageId", "spaceKey", "templateKind"}
+    for key in raw:
+        if key not in allowed:
+            errors.add(f"{where}.{key}", "Unknown field.")
+    link_type = raw.get("type") or "link"
+    if link_type not in LINK_TYPES:
+        errors.add(f"{where}.type", "Must be one of: confluence, link.")
+        return None
+    link_id = raw.get("id") or str(uuid.uuid4())
+    if not isinstance(link_id, str) or len(link_id) > 64:
+        errors.add(f"{where}.id", "Must be a string id.")
+        return None
+    label, error = text(raw.get("label"), max_length=LABEL_MAX)
+    if error:
+        errors.add(f"{where}.label", error)
+    page_id, error = optional_text(raw.get("pageId"), max_length=64)
+    if error:
+        errors.add(f"{where}.pageId", error)
+    space_key, error = optional_text(raw.get("spaceKey"), max_length=64)
+    if error:
+        errors.add(f"{where}.spaceKey", error)
+    template_kind = raw.get("templateKind") or None
+    if template_kind is not None and template_kind not in TEMPLATE_KINDS:
+        errors.add(f"{where}.templateKind", f"Must be one of: {', '.join(TEMPLATE_KINDS)}.")
+    if page_id and link_type != "confluence":
+        errors.add(f"{where}.pageId", "Only wiki links ('confluence') carry a pageId.")
+    url = raw.get("url")
+    if page_id and link_type == "confluence" and page_id not in known_page_ids:
+        page = _page_exists(page_id, checked)
+        if page is None:
+            errors.add(f"{where}.pageId", f"No wiki page with id {page_id}.")
+        elif page:
+            url = url or _absolute(page.url, base_url)
+            label = label or page.title
+            space_key = space_key or page.space_key or None
+    url, error = http_url(url)
+    if error:
+        errors.add(f"{where}.url", error)
+    link = {"id": link_id, "label": label or url, "url": url, "type": link_type}
+    if page_id:
+        link["pageId"] = page_id
+    if space_key:
+        link["spaceKey"] = space_key
+    if template_kind:
+        link["templateKind"] = template_kind
+    return link
+
+
+def _clean_links(raw: Any, stored: list, errors: FieldErrors, base_url: str) -> list[dict]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.add("supportingLinks", "Must be a list of {label, url, type}.")
+        return stored
+    if len(raw) > LINKS_MAX:
+        errors.add("supportingLinks", f"At most {LINKS_MAX} links (this has {len(raw)}).")
+        return stored
+    known = {link.get("pageId") for link in stored if link.get("pageId")}
+    checked: dict = {}
+    links, ids = [], set()
+    for index, item in enumerate(raw):
+        link = clean_link(
+            item,
+            f"supportingLinks[{index}]",
+            errors,
+            known_page_ids=known,
+            base_url=base_url,
+            checked=checked,
+        )
+        if link is None:
+            continue
+        if link["id"] in ids:
+            errors.add(f"supportingLinks[{index}].id", "This id appears twice.")
+            continue
+        ids.add(link["id"])
+        links.append(link)
+    return links
+
+
+def _clean_principles(raw: Any, errors: FieldErrors) -> list[str]:
+    """A normalised list: one principle per entry (or per line of a text), trimmed, blanks
+    dropped, repeats (ignoring case) dropped."""
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        raw = raw.splitlines()
+    if not isinstance(raw, list):
+        errors.add("designPrinciples", "Must be a list of short texts.")
+        return []
+    result, seen = [], set()
+    for index, item in enumerate(raw):
+        value, error = text(item, max_length=PRINCIPLE_MAX)
+        if error:
+            errors.add(f"designPrinciples[{index}]", error)
+            continue
+        if value and value.casefold() not in seen:
+            seen.add(value.casefold())
+            result.append(value)
+    if len(result) > PRINCIPLES_MAX:
+        errors.add("designPrinciples", f"At most {PRINCIPLES_MAX} principles.")
+    return result
+
+
+def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
+    """Members {id, accountId, displayName, role}: a tracker person (the tracker's name) or an
+    external person {displayName, email}; each tracker person once."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        errors.add("steeringCommittee", "Must be a list of members {accountId, role}.")
+        return []
+    if len(raw) > STEERING_MAX:
+        errors.add("steeringCommittee", f"At most {STEERING_MAX} members.")
+        return []
+    seats_in: dict[str, Any] = {}
+    extra: dict[str, tuple[str, str]] = {}
+    for index, item in enumerate(raw):
+        where = f"steeringCommittee[{index}]"
+        member = {"accountId": item} if isinstance(item, str) else item
+        if not isinstance(member, Mapping) or not (
+            member.get("accountId") or member.get("displayName")
+        ):
+            errors.add(where, "Must be a member {accountId, role} or {displayName, email, role}.")
+            continue
+        for key in member:
+            if key not in ("id", "accountId", "displayName", "email", "role", "avatarUrl"):
+                errors.add(f"{where}.{key}", "Unknown field.")
+        role, error = text(member.get("role"), max_length=ROLE_MAX)
+        if error:
+            errors.add(f"{where}.role", error)
+        member_id = member.get("id") or str(uuid.uuid4())
+        if not isinstance(member_id, str) or len(member_id) > 64:
+            errors.add(f"{where}.id", "Must be a string id.")
+            continue
+        seat = (
+            {"accountId": member["accountId"]}
+            if member.get("accountId")
+            else {"displayName": member.get("displayName"), "email": member.get("email") or ""}
+        )
+        seats_in[where] = seat
+        extra[where] = (member_id, role)
+    seats = clean_seats(seats_in, errors)
+    members, seen = [], set()
+    for where in seats_in:
+        seat = seats.get(where)
+        if not seat:
+            continue
+        account_id = seat.get("accountId")
+        if account_id and account_id in seen:
+            errors.add(where, "This person is already on the steering committee.")
+            continue
+        seen.add(account_id)
+        member_id, role = extra[where]
+        member = {
+            "id": member_id,
+            "accountId": account_id,
+            "displayName": seat["displayName"],
+            "role": role,
+        }
+        if not account_id:
+            member["email"] = seat.get("email", "")
+        members.append(member)
+    return members
+
+
+def _check_financial_pages(financial: dict, stored: Mapping | None, errors: FieldErrors) -> None:
+    stored = finance.present(stored)
+    checked: dict = {}
+    for where, page_id, before in (
+        (
+            "financialCase.boardPaperPageId",
+            financial["boardPaperPageId"],
+            stored["boardPaperPageId"],
+        ),
+        (
+            "financialCase.attached.pageId",
+            financial["attached"]["pageId"],
+            stored["attached"]["pageId"],
+        ),
+    ):
+        if page_id and page_id != before and _page_exists(page_id, checked) is None:
+            errors.add(where, f"No wiki page with id {page_id}.")
+
+
+def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str = "") -> dict:
+    """Validate a PATCH body against the case as stored; returns {model attribute: value}
+    for the fields it sets. Raises ValidationFailed naming every offending field."""
+    errors = FieldErrors()
+    read_only = _read_only_keys()
+    for key in data:
+        if key not in WRITABLE and key not in read_only:
+            errors.add(key, "Unknown field.")
+    for key, attr in MOVED_BY_ACTS.items():
+        if key in data and data[key] != getattr(case, attr):
+            errors.add(key, "Read-only: the lifecycle acts (POST .../charter/{act}) move it.")
+    values: dict[str, Any] = {}
+    for key, attr in PROSE.items():
+        if key in data:
+            values[attr], error = text(data[key], max_length=TEXT_MAX)
+            if error:
+                errors.add(key, error)
+    if "theme" in data:
+        values["theme"], error = text(data["theme"], max_length=THEME_MAX)
+        if error:
+            errors.add("theme", error)
+    if "changeSaturation" in data:
+        raw = data["changeSaturation"]
+        # Lenient by the spec: an invalid value is kept as Unknown, not refused.
+        values["change_saturation"] = (
+            "" if raw in (None, "") else (raw if raw in CHANGE_SATURATIONS else "Unknown")
+        )
+    if "designPrinciples" in data:
+        values["design_principles"] = _clean_principles(data["designPrinciples"], errors)
+    seats_in = {key: data[key] for key in SEATS if key in data}
+    if seats_in:
+        seats = clean_seats(seats_in, errors)
+        for key, seat in seats.items():
+            values[SEATS[key]] = seat
+        sponsor = seats.get("decisionAuthority")
+        if sponsor is not None and not sponsor.get("accountId"):
+            errors.add(
+                "decisionAuthority",
+                "The sponsor approves in this app: choose a person from the tracker.",
+            )
+    if "steeringCommittee" in data:
+        values["steering_committee"] = clean_steering(data["steeringCommittee"], errors)
+    if "supportingLinks" in data:
+        values["supporting_links"] = _clean_links(
+            data["supportingLinks"], case.supporting_links or [], errors, base_url
+        )
+    if "financialCase" in data:
+        financial = finance.clean(data["financialCase"], case.financial_case, errors)
+        _check_financial_pages(financial, case.financial_case, errors)
+        values["financial_case"] = financial
+    errors.raise_if_any()
+    return values
+
+
+def _apply(write: Write, values: dict[str, Any]) -> bool:
+    """Set the cleaned values; True when anything changed."""
+    case = write.case
+    changed = False
+    for attr, value in values.items():
+        if attr == "financial_case":
+            if case.financial_case is not None and finance.storable(case.financial_case) == value:
+                continue
+            value = finance.stamped(value, case.financial_case)
+        if getattr(case, attr) != value:
+            setattr(case, attr, value)
+            changed = True
+    return changed
+
+
+def charter_update(
+    *,
+    caller: Caller,
+    data: Mapping[str, Any],
+    expected_revision: int | None = None,
+    base_url: str = "",
+) -> BusinessCase:
+    """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft,
+    editors). Stamps updatedAt and updatedByAccountId; an edit that changes nothing writes
+    nothing."""
+    if not isinstance(data, Mapping):
+        raise ValidationFailed({"request": ["Must be an object."]})
+    case = precheck(caller, acts.EDIT_THESIS)
+    values = clean_update(data, case, base_url=base_url)
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_THESIS, expected_revision)
+        if _apply(write, values):
+            return write.finish("charter.updated")
+        return write.case
+
+
+# --- list members, one at a time (no revision needed: they merge under the lock) -------------
+
+
+def _stored_link_page_ids(case: BusinessCase) -> set[str]:
+    return {link.get("pageId") for link in case.supporting_links or [] if link.get("pageId")}
+
+
+def link_add(*, caller: Caller, link: Mapping[str, Any], base_url: str = "") -> BusinessCase:
+    """Append one supporting link (a plain link, or a wiki page picked in the picker)."""
+    case = precheck(caller, acts.EDIT_THESIS)
+    errors = FieldErrors()
+    if len(case.supporting_links or []) >= LINKS_MAX:
+        errors.add("supportingLinks", f"At most {LINKS_MAX} links.")
+    cleaned = clean_link(
+        {**link, "id": None},
+        "link",
+        errors,
+        known_page_ids=set(),
+        base_url=base_url,
+        checked={},
+    )
+    errors.raise_if_any()
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_THESIS, None)
+        write.case.supporting_links = [*(write.case.supporting_links or []), cleaned]
+        return write.finish("charter.updated")
+
+
+def link_remove(*, caller: Caller, link_id: str) -> BusinessCase:
+    precheck(caller, acts.EDIT_THESIS)
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_THESIS, None)
+        links = write.case.supporting_links or []
+        kept = [link for link in links if link.get("id") != link_id]
+        if len(kept) == len(links):
+            raise ValidationFailed({"linkId": ["No such supporting link."]})
+        write.case.supporting_links = kept
+        return write.finish("charter.updated")
+
+
+def steering_member_add(*, caller: Caller, member: Mapping[str, Any]) -> BusinessCase:
+    precheck(caller, acts.EDIT_THESIS)
+    errors = FieldErrors()
+    cleaned = clean_steering([dict(member)], errors)
+    if errors:
+        raise ValidationFailed(
+            {k.replace("steeringCommittee[0]", "member"): v for k, v in errors.items()}
+        )
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_THESIS, None)
+        members = write.case.steering_committee or []
+        account_id = cleaned[0]["accountId"]
+        if account_id and any(m.get("accountId") == account_id for m in members):
+            raise ValidationFailed({"member": ["This person is already on the committee."]})
+        if len(members) >= STEERING_MAX:
+            raise ValidationFailed({"member": [f"At most {STEERING_MAX} members."]})
+        write.case.steering_committee = [*members, cleaned[0]]
+        return write.finish("charter.updated")
+
+
+def steering_member_remove(*, caller: Caller, member_id: str) -> BusinessCase:
+    precheck(caller, acts.EDIT_THESIS)
+    with transaction.atomic():
+        write = begin(caller, acts.EDIT_THESIS, None)
+        members = write.case.steering_committee or []
+        kept = [m for m in members if m.get("id") != member_id]
+        if len(kept) == len(members):
+            raise ValidationFailed({"memberId": ["No such steering committee member."]})
+        write.case.steering_committee = kept
+        return write.finish("charter.updated")
+
+
+# --- create from template --------------------------------------------------------------------
+
+TEMPLATE_BODIES = {
+    "boardPaper": (
+        "Board paper for {name} ({key}).\n\n1. The business problem\n2. The outcome and the "
+        "return expected\n3. Scope and its boundaries\n4. Adoption: who is affected, the KPI, "
+        "the owner\n5. The financial case\n6. The decision requested"
+    ),
+    "steeringMinutes": (
+        "Steering committee minutes for {name} ({key}).\n\nAttendees\nDecisions taken\n"
+        "Actions\nRisks and issues raised"
+    ),
+    "lessons": (
+        "Lessons learned from {name} ({key}).\n\nWhat worked\nWhat we would do differently\n"
+        "Advice for the next sponsor"
+    ),
+}
+
+
+def create_template_page(*, caller: Caller, template_kind: str, title: str = "") -> WikiPage:
+    """Create a wiki page from a template (board paper, steering minutes, lessons) in the
+    configured space, with the PMO label and the kind's canonical label. An outbound call:
+    callers make it before their transaction."""
+    if template_kind not in TEMPLATE_KINDS:
+        raise ValidationFailed({"templateKind": [f"Must be one of: {', '.join(TEMPLATE_KINDS)}."]})
+    title, error = text(title, max_length=LABEL_MAX)
+    if error:
+        raise ValidationFailed({"title": [error]})
+    prefix, label = TEMPLATE_KINDS[template_kind]
+    project = caller.project
+    title = title or f"{prefix}: {project.name} ({project.key})"
+    try:
+        return get_wiki().create_page(
+            space_key=settings.WIKI_SPACE_KEY,
+            title=title,
+            body=TEMPLATE_BODIES[template_kind].format(name=project.name, key=project.key),
+            labels=[settings.WIKI_PMO_LABEL, label],
+        )
+    except WikiError as exc:
+        raise Conflict(
+            f"The wiki could not create the page ({exc}). Nothing was changed; try again."
+        ) from exc
+
+
+def link_from_template(
+    *, caller: Caller, template_kind: str, title: str = "", base_url: str = ""
+) -> tuple[BusinessCase, dict]:
+    """Create a board paper (Exploring or Draft) or a lessons page (during close-out) from its
+    template and add it to the supporting links; a board paper also becomes the financial
+    case's boardPaperPageId when none is set. Steering minutes are created from the minutes
+    form instead."""
+    require(caller.can_edit, acts.WHO_MESSAGES[acts.EDITOR])
+    if template_kind not in ("boardPaper", "lessons"):
+        raise ValidationFailed(
+            {
+                "templateKind": [
+                    "Must be boardPaper or lessons (minutes come from the minutes page)."
+                ]
+            }
+        )
+    act = acts.EDIT_THESIS if template_kind == "boardPaper" else acts.TEMPLATE_LESSONS
+    precheck(caller, act)
+    page = create_template_page(caller=caller, template_kind=template_kind, title=title)
+    link = {
+        "id": str(uuid.uuid4()),
+        "label": page.title,
+        "url": _absolute(page.url, base_url),
+        "type": "confluence",
+        "pageId": page.id,
+        "templateKind": template_kind,
+    }
+    if page.space_key:
+        link["spaceKey"] = page.space_key
+    with transaction.atomic():
+        write = begin(caller, act, None)
+        case = write.case
+        case.supporting_links = [*(case.supporting_links or []), link]
+        if template_kind == "boardPaper":
+            stored = case.financial_case or {}
+            if not finance.present(stored)["boardPaperPageId"]:
+                value = {**finance.storable(stored), "boardPaperPageId": page.id}
+                case.financial_case = finance.stamped(value, stored)
+        return write.finish("charter.updated"), link

@@ -1,0 +1,9 @@
+"""Site-wide business-case pages (not scoped to one project)."""
+
+from django.urls import path
+
+from charter.views import waiting
+
+urlpatterns = [
+    path("waiting/", waiting.waiting, name="waiting-for-me"),
+]

@@ -1,0 +1,387 @@
+"""The business-case page: its sections (thesis, adoption with the live checklist, people and
+seats, financial case, supporting documents), the people and wiki pickers, and the return
+notes' 'addressed' toggle."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+
+from charter import finance, forms, services
+from charter.services.common import current_case
+from charter.views.context import (
+    page_url,
+    render_page,
+    render_section,
+    revised,
+    stored_adoption,
+    stored_thesis,
+)
+from governance import permissions
+from governance.errors import Conflict, Stale, ValidationFailed
+from governance.http import page, render_htmx
+from governance.tracker import get_tracker
+from governance.wiki import WikiError, get_wiki
+
+THESIS_LABELS = {
+    "businessProblem": "Business problem",
+    "outcome": "Outcome",
+    "returnExpected": "Return expected",
+    "scopeInBounds": "In scope",
+    "scopeBoundaries": "Out of scope (boundaries)",
+    "theme": "Theme",
+    "designPrinciples": "Design principles",
+}
+ADOPTION_LABELS = {
+    "adoptionAffected": "Who or what is affected",
+    "adoptionKpi": "Adoption KPI",
+    "changeSaturation": "Change saturation",
+}
+SEAT_FIELDS = {"decisionAuthority", "projectManager", "customerRep", "supplierRep", "adoptionOwner"}
+
+
+def _base_url(request) -> str:
+    return request.build_absolute_uri("/")
+
+
+@page("GET")
+def index(request, key):
+    project, caller = permissions.project_for(request, key)
+    return render_page(request, project, caller, "case")
+
+
+# --- section saves ---------------------------------------------------------------------------
+
+
+def _conflict_rows(section: str, submitted: dict, case) -> list[dict]:
+    """Yours and the stored value of each field that differs, for the conflict panel."""
+    if section == "financial":
+        mine = submitted["financialCase"]
+        stored = finance.storable(case.financial_case)
+        pairs = {
+            "Mode": (mine["mode"], stored["mode"]),
+            "Currency": (mine["builtin"]["currency"], stored["builtin"]["currency"]),
+            "Discount rate (%)": (
+                mine["builtin"]["discountRatePct"],
+                stored["builtin"]["discountRatePct"],
+            ),
+            "Horizon (years)": (mine["builtin"]["horizonYears"], stored["builtin"]["horizonYears"]),
+            "Cash flows": (
+                "; ".join(
+                    f"year {x['year']}: {x['cost']} / {x['benefit']}"
+                    for x in mine["builtin"]["lines"]
+                ),
+                "; ".join(
+                    f"year {x['year']}: {x['cost']} / {x['benefit']}"
+                    for x in stored["builtin"]["lines"]
+                ),
+            ),
+        }
+        return [
+            {"label": label, "yours": str(a), "stored": str(b)}
+            for label, (a, b) in pairs.items()
+            if str(a) != str(b)
+        ]
+    labels = THESIS_LABELS if section == "thesis" else ADOPTION_LABELS
+    stored = stored_thesis(case) if section == "thesis" else stored_adoption(case)
+    mine = dict(submitted)
+    if section == "thesis":
+        mine["designPrinciples"] = "\n".join(submitted["designPrinciples"])
+    return [
+        {"label": labels[field], "yours": mine.get(field, ""), "stored": stored.get(field, "")}
+        for field in labels
+        if (mine.get(field) or "").strip() != (stored.get(field) or "").strip()
+    ]
+
+
+def _form_values(section: str, data: dict) -> dict:
+    if section == "thesis":
+        return {**data, "designPrinciples": "\n".join(data["designPrinciples"])}
+    if section == "financial":
+        return {"financial_input": data["financialCase"]}
+    return data
+
+
+def _edit(request, key, section: str, parse):
+    project, caller = permissions.editable_project_for(request, key)
+    data = parse(request.POST)
+    extra = {}
+    status = 200
+    try:
+        case = services.charter_update(
+            caller=caller,
+            data=data,
+            expected_revision=forms.revision(request.POST),
+            base_url=_base_url(request),
+        )
+    except ValidationFailed as exc:
+        status, extra = 422, {"errors": exc.fields, "error_section": section}
+    except Stale:
+        case = current_case(project)
+        status = 412
+        extra = {
+            "case": case,
+            "conflict": _conflict_rows(section, data, case),
+            "error_section": section,
+        }
+    except Conflict as exc:
+        status, extra = 409, {"section_error": exc.message, "error_section": section}
+    if status != 200:
+        if section == "financial":
+            extra.update(_form_values(section, data))
+        else:
+            extra[f"{section}_form"] = _form_values(section, data)
+        return render_section(request, project, caller, "case", section, status=status, **extra)
+    if not request.htmx:
+        messages.success(request, "Saved.")
+        return redirect(f"{page_url(project, 'case')}#section-{section}")
+    response = render_section(request, project, caller, "case", section, notice="Saved.", case=case)
+    return revised(response, case)
+
+
+@page("POST")
+def edit_thesis(request, key):
+    return _edit(request, key, "thesis", forms.thesis)
+
+
+@page("POST")
+def edit_adoption(request, key):
+    return _edit(request, key, "adoption", forms.adoption)
+
+
+@page("POST")
+def edit_financial(request, key):
+    return _edit(request, key, "financial", forms.financial)
+
+
+@page("GET")
+def checklist(request, key):
+    """The adoption checklist for the values being typed (nothing is saved): the same
+    function the submission gate uses."""
+    project, caller = permissions.project_for(request, key)
+    case = current_case(project)
+    case.adoption_affected = request.GET.get("adoptionAffected", case.adoption_affected)
+    case.adoption_kpi = request.GET.get("adoptionKpi", case.adoption_kpi)
+    case.change_saturation = request.GET.get("changeSaturation", case.change_saturation)
+    return render_section(
+        request,
+        project,
+        caller,
+        "case",
+        "checklist",
+        case=case,
+        missing=services.submission_missing(case),
+    )
+
+
+# --- seats and the people picker -------------------------------------------------------------
+
+
+def _seat_section(field: str) -> tuple[str, str]:
+    if field == "adoptionOwner":
+        return "case", "adoption"
+    if field == "bauOwner":
+        return "closeout", "handover"
+    return "case", "people"
+
+
+@page("GET")
+def people_search(request, key):
+    """Search tracker people for a seat (editors). HTMX gets the results list; without
+    JavaScript the same list comes as a page."""
+    project, caller = permissions.editable_project_for(request, key)
+    field = request.GET.get("field", "")
+    query = request.GET.get("q", "").strip()
+    results = get_tracker().search_users(query, limit=10) if query else []
+    page_name, _ = _seat_section(field)
+    context = {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "field": field,
+        "query": query,
+        "results": results,
+        "back": page_url(project, page_name),
+        "external_allowed": field not in ("decisionAuthority", "steeringCommittee", "bauOwner"),
+    }
+    return render_htmx(request, "charter/people_search.html", context, partial="people-results")
+
+
+@page("POST")
+def seat(request, key):
+    """Set or clear one seat (tracker person or external person), add or remove a steering
+    committee member, or name the BAU owner of the close-out."""
+    project, caller = permissions.editable_project_for(request, key)
+    field = request.POST.get("field", "")
+    page_name, partial = _seat_section(field)
+    try:
+        if field in SEAT_FIELDS:
+            case = services.charter_update(caller=caller, data={field: forms.seat(request.POST)})
+        elif field == "steeringCommittee" and request.POST.get("action") == "remove":
+            case = services.steering_member_remove(
+                caller=caller, member_id=request.POST.get("member_id")
+            )
+        elif field == "steeringCommittee":
+            member = {
+                "accountId": request.POST.get("account_id", ""),
+                "role": request.POST.get("role", ""),
+            }
+            case = services.steering_member_add(caller=caller, member=member)
+        elif field == "bauOwner":
+            owner = request.POST.get("account_id") or None
+            case = services.closeout_update(
+                caller=caller, data={"bauHandover": {"ownerAccountId": owner}}
+            )
+        else:
+            raise ValidationFailed({"field": ["Unknown seat."]})
+    except ValidationFailed as exc:
+        return render_section(
+            request,
+            project,
+            caller,
+            page_name,
+            partial,
+            status=422,
+            errors={field: [m for msgs in exc.fields.values() for m in msgs]},
+        )
+    except Conflict as exc:
+        return render_section(
+            request, project, caller, page_name, partial, status=409, section_error=exc.message
+        )
+    if not request.htmx:
+        messages.success(request, "Saved.")
+        return redirect(page_url(project, page_name))
+    response = render_section(request, project, caller, page_name, partial, notice="Saved.")
+    return revised(response, case)
+
+
+# --- supporting documents --------------------------------------------------------------------
+
+
+@page("GET")
+def wiki_search(request, key):
+    """The supporting-documents picker: wiki pages matching the query (editors)."""
+    project, caller = permissions.editable_project_for(request, key)
+    query = request.GET.get("q", "").strip()
+    error = None
+    results = []
+    if query:
+        try:
+            results = get_wiki().search_pages(query, limit=10)
+        except WikiError as exc:
+            error = f"The wiki could not be searched ({exc}). Try again later, or add a link."
+    context = {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "query": query,
+        "results": results,
+        "error": error,
+        "back": page_url(project, "case"),
+    }
+    return render_htmx(request, "charter/wiki_search.html", context, partial="wiki-results")
+
+
+@page("POST")
+def links(request, key):
+    """Add a plain link, add a wiki page picked in the picker, or remove a link."""
+    project, caller = permissions.editable_project_for(request, key)
+    action = request.POST.get("action")
+    try:
+        if action == "remove":
+            case = services.link_remove(caller=caller, link_id=request.POST.get("link_id", ""))
+        elif action == "pick":
+            case = services.link_add(
+                caller=caller,
+                link={"type": "confluence", "pageId": request.POST.get("page_id", "")},
+                base_url=_base_url(request),
+            )
+        else:
+            case = services.link_add(
+                caller=caller,
+                link={
+                    "type": "link",
+                    "label": request.POST.get("label", ""),
+                    "url": request.POST.get("url", ""),
+                },
+                base_url=_base_url(request),
+            )
+    except ValidationFailed as exc:
+        return render_section(
+            request,
+            project,
+            caller,
+            "case",
+            "documents",
+            status=422,
+            errors=exc.fields,
+            link_form=request.POST,
+        )
+    except Conflict as exc:
+        return render_section(
+            request, project, caller, "case", "documents", status=409, section_error=exc.message
+        )
+    if not request.htmx:
+        messages.success(request, "Supporting documents saved.")
+        return redirect(f"{page_url(project, 'case')}#section-documents")
+    response = render_section(request, project, caller, "case", "documents", notice="Saved.")
+    return revised(response, case)
+
+
+@page("POST")
+def link_template(request, key):
+    """Create a board paper (business case) or a lessons page (close-out) from its template."""
+    project, caller = permissions.editable_project_for(request, key)
+    kind = request.POST.get("templateKind", "")
+    page_name = "closeout" if kind == "lessons" else "case"
+    partial = "lessons" if kind == "lessons" else "documents"
+    try:
+        case, link = services.link_from_template(
+            caller=caller,
+            template_kind=kind,
+            title=request.POST.get("title", ""),
+            base_url=_base_url(request),
+        )
+    except ValidationFailed as exc:
+        return render_section(
+            request, project, caller, page_name, partial, status=422, errors=exc.fields
+        )
+    except Conflict as exc:
+        return render_section(
+            request, project, caller, page_name, partial, status=409, section_error=exc.message
+        )
+    notice = f"“{link['label']}” created in the wiki and added."
+    if not request.htmx:
+        messages.success(request, notice)
+        return redirect(page_url(project, page_name))
+    response = render_section(request, project, caller, page_name, partial, notice=notice)
+    return revised(response, case)
+
+
+# --- return notes ----------------------------------------------------------------------------
+
+
+@page("POST")
+def return_note(request, key, note_id):
+    """Toggle a return note's 'addressed' flag (editors; business-case notes while Draft,
+    close-out notes while the close-out is reworked)."""
+    project, caller = permissions.editable_project_for(request, key)
+    page_name = "closeout" if request.POST.get("page") == "closeout" else "case"
+    try:
+        case, _ = services.return_note_address(
+            caller=caller,
+            note_id=note_id,
+            data={"addressed": request.POST.get("addressed") == "true"},
+        )
+    except Conflict as exc:
+        return render_section(
+            request,
+            project,
+            caller,
+            page_name,
+            "return-notes",
+            status=409,
+            section_error=exc.message,
+        )
+    if not request.htmx:
+        return redirect(f"{page_url(project, page_name)}#return-notes")
+    response = render_section(request, project, caller, page_name, "return-notes")
+    return revised(response, case)

@@ -1,0 +1,440 @@
+"""What the business-case pages render: one context builder per page, shared by the GET
+views, the section saves (HTMX partials) and the acts (which re-render the page they were
+taken from when refused). Every flag a template reads is computed here from the lifecycle
+table and the caller; templates derive no rule."""
+
+import json
+
+from django.shortcuts import render
+from django.urls import reverse
+
+from charter import acts, derive, finance
+from charter.forms import NOTE_ROWS
+from charter.models import (
+    CHANGE_SATURATIONS,
+    CLOSEOUT_RETURN_NOTE_SECTIONS,
+    CONFIDENCES,
+    PENDING_DISPOSITIONS,
+    RETURN_NOTE_SECTIONS,
+    RIO_DISPOSITIONS,
+    SCOPE_DISPOSITIONS,
+    SEVERITIES,
+)
+from charter.services import current_case, submission_missing
+from charter.services.closeout import missing_dispositions, pending_register_rows
+from charter.services.minutes import minutes_list
+from governance.http import render_htmx
+from governance.people import resolve
+from governance.services import enabled_themes
+from registers.derive import change_application_state
+from registers.models import ChangeRequest
+
+LIFECYCLE = [
+    "Exploring",
+    "Draft",
+    "Submitted",
+    "Approved",
+    "ClosingSubmitted",
+    "Closed",
+    "InRealisation",
+    "Realised",
+    "InMaintenance",
+]
+STATE_LABELS = {
+    "ClosingSubmitted": "Close-out submitted",
+    "InRealisation": "In realisation",
+    "NotRealised": "Not realised",
+    "InMaintenance": "In maintenance",
+}
+SECTION_LABELS = {
+    "businessProblem": "Business problem",
+    "outcome": "Outcome",
+    "returnExpected": "Return expected",
+    "adoption": "Adoption",
+    "sponsor": "Sponsor",
+    "steeringCommittee": "Steering committee",
+    "theme": "Theme",
+    "general": "General",
+    "asBuiltOutcome": "As-built outcome",
+    "asBuiltReturn": "As-built return",
+    "scopeDispositions": "Scope dispositions",
+    "rioDispositions": "Risk and opportunity dispositions",
+    "lessons": "Lessons",
+    "bauHandover": "BAU handover",
+}
+SEATS = [
+    ("decisionAuthority", "Sponsor (decision authority)", False),
+    ("projectManager", "Project manager", True),
+    ("customerRep", "Customer representative", True),
+    ("supplierRep", "Supplier representative", True),
+]
+DONE = {
+    "draft": "Drafting started.",
+    "submit": "Submitted for approval. The sponsor has been told.",
+    "return": "Returned to the project with your notes.",
+    "approve": "Approved. The plan baseline is frozen.",
+    "reopen": "Re-opened for amendment.",
+    "archive": "Archived.",
+    "kill": "Killed: the business case is archived.",
+    "closeout-start": "Close-out started.",
+    "closeout-submit": "Close-out submitted to the sponsor.",
+    "closeout-return": "Close-out returned with your notes.",
+    "close": "Closed.",
+    "handover-acknowledge": "Handover acknowledged.",
+    "handover-escalate": "Handover escalated.",
+    "realisation-start": "Benefits realisation started.",
+    "realisation-review": "Review recorded.",
+    "kpi-resolve": "KPI resolved.",
+    "verdict": "Verdict recorded.",
+    "maintenance-start": "Maintenance started.",
+    "maintenance-retire": "Retired.",
+    "steerco-schedule": "First steering committee scheduled.",
+    "steerco-confirm": "First steering committee confirmed as held: initiation is complete.",
+}
+
+
+def stored_thesis(case) -> dict:
+    return {
+        "businessProblem": case.business_problem,
+        "outcome": derive.outcome(case),
+        "returnExpected": case.return_expected,
+        "scopeInBounds": case.scope_in_bounds,
+        "scopeBoundaries": case.scope_boundaries,
+        "theme": case.theme,
+        "designPrinciples": "\n".join(case.design_principles or []),
+    }
+
+
+def stored_adoption(case) -> dict:
+    return {
+        "adoptionAffected": case.adoption_affected,
+        "adoptionKpi": case.adoption_kpi,
+        "changeSaturation": case.change_saturation,
+    }
+
+
+# Acts whose form asks for something (the others are a single button).
+FORM_ACTS = frozenset(
+    {
+        "return",
+        "closeout-return",
+        "approve",
+        "reopen",
+        "archive",
+        "kill",
+        "handover-escalate",
+        "realisation-review",
+        "kpi-resolve",
+        "verdict",
+        "steerco-schedule",
+        "steerco-confirm",
+    }
+)
+ALL_ACT_LABELS = {name: act.label for name, act in acts.ACTS.items()}
+
+
+def _grouped(notes: list[dict], sections: list[str]) -> list[tuple[str, str, list[dict]]]:
+    groups = []
+    for section in sections:
+        in_section = [n for n in notes if n.get("section") == section]
+        if in_section:
+            groups.append((section, SECTION_LABELS.get(section, section), in_section))
+    return groups
+
+
+def _stepper(case) -> list[dict]:
+    status = case.approval_status
+    shown = list(LIFECYCLE)
+    if status == "NotRealised":
+        shown[shown.index("Realised")] = "NotRealised"
+    if status == "Archived":
+        origin = case.archived_from_status or "Exploring"
+        cut = shown.index(origin) + 1 if origin in shown else 1
+        shown = [*shown[:cut], "Archived"]
+    position = shown.index(status) if status in shown else -1
+    return [
+        {
+            "state": state,
+            "label": STATE_LABELS.get(state, state),
+            "done": index < position,
+            "current": index == position,
+        }
+        for index, state in enumerate(shown)
+    ]
+
+
+def lifecycle_context(request, project, caller, case, page: str) -> dict:
+    """The lifecycle bar every business-case page shows: state, version, the acts this
+    person may take now (and only those), with what their forms need."""
+    available = acts.available_acts(case, caller)
+    context = {
+        "case": case,
+        "page": page,
+        "available_acts": available,
+        "act_labels": {name: acts.ACTS[name].label for name in available},
+        "all_act_labels": ALL_ACT_LABELS,
+        "form_acts": FORM_ACTS,
+        "danger_acts": {name for name in available if acts.ACTS[name].danger},
+        "stepper": _stepper(case),
+        "state_label": STATE_LABELS.get(case.approval_status, case.approval_status),
+        "terminal_disposition": derive.terminal_disposition(case),
+        "enabling_change": derive.enabling_change(case),
+        "note_rows": range(NOTE_ROWS),
+        "return_sections": [(s, SECTION_LABELS[s]) for s in RETURN_NOTE_SECTIONS],
+        "closeout_sections": [(s, SECTION_LABELS[s]) for s in CLOSEOUT_RETURN_NOTE_SECTIONS],
+        "severities": SEVERITIES,
+        "confidences": CONFIDENCES,
+    }
+    if "reopen" in available:
+        context["awaiting_changes"] = [
+            change
+            for change in ChangeRequest.objects.filter(project=project, status="Approved")
+            .exclude(pk=derive.as_uuid(case.amendment_enabled_by_change_id))
+            .order_by("-decided_at")
+            if change_application_state(change) == "AwaitingApplication"
+        ]
+    if "steerco-confirm" in available:
+        context["steering_members"] = [
+            m for m in case.steering_committee or [] if m.get("accountId")
+        ]
+    return context
+
+
+def case_context(request, project, caller, **extra) -> dict:
+    case = extra.pop("case", None) or current_case(project)
+    financial = finance.present(case.financial_case)
+    saved = not case._state.adding
+    versions = list(case.approved_versions.all()) if saved else []
+    seat_values = {
+        "decisionAuthority": case.decision_authority,
+        "projectManager": case.project_manager,
+        "customerRep": case.customer_rep,
+        "supplierRep": case.supplier_rep,
+        "adoptionOwner": case.adoption_owner,
+    }
+    ids = [
+        project.lead_account_id,
+        case.approved_by_account_id,
+        case.updated_by_account_id,
+        *(v.approved_by_account_id for v in versions),
+        *((seat or {}).get("accountId") for seat in seat_values.values()),
+        *(m.get("accountId") for m in case.steering_committee or []),
+    ]
+    fin_input = extra.pop("financial_input", None) or finance.storable(case.financial_case)
+    builtin = fin_input.get("builtin") or {}
+    line_by_year = {line.get("year"): line for line in builtin.get("lines") or []}
+    horizon = builtin.get("horizonYears")
+    horizon = (
+        int(horizon)
+        if str(horizon).isdigit() and 1 <= int(horizon) <= 30
+        else (int(financial["builtin"]["horizonYears"]))
+    )
+    context = {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "subpage": "case",
+        **lifecycle_context(request, project, caller, case, "case"),
+        "people": resolve(ids),
+        "can_edit_thesis": acts.allowed(acts.EDIT_THESIS, case, caller),
+        "can_address": acts.allowed(acts.ADDRESS_NOTE, case, caller),
+        "outcome": derive.outcome(case),
+        "saturation": derive.change_saturation(case.change_saturation),
+        "saturations": CHANGE_SATURATIONS,
+        "missing": submission_missing(case),
+        "show_checklist": case.approval_status in acts.THESIS_STATES,
+        "adoption_gap": derive.adoption_gap(case),
+        "themes": enabled_themes(),
+        "financial": financial,
+        "modes": finance.FINANCIAL_MODES,
+        "fin": fin_input,
+        "year_rows": [
+            {"year": year, **line_by_year.get(year, {"cost": None, "benefit": None})}
+            for year in range(horizon + 1)
+        ],
+        "headline_figures": finance.HEADLINE_FIGURES,
+        "wiki_links": [link for link in case.supporting_links or [] if link.get("pageId")],
+        "note_groups": _grouped(case.return_notes or [], RETURN_NOTE_SECTIONS),
+        "open_notes": sum(1 for n in case.return_notes or [] if not n.get("addressed")),
+        "versions": versions,
+        "seats": SEATS,
+        "thesis_form": stored_thesis(case),
+        "adoption_form": stored_adoption(case),
+        "errors": {},
+    }
+    context["seat_values"] = seat_values
+    context.update(extra)
+    return context
+
+
+def closeout_context(request, project, caller, **extra) -> dict:
+    case = extra.pop("case", None) or current_case(project)
+    rows = pending_register_rows(project)
+    close_out = case.close_out or {}
+    handover = close_out.get("bauHandover") or {}
+    ids = [
+        handover.get("ownerAccountId"),
+        handover.get("acknowledgedByAccountId"),
+        case.closed_by_account_id,
+        *(p.owner_account_id for p in rows["workPackages"]),
+        *(r.owner_account_id for r in rows["risks"]),
+    ]
+    form = extra.pop("form", None)
+    source = form or close_out
+    source_pending = source.get("pendingDispositions") or {}
+
+    def disposition_rows(records, given, label_attr):
+        given = given or {}
+        result = []
+        for record in records:
+            entry = given.get(str(record.pk)) or {}
+            result.append(
+                {
+                    "record": record,
+                    "label": getattr(record, label_attr),
+                    "id": str(record.pk),
+                    "value": entry.get("disposition") or "",
+                    "note": entry.get("note") or "",
+                }
+            )
+        return result
+
+    values = {
+        key: source.get(key)
+        for key in (
+            "asBuiltOutcome",
+            "asBuiltReturn",
+            "asBuiltReturnValue",
+            "asBuiltEndDate",
+            "commentary",
+        )
+    }
+    values["lessons"] = source.get("lessons") or {}
+    context = {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "subpage": "closeout",
+        "values": values,
+        "scope_rows": disposition_rows(
+            rows["workPackages"], source.get("scopeDispositions"), "name"
+        ),
+        "rio_rows": disposition_rows(rows["risks"], source.get("rioDispositions"), "title"),
+        "decision_rows": disposition_rows(
+            rows["decisions"], source_pending.get("decisions"), "decision"
+        ),
+        "change_rows": disposition_rows(rows["changes"], source_pending.get("changes"), "summary"),
+        **lifecycle_context(request, project, caller, case, "closeout"),
+        "people": resolve(ids),
+        "close_out": close_out,
+        "handover": handover,
+        "rows": rows,
+        "missing": missing_dispositions(close_out, rows) if close_out else [],
+        "can_edit_closeout": acts.allowed(acts.EDIT_CLOSEOUT, case, caller),
+        "can_address": acts.allowed(acts.ADDRESS_CLOSEOUT_NOTE, case, caller),
+        "can_lessons_template": acts.allowed(acts.TEMPLATE_LESSONS, case, caller),
+        "note_groups": _grouped(case.closeout_return_notes or [], CLOSEOUT_RETURN_NOTE_SECTIONS),
+        "scope_choices": SCOPE_DISPOSITIONS,
+        "rio_choices": RIO_DISPOSITIONS,
+        "pending_choices": PENDING_DISPOSITIONS,
+        "lessons_links": [
+            link for link in case.supporting_links or [] if link.get("templateKind") == "lessons"
+        ],
+        "errors": {},
+    }
+    context.update(extra)
+    return context
+
+
+def realisation_context(request, project, caller, **extra) -> dict:
+    case = extra.pop("case", None) or current_case(project)
+    reviews = list(reversed(case.realisation_reviews or []))
+    kpi = case.kpi_resolution or {}
+    ids = [
+        case.realisation_decided_by_account_id,
+        kpi.get("resolvedBy"),
+        *(r.get("byAccountId") for r in reviews),
+    ]
+    context = {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "subpage": "realisation",
+        **lifecycle_context(request, project, caller, case, "realisation"),
+        "people": resolve(ids),
+        "reviews": reviews,
+        "kpi": kpi,
+        "confidence": derive.confidence(case.realisation_confidence),
+        "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
+        "errors": {},
+    }
+    context.update(extra)
+    return context
+
+
+def minutes_context(request, project, caller, **extra) -> dict:
+    case = extra.pop("case", None) or current_case(project)
+    minutes = minutes_list(project)
+    ids = [
+        *(a for m in minutes for a in m.attendees or []),
+        *(m.get("accountId") for m in case.steering_committee or []),
+        *(case.first_steerco_attendees or []),
+        project.lead_account_id,
+    ]
+    candidates = []
+    for account_id in [
+        *(m.get("accountId") for m in case.steering_committee or []),
+        project.lead_account_id,
+    ]:
+        if account_id and account_id not in candidates:
+            candidates.append(account_id)
+    context = {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "subpage": "minutes",
+        **lifecycle_context(request, project, caller, case, "minutes"),
+        "people": resolve(ids),
+        "minutes": minutes,
+        "attendee_choices": candidates,
+        "errors": {},
+        "form": {},
+    }
+    context.update(extra)
+    return context
+
+
+PAGES = {
+    "case": ("charter/business_case.html", case_context, "charter:index"),
+    "closeout": ("charter/closeout.html", closeout_context, "charter:closeout"),
+    "realisation": ("charter/realisation.html", realisation_context, "charter:realisation"),
+    "minutes": ("charter/minutes.html", minutes_context, "charter:minutes"),
+}
+
+
+def page_url(project, page: str) -> str:
+    return reverse(PAGES.get(page, PAGES["case"])[2], args=[project.key])
+
+
+def render_page(request, project, caller, page: str, *, status: int = 200, **extra):
+    """A whole business-case page (also after a refused act, with `act_error`)."""
+    template, builder, _ = PAGES.get(page, PAGES["case"])
+    return render(request, template, builder(request, project, caller, **extra), status=status)
+
+
+def render_section(request, project, caller, page: str, partial: str, *, status=200, **extra):
+    """A section of a page: its partial for HTMX, else the whole page."""
+    template, builder, _ = PAGES[page]
+    context = builder(request, project, caller, **extra)
+    return render_htmx(request, template, context, partial=partial, status=status)
+
+
+def revised(response, case):
+    """Tell the page (HX-Trigger `charter:revised`) that its write moved the business case
+    from one revision to the next, so the other forms on the page (which carry the revision
+    they were rendered with) move along. app.js only updates forms still at the old revision:
+    if someone else wrote in between, they stay stale and their next save is refused."""
+    response["HX-Trigger"] = json.dumps(
+        {"charter:revised": {"from": case.revision - 1, "to": case.revision}}
+    )
+    return response

@@ -1,0 +1,37 @@
+"""Steering committee minutes: the list, and recording a meeting (a URL, or a new wiki page
+from the steering-minutes template). The first minutes complete initiation."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+
+from charter import forms, services
+from charter.views.context import page_url, render_page
+from governance import permissions
+from governance.errors import Conflict, ValidationFailed
+from governance.http import page
+
+
+@page("GET", "POST")
+def minutes(request, key):
+    if request.method == "GET":
+        project, caller = permissions.project_for(request, key)
+        return render_page(request, project, caller, "minutes")
+    project, caller = permissions.editable_project_for(request, key)
+    data = forms.minutes(request.POST)
+    try:
+        record = services.minutes_record(
+            caller=caller, data=data, base_url=request.build_absolute_uri("/")
+        )
+    except (ValidationFailed, Conflict) as exc:
+        return render_page(
+            request,
+            project,
+            caller,
+            "minutes",
+            status=exc.status,
+            errors=exc.fields,
+            record_error=exc.message,
+            form={**data, "source": request.POST.get("source", "url")},
+        )
+    messages.success(request, f"Minutes “{record.title}” recorded.")
+    return redirect(page_url(project, "minutes"))

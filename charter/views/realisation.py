@@ -1,0 +1,38 @@
+"""The realisation page: the review log, the KPI resolution, the verdict, maintenance, and
+the realisation record (summary, 'measured by' date, benefits owner)."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+
+from charter import forms, services
+from charter.views.context import page_url, render_page
+from governance import permissions
+from governance.errors import Conflict, Stale, ValidationFailed
+from governance.http import page
+
+FIELDS = ["realisationSummary", "realisationDate", "brOwner"]
+
+
+@page("GET", "POST")
+def realisation(request, key):
+    project, caller = permissions.project_for(request, key)
+    if request.method == "GET":
+        return render_page(request, project, caller, "realisation")
+    data = {field: request.POST.get(field, "") for field in FIELDS}
+    try:
+        services.realisation_update(
+            caller=caller, data=data, expected_revision=forms.revision(request.POST)
+        )
+    except (ValidationFailed, Conflict, Stale) as exc:
+        return render_page(
+            request,
+            project,
+            caller,
+            "realisation",
+            status=exc.status,
+            errors=exc.fields,
+            record_error=exc.message,
+            form=data,
+        )
+    messages.success(request, "Realisation record saved.")
+    return redirect(page_url(project, "realisation"))

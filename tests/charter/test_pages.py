@@ -1,0 +1,435 @@
+"""The business-case pages: the lifecycle bar offers exactly the acts the server allows the
+signed-in person, sections save in place (errors, conflicts), the live checklist, seats and
+the people picker, supporting documents, return notes, close-out, realisation, minutes."""
+
+import json
+import re
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from charter.acts import ACTS
+from charter.models import BusinessCase
+from charter.services import charter_act
+from governance.errors import Conflict, DomainError, Forbidden
+from governance.permissions import caller_for
+from governance.wiki.local.models import LocalWikiPage
+from registers.models import SteeringMinutes
+from tests.charter.conftest import closeout_record
+from tests.factories import RiskFactory, WorkPackageFactory
+from tests.governance.test_security import _InlineFinder
+
+PAGE = "/projects/ALPHA/charter/"
+HX = {"HTTP_HX_REQUEST": "true"}
+ACT_FORM = re.compile(r'action="/projects/ALPHA/charter/acts/([a-z-]+)/"')
+
+
+def offered(response) -> set[str]:
+    return set(ACT_FORM.findall(response.content.decode()))
+
+
+SCENARIOS = [
+    ("Exploring", {}),
+    ("Draft", {}),
+    ("Submitted", {}),
+    ("Approved", {}),
+    ("Approved", {"close_out": "started"}),
+    ("ClosingSubmitted", {"close_out": "started"}),
+    ("Closed", {"close_out": "owned"}),
+    ("InRealisation", {"close_out": "owned"}),
+    ("Realised", {}),
+    ("NotRealised", {}),
+    ("InMaintenance", {}),
+    ("Archived", {}),
+]
+
+
+@pytest.mark.parametrize(("status", "extra"), SCENARIOS)
+def test_the_lifecycle_bar_offers_exactly_what_the_server_allows(
+    status, extra, cast, arrange, client_for
+):
+    """For every role and every act: the page shows the act's button if and only if the
+    server, asked to take it, refuses it neither for the person (403) nor the state (409)."""
+    fields = {}
+    if extra.get("close_out") == "started":
+        fields["close_out"] = closeout_record()
+    if extra.get("close_out") == "owned":
+        fields["close_out"] = closeout_record(owner=cast.viewer)
+    arrange(status, **fields)
+    mismatches = []
+    for role in ("lead", "viewer", "sponsor", "site_admin"):
+        user = getattr(cast, role)
+        shown = offered(client_for(user).get(PAGE))
+        for name in ACTS:
+            cast.project.refresh_from_db()
+            caller = caller_for(user, cast.project)
+            allowed = True
+            with transaction.atomic():
+                try:
+                    charter_act(caller=caller, act=name, data={})
+                except (Forbidden, Conflict):
+                    allowed = False
+                except DomainError:
+                    pass  # refused for its body (422): the person and the state were right
+                transaction.set_rollback(True)
+            if allowed != (name in shown):
+                mismatches.append(f"{role} {name}: shown={name in shown}, allowed={allowed}")
+    assert not mismatches, "\n".join(mismatches)
+
+
+def test_a_viewer_gets_a_read_only_page(cast, arrange, client_for):
+    arrange("Draft", steering_committee=[{"id": "m1", "accountId": cast.sponsor.account_id,
+                                           "displayName": "S", "role": "Chair"}])  # fmt: skip
+    html = client_for(cast.viewer).get(PAGE).content.decode()
+    assert "edit/thesis" not in html and "seats/" not in html and "links/" not in html
+    assert "Sam Sponsor" in html
+    assert "You can read this business case" in html
+    html = client_for(cast.lead).get(PAGE).content.decode()
+    assert 'action="/projects/ALPHA/charter/edit/thesis/"' in html
+
+
+def test_thesis_saves_in_place(cast, arrange, client_for):
+    case = arrange("Draft")
+    response = client_for(cast.lead).post(
+        f"{PAGE}edit/thesis/",
+        {"revision": case.revision, "businessProblem": "Claims are slow", "theme": "Cost Out",
+         "designPrinciples": "Buy\nReuse\n"},
+        **HX,
+    )  # fmt: skip
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="section-thesis"')
+    assert "Saved." in html and "<html" not in html
+    stored = BusinessCase.objects.get()
+    assert stored.business_problem == "Claims are slow"
+    assert stored.design_principles == ["Buy", "Reuse"]
+    # The page's other forms learn the new revision (app.js moves those still at the old one).
+    assert json.loads(response["HX-Trigger"]) == {
+        "charter:revised": {"from": case.revision, "to": case.revision + 1}
+    }
+
+
+def test_section_errors_keep_what_was_typed(cast, arrange, client_for):
+    case = arrange("Draft")
+    response = client_for(cast.lead).post(
+        f"{PAGE}edit/thesis/",
+        {"revision": case.revision, "businessProblem": "x" * 2001, "outcome": "Kept outcome"},
+        **HX,
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "At most 2000 characters" in html and "Kept outcome" in html
+    assert 'aria-invalid="true"' in html
+    assert BusinessCase.objects.get().revision == case.revision
+
+
+def test_a_stale_save_shows_both_versions(cast, arrange, client_for):
+    case = arrange("Draft", business_problem="Original")
+    BusinessCase.objects.filter(pk=case.pk).update(
+        business_problem="Someone else's", revision=case.revision + 1
+    )
+    response = client_for(cast.editor).post(
+        f"{PAGE}edit/thesis/",
+        {"revision": case.revision, "businessProblem": "Mine"},
+        **HX,
+    )
+    assert response.status_code == 412
+    html = response.content.decode()
+    assert "Someone else saved this business case" in html
+    assert "Mine" in html and "Someone else&#x27;s" in html
+    assert f'name="revision" value="{case.revision + 1}"' in html  # saving again keeps mine
+    assert BusinessCase.objects.get().business_problem == "Someone else's"
+
+
+def test_the_checklist_follows_what_is_typed(cast, arrange, client_for):
+    arrange("Draft", adoption_affected="", adoption_kpi="")
+    client = client_for(cast.lead)
+    html = client.get(f"{PAGE}checklist/", HX).content.decode()
+    assert 'Who or what is affected<span class="visually-hidden">: missing' in html
+    html = client.get(
+        f"{PAGE}checklist/",
+        {"adoptionAffected": "Branch staff", "adoptionKpi": "80%", "changeSaturation": "Low"},
+        **HX,
+    ).content.decode()
+    assert ": missing" not in html and "Everything the submission gate needs" in html
+    assert BusinessCase.objects.get().adoption_affected == ""  # nothing saved
+
+
+def test_a_gated_act_rerenders_the_page_naming_what_is_missing(cast, client_for):
+    response = client_for(cast.lead).post(f"{PAGE}acts/submit/", {"page": "case"})
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Submit for approval: not done." in html
+    for field in ("adoptionAffected", "adoptionKpi", "changeSaturation", "adoptionOwner",
+                  "decisionAuthority"):  # fmt: skip
+        assert f"<strong>{field}</strong>" in html
+
+
+def test_an_act_redirects_with_a_message(cast, arrange, client_for):
+    case = arrange("Draft")
+    client = client_for(cast.lead)
+    response = client.post(f"{PAGE}acts/submit/", {"page": "case", "revision": case.revision})
+    assert response.status_code == 302 and response["Location"] == PAGE
+    assert "Submitted for approval" in client.get(PAGE).content.decode()
+    assert BusinessCase.objects.get().approval_status == "Submitted"
+
+
+def test_a_stale_act_changes_nothing_and_says_why(cast, arrange, client_for):
+    case = arrange("Draft")
+    response = client_for(cast.lead).post(
+        f"{PAGE}acts/submit/", {"page": "case", "revision": case.revision - 1 or 99}
+    )
+    assert response.status_code == 412
+    assert "Someone changed the business case" in response.content.decode()
+    assert BusinessCase.objects.get().approval_status == "Draft"
+
+
+def test_return_with_notes_then_address_them(cast, arrange, client_for):
+    arrange("Submitted")
+    response = client_for(cast.sponsor).post(
+        f"{PAGE}acts/return/",
+        {"page": "case", "note-0-section": "returnExpected", "note-0-severity": "Blocker",
+         "note-0-ask": "Quantify the return", "note-1-section": "adoption",
+         "note-1-severity": "Minor", "note-1-ask": "Who trains night shift?",
+         "note-2-section": "general", "note-2-severity": "Minor", "note-2-ask": "  "},
+    )  # fmt: skip
+    assert response.status_code == 302
+    case = BusinessCase.objects.get()
+    assert case.approval_status == "Draft"
+    assert [n["ask"] for n in case.return_notes] == [
+        "Quantify the return",
+        "Who trains night shift?",
+    ]
+    lead = client_for(cast.lead)
+    html = lead.get(PAGE).content.decode()
+    assert "Return expected</h3>" in html and "Adoption</h3>" in html
+    assert "2 open" in html
+    note = case.return_notes[0]
+    response = lead.post(
+        f"{PAGE}return-notes/{note['id']}/", {"page": "case", "addressed": "true"}, **HX
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="return-notes"') and "1 open" in html
+    assert BusinessCase.objects.get().return_notes[0]["addressed"] is True
+
+
+def test_people_picker_sets_and_clears_seats(cast, arrange, client_for):
+    arrange("Draft", project_manager=None)
+    client = client_for(cast.lead)
+    html = client.get(f"{PAGE}people/", {"field": "projectManager", "q": "Eddie"}, **HX)
+    html = html.content.decode()
+    assert 'Choose<span class="visually-hidden"> Eddie Editor' in html
+    response = client.post(
+        f"{PAGE}seats/", {"field": "projectManager", "account_id": cast.editor.account_id}, **HX
+    )
+    assert response.status_code == 200 and "Eddie Editor" in response.content.decode()
+    assert BusinessCase.objects.get().project_manager["accountId"] == cast.editor.account_id
+    client.post(
+        f"{PAGE}seats/",
+        {"field": "customerRep", "displayName": "Ext Person", "email": "ext@example.com"},
+        **HX,
+    )
+    assert BusinessCase.objects.get().customer_rep["email"] == "ext@example.com"
+    client.post(f"{PAGE}seats/", {"field": "projectManager"}, **HX)
+    assert BusinessCase.objects.get().project_manager is None
+    response = client.post(
+        f"{PAGE}seats/", {"field": "decisionAuthority", "displayName": "Board", "email": "b@x.com"},
+        **HX,
+    )  # fmt: skip
+    assert (
+        response.status_code == 422
+        and "choose a person from the tracker" in response.content.decode()
+    )
+    client.post(
+        f"{PAGE}seats/",
+        {"field": "steeringCommittee", "account_id": cast.pmo.account_id, "role": "PMO"},
+        **HX,
+    )
+    members = BusinessCase.objects.get().steering_committee
+    assert [(m["accountId"], m["role"]) for m in members] == [(cast.pmo.account_id, "PMO")]
+    cast.project.refresh_from_db()
+    assert cast.project.steering_account_ids == [cast.pmo.account_id]
+    client.post(
+        f"{PAGE}seats/",
+        {"field": "steeringCommittee", "action": "remove", "member_id": members[0]["id"]},
+        **HX,
+    )
+    assert BusinessCase.objects.get().steering_committee == []
+
+
+def test_supporting_documents_from_the_picker_a_link_and_the_template(cast, arrange, client_for):
+    arrange("Draft")
+    page = LocalWikiPage.objects.create(space_key="GOV", title="Vendor proposal", body="")
+    client = client_for(cast.editor)
+    html = client.get(f"{PAGE}wiki/", {"q": "vendor"}, **HX).content.decode()
+    assert "Vendor proposal" in html
+    client.post(f"{PAGE}links/", {"action": "pick", "page_id": page.pk}, **HX)
+    response = client.post(f"{PAGE}links/", {"action": "add", "label": "X", "url": "ftp://x"}, **HX)
+    assert response.status_code == 422 and "http or https" in response.content.decode()
+    client.post(
+        f"{PAGE}links/", {"action": "add", "label": "Spec", "url": "https://x.test/s"}, **HX
+    )
+    response = client.post(f"{PAGE}links/template/", {"templateKind": "boardPaper"}, **HX)
+    assert response.status_code == 200 and "created in the wiki" in response.content.decode()
+    links = BusinessCase.objects.get().supporting_links
+    assert [(link["label"], link["type"]) for link in links] == [
+        ("Vendor proposal", "confluence"),
+        ("Spec", "link"),
+        ("Board paper: Alpha programme (ALPHA)", "confluence"),
+    ]
+    client.post(f"{PAGE}links/", {"action": "remove", "link_id": links[1]["id"]}, **HX)
+    assert len(BusinessCase.objects.get().supporting_links) == 2
+
+
+def test_financial_form_saves_and_shows_the_computed_figures(cast, arrange, client_for):
+    case = arrange("Draft")
+    response = client_for(cast.lead).post(
+        f"{PAGE}edit/financial/",
+        {"revision": case.revision, "mode": "builtin", "currency": "EUR", "discountRatePct": "10",
+         "horizonYears": "3", "line-0-cost": "1000", "line-1-benefit": "300",
+         "line-2-benefit": "400", "line-3-benefit": "500"},
+        **HX,
+    )  # fmt: skip
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "EUR -21.04" in html and "8.90%" in html and "2.60 years" in html
+    response = client_for(cast.lead).post(
+        f"{PAGE}edit/financial/",
+        {"revision": case.revision + 1, "mode": "builtin", "currency": "EUR",
+         "discountRatePct": "10", "horizonYears": "3", "line-0-cost": "-5"},
+        **HX,
+    )  # fmt: skip
+    assert response.status_code == 422
+    assert 'value="-5"' in response.content.decode()
+
+
+def test_closeout_page_saves_dispositions_and_shows_what_is_missing(cast, arrange, client_for):
+    wp = WorkPackageFactory(project=cast.project, name="Build")
+    risk = RiskFactory(project=cast.project, title="Vendor")
+    case = arrange("Approved", close_out=closeout_record())
+    client = client_for(cast.lead)
+    html = client.get(f"{PAGE}closeout/").content.decode()
+    assert "2 register rows still need a disposition" in html
+    response = client.post(
+        f"{PAGE}closeout/",
+        {"revision": case.revision, f"scope-{wp.pk}": "DeliveredAsChartered",
+         f"scope-{wp.pk}-note": "All in", "asBuiltOutcome": "Done", "lessons-worked": "Demos"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    stored = BusinessCase.objects.get().close_out
+    assert stored["scopeDispositions"] == {
+        str(wp.pk): {"disposition": "DeliveredAsChartered", "note": "All in"}
+    }
+    assert stored["lessons"]["worked"] == "Demos"
+    html = client.get(f"{PAGE}closeout/").content.decode()
+    assert "1 register row still needs a disposition" in html and "Vendor" in html
+    viewer_html = client_for(cast.viewer).get(f"{PAGE}closeout/").content.decode()
+    assert f'action="{PAGE}closeout/"' not in viewer_html
+    assert client_for(cast.viewer).post(f"{PAGE}closeout/", {}).status_code == 403
+    assert risk.title in viewer_html
+
+
+def test_realisation_page_record(cast, arrange, client_for):
+    case = arrange("InRealisation", realisation_started_at="2026-01-01T00:00:00Z")
+    response = client_for(cast.sponsor).post(
+        f"{PAGE}realisation/",
+        {"revision": case.revision, "realisationDate": "2027-01-31", "brOwner": "Ops",
+         "realisationSummary": "Tracking"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    assert str(BusinessCase.objects.get().realisation_date) == "2027-01-31"
+    response = client_for(cast.sponsor).post(
+        f"{PAGE}realisation/", {"revision": case.revision + 1, "realisationDate": "soon"}
+    )
+    assert response.status_code == 422 and "YYYY-MM-DD" in response.content.decode()
+
+
+def test_minutes_page_records_from_the_template(cast, arrange, client_for):
+    arrange("Approved", steering_committee=[{"id": "m", "accountId": cast.sponsor.account_id,
+                                              "displayName": "S", "role": "Chair"}])  # fmt: skip
+    client = client_for(cast.lead)
+    html = client.get(f"{PAGE}minutes/").content.decode()
+    assert "No minutes recorded yet" in html and "Sam Sponsor" in html
+    response = client.post(
+        f"{PAGE}minutes/",
+        {"title": "Steerco 1", "heldOn": "2026-01-15", "source": "template",
+         "attendees": [cast.sponsor.account_id]},
+    )  # fmt: skip
+    assert response.status_code == 302
+    minutes = SteeringMinutes.objects.get()
+    assert minutes.page_id and minutes.attendees == [cast.sponsor.account_id]
+    assert BusinessCase.objects.get().first_steerco_held_at is not None
+    assert "initiation is complete" in client.get(f"{PAGE}minutes/").content.decode()
+
+
+URLS = ["", "closeout/", "realisation/", "minutes/"]
+
+
+@pytest.mark.parametrize(("status", "extra"), SCENARIOS[::2])
+def test_pages_have_no_inline_script_style_or_handlers(status, extra, cast, arrange, client_for):
+    arrange(
+        status,
+        close_out=closeout_record(owner=cast.viewer) if extra else None,
+        realisation_started_at="2026-01-01T00:00:00Z",
+        return_notes=[{"id": "n", "section": "outcome", "ask": "x", "severity": "Minor",
+                       "addressed": False}],
+    )  # fmt: skip
+    for user in (cast.lead, cast.sponsor, cast.viewer):
+        for url in URLS:
+            response = client_for(user).get(PAGE + url)
+            assert response.status_code == 200
+            finder = _InlineFinder()
+            finder.feed(response.content.decode())
+            assert finder.problems == [], (url, finder.problems)
+    response = client_for(cast.sponsor).get("/waiting/")
+    finder = _InlineFinder()
+    finder.feed(response.content.decode())
+    assert finder.problems == []
+
+
+def test_closeout_page_queries_do_not_grow_with_the_registers(cast, arrange, client_for):
+    arrange("Approved", close_out=closeout_record())
+    client = client_for(cast.lead)
+    WorkPackageFactory(project=cast.project, owner_account_id=cast.editor.account_id)
+    RiskFactory(project=cast.project)
+    client.get(f"{PAGE}closeout/")
+
+    def count():
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"{PAGE}closeout/").status_code == 200
+        return len(queries)
+
+    small = count()
+    for _ in range(30):
+        WorkPackageFactory(project=cast.project, owner_account_id=cast.editor.account_id)
+        RiskFactory(project=cast.project)
+    assert count() == small
+
+
+def test_json_of_the_page_and_the_api_agree_on_acts(cast, arrange, client_for, bearer):
+    arrange("Submitted")
+    body = client_for(None).get("/api/v1/projects/ALPHA/charter", **bearer(cast.sponsor)).json()
+    shown = offered(client_for(cast.sponsor).get(PAGE))
+    assert set(body["availableActs"]) == shown == {"return", "approve"}
+    assert json.dumps(body)  # serialisable
+
+
+def test_minutes_page_queries_do_not_grow_with_the_minutes(cast, arrange, client_for):
+    from tests.factories import SteeringMinutesFactory
+
+    arrange("Approved")
+    client = client_for(cast.viewer)
+    SteeringMinutesFactory(project=cast.project, attendees=[cast.lead.account_id])
+    client.get(f"{PAGE}minutes/")
+
+    def count():
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"{PAGE}minutes/").status_code == 200
+        return len(queries)
+
+    small = count()
+    for _ in range(30):
+        SteeringMinutesFactory(project=cast.project, attendees=[cast.lead.account_id])
+    assert count() == small
