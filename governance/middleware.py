@@ -1,11 +1,15 @@
 """Maps domain errors that escape an HTML view to a page a person can act on. The API maps
-them itself (governance.api); this middleware leaves /api/ alone."""
+domain errors itself (governance.api); here it only gets the one error body for what never
+reaches an endpoint: an unknown API path (404) or a method a path does not answer (405)."""
+
+import json
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.http import HttpResponse
 from django.shortcuts import render
 
-from governance.errors import DomainError, NotFound, Unauthenticated
+from governance.errors import BadRequest, DomainError, NotFound, Unauthenticated
 
 
 class DomainErrorMiddleware:
@@ -13,7 +17,28 @@ class DomainErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        return self.get_response(request)
+        response = self.get_response(request)
+        if (
+            request.path.startswith("/api/")
+            and response.status_code in (404, 405)
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            return self._api_error(response)
+        return response
+
+    @staticmethod
+    def _api_error(response):
+        if response.status_code == 404:
+            error = NotFound()
+        else:
+            allowed = response.get("Allow", "")
+            error = BadRequest(f"This path does not answer that method. It answers: {allowed}.")
+        api_response = HttpResponse(
+            json.dumps(error.body()), status=response.status_code, content_type="application/json"
+        )
+        if response.has_header("Allow"):
+            api_response["Allow"] = response["Allow"]
+        return api_response
 
     def process_exception(self, request, exception):
         if not isinstance(exception, DomainError) or request.path.startswith("/api/"):

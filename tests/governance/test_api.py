@@ -336,3 +336,10 @@ def test_site_settings_honour_if_match(cast, bearer):
     assert patch({"brCadenceDefault": "Annual"}, etag).status_code == 200
     error_of(patch({"brCadenceDefault": "Monthly"}, etag), 412, "stale")
     assert SiteSettings.load().br_cadence_default == "Annual"
+
+
+def test_unknown_paths_and_methods_answer_the_error_body(cast, bearer):
+    error_of(Client().get("/api/v1/nothing-here", **bearer(cast.viewer)), 404, "not_found")
+    response = Client().delete("/api/v1/projects/ALPHA", **bearer(cast.viewer))
+    error = error_of(response, 405, "bad_request")
+    assert "GET" in error["message"] and "GET" in response["Allow"]
