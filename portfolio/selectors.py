@@ -6,13 +6,14 @@ A constant number of queries whatever the number of projects."""
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
 from governance import permissions
-from governance.audit import jsonable
+from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
 from governance.status import selectors as status_selectors
@@ -25,40 +26,57 @@ DIMENSION_CHOICES = ["any", *RAG_DIMENSIONS]
 HEAT_LABELS = {"overall": "Overall", **DIMENSION_LABELS}
 
 
+def _plain(value: Any) -> Any:
+    """A figure as JSON: money as a number, dates and timestamps as ISO text."""
+    if isinstance(value, Decimal):
+        return decimal_to_json(value)
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    return value
+
+
 def portfolio_row(project: Project, view: StatusView) -> dict[str, Any]:
-    """One portfolio row (the API's shape; the page renders the same dict)."""
+    """One portfolio row (the API's shape; the page renders the same dict). Each dimension
+    carries its RAG, the summary of its drivers and their figures; the rows behind them are on
+    the project's own status."""
     status = view.status
     figures = view.figures
     review = view.realisation_review
-    return jsonable(
-        {
-            "projectKey": project.key,
-            "name": project.name,
-            "leadAccountId": project.lead_account_id or None,
-            "theme": figures["theme"],
-            "approvalStatus": project.approval_status,
-            "version": figures["version"],
-            "phase": status.phase,
-            "overallRag": status.overall_rag,
-            "overallReason": status.overall_reason,
-            "derived": view.derived,
-            "effective": dict(view.effective),
-            "drivers": {f"{key}Rag": view.dimensions[key].as_dict() for key in DIMENSIONS},
-            "approvedBudget": figures["approvedBudget"],
-            "eac": figures["eac"],
-            "costOverrunPct": figures["costOverrunPct"],
-            "scheduleSlipDays": figures["scheduleSlipDays"],
-            "topRiskScore": figures["topRiskScore"],
-            "pendingDecisions": figures["pendingDecisions"],
-            "changesAwaitingApplication": figures["changesAwaitingApplication"],
-            "adoptionGap": figures["adoptionGap"],
-            "stale": view.stale,
-            "lastUpdatedAt": status.last_updated_at,
-            "nextUpdateDueAt": view.next_update_due_at,
-            "realisationReviewDueOn": review["dueOn"],
-            "realisationReviewOverdue": review["overdue"],
+    drivers = {}
+    for key in DIMENSIONS:
+        dimension = view.dimensions[key]
+        drivers[f"{key}Rag"] = {
+            "rag": dimension.rag,
+            "summary": dimension.summary,
+            "figures": {name: _plain(value) for name, value in dimension.figures.items()},
         }
-    )
+    return {
+        "projectKey": project.key,
+        "name": project.name,
+        "leadAccountId": project.lead_account_id or None,
+        "theme": figures["theme"],
+        "approvalStatus": project.approval_status,
+        "version": figures["version"],
+        "phase": status.phase,
+        "overallRag": status.overall_rag,
+        "overallReason": status.overall_reason,
+        "derived": view.derived,
+        "effective": dict(view.effective),
+        "drivers": drivers,
+        "approvedBudget": _plain(figures["approvedBudget"]),
+        "eac": _plain(figures["eac"]),
+        "costOverrunPct": _plain(figures["costOverrunPct"]),
+        "scheduleSlipDays": figures["scheduleSlipDays"],
+        "topRiskScore": figures["topRiskScore"],
+        "pendingDecisions": figures["pendingDecisions"],
+        "changesAwaitingApplication": figures["changesAwaitingApplication"],
+        "adoptionGap": figures["adoptionGap"],
+        "stale": view.stale,
+        "lastUpdatedAt": _plain(status.last_updated_at),
+        "nextUpdateDueAt": _plain(view.next_update_due_at),
+        "realisationReviewDueOn": _plain(review["dueOn"]),
+        "realisationReviewOverdue": review["overdue"],
+    }
 
 
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
@@ -77,37 +95,38 @@ def _rag_of(row: Mapping[str, Any], dimension: str) -> str:
     return row["effective"][f"{dimension}Rag"]
 
 
-def _none_last(value):
-    return (value is None, value if value is not None else 0)
-
-
 def _by_rag(dimension: str):
     return lambda row: rag_severity(_rag_of(row, dimension))
 
 
+def _approval_order(row: Mapping[str, Any]) -> int:
+    status = row["approvalStatus"]
+    return (
+        APPROVAL_STATUSES.index(status) if status in APPROVAL_STATUSES else len(APPROVAL_STATUSES)
+    )
+
+
+# Sort keys by column; a key returning None puts the row last whatever the direction. RAGs sort
+# worst first (Red, Amber, Green, Blue, None).
 SORTS = {
     "key": lambda r: r["projectKey"],
     "name": lambda r: r["name"].casefold(),
-    "theme": lambda r: ((r["theme"] or "~").casefold(), r["projectKey"]),
-    "approvalStatus": lambda r: (
-        APPROVAL_STATUSES.index(r["approvalStatus"])
-        if r["approvalStatus"] in APPROVAL_STATUSES
-        else 99
-    ),
+    "theme": lambda r: r["theme"].casefold() or None,
+    "approvalStatus": _approval_order,
     "version": lambda r: r["version"],
-    "phase": lambda r: (r["phase"] or "").casefold(),
+    "phase": lambda r: (r["phase"] or "").casefold() or None,
     **{d: _by_rag(d) for d in RAG_DIMENSIONS},
-    "approvedBudget": lambda r: _none_last(r["approvedBudget"]),
-    "eac": lambda r: _none_last(r["eac"]),
-    "overrun": lambda r: _none_last(r["costOverrunPct"]),
-    "slip": lambda r: _none_last(r["scheduleSlipDays"]),
-    "topRisk": lambda r: _none_last(r["topRiskScore"]),
+    "approvedBudget": lambda r: r["approvedBudget"],
+    "eac": lambda r: r["eac"],
+    "overrun": lambda r: r["costOverrunPct"],
+    "slip": lambda r: r["scheduleSlipDays"],
+    "topRisk": lambda r: r["topRiskScore"],
     "decisions": lambda r: r["pendingDecisions"],
     "awaiting": lambda r: r["changesAwaitingApplication"],
     "adoptionGap": lambda r: not r["adoptionGap"],
     "stale": lambda r: not r["stale"],
-    "reviewDue": lambda r: _none_last(r["realisationReviewDueOn"]),
-    "updated": lambda r: _none_last(r["lastUpdatedAt"]),
+    "reviewDue": lambda r: r["realisationReviewDueOn"],
+    "updated": lambda r: r["lastUpdatedAt"],
 }
 
 
@@ -192,10 +211,13 @@ def _matches(row: Mapping[str, Any], params: Params) -> bool:
 
 
 def apply(rows: list[dict], params: Params) -> list[dict]:
-    selected = [r for r in rows if _matches(r, params)]
-    selected.sort(key=lambda r: r["projectKey"])
-    selected.sort(key=SORTS[params.sort], reverse=params.descending)
-    return selected
+    """The rows matching the filters, sorted (ties by project key; missing values last)."""
+    key = SORTS[params.sort]
+    selected = sorted((r for r in rows if _matches(r, params)), key=lambda r: r["projectKey"])
+    present = [r for r in selected if key(r) is not None]
+    missing = [r for r in selected if key(r) is None]
+    present.sort(key=key, reverse=params.descending)
+    return present + missing
 
 
 def summary(rows: list[dict]) -> dict[str, Any]:

@@ -140,8 +140,6 @@ def report_list(request, key: str, state: str | None = None):
     if state is not None and state not in REPORT_STATES:
         raise ValidationFailed({"state": [f"Must be one of: {', '.join(REPORT_STATES)}."]})
     reports = selectors.reports(project, states=[state] if state else None)
-    for report in reports:
-        report.project = project
     return [report_summary(r) for r in reports]
 
 

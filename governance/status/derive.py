@@ -1,21 +1,25 @@
 """Every derived value of project status, computed here once and shown the same on the status
 page, in published reports, on the portfolio and in the API (PRODUCT.md section 3):
 
-- the derived cost, schedule, scope and risk RAG, each with its drivers (the rows and figures
-  that made it what it is) and the effective value (the override when set, else derived);
+- the derived cost, schedule, scope and risk RAG, each with its drivers: a summary with the
+  figures that made it what it is (for example "forecast 1,200 vs approved 1,000 + 0
+  variations: +20 %") and, on a project's own status, the rows behind it;
+- the effective value (the override when set, else derived);
 - staleness against the reporting cadence;
 - the initiation checklist;
 - the realisation review due date from brCadence (else the site default);
 - the portfolio figures (approved budget, EAC, slip, top risk score, pending decisions,
   changes awaiting application, adoption gap).
 
-The functions are pure: they read `ProjectFacts` (loaded in bulk by `selectors.load_facts`)
-and the thresholds, and take `now` so that tests and reports can pin the clock.
+The functions are pure. They read `ProjectFacts`: per-project `Figures` that
+`selectors.load_facts` aggregates in the database for any number of projects at once, and, for
+a single project's status, the register rows that become the listed drivers. They take `now`
+so that tests and reports can pin the clock.
 """
 
 import calendar
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -27,7 +31,7 @@ from charter.models import BusinessCase
 from governance.cleaning import coerce_enum
 from governance.models import RAG_CHOICES, Project
 from governance.status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
-from registers.derive import application_state, decision_state, risk_score
+from registers.derive import application_state, risk_score
 
 DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
 # How long a status stays current (PRODUCT.md section 3).
@@ -38,9 +42,46 @@ APPROVED_OR_LATER = frozenset({"Approved", "ClosingSubmitted"}) | CLOSED_OR_LATE
 RAG_SEVERITY = {"Red": 0, "Amber": 1, "Green": 2, "Blue": 3, "None": 4}
 MAX_DRIVER_ROWS = 5
 PENDING_SCOPE_STATES = ("Proposed", "AwaitingApplication")
+ZERO = Decimal("0")
 
 
 # --- inputs -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One project's register figures, aggregated in the database (see selectors)."""
+
+    # Work packages
+    packages: int = 0
+    complete: int = 0
+    blocked: int = 0
+    unplanned: int = 0  # without planned start and end dates and a budget
+    with_budget_figures: int = 0  # with a budget, a baseline or a forecast
+    budget_sum: Decimal = ZERO
+    baseline_sum: Decimal = ZERO
+    baselined_packages: int = 0
+    forecast_sum: Decimal = ZERO  # budgetForecast, falling back to budget
+    latest_end: dt.date | None = None  # forecastEndDate, falling back to plannedEndDate
+    latest_planned_end: dt.date | None = None
+    latest_locked_end: dt.date | None = None  # legacy plannedDatesBaselineLockedAt packages
+    # Risks (direction Risk)
+    risks: int = 0  # any status
+    open_risks: int = 0
+    top_score: int | None = None
+    red_risks: int = 0
+    amber_risks: int = 0
+    unscored_risks: int = 0
+    # Decisions
+    pending_decisions: int = 0
+    # Change requests
+    open_changes: int = 0  # Proposed or Approved
+    variation_budget: Decimal = ZERO
+    variation_days: int = 0
+    budget_variations: int = 0  # Approved changes with a budget impact
+    awaiting_application: int = 0
+    pending_scope: int = 0
+    oldest_pending_scope_at: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +95,6 @@ class WorkPackageFact:
     planned_start_date: dt.date | None
     planned_end_date: dt.date | None
     forecast_end_date: dt.date | None
-    planned_dates_baseline_locked_at: dt.datetime | None
 
 
 @dataclass(frozen=True)
@@ -78,29 +118,29 @@ class ChangeFact:
     dimensions: list
     application_record: dict | None
     created_at: dt.datetime
-    impact_budget: Decimal | None
-    impact_schedule_days: int | None
-
-
-@dataclass(frozen=True)
-class DecisionFact:
-    made_on: dt.date | None
-    treated_risk_id: str | None
 
 
 @dataclass
 class ProjectFacts:
-    """Everything the derivations of one project read. `status` is an unsaved default when the
-    project has none yet; `case` is None for a never-saved business case. `changes` holds the
-    Proposed and Approved change requests (the others never count)."""
+    """What the derivations of one project read. `status` is an unsaved default when the
+    project has none yet; `case` is None for a never-saved business case. `untreated` lists the
+    open materialised risks without a treating decision (id, title). `detailed` is True when the
+    register rows were loaded too (a project's own status): they become the listed drivers."""
 
     project: Project
     status: ProjectStatus
     case: BusinessCase | None
+    figures: Figures = field(default_factory=Figures)
+    untreated: list[tuple[Any, str]] = field(default_factory=list)
+    # The approved planBaseline, read by the loader: whether there is one, its version and its
+    # latest plannedEndDate.
+    has_plan_baseline: bool = False
+    plan_baseline_version: Any = None
+    plan_baseline_end: dt.date | None = None
+    detailed: bool = False
     work_packages: list[WorkPackageFact] = field(default_factory=list)
     risks: list[RiskFact] = field(default_factory=list)
     changes: list[ChangeFact] = field(default_factory=list)
-    decisions: list[DecisionFact] = field(default_factory=list)
 
     @property
     def approval_status(self) -> str:
@@ -112,7 +152,7 @@ class ProjectFacts:
 
 @dataclass(frozen=True)
 class Driver:
-    """One row or figure behind a derived value: text, and the record it points at."""
+    """One row behind a derived value: text, and the record it points at."""
 
     text: str
     type: str = ""
@@ -130,13 +170,11 @@ class Dimension:
     drivers: tuple[Driver, ...] = ()
     figures: Mapping[str, Any] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
-        return {
-            "rag": self.rag,
-            "summary": self.summary,
-            "drivers": [d.as_dict() for d in self.drivers],
-            "figures": dict(self.figures),
-        }
+    def as_dict(self, *, rows: bool = True) -> dict:
+        body = {"rag": self.rag, "summary": self.summary, "figures": dict(self.figures)}
+        if rows:
+            body["drivers"] = [d.as_dict() for d in self.drivers]
+        return body
 
 
 @dataclass(frozen=True)
@@ -148,7 +186,6 @@ class StatusView:
     effective: Mapping[str, str]
     stale: bool
     next_update_due_at: dt.datetime | None
-    checklist: list[dict]
     realisation_review: dict
     figures: Mapping[str, Any]
     thresholds: Mapping[str, Any]
@@ -162,8 +199,12 @@ class StatusView:
     def derived(self) -> dict[str, str]:
         return {f"{key}Rag": dim.rag for key, dim in self.dimensions.items()}
 
+    @property
+    def checklist(self) -> list[dict]:
+        return initiation_checklist(self.facts)
 
-# --- number formatting for drivers ----------------------------------------------------------
+
+# --- formatting for drivers ---------------------------------------------------------------
 
 
 def money(value: Decimal | int | None) -> str:
@@ -184,7 +225,9 @@ def number(value: Any) -> str:
 
 def signed_percent(value: Decimal) -> str:
     rounded = value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    text = f"{rounded:f}".rstrip("0").rstrip(".") if "." in f"{rounded:f}" else f"{rounded:f}"
+    text = f"{rounded:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     if text in ("-0", "0"):
         return "0 %"
     return f"{'+' if rounded > 0 else ''}{text} %"
@@ -192,6 +235,10 @@ def signed_percent(value: Decimal) -> str:
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _days(count: int) -> str:
+    return _plural(abs(count), "day")
 
 
 def _limit(drivers: list[Driver], noun: str) -> tuple[Driver, ...]:
@@ -205,26 +252,13 @@ def _threshold(thresholds: Mapping[str, Any], key: str) -> Decimal:
     return Decimal(str(thresholds[key]))
 
 
-# --- the four dimensions --------------------------------------------------------------------
+# --- cost ---------------------------------------------------------------------------------
 
 
-def approved_variations(changes: Iterable[ChangeFact]) -> tuple[Decimal, int]:
-    """Sums of impactBudget and impactScheduleDays over Approved changes: the same sums as
-    `registers.derive.approved_variations`, over rows already loaded in bulk."""
-    budget, days = Decimal("0"), 0
-    for change in changes:
-        if change.status == "Approved":
-            budget += change.impact_budget or 0
-            days += change.impact_schedule_days or 0
-    return budget, days
-
-
-def _baselined(facts: ProjectFacts) -> bool:
-    """Whether an approval froze the budgets: a plan baseline on the case, or (legacy) any
-    frozen budgetBaseline on a work package."""
-    if facts.case is not None and facts.case.plan_baseline:
-        return True
-    return any(wp.budget_baseline is not None for wp in facts.work_packages)
+def baselined(facts: ProjectFacts) -> bool:
+    """Whether an approval froze the budgets: a plan baseline on the case, or (legacy) a frozen
+    budgetBaseline on a work package."""
+    return facts.has_plan_baseline or facts.figures.baselined_packages > 0
 
 
 def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
@@ -232,34 +266,20 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
     Approved budget = sum of budgetBaseline (falling back to budget before approval) plus the
     approved budget variations. Overrun <= green max % is Green, <= amber max % Amber, else Red.
     """
-    wps = facts.work_packages
-    variation_budget, _ = approved_variations(facts.changes)
+    f = facts.figures
     revised = facts.status.revised_forecast
-    baselined = _baselined(facts)
-    if baselined:
-        base = sum((wp.budget_baseline or Decimal("0") for wp in wps), Decimal("0"))
-    else:
-        base = sum((wp.budget or Decimal("0") for wp in wps), Decimal("0"))
-    approved = base + variation_budget
-    forecast_sum = sum(
-        (
-            wp.budget_forecast if wp.budget_forecast is not None else (wp.budget or Decimal("0"))
-            for wp in wps
-        ),
-        Decimal("0"),
-    )
-    eac = revised if revised is not None else forecast_sum
-    has_figures = revised is not None or any(
-        wp.budget is not None or wp.budget_forecast is not None or wp.budget_baseline is not None
-        for wp in wps
-    )
-    figures = {
+    is_baselined = baselined(facts)
+    base = f.baseline_sum if is_baselined else f.budget_sum
+    approved = base + f.variation_budget
+    eac = revised if revised is not None else f.forecast_sum
+    has_figures = revised is not None or f.with_budget_figures > 0
+    figures: dict[str, Any] = {
         "eac": eac if has_figures else None,
         "eacSource": "revisedForecast" if revised is not None else "workPackages",
         "approvedBudget": approved if has_figures else None,
         "baselineBudget": base if has_figures else None,
-        "baselined": baselined,
-        "approvedVariations": variation_budget,
+        "baselined": is_baselined,
+        "approvedVariations": f.variation_budget,
         "overrunPct": None,
     }
     if not has_figures:
@@ -280,100 +300,70 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         rag = "Amber"
     else:
         rag = "Red"
-    sign = "+" if variation_budget >= 0 else "-"
+    sign = "+" if f.variation_budget >= 0 else "-"
     what = "revised forecast" if revised is not None else "forecast"
-    base_label = "approved" if baselined else "budgeted (not yet approved)"
+    base_label = "approved" if is_baselined else "budgeted (not yet approved)"
     summary = (
         f"{what} {money(eac)} vs {base_label} {money(base)} {sign} "
-        f"{money(abs(variation_budget))} variations: {signed_percent(overrun)}"
+        f"{money(abs(f.variation_budget))} variations: {signed_percent(overrun)}"
     )
     drivers: list[Driver] = []
     if revised is not None:
         drivers.append(
             Driver(
                 f"The project manager's revised forecast {money(revised)} replaces the work "
-                f"packages' forecast {money(forecast_sum)}."
+                f"packages' forecast {money(f.forecast_sum)}."
             )
         )
     over = []
-    for wp in wps:
-        wp_base = wp.budget_baseline if baselined else wp.budget
+    for wp in facts.work_packages:
+        wp_base = wp.budget_baseline if is_baselined else wp.budget
         wp_forecast = wp.budget_forecast if wp.budget_forecast is not None else wp.budget
         if wp_forecast is None:
             continue
         delta = wp_forecast - (wp_base or 0)
         if delta > 0:
-            label = "baseline" if baselined else "budget"
-            over.append(
-                (
-                    delta,
-                    Driver(
-                        f"{wp.name}: forecast {money(wp_forecast)} vs {label} "
-                        f"{money(wp_base or 0)} (+{money(delta)})",
-                        "workPackage",
-                        str(wp.id),
-                    ),
-                )
+            label = "baseline" if is_baselined else "budget"
+            text = (
+                f"{wp.name}: forecast {money(wp_forecast)} vs {label} {money(wp_base or 0)} "
+                f"(+{money(delta)})"
             )
+            over.append((delta, Driver(text, "workPackage", str(wp.id))))
     over.sort(key=lambda pair: (-pair[0], pair[1].text))
     drivers.extend(_limit([d for _, d in over], "work package"))
-    approved_changes = [c for c in facts.changes if c.status == "Approved" and c.impact_budget]
-    if approved_changes:
+    if f.budget_variations and facts.detailed:
         drivers.append(
             Driver(
-                f"{_plural(len(approved_changes), 'approved change')} "
-                f"{'varies' if len(approved_changes) == 1 else 'vary'} the budget by "
-                f"{'+' if variation_budget >= 0 else '-'}{money(abs(variation_budget))}."
+                f"{_plural(f.budget_variations, 'approved change')} "
+                f"{'varies' if f.budget_variations == 1 else 'vary'} the budget by "
+                f"{sign}{money(abs(f.variation_budget))}."
             )
         )
     return Dimension("cost", rag, summary, tuple(drivers), figures)
+
+
+# --- schedule -------------------------------------------------------------------------------
 
 
 def baseline_end(facts: ProjectFacts) -> tuple[dt.date | None, str]:
     """The latest baselined plannedEndDate and where it comes from: the approved planBaseline;
     for a legacy-approved project, the packages whose planned dates were locked; before any
     approval, the latest plannedEndDate of the current plan."""
-    baseline = facts.case.plan_baseline if facts.case is not None else None
-    if baseline:
-        ends = []
-        for entry in (baseline.get("workPackages") or {}).values():
-            raw = (entry or {}).get("plannedEndDate")
-            if raw:
-                try:
-                    ends.append(dt.date.fromisoformat(str(raw)[:10]))
-                except ValueError:
-                    continue
-        version = baseline.get("version")
-        return (max(ends) if ends else None), (
-            f"approved plan (version {version})" if version else "approved plan"
-        )
-    locked = [
-        wp.planned_end_date
-        for wp in facts.work_packages
-        if wp.planned_dates_baseline_locked_at and wp.planned_end_date
-    ]
-    if locked:
-        return max(locked), "locked legacy baseline"
-    planned = [wp.planned_end_date for wp in facts.work_packages if wp.planned_end_date]
-    return (max(planned) if planned else None), "current plan (no approved baseline yet)"
-
-
-def _days(count: int) -> str:
-    return _plural(abs(count), "day")
+    if facts.has_plan_baseline:
+        version = facts.plan_baseline_version
+        label = f"approved plan (version {version})" if version else "approved plan"
+        return facts.plan_baseline_end, label
+    f = facts.figures
+    if f.latest_locked_end:
+        return f.latest_locked_end, "locked legacy baseline"
+    return f.latest_planned_end, "current plan (no approved baseline yet)"
 
 
 def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
     """slip = latest forecastEndDate (falling back to plannedEndDate) minus (latest baselined
     plannedEndDate + approved schedule variations), in days. <= green max Green, <= amber max
     Amber, else Red; any Blocked package makes it at least Amber."""
-    _, variation_days = approved_variations(facts.changes)
-    latest: tuple[dt.date, WorkPackageFact] | None = None
-    for wp in facts.work_packages:
-        end = wp.forecast_end_date or wp.planned_end_date
-        if end and (
-            latest is None or end > latest[0] or (end == latest[0] and wp.name < latest[1].name)
-        ):
-            latest = (end, wp)
+    f = facts.figures
     base_end, base_source = baseline_end(facts)
     blocked = sorted(
         (wp for wp in facts.work_packages if wp.status == "Blocked"), key=lambda wp: wp.name
@@ -383,19 +373,21 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
     ]
     figures: dict[str, Any] = {
         "slipDays": None,
-        "latestEndDate": latest[0] if latest else None,
+        "latestEndDate": f.latest_end,
         "baselineEndDate": base_end,
         "baselineSource": base_source,
-        "approvedVariationDays": variation_days,
-        "blocked": len(blocked),
+        "approvedVariationDays": f.variation_days,
+        "blocked": f.blocked,
     }
-    if latest is None or base_end is None:
-        if blocked:
+    blocked_text = (
+        f"{_plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} Blocked"
+    )
+    if f.latest_end is None or base_end is None:
+        if f.blocked:
             return Dimension(
                 "schedule",
                 "Amber",
-                f"No dated plan to measure slip, and {_plural(len(blocked), 'work package')} "
-                f"{'is' if len(blocked) == 1 else 'are'} Blocked.",
+                f"No dated plan to measure slip, and {blocked_text}.",
                 _limit(blocked_drivers, "blocked work package"),
                 figures,
             )
@@ -406,8 +398,8 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
             (),
             figures,
         )
-    target = base_end + dt.timedelta(days=variation_days)
-    slip = (latest[0] - target).days
+    target = base_end + dt.timedelta(days=f.variation_days)
+    slip = (f.latest_end - target).days
     figures["slipDays"] = slip
     if slip <= thresholds["scheduleGreenMaxDays"]:
         rag = "Green"
@@ -415,7 +407,7 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         rag = "Amber"
     else:
         rag = "Red"
-    if blocked and rag == "Green":
+    if f.blocked and rag == "Green":
         rag = "Amber"
     if slip > 0:
         verdict = f"{_days(slip)} late"
@@ -423,160 +415,143 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         verdict = f"{_days(slip)} early"
     else:
         verdict = "on time"
-    sign = "+" if variation_days >= 0 else "-"
+    sign = "+" if f.variation_days >= 0 else "-"
     summary = (
-        f"latest end {latest[0].isoformat()} vs {base_source} end {base_end.isoformat()} "
-        f"{sign} {_days(variation_days)} variations: {verdict}"
+        f"latest end {f.latest_end.isoformat()} vs {base_source} end {base_end.isoformat()} "
+        f"{sign} {_days(f.variation_days)} variations: {verdict}"
     )
-    wp = latest[1]
-    source = "forecast" if wp.forecast_end_date else "planned"
-    drivers = [
-        Driver(f"{wp.name}: {source} end {latest[0].isoformat()}", "workPackage", str(wp.id))
+    if f.blocked:
+        summary += f"; {blocked_text}"
+    drivers = []
+    latest = [
+        wp
+        for wp in facts.work_packages
+        if (wp.forecast_end_date or wp.planned_end_date) == f.latest_end
     ]
+    for wp in sorted(latest, key=lambda wp: wp.name)[:1]:
+        source = "forecast" if wp.forecast_end_date else "planned"
+        drivers.append(
+            Driver(f"{wp.name}: {source} end {f.latest_end.isoformat()}", "workPackage", str(wp.id))
+        )
     drivers.extend(_limit(blocked_drivers, "blocked work package"))
-    if blocked:
-        summary += f"; {_plural(len(blocked), 'work package')} Blocked"
     return Dimension("schedule", rag, summary, tuple(drivers), figures)
 
 
-def pending_scope_changes(facts: ProjectFacts, now: dt.datetime | None = None) -> list[ChangeFact]:
-    """Changes with the Scope dimension that are Proposed or AwaitingApplication (and, for a
-    derivation as of `now`, raised by then)."""
-    return [
-        c
-        for c in facts.changes
-        if "Scope" in (c.dimensions or [])
-        and (now is None or c.created_at <= now)
-        and application_state(c.status, c.dimensions or [], c.application_record)
+# --- scope ----------------------------------------------------------------------------------
+
+
+def is_pending_scope(change: ChangeFact, now: dt.datetime) -> bool:
+    """A change with the Scope dimension that is Proposed or AwaitingApplication (raised by
+    `now`)."""
+    return (
+        "Scope" in (change.dimensions or [])
+        and change.created_at <= now
+        and application_state(change.status, change.dimensions or [], change.application_record)
         in PENDING_SCOPE_STATES
-    ]
+    )
 
 
 def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.datetime) -> Dimension:
     """Green when no Scope change is Proposed or AwaitingApplication; Amber otherwise; Red when
     such a change has waited more than the threshold (whole days since it was raised)."""
+    f = facts.figures
     today = timezone.localdate(now)
-    pending = pending_scope_changes(facts, now)
     red_after = thresholds["scopeRedAfterDays"]
-    if not pending:
-        if not facts.work_packages and not facts.changes:
+    if not f.pending_scope:
+        figures = {"pending": 0, "oldestWaitDays": None}
+        if not f.packages and not f.open_changes:
             return Dimension(
                 "scope",
                 "None",
                 "No work packages and no change requests yet: nothing to judge.",
                 (),
-                {"pending": 0, "oldestWaitDays": None},
+                figures,
             )
         return Dimension(
-            "scope",
-            "Green",
-            "No scope change is awaiting a decision or application.",
-            (),
-            {"pending": 0, "oldestWaitDays": None},
+            "scope", "Green", "No scope change is awaiting a decision or application.", (), figures
         )
+    oldest = (today - timezone.localdate(f.oldest_pending_scope_at)).days
+    rag = "Red" if oldest > red_after else "Amber"
+    summary = (
+        f"{_plural(f.pending_scope, 'scope change')} pending; the oldest has waited "
+        f"{_days(oldest)} (Red after {number(red_after)} days)"
+    )
     waits = []
-    for change in pending:
+    for change in facts.changes:
+        if not is_pending_scope(change, now):
+            continue
         waited = (today - timezone.localdate(change.created_at)).days
         state = application_state(change.status, change.dimensions or [], change.application_record)
         label = "awaiting a decision" if state == "Proposed" else "approved, awaiting application"
-        waits.append(
-            (
-                waited,
-                Driver(
-                    f"{change.summary}: {label}, raised {_days(waited)} ago",
-                    "change",
-                    str(change.id),
-                ),
-            )
-        )
+        text = f"{change.summary}: {label}, raised {_days(waited)} ago"
+        waits.append((waited, Driver(text, "change", str(change.id))))
     waits.sort(key=lambda pair: (-pair[0], pair[1].text))
-    oldest = waits[0][0]
-    rag = "Red" if oldest > red_after else "Amber"
-    summary = (
-        f"{_plural(len(pending), 'scope change')} pending; the oldest has waited {_days(oldest)}"
-        f" (Red after {number(red_after)} days)"
-    )
-    return Dimension(
-        "scope",
-        rag,
-        summary,
-        _limit([d for _, d in waits], "scope change"),
-        {"pending": len(pending), "oldestWaitDays": oldest},
-    )
+    figures = {"pending": f.pending_scope, "oldestWaitDays": oldest}
+    return Dimension("scope", rag, summary, _limit([d for _, d in waits], "scope change"), figures)
 
 
-def open_risks(facts: ProjectFacts) -> list[RiskFact]:
-    """Open items (anything not Closed) with direction Risk."""
-    return [r for r in facts.risks if r.status != "Closed" and r.direction == "Risk"]
+# --- risk -----------------------------------------------------------------------------------
 
 
-def _score(risk: RiskFact) -> int | None:
+def score(risk: RiskFact) -> int | None:
     return risk_score(risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood)
-
-
-def treated_risk_ids(facts: ProjectFacts) -> set[str]:
-    return {str(d.treated_risk_id) for d in facts.decisions if d.treated_risk_id}
 
 
 def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
     """Over open Risk items, score = residual impact x likelihood when both are set, else
     impact x likelihood. Red when any score >= red min or a materialised risk has no treating
     decision; Amber when any score >= amber min; else Green."""
-    risks = open_risks(facts)
+    f = facts.figures
     red_min, amber_min = thresholds["riskRedMinScore"], thresholds["riskAmberMinScore"]
-    if not risks:
-        return Dimension(
-            "risk", "None", "No open risks recorded: nothing to judge.", (), {"topScore": None}
-        )
-    scored = [(_score(r), r) for r in risks]
-    top = max((s for s, _ in scored if s is not None), default=None)
-    treated = treated_risk_ids(facts)
-    untreated = sorted(
-        (r for r in risks if r.materialised and str(r.id) not in treated), key=lambda r: r.title
-    )
-    high = sorted(
-        ((s, r) for s, r in scored if s is not None and s >= amber_min),
-        key=lambda pair: (-pair[0], pair[1].title),
-    )
-    drivers = [
-        Driver(f"{r.title}: materialised, no treating decision", "risk", str(r.id))
-        for r in untreated
-    ]
-    drivers.extend(Driver(f"{r.title}: score {s}", "risk", str(r.id)) for s, r in high)
-    if untreated or (top is not None and top >= red_min):
+    figures = {"topScore": f.top_score, "untreatedMaterialised": len(facts.untreated)}
+    if not f.open_risks:
+        return Dimension("risk", "None", "No open risks recorded: nothing to judge.", (), figures)
+    top = f.top_score
+    if facts.untreated or (top is not None and top >= red_min):
         rag = "Red"
     elif top is not None and top >= amber_min:
         rag = "Amber"
     else:
         rag = "Green"
-    parts = [f"{_plural(len(risks), 'open risk')}, top score {top if top is not None else '—'}"]
-    reds = sum(1 for s, _ in scored if s is not None and s >= red_min)
-    ambers = sum(1 for s, _ in scored if s is not None and amber_min <= s < red_min)
-    if reds:
-        parts.append(f"{reds} scoring {number(red_min)} or more")
-    if ambers:
-        parts.append(f"{ambers} scoring {number(amber_min)} to below {number(red_min)}")
-    if untreated:
-        parts.append(f"{_plural(len(untreated), 'materialised risk')} without a treating decision")
-    unscored = sum(1 for s, _ in scored if s is None)
-    if unscored:
-        parts.append(f"{unscored} unscored")
-    return Dimension(
-        "risk",
-        rag,
-        "; ".join(parts),
-        _limit(drivers, "risk"),
-        {"topScore": top, "untreatedMaterialised": len(untreated)},
+    parts = [f"{_plural(f.open_risks, 'open risk')}, top score {top if top is not None else '—'}"]
+    if f.red_risks:
+        parts.append(f"{f.red_risks} scoring {number(red_min)} or more")
+    if f.amber_risks:
+        parts.append(f"{f.amber_risks} scoring {number(amber_min)} to below {number(red_min)}")
+    if facts.untreated:
+        parts.append(
+            f"{_plural(len(facts.untreated), 'materialised risk')} without a treating decision"
+        )
+    if f.unscored_risks:
+        parts.append(f"{f.unscored_risks} unscored")
+    drivers = [
+        Driver(f"{title}: materialised, no treating decision", "risk", str(risk_id))
+        for risk_id, title in sorted(facts.untreated, key=lambda pair: pair[1])
+    ]
+    high = sorted(
+        (
+            (s, r)
+            for r in facts.risks
+            if r.status != "Closed" and r.direction == "Risk"
+            for s in [score(r)]
+            if s is not None and s >= amber_min
+        ),
+        key=lambda pair: (-pair[0], pair[1].title),
     )
+    drivers.extend(Driver(f"{r.title}: score {s}", "risk", str(r.id)) for s, r in high)
+    return Dimension("risk", rag, "; ".join(parts), _limit(drivers, "risk"), figures)
+
+
+# --- Blue, overrides, confidence, staleness -------------------------------------------------
 
 
 def finished(facts: ProjectFacts) -> str | None:
     """Why the derived RAG is Blue (delivery is over), or None."""
     if facts.approval_status in CLOSED_OR_LATER:
         return f"The business case is {facts.approval_status}"
-    wps = facts.work_packages
-    if wps and all(wp.status == "Complete" for wp in wps):
-        return f"All {_plural(len(wps), 'work package')} are Complete"
+    f = facts.figures
+    if f.packages and f.complete == f.packages:
+        return f"All {_plural(f.packages, 'work package')} are Complete"
     return None
 
 
@@ -605,12 +580,10 @@ def derive_dimensions(
     return dimensions
 
 
-# --- overrides, confidence, staleness -------------------------------------------------------
-
-
 def override(status: ProjectStatus, key: str) -> str | None:
     """A stored override outside the enum reads as null (use the derived value)."""
-    return coerce_enum(getattr(status, f"{key}_rag_override"), RAG_CHOICES, fallback=None)
+    value = getattr(status, f"{key}_rag_override")
+    return coerce_enum(value if isinstance(value, str) else None, RAG_CHOICES, fallback=None)
 
 
 def effective(status: ProjectStatus, dimensions: Mapping[str, Dimension]) -> dict[str, str]:
@@ -620,7 +593,7 @@ def effective(status: ProjectStatus, dimensions: Mapping[str, Dimension]) -> dic
 
 def confidence(value: str | None) -> str:
     """outcomeConfidence and adoptionConfidence read as Unknown when missing."""
-    return coerce_enum(value, CONFIDENCES, fallback="Unknown")
+    return coerce_enum(value if isinstance(value, str) else None, CONFIDENCES, fallback="Unknown")
 
 
 def next_update_due(status: ProjectStatus) -> dt.datetime | None:
@@ -688,36 +661,32 @@ CHECKLIST_IDS = [item_id for item_id, _ in CHECKLIST]
 
 
 def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
-    case = facts.case
+    case, f = facts.case, facts.figures
+    sponsor = bool(case is not None and case.decision_authority)
+    manager = bool(case is not None and case.project_manager)
     members = len(case.steering_committee or []) if case is not None else 0
     scheduled = case.first_steerco_scheduled_for if case is not None else None
     held = case.first_steerco_held_at if case is not None else None
-    risk_items = [r for r in facts.risks if r.direction == "Risk"]
-    wps = facts.work_packages
-    unplanned = [
-        wp
-        for wp in wps
-        if not (wp.planned_start_date and wp.planned_end_date and wp.budget is not None)
-    ]
-    if not wps:
+    if not f.packages:
         planned = (False, "No work packages yet.")
-    elif unplanned:
+    elif f.unplanned:
+        names = sorted(
+            wp.name
+            for wp in facts.work_packages
+            if not (wp.planned_start_date and wp.planned_end_date and wp.budget is not None)
+        )
+        listed = f": {', '.join(names[:3])}{'…' if len(names) > 3 else ''}" if names else ""
         planned = (
             False,
-            f"{_plural(len(unplanned), 'work package')} without planned dates or a budget: "
-            + ", ".join(wp.name for wp in sorted(unplanned, key=lambda wp: wp.name)[:3])
-            + ("…" if len(unplanned) > 3 else ""),
+            f"{_plural(f.unplanned, 'work package')} without planned dates or a budget{listed}",
         )
     else:
-        planned = (True, f"{_plural(len(wps), 'work package')} planned.")
+        planned = (True, f"{_plural(f.packages, 'work package')} planned.")
     return {
-        "sponsorNamed": (
-            bool(case and case.decision_authority),
-            "Named in the business case." if case and case.decision_authority else "Not named.",
-        ),
+        "sponsorNamed": (sponsor, "Named in the business case." if sponsor else "Not named."),
         "projectManagerNamed": (
-            bool(case and case.project_manager),
-            "Named in the business case." if case and case.project_manager else "Not named.",
+            manager,
+            "Named in the business case." if manager else "Not named.",
         ),
         "steeringCommitteeFormed": (
             members > 0,
@@ -732,8 +701,8 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
             f"Held {timezone.localdate(held).isoformat()}." if held else "Not held yet.",
         ),
         "risksIdentified": (
-            bool(risk_items),
-            f"{_plural(len(risk_items), 'risk')} recorded." if risk_items else "No risks yet.",
+            f.risks > 0,
+            f"{_plural(f.risks, 'risk')} recorded." if f.risks else "No risks yet.",
         ),
         "workPackagesPlanned": planned,
         "businessCaseApproved": (
@@ -770,17 +739,8 @@ def derive(
     now: dt.datetime | None = None,
 ) -> StatusView:
     now = now or timezone.now()
-    today = timezone.localdate(now)
     dimensions = derive_dimensions(facts, thresholds, now)
-    risks = open_risks(facts)
-    scores = [s for s in (_score(r) for r in risks) if s is not None]
-    pending_decisions = sum(1 for d in facts.decisions if decision_state(d.made_on) == "Pending")
-    awaiting = sum(
-        1
-        for c in facts.changes
-        if application_state(c.status, c.dimensions or [], c.application_record)
-        == "AwaitingApplication"
-    )
+    f = facts.figures
     case = facts.case if facts.case is not None else BusinessCase(project=facts.project)
     cost = dimensions["cost"].figures
     figures = {
@@ -788,9 +748,9 @@ def derive(
         "eac": cost["eac"],
         "costOverrunPct": cost["overrunPct"],
         "scheduleSlipDays": dimensions["schedule"].figures["slipDays"],
-        "topRiskScore": max(scores) if scores else None,
-        "pendingDecisions": pending_decisions,
-        "changesAwaitingApplication": awaiting,
+        "topRiskScore": f.top_score,
+        "pendingDecisions": f.pending_decisions,
+        "changesAwaitingApplication": f.awaiting_application,
         "adoptionGap": adoption_gap(case),
         "theme": case.theme or "",
         "version": case.version,
@@ -801,8 +761,7 @@ def derive(
         effective=effective(facts.status, dimensions),
         stale=is_stale(facts.status, now),
         next_update_due_at=next_update_due(facts.status),
-        checklist=initiation_checklist(facts),
-        realisation_review=realisation_review(facts, br_cadence_default, today),
+        realisation_review=realisation_review(facts, br_cadence_default, timezone.localdate(now)),
         figures=figures,
         thresholds=dict(thresholds),
         now=now,

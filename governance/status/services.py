@@ -147,7 +147,8 @@ def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
     for key, attr in OVERRIDE_FIELDS.items():
         if key in data:
             # The spec's lenient enum: anything outside it becomes null (use the derived value).
-            setattr(status, attr, coerce_enum(data[key], RAG_CHOICES, fallback=None))
+            value = data[key] if isinstance(data[key], str) else None
+            setattr(status, attr, coerce_enum(value, RAG_CHOICES, fallback=None))
     for key, attr in REASON_FIELDS.items():
         if key in data:
             value, error = clamp_reason(data[key])
