@@ -123,7 +123,9 @@ class ChangeFact:
 @dataclass
 class ProjectFacts:
     """What the derivations of one project read. `status` is an unsaved default when the
-    project has none yet; `case` is None for a never-saved business case. `untreated` lists the
+    project has none yet; `case` is None for a never-saved business case. On the portfolio's
+    path both are plain records with the models' attribute names (only the columns the
+    derivations read). `untreated` lists the
     open materialised risks without a treating decision (id, title). `detailed` is True when the
     register rows were loaded too (a project's own status): they become the listed drivers."""
 
