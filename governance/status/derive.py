@@ -203,6 +203,7 @@ class StatusView:
 
     @property
     def checklist(self) -> list[dict]:
+        """The initiation checklist (of a project's own status, loaded with its details)."""
         return initiation_checklist(self.facts)
 
 

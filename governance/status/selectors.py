@@ -174,7 +174,22 @@ def _json(value):
 
 # The status and business-case columns the bulk path reads (the prose and the nested objects
 # of the business case stay in the database; a project's own status loads them in full).
-STATUS_FIELDS = list(ProjectStatus._meta.concrete_fields)
+STATUS_FIELD_NAMES = {
+    "project",
+    "overall_rag",
+    "overall_reason",
+    "phase",
+    "reporting_cadence",
+    "cost_rag_override",
+    "schedule_rag_override",
+    "scope_rag_override",
+    "risk_rag_override",
+    "revised_forecast",
+    "last_updated_at",
+    "br_cadence",
+    "revision",
+}
+STATUS_FIELDS = [f for f in ProjectStatus._meta.concrete_fields if f.name in STATUS_FIELD_NAMES]
 CASE_FIELD_NAMES = {
     "project",
     "theme",
