@@ -102,13 +102,26 @@ def test_pmo_member_filters_the_portfolio(cast, live_server, watched_page, sign_
     assert "theme=Cost+Out" in page.url or "theme=Cost%20Out" in page.url
 
     page.get_by_label("Theme", exact=True).select_option("")
+    expect(table.get_by_role("row")).to_have_count(5)
     page.get_by_label("RAG", exact=True).select_option("Red")
     page.get_by_label("RAG of").select_option("scope")
+    expect(page.get_by_label("RAG of")).to_have_value("scope")
     expect(table.get_by_role("row")).to_have_count(2)
     expect(table).to_contain_text("RETAIL")
 
     page.get_by_role("link", name="Reset").click()
     expect(table.get_by_role("row")).to_have_count(5)
+    expect(page.get_by_label("RAG", exact=True)).to_have_value("")
+    page.get_by_role("link", name="Overrun").click()
+    expect(page.get_by_role("columnheader", name="Overrun")).to_have_attribute(
+        "aria-sort", "ascending"
+    )
+    page.get_by_role("link", name="Overrun").click()
+    expect(page.get_by_role("columnheader", name="Overrun")).to_have_attribute(
+        "aria-sort", "descending"
+    )
+    expect(table.get_by_role("row").nth(1)).to_contain_text("RETAIL")
+    assert "sort=-overrun" in page.url
     page.get_by_role("link", name="1 with Cost Amber").click()
     expect(table.get_by_role("row")).to_have_count(2)
     expect(table).to_contain_text("VAULT")
