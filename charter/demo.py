@@ -6,7 +6,6 @@ project has none. A project whose business case exists is left alone: running tw
 nothing."""
 
 import datetime as dt
-from decimal import Decimal
 
 from django.utils import timezone
 
@@ -14,7 +13,6 @@ from charter import services
 from charter.models import BusinessCase
 from charter.services.closeout import pending_register_rows
 from governance import permissions
-from registers.models import Risk, WorkPackage
 from registers.services import change_adjudicate, change_create
 
 # project -> (the state its case is brought to, what the case is about)
@@ -111,37 +109,6 @@ FLOWS = [  # year, cost, benefit
 def _caller(ctx, name, project):
     project.refresh_from_db()
     return permissions.caller_for(ctx.users[name], project, can_browse=True)
-
-
-def _ensure_registers(project) -> None:
-    """A plan to baseline and a risk to dispose of, when the registers demo left none."""
-    if not WorkPackage.objects.filter(project=project).exists():
-        start = dt.date(2026, 1, 5)
-        for index, (name, budget) in enumerate(
-            [
-                ("Discovery and design", 120000),
-                ("Build and integrate", 480000),
-                ("Rollout and training", 150000),
-            ]
-        ):
-            WorkPackage.objects.create(
-                project=project,
-                name=name,
-                budget=Decimal(budget),
-                planned_start_date=start + dt.timedelta(days=120 * index),
-                planned_end_date=start + dt.timedelta(days=120 * index + 110),
-                sort_order=index,
-            )
-    if not Risk.objects.filter(project=project).exists():
-        Risk.objects.create(
-            project=project,
-            title="Key supplier capacity",
-            description="The integrator is stretched across two programmes.",
-            impact=3,
-            likelihood=3,
-            treatment="Mitigate",
-            mitigation="Named team agreed in the contract.",
-        )
 
 
 def _fill(ctx, key, lead, *, complete=True) -> None:
@@ -281,7 +248,6 @@ def seed(ctx) -> None:
         if BusinessCase.objects.filter(project=project).exists():
             continue
         lead = "lena" if project.lead_account_id == ctx.account("lena") else "marco"
-        _ensure_registers(project)
         SEEDERS[state](ctx, key, lead)
 
 
@@ -383,6 +349,17 @@ def _realising(ctx, key, lead):
         caller=_caller(ctx, "sofia", project),
         act="kpi-resolve",
         data={"resolvedValue": "64%", "met": False, "notes": "Measured on the March sample."},
+    )
+    # Demo history: realisation began 130 days ago and the last review was 100 days ago, so
+    # the status page and the portfolio show a benefit review that is overdue.
+    now = timezone.now()
+    started, reviewed = now - dt.timedelta(days=130), now - dt.timedelta(days=100)
+    case = BusinessCase.objects.get(project=project)
+    reviews = [{**review, "at": reviewed.isoformat()} for review in case.realisation_reviews]
+    BusinessCase.objects.filter(pk=case.pk).update(
+        realisation_started_at=started,
+        last_realisation_review_at=reviewed,
+        realisation_reviews=reviews,
     )
 
 

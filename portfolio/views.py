@@ -1,14 +1,22 @@
 """Portfolio pages. Site settings (governance group, themes, benefit-review cadence, RAG
-thresholds) are edited here by site administrators."""
+thresholds) are edited here by site administrators; the portfolio itself (page, exports) and
+the lessons across projects are read here behind the portfolio/agent gate."""
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.http import urlencode
 
+from charter.models import APPROVAL_STATUSES
 from governance import permissions, services
 from governance.errors import Stale, ValidationFailed
-from governance.http import page
-from governance.models import BR_CADENCES, THEMES_MAX, SiteSettings
+from governance.http import page, render_htmx
+from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
+from governance.people import resolve
+from governance.status.models import DIMENSIONS
+from portfolio import exports, selectors
 
 STALE_MESSAGE = (
     "Another administrator saved these settings after you opened this page. Nothing of yours "
@@ -26,17 +34,123 @@ THRESHOLD_LABELS = {
 }
 
 
+COLUMNS = [
+    {"label": "Project", "sort": "key"},
+    {"label": "Lead"},
+    {"label": "Theme", "sort": "theme"},
+    {"label": "Approval", "sort": "approvalStatus"},
+    {"label": "Ver.", "sort": "version", "num": True},
+    {"label": "Phase", "sort": "phase"},
+    {"label": "Overall", "sort": "overall"},
+    {"label": "Cost", "sort": "cost"},
+    {"label": "Schedule", "sort": "schedule"},
+    {"label": "Scope", "sort": "scope"},
+    {"label": "Risk", "sort": "risk"},
+    {"label": "Approved budget", "sort": "approvedBudget", "num": True},
+    {"label": "Forecast (EAC)", "sort": "eac", "num": True},
+    {"label": "Overrun", "sort": "overrun", "num": True},
+    {"label": "Slip (days)", "sort": "slip", "num": True},
+    {"label": "Top risk", "sort": "topRisk", "num": True},
+    {"label": "Pending decisions", "sort": "decisions", "num": True},
+    {"label": "Awaiting application", "sort": "awaiting", "num": True},
+    {"label": "Adoption", "sort": "adoptionGap"},
+    {"label": "Status", "sort": "stale"},
+    {"label": "Review due", "sort": "reviewDue"},
+    {"label": "Why"},
+]
+
+
+def _sort_links(params: selectors.Params) -> dict[str, dict]:
+    """Each sortable column's link: ascending first, then reversed; the current one marked."""
+    query = params.as_query()
+    links = {}
+    for column in COLUMNS:
+        name = column.get("sort")
+        if not name:
+            continue
+        current = params.sort == name
+        wanted = f"-{name}" if current and not params.descending else name
+        state = ("descending" if params.descending else "ascending") if current else None
+        links[name] = {"url": "?" + urlencode({**query, "sort": wanted}), "state": state}
+    return links
+
+
 @page("GET")
 def portfolio_index(request):
+    """One row per viewable project: effective RAGs with their drivers, approval state, budget
+    against forecast, slip, risks, pending decisions and changes; filters, sorting, grouping by
+    theme, summary counts and a RAG heat grid. HTMX swaps the results on filter changes."""
     permissions.require_portfolio_access(request)
-    return render(
+    data = selectors.portfolio(request, request.GET)
+    people = resolve(data.leads)
+    return render_htmx(
         request,
-        "governance/not_yet.html",
+        "portfolio/portfolio.html",
         {
-            "title": "Portfolio",
-            "what": "One row per project with effective RAG, approval state, budget and risks.",
+            "data": data,
+            "people": people,
+            "columns": COLUMNS,
+            "sorts": _sort_links(data.params),
+            "rag_dims": DIMENSIONS,
+            "approval_statuses": APPROVAL_STATUSES,
+            "rag_choices": RAG_CHOICES,
+            "dimensions": [
+                (d, selectors.HEAT_LABELS.get(d, "Any")) for d in selectors.DIMENSION_CHOICES
+            ],
+            "no_theme": selectors.NO_THEME,
             "section": "portfolio",
         },
+        partial="results",
+    )
+
+
+@page("GET")
+def portfolio_export(request):
+    """The portfolio as CSV or XLSX (format=csv|xlsx), with the page's filters and sorting."""
+    permissions.require_portfolio_access(request)
+    kind = request.GET.get("format", "csv")
+    if kind not in ("csv", "xlsx"):
+        raise ValidationFailed({"format": ["Must be csv or xlsx."]})
+    data = selectors.portfolio(request, request.GET)
+    people = resolve(data.leads)
+    stamp = timezone.localdate().isoformat()
+    if kind == "csv":
+        response = HttpResponse(
+            exports.to_csv(data.rows, people), content_type="text/csv; charset=utf-8"
+        )
+    else:
+        response = HttpResponse(
+            exports.to_xlsx(data.rows, people),
+            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
+    response["Content-Disposition"] = f'attachment; filename="portfolio-{stamp}.{kind}"'
+    return response
+
+
+@page("GET")
+def lessons(request):
+    """Every close-out and realisation lesson across the viewable projects, searchable."""
+    permissions.require_portfolio_access(request)
+    q = request.GET.get("q", "").strip()
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in selectors.LESSON_KINDS else ""
+    theme = request.GET.get("theme", "").strip()
+    found = selectors.lessons(request, q=q, kind=kind, theme=theme)
+    return render_htmx(
+        request,
+        "portfolio/lessons.html",
+        {
+            "entries": found.entries,
+            "total": found.total,
+            "q": q,
+            "kind": kind,
+            "theme": theme,
+            "kinds": selectors.LESSON_KINDS,
+            "themes": found.themes,
+            "no_theme": selectors.NO_THEME,
+            "section": "lessons",
+        },
+        partial="results",
     )
 
 

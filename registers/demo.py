@@ -13,6 +13,16 @@ from governance.permissions import caller_for
 from registers import services
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 
+# Each project's shape, so the status pages and the portfolio show calm, typical and troubled
+# projects: derived RAG comes from these registers. A calm project has no blocked work, its
+# forecasts on plan, low residual risk and no scope change pending; an early one has not
+# identified its risks yet; a troubled one is well over budget, its go-live slipped, a risk
+# scores 16 and a scope request has waited six weeks. The others are typical.
+CALM = {"FALCON", "GARNET"}
+EARLY = {"GARNET"}
+TROUBLED = {"BRIDGE"}
+CALM_SKIPPED_CHANGES = {"Add single sign-on to the portal", "Accessibility audit before go-live"}
+
 # name, status, progress, rag, start (weeks from the project start), weeks, budget, link
 PACKAGES = [
     (EPICS[0], "Complete", 100, "Blue", 0, 6, 40_000, True),
@@ -124,11 +134,20 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
     start = today - dt.timedelta(weeks=24 + index)
     scale = 1 + index * 0.25
     owners = [ctx.account("edward"), lead.account_id, ctx.account("priya"), None]
+    key = project.key
     packages = []
     for n, (name, status, progress, rag, offset, weeks, budget, link) in enumerate(PACKAGES):
         planned_start = start + dt.timedelta(weeks=offset)
         planned_end = planned_start + dt.timedelta(weeks=weeks)
         slip = (n % 3) * 7 if status in ("In Progress", "Blocked") else 0
+        overrun = 1.1 if rag == "Red" else 1.0
+        if key in CALM:
+            slip, overrun = 0, 1.0
+            if status == "Blocked":
+                status, rag = "In Progress", "Amber"
+        elif key in TROUBLED:
+            overrun = 2.0 if rag == "Red" else overrun
+            slip = 45 if n == len(PACKAGES) - 1 else slip
         amount = round(budget * scale, -3)
         data = {
             "name": name,
@@ -142,7 +161,7 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             "forecastStartDate": planned_start.isoformat(),
             "forecastEndDate": (planned_end + dt.timedelta(days=slip)).isoformat(),
             "budget": amount,
-            "budgetForecast": round(amount * (1.1 if rag == "Red" else 1.0), -2),
+            "budgetForecast": round(amount * overrun, -2),
             "commentary": COMMENTARY.get(status, ""),
             "linkedIssueKeys": [f"{project.key}-{n + 1}"] if link else [],
         }
@@ -162,7 +181,11 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
 
     risks = []
     for n, (title, direction, status, materialised, impact, likelihood, residual, treatment,
-            mitigation, description) in enumerate(RISKS):  # fmt: skip
+            mitigation, description) in enumerate([] if key in EARLY else RISKS):  # fmt: skip
+        if n == 0 and key in CALM:
+            materialised, residual = False, (2, 2)
+        elif n == 0 and key in TROUBLED:
+            residual = (4, 4)
         data = {
             "title": title,
             "direction": direction,
@@ -178,15 +201,16 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
         if residual:
             data["residualImpact"], data["residualLikelihood"] = residual
         risks.append(services.risk_create(caller=caller, data=data))
-    services.risk_record_decision(
-        caller=caller,
-        risk_id=risks[0].pk,
-        data={
-            "decision": "Bring in the standby supplier for the integrations",
-            "madeOn": (today - dt.timedelta(days=10)).isoformat(),
-            "madeByAccountId": sofia.account_id,
-        },
-    )
+    if risks and risks[0].materialised:
+        services.risk_record_decision(
+            caller=caller,
+            risk_id=risks[0].pk,
+            data={
+                "decision": "Bring in the standby supplier for the integrations",
+                "madeOn": (today - dt.timedelta(days=10)).isoformat(),
+                "madeByAccountId": sofia.account_id,
+            },
+        )
 
     for decision, weeks_ago, maker, rationale in DECISIONS:
         data = {"decision": decision, "rationale": rationale}
@@ -205,6 +229,8 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
     for n, (summary, reason, dimensions, budget, days, scope, outcome, comment) in enumerate(
         CHANGES
     ):
+        if key in CALM and summary in CALM_SKIPPED_CHANGES:
+            continue
         data = {
             "summary": summary,
             "reason": reason,
@@ -216,6 +242,11 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
         if n == 5:
             data["targetWorkPackageId"] = str(packages[4].pk)
         change = services.change_create(caller=caller, data=data)
+        if key in TROUBLED and outcome is None and scope:
+            # Demo history: this scope request was raised six weeks ago and still waits.
+            ChangeRequest.objects.filter(pk=change.pk).update(
+                created_at=timezone.now() - dt.timedelta(weeks=6)
+            )
         if outcome == "Withdrawn":
             services.change_adjudicate(caller=caller, change_id=change.pk, outcome=outcome)
         elif outcome:

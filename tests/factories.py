@@ -126,3 +126,25 @@ class BusinessCaseFactory(DjangoModelFactory):
         model = BusinessCase
 
     project = factory.SubFactory(ProjectFactory)
+
+
+# --- project status ------------------------------------------------------------------------
+
+from governance.status.models import ProjectStatus, StatusReport  # noqa: E402
+
+
+class ProjectStatusFactory(DjangoModelFactory):
+    class Meta:
+        model = ProjectStatus
+
+    project = factory.SubFactory(ProjectFactory)
+
+
+class StatusReportFactory(DjangoModelFactory):
+    """A draft report (publish it through the services)."""
+
+    class Meta:
+        model = StatusReport
+
+    project = factory.SubFactory(ProjectFactory)
+    title = factory.Sequence(lambda n: f"Status report {n}")

@@ -6,3 +6,14 @@ class StatusConfig(AppConfig):
     label = "status"
     verbose_name = "Project status"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from governance import signals
+        from governance.status import receivers
+
+        signals.charter_approved.connect(
+            receivers.on_charter_approved, dispatch_uid="status.charter_approved"
+        )
+        signals.initiation_completed.connect(
+            receivers.on_initiation_completed, dispatch_uid="status.initiation_completed"
+        )

@@ -1,1 +1,135 @@
-"""Models of this app."""
+"""Project status (one per project, the spec's fields and defaults) and status reports
+(a draft, then an immutable published snapshot). Model field names are the spec's camelCase
+names in snake_case; `revision` is the optimistic-concurrency counter."""
+
+import uuid
+
+from django.db import models
+
+from governance.models import BR_CADENCES, RAG_CHOICES, Project
+
+REPORTING_CADENCES = ["Daily", "Weekly", "Monthly"]
+CONFIDENCES = ["High", "Modest", "Low", "Unknown"]
+# The spec's constant: the one-line reasons are clamped to this many characters on save.
+STATUS_REASON_MAX = 120
+PHASE_MAX = 200
+TEXT_MAX = 2000
+REPORT_TITLE_MAX = 200
+REPORT_STATES = ["Draft", "Published"]
+DIMENSIONS = ["cost", "schedule", "scope", "risk"]
+
+
+def _choices(values):
+    return [(v, v) for v in values]
+
+
+class ProjectStatus(models.Model):
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="project_status"
+    )
+    overall_rag = models.CharField(max_length=8, choices=_choices(RAG_CHOICES), default="None")
+    phase = models.CharField(max_length=PHASE_MAX, default="Initiation")
+    reporting_cadence = models.CharField(
+        max_length=8, choices=_choices(REPORTING_CADENCES), default="Monthly"
+    )
+    structured_commentary = models.JSONField(null=True, blank=True)
+    project_metrics = models.JSONField(null=True, blank=True)
+    cost_rag_override = models.CharField(max_length=8, null=True, blank=True)
+    schedule_rag_override = models.CharField(max_length=8, null=True, blank=True)
+    scope_rag_override = models.CharField(max_length=8, null=True, blank=True)
+    risk_rag_override = models.CharField(max_length=8, null=True, blank=True)
+    cost_rag_override_reason = models.CharField(
+        max_length=STATUS_REASON_MAX, blank=True, default=""
+    )
+    schedule_rag_override_reason = models.CharField(
+        max_length=STATUS_REASON_MAX, blank=True, default=""
+    )
+    scope_rag_override_reason = models.CharField(
+        max_length=STATUS_REASON_MAX, blank=True, default=""
+    )
+    outcome_confidence = models.CharField(max_length=8, null=True, blank=True)
+    adoption_confidence = models.CharField(max_length=8, null=True, blank=True)
+    revised_forecast = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    pm_key_message = models.TextField(blank=True, default="")
+    overall_reason = models.CharField(max_length=STATUS_REASON_MAX, blank=True, default="")
+    confidence_reason = models.CharField(max_length=STATUS_REASON_MAX, blank=True, default="")
+    last_updated_at = models.DateTimeField(null=True, blank=True)
+    last_updated_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    initiation_started_at = models.DateTimeField(null=True, blank=True)
+    initiation_completed_at = models.DateTimeField(null=True, blank=True)
+    initiation_dismissals = models.JSONField(default=dict, blank=True)
+    br_cadence = models.CharField(
+        max_length=10, choices=_choices(BR_CADENCES), null=True, blank=True
+    )
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        verbose_name = "project status"
+        verbose_name_plural = "project statuses"
+
+    def __str__(self) -> str:
+        return f"Status of {self.project.key}"
+
+
+class PublishedReportChanged(TypeError):
+    """A published status report is an immutable snapshot."""
+
+
+class StatusReportQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        if self.filter(state="Published").exists():
+            raise PublishedReportChanged("A published status report cannot be changed.")
+        return super().update(**kwargs)
+
+    def delete(self):
+        if self.filter(state="Published").exists():
+            raise PublishedReportChanged("A published status report cannot be deleted.")
+        return super().delete()
+
+
+class StatusReport(models.Model):
+    """A status report: drafted by an editor, then published. Publishing freezes `snapshot`
+    (the status, its derived values and drivers, the key messages, who and when); a published
+    report is never changed or deleted again."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="status_reports")
+    title = models.CharField(max_length=REPORT_TITLE_MAX)
+    key_messages = models.TextField(blank=True, default="")
+    state = models.CharField(max_length=10, choices=_choices(REPORT_STATES), default="Draft")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by_account_id = models.CharField(max_length=128, null=True, blank=True)
+    snapshot = models.JSONField(null=True, blank=True)
+    revision = models.PositiveIntegerField(default=1)
+
+    objects = StatusReportQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-published_at", "-created_at"]
+        indexes = [models.Index(fields=["project", "state", "-published_at"], name="report_hist")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project"],
+                condition=models.Q(state="Draft"),
+                name="one_draft_report_per_project",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.key}: {self.title} ({self.state})"
+
+    def save(self, *args, **kwargs):
+        if (
+            not self._state.adding
+            and StatusReport.objects.filter(pk=self.pk, state="Published").exists()
+        ):
+            raise PublishedReportChanged("A published status report cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if StatusReport.objects.filter(pk=self.pk, state="Published").exists():
+            raise PublishedReportChanged("A published status report cannot be deleted.")
+        return super().delete(*args, **kwargs)

@@ -1,16 +1,14 @@
 from django.urls import path
 
-from governance.not_yet import project_tab
+from governance.status import views
 
 app_name = "status"
 urlpatterns = [
-    path(
-        "",
-        project_tab(
-            "status",
-            "Status",
-            "Project status with derived cost, schedule, scope and risk RAG, and status reports.",
-        ),
-        name="index",
-    ),
+    path("", views.status_index, name="index"),
+    path("edit/", views.status_edit, name="edit"),
+    path("initiation/", views.initiation, name="initiation"),
+    path("reports/", views.report_create, name="report-create"),
+    path("reports/<uuid:report_id>/", views.report_detail, name="report"),
+    path("reports/<uuid:report_id>/publish/", views.report_publish, name="report-publish"),
+    path("reports/<uuid:report_id>/delete/", views.report_delete, name="report-delete"),
 ]

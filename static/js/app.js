@@ -61,6 +61,29 @@
   document.addEventListener("htmx:sendError", function () {
     flash("The server could not be reached. Your change was not saved; please try again.", "error");
   });
+
+  // --- Filter forms (portfolio) ------------------------------------------------------------
+  // A link marked data-filter-form="<form id>" (a heat-grid cell, a sortable column, Reset)
+  // carries a complete filter query. Without JavaScript it is an ordinary link; with it, the
+  // link sets the form's fields to its query and submits the form, so the form (which htmx
+  // never replaces) always shows the filters of the rows below it.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest("a[data-filter-form]");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    var form = document.getElementById(link.getAttribute("data-filter-form"));
+    if (!form || !window.htmx) return;
+    event.preventDefault();
+    var params = new URL(link.href, window.location.href).searchParams;
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name) return;
+      if (field.type === "checkbox") {
+        field.checked = params.getAll(field.name).indexOf(field.value) !== -1;
+      } else if (field.tagName === "SELECT" || field.type === "hidden" || field.type === "search" || field.type === "text") {
+        field.value = params.get(field.name) || "";
+      }
+    });
+    form.requestSubmit();
+  });
 })();
 
 // --- Registers ---------------------------------------------------------------------------------

@@ -1,0 +1,317 @@
+"""Portfolio at 1,000 projects x (20 work packages, 20 risks, 10 decisions, 10 changes):
+the portfolio computation, the API and the page, each against one aggregate SQL query over
+the same data in the same run.
+
+The data is bulk-created; the reader is a site administrator with no governance group set who
+browses all 1,000 local tracker projects. Figures are medians of REPEAT runs after a warm-up.
+"""
+
+import datetime as dt
+import random
+import statistics
+import time
+import uuid
+from decimal import Decimal
+
+PROJECTS = 1000
+WORK_PACKAGES = 20
+RISKS = 20
+DECISIONS = 10
+CHANGES = 10
+REPEAT = 5
+TARGET_RATIO = 3.0
+
+AGGREGATE_SQL = """
+SELECT p.id, p.key, b.theme, b.approval_status, b.version, s.overall_rag, s.last_updated_at,
+       w.baseline, w.forecast, w.latest_end, w.blocked, w.complete, w.packages,
+       r.top_score, r.materialised, d.pending, d.treating,
+       c.variation_budget, c.variation_days, c.proposed, c.oldest_proposed
+FROM governance_project p
+LEFT JOIN charter_businesscase b ON b.project_id = p.id
+LEFT JOIN status_projectstatus s ON s.project_id = p.id
+LEFT JOIN (
+    SELECT project_id,
+           SUM(COALESCE(budget_baseline, budget, 0)) AS baseline,
+           SUM(COALESCE(budget_forecast, budget, 0)) AS forecast,
+           MAX(COALESCE(forecast_end_date, planned_end_date)) AS latest_end,
+           SUM(CASE WHEN status = 'Blocked' THEN 1 ELSE 0 END) AS blocked,
+           SUM(CASE WHEN status = 'Complete' THEN 1 ELSE 0 END) AS complete,
+           COUNT(*) AS packages
+    FROM registers_workpackage GROUP BY project_id
+) w ON w.project_id = p.id
+LEFT JOIN (
+    SELECT project_id,
+           MAX(CASE WHEN residual_impact IS NOT NULL AND residual_likelihood IS NOT NULL
+                    THEN residual_impact * residual_likelihood
+                    ELSE impact * likelihood END) AS top_score,
+           SUM(CASE WHEN materialised THEN 1 ELSE 0 END) AS materialised
+    FROM registers_risk WHERE status <> 'Closed' AND direction = 'Risk' GROUP BY project_id
+) r ON r.project_id = p.id
+LEFT JOIN (
+    SELECT project_id,
+           SUM(CASE WHEN made_on IS NULL THEN 1 ELSE 0 END) AS pending,
+           COUNT(treated_risk_id) AS treating
+    FROM registers_decision GROUP BY project_id
+) d ON d.project_id = p.id
+LEFT JOIN (
+    SELECT project_id,
+           SUM(CASE WHEN status = 'Approved' THEN COALESCE(impact_budget, 0) ELSE 0 END)
+               AS variation_budget,
+           SUM(CASE WHEN status = 'Approved' THEN COALESCE(impact_schedule_days, 0) ELSE 0 END)
+               AS variation_days,
+           SUM(CASE WHEN status = 'Proposed' THEN 1 ELSE 0 END) AS proposed,
+           MIN(CASE WHEN status = 'Proposed' THEN created_at END) AS oldest_proposed
+    FROM registers_changerequest GROUP BY project_id
+) c ON c.project_id = p.id
+ORDER BY p.key
+"""
+
+
+def _build():
+    from django.utils import timezone
+
+    from charter.models import BusinessCase
+    from governance.models import Project
+    from governance.status.models import ProjectStatus
+    from governance.tracker.local import scripting
+    from governance.tracker.local.models import LocalAccount, LocalBrowseGrant, LocalProject
+    from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+
+    rng = random.Random(20260601)
+    admin = scripting.ensure_user("bench_admin", display_name="Bench Admin", admin=True)
+    lead = scripting.ensure_user("bench_lead", display_name="Bench Lead")
+    lead_account = LocalAccount.objects.get(name="bench_lead")
+    admin_account = LocalAccount.objects.get(name="bench_admin")
+    keys = [f"B{n:04d}" for n in range(PROJECTS)]
+    LocalProject.objects.bulk_create(
+        [LocalProject(key=k, name=f"Bench project {k}", lead=lead_account) for k in keys],
+        batch_size=500,
+    )
+    local = LocalProject.objects.filter(key__in=keys)
+    LocalBrowseGrant.objects.bulk_create(
+        [
+            LocalBrowseGrant(project=p, account=a)
+            for p in local
+            for a in (admin_account, lead_account)
+        ],
+        batch_size=1000,
+    )
+    Project.objects.bulk_create(
+        [
+            Project(
+                key=k,
+                name=f"Bench project {k}",
+                lead_account_id=lead.account_id,
+                approval_status=rng.choice(["Approved"] * 6 + ["Draft", "Closed", "Submitted"]),
+            )
+            for k in keys
+        ],
+        batch_size=500,
+    )
+    projects = list(Project.objects.filter(key__in=keys))
+    now = timezone.now()
+    today = timezone.localdate()
+    themes = ["Cost Out", "Revenue Growth", "Productivity", "Risk & Compliance", "Strategic", ""]
+    packages, risks, decisions, changes, cases, statuses = [], [], [], [], [], []
+    for project in projects:
+        plan = {}
+        for n in range(WORK_PACKAGES):
+            budget = Decimal(rng.randrange(10, 200) * 1000)
+            end = today + dt.timedelta(days=rng.randrange(-200, 300))
+            package = WorkPackage(
+                id=uuid.uuid4(),
+                project=project,
+                name=f"Work package {n}",
+                status=rng.choice(
+                    ["Not Started", "In Progress", "In Progress", "Blocked", "Complete"]
+                ),
+                budget=budget,
+                budget_baseline=budget,
+                budget_forecast=budget * Decimal(rng.choice(["0.95", "1", "1.04", "1.08", "1.2"])),
+                planned_start_date=end - dt.timedelta(days=90),
+                planned_end_date=end,
+                forecast_end_date=end + dt.timedelta(days=rng.randrange(-5, 25)),
+            )
+            packages.append(package)
+            plan[str(package.id)] = {
+                "budget": float(budget),
+                "plannedStartDate": package.planned_start_date.isoformat(),
+                "plannedEndDate": end.isoformat(),
+            }
+        risk_ids = []
+        for n in range(RISKS):
+            risk_id = uuid.uuid4()
+            risk_ids.append(risk_id)
+            risks.append(
+                Risk(
+                    id=risk_id,
+                    project=project,
+                    title=f"Risk {n}",
+                    status=rng.choice(["Open", "Open", "Closed"]),
+                    direction=rng.choice(["Risk", "Risk", "Opportunity"]),
+                    materialised=rng.random() < 0.05,
+                    impact=rng.randrange(1, 6),
+                    likelihood=rng.randrange(1, 6),
+                    residual_impact=rng.choice([None, 1, 2, 3]),
+                    residual_likelihood=rng.choice([None, 1, 2, 3]),
+                )
+            )
+        for n in range(DECISIONS):
+            decisions.append(
+                Decision(
+                    project=project,
+                    decision=f"Decision {n}",
+                    made_on=rng.choice([None, today - dt.timedelta(days=n)]),
+                    treated_risk_id=str(rng.choice(risk_ids)) if n == 0 else None,
+                )
+            )
+        for n in range(CHANGES):
+            status = rng.choice(["Proposed", "Approved", "Approved", "Rejected", "Withdrawn"])
+            dims = rng.choice(
+                [["Scope"], ["Budget"], ["Schedule"], ["Budget", "Scope"], ["Quality"]]
+            )
+            changes.append(
+                ChangeRequest(
+                    project=project,
+                    summary=f"Change {n}",
+                    status=status,
+                    dimensions=dims,
+                    impact_budget=Decimal(rng.randrange(-5, 20) * 1000)
+                    if "Budget" in dims
+                    else None,
+                    impact_schedule_days=rng.randrange(-5, 30) if "Schedule" in dims else None,
+                    application_record={"kind": "baseline", "ref": "x"}
+                    if status == "Approved" and rng.random() < 0.3
+                    else None,
+                )
+            )
+        cases.append(
+            BusinessCase(
+                project=project,
+                theme=rng.choice(themes),
+                approval_status=project.approval_status,
+                version=rng.choice([1, 1, 2]),
+                plan_baseline={
+                    "version": 1,
+                    "approvedAt": now.isoformat(),
+                    "workPackages": plan,
+                    "totalBudget": sum(p["budget"] for p in plan.values()),
+                }
+                if project.approval_status != "Draft"
+                else None,
+                adoption_affected="Staff",
+                adoption_kpi="Usage" if rng.random() < 0.8 else "",
+                change_saturation="Low",
+                adoption_owner={"accountId": lead.account_id, "displayName": "Bench Lead"},
+            )
+        )
+        statuses.append(
+            ProjectStatus(
+                project=project,
+                overall_rag=rng.choice(["Red", "Amber", "Green", "Blue", "None"]),
+                last_updated_at=now - dt.timedelta(days=rng.randrange(0, 60)),
+                cost_rag_override=rng.choice([None] * 9 + ["Amber"]),
+            )
+        )
+    WorkPackage.objects.bulk_create(packages, batch_size=2000)
+    Risk.objects.bulk_create(risks, batch_size=2000)
+    Decision.objects.bulk_create(decisions, batch_size=2000)
+    ChangeRequest.objects.bulk_create(changes, batch_size=2000)
+    # created_at is set on insert; spread the proposed changes' ages over three months.
+    for change in ChangeRequest.objects.filter(status="Proposed").only("id")[:3000]:
+        ChangeRequest.objects.filter(pk=change.pk).update(
+            created_at=now - dt.timedelta(days=rng.randrange(0, 90))
+        )
+    BusinessCase.objects.bulk_create(cases, batch_size=500)
+    ProjectStatus.objects.bulk_create(statuses, batch_size=500)
+    return admin
+
+
+def _median(fn) -> tuple[float, object]:
+    result = fn()  # warm-up
+    times = []
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def run() -> list[str]:
+    from django.db import connection
+    from django.test import Client, RequestFactory
+    from django.test.utils import CaptureQueriesContext
+
+    from governance import permissions
+    from governance.status import selectors as status_selectors
+    from portfolio import selectors
+
+    start = time.perf_counter()
+    admin = _build()
+    built = time.perf_counter() - start
+
+    def aggregate():
+        with connection.cursor() as cursor:
+            cursor.execute(AGGREGATE_SQL)
+            return cursor.fetchall()
+
+    def request():
+        made = RequestFactory().get("/portfolio/")
+        made.user = admin
+        return made
+
+    def computation():
+        return selectors.rows_for(request())
+
+    def access_gate():
+        return permissions.viewable_projects(request())
+
+    projects = [project for project, _ in access_gate()]
+
+    def derivation():
+        return status_selectors.views_for(projects)
+
+    client = Client()
+    client.force_login(admin)
+
+    def api():
+        response = client.get("/api/v1/portfolio")
+        assert response.status_code == 200, response.status_code
+        return response
+
+    def page():
+        response = client.get("/portfolio/")
+        assert response.status_code == 200, response.status_code
+        return response
+
+    sql_time, sql_rows = _median(aggregate)
+    compute_time, rows = _median(computation)
+    gate_time, _ = _median(access_gate)
+    derive_time, _ = _median(derivation)
+    api_time, _ = _median(api)
+    page_time, _ = _median(page)
+    assert len(sql_rows) == PROJECTS and len(rows) == PROJECTS
+    with CaptureQueriesContext(connection) as queries:
+        computation()
+    with CaptureQueriesContext(connection) as page_queries:
+        page()
+
+    lines = [
+        f"database: {connection.vendor}; data built in {built:.1f} s "
+        f"({PROJECTS} projects, {PROJECTS * WORK_PACKAGES} work packages, "
+        f"{PROJECTS * RISKS} risks, {PROJECTS * DECISIONS} decisions, "
+        f"{PROJECTS * CHANGES} changes)",
+        f"one aggregate SQL query:           {sql_time * 1000:8.1f} ms",
+        f"portfolio computation (rows_for):  {compute_time * 1000:8.1f} ms  "
+        f"ratio {compute_time / sql_time:4.2f}x  ({len(queries)} queries)",
+        f"  of which the access gate (permissions.viewable_projects): {gate_time * 1000:.1f} ms,"
+        f" loading and deriving (status.selectors.views_for): {derive_time * 1000:.1f} ms "
+        f"(ratio {derive_time / sql_time:4.2f}x)",
+        f"GET /api/v1/portfolio:             {api_time * 1000:8.1f} ms  "
+        f"ratio {api_time / sql_time:4.2f}x",
+        f"GET /portfolio/ (HTML page):       {page_time * 1000:8.1f} ms  "
+        f"ratio {page_time / sql_time:4.2f}x  ({len(page_queries)} queries)",
+        f"target: computation within {TARGET_RATIO:.0f}x of the aggregate query: "
+        + ("met" if compute_time / sql_time <= TARGET_RATIO else "NOT met"),
+    ]
+    return lines

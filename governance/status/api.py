@@ -1,0 +1,203 @@
+"""JSON API of project status and status reports (mounted at /api/v1). Every write goes
+through `governance.status.services`; reads carry the derived values from `derive`."""
+
+from django.http import HttpResponse
+from ninja import Router
+
+from governance import permissions
+from governance.api import body_schema, json_object, with_etag
+from governance.concurrency import parse_if_match
+from governance.errors import NotFound, ValidationFailed
+from governance.models import BR_CADENCES, RAG_CHOICES
+from governance.status import derive, selectors, services
+from governance.status.models import CONFIDENCES, REPORT_STATES, REPORTING_CADENCES
+from governance.status.serializers import report_summary, report_to_dict, status_to_dict
+
+router = Router(tags=["status"])
+
+_REASON = {"type": "string", "description": "Trimmed and clamped to 120 characters."}
+_OVERRIDE = {
+    "type": ["string", "null"],
+    "description": "Red, Amber, Green, Blue, None; anything else becomes null (use derived).",
+}
+STATUS_BODY = body_schema(
+    {
+        "overallRag": {"enum": RAG_CHOICES},
+        "phase": {"type": "string", "maxLength": 200},
+        "reportingCadence": {"enum": REPORTING_CADENCES},
+        "structuredCommentary": {
+            "type": ["object", "null"],
+            "properties": {
+                "keyMessages": {"type": "string", "maxLength": 2000},
+                "keyRisks": {"type": "string", "maxLength": 2000},
+                "decisionsRequired": {"type": "string", "maxLength": 2000},
+            },
+        },
+        "projectMetrics": {"description": "Any JSON, stored as given."},
+        "costRagOverride": _OVERRIDE,
+        "scheduleRagOverride": _OVERRIDE,
+        "scopeRagOverride": _OVERRIDE,
+        "riskRagOverride": _OVERRIDE,
+        "costRagOverrideReason": _REASON,
+        "scheduleRagOverrideReason": _REASON,
+        "scopeRagOverrideReason": _REASON,
+        "outcomeConfidence": {"enum": [*CONFIDENCES, None]},
+        "adoptionConfidence": {"enum": [*CONFIDENCES, None]},
+        "revisedForecast": {
+            "type": ["number", "null"],
+            "description": "Nullable number: empty, negative or non-numeric becomes null.",
+        },
+        "pmKeyMessage": {"type": "string", "maxLength": 2000},
+        "overallReason": _REASON,
+        "confidenceReason": _REASON,
+        "brCadence": {"enum": [*BR_CADENCES, None]},
+    }
+)
+REPORT_BODY = body_schema(
+    {
+        "title": {"type": "string", "maxLength": 200},
+        "keyMessages": {"type": "string", "maxLength": 2000},
+    }
+)
+
+
+def _status_response(project, response: HttpResponse) -> dict:
+    view = selectors.view_for(project)
+    with_etag(response, view.status.revision)
+    return status_to_dict(view)
+
+
+def _if_match(request) -> int | None:
+    return parse_if_match(request.headers.get("If-Match"))
+
+
+@router.get("/projects/{key}/status")
+def status_get(request, key: str, response: HttpResponse):
+    """The project status: the spec's stored fields, `derived` and `effective`
+    ({costRag, scheduleRag, scopeRag, riskRag}), `drivers` per dimension, `stale`, the
+    initiation checklist and the realisation review due date."""
+    project, _ = permissions.project_for(request, key)
+    return _status_response(project, response)
+
+
+@router.patch("/projects/{key}/status", openapi_extra=STATUS_BODY)
+def status_patch(request, key: str, response: HttpResponse):
+    """Editors. Derived read-only fields sent back are ignored; unknown fields are refused.
+    Honours If-Match (412 when stale). Always stamps lastUpdatedAt/By."""
+    project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    services.status_update(caller=caller, data=json_object(request), expected_revision=expected)
+    return _status_response(project, response)
+
+
+def _item_id(request) -> str:
+    body = json_object(request)
+    unknown = [k for k in body if k != "itemId"]
+    if unknown:
+        raise ValidationFailed({k: ["Unknown field."] for k in unknown})
+    return body.get("itemId")
+
+
+_ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
+
+
+@router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
+def checklist_dismiss(request, key: str, response: HttpResponse):
+    """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
+    project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    services.status_checklist_dismiss(
+        caller=caller, item_id=_item_id(request), expected_revision=expected
+    )
+    return _status_response(project, response)
+
+
+@router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
+def checklist_restore(request, key: str, response: HttpResponse):
+    """Bring a dismissed initiation checklist item back."""
+    project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    services.status_checklist_restore(
+        caller=caller, item_id=_item_id(request), expected_revision=expected
+    )
+    return _status_response(project, response)
+
+
+@router.post("/projects/{key}/status/initiation/acknowledge")
+def initiation_acknowledge(request, key: str, response: HttpResponse):
+    """Acknowledge initiation as complete (initiationCompletedAt); 409 when already complete."""
+    project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    services.status_initiation_acknowledge(caller=caller, expected_revision=expected)
+    return _status_response(project, response)
+
+
+@router.get("/projects/{key}/status/reports")
+def report_list(request, key: str, state: str | None = None):
+    """Status reports: the draft (if any) first, then the published ones, newest first. Each
+    carries the overall and effective RAGs it froze (the trend). Filter: state."""
+    project, _ = permissions.project_for(request, key)
+    if state is not None and state not in REPORT_STATES:
+        raise ValidationFailed({"state": [f"Must be one of: {', '.join(REPORT_STATES)}."]})
+    reports = selectors.reports(project, states=[state] if state else None)
+    return [report_summary(r) for r in reports]
+
+
+@router.post("/projects/{key}/status/reports", response={201: dict}, openapi_extra=REPORT_BODY)
+def report_create(request, key: str, response: HttpResponse):
+    """Start a draft (editors). Title defaults to today's date; key messages start from the
+    status' key messages. 409 while another draft exists."""
+    _project, caller = permissions.editable_project_for(request, key)
+    report = services.status_report_create(caller=caller, data=json_object(request))
+    with_etag(response, report.revision)
+    return report_to_dict(report)
+
+
+def _report(project, report_id: str):
+    report = selectors.report_in(project, report_id)
+    if report is None:
+        raise NotFound(f"No such status report in {project.key}.")
+    return report
+
+
+@router.get("/projects/{key}/status/reports/{report_id}")
+def report_get(request, key: str, report_id: str, response: HttpResponse):
+    """One report; a published one with its immutable `snapshot` (the status representation
+    as it was, with derived values and drivers)."""
+    project, _ = permissions.project_for(request, key)
+    report = _report(project, report_id)
+    with_etag(response, report.revision)
+    return report_to_dict(report)
+
+
+@router.patch("/projects/{key}/status/reports/{report_id}", openapi_extra=REPORT_BODY)
+def report_patch(request, key: str, report_id: str, response: HttpResponse):
+    """Edit a draft's title and key messages. 409 once published."""
+    _project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    report = services.status_report_update(
+        caller=caller, report_id=report_id, data=json_object(request), expected_revision=expected
+    )
+    with_etag(response, report.revision)
+    return report_to_dict(report)
+
+
+@router.delete("/projects/{key}/status/reports/{report_id}", response={204: None})
+def report_delete(request, key: str, report_id: str):
+    """Discard a draft. 409 for a published report: those are never deleted."""
+    _project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    services.status_report_delete(caller=caller, report_id=report_id, expected_revision=expected)
+    return None
+
+
+@router.post("/projects/{key}/status/reports/{report_id}/publish")
+def report_publish(request, key: str, report_id: str, response: HttpResponse):
+    """Publish a draft: freezes the snapshot. 409 when already published."""
+    _project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    report = services.status_report_publish(
+        caller=caller, report_id=report_id, expected_revision=expected
+    )
+    with_etag(response, report.revision)
+    return report_to_dict(report)

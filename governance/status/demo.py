@@ -1,0 +1,198 @@
+"""Demo data of project status: statuses and published reports that tell each demo project's
+story as the registers and business-case demos built it (the derived RAG comes from their
+registers: calm, typical and troubled projects, see registers/demo.py), with a trend in the
+reports, a schedule override on the troubled project, stale statuses and projects nobody has
+reported on yet. Statuses are set through the status services, once per project (a project
+whose status was already updated is left alone), so a second run changes nothing."""
+
+import datetime as dt
+
+from django.utils import timezone
+
+from governance import permissions
+from governance.models import Project
+from governance.status import services
+from governance.status.models import ProjectStatus, StatusReport
+
+# project -> (reporting cadence, [(days ago, status fields, published report title or None)])
+# DELTA, HARBOUR and the projects after realisation have no status: they read as None and stale.
+STATUS = {
+    "APOLLO": (
+        "Monthly",
+        [
+            (
+                84,
+                {
+                    "overallRag": "Green",
+                    "overallReason": "Discovery done; design signed off on plan.",
+                    "phase": "Design",
+                },
+                "Status report: design sign-off",
+            ),
+            (
+                56,
+                {
+                    "overallRag": "Amber",
+                    "overallReason": "Integration supplier late; build start at risk.",
+                    "phase": "Build",
+                },
+                "Status report: month 1 of build",
+            ),
+            (
+                28,
+                {
+                    "overallRag": "Amber",
+                    "overallReason": "Integrations blocked on supplier credentials.",
+                },
+                "Status report: month 2 of build",
+            ),
+            (
+                1,
+                {
+                    "overallRag": "Amber",
+                    "overallReason": "Business case with the sponsor; integrations blocked.",
+                    "outcomeConfidence": "Modest",
+                    "adoptionConfidence": "High",
+                    "confidenceReason": "Pilot users adopted the portal within a week.",
+                    "scheduleRagOverrideReason": "Blocked on the supplier's API credentials.",
+                    "pmKeyMessage": "Build on schedule apart from the integrations.",
+                    "structuredCommentary": {
+                        "keyMessages": "Core platform on schedule. Integrations blocked on "
+                        "supplier credentials. Business case submitted for approval.",
+                        "keyRisks": "The integration supplier has missed two drops.",
+                        "decisionsRequired": "Approve the business case; decide on the "
+                        "accessibility audit.",
+                    },
+                },
+                None,
+            ),
+        ],
+    ),
+    "BRIDGE": (
+        "Monthly",
+        [
+            (
+                40,
+                {
+                    "overallRag": "Amber",
+                    "overallReason": "Wave 1 slipping; storage array showing faults.",
+                    "phase": "Migration",
+                },
+                "Steering report: wave 1",
+            ),
+            (
+                3,
+                {
+                    "overallRag": "Red",
+                    "overallReason": "Go-live slipped six weeks; integrations double the estimate.",
+                    "scheduleRagOverride": "Amber",
+                    "scheduleRagOverrideReason": "Recovery plan agreed at steering: +30 days.",
+                    "outcomeConfidence": "Low",
+                    "adoptionConfidence": "Modest",
+                    "pmKeyMessage": "We need a decision on the accessibility audit now.",
+                },
+                "Steering report: wave 2 recovery",
+            ),
+        ],
+    ),
+    "CEDAR": (
+        "Monthly",
+        [
+            (
+                10,
+                {
+                    "overallRag": "Green",
+                    "overallReason": "Close-out submitted; the new ledger ran three month-ends.",
+                    "phase": "Close-out",
+                    "outcomeConfidence": "High",
+                    "adoptionConfidence": "High",
+                },
+                "Close-out report",
+            )
+        ],
+    ),
+    "EMBER": (
+        "Weekly",
+        [
+            (
+                14,
+                {
+                    "overallRag": "Blue",
+                    "overallReason": "Delivered; first benefits measured.",
+                    "phase": "Benefits realisation",
+                },
+                "Weekly report 1",
+            ),
+            (
+                2,
+                {
+                    "overallRag": "Blue",
+                    "overallReason": "Delivered; adoption below the KPI so far.",
+                    "outcomeConfidence": "Modest",
+                    "adoptionConfidence": "Low",
+                    "confidenceReason": "64 % adoption against an 80 % target.",
+                },
+                "Weekly report 2",
+            ),
+        ],
+    ),
+    "FALCON": (
+        "Monthly",
+        [
+            (
+                5,
+                {
+                    "overallRag": "Green",
+                    "overallReason": "Discovery on plan; business case being drafted.",
+                    "phase": "Initiation",
+                    "brCadence": "Monthly",
+                },
+                None,
+            )
+        ],
+    ),
+    "GARNET": (
+        "Weekly",
+        [
+            (
+                12,
+                {
+                    "overallRag": "Amber",
+                    "overallReason": "Options wait on the landlord; risks not yet assessed.",
+                    "phase": "Exploring",
+                },
+                None,
+            )
+        ],
+    ),
+}
+LEADS = {"EMBER": "marco", "FALCON": "marco", "GARNET": "marco"}
+
+
+def seed(ctx) -> None:
+    for key in STATUS:
+        project = Project.objects.get(pk=ctx.projects[key].pk)
+        _ensure_status(ctx, project, key)
+
+
+def _ensure_status(ctx, project: Project, key: str) -> None:
+    existing = ProjectStatus.objects.filter(project=project).first()
+    if existing is not None and existing.last_updated_at is not None:
+        return
+    if StatusReport.objects.filter(project=project).exists():
+        return
+    lead = ctx.users[LEADS.get(key, "lena")]
+    caller = permissions.caller_for(lead, project, can_browse=True)
+    cadence, steps = STATUS[key]
+    now = timezone.now()
+    first = True
+    for days_ago, fields, report_title in steps:
+        at = now - dt.timedelta(days=days_ago)
+        data = dict(fields)
+        if first:
+            data["reportingCadence"] = cadence
+            first = False
+        services.status_update(caller=caller, data=data, now=at)
+        if report_title:
+            report = services.status_report_create(caller=caller, data={"title": report_title})
+            services.status_report_publish(caller=caller, report_id=report.pk, now=at)

@@ -1,0 +1,775 @@
+"""Every derived value of project status, computed here once and shown the same on the status
+page, in published reports, on the portfolio and in the API (PRODUCT.md section 3):
+
+- the derived cost, schedule, scope and risk RAG, each with its drivers: a summary with the
+  figures that made it what it is (for example "forecast 1,200 vs approved 1,000 + 0
+  variations: +20 %") and, on a project's own status, the rows behind it;
+- the effective value (the override when set, else derived);
+- staleness against the reporting cadence;
+- the initiation checklist;
+- the realisation review due date from brCadence (else the site default);
+- the portfolio figures (approved budget, EAC, slip, top risk score, pending decisions,
+  changes awaiting application, adoption gap).
+
+The functions are pure. They read `ProjectFacts`: per-project `Figures` that
+`selectors.load_facts` aggregates in the database for any number of projects at once, and, for
+a single project's status, the register rows that become the listed drivers. They take `now`
+so that tests and reports can pin the clock.
+"""
+
+import calendar
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.utils import timezone
+
+from charter.derive import CLOSED_OR_LATER, adoption_gap
+from charter.models import BusinessCase
+from governance.cleaning import coerce_enum
+from governance.models import RAG_CHOICES, Project
+from governance.status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
+from registers.derive import application_state, risk_score
+
+DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
+# How long a status stays current (PRODUCT.md section 3).
+CADENCE_DAYS = {"Daily": 1, "Weekly": 7, "Monthly": 31}
+BR_CADENCE_MONTHS = {"Monthly": 1, "Quarterly": 3, "Annual": 12}
+APPROVED_OR_LATER = frozenset({"Approved", "ClosingSubmitted"}) | CLOSED_OR_LATER
+# Severity order for sorting and trends: the worst first.
+RAG_SEVERITY = {"Red": 0, "Amber": 1, "Green": 2, "Blue": 3, "None": 4}
+MAX_DRIVER_ROWS = 5
+PENDING_SCOPE_STATES = ("Proposed", "AwaitingApplication")
+ZERO = Decimal("0")
+
+
+# --- inputs -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One project's register figures, aggregated in the database (see selectors)."""
+
+    # Work packages
+    packages: int = 0
+    complete: int = 0
+    blocked: int = 0
+    unplanned: int = 0  # without planned start and end dates and a budget
+    with_budget_figures: int = 0  # with a budget, a baseline or a forecast
+    budget_sum: Decimal = ZERO
+    baseline_sum: Decimal = ZERO
+    baselined_packages: int = 0
+    forecast_sum: Decimal = ZERO  # budgetForecast, falling back to budget
+    latest_end: dt.date | None = None  # forecastEndDate, falling back to plannedEndDate
+    latest_planned_end: dt.date | None = None
+    latest_locked_end: dt.date | None = None  # legacy plannedDatesBaselineLockedAt packages
+    # Risks (direction Risk)
+    risks: int = 0  # any status
+    open_risks: int = 0
+    top_score: int | None = None
+    red_risks: int = 0
+    amber_risks: int = 0
+    unscored_risks: int = 0
+    # Decisions
+    pending_decisions: int = 0
+    # Change requests
+    open_changes: int = 0  # Proposed or Approved
+    variation_budget: Decimal = ZERO
+    variation_days: int = 0
+    budget_variations: int = 0  # Approved changes with a budget impact
+    awaiting_application: int = 0
+    pending_scope: int = 0
+    oldest_pending_scope_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class WorkPackageFact:
+    id: Any
+    name: str
+    status: str
+    budget: Decimal | None
+    budget_baseline: Decimal | None
+    budget_forecast: Decimal | None
+    planned_start_date: dt.date | None
+    planned_end_date: dt.date | None
+    forecast_end_date: dt.date | None
+
+
+@dataclass(frozen=True)
+class RiskFact:
+    id: Any
+    title: str
+    status: str
+    direction: str
+    materialised: bool
+    impact: int | None
+    likelihood: int | None
+    residual_impact: int | None
+    residual_likelihood: int | None
+
+
+@dataclass(frozen=True)
+class ChangeFact:
+    id: Any
+    summary: str
+    status: str
+    dimensions: list
+    application_record: dict | None
+    created_at: dt.datetime
+
+
+@dataclass
+class ProjectFacts:
+    """What the derivations of one project read. `status` is an unsaved default when the
+    project has none yet; `case` is None for a never-saved business case. On the portfolio's
+    path both are plain records with the models' attribute names (only the columns the
+    derivations read). `untreated` lists the
+    open materialised risks without a treating decision (id, title). `detailed` is True when the
+    register rows were loaded too (a project's own status): they become the listed drivers."""
+
+    project: Project
+    status: ProjectStatus
+    case: BusinessCase | None
+    figures: Figures = field(default_factory=Figures)
+    untreated: list[tuple[Any, str]] = field(default_factory=list)
+    # The approved planBaseline, read by the loader: whether there is one, its version and its
+    # latest plannedEndDate.
+    has_plan_baseline: bool = False
+    plan_baseline_version: Any = None
+    plan_baseline_end: dt.date | None = None
+    detailed: bool = False
+    work_packages: list[WorkPackageFact] = field(default_factory=list)
+    risks: list[RiskFact] = field(default_factory=list)
+    changes: list[ChangeFact] = field(default_factory=list)
+
+    @property
+    def approval_status(self) -> str:
+        return self.project.approval_status
+
+
+# --- outputs ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Driver:
+    """One row behind a derived value: text, and the record it points at."""
+
+    text: str
+    type: str = ""
+    id: str = ""
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "type": self.type or None, "id": self.id or None}
+
+
+@dataclass(frozen=True)
+class Dimension:
+    key: str
+    rag: str
+    summary: str
+    drivers: tuple[Driver, ...] = ()
+    figures: Mapping[str, Any] = field(default_factory=dict)
+
+    def as_dict(self, *, rows: bool = True) -> dict:
+        body = {"rag": self.rag, "summary": self.summary, "figures": dict(self.figures)}
+        if rows:
+            body["drivers"] = [d.as_dict() for d in self.drivers]
+        return body
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """The status of one project with everything derived from it."""
+
+    facts: ProjectFacts
+    dimensions: Mapping[str, Dimension]
+    effective: Mapping[str, str]
+    stale: bool
+    next_update_due_at: dt.datetime | None
+    realisation_review: dict
+    figures: Mapping[str, Any]
+    thresholds: Mapping[str, Any]
+    now: dt.datetime
+
+    @property
+    def status(self) -> ProjectStatus:
+        return self.facts.status
+
+    @property
+    def derived(self) -> dict[str, str]:
+        return {f"{key}Rag": dim.rag for key, dim in self.dimensions.items()}
+
+    @property
+    def checklist(self) -> list[dict]:
+        """The initiation checklist (of a project's own status, loaded with its details)."""
+        return initiation_checklist(self.facts)
+
+
+# --- formatting for drivers ---------------------------------------------------------------
+
+
+def money(value: Decimal | int | None) -> str:
+    if value is None:
+        return "—"
+    value = Decimal(value)
+    if value == value.to_integral_value():
+        return f"{int(value):,}"
+    return f"{value:,.2f}"
+
+
+def number(value: Any) -> str:
+    """A threshold as people write it: 15, not 15.0."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def signed_percent(value: Decimal) -> str:
+    rounded = value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    text = f"{rounded:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", "0"):
+        return "0 %"
+    return f"{'+' if rounded > 0 else ''}{text} %"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _days(count: int) -> str:
+    return _plural(abs(count), "day")
+
+
+def _limit(drivers: list[Driver], noun: str) -> tuple[Driver, ...]:
+    if len(drivers) <= MAX_DRIVER_ROWS:
+        return tuple(drivers)
+    extra = len(drivers) - MAX_DRIVER_ROWS
+    return (*drivers[:MAX_DRIVER_ROWS], Driver(f"and {_plural(extra, noun)} more"))
+
+
+def _threshold(thresholds: Mapping[str, Any], key: str) -> Decimal:
+    return Decimal(str(thresholds[key]))
+
+
+# --- cost ---------------------------------------------------------------------------------
+
+
+def baselined(facts: ProjectFacts) -> bool:
+    """Whether an approval froze the budgets: a plan baseline on the case, or (legacy) a frozen
+    budgetBaseline on a work package."""
+    return facts.has_plan_baseline or facts.figures.baselined_packages > 0
+
+
+def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
+    """EAC = revisedForecast if set, else the sum of budgetForecast (falling back to budget).
+    Approved budget = sum of budgetBaseline (falling back to budget before approval) plus the
+    approved budget variations. Overrun <= green max % is Green, <= amber max % Amber, else Red.
+    """
+    f = facts.figures
+    revised = facts.status.revised_forecast
+    is_baselined = baselined(facts)
+    base = f.baseline_sum if is_baselined else f.budget_sum
+    approved = base + f.variation_budget
+    eac = revised if revised is not None else f.forecast_sum
+    has_figures = revised is not None or f.with_budget_figures > 0
+    figures: dict[str, Any] = {
+        "eac": eac if has_figures else None,
+        "eacSource": "revisedForecast" if revised is not None else "workPackages",
+        "approvedBudget": approved if has_figures else None,
+        "baselineBudget": base if has_figures else None,
+        "baselined": is_baselined,
+        "approvedVariations": f.variation_budget,
+        "overrunPct": None,
+    }
+    if not has_figures:
+        return Dimension("cost", "None", "No budget figures yet: nothing to judge.", (), figures)
+    if approved <= 0:
+        return Dimension(
+            "cost",
+            "None",
+            f"No approved budget to judge against (forecast {money(eac)}).",
+            (),
+            figures,
+        )
+    overrun = (eac - approved) / approved * 100
+    figures["overrunPct"] = overrun.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    if overrun <= _threshold(thresholds, "costGreenMaxPct"):
+        rag = "Green"
+    elif overrun <= _threshold(thresholds, "costAmberMaxPct"):
+        rag = "Amber"
+    else:
+        rag = "Red"
+    sign = "+" if f.variation_budget >= 0 else "-"
+    what = "revised forecast" if revised is not None else "forecast"
+    base_label = "approved" if is_baselined else "budgeted (not yet approved)"
+    summary = (
+        f"{what} {money(eac)} vs {base_label} {money(base)} {sign} "
+        f"{money(abs(f.variation_budget))} variations: {signed_percent(overrun)}"
+    )
+    drivers: list[Driver] = []
+    if revised is not None:
+        drivers.append(
+            Driver(
+                f"The project manager's revised forecast {money(revised)} replaces the work "
+                f"packages' forecast {money(f.forecast_sum)}."
+            )
+        )
+    over = []
+    for wp in facts.work_packages:
+        wp_base = wp.budget_baseline if is_baselined else wp.budget
+        wp_forecast = wp.budget_forecast if wp.budget_forecast is not None else wp.budget
+        if wp_forecast is None:
+            continue
+        delta = wp_forecast - (wp_base or 0)
+        if delta > 0:
+            label = "baseline" if is_baselined else "budget"
+            text = (
+                f"{wp.name}: forecast {money(wp_forecast)} vs {label} {money(wp_base or 0)} "
+                f"(+{money(delta)})"
+            )
+            over.append((delta, Driver(text, "workPackage", str(wp.id))))
+    over.sort(key=lambda pair: (-pair[0], pair[1].text))
+    drivers.extend(_limit([d for _, d in over], "work package"))
+    if f.budget_variations and facts.detailed:
+        drivers.append(
+            Driver(
+                f"{_plural(f.budget_variations, 'approved change')} "
+                f"{'varies' if f.budget_variations == 1 else 'vary'} the budget by "
+                f"{sign}{money(abs(f.variation_budget))}."
+            )
+        )
+    return Dimension("cost", rag, summary, tuple(drivers), figures)
+
+
+# --- schedule -------------------------------------------------------------------------------
+
+
+def baseline_end(facts: ProjectFacts) -> tuple[dt.date | None, str]:
+    """The latest baselined plannedEndDate and where it comes from: the approved planBaseline;
+    for a legacy-approved project, the packages whose planned dates were locked; before any
+    approval, the latest plannedEndDate of the current plan."""
+    if facts.has_plan_baseline:
+        version = facts.plan_baseline_version
+        label = f"approved plan (version {version})" if version else "approved plan"
+        return facts.plan_baseline_end, label
+    f = facts.figures
+    if f.latest_locked_end:
+        return f.latest_locked_end, "locked legacy baseline"
+    return f.latest_planned_end, "current plan (no approved baseline yet)"
+
+
+def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
+    """slip = latest forecastEndDate (falling back to plannedEndDate) minus (latest baselined
+    plannedEndDate + approved schedule variations), in days. <= green max Green, <= amber max
+    Amber, else Red; any Blocked package makes it at least Amber."""
+    f = facts.figures
+    base_end, base_source = baseline_end(facts)
+    blocked = sorted(
+        (wp for wp in facts.work_packages if wp.status == "Blocked"), key=lambda wp: wp.name
+    )
+    blocked_drivers = [
+        Driver(f"{wp.name} is Blocked.", "workPackage", str(wp.id)) for wp in blocked
+    ]
+    figures: dict[str, Any] = {
+        "slipDays": None,
+        "latestEndDate": f.latest_end,
+        "baselineEndDate": base_end,
+        "baselineSource": base_source,
+        "approvedVariationDays": f.variation_days,
+        "blocked": f.blocked,
+    }
+    blocked_text = (
+        f"{_plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} Blocked"
+    )
+    if f.latest_end is None or base_end is None:
+        if f.blocked:
+            return Dimension(
+                "schedule",
+                "Amber",
+                f"No dated plan to measure slip, and {blocked_text}.",
+                _limit(blocked_drivers, "blocked work package"),
+                figures,
+            )
+        return Dimension(
+            "schedule",
+            "None",
+            "No planned or forecast end dates yet: nothing to judge.",
+            (),
+            figures,
+        )
+    target = base_end + dt.timedelta(days=f.variation_days)
+    slip = (f.latest_end - target).days
+    figures["slipDays"] = slip
+    if slip <= thresholds["scheduleGreenMaxDays"]:
+        rag = "Green"
+    elif slip <= thresholds["scheduleAmberMaxDays"]:
+        rag = "Amber"
+    else:
+        rag = "Red"
+    if f.blocked and rag == "Green":
+        rag = "Amber"
+    if slip > 0:
+        verdict = f"{_days(slip)} late"
+    elif slip < 0:
+        verdict = f"{_days(slip)} early"
+    else:
+        verdict = "on time"
+    sign = "+" if f.variation_days >= 0 else "-"
+    summary = (
+        f"latest end {f.latest_end.isoformat()} vs {base_source} end {base_end.isoformat()} "
+        f"{sign} {_days(f.variation_days)} variations: {verdict}"
+    )
+    if f.blocked:
+        summary += f"; {blocked_text}"
+    drivers = []
+    latest = [
+        wp
+        for wp in facts.work_packages
+        if (wp.forecast_end_date or wp.planned_end_date) == f.latest_end
+    ]
+    for wp in sorted(latest, key=lambda wp: wp.name)[:1]:
+        source = "forecast" if wp.forecast_end_date else "planned"
+        drivers.append(
+            Driver(f"{wp.name}: {source} end {f.latest_end.isoformat()}", "workPackage", str(wp.id))
+        )
+    drivers.extend(_limit(blocked_drivers, "blocked work package"))
+    return Dimension("schedule", rag, summary, tuple(drivers), figures)
+
+
+# --- scope ----------------------------------------------------------------------------------
+
+
+def is_pending_scope(change: ChangeFact, now: dt.datetime) -> bool:
+    """A change with the Scope dimension that is Proposed or AwaitingApplication (raised by
+    `now`)."""
+    return (
+        "Scope" in (change.dimensions or [])
+        and change.created_at <= now
+        and application_state(change.status, change.dimensions or [], change.application_record)
+        in PENDING_SCOPE_STATES
+    )
+
+
+def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.datetime) -> Dimension:
+    """Green when no Scope change is Proposed or AwaitingApplication; Amber otherwise; Red when
+    such a change has waited more than the threshold (whole days since it was raised)."""
+    f = facts.figures
+    today = timezone.localdate(now)
+    red_after = thresholds["scopeRedAfterDays"]
+    if not f.pending_scope:
+        figures = {"pending": 0, "oldestWaitDays": None}
+        if not f.packages and not f.open_changes:
+            return Dimension(
+                "scope",
+                "None",
+                "No work packages and no change requests yet: nothing to judge.",
+                (),
+                figures,
+            )
+        return Dimension(
+            "scope", "Green", "No scope change is awaiting a decision or application.", (), figures
+        )
+    oldest = (today - timezone.localdate(f.oldest_pending_scope_at)).days
+    rag = "Red" if oldest > red_after else "Amber"
+    summary = (
+        f"{_plural(f.pending_scope, 'scope change')} pending; the oldest has waited "
+        f"{_days(oldest)} (Red after {number(red_after)} days)"
+    )
+    waits = []
+    for change in facts.changes:
+        if not is_pending_scope(change, now):
+            continue
+        waited = (today - timezone.localdate(change.created_at)).days
+        state = application_state(change.status, change.dimensions or [], change.application_record)
+        label = "awaiting a decision" if state == "Proposed" else "approved, awaiting application"
+        text = f"{change.summary}: {label}, raised {_days(waited)} ago"
+        waits.append((waited, Driver(text, "change", str(change.id))))
+    waits.sort(key=lambda pair: (-pair[0], pair[1].text))
+    figures = {"pending": f.pending_scope, "oldestWaitDays": oldest}
+    return Dimension("scope", rag, summary, _limit([d for _, d in waits], "scope change"), figures)
+
+
+# --- risk -----------------------------------------------------------------------------------
+
+
+def score(risk: RiskFact) -> int | None:
+    return risk_score(risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood)
+
+
+def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
+    """Over open Risk items, score = residual impact x likelihood when both are set, else
+    impact x likelihood. Red when any score >= red min or a materialised risk has no treating
+    decision; Amber when any score >= amber min; else Green."""
+    f = facts.figures
+    red_min, amber_min = thresholds["riskRedMinScore"], thresholds["riskAmberMinScore"]
+    figures = {"topScore": f.top_score, "untreatedMaterialised": len(facts.untreated)}
+    if not f.open_risks:
+        return Dimension("risk", "None", "No open risks recorded: nothing to judge.", (), figures)
+    top = f.top_score
+    if facts.untreated or (top is not None and top >= red_min):
+        rag = "Red"
+    elif top is not None and top >= amber_min:
+        rag = "Amber"
+    else:
+        rag = "Green"
+    parts = [f"{_plural(f.open_risks, 'open risk')}, top score {top if top is not None else '—'}"]
+    if f.red_risks:
+        parts.append(f"{f.red_risks} scoring {number(red_min)} or more")
+    if f.amber_risks:
+        parts.append(f"{f.amber_risks} scoring {number(amber_min)} to below {number(red_min)}")
+    if facts.untreated:
+        parts.append(
+            f"{_plural(len(facts.untreated), 'materialised risk')} without a treating decision"
+        )
+    if f.unscored_risks:
+        parts.append(f"{f.unscored_risks} unscored")
+    drivers = [
+        Driver(f"{title}: materialised, no treating decision", "risk", str(risk_id))
+        for risk_id, title in sorted(facts.untreated, key=lambda pair: pair[1])
+    ]
+    high = sorted(
+        (
+            (s, r)
+            for r in facts.risks
+            if r.status != "Closed" and r.direction == "Risk"
+            for s in [score(r)]
+            if s is not None and s >= amber_min
+        ),
+        key=lambda pair: (-pair[0], pair[1].title),
+    )
+    drivers.extend(Driver(f"{r.title}: score {s}", "risk", str(r.id)) for s, r in high)
+    return Dimension("risk", rag, "; ".join(parts), _limit(drivers, "risk"), figures)
+
+
+# --- Blue, overrides, confidence, staleness -------------------------------------------------
+
+
+def finished(facts: ProjectFacts) -> str | None:
+    """Why the derived RAG is Blue (delivery is over), or None."""
+    if facts.approval_status in CLOSED_OR_LATER:
+        return f"The business case is {facts.approval_status}"
+    f = facts.figures
+    if f.packages and f.complete == f.packages:
+        return f"All {_plural(f.packages, 'work package')} are Complete"
+    return None
+
+
+def _blue(dimension: Dimension, reason: str) -> Dimension:
+    return Dimension(
+        dimension.key,
+        "Blue",
+        f"{reason} ({dimension.summary})",
+        dimension.drivers,
+        dimension.figures,
+    )
+
+
+def derive_dimensions(
+    facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.datetime
+) -> dict[str, Dimension]:
+    dimensions = {
+        "cost": derive_cost(facts, thresholds),
+        "schedule": derive_schedule(facts, thresholds),
+        "scope": derive_scope(facts, thresholds, now),
+        "risk": derive_risk(facts, thresholds),
+    }
+    reason = finished(facts)
+    if reason:
+        dimensions = {key: _blue(dim, reason) for key, dim in dimensions.items()}
+    return dimensions
+
+
+def override(status: ProjectStatus, key: str) -> str | None:
+    """A stored override outside the enum reads as null (use the derived value)."""
+    value = getattr(status, f"{key}_rag_override")
+    return coerce_enum(value if isinstance(value, str) else None, RAG_CHOICES, fallback=None)
+
+
+def effective(status: ProjectStatus, dimensions: Mapping[str, Dimension]) -> dict[str, str]:
+    """The override when set, else the derived value."""
+    return {f"{key}Rag": override(status, key) or dimensions[key].rag for key in DIMENSIONS}
+
+
+def confidence(value: str | None) -> str:
+    """outcomeConfidence and adoptionConfidence read as Unknown when missing."""
+    return coerce_enum(value if isinstance(value, str) else None, CONFIDENCES, fallback="Unknown")
+
+
+def next_update_due(status: ProjectStatus) -> dt.datetime | None:
+    if status.last_updated_at is None:
+        return None
+    days = CADENCE_DAYS.get(status.reporting_cadence, CADENCE_DAYS["Monthly"])
+    return status.last_updated_at + dt.timedelta(days=days)
+
+
+def is_stale(status: ProjectStatus, now: dt.datetime) -> bool:
+    """Stale when lastUpdatedAt is older than the reporting cadence (Daily 1 day, Weekly 7,
+    Monthly 31), and when the status was never updated at all."""
+    due = next_update_due(status)
+    return due is None or now > due
+
+
+# --- realisation review ---------------------------------------------------------------------
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    month_index = day.month - 1 + months
+    year, month = day.year + month_index // 12, month_index % 12 + 1
+    return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def realisation_review(
+    facts: ProjectFacts, br_cadence_default: str, today: dt.date
+) -> dict[str, Any]:
+    """While the case is InRealisation: lastRealisationReviewAt (or realisationStartedAt) plus
+    brCadence (the project's override, else the site default)."""
+    cadence = facts.status.br_cadence
+    source = "project"
+    if cadence not in BR_CADENCE_MONTHS:
+        cadence, source = br_cadence_default, "site"
+    case = facts.case
+    last = case.last_realisation_review_at if case is not None else None
+    started = case.realisation_started_at if case is not None else None
+    base = last or started
+    due = None
+    if facts.approval_status == "InRealisation" and base is not None:
+        due = add_months(timezone.localdate(base), BR_CADENCE_MONTHS.get(cadence, 3))
+    return {
+        "cadence": cadence,
+        "cadenceSource": source,
+        "lastReviewAt": last,
+        "startedAt": started,
+        "dueOn": due,
+        "overdue": bool(due and due < today),
+    }
+
+
+# --- initiation checklist -------------------------------------------------------------------
+
+CHECKLIST = [
+    ("sponsorNamed", "Sponsor named (decision authority)"),
+    ("projectManagerNamed", "Project manager named"),
+    ("steeringCommitteeFormed", "Steering committee formed"),
+    ("firstSteercoScheduled", "First steering committee scheduled"),
+    ("firstSteercoHeld", "First steering committee held"),
+    ("risksIdentified", "Risks identified"),
+    ("workPackagesPlanned", "Work packages planned with dates and budgets"),
+    ("businessCaseApproved", "Business case approved"),
+]
+CHECKLIST_IDS = [item_id for item_id, _ in CHECKLIST]
+
+
+def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
+    case, f = facts.case, facts.figures
+    sponsor = bool(case is not None and case.decision_authority)
+    manager = bool(case is not None and case.project_manager)
+    members = len(case.steering_committee or []) if case is not None else 0
+    scheduled = case.first_steerco_scheduled_for if case is not None else None
+    held = case.first_steerco_held_at if case is not None else None
+    if not f.packages:
+        planned = (False, "No work packages yet.")
+    elif f.unplanned:
+        names = sorted(
+            wp.name
+            for wp in facts.work_packages
+            if not (wp.planned_start_date and wp.planned_end_date and wp.budget is not None)
+        )
+        listed = f": {', '.join(names[:3])}{'…' if len(names) > 3 else ''}" if names else ""
+        planned = (
+            False,
+            f"{_plural(f.unplanned, 'work package')} without planned dates or a budget{listed}",
+        )
+    else:
+        planned = (True, f"{_plural(f.packages, 'work package')} planned.")
+    return {
+        "sponsorNamed": (sponsor, "Named in the business case." if sponsor else "Not named."),
+        "projectManagerNamed": (
+            manager,
+            "Named in the business case." if manager else "Not named.",
+        ),
+        "steeringCommitteeFormed": (
+            members > 0,
+            f"{_plural(members, 'member')}." if members else "No members yet.",
+        ),
+        "firstSteercoScheduled": (
+            bool(scheduled or held),
+            f"Scheduled for {scheduled.isoformat()}." if scheduled else "Not scheduled.",
+        ),
+        "firstSteercoHeld": (
+            bool(held),
+            f"Held {timezone.localdate(held).isoformat()}." if held else "Not held yet.",
+        ),
+        "risksIdentified": (
+            f.risks > 0,
+            f"{_plural(f.risks, 'risk')} recorded." if f.risks else "No risks yet.",
+        ),
+        "workPackagesPlanned": planned,
+        "businessCaseApproved": (
+            facts.approval_status in APPROVED_OR_LATER,
+            f"The business case is {facts.approval_status}.",
+        ),
+    }
+
+
+def initiation_checklist(facts: ProjectFacts) -> list[dict[str, Any]]:
+    """The items computed from the data, each with its dismissal timestamp when dismissed."""
+    checks = _checks(facts)
+    dismissals = facts.status.initiation_dismissals or {}
+    return [
+        {
+            "id": item_id,
+            "label": label,
+            "done": checks[item_id][0],
+            "detail": checks[item_id][1],
+            "dismissedAt": dismissals.get(item_id),
+        }
+        for item_id, label in CHECKLIST
+    ]
+
+
+# --- everything for one project -------------------------------------------------------------
+
+
+def derive(
+    facts: ProjectFacts,
+    *,
+    thresholds: Mapping[str, Any],
+    br_cadence_default: str,
+    now: dt.datetime | None = None,
+) -> StatusView:
+    now = now or timezone.now()
+    dimensions = derive_dimensions(facts, thresholds, now)
+    f = facts.figures
+    case = facts.case if facts.case is not None else BusinessCase(project=facts.project)
+    cost = dimensions["cost"].figures
+    figures = {
+        "approvedBudget": cost["approvedBudget"],
+        "eac": cost["eac"],
+        "costOverrunPct": cost["overrunPct"],
+        "scheduleSlipDays": dimensions["schedule"].figures["slipDays"],
+        "topRiskScore": f.top_score,
+        "pendingDecisions": f.pending_decisions,
+        "changesAwaitingApplication": f.awaiting_application,
+        "adoptionGap": adoption_gap(case),
+        "theme": case.theme or "",
+        "version": case.version,
+    }
+    return StatusView(
+        facts=facts,
+        dimensions=dimensions,
+        effective=effective(facts.status, dimensions),
+        stale=is_stale(facts.status, now),
+        next_update_due_at=next_update_due(facts.status),
+        realisation_review=realisation_review(facts, br_cadence_default, timezone.localdate(now)),
+        figures=figures,
+        thresholds=dict(thresholds),
+        now=now,
+    )
+
+
+def rag_severity(value: str | None) -> int:
+    return RAG_SEVERITY.get(value or "None", RAG_SEVERITY["None"])

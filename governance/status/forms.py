@@ -1,0 +1,84 @@
+"""Input parsing of the status forms: POST fields to the API's camelCase keys. Only the fields
+present in the form are sent, so a partial form never clears what it does not show. No rule
+lives here; the services validate."""
+
+import json
+from typing import Any
+
+from django.http import QueryDict
+
+from governance.status.services import COMMENTARY_KEYS
+
+SIMPLE_FIELDS = [
+    "overallRag",
+    "overallReason",
+    "phase",
+    "reportingCadence",
+    "outcomeConfidence",
+    "adoptionConfidence",
+    "confidenceReason",
+    "costRagOverride",
+    "costRagOverrideReason",
+    "scheduleRagOverride",
+    "scheduleRagOverrideReason",
+    "scopeRagOverride",
+    "scopeRagOverrideReason",
+    "riskRagOverride",
+    "revisedForecast",
+    "pmKeyMessage",
+    "brCadence",
+]
+# Select fields whose empty option means null (use the derived value, the site default, or
+# "not set").
+NULL_WHEN_EMPTY = {
+    "costRagOverride",
+    "scheduleRagOverride",
+    "scopeRagOverride",
+    "riskRagOverride",
+    "outcomeConfidence",
+    "adoptionConfidence",
+    "brCadence",
+    "revisedForecast",
+}
+
+
+def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The status PATCH body a form submitted, and parse errors (projectMetrics JSON)."""
+    data: dict[str, Any] = {}
+    errors: dict[str, list[str]] = {}
+    for name in SIMPLE_FIELDS:
+        if name in post:
+            value = post.get(name, "")
+            data[name] = None if name in NULL_WHEN_EMPTY and value == "" else value
+    if any(key in post for key in COMMENTARY_KEYS):
+        data["structuredCommentary"] = {key: post.get(key, "") for key in COMMENTARY_KEYS}
+    if "projectMetrics" in post:
+        raw = post.get("projectMetrics", "").strip()
+        if raw:
+            try:
+                data["projectMetrics"] = json.loads(raw)
+            except ValueError:
+                errors["projectMetrics"] = ["Must be valid JSON (or empty)."]
+        else:
+            data["projectMetrics"] = None
+    return data, errors
+
+
+def expected_revision(post: QueryDict) -> int | None:
+    raw = post.get("revision", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def report_data(post: QueryDict, *, creating: bool = False) -> dict[str, Any]:
+    """A new report's empty title takes the default (today's date); an edit must keep one."""
+    data = {name: post.get(name, "") for name in ("title", "keyMessages") if name in post}
+    if creating and not data.get("title", "").strip():
+        data.pop("title", None)
+    return data
+
+
+def metrics_text(value: Any) -> str:
+    """projectMetrics as the form's textarea shows it."""
+    if value is None:
+        return ""
+    return json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,0 +1,137 @@
+"""Project status and status reports as the API represents them (the spec's camelCase names,
+the derived read-only fields included). Published reports store exactly this shape, so a past
+report renders as it was."""
+
+from typing import Any
+
+from governance.audit import jsonable
+from governance.status import derive
+from governance.status.derive import DIMENSION_LABELS, StatusView
+from governance.status.models import DIMENSIONS, ProjectStatus, StatusReport
+
+
+def stored_fields(status: ProjectStatus) -> dict[str, Any]:
+    """The spec's stored fields, with the read-time fallbacks (confidence Unknown, overrides
+    outside the enum null)."""
+    return {
+        "projectKey": status.project.key,
+        "overallRag": status.overall_rag,
+        "phase": status.phase,
+        "reportingCadence": status.reporting_cadence,
+        "structuredCommentary": status.structured_commentary,
+        "projectMetrics": status.project_metrics,
+        "costRagOverride": derive.override(status, "cost"),
+        "scheduleRagOverride": derive.override(status, "schedule"),
+        "scopeRagOverride": derive.override(status, "scope"),
+        "riskRagOverride": derive.override(status, "risk"),
+        "costRagOverrideReason": status.cost_rag_override_reason,
+        "scheduleRagOverrideReason": status.schedule_rag_override_reason,
+        "scopeRagOverrideReason": status.scope_rag_override_reason,
+        "outcomeConfidence": derive.confidence(status.outcome_confidence),
+        "adoptionConfidence": derive.confidence(status.adoption_confidence),
+        "revisedForecast": status.revised_forecast,
+        "pmKeyMessage": status.pm_key_message,
+        "overallReason": status.overall_reason,
+        "confidenceReason": status.confidence_reason,
+        "lastUpdatedAt": status.last_updated_at,
+        "lastUpdatedByAccountId": status.last_updated_by_account_id or None,
+        "initiationStartedAt": status.initiation_started_at,
+        "initiationCompletedAt": status.initiation_completed_at,
+        "initiationDismissals": dict(status.initiation_dismissals or {}),
+        "brCadence": status.br_cadence,
+    }
+
+
+def status_to_dict(view: StatusView) -> dict[str, Any]:
+    """GET /projects/{key}/status: stored fields, then `derived`, `effective` (both
+    {costRag, scheduleRag, scopeRag, riskRag}), `drivers` (per dimension: rag, summary,
+    drivers, figures), `stale` and the other derived values. JSON-ready."""
+    body = stored_fields(view.status)
+    body.update(
+        {
+            "derived": view.derived,
+            "effective": dict(view.effective),
+            "drivers": {f"{key}Rag": view.dimensions[key].as_dict() for key in DIMENSIONS},
+            "stale": view.stale,
+            "nextUpdateDueAt": view.next_update_due_at,
+            "initiationChecklist": view.checklist,
+            "realisationReview": view.realisation_review,
+            "approvalStatus": view.facts.approval_status,
+            "figures": dict(view.figures),
+            "thresholds": dict(view.thresholds),
+            "revision": view.status.revision,
+        }
+    )
+    return jsonable(body)
+
+
+# Keys of the representation that a client may send back but that are never written from it.
+READ_ONLY = {
+    "projectKey",
+    "lastUpdatedAt",
+    "lastUpdatedByAccountId",
+    "initiationStartedAt",
+    "initiationCompletedAt",
+    "initiationDismissals",
+    "derived",
+    "effective",
+    "drivers",
+    "stale",
+    "nextUpdateDueAt",
+    "initiationChecklist",
+    "realisationReview",
+    "approvalStatus",
+    "figures",
+    "thresholds",
+    "revision",
+}
+
+
+def report_summary(report: StatusReport) -> dict[str, Any]:
+    """A report in a list: who, when, and the RAGs it froze (for the trend)."""
+    snapshot = report.snapshot or {}
+    status = snapshot.get("status") or {}
+    return jsonable(
+        {
+            "id": str(report.pk),
+            "projectKey": report.project.key,
+            "title": report.title,
+            "state": report.state,
+            "createdAt": report.created_at,
+            "createdByAccountId": report.created_by_account_id or None,
+            "updatedAt": report.updated_at,
+            "publishedAt": report.published_at,
+            "publishedByAccountId": report.published_by_account_id,
+            "overallRag": status.get("overallRag"),
+            "effective": status.get("effective"),
+            "revision": report.revision,
+        }
+    )
+
+
+def report_to_dict(report: StatusReport) -> dict[str, Any]:
+    body = report_summary(report)
+    body["keyMessages"] = report.key_messages
+    body["snapshot"] = report.snapshot
+    return body
+
+
+def dimension_cards(status: dict[str, Any]) -> list[dict[str, Any]]:
+    """The four dimension cards of a status representation (live or from a snapshot)."""
+    cards = []
+    for key in DIMENSIONS:
+        rag_key = f"{key}Rag"
+        drivers = (status.get("drivers") or {}).get(rag_key) or {}
+        cards.append(
+            {
+                "key": key,
+                "label": DIMENSION_LABELS[key],
+                "derived": (status.get("derived") or {}).get(rag_key) or "None",
+                "override": status.get(f"{key}RagOverride"),
+                "effective": (status.get("effective") or {}).get(rag_key) or "None",
+                "reason": status.get(f"{key}RagOverrideReason", ""),
+                "summary": drivers.get("summary", ""),
+                "drivers": drivers.get("drivers") or [],
+            }
+        )
+    return cards

@@ -1,0 +1,551 @@
+"""Every write to project status and status reports, one function per rule:
+`<thing>_<act>(*, caller, ...)`, atomic, audited, permission-checked through the `Caller`,
+raising domain errors. Views, the API, the signal receivers and the demo call these.
+
+Who writes: editors (the Project Lead and the editors they nominate) update the status, work
+the initiation checklist, and draft and publish status reports. A project manager named on the
+business case does so when they are an editor; the seat alone grants nothing."""
+
+import datetime as dt
+import json
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from governance import audit
+from governance.cleaning import FieldErrors, coerce_enum, enum, nullable_number, text
+from governance.concurrency import check_version
+from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
+from governance.models import BR_CADENCES, RAG_CHOICES, Project
+from governance.permissions import Caller, require
+from governance.status import derive, selectors
+from governance.status.models import (
+    CONFIDENCES,
+    PHASE_MAX,
+    REPORT_TITLE_MAX,
+    REPORTING_CADENCES,
+    STATUS_REASON_MAX,
+    TEXT_MAX,
+    ProjectStatus,
+    StatusReport,
+)
+from governance.status.serializers import READ_ONLY, status_to_dict, stored_fields
+
+EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the status."
+COMMENTARY_KEYS = ["keyMessages", "keyRisks", "decisionsRequired"]
+# projectMetrics is passed through as given; this only keeps one status from growing unbounded.
+PROJECT_METRICS_MAX_CHARS = 50_000
+
+REASON_FIELDS = {
+    "overallReason": "overall_reason",
+    "confidenceReason": "confidence_reason",
+    "costRagOverrideReason": "cost_rag_override_reason",
+    "scheduleRagOverrideReason": "schedule_rag_override_reason",
+    "scopeRagOverrideReason": "scope_rag_override_reason",
+}
+OVERRIDE_FIELDS = {
+    "costRagOverride": "cost_rag_override",
+    "scheduleRagOverride": "schedule_rag_override",
+    "scopeRagOverride": "scope_rag_override",
+    "riskRagOverride": "risk_rag_override",
+}
+CONFIDENCE_FIELDS = {
+    "outcomeConfidence": "outcome_confidence",
+    "adoptionConfidence": "adoption_confidence",
+}
+WRITABLE = {
+    "overallRag",
+    "phase",
+    "reportingCadence",
+    "structuredCommentary",
+    "projectMetrics",
+    "revisedForecast",
+    "pmKeyMessage",
+    "brCadence",
+    *REASON_FIELDS,
+    *OVERRIDE_FIELDS,
+    *CONFIDENCE_FIELDS,
+}
+
+
+# --- cleaning -------------------------------------------------------------------------------
+
+
+def clamp_reason(value: Any) -> tuple[str, str | None]:
+    """A status reason line: trimmed and clamped to STATUS_REASON_MAX (the spec's one lenient
+    length rule); an empty string (or null) clears it."""
+    if value is None:
+        return "", None
+    if not isinstance(value, str):
+        return "", "Must be text."
+    return value.strip()[:STATUS_REASON_MAX].rstrip(), None
+
+
+def _clean_commentary(value: Any, errors: FieldErrors) -> dict | None:
+    if value in (None, "", {}):
+        return None
+    if not isinstance(value, dict):
+        errors.add(
+            "structuredCommentary", "Must be an object {keyMessages, keyRisks, decisionsRequired}."
+        )
+        return None
+    cleaned = {}
+    for key, raw in value.items():
+        if key not in COMMENTARY_KEYS:
+            errors.add(f"structuredCommentary.{key}", "Unknown field.")
+            continue
+        cleaned[key], error = text(raw, max_length=TEXT_MAX)
+        if error:
+            errors.add(f"structuredCommentary.{key}", error)
+    if not any(cleaned.values()):
+        return None
+    return {key: cleaned.get(key, "") for key in COMMENTARY_KEYS}
+
+
+def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
+    """Validate `data` onto `status` in memory; every offending field is named."""
+    errors = FieldErrors()
+    for key in data:
+        if key not in WRITABLE and key not in READ_ONLY:
+            errors.add(key, "Unknown field.")
+    if "overallRag" in data:
+        value, error = enum(data["overallRag"], RAG_CHOICES, default="None")
+        if error:
+            errors.add("overallRag", error)
+        else:
+            status.overall_rag = value
+    if "phase" in data:
+        status.phase, error = text(data["phase"], max_length=PHASE_MAX)
+        if error:
+            errors.add("phase", error)
+    if "reportingCadence" in data:
+        value, error = enum(data["reportingCadence"], REPORTING_CADENCES)
+        if error or value is None:
+            errors.add(
+                "reportingCadence", error or f"Must be one of: {', '.join(REPORTING_CADENCES)}."
+            )
+        else:
+            status.reporting_cadence = value
+    if "structuredCommentary" in data:
+        status.structured_commentary = _clean_commentary(data["structuredCommentary"], errors)
+    if "projectMetrics" in data:
+        try:
+            size = len(json.dumps(data["projectMetrics"]))
+        except (TypeError, ValueError):
+            size = None
+        if size is None:
+            errors.add("projectMetrics", "Must be JSON.")
+        elif size > PROJECT_METRICS_MAX_CHARS:
+            errors.add(
+                "projectMetrics",
+                f"At most {PROJECT_METRICS_MAX_CHARS} characters of JSON (this has {size}).",
+            )
+        else:
+            status.project_metrics = data["projectMetrics"]
+    for key, attr in OVERRIDE_FIELDS.items():
+        if key in data:
+            # The spec's lenient enum: anything outside it becomes null (use the derived value).
+            value = data[key] if isinstance(data[key], str) else None
+            setattr(status, attr, coerce_enum(value, RAG_CHOICES, fallback=None))
+    for key, attr in REASON_FIELDS.items():
+        if key in data:
+            value, error = clamp_reason(data[key])
+            if error:
+                errors.add(key, error)
+            else:
+                setattr(status, attr, value)
+    for key, attr in CONFIDENCE_FIELDS.items():
+        if key in data:
+            value, error = enum(data[key], CONFIDENCES)
+            if error:
+                errors.add(key, error)
+            else:
+                setattr(status, attr, value)
+    if "revisedForecast" in data:
+        status.revised_forecast, error = nullable_number(data["revisedForecast"])
+        if error:
+            errors.add("revisedForecast", error)
+    if "pmKeyMessage" in data:
+        status.pm_key_message, error = text(data["pmKeyMessage"], max_length=TEXT_MAX)
+        if error:
+            errors.add("pmKeyMessage", error)
+    if "brCadence" in data:
+        value, error = enum(data["brCadence"], BR_CADENCES)
+        if error:
+            errors.add("brCadence", error)
+        else:
+            status.br_cadence = value
+    return errors
+
+
+def _audit_fields(status: ProjectStatus) -> dict[str, Any]:
+    fields = stored_fields(status)
+    fields.pop("projectKey")
+    return fields
+
+
+def _locked_status(project: Project) -> ProjectStatus:
+    """Lock the project row (status writes of one project serialise behind it), then the
+    project's status, created with the spec's defaults when it does not exist yet."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    status, _ = ProjectStatus.objects.select_for_update().get_or_create(project=project)
+    status.project = project
+    return status
+
+
+def _record(project: Project, actor: str, kind: str, target_type: str, target_id, changes):
+    audit.record(
+        actor_account_id=actor,
+        project_key=project.key,
+        kind=kind,
+        target_type=target_type,
+        target_id=target_id,
+        changes=changes,
+    )
+
+
+# --- project status -------------------------------------------------------------------------
+
+
+def status_update(
+    *,
+    caller: Caller,
+    data: dict[str, Any],
+    expected_revision: int | None = None,
+    now: dt.datetime | None = None,
+) -> ProjectStatus:
+    """Update the status fields sent in `data`. Always stamps lastUpdatedAt/By: saving without
+    a change confirms the status as current (it is no longer stale)."""
+    require(caller.can_edit, EDIT_MESSAGE)
+    if not isinstance(data, dict):
+        raise BadRequest()
+    with transaction.atomic():
+        status = _locked_status(caller.project)
+        check_version(status.revision, expected_revision, current_repr=status)
+        before = _audit_fields(status)
+        _clean(status, data).raise_if_any()
+        status.last_updated_at = now or timezone.now()
+        status.last_updated_by_account_id = caller.account_id
+        status.revision += 1
+        status.save()
+        _record(
+            status.project,
+            caller.account_id,
+            "status.updated",
+            "projectStatus",
+            status.project.key,
+            audit.diff(before, _audit_fields(status)),
+        )
+    return status
+
+
+def _checklist_item(item_id: Any) -> str:
+    if item_id not in derive.CHECKLIST_IDS:
+        raise ValidationFailed({"itemId": [f"Must be one of: {', '.join(derive.CHECKLIST_IDS)}."]})
+    return item_id
+
+
+def status_checklist_dismiss(
+    *, caller: Caller, item_id: Any, expected_revision: int | None = None
+) -> ProjectStatus:
+    """Dismiss an initiation checklist item; initiationDismissals keeps when."""
+    require(caller.can_edit, EDIT_MESSAGE)
+    item_id = _checklist_item(item_id)
+    with transaction.atomic():
+        status = _locked_status(caller.project)
+        check_version(status.revision, expected_revision, current_repr=status)
+        dismissals = dict(status.initiation_dismissals or {})
+        if item_id in dismissals:
+            return status
+        before = dict(dismissals)
+        dismissals[item_id] = timezone.now().isoformat()
+        status.initiation_dismissals = dismissals
+        status.revision += 1
+        status.save()
+        _record(
+            status.project,
+            caller.account_id,
+            "status.checklist_dismissed",
+            "projectStatus",
+            status.project.key,
+            audit.diff({"initiationDismissals": before}, {"initiationDismissals": dismissals}),
+        )
+    return status
+
+
+def status_checklist_restore(
+    *, caller: Caller, item_id: Any, expected_revision: int | None = None
+) -> ProjectStatus:
+    """Bring a dismissed checklist item back."""
+    require(caller.can_edit, EDIT_MESSAGE)
+    item_id = _checklist_item(item_id)
+    with transaction.atomic():
+        status = _locked_status(caller.project)
+        check_version(status.revision, expected_revision, current_repr=status)
+        dismissals = dict(status.initiation_dismissals or {})
+        if item_id not in dismissals:
+            return status
+        before = dict(dismissals)
+        dismissals.pop(item_id)
+        status.initiation_dismissals = dismissals
+        status.revision += 1
+        status.save()
+        _record(
+            status.project,
+            caller.account_id,
+            "status.checklist_restored",
+            "projectStatus",
+            status.project.key,
+            audit.diff({"initiationDismissals": before}, {"initiationDismissals": dismissals}),
+        )
+    return status
+
+
+def status_initiation_acknowledge(
+    *, caller: Caller, expected_revision: int | None = None
+) -> ProjectStatus:
+    """An editor acknowledges that initiation is complete (initiationCompletedAt)."""
+    require(caller.can_edit, EDIT_MESSAGE)
+    with transaction.atomic():
+        status = _locked_status(caller.project)
+        check_version(status.revision, expected_revision, current_repr=status)
+        if status.initiation_completed_at is not None:
+            raise Conflict(
+                "Initiation was already completed on "
+                f"{timezone.localdate(status.initiation_completed_at).isoformat()}."
+            )
+        status.initiation_completed_at = timezone.now()
+        status.revision += 1
+        status.save()
+        _record(
+            status.project,
+            caller.account_id,
+            "status.initiation_completed",
+            "projectStatus",
+            status.project.key,
+            {"initiationCompletedAt": {"before": None, "after": status.initiation_completed_at}},
+        )
+    return status
+
+
+def _stamp_once(project: Project, attr: str, key: str, kind: str, at: dt.datetime) -> None:
+    with transaction.atomic():
+        status = _locked_status(project)
+        if getattr(status, attr) is not None:
+            return
+        setattr(status, attr, at)
+        status.revision += 1
+        status.save()
+        # No person acts here: the business-case act that sent the signal is audited itself.
+        _record(
+            project, "", kind, "projectStatus", project.key, {key: {"before": None, "after": at}}
+        )
+
+
+def status_initiation_start(*, project: Project, at: dt.datetime) -> None:
+    """Business-case approval: initiationStartedAt, when unset."""
+    _stamp_once(
+        project, "initiation_started_at", "initiationStartedAt", "status.initiation_started", at
+    )
+
+
+def status_initiation_complete(*, project: Project, at: dt.datetime) -> None:
+    """First steering committee held: initiationCompletedAt, when unset."""
+    _stamp_once(
+        project,
+        "initiation_completed_at",
+        "initiationCompletedAt",
+        "status.initiation_completed",
+        at,
+    )
+
+
+# --- status reports -------------------------------------------------------------------------
+
+REPORT_WRITABLE = {"title", "keyMessages"}
+REPORT_READ_ONLY = {
+    "id",
+    "projectKey",
+    "state",
+    "createdAt",
+    "createdByAccountId",
+    "updatedAt",
+    "publishedAt",
+    "publishedByAccountId",
+    "overallRag",
+    "effective",
+    "snapshot",
+    "revision",
+}
+
+
+def _clean_report(report: StatusReport, data: dict[str, Any]) -> FieldErrors:
+    errors = FieldErrors()
+    for key in data:
+        if key not in REPORT_WRITABLE and key not in REPORT_READ_ONLY:
+            errors.add(key, "Unknown field.")
+    if "title" in data:
+        report.title, error = text(data["title"], max_length=REPORT_TITLE_MAX, required=True)
+        if error:
+            errors.add("title", error)
+    if "keyMessages" in data:
+        report.key_messages, error = text(data["keyMessages"], max_length=TEXT_MAX)
+        if error:
+            errors.add("keyMessages", error)
+    return errors
+
+
+def _report_fields(report: StatusReport) -> dict[str, Any]:
+    return {"title": report.title, "keyMessages": report.key_messages, "state": report.state}
+
+
+def _report_in_project(project: Project, report_id: Any) -> StatusReport:
+    try:
+        pk = uuid.UUID(str(report_id))
+    except ValueError:
+        raise NotFound() from None
+    report = StatusReport.objects.select_for_update().filter(project=project, pk=pk).first()
+    if report is None:
+        raise NotFound(f"No such status report in {project.key}.")
+    report.project = project
+    return report
+
+
+def _draft(report: StatusReport, act: str) -> None:
+    if report.state != "Draft":
+        raise Conflict(f"This report was published and can no longer be {act}.")
+
+
+def default_key_messages(status: ProjectStatus) -> str:
+    """A new draft starts from the status' key messages, else the PM's steering key message."""
+    commentary = status.structured_commentary or {}
+    return commentary.get("keyMessages") or status.pm_key_message or ""
+
+
+def status_report_create(*, caller: Caller, data: dict[str, Any]) -> StatusReport:
+    """Start a draft. One draft per project at a time."""
+    require(caller.can_edit, "Only the Project Lead and the editors they nominate draft reports.")
+    if not isinstance(data, dict):
+        raise BadRequest()
+    with transaction.atomic():
+        status = _locked_status(caller.project)
+        project = status.project
+        existing = StatusReport.objects.filter(project=project, state="Draft").first()
+        if existing is not None:
+            raise Conflict(
+                f"A draft report ({existing.title}) already exists: edit or publish it, or "
+                "discard it first."
+            )
+        report = StatusReport(
+            project=project,
+            created_by_account_id=caller.account_id,
+            title=f"Status report {timezone.localdate().isoformat()}",
+            key_messages=default_key_messages(status),
+        )
+        _clean_report(report, data).raise_if_any()
+        report.save()
+        _record(
+            project,
+            caller.account_id,
+            "status_report.created",
+            "statusReport",
+            report.pk,
+            audit.diff({}, _report_fields(report)),
+        )
+    return report
+
+
+def status_report_update(
+    *, caller: Caller, report_id: Any, data: dict[str, Any], expected_revision: int | None = None
+) -> StatusReport:
+    require(caller.can_edit, "Only the Project Lead and the editors they nominate edit reports.")
+    if not isinstance(data, dict):
+        raise BadRequest()
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=caller.project.pk)
+        report = _report_in_project(project, report_id)
+        _draft(report, "edited")
+        check_version(report.revision, expected_revision, current_repr=report)
+        before = _report_fields(report)
+        _clean_report(report, data).raise_if_any()
+        changes = audit.diff(before, _report_fields(report))
+        if changes:
+            report.revision += 1
+            report.save()
+            _record(
+                project,
+                caller.account_id,
+                "status_report.updated",
+                "statusReport",
+                report.pk,
+                changes,
+            )
+    return report
+
+
+def status_report_delete(
+    *, caller: Caller, report_id: Any, expected_revision: int | None = None
+) -> None:
+    """Discard a draft. Published reports are never deleted."""
+    require(caller.can_edit, "Only the Project Lead and the editors they nominate edit reports.")
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=caller.project.pk)
+        report = _report_in_project(project, report_id)
+        _draft(report, "discarded")
+        check_version(report.revision, expected_revision, current_repr=report)
+        _record(
+            project,
+            caller.account_id,
+            "status_report.deleted",
+            "statusReport",
+            report.pk,
+            audit.diff(_report_fields(report), {}),
+        )
+        report.delete()
+
+
+def status_report_publish(
+    *,
+    caller: Caller,
+    report_id: Any,
+    expected_revision: int | None = None,
+    now: dt.datetime | None = None,
+) -> StatusReport:
+    """Publish a draft: freeze the status, its derived values and drivers, the key messages,
+    who and when into an immutable snapshot."""
+    require(caller.can_edit, "Only the Project Lead and the editors they nominate publish reports.")
+    now = now or timezone.now()
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=caller.project.pk)
+        report = _report_in_project(project, report_id)
+        _draft(report, "published again")
+        check_version(report.revision, expected_revision, current_repr=report)
+        view = selectors.view_for(project, now=now)
+        report.state = "Published"
+        report.published_at = now
+        report.published_by_account_id = caller.account_id
+        report.snapshot = {
+            "title": report.title,
+            "keyMessages": report.key_messages,
+            "publishedAt": now.isoformat(),
+            "publishedByAccountId": caller.account_id,
+            "projectKey": project.key,
+            "projectName": project.name,
+            "status": status_to_dict(view),
+        }
+        report.revision += 1
+        report.save()
+        _record(
+            project,
+            caller.account_id,
+            "status_report.published",
+            "statusReport",
+            report.pk,
+            {
+                "state": {"before": "Draft", "after": "Published"},
+                "publishedAt": {"before": None, "after": now},
+            },
+        )
+    return report

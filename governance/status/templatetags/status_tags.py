@@ -1,0 +1,37 @@
+"""Template helpers of the status pages: ISO timestamps from representations (live or
+snapshot) back to dates for the `date` filter, and money as the drivers print it."""
+
+import datetime as dt
+from decimal import Decimal
+
+from django import template
+
+from governance.status.derive import money
+
+register = template.Library()
+
+
+@register.filter
+def isodatetime(value):
+    """An ISO date or timestamp string (as stored in representations) as a date/datetime."""
+    if not value or not isinstance(value, str):
+        return value
+    try:
+        if len(value) == 10:
+            return dt.date.fromisoformat(value)
+        return dt.datetime.fromisoformat(value)
+    except ValueError:
+        return value
+
+
+@register.filter
+def amount(value):
+    if value is None or value == "":
+        return "—"
+    return money(Decimal(str(value)))
+
+
+@register.filter
+def rag_initial(value):
+    """A RAG as a one-letter cell label (the full word goes to screen readers)."""
+    return {"Red": "R", "Amber": "A", "Green": "G", "Blue": "B"}.get(value or "None", "-")

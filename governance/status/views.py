@@ -1,0 +1,337 @@
+"""The status page (HTML + HTMX): current status with derived RAG and drivers, the edit form,
+the initiation checklist, and status reports (draft, publish, history, trend, past reports)."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from governance import permissions
+from governance.cleaning import decimal_to_json
+from governance.errors import NotFound, Stale, ValidationFailed
+from governance.http import page, render_htmx
+from governance.models import BR_CADENCES, RAG_CHOICES
+from governance.people import resolve
+from governance.status import derive, forms, selectors, services
+from governance.status.models import CONFIDENCES, REPORTING_CADENCES, STATUS_REASON_MAX
+from governance.status.serializers import dimension_cards, report_summary, status_to_dict
+from governance.views import project_context
+
+TEMPLATE = "status/status.html"
+TREND_LENGTH = 12
+FORM_LABELS = {
+    "overallRag": "Overall RAG",
+    "overallReason": "Overall reason",
+    "phase": "Phase",
+    "reportingCadence": "Reporting cadence",
+    "outcomeConfidence": "Outcome confidence",
+    "adoptionConfidence": "Adoption confidence",
+    "confidenceReason": "Confidence reason",
+    "costRagOverride": "Cost override",
+    "costRagOverrideReason": "Cost commentary",
+    "scheduleRagOverride": "Schedule override",
+    "scheduleRagOverrideReason": "Schedule commentary",
+    "scopeRagOverride": "Scope override",
+    "scopeRagOverrideReason": "Scope commentary",
+    "riskRagOverride": "Risk override",
+    "revisedForecast": "Revised forecast (EAC)",
+    "pmKeyMessage": "Steering key message",
+    "keyMessages": "Key messages",
+    "keyRisks": "Key risks",
+    "decisionsRequired": "Decisions required",
+    "brCadence": "Benefit review cadence",
+    "projectMetrics": "Project metrics (JSON)",
+}
+
+
+def _initial(status) -> dict:
+    """The edit form's values from the stored status."""
+    commentary = status.structured_commentary or {}
+    return {
+        "overallRag": status.overall_rag,
+        "overallReason": status.overall_reason,
+        "phase": status.phase,
+        "reportingCadence": status.reporting_cadence,
+        "outcomeConfidence": status.outcome_confidence or "",
+        "adoptionConfidence": status.adoption_confidence or "",
+        "confidenceReason": status.confidence_reason,
+        "costRagOverride": derive.override(status, "cost") or "",
+        "costRagOverrideReason": status.cost_rag_override_reason,
+        "scheduleRagOverride": derive.override(status, "schedule") or "",
+        "scheduleRagOverrideReason": status.schedule_rag_override_reason,
+        "scopeRagOverride": derive.override(status, "scope") or "",
+        "scopeRagOverrideReason": status.scope_rag_override_reason,
+        "riskRagOverride": derive.override(status, "risk") or "",
+        "revisedForecast": ""
+        if status.revised_forecast is None
+        else str(decimal_to_json(status.revised_forecast)),
+        "pmKeyMessage": status.pm_key_message,
+        "keyMessages": commentary.get("keyMessages", ""),
+        "keyRisks": commentary.get("keyRisks", ""),
+        "decisionsRequired": commentary.get("decisionsRequired", ""),
+        "brCadence": status.br_cadence or "",
+        "projectMetrics": forms.metrics_text(status.project_metrics),
+    }
+
+
+def _trend(published) -> list[dict]:
+    """The RAG trend over published reports: one row per RAG, one column per report (oldest
+    first, the last TREND_LENGTH)."""
+    columns = [report_summary(r) for r in reversed(published[:TREND_LENGTH])]
+    rows = [{"label": "Overall", "cells": [c.get("overallRag") or "None" for c in columns]}]
+    for key in ("cost", "schedule", "scope", "risk"):
+        rows.append(
+            {
+                "label": derive.DIMENSION_LABELS[key],
+                "cells": [(c.get("effective") or {}).get(f"{key}Rag") or "None" for c in columns],
+            }
+        )
+    return [{"columns": columns, "rows": rows}] if columns else []
+
+
+def _context(request, project, caller, **extra) -> dict:
+    view = selectors.view_for(project)
+    s = status_to_dict(view)
+    reports = selectors.reports(project)
+    draft = next((r for r in reports if r.state == "Draft"), None)
+    published = [r for r in reports if r.state == "Published"]
+    people = resolve(
+        [
+            s["lastUpdatedByAccountId"],
+            caller.account_id,
+            *(r.published_by_account_id for r in published),
+            *(r.created_by_account_id for r in reports),
+        ]
+    )
+    context = project_context(
+        project,
+        caller,
+        tab="status",
+        s=s,
+        status=view.status,
+        cards=dimension_cards(s),
+        checklist=s["initiationChecklist"],
+        draft=draft,
+        published=published,
+        trend=_trend(published),
+        people=people,
+        form=_initial(view.status),
+        errors={},
+        conflict=None,
+        report_errors={},
+        rag_choices=RAG_CHOICES,
+        cadences=REPORTING_CADENCES,
+        confidences=CONFIDENCES,
+        br_cadences=BR_CADENCES,
+        reason_max=STATUS_REASON_MAX,
+    )
+    context.update(extra)
+    return context
+
+
+@page("GET")
+def status_index(request, key):
+    project, caller = permissions.project_for(request, key)
+    return render_htmx(request, TEMPLATE, _context(request, project, caller))
+
+
+@page("GET", "POST")
+def status_edit(request, key):
+    """GET: the edit form (an HTMX swap of the status panel, or a page of its own).
+    POST: save; the panel again, or the form with errors (422) or a conflict (409)."""
+    project, caller = permissions.editable_project_for(request, key)
+    if request.method == "GET":
+        return render_htmx(
+            request,
+            TEMPLATE,
+            _context(request, project, caller, editing=True),
+            partial="status-form",
+        )
+    data, parse_errors = forms.status_data(request.POST)
+    submitted = {name: request.POST.get(name, "") for name in FORM_LABELS}
+    try:
+        if parse_errors:
+            raise ValidationFailed(parse_errors)
+        services.status_update(
+            caller=caller, data=data, expected_revision=forms.expected_revision(request.POST)
+        )
+    except ValidationFailed as exc:
+        context = _context(request, project, caller, editing=True, form=submitted)
+        context["errors"] = exc.fields
+        return render_htmx(request, TEMPLATE, context, partial="status-form", status=422)
+    except Stale:
+        context = _context(request, project, caller, editing=True)
+        stored = context["form"]
+        context["conflict"] = [
+            {"label": label, "yours": submitted[name], "stored": stored.get(name, "")}
+            for name, label in FORM_LABELS.items()
+            if name in request.POST and str(submitted[name]) != str(stored.get(name, ""))
+        ]
+        context["form"] = submitted
+        return render_htmx(request, TEMPLATE, context, partial="status-form", status=409)
+    if request.htmx:
+        context = _context(request, project, caller, notice="Status saved.")
+        return render_htmx(request, TEMPLATE, context, partial="status-panel")
+    messages.success(request, "Status saved.")
+    return redirect(reverse("status:index", args=[project.key]))
+
+
+@page("POST")
+def initiation(request, key):
+    """Dismiss or restore a checklist item, or acknowledge initiation as complete."""
+    project, caller = permissions.editable_project_for(request, key)
+    action = request.POST.get("action", "")
+    item_id = request.POST.get("item", "")
+    expected = forms.expected_revision(request.POST)
+    if action == "dismiss":
+        services.status_checklist_dismiss(
+            caller=caller, item_id=item_id, expected_revision=expected
+        )
+    elif action == "restore":
+        services.status_checklist_restore(
+            caller=caller, item_id=item_id, expected_revision=expected
+        )
+    elif action == "acknowledge":
+        services.status_initiation_acknowledge(caller=caller, expected_revision=expected)
+    else:
+        raise ValidationFailed({"action": ["Choose dismiss, restore or acknowledge."]})
+    if request.htmx:
+        return render_htmx(
+            request, TEMPLATE, _context(request, project, caller), partial="initiation"
+        )
+    return redirect(reverse("status:index", args=[project.key]) + "#initiation")
+
+
+def _reports_response(request, project, caller, *, status=200, **extra):
+    if request.htmx:
+        return render_htmx(
+            request,
+            TEMPLATE,
+            _context(request, project, caller, **extra),
+            partial="reports",
+            status=status,
+        )
+    if status >= 400:
+        return render_htmx(
+            request, TEMPLATE, _context(request, project, caller, **extra), status=status
+        )
+    return redirect(reverse("status:index", args=[project.key]) + "#reports")
+
+
+@page("POST")
+def report_create(request, key):
+    project, caller = permissions.editable_project_for(request, key)
+    try:
+        services.status_report_create(
+            caller=caller, data=forms.report_data(request.POST, creating=True)
+        )
+    except ValidationFailed as exc:
+        return _reports_response(request, project, caller, status=422, report_errors=exc.fields)
+    return _reports_response(request, project, caller, report_notice="Draft started.")
+
+
+@page("GET", "POST")
+def report_detail(request, key, report_id):
+    """GET: a report as it was published (or a draft). POST: edit a draft's title and key
+    messages."""
+    if request.method == "GET":
+        project, caller = permissions.project_for(request, key)
+        report = selectors.report_in(project, report_id)
+        if report is None:
+            raise NotFound()
+        snapshot = report.snapshot or {}
+        s = snapshot.get("status") or {}
+        people = resolve(
+            [
+                report.published_by_account_id,
+                report.created_by_account_id,
+                s.get("lastUpdatedByAccountId"),
+            ]
+        )
+        return render_htmx(
+            request,
+            "status/report.html",
+            project_context(
+                project,
+                caller,
+                tab="status",
+                report=report,
+                snapshot=snapshot,
+                s=s,
+                cards=dimension_cards(s) if s else [],
+                people=people,
+            ),
+        )
+    project, caller = permissions.editable_project_for(request, key)
+    try:
+        services.status_report_update(
+            caller=caller,
+            report_id=report_id,
+            data=forms.report_data(request.POST),
+            expected_revision=forms.expected_revision(request.POST),
+        )
+    except ValidationFailed as exc:
+        return _reports_response(request, project, caller, status=422, report_errors=exc.fields)
+    except Stale:
+        return _reports_response(
+            request,
+            project,
+            caller,
+            status=409,
+            report_errors={
+                "revision": [
+                    "Someone else changed this draft since you opened it. Nothing was saved; "
+                    "the draft below is the stored one."
+                ]
+            },
+        )
+    return _reports_response(request, project, caller, report_notice="Draft saved.")
+
+
+@page("POST")
+def report_publish(request, key, report_id):
+    project, caller = permissions.editable_project_for(request, key)
+    try:
+        report = services.status_report_publish(
+            caller=caller,
+            report_id=report_id,
+            expected_revision=forms.expected_revision(request.POST),
+        )
+    except Stale:
+        return _reports_response(
+            request,
+            project,
+            caller,
+            status=409,
+            report_errors={
+                "revision": [
+                    "Someone else changed this draft since you opened it. It was not "
+                    "published; review it and publish again."
+                ]
+            },
+        )
+    return _reports_response(request, project, caller, report_notice=f"“{report.title}” published.")
+
+
+@page("POST")
+def report_delete(request, key, report_id):
+    project, caller = permissions.editable_project_for(request, key)
+    try:
+        services.status_report_delete(
+            caller=caller,
+            report_id=report_id,
+            expected_revision=forms.expected_revision(request.POST),
+        )
+    except Stale:
+        return _reports_response(
+            request,
+            project,
+            caller,
+            status=409,
+            report_errors={
+                "revision": [
+                    "Someone else changed this draft since you opened it. It was not "
+                    "discarded; review it first."
+                ]
+            },
+        )
+    return _reports_response(request, project, caller, report_notice="Draft discarded.")

@@ -1,0 +1,50 @@
+"""JSON API of the portfolio (mounted at /api/v1), behind the portfolio/agent gate."""
+
+from ninja import Router
+
+from governance import permissions
+from governance.errors import ValidationFailed
+from portfolio import selectors
+
+router = Router(tags=["portfolio"])
+
+
+@router.get("/portfolio")
+def portfolio(
+    request,
+    theme: str | None = None,
+    approvalStatus: str | None = None,
+    rag: str | None = None,
+    dimension: str | None = None,
+    lead: str | None = None,
+    stale: bool | None = None,
+    sort: str | None = None,
+):
+    """One row per viewable project: overall and effective dimension RAGs (with `derived` and
+    the `drivers` behind each), approval status, version, phase, theme, approved budget and
+    forecast (EAC), schedule slip in days, top risk score, pending decisions, changes awaiting
+    application, adoption gap, stale status and the benefit review due date. Filters: theme
+    (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;
+    default any), lead (accountId), stale. sort: a column name, `-` to reverse."""
+    permissions.require_portfolio_access(request)
+    query = {
+        "theme": theme,
+        "approvalStatus": approvalStatus,
+        "rag": rag,
+        "dimension": dimension,
+        "lead": lead,
+        "stale": "1" if stale else "",
+        "sort": sort,
+    }
+    return selectors.portfolio(request, query, strict=True).rows
+
+
+@router.get("/portfolio/lessons")
+def lessons(request, q: str = "", kind: str = "", theme: str = ""):
+    """Close-out lessons (closeOut.lessons: worked, differently, nextSponsor) and realisation
+    lessons of the viewable projects, newest first. q matches every word; kind is one of
+    worked, differently, nextSponsor, realisation."""
+    permissions.require_portfolio_access(request)
+    if kind and kind not in selectors.LESSON_KINDS:
+        raise ValidationFailed({"kind": [f"Must be one of: {', '.join(selectors.LESSON_KINDS)}."]})
+    return selectors.lessons(request, q=q, kind=kind, theme=theme).entries

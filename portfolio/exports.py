@@ -1,0 +1,90 @@
+"""CSV and XLSX exports of the portfolio: the rows the page shows, with the same filters and
+sorting, and the drivers' summaries. Text cells that a spreadsheet would run as a formula
+are prefixed with an apostrophe."""
+
+import csv
+import io
+from collections.abc import Callable
+from typing import Any
+
+from openpyxl import Workbook
+from openpyxl.utils import get_column_letter
+
+from governance.people import Person
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _safe(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]]:
+    def lead(row):
+        person = people.get(row["leadAccountId"] or "")
+        return person.display_name if person else (row["leadAccountId"] or "")
+
+    def rag(dimension):
+        return lambda row: row["effective"][f"{dimension}Rag"]
+
+    def why(dimension):
+        return lambda row: row["drivers"][f"{dimension}Rag"]["summary"]
+
+    return [
+        ("Project key", lambda r: r["projectKey"]),
+        ("Project", lambda r: r["name"]),
+        ("Lead", lead),
+        ("Theme", lambda r: r["theme"]),
+        ("Approval status", lambda r: r["approvalStatus"]),
+        ("Version", lambda r: r["version"]),
+        ("Phase", lambda r: r["phase"]),
+        ("Overall RAG", lambda r: r["overallRag"]),
+        ("Cost RAG", rag("cost")),
+        ("Schedule RAG", rag("schedule")),
+        ("Scope RAG", rag("scope")),
+        ("Risk RAG", rag("risk")),
+        ("Approved budget", lambda r: r["approvedBudget"]),
+        ("Forecast (EAC)", lambda r: r["eac"]),
+        ("Cost overrun %", lambda r: r["costOverrunPct"]),
+        ("Schedule slip (days)", lambda r: r["scheduleSlipDays"]),
+        ("Top risk score", lambda r: r["topRiskScore"]),
+        ("Pending decisions", lambda r: r["pendingDecisions"]),
+        ("Changes awaiting application", lambda r: r["changesAwaitingApplication"]),
+        ("Adoption gap", lambda r: "Yes" if r["adoptionGap"] else "No"),
+        ("Status stale", lambda r: "Yes" if r["stale"] else "No"),
+        ("Status last updated", lambda r: r["lastUpdatedAt"] or ""),
+        ("Benefit review due", lambda r: r["realisationReviewDueOn"] or ""),
+        ("Cost: why", why("cost")),
+        ("Schedule: why", why("schedule")),
+        ("Scope: why", why("scope")),
+        ("Risk: why", why("risk")),
+    ]
+
+
+def to_csv(rows: list[dict], people: dict[str, Person]) -> bytes:
+    cols = columns(people)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow([header for header, _ in cols])
+    for row in rows:
+        writer.writerow(["" if (v := get(row)) is None else _safe(v) for _, get in cols])
+    # A byte-order mark so spreadsheet programs read UTF-8.
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def to_xlsx(rows: list[dict], people: dict[str, Person]) -> bytes:
+    cols = columns(people)
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Portfolio"
+    sheet.append([header for header, _ in cols])
+    for row in rows:
+        sheet.append([_safe(get(row)) for _, get in cols])
+    sheet.freeze_panes = "C2"
+    for index, (header, _) in enumerate(cols, start=1):
+        sheet.column_dimensions[get_column_letter(index)].width = max(12, min(40, len(header) + 4))
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()

@@ -1,0 +1,442 @@
+"""The portfolio: its gate, one row per viewable project with the derived status, filters,
+sorting, grouping, summary, heat grid, exports, the lessons page, and constant query counts."""
+
+import csv
+import datetime as dt
+import io
+from decimal import Decimal
+
+import openpyxl
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from charter.models import BusinessCase
+from governance import permissions
+from governance.status import services
+from governance.status.models import ProjectStatus
+from governance.tracker.local import scripting
+from tests.conftest import PMO_GROUP, set_governance_group
+from tests.factories import (
+    BusinessCaseFactory,
+    ChangeRequestFactory,
+    DecisionFactory,
+    ProjectFactory,
+    RiskFactory,
+    UserFactory,
+    WorkPackageFactory,
+)
+
+SEAT = {"accountId": "acc-1", "displayName": "Owner", "avatarUrl": ""}
+
+
+def make_project(
+    key,
+    *,
+    browsers,
+    lead=None,
+    theme="",
+    approval="Approved",
+    cost_forecast=1000,
+    risk_score=(2, 2),
+    scope_age=None,
+    overall="None",
+    stale=False,
+):
+    project = ProjectFactory(
+        key=key, name=f"Project {key}", browsers=browsers, **({"lead": lead} if lead else {})
+    )
+    project.approval_status = approval
+    project.save(update_fields=["approval_status"])
+    BusinessCaseFactory(
+        project=project,
+        theme=theme,
+        approval_status=approval,
+        version=2 if approval == "Approved" else 1,
+        adoption_affected="Staff",
+        adoption_kpi="Usage",
+        change_saturation="Low",
+        adoption_owner=SEAT,
+    )
+    WorkPackageFactory(
+        project=project,
+        name="Build",
+        budget=Decimal(1000),
+        budget_baseline=Decimal(1000),
+        budget_forecast=Decimal(cost_forecast),
+    )
+    RiskFactory(project=project, impact=risk_score[0], likelihood=risk_score[1])
+    DecisionFactory(project=project)  # pending
+    if scope_age is not None:
+        change = ChangeRequestFactory(project=project, dimensions=["Scope"])
+        change.created_at = timezone.now() - dt.timedelta(days=scope_age)
+        change.save()
+    status = ProjectStatus.objects.create(
+        project=project,
+        overall_rag=overall,
+        last_updated_at=timezone.now() - dt.timedelta(days=40 if stale else 1),
+    )
+    assert status
+    return project
+
+
+@pytest.fixture
+def admin_portfolio(cast):
+    """Four projects the site admin browses (besides ALPHA), one of each colour of interest."""
+    admin = cast.site_admin
+    lead2 = UserFactory(username="lead2", display_name="Lee Second")
+    make_project(
+        "RED",
+        browsers=[admin],
+        theme="Cost Out",
+        cost_forecast=1200,
+        risk_score=(4, 4),
+        scope_age=45,
+        overall="Red",
+        stale=True,
+    )
+    make_project(
+        "AMB",
+        browsers=[admin],
+        theme="Cost Out",
+        cost_forecast=1070,
+        risk_score=(3, 3),
+        scope_age=3,
+        overall="Amber",
+        lead=lead2,
+    )
+    make_project("GRN", browsers=[admin], theme="Strategic", cost_forecast=1000, overall="Green")
+    make_project("BLU", browsers=[admin], theme="", approval="Closed", overall="Blue")
+    return cast
+
+
+def rows(client, query=""):
+    response = client.get(f"/api/v1/portfolio{query}")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def keys(client, query=""):
+    return [row["projectKey"] for row in rows(client, query)]
+
+
+# --- the gate -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/portfolio/",
+        "/portfolio/export/?format=csv",
+        "/portfolio/lessons/",
+        "/api/v1/portfolio",
+        "/api/v1/portfolio/lessons",
+    ],
+)
+def test_site_admins_until_a_group_is_set_then_its_members_only(cast, client_for, url):
+    assert client_for(cast.site_admin).get(url).status_code == 200
+    for role in ("pmo", "lead", "editor", "viewer", "sponsor", "outsider"):
+        assert client_for(getattr(cast, role)).get(url).status_code == 403, role
+    set_governance_group(PMO_GROUP)
+    assert client_for(cast.pmo).get(url).status_code == 200
+    for role in ("site_admin", "lead", "viewer"):
+        assert client_for(getattr(cast, role)).get(url).status_code == 403, role
+    assert client_for(None).get(url).status_code in (302, 401)
+
+
+def test_the_nav_offers_portfolio_and_lessons_only_behind_the_gate(cast, client_for):
+    admin_page = client_for(cast.site_admin).get("/").content.decode()
+    assert 'href="/portfolio/"' in admin_page and 'href="/portfolio/lessons/"' in admin_page
+    lead_page = client_for(cast.lead).get("/").content.decode()
+    assert "/portfolio/lessons/" not in lead_page
+
+
+def test_one_row_per_viewable_project_only(cast, client_for):
+    assert keys(client_for(cast.site_admin)) == ["ALPHA"]
+    set_governance_group(PMO_GROUP)
+    assert keys(client_for(cast.pmo)) == ["ALPHA"]  # OTHER is not browsable by pmo
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+
+def test_a_row_carries_every_portfolio_figure(admin_portfolio, client_for):
+    row = next(r for r in rows(client_for(admin_portfolio.site_admin)) if r["projectKey"] == "RED")
+    assert row["approvalStatus"] == "Approved"
+    assert row["version"] == 2
+    assert row["theme"] == "Cost Out"
+    assert row["phase"] == "Initiation"
+    assert row["overallRag"] == "Red"
+    assert row["effective"] == {
+        "costRag": "Red",
+        "scheduleRag": "Green",
+        "scopeRag": "Red",
+        "riskRag": "Red",
+    }
+    assert (row["approvedBudget"], row["eac"], row["costOverrunPct"]) == (1000, 1200, 20)
+    assert row["scheduleSlipDays"] == 0
+    assert row["topRiskScore"] == 16
+    assert row["pendingDecisions"] == 1
+    assert row["changesAwaitingApplication"] == 0
+    assert row["adoptionGap"] is False
+    assert row["stale"] is True
+    assert row["realisationReviewDueOn"] is None
+
+
+def test_rows_show_the_same_derived_values_and_drivers_as_the_status_api(cast, client_for):
+    WorkPackageFactory(project=cast.project, budget=Decimal(500), budget_forecast=Decimal(540))
+    RiskFactory(project=cast.project, impact=3, likelihood=5, materialised=True)
+    client = client_for(cast.site_admin)
+    row = rows(client)[0]
+    status = client_for(cast.lead).get("/api/v1/projects/ALPHA/status").json()
+    assert row["derived"] == status["derived"]
+    assert row["effective"] == status["effective"]
+    for key, dimension in row["drivers"].items():
+        detail = status["drivers"][key]
+        assert (dimension["rag"], dimension["summary"], dimension["figures"]) == (
+            detail["rag"],
+            detail["summary"],
+            detail["figures"],
+        )
+    assert status["drivers"]["costRag"]["drivers"][0]["text"].endswith(
+        "forecast 540 vs budget 500 (+40)"
+    )
+    assert row["adoptionGap"] is True  # never-saved business case
+
+
+def test_overrides_show_as_the_effective_value(cast, client_for):
+    WorkPackageFactory(project=cast.project, budget=Decimal(500), budget_forecast=Decimal(900))
+    caller = permissions.caller_for(cast.lead, cast.project)
+    services.status_update(caller=caller, data={"costRagOverride": "Amber"})
+    row = rows(client_for(cast.site_admin))[0]
+    assert (row["derived"]["costRag"], row["effective"]["costRag"]) == ("Red", "Amber")
+    html = client_for(cast.site_admin).get("/portfolio/").content.decode()
+    assert "(override; derived Red)" in html
+
+
+def test_review_due_shows_for_projects_in_realisation(cast, client_for):
+    cast.project.approval_status = "InRealisation"
+    cast.project.save()
+    BusinessCaseFactory(
+        project=cast.project,
+        approval_status="InRealisation",
+        last_realisation_review_at=timezone.now() - dt.timedelta(days=100),
+    )
+    row = rows(client_for(cast.site_admin))[0]
+    assert row["realisationReviewOverdue"] is True
+    assert row["realisationReviewDueOn"] is not None
+
+
+# --- filters, sorting, grouping, summary, heat grid -------------------------------------------
+
+
+def test_filters(admin_portfolio, client_for):
+    client = client_for(admin_portfolio.site_admin)
+    assert keys(client, "?theme=Cost%20Out") == ["AMB", "RED"]
+    assert keys(client, "?theme=-") == ["ALPHA", "BLU"]
+    assert keys(client, "?approvalStatus=Closed") == ["BLU"]
+    assert keys(client, "?rag=Red") == ["RED"]
+    assert keys(client, "?rag=Amber&dimension=scope") == ["AMB"]
+    assert keys(client, "?rag=Amber&dimension=cost") == ["AMB"]
+    assert keys(client, "?rag=Green&dimension=overall") == ["GRN"]
+    assert keys(client, "?rag=Blue&dimension=risk") == ["BLU"]
+    lead2 = UserFactory(username="lead2")
+    assert keys(client, f"?lead={lead2.account_id}") == ["AMB"]
+    assert keys(client, "?stale=true") == ["ALPHA", "RED"]
+
+
+def test_sorting(admin_portfolio, client_for):
+    client = client_for(admin_portfolio.site_admin)
+    assert keys(client, "?sort=overall") == ["RED", "AMB", "GRN", "BLU", "ALPHA"]
+    by_overrun = keys(client, "?sort=-overrun")
+    assert by_overrun[:2] == ["RED", "AMB"]
+    assert by_overrun[-1] == "ALPHA"  # no figures: last in either direction
+    assert keys(client, "?sort=overrun")[-1] == "ALPHA"
+    assert keys(client, "?sort=-topRisk")[:2] == ["RED", "AMB"]
+    assert keys(client, "?sort=-key") == ["RED", "GRN", "BLU", "AMB", "ALPHA"]
+
+
+def test_the_api_refuses_unknown_filter_values(admin_portfolio, client_for):
+    client = client_for(admin_portfolio.site_admin)
+    for query in ("?sort=colour", "?rag=Purple", "?approvalStatus=Nope", "?dimension=mood"):
+        response = client.get(f"/api/v1/portfolio{query}")
+        assert response.status_code == 422, query
+        assert response.json()["error"]["code"] == "validation"
+
+
+def test_the_page_groups_by_theme_and_summarises(admin_portfolio, client_for):
+    client = client_for(admin_portfolio.site_admin)
+    html = client.get("/portfolio/?group=theme").content.decode()
+    assert html.index('>Cost Out <span class="count">2</span>') < html.index(">Strategic ")
+    assert html.index(">Strategic ") < html.index(">No theme ")
+    summary = client.get("/portfolio/").content.decode()
+    assert '<span class="stat">5</span> projects' in summary
+    assert '<span class="stat">2</span> stale statuses' in summary
+    assert '<span class="stat rag-text-red">1</span> Red overall' in summary
+
+
+def test_the_heat_grid_counts_and_links_to_its_filter(admin_portfolio, client_for):
+    html = client_for(admin_portfolio.site_admin).get("/portfolio/").content.decode()
+    assert 'aria-label="2 with Risk Red"' not in html
+    assert 'aria-label="1 with Risk Red"' in html
+    assert "?dimension=risk&amp;rag=Red" in html
+    assert 'aria-label="1 with Cost Green"' in html
+    assert 'aria-label="1 with Cost No RAG"' not in html  # "None" cells are labelled None
+    assert 'aria-label="1 with Cost None"' in html
+    filtered = client_for(admin_portfolio.site_admin).get(
+        "/portfolio/?dimension=risk&rag=Red", HTTP_HX_REQUEST="true"
+    )
+    body = filtered.content.decode()
+    assert body.lstrip().startswith('<div id="results"')
+    assert ">RED</a>" in body and ">AMB</a>" not in body
+
+
+def test_an_empty_filter_result_says_what_to_do(admin_portfolio, client_for):
+    html = client_for(admin_portfolio.site_admin).get("/portfolio/?theme=Nothing").content
+    assert b"No project matches these filters" in html
+
+
+# --- exports ------------------------------------------------------------------------------------
+
+
+def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, client_for):
+    ProjectStatus.objects.filter(project__key="RED").update(phase="=HYPERLINK(evil)")
+    response = client_for(admin_portfolio.site_admin).get(
+        "/portfolio/export/?format=csv&theme=Cost%20Out&sort=-overrun"
+    )
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    table = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header, *body = table
+    assert header[:2] == ["Project key", "Project"]
+    assert [r[0] for r in body] == ["RED", "AMB"]
+    assert body[0][header.index("Phase")] == "'=HYPERLINK(evil)"
+    assert body[0][header.index("Cost RAG")] == "Red"
+    assert body[0][header.index("Cost: why")].endswith(": +20 %")
+    assert body[1][header.index("Lead")] == "Lee Second"
+
+
+def test_xlsx_export(admin_portfolio, client_for):
+    response = client_for(admin_portfolio.site_admin).get("/portfolio/export/?format=xlsx")
+    assert response.status_code == 200
+    book = openpyxl.load_workbook(io.BytesIO(response.content))
+    sheet = book["Portfolio"]
+    values = list(sheet.values)
+    assert values[0][0] == "Project key"
+    assert [row[0] for row in values[1:]] == ["ALPHA", "AMB", "BLU", "GRN", "RED"]
+    red = values[-1]
+    assert red[values[0].index("Approved budget")] == 1000
+    assert red[values[0].index("Top risk score")] == 16
+
+
+def test_an_unknown_export_format_is_refused(cast, client_for):
+    assert client_for(cast.site_admin).get("/portfolio/export/?format=pdf").status_code == 422
+
+
+# --- lessons ------------------------------------------------------------------------------------
+
+
+def test_lessons_are_searched_across_viewable_projects(cast, client_for):
+    admin = cast.site_admin
+    closed = ProjectFactory(key="CLOSED", name="Ledger", browsers=[admin])
+    BusinessCase.objects.create(
+        project=closed,
+        theme="Productivity",
+        close_out={
+            "lessons": {
+                "worked": "Parallel runs of the ledger.",
+                "differently": "Book testers early.",
+                "nextSponsor": "",
+            }
+        },
+        closed_at=timezone.now(),
+        realisation_lessons="Measure benefits per region.",
+    )
+    hidden = ProjectFactory(key="HIDDEN", name="Hidden")  # the admin cannot browse it
+    BusinessCase.objects.create(
+        project=hidden, close_out={"lessons": {"worked": "Secret ledger lesson."}}
+    )
+    client = client_for(admin)
+    found = client.get("/api/v1/portfolio/lessons").json()
+    assert sorted((e["kind"], e["text"]) for e in found) == [
+        ("differently", "Book testers early."),
+        ("realisation", "Measure benefits per region."),
+        ("worked", "Parallel runs of the ledger."),
+    ]
+    assert [
+        e["text"] for e in client.get("/api/v1/portfolio/lessons?q=LEDGER parallel").json()
+    ] == ["Parallel runs of the ledger."]
+    assert len(client.get("/api/v1/portfolio/lessons?q=closed").json()) == 3  # the key matches
+    assert client.get("/api/v1/portfolio/lessons?kind=realisation").json()[0]["projectKey"] == (
+        "CLOSED"
+    )
+    assert client.get("/api/v1/portfolio/lessons?kind=bogus").status_code == 422
+    html = client.get("/portfolio/lessons/?q=testers").content.decode()
+    assert "Book testers early." in html and "Parallel runs" not in html
+    assert "1 of 3 lessons" in html
+    assert "Secret" not in client.get("/portfolio/lessons/").content.decode()
+
+
+# --- query counts -------------------------------------------------------------------------------
+
+
+def _populate(numbers, user, lead):
+    for n in numbers:
+        project = make_project(
+            f"Q{n:03d}",
+            browsers=[user],
+            lead=lead,
+            theme=["Cost Out", "Strategic", ""][n % 3],
+            cost_forecast=1000 + n * 10,
+            risk_score=(n % 5 + 1, 3),
+            scope_age=n % 40,
+            overall=["Red", "Amber", "Green"][n % 3],
+            stale=n % 4 == 0,
+        )
+        BusinessCase.objects.filter(project=project).update(
+            close_out={"lessons": {"worked": f"Lesson {n}", "differently": "Plan earlier."}},
+            realisation_lessons=f"Realised lesson {n}",
+        )
+
+
+def _count(client, url):
+    cache.clear()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(queries)
+
+
+URLS = [
+    "/portfolio/",
+    "/portfolio/?group=theme&sort=-cost",
+    "/portfolio/?rag=Red&dimension=scope",
+    "/portfolio/export/?format=csv",
+    "/portfolio/export/?format=xlsx",
+    "/api/v1/portfolio",
+    "/portfolio/lessons/?q=lesson",
+    "/api/v1/portfolio/lessons",
+]
+
+
+@pytest.mark.parametrize("governance_group", [False, True])
+def test_the_portfolio_runs_the_same_queries_at_3_and_60_projects(
+    cast, client_for, governance_group
+):
+    if governance_group:
+        user = UserFactory(username="pmo2")
+        scripting.ensure_group(PMO_GROUP, members=["pmo2"])
+        set_governance_group(PMO_GROUP)
+    else:
+        user = UserFactory(username="admin2", admin=True)
+    lead = UserFactory(username="portfolio_lead")
+    client = client_for(user)
+    _populate(range(3), user, lead)
+    assert len(rows(client)) == 3
+    small = {url: _count(client, url) for url in URLS}
+    _populate(range(3, 60), user, lead)
+    assert len(rows(client)) == 60
+    large = {url: _count(client, url) for url in URLS}
+    assert large == small
