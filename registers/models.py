@@ -161,6 +161,9 @@ class ChangeRequest(models.Model):
     proposer_account_id = models.CharField(max_length=128, null=True, blank=True)
     approver_account_id = models.CharField(max_length=128, null=True, blank=True)
     approver_seat = models.JSONField(null=True, blank=True)
+    # Server-set when the change was raised to enable a business-case amendment: it routes to
+    # the sponsor, and no edit may name another approver.
+    approver_locked = models.BooleanField(default=False)
     status = models.CharField(max_length=12, choices=_choices(CHANGE_STATUSES), default="Proposed")
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by_account_id = models.CharField(max_length=128, null=True, blank=True)

@@ -130,6 +130,7 @@ def change_to_dict(change: ChangeRequest) -> dict:
         "proposerAccountId": change.proposer_account_id,
         "approverAccountId": change.approver_account_id,
         "approverSeat": change.approver_seat,
+        "approverLocked": change.approver_locked,
         "status": change.status,
         "decidedAt": _iso(change.decided_at),
         "decidedByAccountId": change.decided_by_account_id,

@@ -402,6 +402,7 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
                     if seat_account_id(sponsor)
                     else None,
                 },
+                approver_locked=True,
             )
             raised = True
         previous = case.amendment_enabled_by_change_id

@@ -5,7 +5,6 @@ template) and the financial case."""
 import uuid
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urljoin
 
 from django.conf import settings
 from django.db import transaction
@@ -14,8 +13,16 @@ from charter import acts, finance
 from charter.models import CHANGE_SATURATIONS, BusinessCase
 from charter.serializers import PLAIN, TIMESTAMPS
 from charter.services.common import TEXT_MAX, Write, begin, precheck
-from governance.cleaning import FieldErrors, http_url, optional_text, text
+from governance.cleaning import FieldErrors, text
 from governance.errors import Conflict, ValidationFailed
+from governance.links import (
+    LABEL_MAX,
+    LINKS_MAX,
+    absolute,
+    clean_link,
+    clean_links,
+    page_exists,
+)
 from governance.permissions import Caller, require
 from governance.seats import clean_seats
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
@@ -23,11 +30,8 @@ from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
 THEME_MAX = 200
 PRINCIPLE_MAX = 200
 PRINCIPLES_MAX = 20
-LINKS_MAX = 50
-LABEL_MAX = 200
 ROLE_MAX = 100
 STEERING_MAX = 30
-LINK_TYPES = ["confluence", "link"]
 
 PROSE = {
     "businessProblem": "business_problem",
@@ -80,113 +84,9 @@ def _read_only_keys() -> set[str]:
 # --- cleaning (pure, or reads of the tracker and wiki; no writes) ----------------------------
 
 
-def _page_exists(page_id: str, checked: dict[str, WikiPage | None]) -> WikiPage | bool | None:
-    """The wiki page, None when it does not exist, False when the wiki cannot answer (then
-    the link is kept unchecked: an outage must not block editing)."""
-    if page_id not in checked:
-        try:
-            checked[page_id] = get_wiki().get_page(page_id)
-        except WikiError:
-            return False
-    return checked[page_id]
-
-
-def _absolute(url: str, base_url: str) -> str:
-    return urljoin(base_url, url) if base_url else url
-
-
-def clean_link(
-    raw: Any,
-    where: str,
-    errors: FieldErrors,
-    *,
-    known_page_ids: set[str],
-    base_url: str,
-    checked: dict,
-) -> dict | None:
-    """One supporting link {id, label, url, type, pageId?, spaceKey?, templateKind?}. A wiki
-    link ('confluence') with a new pageId is checked against the wiki and takes its URL and
-    title from the page when they are not given."""
-    if not isinstance(raw, Mapping):
-        errors.add(where, "Must be an object {label, url, type}.")
-        return None
-    allowed = {"id", "label", "url", "type", "pageId", "spaceKey", "templateKind"}
-    for key in raw:
-        if key not in allowed:
-            errors.add(f"{where}.{key}", "Unknown field.")
-    link_type = raw.get("type") or "link"
-    if link_type not in LINK_TYPES:
-        errors.add(f"{where}.type", "Must be one of: confluence, link.")
-        return None
-    link_id = raw.get("id") or str(uuid.uuid4())
-    if not isinstance(link_id, str) or len(link_id) > 64:
-        errors.add(f"{where}.id", "Must be a string id.")
-        return None
-    label, error = text(raw.get("label"), max_length=LABEL_MAX)
-    if error:
-        errors.add(f"{where}.label", error)
-    page_id, error = optional_text(raw.get("pageId"), max_length=64)
-    if error:
-        errors.add(f"{where}.pageId", error)
-    space_key, error = optional_text(raw.get("spaceKey"), max_length=64)
-    if error:
-        errors.add(f"{where}.spaceKey", error)
-    template_kind = raw.get("templateKind") or None
-    if template_kind is not None and template_kind not in TEMPLATE_KINDS:
-        errors.add(f"{where}.templateKind", f"Must be one of: {', '.join(TEMPLATE_KINDS)}.")
-    if page_id and link_type != "confluence":
-        errors.add(f"{where}.pageId", "Only wiki links ('confluence') carry a pageId.")
-    url = raw.get("url")
-    if page_id and link_type == "confluence" and page_id not in known_page_ids:
-        page = _page_exists(page_id, checked)
-        if page is None:
-            errors.add(f"{where}.pageId", f"No wiki page with id {page_id}.")
-        elif page:
-            url = url or _absolute(page.url, base_url)
-            label = label or page.title
-            space_key = space_key or page.space_key or None
-    url, error = http_url(url)
-    if error:
-        errors.add(f"{where}.url", error)
-    link = {"id": link_id, "label": label or url, "url": url, "type": link_type}
-    if page_id:
-        link["pageId"] = page_id
-    if space_key:
-        link["spaceKey"] = space_key
-    if template_kind:
-        link["templateKind"] = template_kind
-    return link
-
-
 def _clean_links(raw: Any, stored: list, errors: FieldErrors, base_url: str) -> list[dict]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        errors.add("supportingLinks", "Must be a list of {label, url, type}.")
-        return stored
-    if len(raw) > LINKS_MAX:
-        errors.add("supportingLinks", f"At most {LINKS_MAX} links (this has {len(raw)}).")
-        return stored
-    known = {link.get("pageId") for link in stored if link.get("pageId")}
-    checked: dict = {}
-    links, ids = [], set()
-    for index, item in enumerate(raw):
-        link = clean_link(
-            item,
-            f"supportingLinks[{index}]",
-            errors,
-            known_page_ids=known,
-            base_url=base_url,
-            checked=checked,
-        )
-        if link is None:
-            continue
-        if link["id"] in ids:
-            errors.add(f"supportingLinks[{index}].id", "This id appears twice.")
-            continue
-        ids.add(link["id"])
-        links.append(link)
-    return links
+    links = clean_links(raw, "supportingLinks", errors, stored=stored, base_url=base_url)
+    return stored if links is None else links
 
 
 def _clean_principles(raw: Any, errors: FieldErrors) -> list[str]:
@@ -290,7 +190,7 @@ def _check_financial_pages(financial: dict, stored: Mapping | None, errors: Fiel
             stored["attached"]["pageId"],
         ),
     ):
-        if page_id and page_id != before and _page_exists(page_id, checked) is None:
+        if page_id and page_id != before and page_exists(page_id, checked) is None:
             errors.add(where, f"No wiki page with id {page_id}.")
 
 
@@ -522,7 +422,7 @@ def link_from_template(
     link = {
         "id": str(uuid.uuid4()),
         "label": page.title,
-        "url": _absolute(page.url, base_url),
+        "url": absolute(page.url, base_url),
         "type": "confluence",
         "pageId": page.id,
         "templateKind": template_kind,

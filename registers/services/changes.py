@@ -11,7 +11,7 @@ from governance.cleaning import FieldErrors, signed_integer, signed_number, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, ValidationFailed
 from governance.permissions import Caller, require
-from governance.seats import clean_seats
+from governance.seats import clean_seats, seat_account_id
 from registers.derive import infer_dimensions
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
@@ -49,6 +49,7 @@ READ_ONLY = {
     "imported",
     "applicationRecord",
     "applicationState",
+    "approverLocked",
     "impactTimeline",
     "revision",
 }
@@ -129,15 +130,33 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
                 errors.add("targetWorkPackageId", "Must be a work package of this project.")
             else:
                 change.target_work_package_id = package.pk
+    proposer_sent = data.get("proposerAccountId", change.proposer_account_id)
+    if not creating and proposer_sent != change.proposer_account_id:
+        errors.add("proposerAccountId", "The proposer is recorded when the change is raised.")
+    approver_before = (change.approver_account_id, seat_account_id(change.approver_seat))
     clean_people(
         change,
         data,
-        {"proposerAccountId": "proposer_account_id", "approverAccountId": "approver_account_id"},
+        {"proposerAccountId": "proposer_account_id", "approverAccountId": "approver_account_id"}
+        if creating
+        else {"approverAccountId": "approver_account_id"},
         errors,
     )
     if "approverSeat" in data:
         seats = clean_seats({"approverSeat": data["approverSeat"]}, errors)
         change.approver_seat = seats.get("approverSeat")
+    approver_after = (change.approver_account_id, seat_account_id(change.approver_seat))
+    if change.approver_locked and not creating and approver_after != approver_before:
+        field = "approverAccountId" if "approverAccountId" in data else "approverSeat"
+        errors.add(
+            field,
+            "This change was raised to amend the business case and routes to the sponsor; "
+            "its approver cannot be changed.",
+        )
+    named = change.approver_account_id or seat_account_id(change.approver_seat)
+    if named and named == change.proposer_account_id and not change.approver_locked:
+        field = "approverAccountId" if change.approver_account_id else "approverSeat"
+        errors.add(field, "The approver must be someone other than the proposer.")
     if not errors:
         change.dimensions = infer_dimensions(
             change.dimensions or [],
@@ -148,8 +167,16 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     return errors
 
 
-def change_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> ChangeRequest:
-    """Raise a change request (status Proposed). The proposer defaults to the raiser."""
+def change_create(
+    *,
+    caller: Caller,
+    data: dict[str, Any],
+    imported: bool = False,
+    approver_locked: bool = False,
+) -> ChangeRequest:
+    """Raise a change request (status Proposed). The proposer defaults to the raiser.
+    `approver_locked` (server-side only: the business case's re-open act) fixes the approver
+    named in `data` for the life of the change."""
     with transaction.atomic():
         project = writable_project(caller)
         change = ChangeRequest(
@@ -157,6 +184,7 @@ def change_create(*, caller: Caller, data: dict[str, Any], imported: bool = Fals
             created_by_account_id=caller.account_id,
             proposer_account_id=caller.account_id,
             imported=imported,
+            approver_locked=approver_locked,
         )
         _clean(change, data, creating=True).raise_if_any()
         change.save()

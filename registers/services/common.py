@@ -8,7 +8,7 @@ from typing import Any
 from django.db import models
 
 from governance import outbox
-from governance.cleaning import FieldErrors, account_id, http_url, text
+from governance.cleaning import FieldErrors, account_id
 from governance.errors import NotFound
 from governance.models import Project
 from governance.people import resolve
@@ -16,9 +16,6 @@ from governance.permissions import Caller, require
 
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the registers."
 WRITE_BACK_TASK = "registers.work_package_field"
-
-LINK_TYPES = ["confluence", "link"]
-LINK_LABEL_MAX = 200
 
 
 def require_editor(caller: Caller) -> None:
@@ -95,64 +92,6 @@ def clean_people(
     for key, value in wanted.items():
         if not known[value].known:
             errors.add(key, f"No tracker user with accountId {value}.")
-
-
-def clean_links(
-    value: Any, field: str, errors: FieldErrors, *, existing: list[dict] | None = None
-) -> list[dict] | None:
-    """Links shaped like the business case's supportingLinks: each {id, label, url, type,
-    pageId?, spaceKey?, templateKind?}; url http or https; type 'confluence' or 'link'. A link
-    without an id keeps the id of a stored link with the same url, else gets a new one.
-    Returns None (and names each offending entry) when any entry is invalid."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        errors.add(field, "Must be a list of links {label, url, type}.")
-        return None
-    by_url = {link.get("url"): link.get("id") for link in existing or [] if isinstance(link, dict)}
-    allowed = {"id", "label", "url", "type", "pageId", "spaceKey", "templateKind"}
-    cleaned, ok, seen_ids = [], True, set()
-    for index, item in enumerate(value):
-        name = f"{field}[{index}]"
-        if isinstance(item, str):
-            item = {"url": item}
-        if not isinstance(item, Mapping):
-            errors.add(name, "Must be a link {label, url, type}.")
-            ok = False
-            continue
-        for key in item:
-            if key not in allowed:
-                errors.add(f"{name}.{key}", "Unknown field.")
-                ok = False
-        url, error = http_url(item.get("url"))
-        if error:
-            errors.add(f"{name}.url", error)
-            ok = False
-        label, error = text(item.get("label"), max_length=LINK_LABEL_MAX)
-        if error:
-            errors.add(f"{name}.label", error)
-            ok = False
-        link_type = item.get("type") or "link"
-        if link_type not in LINK_TYPES:
-            errors.add(f"{name}.type", f"Must be one of: {', '.join(LINK_TYPES)}.")
-            ok = False
-        link_id = item.get("id") or by_url.get(url) or str(uuid.uuid4())
-        if not isinstance(link_id, str) or len(link_id) > 64:
-            errors.add(f"{name}.id", "Must be a short text id.")
-            ok = False
-        elif link_id in seen_ids:
-            link_id = str(uuid.uuid4())
-        seen_ids.add(link_id)
-        link = {"id": link_id, "label": label or url, "url": url, "type": link_type}
-        for key, cap in (("pageId", 64), ("spaceKey", 255), ("templateKind", 64)):
-            if item.get(key) not in (None, ""):
-                extra, error = text(item[key], max_length=cap)
-                if error:
-                    errors.add(f"{name}.{key}", error)
-                    ok = False
-                link[key] = extra
-        cleaned.append(link)
-    return cleaned if ok else None
 
 
 def enqueue_write_back(project: Project, issue_keys: Iterable[str]) -> None:

@@ -12,6 +12,7 @@ from governance import audit
 from governance.cleaning import FieldErrors, iso_date, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, ValidationFailed
+from governance.links import clean_links
 from governance.models import Project
 from governance.permissions import Caller
 from registers.derive import decision_state
@@ -19,7 +20,6 @@ from registers.models import NAME_MAX, TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
     check_keys,
-    clean_links,
     clean_people,
     get_in_project,
     lock_project,
@@ -119,7 +119,7 @@ def _clean(
         decision.minutes_ref = _clean_minutes_ref(project, data["minutesRef"], errors)
     if "evidenceLinks" in data:
         links = clean_links(
-            data["evidenceLinks"], "evidenceLinks", errors, existing=decision.evidence_links
+            data["evidenceLinks"], "evidenceLinks", errors, stored=decision.evidence_links
         )
         if links is not None:
             decision.evidence_links = links

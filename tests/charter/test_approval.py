@@ -139,6 +139,18 @@ def test_amendment_end_to_end(cast, arrange, client, bearer, packages):
     assert change.summary == "Widen scope"
     assert change.approver_seat["accountId"] == cast.sponsor.account_id  # routed to the sponsor
     assert change.proposer_account_id == cast.editor.account_id
+    # ...and stays routed there: the editor cannot name someone else (or themselves).
+    for body in ({"approverAccountId": cast.editor.account_id}, {"approverSeat": None}):
+        response = client.patch(
+            f"/api/v1/projects/ALPHA/changes/{change.pk}",
+            data=json.dumps(body),
+            content_type="application/json",
+            **bearer(cast.editor),
+        )
+        assert response.status_code == 422, response.content
+    change.refresh_from_db()
+    assert change.approver_locked and change.approver_account_id is None
+    assert change.approver_seat["accountId"] == cast.sponsor.account_id
     entry = AuditEntry.objects.get(kind="charter.reopened")
     assert entry.changes["enablingChange"]["after"]["id"] == str(change.pk)
     assert entry.changes["version"] == {"before": 1, "after": 2}

@@ -278,3 +278,56 @@ def test_delete_while_proposed_is_audited(cast):
     change_delete(caller=as_(cast.lead, cast.project), change_id=change.pk)
     assert not ChangeRequest.objects.exists()
     assert AuditEntry.objects.get(kind="change.deleted").changes["summary"]["before"] == "Add SSO"
+
+
+def test_proposer_is_recorded_when_raised_and_not_edited(cast):
+    change = raise_change(cast, proposerAccountId=cast.viewer.account_id)
+    assert change.proposer_account_id == cast.viewer.account_id
+    with pytest.raises(ValidationFailed) as excinfo:
+        change_update(
+            caller=as_(cast.lead, cast.project),
+            change_id=change.pk,
+            data={"proposerAccountId": cast.editor.account_id},
+        )
+    assert fields_of(excinfo) == {"proposerAccountId"}
+    # Sending the stored value back (a client echoing the representation) is fine.
+    change_update(
+        caller=as_(cast.lead, cast.project),
+        change_id=change.pk,
+        data={"proposerAccountId": cast.viewer.account_id, "reason": "echo"},
+    )
+
+
+def test_the_proposer_cannot_be_the_approver(cast):
+    with pytest.raises(ValidationFailed) as excinfo:
+        raise_change(cast, approverAccountId=cast.lead.account_id)
+    assert fields_of(excinfo) == {"approverAccountId"}
+    change = raise_change(cast)
+    with pytest.raises(ValidationFailed) as excinfo:
+        change_update(
+            caller=as_(cast.lead, cast.project),
+            change_id=change.pk,
+            data={"approverSeat": {"accountId": cast.lead.account_id}},
+        )
+    assert fields_of(excinfo) == {"approverSeat"}
+
+
+def test_a_locked_approver_cannot_be_changed(cast):
+    change = change_create(
+        caller=as_(cast.editor, cast.project),
+        data={"summary": "Amend", "approverSeat": {"accountId": cast.sponsor.account_id}},
+        approver_locked=True,
+    )
+    for data in (
+        {"approverAccountId": cast.viewer.account_id},
+        {"approverSeat": {"accountId": cast.viewer.account_id}},
+        {"approverSeat": None},
+    ):
+        with pytest.raises(ValidationFailed):
+            change_update(caller=as_(cast.editor, cast.project), change_id=change.pk, data=data)
+    change_update(
+        caller=as_(cast.editor, cast.project), change_id=change.pk, data={"reason": "Still fine"}
+    )
+    change.refresh_from_db()
+    assert change.approver_seat["accountId"] == cast.sponsor.account_id
+    assert change.reason == "Still fine"

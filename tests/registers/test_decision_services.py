@@ -9,6 +9,7 @@ from django.utils import timezone
 from governance.errors import Conflict, Forbidden, Frozen, Stale, ValidationFailed
 from governance.models import AuditEntry
 from governance.permissions import caller_for
+from governance.wiki.local.models import LocalWikiPage
 from registers import selectors
 from registers.models import Decision
 from registers.services import decision_append_note, decision_create, decision_update
@@ -190,6 +191,8 @@ def test_minutes_ref_must_be_the_projects_own_minutes(cast):
 
 
 def test_evidence_links_http_or_https_keep_their_ids(cast):
+    page = LocalWikiPage.objects.create(space_key="GOV", title="Board paper")
+    page_id = str(page.pk)
     decision = create(
         cast,
         evidenceLinks=[
@@ -197,18 +200,39 @@ def test_evidence_links_http_or_https_keep_their_ids(cast):
                 "label": "Paper",
                 "url": "https://wiki.example/paper",
                 "type": "confluence",
-                "pageId": "9",
+                "pageId": page_id,
             },
             "http://plain.example",
         ],
     )
     links = decision.evidence_links
     assert [link["type"] for link in links] == ["confluence", "link"]
-    assert links[1]["label"] == "http://plain.example" and links[0]["pageId"] == "9"
+    assert links[1]["label"] == "http://plain.example" and links[0]["pageId"] == page_id
+    # An edit that sends only label and url (as the inline form does) keeps the wiki link.
     again = update(
         cast, decision, evidenceLinks=[{"label": "Paper v2", "url": "https://wiki.example/paper"}]
     )
-    assert again.evidence_links[0]["id"] == links[0]["id"]
+    kept = again.evidence_links[0]
+    assert (kept["id"], kept["type"], kept["pageId"], kept["label"]) == (
+        links[0]["id"],
+        "confluence",
+        page_id,
+        "Paper v2",
+    )
+    with pytest.raises(ValidationFailed) as excinfo:
+        create(
+            cast,
+            evidenceLinks=[
+                {"url": "https://w.example/x", "type": "confluence", "pageId": "999999"}
+            ],
+        )
+    assert refused(excinfo) == {"evidenceLinks[0].pageId"}
+    with pytest.raises(ValidationFailed) as excinfo:
+        create(
+            cast,
+            evidenceLinks=[{"url": "https://w.example/x", "type": "link", "templateKind": "bogus"}],
+        )
+    assert refused(excinfo) == {"evidenceLinks[0].templateKind"}
     for bad in ("javascript:alert(1)", "mailto:x@example.com", "https://"):
         with pytest.raises(ValidationFailed) as excinfo:
             create(cast, evidenceLinks=[{"url": bad}])
