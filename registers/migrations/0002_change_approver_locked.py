@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registers', '0001_initial'),
+        ("registers", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='changerequest',
-            name='approver_locked',
+            model_name="changerequest",
+            name="approver_locked",
             field=models.BooleanField(default=False),
         ),
     ]
