@@ -294,7 +294,7 @@ def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
         Project.objects.bulk_update(stale, ["name", "lead_account_id"])
     nominated = set(
         EditorNomination.objects.filter(
-            account_id=user.account_id, project__in=existing.values()
+            account_id=user.account_id, project_id__in=[p.pk for p in existing.values()]
         ).values_list("project_id", flat=True)
     )
     result = []

@@ -28,6 +28,8 @@ HEAT_LABELS = {"overall": "Overall", **DIMENSION_LABELS}
 
 def _plain(value: Any) -> Any:
     """A figure as JSON: money as a number, dates and timestamps as ISO text."""
+    if value is None or type(value) in (int, float, str, bool):
+        return value
     if isinstance(value, Decimal):
         return decimal_to_json(value)
     if isinstance(value, dt.date | dt.datetime):

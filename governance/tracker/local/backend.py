@@ -7,6 +7,7 @@ from django.db.models import Q
 from governance.tracker.base import TrackerIssue, TrackerProject, TrackerUser
 from governance.tracker.local.models import (
     LocalAccount,
+    LocalBrowseGrant,
     LocalGroup,
     LocalIssue,
     LocalProject,
@@ -75,15 +76,14 @@ class LocalTracker:
         return _project(project) if project else None
 
     def browsable_projects(self, account_id: str) -> list[TrackerProject]:
-        projects = (
-            LocalProject.objects.select_related("lead")
-            .filter(
-                Q(lead__account_id=account_id) | Q(localbrowsegrant__account__account_id=account_id)
-            )
-            .distinct()
+        grants = LocalBrowseGrant.objects.filter(account__account_id=account_id)
+        granted = grants.values("project_id")
+        rows = (
+            LocalProject.objects.filter(Q(lead__account_id=account_id) | Q(pk__in=granted))
             .order_by("key")
+            .values_list("key", "name", "lead__account_id")
         )
-        return [_project(p) for p in projects]
+        return [TrackerProject(key=k, name=name, lead_account_id=lead) for k, name, lead in rows]
 
     def can_browse(self, account_id: str, project_key: str) -> bool:
         if not account_id:
