@@ -247,60 +247,48 @@ def _checklist_item(item_id: Any) -> str:
     return item_id
 
 
-def status_checklist_dismiss(
-    *, caller: Caller, item_id: Any, expected_revision: int | None = None
+def _set_dismissal(
+    caller: Caller, item_id: Any, *, dismissed: bool, expected_revision: int | None
 ) -> ProjectStatus:
-    """Dismiss an initiation checklist item; initiationDismissals keeps when."""
     require(caller.can_edit, EDIT_MESSAGE)
     item_id = _checklist_item(item_id)
     with transaction.atomic():
         status = _locked_status(caller.project)
         check_version(status.revision, expected_revision, current_repr=status)
         dismissals = dict(status.initiation_dismissals or {})
-        if item_id in dismissals:
+        if (item_id in dismissals) == dismissed:
             return status
         before = dict(dismissals)
-        dismissals[item_id] = timezone.now().isoformat()
+        if dismissed:
+            dismissals[item_id] = timezone.now().isoformat()
+        else:
+            dismissals.pop(item_id)
         status.initiation_dismissals = dismissals
         status.revision += 1
         status.save()
         _record(
             status.project,
             caller.account_id,
-            "status.checklist_dismissed",
+            "status.checklist_dismissed" if dismissed else "status.checklist_restored",
             "projectStatus",
             status.project.key,
             audit.diff({"initiationDismissals": before}, {"initiationDismissals": dismissals}),
         )
     return status
+
+
+def status_checklist_dismiss(
+    *, caller: Caller, item_id: Any, expected_revision: int | None = None
+) -> ProjectStatus:
+    """Dismiss an initiation checklist item; initiationDismissals keeps when."""
+    return _set_dismissal(caller, item_id, dismissed=True, expected_revision=expected_revision)
 
 
 def status_checklist_restore(
     *, caller: Caller, item_id: Any, expected_revision: int | None = None
 ) -> ProjectStatus:
     """Bring a dismissed checklist item back."""
-    require(caller.can_edit, EDIT_MESSAGE)
-    item_id = _checklist_item(item_id)
-    with transaction.atomic():
-        status = _locked_status(caller.project)
-        check_version(status.revision, expected_revision, current_repr=status)
-        dismissals = dict(status.initiation_dismissals or {})
-        if item_id not in dismissals:
-            return status
-        before = dict(dismissals)
-        dismissals.pop(item_id)
-        status.initiation_dismissals = dismissals
-        status.revision += 1
-        status.save()
-        _record(
-            status.project,
-            caller.account_id,
-            "status.checklist_restored",
-            "projectStatus",
-            status.project.key,
-            audit.diff({"initiationDismissals": before}, {"initiationDismissals": dismissals}),
-        )
-    return status
+    return _set_dismissal(caller, item_id, dismissed=False, expected_revision=expected_revision)
 
 
 def status_initiation_acknowledge(

@@ -272,19 +272,17 @@ def report_detail(request, key, report_id):
     except ValidationFailed as exc:
         return _reports_response(request, project, caller, status=422, report_errors=exc.fields)
     except Stale:
-        return _reports_response(
-            request,
-            project,
-            caller,
-            status=409,
-            report_errors={
-                "revision": [
-                    "Someone else changed this draft since you opened it. Nothing was saved; "
-                    "the draft below is the stored one."
-                ]
-            },
+        return _stale_draft(
+            request, project, caller, "Nothing was saved; the draft below is the stored one."
         )
     return _reports_response(request, project, caller, report_notice="Draft saved.")
+
+
+def _stale_draft(request, project, caller, outcome: str):
+    message = f"Someone else changed this draft since you opened it. {outcome}"
+    return _reports_response(
+        request, project, caller, status=409, report_errors={"revision": [message]}
+    )
 
 
 @page("POST")
@@ -297,17 +295,8 @@ def report_publish(request, key, report_id):
             expected_revision=forms.expected_revision(request.POST),
         )
     except Stale:
-        return _reports_response(
-            request,
-            project,
-            caller,
-            status=409,
-            report_errors={
-                "revision": [
-                    "Someone else changed this draft since you opened it. It was not "
-                    "published; review it and publish again."
-                ]
-            },
+        return _stale_draft(
+            request, project, caller, "It was not published; review it and publish again."
         )
     return _reports_response(request, project, caller, report_notice=f"“{report.title}” published.")
 
@@ -322,16 +311,5 @@ def report_delete(request, key, report_id):
             expected_revision=forms.expected_revision(request.POST),
         )
     except Stale:
-        return _reports_response(
-            request,
-            project,
-            caller,
-            status=409,
-            report_errors={
-                "revision": [
-                    "Someone else changed this draft since you opened it. It was not "
-                    "discarded; review it first."
-                ]
-            },
-        )
+        return _stale_draft(request, project, caller, "It was not discarded; review it first.")
     return _reports_response(request, project, caller, report_notice="Draft discarded.")
