@@ -9,7 +9,7 @@ from django.utils import timezone
 from governance import audit
 from governance.cleaning import FieldErrors, signed_integer, signed_number, text
 from governance.concurrency import check_version
-from governance.errors import Conflict, ValidationFailed
+from governance.errors import Conflict
 from governance.permissions import Caller, require
 from governance.seats import clean_seats, seat_account_id
 from registers.derive import infer_dimensions
@@ -266,8 +266,9 @@ def change_adjudicate(
     expected_revision: int | None = None,
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
-    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Someone who
-    may do none of these is refused before anything else."""
+    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Refused in the
+    house order: who may act (403), frozen registers and a decided change (409), a stale
+    revision (412), then the outcome and comment (422, every offending field named)."""
     with transaction.atomic():
         project = lock_project(caller.project)
         change = get_in_project(ChangeRequest, project, change_id)
@@ -277,14 +278,9 @@ def change_adjudicate(
             "Only the named approver (or, with none named, the sponsor) decides this change; "
             "its proposer or an editor may withdraw it.",
         )
-        if outcome not in OUTCOMES:
-            raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
-        comment, error = text(decision_comment, max_length=TEXT_MAX)
-        if error:
-            raise ValidationFailed({"decisionComment": [error]})
         if outcome == "Withdrawn":
             require(may_withdraw, "Only the proposer or an editor may withdraw this change.")
-        else:
+        elif outcome in OUTCOMES:
             require(
                 may_decide,
                 "Only the named approver (or, with none named, the sponsor) "
@@ -293,10 +289,15 @@ def change_adjudicate(
         project.assert_registers_unfrozen()
         _proposed(change, "decided")
         check_version(change.revision, expected_revision, current_repr=change)
-        if outcome == "Rejected" and not comment:
-            raise ValidationFailed(
-                {"decisionComment": ["A reason is required to reject a change."]}
-            )
+        errors = FieldErrors()
+        if outcome not in OUTCOMES:
+            errors.add("outcome", f"Must be one of: {', '.join(OUTCOMES)}.")
+        comment, error = text(decision_comment, max_length=TEXT_MAX)
+        if error:
+            errors.add("decisionComment", error)
+        elif outcome == "Rejected" and not comment:
+            errors.add("decisionComment", "A reason is required to reject a change.")
+        errors.raise_if_any()
         before = _snapshot(change)
         change.status = outcome
         change.decided_at = timezone.now()

@@ -210,15 +210,16 @@ def decision_append_note(
     *, caller: Caller, decision_id: Any, text_value: Any, expected_revision: int | None = None
 ) -> Decision:
     """appendDecisionNote: the one write onto a made decision, allowed on frozen registers
-    too. Author and timestamp are server-written."""
+    too. Author and timestamp are server-written. The text is checked last (422), after
+    the editor check (403), the decision (404) and the revision (412)."""
     require_editor(caller)
-    note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
-    if error:
-        raise ValidationFailed({"text": [error]})
     with transaction.atomic():
         project = lock_project(caller.project)
         decision = get_in_project(Decision, project, decision_id)
         check_version(decision.revision, expected_revision, current_repr=decision)
+        note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
+        if error:
+            raise ValidationFailed({"text": [error]})
         note = {
             "id": str(uuid.uuid4()),
             "text": note_text,

@@ -124,9 +124,7 @@ def work_package_move(request, key, wp_id):
     """Keyboard reordering: move one package up or down; focus stays on the moved row."""
     project, caller = permissions.editable_project_for(request, key)
     direction = request.POST.get("direction")
-    if direction not in ("up", "down"):
-        raise ValidationFailed({"direction": ["Move up or down."]})
-    services.work_package_move(caller=caller, wp_id=wp_id, offset=-1 if direction == "up" else 1)
+    services.work_package_move(caller=caller, wp_id=wp_id, direction=direction)
     return _table(request, project, caller, moved_id=wp_id, moved_direction=direction)
 
 
