@@ -12,7 +12,7 @@ from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.permissions import Caller, require
 from governance.seats import clean_seats, seat_account_id
-from registers.derive import infer_dimensions
+from registers.derive import change_is_open, infer_dimensions
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
@@ -199,8 +199,9 @@ def change_create(
     return change
 
 
-def _proposed(change: ChangeRequest, act: str) -> None:
-    if change.status != "Proposed":
+def require_open(change: ChangeRequest, act: str) -> None:
+    """409 for a decided change: it is edited, deleted and decided only while Proposed."""
+    if not change_is_open(change):
         raise Conflict(f"This change was {change.status.lower()} and can no longer be {act}.")
 
 
@@ -210,7 +211,7 @@ def change_update(
     with transaction.atomic():
         project = writable_project(caller)
         change = get_in_project(ChangeRequest, project, change_id)
-        _proposed(change, "edited")
+        require_open(change, "edited")
         check_version(change.revision, expected_revision, current_repr=change)
         before = _snapshot(change)
         _clean(change, data, creating=False).raise_if_any()
@@ -233,7 +234,7 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
     with transaction.atomic():
         project = writable_project(caller)
         change = get_in_project(ChangeRequest, project, change_id)
-        _proposed(change, "deleted")
+        require_open(change, "deleted")
         check_version(change.revision, expected_revision, current_repr=change)
         audit.record(
             actor_account_id=caller.account_id,
@@ -287,7 +288,7 @@ def change_adjudicate(
                 "may decide this change.",
             )
         project.assert_registers_unfrozen()
-        _proposed(change, "decided")
+        require_open(change, "decided")
         check_version(change.revision, expected_revision, current_repr=change)
         errors = FieldErrors()
         if outcome not in OUTCOMES:

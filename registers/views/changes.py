@@ -13,7 +13,7 @@ from registers import selectors, services
 from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
-from registers.services.changes import adjudication_rights
+from registers.services.changes import adjudication_rights, require_open
 from registers.services.common import get_in_project
 from registers.tables import signed
 from registers.views import base
@@ -100,8 +100,7 @@ def change_edit(request, key, change_id):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
     change = get_in_project(ChangeRequest, project, change_id, lock=False)
-    if change.status != "Proposed":
-        raise Conflict(f"This change was {change.status.lower()} and can no longer be edited.")
+    require_open(change, "edited")
     return base.render_form(
         request, REG, project, caller, base.edit_form(REG, project, change), record=change
     )

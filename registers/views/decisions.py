@@ -6,12 +6,13 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 
 from governance import permissions
-from governance.errors import Conflict, ValidationFailed
+from governance.errors import ValidationFailed
 from governance.http import page
 from registers import selectors, services
 from registers.models import Decision
 from registers.serializers import decision_to_dict
 from registers.services.common import get_in_project
+from registers.services.decisions import require_editable
 from registers.views import base
 
 REG = base.register(
@@ -84,8 +85,7 @@ def decision_edit(request, key, decision_id):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
     decision = get_in_project(Decision, project, decision_id, lock=False)
-    if decision.made_on:
-        raise Conflict("A made decision can no longer be changed; add a note instead.")
+    require_editable(decision)
     return base.render_form(
         request, REG, project, caller, base.edit_form(REG, project, decision), record=decision
     )

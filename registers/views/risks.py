@@ -12,7 +12,7 @@ from registers import forms, selectors, services
 from registers.models import Risk
 from registers.serializers import risk_to_dict
 from registers.services.common import get_in_project
-from registers.services.risks import decision_prefill
+from registers.services.risks import decision_prefill, require_decision_recordable
 from registers.views import base
 from registers.views.decisions import REG as DECISIONS
 
@@ -124,8 +124,7 @@ def risk_record_decision(request, key, risk_id):
     risk = get_in_project(Risk, project, risk_id, lock=False)
     if request.method == "GET":
         project.assert_registers_unfrozen()
-        if not (risk.direction == "Risk" and risk.materialised):
-            raise Conflict("Only a materialised risk has a decision recorded against it.")
+        require_decision_recordable(risk)
         return _record_response(request, project, caller, risk, _record_form(project, risk), 200)
     data = forms.data_from_post("decisions", request.POST)
     try:
