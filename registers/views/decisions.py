@@ -4,6 +4,7 @@ registers too). There is no delete and no approval of decisions."""
 
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
 
 from governance import permissions
 from governance.errors import ValidationFailed
@@ -50,6 +51,7 @@ REG = base.register(
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def decisions(request, key):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -58,6 +60,7 @@ def decisions(request, key):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def decision_new(request, key):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -65,6 +68,7 @@ def decision_new(request, key):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def decision_detail(request, key, decision_id):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -80,6 +84,7 @@ def decision_detail(request, key, decision_id):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def decision_edit(request, key, decision_id):
     """Pending decisions only: a made decision answers 409 (add a note instead)."""
     project, caller = permissions.editable_project_for(request, key)
@@ -92,6 +97,7 @@ def decision_edit(request, key, decision_id):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def decision_notes(request, key, decision_id):
     """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
     project, caller = permissions.editable_project_for(request, key)

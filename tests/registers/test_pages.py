@@ -585,3 +585,61 @@ def test_register_templates_read_row_flags_and_never_derive_the_rules():
     for template in folder.glob("*.html"):
         text = template.read_text()
         assert [rule for rule in rules if rule in text] == [], template.name
+
+
+def _vary_world(cast):
+    return {
+        "wp": WorkPackageFactory(project=cast.project, name="Build"),
+        "risk": RiskFactory(project=cast.project, title="Outage", materialised=True),
+        "decision": DecisionFactory(project=cast.project, decision="Pick vendor"),
+        "change": ChangeRequestFactory(project=cast.project, summary="More budget"),
+    }
+
+
+VARY_PATHS = [
+    *(f"{register}/" for register in ("work-packages", "risks", "decisions", "changes")),
+    *(f"{register}/new/" for register in ("work-packages", "risks", "decisions", "changes")),
+    "work-packages/{wp}/",
+    "work-packages/{wp}/edit/",
+    "work-packages/{wp}/links/",
+    "risks/{risk}/",
+    "risks/{risk}/edit/",
+    "risks/{risk}/record-decision/",
+    "decisions/{decision}/",
+    "decisions/{decision}/edit/",
+    "decisions/{decision}/notes/",
+    "changes/{change}/",
+    "changes/{change}/edit/",
+    "changes/{change}/adjudicate/",
+]
+
+
+@pytest.mark.parametrize("path", VARY_PATHS)
+def test_register_pages_vary_on_hx_request_in_both_branches(cast, client_for, path):
+    """Whatever branch a view takes on HX-Request (the full page, a redirect without
+    script, or the HTMX fragment), the response says it varies on that header."""
+    world = _vary_world(cast)
+    url = f"{BASE}/" + path.format(**{name: record.pk for name, record in world.items()})
+    client = client_for(cast.lead)
+    full, partial = client.get(url), client.get(url, **HX)
+    assert full.status_code in (200, 302) and partial.status_code == 200
+    assert "HX-Request" in full.get("Vary", ""), "full page"
+    assert "HX-Request" in partial.get("Vary", ""), "HTMX fragment"
+
+
+def test_register_writes_vary_on_hx_request_in_both_branches(cast, client_for):
+    world = _vary_world(cast)
+    client = client_for(cast.lead)
+    wp_url = f"{BASE}/work-packages/{world['wp'].pk}/"
+    responses = [
+        client.post(f"{BASE}/work-packages/", {"name": "Without script"}),
+        client.post(f"{BASE}/work-packages/", {"name": "With script"}, **HX),
+        client.post(wp_url, {"name": "Build 2", "revision": "1"}),
+        client.post(wp_url, {"name": "Build 3", "revision": "2"}, **HX),
+        client.post(f"{wp_url}move/", {"direction": "down"}),
+        client.post(f"{wp_url}move/", {"direction": "up"}, **HX),
+        client.post(f"{BASE}/decisions/{world['decision'].pk}/notes/", {"text": "Noted"}),
+        client.post(f"{BASE}/decisions/{world['decision'].pk}/notes/", {"text": "Too"}, **HX),
+    ]
+    assert [r.status_code for r in responses] == [302, 201, 302, 200, 302, 200, 302, 200]
+    assert all("HX-Request" in r.get("Vary", "") for r in responses)
