@@ -189,10 +189,11 @@ def register_export(
 )
 def register_import(request, key: str, register_name: str = Path(..., alias="register")):
     """All or nothing: 201 {"created": N}, or 422 with `rows` [{row, field, message}]."""
-    _, caller = permissions.editable_project_for(request, key)
+    _, caller = permissions.project_for(request, key)
     register = _register(register_name)
-    rows = spreadsheets.read_rows(register, request.FILES.get("file"))
-    created = services.register_import(caller=caller, register=register, rows=rows)
+    created = services.register_import(
+        caller=caller, register=register, upload=request.FILES.get("file")
+    )
     return {"created": created}
 
 

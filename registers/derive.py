@@ -1,6 +1,8 @@
 """Derived register values, computed here once and shown the same everywhere (pages, API,
 exports, status, portfolio): decision state, risk score, change dimensions and application
-state, approved variations, schedule variance."""
+state, approved variations, schedule variance; and the state predicates (may this decision
+be updated, this risk have a decision recorded, this change be edited or decided) that the
+services enforce and the pages read to offer or hide their controls."""
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
@@ -18,6 +20,23 @@ VARIATION_DIMENSIONS = {"Budget", "Schedule"}
 def decision_state(made_on: dt.date | None) -> str:
     """Pending when madeOn is null, else Made."""
     return "Made" if made_on else "Pending"
+
+
+def decision_is_editable(decision) -> bool:
+    """A pending decision may be updated; a made one refuses every update (only notes are
+    appended to it)."""
+    return decision_state(decision.made_on) == "Pending"
+
+
+def decision_can_be_recorded(risk) -> bool:
+    """The Record-decision act is possible only for a materialised risk (direction Risk)."""
+    return risk.direction == "Risk" and bool(risk.materialised)
+
+
+def change_is_open(change) -> bool:
+    """A change request is edited, deleted and adjudicated only while Proposed; a decided
+    change is immutable."""
+    return change.status == "Proposed"
 
 
 def risk_score(

@@ -1,5 +1,6 @@
 """Register records as the API represents them: the spec's camelCase field names, derived
-read-only fields included, server-only fields as the spec allows."""
+read-only fields included, server-only fields as the spec allows (`imported` only on
+bulk-imported rows)."""
 
 from governance.cleaning import decimal_to_json
 from registers.derive import (
@@ -13,6 +14,11 @@ from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 
 def _iso(value):
     return value.isoformat() if value else None
+
+
+def _imported(record) -> dict:
+    """The spec's `imported`: present (true) only on bulk-imported rows, absent otherwise."""
+    return {"imported": True} if record.imported else {}
 
 
 def work_package_to_dict(wp: WorkPackage) -> dict:
@@ -77,7 +83,7 @@ def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict:
         "createdAt": _iso(risk.created_at),
         "updatedAt": _iso(risk.updated_at),
         "updatedByAccountId": risk.updated_by_account_id,
-        "imported": risk.imported,
+        **_imported(risk),
         "revision": risk.revision,
     }
 
@@ -107,7 +113,7 @@ def decision_to_dict(decision: Decision) -> dict:
         "createdAt": _iso(decision.created_at),
         "createdByAccountId": decision.created_by_account_id or None,
         "updatedAt": _iso(decision.updated_at),
-        "imported": decision.imported,
+        **_imported(decision),
         "revision": decision.revision,
     }
 
@@ -138,7 +144,7 @@ def change_to_dict(change: ChangeRequest) -> dict:
         "createdAt": _iso(change.created_at),
         "createdByAccountId": change.created_by_account_id,
         "updatedAt": _iso(change.updated_at),
-        "imported": change.imported,
+        **_imported(change),
         "applicationRecord": change.application_record,
         "applicationState": change_application_state(change),
         "revision": change.revision,

@@ -124,12 +124,14 @@ def table(project: Project, register: str) -> tuple[list[str], list[list[Any]]]:
 
 
 def _fields(project: Project, register: str) -> list[str]:
-    """The fields of the register's API representation, in its order."""
+    """The fields of the register's API representation, in its order. The `imported` column
+    is always there (the sample is an imported row); it reads true on imported rows and is
+    blank on the others, as the API leaves the key out of them."""
     blank = {
         "work-packages": lambda: work_package_to_dict(WorkPackage(project=project)),
-        "risks": lambda: risk_to_dict(Risk(project=project), []),
-        "decisions": lambda: decision_to_dict(Decision(project=project)),
-        "changes": lambda: change_to_dict(ChangeRequest(project=project)),
+        "risks": lambda: risk_to_dict(Risk(project=project, imported=True), []),
+        "decisions": lambda: decision_to_dict(Decision(project=project, imported=True)),
+        "changes": lambda: change_to_dict(ChangeRequest(project=project, imported=True)),
     }[register]()
     return list(blank)
 

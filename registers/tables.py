@@ -16,6 +16,9 @@ from governance.models import RAG_CHOICES
 from governance.people import Person
 from registers.derive import (
     change_application_state,
+    change_is_open,
+    decision_can_be_recorded,
+    decision_is_editable,
     decision_state,
     risk_heat,
     risk_score,
@@ -132,9 +135,9 @@ def decorate_risk(risk, people, caller, extra) -> None:
     risk.heat = risk_heat(risk.score, extra["thresholds"])
     risk.inherent = risk_score(risk.impact, risk.likelihood)
     risk.treating = extra["treating"].get(str(risk.pk), [])
-    risk.can_record_decision = (
-        caller.can_edit_registers and risk.direction == "Risk" and risk.materialised
-    )
+    risk.decision_recordable = decision_can_be_recorded(risk)
+    risk.awaits_treating_decision = risk.decision_recordable and not risk.treating
+    risk.can_record_decision = caller.can_edit_registers and risk.decision_recordable
     risk.search_text = " ".join(
         filter(None, [risk.title, risk.description, risk.mitigation, risk.treatment])
     ).casefold()
@@ -142,7 +145,7 @@ def decorate_risk(risk, people, caller, extra) -> None:
 
 def decorate_decision(decision, people, caller, extra) -> None:
     decision.state = decision_state(decision.made_on)
-    decision.can_update = caller.can_edit_registers and decision.state == "Pending"
+    decision.can_update = caller.can_edit_registers and decision_is_editable(decision)
     decision.can_note = caller.can_edit
     decision.note_count = len(decision.notes or [])
     decision.made_on_text = _date(decision.made_on)
@@ -171,10 +174,10 @@ def decorate_change(change, people, caller, extra) -> None:
     change.days_text = signed(change.impact_schedule_days, " d")
     change.target_name = extra["packages"].get(change.target_work_package_id, "")
     change.created_text = _date(change.created_at.date()) if change.created_at else ""
-    proposed = change.status == "Proposed"
-    open_register = proposed and not caller.registers_frozen
+    is_open = change_is_open(change)
+    open_register = is_open and not caller.registers_frozen
     may_decide, may_withdraw = adjudication_rights(caller, change)
-    change.can_update = caller.can_edit_registers and proposed
+    change.can_update = caller.can_edit_registers and is_open
     change.may_adjudicate = open_register and may_decide
     change.may_withdraw = open_register and may_withdraw
     change.may_decide = change.may_adjudicate or change.may_withdraw

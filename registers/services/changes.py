@@ -9,10 +9,10 @@ from django.utils import timezone
 from governance import audit
 from governance.cleaning import FieldErrors, signed_integer, signed_number, text
 from governance.concurrency import check_version
-from governance.errors import Conflict, ValidationFailed
+from governance.errors import Conflict
 from governance.permissions import Caller, require
 from governance.seats import clean_seats, seat_account_id
-from registers.derive import infer_dimensions
+from registers.derive import change_is_open, infer_dimensions
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
@@ -199,8 +199,9 @@ def change_create(
     return change
 
 
-def _proposed(change: ChangeRequest, act: str) -> None:
-    if change.status != "Proposed":
+def require_open(change: ChangeRequest, act: str) -> None:
+    """409 for a decided change: it is edited, deleted and decided only while Proposed."""
+    if not change_is_open(change):
         raise Conflict(f"This change was {change.status.lower()} and can no longer be {act}.")
 
 
@@ -210,7 +211,7 @@ def change_update(
     with transaction.atomic():
         project = writable_project(caller)
         change = get_in_project(ChangeRequest, project, change_id)
-        _proposed(change, "edited")
+        require_open(change, "edited")
         check_version(change.revision, expected_revision, current_repr=change)
         before = _snapshot(change)
         _clean(change, data, creating=False).raise_if_any()
@@ -233,7 +234,7 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
     with transaction.atomic():
         project = writable_project(caller)
         change = get_in_project(ChangeRequest, project, change_id)
-        _proposed(change, "deleted")
+        require_open(change, "deleted")
         check_version(change.revision, expected_revision, current_repr=change)
         audit.record(
             actor_account_id=caller.account_id,
@@ -266,8 +267,9 @@ def change_adjudicate(
     expected_revision: int | None = None,
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
-    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Someone who
-    may do none of these is refused before anything else."""
+    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Refused in the
+    house order: who may act (403), frozen registers and a decided change (409), a stale
+    revision (412), then the outcome and comment (422, every offending field named)."""
     with transaction.atomic():
         project = lock_project(caller.project)
         change = get_in_project(ChangeRequest, project, change_id)
@@ -277,26 +279,26 @@ def change_adjudicate(
             "Only the named approver (or, with none named, the sponsor) decides this change; "
             "its proposer or an editor may withdraw it.",
         )
-        if outcome not in OUTCOMES:
-            raise ValidationFailed({"outcome": [f"Must be one of: {', '.join(OUTCOMES)}."]})
-        comment, error = text(decision_comment, max_length=TEXT_MAX)
-        if error:
-            raise ValidationFailed({"decisionComment": [error]})
         if outcome == "Withdrawn":
             require(may_withdraw, "Only the proposer or an editor may withdraw this change.")
-        else:
+        elif outcome in OUTCOMES:
             require(
                 may_decide,
                 "Only the named approver (or, with none named, the sponsor) "
                 "may decide this change.",
             )
         project.assert_registers_unfrozen()
-        _proposed(change, "decided")
+        require_open(change, "decided")
         check_version(change.revision, expected_revision, current_repr=change)
-        if outcome == "Rejected" and not comment:
-            raise ValidationFailed(
-                {"decisionComment": ["A reason is required to reject a change."]}
-            )
+        errors = FieldErrors()
+        if outcome not in OUTCOMES:
+            errors.add("outcome", f"Must be one of: {', '.join(OUTCOMES)}.")
+        comment, error = text(decision_comment, max_length=TEXT_MAX)
+        if error:
+            errors.add("decisionComment", error)
+        elif outcome == "Rejected" and not comment:
+            errors.add("decisionComment", "A reason is required to reject a change.")
+        errors.raise_if_any()
         before = _snapshot(change)
         change.status = outcome
         change.decided_at = timezone.now()

@@ -15,7 +15,7 @@ from governance.errors import Conflict, ValidationFailed
 from governance.links import clean_links
 from governance.models import Project
 from governance.permissions import Caller
-from registers.derive import decision_state
+from registers.derive import decision_is_editable
 from registers.models import NAME_MAX, TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
@@ -160,6 +160,15 @@ def create_decision(
     return decision
 
 
+def require_editable(decision: Decision) -> None:
+    """409 for a made decision: it refuses every update; only notes are appended to it."""
+    if not decision_is_editable(decision):
+        raise Conflict(
+            f"This decision was made on {decision.made_on.isoformat()} and can no longer "
+            "be changed. Add a note to correct or extend it."
+        )
+
+
 def decision_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> Decision:
     """Log a decision (pending without madeOn). Imported rows without madeOn are dated today."""
     with transaction.atomic():
@@ -179,11 +188,7 @@ def decision_update(
     with transaction.atomic():
         project = writable_project(caller)
         decision = get_in_project(Decision, project, decision_id)
-        if decision_state(decision.made_on) == "Made":
-            raise Conflict(
-                f"This decision was made on {decision.made_on.isoformat()} and can no longer "
-                "be changed. Add a note to correct or extend it."
-            )
+        require_editable(decision)
         check_version(decision.revision, expected_revision, current_repr=decision)
         before = snapshot(decision)
         _clean(project, decision, data, creating=False).raise_if_any()
@@ -210,15 +215,16 @@ def decision_append_note(
     *, caller: Caller, decision_id: Any, text_value: Any, expected_revision: int | None = None
 ) -> Decision:
     """appendDecisionNote: the one write onto a made decision, allowed on frozen registers
-    too. Author and timestamp are server-written."""
+    too. Author and timestamp are server-written. The text is checked last (422), after
+    the editor check (403), the decision (404) and the revision (412)."""
     require_editor(caller)
-    note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
-    if error:
-        raise ValidationFailed({"text": [error]})
     with transaction.atomic():
         project = lock_project(caller.project)
         decision = get_in_project(Decision, project, decision_id)
         check_version(decision.revision, expected_revision, current_repr=decision)
+        note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
+        if error:
+            raise ValidationFailed({"text": [error]})
         note = {
             "id": str(uuid.uuid4()),
             "text": note_text,

@@ -1,13 +1,14 @@
 """Bulk import of a register: all rows or none. Each row goes through the register's own
 create service (imported rows are marked imported); any refused row refuses the file."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
 
 from governance.errors import ValidationFailed
 from governance.permissions import Caller
+from registers import spreadsheets
 from registers.services.changes import change_create
 from registers.services.common import require_editor, writable_project
 from registers.services.decisions import decision_create
@@ -26,15 +27,16 @@ CREATORS: dict[str, Callable[..., Any]] = {
 }
 
 
-def register_import(
-    *, caller: Caller, register: str, rows: Sequence[tuple[int, dict[str, Any]]]
-) -> int:
-    """Create one record per row, in one transaction. `rows` are (spreadsheet row number,
-    data in the API's field names). Refused rows are reported as [{row, field, message}] on
-    the ValidationFailed error (`rows`), and nothing is created."""
+def register_import(*, caller: Caller, register: str, upload: Any) -> int:
+    """Create one record per row of the uploaded CSV or XLSX file (`upload`: an uploaded
+    file, or None), in one transaction. The editor check (403) and the freeze check (409)
+    come before the file is read; a file that cannot be read, or refused rows, answer 422
+    (rows reported as [{row, field, message}] on the error's `rows`), and nothing is
+    created."""
     require_editor(caller)
     caller.project.assert_registers_unfrozen()
     create = CREATORS[register]
+    rows = spreadsheets.read_rows(register, upload)
     if not rows:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
     if len(rows) > MAX_ROWS:

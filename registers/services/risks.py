@@ -12,6 +12,7 @@ from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.models import Project
 from governance.permissions import Caller
+from registers.derive import decision_can_be_recorded
 from registers.models import (
     NAME_MAX,
     RISK_DIRECTIONS,
@@ -197,6 +198,15 @@ def decision_prefill(risk: Risk) -> dict[str, Any]:
     }
 
 
+def require_decision_recordable(risk: Risk) -> None:
+    """409 unless the Record-decision act is possible for this risk (registers.derive)."""
+    if not decision_can_be_recorded(risk):
+        raise Conflict(
+            "Only a materialised risk has a decision recorded against it; "
+            "mark the risk as materialised first."
+        )
+
+
 def risk_record_decision(
     *, caller: Caller, risk_id: Any, data: dict[str, Any] | None = None
 ) -> Decision:
@@ -206,11 +216,7 @@ def risk_record_decision(
     with transaction.atomic():
         project = writable_project(caller)
         risk = get_in_project(Risk, project, risk_id, lock=True)
-        if risk.direction != "Risk" or not risk.materialised:
-            raise Conflict(
-                "Only a materialised risk has a decision recorded against it; "
-                "mark the risk as materialised first."
-            )
+        require_decision_recordable(risk)
         decision = create_decision(
             caller=caller,
             project=project,

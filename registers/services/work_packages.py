@@ -84,6 +84,7 @@ READ_ONLY = {
 }
 ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")
 SORT_ORDER_MAX = 2_000_000_000
+MOVES = {"up": -1, "down": 1}
 
 
 def snapshot(wp: WorkPackage) -> dict[str, Any]:
@@ -541,8 +542,9 @@ def work_package_reorder(*, caller: Caller, ids: Any) -> list[WorkPackage]:
     return wanted
 
 
-def work_package_move(*, caller: Caller, wp_id: Any, offset: int) -> WorkPackage:
-    """Move one package up (negative offset) or down in the register's current order."""
+def work_package_move(*, caller: Caller, wp_id: Any, direction: Any) -> WorkPackage:
+    """Move one package one place "up" or "down" in the register's current order (the
+    first stays first, the last stays last)."""
     with transaction.atomic():
         project = writable_project(caller)
         packages = list(ordered(WorkPackage.objects.select_for_update().filter(project=project)))
@@ -550,7 +552,9 @@ def work_package_move(*, caller: Caller, wp_id: Any, offset: int) -> WorkPackage
         index = next((i for i, wp in enumerate(packages) if wp.pk == pk), None)
         if index is None:
             raise NotFound(f"No such work package in {project.key}.")
-        target = max(0, min(len(packages) - 1, index + int(offset)))
+        if not isinstance(direction, str) or direction not in MOVES:
+            raise ValidationFailed({"direction": ["Move up or down."]})
+        target = max(0, min(len(packages) - 1, index + MOVES[direction]))
         wp = packages.pop(index)
         packages.insert(target, wp)
         _apply_order(caller, project, packages)

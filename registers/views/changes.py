@@ -4,6 +4,7 @@ offered only to whom the access gate allows."""
 
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
 
 from governance import permissions
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -13,7 +14,7 @@ from registers import selectors, services
 from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
-from registers.services.changes import adjudication_rights
+from registers.services.changes import adjudication_rights, require_open
 from registers.services.common import get_in_project
 from registers.tables import signed
 from registers.views import base
@@ -66,6 +67,7 @@ REG = base.register(
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def changes(request, key):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -74,6 +76,7 @@ def changes(request, key):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def change_new(request, key):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -81,6 +84,7 @@ def change_new(request, key):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def change_detail(request, key, change_id):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -96,24 +100,26 @@ def change_detail(request, key, change_id):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def change_edit(request, key, change_id):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
     change = get_in_project(ChangeRequest, project, change_id, lock=False)
-    if change.status != "Proposed":
-        raise Conflict(f"This change was {change.status.lower()} and can no longer be edited.")
+    require_open(change, "edited")
     return base.render_form(
         request, REG, project, caller, base.edit_form(REG, project, change), record=change
     )
 
 
 @page("POST")
+@vary_on_headers("HX-Request")
 def change_delete(request, key, change_id):
     project, caller = permissions.project_for(request, key)
     return base.delete(request, REG, project, caller, change_id)
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def change_adjudicate(request, key, change_id):
     """GET: the decide form under the row (HTMX) or the detail page. POST: Approved,
     Rejected (a reason is required) or Withdrawn, as the clicked button says."""

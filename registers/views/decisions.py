@@ -4,14 +4,16 @@ registers too). There is no delete and no approval of decisions."""
 
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
 
 from governance import permissions
-from governance.errors import Conflict, ValidationFailed
+from governance.errors import ValidationFailed
 from governance.http import page
 from registers import selectors, services
 from registers.models import Decision
 from registers.serializers import decision_to_dict
 from registers.services.common import get_in_project
+from registers.services.decisions import require_editable
 from registers.views import base
 
 REG = base.register(
@@ -49,6 +51,7 @@ REG = base.register(
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def decisions(request, key):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -57,6 +60,7 @@ def decisions(request, key):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def decision_new(request, key):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -64,6 +68,7 @@ def decision_new(request, key):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def decision_detail(request, key, decision_id):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -79,19 +84,20 @@ def decision_detail(request, key, decision_id):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def decision_edit(request, key, decision_id):
     """Pending decisions only: a made decision answers 409 (add a note instead)."""
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
     decision = get_in_project(Decision, project, decision_id, lock=False)
-    if decision.made_on:
-        raise Conflict("A made decision can no longer be changed; add a note instead.")
+    require_editable(decision)
     return base.render_form(
         request, REG, project, caller, base.edit_form(REG, project, decision), record=decision
     )
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def decision_notes(request, key, decision_id):
     """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
     project, caller = permissions.editable_project_for(request, key)

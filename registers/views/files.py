@@ -39,8 +39,9 @@ def import_file(request, key, register):
     status = 200
     if request.method == "POST":
         try:
-            parsed = spreadsheets.read_rows(register, request.FILES.get("file"))
-            created = services.register_import(caller=caller, register=register, rows=parsed)
+            created = services.register_import(
+                caller=caller, register=register, upload=request.FILES.get("file")
+            )
         except ValidationFailed as exc:
             errors, rows, status = exc.fields, exc.extra.get("rows", []), 422
         else:

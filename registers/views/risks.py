@@ -3,6 +3,7 @@ heat colour, and the Record-decision act on a materialised risk."""
 
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
 
 from governance import permissions
 from governance.errors import Conflict, Frozen, ValidationFailed
@@ -12,7 +13,7 @@ from registers import forms, selectors, services
 from registers.models import Risk
 from registers.serializers import risk_to_dict
 from registers.services.common import get_in_project
-from registers.services.risks import decision_prefill
+from registers.services.risks import decision_prefill, require_decision_recordable
 from registers.views import base
 from registers.views.decisions import REG as DECISIONS
 
@@ -58,6 +59,7 @@ REG = base.register(
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def risks(request, key):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -66,6 +68,7 @@ def risks(request, key):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def risk_new(request, key):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -73,6 +76,7 @@ def risk_new(request, key):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def risk_detail(request, key, risk_id):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -86,6 +90,7 @@ def risk_detail(request, key, risk_id):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def risk_edit(request, key, risk_id):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -96,6 +101,7 @@ def risk_edit(request, key, risk_id):
 
 
 @page("POST")
+@vary_on_headers("HX-Request")
 def risk_delete(request, key, risk_id):
     project, caller = permissions.project_for(request, key)
     return base.delete(request, REG, project, caller, risk_id)
@@ -117,6 +123,7 @@ def _record_response(request, project, caller, risk, form, status):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def risk_record_decision(request, key, risk_id):
     """Record the decision that treats a materialised risk: a decision form pre-filled from
     the risk, inline under its row. Refused (409) for a risk that has not materialised."""
@@ -124,8 +131,7 @@ def risk_record_decision(request, key, risk_id):
     risk = get_in_project(Risk, project, risk_id, lock=False)
     if request.method == "GET":
         project.assert_registers_unfrozen()
-        if not (risk.direction == "Risk" and risk.materialised):
-            raise Conflict("Only a materialised risk has a decision recorded against it.")
+        require_decision_recordable(risk)
         return _record_response(request, project, caller, risk, _record_form(project, risk), 200)
     data = forms.data_from_post("decisions", request.POST)
     try:

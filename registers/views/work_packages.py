@@ -3,6 +3,7 @@ reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
+from django.views.decorators.vary import vary_on_headers
 
 from governance import permissions
 from governance.errors import Stale, ValidationFailed
@@ -58,6 +59,7 @@ REG = base.register(
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def work_packages(request, key):
     project, caller = permissions.project_for(request, key)
     if request.method == "POST":
@@ -66,6 +68,7 @@ def work_packages(request, key):
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def work_package_new(request, key):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -73,6 +76,7 @@ def work_package_new(request, key):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def work_package_detail(request, key, wp_id):
     """GET: the read-only detail page (HTMX: the read row, as a cancelled edit shows it).
     POST: save the inline edit."""
@@ -95,6 +99,7 @@ def _issues(wp: WorkPackage) -> dict:
 
 
 @page("GET")
+@vary_on_headers("HX-Request")
 def work_package_edit(request, key, wp_id):
     project, caller = permissions.editable_project_for(request, key)
     project.assert_registers_unfrozen()
@@ -105,6 +110,7 @@ def work_package_edit(request, key, wp_id):
 
 
 @page("POST")
+@vary_on_headers("HX-Request")
 def work_package_delete(request, key, wp_id):
     project, caller = permissions.project_for(request, key)
     return base.delete(request, REG, project, caller, wp_id)
@@ -120,17 +126,17 @@ def _table(request, project, caller, **more):
 
 
 @page("POST")
+@vary_on_headers("HX-Request")
 def work_package_move(request, key, wp_id):
     """Keyboard reordering: move one package up or down; focus stays on the moved row."""
     project, caller = permissions.editable_project_for(request, key)
     direction = request.POST.get("direction")
-    if direction not in ("up", "down"):
-        raise ValidationFailed({"direction": ["Move up or down."]})
-    services.work_package_move(caller=caller, wp_id=wp_id, offset=-1 if direction == "up" else 1)
+    services.work_package_move(caller=caller, wp_id=wp_id, direction=direction)
     return _table(request, project, caller, moved_id=wp_id, moved_direction=direction)
 
 
 @page("POST")
+@vary_on_headers("HX-Request")
 def work_package_reorder(request, key):
     """Mouse reordering: the whole order after a drag and drop."""
     project, caller = permissions.project_for(request, key)
@@ -139,6 +145,7 @@ def work_package_reorder(request, key):
 
 
 @page("GET", "POST")
+@vary_on_headers("HX-Request")
 def work_package_links(request, key, wp_id):
     """The issue-link picker. GET without `q`: the row with the picker open; GET with `q`:
     the matching issues of the project; POST: link `issue_key`."""
@@ -170,6 +177,7 @@ def work_package_links(request, key, wp_id):
 
 
 @page("POST")
+@vary_on_headers("HX-Request")
 def work_package_unlink(request, key, wp_id, issue_key):
     project, caller = permissions.project_for(request, key)
     wp = services.work_package_unlink_issue(caller=caller, wp_id=wp_id, issue_key=issue_key)

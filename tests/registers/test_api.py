@@ -364,3 +364,35 @@ def test_import_into_frozen_registers_is_refused(api, cast):
     response = _upload(api("lead"), "/risks/import", "r.csv", b"title\nLate\n")
     error(response, 409, "frozen")
     assert not Risk.objects.exists()
+
+
+def test_imported_is_present_only_on_bulk_imported_rows(api, cast):
+    """The spec: `imported` is present (true) only on bulk-imported rows. Typed-in risks,
+    decisions and changes carry no `imported` key, in the API and in the exports alike."""
+    import csv
+
+    lead = api("lead")
+    typed = {
+        "risks": lead.post("/risks", {"title": "Typed"}).json(),
+        "decisions": lead.post("/decisions", {"decision": "Typed"}).json(),
+        "changes": lead.post("/changes", {"summary": "Typed"}).json(),
+    }
+    files = {
+        "risks": b"title\nFrom a file\n",
+        "decisions": b"decision\nFrom a file\n",
+        "changes": b"summary\nFrom a file\n",
+    }
+    title = {"risks": "title", "decisions": "decision", "changes": "summary"}
+    for register, record in typed.items():
+        assert "imported" not in record
+        response = _upload(lead, f"/{register}/import", "rows.csv", files[register])
+        assert response.status_code == 201, response.content
+        listed = {r[title[register]]: r for r in lead.get(f"/{register}").json()}
+        assert "imported" not in listed["Typed"]
+        assert listed["From a file"]["imported"] is True
+        detail = lead.get(f"/{register}/{listed['From a file']['id']}").json()
+        assert detail["imported"] is True
+        assert "imported" not in lead.get(f"/{register}/{record['id']}").json()
+        export = lead.get(f"/{register}/export?format=csv").content.decode("utf-8-sig")
+        rows = {r[title[register]]: r for r in csv.DictReader(export.splitlines())}
+        assert rows["Typed"]["imported"] == "" and rows["From a file"]["imported"] == "true"

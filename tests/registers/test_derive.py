@@ -8,17 +8,43 @@ import pytest
 from registers.derive import (
     application_state,
     approved_variations,
+    change_is_open,
+    decision_can_be_recorded,
+    decision_is_editable,
     decision_state,
     infer_dimensions,
     risk_score,
     schedule_variance_days,
 )
+from registers.models import ChangeRequest, Decision, Risk
 from tests.factories import ChangeRequestFactory
 
 
 def test_decision_state_follows_made_on():
     assert decision_state(None) == "Pending"
     assert decision_state(dt.date(2026, 3, 1)) == "Made"
+
+
+def test_only_a_pending_decision_is_editable():
+    assert decision_is_editable(Decision(made_on=None)) is True
+    assert decision_is_editable(Decision(made_on=dt.date(2026, 3, 1))) is False
+
+
+@pytest.mark.parametrize(
+    ("direction", "materialised", "expected"),
+    [("Risk", True, True), ("Risk", False, False), ("Opportunity", True, False)],
+)
+def test_a_decision_is_recorded_only_for_a_materialised_risk(direction, materialised, expected):
+    risk = Risk(direction=direction, materialised=materialised)
+    assert decision_can_be_recorded(risk) is expected
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [("Proposed", True), ("Approved", False), ("Rejected", False), ("Withdrawn", False)],
+)
+def test_a_change_is_open_only_while_proposed(status, expected):
+    assert change_is_open(ChangeRequest(status=status)) is expected
 
 
 @pytest.mark.parametrize(

@@ -540,3 +540,106 @@ def test_minutes_link_only_for_web_addresses(cast, client_for):
     )
     page = text_of(client_for(cast.viewer).get(f"{BASE}/decisions/"))
     assert "Steerco" in page and "javascript:" not in page
+
+
+def test_record_decision_refusal_says_what_the_service_says(cast, client_for):
+    quiet = RiskFactory(project=cast.project, title="Quiet")
+    response = client_for(cast.lead).get(f"{BASE}/risks/{quiet.pk}/record-decision/", **HX)
+    assert response.status_code == 409
+    assert "mark the risk as materialised first" in text_of(response)
+
+
+def test_made_decision_edit_refusal_says_what_the_service_says(cast, client_for):
+    made = DecisionFactory(project=cast.project, decision="Go", made_on=dt.date(2026, 1, 1))
+    response = client_for(cast.editor).get(f"{BASE}/decisions/{made.pk}/edit/", **HX)
+    assert response.status_code == 409
+    assert "Add a note to correct or extend it." in text_of(response)
+
+
+def test_risk_rows_offer_record_decision_and_flag_untreated_materialised_risks(cast, client_for):
+    RiskFactory(project=cast.project, title="Happened", materialised=True)
+    treated = RiskFactory(project=cast.project, title="Handled", materialised=True)
+    DecisionFactory(project=cast.project, risk_id=str(treated.pk), treated_risk_id=str(treated.pk))
+    RiskFactory(project=cast.project, title="Might happen")
+    RiskFactory(project=cast.project, title="Upside", direction="Opportunity")
+    warning = "Materialised, no treating decision yet"
+    lead_page = text_of(client_for(cast.lead).get(f"{BASE}/risks/"))
+    assert lead_page.count(warning) == 1 and lead_page.count("Record decision<") == 2
+    viewer_page = text_of(client_for(cast.viewer).get(f"{BASE}/risks/"))
+    assert viewer_page.count(warning) == 1 and "Record decision<" not in viewer_page
+    cast.project.approval_status = "Archived"
+    cast.project.save()
+    frozen_page = text_of(client_for(cast.lead).get(f"{BASE}/risks/"))
+    assert frozen_page.count(warning) == 1 and "Record decision<" not in frozen_page
+
+
+def test_register_templates_read_row_flags_and_never_derive_the_rules():
+    """Record-decision, made-decision and open-change rules live in registers.derive; the
+    templates only read the flags the tables compute from them."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    folder = Path(settings.BASE_DIR) / "templates" / "registers"
+    rules = ('direction == "Risk"', '"Proposed"', '"Pending"', '"Made"', "made_on %}")
+    for template in folder.glob("*.html"):
+        text = template.read_text()
+        assert [rule for rule in rules if rule in text] == [], template.name
+
+
+def _vary_world(cast):
+    return {
+        "wp": WorkPackageFactory(project=cast.project, name="Build"),
+        "risk": RiskFactory(project=cast.project, title="Outage", materialised=True),
+        "decision": DecisionFactory(project=cast.project, decision="Pick vendor"),
+        "change": ChangeRequestFactory(project=cast.project, summary="More budget"),
+    }
+
+
+VARY_PATHS = [
+    *(f"{register}/" for register in ("work-packages", "risks", "decisions", "changes")),
+    *(f"{register}/new/" for register in ("work-packages", "risks", "decisions", "changes")),
+    "work-packages/{wp}/",
+    "work-packages/{wp}/edit/",
+    "work-packages/{wp}/links/",
+    "risks/{risk}/",
+    "risks/{risk}/edit/",
+    "risks/{risk}/record-decision/",
+    "decisions/{decision}/",
+    "decisions/{decision}/edit/",
+    "decisions/{decision}/notes/",
+    "changes/{change}/",
+    "changes/{change}/edit/",
+    "changes/{change}/adjudicate/",
+]
+
+
+@pytest.mark.parametrize("path", VARY_PATHS)
+def test_register_pages_vary_on_hx_request_in_both_branches(cast, client_for, path):
+    """Whatever branch a view takes on HX-Request (the full page, a redirect without
+    script, or the HTMX fragment), the response says it varies on that header."""
+    world = _vary_world(cast)
+    url = f"{BASE}/" + path.format(**{name: record.pk for name, record in world.items()})
+    client = client_for(cast.lead)
+    full, partial = client.get(url), client.get(url, **HX)
+    assert full.status_code in (200, 302) and partial.status_code == 200
+    assert "HX-Request" in full.get("Vary", ""), "full page"
+    assert "HX-Request" in partial.get("Vary", ""), "HTMX fragment"
+
+
+def test_register_writes_vary_on_hx_request_in_both_branches(cast, client_for):
+    world = _vary_world(cast)
+    client = client_for(cast.lead)
+    wp_url = f"{BASE}/work-packages/{world['wp'].pk}/"
+    responses = [
+        client.post(f"{BASE}/work-packages/", {"name": "Without script"}),
+        client.post(f"{BASE}/work-packages/", {"name": "With script"}, **HX),
+        client.post(wp_url, {"name": "Build 2", "revision": "1"}),
+        client.post(wp_url, {"name": "Build 3", "revision": "2"}, **HX),
+        client.post(f"{wp_url}move/", {"direction": "down"}),
+        client.post(f"{wp_url}move/", {"direction": "up"}, **HX),
+        client.post(f"{BASE}/decisions/{world['decision'].pk}/notes/", {"text": "Noted"}),
+        client.post(f"{BASE}/decisions/{world['decision'].pk}/notes/", {"text": "Too"}, **HX),
+    ]
+    assert [r.status_code for r in responses] == [302, 201, 302, 200, 302, 200, 302, 200]
+    assert all("HX-Request" in r.get("Vary", "") for r in responses)

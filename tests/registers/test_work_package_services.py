@@ -372,10 +372,13 @@ def test_reorder_needs_every_package_once_and_bumps_moved_revisions(cast):
 
 def test_move_up_and_down_with_the_keyboard_act(cast):
     a, _, c = (create(cast, name=name) for name in ("A", "B", "C"))
-    work_package_move(caller=lead(cast), wp_id=c.pk, offset=-1)
+    work_package_move(caller=lead(cast), wp_id=c.pk, direction="up")
     assert [wp.name for wp in selectors.work_packages(cast.project)] == ["A", "C", "B"]
-    work_package_move(caller=lead(cast), wp_id=a.pk, offset=-1)  # already first: stays
-    work_package_move(caller=lead(cast), wp_id=a.pk, offset=5)
+    work_package_move(caller=lead(cast), wp_id=a.pk, direction="up")  # already first: stays
+    assert [wp.name for wp in selectors.work_packages(cast.project)] == ["A", "C", "B"]
+    work_package_move(caller=lead(cast), wp_id=a.pk, direction="down")
+    work_package_move(caller=lead(cast), wp_id=a.pk, direction="down")
+    work_package_move(caller=lead(cast), wp_id=a.pk, direction="down")  # already last: stays
     assert [wp.name for wp in selectors.work_packages(cast.project)] == ["C", "B", "A"]
 
 
@@ -403,7 +406,7 @@ def test_only_editors_write_and_frozen_registers_refuse(cast, issues):
         lambda: work_package_delete(caller=caller, wp_id=wp.pk),
         lambda: work_package_link_issue(caller=caller, wp_id=wp.pk, issue_key="ALPHA-1"),
         lambda: work_package_reorder(caller=caller, ids=[str(wp.pk)]),
-        lambda: work_package_move(caller=caller, wp_id=wp.pk, offset=1),
+        lambda: work_package_move(caller=caller, wp_id=wp.pk, direction="down"),
     ):
         with pytest.raises(Frozen):
             act()
