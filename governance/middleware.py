@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from governance.errors import BadRequest, DomainError, NotFound, Unauthenticated
 
@@ -49,9 +50,11 @@ class DomainErrorMiddleware:
         message = exception.message
         if isinstance(exception, NotFound):
             message = "There is nothing here, or you do not have access to it."
-        return render(
+        response = render(
             request,
             template,
             {"error": exception, "message": message, "fields": exception.fields},
             status=exception.status,
         )
+        patch_vary_headers(response, ("HX-Request",))
+        return response

@@ -202,3 +202,13 @@ def test_person_chip_renders_a_dash_for_an_unnamed_person():
 
     html = Template("{% load gov %}{% person_chip people '' %}").render(Context({"people": {}}))
     assert html == '<span class="muted">—</span>'
+
+
+def test_error_pages_vary_on_htmx(cast, client_for):
+    client = client_for(cast.viewer)
+    for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+        response = client.post("/projects/ALPHA/editors/", {"action": "add"}, **headers)
+        assert response.status_code == 403
+        assert "HX-Request" in response["Vary"]
+    fragment = client.post("/projects/ALPHA/editors/", {"action": "add"}, HTTP_HX_REQUEST="true")
+    assert "<html" not in fragment.content.decode()
