@@ -30,6 +30,7 @@ from charter.services.common import (
 from charter.services.minutes import clean_attendees
 from governance import audit, outbox, signals
 from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, text
+from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
 from governance.permissions import Caller
 from governance.seats import seat_account_id
@@ -65,6 +66,7 @@ def submission_missing(case: BusinessCase) -> dict[str, str]:
 
 
 def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    precheck(caller, acts.ACTS["draft"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["draft"], expected_revision)
@@ -75,6 +77,7 @@ def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | 
 def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Exploring or Draft -> Submitted. Refused with 422 `gate` naming each missing adoption
     input and a missing sponsor. Queues the best-effort approval nudge."""
+    precheck(caller, acts.ACTS["submit"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["submit"], expected_revision)
@@ -135,8 +138,8 @@ def clean_notes(raw: Any, sections: list[str], key: str = "returnNotes") -> list
 
 def charter_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
+    precheck(caller, acts.ACTS["return"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["return"])
     only(data, "returnNotes")
     notes = clean_notes(data.get("returnNotes"), RETURN_NOTE_SECTIONS)
     with transaction.atomic():
@@ -171,10 +174,11 @@ def return_note_address(
 ) -> tuple[BusinessCase, dict]:
     """Mark a return note addressed (or not): a business-case note while Draft, a close-out
     note while the close-out is being reworked. Editors only."""
-    data = body(data)
     case = current_case(caller.project)
     attr, _, act, kind = _note_home(case, note_id)
     acts.check(act, case, caller)
+    check_version(case.revision, expected_revision, current_repr=case)
+    data = body(data)
     only(data, "addressed")
     if "addressed" not in data:
         raise ValidationFailed({"addressed": ["This field is required."]})
@@ -220,8 +224,8 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
     """Submitted -> Approved by the sponsor. Freezes budgetBaseline := budget on every work
     package, writes planBaseline, records the approved version; for an amendment (version 2
     and up) the enabling change must be Approved and is stamped with its applicationRecord."""
+    precheck(caller, acts.ACTS["approve"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["approve"])
     only(data, "approvalComment", "approvalRationale")
     errors = FieldErrors()
     comment, error = text(data.get("approvalComment"), max_length=TEXT_MAX)
@@ -351,8 +355,8 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
     the reason is required; it routes to the sponsor, Proposed). A Draft amendment whose
     enabling change was rejected, withdrawn or deleted may re-point to a new one (the version
     stays). Audited as charter.reopened citing the change."""
+    precheck(caller, acts.ACTS["reopen"], expected_revision)
     data = body(data)
-    case = precheck(caller, acts.ACTS["reopen"])
     only(data, "changeId", "summary", "reason")
     change_id = data.get("changeId")
     if change_id and ("summary" in data or "reason" in data):
@@ -440,8 +444,8 @@ def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | N
 
 
 def _archive(caller, act_name, disposition, data, expected_revision):
+    precheck(caller, acts.ACTS[act_name], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS[act_name])
     only(data, "reason")
     reason = _reason(data)
     with transaction.atomic():
@@ -460,8 +464,8 @@ def charter_steerco_schedule(
     *, caller: Caller, data: Any = None, expected_revision: int | None = None
 ):
     """Set (or clear) the date the first steering committee is scheduled for."""
+    precheck(caller, acts.ACTS["steerco-schedule"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["steerco-schedule"])
     only(data, "scheduledFor")
     scheduled, error = iso_date(data.get("scheduledFor"))
     if error:
@@ -477,8 +481,8 @@ def charter_steerco_confirm(
 ):
     """Confirm the first steering committee was held without recording minutes: sets
     firstSteercoHeldAt (and, optionally, firstSteercoAttendees), completing initiation."""
+    precheck(caller, acts.ACTS["steerco-confirm"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["steerco-confirm"])
     only(data, "attendees")
     errors = FieldErrors()
     attendees = clean_attendees(data.get("attendees"), errors)

@@ -12,7 +12,7 @@ from django.db import transaction
 from charter import acts, finance
 from charter.models import CHANGE_SATURATIONS, BusinessCase
 from charter.serializers import PLAIN, TIMESTAMPS
-from charter.services.common import TEXT_MAX, Write, begin, precheck
+from charter.services.common import TEXT_MAX, Write, begin, current_case, precheck
 from governance.cleaning import FieldErrors, text
 from governance.errors import Conflict, ValidationFailed
 from governance.links import (
@@ -273,9 +273,9 @@ def charter_update(
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft,
     editors). Stamps updatedAt and updatedByAccountId; an edit that changes nothing writes
     nothing."""
+    case = precheck(caller, acts.EDIT_THESIS, expected_revision)
     if not isinstance(data, Mapping):
         raise ValidationFailed({"request": ["Must be an object."]})
-    case = precheck(caller, acts.EDIT_THESIS)
     values = clean_update(data, case, base_url=base_url)
     with transaction.atomic():
         write = begin(caller, acts.EDIT_THESIS, expected_revision)
@@ -400,6 +400,9 @@ def create_template_page(*, caller: Caller, template_kind: str, title: str = "")
         ) from exc
 
 
+TEMPLATE_ACTS = {"boardPaper": acts.EDIT_THESIS, "lessons": acts.TEMPLATE_LESSONS}
+
+
 def link_from_template(
     *, caller: Caller, template_kind: str, title: str = "", base_url: str = ""
 ) -> tuple[BusinessCase, dict]:
@@ -408,7 +411,16 @@ def link_from_template(
     case's boardPaperPageId when none is set. Steering minutes are created from the minutes
     form instead."""
     require(caller.can_edit, acts.WHO_MESSAGES[acts.EDITOR])
-    if template_kind not in ("boardPaper", "lessons"):
+    act = TEMPLATE_ACTS.get(template_kind)
+    if act is None:
+        # The kind names the act, so the state is judged before the kind: when neither kind
+        # may be created now, the answer is the state's (409), not the body's (422).
+        case = current_case(caller.project)
+        if all(a.state_refusal(case) for a in TEMPLATE_ACTS.values()):
+            raise Conflict(
+                "No page can be created from a template now: a board paper while the business "
+                "case is Exploring or Draft, a lessons page during close-out."
+            )
         raise ValidationFailed(
             {
                 "templateKind": [
@@ -416,7 +428,6 @@ def link_from_template(
                 ]
             }
         )
-    act = acts.EDIT_THESIS if template_kind == "boardPaper" else acts.TEMPLATE_LESSONS
     precheck(caller, act)
     page = create_template_page(caller=caller, template_kind=template_kind, title=title)
     link = {
