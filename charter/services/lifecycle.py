@@ -434,13 +434,57 @@ def _reason(data: Mapping[str, Any]) -> str:
 
 
 def charter_archive(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
-    """Exploring, Draft or Submitted -> Archived (explored, not pursued). Reason required."""
+    """Exploring, Draft or Submitted -> Archived (explored, not pursued), for a case that was
+    never approved (else 409: the sponsor kills it). Reason required."""
     return _archive(caller, "archive", "archived", data, expected_revision)
 
 
 def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
-    """Approved -> Archived by the sponsor: a stop decision on a running investment."""
+    """Approved -> Archived by the sponsor: a stop decision on a running investment; also
+    from Draft or Submitted while an approved case is being amended."""
     return _archive(caller, "kill", "killed", data, expected_revision)
+
+
+def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeRequest | None:
+    """The Proposed change that enables the amendment (derive.change_withdrawn_on_stop) could
+    not be decided once the case is archived (its register freezes), and the amendment it asks
+    for will not be made: it is withdrawn in the same transaction, by the person who stopped
+    the case, saying why. An Approved enabling change is a decision already taken: kept."""
+    case, caller = write.case, write.caller
+    change_pk = derive.as_uuid(case.amendment_enabled_by_change_id)
+    if change_pk is None:
+        return None
+    change = (
+        ChangeRequest.objects.select_for_update()
+        .filter(project=write.project, pk=change_pk, status="Proposed")
+        .first()
+    )
+    if change is None:
+        return None
+    fields = ("status", "decided_at", "decided_by_account_id", "decision_comment")
+    names = ("status", "decidedAt", "decidedByAccountId", "decisionComment")
+    before = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
+    change.status = "Withdrawn"
+    change.decided_at = timezone.now()
+    change.decided_by_account_id = caller.account_id
+    why = (
+        f"Withdrawn because the business case was {disposition} while the amendment this "
+        f"change enables (version {case.version}) was in progress. Reason given: "
+    )
+    room = TEXT_MAX - len(why)
+    change.decision_comment = why + (reason if len(reason) <= room else reason[: room - 1] + "…")
+    change.revision += 1
+    change.save(update_fields=[*fields, "revision", "updated_at"])
+    after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=write.project.key,
+        kind="change.withdrawn",
+        target_type="changeRequest",
+        target_id=change.pk,
+        changes=audit.diff(before, after),
+    )
+    return change
 
 
 def _archive(caller, act_name, disposition, data, expected_revision):
@@ -457,7 +501,11 @@ def _archive(caller, act_name, disposition, data, expected_revision):
         case.archived_by_account_id = caller.account_id
         case.archive_reason = reason
         case.terminal_disposition = disposition
-        return write.finish(f"charter.{disposition}")
+        withdrawn = _withdraw_enabling_change(write, disposition, reason)
+        extra = (
+            {"withdrawnChange": {"before": None, "after": str(withdrawn.pk)}} if withdrawn else None
+        )
+        return write.finish(f"charter.{disposition}", extra=extra)
 
 
 def charter_steerco_schedule(

@@ -193,6 +193,11 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
             .order_by("-decided_at")
             if change_application_state(change) == "AwaitingApplication"
         ]
+    if acts.may(caller, acts.SPONSOR) and case.approval_status in acts.ACTS["approve"].from_states:
+        # Submitted, yet not approvable (an amendment whose change is undecided): say why.
+        context["approve_refusal"] = acts.ACTS["approve"].state_refusal(case)
+    if "kill" in available or "archive" in available:
+        context["withdrawn_on_stop"] = derive.change_withdrawn_on_stop(case)
     if "steerco-confirm" in available:
         context["steering_members"] = [
             m for m in case.steering_committee or [] if m.get("accountId")

@@ -8,6 +8,7 @@ import re
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from charter.acts import ACTS
 from charter.models import BusinessCase
@@ -17,7 +18,7 @@ from governance.permissions import caller_for
 from governance.wiki.local.models import LocalWikiPage
 from registers.models import SteeringMinutes
 from tests.charter.conftest import closeout_record
-from tests.factories import RiskFactory, WorkPackageFactory
+from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactory
 from tests.governance.test_security import _InlineFinder
 
 PAGE = "/projects/ALPHA/charter/"
@@ -32,7 +33,9 @@ def offered(response) -> set[str]:
 SCENARIOS = [
     ("Exploring", {}),
     ("Draft", {}),
+    ("Draft", {"amendment": True}),
     ("Submitted", {}),
+    ("Submitted", {"amendment": True}),
     ("Approved", {}),
     ("Approved", {"close_out": "started"}),
     ("ClosingSubmitted", {"close_out": "started"}),
@@ -56,6 +59,8 @@ def test_the_lifecycle_bar_offers_exactly_what_the_server_allows(
         fields["close_out"] = closeout_record()
     if extra.get("close_out") == "owned":
         fields["close_out"] = closeout_record(owner=cast.viewer)
+    if extra.get("amendment"):
+        fields.update(version=2, approved_at=timezone.now())
     arrange(status, **fields)
     mismatches = []
     for role in ("lead", "viewer", "sponsor", "site_admin"):
@@ -183,6 +188,45 @@ def test_a_stale_act_changes_nothing_and_says_why(cast, arrange, client_for):
     assert response.status_code == 412
     assert "Someone changed the business case" in response.content.decode()
     assert BusinessCase.objects.get().approval_status == "Draft"
+
+
+def test_an_amendment_is_killed_from_the_page_and_its_change_withdrawn(cast, arrange, client_for):
+    change = ChangeRequestFactory(project=cast.project, status="Proposed", summary="Widen scope")
+    case = arrange(
+        "Draft",
+        version=2,
+        approved_at=timezone.now(),
+        amendment_enabled_by_change_id=str(change.pk),
+    )
+    lead_page = client_for(cast.lead).get(PAGE)
+    assert "archive" not in offered(lead_page) and "kill" not in offered(lead_page)
+    sponsor_page = client_for(cast.sponsor).get(PAGE)
+    assert "kill" in offered(sponsor_page) and "archive" not in offered(sponsor_page)
+    html = sponsor_page.content.decode()
+    assert "“Widen scope” that enables this amendment is still Proposed" in html
+    response = client_for(cast.sponsor).post(
+        f"{PAGE}acts/kill/", {"page": "case", "revision": case.revision, "reason": "Stop it"}
+    )
+    assert response.status_code == 302
+    assert BusinessCase.objects.get().terminal_disposition == "killed"
+    change.refresh_from_db()
+    assert change.status == "Withdrawn"
+
+
+def test_the_sponsor_is_told_why_an_amendment_cannot_be_approved_yet(cast, arrange, client_for):
+    change = ChangeRequestFactory(project=cast.project, status="Proposed", summary="Widen scope")
+    arrange(
+        "Submitted",
+        version=2,
+        approved_at=timezone.now(),
+        amendment_enabled_by_change_id=str(change.pk),
+    )
+    response = client_for(cast.sponsor).get(PAGE)
+    assert offered(response) >= {"return", "kill"} and "approve" not in offered(response)
+    assert "“Widen scope” is Proposed: it must be Approved" in response.content.decode()
+    change.status = "Approved"
+    change.save()
+    assert "approve" in offered(client_for(cast.sponsor).get(PAGE))
 
 
 def test_return_with_notes_then_address_them(cast, arrange, client_for):
