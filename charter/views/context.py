@@ -205,6 +205,24 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
     return context
 
 
+def board_paper_choices(chosen: str | None, wiki_links: list[dict]) -> list[dict]:
+    """The board-paper select: every wiki page among the supporting documents, and the page
+    the financial case names (or the form was sent with) when it is not among them (set
+    through the API, or its link was removed), so saving the form keeps it unless the person
+    chooses otherwise."""
+    choices, seen = [], set()
+    for link in wiki_links:
+        if link["pageId"] not in seen:
+            seen.add(link["pageId"])
+            choices.append({"pageId": link["pageId"], "label": link.get("label") or link["pageId"]})
+    if chosen and chosen not in seen:
+        choices.insert(
+            0,
+            {"pageId": chosen, "label": f"Wiki page {chosen} (not among the supporting documents)"},
+        )
+    return [{**choice, "selected": choice["pageId"] == chosen} for choice in choices]
+
+
 def case_context(request, project, caller, **extra) -> dict:
     case = extra.pop("case", None) or current_case(project)
     financial = finance.present(case.financial_case)
@@ -234,6 +252,7 @@ def case_context(request, project, caller, **extra) -> dict:
         if str(horizon).isdigit() and 1 <= int(horizon) <= 30
         else (int(financial["builtin"]["horizonYears"]))
     )
+    wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
     context = {
         "project": project,
         "caller": caller,
@@ -258,7 +277,8 @@ def case_context(request, project, caller, **extra) -> dict:
             for year in range(horizon + 1)
         ],
         "headline_figures": finance.HEADLINE_FIGURES,
-        "wiki_links": [link for link in case.supporting_links or [] if link.get("pageId")],
+        "wiki_links": wiki_links,
+        "board_paper_choices": board_paper_choices(fin_input.get("boardPaperPageId"), wiki_links),
         "note_groups": _grouped(case.return_notes or [], RETURN_NOTE_SECTIONS),
         "open_notes": sum(1 for n in case.return_notes or [] if not n.get("addressed")),
         "versions": versions,

@@ -4,6 +4,7 @@ the people picker, supporting documents, return notes, close-out, realisation, m
 
 import json
 import re
+from html.parser import HTMLParser
 
 import pytest
 from django.db import connection, transaction
@@ -325,6 +326,95 @@ def test_supporting_documents_from_the_picker_a_link_and_the_template(cast, arra
     ]
     client.post(f"{PAGE}links/", {"action": "remove", "link_id": links[1]["id"]}, **HX)
     assert len(BusinessCase.objects.get().supporting_links) == 2
+
+
+class _FormValues(HTMLParser):
+    """What a browser would send for the form whose action ends with `action`: text inputs
+    with their values, checked radios, and each select's selected option (else its first)."""
+
+    def __init__(self, action: str):
+        super().__init__()
+        self.action, self.inside, self.values = action, False, {}
+        self.select, self.first = None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.inside = (attrs.get("action") or "").endswith(self.action)
+        if not self.inside:
+            return
+        if tag == "input" and attrs.get("name"):
+            kind = attrs.get("type", "text")
+            if kind not in ("radio", "checkbox") or "checked" in attrs:
+                self.values[attrs["name"]] = attrs.get("value") or ""
+        elif tag == "select":
+            self.select, self.first = attrs["name"], None
+        elif tag == "option" and self.select:
+            if self.first is None:
+                self.first = attrs.get("value", "")
+                self.values[self.select] = self.first
+            if "selected" in attrs:
+                self.values[self.select] = attrs.get("value", "")
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self.select = None
+        elif tag == "form":
+            self.inside = False
+
+
+def form_values(html: str, action: str) -> dict:
+    parser = _FormValues(action)
+    parser.feed(html)
+    return parser.values
+
+
+def test_saving_the_financial_case_keeps_a_board_paper_set_elsewhere(
+    cast, arrange, client_for, bearer, client
+):
+    """A boardPaperPageId set through the API, not among the supporting documents, survives a
+    save of the form that does not touch it; choosing None still clears it."""
+    arrange("Draft")
+    paper = LocalWikiPage.objects.create(space_key="GOV", title="Board paper", body="")
+    response = client.patch(
+        "/api/v1/projects/ALPHA/charter",
+        data=json.dumps({"financialCase": {"boardPaperPageId": str(paper.pk)}}),
+        content_type="application/json",
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 200, response.content
+    lead = client_for(cast.lead)
+    html = lead.get(PAGE).content.decode()
+    sent = form_values(html, "edit/financial/")
+    assert sent["boardPaperPageId"] == str(paper.pk)
+    assert f"Wiki page {paper.pk} (not among the supporting documents)" in html
+    response = lead.post(f"{PAGE}edit/financial/", {**sent, "discountRatePct": "9"}, **HX)
+    assert response.status_code == 200, response.content
+    stored = BusinessCase.objects.get().financial_case
+    assert stored["boardPaperPageId"] == str(paper.pk)
+    assert stored["builtin"]["discountRatePct"] == 9
+    # The section it answers with offers the same choice, still selected.
+    sent = form_values(response.content.decode(), "edit/financial/")
+    assert sent["boardPaperPageId"] == str(paper.pk)
+    # An explicit None clears it.
+    response = lead.post(f"{PAGE}edit/financial/", {**sent, "boardPaperPageId": ""}, **HX)
+    assert response.status_code == 200
+    assert BusinessCase.objects.get().financial_case["boardPaperPageId"] is None
+    assert f"Wiki page {paper.pk}" not in response.content.decode()
+
+
+def test_a_board_paper_whose_link_was_removed_stays_chosen(cast, arrange, client_for):
+    arrange("Draft")
+    lead = client_for(cast.lead)
+    lead.post(f"{PAGE}links/template/", {"templateKind": "boardPaper"}, **HX)
+    case = BusinessCase.objects.get()
+    link = case.supporting_links[0]
+    assert case.financial_case["boardPaperPageId"] == link["pageId"]
+    lead.post(f"{PAGE}links/", {"action": "remove", "link_id": link["id"]}, **HX)
+    sent = form_values(lead.get(PAGE).content.decode(), "edit/financial/")
+    assert sent["boardPaperPageId"] == link["pageId"]
+    assert lead.post(f"{PAGE}edit/financial/", sent, **HX).status_code == 200
+    assert BusinessCase.objects.get().financial_case["boardPaperPageId"] == link["pageId"]
 
 
 def test_financial_form_saves_and_shows_the_computed_figures(cast, arrange, client_for):
