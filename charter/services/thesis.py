@@ -49,6 +49,18 @@ SEATS = {
     "supplierRep": "supplier_rep",
     "adoptionOwner": "adoption_owner",
 }
+# Who may sit where: these seats (and steering committee members) take a tracker person or an
+# external person {displayName, email}; the others a tracker person only (the sponsor approves
+# in the app; the close-out's BAU owner acknowledges in it). The pages offer an external
+# person exactly where this allows one. External people have no accountId, so they never count
+# toward the governance-group view rule (only steering members' accountIds are mirrored).
+EXTERNAL_SEATS = frozenset(
+    {"projectManager", "customerRep", "supplierRep", "adoptionOwner", "steeringCommittee"}
+)
+TRACKER_ONLY_MESSAGES = {
+    "decisionAuthority": "The sponsor approves in this app: choose a person from the tracker.",
+}
+
 WRITABLE = {
     *PROSE,
     *SEATS,
@@ -228,12 +240,8 @@ def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str =
         seats = clean_seats(seats_in, errors)
         for key, seat in seats.items():
             values[SEATS[key]] = seat
-        sponsor = seats.get("decisionAuthority")
-        if sponsor is not None and not sponsor.get("accountId"):
-            errors.add(
-                "decisionAuthority",
-                "The sponsor approves in this app: choose a person from the tracker.",
-            )
+            if seat is not None and not seat.get("accountId") and key not in EXTERNAL_SEATS:
+                errors.add(key, TRACKER_ONLY_MESSAGES.get(key, "Choose a person from the tracker."))
     if "steeringCommittee" in data:
         values["steering_committee"] = clean_steering(data["steeringCommittee"], errors)
     if "supportingLinks" in data:

@@ -23,6 +23,7 @@ from charter.models import (
 from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
+from charter.services.thesis import EXTERNAL_SEATS
 from governance.http import render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
@@ -63,10 +64,13 @@ SECTION_LABELS = {
     "bauHandover": "BAU handover",
 }
 SEATS = [
-    ("decisionAuthority", "Sponsor (decision authority)", False),
-    ("projectManager", "Project manager", True),
-    ("customerRep", "Customer representative", True),
-    ("supplierRep", "Supplier representative", True),
+    (field, label, field in EXTERNAL_SEATS)
+    for field, label in (
+        ("decisionAuthority", "Sponsor (decision authority)"),
+        ("projectManager", "Project manager"),
+        ("customerRep", "Customer representative"),
+        ("supplierRep", "Supplier representative"),
+    )
 ]
 DONE = {
     "draft": "Drafting started.",
@@ -261,12 +265,17 @@ def case_context(request, project, caller, **extra) -> dict:
         **lifecycle_context(request, project, caller, case, "case"),
         "people": resolve(ids),
         "can_edit_thesis": acts.allowed(acts.EDIT_THESIS, case, caller),
+        # An editor, but the state keeps the thesis read-only (say so, and why).
+        "thesis_locked": acts.may(caller, acts.EDIT_THESIS.who)
+        and acts.EDIT_THESIS.state_refusal(case) is not None,
+        "adoption_owner_external": "adoptionOwner" in EXTERNAL_SEATS,
+        "steering_external": "steeringCommittee" in EXTERNAL_SEATS,
         "can_address": acts.allowed(acts.ADDRESS_NOTE, case, caller),
         "outcome": derive.outcome(case),
         "saturation": derive.change_saturation(case.change_saturation),
         "saturations": CHANGE_SATURATIONS,
         "missing": submission_missing(case),
-        "show_checklist": case.approval_status in acts.THESIS_STATES,
+        "show_checklist": acts.EDIT_THESIS.state_refusal(case) is None,
         "adoption_gap": derive.adoption_gap(case),
         "themes": enabled_themes(),
         "financial": financial,
@@ -356,6 +365,7 @@ def closeout_context(request, project, caller, **extra) -> dict:
         "rows": rows,
         "missing": missing_dispositions(close_out, rows) if close_out else [],
         "can_edit_closeout": acts.allowed(acts.EDIT_CLOSEOUT, case, caller),
+        "closeout_start_state_ok": acts.ACTS["closeout-start"].state_refusal(case) is None,
         "can_address": acts.allowed(acts.ADDRESS_CLOSEOUT_NOTE, case, caller),
         "can_lessons_template": acts.allowed(acts.TEMPLATE_LESSONS, case, caller),
         "note_groups": _grouped(case.closeout_return_notes or [], CLOSEOUT_RETURN_NOTE_SECTIONS),
@@ -391,6 +401,7 @@ def realisation_context(request, project, caller, **extra) -> dict:
         "kpi": kpi,
         "confidence": derive.confidence(case.realisation_confidence),
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
+        "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
         "errors": {},
     }
     context.update(extra)

@@ -2,6 +2,7 @@
 signed-in person, sections save in place (errors, conflicts), the live checklist, seats and
 the people picker, supporting documents, return notes, close-out, realisation, minutes."""
 
+import dataclasses
 import json
 import re
 from html.parser import HTMLParser
@@ -11,6 +12,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from charter import acts
 from charter.acts import ACTS
 from charter.models import BusinessCase
 from charter.services import charter_act
@@ -299,6 +301,135 @@ def test_people_picker_sets_and_clears_seats(cast, arrange, client_for):
     client.post(
         f"{PAGE}seats/",
         {"field": "steeringCommittee", "action": "remove", "member_id": members[0]["id"]},
+        **HX,
+    )
+    assert BusinessCase.objects.get().steering_committee == []
+
+
+LOCKED_NOTICE = "its thesis, seats and financial case are read-only"
+
+
+@pytest.mark.parametrize(
+    ("status", "role", "locked"),
+    [
+        ("Draft", "lead", False),
+        ("Submitted", "lead", True),
+        ("Approved", "editor", True),
+        ("Submitted", "viewer", False),
+        ("Submitted", "sponsor", False),
+    ],
+)
+def test_the_read_only_notice_follows_the_flag_of_the_view(
+    status, role, locked, cast, arrange, client_for
+):
+    arrange(status)
+    response = client_for(getattr(cast, role)).get(PAGE)
+    assert response.context["thesis_locked"] is locked
+    assert (LOCKED_NOTICE in response.content.decode()) is locked
+
+
+def test_which_states_allow_thesis_editing_is_decided_in_the_lifecycle_table_only(
+    cast, arrange, client_for, monkeypatch
+):
+    """The page reads the rule from charter.acts: narrow EDIT_THESIS to Exploring and a Draft
+    case shows the editor a read-only thesis with the notice saying so."""
+    monkeypatch.setattr(acts, "EDIT_THESIS", dataclasses.replace(acts.EDIT_THESIS,
+                        from_states=frozenset({"Exploring"})))  # fmt: skip
+    arrange("Draft")
+    html = client_for(cast.lead).get(PAGE).content.decode()
+    assert 'action="/projects/ALPHA/charter/edit/thesis/"' not in html
+    assert LOCKED_NOTICE in html
+
+
+def test_the_not_started_pages_say_who_starts_them_from_the_lifecycle_table(
+    cast, arrange, client_for
+):
+    viewer = client_for(cast.viewer)
+    arrange("Draft")
+    assert "It starts once the business case is approved." in (
+        viewer.get(f"{PAGE}closeout/").content.decode()
+    )
+    assert "It starts after the close-out is closed." in (
+        viewer.get(f"{PAGE}realisation/").content.decode()
+    )
+    arrange("Approved")
+    assert "An editor of the project starts it." in (
+        viewer.get(f"{PAGE}closeout/").content.decode()
+    )
+    arrange("Closed")
+    html = viewer.get(f"{PAGE}realisation/").content.decode()
+    assert "Benefits realisation has not started" in html
+    assert "It starts after the close-out is closed." not in html
+
+
+SEAT_FIELDS = [
+    "decisionAuthority",
+    "projectManager",
+    "customerRep",
+    "supplierRep",
+    "adoptionOwner",
+    "steeringCommittee",
+]
+EXTERNAL = {"displayName": "Erin External", "email": "erin@example.com"}
+
+
+@pytest.mark.parametrize("field", SEAT_FIELDS)
+def test_the_page_offers_an_external_person_exactly_where_the_api_takes_one(
+    field, cast, arrange, client_for, client, bearer
+):
+    case = arrange("Draft", steering_committee=[])
+    lead = client_for(cast.lead)
+    html = lead.get(PAGE).content.decode()
+    form = re.compile(
+        rf'name="field" value="{field}">(?:(?!</form>).)*name="displayName"', re.DOTALL
+    )
+    page_offers = bool(form.search(html))
+    results = lead.get(f"{PAGE}people/", {"field": field, "q": "nobody-by-this-name"}, **HX)
+    search_offers = "Name an external person instead." in results.content.decode()
+    value = [{**EXTERNAL, "role": "Adviser"}] if field == "steeringCommittee" else EXTERNAL
+    response = client.patch(
+        "/api/v1/projects/ALPHA/charter",
+        data=json.dumps({field: value}),
+        content_type="application/json",
+        HTTP_IF_MATCH=f'"{case.revision}"',
+        **bearer(cast.lead),
+    )
+    assert response.status_code in (200, 422), response.content
+    api_takes = response.status_code == 200
+    assert page_offers == search_offers == api_takes, (page_offers, search_offers, api_takes)
+    assert api_takes is (field != "decisionAuthority")
+
+
+def test_an_external_steering_member_is_added_from_the_page_without_access(
+    cast, arrange, client_for
+):
+    arrange("Draft", steering_committee=[])
+    lead = client_for(cast.lead)
+    response = lead.post(
+        f"{PAGE}seats/",
+        {"field": "steeringCommittee", **EXTERNAL, "role": "Non-executive director"},
+        **HX,
+    )
+    assert response.status_code == 200, response.content
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="section-people"')
+    assert "Erin External" in html and "(external, erin@example.com)" in html
+    [member] = BusinessCase.objects.get().steering_committee
+    assert member["accountId"] is None and member["displayName"] == "Erin External"
+    assert member["email"] == "erin@example.com" and member["role"] == "Non-executive director"
+    # No tracker account: the member does not count toward the governance-group view rule.
+    cast.project.refresh_from_db()
+    assert cast.project.steering_account_ids == []
+    # A bad e-mail is refused, naming it, and adds nobody.
+    response = lead.post(
+        f"{PAGE}seats/", {"field": "steeringCommittee", "displayName": "X", "email": "nope"}, **HX
+    )
+    assert response.status_code == 422 and "e-mail" in response.content.decode()
+    assert len(BusinessCase.objects.get().steering_committee) == 1
+    # The same member is removed like any other.
+    lead.post(
+        f"{PAGE}seats/",
+        {"field": "steeringCommittee", "action": "remove", "member_id": member["id"]},
         **HX,
     )
     assert BusinessCase.objects.get().steering_committee == []
