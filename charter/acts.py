@@ -6,7 +6,7 @@ acts `available_acts` returns, so a button is shown only when pressing it passes
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from charter.derive import amendment_change_viable
+from charter.derive import amendment_change_viable, enabling_change, ever_approved
 from governance.errors import Conflict, Forbidden
 from governance.permissions import Caller
 
@@ -82,6 +82,42 @@ def _reopenable(case) -> str | None:
     return "Only an approved business case can be re-opened for amendment."
 
 
+def _amendment_enabled(case) -> str | None:
+    """An amendment (version 2 and up) is approved only once its enabling change is."""
+    if case.version < 2:
+        return None
+    change = enabling_change(case)
+    if change is None:
+        return (
+            "this amendment has no enabling change request any more; re-open it citing an "
+            "approved change, or raise a new one."
+        )
+    if change.status != "Approved":
+        return (
+            f"the enabling change “{change.summary}” is {change.status}: it must be Approved "
+            "before the amended business case can be approved."
+        )
+    return None
+
+
+def _never_approved(case) -> str | None:
+    """Archive records 'explored, not pursued': only for a case that was never approved."""
+    if ever_approved(case):
+        return (
+            "this business case has been approved (an amendment is in progress), so stopping "
+            "it is a stop decision on a running investment: the sponsor kills it (Kill)."
+        )
+    return None
+
+
+def _approved_or_amendment(case) -> str | None:
+    """Kill records 'a stop decision on a running investment': from Approved, or from Draft
+    or Submitted while an approved case is being amended."""
+    if case.approval_status == "Approved" or ever_approved(case):
+        return None
+    return "this business case was never approved; archive it instead (Archive)."
+
+
 @dataclass(frozen=True)
 class Act:
     name: str
@@ -115,7 +151,7 @@ ACTS: dict[str, Act] = {
         Act("draft", "Start drafting", _s("Exploring"), EDITOR, "Draft"),
         Act("submit", "Submit for approval", THESIS_STATES, EDITOR, "Submitted"),
         Act("return", "Return with notes", _s("Submitted"), SPONSOR, "Draft"),
-        Act("approve", "Approve", _s("Submitted"), SPONSOR, "Approved"),
+        Act("approve", "Approve", _s("Submitted"), SPONSOR, "Approved", _amendment_enabled),
         Act(
             "reopen", "Re-open for amendment", _s("Approved", "Draft"), EDITOR, "Draft", _reopenable
         ),
@@ -125,9 +161,18 @@ ACTS: dict[str, Act] = {
             _s("Exploring", "Draft", "Submitted"),
             EDITOR,
             "Archived",
+            _never_approved,
             danger=True,
         ),
-        Act("kill", "Kill", _s("Approved"), SPONSOR, "Archived", danger=True),
+        Act(
+            "kill",
+            "Kill",
+            _s("Approved", "Draft", "Submitted"),
+            SPONSOR,
+            "Archived",
+            _approved_or_amendment,
+            danger=True,
+        ),
         Act(
             "closeout-start", "Start close-out", _s("Approved"), EDITOR, None, _closeout_not_started
         ),

@@ -70,6 +70,13 @@ def adoption_gap(case) -> bool:
     return bool(adoption_gap_fields(case))
 
 
+def ever_approved(case) -> bool:
+    """Whether this business case has been approved at least once: it carries an approval
+    stamp, or it is an amendment (version 2 and up only come from re-opening an approved
+    case). Such a case is a running investment: stopping it is a kill, never an archive."""
+    return case.approved_at is not None or (case.version or 1) >= 2
+
+
 def enabling_change(case):
     """The change request that enabled the current amendment (None when there is none or it
     was deleted). Looked up once per case instance."""
@@ -91,6 +98,13 @@ def amendment_change_viable(case) -> bool:
     is Proposed (awaiting the sponsor) or Approved."""
     change = enabling_change(case)
     return change is not None and change.status in ("Proposed", "Approved")
+
+
+def change_withdrawn_on_stop(case):
+    """The enabling change that archiving or killing this case withdraws: the amendment's
+    change while it is still Proposed (None otherwise)."""
+    change = enabling_change(case)
+    return change if change is not None and change.status == "Proposed" else None
 
 
 def as_uuid(value):

@@ -83,6 +83,19 @@ def seat(post: QueryDict) -> object:
     return None
 
 
+def steering_member(post: QueryDict) -> dict:
+    """A steering committee member from the picker (a tracker accountId) or from the external
+    person form ({displayName, email}), with a role."""
+    role = post.get("role", "")
+    if post.get("account_id"):
+        return {"accountId": post["account_id"], "role": role}
+    return {
+        "displayName": post.get("displayName", ""),
+        "email": post.get("email", ""),
+        "role": role,
+    }
+
+
 def notes(post: QueryDict) -> list[dict]:
     """The note rows of a return form; rows whose ask is blank are skipped."""
     rows = []

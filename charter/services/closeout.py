@@ -310,6 +310,7 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
 
 def closeout_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Approved, close-out not started: the close-out record is created (startedAt)."""
+    precheck(caller, acts.ACTS["closeout-start"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["closeout-start"], expected_revision)
@@ -321,8 +322,8 @@ def closeout_update(
     *, caller: Caller, data: Any, expected_revision: int | None = None
 ) -> BusinessCase:
     """Edit the close-out while it is open (Approved, started). Editors."""
+    case = precheck(caller, acts.EDIT_CLOSEOUT, expected_revision)
     data = body(data)
-    case = precheck(caller, acts.EDIT_CLOSEOUT)
     clean_closeout(data, case.close_out, caller.project)  # 422 before taking the lock
     with transaction.atomic():
         write = begin(caller, acts.EDIT_CLOSEOUT, expected_revision)
@@ -337,6 +338,7 @@ def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int 
     """Approved -> ClosingSubmitted when every work package, open risk, pending decision and
     pending change has its disposition. Otherwise refused (422 `validation`) listing, by
     field, every row still without one: a completeness check of the form, not a gate."""
+    precheck(caller, acts.ACTS["closeout-submit"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["closeout-submit"], expected_revision)
@@ -359,8 +361,8 @@ def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int 
 
 def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
+    precheck(caller, acts.ACTS["closeout-return"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["closeout-return"])
     only(data, "returnNotes")
     notes = clean_notes(data.get("returnNotes"), CLOSEOUT_RETURN_NOTE_SECTIONS)
     with transaction.atomic():
@@ -373,6 +375,7 @@ def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int 
 
 def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """ClosingSubmitted -> Closed by the sponsor: stamps closedAt and closedByAccountId."""
+    precheck(caller, acts.ACTS["close"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["close"], expected_revision)
@@ -391,6 +394,7 @@ def _handover(case: BusinessCase, **changes) -> dict:
 
 def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Pending or Escalated -> Acknowledged, by the BAU owner."""
+    precheck(caller, acts.ACTS["handover-acknowledge"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["handover-acknowledge"], expected_revision)
@@ -405,8 +409,8 @@ def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision:
 
 def handover_escalate(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Pending -> Escalated by an editor, with a reason."""
+    precheck(caller, acts.ACTS["handover-escalate"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["handover-escalate"])
     only(data, "reason")
     reason = required_text(data, "reason", "A reason is required to escalate the handover.")
     with transaction.atomic():

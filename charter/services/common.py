@@ -119,11 +119,14 @@ def begin(caller: Caller, act: acts.Act, expected_revision: int | None) -> Write
     return Write(caller=caller, project=project, case=case, before=stored_fields(case))
 
 
-def precheck(caller: Caller, act: acts.Act) -> BusinessCase:
-    """The person and state checks without a lock, so a refused act answers 403/409 before
-    its body is validated (the checks run again under the lock)."""
+def precheck(caller: Caller, act: acts.Act, expected_revision: int | None = None) -> BusinessCase:
+    """The person, state and revision checks without a lock: every service calls it before
+    it reads its body, so a refused request answers for the most basic reason first (403
+    the wrong person, 409 the wrong state, 412 a stale revision, and only then 422 the body).
+    `begin` runs the same checks again under the lock."""
     case = current_case(caller.project)
     acts.check(act, case, caller)
+    check_version(case.revision, expected_revision, current_repr=case)
     return case
 
 

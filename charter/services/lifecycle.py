@@ -30,6 +30,7 @@ from charter.services.common import (
 from charter.services.minutes import clean_attendees
 from governance import audit, outbox, signals
 from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, text
+from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
 from governance.permissions import Caller
 from governance.seats import seat_account_id
@@ -65,6 +66,7 @@ def submission_missing(case: BusinessCase) -> dict[str, str]:
 
 
 def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+    precheck(caller, acts.ACTS["draft"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["draft"], expected_revision)
@@ -75,6 +77,7 @@ def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | 
 def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Exploring or Draft -> Submitted. Refused with 422 `gate` naming each missing adoption
     input and a missing sponsor. Queues the best-effort approval nudge."""
+    precheck(caller, acts.ACTS["submit"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["submit"], expected_revision)
@@ -135,8 +138,8 @@ def clean_notes(raw: Any, sections: list[str], key: str = "returnNotes") -> list
 
 def charter_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
+    precheck(caller, acts.ACTS["return"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["return"])
     only(data, "returnNotes")
     notes = clean_notes(data.get("returnNotes"), RETURN_NOTE_SECTIONS)
     with transaction.atomic():
@@ -171,10 +174,11 @@ def return_note_address(
 ) -> tuple[BusinessCase, dict]:
     """Mark a return note addressed (or not): a business-case note while Draft, a close-out
     note while the close-out is being reworked. Editors only."""
-    data = body(data)
     case = current_case(caller.project)
     attr, _, act, kind = _note_home(case, note_id)
     acts.check(act, case, caller)
+    check_version(case.revision, expected_revision, current_repr=case)
+    data = body(data)
     only(data, "addressed")
     if "addressed" not in data:
         raise ValidationFailed({"addressed": ["This field is required."]})
@@ -220,8 +224,8 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
     """Submitted -> Approved by the sponsor. Freezes budgetBaseline := budget on every work
     package, writes planBaseline, records the approved version; for an amendment (version 2
     and up) the enabling change must be Approved and is stamped with its applicationRecord."""
+    precheck(caller, acts.ACTS["approve"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["approve"])
     only(data, "approvalComment", "approvalRationale")
     errors = FieldErrors()
     comment, error = text(data.get("approvalComment"), max_length=TEXT_MAX)
@@ -351,8 +355,8 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
     the reason is required; it routes to the sponsor, Proposed). A Draft amendment whose
     enabling change was rejected, withdrawn or deleted may re-point to a new one (the version
     stays). Audited as charter.reopened citing the change."""
+    precheck(caller, acts.ACTS["reopen"], expected_revision)
     data = body(data)
-    case = precheck(caller, acts.ACTS["reopen"])
     only(data, "changeId", "summary", "reason")
     change_id = data.get("changeId")
     if change_id and ("summary" in data or "reason" in data):
@@ -430,18 +434,62 @@ def _reason(data: Mapping[str, Any]) -> str:
 
 
 def charter_archive(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
-    """Exploring, Draft or Submitted -> Archived (explored, not pursued). Reason required."""
+    """Exploring, Draft or Submitted -> Archived (explored, not pursued), for a case that was
+    never approved (else 409: the sponsor kills it). Reason required."""
     return _archive(caller, "archive", "archived", data, expected_revision)
 
 
 def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
-    """Approved -> Archived by the sponsor: a stop decision on a running investment."""
+    """Approved -> Archived by the sponsor: a stop decision on a running investment; also
+    from Draft or Submitted while an approved case is being amended."""
     return _archive(caller, "kill", "killed", data, expected_revision)
 
 
+def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeRequest | None:
+    """The Proposed change that enables the amendment (derive.change_withdrawn_on_stop) could
+    not be decided once the case is archived (its register freezes), and the amendment it asks
+    for will not be made: it is withdrawn in the same transaction, by the person who stopped
+    the case, saying why. An Approved enabling change is a decision already taken: kept."""
+    case, caller = write.case, write.caller
+    change_pk = derive.as_uuid(case.amendment_enabled_by_change_id)
+    if change_pk is None:
+        return None
+    change = (
+        ChangeRequest.objects.select_for_update()
+        .filter(project=write.project, pk=change_pk, status="Proposed")
+        .first()
+    )
+    if change is None:
+        return None
+    fields = ("status", "decided_at", "decided_by_account_id", "decision_comment")
+    names = ("status", "decidedAt", "decidedByAccountId", "decisionComment")
+    before = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
+    change.status = "Withdrawn"
+    change.decided_at = timezone.now()
+    change.decided_by_account_id = caller.account_id
+    why = (
+        f"Withdrawn because the business case was {disposition} while the amendment this "
+        f"change enables (version {case.version}) was in progress. Reason given: "
+    )
+    room = TEXT_MAX - len(why)
+    change.decision_comment = why + (reason if len(reason) <= room else reason[: room - 1] + "…")
+    change.revision += 1
+    change.save(update_fields=[*fields, "revision", "updated_at"])
+    after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=write.project.key,
+        kind="change.withdrawn",
+        target_type="changeRequest",
+        target_id=change.pk,
+        changes=audit.diff(before, after),
+    )
+    return change
+
+
 def _archive(caller, act_name, disposition, data, expected_revision):
+    precheck(caller, acts.ACTS[act_name], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS[act_name])
     only(data, "reason")
     reason = _reason(data)
     with transaction.atomic():
@@ -453,15 +501,19 @@ def _archive(caller, act_name, disposition, data, expected_revision):
         case.archived_by_account_id = caller.account_id
         case.archive_reason = reason
         case.terminal_disposition = disposition
-        return write.finish(f"charter.{disposition}")
+        withdrawn = _withdraw_enabling_change(write, disposition, reason)
+        extra = (
+            {"withdrawnChange": {"before": None, "after": str(withdrawn.pk)}} if withdrawn else None
+        )
+        return write.finish(f"charter.{disposition}", extra=extra)
 
 
 def charter_steerco_schedule(
     *, caller: Caller, data: Any = None, expected_revision: int | None = None
 ):
     """Set (or clear) the date the first steering committee is scheduled for."""
+    precheck(caller, acts.ACTS["steerco-schedule"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["steerco-schedule"])
     only(data, "scheduledFor")
     scheduled, error = iso_date(data.get("scheduledFor"))
     if error:
@@ -477,8 +529,8 @@ def charter_steerco_confirm(
 ):
     """Confirm the first steering committee was held without recording minutes: sets
     firstSteercoHeldAt (and, optionally, firstSteercoAttendees), completing initiation."""
+    precheck(caller, acts.ACTS["steerco-confirm"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["steerco-confirm"])
     only(data, "attendees")
     errors = FieldErrors()
     attendees = clean_attendees(data.get("attendees"), errors)

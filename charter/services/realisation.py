@@ -21,6 +21,7 @@ KPI_VALUE_MAX = 200
 
 def realisation_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Closed -> InRealisation (an editor or the sponsor): realisationStartedAt."""
+    precheck(caller, acts.ACTS["realisation-start"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["realisation-start"], expected_revision)
@@ -31,8 +32,8 @@ def realisation_start(*, caller: Caller, data: Any = None, expected_revision: in
 
 def realisation_update(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """While InRealisation: the summary, the 'measured by' date and the benefits owner."""
+    precheck(caller, acts.EDIT_REALISATION, expected_revision)
     data = body(data)
-    precheck(caller, acts.EDIT_REALISATION)
     only(data, "realisationSummary", "realisationDate", "brOwner")
     errors = FieldErrors()
     values = {}
@@ -62,8 +63,8 @@ def realisation_update(*, caller: Caller, data: Any = None, expected_revision: i
 def realisation_review(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Append {id, at, byAccountId, note, confidence} to the review log; the case takes the
     review's confidence and lastRealisationReviewAt."""
+    precheck(caller, acts.ACTS["realisation-review"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["realisation-review"])
     only(data, "note", "confidence")
     errors = FieldErrors()
     note, error = text(data.get("note"), max_length=TEXT_MAX, required=True)
@@ -92,8 +93,8 @@ def realisation_review(*, caller: Caller, data: Any = None, expected_revision: i
 
 def kpi_resolve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """kpiResolution {resolvedAt, resolvedBy, resolvedValue, met, notes}; `met` is required."""
+    precheck(caller, acts.ACTS["kpi-resolve"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["kpi-resolve"])
     only(data, "resolvedValue", "met", "notes")
     errors = FieldErrors()
     value, error = text(data.get("resolvedValue"), max_length=KPI_VALUE_MAX)
@@ -126,8 +127,8 @@ def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: 
     """InRealisation -> Realised or NotRealised, by the sponsor, with returnRealised. A
     NotRealised verdict needs realisationLessons: the spec's second hard content gate (422
     `gate`)."""
+    precheck(caller, acts.ACTS["verdict"], expected_revision)
     data = body(data)
-    precheck(caller, acts.ACTS["verdict"])
     only(data, "verdict", "returnRealised", "realisationLessons", "realisationSummary")
     errors = FieldErrors()
     verdict = data.get("verdict")
@@ -165,6 +166,7 @@ def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: 
 
 def maintenance_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Realised or NotRealised -> InMaintenance: maintenanceStartedAt."""
+    precheck(caller, acts.ACTS["maintenance-start"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["maintenance-start"], expected_revision)
@@ -175,6 +177,7 @@ def maintenance_start(*, caller: Caller, data: Any = None, expected_revision: in
 
 def maintenance_retire(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """InMaintenance (state unchanged): maintenanceRetiredAt, once."""
+    precheck(caller, acts.ACTS["maintenance-retire"], expected_revision)
     only(body(data))
     with transaction.atomic():
         write = begin(caller, acts.ACTS["maintenance-retire"], expected_revision)

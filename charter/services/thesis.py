@@ -12,7 +12,7 @@ from django.db import transaction
 from charter import acts, finance
 from charter.models import CHANGE_SATURATIONS, BusinessCase
 from charter.serializers import PLAIN, TIMESTAMPS
-from charter.services.common import TEXT_MAX, Write, begin, precheck
+from charter.services.common import TEXT_MAX, Write, begin, current_case, precheck
 from governance.cleaning import FieldErrors, text
 from governance.errors import Conflict, ValidationFailed
 from governance.links import (
@@ -49,6 +49,18 @@ SEATS = {
     "supplierRep": "supplier_rep",
     "adoptionOwner": "adoption_owner",
 }
+# Who may sit where: these seats (and steering committee members) take a tracker person or an
+# external person {displayName, email}; the others a tracker person only (the sponsor approves
+# in the app; the close-out's BAU owner acknowledges in it). The pages offer an external
+# person exactly where this allows one. External people have no accountId, so they never count
+# toward the governance-group view rule (only steering members' accountIds are mirrored).
+EXTERNAL_SEATS = frozenset(
+    {"projectManager", "customerRep", "supplierRep", "adoptionOwner", "steeringCommittee"}
+)
+TRACKER_ONLY_MESSAGES = {
+    "decisionAuthority": "The sponsor approves in this app: choose a person from the tracker.",
+}
+
 WRITABLE = {
     *PROSE,
     *SEATS,
@@ -228,12 +240,8 @@ def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str =
         seats = clean_seats(seats_in, errors)
         for key, seat in seats.items():
             values[SEATS[key]] = seat
-        sponsor = seats.get("decisionAuthority")
-        if sponsor is not None and not sponsor.get("accountId"):
-            errors.add(
-                "decisionAuthority",
-                "The sponsor approves in this app: choose a person from the tracker.",
-            )
+            if seat is not None and not seat.get("accountId") and key not in EXTERNAL_SEATS:
+                errors.add(key, TRACKER_ONLY_MESSAGES.get(key, "Choose a person from the tracker."))
     if "steeringCommittee" in data:
         values["steering_committee"] = clean_steering(data["steeringCommittee"], errors)
     if "supportingLinks" in data:
@@ -273,9 +281,9 @@ def charter_update(
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft,
     editors). Stamps updatedAt and updatedByAccountId; an edit that changes nothing writes
     nothing."""
+    case = precheck(caller, acts.EDIT_THESIS, expected_revision)
     if not isinstance(data, Mapping):
         raise ValidationFailed({"request": ["Must be an object."]})
-    case = precheck(caller, acts.EDIT_THESIS)
     values = clean_update(data, case, base_url=base_url)
     with transaction.atomic():
         write = begin(caller, acts.EDIT_THESIS, expected_revision)
@@ -400,6 +408,9 @@ def create_template_page(*, caller: Caller, template_kind: str, title: str = "")
         ) from exc
 
 
+TEMPLATE_ACTS = {"boardPaper": acts.EDIT_THESIS, "lessons": acts.TEMPLATE_LESSONS}
+
+
 def link_from_template(
     *, caller: Caller, template_kind: str, title: str = "", base_url: str = ""
 ) -> tuple[BusinessCase, dict]:
@@ -408,7 +419,16 @@ def link_from_template(
     case's boardPaperPageId when none is set. Steering minutes are created from the minutes
     form instead."""
     require(caller.can_edit, acts.WHO_MESSAGES[acts.EDITOR])
-    if template_kind not in ("boardPaper", "lessons"):
+    act = TEMPLATE_ACTS.get(template_kind)
+    if act is None:
+        # The kind names the act, so the state is judged before the kind: when neither kind
+        # may be created now, the answer is the state's (409), not the body's (422).
+        case = current_case(caller.project)
+        if all(a.state_refusal(case) for a in TEMPLATE_ACTS.values()):
+            raise Conflict(
+                "No page can be created from a template now: a board paper while the business "
+                "case is Exploring or Draft, a lessons page during close-out."
+            )
         raise ValidationFailed(
             {
                 "templateKind": [
@@ -416,7 +436,6 @@ def link_from_template(
                 ]
             }
         )
-    act = acts.EDIT_THESIS if template_kind == "boardPaper" else acts.TEMPLATE_LESSONS
     precheck(caller, act)
     page = create_template_page(caller=caller, template_kind=template_kind, title=title)
     link = {

@@ -7,6 +7,7 @@ from django.shortcuts import redirect
 
 from charter import finance, forms, services
 from charter.services.common import current_case
+from charter.services.thesis import EXTERNAL_SEATS
 from charter.views.context import (
     page_url,
     render_page,
@@ -200,7 +201,7 @@ def people_search(request, key):
         "query": query,
         "results": results,
         "back": page_url(project, page_name),
-        "external_allowed": field not in ("decisionAuthority", "steeringCommittee", "bauOwner"),
+        "external_allowed": field in EXTERNAL_SEATS,
     }
     return render_htmx(request, "charter/people_search.html", context, partial="people-results")
 
@@ -220,11 +221,9 @@ def seat(request, key):
                 caller=caller, member_id=request.POST.get("member_id")
             )
         elif field == "steeringCommittee":
-            member = {
-                "accountId": request.POST.get("account_id", ""),
-                "role": request.POST.get("role", ""),
-            }
-            case = services.steering_member_add(caller=caller, member=member)
+            case = services.steering_member_add(
+                caller=caller, member=forms.steering_member(request.POST)
+            )
         elif field == "bauOwner":
             owner = request.POST.get("account_id") or None
             case = services.closeout_update(

@@ -23,6 +23,7 @@ from charter.models import (
 from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
+from charter.services.thesis import EXTERNAL_SEATS
 from governance.http import render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
@@ -63,10 +64,13 @@ SECTION_LABELS = {
     "bauHandover": "BAU handover",
 }
 SEATS = [
-    ("decisionAuthority", "Sponsor (decision authority)", False),
-    ("projectManager", "Project manager", True),
-    ("customerRep", "Customer representative", True),
-    ("supplierRep", "Supplier representative", True),
+    (field, label, field in EXTERNAL_SEATS)
+    for field, label in (
+        ("decisionAuthority", "Sponsor (decision authority)"),
+        ("projectManager", "Project manager"),
+        ("customerRep", "Customer representative"),
+        ("supplierRep", "Supplier representative"),
+    )
 ]
 DONE = {
     "draft": "Drafting started.",
@@ -193,11 +197,34 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
             .order_by("-decided_at")
             if change_application_state(change) == "AwaitingApplication"
         ]
+    if acts.may(caller, acts.SPONSOR) and case.approval_status in acts.ACTS["approve"].from_states:
+        # Submitted, yet not approvable (an amendment whose change is undecided): say why.
+        context["approve_refusal"] = acts.ACTS["approve"].state_refusal(case)
+    if "kill" in available or "archive" in available:
+        context["withdrawn_on_stop"] = derive.change_withdrawn_on_stop(case)
     if "steerco-confirm" in available:
         context["steering_members"] = [
             m for m in case.steering_committee or [] if m.get("accountId")
         ]
     return context
+
+
+def board_paper_choices(chosen: str | None, wiki_links: list[dict]) -> list[dict]:
+    """The board-paper select: every wiki page among the supporting documents, and the page
+    the financial case names (or the form was sent with) when it is not among them (set
+    through the API, or its link was removed), so saving the form keeps it unless the person
+    chooses otherwise."""
+    choices, seen = [], set()
+    for link in wiki_links:
+        if link["pageId"] not in seen:
+            seen.add(link["pageId"])
+            choices.append({"pageId": link["pageId"], "label": link.get("label") or link["pageId"]})
+    if chosen and chosen not in seen:
+        choices.insert(
+            0,
+            {"pageId": chosen, "label": f"Wiki page {chosen} (not among the supporting documents)"},
+        )
+    return [{**choice, "selected": choice["pageId"] == chosen} for choice in choices]
 
 
 def case_context(request, project, caller, **extra) -> dict:
@@ -229,6 +256,7 @@ def case_context(request, project, caller, **extra) -> dict:
         if str(horizon).isdigit() and 1 <= int(horizon) <= 30
         else (int(financial["builtin"]["horizonYears"]))
     )
+    wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
     context = {
         "project": project,
         "caller": caller,
@@ -237,12 +265,17 @@ def case_context(request, project, caller, **extra) -> dict:
         **lifecycle_context(request, project, caller, case, "case"),
         "people": resolve(ids),
         "can_edit_thesis": acts.allowed(acts.EDIT_THESIS, case, caller),
+        # An editor, but the state keeps the thesis read-only (say so, and why).
+        "thesis_locked": acts.may(caller, acts.EDIT_THESIS.who)
+        and acts.EDIT_THESIS.state_refusal(case) is not None,
+        "adoption_owner_external": "adoptionOwner" in EXTERNAL_SEATS,
+        "steering_external": "steeringCommittee" in EXTERNAL_SEATS,
         "can_address": acts.allowed(acts.ADDRESS_NOTE, case, caller),
         "outcome": derive.outcome(case),
         "saturation": derive.change_saturation(case.change_saturation),
         "saturations": CHANGE_SATURATIONS,
         "missing": submission_missing(case),
-        "show_checklist": case.approval_status in acts.THESIS_STATES,
+        "show_checklist": acts.EDIT_THESIS.state_refusal(case) is None,
         "adoption_gap": derive.adoption_gap(case),
         "themes": enabled_themes(),
         "financial": financial,
@@ -253,7 +286,8 @@ def case_context(request, project, caller, **extra) -> dict:
             for year in range(horizon + 1)
         ],
         "headline_figures": finance.HEADLINE_FIGURES,
-        "wiki_links": [link for link in case.supporting_links or [] if link.get("pageId")],
+        "wiki_links": wiki_links,
+        "board_paper_choices": board_paper_choices(fin_input.get("boardPaperPageId"), wiki_links),
         "note_groups": _grouped(case.return_notes or [], RETURN_NOTE_SECTIONS),
         "open_notes": sum(1 for n in case.return_notes or [] if not n.get("addressed")),
         "versions": versions,
@@ -331,6 +365,7 @@ def closeout_context(request, project, caller, **extra) -> dict:
         "rows": rows,
         "missing": missing_dispositions(close_out, rows) if close_out else [],
         "can_edit_closeout": acts.allowed(acts.EDIT_CLOSEOUT, case, caller),
+        "closeout_start_state_ok": acts.ACTS["closeout-start"].state_refusal(case) is None,
         "can_address": acts.allowed(acts.ADDRESS_CLOSEOUT_NOTE, case, caller),
         "can_lessons_template": acts.allowed(acts.TEMPLATE_LESSONS, case, caller),
         "note_groups": _grouped(case.closeout_return_notes or [], CLOSEOUT_RETURN_NOTE_SECTIONS),
@@ -366,6 +401,7 @@ def realisation_context(request, project, caller, **extra) -> dict:
         "kpi": kpi,
         "confidence": derive.confidence(case.realisation_confidence),
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
+        "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
         "errors": {},
     }
     context.update(extra)

@@ -336,3 +336,73 @@ def test_closeout_submission_freezes_the_registers_through_the_mirror(
     )
     cast.project.refresh_from_db()
     assert not cast.project.registers_frozen
+
+
+# --- stopping an amendment: kill, and its Proposed enabling change is withdrawn --------------
+
+
+def test_killing_an_amendment_withdraws_its_proposed_change(cast, arrange, client, bearer):
+    arrange("Submitted")
+    act(client, bearer(cast.sponsor), "approve")
+    act(client, bearer(cast.editor), "reopen", {"summary": "Widen scope", "reason": "New market"})
+    change = ChangeRequest.objects.get()
+    assert change.status == "Proposed"
+    # The editor may not archive what was approved: 409, pointing to Kill; nothing moves.
+    response = act(client, bearer(cast.editor), "archive", {"reason": "Not worth it"})
+    assert response.status_code == 409 and "Kill" in response.json()["error"]["message"]
+    change.refresh_from_db()
+    assert change.status == "Proposed"
+    # A kill refused for its body withdraws nothing either.
+    assert act(client, bearer(cast.sponsor), "kill", {"reason": " "}).status_code == 422
+    change.refresh_from_db()
+    assert change.status == "Proposed" and change.revision == 1
+
+    response = act(client, bearer(cast.sponsor), "kill", {"reason": "The market has gone."})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["approvalStatus"] == "Archived" and body["terminalDisposition"] == "killed"
+    assert body["archivedFromStatus"] == "Draft" and body["registersFrozen"] is True
+    change.refresh_from_db()
+    assert change.status == "Withdrawn"
+    assert change.decided_by_account_id == cast.sponsor.account_id
+    assert change.decided_at is not None
+    assert "killed" in change.decision_comment
+    assert "The market has gone." in change.decision_comment
+    assert change.revision == 2
+    assert change_application_state(change) == "Withdrawn"
+    withdrawn = AuditEntry.objects.get(kind="change.withdrawn")
+    assert withdrawn.target_type == "changeRequest" and withdrawn.target_id == str(change.pk)
+    assert withdrawn.actor_account_id == cast.sponsor.account_id
+    assert withdrawn.changes["status"] == {"before": "Proposed", "after": "Withdrawn"}
+    killed = AuditEntry.objects.get(kind="charter.killed")
+    assert killed.changes["withdrawnChange"] == {"before": None, "after": str(change.pk)}
+    # Nothing is left pending in the frozen register.
+    assert not ChangeRequest.objects.filter(project=cast.project, status="Proposed").exists()
+
+
+def test_killing_an_amendment_keeps_an_approved_enabling_change(cast, arrange, client, bearer):
+    change = _awaiting_change(cast)
+    arrange(
+        "Draft",
+        version=2,
+        approved_at=dt.datetime(2026, 1, 5, tzinfo=dt.UTC),
+        amendment_enabled_by_change_id=str(change.pk),
+    )
+    response = act(client, bearer(cast.sponsor), "kill", {"reason": "Stop"})
+    assert response.status_code == 200, response.content
+    change.refresh_from_db()
+    assert change.status == "Approved" and change.revision == 1
+    assert not AuditEntry.objects.filter(kind="change.withdrawn").exists()
+    assert "withdrawnChange" not in AuditEntry.objects.get(kind="charter.killed").changes
+
+
+def test_archiving_withdraws_a_proposed_enabling_change_too(cast, arrange, client, bearer):
+    """Archive shares the rule (an older record may carry an enabling change on a case never
+    approved): nothing is left Proposed behind a frozen register."""
+    change = ChangeRequestFactory(project=cast.project, status="Proposed")
+    arrange("Draft", amendment_enabled_by_change_id=str(change.pk))
+    response = act(client, bearer(cast.lead), "archive", {"reason": "Not pursued"})
+    assert response.status_code == 200, response.content
+    change.refresh_from_db()
+    assert change.status == "Withdrawn" and change.decided_by_account_id == cast.lead.account_id
+    assert "archived" in change.decision_comment

@@ -5,6 +5,7 @@ wrong person (403) and in the wrong state (409), and a refused act changes nothi
 import json
 
 import pytest
+from django.utils import timezone
 
 from charter.acts import ACTS
 from charter.models import BusinessCase
@@ -21,6 +22,11 @@ def started():
 
 def handed_over(cast):
     return {"close_out": closeout_record(owner=cast.viewer)}
+
+
+def amendment(cast=None):
+    """An approved case re-opened for amendment (version 2; approved once)."""
+    return {"version": 2, "approved_at": timezone.now()}
 
 
 # act, from state, extra fields (fn of cast), allowed actor, body, next state, audit kind,
@@ -44,6 +50,10 @@ ROWS = [
      "charter.archived", "viewer", "Closed"),
     ("kill", "Approved", None, "sponsor", {"reason": "Market gone"}, "Archived",
      "charter.killed", "lead", "Draft"),
+    ("kill", "Draft", amendment, "sponsor", {"reason": "Market gone"}, "Archived",
+     "charter.killed", "editor", "Closed"),
+    ("kill", "Submitted", amendment, "sponsor", {"reason": "Market gone"}, "Archived",
+     "charter.killed", "viewer", "Exploring"),
     ("closeout-start", "Approved", None, "editor", {}, "Approved", "closeout.started",
      "sponsor", "Closed"),
     ("closeout-submit", "Approved", lambda c: started(), "lead", {}, "ClosingSubmitted",
@@ -212,3 +222,45 @@ def test_older_archived_records_read_as_archived(cast, arrange, client, bearer):
 def test_unknown_act_is_404(cast, arrange, client, bearer):
     arrange("Draft")
     assert post(client, bearer(cast.lead), "teleport", {}).status_code == 404
+
+
+# --- archive is for a case never approved; kill stops an approved one, amendment or not ------
+
+
+@pytest.mark.parametrize("state", ["Draft", "Submitted"])
+def test_an_amendment_cannot_be_archived_it_is_killed(state, cast, arrange, client, bearer):
+    case = arrange(state, **amendment())
+    response = post(client, bearer(cast.lead), "archive", {"reason": "Not worth it"})
+    assert response.status_code == 409, response.content
+    assert "Kill" in response.json()["error"]["message"]
+    _unchanged(case)
+    lead_acts = client.get("/api/v1/projects/ALPHA/charter", **bearer(cast.lead)).json()
+    assert "archive" not in lead_acts["availableActs"]
+    sponsor_acts = client.get("/api/v1/projects/ALPHA/charter", **bearer(cast.sponsor)).json()
+    assert "kill" in sponsor_acts["availableActs"]
+
+
+def test_an_approval_stamp_alone_makes_it_a_kill(cast, arrange, client, bearer):
+    """Even at version 1 (an older record), a case approved once is not 'explored, not
+    pursued'."""
+    case = arrange("Draft", approved_at=timezone.now())
+    assert post(client, bearer(cast.lead), "archive", {"reason": "x"}).status_code == 409
+    _unchanged(case)
+
+
+@pytest.mark.parametrize("state", ["Draft", "Submitted"])
+def test_a_case_never_approved_cannot_be_killed(state, cast, arrange, client, bearer):
+    case = arrange(state)
+    response = post(client, bearer(cast.sponsor), "kill", {"reason": "Stop"})
+    assert response.status_code == 409
+    assert "Archive" in response.json()["error"]["message"]
+    _unchanged(case)
+
+
+def test_killing_an_amendment_records_killed(cast, arrange, client, bearer):
+    arrange("Submitted", **amendment())
+    body = post(client, bearer(cast.sponsor), "kill", {"reason": "Stop"}).json()
+    assert body["terminalDisposition"] == "killed"
+    assert body["archivedFromStatus"] == "Submitted"
+    assert body["archivedByAccountId"] == cast.sponsor.account_id
+    assert body["registersFrozen"] is True

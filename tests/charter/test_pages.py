@@ -2,13 +2,17 @@
 signed-in person, sections save in place (errors, conflicts), the live checklist, seats and
 the people picker, supporting documents, return notes, close-out, realisation, minutes."""
 
+import dataclasses
 import json
 import re
+from html.parser import HTMLParser
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
+from charter import acts
 from charter.acts import ACTS
 from charter.models import BusinessCase
 from charter.services import charter_act
@@ -17,7 +21,7 @@ from governance.permissions import caller_for
 from governance.wiki.local.models import LocalWikiPage
 from registers.models import SteeringMinutes
 from tests.charter.conftest import closeout_record
-from tests.factories import RiskFactory, WorkPackageFactory
+from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactory
 from tests.governance.test_security import _InlineFinder
 
 PAGE = "/projects/ALPHA/charter/"
@@ -32,7 +36,9 @@ def offered(response) -> set[str]:
 SCENARIOS = [
     ("Exploring", {}),
     ("Draft", {}),
+    ("Draft", {"amendment": True}),
     ("Submitted", {}),
+    ("Submitted", {"amendment": True}),
     ("Approved", {}),
     ("Approved", {"close_out": "started"}),
     ("ClosingSubmitted", {"close_out": "started"}),
@@ -56,6 +62,8 @@ def test_the_lifecycle_bar_offers_exactly_what_the_server_allows(
         fields["close_out"] = closeout_record()
     if extra.get("close_out") == "owned":
         fields["close_out"] = closeout_record(owner=cast.viewer)
+    if extra.get("amendment"):
+        fields.update(version=2, approved_at=timezone.now())
     arrange(status, **fields)
     mismatches = []
     for role in ("lead", "viewer", "sponsor", "site_admin"):
@@ -185,6 +193,45 @@ def test_a_stale_act_changes_nothing_and_says_why(cast, arrange, client_for):
     assert BusinessCase.objects.get().approval_status == "Draft"
 
 
+def test_an_amendment_is_killed_from_the_page_and_its_change_withdrawn(cast, arrange, client_for):
+    change = ChangeRequestFactory(project=cast.project, status="Proposed", summary="Widen scope")
+    case = arrange(
+        "Draft",
+        version=2,
+        approved_at=timezone.now(),
+        amendment_enabled_by_change_id=str(change.pk),
+    )
+    lead_page = client_for(cast.lead).get(PAGE)
+    assert "archive" not in offered(lead_page) and "kill" not in offered(lead_page)
+    sponsor_page = client_for(cast.sponsor).get(PAGE)
+    assert "kill" in offered(sponsor_page) and "archive" not in offered(sponsor_page)
+    html = sponsor_page.content.decode()
+    assert "“Widen scope” that enables this amendment is still Proposed" in html
+    response = client_for(cast.sponsor).post(
+        f"{PAGE}acts/kill/", {"page": "case", "revision": case.revision, "reason": "Stop it"}
+    )
+    assert response.status_code == 302
+    assert BusinessCase.objects.get().terminal_disposition == "killed"
+    change.refresh_from_db()
+    assert change.status == "Withdrawn"
+
+
+def test_the_sponsor_is_told_why_an_amendment_cannot_be_approved_yet(cast, arrange, client_for):
+    change = ChangeRequestFactory(project=cast.project, status="Proposed", summary="Widen scope")
+    arrange(
+        "Submitted",
+        version=2,
+        approved_at=timezone.now(),
+        amendment_enabled_by_change_id=str(change.pk),
+    )
+    response = client_for(cast.sponsor).get(PAGE)
+    assert offered(response) >= {"return", "kill"} and "approve" not in offered(response)
+    assert "“Widen scope” is Proposed: it must be Approved" in response.content.decode()
+    change.status = "Approved"
+    change.save()
+    assert "approve" in offered(client_for(cast.sponsor).get(PAGE))
+
+
 def test_return_with_notes_then_address_them(cast, arrange, client_for):
     arrange("Submitted")
     response = client_for(cast.sponsor).post(
@@ -259,6 +306,135 @@ def test_people_picker_sets_and_clears_seats(cast, arrange, client_for):
     assert BusinessCase.objects.get().steering_committee == []
 
 
+LOCKED_NOTICE = "its thesis, seats and financial case are read-only"
+
+
+@pytest.mark.parametrize(
+    ("status", "role", "locked"),
+    [
+        ("Draft", "lead", False),
+        ("Submitted", "lead", True),
+        ("Approved", "editor", True),
+        ("Submitted", "viewer", False),
+        ("Submitted", "sponsor", False),
+    ],
+)
+def test_the_read_only_notice_follows_the_flag_of_the_view(
+    status, role, locked, cast, arrange, client_for
+):
+    arrange(status)
+    response = client_for(getattr(cast, role)).get(PAGE)
+    assert response.context["thesis_locked"] is locked
+    assert (LOCKED_NOTICE in response.content.decode()) is locked
+
+
+def test_which_states_allow_thesis_editing_is_decided_in_the_lifecycle_table_only(
+    cast, arrange, client_for, monkeypatch
+):
+    """The page reads the rule from charter.acts: narrow EDIT_THESIS to Exploring and a Draft
+    case shows the editor a read-only thesis with the notice saying so."""
+    monkeypatch.setattr(acts, "EDIT_THESIS", dataclasses.replace(acts.EDIT_THESIS,
+                        from_states=frozenset({"Exploring"})))  # fmt: skip
+    arrange("Draft")
+    html = client_for(cast.lead).get(PAGE).content.decode()
+    assert 'action="/projects/ALPHA/charter/edit/thesis/"' not in html
+    assert LOCKED_NOTICE in html
+
+
+def test_the_not_started_pages_say_who_starts_them_from_the_lifecycle_table(
+    cast, arrange, client_for
+):
+    viewer = client_for(cast.viewer)
+    arrange("Draft")
+    assert "It starts once the business case is approved." in (
+        viewer.get(f"{PAGE}closeout/").content.decode()
+    )
+    assert "It starts after the close-out is closed." in (
+        viewer.get(f"{PAGE}realisation/").content.decode()
+    )
+    arrange("Approved")
+    assert "An editor of the project starts it." in (
+        viewer.get(f"{PAGE}closeout/").content.decode()
+    )
+    arrange("Closed")
+    html = viewer.get(f"{PAGE}realisation/").content.decode()
+    assert "Benefits realisation has not started" in html
+    assert "It starts after the close-out is closed." not in html
+
+
+SEAT_FIELDS = [
+    "decisionAuthority",
+    "projectManager",
+    "customerRep",
+    "supplierRep",
+    "adoptionOwner",
+    "steeringCommittee",
+]
+EXTERNAL = {"displayName": "Erin External", "email": "erin@example.com"}
+
+
+@pytest.mark.parametrize("field", SEAT_FIELDS)
+def test_the_page_offers_an_external_person_exactly_where_the_api_takes_one(
+    field, cast, arrange, client_for, client, bearer
+):
+    case = arrange("Draft", steering_committee=[])
+    lead = client_for(cast.lead)
+    html = lead.get(PAGE).content.decode()
+    form = re.compile(
+        rf'name="field" value="{field}">(?:(?!</form>).)*name="displayName"', re.DOTALL
+    )
+    page_offers = bool(form.search(html))
+    results = lead.get(f"{PAGE}people/", {"field": field, "q": "nobody-by-this-name"}, **HX)
+    search_offers = "Name an external person instead." in results.content.decode()
+    value = [{**EXTERNAL, "role": "Adviser"}] if field == "steeringCommittee" else EXTERNAL
+    response = client.patch(
+        "/api/v1/projects/ALPHA/charter",
+        data=json.dumps({field: value}),
+        content_type="application/json",
+        HTTP_IF_MATCH=f'"{case.revision}"',
+        **bearer(cast.lead),
+    )
+    assert response.status_code in (200, 422), response.content
+    api_takes = response.status_code == 200
+    assert page_offers == search_offers == api_takes, (page_offers, search_offers, api_takes)
+    assert api_takes is (field != "decisionAuthority")
+
+
+def test_an_external_steering_member_is_added_from_the_page_without_access(
+    cast, arrange, client_for
+):
+    arrange("Draft", steering_committee=[])
+    lead = client_for(cast.lead)
+    response = lead.post(
+        f"{PAGE}seats/",
+        {"field": "steeringCommittee", **EXTERNAL, "role": "Non-executive director"},
+        **HX,
+    )
+    assert response.status_code == 200, response.content
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="section-people"')
+    assert "Erin External" in html and "(external, erin@example.com)" in html
+    [member] = BusinessCase.objects.get().steering_committee
+    assert member["accountId"] is None and member["displayName"] == "Erin External"
+    assert member["email"] == "erin@example.com" and member["role"] == "Non-executive director"
+    # No tracker account: the member does not count toward the governance-group view rule.
+    cast.project.refresh_from_db()
+    assert cast.project.steering_account_ids == []
+    # A bad e-mail is refused, naming it, and adds nobody.
+    response = lead.post(
+        f"{PAGE}seats/", {"field": "steeringCommittee", "displayName": "X", "email": "nope"}, **HX
+    )
+    assert response.status_code == 422 and "e-mail" in response.content.decode()
+    assert len(BusinessCase.objects.get().steering_committee) == 1
+    # The same member is removed like any other.
+    lead.post(
+        f"{PAGE}seats/",
+        {"field": "steeringCommittee", "action": "remove", "member_id": member["id"]},
+        **HX,
+    )
+    assert BusinessCase.objects.get().steering_committee == []
+
+
 def test_supporting_documents_from_the_picker_a_link_and_the_template(cast, arrange, client_for):
     arrange("Draft")
     page = LocalWikiPage.objects.create(space_key="GOV", title="Vendor proposal", body="")
@@ -281,6 +457,95 @@ def test_supporting_documents_from_the_picker_a_link_and_the_template(cast, arra
     ]
     client.post(f"{PAGE}links/", {"action": "remove", "link_id": links[1]["id"]}, **HX)
     assert len(BusinessCase.objects.get().supporting_links) == 2
+
+
+class _FormValues(HTMLParser):
+    """What a browser would send for the form whose action ends with `action`: text inputs
+    with their values, checked radios, and each select's selected option (else its first)."""
+
+    def __init__(self, action: str):
+        super().__init__()
+        self.action, self.inside, self.values = action, False, {}
+        self.select, self.first = None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.inside = (attrs.get("action") or "").endswith(self.action)
+        if not self.inside:
+            return
+        if tag == "input" and attrs.get("name"):
+            kind = attrs.get("type", "text")
+            if kind not in ("radio", "checkbox") or "checked" in attrs:
+                self.values[attrs["name"]] = attrs.get("value") or ""
+        elif tag == "select":
+            self.select, self.first = attrs["name"], None
+        elif tag == "option" and self.select:
+            if self.first is None:
+                self.first = attrs.get("value", "")
+                self.values[self.select] = self.first
+            if "selected" in attrs:
+                self.values[self.select] = attrs.get("value", "")
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self.select = None
+        elif tag == "form":
+            self.inside = False
+
+
+def form_values(html: str, action: str) -> dict:
+    parser = _FormValues(action)
+    parser.feed(html)
+    return parser.values
+
+
+def test_saving_the_financial_case_keeps_a_board_paper_set_elsewhere(
+    cast, arrange, client_for, bearer, client
+):
+    """A boardPaperPageId set through the API, not among the supporting documents, survives a
+    save of the form that does not touch it; choosing None still clears it."""
+    arrange("Draft")
+    paper = LocalWikiPage.objects.create(space_key="GOV", title="Board paper", body="")
+    response = client.patch(
+        "/api/v1/projects/ALPHA/charter",
+        data=json.dumps({"financialCase": {"boardPaperPageId": str(paper.pk)}}),
+        content_type="application/json",
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 200, response.content
+    lead = client_for(cast.lead)
+    html = lead.get(PAGE).content.decode()
+    sent = form_values(html, "edit/financial/")
+    assert sent["boardPaperPageId"] == str(paper.pk)
+    assert f"Wiki page {paper.pk} (not among the supporting documents)" in html
+    response = lead.post(f"{PAGE}edit/financial/", {**sent, "discountRatePct": "9"}, **HX)
+    assert response.status_code == 200, response.content
+    stored = BusinessCase.objects.get().financial_case
+    assert stored["boardPaperPageId"] == str(paper.pk)
+    assert stored["builtin"]["discountRatePct"] == 9
+    # The section it answers with offers the same choice, still selected.
+    sent = form_values(response.content.decode(), "edit/financial/")
+    assert sent["boardPaperPageId"] == str(paper.pk)
+    # An explicit None clears it.
+    response = lead.post(f"{PAGE}edit/financial/", {**sent, "boardPaperPageId": ""}, **HX)
+    assert response.status_code == 200
+    assert BusinessCase.objects.get().financial_case["boardPaperPageId"] is None
+    assert f"Wiki page {paper.pk}" not in response.content.decode()
+
+
+def test_a_board_paper_whose_link_was_removed_stays_chosen(cast, arrange, client_for):
+    arrange("Draft")
+    lead = client_for(cast.lead)
+    lead.post(f"{PAGE}links/template/", {"templateKind": "boardPaper"}, **HX)
+    case = BusinessCase.objects.get()
+    link = case.supporting_links[0]
+    assert case.financial_case["boardPaperPageId"] == link["pageId"]
+    lead.post(f"{PAGE}links/", {"action": "remove", "link_id": link["id"]}, **HX)
+    sent = form_values(lead.get(PAGE).content.decode(), "edit/financial/")
+    assert sent["boardPaperPageId"] == link["pageId"]
+    assert lead.post(f"{PAGE}edit/financial/", sent, **HX).status_code == 200
+    assert BusinessCase.objects.get().financial_case["boardPaperPageId"] == link["pageId"]
 
 
 def test_financial_form_saves_and_shows_the_computed_figures(cast, arrange, client_for):
