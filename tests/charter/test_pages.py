@@ -22,7 +22,7 @@ from governance.wiki.local.models import LocalWikiPage
 from registers.models import SteeringMinutes
 from tests.charter.conftest import closeout_record
 from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactory
-from tests.governance.test_security import _InlineFinder
+from tests.html import inline_problems
 
 PAGE = "/projects/ALPHA/charter/"
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -645,13 +645,10 @@ def test_pages_have_no_inline_script_style_or_handlers(status, extra, cast, arra
         for url in URLS:
             response = client_for(user).get(PAGE + url)
             assert response.status_code == 200
-            finder = _InlineFinder()
-            finder.feed(response.content.decode())
-            assert finder.problems == [], (url, finder.problems)
+            problems = inline_problems(response.content.decode())
+            assert problems == [], (url, problems)
     response = client_for(cast.sponsor).get("/waiting/")
-    finder = _InlineFinder()
-    finder.feed(response.content.decode())
-    assert finder.problems == []
+    assert inline_problems(response.content.decode()) == []
 
 
 def test_closeout_page_queries_do_not_grow_with_the_registers(cast, arrange, client_for):

@@ -6,11 +6,12 @@ import re
 import secrets
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from django.test import Client
+
+from tests.html import inline_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,22 +43,6 @@ def test_pages_and_api_carry_a_strict_csp_and_nosniff(cast, client_for):
         assert response["X-Frame-Options"] == "DENY"
 
 
-class _InlineFinder(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.problems = []
-
-    def handle_starttag(self, tag, attrs):
-        names = {name for name, _ in attrs}
-        if tag == "script" and "src" not in names:
-            self.problems.append("inline <script>")
-        if tag == "style":
-            self.problems.append("<style> element")
-        for name in names:
-            if name == "style" or name.startswith("on"):
-                self.problems.append(f"{name}= on <{tag}>")
-
-
 @pytest.mark.parametrize(
     "url",
     [
@@ -73,9 +58,7 @@ def test_pages_have_no_inline_script_style_or_handlers(cast, client_for, url):
     user = None if "login" in url else cast.lead
     response = client_for(user).get(url)
     assert response.status_code == 200
-    finder = _InlineFinder()
-    finder.feed(response.content.decode())
-    assert finder.problems == []
+    assert inline_problems(response.content.decode()) == []
 
 
 def _manage(*args, **env_overrides):
@@ -118,3 +101,13 @@ def test_debug_false_refuses_to_start_without_secret_or_hosts(env, missing):
     result = _manage("check", DEBUG="false", **env)
     assert result.returncode != 0
     assert re.search(rf"DEBUG=false needs .*{missing}", result.stderr)
+
+
+def test_the_page_scanner_finds_what_the_csp_forbids():
+    assert inline_problems('<script src="/static/js/app.js"></script><a href="/x">x</a>') == []
+    html = (
+        "<script>alert(1)</script><style>p{}</style><p style='color:red'></p>"
+        "<button onclick='x()'></button><div hx-on:click='x()'></div>"
+        '<a href="javascript:alert(1)">x</a>'
+    )
+    assert len(inline_problems(html)) == 6

@@ -20,7 +20,7 @@ from tests.factories import (
     RiskFactory,
     WorkPackageFactory,
 )
-from tests.governance.test_security import _InlineFinder
+from tests.html import inline_problems
 
 BASE = "/projects/ALPHA/registers"
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -49,9 +49,7 @@ def test_full_page_and_htmx_table_render_the_same_rows(cast, client_for, registe
     assert "HX-Request" in partial["Vary"]
     row = re.search(r'<tr id="[a-z]+-[0-9a-f-]{36}".*?</tr>', text_of(partial), re.S).group(0)
     assert row in text_of(full)
-    finder = _InlineFinder()
-    finder.feed(text_of(full))
-    assert finder.problems == []
+    assert inline_problems(text_of(full)) == []
 
 
 def test_counts_in_the_register_tab_bar(cast, client_for):
@@ -501,9 +499,7 @@ def test_detail_pages_show_history_and_acts(cast, client_for):
     change = ChangeRequestFactory(project=cast.project, summary="Scope it")
     page = text_of(client_for(cast.sponsor).get(f"{BASE}/changes/{change.pk}/"))
     assert 'id="decide"' in page and "hx-post" not in page.split('id="decide"')[1][:400]
-    finder = _InlineFinder()
-    finder.feed(page)
-    assert finder.problems == []
+    assert inline_problems(page) == []
 
 
 class _Ids(HTMLParser):

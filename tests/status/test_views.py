@@ -4,7 +4,6 @@ errors and conflicts, the checklist, reports and past reports as they were, quer
 import datetime as dt
 import uuid
 from decimal import Decimal
-from html.parser import HTMLParser
 
 import pytest
 from django.core.cache import cache
@@ -21,6 +20,7 @@ from tests.factories import (
     RiskFactory,
     WorkPackageFactory,
 )
+from tests.html import inline_problems
 
 PAGE = "/projects/ALPHA/status/"
 EDIT = "/projects/ALPHA/status/edit/"
@@ -240,22 +240,6 @@ def test_the_status_page_runs_a_constant_number_of_queries(cast, client_for):
     assert _count(client, "/api/v1/projects/ALPHA/status/reports") == small_reports
 
 
-class _InlineFinder(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.problems = []
-
-    def handle_starttag(self, tag, attrs):
-        names = {name for name, _ in attrs}
-        if tag == "script" and "src" not in names:
-            self.problems.append("inline <script>")
-        if tag == "style":
-            self.problems.append("<style> element")
-        for name in names:
-            if name == "style" or name.startswith("on") or name.startswith("hx-on"):
-                self.problems.append(f"{name}= on <{tag}>")
-
-
 @pytest.mark.parametrize("path", ["", "edit/", "report"])
 def test_status_pages_have_no_inline_script_style_or_handlers(cast, client_for, path):
     if path == "report":
@@ -265,6 +249,4 @@ def test_status_pages_have_no_inline_script_style_or_handlers(cast, client_for, 
         path = f"reports/{report.pk}/"
     response = client_for(cast.lead).get(PAGE + path)
     assert response.status_code == 200
-    finder = _InlineFinder()
-    finder.feed(response.content.decode())
-    assert finder.problems == []
+    assert inline_problems(response.content.decode()) == []
