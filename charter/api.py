@@ -255,6 +255,7 @@ def link_from_template(request, key: str, response: HttpResponse):
         template_kind=body.get("templateKind"),
         title=body.get("title") or "",
         base_url=_base_url(request),
+        extra_fields=body.keys(),
     )
     with_etag(response, case.revision)
     response.status_code = 201

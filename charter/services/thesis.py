@@ -3,7 +3,7 @@ steering committee, supporting links (with the wiki page-exists check and create
 template) and the financial case."""
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -412,12 +412,18 @@ TEMPLATE_ACTS = {"boardPaper": acts.EDIT_THESIS, "lessons": acts.TEMPLATE_LESSON
 
 
 def link_from_template(
-    *, caller: Caller, template_kind: str, title: str = "", base_url: str = ""
+    *,
+    caller: Caller,
+    template_kind: str,
+    title: str = "",
+    base_url: str = "",
+    extra_fields: Iterable[str] = (),
 ) -> tuple[BusinessCase, dict]:
     """Create a board paper (Exploring or Draft) or a lessons page (during close-out) from its
     template and add it to the supporting links; a board paper also becomes the financial
     case's boardPaperPageId when none is set. Steering minutes are created from the minutes
-    form instead."""
+    form instead. `extra_fields`: every key of the request body, so unknown ones are refused
+    (after the person and state checks)."""
     require(caller.can_edit, acts.WHO_MESSAGES[acts.EDITOR])
     act = TEMPLATE_ACTS.get(template_kind)
     if act is None:
@@ -437,6 +443,9 @@ def link_from_template(
             }
         )
     precheck(caller, act)
+    unknown = sorted(set(extra_fields) - {"templateKind", "title"})
+    if unknown:
+        raise ValidationFailed({name: ["Unknown field."] for name in unknown})
     page = create_template_page(caller=caller, template_kind=template_kind, title=title)
     link = {
         "id": str(uuid.uuid4()),

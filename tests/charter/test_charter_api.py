@@ -362,3 +362,14 @@ def test_return_note_addressed_toggle(cast, client, bearer, arrange):
     )
     BusinessCase.objects.filter(project=cast.project).update(approval_status="Submitted")
     assert send(cast.editor, {"addressed": True}).status_code == 409
+
+
+def test_create_from_template_refuses_unknown_fields_after_the_person(cast, client, bearer):
+    body = json.dumps({"templateKind": "boardPaper", "colour": "blue"})
+    url = f"{URL}/supporting-links/from-template"
+    viewer = client.post(url, data=body, content_type="application/json", **bearer(cast.viewer))
+    assert viewer.status_code == 403
+    response = client.post(url, data=body, content_type="application/json", **bearer(cast.lead))
+    assert response.status_code == 422
+    assert response.json()["error"]["fields"] == {"colour": ["Unknown field."]}
+    assert not LocalWikiPage.objects.exists()
