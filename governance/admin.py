@@ -1,3 +1,8 @@
+"""Django admin for site administrators. Governance records are read-only here: every write goes
+through its service (validated, audited, permission-checked), so the admin cannot be used to
+nominate editors, name a sponsor, unfreeze registers or change settings around the audit log.
+Editor nominations are made by the Project Lead, settings in Portfolio settings."""
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils import timezone
@@ -11,6 +16,32 @@ from governance.models import (
     SiteSettings,
     User,
 )
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Lists, filters and detail pages; no add, change or delete."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(User)
@@ -28,15 +59,19 @@ class UserAdmin(BaseUserAdmin):
     fieldsets = (*BaseUserAdmin.fieldsets, ("Tracker", {"fields": ("account_id",)}))
     add_fieldsets = (*BaseUserAdmin.add_fieldsets, ("Tracker", {"fields": ("account_id",)}))
 
+    def get_readonly_fields(self, request, obj=None):
+        # The accountId is the person's identity on every governance record: changing it would
+        # hand one person another's roles.
+        fields = super().get_readonly_fields(request, obj)
+        return (*fields, "account_id") if obj is not None else fields
 
-class EditorNominationInline(admin.TabularInline):
+
+class EditorNominationInline(ReadOnlyInline):
     model = EditorNomination
-    extra = 0
-    readonly_fields = ("nominated_at",)
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(ReadOnlyAdmin):
     list_display = (
         "key",
         "name",
@@ -47,12 +82,11 @@ class ProjectAdmin(admin.ModelAdmin):
     )
     list_filter = ("approval_status",)
     search_fields = ("key", "name", "lead_account_id", "sponsor_account_id")
-    readonly_fields = ("created_at",)
     inlines = [EditorNominationInline]
 
 
 @admin.register(EditorNomination)
-class EditorNominationAdmin(admin.ModelAdmin):
+class EditorNominationAdmin(ReadOnlyAdmin):
     list_display = ("project", "account_id", "nominated_by_account_id", "nominated_at")
     list_filter = ("project",)
     search_fields = ("project__key", "account_id")
@@ -60,33 +94,18 @@ class EditorNominationAdmin(admin.ModelAdmin):
 
 
 @admin.register(SiteSettings)
-class SiteSettingsAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "governance_group", "br_cadence_default", "updated_at")
-
-    def has_add_permission(self, request):
-        return not SiteSettings.objects.exists()
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+class SiteSettingsAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "governance_group", "br_cadence_default", "updated_at", "revision")
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
-    """Read-only: the audit log is append-only."""
+class AuditEntryAdmin(ReadOnlyAdmin):
+    """The audit log is append-only."""
 
     list_display = ("at", "project_key", "kind", "target_type", "target_id", "actor_account_id")
     list_filter = ("kind", "target_type")
     search_fields = ("project_key", "kind", "target_id", "actor_account_id")
     date_hierarchy = "at"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ApiToken)

@@ -1,6 +1,7 @@
 """Small helpers for HTML views: allowed methods (read by the permission-matrix test), HTMX
 partial rendering with `Vary: HX-Request`, and the people map for templates."""
 
+import json
 from collections.abc import Callable
 from functools import wraps
 
@@ -42,4 +43,20 @@ def render_htmx(
     name = f"{template}#{partial}" if partial and wants_partial else template
     response = render(request, name, context, status=status)
     patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def announce_revision(
+    response: HttpResponse, *, resource: str, before: int | None, after: int
+) -> HttpResponse:
+    """Tell the page (HX-Trigger `revised` {resource, from, to}) that a write it made in place
+    moved `resource` to a new revision, so its other forms, which carry the revision they were
+    rendered with (`data-revision-of="<resource>"`), move along. app.js moves only inputs still
+    at `from`: if someone else wrote in between, they stay stale and their save is refused."""
+    if before is None or before == after:
+        return response
+    header = response.get("HX-Trigger", "")
+    triggers = json.loads(header) if header.startswith("{") else {}
+    triggers["revised"] = {"resource": resource, "from": before, "to": after}
+    response["HX-Trigger"] = json.dumps(triggers)
     return response

@@ -56,7 +56,7 @@ def clean_link(
         if key not in LINK_FIELDS:
             errors.add(f"{where}.{key}", "Unknown field.")
     link_type = raw.get("type") or "link"
-    if link_type not in LINK_TYPES:
+    if not isinstance(link_type, str) or link_type not in LINK_TYPES:
         errors.add(f"{where}.type", f"Must be one of: {', '.join(LINK_TYPES)}.")
         return None
     link_id = raw.get("id") or str(uuid.uuid4())
@@ -73,7 +73,9 @@ def clean_link(
     if error:
         errors.add(f"{where}.spaceKey", error)
     template_kind = raw.get("templateKind") or None
-    if template_kind is not None and template_kind not in TEMPLATE_KINDS:
+    if template_kind is not None and (
+        not isinstance(template_kind, str) or template_kind not in TEMPLATE_KINDS
+    ):
         errors.add(f"{where}.templateKind", f"Must be one of: {', '.join(TEMPLATE_KINDS)}.")
     if page_id and link_type != "confluence":
         errors.add(f"{where}.pageId", "Only wiki links ('confluence') carry a pageId.")
@@ -129,7 +131,10 @@ def clean_links(
         if isinstance(item, str):
             item = {"url": item}
         if isinstance(item, Mapping):
-            match = by_id.get(item.get("id")) or by_url.get(item.get("url"))
+            link_id, url = item.get("id"), item.get("url")
+            match = (by_id.get(link_id) if isinstance(link_id, str) else None) or (
+                by_url.get(url) if isinstance(url, str) else None
+            )
             if match is not None:
                 inherited = {k: match[k] for k in KEPT_FROM_STORED if k in match and k not in item}
                 item = {"id": match.get("id"), **inherited, **item}

@@ -85,13 +85,23 @@ def editors_set(
     return after
 
 
-def editor_add(*, caller: Caller, account_id: str) -> list[str]:
+def _one_account(account_id: Any) -> str:
+    if not isinstance(account_id, str) or not account_id.strip():
+        raise ValidationFailed({"accountId": ["Choose a person."]})
+    return account_id.strip()
+
+
+def editor_add(*, caller: Caller, account_id: Any) -> list[str]:
+    account_id = _one_account(account_id)
     current = editor_account_ids(caller.project)
     return editors_set(caller=caller, account_ids=[*current, account_id])
 
 
-def editor_remove(*, caller: Caller, account_id: str) -> list[str]:
+def editor_remove(*, caller: Caller, account_id: Any) -> list[str]:
+    account_id = _one_account(account_id)
     current = editor_account_ids(caller.project)
+    if account_id not in current:
+        raise ValidationFailed({"accountId": ["This person is not an editor of the project."]})
     return editors_set(caller=caller, account_ids=[a for a in current if a != account_id])
 
 
@@ -216,30 +226,34 @@ def _clean_themes(value: Any, errors: FieldErrors) -> list[dict] | None:
     return themes
 
 
-def _clean_thresholds(value: Any, errors: FieldErrors) -> dict | None:
+def _clean_thresholds(value: Any, stored: dict, errors: FieldErrors) -> dict | None:
+    """The site's threshold overrides after this PATCH: keys sent are set (a null goes back to
+    the default), keys not sent keep their stored override. The order of each pair is checked
+    on the result."""
     if not isinstance(value, dict):
         errors.add("ragThresholds", "Must be an object.")
         return None
-    cleaned = {}
+    merged = dict(stored or {})
     for key, raw in value.items():
         if key not in settings.RAG_THRESHOLDS:
             errors.add(f"ragThresholds.{key}", "Unknown threshold.")
             continue
         if raw is None:
-            continue  # back to the default
+            merged.pop(key, None)
+            continue
         if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
             errors.add(f"ragThresholds.{key}", "Must be a number of at least 0.")
             continue
-        cleaned[key] = raw
-    merged = {**settings.RAG_THRESHOLDS, **cleaned}
+        merged[key] = raw
+    effective = {**settings.RAG_THRESHOLDS, **merged}
     for low, high in (
         ("costGreenMaxPct", "costAmberMaxPct"),
         ("scheduleGreenMaxDays", "scheduleAmberMaxDays"),
         ("riskAmberMinScore", "riskRedMinScore"),
     ):
-        if merged[low] > merged[high]:
-            errors.add(f"ragThresholds.{high}", f"Must be at least {low} ({merged[low]}).")
-    return cleaned
+        if effective[low] > effective[high]:
+            errors.add(f"ragThresholds.{high}", f"Must be at least {low} ({effective[low]}).")
+    return merged
 
 
 def site_settings_update(
@@ -272,7 +286,8 @@ def site_settings_update(
         else:
             changes["br_cadence_default"] = cadence
     if "ragThresholds" in data:
-        thresholds = _clean_thresholds(data["ragThresholds"], errors)
+        stored = SiteSettings.load().rag_thresholds or {}
+        thresholds = _clean_thresholds(data["ragThresholds"], stored, errors)
         if thresholds is not None:
             changes["rag_thresholds"] = thresholds
     errors.raise_if_any()

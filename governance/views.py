@@ -95,7 +95,7 @@ def project_editors(request, key):
     except ValidationFailed as exc:
         context = _editors_context(request, project, caller, errors=exc.fields)
         return render_htmx(request, template, context, partial="editors-panel", status=422)
-    name = resolve([account_id])[account_id].display_name
+    name = resolve([account_id])[account_id.strip()].display_name
     if request.htmx:
         context = _editors_context(request, project, caller)
         context["notice"] = f"{name} {done} as an editor."

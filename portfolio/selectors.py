@@ -17,7 +17,7 @@ from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
 from governance.status import selectors as status_selectors
-from governance.status.derive import DIMENSION_LABELS, StatusView, rag_severity
+from governance.status.derive import DIMENSION_LABELS, StatusView, override, rag_severity
 from governance.status.models import DIMENSIONS
 
 NO_THEME = "-"
@@ -64,6 +64,7 @@ def portfolio_row(project: Project, view: StatusView) -> dict[str, Any]:
         "overallReason": status.overall_reason,
         "derived": view.derived,
         "effective": dict(view.effective),
+        "overrides": {f"{key}Rag": override(status, key) for key in DIMENSIONS},
         "drivers": drivers,
         "approvedBudget": _plain(figures["approvedBudget"]),
         "eac": _plain(figures["eac"]),

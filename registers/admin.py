@@ -4,21 +4,13 @@ offers no add, change or delete."""
 
 from django.contrib import admin
 
+from governance.admin import ReadOnlyAdmin as KernelReadOnlyAdmin
 from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(KernelReadOnlyAdmin):
     list_select_related = ("project",)
     show_full_result_count = False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(WorkPackage)

@@ -3,8 +3,6 @@ views, the section saves (HTMX partials) and the acts (which re-render the page 
 taken from when refused). Every flag a template reads is computed here from the lifecycle
 table and the caller; templates derive no rule."""
 
-import json
-
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -24,7 +22,7 @@ from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
-from governance.http import render_htmx
+from governance.http import announce_revision, render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
 from registers.derive import change_application_state
@@ -466,11 +464,7 @@ def render_section(request, project, caller, page: str, partial: str, *, status=
 
 
 def revised(response, case):
-    """Tell the page (HX-Trigger `charter:revised`) that its write moved the business case
-    from one revision to the next, so the other forms on the page (which carry the revision
-    they were rendered with) move along. app.js only updates forms still at the old revision:
-    if someone else wrote in between, they stay stale and their next save is refused."""
-    response["HX-Trigger"] = json.dumps(
-        {"charter:revised": {"from": case.revision - 1, "to": case.revision}}
+    """Announce the business case's new revision to the page (governance.http)."""
+    return announce_revision(
+        response, resource="charter", before=case.revision - 1, after=case.revision
     )
-    return response

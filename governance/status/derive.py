@@ -456,9 +456,9 @@ def is_pending_scope(change: ChangeFact, now: dt.datetime) -> bool:
 
 def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.datetime) -> Dimension:
     """Green when no Scope change is Proposed or AwaitingApplication; Amber otherwise; Red when
-    such a change has waited more than the threshold (whole days since it was raised)."""
+    such a change has waited more than the threshold: measured from the moment it was raised,
+    so "more than 30 days" turns Red the moment 30 days have passed; whole days are shown."""
     f = facts.figures
-    today = timezone.localdate(now)
     red_after = thresholds["scopeRedAfterDays"]
     if not f.pending_scope:
         figures = {"pending": 0, "oldestWaitDays": None}
@@ -473,17 +473,21 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
         return Dimension(
             "scope", "Green", "No scope change is awaiting a decision or application.", (), figures
         )
-    oldest = (today - timezone.localdate(f.oldest_pending_scope_at)).days
-    rag = "Red" if oldest > red_after else "Amber"
+    waited_for = now - f.oldest_pending_scope_at
+    oldest = waited_for.days
+    rag = "Red" if waited_for > dt.timedelta(days=red_after) else "Amber"
+    waited_text = (
+        f"more than {_days(oldest)}" if rag == "Red" and oldest <= red_after else _days(oldest)
+    )
     summary = (
         f"{_plural(f.pending_scope, 'scope change')} pending; the oldest has waited "
-        f"{_days(oldest)} (Red after {number(red_after)} days)"
+        f"{waited_text} (Red after {number(red_after)} days)"
     )
     waits = []
     for change in facts.changes:
         if not is_pending_scope(change, now):
             continue
-        waited = (today - timezone.localdate(change.created_at)).days
+        waited = (now - change.created_at).days
         state = application_state(change.status, change.dimensions or [], change.application_record)
         label = "awaiting a decision" if state == "Proposed" else "approved, awaiting application"
         text = f"{change.summary}: {label}, raised {_days(waited)} ago"

@@ -8,11 +8,16 @@ from django.urls import reverse
 from governance import permissions
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
-from governance.http import page, render_htmx
+from governance.http import announce_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES
 from governance.people import resolve
 from governance.status import derive, forms, selectors, services
-from governance.status.models import CONFIDENCES, REPORTING_CADENCES, STATUS_REASON_MAX
+from governance.status.models import (
+    CONFIDENCES,
+    REPORTING_CADENCES,
+    STATUS_REASON_MAX,
+    ProjectStatus,
+)
 from governance.status.serializers import dimension_cards, report_summary, status_to_dict
 from governance.views import project_context
 
@@ -182,22 +187,27 @@ def initiation(request, key):
     action = request.POST.get("action", "")
     item_id = request.POST.get("item", "")
     expected = forms.expected_revision(request.POST)
+    before = (
+        ProjectStatus.objects.filter(project=project).values_list("revision", flat=True).first()
+    )
     if action == "dismiss":
-        services.status_checklist_dismiss(
+        status = services.status_checklist_dismiss(
             caller=caller, item_id=item_id, expected_revision=expected
         )
     elif action == "restore":
-        services.status_checklist_restore(
+        status = services.status_checklist_restore(
             caller=caller, item_id=item_id, expected_revision=expected
         )
     elif action == "acknowledge":
-        services.status_initiation_acknowledge(caller=caller, expected_revision=expected)
+        status = services.status_initiation_acknowledge(caller=caller, expected_revision=expected)
     else:
         raise ValidationFailed({"action": ["Choose dismiss, restore or acknowledge."]})
     if request.htmx:
-        return render_htmx(
+        response = render_htmx(
             request, TEMPLATE, _context(request, project, caller), partial="initiation"
         )
+        # The status edit form open on the same page carries the revision this act moved on.
+        return announce_revision(response, resource="status", before=before, after=status.revision)
     return redirect(reverse("status:index", args=[project.key]) + "#initiation")
 
 

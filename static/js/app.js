@@ -58,6 +58,20 @@
     } catch (e) { /* an HTML body: keep the generic message */ }
     flash(message, "error");
   });
+  // A write made in place moved a resource to a new revision (HX-Trigger `revised`, see
+  // governance.http.announce_revision): the page's other forms for it move along, but only
+  // those still at the old revision, so someone else's write in between still makes them stale.
+  document.addEventListener("revised", function (event) {
+    var detail = event.detail || {};
+    if (!detail.resource || detail.from === undefined || detail.to === undefined) return;
+    document.querySelectorAll("input[data-revision-of]").forEach(function (input) {
+      if (input.getAttribute("data-revision-of") === detail.resource &&
+          input.value === String(detail.from)) {
+        input.value = String(detail.to);
+      }
+    });
+  });
+
   document.addEventListener("htmx:sendError", function () {
     flash("The server could not be reached. Your change was not saved; please try again.", "error");
   });
@@ -211,22 +225,6 @@
   });
 })();
 
-
-// --- Business case: keep the page's revision in step with its own writes -----------------
-// A section saved in place moves the business case to a new revision; the server says so in
-// HX-Trigger `charter:revised` {from, to}. The page's other forms (acts, other sections)
-// carry the revision they were rendered with: move along only those still at `from`, so a
-// write made by someone else in between still makes their next save stale.
-(function () {
-  "use strict";
-  document.addEventListener("charter:revised", function (event) {
-    var detail = event.detail || {};
-    if (detail.from === undefined || detail.to === undefined) return;
-    document.querySelectorAll("input[data-charter-revision]").forEach(function (input) {
-      if (input.value === String(detail.from)) input.value = String(detail.to);
-    });
-  });
-})();
 
 // --- Business case: act forms and seat editors in <details> ------------------------------
 // Opening one puts the keyboard on its first field; its Cancel control (and Escape, through

@@ -114,7 +114,7 @@ def test_thesis_saves_in_place(cast, arrange, client_for):
     assert stored.design_principles == ["Buy", "Reuse"]
     # The page's other forms learn the new revision (app.js moves those still at the old one).
     assert json.loads(response["HX-Trigger"]) == {
-        "charter:revised": {"from": case.revision, "to": case.revision + 1}
+        "revised": {"resource": "charter", "from": case.revision, "to": case.revision + 1}
     }
 
 

@@ -343,3 +343,21 @@ def test_unknown_paths_and_methods_answer_the_error_body(cast, bearer):
     response = Client().delete("/api/v1/projects/ALPHA", **bearer(cast.viewer))
     error = error_of(response, 405, "bad_request")
     assert "GET" in error["message"] and "GET" in response["Allow"]
+
+
+def test_a_partial_thresholds_patch_keeps_the_other_overrides(cast, bearer):
+    def patch(body):
+        return Client().patch(
+            "/api/v1/site-settings",
+            data={"ragThresholds": body},
+            content_type="application/json",
+            **bearer(cast.site_admin),
+        )
+
+    assert patch({"costAmberMaxPct": 12}).status_code == 200
+    assert patch({"costGreenMaxPct": 7}).status_code == 200
+    assert SiteSettings.load().rag_thresholds == {"costAmberMaxPct": 12, "costGreenMaxPct": 7}
+    # The order is checked against the stored overrides, not only the defaults.
+    error_of(patch({"costGreenMaxPct": 13}), 422, "validation")
+    assert patch({"costAmberMaxPct": None}).status_code == 200
+    assert SiteSettings.load().rag_thresholds == {"costGreenMaxPct": 7}

@@ -212,3 +212,57 @@ def test_error_pages_vary_on_htmx(cast, client_for):
         assert "HX-Request" in response["Vary"]
     fragment = client.post("/projects/ALPHA/editors/", {"action": "add"}, HTTP_HX_REQUEST="true")
     assert "<html" not in fragment.content.decode()
+
+
+def test_every_model_has_an_admin():
+    from django.apps import apps
+    from django.contrib import admin
+
+    ours = ("governance", "local_tracker", "local_wiki", "registers", "charter", "status")
+    missing = [
+        f"{model._meta.app_label}.{model.__name__}"
+        for model in apps.get_models()
+        if model._meta.app_label in ours and not admin.site.is_registered(model)
+    ]
+    assert missing == []
+
+
+def test_admin_cannot_write_governance_records(cast, client_for):
+    """Site-admin rights never confer edit: nominations, the project mirror and settings are
+    read-only in Django admin; they change only through their audited services."""
+    client = client_for(cast.site_admin)
+    for url in (
+        "/admin/governance/editornomination/add/",
+        "/admin/governance/project/add/",
+        "/admin/governance/sitesettings/add/",
+        "/admin/charter/businesscase/add/",
+        "/admin/status/projectstatus/add/",
+        "/admin/registers/workpackage/add/",
+    ):
+        assert client.get(url).status_code == 403, url
+    response = client.post(
+        f"/admin/governance/project/{cast.project.pk}/change/",
+        {
+            "key": "ALPHA",
+            "name": "x",
+            "approval_status": "Draft",
+            "sponsor_account_id": cast.site_admin.account_id,
+        },
+    )
+    assert response.status_code == 403
+    cast.project.refresh_from_db()
+    assert cast.project.sponsor_account_id == cast.sponsor.account_id
+    page = client.get(f"/admin/governance/user/{cast.lead.pk}/change/").content.decode()
+    assert 'name="account_id"' not in page  # shown, not editable
+
+
+def test_editor_panel_refuses_an_empty_or_unknown_person(cast, client_for):
+    client = client_for(cast.lead)
+    for action, account_id in (("remove", ""), ("add", "  "), ("remove", cast.viewer.account_id)):
+        response = client.post(
+            "/projects/ALPHA/editors/",
+            {"action": action, "account_id": account_id},
+            HTTP_HX_REQUEST="true",
+        )
+        assert response.status_code == 422, (action, account_id)
+    assert EditorNomination.objects.filter(project=cast.project).count() == 1

@@ -440,3 +440,16 @@ def test_the_portfolio_runs_the_same_queries_at_3_and_60_projects(
     assert len(rows(client)) == 60
     large = {url: _count(client, url) for url in URLS}
     assert large == small
+
+
+def test_an_override_is_marked_even_when_it_equals_the_derived_value(admin_portfolio, client_for):
+    client = client_for(admin_portfolio.site_admin)
+    red = next(r for r in rows(client) if r["projectKey"] == "RED")
+    assert red["overrides"]["costRag"] is None
+    ProjectStatus.objects.filter(project__key="RED").update(
+        cost_rag_override=red["derived"]["costRag"]
+    )
+    red = next(r for r in rows(client) if r["projectKey"] == "RED")
+    assert red["overrides"]["costRag"] == red["derived"]["costRag"] == red["effective"]["costRag"]
+    page = client.get("/portfolio/").content.decode()
+    assert f"(override; derived {red['derived']['costRag']})" in page

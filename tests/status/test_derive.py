@@ -274,9 +274,24 @@ def test_schedule_is_none_without_dates(project):
 def test_scope_rag_at_its_threshold(project, waited, expected):
     package(project)
     change(project, dimensions=["Scope"], age_days=waited)
-    result = dimension(project, "scope")
+    result = dimension(project, "scope", now=NOW)
     assert result.rag == expected
     assert result.figures["oldestWaitDays"] == waited
+
+
+@pytest.mark.parametrize(
+    ("waited", "expected", "days"),
+    [(30 - 1 / 24, "Amber", 29), (30 + 1 / 24, "Red", 30), (30 + 23 / 24, "Red", 30)],
+)
+def test_scope_turns_red_as_soon_as_the_threshold_has_passed(project, waited, expected, days):
+    """ "More than 30 days" is measured from the moment the change was raised, not in whole
+    calendar days (an hour past 30 days is more than 30 days)."""
+    package(project)
+    change(project, dimensions=["Scope"], age_days=waited)
+    result = dimension(project, "scope", now=NOW)
+    assert (result.rag, result.figures["oldestWaitDays"]) == (expected, days)
+    if expected == "Red":
+        assert "waited more than 30 days" in result.summary
 
 
 def test_scope_counts_proposed_and_awaiting_application_scope_changes_only(project):

@@ -2,6 +2,7 @@
 errors and conflicts, the checklist, reports and past reports as they were, query counts."""
 
 import datetime as dt
+import json
 import uuid
 from decimal import Decimal
 
@@ -142,6 +143,32 @@ def test_checklist_dismissal_over_htmx(cast, client_for):
     assert html.lstrip().startswith('<section id="initiation"')
     assert "Restore<span" in html
     assert "risksIdentified" in ProjectStatus.objects.get().initiation_dismissals
+
+
+def test_checklist_act_moves_the_open_status_form_along(cast, client_for):
+    """The status form open on the same page carries the revision; a checklist act announces
+    the revision it moved to, so the user's own next save is not refused as stale."""
+    client = client_for(cast.lead)
+    client.post(EDIT, {"overallRag": "Green", "revision": "1"})
+    form = client.get(EDIT).content.decode()
+    assert 'name="revision" value="2" data-revision-of="status"' in form
+    response = client.post(
+        "/projects/ALPHA/status/initiation/",
+        {"action": "dismiss", "item": "risksIdentified"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert json.loads(response["HX-Trigger"]) == {
+        "revised": {"resource": "status", "from": 2, "to": 3}
+    }
+    again = client.post(
+        "/projects/ALPHA/status/initiation/",
+        {"action": "dismiss", "item": "risksIdentified"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "HX-Trigger" not in again  # nothing moved, nothing to announce
+    saved = client.post(EDIT, {"overallRag": "Amber", "revision": "3"})
+    assert saved.status_code in (200, 302)
+    assert ProjectStatus.objects.get().overall_rag == "Amber"
 
 
 def test_drafting_and_publishing_from_the_page(cast, client_for):

@@ -1,0 +1,31 @@
+"""Django admin for project status and status reports: read-only. Status is written through
+the status services; a published report is an immutable snapshot."""
+
+from django.contrib import admin
+
+from governance.admin import ReadOnlyAdmin
+from governance.status.models import ProjectStatus, StatusReport
+
+
+@admin.register(ProjectStatus)
+class ProjectStatusAdmin(ReadOnlyAdmin):
+    list_display = (
+        "project",
+        "overall_rag",
+        "phase",
+        "reporting_cadence",
+        "last_updated_at",
+        "last_updated_by_account_id",
+    )
+    list_filter = ("overall_rag", "reporting_cadence", "br_cadence")
+    search_fields = ("project__key", "project__name", "phase", "overall_reason")
+    list_select_related = ("project",)
+
+
+@admin.register(StatusReport)
+class StatusReportAdmin(ReadOnlyAdmin):
+    list_display = ("title", "project", "state", "published_at", "published_by_account_id")
+    list_filter = ("state",)
+    search_fields = ("title", "project__key", "key_messages")
+    list_select_related = ("project",)
+    date_hierarchy = "published_at"
