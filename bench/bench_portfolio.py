@@ -72,10 +72,10 @@ def _build():
 
     from charter.models import BusinessCase
     from governance.models import Project
-    from governance.status.models import ProjectStatus
     from governance.tracker.local import scripting
     from governance.tracker.local.models import LocalAccount, LocalBrowseGrant, LocalProject
     from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+    from status.models import ProjectStatus
 
     rng = random.Random(20260601)
     admin = scripting.ensure_user("bench_admin", display_name="Bench Admin", admin=True)
@@ -243,8 +243,8 @@ def run() -> list[str]:
     from django.test.utils import CaptureQueriesContext
 
     from governance import permissions
-    from governance.status import selectors as status_selectors
     from portfolio import selectors
+    from status import selectors as status_selectors
 
     start = time.perf_counter()
     admin = _build()

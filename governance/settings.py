@@ -54,7 +54,7 @@ INSTALLED_APPS = [
     "governance.wiki.local",
     "registers",
     "charter",
-    "governance.status",
+    "status",
     "portfolio",
 ]
 

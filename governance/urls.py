@@ -20,7 +20,7 @@ urlpatterns = [
     path("projects/<str:key>/audit/", views.project_audit, name="project-audit"),
     path("projects/<str:key>/registers/", include("registers.urls")),
     path("projects/<str:key>/charter/", include("charter.urls")),
-    path("projects/<str:key>/status/", include("governance.status.urls")),
+    path("projects/<str:key>/status/", include("status.urls")),
     path("", include("charter.urls_site")),
     path("", include("portfolio.urls")),
     path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),

@@ -1,5 +1,5 @@
 """Reads of the portfolio: one row per project the caller can view, with the derived status of
-`governance.status.derive` (the same values and drivers as the status page and the API),
+`status.derive` (the same values and drivers as the status page and the API),
 filtered, sorted, grouped and summarised; and the lessons of every close-out and realisation.
 A constant number of queries whatever the number of projects."""
 
@@ -16,9 +16,9 @@ from governance import permissions
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
-from governance.status import selectors as status_selectors
-from governance.status.derive import DIMENSION_LABELS, StatusView, override, rag_severity
-from governance.status.models import DIMENSIONS
+from status import selectors as status_selectors
+from status.derive import DIMENSION_LABELS, StatusView, override, rag_severity
+from status.models import DIMENSIONS
 
 NO_THEME = "-"
 RAG_DIMENSIONS = ["overall", *DIMENSIONS]

@@ -15,8 +15,8 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
-from governance.status.models import DIMENSIONS
 from portfolio import exports, selectors
+from status.models import DIMENSIONS
 
 STALE_MESSAGE = (
     "Another administrator saved these settings after you opened this page. Nothing of yours "

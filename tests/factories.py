@@ -130,7 +130,7 @@ class BusinessCaseFactory(DjangoModelFactory):
 
 # --- project status ------------------------------------------------------------------------
 
-from governance.status.models import ProjectStatus, StatusReport  # noqa: E402
+from status.models import ProjectStatus, StatusReport  # noqa: E402
 
 
 class ProjectStatusFactory(DjangoModelFactory):

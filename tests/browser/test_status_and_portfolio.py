@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from governance.status.models import ProjectStatus, StatusReport
+from status.models import ProjectStatus, StatusReport
 from tests.conftest import PMO_GROUP, set_governance_group
 from tests.factories import (
     BusinessCaseFactory,

@@ -1,6 +1,6 @@
 """Project status and status reports."""
 
-from governance.status.models import StatusReport
+from status.models import StatusReport
 from tests.permission_matrix import EDIT, READ
 
 

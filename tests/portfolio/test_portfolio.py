@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from charter.models import BusinessCase
 from governance import permissions
-from governance.status import services
-from governance.status.models import ProjectStatus
 from governance.tracker.local import scripting
+from status import services
+from status.models import ProjectStatus
 from tests.conftest import PMO_GROUP, set_governance_group
 from tests.factories import (
     BusinessCaseFactory,

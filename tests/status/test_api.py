@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from governance.status.models import ProjectStatus, StatusReport
+from status.models import ProjectStatus, StatusReport
 from tests.factories import RiskFactory, WorkPackageFactory
 
 URL = "/api/v1/projects/ALPHA/status"

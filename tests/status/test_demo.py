@@ -6,8 +6,8 @@ from django.test import Client
 
 from charter.models import BusinessCase
 from governance.models import AuditEntry, User
-from governance.status.models import ProjectStatus, StatusReport
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+from status.models import ProjectStatus, StatusReport
 
 MODELS = [
     ProjectStatus,

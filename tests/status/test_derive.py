@@ -16,10 +16,10 @@ from django.utils import timezone
 from charter.models import BusinessCase
 from governance.models import SiteSettings
 from governance.services import site_settings_update
-from governance.status import derive, selectors
-from governance.status.models import ProjectStatus
 from registers.derive import application_state, approved_variations, risk_score
 from registers.models import ChangeRequest, Risk
+from status import derive, selectors
+from status.models import ProjectStatus
 from tests.factories import (
     BusinessCaseFactory,
     ChangeRequestFactory,

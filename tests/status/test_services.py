@@ -12,8 +12,8 @@ from django.utils import timezone
 from governance import permissions, signals
 from governance.errors import Conflict, Forbidden, NotFound, Stale, ValidationFailed
 from governance.models import AuditEntry
-from governance.status import selectors, services
-from governance.status.models import (
+from status import selectors, services
+from status.models import (
     STATUS_REASON_MAX,
     ProjectStatus,
     PublishedReportChanged,
@@ -46,7 +46,7 @@ def viewer(cast):
 
 
 def status_of(project) -> dict:
-    from governance.status.serializers import status_to_dict
+    from status.serializers import status_to_dict
 
     return status_to_dict(selectors.view_for(project))
 

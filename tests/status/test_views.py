@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from governance import permissions
-from governance.status import services
-from governance.status.models import ProjectStatus, StatusReport
+from status import services
+from status.models import ProjectStatus, StatusReport
 from tests.factories import (
     ChangeRequestFactory,
     DecisionFactory,

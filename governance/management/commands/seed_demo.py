@@ -8,7 +8,7 @@ from django.db import transaction
 from governance import demo
 
 # Layer order: each app's demo builds on the ones before it.
-DEMO_APPS = ["registers", "charter", "governance.status", "portfolio"]
+DEMO_APPS = ["registers", "charter", "status", "portfolio"]
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 """Receivers of the kernel signals the business-case services send inside their transaction:
 approval starts initiation, the first steering committee held completes it."""
 
-from governance.status import services
+from status import services
 
 
 def on_charter_approved(sender, *, project, at, **kwargs) -> None:

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from governance import permissions
 from governance.models import Project
-from governance.status import services
-from governance.status.models import ProjectStatus, StatusReport
+from status import services
+from status.models import ProjectStatus, StatusReport
 
 # project -> (reporting cadence, [(days ago, status fields, published report title or None)])
 # DELTA, HARBOUR and the projects after realisation have no status: they read as None and stale.

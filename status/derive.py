@@ -30,8 +30,8 @@ from charter.derive import CLOSED_OR_LATER, adoption_gap
 from charter.models import BusinessCase
 from governance.cleaning import coerce_enum
 from governance.models import RAG_CHOICES, Project
-from governance.status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 from registers.derive import application_state, risk_score
+from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 
 DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
 # How long a status stays current (PRODUCT.md section 3).

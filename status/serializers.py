@@ -5,9 +5,9 @@ report renders as it was."""
 from typing import Any
 
 from governance.audit import jsonable
-from governance.status import derive
-from governance.status.derive import DIMENSION_LABELS, StatusView
-from governance.status.models import DIMENSIONS, ProjectStatus, StatusReport
+from status import derive
+from status.derive import DIMENSION_LABELS, StatusView
+from status.models import DIMENSIONS, ProjectStatus, StatusReport
 
 
 def stored_fields(status: ProjectStatus) -> dict[str, Any]:

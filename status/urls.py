@@ -1,6 +1,6 @@
 from django.urls import path
 
-from governance.status import views
+from status import views
 
 app_name = "status"
 urlpatterns = [

@@ -20,9 +20,9 @@ from django.utils.dateparse import parse_datetime
 from charter.models import BusinessCase
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
-from governance.status import derive
-from governance.status.models import ProjectStatus, StatusReport
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+from status import derive
+from status.models import ProjectStatus, StatusReport
 
 WP_FIELDS = [
     "id",

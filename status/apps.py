@@ -2,14 +2,14 @@ from django.apps import AppConfig
 
 
 class StatusConfig(AppConfig):
-    name = "governance.status"
+    name = "status"
     label = "status"
     verbose_name = "Project status"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from governance import signals
-        from governance.status import receivers
+        from status import receivers
 
         signals.charter_approved.connect(
             receivers.on_charter_approved, dispatch_uid="status.charter_approved"

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django import template
 
-from governance.status.derive import money
+from status.derive import money
 
 register = template.Library()
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.http import QueryDict
 
-from governance.status.services import COMMENTARY_KEYS
+from status.services import COMMENTARY_KEYS
 
 SIMPLE_FIELDS = [
     "overallRag",

@@ -4,7 +4,7 @@ the status services; a published report is an immutable snapshot."""
 from django.contrib import admin
 
 from governance.admin import ReadOnlyAdmin
-from governance.status.models import ProjectStatus, StatusReport
+from status.models import ProjectStatus, StatusReport
 
 
 @admin.register(ProjectStatus)

@@ -20,8 +20,8 @@ from governance.concurrency import check_version
 from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES, Project
 from governance.permissions import Caller, require
-from governance.status import derive, selectors
-from governance.status.models import (
+from status import derive, selectors
+from status.models import (
     CONFIDENCES,
     PHASE_MAX,
     REPORT_TITLE_MAX,
@@ -31,7 +31,7 @@ from governance.status.models import (
     ProjectStatus,
     StatusReport,
 )
-from governance.status.serializers import READ_ONLY, status_to_dict, stored_fields
+from status.serializers import READ_ONLY, status_to_dict, stored_fields
 
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the status."
 COMMENTARY_KEYS = ["keyMessages", "keyRisks", "decisionsRequired"]

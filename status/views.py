@@ -11,15 +11,15 @@ from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES
 from governance.people import resolve
-from governance.status import derive, forms, selectors, services
-from governance.status.models import (
+from governance.views import project_context
+from status import derive, forms, selectors, services
+from status.models import (
     CONFIDENCES,
     REPORTING_CADENCES,
     STATUS_REASON_MAX,
     ProjectStatus,
 )
-from governance.status.serializers import dimension_cards, report_summary, status_to_dict
-from governance.views import project_context
+from status.serializers import dimension_cards, report_summary, status_to_dict
 
 TEMPLATE = "status/status.html"
 TREND_LENGTH = 12

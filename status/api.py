@@ -1,5 +1,5 @@
 """JSON API of project status and status reports (mounted at /api/v1). Every write goes
-through `governance.status.services`; reads carry the derived values from `derive`."""
+through `status.services`; reads carry the derived values from `derive`."""
 
 from django.http import HttpResponse
 from ninja import Router
@@ -9,9 +9,9 @@ from governance.api import body_schema, json_object, with_etag
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES
-from governance.status import derive, selectors, services
-from governance.status.models import CONFIDENCES, REPORT_STATES, REPORTING_CADENCES
-from governance.status.serializers import report_summary, report_to_dict, status_to_dict
+from status import derive, selectors, services
+from status.models import CONFIDENCES, REPORT_STATES, REPORTING_CADENCES
+from status.serializers import report_summary, report_to_dict, status_to_dict
 
 router = Router(tags=["status"])
 

@@ -1,0 +1,65 @@
+"""The house's arrows run one way: kernel <- registers <- charter <- status <- portfolio <- agent.
+
+An app may import from the apps below it, never from one above. Every import statement counts,
+including those inside functions (a deferred import is still an upward dependency). Wiring that
+names apps as strings (URL includes, the demo and API app lists) is not an import.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Lowest first. The kernel includes its tracker and wiki backends.
+LAYERS = ["governance", "registers", "charter", "status", "portfolio", "agent"]
+
+
+def _rank(module: str) -> int | None:
+    top = module.split(".", 1)[0]
+    return LAYERS.index(top) if top in LAYERS else None
+
+
+def _imports(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+
+
+def upward_imports(app: str) -> list[str]:
+    rank = LAYERS.index(app)
+    found = []
+    folder = ROOT / app
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        for lineno, module in _imports(path):
+            other = _rank(module)
+            if other is not None and other > rank:
+                found.append(f"{path.relative_to(ROOT)}:{lineno} imports {module}")
+    return found
+
+
+@pytest.mark.parametrize("app", LAYERS)
+def test_no_app_imports_an_app_above_it(app):
+    assert upward_imports(app) == []
+
+
+def test_the_scan_sees_an_upward_import(tmp_path):
+    """The check itself fails on an upward import (so a green run means something)."""
+    fake_root = tmp_path
+    (fake_root / "registers").mkdir()
+    (fake_root / "registers" / "x.py").write_text("def f():\n    from portfolio import views\n")
+    global ROOT
+    saved, ROOT = ROOT, fake_root
+    try:
+        assert upward_imports("registers") == ["registers/x.py:2 imports portfolio"]
+    finally:
+        ROOT = saved
