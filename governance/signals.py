@@ -2,6 +2,9 @@
 same transaction (Django signals are synchronous). The charter app sends them; the status app
 receives them, so the charter never imports the status app."""
 
+import threading
+from contextlib import contextmanager
+
 from django.dispatch import Signal
 
 # Sent when a business case is approved. kwargs: project (governance.Project), at (datetime).
@@ -12,3 +15,46 @@ charter_approved = Signal()
 # steering committee is confirmed as held. kwargs: project, at (datetime).
 # Receiver: project status sets initiationCompletedAt when unset.
 initiation_completed = Signal()
+
+# Sent when facts a project's derived status reads may have changed: its registers, business
+# case, status or approval state. kwargs: project_ids (set of governance.Project ids). Sent inside
+# the writing transaction, so a receiver's writes commit or roll back with the change.
+# Receiver: the status app rewrites those projects' stored health rows.
+project_changed = Signal()
+
+_deferred = threading.local()
+
+
+def project_facts_changed(*project_ids) -> None:
+    """Announce that these projects' facts changed. Inside `deferred_project_changes()` the ids
+    are collected and announced once when the block ends; otherwise at once."""
+    ids = {pk for pk in project_ids if pk is not None}
+    if not ids:
+        return
+    stack = getattr(_deferred, "stack", None)
+    if stack:
+        stack[-1].update(ids)
+        return
+    project_changed.send(sender=None, project_ids=ids)
+
+
+@contextmanager
+def deferred_project_changes():
+    """Announce the changes made in the block once, when it ends (still inside the caller's
+    transaction): a write that touches many rows of a project rewrites its health once. Use it
+    inside `transaction.atomic()`. A block that raises announces nothing: its transaction is
+    left to roll back."""
+    stack = _deferred.__dict__.setdefault("stack", [])
+    stack.append(set())
+    try:
+        yield
+    except BaseException:
+        ids = stack.pop()
+        if stack:
+            stack[-1].update(ids)
+        raise
+    ids = stack.pop()
+    if stack:
+        stack[-1].update(ids)
+    elif ids:
+        project_changed.send(sender=None, project_ids=ids)

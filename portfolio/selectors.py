@@ -6,18 +6,16 @@ A constant number of queries whatever the number of projects."""
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
 from governance import permissions
-from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
-from governance.models import RAG_CHOICES, Project, SiteSettings
-from status import selectors as status_selectors
-from status.derive import DIMENSION_LABELS, StatusView, override, rag_severity
+from governance.models import RAG_CHOICES, Project
+from status import health
+from status.derive import DIMENSION_LABELS, rag_severity
 from status.models import DIMENSIONS
 
 NO_THEME = "-"
@@ -26,67 +24,27 @@ DIMENSION_CHOICES = ["any", *RAG_DIMENSIONS]
 HEAT_LABELS = {"overall": "Overall", **DIMENSION_LABELS}
 
 
-def _plain(value: Any) -> Any:
-    """A figure as JSON: money as a number, dates and timestamps as ISO text."""
-    if value is None or type(value) in (int, float, str, bool):
-        return value
-    if isinstance(value, Decimal):
-        return decimal_to_json(value)
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    return value
-
-
-def portfolio_row(project: Project, view: StatusView) -> dict[str, Any]:
-    """One portfolio row (the API's shape; the page renders the same dict). Each dimension
-    carries its RAG, the summary of its drivers and their figures; the rows behind them are on
-    the project's own status."""
-    status = view.status
-    figures = view.figures
-    review = view.realisation_review
-    drivers = {}
-    for key in DIMENSIONS:
-        dimension = view.dimensions[key]
-        drivers[f"{key}Rag"] = {
-            "rag": dimension.rag,
-            "summary": dimension.summary,
-            "figures": {name: _plain(value) for name, value in dimension.figures.items()},
-        }
+def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]:
+    """One portfolio row (the API's shape; the page renders the same dict): the project's key,
+    name, lead and approval status, then its stored health (`status.health.portfolio_values`):
+    effective and derived RAGs, the summary and figures of each dimension's drivers, and the
+    portfolio's figures."""
     return {
         "projectKey": project.key,
         "name": project.name,
         "leadAccountId": project.lead_account_id or None,
-        "theme": figures["theme"],
+        "theme": values["theme"],
         "approvalStatus": project.approval_status,
-        "version": figures["version"],
-        "phase": status.phase,
-        "overallRag": status.overall_rag,
-        "overallReason": status.overall_reason,
-        "derived": view.derived,
-        "effective": dict(view.effective),
-        "overrides": {f"{key}Rag": override(status, key) for key in DIMENSIONS},
-        "drivers": drivers,
-        "approvedBudget": _plain(figures["approvedBudget"]),
-        "eac": _plain(figures["eac"]),
-        "costOverrunPct": _plain(figures["costOverrunPct"]),
-        "scheduleSlipDays": figures["scheduleSlipDays"],
-        "topRiskScore": figures["topRiskScore"],
-        "pendingDecisions": figures["pendingDecisions"],
-        "changesAwaitingApplication": figures["changesAwaitingApplication"],
-        "adoptionGap": figures["adoptionGap"],
-        "stale": view.stale,
-        "lastUpdatedAt": _plain(status.last_updated_at),
-        "nextUpdateDueAt": _plain(view.next_update_due_at),
-        "realisationReviewDueOn": _plain(review["dueOn"]),
-        "realisationReviewOverdue": review["overdue"],
+        # In the stored row's own key order (a JSON column may keep its keys in another).
+        **{key: values[key] for key in health.ROW_KEYS},
     }
 
 
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
-    """Every viewable project's row, in project-key order."""
+    """Every viewable project's row, in project-key order, read from the stored health rows."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
-    views = status_selectors.views_for(projects, site=SiteSettings.load(), now=now)
-    return [portfolio_row(p, views[p.pk]) for p in projects]
+    values = health.rows_for(projects, now=now)
+    return [portfolio_row(p, values[p.pk]) for p in projects]
 
 
 # --- filters, sorting, grouping -------------------------------------------------------------

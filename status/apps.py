@@ -8,12 +8,36 @@ class StatusConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_delete, post_save
+
+        from charter.models import BusinessCase
         from governance import signals
+        from governance.models import Project, SiteSettings
+        from registers.models import ChangeRequest, Decision, Risk, WorkPackage
         from status import receivers
+        from status.models import ProjectStatus
 
         signals.charter_approved.connect(
             receivers.on_charter_approved, dispatch_uid="status.charter_approved"
         )
         signals.initiation_completed.connect(
             receivers.on_initiation_completed, dispatch_uid="status.initiation_completed"
+        )
+        # The facts a project's stored health is derived from.
+        for model in (WorkPackage, Risk, Decision, ChangeRequest, BusinessCase, ProjectStatus):
+            name = model._meta.label_lower
+            post_save.connect(
+                receivers.on_fact_saved, sender=model, dispatch_uid=f"status.health.{name}.save"
+            )
+            post_delete.connect(
+                receivers.on_fact_deleted, sender=model, dispatch_uid=f"status.health.{name}.del"
+            )
+        post_save.connect(
+            receivers.on_project_saved, sender=Project, dispatch_uid="status.health.project"
+        )
+        post_save.connect(
+            receivers.on_site_settings_saved, sender=SiteSettings, dispatch_uid="status.health.site"
+        )
+        signals.project_changed.connect(
+            receivers.on_project_changed, dispatch_uid="status.health.project_changed"
         )

@@ -82,6 +82,9 @@ class Figures:
     awaiting_application: int = 0
     pending_scope: int = 0
     oldest_pending_scope_at: dt.datetime | None = None
+    # The earliest Scope change that would be pending but was raised after `now` (it starts to
+    # wait then): a moment the scope rule changes its answer.
+    next_pending_scope_at: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -773,6 +776,32 @@ def derive(
         thresholds=dict(thresholds),
         now=now,
     )
+
+
+def valid_until(view: StatusView) -> dt.datetime:
+    """The first moment at which the time-dependent rules may answer differently from `view`
+    for the same facts: the end of the local day of `view.now` (dates: the realisation review
+    falls overdue, and nothing derived is kept into another day), the next update falling due
+    (staleness), and for the scope wait: its next whole day, the Red threshold and a Scope
+    change raised later than `now` starting to wait. Until then `derive` returns the same
+    values for any moment; each bound errs early, never late."""
+    now = view.now
+    tomorrow = timezone.localdate(now) + dt.timedelta(days=1)
+    moments = [timezone.make_aware(dt.datetime.combine(tomorrow, dt.time.min))]
+    due = view.next_update_due_at
+    if due is not None and not view.stale:
+        moments.append(due)
+    f = view.facts.figures
+    if f.pending_scope and f.oldest_pending_scope_at is not None:
+        oldest = f.oldest_pending_scope_at
+        waited = now - oldest
+        moments.append(oldest + dt.timedelta(days=waited.days + 1))
+        red_at = oldest + dt.timedelta(days=view.thresholds["scopeRedAfterDays"])
+        if red_at >= now:
+            moments.append(red_at)
+    if f.next_pending_scope_at is not None and f.next_pending_scope_at > now:
+        moments.append(f.next_pending_scope_at)
+    return min(moments)
 
 
 def rag_severity(value: str | None) -> int:

@@ -71,6 +71,41 @@ class ProjectStatus(models.Model):
         return f"Status of {self.project.key}"
 
 
+class ProjectHealth(models.Model):
+    """What `status.derive` makes of one project, stored for the portfolio: the effective and
+    derived RAG of each dimension, the portfolio's figures and the drivers' summaries (`row`,
+    in the API's shape). Rewritten in the transaction of every change of the facts it reads
+    (status.receivers); valid from `computed_at` until `valid_until`, the first moment a
+    time-dependent rule (staleness, the scope wait, a date passing) may change it, never beyond
+    the end of `as_of`; `basis` fingerprints the thresholds and rules it was derived under. A
+    row that is missing, expired or of another basis is derived again when read."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="health"
+    )
+    as_of = models.DateField()
+    computed_at = models.DateTimeField()
+    valid_until = models.DateTimeField()
+    basis = models.CharField(max_length=64)
+    cost_rag = models.CharField(max_length=8)
+    schedule_rag = models.CharField(max_length=8)
+    scope_rag = models.CharField(max_length=8)
+    risk_rag = models.CharField(max_length=8)
+    derived_cost_rag = models.CharField(max_length=8)
+    derived_schedule_rag = models.CharField(max_length=8)
+    derived_scope_rag = models.CharField(max_length=8)
+    derived_risk_rag = models.CharField(max_length=8)
+    stale = models.BooleanField()
+    row = models.JSONField()
+
+    class Meta:
+        verbose_name = "project health"
+        verbose_name_plural = "project health"
+
+    def __str__(self) -> str:
+        return f"Health of project {self.project_id} as of {self.as_of}"
+
+
 class PublishedReportChanged(TypeError):
     """A published status report is an immutable snapshot."""
 

@@ -1,7 +1,15 @@
 """Receivers of the kernel signals the business-case services send inside their transaction:
-approval starts initiation, the first steering committee held completes it."""
+approval starts initiation, the first steering committee held completes it. And the writes that
+move a project's stored health: every save or delete of a fact its derivation reads (registers,
+business case, status, the project's approval state) announces the project
+(`governance.signals.project_facts_changed`), and the announcement rewrites its row in the same
+transaction; a change of the site's thresholds rewrites every row."""
 
-from status import services
+from django.db.models import QuerySet
+
+from governance import signals
+from governance.models import Project
+from status import health, services
 
 
 def on_charter_approved(sender, *, project, at, **kwargs) -> None:
@@ -10,3 +18,38 @@ def on_charter_approved(sender, *, project, at, **kwargs) -> None:
 
 def on_initiation_completed(sender, *, project, at, **kwargs) -> None:
     services.status_initiation_complete(project=project, at=at)
+
+
+def on_fact_saved(sender, *, instance, raw=False, **kwargs) -> None:
+    if not raw:
+        signals.project_facts_changed(instance.project_id)
+
+
+def _deleting_the_project(origin) -> bool:
+    if isinstance(origin, Project):
+        return True
+    return isinstance(origin, QuerySet) and origin.model is Project
+
+
+def on_fact_deleted(sender, *, instance, origin=None, **kwargs) -> None:
+    # Deleting a project deletes its facts and its health row together: nothing to derive.
+    if not _deleting_the_project(origin):
+        signals.project_facts_changed(instance.project_id)
+
+
+def on_project_saved(sender, *, instance, created, update_fields=None, raw=False, **kwargs):
+    # A new project gets its row when first read; of the project's own fields only the approval
+    # state (the business case's mirror) is derived from.
+    if raw or created:
+        return
+    if update_fields is None or "approval_status" in update_fields:
+        signals.project_facts_changed(instance.pk)
+
+
+def on_project_changed(sender, *, project_ids, **kwargs) -> None:
+    health.refresh(project_ids)
+
+
+def on_site_settings_saved(sender, *, created, raw=False, **kwargs) -> None:
+    if not (raw or created):
+        health.refresh_all()

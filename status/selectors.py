@@ -66,6 +66,11 @@ PENDING_SCOPE_SQL = (
     f"(dims LIKE %s AND created_at <= %s AND (status = 'Proposed' "
     f"OR (status = 'Approved' AND {UNAPPLIED_SQL})))"
 )
+# The same changes raised after `now` (their wait starts later).
+LATER_SCOPE_SQL = (
+    f"(dims LIKE %s AND created_at > %s AND (status = 'Proposed' "
+    f"OR (status = 'Approved' AND {UNAPPLIED_SQL})))"
+)
 
 FIGURES_SQL = """
 SELECT p.id,
@@ -74,7 +79,7 @@ SELECT p.id,
   r.risks, r.open_risks, r.top_score, r.red_risks, r.amber_risks, r.unscored,
   d.pending,
   c.open_changes, c.variation_budget, c.variation_days, c.budget_variations, c.awaiting,
-  c.pending_scope, c.oldest_scope,
+  c.pending_scope, c.oldest_scope, c.later_scope,
   {plan_present}, {plan_version}, {plan_end}, {status_columns}, {case_columns}
 FROM governance_project p
 LEFT JOIN status_projectstatus s ON s.project_id = p.id
@@ -121,7 +126,8 @@ LEFT JOIN (
         AS budget_variations,
     SUM(CASE WHEN {awaiting} THEN 1 ELSE 0 END) AS awaiting,
     SUM(CASE WHEN {pending_scope} THEN 1 ELSE 0 END) AS pending_scope,
-    MIN(CASE WHEN {pending_scope} THEN created_at END) AS oldest_scope
+    MIN(CASE WHEN {pending_scope} THEN created_at END) AS oldest_scope,
+    MIN(CASE WHEN {later_scope} THEN created_at END) AS later_scope
   FROM (
     SELECT project_id, status, impact_budget, impact_schedule_days, application_record,
            created_at, CAST(dimensions AS TEXT) AS dims
@@ -285,6 +291,7 @@ def _figures_rows(ids: list[int], thresholds: Mapping[str, Any], now: dt.datetim
         score=SCORE_SQL,
         awaiting=AWAITING_SQL,
         pending_scope=PENDING_SCOPE_SQL,
+        later_scope=LATER_SCOPE_SQL,
         status_columns=", ".join(_column("s", f) for f in STATUS_FIELDS),
         case_columns=", ".join(_column("b", f) for f in CASE_FIELDS),
     )
@@ -300,6 +307,7 @@ def _figures_rows(ids: list[int], thresholds: Mapping[str, Any], now: dt.datetim
         *id_params,
         *id_params,
         *amendment,
+        *scope,
         *scope,
         *scope,
         *id_params,
@@ -327,13 +335,13 @@ def load_facts(
     if not ids:
         return {}
     facts: dict[int, derive.ProjectFacts] = {}
-    status_end = 30 + len(STATUS_FIELDS)
+    status_end = 31 + len(STATUS_FIELDS)
     load_status = _loader(STATUS_FIELDS)
     load_case = _loader(CASE_FIELDS)
     for row in _figures_rows(ids, thresholds, now):
         (pk, *w) = row[:13]
-        r, d, c = row[13:19], row[19], row[20:27]
-        plan, s, b = row[27:30], row[30:status_end], row[status_end:]
+        r, d, c = row[13:19], row[19], row[20:28]
+        plan, s, b = row[28:31], row[31:status_end], row[status_end:]
         project = by_id[pk]
         figures = derive.Figures(
             packages=_int(w[0]),
@@ -362,6 +370,7 @@ def load_facts(
             awaiting_application=_int(c[4]),
             pending_scope=_int(c[5]),
             oldest_pending_scope_at=_datetime(c[6]),
+            next_pending_scope_at=_datetime(c[7]),
         )
         status = default_status(project) if s[0] is None else load_status(s)
         case = None

@@ -302,7 +302,9 @@ def test_an_empty_filter_result_says_what_to_do(admin_portfolio, client_for):
 
 
 def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, client_for):
-    ProjectStatus.objects.filter(project__key="RED").update(phase="=HYPERLINK(evil)")
+    status = ProjectStatus.objects.get(project__key="RED")
+    status.phase = "=HYPERLINK(evil)"
+    status.save()
     response = client_for(admin_portfolio.site_admin).get(
         "/portfolio/export/?format=csv&theme=Cost%20Out&sort=-overrun"
     )
@@ -446,9 +448,9 @@ def test_an_override_is_marked_even_when_it_equals_the_derived_value(admin_portf
     client = client_for(admin_portfolio.site_admin)
     red = next(r for r in rows(client) if r["projectKey"] == "RED")
     assert red["overrides"]["costRag"] is None
-    ProjectStatus.objects.filter(project__key="RED").update(
-        cost_rag_override=red["derived"]["costRag"]
-    )
+    status = ProjectStatus.objects.get(project__key="RED")
+    status.cost_rag_override = red["derived"]["costRag"]
+    status.save()
     red = next(r for r in rows(client) if r["projectKey"] == "RED")
     assert red["overrides"]["costRag"] == red["derived"]["costRag"] == red["effective"]["costRag"]
     page = client.get("/portfolio/").content.decode()

@@ -1,0 +1,215 @@
+"""The stored health of each project (`ProjectHealth`): what `status.derive` makes of it, in the
+shape the portfolio, its API and its exports show, one row per project.
+
+- `refresh` derives and writes the rows of some projects. The receivers call it inside the
+  transaction of every change of the facts a row reads (registers, business case, status,
+  approval state, site thresholds), so a committed change never leaves a row behind.
+- `rows_for` reads the rows of many projects in one query. A row that is missing, expired
+  (`valid_until`: the first moment a time-dependent rule may answer differently, never later
+  than the end of the day it was derived on) or derived under other thresholds or rules
+  (`basis`) is derived again, for all such projects at once, and stored.
+
+The rules stay in `status.derive`; this module only keeps their results.
+"""
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from charter import derive as charter_derive
+from governance.cleaning import decimal_to_json
+from governance.models import Project, SiteSettings
+from governance.services import rag_thresholds
+from registers import derive as registers_derive
+from status import derive, selectors
+from status.models import DIMENSIONS, ProjectHealth
+
+
+def plain(value: Any) -> Any:
+    """A figure as JSON: money as a number, dates and timestamps as ISO text."""
+    if value is None or type(value) in (int, float, str, bool):
+        return value
+    if isinstance(value, Decimal):
+        return decimal_to_json(value)
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    return value
+
+
+def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
+    """A project's derived status as the portfolio shows it (everything of its row but the
+    project's own key, name, lead and approval status), JSON-ready. Each dimension carries its
+    RAG, the summary of its drivers and their figures; the rows behind them are on the
+    project's own status."""
+    status = view.status
+    figures = view.figures
+    review = view.realisation_review
+    drivers = {}
+    for key in DIMENSIONS:
+        dimension = view.dimensions[key]
+        drivers[f"{key}Rag"] = {
+            "rag": dimension.rag,
+            "summary": dimension.summary,
+            "figures": {name: plain(value) for name, value in dimension.figures.items()},
+        }
+    return {
+        "theme": figures["theme"],
+        "version": figures["version"],
+        "phase": status.phase,
+        "overallRag": status.overall_rag,
+        "overallReason": status.overall_reason,
+        "derived": view.derived,
+        "effective": dict(view.effective),
+        "overrides": {f"{key}Rag": derive.override(status, key) for key in DIMENSIONS},
+        "drivers": drivers,
+        "approvedBudget": plain(figures["approvedBudget"]),
+        "eac": plain(figures["eac"]),
+        "costOverrunPct": plain(figures["costOverrunPct"]),
+        "scheduleSlipDays": figures["scheduleSlipDays"],
+        "topRiskScore": figures["topRiskScore"],
+        "pendingDecisions": figures["pendingDecisions"],
+        "changesAwaitingApplication": figures["changesAwaitingApplication"],
+        "adoptionGap": figures["adoptionGap"],
+        "stale": view.stale,
+        "lastUpdatedAt": plain(status.last_updated_at),
+        "nextUpdateDueAt": plain(view.next_update_due_at),
+        "realisationReviewDueOn": plain(review["dueOn"]),
+        "realisationReviewOverdue": review["overdue"],
+    }
+
+
+ROW_KEYS = [
+    "theme",
+    "version",
+    "phase",
+    "overallRag",
+    "overallReason",
+    "derived",
+    "effective",
+    "overrides",
+    "drivers",
+    "approvedBudget",
+    "eac",
+    "costOverrunPct",
+    "scheduleSlipDays",
+    "topRiskScore",
+    "pendingDecisions",
+    "changesAwaitingApplication",
+    "adoptionGap",
+    "stale",
+    "lastUpdatedAt",
+    "nextUpdateDueAt",
+    "realisationReviewDueOn",
+    "realisationReviewOverdue",
+]
+
+# The code a row's values come from: a row derived by other rules is derived again.
+_RULE_MODULES = (derive, selectors, charter_derive, registers_derive)
+_RULES_DIGEST = hashlib.sha256(
+    b"".join(Path(module.__file__).read_bytes() for module in _RULE_MODULES)
+    + Path(__file__).read_bytes()
+).hexdigest()
+
+
+def basis(site: SiteSettings) -> str:
+    """The fingerprint of what, besides a project's own facts, its row was derived under: the
+    RAG thresholds, the site's default benefit-review cadence, the time zone and the rules."""
+    inputs = json.dumps(
+        [rag_thresholds(site), site.br_cadence_default, settings.TIME_ZONE, _RULES_DIGEST],
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(inputs.encode()).hexdigest()[:32]
+
+
+def _record(pk: int, view: derive.StatusView, fingerprint: str) -> ProjectHealth:
+    effective, derived = view.effective, view.derived
+    return ProjectHealth(
+        project_id=pk,
+        as_of=timezone.localdate(view.now),
+        computed_at=view.now,
+        valid_until=derive.valid_until(view),
+        basis=fingerprint,
+        **{f"{key}_rag": effective[f"{key}Rag"] for key in DIMENSIONS},
+        **{f"derived_{key}_rag": derived[f"{key}Rag"] for key in DIMENSIONS},
+        stale=view.stale,
+        row=portfolio_values(view),
+    )
+
+
+UPDATED_FIELDS = [
+    f.name for f in ProjectHealth._meta.concrete_fields if not f.primary_key and f.name != "project"
+]
+
+
+def _derive(
+    projects: Sequence[Project], site: SiteSettings, now: dt.datetime
+) -> list[ProjectHealth]:
+    fingerprint = basis(site)
+    views = selectors.views_for(projects, site=site, now=now)
+    return [_record(pk, view, fingerprint) for pk, view in views.items()]
+
+
+def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> None:
+    """Derive and write the rows of these projects (those that still exist). Call it inside
+    the transaction that changed their facts."""
+    projects = list(Project.objects.filter(pk__in=set(project_ids)))
+    if not projects:
+        return
+    records = _derive(projects, SiteSettings.load(), now or timezone.now())
+    ProjectHealth.objects.bulk_create(
+        records, update_conflicts=True, unique_fields=["project"], update_fields=UPDATED_FIELDS
+    )
+
+
+def refresh_all(*, now: dt.datetime | None = None) -> None:
+    """Rewrite every stored row (the site's thresholds changed)."""
+    ids = list(ProjectHealth.objects.values_list("project_id", flat=True))
+    for start in range(0, len(ids), 500):
+        refresh(ids[start : start + 500], now=now)
+
+
+def rows_for(
+    projects: Sequence[Project],
+    *,
+    site: SiteSettings | None = None,
+    now: dt.datetime | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Each project's portfolio values (see `portfolio_values`), by project id: the stored
+    row when it holds for `now`, else derived again and stored, in a constant number of
+    queries whatever the number of projects."""
+    if not projects:
+        return {}
+    site = site or SiteSettings.load()
+    now = now or timezone.now()
+    fingerprint = basis(site)
+    ids = [p.pk for p in projects]
+    valid = ProjectHealth.objects.filter(
+        project_id__in=ids, basis=fingerprint, computed_at__lte=now, valid_until__gt=now
+    )
+    rows = dict(valid.values_list("project_id", "row"))
+    missing = [p for p in projects if p.pk not in rows]
+    if missing:
+        records = _derive(missing, site, now)
+        _store(records, fingerprint, now)
+        rows.update((record.project_id, record.row) for record in records)
+    return rows
+
+
+def _store(records: list[ProjectHealth], fingerprint: str, now: dt.datetime) -> None:
+    """Replace the rows derived before `now` that do not hold for it. A row derived later (a
+    write stored it meanwhile, from facts at least as new as these) is kept."""
+    ids = [record.project_id for record in records]
+    with transaction.atomic():
+        ProjectHealth.objects.filter(project_id__in=ids, computed_at__lte=now).exclude(
+            basis=fingerprint, valid_until__gt=now
+        ).delete()
+        ProjectHealth.objects.bulk_create(records, ignore_conflicts=True)
