@@ -15,7 +15,7 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
-from portfolio import exports, selectors
+from portfolio import exports, selectors, table
 from status.models import DIMENSIONS
 
 STALE_MESSAGE = (
@@ -83,6 +83,7 @@ def portfolio_index(request):
     permissions.require_portfolio_access(request)
     data = selectors.portfolio(request, request.GET)
     people = resolve(data.leads)
+    table.render_rows(data.rows, people)
     return render_htmx(
         request,
         "portfolio/portfolio.html",
