@@ -11,7 +11,7 @@ from django.utils import timezone
 from charter import acts
 from charter.models import BusinessCase
 from charter.serializers import stored_fields
-from governance import audit
+from governance import audit, signals
 from governance.cleaning import text
 from governance.concurrency import check_version
 from governance.errors import ValidationFailed
@@ -80,8 +80,9 @@ class Write:
             case.updated_at = timezone.now()
             case.updated_by_account_id = self.caller.account_id
         case.revision += 1
-        case.save()
-        sync_mirror(self.project, case, self.caller)
+        with signals.deferred_project_changes():  # the case and its mirror: derived once
+            case.save()
+            sync_mirror(self.project, case, self.caller)
         changes = audit.diff(self.before, stored_fields(case))
         changes.pop("updatedAt", None)
         changes.pop("updatedByAccountId", None)

@@ -235,7 +235,8 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
     if error:
         errors.add("approvalRationale", error)
     errors.raise_if_any()
-    with transaction.atomic():
+    # Every package's baseline, the case and the status change: the health is derived once.
+    with transaction.atomic(), signals.deferred_project_changes():
         write = begin(caller, acts.ACTS["approve"], expected_revision)
         case, project = write.case, write.project
         now = timezone.now()

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from governance import signals
 from governance.errors import ValidationFailed
 from governance.permissions import Caller
 from registers import spreadsheets
@@ -43,7 +44,8 @@ def register_import(*, caller: Caller, register: str, upload: Any) -> int:
         raise ValidationFailed(
             {"file": [f"At most {MAX_ROWS} rows per import (this file has {len(rows)})."]}
         )
-    with transaction.atomic():
+    # The project's health is derived once, after the last row.
+    with transaction.atomic(), signals.deferred_project_changes():
         writable_project(caller)
         problems: list[dict[str, Any]] = []
         for number, data in rows:

@@ -388,3 +388,20 @@ def test_deferred_changes_rewrite_a_row_once(world, monkeypatch):
             WorkPackageFactory(project=projects[n % 2])
         assert calls == []
     assert calls == [{projects[0].pk, projects[1].pk}]
+
+
+def test_an_import_derives_the_health_once(world, monkeypatch):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from registers.services import register_import
+
+    project = world.projects[0]
+    calls = []
+    monkeypatch.setattr(health, "refresh", lambda ids, **kw: calls.append(set(ids)))
+    rows = "".join(f"Risk {n},4,3,Risk\n" for n in range(20))
+    upload = SimpleUploadedFile("risks.csv", f"title,impact,likelihood,direction\n{rows}".encode())
+    created = register_import(
+        caller=caller_for(world.lead, project), register="risks", upload=upload
+    )
+    assert created == 20
+    assert calls == [{project.pk}]
