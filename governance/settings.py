@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "charter",
     "status",
     "portfolio",
+    "agent",
 ]
 
 MIDDLEWARE = [
