@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from agent import catalogue
 from agent.models import Conversation, Message, Proposal
-from governance.errors import DomainError, NotFound
+from governance.errors import Conflict, DomainError, NotFound
 from governance.models import AuditEntry
 
 log = logging.getLogger(__name__)
@@ -198,8 +198,6 @@ def propose(request: HttpRequest, user, name: str, arguments: dict) -> Proposal:
 def confirm(request: HttpRequest, user, proposal_id) -> Proposal:
     """Run a pending proposal of this person (404 for anyone else's). Expired or decided
     proposals are refused (409); a refusal of the services marks it Refused."""
-    from governance.errors import Conflict
-
     with transaction.atomic():
         proposal = Proposal.objects.select_for_update().filter(pk=proposal_id, user=user).first()
         if proposal is None:
@@ -207,10 +205,7 @@ def confirm(request: HttpRequest, user, proposal_id) -> Proposal:
         if proposal.state == "Pending" and proposal.expires_at <= timezone.now():
             proposal.state = "Expired"
             proposal.save(update_fields=["state"])
-        if proposal.state != "Pending":
-            refused = proposal.state.lower()
-        else:
-            refused = ""
+        refused = proposal.state.lower() if proposal.state != "Pending" else ""
     if refused:
         raise Conflict(f"This proposal is {refused}: ask again to prepare a new one.")
     with transaction.atomic():
