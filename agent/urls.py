@@ -1,8 +1,10 @@
 from django.urls import path
 
 from agent import views
+from agent.mcp_server import mcp_endpoint
 
 urlpatterns = [
+    path("mcp", mcp_endpoint, name="mcp"),
     path("assistant/", views.assistant_page, name="assistant"),
     path("assistant/clear/", views.assistant_clear, name="assistant-clear"),
     path("assistant/actions/<str:name>/", views.action_form, name="assistant-action"),

@@ -7,7 +7,10 @@ import datetime as dt
 from django.utils import timezone
 
 from agent.models import Proposal
-from tests.permission_matrix import PORTFOLIO
+from tests.permission_matrix import LOGIN, PORTFOLIO, profile
+
+# MCP takes an API token only (tests/agent/test_mcp.py): a browser session is not enough.
+TOKEN_ONLY = profile(LOGIN)
 
 
 def _own_proposal(world, user):
@@ -35,6 +38,9 @@ CELLS = {
     "POST assistant/actions/<str:name>/": PORTFOLIO,
     "POST assistant/proposals/<uuid:proposal_id>/confirm/": PORTFOLIO,
     "POST assistant/proposals/<uuid:proposal_id>/dismiss/": PORTFOLIO,
+    "GET mcp": TOKEN_ONLY,
+    "POST mcp": TOKEN_ONLY,
+    "DELETE mcp": TOKEN_ONLY,
     # API
     "GET api/v1/agent/actions": PORTFOLIO,
     "POST api/v1/agent/actions/<name>": PORTFOLIO,
