@@ -22,11 +22,13 @@ from tests.conftest import PMO_GROUP
 def _session_over_http(url: str, token: str | None, work):
     async def go():
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        async with create_mcp_http_client(headers=headers) as http:
-            async with streamable_http_client(url, http_client=http) as (read, write, _):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return await work(session)
+        async with (
+            create_mcp_http_client(headers=headers) as http,
+            streamable_http_client(url, http_client=http) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await work(session)
 
     return anyio.run(go)
 
