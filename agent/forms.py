@@ -20,7 +20,6 @@ LABELS = {
     "madeByAccountId": "Made by (account id)",
     "approverAccountId": "Approver (account id)",
     "targetWorkPackageId": "Target work package (id)",
-    "lead": "Lead (account id)",
     "rag": "RAG",
     "overallRag": "Overall RAG",
     "cursor": "Continue from",
@@ -40,12 +39,24 @@ def _types(spec: dict[str, Any]) -> list[str]:
     return kind if isinstance(kind, list) else [kind]
 
 
-def fields(action: Action, values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """One entry per argument: name, label, widget, choices, required, hint, value."""
+# Arguments for programs, not people: the form leaves them out (a form reads the current
+# revision and pages with its limit).
+FORM_SKIPS = {"cursor", "expectedRevision"}
+
+
+def fields(
+    action: Action,
+    values: dict[str, Any] | None = None,
+    projects: list[tuple[str, str]] | None = None,
+) -> list[dict[str, Any]]:
+    """One entry per argument: name, label, widget, choices, required, hint, value. The
+    project is chosen from `projects` ((key, name) the person can view)."""
     values = values or {}
     required = set(action.schema.get("required", []))
     found = []
     for name, spec in action.schema.get("properties", {}).items():
+        if name in FORM_SKIPS:
+            continue
         types = _types(spec)
         field: dict[str, Any] = {
             "name": name,
@@ -55,7 +66,12 @@ def fields(action: Action, values: dict[str, Any] | None = None) -> list[dict[st
             "value": values.get(name, ""),
             "id": f"a-{action.name}-{name}",
         }
-        if "enum" in spec:
+        if name == "projectKey" and projects is not None:
+            field["widget"] = "select"
+            field["choices"] = [key for key, _ in projects]
+            field["labels"] = dict(projects)
+            field["hint"] = ""
+        elif "enum" in spec:
             field["widget"] = "select"
             field["choices"] = [c for c in spec["enum"] if c is not None]
         elif spec.get("type") == "array":

@@ -4,9 +4,39 @@ as rows with a link to each page. Generic over the catalogue (no per-action temp
 from typing import Any
 
 from agent.forms import label
+from governance.people import resolve
 
 MAIN = ("name", "title", "decision", "summary", "what", "text", "kind")
 HIDDEN = {"link", "id", "revision", "done", "nextCursor", "description", "targetId"}
+
+
+def _account_ids(value: Any, found: set[str]) -> set[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key.endswith("AccountId") and isinstance(item, str) and item:
+                found.add(item)
+            else:
+                _account_ids(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _account_ids(item, found)
+    return found
+
+
+def _with_names(value: Any, people: dict) -> Any:
+    """Account ids replaced by people's names (keys `xAccountId` become `x`)."""
+    if isinstance(value, dict):
+        named = {}
+        for key, item in value.items():
+            if key.endswith("AccountId") and isinstance(item, str | None):
+                person = people.get(item) if item else None
+                named[key[: -len("AccountId")]] = person.display_name if person else None
+            else:
+                named[key] = _with_names(item, people)
+        return named
+    if isinstance(value, list):
+        return [_with_names(v, people) for v in value]
+    return value
 
 
 def _scalar(value: Any) -> str:
@@ -41,6 +71,7 @@ def _item(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def present(result: Any) -> dict[str, Any]:
+    result = _with_names(result, resolve(_account_ids(result, set())))
     if not isinstance(result, dict):
         return {"facts": [("Result", _scalar(result))], "lists": [], "link": None}
     facts, lists = [], []

@@ -6,6 +6,7 @@ from django.shortcuts import redirect
 
 from agent import assistant, catalogue, forms
 from agent.present import present
+from governance import permissions
 from governance.errors import DomainError, NotFound
 from governance.http import page, render_htmx
 
@@ -66,11 +67,12 @@ def action_form(request, name: str):
     action = catalogue.get(name)
     if action not in catalogue.available(request):
         raise NotFound(f"No action called {name!r}.")
-    context = {"action": action, "fields": forms.fields(action, request.GET.dict())}
+    projects = [(p.key, p.name) for p, _ in permissions.viewable_projects(request)]
+    context = {"action": action, "fields": forms.fields(action, request.GET.dict(), projects)}
     status = 200
     if request.method == "POST":
         arguments = forms.arguments(action, request.POST)
-        context["fields"] = forms.fields(action, request.POST.dict())
+        context["fields"] = forms.fields(action, request.POST.dict(), projects)
         try:
             result = assistant.run_form(request, request.user, name, arguments)
         except DomainError as error:

@@ -29,3 +29,8 @@ def field_errors(error, name):
     if error is None:
         return []
     return getattr(error, "fields", {}).get(name, [])
+
+
+@register.filter
+def dictitem(mapping, key):
+    return (mapping or {}).get(key, "")
