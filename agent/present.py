@@ -114,18 +114,42 @@ def kind_label(kind: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+def proposal_label(kind: str) -> str:
+    """What a proposed write does, in words: "risk.created" -> "New risk"."""
+    thing, _, act = kind.partition(".")
+    thing = thing.replace("_", " ")
+    return {
+        "created": f"New {thing}",
+        "updated": f"Changes to the {thing}",
+        "made": f"The {thing} recorded as made",
+        "note_added": f"A note on the {thing}",
+    }.get(act, kind_label(kind))
+
+
 def preview_rows(preview: list[dict]) -> list[dict]:
     """A proposal's changes as the card shows them: what, where, and each field's before and
     after."""
-    return [
-        {
-            "what": kind_label(entry["kind"]),
-            "projectKey": entry.get("projectKey", ""),
-            "fields": [
-                (label(name), change.get("before"), change.get("after"))
-                for name, change in (entry.get("changes") or {}).items()
-                if name not in ("updatedAt", "createdAt", "lastUpdatedAt")
-            ],
-        }
-        for entry in preview
-    ]
+    rows = []
+    for entry in preview:
+        changes = entry.get("changes") or {}
+        names = sorted(changes, key=lambda n: (n not in MAIN, n))
+        fields = []
+        for name in names:
+            if name in ("updatedAt", "createdAt", "lastUpdatedAt", "lastUpdatedByAccountId"):
+                continue
+            before, after = changes[name].get("before"), changes[name].get("after")
+            if before is None and after in (None, "", False, [], {}):
+                continue  # a new record's empty fields say nothing
+            fields.append((label(name), _word(before), _word(after)))
+        rows.append(
+            {
+                "what": proposal_label(entry["kind"]),
+                "projectKey": entry.get("projectKey", ""),
+                "fields": fields,
+            }
+        )
+    return rows
+
+
+def _word(value: Any) -> Any:
+    return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else value
