@@ -224,3 +224,11 @@ def test_the_catalogue_is_in_the_openapi_document(client):
     paths = client.get("/api/v1/openapi.json").json()["paths"]
     assert "get" in paths["/api/v1/agent/actions"]
     assert "post" in paths["/api/v1/agent/actions/{name}"]
+
+
+def test_the_audit_page_marks_writes_made_through_the_assistant(world, client, bearer):
+    use_group(EVERYONE)
+    run(client, "add_risk", {"projectKey": "ALPHA", "title": "Via agent"}, **bearer(world.lead))
+    client.force_login(world.lead)
+    page = client.get("/projects/ALPHA/audit/").content.decode()
+    assert "via the assistant" in page
