@@ -27,7 +27,7 @@ from governance.errors import (
 from governance.models import AuditEntry, EditorNomination, SiteSettings
 from governance.people import resolve
 
-API_APPS = ["registers", "charter", "status", "portfolio"]
+API_APPS = ["registers", "charter", "status", "portfolio", "agent"]
 
 
 class BearerToken(HttpBearer):

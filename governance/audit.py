@@ -1,12 +1,30 @@
 """The audit writer: one append-only entry per write, inside the write's transaction."""
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
 from governance.models import AuditEntry
+
+# The channel a write came through when it was not a person's own page or API call: "agent"
+# for the assistant's action catalogue, with the client's name (an MCP client, the in-app
+# assistant, an API script). Set with `via()` around the service call.
+_CHANNEL: ContextVar[tuple[str, str]] = ContextVar("audit_channel", default=("", ""))
+CHANNEL_MAX, CLIENT_MAX = 16, 100
+
+
+@contextmanager
+def via(channel: str, client: str = "") -> Iterator[None]:
+    """Record every audit entry written inside the block with this channel and client."""
+    token = _CHANNEL.set((channel[:CHANNEL_MAX], (client or "")[:CLIENT_MAX]))
+    try:
+        yield
+    finally:
+        _CHANNEL.reset(token)
 
 
 def jsonable(value: Any) -> Any:
@@ -43,7 +61,10 @@ def record(
     changes: Mapping[str, Any] | None = None,
 ) -> AuditEntry:
     """Write one entry. Call it inside the same `transaction.atomic()` block as the write."""
+    channel, client = _CHANNEL.get()
     return AuditEntry.objects.create(
+        channel=channel,
+        client=client,
         actor_account_id=actor_account_id,
         project_key=project_key,
         kind=kind,
@@ -54,7 +75,8 @@ def record(
 
 
 def entry_to_dict(entry: AuditEntry) -> dict:
-    return {
+    """`channel` and `client` appear only on writes made through a channel (the assistant)."""
+    body = {
         "id": entry.pk,
         "at": entry.at.isoformat(),
         "actorAccountId": entry.actor_account_id,
@@ -64,3 +86,6 @@ def entry_to_dict(entry: AuditEntry) -> dict:
         "targetId": entry.target_id,
         "changes": entry.changes,
     }
+    if entry.channel:
+        body.update({"channel": entry.channel, "client": entry.client or None})
+    return body

@@ -155,6 +155,9 @@ class AuditEntry(models.Model):
     target_type = models.CharField(max_length=64)
     target_id = models.CharField(max_length=64, blank=True, default="")
     changes = models.JSONField(default=dict, blank=True)
+    # "agent" when the write came through the assistant's action catalogue; empty otherwise.
+    channel = models.CharField(max_length=16, blank=True, default="")
+    client = models.CharField(max_length=100, blank=True, default="")
 
     objects = AuditEntryQuerySet.as_manager()
 

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "charter",
     "status",
     "portfolio",
+    "agent",
 ]
 
 MIDDLEWARE = [
@@ -209,3 +210,16 @@ RAG_THRESHOLDS = {
 # The wiki space and the PMO label applied to pages the service creates from templates.
 WIKI_SPACE_KEY = env.str("WIKI_SPACE_KEY", default="GOV")
 WIKI_PMO_LABEL = env.str("WIKI_PMO_LABEL", default="pmo")
+
+# --- Assistant ------------------------------------------------------------------------------
+# The language model behind the Assistant page (empty: the page offers the actions as forms).
+# "openai:<model>" (any OpenAI-compatible server with AGENT_BASE_URL, e.g. a local Ollama at
+# http://127.0.0.1:11434/v1 or vLLM) or "anthropic:<model>", with its key in AGENT_API_KEY.
+AGENT_MODEL = env.str("AGENT_MODEL", default="")
+AGENT_API_KEY = env.str("AGENT_API_KEY", default="")
+AGENT_BASE_URL = env.str("AGENT_BASE_URL", default="")
+AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60.0)
+# Questions to the model per person per hour.
+AGENT_RATE_LIMIT_PER_HOUR = env.int("AGENT_RATE_LIMIT_PER_HOUR", default=30)
+# A write the assistant proposes must be confirmed within this many minutes.
+AGENT_PROPOSAL_MINUTES = env.int("AGENT_PROPOSAL_MINUTES", default=15)

@@ -23,6 +23,7 @@ urlpatterns = [
     path("projects/<str:key>/status/", include("status.urls")),
     path("", include("charter.urls_site")),
     path("", include("portfolio.urls")),
+    path("", include("agent.urls")),
     path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),

@@ -1,0 +1,963 @@
+"""The actions of the catalogue. Each reads through the selectors or writes through the
+services of the apps below, as the caller; none re-implements a rule. Results are compact
+(ids, keys, names, figures and a link to the page) and lists take `limit` and `cursor`.
+
+The assistant never approves, returns, kills, archives, publishes or nominates: those acts
+stay with people in the pages, so no action here calls them."""
+
+import datetime as dt
+from typing import Any
+
+from django.urls import reverse
+from django.utils import timezone
+
+from agent.catalogue import READ, WRITE, Context, action, page, project
+from charter import selectors as charter_selectors
+from charter.serializers import charter_to_dict
+from charter.services import current_case
+from governance import permissions
+from governance.audit import entry_to_dict
+from governance.errors import ValidationFailed
+from governance.models import AuditEntry
+from portfolio import selectors as portfolio_selectors
+from registers import services as register_services
+from registers.derive import change_application_state, decision_state, risk_score
+from registers.models import (
+    APPLICATION_STATES,
+    CHANGE_DIMENSIONS,
+    RISK_DIRECTIONS,
+    WP_STATUSES,
+    ChangeRequest,
+    Decision,
+    Risk,
+    WorkPackage,
+)
+from registers.selectors import register_counts
+from status import selectors as status_selectors
+from status import services as status_services
+from status.models import DIMENSIONS, StatusReport
+from status.serializers import report_summary
+
+# --- schema pieces ----------------------------------------------------------------------------
+
+PROJECT_KEY = {"type": "string", "description": "The project key, e.g. APOLLO."}
+LIMIT = {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many."}
+CURSOR = {"type": "string", "description": "nextCursor of the previous answer, for more."}
+PAGING = {"limit": LIMIT, "cursor": CURSOR}
+DATE = {"type": ["string", "null"], "format": "date", "description": "YYYY-MM-DD"}
+TEXT = {"type": "string", "maxLength": 2000}
+NAME = {"type": "string", "maxLength": 200}
+SCORE = {"type": "integer", "minimum": 1, "maximum": 5}
+ID = {"type": "string", "description": "The id from a list answer."}
+REVISION = {
+    "type": "integer",
+    "description": "The revision you read; the write is refused (stale) if it moved since.",
+}
+RAGS = ["Red", "Amber", "Green", "Blue", "None"]
+REGISTERS = ["work-packages", "risks", "decisions", "changes"]
+OVERRIDE = {"type": ["string", "null"], "enum": [*RAGS, None]}
+REASON = {"type": "string", "maxLength": 120}
+
+
+def _url(name: str, *args: Any) -> str:
+    return reverse(name, args=[str(a) for a in args])
+
+
+def _project_link(ctx: Context, key: str) -> str:
+    return ctx.link(_url("project-overview", key))
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, dt.date | dt.datetime) else value
+
+
+# --- reads ------------------------------------------------------------------------------------
+
+
+def _drivers(row: dict[str, Any], *, only_bad: bool = True) -> list[dict[str, Any]]:
+    found = []
+    for key in DIMENSIONS:
+        driver = row["drivers"][f"{key}Rag"]
+        rag = row["effective"][f"{key}Rag"]
+        if only_bad and rag not in ("Red", "Amber"):
+            continue
+        item = {"dimension": key, "rag": rag, "summary": driver["summary"]}
+        override = row["overrides"].get(f"{key}Rag")
+        if override:
+            item["override"] = override
+        found.append(item)
+    return found
+
+
+def _project_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "projectKey": row["projectKey"],
+        "name": row["name"],
+        "overallRag": row["overallRag"],
+        "effective": row["effective"],
+        "approvalStatus": row["approvalStatus"],
+        "phase": row["phase"] or None,
+        "theme": row["theme"] or None,
+        "stale": row["stale"],
+        "topRiskScore": row["topRiskScore"],
+        "pendingDecisions": row["pendingDecisions"],
+        "changesAwaitingApplication": row["changesAwaitingApplication"],
+        "link": _project_link(ctx, row["projectKey"]),
+    }
+
+
+@action(
+    "find_projects",
+    title="Find projects",
+    kind=READ,
+    description=(
+        "List the projects you can see, with overall and per-dimension RAG, approval status "
+        "and key figures. Filters as on the portfolio: text in key or name, theme, "
+        "approvalStatus, rag (with dimension overall/cost/schedule/scope/risk), lead "
+        "accountId, stale; sort by a portfolio column (prefix - to reverse)."
+    ),
+    schema={
+        "properties": {
+            "q": {"type": "string", "description": "Words in the project key or name."},
+            "theme": {"type": "string"},
+            "approvalStatus": {"type": "string"},
+            "rag": {"enum": RAGS},
+            "dimension": {"enum": ["overall", *DIMENSIONS]},
+            "lead": {"type": "string", "description": "The lead's accountId."},
+            "stale": {"type": "boolean"},
+            "sort": {"type": "string"},
+            **PAGING,
+        }
+    },
+)
+def find_projects(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    query = {
+        "theme": args.get("theme"),
+        "approvalStatus": args.get("approvalStatus"),
+        "rag": args.get("rag"),
+        "dimension": args.get("dimension"),
+        "lead": args.get("lead"),
+        "stale": "1" if args.get("stale") else "",
+        "sort": args.get("sort"),
+    }
+    rows = portfolio_selectors.portfolio(ctx.request, query, strict=True).rows
+    words = [w.casefold() for w in (args.get("q") or "").split()]
+    if words:
+        rows = [
+            r for r in rows if all(w in f"{r['projectKey']} {r['name']}".casefold() for w in words)
+        ]
+    return page([_project_row(ctx, r) for r in rows], args)
+
+
+def _went_red_since(projects: list, since: dt.date) -> dict[int, str | None]:
+    """Per project, the overall RAG of its last published report before `since` (None when
+    it had none): the baseline for 'went red since'."""
+    before: dict[int, str | None] = {}
+    reports = StatusReport.objects.filter(
+        project__in=projects, state="Published", published_at__date__lt=since
+    ).order_by("project_id", "-published_at")
+    for report in reports.only("project_id", "snapshot", "published_at"):
+        if report.project_id not in before:
+            before[report.project_id] = ((report.snapshot or {}).get("status") or {}).get(
+                "overallRag"
+            )
+    return before
+
+
+@action(
+    "portfolio_summary",
+    title="Portfolio summary",
+    kind=READ,
+    description=(
+        "Counts of the projects you can see by overall RAG, and the red and amber projects "
+        "with the drivers behind each bad dimension. With `since` (a date), also the projects "
+        "that are red now but were not in their last report published before that date."
+    ),
+    schema={"properties": {"since": {"type": "string", "format": "date"}, **PAGING}},
+)
+def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    result = portfolio_selectors.portfolio(ctx.request, {}, strict=True)
+    rows = result.rows
+    troubled = [
+        {
+            "projectKey": r["projectKey"],
+            "name": r["name"],
+            "overallRag": r["overallRag"],
+            "overallReason": r["overallReason"] or None,
+            "drivers": _drivers(r),
+            "link": _project_link(ctx, r["projectKey"]),
+        }
+        for r in sorted(rows, key=lambda r: (r["overallRag"] != "Red", r["projectKey"]))
+        if r["overallRag"] in ("Red", "Amber")
+    ]
+    body: dict[str, Any] = {"counts": result.summary, "redAndAmber": page(troubled, args)}
+    since = args.get("since")
+    if since:
+        try:
+            day = dt.date.fromisoformat(since)
+        except ValueError:
+            raise ValidationFailed({"since": ["Use a date: YYYY-MM-DD."]}) from None
+        projects = [p for p, _ in permissions.viewable_projects(ctx.request)]
+        baseline = _went_red_since(projects, day)
+        by_key = {p.key: p.pk for p in projects}
+        body["wentRedSince"] = [
+            {
+                "projectKey": r["projectKey"],
+                "name": r["name"],
+                "was": baseline.get(by_key[r["projectKey"]]),
+                "drivers": _drivers(r),
+                "link": _project_link(ctx, r["projectKey"]),
+            }
+            for r in rows
+            if r["overallRag"] == "Red" and baseline.get(by_key[r["projectKey"]]) != "Red"
+        ]
+    return body
+
+
+@action(
+    "project_overview",
+    title="Project overview",
+    kind=READ,
+    description=(
+        "One project: name, lead, what you may do on it, business case state, whether the "
+        "registers are frozen, rows per register and the overall and dimension RAGs."
+    ),
+    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+)
+def project_overview(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    view = status_selectors.view_for(found)
+    return {
+        "projectKey": found.key,
+        "name": found.name,
+        "leadAccountId": found.lead_account_id or None,
+        "sponsorAccountId": found.sponsor_account_id or None,
+        "you": caller.as_api(),
+        "approvalStatus": found.approval_status,
+        "registersFrozen": found.registers_frozen,
+        "registers": register_counts(found),
+        "overallRag": view.status.overall_rag,
+        "effective": dict(view.effective),
+        "stale": view.stale,
+        "link": _project_link(ctx, found.key),
+    }
+
+
+def _register_scope(ctx: Context, args: dict[str, Any]) -> list:
+    if args.get("projectKey"):
+        found, _ = project(ctx, args["projectKey"])
+        return [found]
+    return [p for p, _ in permissions.viewable_projects(ctx.request)]
+
+
+def _words(args: dict[str, Any]) -> list[str]:
+    return [w.casefold() for w in (args.get("q") or "").split()]
+
+
+def _matches(words: list[str], *texts: str) -> bool:
+    haystack = " ".join(t or "" for t in texts).casefold()
+    return all(w in haystack for w in words)
+
+
+def _wp_item(ctx: Context, wp: WorkPackage) -> dict[str, Any]:
+    key = wp.project.key
+    return {
+        "id": str(wp.pk),
+        "projectKey": key,
+        "name": wp.name,
+        "status": wp.status,
+        "rag": wp.rag,
+        "progress": wp.progress,
+        "plannedEndDate": _iso(wp.planned_end_date),
+        "forecastEndDate": _iso(wp.forecast_end_date),
+        "revision": wp.revision,
+        "link": ctx.link(_url("registers:wp-detail", key, wp.pk)),
+    }
+
+
+def _risk_item(ctx: Context, risk: Risk) -> dict[str, Any]:
+    key = risk.project.key
+    return {
+        "id": str(risk.pk),
+        "projectKey": key,
+        "title": risk.title,
+        "description": risk.description[:300],
+        "direction": risk.direction,
+        "status": risk.status,
+        "likelihood": risk.likelihood,
+        "impact": risk.impact,
+        "score": risk_score(
+            risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood
+        ),
+        "ownerAccountId": risk.owner_account_id,
+        "revision": risk.revision,
+        "link": ctx.link(_url("registers:risk-detail", key, risk.pk)),
+    }
+
+
+def _decision_item(ctx: Context, decision: Decision, now: dt.datetime) -> dict[str, Any]:
+    key = decision.project.key
+    state = decision_state(decision.made_on)
+    return {
+        "id": str(decision.pk),
+        "projectKey": key,
+        "decision": decision.decision,
+        "state": state,
+        "madeOn": _iso(decision.made_on),
+        "pendingDays": (now - decision.created_at).days if state == "Pending" else None,
+        "notes": len(decision.notes or []),
+        "revision": decision.revision,
+        "link": ctx.link(_url("registers:decision-detail", key, decision.pk)),
+    }
+
+
+def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
+    key = change.project.key
+    return {
+        "id": str(change.pk),
+        "projectKey": key,
+        "summary": change.summary,
+        "status": change.status,
+        "applicationState": change_application_state(change),
+        "dimensions": list(change.dimensions or []),
+        "impactScheduleDays": change.impact_schedule_days,
+        "impactBudget": float(change.impact_budget) if change.impact_budget is not None else None,
+        "revision": change.revision,
+        "link": ctx.link(_url("registers:change-detail", key, change.pk)),
+    }
+
+
+@action(
+    "list_register",
+    title="List a register",
+    kind=READ,
+    description=(
+        "Rows of one register (work-packages, risks, decisions, changes) of one project, or "
+        "across every project you can see when projectKey is omitted. Filters: q (words), "
+        "status; risks: minScore, direction; decisions: state (Pending/Made), "
+        "pendingForDaysAtLeast; changes: applicationState (e.g. AwaitingApplication)."
+    ),
+    schema={
+        "properties": {
+            "register": {"enum": REGISTERS},
+            "projectKey": PROJECT_KEY,
+            "q": {"type": "string"},
+            "status": {"type": "string"},
+            "minScore": {"type": "integer", "minimum": 1, "maximum": 25},
+            "direction": {"enum": RISK_DIRECTIONS},
+            "state": {"enum": ["Pending", "Made"]},
+            "pendingForDaysAtLeast": {"type": "integer", "minimum": 0},
+            "applicationState": {"enum": APPLICATION_STATES},
+            **PAGING,
+        },
+        "required": ["register"],
+    },
+)
+def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    projects = _register_scope(ctx, args)
+    register = args["register"]
+    words = _words(args)
+    status = args.get("status")
+    now = timezone.now()
+    items: list[dict[str, Any]] = []
+    if register == "work-packages":
+        rows = WorkPackage.objects.filter(project__in=projects).select_related("project")
+        for wp in rows.order_by("project__key", "sort_order", "name"):
+            if (not status or wp.status == status) and _matches(words, wp.name, wp.commentary):
+                items.append(_wp_item(ctx, wp))
+    elif register == "risks":
+        rows = Risk.objects.filter(project__in=projects).select_related("project")
+        for risk in rows.order_by("project__key", "-created_at"):
+            item = _risk_item(ctx, risk)
+            if status and risk.status != status:
+                continue
+            if args.get("direction") and risk.direction != args["direction"]:
+                continue
+            if args.get("minScore") and (item["score"] or 0) < args["minScore"]:
+                continue
+            if _matches(words, risk.title, risk.description, risk.mitigation):
+                items.append(item)
+        if args.get("minScore"):
+            items.sort(key=lambda i: -(i["score"] or 0))
+    elif register == "decisions":
+        rows = Decision.objects.filter(project__in=projects).select_related("project")
+        for decision in rows.order_by("project__key", "-created_at"):
+            item = _decision_item(ctx, decision, now)
+            if args.get("state") and item["state"] != args["state"]:
+                continue
+            least = args.get("pendingForDaysAtLeast")
+            if least is not None and (item["pendingDays"] is None or item["pendingDays"] < least):
+                continue
+            if status and decision.status != status:
+                continue
+            if _matches(words, decision.decision, decision.decision_notes, decision.rationale):
+                items.append(item)
+    else:
+        rows = ChangeRequest.objects.filter(project__in=projects).select_related("project")
+        for change in rows.order_by("project__key", "-created_at"):
+            item = _change_item(ctx, change)
+            if (
+                args.get("applicationState")
+                and item["applicationState"] != args["applicationState"]
+            ):
+                continue
+            if status and change.status != status:
+                continue
+            if _matches(words, change.summary, change.reason):
+                items.append(item)
+    return page(items, args)
+
+
+@action(
+    "business_case",
+    title="Business case",
+    kind=READ,
+    description=(
+        "A project's business case: approval state, version, theme, problem, outcome and "
+        "expected return, adoption gap, frozen registers, open return notes."
+    ),
+    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+)
+def business_case(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    data = charter_to_dict(current_case(found), caller=caller)
+    open_notes = [n for n in data.get("returnNotes") or [] if not n.get("addressed")]
+    return {
+        "projectKey": found.key,
+        "approvalStatus": data["approvalStatus"],
+        "version": data["version"],
+        "theme": data["theme"] or None,
+        "businessProblem": data["businessProblem"],
+        "outcome": data["outcome"],
+        "returnExpected": data["returnExpected"],
+        "adoptionGap": data["adoptionGap"],
+        "registersFrozen": data["registersFrozen"],
+        "openReturnNotes": [
+            {"section": n.get("section"), "ask": n.get("ask"), "severity": n.get("severity")}
+            for n in open_notes
+        ],
+        "submittedAt": data.get("submittedAt"),
+        "approvedAt": data.get("approvedAt"),
+        "link": ctx.link(_url("charter:index", found.key)),
+    }
+
+
+@action(
+    "project_status",
+    title="Project status",
+    kind=READ,
+    description=(
+        "A project's status: overall RAG and reason, the derived and effective RAG per "
+        "dimension (cost, schedule, scope, risk) with the drivers behind each and any "
+        "override with its reason, commentary, confidence and whether it is stale."
+    ),
+    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+)
+def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, _ = project(ctx, args["projectKey"])
+    view = status_selectors.view_for(found)
+    status = view.status
+    dimensions = {}
+    for key in DIMENSIONS:
+        dimension = view.dimensions[key]
+        dimensions[key] = {
+            "derived": dimension.rag,
+            "effective": view.effective[f"{key}Rag"],
+            "summary": dimension.summary,
+            "drivers": [d.as_dict() for d in dimension.drivers][:5],
+        }
+        override = getattr(status, f"{key}_rag_override", None)
+        if override:
+            dimensions[key]["override"] = override
+            dimensions[key]["overrideReason"] = getattr(status, f"{key}_rag_override_reason", "")
+    return {
+        "projectKey": found.key,
+        "overallRag": status.overall_rag,
+        "overallReason": status.overall_reason or None,
+        "phase": status.phase or None,
+        "dimensions": dimensions,
+        "commentary": status.structured_commentary or {},
+        "pmKeyMessage": status.pm_key_message or None,
+        "outcomeConfidence": status.outcome_confidence,
+        "stale": view.stale,
+        "lastUpdatedAt": _iso(status.last_updated_at),
+        "revision": status.revision,
+        "link": ctx.link(_url("status:index", found.key)),
+    }
+
+
+@action(
+    "status_reports",
+    title="Status reports",
+    kind=READ,
+    description=(
+        "A project's status reports, newest first, each with the overall and effective RAGs "
+        "it froze: the trend. state: Draft or Published (default Published)."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "state": {"enum": ["Draft", "Published"]},
+            **PAGING,
+        },
+        "required": ["projectKey"],
+    },
+)
+def status_reports(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, _ = project(ctx, args["projectKey"])
+    reports = status_selectors.reports(found, states=[args.get("state") or "Published"])
+    items = []
+    for report in reports:
+        summary = report_summary(report)
+        items.append(
+            {
+                "id": summary["id"],
+                "title": summary["title"],
+                "state": summary["state"],
+                "publishedAt": summary["publishedAt"],
+                "overallRag": summary["overallRag"],
+                "effective": summary["effective"],
+                "link": ctx.link(_url("status:report", found.key, report.pk)),
+            }
+        )
+    return page(items, args)
+
+
+@action(
+    "waiting_for_me",
+    title="Waiting for me",
+    kind=READ,
+    description=(
+        "The business cases and change requests waiting for your decision (as sponsor, "
+        "approver or BAU owner) across the projects you can see. Deciding stays in the pages."
+    ),
+    schema={"properties": {}},
+)
+def waiting_for_me(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    waiting = charter_selectors.waiting_for(ctx.request)
+    return {
+        "cases": [
+            {
+                "projectKey": a.project.key,
+                "name": a.project.name,
+                "what": a.what,
+                "since": _iso(a.since),
+                "link": ctx.link(_url(f"charter:{a.page}", a.project.key))
+                if a.page != "case"
+                else ctx.link(_url("charter:index", a.project.key)),
+            }
+            for a in waiting["cases"]
+        ],
+        "changes": [_change_item(ctx, c) for c in waiting["changes"]],
+    }
+
+
+@action(
+    "search_lessons",
+    title="Search lessons",
+    kind=READ,
+    description=(
+        "Lessons recorded at close-out (worked, differently, nextSponsor) and realisation "
+        "(realisation) of the projects you can see, newest first; q matches every word."
+    ),
+    schema={
+        "properties": {
+            "q": {"type": "string"},
+            "kind": {"enum": list(portfolio_selectors.LESSON_KINDS)},
+            "theme": {"type": "string"},
+            **PAGING,
+        }
+    },
+)
+def search_lessons(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found = portfolio_selectors.lessons(
+        ctx.request,
+        q=args.get("q") or "",
+        kind=args.get("kind") or "",
+        theme=args.get("theme") or "",
+    )
+    items = [
+        {
+            "projectKey": e["projectKey"],
+            "projectName": e["projectName"],
+            "kind": e["kind"],
+            "text": e["text"],
+            "recordedAt": e["recordedAt"],
+            "link": ctx.link(_url("charter:closeout", e["projectKey"])),
+        }
+        for e in found.entries
+    ]
+    return page(items, args)
+
+
+@action(
+    "audit_trail",
+    title="Audit trail",
+    kind=READ,
+    description="A project's audit trail, newest first: who changed what, when, through what.",
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "kind": {"type": "string", "description": "e.g. risk.created, decision.made"},
+            **PAGING,
+        },
+        "required": ["projectKey"],
+    },
+)
+def audit_trail(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, _ = project(ctx, args["projectKey"])
+    entries = AuditEntry.objects.filter(project_key=found.key)
+    if args.get("kind"):
+        entries = entries.filter(kind=args["kind"])
+    limit = args.get("limit") or 20
+    try:
+        start = max(0, int(args.get("cursor") or 0))
+    except ValueError:
+        raise ValidationFailed(
+            {"cursor": ["Pass back the nextCursor of an earlier answer."]}
+        ) from None
+    chunk = list(entries[start : start + limit + 1])
+    items = [entry_to_dict(e) for e in chunk[:limit]]
+    return {
+        "items": items,
+        "nextCursor": str(start + limit) if len(chunk) > limit else None,
+        "link": ctx.link(_url("project-audit", found.key)),
+    }
+
+
+# --- writes -----------------------------------------------------------------------------------
+
+
+def _written(ctx: Context, kind: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {"done": kind, **item}
+
+
+RISK_FIELDS = {
+    "title": NAME,
+    "description": TEXT,
+    "likelihood": SCORE,
+    "impact": SCORE,
+    "residualLikelihood": SCORE,
+    "residualImpact": SCORE,
+    "direction": {"enum": RISK_DIRECTIONS},
+    "status": {"enum": ["Open", "Closed"]},
+    "materialised": {"type": "boolean"},
+    "treatment": {
+        "type": ["string", "null"],
+        "enum": [None, "Mitigate", "Avoid", "Transfer", "Accept", "Pursue", "Enhance", "Share"],
+    },
+    "mitigation": TEXT,
+    "ownerAccountId": {"type": ["string", "null"]},
+}
+
+
+def _data(args: dict[str, Any], *skip: str) -> dict[str, Any]:
+    drop = {"projectKey", "expectedRevision", *skip}
+    return {k: v for k, v in args.items() if k not in drop}
+
+
+@action(
+    "add_risk",
+    title="Add a risk",
+    kind=WRITE,
+    description=(
+        "Log a risk (or opportunity) on a project: title, description, likelihood and impact "
+        "1-5, mitigation, owner. Project Lead and nominated editors only."
+    ),
+    schema={
+        "properties": {"projectKey": PROJECT_KEY, **RISK_FIELDS},
+        "required": ["projectKey", "title"],
+    },
+)
+def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    risk = register_services.risk_create(caller=caller, data=_data(args))
+    return _written(ctx, "risk.created", _risk_item(ctx, risk))
+
+
+@action(
+    "update_risk",
+    title="Update a risk",
+    kind=WRITE,
+    description="Change fields of a risk (scores, status, mitigation, owner...) by its id.",
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "riskId": ID,
+            "expectedRevision": REVISION,
+            **RISK_FIELDS,
+        },
+        "required": ["projectKey", "riskId"],
+    },
+)
+def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    risk = register_services.risk_update(
+        caller=caller,
+        risk_id=args["riskId"],
+        data=_data(args, "riskId"),
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "risk.updated", _risk_item(ctx, risk))
+
+
+@action(
+    "update_work_package",
+    title="Update a work package",
+    kind=WRITE,
+    description=(
+        "Change a work package's forecast or actual dates, status, progress (0-100 in tens), "
+        "RAG or commentary, by its id."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "workPackageId": ID,
+            "expectedRevision": REVISION,
+            "forecastStartDate": DATE,
+            "forecastEndDate": DATE,
+            "actualStartDate": DATE,
+            "actualEndDate": DATE,
+            "plannedStartDate": DATE,
+            "plannedEndDate": DATE,
+            "status": {"enum": WP_STATUSES},
+            "progress": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
+            "rag": {"enum": RAGS},
+            "commentary": {"type": ["string", "null"], "maxLength": 2000},
+        },
+        "required": ["projectKey", "workPackageId"],
+    },
+)
+def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    wp = register_services.work_package_update(
+        caller=caller,
+        wp_id=args["workPackageId"],
+        data=_data(args, "workPackageId"),
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "work_package.updated", _wp_item(ctx, wp))
+
+
+DECISION_FIELDS = {
+    "decision": NAME,
+    "decisionNotes": TEXT,
+    "rationale": TEXT,
+    "madeOn": DATE,
+    "madeByAccountId": {"type": ["string", "null"]},
+}
+
+
+@action(
+    "add_decision",
+    title="Log a decision",
+    kind=WRITE,
+    description=(
+        "Log a decision on a project: pending without madeOn, made when madeOn (a date) is "
+        "given, with notes and rationale."
+    ),
+    schema={
+        "properties": {"projectKey": PROJECT_KEY, **DECISION_FIELDS},
+        "required": ["projectKey", "decision"],
+    },
+)
+def add_decision(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    decision = register_services.decision_create(caller=caller, data=_data(args))
+    return _written(ctx, "decision.created", _decision_item(ctx, decision, timezone.now()))
+
+
+@action(
+    "record_decision_made",
+    title="Record a decision as made",
+    kind=WRITE,
+    description=(
+        "Record that a pending decision was made: madeOn (default today), who made it, the "
+        "rationale. A made decision can no longer be changed, only annotated."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "decisionId": ID,
+            "expectedRevision": REVISION,
+            "madeOn": {"type": "string", "format": "date"},
+            "madeByAccountId": {"type": ["string", "null"]},
+            "rationale": TEXT,
+        },
+        "required": ["projectKey", "decisionId"],
+    },
+)
+def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    data = _data(args, "decisionId")
+    data.setdefault("madeOn", timezone.localdate().isoformat())
+    decision = register_services.decision_update(
+        caller=caller,
+        decision_id=args["decisionId"],
+        data=data,
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "decision.made", _decision_item(ctx, decision, timezone.now()))
+
+
+@action(
+    "add_decision_note",
+    title="Add a note to a decision",
+    kind=WRITE,
+    description=(
+        "Append a note to a decision (also allowed on made decisions and frozen registers)."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "decisionId": ID,
+            "text": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "expectedRevision": REVISION,
+        },
+        "required": ["projectKey", "decisionId", "text"],
+    },
+)
+def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    decision = register_services.decision_append_note(
+        caller=caller,
+        decision_id=args["decisionId"],
+        text_value=args["text"],
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "decision.note_added", _decision_item(ctx, decision, timezone.now()))
+
+
+@action(
+    "raise_change_request",
+    title="Raise a change request",
+    kind=WRITE,
+    description=(
+        "Raise a change request on a project: summary, reason, dimensions (Scope, Budget, "
+        "Schedule, Quality, Other) and impacts. It is decided by its approver in the pages."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "summary": NAME,
+            "reason": TEXT,
+            "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
+            "impactScheduleDays": {"type": ["integer", "null"]},
+            "impactBudget": {"type": ["number", "null"]},
+            "impactScope": TEXT,
+            "impactQualityOther": TEXT,
+            "targetWorkPackageId": {"type": ["string", "null"]},
+            "approverAccountId": {"type": ["string", "null"]},
+        },
+        "required": ["projectKey", "summary"],
+    },
+)
+def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    change = register_services.change_create(caller=caller, data=_data(args))
+    return _written(ctx, "change.created", _change_item(ctx, change))
+
+
+@action(
+    "update_project_status",
+    title="Update the project status",
+    kind=WRITE,
+    description=(
+        "Update a project's status: overall RAG and reason, key messages, key risks, "
+        "decisions required, phase, and per-dimension RAG overrides with their reasons "
+        "(null override = use the derived RAG)."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "expectedRevision": REVISION,
+            "overallRag": {"enum": RAGS},
+            "overallReason": REASON,
+            "phase": NAME,
+            "keyMessages": TEXT,
+            "keyRisks": TEXT,
+            "decisionsRequired": TEXT,
+            "pmKeyMessage": TEXT,
+            **{f"{d}RagOverride": OVERRIDE for d in DIMENSIONS},
+            **{f"{d}RagOverrideReason": REASON for d in ("cost", "schedule", "scope")},
+        },
+        "required": ["projectKey"],
+    },
+)
+def update_project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    data = _data(args, "keyMessages", "keyRisks", "decisionsRequired")
+    commentary_keys = [k for k in ("keyMessages", "keyRisks", "decisionsRequired") if k in args]
+    if commentary_keys:
+        current = dict(status_selectors.view_for(found).status.structured_commentary or {})
+        current.update({k: args[k] for k in commentary_keys})
+        data["structuredCommentary"] = current
+    permissions.require(
+        caller.can_edit,
+        "Only the Project Lead and the editors they nominate may change this project.",
+    )
+    status_services.status_update(
+        caller=caller, data=data, expected_revision=args.get("expectedRevision")
+    )
+    return _written(ctx, "status.updated", project_status(ctx, {"projectKey": found.key}))
+
+
+def _key_messages(ctx: Context, key: str) -> str:
+    """Key messages made from the data: overall RAG, the bad dimensions with their drivers,
+    the top open risks and the pending decisions."""
+    status = project_status(ctx, {"projectKey": key})
+    lines = [
+        f"Overall {status['overallRag']}."
+        + (f" {status['overallReason']}" if status["overallReason"] else "")
+    ]
+    for name, dimension in status["dimensions"].items():
+        if dimension["effective"] in ("Red", "Amber"):
+            lines.append(f"{name.title()}: {dimension['effective']} - {dimension['summary']}")
+    risks = list_register(
+        ctx, {"register": "risks", "projectKey": key, "status": "Open", "minScore": 12, "limit": 3}
+    )["items"]
+    for risk in risks:
+        lines.append(f"Risk (score {risk['score']}): {risk['title']}")
+    pending = list_register(
+        ctx, {"register": "decisions", "projectKey": key, "state": "Pending", "limit": 100}
+    )["total"]
+    if pending:
+        lines.append(f"{pending} decision(s) pending.")
+    return "\n".join(lines)[:2000]
+
+
+@action(
+    "draft_status_report",
+    title="Draft a status report",
+    kind=WRITE,
+    description=(
+        "Start a draft status report for a project (one draft at a time). Without "
+        "keyMessages, they are made from the data: overall RAG, the red and amber dimensions "
+        "with their drivers, top risks, pending decisions. Publishing stays with people."
+    ),
+    schema={
+        "properties": {"projectKey": PROJECT_KEY, "title": NAME, "keyMessages": TEXT},
+        "required": ["projectKey"],
+    },
+)
+def draft_status_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    data = _data(args)
+    permissions.require(
+        caller.can_edit, "Only the Project Lead and the editors they nominate draft reports."
+    )
+    if "keyMessages" not in data:
+        data["keyMessages"] = _key_messages(ctx, found.key)
+    report = status_services.status_report_create(caller=caller, data=data)
+    return _written(
+        ctx,
+        "status_report.created",
+        {
+            "id": str(report.pk),
+            "projectKey": found.key,
+            "title": report.title,
+            "state": report.state,
+            "keyMessages": report.key_messages,
+            "link": ctx.link(_url("status:report", found.key, report.pk)),
+        },
+    )

@@ -1,0 +1,217 @@
+"""The assistant's action catalogue: one place that names every action, describes it for a
+language model, declares its JSON Schema and whether it reads or writes, and runs it as the
+caller through the existing selectors and services.
+
+Every door (the API, the MCP tools, the Assistant page) goes through `run()`, which applies
+both gates in order: the portfolio/agent gate first (403 `forbidden` with the reason), then,
+inside each action, the per-project gate for every project it touches (a project the caller
+cannot view answers 404 and is never named or counted). Validation, refusals, audit and
+concurrency stay the services' own; writes are audited with the channel `agent`.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import HttpRequest
+from jsonschema import Draft202012Validator
+
+from governance import audit, permissions
+from governance.errors import BadRequest, Forbidden, NotFound, ValidationFailed
+from governance.models import User
+
+CHANNEL = "agent"
+READ, WRITE = "read", "write"
+DEFAULT_LIMIT, MAX_LIMIT = 20, 100
+
+
+@dataclass
+class Context:
+    """Who runs an action, and through which client. `request` carries the user (an HTTP
+    request of the API or the page, or one built for the caller by `request_for`)."""
+
+    request: HttpRequest
+    client: str = ""
+    base_url: str = ""
+
+    @property
+    def user(self) -> User:
+        return permissions.request_user(self.request)
+
+    def link(self, path: str) -> str:
+        return f"{self.base_url.rstrip('/')}{path}" if self.base_url else path
+
+
+def request_for(user: User) -> HttpRequest:
+    """A request standing for `user` outside HTTP (the MCP stdio server, tests)."""
+    request = HttpRequest()
+    request.user = user
+    request.auth = user
+    request.method = "POST"
+    return request
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    title: str
+    description: str
+    kind: str
+    schema: dict[str, Any]
+    function: Callable[[Context, dict[str, Any]], Any]
+    # Whether the action needs edit rights on some project (writes); used to show only what
+    # the caller may use.
+    needs_edit: bool = False
+    validator: Draft202012Validator = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        Draft202012Validator.check_schema(self.schema)
+        object.__setattr__(self, "validator", Draft202012Validator(self.schema))
+
+    @property
+    def is_write(self) -> bool:
+        return self.kind == WRITE
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "kind": self.kind,
+            "inputSchema": self.schema,
+        }
+
+
+CATALOGUE: dict[str, Action] = {}
+
+
+def action(name: str, *, title: str, kind: str, description: str, schema: dict[str, Any]):
+    """Register the decorated function as an action of the catalogue."""
+
+    def register(function: Callable[[Context, dict[str, Any]], Any]):
+        if name in CATALOGUE:
+            raise ValueError(f"Action {name} is registered twice.")
+        full = {"type": "object", "additionalProperties": False, **schema}
+        full.setdefault("properties", {})
+        CATALOGUE[name] = Action(
+            name=name,
+            title=title,
+            description=description,
+            kind=kind,
+            schema=full,
+            function=function,
+            needs_edit=kind == WRITE,
+        )
+        return function
+
+    return register
+
+
+# --- gates --------------------------------------------------------------------------------
+
+
+def require_agent_access(request: HttpRequest) -> User:
+    """The portfolio/agent gate: site administrators while no governance group is set, that
+    group's members once one is. 401 without credentials, 403 with the reason."""
+    user = permissions.request_user(request)
+    if not permissions.has_portfolio_access(user, request):
+        group = permissions.governance_group(request)
+        raise Forbidden(
+            f"The assistant is open to members of the governance group '{group}'."
+            if group
+            else "The assistant is open to site administrators until a governance group is set."
+        )
+    return user
+
+
+def project(ctx: Context, key: Any):
+    """The per-project gate: the project and the caller's role, 404 when they cannot view it
+    (the message names only what the caller typed)."""
+    if not isinstance(key, str) or not key.strip():
+        raise ValidationFailed({"projectKey": ["Name a project key."]})
+    return permissions.project_for(ctx.request, key.strip().upper())
+
+
+def may_edit_somewhere(request: HttpRequest) -> bool:
+    return any(caller.can_edit for _, caller in permissions.viewable_projects(request))
+
+
+def available(request: HttpRequest) -> list[Action]:
+    """The actions the caller may use: every read once past the agent gate; the writes only
+    when they edit at least one project they can view."""
+    require_agent_access(request)
+    ensure_loaded()
+    editor = may_edit_somewhere(request)
+    return [a for a in CATALOGUE.values() if editor or not a.needs_edit]
+
+
+def get(name: str) -> Action:
+    ensure_loaded()
+    found = CATALOGUE.get(name)
+    if found is None:
+        raise NotFound(f"No action called {name!r}.")
+    return found
+
+
+def validate(action_: Action, arguments: Any) -> dict[str, Any]:
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise BadRequest("The arguments must be a JSON object.")
+    fields: dict[str, list[str]] = {}
+    for error in action_.validator.iter_errors(arguments):
+        if error.validator == "required":
+            missing = [name for name in error.validator_value if name not in error.instance]
+            for name in missing:
+                fields.setdefault(name, []).append("This field is required.")
+            continue
+        if error.validator == "additionalProperties":
+            allowed = set(error.schema.get("properties", {}))
+            for name in error.instance:
+                if name not in allowed:
+                    fields.setdefault(name, []).append("Unknown field.")
+            continue
+        path = ".".join(str(p) for p in error.absolute_path) or "arguments"
+        fields.setdefault(path, []).append(error.message)
+    if fields:
+        raise ValidationFailed(fields)
+    return arguments
+
+
+def run(ctx: Context, name: str, arguments: Any) -> Any:
+    """Run one action as the caller: the agent gate, the arguments against the schema, then
+    the action (which applies the per-project gate and calls the services)."""
+    require_agent_access(ctx.request)
+    chosen = get(name)
+    arguments = validate(chosen, arguments)
+    if chosen.is_write:
+        with audit.via(CHANNEL, ctx.client):
+            return chosen.function(ctx, arguments)
+    return chosen.function(ctx, arguments)
+
+
+# --- results --------------------------------------------------------------------------------
+
+
+def page(items: list[Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """A list result: at most `limit` items from `cursor`, and the cursor of the next page."""
+    limit = arguments.get("limit") or DEFAULT_LIMIT
+    cursor = arguments.get("cursor") or "0"
+    try:
+        start = int(cursor)
+    except (TypeError, ValueError):
+        start = -1
+    if start < 0:
+        raise ValidationFailed({"cursor": ["Pass back the nextCursor of an earlier answer."]})
+    chunk = items[start : start + limit]
+    following = start + limit
+    return {
+        "items": chunk,
+        "total": len(items),
+        "nextCursor": str(following) if following < len(items) else None,
+    }
+
+
+def ensure_loaded() -> None:
+    """Import the modules that register actions (once)."""
+    from agent import actions  # noqa: F401

@@ -1,0 +1,30 @@
+"""python manage.py mcp --user NAME: the action catalogue as MCP tools over stdio, as NAME,
+for desktop clients (Claude Desktop, VS Code, Cursor...). Both gates apply to every call."""
+
+import anyio
+from django.core.management.base import BaseCommand, CommandError
+from mcp.server.stdio import stdio_server
+
+from agent import catalogue
+from agent.mcp_server import build_server
+from governance.models import User
+
+
+class Command(BaseCommand):
+    help = "Serve the assistant's actions as MCP tools over stdio, as the given user."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--user", required=True, help="username the tools run as")
+        parser.add_argument("--base-url", default="", help="site address for the links in results")
+
+    def handle(self, *args, user, base_url, **options):
+        person = User.objects.filter(username=user, is_active=True).first()
+        if person is None:
+            raise CommandError(f"No active user called {user!r}.")
+        server = build_server(lambda: catalogue.request_for(person), base_url=base_url)
+
+        async def serve():
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        anyio.run(serve)

@@ -1,0 +1,103 @@
+"""The Assistant page: ask in words (with a language model configured), confirm or dismiss
+the writes it proposes, or run any action of the catalogue through its form."""
+
+from django.http import HttpResponse
+from django.shortcuts import redirect
+
+from agent import assistant, catalogue, forms
+from agent.present import present
+from governance import permissions
+from governance.errors import DomainError, NotFound
+from governance.http import page, render_htmx
+
+TEMPLATE = "agent/assistant.html"
+
+
+def _context(request, **extra) -> dict:
+    user = request.user
+    actions = catalogue.available(request)
+    messages = assistant.transcript(user)
+    for message in messages:
+        if message.data.get("result") is not None:
+            message.shown = present(message.data["result"])
+    return {
+        "section": "assistant",
+        "model": assistant.configured(),
+        "messages": messages,
+        "reads": [a for a in actions if not a.is_write],
+        "writes": [a for a in actions if a.is_write],
+        **extra,
+    }
+
+
+def _conversation(request, status: int = 200) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        return render_htmx(
+            request, TEMPLATE, _context(request), partial="conversation", status=status
+        )
+    return redirect("assistant")
+
+
+@page("GET", "POST")
+def assistant_page(request):
+    """GET the page; POST a question (`q`) for the model."""
+    catalogue.require_agent_access(request)
+    if request.method == "POST":
+        question = (request.POST.get("q") or "").strip()[:2000]
+        if question:
+            try:
+                assistant.ask(request, request.user, question)
+            except assistant.AssistantUnavailable as error:
+                assistant.say(request.user, "notice", str(error), {"failed": True})
+        return _conversation(request)
+    return render_htmx(request, TEMPLATE, _context(request))
+
+
+@page("POST")
+def assistant_clear(request):
+    catalogue.require_agent_access(request)
+    assistant.clear(request.user)
+    return _conversation(request)
+
+
+@page("GET", "POST")
+def action_form(request, name: str):
+    """An action as a form generated from its schema; POST runs it as the person."""
+    catalogue.require_agent_access(request)
+    action = catalogue.get(name)
+    if action not in catalogue.available(request):
+        raise NotFound(f"No action called {name!r}.")
+    projects = [(p.key, p.name) for p, _ in permissions.viewable_projects(request)]
+    context = {"action": action, "fields": forms.fields(action, request.GET.dict(), projects)}
+    status = 200
+    if request.method == "POST":
+        arguments = forms.arguments(action, request.POST)
+        context["fields"] = forms.fields(action, request.POST.dict(), projects)
+        try:
+            result = assistant.run_form(request, request.user, name, arguments)
+        except DomainError as error:
+            context["error"] = error
+            status = error.status
+        else:
+            context["shown"] = present(result)
+    return render_htmx(
+        request,
+        "agent/action.html",
+        {"section": "assistant", **context},
+        partial="form",
+        status=status,
+    )
+
+
+@page("POST")
+def proposal_confirm(request, proposal_id):
+    catalogue.require_agent_access(request)
+    assistant.confirm(request, request.user, proposal_id)
+    return _conversation(request)
+
+
+@page("POST")
+def proposal_dismiss(request, proposal_id):
+    catalogue.require_agent_access(request)
+    assistant.dismiss(request.user, proposal_id)
+    return _conversation(request)

@@ -1,0 +1,101 @@
+"""Every action of the catalogue x every role x the governance group unset, set to a group of
+the PMO analyst alone, and set to a group holding everyone: both gates, through the API door.
+
+Expected: no credentials 401; outside the portfolio/agent gate 403; past it but unable to view
+ALPHA 404 for every action that names it; reads 200 for anyone who can view; writes 200 for
+the Project Lead and nominated editors only, 403 for the other viewers."""
+
+import json
+
+import pytest
+from django.db import transaction
+from django.test import Client
+
+from agent.catalogue import CATALOGUE, ensure_loaded
+from tests.agent.conftest import EVERYONE, use_group
+from tests.conftest import PMO_GROUP, ROLES
+
+ensure_loaded()
+
+# Actions that name no project: they read across whatever the caller can view.
+ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}
+
+
+def arguments(name: str, world) -> dict:
+    key = {"projectKey": "ALPHA"}
+    return {
+        "find_projects": {},
+        "portfolio_summary": {"since": "2026-01-01"},
+        "project_overview": key,
+        "list_register": {**key, "register": "risks", "minScore": 10},
+        "business_case": key,
+        "project_status": key,
+        "status_reports": key,
+        "waiting_for_me": {},
+        "search_lessons": {"q": "supplier"},
+        "audit_trail": key,
+        "add_risk": {**key, "title": "Supplier insolvency", "likelihood": 3, "impact": 4},
+        "update_risk": {**key, "riskId": str(world.risk.pk), "likelihood": 5},
+        "update_work_package": {
+            **key,
+            "workPackageId": str(world.wp.pk),
+            "forecastEndDate": "2026-07-31",
+        },
+        "add_decision": {**key, "decision": "Go with vendor B"},
+        "record_decision_made": {**key, "decisionId": str(world.decision.pk)},
+        "add_decision_note": {**key, "decisionId": str(world.decision.pk), "text": "Checked."},
+        "raise_change_request": {**key, "summary": "Add SSO", "dimensions": ["Scope"]},
+        "update_project_status": {**key, "keyMessages": "Build on track."},
+        "draft_status_report": key,
+    }[name]
+
+
+def expected(name: str, role: str, group: str | None) -> int:
+    if role == "anonymous":
+        return 401
+    gate = {None: {"site_admin"}, PMO_GROUP: {"pmo"}, EVERYONE: set(ROLES) - {"anonymous"}}
+    if role not in gate[group]:
+        return 403
+    if role == "outsider" and name not in ACROSS:
+        return 404
+    if CATALOGUE[name].is_write:
+        return 200 if role in ("lead", "editor") else 403
+    return 200
+
+
+def test_every_action_is_in_the_matrix(world):
+    for name in CATALOGUE:
+        assert arguments(name, world) is not None
+
+
+@pytest.mark.parametrize("group", [None, PMO_GROUP, EVERYONE])
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_action_matrix(name, group, world):
+    failures = []
+    for role in ROLES:
+        with transaction.atomic():
+            if group:
+                use_group(group)
+            client = Client()
+            user = world.user(role)
+            if user is not None:
+                client.force_login(user)
+            response = client.post(
+                f"/api/v1/agent/actions/{name}",
+                data=json.dumps({"arguments": arguments(name, world)}),
+                content_type="application/json",
+            )
+            want = expected(name, role, group)
+            if response.status_code != want:
+                failures.append(
+                    f"{role}: expected {want}, got {response.status_code} "
+                    f"{response.content[:200]!r}"
+                )
+            elif want >= 400:
+                assert set(response.json()) == {"error"}, response.content
+            if role == "outsider" and want == 200:
+                # The per-project gate: ALPHA is never revealed, not even counted.
+                assert "ALPHA" not in response.content.decode()
+                assert "Alpha programme" not in response.content.decode()
+            transaction.set_rollback(True)
+    assert not failures, "\n".join(failures)
