@@ -5,6 +5,7 @@ watched: a console error, an uncaught exception or a CSP violation fails it."""
 import pytest
 
 from tools import chromium
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
