@@ -7,7 +7,7 @@ HTMX_VERSION := 2.0.11
 PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-sqlite test-postgres test-browser bench worker lint format vendor-htmx check-deploy clean
+.PHONY: install chromium run test test-sqlite test-postgres test-browser bench worker lint format vendor-htmx check-deploy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,16 +22,22 @@ run: install
 	$(PY) manage.py seed_demo
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
+# The browser tests drive a Chromium or Chrome found on this machine (CHROMIUM_PATH, PATH, the
+# usual locations); as root, Debian's `chromium` is installed when none is. Otherwise the
+# run stops here, before anything else, with one line saying what to install.
+chromium:
+	@$(PYTHON) tools/chromium.py ensure >/dev/null
+
 # The whole suite on SQLite, then again on PostgreSQL when it answers at PG_URL.
-test: install
+test: chromium install
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
 
-test-sqlite: install
+test-sqlite: chromium install
 	@echo "== tests on SQLite =="
 	env -u DATABASE_URL $(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
 
-test-postgres: install
+test-postgres: chromium install
 	@if $(PY) -c "import psycopg,sys; psycopg.connect('$(PG_URL)'.rsplit('/',1)[0]+'/postgres', connect_timeout=3).close()" 2>/dev/null; then \
 		echo "== tests on PostgreSQL ($(PG_URL)) =="; \
 		DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -n 2 $(PYTEST_ARGS); \

@@ -1,4 +1,4 @@
-"""The business-case lifecycle table (PRODUCT.md section 2) as data: for every act, the
+"""The business-case lifecycle table (docs/product.md section 2) as data: for every act, the
 states it may start from, who may take it and where it leads. The services check acts against
 it (403 for the wrong person, then 409 for the wrong state) and the pages offer exactly the
 acts `available_acts` returns, so a button is shown only when pressing it passes both checks."""

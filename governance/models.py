@@ -20,7 +20,7 @@ CANONICAL_THEMES = [
 ]
 THEMES_MAX = 12
 BR_CADENCES = ["Monthly", "Quarterly", "Annual"]
-# Registers are frozen from ClosingSubmitted onward and when Archived (PRODUCT.md section 2).
+# Registers are frozen from ClosingSubmitted onward and when Archived (docs/product.md section 2).
 FROZEN_APPROVAL_STATUSES = frozenset(
     {
         "ClosingSubmitted",
@@ -77,7 +77,7 @@ class Project(models.Model):
         return self.approval_status in FROZEN_APPROVAL_STATUSES
 
     def assert_registers_unfrozen(self) -> None:
-        """The one freeze rule (PRODUCT.md section 2): register writes other than decision
+        """The one freeze rule (docs/product.md section 2): register writes other than decision
         notes are refused with 409 `frozen` from close-out onward and when archived."""
         if self.registers_frozen:
             raise Frozen(

@@ -1,7 +1,7 @@
 """THE access gate. Roles are computed per (user, project) here and nowhere else; views, the
 API and the agent ask this module and hand the resulting `Caller` to templates.
 
-Rules (PRODUCT.md section 1):
+Rules (docs/product.md section 1):
 - view: the user can browse the project in the tracker and, once a governance group is set,
   is a member of that group or of the project's steering committee;
 - edit: view and (Project Lead or nominated editor); site-admin rights never confer edit;

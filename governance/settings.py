@@ -194,7 +194,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
 
-# Default thresholds of the derived RAG (PRODUCT.md section 3); site admins may override each
+# Default thresholds of the derived RAG (docs/product.md section 3); site admins may override each
 # in Portfolio settings. Percentages are cost overrun over the approved budget; days are
 # schedule slip past the baselined end plus approved variations.
 RAG_THRESHOLDS = {

@@ -1,4 +1,4 @@
-"""The registers' JSON API (../shared/API.md): work packages, risks, decisions, change
+"""The registers' JSON API (docs/api.md): work packages, risks, decisions, change
 requests, their acts, exports and imports. Every write calls a service; no rule lives here."""
 
 from typing import Any

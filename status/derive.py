@@ -1,5 +1,5 @@
 """Every derived value of project status, computed here once and shown the same on the status
-page, in published reports, on the portfolio and in the API (PRODUCT.md section 3):
+page, in published reports, on the portfolio and in the API (docs/product.md section 3):
 
 - the derived cost, schedule, scope and risk RAG, each with its drivers: a summary with the
   figures that made it what it is (for example "forecast 1,200 vs approved 1,000 + 0
@@ -34,7 +34,7 @@ from registers.derive import application_state, risk_score
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 
 DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
-# How long a status stays current (PRODUCT.md section 3).
+# How long a status stays current (docs/product.md section 3).
 CADENCE_DAYS = {"Daily": 1, "Weekly": 7, "Monthly": 31}
 BR_CADENCE_MONTHS = {"Monthly": 1, "Quarterly": 3, "Annual": 12}
 APPROVED_OR_LATER = frozenset({"Approved", "ClosingSubmitted"}) | CLOSED_OR_LATER

@@ -1,4 +1,4 @@
-"""The tracker interface, shaped for Jira Cloud's REST API v3 (see ../shared/specs): every
+"""The tracker interface, shaped for Jira Cloud's REST API v3 (see contracts/): every
 method maps onto one or two of the operations listed there."""
 
 from collections.abc import Iterable

@@ -1,5 +1,5 @@
 """The wiki interface, shaped for Confluence Cloud (v2 pages, spaces and footer comments; v1
-CQL search and labels; see ../shared/specs)."""
+CQL search and labels; see contracts/)."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass

@@ -3,16 +3,22 @@ rendering (the full page and the HTMX responses render the same partials), inlin
 422 errors in the row and a conflict row on a stale save, delete, the read-only detail."""
 
 import contextlib
+import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache as shared_cache
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -185,7 +191,75 @@ def render_page(
 ) -> HttpResponse:
     """The register page, or its table alone for an HTMX filter / sort request."""
     context = page_context(request, reg, project, caller, form=form)
+    if form is None:
+        context["table_html"] = table_html(request, reg, context)
     return render_htmx(request, reg.template, context, partial="table", status=status)
+
+
+# --- the rendered table, cached by what it shows ------------------------------------------------
+#
+# Rendering a hundred rows costs most of a register page. The table is cached under a digest
+# of everything it is rendered from: the templates' own text, the caller, the project's state,
+# the query string, and every value of every row (stored and derived), of the table and of the
+# people it names. Any change to any of these is a new key, so a cached table is never stale;
+# old keys simply expire. The CSRF input, different per response, is put in after the cache.
+
+TABLE_CACHE_SECONDS = 600
+_CSRF_SLOT = mark_safe("<!--csrf-input-->")  # our own constant
+
+
+@cache
+def _templates_digest() -> str:
+    """The text of the register templates and the template tags they use."""
+    digest = hashlib.blake2b(digest_size=16)
+    roots = [Path(settings.BASE_DIR) / "templates" / "registers"]
+    roots.append(Path(settings.BASE_DIR) / "governance" / "templatetags")
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in (".html", ".py"):
+                digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _values(obj: Any) -> list:
+    return sorted((k, repr(v)) for k, v in vars(obj).items() if not k.startswith("_"))
+
+
+def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
+    caller: Caller = context["caller"]
+    project: Project = context["project"]
+    table = context["table"]
+    digest = hashlib.blake2b(digest_size=20)
+    parts = [
+        _templates_digest(),
+        reg.slug,
+        request.path,
+        sorted(request.GET.lists()),
+        context["base"],
+        caller.account_id,
+        [caller.can_view, caller.is_site_admin, caller.is_lead, caller.is_nominated_editor],
+        [caller.can_edit, caller.can_edit_registers, caller.is_sponsor],
+        _values(project),
+        [(k, repr(v)) for k, v in vars(table).items() if k != "rows"],
+        sorted((k, repr(v)) for k, v in context["people"].items()),
+        repr(context["extra"]),
+    ]
+    digest.update(repr(parts).encode())
+    for row in table.rows:
+        digest.update(repr(_values(row)).encode())
+    return f"registers:table:{digest.hexdigest()}"
+
+
+def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
+    """The table partial, from the cache when the same table was rendered before."""
+    key = table_cache_key(request, reg, context)
+    html = shared_cache.get(key)
+    if html is None:
+        html = render_to_string(
+            f"{reg.template}#table", {**context, "csrf_input": _CSRF_SLOT}, request
+        )
+        shared_cache.set(key, html, TABLE_CACHE_SECONDS)
+    return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
 
 
 def _htmx_response(content: str, status: int) -> HttpResponse:

@@ -1,11 +1,11 @@
-"""Browser tests drive Debian's Chromium through Playwright (no browser download). Every page
-a test opens is watched: a console error, an uncaught exception or a CSP violation fails it."""
-
-import os
+"""Browser tests drive the machine's Chromium or Chrome through Playwright (no browser
+download; `tools/chromium.py` finds it, CHROMIUM_PATH names one). Every page a test opens is
+watched: a console error, an uncaught exception or a CSP violation fails it."""
 
 import pytest
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+from tools import chromium
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -19,9 +19,15 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
+    try:
+        executable = chromium.find()
+    except chromium.NotFound as exc:
+        pytest.fail(str(exc), pytrace=False)
+    if not executable:
+        pytest.fail(chromium.what_to_install(), pytrace=False)
     return {
         **browser_type_launch_args,
-        "executable_path": CHROMIUM,
+        "executable_path": executable,
         "args": CHROMIUM_ARGS,
         "headless": True,
     }

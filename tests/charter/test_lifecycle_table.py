@@ -1,4 +1,4 @@
-"""Every row of the lifecycle table (PRODUCT.md section 2), through the JSON API: allowed for
+"""Every row of the lifecycle table (docs/product.md section 2), through the JSON API: allowed for
 the right person in the right state (the state moves, the act is audited), refused for the
 wrong person (403) and in the wrong state (409), and a refused act changes nothing."""
 

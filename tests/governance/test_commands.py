@@ -1,4 +1,4 @@
-"""`manage.py local_tracker` (API.md) and `manage.py seed_demo` are idempotent."""
+"""`manage.py local_tracker` (docs/api.md) and `manage.py seed_demo` are idempotent."""
 
 from io import StringIO
 

@@ -1,4 +1,4 @@
-"""The access gate (PRODUCT.md section 1)."""
+"""The access gate (docs/product.md section 1)."""
 
 import pytest
 from django.db import connection

@@ -1,4 +1,4 @@
-"""The registers' JSON API exactly as API.md spells it: paths, fields, derived fields, ETag
+"""The registers' JSON API exactly as docs/api.md spells it: paths, fields, derived fields, ETag
 and If-Match, 201/204, and the error codes."""
 
 import json

@@ -1,4 +1,4 @@
-"""Derived register values (PRODUCT.md section 3, the spec's application-state table)."""
+"""Derived register values (docs/product.md section 3, the spec's application-state table)."""
 
 import datetime as dt
 from decimal import Decimal

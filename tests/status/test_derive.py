@@ -1,5 +1,5 @@
 """Every derived value of project status at its thresholds (just below, at, just above), with
-its drivers (PRODUCT.md section 3). The register figures are aggregated in the database, so the
+its drivers (docs/product.md section 3). The register figures are aggregated in the database, so the
 derivations are tested through the loader, on the path of a project's own status and on the
 portfolio's path at once (they must agree)."""
 

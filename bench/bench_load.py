@@ -1,0 +1,338 @@
+"""Throughput under gunicorn: register page, register API and portfolio against /healthz.
+
+A bounded load run on loopback only. The app runs as production runs it: gunicorn with 2
+workers, PostgreSQL, DEBUG=false, behind a (simulated) TLS proxy: the requests carry
+X-Forwarded-Proto: https and BEHIND_TLS_PROXY=true. Its database is made afresh
+(BENCH_LOAD_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/governance_bench_load)
+with the demo data plus a project whose work-package register has 100 rows
+(BENCH_LOAD_REUSE=1 keeps the previous run's database and data).
+
+Locust (headless, one run of BENCH_LOAD_SECONDS, default 30) drives 8 users. The run has one
+phase per endpoint, of equal length, each with all 8 users on that endpoint alone: a phase
+measures what the endpoint sustains, and /healthz (one SELECT 1) is the ceiling of the
+server, the network and the load generator on this machine. Reported per endpoint: requests
+per second, p50 and p95 latency, errors (anything but a 200 with the expected content).
+Target: the register page sustains at least 30 % of the /healthz rate, with 0 errors.
+"""
+
+import json
+import math
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/governance_bench_load"
+USERS = 8
+WORKERS = 2
+ROWS = 100
+PROJECT_KEY = "LOAD"
+TARGET_SHARE = 0.30
+
+# name shown in the table -> what the locust file requests (filled in by `setup`).
+ENDPOINTS = ["/healthz", "register page (100 rows)", "register API list", "portfolio page"]
+
+
+# --- the data, written by `python bench/bench_load.py setup CONFIG` in the load database ----
+
+
+def setup(config_path: Path) -> None:
+    """Demo data, a 100-row work-package register, sessions and a token for the load run."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.test import Client
+
+    from governance import permissions, services
+    from governance.models import User
+    from governance.tracker import get_tracker
+    from governance.tracker.local import scripting
+    from registers.models import WorkPackage
+
+    call_command("migrate", verbosity=0)
+    call_command("seed_demo", verbosity=0)
+    browsers = ["edward", "victor", "priya"]
+    scripting.ensure_project(PROJECT_KEY, name="Load benchmark", lead="lena", browsers=browsers)
+    for number in range(1, 21):
+        scripting.ensure_issue(f"{PROJECT_KEY}-{number}", summary=f"Epic {number}")
+    project = permissions.sync_project(get_tracker().get_project(PROJECT_KEY))
+    owners = list(
+        User.objects.filter(username__in=["lena", "marco", "edward", "sofia"]).values_list(
+            "account_id", flat=True
+        )
+    )
+    statuses = [("Not Started", None), ("In Progress", 40), ("Blocked", 20), ("Complete", 100)]
+    start = dt.date(2026, 1, 5)
+    WorkPackage.objects.filter(project=project).delete()
+    WorkPackage.objects.bulk_create(
+        [
+            WorkPackage(
+                project=project,
+                name=f"Work package {n:03d}: integration stream",
+                type="Epic",
+                owner_account_id=owners[n % len(owners)] if n % 7 else None,
+                status=statuses[n % 4][0],
+                progress=statuses[n % 4][1],
+                rag=["Red", "Amber", "Green", "Blue", "None"][n % 5],
+                planned_start_date=start + dt.timedelta(days=n % 300),
+                planned_end_date=start + dt.timedelta(days=n % 300 + 60),
+                forecast_start_date=start + dt.timedelta(days=n % 300),
+                forecast_end_date=start + dt.timedelta(days=n % 300 + 60 + n % 11),
+                budget=Decimal(10_000 + n * 17),
+                budget_forecast=Decimal(10_500 + n * 17),
+                budget_actual=Decimal(n * 9),
+                commentary="On track." if n % 3 else "",
+                linked_issue_keys=[f"{PROJECT_KEY}-{n % 20 + 1}"] if n % 2 else [],
+                sort_order=n if n % 4 else None,
+            )
+            for n in range(ROWS)
+        ]
+    )
+
+    def session_for(username: str) -> str:
+        client = Client()
+        client.force_login(User.objects.get(username=username))
+        return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+    lena = User.objects.get(username="lena")
+    _, token = services.token_create(user=lena, name="load benchmark")
+    config = {
+        "secretKey": settings.SECRET_KEY,
+        "sessionCookie": settings.SESSION_COOKIE_NAME,
+        "requests": {
+            "/healthz": {"url": "/healthz", "expect": "ok"},
+            "register page (100 rows)": {
+                "url": f"/projects/{PROJECT_KEY}/registers/work-packages/",
+                "session": session_for("lena"),
+                "expect": f"Work package {ROWS - 1:03d}",
+            },
+            "register API list": {
+                "url": f"/api/v1/projects/{PROJECT_KEY}/work-packages",
+                "token": token,
+                "expect": f"Work package {ROWS - 1:03d}",
+            },
+            "portfolio page": {
+                "url": "/portfolio/",
+                "session": session_for("priya"),
+                "expect": PROJECT_KEY,
+            },
+        },
+    }
+    config_path.write_text(json.dumps(config, indent=1))
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+def _database_reachable(url: str) -> str | None:
+    """None when the server answers, else why not."""
+    try:
+        import psycopg
+
+        psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", connect_timeout=3).close()
+    except Exception as exc:
+        return str(exc).strip().splitlines()[0]
+    return None
+
+
+def _recreate_database(url: str) -> None:
+    import psycopg
+
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(server + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(base_url: str, server: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {server.returncode}")
+        try:
+            with urllib.request.urlopen(base_url + "/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("gunicorn did not answer /healthz in time")
+
+
+def summarise(samples: dict[str, dict]) -> dict[str, dict]:
+    """Per endpoint: rps over its phase, p50 and p95 in ms, errors. `samples[name]` holds
+    `times` (ms), `errors`, `first_start` and `last_end` (epoch seconds)."""
+    table = {}
+    for name, sample in samples.items():
+        times = sorted(sample["times"])
+        span = sample["last_end"] - sample["first_start"] if times else 0
+        table[name] = {
+            "requests": len(times),
+            "rps": len(times) / span if span > 0 else 0.0,
+            "p50": statistics.median(times) if times else 0.0,
+            "p95": times[max(0, math.ceil(0.95 * len(times)) - 1)] if times else 0.0,
+            "errors": sample["errors"],
+        }
+    return table
+
+
+def format_table(table: dict[str, dict]) -> list[str]:
+    healthz = table.get("/healthz", {}).get("rps") or 0.0
+    lines = [
+        f"{'endpoint':<26} {'rps':>8} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7} {'% healthz':>9}"
+    ]
+    for name in ENDPOINTS:
+        row = table.get(name)
+        if row is None:
+            continue
+        share = f"{row['rps'] / healthz * 100:.0f} %" if healthz else "-"
+        lines.append(
+            f"{name:<26} {row['rps']:>8.1f} {row['p50']:>8.1f} {row['p95']:>8.1f} "
+            f"{row['errors']:>7} {share:>9}"
+        )
+    page = table.get("register page (100 rows)")
+    if page and healthz:
+        errors = sum(row["errors"] for row in table.values())
+        met = page["rps"] >= TARGET_SHARE * healthz and errors == 0
+        lines.append(
+            f"register page / healthz: {page['rps'] / healthz:.2f}, errors {errors} "
+            f"(target: at least {TARGET_SHARE:.2f} and 0 errors) {'met' if met else 'MISSED'}"
+        )
+    return lines
+
+
+def run() -> list[str]:
+    from bench.run import production_environment
+
+    database_url = os.environ.get("BENCH_LOAD_DATABASE_URL", DEFAULT_DATABASE_URL)
+    why_not = _database_reachable(database_url)
+    if why_not:
+        return [f"skipped: PostgreSQL is not reachable at {database_url} ({why_not})"]
+    seconds = float(os.environ.get("BENCH_LOAD_SECONDS", "30"))
+    port = int(os.environ.get("BENCH_LOAD_PORT", "0")) or _free_port()
+    RESULTS.mkdir(exist_ok=True)
+    config_path = RESULTS / "load-config.json"
+    samples_path = RESULTS / "load-samples.json"
+    samples_path.unlink(missing_ok=True)
+
+    reuse = bool(os.environ.get("BENCH_LOAD_REUSE")) and config_path.exists()
+    env = production_environment(os.environ, database_url)
+    if reuse:  # the sessions of the kept data were signed with the kept key
+        env["SECRET_KEY"] = json.loads(config_path.read_text())["secretKey"]
+    env.pop("SECURE_SSL_REDIRECT", None)  # production: redirect to https, exempt behind the proxy
+    env["BEHIND_TLS_PROXY"] = "true"
+    env["PYTHONPATH"] = str(ROOT)
+    if not reuse:
+        _recreate_database(database_url)
+        subprocess.run(
+            [sys.executable, str(HERE / "bench_load.py"), "setup", str(config_path)],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.core.management import call_command; "
+            "from bench.run import collect_static; collect_static(call_command)",
+        ],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "governance.wsgi",
+            "--workers",
+            str(WORKERS),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        _wait_until_up(base_url, server)
+        locust_env = {
+            **env,
+            "BENCH_LOAD_CONFIG": str(config_path),
+            "BENCH_LOAD_SAMPLES": str(samples_path),
+            "BENCH_LOAD_SECONDS": str(seconds),
+        }
+        locust = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "locust",
+                "-f",
+                str(HERE / "locustfile.py"),
+                "--headless",
+                "--host",
+                base_url,
+                "--users",
+                str(USERS),
+                "--spawn-rate",
+                str(USERS * 10),
+                "--run-time",
+                f"{seconds:g}s",
+                "--stop-timeout",
+                "5",
+                "--only-summary",
+                "--loglevel",
+                "ERROR",
+                "--exit-code-on-error",
+                "0",
+            ],
+            cwd=ROOT,
+            env=locust_env,
+            capture_output=True,
+            text=True,
+        )
+        if locust.returncode or not samples_path.exists():
+            raise RuntimeError(f"locust failed:\n{locust.stderr[-3000:]}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    table = summarise(json.loads(samples_path.read_text()))
+    header = (
+        f"gunicorn {WORKERS} workers, PostgreSQL, DEBUG=false; locust {USERS} users, "
+        f"{seconds:g} s in {len(ENDPOINTS)} equal phases, loopback"
+    )
+    return [header, *format_table(table)]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["setup"]:
+        sys.path.insert(0, str(ROOT))
+        setup(Path(sys.argv[2]))
+    else:
+        sys.path.insert(0, str(ROOT))
+        print("\n".join(run()))

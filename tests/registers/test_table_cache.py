@@ -1,0 +1,140 @@
+"""The rendered register table is cached under a digest of everything it shows, so a second
+view is served without rendering the rows again, and any change shows at once."""
+
+import re
+from unittest import mock
+
+import pytest
+
+from governance.tracker.local.models import LocalAccount
+from registers import services
+from registers.views import base
+from tests.factories import ChangeRequestFactory, DecisionFactory, RiskFactory, WorkPackageFactory
+
+BASE = "/projects/ALPHA/registers"
+HX = {"HTTP_HX_REQUEST": "true"}
+REGISTERS = ["work-packages", "risks", "decisions", "changes"]
+
+
+def _fill(cast):
+    WorkPackageFactory(
+        project=cast.project, name="Alpha build", owner_account_id=cast.lead.account_id
+    )
+    RiskFactory(project=cast.project, title="Alpha risk")
+    DecisionFactory(project=cast.project, decision="Alpha decision")
+    ChangeRequestFactory(project=cast.project, summary="Alpha change")
+
+
+def _renders(client, url, **extra):
+    """The response and how many times the table partial was rendered for it."""
+    with mock.patch.object(base, "render_to_string", wraps=base.render_to_string) as render:
+        response = client.get(url, **extra)
+    assert response.status_code == 200
+    tables = [c for c in render.call_args_list if c.args[0].endswith("#table")]
+    return response.content.decode(), len(tables)
+
+
+def _csrf_values(html: str) -> list[str]:
+    return re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+
+
+@pytest.mark.parametrize("register", REGISTERS)
+def test_the_second_view_comes_from_the_cache_and_reads_the_same(cast, client_for, register):
+    _fill(cast)
+    client = client_for(cast.lead)
+    first, rendered_first = _renders(client, f"{BASE}/{register}/")
+    second, rendered_second = _renders(client, f"{BASE}/{register}/")
+    assert (rendered_first, rendered_second) == (1, 0)
+    scrub = lambda html: re.sub(r"\b[A-Za-z0-9]{64}\b", "<csrf>", html)  # noqa: E731
+    assert scrub(first) == scrub(second)
+    partial, rendered_partial = _renders(client, f"{BASE}/{register}/", **HX)
+    assert rendered_partial == 0
+    assert scrub(partial).strip() in scrub(second)
+
+
+def test_each_response_carries_its_own_csrf_token_in_every_row_form(cast, client_for):
+    WorkPackageFactory.create_batch(3, project=cast.project)
+    client = client_for(cast.lead)
+    first, _ = _renders(client, f"{BASE}/work-packages/")
+    second, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 0
+    assert "<!--csrf-input-->" not in second
+    table = second[second.index('<div id="register-table"') :]
+    tokens = _csrf_values(table)
+    assert len(tokens) >= 3 * 2  # move and delete on every row
+    assert len(set(tokens)) == 1
+    assert tokens[0] not in _csrf_values(first)
+    # The token works: a move posted with it from the cached page is accepted.
+    wp_id = re.search(r'<tr id="wp-([0-9a-f-]{36})"', second).group(1)
+    client.handler.enforce_csrf_checks = True
+    moved = client.post(
+        f"{BASE}/work-packages/{wp_id}/move/",
+        {"direction": "down", "csrfmiddlewaretoken": tokens[0]},
+        **HX,
+    )
+    assert moved.status_code == 200
+
+
+def test_an_edit_shows_at_once(cast, client_for):
+    wp = WorkPackageFactory(project=cast.project, name="Old name")
+    client = client_for(cast.lead)
+    _renders(client, f"{BASE}/work-packages/")
+    services.work_package_update(
+        caller=_caller(cast),
+        wp_id=wp.pk,
+        data={"name": "New name"},
+    )
+    page, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 1
+    assert "New name" in page and "Old name" not in page
+
+
+def test_a_reorder_without_other_changes_shows_at_once(cast, client_for):
+    first = WorkPackageFactory(project=cast.project, name="First", sort_order=1)
+    WorkPackageFactory(project=cast.project, name="Second", sort_order=2)
+    client = client_for(cast.lead)
+    page, _ = _renders(client, f"{BASE}/work-packages/")
+    assert page.index("First") < page.index("Second")
+    services.work_package_move(caller=_caller(cast), wp_id=first.pk, direction="down")
+    page, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 1
+    assert page.index("Second") < page.index("First")
+
+
+def test_a_new_display_name_shows_once_resolved_again(cast, client_for):
+    from django.core.cache import cache
+
+    WorkPackageFactory(project=cast.project, name="Owned", owner_account_id=cast.editor.account_id)
+    client = client_for(cast.lead)
+    page, _ = _renders(client, f"{BASE}/work-packages/")
+    assert "Eddie Editor" in page
+    LocalAccount.objects.filter(account_id=cast.editor.account_id).update(
+        display_name="Edwina Editor"
+    )
+    cache.clear()  # the people cache expires (PEOPLE_CACHE_SECONDS); the table goes with it
+    page, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert "Edwina Editor" in page and rendered == 1
+
+
+def test_viewer_and_lead_never_share_a_table(cast, client_for):
+    WorkPackageFactory(project=cast.project, name="Shared row")
+    lead_page, _ = _renders(client_for(cast.lead), f"{BASE}/work-packages/")
+    viewer_page, rendered = _renders(client_for(cast.viewer), f"{BASE}/work-packages/")
+    assert rendered == 1
+    assert "Delete<span" in lead_page and "Delete<span" not in viewer_page
+
+
+def test_filters_and_sorting_are_tables_of_their_own(cast, client_for):
+    WorkPackageFactory(project=cast.project, name="Blocked one", status="Blocked", progress=20)
+    WorkPackageFactory(project=cast.project, name="Open one", status="In Progress", progress=50)
+    client = client_for(cast.viewer)
+    _renders(client, f"{BASE}/work-packages/")
+    filtered, rendered = _renders(client, f"{BASE}/work-packages/?status=Blocked", **HX)
+    assert rendered == 1
+    assert "Blocked one" in filtered and "Open one" not in filtered
+
+
+def _caller(cast):
+    from governance import permissions
+
+    return permissions.caller_for(cast.lead, cast.project, can_browse=True)
