@@ -54,6 +54,17 @@ class ServiceCredentials(Credentials):
         return {"Authorization": "Basic " + base64.b64encode(raw).decode()}
 
 
+@dataclass
+class BearerCredentials(Credentials):
+    """A bare access token (during sign-in, before the grant is stored)."""
+
+    token: str
+    base_url: str = ""
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
 class UserCredentials(Credentials):
     """A signed-in person's OAuth access token, refreshed (and the rotated refresh token
     stored) once on a 401 or when it has expired."""

@@ -130,6 +130,10 @@ class JiraTracker:
     def is_site_admin(self, account_id: str) -> bool:
         if not account_id:
             return False
+        key = f"{_CACHE}admin:{account_id}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
         if account_id == acting_account.get() and grants.has_grant(account_id):
             data = self._get(
                 "getMyPermissions",
@@ -137,14 +141,16 @@ class JiraTracker:
                 self.as_user(account_id),
                 permissions="ADMINISTER",
             )
-            return bool(
-                (((data or {}).get("permissions") or {}).get("ADMINISTER") or {}).get(
-                    "havePermission"
-                )
+            granted = (((data or {}).get("permissions") or {}).get("ADMINISTER") or {}).get(
+                "havePermission"
             )
-        return any(
-            self.is_group_member(account_id, group) for group in settings.ATLASSIAN_ADMIN_GROUPS
-        )
+            admin = bool(granted)
+        else:
+            admin = any(
+                self.is_group_member(account_id, group) for group in settings.ATLASSIAN_ADMIN_GROUPS
+            )
+        cache.set(key, admin, settings.TRACKER_CACHE_SECONDS)
+        return admin
 
     def _groups_of(self, account_id: str) -> set[str]:
         key = f"{_CACHE}groups:{account_id}"

@@ -171,6 +171,8 @@ class AtlassianMock:
         self.specs = [(prefix, contract(name)) for prefix, name in specs]
         self.handlers: dict[str, object] = {}
         self.calls: list[tuple[str, dict, object]] = []
+        # The answer of operations without a handler (None: a contract violation).
+        self.default = None
         self.violations: list[str] = []
         # Operations outside the trimmed documents (named in the report as uncontracted).
         self.uncontracted: dict[tuple[str, str], object] = {}
@@ -220,7 +222,7 @@ class AtlassianMock:
             self.violations.append(str(exc))
             return 400, {}, json.dumps({"errorMessages": [f"contract: {exc}"]})
         self.calls.append((op.operation_id, query, body))
-        handler = self.handlers.get(op.operation_id)
+        handler = self.handlers.get(op.operation_id, self.default)
         if handler is None:
             message = f"no handler for {op.operation_id}"
             self.violations.append(message)

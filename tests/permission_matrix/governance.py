@@ -37,6 +37,9 @@ CELLS = {
     "GET accounts/login/": PUBLIC,
     "POST accounts/login/": PUBLIC,
     "PUT accounts/login/": PUBLIC,  # Django's LoginView treats PUT as POST
+    # Sign in with Atlassian exists only with TRACKER_BACKEND=jira (the matrix runs local).
+    "GET accounts/atlassian/login/": profile(HIDE, anonymous=HIDE),
+    "GET accounts/atlassian/callback/": profile(HIDE, anonymous=HIDE),
     # Signing out ends on the sign-in page, whoever asks.
     "POST accounts/logout/": profile(LOGIN),
     "GET profile/": SIGNED_IN,
