@@ -23,6 +23,8 @@ urlpatterns = [
     path("", include("charter.urls_site")),
     path("", include("portfolio.urls")),
     path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),
+    path("outbox/", views.outbox_tasks, name="outbox-tasks"),
+    path("outbox/<uuid:task_id>/retry/", views.outbox_retry, name="outbox-retry"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("healthz", views.healthz, name="healthz"),

@@ -93,3 +93,10 @@ def user_json(account_id: str, name: str) -> dict:
         "active": True,
         "avatarUrls": {"48x48": f"https://avatars.test/{account_id}.png"},
     }
+
+
+@pytest.fixture
+def fake_jira(jira, tracker):
+    from tests.atlassian.fake_jira import FakeJira
+
+    return FakeJira(jira)
