@@ -60,6 +60,7 @@ class Contract:
         self.request_doc = _openapi_to_jsonschema(self.raw, relax=False)
         self.response_doc = _openapi_to_jsonschema(self.raw, relax=True)
         self.operations: list[Operation] = []
+        self._validators: dict = {}
         for template, item in self.raw["paths"].items():
             shared = item.get("parameters", [])
             pattern = "^" + re.sub(r"\\{[^}]+\\}", "([^/]+)", re.escape(template)) + "$"
@@ -94,8 +95,11 @@ class Contract:
         raise ContractViolation(f"{method} {path} is not an operation of {self.name}.")
 
     def _validate(self, doc: dict, schema: dict, value, what: str):
-        wrapper = {"components": doc.get("components", {}), "allOf": [schema]}
-        validator = jsonschema.Draft4Validator(wrapper)
+        key = (id(doc), json.dumps(schema, sort_keys=True))
+        validator = self._validators.get(key)
+        if validator is None:
+            wrapper = {"components": doc.get("components", {}), "allOf": [schema]}
+            validator = self._validators[key] = jsonschema.Draft4Validator(wrapper)
         errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
         if errors:
             first = errors[0]
