@@ -145,3 +145,18 @@ def test_wiki_setup_with_the_local_wiki_does_nothing(db):
     out = io.StringIO()
     call_command("wiki_setup", stdout=out)
     assert "nothing to set up" in out.getvalue()
+
+
+def test_rotate_key_re_encrypts_with_the_new_first_key(atlassian_settings):
+    from cryptography.fernet import Fernet
+
+    from governance.atlassian import crypto
+
+    old = atlassian_settings.ATLASSIAN_TOKEN_KEY
+    grant = give_grant(UserFactory(username="pat"), access="secret-access")
+    new = Fernet.generate_key().decode()
+    atlassian_settings.ATLASSIAN_TOKEN_KEY = f"{new},{old}"
+    call_command("atlassian_rotate_key", stdout=io.StringIO())
+    atlassian_settings.ATLASSIAN_TOKEN_KEY = new  # the old key dropped
+    grant.refresh_from_db()
+    assert crypto.decrypt(grant.access_token) == "secret-access"
