@@ -3,7 +3,7 @@
 from django.utils.functional import SimpleLazyObject
 
 from governance import permissions
-from governance.people import resolve
+from governance.people import resolve, stale_names_since
 from governance.tracker import TrackerError
 
 
@@ -15,6 +15,10 @@ class Shell:
     @property
     def me(self):
         return resolve([self.user.account_id]).get(self.user.account_id)
+
+    @property
+    def names_as_of(self):
+        return stale_names_since()
 
     # Navigation only: when the tracker cannot answer, the links are left out (the pages
     # behind them check again, and fail closed).

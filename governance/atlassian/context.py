@@ -13,8 +13,12 @@ class AtlassianActingMiddleware:
     def __call__(self, request):
         user = getattr(request, "user", None)
         account_id = getattr(user, "account_id", "") if user and user.is_authenticated else ""
+        from governance.people import names_as_of
+
         token = acting_account.set(account_id or "")
+        names = names_as_of.set(None)
         try:
             return self.get_response(request)
         finally:
             acting_account.reset(token)
+            names_as_of.reset(names)

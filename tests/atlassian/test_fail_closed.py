@@ -64,3 +64,26 @@ def test_a_revoked_grant_goes_back_through_sign_in(tracker, jira, rsps, person):
     page = client.get(response["Location"])
     assert b"Sign in again" in page.content
     assert "_auth_user_id" not in client.session
+
+
+def test_names_come_from_the_saved_copy_with_a_banner_when_jira_stops_answering(
+    tracker, fake_jira, cast, settings
+):
+    from django.core.cache import cache
+
+    from governance.people import _PREFIX
+
+    settings.ATLASSIAN_RETRIES = 0
+    for person in (cast.lead, cast.viewer):
+        fake_jira.grant(person)
+    client = signed_in(cast.viewer)
+    first = client.get("/projects/ALPHA/")
+    assert first.status_code == 200 and b"Lena Lead" in first.content
+    assert b"is not answering" not in first.content
+    # Names expire from the short cache; browse permission is still cached; Jira goes down.
+    cache.delete_many([_PREFIX + cast.lead.account_id, _PREFIX + cast.viewer.account_id])
+    fake_jira.down = True
+    second = client.get("/projects/ALPHA/")
+    assert second.status_code == 200
+    assert b"Lena Lead" in second.content
+    assert b"The tracker is not answering: names on this page are as they were" in second.content
