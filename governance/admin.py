@@ -9,11 +9,13 @@ from django.utils import timezone
 
 from governance.models import (
     ApiToken,
+    AtlassianGrant,
     AuditEntry,
     EditorNomination,
     OutboundTask,
     Project,
     SiteSettings,
+    TrackerFieldState,
     User,
 )
 
@@ -155,3 +157,21 @@ class OutboundTaskAdmin(admin.ModelAdmin):
             state=OutboundTask.State.PENDING, run_after=timezone.now(), locked_until=None
         )
         self.message_user(request, f"{count} task(s) queued for the worker.")
+
+
+@admin.register(AtlassianGrant)
+class AtlassianGrantAdmin(ReadOnlyAdmin):
+    """Who holds an Atlassian grant; the (encrypted) tokens are never shown. Deleting a grant
+    signs the person out of Jira: their next page sends them through sign-in."""
+
+    list_display = ("account_id", "user", "cloud_id", "expires_at", "updated_at")
+    fields = ("account_id", "user", "cloud_id", "scopes", "expires_at", "updated_at")
+    search_fields = ("account_id", "user__username")
+
+    def has_delete_permission(self, request, obj=None):
+        return True
+
+
+@admin.register(TrackerFieldState)
+class TrackerFieldStateAdmin(ReadOnlyAdmin):
+    list_display = ("name", "field_id", "context_id", "updated_at")

@@ -15,6 +15,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
 from governance import audit, permissions, services
+from governance.atlassian.http import SignInRequired
 from governance.concurrency import etag, parse_if_match
 from governance.errors import (
     BadRequest,
@@ -22,10 +23,12 @@ from governance.errors import (
     Forbidden,
     NotFound,
     Unauthenticated,
+    Unavailable,
     ValidationFailed,
 )
 from governance.models import AuditEntry, EditorNomination, SiteSettings
 from governance.people import resolve
+from governance.tracker import TrackerError
 
 API_APPS = ["registers", "charter", "status", "portfolio", "agent"]
 
@@ -85,6 +88,13 @@ def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
 @api.exception_handler(DomainError)
 def _domain_error(request, exc: DomainError):
     return _error_response(request, exc)
+
+
+@api.exception_handler(TrackerError)
+def _tracker_error(request, exc: TrackerError):
+    if isinstance(exc, SignInRequired):
+        return _error_response(request, Unauthenticated(str(exc)))
+    return _error_response(request, Unavailable())
 
 
 @api.exception_handler(AuthenticationError)

@@ -5,3 +5,10 @@ class GovernanceConfig(AppConfig):
     name = "governance"
     verbose_name = "Governance"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from django.contrib.auth.signals import user_logged_out
+
+        from governance.auth_views import forget_grant_on_sign_out
+
+        user_logged_out.connect(forget_grant_on_sign_out, dispatch_uid="forget-atlassian-grant")

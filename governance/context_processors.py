@@ -3,7 +3,8 @@
 from django.utils.functional import SimpleLazyObject
 
 from governance import permissions
-from governance.people import resolve
+from governance.people import resolve, stale_names_since
+from governance.tracker import TrackerError
 
 
 class Shell:
@@ -16,12 +17,24 @@ class Shell:
         return resolve([self.user.account_id]).get(self.user.account_id)
 
     @property
+    def names_as_of(self):
+        return stale_names_since()
+
+    # Navigation only: when the tracker cannot answer, the links are left out (the pages
+    # behind them check again, and fail closed).
+    @property
     def portfolio_access(self) -> bool:
-        return permissions.has_portfolio_access(self.user, self.request)
+        try:
+            return permissions.has_portfolio_access(self.user, self.request)
+        except TrackerError:
+            return False
 
     @property
     def is_site_admin(self) -> bool:
-        return permissions.is_site_admin(self.user, self.request)
+        try:
+            return permissions.is_site_admin(self.user, self.request)
+        except TrackerError:
+            return False
 
 
 def shell(request):

@@ -85,3 +85,13 @@ class GateBlocked(DomainError):
 
     code, status = "gate", 422
     default_message = "Required inputs are missing."
+
+
+class Unavailable(DomainError):
+    """The tracker (or wiki) cannot answer and nothing cached can: fail closed."""
+
+    code, status = "unavailable", 503
+    default_message = (
+        "Jira is not answering, so access cannot be checked. Nothing was changed; "
+        "try again in a minute."
+    )

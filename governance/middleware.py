@@ -5,12 +5,16 @@ reaches an endpoint: an unknown API path (404) or a method a path does not answe
 import json
 
 from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
-from governance.errors import BadRequest, DomainError, NotFound, Unauthenticated
+from governance.atlassian.http import SignInRequired
+from governance.errors import BadRequest, DomainError, NotFound, Unauthenticated, Unavailable
+from governance.tracker import TrackerError
 
 
 class DomainErrorMiddleware:
@@ -42,7 +46,17 @@ class DomainErrorMiddleware:
         return api_response
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, DomainError) or request.path.startswith("/api/"):
+        if request.path.startswith("/api/"):
+            return None
+        if isinstance(exception, SignInRequired):
+            # A revoked or expired Atlassian grant: back through sign-in, plainly.
+            logout(request)
+            messages.info(request, str(exception) or "Sign in with Atlassian again.")
+            return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
+        if isinstance(exception, TrackerError):
+            # Fail closed: no traceback, no open door.
+            exception = Unavailable()
+        if not isinstance(exception, DomainError):
             return None
         if isinstance(exception, Unauthenticated):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)

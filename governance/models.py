@@ -223,3 +223,39 @@ class OutboundTask(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} [{self.state}]"
+
+
+class AtlassianGrant(models.Model):
+    """A person's Atlassian OAuth grant (TRACKER_BACKEND=jira): their access and refresh
+    tokens, encrypted with ATLASSIAN_TOKEN_KEY (never stored or logged in clear), and the
+    cloud id of the configured site. Deleted when they sign out."""
+
+    user = models.OneToOneField(
+        "governance.User", on_delete=models.CASCADE, related_name="atlassian_grant"
+    )
+    account_id = models.CharField(max_length=128, unique=True)
+    cloud_id = models.CharField(max_length=64)
+    access_token = models.TextField()
+    refresh_token = models.TextField(blank=True, default="")
+    expires_at = models.DateTimeField()
+    scopes = models.TextField(blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Atlassian grant of {self.account_id}"
+
+
+class TrackerFieldState(models.Model):
+    """The tracker's 'Work Package' custom field as last found or created: its id, its
+    context and the projects that context covers (one row per field name; the row lock
+    serialises workers that would otherwise create it twice)."""
+
+    name = models.CharField(max_length=255, unique=True)
+    field_id = models.CharField(max_length=64, blank=True, default="")
+    context_id = models.CharField(max_length=64, blank=True, default="")
+    # project key -> project id, for the projects the context is known to cover.
+    projects = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.name

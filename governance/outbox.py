@@ -127,3 +127,54 @@ def work(*, poll_seconds: float = 2.0, once: bool = False) -> None:
             return
         if not ok and not failed:
             time.sleep(poll_seconds)
+
+
+# What people see for each kind of task (the code stays in the database and the audit).
+TASK_LABELS = {
+    "registers.work_package_field": "Write the 'Work Package' field on an issue",
+    "charter.approval_nudge": "Approval nudge on the board paper",
+}
+
+
+def task_label(name: str) -> str:
+    return TASK_LABELS.get(name, name.rsplit(".", 1)[-1].replace("_", " ").capitalize())
+
+
+def failing_tasks(limit: int = 200) -> list[OutboundTask]:
+    """Dead tasks first, then tasks still being retried after a failure, newest first."""
+    dead = OutboundTask.objects.filter(state=OutboundTask.State.DEAD).order_by("-finished_at")
+    retrying = OutboundTask.objects.filter(
+        state=OutboundTask.State.PENDING, attempts__gt=0
+    ).order_by("-created_at")
+    return [*dead[:limit], *retrying[:limit]]
+
+
+def retry(task_id, *, actor_account_id: str) -> OutboundTask:
+    """A site admin sends a dead (or waiting) task back to the queue, due now, with a fresh
+    allowance of attempts. Audited. Running or finished tasks are left alone."""
+    from governance import audit
+    from governance.errors import Conflict, NotFound
+
+    with transaction.atomic():
+        task = OutboundTask.objects.select_for_update().filter(pk=task_id).first()
+        if task is None:
+            raise NotFound()
+        if task.state not in (OutboundTask.State.DEAD, OutboundTask.State.PENDING):
+            raise Conflict("This task is running or already done.")
+        before = {"state": task.state, "attempts": task.attempts}
+        task.state = OutboundTask.State.PENDING
+        task.attempts = 0
+        task.run_after = timezone.now()
+        task.locked_until = None
+        task.finished_at = None
+        task.save(update_fields=["state", "attempts", "run_after", "locked_until", "finished_at"])
+        audit.record(
+            actor_account_id=actor_account_id,
+            kind="outbox.retried",
+            target_type="outbound_task",
+            target_id=task.pk,
+            changes=audit.diff(before, {"state": task.state, "attempts": 0}),
+        )
+    if settings.OUTBOX_RUN_ON_COMMIT:
+        transaction.on_commit(partial(run_task, task.pk))
+    return task

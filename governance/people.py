@@ -1,7 +1,9 @@
 """Display names and avatars for accountIds, resolved from the tracker in bulk at render time
 and cached (names are never stored on governance records)."""
 
+import time
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -10,6 +12,12 @@ from django.core.cache import cache
 from governance.tracker import TrackerError, get_tracker
 
 _PREFIX = "person:v1:"
+# A longer-lived copy of each resolved person, used only when the tracker cannot answer.
+_BACKUP = "person-backup:v1:"
+BACKUP_SECONDS = 30 * 24 * 3600
+# When the tracker could not answer during this request: the time the oldest name shown was
+# resolved (epoch seconds), else None. Reset per request (AtlassianActingMiddleware).
+names_as_of: ContextVar[float | None] = ContextVar("names_as_of", default=None)
 
 
 @dataclass(frozen=True)
@@ -51,21 +59,53 @@ def resolve(account_ids: Iterable[str | None]) -> dict[str, Person]:
             found = get_tracker().users_bulk(missing)
         except TrackerError:
             found = None
-        fresh = {}
+        if found is None:
+            people.update(_from_backup(missing))
+            return people
+        fresh, backup = {}, {}
+        now = time.time()
         for account_id in missing:
-            user = (found or {}).get(account_id)
+            user = found.get(account_id)
             person = (
                 Person(account_id, user.display_name, user.avatar_url)
                 if user
                 else _unknown(account_id)
             )
             people[account_id] = person
-            if found is not None:
-                fresh[_PREFIX + account_id] = person.__dict__
-        if fresh:
-            cache.set_many(fresh, timeout=settings.PEOPLE_CACHE_SECONDS)
+            fresh[_PREFIX + account_id] = person.__dict__
+            if user:
+                backup[_BACKUP + account_id] = {"person": person.__dict__, "at": now}
+        cache.set_many(fresh, timeout=settings.PEOPLE_CACHE_SECONDS)
+        if backup:
+            cache.set_many(backup, timeout=BACKUP_SECONDS)
+    return people
+
+
+def _from_backup(account_ids: list[str]) -> dict[str, Person]:
+    """The tracker is not answering: the last names it gave, and note how old they are."""
+    saved = cache.get_many([_BACKUP + a for a in account_ids])
+    people = {}
+    oldest = names_as_of.get()
+    for account_id in account_ids:
+        entry = saved.get(_BACKUP + account_id)
+        if entry:
+            people[account_id] = Person(**entry["person"])
+            oldest = min(oldest or entry["at"], entry["at"])
+        else:
+            people[account_id] = _unknown(account_id)
+            oldest = oldest or time.time()
+    names_as_of.set(oldest)
     return people
 
 
 def forget(account_ids: Iterable[str]) -> None:
     cache.delete_many([_PREFIX + a for a in account_ids if a])
+
+
+def stale_names_since():
+    """When names on this page come from a saved copy because the tracker did not answer:
+    the datetime of the oldest; else None."""
+    import datetime as dt
+
+    stamp = names_as_of.get()
+    return dt.datetime.fromtimestamp(stamp, tz=dt.UTC) if stamp else None

@@ -17,7 +17,7 @@ from django.http import HttpRequest
 
 from governance.errors import Forbidden, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
-from governance.tracker import TrackerProject, get_tracker
+from governance.tracker import TrackerError, TrackerProject, get_tracker
 
 
 @dataclass(frozen=True)
@@ -235,10 +235,17 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     tracker = get_tracker()
     if not tracker.can_browse(user.account_id, key):
         raise NotFound(f"No project {key} that you can see.")
-    tracker_project = tracker.get_project(key)
-    if tracker_project is None:
-        raise NotFound(f"No project {key} that you can see.")
-    project = sync_project(tracker_project)
+    try:
+        tracker_project = tracker.get_project(key)
+    except TrackerError:
+        # Browsing was confirmed (from the cache): the page renders from the local mirror.
+        project = Project.objects.filter(key=key).first()
+        if project is None:
+            raise
+    else:
+        if tracker_project is None:
+            raise NotFound(f"No project {key} that you can see.")
+        project = sync_project(tracker_project)
     caller = caller_for(user, project, request=request, can_browse=True)
     if not caller.can_view:
         raise NotFound(f"No project {key} that you can see.")

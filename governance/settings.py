@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "governance.atlassian.context.AtlassianActingMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -223,3 +224,33 @@ AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60.0)
 AGENT_RATE_LIMIT_PER_HOUR = env.int("AGENT_RATE_LIMIT_PER_HOUR", default=30)
 # A write the assistant proposes must be confirmed within this many minutes.
 AGENT_PROPOSAL_MINUTES = env.int("AGENT_PROPOSAL_MINUTES", default=15)
+# --- Atlassian (TRACKER_BACKEND=jira, WIKI_BACKEND=confluence) ----------------------------------
+# The site people and the app work in, the OAuth 2.0 (3LO) app from developer.atlassian.com,
+# the key tokens are encrypted with (comma-separated Fernet keys: the first encrypts, all
+# decrypt, so a new key goes first and the old one stays until `atlassian_rotate_key` has run),
+# and the service account the worker and the lookups on others' behalf use.
+ATLASSIAN_SITE_URL = env.str("ATLASSIAN_SITE_URL", default="").rstrip("/")
+ATLASSIAN_CLIENT_ID = env.str("ATLASSIAN_CLIENT_ID", default="")
+ATLASSIAN_CLIENT_SECRET = env.str("ATLASSIAN_CLIENT_SECRET", default="")
+ATLASSIAN_TOKEN_KEY = env.str("ATLASSIAN_TOKEN_KEY", default="")
+ATLASSIAN_SERVICE_EMAIL = env.str("ATLASSIAN_SERVICE_EMAIL", default="")
+ATLASSIAN_SERVICE_API_TOKEN = env.str("ATLASSIAN_SERVICE_API_TOKEN", default="")
+# Endpoint bases, overridable so tests and offline checks point them at local mocks.
+ATLASSIAN_AUTH_URL = env.str("ATLASSIAN_AUTH_URL", default="https://auth.atlassian.com").rstrip("/")
+ATLASSIAN_API_URL = env.str("ATLASSIAN_API_URL", default="https://api.atlassian.com").rstrip("/")
+# Empty: people's calls go through {ATLASSIAN_API_URL}/ex/jira/{cloudId}, the service
+# account's to ATLASSIAN_SITE_URL. Set, every Jira call goes there (a mock).
+ATLASSIAN_JIRA_URL = env.str("ATLASSIAN_JIRA_URL", default="").rstrip("/")
+# Confluence: v2 under {base}/wiki/api/v2 and v1 under {base}/wiki/rest/api of the site.
+ATLASSIAN_CONFLUENCE_URL = env.str("ATLASSIAN_CONFLUENCE_URL", default="").rstrip("/")
+ATLASSIAN_CONFLUENCE_V2_URL = env.str("ATLASSIAN_CONFLUENCE_V2_URL", default="").rstrip("/")
+ATLASSIAN_CONNECT_TIMEOUT = env.float("ATLASSIAN_CONNECT_TIMEOUT", default=3.05)
+ATLASSIAN_READ_TIMEOUT = env.float("ATLASSIAN_READ_TIMEOUT", default=15.0)
+ATLASSIAN_RETRIES = env.int("ATLASSIAN_RETRIES", default=3)
+ATLASSIAN_MAX_RETRY_WAIT = env.float("ATLASSIAN_MAX_RETRY_WAIT", default=10.0)
+ATLASSIAN_MAX_PAGES = env.int("ATLASSIAN_MAX_PAGES", default=50)
+# Browse permissions per (person, project) and project lists are cached this long.
+TRACKER_CACHE_SECONDS = env.int("TRACKER_CACHE_SECONDS", default=60)
+# Jira groups whose members count as site administrators when asked about someone else.
+ATLASSIAN_ADMIN_GROUPS = env.list("ATLASSIAN_ADMIN_GROUPS", default=["site-admins"])
+ATLASSIAN_FIELD_NAME = env.str("ATLASSIAN_FIELD_NAME", default="Work Package")

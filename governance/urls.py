@@ -2,16 +2,15 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from governance import auth_views as sign_in
 from governance import views
 from governance.api import api
 
 urlpatterns = [
     path("", views.project_list, name="project-list"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
+    path("accounts/login/", sign_in.LoginView.as_view(), name="login"),
+    path("accounts/atlassian/login/", sign_in.atlassian_login, name="atlassian-login"),
+    path("accounts/atlassian/callback/", sign_in.atlassian_callback, name="atlassian-callback"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
     path("profile/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
@@ -25,6 +24,8 @@ urlpatterns = [
     path("", include("portfolio.urls")),
     path("", include("agent.urls")),
     path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),
+    path("outbox/", views.outbox_tasks, name="outbox-tasks"),
+    path("outbox/<uuid:task_id>/retry/", views.outbox_retry, name="outbox-retry"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("healthz", views.healthz, name="healthz"),

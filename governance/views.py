@@ -188,3 +188,24 @@ def wiki_page(request, page_id):
     if wiki_page is None:
         raise NotFound()
     return render(request, "governance/wiki_page.html", {"page": wiki_page})
+
+
+@page("GET")
+def outbox_tasks(request):
+    """Site admins: outbound calls that failed (dead, or waiting for their next retry), with
+    their last error and a retry button."""
+    permissions.require_site_admin(request)
+    from governance import outbox
+
+    tasks = [(task, outbox.task_label(task.name)) for task in outbox.failing_tasks()]
+    return render(request, "governance/outbox.html", {"tasks": tasks, "section": "settings"})
+
+
+@page("POST")
+def outbox_retry(request, task_id):
+    user = permissions.require_site_admin(request)
+    from governance import outbox
+
+    outbox.retry(task_id, actor_account_id=user.account_id)
+    messages.success(request, "The task is queued again and runs in a moment.")
+    return redirect("outbox-tasks")

@@ -16,6 +16,7 @@ from governance.tracker.base import (
 
 BACKENDS = {
     "local": "governance.tracker.local.backend.LocalTracker",
+    "jira": "governance.tracker.jira.JiraTracker",
 }
 
 __all__ = [

@@ -10,6 +10,7 @@ from governance.wiki.base import TEMPLATE_KINDS, Wiki, WikiError, WikiPage
 
 BACKENDS = {
     "local": "governance.wiki.local.backend.LocalWiki",
+    "confluence": "governance.wiki.confluence.ConfluenceWiki",
 }
 
 __all__ = ["TEMPLATE_KINDS", "Wiki", "WikiError", "WikiPage", "get_wiki"]

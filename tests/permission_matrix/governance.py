@@ -1,5 +1,6 @@
 """Kernel URLs: project list, overview, editors, audit, profile, tokens, wiki, API."""
 
+from governance.models import OutboundTask
 from governance.services import token_create
 from governance.wiki.local.models import LocalWikiPage
 from tests.permission_matrix import (
@@ -15,6 +16,9 @@ from tests.permission_matrix import (
 
 
 def setup(world):
+    world.dead_task = OutboundTask.objects.create(
+        name="registers.work_package_field", state="dead", attempts=8, last_error="down"
+    )
     world.wiki_page = LocalWikiPage.objects.create(space_key="GOV", title="A page", body="Hello")
 
 
@@ -29,6 +33,7 @@ RESOLVERS = {
     "key": lambda world, user: world.project.key,
     "token_id": _own_token,
     "page_id": lambda world, user: world.wiki_page.pk,
+    "task_id": lambda world, user: world.dead_task.pk,
 }
 
 CELLS = {
@@ -37,6 +42,9 @@ CELLS = {
     "GET accounts/login/": PUBLIC,
     "POST accounts/login/": PUBLIC,
     "PUT accounts/login/": PUBLIC,  # Django's LoginView treats PUT as POST
+    # Sign in with Atlassian exists only with TRACKER_BACKEND=jira (the matrix runs local).
+    "GET accounts/atlassian/login/": profile(HIDE, anonymous=HIDE),
+    "GET accounts/atlassian/callback/": profile(HIDE, anonymous=HIDE),
     # Signing out ends on the sign-in page, whoever asks.
     "POST accounts/logout/": profile(LOGIN),
     "GET profile/": SIGNED_IN,
@@ -48,6 +56,8 @@ CELLS = {
     "GET projects/<str:key>/audit/": READ,
     "GET wiki/pages/<int:page_id>/": SIGNED_IN,
     "GET healthz": PUBLIC,
+    "GET outbox/": SITE_ADMIN,
+    "POST outbox/<uuid:task_id>/retry/": SITE_ADMIN,
     # API
     # django-ninja's root answers 404 to everyone: nothing lives there (docs are at /docs).
     "GET api/v1/": profile(HIDE, anonymous=HIDE),

@@ -1,0 +1,24 @@
+"""Who the current request acts for, so the tracker can make "as the user" calls (the issue
+picker) with that person's own token. Set per request by AtlassianActingMiddleware."""
+
+from contextvars import ContextVar
+
+acting_account: ContextVar[str] = ContextVar("acting_account", default="")
+
+
+class AtlassianActingMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        account_id = getattr(user, "account_id", "") if user and user.is_authenticated else ""
+        from governance.people import names_as_of
+
+        token = acting_account.set(account_id or "")
+        names = names_as_of.set(None)
+        try:
+            return self.get_response(request)
+        finally:
+            acting_account.reset(token)
+            names_as_of.reset(names)

@@ -1,0 +1,239 @@
+"""One HTTP client per backend, over one `requests.Session`: connect/read timeouts, 429 and
+503 honoured with Retry-After and jittered back-off, one token refresh on 401, pagination
+followed to the end (up to ATLASSIAN_MAX_PAGES), and every failure raised as the backend's
+own error class with the operation named. Tokens never reach a log line or a message."""
+
+import base64
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import requests
+from django.conf import settings
+
+from governance.tracker.base import TrackerError
+
+logger = logging.getLogger(__name__)
+
+RETRY_STATUSES = frozenset({429, 503})
+
+
+class AtlassianUnavailable(Exception):
+    """The Atlassian authorization server could not answer a token refresh."""
+
+
+class SignInRequired(TrackerError):
+    """The person's Atlassian grant is missing, expired beyond refresh, or revoked: they go
+    back through sign-in. A TrackerError, so callers that degrade on tracker trouble do."""
+
+
+class Credentials:
+    """How a request authenticates. `refresh()` returns True when a retry may succeed."""
+
+    def headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def refresh(self) -> bool:
+        return False
+
+    base_url: str = ""
+
+
+@dataclass
+class ServiceCredentials(Credentials):
+    """The app's own service account: HTTP Basic with e-mail and API token."""
+
+    email: str
+    api_token: str
+    base_url: str = ""
+
+    def headers(self) -> dict[str, str]:
+        raw = f"{self.email}:{self.api_token}".encode()
+        return {"Authorization": "Basic " + base64.b64encode(raw).decode()}
+
+
+@dataclass
+class BearerCredentials(Credentials):
+    """A bare access token (during sign-in, before the grant is stored)."""
+
+    token: str
+    base_url: str = ""
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+class UserCredentials(Credentials):
+    """A signed-in person's OAuth access token, refreshed (and the rotated refresh token
+    stored) once on a 401 or when it has expired."""
+
+    def __init__(self, account_id: str, product: str):
+        from governance.atlassian import grants
+
+        self.account_id = account_id
+        self.product = product
+        self._grants = grants
+        self._token, cloud_id = grants.access_token(account_id)
+        self.base_url = grants.api_base(product, cloud_id)
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._token}"}
+
+    def refresh(self) -> bool:
+        self._token, _ = self._grants.access_token(self.account_id, force_refresh=True)
+        return True
+
+
+class Client:
+    def __init__(self, *, product: str, error_class: type[Exception]):
+        self.product = product
+        self.error_class = error_class
+        self.session = requests.Session()
+        self.session.headers.update({"Accept": "application/json"})
+        self.sleep: Callable[[float], None] = time.sleep
+
+    # ----------------------------------------------------------------------------------
+    def request(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        creds: Credentials,
+        *,
+        params=None,
+        json=None,
+        missing_ok: bool = False,
+        base_url: str | None = None,
+    ):
+        """JSON body of a 2xx answer (None when empty); None for 404 when `missing_ok`."""
+        url = (base_url or creds.base_url).rstrip("/") + path
+        if not url.startswith(("http://", "https://")):
+            raise self.error_class(
+                f"{self.product} is not configured: no base URL for {operation} "
+                "(set ATLASSIAN_SITE_URL)."
+            )
+        refreshed = False
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self.session.request(
+                    method,
+                    url,
+                    params=params,
+                    json=json,
+                    headers=creds.headers(),
+                    timeout=(settings.ATLASSIAN_CONNECT_TIMEOUT, settings.ATLASSIAN_READ_TIMEOUT),
+                )
+            except requests.RequestException as exc:
+                if attempt <= settings.ATLASSIAN_RETRIES:
+                    self._wait(attempt, None)
+                    continue
+                raise self.error_class(
+                    f"{self.product} is not answering ({operation}: {type(exc).__name__})."
+                ) from None
+            status = response.status_code
+            if status in RETRY_STATUSES and attempt <= settings.ATLASSIAN_RETRIES:
+                self._wait(attempt, response.headers.get("Retry-After"))
+                continue
+            if status == 401 and not refreshed and self._refresh(creds, operation):
+                refreshed = True
+                continue
+            if status == 404 and missing_ok:
+                return None
+            if 200 <= status < 300:
+                if not response.content:
+                    return None
+                try:
+                    return response.json()
+                except ValueError:
+                    raise self.error_class(
+                        f"{self.product} answered {operation} with something that is not JSON."
+                    ) from None
+            raise self.error_class(self._describe(operation, response))
+
+    def _refresh(self, creds: Credentials, operation: str) -> bool:
+        try:
+            return creds.refresh()
+        except AtlassianUnavailable:
+            raise self.error_class(
+                f"{self.product} sign-in could not be renewed ({operation}): "
+                "the Atlassian authorization server is not answering."
+            ) from None
+
+    def _wait(self, attempt: int, retry_after: str | None) -> None:
+        delay = None
+        if retry_after:
+            try:
+                delay = float(retry_after)
+            except ValueError:
+                delay = None
+        if delay is None:
+            delay = 0.5 * 2 ** (attempt - 1)
+        delay = min(delay, settings.ATLASSIAN_MAX_RETRY_WAIT)
+        # Jitter so that many workers throttled at once do not come back at once.
+        self.sleep(delay + random.uniform(0, max(delay, 0.1) * 0.25))
+
+    def _describe(self, operation: str, response: requests.Response) -> str:
+        status = response.status_code
+        detail = ""
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            messages = list(body.get("errorMessages") or [])
+            errors = body.get("errors")
+            if isinstance(errors, dict):
+                messages += [f"{k}: {v}" for k, v in errors.items()]
+            elif isinstance(errors, list):
+                messages += [str(e.get("title") or e) for e in errors if e]
+            if body.get("message"):
+                messages.append(str(body["message"]))
+            detail = "; ".join(str(m) for m in messages)[:300]
+        what = {
+            401: "refused the credentials",
+            403: "refused the permission",
+            404: "found nothing",
+            429: "is rate limiting",
+            503: "is not answering",
+        }.get(status, "answered an error")
+        text = f"{self.product} {what} ({operation}, HTTP {status})"
+        return f"{text}: {detail}" if detail else text + "."
+
+    # ----------------------------------------------------------------------------------
+    def offset_pages(
+        self, operation: str, path: str, creds: Credentials, *, params=None, page_size=50
+    ) -> Iterator[dict]:
+        """startAt/maxResults pages of a `values` list, to `isLast` or the page ceiling."""
+        start = 0
+        for _ in range(settings.ATLASSIAN_MAX_PAGES):
+            body = self.request(
+                operation,
+                "GET",
+                path,
+                creds,
+                params={**(params or {}), "startAt": start, "maxResults": page_size},
+            )
+            values = (body or {}).get("values") or []
+            yield from values
+            start += len(values)
+            if not values or body.get("isLast", True) or start >= body.get("total", 1 << 30):
+                return
+        logger.warning("%s: stopped after %s pages", operation, settings.ATLASSIAN_MAX_PAGES)
+
+    def token_pages(
+        self, operation: str, method: str, path: str, creds: Credentials, *, body: dict
+    ) -> Iterator[dict]:
+        """nextPageToken pages of `issues` (Jira's /search/jql), to `isLast` or the ceiling."""
+        token = None
+        for _ in range(settings.ATLASSIAN_MAX_PAGES):
+            payload = {**body, **({"nextPageToken": token} if token else {})}
+            answer = self.request(operation, method, path, creds, json=payload) or {}
+            yield from answer.get("issues") or []
+            token = answer.get("nextPageToken")
+            if answer.get("isLast") or not token:
+                return
+        logger.warning("%s: stopped after %s pages", operation, settings.ATLASSIAN_MAX_PAGES)

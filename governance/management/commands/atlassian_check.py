@@ -1,0 +1,213 @@
+"""Check a real installation against the configured Atlassian site, line by line: settings,
+credentials, the site, the scopes people granted, the 'Work Package' field, the wiki space.
+Stops at the first class of failure with a non-zero exit status (its number below)."""
+
+import requests
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import BaseCommand
+
+from governance.atlassian import crypto, grants
+from governance.models import AtlassianGrant
+from governance.tracker import TrackerError
+
+CONFIG, CREDENTIALS, SITE, SCOPES, FIELD, WIKI = 1, 2, 3, 4, 5, 6
+
+
+class Failed(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class Command(BaseCommand):
+    help = "Check the Atlassian configuration against the site; exits non-zero on failure."
+
+    def ok(self, text: str) -> None:
+        self.stdout.write(self.style.SUCCESS("ok    ") + text)
+
+    def warn(self, text: str) -> None:
+        self.stdout.write(self.style.WARNING("note  ") + text)
+
+    def handle(self, *args, **options):
+        try:
+            self.check_settings()
+            self.check_oauth_client()
+            tracker = self.check_service_account()
+            self.check_scopes()
+            self.check_field(tracker)
+            self.check_wiki()
+        except Failed as failure:
+            self.stderr.write(self.style.ERROR("FAIL  ") + str(failure))
+            raise SystemExit(failure.code) from None
+        self.stdout.write(self.style.SUCCESS("All checks passed."))
+
+    # 1 ------------------------------------------------------------------------------------
+    def check_settings(self):
+        if settings.TRACKER_BACKEND != "jira":
+            raise Failed(CONFIG, f"TRACKER_BACKEND is {settings.TRACKER_BACKEND!r}, not 'jira'.")
+        for name in (
+            "ATLASSIAN_SITE_URL",
+            "ATLASSIAN_CLIENT_ID",
+            "ATLASSIAN_CLIENT_SECRET",
+            "ATLASSIAN_TOKEN_KEY",
+            "ATLASSIAN_SERVICE_EMAIL",
+            "ATLASSIAN_SERVICE_API_TOKEN",
+        ):
+            if not getattr(settings, name):
+                raise Failed(CONFIG, f"{name} is not set.")
+        try:
+            crypto.decrypt(crypto.encrypt("check"))
+        except ImproperlyConfigured as exc:
+            raise Failed(CONFIG, str(exc)) from None
+        self.ok("settings: every ATLASSIAN_* variable is set; ATLASSIAN_TOKEN_KEY is usable")
+
+    # 2 ------------------------------------------------------------------------------------
+    def check_oauth_client(self):
+        """A throwaway code at the token endpoint: a known client gets `invalid_grant` (the
+        code), an unknown id or a wrong secret gets `invalid_client`/`unauthorized_client`."""
+        try:
+            answer = requests.post(
+                grants.token_url(),
+                json={
+                    "grant_type": "authorization_code",
+                    "client_id": settings.ATLASSIAN_CLIENT_ID,
+                    "client_secret": settings.ATLASSIAN_CLIENT_SECRET,
+                    "code": "atlassian-check",
+                    "redirect_uri": "https://localhost/atlassian-check",
+                },
+                timeout=(settings.ATLASSIAN_CONNECT_TIMEOUT, settings.ATLASSIAN_READ_TIMEOUT),
+            )
+        except requests.RequestException as exc:
+            raise Failed(
+                CREDENTIALS,
+                f"the authorization server {grants.token_url()} is not answering "
+                f"({type(exc).__name__}).",
+            ) from None
+        try:
+            error = str(answer.json().get("error", ""))
+        except ValueError:
+            error = ""
+        if error in ("invalid_client", "unauthorized_client") or answer.status_code == 401:
+            raise Failed(
+                CREDENTIALS,
+                "the OAuth app refused ATLASSIAN_CLIENT_ID / ATLASSIAN_CLIENT_SECRET "
+                f"({error or answer.status_code}): copy both again from the developer console.",
+            )
+        self.ok("OAuth app: ATLASSIAN_CLIENT_ID and ATLASSIAN_CLIENT_SECRET are accepted")
+
+    # 2, 3 ---------------------------------------------------------------------------------
+    def check_service_account(self):
+        from governance.tracker.jira import API, JiraTracker
+
+        tracker = JiraTracker()
+        tracker.http.sleep = lambda seconds: None
+        creds = tracker.service()
+        try:
+            me = tracker.http.request("getCurrentUser", "GET", API + "/myself", creds)
+        except TrackerError as exc:
+            if "HTTP 401" in str(exc):
+                raise Failed(
+                    CREDENTIALS,
+                    "Jira refused ATLASSIAN_SERVICE_EMAIL / ATLASSIAN_SERVICE_API_TOKEN "
+                    "(HTTP 401): create a new API token for the service account.",
+                ) from None
+            raise Failed(SITE, f"{settings.ATLASSIAN_SITE_URL} is not reachable: {exc}") from None
+        self.ok(
+            f"site {settings.ATLASSIAN_SITE_URL} answers; service account "
+            f"{(me or {}).get('displayName') or settings.ATLASSIAN_SERVICE_EMAIL} signs in"
+        )
+        try:
+            data = tracker.http.request(
+                "getMyPermissions",
+                "GET",
+                API + "/mypermissions",
+                creds,
+                params={"permissions": "ADMINISTER"},
+            )
+        except TrackerError as exc:
+            raise Failed(SITE, str(exc)) from None
+        admin = ((data or {}).get("permissions") or {}).get("ADMINISTER") or {}
+        if not admin.get("havePermission"):
+            raise Failed(
+                SITE,
+                "the service account is not a Jira administrator: it cannot create or keep "
+                "the 'Work Package' field.",
+            )
+        self.ok("service account is a Jira administrator (custom-field upkeep)")
+        return tracker
+
+    # 4 ------------------------------------------------------------------------------------
+    def check_scopes(self):
+        wanted = list(grants.JIRA_SCOPES)
+        if settings.WIKI_BACKEND == "confluence":
+            wanted += grants.CONFLUENCE_SCOPES
+        grant = AtlassianGrant.objects.order_by("-updated_at").first()
+        if grant is None:
+            self.warn("scopes: nobody has signed in yet; they are checked after the first")
+            return
+        granted = set(grant.scopes.split())
+        missing = []
+        for scope in [*wanted, "offline_access"]:
+            if scope in granted:
+                self.ok(f"scope {scope} granted")
+            elif scope in grants.JIRA_SCOPES or scope == "offline_access":
+                missing.append(scope)
+            else:
+                self.warn(
+                    f"scope {scope} not in people's grants (the wiki uses the service account)"
+                )
+        if missing:
+            raise Failed(
+                SCOPES,
+                f"the OAuth app does not grant {', '.join(missing)}: add them under "
+                "Permissions in the developer console.",
+            )
+
+    # 5 ------------------------------------------------------------------------------------
+    def check_field(self, tracker):
+        from governance.tracker.jira import API
+
+        name = settings.ATLASSIAN_FIELD_NAME
+        try:
+            found = [
+                f
+                for f in tracker.http.offset_pages(
+                    "getFieldsPaginated",
+                    API + "/field/search",
+                    tracker.service(),
+                    params={"type": "custom", "query": name},
+                )
+                if f.get("name") == name
+            ]
+        except TrackerError as exc:
+            raise Failed(FIELD, str(exc)) from None
+        if not found:
+            raise Failed(
+                FIELD,
+                f"the custom field '{name}' is missing; it is created by the first "
+                "write-back, or link an issue to a work package now.",
+            )
+        self.ok(f"custom field '{name}' present ({found[0].get('id')})")
+
+    # 6 ------------------------------------------------------------------------------------
+    def check_wiki(self):
+        if settings.WIKI_BACKEND != "confluence":
+            self.warn(f"wiki: WIKI_BACKEND={settings.WIKI_BACKEND}; Confluence not checked")
+            return
+        from governance.wiki import WikiError
+        from governance.wiki.confluence import ConfluenceWiki
+
+        wiki = ConfluenceWiki()
+        wiki.http.sleep = lambda seconds: None
+        try:
+            space = wiki.space_id(settings.WIKI_SPACE_KEY)
+        except WikiError as exc:
+            raise Failed(WIKI, str(exc)) from None
+        if not space:
+            raise Failed(
+                WIKI,
+                f"the wiki space {settings.WIKI_SPACE_KEY} is missing: run "
+                "`python manage.py wiki_setup`.",
+            )
+        self.ok(f"wiki space {settings.WIKI_SPACE_KEY} present (id {space})")

@@ -1,0 +1,469 @@
+"""The Jira Cloud backend (TRACKER_BACKEND=jira): the Tracker protocol over Jira's REST API
+v3, exactly the operations in contracts/atlassian/jira-platform-v3.subset.json.
+
+"As the user" (the person's own OAuth token): current_user, browsable_projects, can_browse,
+is_site_admin about oneself, and the issue picker. "As the app" (the service account):
+users_bulk, search_users, is_group_member, group_exists, is_site_admin about others,
+get_project, get_issues, the 'Work Package' custom field and the write-back."""
+
+import logging
+import re
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+from governance.atlassian import grants
+from governance.atlassian.context import acting_account
+from governance.atlassian.http import (
+    AtlassianUnavailable,
+    Client,
+    Credentials,
+    ServiceCredentials,
+    SignInRequired,
+    UserCredentials,
+)
+from governance.models import TrackerFieldState
+from governance.tracker.base import TrackerError, TrackerIssue, TrackerProject, TrackerUser
+
+logger = logging.getLogger(__name__)
+
+API = "/rest/api/3"
+ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[1-9][0-9]*$")
+PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+USER_BULK_BATCH = 10  # /user/bulk is asked for at most 10 accountIds at a time
+JQL_KEYS_BATCH = 50
+FIELD_TYPE = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
+FIELD_SEARCHER = "com.atlassian.jira.plugin.system.customfieldtypes:textsearcher"
+ISSUE_FIELDS = ["summary", "issuetype", "status"]
+_CACHE = "jira:v1:"
+
+
+def _user(data: dict) -> TrackerUser:
+    avatars = data.get("avatarUrls") or {}
+    return TrackerUser(
+        account_id=data["accountId"],
+        display_name=data.get("displayName") or data["accountId"],
+        avatar_url=avatars.get("48x48") or avatars.get("32x32") or "",
+        email=data.get("emailAddress") or "",
+        active=bool(data.get("active", True)),
+    )
+
+
+def _project(data: dict) -> TrackerProject:
+    return TrackerProject(
+        key=data["key"],
+        name=data.get("name") or data["key"],
+        lead_account_id=((data.get("lead") or {}).get("accountId") or ""),
+    )
+
+
+def _jql_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class JiraTracker:
+    product = "Jira"
+
+    def __init__(self):
+        self.http = Client(product=self.product, error_class=TrackerError)
+
+    # Credentials ----------------------------------------------------------------------
+    def service(self) -> Credentials:
+        if not (settings.ATLASSIAN_SERVICE_EMAIL and settings.ATLASSIAN_SERVICE_API_TOKEN):
+            raise TrackerError(
+                "Jira is not configured: set ATLASSIAN_SERVICE_EMAIL and "
+                "ATLASSIAN_SERVICE_API_TOKEN."
+            )
+        return ServiceCredentials(
+            settings.ATLASSIAN_SERVICE_EMAIL,
+            settings.ATLASSIAN_SERVICE_API_TOKEN,
+            base_url=settings.ATLASSIAN_JIRA_URL or settings.ATLASSIAN_SITE_URL,
+        )
+
+    def as_user(self, account_id: str) -> Credentials:
+        try:
+            return UserCredentials(account_id, self.product)
+        except AtlassianUnavailable as exc:
+            raise TrackerError(str(exc)) from None
+
+    def _get(self, operation, path, creds, **params):
+        return self.http.request(operation, "GET", API + path, creds, params=params or None)
+
+    # Identity -------------------------------------------------------------------------
+    def current_user(self, account_id: str) -> TrackerUser | None:
+        if not grants.has_grant(account_id):
+            return self.users_bulk([account_id]).get(account_id)
+        data = self._get("getCurrentUser", "/myself", self.as_user(account_id))
+        return _user(data) if data and data.get("accountId") else None
+
+    def users_bulk(self, account_ids: Iterable[str]) -> dict[str, TrackerUser]:
+        ids = sorted({a for a in account_ids if a})
+        found: dict[str, TrackerUser] = {}
+        creds = self.service() if ids else None
+        for start in range(0, len(ids), USER_BULK_BATCH):
+            batch = ids[start : start + USER_BULK_BATCH]
+            for data in self.http.offset_pages(
+                "bulkGetUsers", API + "/user/bulk", creds, params={"accountId": batch}
+            ):
+                if data.get("accountId"):
+                    found[data["accountId"]] = _user(data)
+        return found
+
+    def search_users(self, query: str, *, limit: int = 20) -> list[TrackerUser]:
+        # findUsers (GET /user/search) is Jira's people picker; it is outside the trimmed
+        # contract documents, so its shape is pinned by tests/atlassian fixtures instead.
+        data = self.http.request(
+            "findUsers",
+            "GET",
+            API + "/user/search",
+            self.service(),
+            params={"query": query.strip() or ".", "maxResults": limit},
+        )
+        return [
+            _user(u)
+            for u in (data or [])
+            if u.get("accountId") and u.get("accountType", "atlassian") == "atlassian"
+        ][:limit]
+
+    def is_site_admin(self, account_id: str) -> bool:
+        if not account_id:
+            return False
+        key = f"{_CACHE}admin:{account_id}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        if account_id == acting_account.get() and grants.has_grant(account_id):
+            data = self._get(
+                "getMyPermissions",
+                "/mypermissions",
+                self.as_user(account_id),
+                permissions="ADMINISTER",
+            )
+            granted = (((data or {}).get("permissions") or {}).get("ADMINISTER") or {}).get(
+                "havePermission"
+            )
+            admin = bool(granted)
+        else:
+            admin = any(
+                self.is_group_member(account_id, group) for group in settings.ATLASSIAN_ADMIN_GROUPS
+            )
+        cache.set(key, admin, settings.TRACKER_CACHE_SECONDS)
+        return admin
+
+    def _groups_of(self, account_id: str) -> set[str]:
+        key = f"{_CACHE}groups:{account_id}"
+        cached = cache.get(key)
+        if cached is not None:
+            return set(cached)
+        data = self.http.request(
+            "getUserGroups",
+            "GET",
+            API + "/user/groups",
+            self.service(),
+            params={"accountId": account_id},
+            missing_ok=True,
+        )
+        names = sorted({g.get("name") for g in (data or []) if g.get("name")})
+        cache.set(key, names, settings.TRACKER_CACHE_SECONDS)
+        return set(names)
+
+    def is_group_member(self, account_id: str, group: str) -> bool:
+        if not account_id or not group:
+            return False
+        return group in self._groups_of(account_id)
+
+    def group_exists(self, group: str) -> bool:
+        if not group:
+            return False
+        data = self.http.request(
+            "getUsersFromGroup",
+            "GET",
+            API + "/group/member",
+            self.service(),
+            params={"groupname": group, "maxResults": 1},
+            missing_ok=True,
+        )
+        return data is not None
+
+    # Projects -------------------------------------------------------------------------
+    def get_project(self, key: str) -> TrackerProject | None:
+        if not PROJECT_KEY.match(key or ""):
+            return None
+        data = self.http.request(
+            "getProject", "GET", f"{API}/project/{key}", self.service(), missing_ok=True
+        )
+        return _project(data) if data else None
+
+    def browsable_projects(self, account_id: str) -> list[TrackerProject]:
+        if not grants.has_grant(account_id):
+            return []
+        key = f"{_CACHE}projects:{account_id}"
+        cached = cache.get(key)
+        if cached is not None:
+            return [TrackerProject(*row) for row in cached]
+        projects = [
+            _project(p)
+            for p in self.http.offset_pages(
+                "searchProjects",
+                API + "/project/search",
+                self.as_user(account_id),
+                params={"action": "browse", "expand": "lead", "orderBy": "key"},
+            )
+        ]
+        projects.sort(key=lambda p: p.key)
+        cache.set(
+            key,
+            [(p.key, p.name, p.lead_account_id) for p in projects],
+            settings.TRACKER_CACHE_SECONDS,
+        )
+        return projects
+
+    def can_browse(self, account_id: str, project_key: str) -> bool:
+        # Fail closed: only the person's own grant can say they may browse.
+        if not PROJECT_KEY.match(project_key or "") or not grants.has_grant(account_id):
+            return False
+        key = f"{_CACHE}browse:{account_id}:{project_key}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        data = self.http.request(
+            "getMyPermissions",
+            "GET",
+            API + "/mypermissions",
+            self.as_user(account_id),
+            params={"projectKey": project_key, "permissions": "BROWSE_PROJECTS"},
+            missing_ok=True,
+        )
+        allowed = bool(
+            (((data or {}).get("permissions") or {}).get("BROWSE_PROJECTS") or {}).get(
+                "havePermission"
+            )
+        )
+        cache.set(key, allowed, settings.TRACKER_CACHE_SECONDS)
+        return allowed
+
+    # Issues ---------------------------------------------------------------------------
+    def _picker_creds(self) -> Credentials:
+        account_id = acting_account.get()
+        if account_id and grants.has_grant(account_id):
+            return self.as_user(account_id)
+        return self.service()
+
+    def search_issues(self, project_key: str, text: str, *, limit: int = 20) -> list[TrackerIssue]:
+        if not PROJECT_KEY.match(project_key or ""):
+            return []
+        creds = self._picker_creds()
+        text = text.strip()
+        if not text:
+            issues = self.http.token_pages(
+                "searchAndReconsileIssuesUsingJqlPost",
+                "POST",
+                API + "/search/jql",
+                creds,
+                body={
+                    "jql": f"project = {_jql_string(project_key)} ORDER BY key DESC",
+                    "fields": ISSUE_FIELDS,
+                    "maxResults": limit,
+                },
+            )
+            found = []
+            for data in issues:
+                found.append(self._issue(data, None))
+                if len(found) >= limit:
+                    break
+            return found
+        data = self._get(
+            "getIssuePickerResource",
+            "/issue/picker",
+            creds,
+            query=text,
+            currentJQL=f"project = {_jql_string(project_key)}",
+            showSubTasks="true",
+        )
+        seen: dict[str, TrackerIssue] = {}
+        for section in (data or {}).get("sections") or []:
+            for issue in section.get("issues") or []:
+                key = issue.get("key") or ""
+                if key.startswith(project_key + "-") and key not in seen:
+                    seen[key] = TrackerIssue(
+                        key=key, summary=issue.get("summaryText") or issue.get("summary") or ""
+                    )
+        return list(seen.values())[:limit]
+
+    def _issue(self, data: dict, field_id: str | None) -> TrackerIssue:
+        fields = data.get("fields") or {}
+        value = fields.get(field_id) if field_id else None
+        return TrackerIssue(
+            key=data.get("key") or "",
+            summary=fields.get("summary") or "",
+            issue_type=(fields.get("issuetype") or {}).get("name") or "",
+            status=(fields.get("status") or {}).get("name") or "",
+            work_package=value if isinstance(value, str) and value else None,
+        )
+
+    def get_issues(self, keys: Iterable[str]) -> dict[str, TrackerIssue]:
+        wanted = sorted({k.strip().upper() for k in keys if k and ISSUE_KEY.match(k.strip())})
+        if not wanted:
+            return {}
+        creds = self.service()
+        field_id = self._known_field_id()
+        fields = [*ISSUE_FIELDS, *([field_id] if field_id else [])]
+        found: dict[str, TrackerIssue] = {}
+        for start in range(0, len(wanted), JQL_KEYS_BATCH):
+            batch = wanted[start : start + JQL_KEYS_BATCH]
+            try:
+                issues = list(
+                    self.http.token_pages(
+                        "searchAndReconsileIssuesUsingJqlPost",
+                        "POST",
+                        API + "/search/jql",
+                        creds,
+                        body={
+                            "jql": f"key in ({', '.join(batch)}) ORDER BY key",
+                            "fields": fields,
+                            "maxResults": 100,
+                        },
+                    )
+                )
+            except TrackerError as exc:
+                # JQL refuses the whole batch when one key does not exist: ask one by one.
+                if "HTTP 400" not in str(exc):
+                    raise
+                issues = [
+                    data
+                    for key in batch
+                    if (
+                        data := self.http.request(
+                            "getIssue",
+                            "GET",
+                            f"{API}/issue/{key}",
+                            creds,
+                            params={"fields": ",".join(fields)},
+                            missing_ok=True,
+                        )
+                    )
+                ]
+            for data in issues:
+                issue = self._issue(data, field_id)
+                if issue.key:
+                    found[issue.key] = issue
+        return found
+
+    # The 'Work Package' custom field ----------------------------------------------------
+    def _known_field_id(self) -> str:
+        state = TrackerFieldState.objects.filter(name=settings.ATLASSIAN_FIELD_NAME).first()
+        return state.field_id if state else ""
+
+    def ensure_field(self, project_key: str) -> str:
+        """The custom field's id, found by name or created, with a context covering the
+        project. Idempotent, and serialised across workers by a row lock."""
+        creds = self.service()
+        name = settings.ATLASSIAN_FIELD_NAME
+        state, _ = TrackerFieldState.objects.get_or_create(name=name)
+        if state.field_id and project_key in state.projects:
+            return state.field_id
+        with transaction.atomic():
+            state = TrackerFieldState.objects.select_for_update().get(pk=state.pk)
+            if not state.field_id:
+                state.field_id = self._find_or_create_field(creds, name)
+                state.context_id = ""
+                state.projects = {}
+            if project_key not in state.projects:
+                project = self.http.request(
+                    "getProject", "GET", f"{API}/project/{project_key}", creds
+                )
+                project_id = str(project["id"])
+                self._cover_project(creds, state, project_id)
+                state.projects = {**state.projects, project_key: project_id}
+            state.save()
+            return state.field_id
+
+    def _find_or_create_field(self, creds: Credentials, name: str) -> str:
+        def matching() -> list[str]:
+            return sorted(
+                str(f["id"])
+                for f in self.http.offset_pages(
+                    "getFieldsPaginated",
+                    API + "/field/search",
+                    creds,
+                    params={"type": "custom", "query": name},
+                )
+                if f.get("name") == name and f.get("id")
+            )
+
+        ids = matching()
+        if not ids:
+            self.http.request(
+                "createCustomField",
+                "POST",
+                API + "/field",
+                creds,
+                json={
+                    "name": name,
+                    "description": "The governance work package this issue belongs to "
+                    "(kept by the governance app).",
+                    "type": FIELD_TYPE,
+                    "searcherKey": FIELD_SEARCHER,
+                },
+            )
+            ids = matching()
+        if not ids:
+            raise TrackerError(f"Jira did not list the '{name}' field it just created.")
+        # Should two sites' workers ever have created one each, all use the oldest.
+        return min(ids, key=lambda i: (len(i), i))
+
+    def _cover_project(self, creds: Credentials, state: TrackerFieldState, project_id: str):
+        field = state.field_id
+        mapping = self.http.offset_pages(
+            "getProjectContextMapping",
+            f"{API}/field/{field}/context/projectmapping",
+            creds,
+        )
+        for row in mapping:
+            if str(row.get("projectId")) == project_id or row.get("isGlobalContext"):
+                state.context_id = state.context_id or str(row.get("contextId") or "")
+                return
+        if not state.context_id:
+            for context in self.http.offset_pages(
+                "getContextsForField", f"{API}/field/{field}/context", creds
+            ):
+                if not context.get("isGlobalContext") and context.get("name") == state.name:
+                    state.context_id = str(context["id"])
+                    break
+        if not state.context_id:
+            created = self.http.request(
+                "createCustomFieldContext",
+                "POST",
+                f"{API}/field/{field}/context",
+                creds,
+                json={"name": state.name, "projectIds": [project_id], "issueTypeIds": []},
+            )
+            state.context_id = str((created or {}).get("id") or "")
+            return
+        self.http.request(
+            "assignProjectsToCustomFieldContext",
+            "PUT",
+            f"{API}/field/{field}/context/{state.context_id}/project",
+            creds,
+            json={"projectIds": [project_id]},
+        )
+
+    def set_work_package_field(self, issue_key: str, value: str | None) -> None:
+        if not ISSUE_KEY.match(issue_key or ""):
+            return
+        field_id = self.ensure_field(issue_key.rsplit("-", 1)[0])
+        # An issue deleted in Jira meanwhile (404) has nothing left to show: done.
+        self.http.request(
+            "editIssue",
+            "PUT",
+            f"{API}/issue/{issue_key}",
+            self.service(),
+            params={"notifyUsers": "false"},
+            json={"fields": {field_id: value or None}},
+            missing_ok=True,
+        )
+
+
+__all__ = ["JiraTracker", "SignInRequired"]

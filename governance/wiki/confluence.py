@@ -1,0 +1,210 @@
+"""The Confluence Cloud backend (WIKI_BACKEND=confluence): the Wiki protocol over the v2 API
+(pages, spaces, footer comments) and the v1 API where v2 has no equivalent (CQL search,
+writing labels), exactly the operations in contracts/atlassian/confluence-*.subset.json.
+Calls are made as the app's service account (ATLASSIAN_SERVICE_EMAIL and _API_TOKEN)."""
+
+import re
+from collections.abc import Iterable
+from html import escape
+
+from django.conf import settings
+from django.core.cache import cache
+
+from governance.atlassian.http import Client, Credentials, ServiceCredentials
+from governance.wiki.base import WikiError, WikiPage
+
+PAGE_ID = re.compile(r"^[0-9]{1,20}$")
+SPACE_KEY = re.compile(r"^[A-Za-z0-9]{1,255}$")
+_CACHE = "confluence:v1:"
+
+
+def storage(text: str) -> str:
+    """Plain text as Confluence storage format: one paragraph per line, escaped."""
+    lines = [line for line in text.splitlines()]
+    return "".join(f"<p>{escape(line)}</p>" for line in lines if line.strip()) or "<p></p>"
+
+
+def _cql_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class ConfluenceWiki:
+    product = "Confluence"
+
+    def __init__(self):
+        self.http = Client(product=self.product, error_class=WikiError)
+
+    # Where and how ----------------------------------------------------------------------
+    def site(self) -> str:
+        return settings.ATLASSIAN_CONFLUENCE_URL or settings.ATLASSIAN_SITE_URL
+
+    def v2(self) -> str:
+        return settings.ATLASSIAN_CONFLUENCE_V2_URL or f"{self.site()}/wiki/api/v2"
+
+    def service(self) -> Credentials:
+        if not (settings.ATLASSIAN_SERVICE_EMAIL and settings.ATLASSIAN_SERVICE_API_TOKEN):
+            raise WikiError(
+                "Confluence is not configured: set ATLASSIAN_SERVICE_EMAIL and "
+                "ATLASSIAN_SERVICE_API_TOKEN."
+            )
+        return ServiceCredentials(
+            settings.ATLASSIAN_SERVICE_EMAIL,
+            settings.ATLASSIAN_SERVICE_API_TOKEN,
+            base_url=self.site(),
+        )
+
+    def _page(self, data: dict, *, space_key: str = "", labels=()) -> WikiPage:
+        links = data.get("_links") or {}
+        webui = links.get("webui") or links.get("tinyui") or ""
+        base = links.get("base") or f"{self.site()}/wiki"
+        url = webui if webui.startswith("http") else (base + webui if webui else "")
+        return WikiPage(
+            id=str(data.get("id") or ""),
+            title=data.get("title") or "",
+            url=url,
+            space_key=space_key,
+            labels=tuple(labels),
+        )
+
+    # Pages ---------------------------------------------------------------------------------
+    def get_page(self, page_id: str) -> WikiPage | None:
+        page_id = str(page_id).strip()
+        if not PAGE_ID.match(page_id):
+            return None
+        data = self.http.request(
+            "getPageById",
+            "GET",
+            f"/pages/{page_id}",
+            self.service(),
+            base_url=self.v2(),
+            missing_ok=True,
+        )
+        return self._page(data) if data else None
+
+    def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
+        query = query.strip()
+        cql = "type = page"
+        if query:
+            cql += f" AND (title ~ {_cql_string(query)} OR text ~ {_cql_string(query)})"
+        cql += " ORDER BY lastmodified DESC"
+        data = self.http.request(
+            "searchByCQL",
+            "GET",
+            "/wiki/rest/api/search",
+            self.service(),
+            params={"cql": cql, "limit": max(1, min(limit, 50))},
+        )
+        base = ((data or {}).get("_links") or {}).get("base") or f"{self.site()}/wiki"
+        pages = []
+        for result in (data or {}).get("results") or []:
+            content = result.get("content") or {}
+            if not content.get("id"):
+                continue
+            space = (content.get("space") or {}).get("key") or ""
+            webui = (content.get("_links") or {}).get("webui") or result.get("url") or ""
+            pages.append(
+                WikiPage(
+                    id=str(content["id"]),
+                    title=content.get("title") or result.get("title") or "",
+                    url=webui if webui.startswith("http") else base + webui,
+                    space_key=space,
+                )
+            )
+        return pages[:limit]
+
+    # Spaces --------------------------------------------------------------------------------
+    def space_id(self, space_key: str) -> str | None:
+        if not SPACE_KEY.match(space_key or ""):
+            raise WikiError(f"'{space_key}' is not a Confluence space key.")
+        key = f"{_CACHE}space:{space_key}"
+        cached = cache.get(key)
+        if cached:
+            return cached
+        data = self.http.request(
+            "getSpaces",
+            "GET",
+            "/spaces",
+            self.service(),
+            base_url=self.v2(),
+            params={"keys": space_key, "limit": 1},
+        )
+        for space in (data or {}).get("results") or []:
+            if space.get("key") == space_key and space.get("id"):
+                cache.set(key, str(space["id"]), 3600)
+                return str(space["id"])
+        return None
+
+    def ensure_space(self, space_key: str, name: str) -> tuple[str, bool]:
+        """The space's id, created when missing. Returns (id, created). Idempotent."""
+        existing = self.space_id(space_key)
+        if existing:
+            return existing, False
+        data = self.http.request(
+            "createSpace",
+            "POST",
+            "/spaces",
+            self.service(),
+            base_url=self.v2(),
+            json={"name": name, "key": space_key},
+        )
+        return str((data or {}).get("id") or ""), True
+
+    def create_page(
+        self, *, space_key: str, title: str, body: str, labels: Iterable[str] = ()
+    ) -> WikiPage:
+        space_id = self.space_id(space_key)
+        if not space_id:
+            raise WikiError(
+                f"Confluence has no space '{space_key}'; run `python manage.py wiki_setup`."
+            )
+        data = self.http.request(
+            "createPage",
+            "POST",
+            "/pages",
+            self.service(),
+            base_url=self.v2(),
+            json={
+                "spaceId": space_id,
+                "status": "current",
+                "title": title,
+                "body": {"representation": "storage", "value": storage(body)},
+            },
+        )
+        page_id = str((data or {}).get("id") or "")
+        if not page_id:
+            raise WikiError("Confluence did not say which page it created (createPage).")
+        names = [label for label in dict.fromkeys(labels) if label]
+        if names:
+            self.http.request(
+                "addLabelsToContent",
+                "POST",
+                f"/wiki/rest/api/content/{page_id}/label",
+                self.service(),
+                json=[{"prefix": "global", "name": n} for n in names],
+            )
+        return self._page(data, space_key=space_key, labels=names)
+
+    def add_footer_comment(
+        self, *, page_id: str, body: str, mention_account_ids: Iterable[str]
+    ) -> None:
+        if not PAGE_ID.match(str(page_id)):
+            raise WikiError(f"'{page_id}' is not a Confluence page id.")
+        mentions = "".join(
+            f'<ac:link><ri:user ri:account-id="{escape(a, quote=True)}" /></ac:link> '
+            for a in dict.fromkeys(mention_account_ids)
+            if a
+        )
+        self.http.request(
+            "createFooterComment",
+            "POST",
+            "/footer-comments",
+            self.service(),
+            base_url=self.v2(),
+            json={
+                "pageId": str(page_id),
+                "body": {
+                    "representation": "storage",
+                    "value": f"<p>{mentions}{escape(body)}</p>",
+                },
+            },
+        )
