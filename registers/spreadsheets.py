@@ -16,6 +16,7 @@ from openpyxl import Workbook, load_workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.utils.exceptions import InvalidFileException
 
+from governance import cleaning
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
@@ -254,6 +255,11 @@ def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
         data: dict[str, Any] = {}
         for column, value in zip(columns, cells, strict=False):
             if column in WRITABLE[register] and not _blank(value):
+                if cleaning.control_error(value):
+                    problems.append(
+                        {"row": number, "field": column, "message": cleaning.CONTROL_MESSAGE}
+                    )
+                    continue
                 data[column] = _value(column, value)
         if data:
             rows.append((number, data))
@@ -261,6 +267,12 @@ def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
                 raise ValidationFailed(
                     {"file": [f"At most {MAX_ROWS:,} rows per import (this file has more)."]}
                 )
+    if problems:
+        failed = len({p["row"] for p in problems})
+        raise ValidationFailed(
+            {"file": [f"{failed} rows have control characters; nothing was imported."]},
+            rows=problems,
+        )
     return rows
 
 
