@@ -14,7 +14,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
-from governance import audit, permissions, services
+from governance import audit, cleaning, permissions, services
 from governance.atlassian.http import SignInRequired
 from governance.concurrency import etag, parse_if_match
 from governance.errors import (
@@ -142,6 +142,9 @@ def json_object(request: HttpRequest) -> dict[str, Any]:
         raise BadRequest("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise BadRequest("The request body must be a JSON object.")
+    refused = cleaning.control_characters(body)
+    if refused:
+        raise ValidationFailed({path: [cleaning.CONTROL_MESSAGE] for path in refused})
     return body
 
 

@@ -24,8 +24,42 @@ class FieldErrors(dict):
             raise ValidationFailed(dict(self))
 
 
+# C0 control characters other than tab, line feed and carriage return. NUL cannot be stored
+# in PostgreSQL text at all; the others are never typed by a person.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+CONTROL_MESSAGE = "Must not contain control characters (such as NUL); only tabs and line breaks."
+
+
+def control_error(value: Any) -> Error:
+    """The refusal for a string holding a control character, else None."""
+    if isinstance(value, str) and CONTROL_CHARACTERS.search(value):
+        return CONTROL_MESSAGE
+    return None
+
+
+def control_characters(value: Any, path: str = "") -> list[str]:
+    """The paths (`field`, `field[2]`, `field.key`) of every string in a JSON value, keys
+    included, that holds a control character."""
+    found: list[str] = []
+    if isinstance(value, str):
+        if CONTROL_CHARACTERS.search(value):
+            found.append(path or "request")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{path}.{key}" if path else str(key)
+            if CONTROL_CHARACTERS.search(str(key)):
+                found.append(name)
+            else:
+                found.extend(control_characters(item, name))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(control_characters(item, f"{path}[{index}]"))
+    return found
+
+
 def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, Error]:
-    """Sanitised text: trimmed; over the cap is refused (never cut), naming the cap."""
+    """Sanitised text: trimmed; over the cap is refused (never cut), naming the cap; control
+    characters other than tab and line breaks are refused."""
     if value is None:
         value = ""
     if not isinstance(value, str):
@@ -33,6 +67,8 @@ def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, E
             value = str(value)
         else:
             return "", "Must be text."
+    if CONTROL_CHARACTERS.search(value):
+        return "", CONTROL_MESSAGE
     value = value.strip()
     if required and not value:
         return "", "This field is required."
@@ -143,6 +179,8 @@ def http_url(value: Any) -> tuple[str, Error]:
     if not isinstance(value, str) or not value.strip():
         return "", "A URL is required."
     value = value.strip()
+    if CONTROL_CHARACTERS.search(value):
+        return value, CONTROL_MESSAGE
     if len(value) > 2000:
         return value, "At most 2000 characters."
     parts = urlsplit(value)
@@ -154,6 +192,8 @@ def http_url(value: Any) -> tuple[str, Error]:
 def account_id(value: Any) -> tuple[str | None, Error]:
     if value is None or value == "":
         return None, None
+    if isinstance(value, str) and CONTROL_CHARACTERS.search(value):
+        return None, CONTROL_MESSAGE
     if not isinstance(value, str) or len(value) > 128 or not value.strip():
         return None, "Must be a tracker accountId."
     return value.strip(), None

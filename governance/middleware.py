@@ -1,6 +1,8 @@
 """Maps domain errors that escape an HTML view to a page a person can act on. The API maps
 domain errors itself (governance.api); here it only gets the one error body for what never
-reaches an endpoint: an unknown API path (404) or a method a path does not answer (405)."""
+reaches an endpoint: an unknown API path (404) or a method a path does not answer (405).
+Before any view runs, it refuses control characters (NUL and the other C0 controls but tab
+and line breaks) in the path (404), the query parameters and form fields (422, named)."""
 
 import json
 
@@ -12,8 +14,16 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
+from governance import cleaning
 from governance.atlassian.http import SignInRequired
-from governance.errors import BadRequest, DomainError, NotFound, Unauthenticated, Unavailable
+from governance.errors import (
+    BadRequest,
+    DomainError,
+    NotFound,
+    Unauthenticated,
+    Unavailable,
+    ValidationFailed,
+)
 from governance.tracker import TrackerError
 
 
@@ -45,6 +55,24 @@ class DomainErrorMiddleware:
             api_response["Allow"] = response["Allow"]
         return api_response
 
+    def process_view(self, request, view, args, kwargs):
+        error = _control_characters(request)
+        if error is None:
+            return None
+        if request.path.startswith("/api/"):
+            return HttpResponse(
+                json.dumps(error.body()), status=error.status, content_type="application/json"
+            )
+        response = self._page(request, error)
+        if getattr(request, "htmx", False) and isinstance(error, ValidationFailed):
+            # An in-place form keeps what was typed; the refusal is flashed, naming the field.
+            names = ", ".join(error.fields)
+            response["HX-Reswap"] = "none"
+            response["HX-Trigger"] = json.dumps(
+                {"flash": {"message": f"{names}: {cleaning.CONTROL_MESSAGE}", "kind": "error"}}
+            )
+        return response
+
     def process_exception(self, request, exception):
         if request.path.startswith("/api/"):
             return None
@@ -58,6 +86,10 @@ class DomainErrorMiddleware:
             exception = Unavailable()
         if not isinstance(exception, DomainError):
             return None
+        return self._page(request, exception)
+
+    @staticmethod
+    def _page(request, exception):
         if isinstance(exception, Unauthenticated):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         template = "partials/error.html" if getattr(request, "htmx", False) else "error.html"
@@ -72,3 +104,24 @@ class DomainErrorMiddleware:
         )
         patch_vary_headers(response, ("HX-Request",))
         return response
+
+
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _control_characters(request) -> DomainError | None:
+    """NotFound for a path holding a control character; ValidationFailed naming each query
+    parameter or form field that holds one; else None."""
+    if cleaning.CONTROL_CHARACTERS.search(request.path):
+        return NotFound()
+    fields: dict[str, list[str]] = {}
+    sources = [request.GET]
+    if request.method == "POST" and request.content_type in FORM_TYPES:
+        sources.append(request.POST)
+    for source in sources:
+        for name, values in source.lists():
+            if cleaning.CONTROL_CHARACTERS.search(name) or any(
+                cleaning.CONTROL_CHARACTERS.search(value) for value in values
+            ):
+                fields[name] = [cleaning.CONTROL_MESSAGE]
+    return ValidationFailed(fields) if fields else None

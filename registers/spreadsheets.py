@@ -8,7 +8,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.utils import timezone
@@ -16,6 +16,7 @@ from openpyxl import Workbook, load_workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.utils.exceptions import InvalidFileException
 
+from governance import cleaning
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
@@ -75,6 +76,13 @@ DATE_FIELDS = {
 # A cell a spreadsheet would run as a formula is written with a leading apostrophe in CSV.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 MAX_BYTES = 5 * 1024 * 1024
+# Import limits, applied while reading (a file is never expanded whole into memory).
+MAX_ROWS = 5000  # rows with data under the header
+MAX_SCANNED_ROWS = 50_000  # rows read at all, blank ones included
+MAX_COLUMNS = 200
+MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024  # a workbook's parts, inflated
+MAX_ZIP_ENTRIES = 500
+SNIFF_CHARS = 4096
 CONTENT_TYPES = {
     "csv": "text/csv; charset=utf-8",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -205,15 +213,24 @@ def export(project: Project, register: str, file_format: str) -> tuple[bytes, st
 def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
     """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
     Read-only and derived columns of an export are ignored, so an export imports back;
-    an unknown column refuses the file."""
+    an unknown column refuses the file. The file is read as a stream and reading stops at
+    the limits (rows, columns, a workbook's uncompressed size and entries), answering 422
+    with the limit named; a workbook's declared dimensions are ignored."""
     if upload is None:
         raise ValidationFailed({"file": ["Choose a CSV or XLSX file to import."]})
     if upload.size > MAX_BYTES:
         raise ValidationFailed({"file": [f"At most {MAX_BYTES // (1024 * 1024)} MB per file."]})
     content = upload.read()
     is_xlsx = content[:4] == b"PK\x03\x04"
-    grid = iter(_xlsx_grid(content) if is_xlsx else _csv_grid(content))
-    header = next(grid, None)
+    grid = _xlsx_grid(content) if is_xlsx else _csv_grid(content)
+    try:
+        return _rows(register, grid)
+    finally:
+        grid.close()
+
+
+def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
+    header = _checked_row(next(grid, None), 1)
     if not header or all(_blank(h) for h in header):
         raise ValidationFailed({"file": ["The first row must name the columns."]})
     columns = [str(h).strip() if h is not None else "" for h in header]
@@ -230,43 +247,117 @@ def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
         )
     rows = []
     for number, cells in enumerate(grid, start=2):
+        _checked_row(cells, number)
+        if number > MAX_SCANNED_ROWS:
+            raise ValidationFailed(
+                {"file": [f"At most {MAX_SCANNED_ROWS:,} rows per file, blank rows included."]}
+            )
         data: dict[str, Any] = {}
         for column, value in zip(columns, cells, strict=False):
             if column in WRITABLE[register] and not _blank(value):
+                if cleaning.control_error(value):
+                    problems.append(
+                        {"row": number, "field": column, "message": cleaning.CONTROL_MESSAGE}
+                    )
+                    continue
                 data[column] = _value(column, value)
         if data:
             rows.append((number, data))
+            if len(rows) > MAX_ROWS:
+                raise ValidationFailed(
+                    {"file": [f"At most {MAX_ROWS:,} rows per import (this file has more)."]}
+                )
+    if problems:
+        failed = len({p["row"] for p in problems})
+        raise ValidationFailed(
+            {"file": [f"{failed} rows have control characters; nothing was imported."]},
+            rows=problems,
+        )
     return rows
+
+
+def _checked_row(cells, number: int):
+    """A row within the column limit; blank cells past the last value do not count."""
+    if cells is not None and len(cells) > MAX_COLUMNS:
+        used = len(cells)
+        while used > MAX_COLUMNS and _blank(cells[used - 1]):
+            used -= 1
+        if used > MAX_COLUMNS:
+            raise ValidationFailed(
+                {"file": [f"At most {MAX_COLUMNS} columns per row (row {number} has {used})."]}
+            )
+    return cells
 
 
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _csv_grid(content: bytes) -> list[list[str]]:
+def _csv_grid(content: bytes) -> Iterator[list[str]]:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValidationFailed(
             {"file": ["The file is neither an XLSX workbook nor UTF-8 CSV."]}
         ) from None
-    first_line = text.split("\n", 1)[0]
+    first_line = text[:SNIFF_CHARS].split("\n", 1)[0]
     try:
         dialect = csv.Sniffer().sniff(first_line, delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel
-    return list(csv.reader(io.StringIO(text), dialect))
+    reader = csv.reader(io.StringIO(text), dialect)
+    try:
+        yield from reader
+    except csv.Error as exc:
+        limit = csv.field_size_limit()
+        message = f"Line {reader.line_num} cannot be read as CSV ({exc})."
+        if "field larger than field limit" in str(exc):
+            message = f"At most {limit:,} characters per cell (line {reader.line_num})."
+        raise ValidationFailed({"file": [message]}) from None
 
 
-def _xlsx_grid(content: bytes) -> list[list[Any]]:
+def _xlsx_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
+    _check_zip(content)
     try:
         workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError):
+        sheet = workbook.worksheets[0]
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError, IndexError):
         raise ValidationFailed({"file": ["The file is not a readable XLSX workbook."]}) from None
-    sheet = workbook.worksheets[0]
-    grid = [list(row) for row in sheet.iter_rows(values_only=True)]
-    workbook.close()
-    return grid
+    # The declared <dimension> is whatever the file says; padding rows to it could build a
+    # grid of 17 billion cells. Rows are read as they are stored, one at a time.
+    sheet.reset_dimensions()
+    try:
+        yield from sheet.iter_rows(values_only=True)
+    except ValidationFailed:
+        raise
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, SyntaxError, TypeError):
+        # SyntaxError covers the XML parser's ParseError.
+        raise ValidationFailed({"file": ["The file is not a readable XLSX workbook."]}) from None
+    finally:
+        workbook.close()
+
+
+def _check_zip(content: bytes) -> None:
+    """Refuse a workbook whose entries would inflate past the limits, before parsing it."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise ValidationFailed({"file": ["The file is not a readable XLSX workbook."]}) from None
+    if len(entries) > MAX_ZIP_ENTRIES:
+        raise ValidationFailed(
+            {"file": [f"At most {MAX_ZIP_ENTRIES} parts in a workbook (this has {len(entries)})."]}
+        )
+    inflated = sum(entry.file_size for entry in entries)
+    if inflated > MAX_UNCOMPRESSED_BYTES:
+        raise ValidationFailed(
+            {
+                "file": [
+                    f"At most {MAX_UNCOMPRESSED_BYTES // (1024 * 1024)} MB uncompressed per "
+                    f"workbook (this one holds {inflated // (1024 * 1024)} MB)."
+                ]
+            }
+        )
 
 
 def _value(column: str, value: Any) -> Any:

@@ -17,7 +17,6 @@ from registers.services.risks import risk_create
 from registers.services.work_packages import work_package_create
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
-MAX_ROWS = 5000
 
 CREATORS: dict[str, Callable[..., Any]] = {
     # The work-package record has no `imported` field in the spec.
@@ -40,10 +39,6 @@ def register_import(*, caller: Caller, register: str, upload: Any) -> int:
     rows = spreadsheets.read_rows(register, upload)
     if not rows:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
-    if len(rows) > MAX_ROWS:
-        raise ValidationFailed(
-            {"file": [f"At most {MAX_ROWS} rows per import (this file has {len(rows)})."]}
-        )
     # The project's health is derived once, after the last row.
     with transaction.atomic(), signals.deferred_project_changes():
         writable_project(caller)

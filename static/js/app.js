@@ -58,6 +58,11 @@
     } catch (e) { /* an HTML body: keep the generic message */ }
     flash(message, "error");
   });
+  // The server refused a write without replacing the form (HX-Trigger `flash`).
+  document.addEventListener("flash", function (event) {
+    var detail = event.detail || {};
+    if (detail.message) flash(detail.message, detail.kind);
+  });
   // A write made in place moved a resource to a new revision (HX-Trigger `revised`, see
   // governance.http.announce_revision): the page's other forms for it move along, but only
   // those still at the old revision, so someone else's write in between still makes them stale.
