@@ -15,7 +15,7 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
-from portfolio import exports, selectors
+from portfolio import exports, pictures, selectors
 from status.models import DIMENSIONS
 
 STALE_MESSAGE = (
@@ -99,6 +99,9 @@ def portfolio_index(request):
             ],
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
+            "pictures": pictures.risk_matrices(
+                [row["projectKey"] for row in data.rows], services.rag_thresholds()
+            ),
         },
         partial="results",
     )

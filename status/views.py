@@ -12,6 +12,7 @@ from governance.http import announce_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES
 from governance.people import resolve
 from governance.views import project_context
+from registers import pictures as register_pictures
 from status import derive, forms, selectors, services
 from status.models import (
     CONFIDENCES,
@@ -93,6 +94,14 @@ def _trend(published) -> list[dict]:
     return [{"columns": columns, "rows": rows}] if columns else []
 
 
+def _pictures(project, view) -> list:
+    """The status page's pictures: the risk matrices from the rows behind the risk drivers."""
+    risks_url = reverse("registers:risks", args=[project.key])
+    return register_pictures.risk_matrices(
+        view.facts.risks, view.thresholds, risks_url, prefix="status-risk"
+    )
+
+
 def _context(request, project, caller, **extra) -> dict:
     view = selectors.view_for(project)
     s = status_to_dict(view)
@@ -118,6 +127,7 @@ def _context(request, project, caller, **extra) -> dict:
         draft=draft,
         published=published,
         trend=_trend(published),
+        status_pictures=_pictures(project, view),
         people=people,
         form=_initial(view.status),
         errors={},

@@ -1,0 +1,84 @@
+"""In a real browser: every picture draws under the CSP, a click on it leads on (a matrix cell
+to the filtered register), its table opens in one click. Screenshots go to /tmp/uxb/."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import PMO_GROUP, set_governance_group
+from tests.factories import ProjectFactory, RiskFactory
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/uxb")
+
+
+def shot(locator, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(SHOTS / name))
+
+
+def risks(project):
+    RiskFactory(project=project, title="Vendor exit", impact=4, likelihood=3)
+    RiskFactory(project=project, title="Key engineer leaves", impact=4, likelihood=3)
+    RiskFactory(
+        project=project,
+        title="Data loss",
+        impact=5,
+        likelihood=4,
+        residual_impact=3,
+        residual_likelihood=2,
+    )
+    RiskFactory(project=project, title="Late hardware", impact=2, likelihood=2)
+
+
+def test_risk_matrix_cell_filters_the_register(cast, live_server, watched_page, sign_in):
+    risks(cast.project)
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "viewer")
+    page.goto(f"{live_server.url}/projects/ALPHA/registers/risks/")
+    matrix = page.locator("#risk-matrix-inherent")
+    expect(matrix.locator("svg")).to_be_visible()
+    shot(page.locator(".pictures"), "risk-matrix-register.png")
+    matrix.get_by_role(
+        "link", name="2 risks with impact 4 and likelihood 3 (score 12, medium)"
+    ).click()
+    expect(page.get_by_text("Only the open risks in the matrix cell")).to_be_visible()
+    rows = page.locator("#risk-rows > tr:not(.empty-row)")
+    expect(rows).to_have_count(2)
+    expect(page.locator("#risk-rows")).not_to_contain_text("Data loss")
+    assert "cell=inherent-4-3" in page.url
+    # The table behind the picture, one click away.
+    page.get_by_text("Show as a table").first.click()
+    table = page.locator("#risk-matrix-inherent-table table")
+    expect(table).to_be_visible()
+    expect(table.get_by_role("row").nth(2)).to_contain_text("2")
+    shot(page.locator("#risk-matrix-inherent"), "risk-matrix-table.png")
+
+
+def test_status_page_and_portfolio_matrices(cast, live_server, watched_page, sign_in):
+    set_governance_group(PMO_GROUP)
+    risks(cast.project)
+    beta = ProjectFactory(key="BETA", name="Beta", browsers=[cast.pmo])
+    RiskFactory(project=beta, title="Beta risk", impact=4, likelihood=3)
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "pmo")
+    page.goto(f"{live_server.url}/projects/ALPHA/status/")
+    expect(page.locator("#status-risk-matrix-residual svg")).to_be_visible()
+    shot(page.locator("#status-risk-matrix-inherent").locator(".."), "risk-matrix-status.png")
+
+    page.goto(f"{live_server.url}/portfolio/")
+    matrix = page.locator("#portfolio-matrix-inherent")
+    expect(matrix.locator("svg")).to_be_visible()
+    shot(matrix.locator(".."), "risk-matrix-portfolio.png")
+    matrix.get_by_role(
+        "link", name="3 risks with impact 4 and likelihood 3 (score 12, medium)"
+    ).click()
+    row_head = page.locator("#portfolio-matrix-inherent-cell-4-3")
+    expect(row_head).to_be_visible()  # the fragment opens the table at that cell
+    page.locator("#portfolio-matrix-inherent-table").get_by_role("link", name="BETA").click()
+    assert "/projects/BETA/registers/risks/" in page.url and "cell=inherent-4-3" in page.url
+    expect(page.locator("#risk-rows")).to_contain_text("Beta risk")

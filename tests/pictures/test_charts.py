@@ -1,0 +1,71 @@
+"""The SVG builders of governance.charts: pure functions, readable without colour, no inline
+style or script."""
+
+import xml.etree.ElementTree as ET
+
+from governance import charts
+from tests.html import inline_problems
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def parse(chart: charts.Chart) -> ET.Element:
+    root = ET.fromstring(str(chart.svg))
+    assert root.tag == f"{SVG}svg"
+    assert inline_problems(str(chart.svg)) == []
+    return root
+
+
+def texts(root: ET.Element) -> list[str]:
+    return [t.text or "" for t in root.iter(f"{SVG}text")]
+
+
+def test_risk_matrix_counts_each_cell_and_links_the_filled_ones():
+    chart = charts.risk_matrix(
+        {(4, 3): 2, (1, 1): 1},
+        chart_id="m",
+        title="Inherent risk matrix",
+        amber_min=8,
+        red_min=15,
+        link=lambda i, lk: f"/r/?cell=inherent-{i}-{lk}",
+    )
+    root = parse(chart)
+    links = [a.get("href") for a in root.iter(f"{SVG}a")]
+    assert links == ["/r/?cell=inherent-4-3", "/r/?cell=inherent-1-1"]
+    labels = [a.get("aria-label") for a in root.iter(f"{SVG}a")]
+    assert labels[0] == "2 risks with impact 4 and likelihood 3 (score 12, medium)"
+    # 25 cells, each with its score; the counts are text, not colour.
+    assert len([r for r in root.iter(f"{SVG}rect") if "mx-cell" in r.get("class")]) == 25
+    assert "2" in texts(root) and "1" in texts(root)
+    # Zones differ by pattern as well as colour.
+    patterns = {r.get("fill") for r in root.iter(f"{SVG}rect") if r.get("fill")}
+    assert patterns == {"url(#m-hatch)", "url(#m-dots)"}
+    # The table: impact 5 first, the counts with the same links.
+    assert chart.columns == ["Impact \\ likelihood", "1", "2", "3", "4", "5"]
+    row4 = chart.rows[1]
+    assert row4[0].text == "4" and row4[3].text == "2" and row4[3].href.endswith("4-3")
+    assert chart.empty == ""
+
+
+def test_risk_matrix_without_risks_says_so():
+    chart = charts.risk_matrix({}, chart_id="m", title="T", amber_min=8, red_min=15)
+    assert chart.empty == "No risks scored yet."
+
+
+def test_risk_zone_follows_the_thresholds():
+    assert charts.risk_zone(16, 8, 15) == "high"
+    assert charts.risk_zone(8, 8, 15) == "medium"
+    assert charts.risk_zone(7, 8, 15) == "low"
+
+
+def test_labels_are_escaped():
+    chart = charts.heat_map(
+        [charts.HeatRow("<b>X</b>", "/s/?a=1&b=2", ["Red", "Green"])],
+        ["Overall", "Cost"],
+        chart_id="h",
+        title="Heat <map>",
+    )
+    svg = str(chart.svg)
+    assert "<b>" not in svg and "&lt;b&gt;X&lt;/b&gt;" in svg
+    assert 'href="/s/?a=1&amp;b=2"' in svg
+    parse(chart)
