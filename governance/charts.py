@@ -275,6 +275,12 @@ class TimelineRow:
     milestone: bool = False
     done: bool = False
 
+    def actual_bounds(self, today: dt.date) -> tuple[dt.date, dt.date] | None:
+        """The actual bar: started and not finished runs to today."""
+        if self.actual.start and not self.actual.end:
+            return (self.actual.start, max(self.actual.start, today))
+        return self.actual.bounds()
+
     @property
     def slip_days(self) -> int | None:
         """Days the forecast (else actual) end lies after the baseline end; None without both."""
@@ -315,14 +321,19 @@ def timeline(
     marked with its slip in days when it ends after the baseline), the actual bar (hatched); a
     milestone as a diamond at its end; a dashed line for today; month ticks across."""
     bounds = [b for r in rows for s in (r.baseline, r.forecast, r.actual) if (b := s.bounds())]
-    label_w, plot_w, lane, top = 190, 620, 34, 30
+    bounds += [b for r in rows if (b := r.actual_bounds(today))]
+    label_w, plot_w, lane, top = 190, 620, 34, 40
     columns = ["Work package", baseline_label, "Forecast", "Actual", "Slip"]
     table = [
         [
             Cell(r.label, r.href),
             Cell(_span_text(r.baseline)),
             Cell(_span_text(r.forecast)),
-            Cell(_span_text(r.actual)),
+            Cell(
+                f"{_fmt(r.actual.start)}, not finished"
+                if r.actual.start and not r.actual.end
+                else _span_text(r.actual)
+            ),
             Cell(_slip_text(r.slip_days), css="late" if (r.slip_days or 0) > 0 else ""),
         ]
         for r in rows
@@ -330,7 +341,8 @@ def timeline(
     legend = [
         ("legend-bar legend-baseline", f"{baseline_label} (outlined)"),
         ("legend-bar legend-forecast", "Forecast (solid)"),
-        ("legend-bar legend-slipped", "Forecast after the baseline (dark, +days)"),
+        ("legend-bar legend-slipped", "Forecast end after the baseline (dark)"),
+        ("legend-slip", "+days: how late it ends"),
         ("legend-bar legend-actual", "Actual (hatched)"),
         ("legend-milestone", "Milestone (diamond)"),
         ("legend-today", "Today (dashed line)"),
@@ -368,9 +380,12 @@ def timeline(
             'class="grid-line"/>'
         )
         if index % step == 0:
-            label = f"{month:%b}" if month.month != 1 and index else f"{month:%b %Y}"
             parts.append(
-                f'<text x="{_n(mx + 2)}" y="{top - 10}" class="axis-tick">{_e(label)}</text>'
+                f'<text x="{_n(mx + 2)}" y="{top - 8}" class="axis-tick">{month:%b}</text>'
+            )
+        if index == 0 or month.month == 1:
+            parts.append(
+                f'<text x="{_n(mx + 2)}" y="{top - 22}" class="axis-tick year">{month:%Y}</text>'
             )
     for index, row in enumerate(rows):
         y = top + index * lane
@@ -394,12 +409,15 @@ def timeline(
                 'height="9" class="bar-baseline"/>'
             )
         if b := row.forecast.bounds():
-            css = "bar-forecast bar-slipped" if (slip or 0) > 0 else "bar-forecast"
+            late = bool(
+                row.baseline.end and row.forecast.end and row.forecast.end > row.baseline.end
+            )
+            css = "bar-forecast bar-slipped" if late else "bar-forecast"
             parts.append(
                 f'<rect x="{_n(x(b[0]))}" y="{y + 14}" width="{_n(max(x(b[1]) - x(b[0]), 2))}" '
                 f'height="9" class="{css}"/>'
             )
-        if b := row.actual.bounds():
+        if b := row.actual_bounds(today):
             w = max(x(b[1]) - x(b[0]), 2)
             parts.append(
                 f'<rect x="{_n(x(b[0]))}" y="{y + 24}" width="{_n(w)}" height="7" '
@@ -417,9 +435,12 @@ def timeline(
                     f'{" milestone-done" if row.done else ""}"><title>Milestone '
                     f"{_e(row.label)}: {_e(_fmt(end))}</title></path>"
                 )
-        if (slip or 0) > 0 and (b := row.forecast.bounds() or row.actual.bounds()):
+        ends = [b[1] for b in (row.forecast.bounds(), row.actual_bounds(today)) if b]
+        if (slip or 0) > 0 and ends:
+            gap = 12 if row.milestone else 4
             parts.append(
-                f'<text x="{_n(x(b[1]) + 4)}" y="{y + 21}" class="slip-label">+{slip} d</text>'
+                f'<text x="{_n(x(max(ends)) + gap)}" y="{y + 21}" class="slip-label">'
+                f"+{slip} d</text>"
             )
     tx = x(today)
     parts.append(

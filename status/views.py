@@ -4,6 +4,7 @@ the initiation checklist, and status reports (draft, publish, history, trend, pa
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
 
 from governance import permissions
 from governance.cleaning import decimal_to_json
@@ -13,6 +14,7 @@ from governance.models import BR_CADENCES, RAG_CHOICES
 from governance.people import resolve
 from governance.views import project_context
 from registers import pictures as register_pictures
+from registers import selectors as register_selectors
 from status import derive, forms, selectors, services
 from status.models import (
     CONFIDENCES,
@@ -95,11 +97,23 @@ def _trend(published) -> list[dict]:
 
 
 def _pictures(project, view) -> list:
-    """The status page's pictures: the risk matrices from the rows behind the risk drivers."""
+    """The status page's pictures: the risk matrices from the rows behind the risk drivers;
+    the work-package timeline against the approved plan (one read of the packages)."""
     risks_url = reverse("registers:risks", args=[project.key])
-    return register_pictures.risk_matrices(
-        view.facts.risks, view.thresholds, risks_url, prefix="status-risk"
-    )
+    packages = register_selectors.work_packages(project)
+    baselines = ((view.facts.case and view.facts.case.plan_baseline) or {}).get("workPackages")
+    return [
+        *register_pictures.risk_matrices(
+            view.facts.risks, view.thresholds, risks_url, prefix="status-risk"
+        ),
+        register_pictures.work_package_timeline(
+            packages,
+            reverse("registers:work-packages", args=[project.key]),
+            timezone.localdate(),
+            baselines=baselines or None,
+            chart_id="status-timeline",
+        ),
+    ]
 
 
 def _context(request, project, caller, **extra) -> dict:

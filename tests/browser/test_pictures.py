@@ -1,13 +1,14 @@
 """In a real browser: every picture draws under the CSP, a click on it leads on (a matrix cell
 to the filtered register), its table opens in one click. Screenshots go to /tmp/uxb/."""
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import PMO_GROUP, set_governance_group
-from tests.factories import ProjectFactory, RiskFactory
+from tests.factories import ProjectFactory, RiskFactory, WorkPackageFactory
 
 pytestmark = pytest.mark.browser
 
@@ -82,3 +83,61 @@ def test_status_page_and_portfolio_matrices(cast, live_server, watched_page, sig
     page.locator("#portfolio-matrix-inherent-table").get_by_role("link", name="BETA").click()
     assert "/projects/BETA/registers/risks/" in page.url and "cell=inherent-4-3" in page.url
     expect(page.locator("#risk-rows")).to_contain_text("Beta risk")
+
+
+def packages(project):
+    today = dt.date.today()
+    day = lambda weeks: today + dt.timedelta(weeks=weeks)  # noqa: E731
+    WorkPackageFactory(
+        project=project,
+        name="Discovery",
+        status="Complete",
+        planned_start_date=day(-20),
+        planned_end_date=day(-14),
+        forecast_start_date=day(-20),
+        forecast_end_date=day(-14),
+        actual_start_date=day(-20),
+        actual_end_date=day(-13),
+    )
+    WorkPackageFactory(
+        project=project,
+        name="Build",
+        status="In Progress",
+        planned_start_date=day(-14),
+        planned_end_date=day(4),
+        forecast_start_date=day(-14),
+        forecast_end_date=day(8),
+        actual_start_date=day(-13),
+    )
+    WorkPackageFactory(
+        project=project,
+        name="Go-live",
+        type="Milestone",
+        planned_start_date=day(10),
+        planned_end_date=day(10),
+        forecast_start_date=day(12),
+        forecast_end_date=day(12),
+    )
+
+
+def test_timeline_on_the_register_and_the_status_page(cast, live_server, watched_page, sign_in):
+    packages(cast.project)
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "viewer")
+    page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
+    timeline = page.locator("#wp-timeline")
+    expect(timeline.locator("svg")).to_be_visible()
+    expect(timeline.locator("text.slip-label")).to_have_text(["+7 d", "+28 d", "+14 d"])
+    expect(timeline.locator("path.milestone")).to_have_count(1)
+    expect(timeline.locator("line.today-line")).to_have_count(1)
+    shot(timeline, "timeline-register.png")
+    timeline.get_by_text("Show as a table").click()
+    expect(timeline.get_by_role("table")).to_contain_text("28 days late")
+    timeline.locator("svg").get_by_role("link").filter(has_text="Build").click()
+    expect(page.get_by_role("heading", name="Build")).to_be_visible()
+
+    page.goto(f"{live_server.url}/projects/ALPHA/status/")
+    timeline = page.locator("#status-timeline")
+    expect(timeline.locator("svg")).to_be_visible()
+    shot(timeline, "timeline-status.png")

@@ -1,6 +1,7 @@
 """The SVG builders of governance.charts: pure functions, readable without colour, no inline
 style or script."""
 
+import datetime as dt
 import xml.etree.ElementTree as ET
 
 from governance import charts
@@ -69,3 +70,50 @@ def test_labels_are_escaped():
     assert "<b>" not in svg and "&lt;b&gt;X&lt;/b&gt;" in svg
     assert 'href="/s/?a=1&amp;b=2"' in svg
     parse(chart)
+
+
+def test_timeline_draws_baseline_forecast_actual_today_milestones_and_slips():
+    day = dt.date
+    rows = [
+        charts.TimelineRow(
+            "Build",
+            "/wp/1/",
+            baseline=charts.Span(day(2026, 1, 1), day(2026, 3, 31)),
+            forecast=charts.Span(day(2026, 1, 1), day(2026, 4, 14)),
+            actual=charts.Span(day(2026, 1, 5), None),
+        ),
+        charts.TimelineRow(
+            "Go-live",
+            "/wp/2/",
+            baseline=charts.Span(day(2026, 5, 1), day(2026, 5, 1)),
+            forecast=charts.Span(day(2026, 4, 20), day(2026, 4, 20)),
+            milestone=True,
+        ),
+        charts.TimelineRow("Unplanned"),
+    ]
+    chart = charts.timeline(rows, chart_id="t", title="Timeline", today=day(2026, 2, 15))
+    root = parse(chart)
+    classes = [r.get("class") for r in root.iter(f"{SVG}rect")]
+    assert classes.count("bar-baseline") == 2
+    assert "bar-forecast bar-slipped" in classes  # Build ends 14 days after its baseline
+    assert "bar-forecast" in classes  # Go-live is early: not marked
+    assert "bar-actual" in classes
+    assert "+14 d" in texts(root) and "Today" in texts(root)
+    assert [p.get("class") for p in root.iter(f"{SVG}path")][-1:] == ["milestone"]
+    assert [a.get("href") for a in root.iter(f"{SVG}a")] == ["/wp/1/", "/wp/2/"]
+    # Today's line sits between the axis ends.
+    line = next(li for li in root.iter(f"{SVG}line") if li.get("class") == "today-line")
+    assert 190 < float(line.get("x1")) < 810
+    assert chart.columns == ["Work package", "Baseline", "Forecast", "Actual", "Slip"]
+    build, golive, unplanned = chart.rows
+    assert build[3].text == "5 Jan 2026, not finished"
+    assert build[4].text == "14 days late" and build[4].css == "late"
+    assert golive[4].text == "11 days early"
+    assert unplanned[1].text == "—" and unplanned[4].text == "—"
+
+
+def test_timeline_without_dates_says_so():
+    chart = charts.timeline(
+        [charts.TimelineRow("A")], chart_id="t", title="T", today=dt.date(2026, 1, 1)
+    )
+    assert chart.empty == "No work package has dates yet." and str(chart.svg) == ""
