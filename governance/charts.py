@@ -47,6 +47,7 @@ class Chart:
     legend: list[tuple[str, str]] = field(default_factory=list)  # (css class, words)
     empty: str = ""  # when there is nothing to draw, this sentence instead of the picture
     css: str = ""
+    table_href: str = ""  # the page already shows the table: link to it instead
 
 
 def rag_key(value: str | None) -> str:
@@ -688,25 +689,28 @@ def rag_trend(
             empty="No published report yet.",
             css="chart-trend",
         )
-    left, col, top = 86, 46, 18
+    left, col, top = 92, 78, 10
     levels = {"Red": 0, "Amber": 1, "Green": 2, "Blue": 3, "None": 4}
-    line_h = 70
+    step_h = 20
+    line_h = step_h * 4 + 20
     width = left + col * len(labels) + 16
-    height = top + line_h + 22 * (len(lanes) - 1) + 34
+    height = top + line_h + 28 * (len(lanes) - 1) + 30
     parts = []
 
     def cx(i: int) -> float:
         return left + col * (i + 0.5)
 
     name, values = lanes[0]
-    ly = {k: top + 6 + v * (line_h - 12) / 4 for k, v in levels.items()}
-    for rag in ("Red", "Amber", "Green"):
+    ly = {k: top + 10 + v * step_h for k, v in levels.items()}
+    for rag, level_y in ly.items():
         parts.append(
-            f'<line x1="{left}" y1="{_n(ly[rag])}" x2="{_n(width - 8)}" y2="{_n(ly[rag])}" '
+            f'<line x1="{left}" y1="{_n(level_y)}" x2="{_n(width - 8)}" y2="{_n(level_y)}" '
             'class="grid-line"/>'
+            f'<text x="{left - 6}" y="{_n(level_y)}" class="axis-tick" text-anchor="end" '
+            f'dominant-baseline="central">{_e(RAG_WORDS[rag])}</text>'
         )
     parts.append(
-        f'<text x="4" y="{_n(top + line_h / 2)}" class="lane-label" dominant-baseline="central">'
+        f'<text x="4" y="{_n(top + 10)}" class="lane-label" dominant-baseline="central">'
         f"{_e(name)}</text>"
     )
     points = [(cx(i), ly[rag_key(v)]) for i, v in enumerate(values)]
@@ -727,16 +731,16 @@ def rag_trend(
     y = top + line_h + 4
     for name, values in lanes[1:]:
         parts.append(
-            f'<text x="4" y="{y + 9}" class="lane-label small" dominant-baseline="central">'
+            f'<text x="4" y="{y + 11}" class="lane-label" dominant-baseline="central">'
             f"{_e(name)}</text>"
         )
         for i, v in enumerate(values):
             parts.append(
                 f"<g><title>{_e(name)} {_e(labels[i])}: {RAG_WORDS[rag_key(v)]}</title>"
-                + _rag_rect(chart_id, cx(i) - 9, y, 18, 18, v)
+                + _rag_rect(chart_id, cx(i) - 15, y, 30, 22, v)
                 + "</g>"
             )
-        y += 22
+        y += 28
     for i, label in enumerate(labels):
         parts.append(
             f'<text x="{_n(cx(i))}" y="{y + 14}" class="axis-tick" text-anchor="middle">'

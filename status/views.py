@@ -5,8 +5,10 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.dateformat import format as format_date
+from django.utils.dateparse import parse_datetime
 
-from governance import permissions
+from governance import charts, permissions
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, page, render_htmx
@@ -113,7 +115,26 @@ def _pictures(project, view) -> list:
             baselines=baselines or None,
             chart_id="status-timeline",
         ),
+        register_pictures.budget_curve(packages, timezone.localdate(), chart_id="status-budget"),
     ]
+
+
+def _trend_chart(trend: list[dict]) -> charts.Chart | None:
+    """The RAG trend as a small picture; its table is the trend table beside it."""
+    if not trend:
+        return None
+    labels = [
+        format_date(parse_datetime(c["publishedAt"]), "j M y") if c.get("publishedAt") else "—"
+        for c in trend[0]["columns"]
+    ]
+    chart = charts.rag_trend(
+        labels,
+        [(row["label"], row["cells"]) for row in trend[0]["rows"]],
+        chart_id="rag-trend",
+        title="RAG over the published reports",
+    )
+    chart.table_href = "#trend-table"
+    return chart
 
 
 def _context(request, project, caller, **extra) -> dict:
@@ -122,6 +143,7 @@ def _context(request, project, caller, **extra) -> dict:
     reports = selectors.reports(project)
     draft = next((r for r in reports if r.state == "Draft"), None)
     published = [r for r in reports if r.state == "Published"]
+    trend = _trend(published)
     people = resolve(
         [
             s["lastUpdatedByAccountId"],
@@ -140,7 +162,8 @@ def _context(request, project, caller, **extra) -> dict:
         checklist=s["initiationChecklist"],
         draft=draft,
         published=published,
-        trend=_trend(published),
+        trend=trend,
+        trend_chart=_trend_chart(trend),
         status_pictures=_pictures(project, view),
         people=people,
         form=_initial(view.status),

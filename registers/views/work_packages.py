@@ -56,7 +56,8 @@ REG = base.register(
         ),
         empty_hint="Work packages are the deliverable chunks of the plan, typically one per Epic.",
         pictures=lambda project, records, extra, url: [
-            pictures.work_package_timeline(records, url, timezone.localdate())
+            pictures.work_package_timeline(records, url, timezone.localdate()),
+            pictures.budget_curve(records, timezone.localdate()),
         ],
     )
 )

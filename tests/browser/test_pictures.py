@@ -141,3 +141,38 @@ def test_timeline_on_the_register_and_the_status_page(cast, live_server, watched
     timeline = page.locator("#status-timeline")
     expect(timeline.locator("svg")).to_be_visible()
     shot(timeline, "timeline-status.png")
+
+
+def test_rag_trend_and_budget_curve_on_the_status_page(cast, live_server, watched_page, sign_in):
+    from decimal import Decimal
+
+    from governance import permissions
+    from status import services
+
+    packages(cast.project)
+    first = cast.project.work_packages.get(name="Build")
+    first.budget, first.budget_forecast, first.budget_actual = 9000, 10500, 4000
+    first.budget_baseline = Decimal(9000)
+    first.save()
+    caller = permissions.caller_for(cast.lead, cast.project)
+    for title, rag in (("Week 1", "Green"), ("Week 2", "Amber"), ("Week 3", "Red")):
+        services.status_update(caller=caller, data={"overallRag": rag})
+        report = services.status_report_create(caller=caller, data={"title": title})
+        services.status_report_publish(
+            caller=caller, report_id=report.pk, expected_revision=report.revision
+        )
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "viewer")
+    page.goto(f"{live_server.url}/projects/ALPHA/status/")
+    trend = page.locator("#rag-trend")
+    expect(trend.locator("svg")).to_be_visible()
+    expect(trend.locator("circle.rag-fill")).to_have_count(3)
+    shot(trend, "rag-trend.png")
+    trend.get_by_role("link", name="Show as a table").click()
+    assert page.url.endswith("#trend-table")
+    budget = page.locator("#status-budget")
+    expect(budget.locator("path.line")).to_have_count(3)
+    shot(budget, "budget-curve.png")
+    budget.get_by_text("Show as a table").click()
+    expect(budget.get_by_role("table")).to_contain_text("12,500")  # with the other two

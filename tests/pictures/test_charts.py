@@ -117,3 +117,44 @@ def test_timeline_without_dates_says_so():
         [charts.TimelineRow("A")], chart_id="t", title="T", today=dt.date(2026, 1, 1)
     )
     assert chart.empty == "No work package has dates yet." and str(chart.svg) == ""
+
+
+def test_rag_trend_letters_every_mark_and_steps_the_overall_line():
+    chart = charts.rag_trend(
+        ["1 Oct 26", "1 Nov 26", "1 Dec 26"],
+        [("Overall", ["Amber", "Red", "Green"]), ("Cost", ["Red", None, "Blue"])],
+        chart_id="r",
+        title="RAG trend",
+    )
+    root = parse(chart)
+    letters = [t.text for t in root.iter(f"{SVG}text") if "rag-letter" in t.get("class", "")]
+    assert letters == ["A", "R", "G", "R", "\u2013", "B"]
+    assert [p.get("class") for p in root.iter(f"{SVG}path")][-1] == "trend-line"
+    assert chart.rows[1][2].text == "No RAG"
+    assert charts.rag_trend([], [("Overall", [])], chart_id="r", title="T").empty
+
+
+def test_line_chart_marks_each_series_by_dash_marker_and_name():
+    chart = charts.line_chart(
+        ["Jan 2026", "Feb 2026", "Mar 2026"],
+        [
+            charts.Series("Baseline", "series-baseline", [100.0, 200.0, 300.0]),
+            charts.Series("Actual", "series-actual", [90.0, 210.0, None]),
+        ],
+        chart_id="b",
+        title="Budget",
+        marker_line=(1, "This month"),
+    )
+    root = parse(chart)
+    lines = [p for p in root.iter(f"{SVG}path") if p.get("class", "").startswith("line ")]
+    assert [p.get("class") for p in lines] == ["line series-baseline", "line series-actual"]
+    assert "Baseline" in texts(root) and "Actual" in texts(root) and "This month" in texts(root)
+    assert root.findall(f".//{SVG}circle")  # baseline markers
+    assert chart.rows[2] and chart.rows[2][2].text == "—"  # actual stops this month
+    assert chart.rows[1][1].text == "200"
+
+
+def test_compact_money():
+    assert charts.compact_money(0) == "0"
+    assert charts.compact_money(12_500) == "12.5k"
+    assert charts.compact_money(1_000_000) == "1M"
