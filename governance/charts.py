@@ -10,6 +10,7 @@ marker, and the same figures are in the chart's table, one click away on the pag
 
 import datetime as dt
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -797,7 +798,7 @@ def heat_map(
             empty="No project to show.",
             css="chart-heat",
         )
-    left, cell_w, cell_h, top = 150, 64, 26, 26
+    left, cell_w, cell_h, top = 210, 64, 26, 26
     width = left + cell_w * len(dimensions) + 8
     height = top + cell_h * len(rows) + 6
     parts = []
@@ -808,7 +809,7 @@ def heat_map(
         )
     for i, row in enumerate(rows):
         y = top + i * cell_h
-        label = row.label if len(row.label) <= 22 else row.label[:21] + "…"
+        label = row.label if len(row.label) <= 30 else row.label[:29] + "…"
         text = (
             f'<text x="4" y="{_n(y + cell_h / 2)}" class="lane-label" '
             f'dominant-baseline="central">{_e(label)}</text>'
@@ -847,6 +848,9 @@ class Point:
     y: float | None  # cost overrun, %
     size: float | None  # budget
     rag: str
+
+
+LABELLED = 40
 
 
 def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
@@ -906,18 +910,27 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         f'<text x="14" y="{_n(top + plot_h / 2)}" class="axis-label" text-anchor="middle" '
         f'transform="rotate(-90 14 {_n(top + plot_h / 2)})">Cost overrun (%) →</text>',
     ]
-    for k in range(5):
-        xv = x_lo + (x_hi - x_lo) * k / 4
-        yv = y_lo + (y_hi - y_lo) * k / 4
+    for xv in nice_ticks(x_lo, x_hi):
         parts.append(
+            f'<line x1="{_n(px(xv))}" y1="{top}" x2="{_n(px(xv))}" y2="{top + plot_h}" '
+            'class="grid-line"/>'
             f'<text x="{_n(px(xv))}" y="{top + plot_h + 16}" class="axis-tick" '
             f'text-anchor="middle">{xv:,.0f}</text>'
+        )
+    for yv in nice_ticks(y_lo, y_hi):
+        parts.append(
+            f'<line x1="{left}" y1="{_n(py(yv))}" x2="{left + plot_w}" y2="{_n(py(yv))}" '
+            'class="grid-line"/>'
             f'<text x="{left - 6}" y="{_n(py(yv))}" class="axis-tick" text-anchor="end" '
             f'dominant-baseline="central">{yv:,.0f}</text>'
         )
+    placed: list[tuple[float, float, float, float]] = []
+    # Names beside the bubbles for the LABELLED biggest only: a crowded chart keeps them in the
+    # bubbles' titles and in the table.
+    labelled = {id(p) for p in sorted(drawn, key=lambda p: -(p.size or 0))[:LABELLED]}
     for p in sorted(drawn, key=lambda p: -(p.size or 0)):
         rag = rag_key(p.rag)
-        r = 7 + 22 * ((p.size or 0) / biggest) ** 0.5
+        r = 6 + 16 * ((p.size or 0) / biggest) ** 0.5
         cx, cy = px(p.x), py(p.y)
         words = (
             f"{p.label}: slip {p.x:,.0f} days, overrun {p.y:,.1f} %, budget "
@@ -932,12 +945,21 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
                 f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(r)}" '
                 f'fill="url(#{_e(chart_id)}-{RAG_PATTERN[rag]})" class="pat-{RAG_PATTERN[rag]}"/>'
             )
+        label_y = _free_y(placed, cx + r + 3, cy, p.label) if id(p) in labelled else None
         bubble += (
             f'<text x="{_n(cx)}" y="{_n(cy)}" class="rag-letter rag-letter-{rag.lower()}" '
             f'text-anchor="middle" dominant-baseline="central">{RAG_LETTERS[rag]}</text>'
-            f'<text x="{_n(cx + r + 3)}" y="{_n(cy - r / 2)}" class="point-label">'
-            f"{_e(p.label)}</text>"
         )
+        if label_y is not None and label_y != cy:
+            bubble += (
+                f'<line x1="{_n(cx)}" y1="{_n(cy)}" x2="{_n(cx + r + 2)}" y2="{_n(label_y)}" '
+                'class="leader-line"/>'
+            )
+        if label_y is not None:
+            bubble += (
+                f'<text x="{_n(cx + r + 3)}" y="{_n(label_y)}" class="point-label" '
+                f'dominant-baseline="central">{_e(p.label)}</text>'
+            )
         if p.href:
             parts.append(
                 f'<a href="{_e(p.href)}" aria-label="{_e(words)}"><title>{_e(words)}</title>'
@@ -956,6 +978,39 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         legend=legend,
         css="chart-scatter",
     )
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values between low and high (about `count` of them), 0 among them when in
+    range."""
+    span = high - low
+    if span <= 0:
+        return [low]
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + 1e-9:
+        ticks.append(round(value, 6) + 0.0)
+        value += step
+    return ticks
+
+
+def _free_y(placed: list, x: float, y: float, text: str) -> float:
+    """A label's y near `y` that does not overlap a label already placed (greedy)."""
+    width, height = 7 * len(text), 13
+    for shift in (0, 13, -13, 26, -26, 39, -39, 52, -52):
+        top = y + shift - height / 2
+        box = (x, top, x + width, top + height)
+        if not any(
+            box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed
+        ):
+            placed.append(box)
+            return y + shift
+    placed.append((x, y - height / 2, x + width, y + height / 2))
+    return y
 
 
 def collect(pairs: Iterable[tuple[Any, int]]) -> dict:

@@ -86,3 +86,60 @@ def risk_matrices(keys: Sequence[str], thresholds: Mapping[str, Any]) -> list[ch
         chart.caption = f"{chart.title}: open risks per cell and project"
         out.append(chart)
     return out
+
+
+HEAT_DIMENSIONS = [("overall", "Overall"), ("cost", "Cost"), ("schedule", "Schedule")]
+HEAT_DIMENSIONS += [("scope", "Scope"), ("risk", "Risk")]
+
+
+def _rag(row: Mapping[str, Any], dimension: str) -> str:
+    return row["overallRag"] if dimension == "overall" else row["effective"][f"{dimension}Rag"]
+
+
+def heat_map(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
+    """Projects down (in the page's order), overall and the four effective RAGs across."""
+    return charts.heat_map(
+        [
+            charts.HeatRow(
+                label=f"{row['projectKey']} {row['name']}",
+                href=reverse("status:index", args=[row["projectKey"]]),
+                rags=[_rag(row, key) for key, _ in HEAT_DIMENSIONS],
+            )
+            for row in rows
+        ],
+        [label for _, label in HEAT_DIMENSIONS],
+        chart_id="portfolio-heat",
+        title="RAG heat map: projects by dimension",
+    )
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def scatter(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
+    """Schedule slip against cost overrun, a bubble per project sized by its approved budget
+    (else its forecast), coloured and lettered by its overall RAG."""
+    return charts.scatter(
+        [
+            charts.Point(
+                label=row["projectKey"],
+                href=reverse("status:index", args=[row["projectKey"]]),
+                x=_number(row["scheduleSlipDays"]),
+                y=_number(row["costOverrunPct"]),
+                size=_number(
+                    row["approvedBudget"] if row["approvedBudget"] is not None else row["eac"]
+                ),
+                rag=row["overallRag"],
+            )
+            for row in rows
+        ],
+        chart_id="portfolio-scatter",
+        title="Schedule slip against cost overrun, sized by budget",
+    )
+
+
+def portfolio_pictures(rows: Sequence[Mapping[str, Any]], thresholds) -> list[charts.Chart]:
+    """Every picture of the portfolio page, for the rows it shows."""
+    keys = [row["projectKey"] for row in rows]
+    return [heat_map(rows), scatter(rows), *risk_matrices(keys, thresholds)]

@@ -99,9 +99,7 @@ def portfolio_index(request):
             ],
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
-            "pictures": pictures.risk_matrices(
-                [row["projectKey"] for row in data.rows], services.rag_thresholds()
-            ),
+            "pictures": pictures.portfolio_pictures(data.rows, services.rag_thresholds()),
         },
         partial="results",
     )

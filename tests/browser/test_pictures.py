@@ -176,3 +176,43 @@ def test_rag_trend_and_budget_curve_on_the_status_page(cast, live_server, watche
     shot(budget, "budget-curve.png")
     budget.get_by_text("Show as a table").click()
     expect(budget.get_by_role("table")).to_contain_text("12,500")  # with the other two
+
+
+def test_portfolio_heat_map_and_scatter(cast, live_server, watched_page, sign_in):
+    from charter.models import BusinessCase
+    from status.models import ProjectStatus
+
+    set_governance_group(PMO_GROUP)
+    for key, overall, forecast, budget in (
+        ("RETAIL", "Red", 1300, 1000),
+        ("LEDGER", "Green", 980, 4000),
+        ("VAULT", "Amber", 1080, 2500),
+    ):
+        project = ProjectFactory(key=key, name=f"{key.title()} programme", browsers=[cast.pmo])
+        WorkPackageFactory(
+            project=project,
+            budget=budget,
+            budget_forecast=forecast * budget / 1000,
+            forecast_end_date=dt.date(2026, 7, 15),
+        )
+        ProjectStatus.objects.create(project=project, overall_rag=overall)
+        BusinessCase.objects.create(project=project)
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "pmo")
+    page.goto(f"{live_server.url}/portfolio/")
+    heat = page.locator("#portfolio-heat")
+    expect(heat.locator("svg")).to_be_visible()
+    shot(heat, "portfolio-heat-map.png")
+    scatter = page.locator("#portfolio-scatter")
+    expect(scatter.locator("svg")).to_be_visible()
+    shot(scatter, "portfolio-scatter.png")
+    shot(page.locator(".pictures"), "portfolio-pictures.png")
+    # Filtering swaps the pictures with the rows.
+    page.get_by_label("RAG", exact=True).select_option("Red")
+    page.get_by_label("RAG of").select_option("overall")
+    expect(heat.locator("svg a")).to_have_count(1)
+    heat.get_by_text("Show as a table").click()
+    expect(heat.get_by_role("table")).to_contain_text("RETAIL")
+    heat.locator("svg a").first.click()
+    expect(page).to_have_url(f"{live_server.url}/projects/RETAIL/status/")

@@ -158,3 +158,52 @@ def test_compact_money():
     assert charts.compact_money(0) == "0"
     assert charts.compact_money(12_500) == "12.5k"
     assert charts.compact_money(1_000_000) == "1M"
+
+
+def test_heat_map_letters_and_patterns_each_cell():
+    chart = charts.heat_map(
+        [
+            charts.HeatRow("ALPHA", "/a/", ["Red", "Amber", "Green", "Blue", "None"]),
+            charts.HeatRow("BETA", "/b/", ["Green", None, "Green", "Green", "Green"]),
+        ],
+        ["Overall", "Cost", "Schedule", "Scope", "Risk"],
+        chart_id="h",
+        title="Heat",
+    )
+    root = parse(chart)
+    letters = [t.text for t in root.iter(f"{SVG}text") if "rag-letter" in t.get("class", "")]
+    assert letters == ["R", "A", "G", "B", "\u2013", "G", "\u2013", "G", "G", "G"]
+    fills = [r.get("fill") for r in root.iter(f"{SVG}rect") if r.get("fill")]
+    assert fills == ["url(#h-hatch)", "url(#h-dots)", "url(#h-cross)"]
+    assert [a.get("href") for a in root.iter(f"{SVG}a")] == ["/a/", "/b/"]
+    assert chart.rows[1][2].text == "No RAG"
+
+
+def test_scatter_places_sizes_and_letters_projects_and_lists_the_rest():
+    points = [
+        charts.Point("BIG", "/big/", 30, 12.5, 1_000_000, "Red"),
+        charts.Point("SMALL", "/small/", -5, 0, 10_000, "Green"),
+        charts.Point("NEW", "/new/", None, None, None, "None"),
+    ]
+    chart = charts.scatter(points, chart_id="s", title="Scatter")
+    root = parse(chart)
+    bubbles = {
+        c.get("class"): float(c.get("r"))
+        for c in root.iter(f"{SVG}circle")
+        if "bubble" in c.get("class", "")
+    }
+    assert bubbles["bubble rag-fill rag-fill-red"] > bubbles["bubble rag-fill rag-fill-green"]
+    big = next(c for c in root.iter(f"{SVG}circle") if "rag-fill-red" in c.get("class", ""))
+    small = next(c for c in root.iter(f"{SVG}circle") if "rag-fill-green" in c.get("class", ""))
+    assert float(big.get("cx")) > float(small.get("cx"))  # more slip: further right
+    assert float(big.get("cy")) < float(small.get("cy"))  # more overrun: higher
+    assert "BIG" in texts(root) and "NEW" not in texts(root)
+    assert [a.get("href") for a in root.iter(f"{SVG}a")] == ["/big/", "/small/"]
+    assert [row[0].text for row in chart.rows] == ["BIG", "SMALL", "NEW"]
+    assert chart.rows[0][1].text == "30 days" and chart.rows[0][2].text == "12.5 %"
+    assert chart.rows[2][1].text == "—"
+
+
+def test_nice_ticks():
+    assert charts.nice_ticks(-29, 26) == [-20.0, 0.0, 20.0]
+    assert charts.nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
