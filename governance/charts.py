@@ -559,6 +559,8 @@ def line_chart(
     ]
     legend = [
         (f"legend-line {s.css}", f"{s.name} ({MARKERS[i % len(MARKERS)]})")
+        if not bars
+        else (f"legend-fill {s.css}", f"{s.name} ({'hatched' if i % 2 else 'plain'} bar)")
         for i, s in enumerate(series)
     ]
     if not labels or not values:
@@ -586,8 +588,8 @@ def line_chart(
         return top + plot_h - (value / top_value) * plot_h
 
     parts = []
-    for tick in range(5):
-        value = top_value * tick / 4
+    for tick in range(6):
+        value = top_value * tick / 5
         ty = y(value)
         parts.append(
             f'<line x1="{left}" y1="{_n(ty)}" x2="{left + plot_w}" y2="{_n(ty)}" '

@@ -216,3 +216,43 @@ def test_portfolio_heat_map_and_scatter(cast, live_server, watched_page, sign_in
     expect(heat.get_by_role("table")).to_contain_text("RETAIL")
     heat.locator("svg a").first.click()
     expect(page).to_have_url(f"{live_server.url}/projects/RETAIL/status/")
+
+
+def test_benefits_planned_against_realised(cast, live_server, watched_page, sign_in):
+    from django.utils import timezone
+
+    from charter.models import BusinessCase
+    from charter.services import sync_mirror
+    from tests.charter.conftest import complete_inputs
+
+    lines = [
+        {"year": 0, "cost": 250000, "benefit": 0},
+        {"year": 1, "cost": 80000, "benefit": 150000},
+        {"year": 2, "cost": 80000, "benefit": 600000},
+        {"year": 3, "cost": 80000, "benefit": 700000},
+    ]
+    case, _ = BusinessCase.objects.update_or_create(
+        project=cast.project,
+        defaults={
+            **complete_inputs(cast),
+            "approval_status": "InRealisation",
+            "financial_case": {"mode": "builtin", "builtin": {"lines": lines}},
+            "approved_at": timezone.now() - dt.timedelta(days=400),
+            "realisation_started_at": timezone.now() - dt.timedelta(days=30),
+        },
+    )
+    sync_mirror(cast.project, case)
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "lead")
+    page.goto(f"{live_server.url}/projects/ALPHA/charter/realisation/")
+    page.locator("summary", has_text="Record review").click()
+    page.get_by_label("What you found").fill("Savings started in the second quarter.")
+    page.get_by_label("Benefit realised so far").fill("120000")
+    page.get_by_role("button", name="Record review").click()
+    expect(page.get_by_text("Review recorded.")).to_be_visible()
+    chart = page.locator("#benefits")
+    expect(chart.locator("rect.series-realised")).to_have_count(1)
+    shot(chart, "benefits.png")
+    chart.get_by_text("Show as a table").click()
+    expect(chart.get_by_role("table")).to_contain_text("120,000")
