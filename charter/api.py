@@ -51,6 +51,7 @@ ACT_BODIES = {
     "realisation-review": {
         "note": TEXT,
         "confidence": {"enum": ["High", "Modest", "Low", "Unknown"]},
+        "benefitRealisedToDate": {"type": ["number", "null"], "minimum": 0},
     },
     "kpi-resolve": {
         "resolvedValue": {"type": "string", "maxLength": 200},

@@ -225,6 +225,7 @@ def _in_realisation(ctx, key, lead, *, acknowledge=True) -> None:
         data={
             "note": "Usage climbing week on week; savings not yet visible.",
             "confidence": "Modest",
+            "benefitRealisedToDate": 90000,
         },
     )
 

@@ -21,7 +21,7 @@ ACT_FIELDS = {
     "archive": ["reason"],
     "kill": ["reason"],
     "handover-escalate": ["reason"],
-    "realisation-review": ["note", "confidence"],
+    "realisation-review": ["note", "confidence", "benefitRealisedToDate"],
     "verdict": ["verdict", "returnRealised", "realisationLessons", "realisationSummary"],
     "steerco-schedule": ["scheduledFor"],
 }

@@ -15,7 +15,7 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
-from portfolio import exports, selectors, table
+from portfolio import exports, pictures, selectors, table
 from status.models import DIMENSIONS
 
 STALE_MESSAGE = (
@@ -100,6 +100,7 @@ def portfolio_index(request):
             ],
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
+            "pictures": pictures.portfolio_pictures(data.rows, services.rag_thresholds()),
         },
         partial="results",
     )

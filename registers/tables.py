@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 
 from governance.models import RAG_CHOICES
 from governance.people import Person
+from registers import pictures
 from registers.derive import (
     change_application_state,
     change_is_open,
@@ -55,10 +56,13 @@ class Table:
     direction: str
     total: int
     columns: dict[str, dict] = field(default_factory=dict)
+    # A risk-matrix cell (`inherent-4-3`) the rows are narrowed to, and its words.
+    cell: str = ""
+    cell_label: str = ""
 
     @property
     def filtered(self) -> bool:
-        return bool(self.query or any(f.value for f in self.filters))
+        return bool(self.query or self.cell or any(f.value for f in self.filters))
 
     @property
     def default_order(self) -> bool:
@@ -347,6 +351,9 @@ def build(register: str, records: list, params: QueryDict, people) -> Table:
             rows = [r for r in rows if _matches(read(r), chosen.value)]
     if filters[-1].value:
         rows = [r for r in rows if getattr(r, spec.owner_field) == filters[-1].value]
+    cell = pictures.parse_cell(params.get("cell", "")) if register == "risks" else None
+    if cell:
+        rows = [r for r in rows if pictures.in_cell(r, cell)]
     query = params.get("q", "").strip()
     if query:
         folded = query.casefold()
@@ -372,6 +379,8 @@ def build(register: str, records: list, params: QueryDict, people) -> Table:
         direction=direction,
         total=len(records),
         columns=columns,
+        cell=pictures.cell_param(*cell) if cell else "",
+        cell_label=pictures.cell_words(cell) if cell else "",
     )
 
 

@@ -4,14 +4,19 @@ the initiation checklist, and status reports (draft, publish, history, trend, pa
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateformat import format as format_date
+from django.utils.dateparse import parse_datetime
 
-from governance import permissions
+from governance import charts, permissions
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES
 from governance.people import resolve
 from governance.views import project_context
+from registers import pictures as register_pictures
+from registers import selectors as register_selectors
 from status import derive, forms, selectors, services
 from status.models import (
     CONFIDENCES,
@@ -93,12 +98,52 @@ def _trend(published) -> list[dict]:
     return [{"columns": columns, "rows": rows}] if columns else []
 
 
+def _pictures(project, view) -> list:
+    """The status page's pictures: the risk matrices from the rows behind the risk drivers;
+    the work-package timeline against the approved plan (one read of the packages)."""
+    risks_url = reverse("registers:risks", args=[project.key])
+    packages = register_selectors.work_packages(project)
+    baselines = ((view.facts.case and view.facts.case.plan_baseline) or {}).get("workPackages")
+    return [
+        *register_pictures.risk_matrices(
+            view.facts.risks, view.thresholds, risks_url, prefix="status-risk"
+        ),
+        register_pictures.work_package_timeline(
+            packages,
+            reverse("registers:work-packages", args=[project.key]),
+            timezone.localdate(),
+            baselines=baselines or None,
+            chart_id="status-timeline",
+        ),
+        register_pictures.budget_curve(packages, timezone.localdate(), chart_id="status-budget"),
+    ]
+
+
+def _trend_chart(trend: list[dict]) -> charts.Chart | None:
+    """The RAG trend as a small picture; its table is the trend table beside it."""
+    if not trend:
+        return None
+    labels = [
+        format_date(parse_datetime(c["publishedAt"]), "j M y") if c.get("publishedAt") else "—"
+        for c in trend[0]["columns"]
+    ]
+    chart = charts.rag_trend(
+        labels,
+        [(row["label"], row["cells"]) for row in trend[0]["rows"]],
+        chart_id="rag-trend",
+        title="RAG over the published reports",
+    )
+    chart.table_href = "#trend-table"
+    return chart
+
+
 def _context(request, project, caller, **extra) -> dict:
     view = selectors.view_for(project)
     s = status_to_dict(view)
     reports = selectors.reports(project)
     draft = next((r for r in reports if r.state == "Draft"), None)
     published = [r for r in reports if r.state == "Published"]
+    trend = _trend(published)
     people = resolve(
         [
             s["lastUpdatedByAccountId"],
@@ -117,7 +162,9 @@ def _context(request, project, caller, **extra) -> dict:
         checklist=s["initiationChecklist"],
         draft=draft,
         published=published,
-        trend=_trend(published),
+        trend=trend,
+        trend_chart=_trend_chart(trend),
+        status_pictures=_pictures(project, view),
         people=people,
         form=_initial(view.status),
         errors={},

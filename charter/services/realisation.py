@@ -10,7 +10,15 @@ from django.utils import timezone
 from charter import acts
 from charter.models import CONFIDENCES
 from charter.services.common import TEXT_MAX, begin, body, only, precheck
-from governance.cleaning import FieldErrors, boolean, iso_date, optional_text, text
+from governance.cleaning import (
+    FieldErrors,
+    boolean,
+    decimal_to_json,
+    iso_date,
+    optional_text,
+    signed_number,
+    text,
+)
 from governance.errors import GateBlocked
 from governance.permissions import Caller
 
@@ -61,11 +69,12 @@ def realisation_update(*, caller: Caller, data: Any = None, expected_revision: i
 
 
 def realisation_review(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
-    """Append {id, at, byAccountId, note, confidence} to the review log; the case takes the
+    """Append {id, at, byAccountId, note, confidence} to the review log, with the benefit
+    realised so far (benefitRealisedToDate) when the reviewer gives it; the case takes the
     review's confidence and lastRealisationReviewAt."""
     precheck(caller, acts.ACTS["realisation-review"], expected_revision)
     data = body(data)
-    only(data, "note", "confidence")
+    only(data, "note", "confidence", "benefitRealisedToDate")
     errors = FieldErrors()
     note, error = text(data.get("note"), max_length=TEXT_MAX, required=True)
     if error:
@@ -73,6 +82,11 @@ def realisation_review(*, caller: Caller, data: Any = None, expected_revision: i
     confidence = data.get("confidence")
     if confidence not in CONFIDENCES:
         errors.add("confidence", f"Must be one of: {', '.join(CONFIDENCES)}.")
+    realised, error = signed_number(data.get("benefitRealisedToDate"))
+    if error:
+        errors.add("benefitRealisedToDate", error)
+    elif realised is not None and realised < 0:
+        errors.add("benefitRealisedToDate", "Must be 0 or more.")
     errors.raise_if_any()
     with transaction.atomic():
         write = begin(caller, acts.ACTS["realisation-review"], expected_revision)
@@ -85,6 +99,8 @@ def realisation_review(*, caller: Caller, data: Any = None, expected_revision: i
             "note": note,
             "confidence": confidence,
         }
+        if realised is not None:
+            review["benefitRealisedToDate"] = decimal_to_json(realised)
         case.realisation_reviews = [*(case.realisation_reviews or []), review]
         case.realisation_confidence = confidence
         case.last_realisation_review_at = now

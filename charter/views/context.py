@@ -18,6 +18,7 @@ from charter.models import (
     SCOPE_DISPOSITIONS,
     SEVERITIES,
 )
+from charter.pictures import benefits_chart
 from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
@@ -398,6 +399,7 @@ def realisation_context(request, project, caller, **extra) -> dict:
         "reviews": reviews,
         "kpi": kpi,
         "confidence": derive.confidence(case.realisation_confidence),
+        "benefits_chart": benefits_chart(case),
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
         "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
         "errors": {},

@@ -58,6 +58,8 @@ class Register:
     delete: Callable[..., Any] | None
     empty_hint: str
     summary: Callable[[Project], dict] | None = None
+    # The register's pictures (server-drawn charts) from its decorated rows and `extra`.
+    pictures: Callable[[Project, list, dict, str], list] | None = None
 
     def base_url(self, project: Project) -> str:
         return reverse(f"registers:{self.slug}", args=[project.key])
@@ -175,6 +177,9 @@ def page_context(
         counts=counts,
         registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
         summary=reg.summary(project) if reg.summary else None,
+        pictures=reg.pictures(project, records, extra, reg.base_url(project))
+        if reg.pictures
+        else [],
         form=form,
         editing_id=form.get("uuid") if form else None,
     )

@@ -9,7 +9,7 @@ from governance import permissions
 from governance.errors import Conflict, Frozen, ValidationFailed
 from governance.http import page
 from governance.services import rag_thresholds
-from registers import forms, selectors, services
+from registers import forms, pictures, selectors, services
 from registers.models import Risk
 from registers.serializers import risk_to_dict
 from registers.services.common import get_in_project
@@ -54,6 +54,9 @@ REG = base.register(
             caller=caller, risk_id=pk, expected_revision=expected_revision
         ),
         empty_hint="Record what could knock the project off course, and what could help it.",
+        pictures=lambda project, records, extra, url: pictures.risk_matrices(
+            records, extra["thresholds"], url
+        ),
     )
 )
 

@@ -3,13 +3,14 @@ reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 
 from governance import permissions
 from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.tracker import TrackerError, get_tracker
-from registers import selectors, services
+from registers import pictures, selectors, services
 from registers.models import WorkPackage
 from registers.serializers import work_package_to_dict
 from registers.services.common import get_in_project
@@ -54,6 +55,10 @@ REG = base.register(
             caller=caller, wp_id=pk, expected_revision=expected_revision
         ),
         empty_hint="Work packages are the deliverable chunks of the plan, typically one per Epic.",
+        pictures=lambda project, records, extra, url: [
+            pictures.work_package_timeline(records, url, timezone.localdate()),
+            pictures.budget_curve(records, timezone.localdate()),
+        ],
     )
 )
 

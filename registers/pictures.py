@@ -1,0 +1,278 @@
+"""What the register pictures draw, from rows already loaded (no query here): the risk matrix
+cells, the work-package timeline lanes and the budget curve by month. `governance.charts`
+draws them; the register pages, the status page and the portfolio call these."""
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.utils.http import urlencode
+
+from governance import charts
+
+MATRIX_VIEWS = {"inherent": "Inherent", "residual": "Residual"}
+
+
+# --- risk matrix ------------------------------------------------------------------------------
+
+
+def risk_cell(risk, view: str) -> tuple[int, int] | None:
+    """(impact, likelihood) of a risk in the inherent or the residual matrix. The residual
+    matrix places a risk by its residual scores when both are assessed, else by its inherent
+    ones (the same rule as its score)."""
+    if view == "residual" and risk.residual_impact and risk.residual_likelihood:
+        return (risk.residual_impact, risk.residual_likelihood)
+    if risk.impact and risk.likelihood:
+        return (risk.impact, risk.likelihood)
+    return None
+
+
+def on_matrix(risk) -> bool:
+    """The matrices show the open risks (not opportunities, not closed ones)."""
+    return risk.status == "Open" and risk.direction == "Risk"
+
+
+def matrix_counts(risks: Iterable, view: str) -> dict[tuple[int, int], int]:
+    return charts.collect(
+        (cell, 1) for r in risks if on_matrix(r) and (cell := risk_cell(r, view)) is not None
+    )
+
+
+def cell_param(view: str, impact: int, likelihood: int) -> str:
+    return f"{view}-{impact}-{likelihood}"
+
+
+def parse_cell(value: str) -> tuple[str, int, int] | None:
+    """`residual-4-3` -> ("residual", 4, 3); None for anything else."""
+    parts = (value or "").split("-")
+    if len(parts) != 3 or parts[0] not in MATRIX_VIEWS:
+        return None
+    if not all(p in {"1", "2", "3", "4", "5"} for p in parts[1:]):
+        return None
+    return parts[0], int(parts[1]), int(parts[2])
+
+
+def cell_words(cell: tuple[str, int, int]) -> str:
+    view, impact, likelihood = cell
+    return f"{MATRIX_VIEWS[view].lower()} impact {impact}, likelihood {likelihood}"
+
+
+def in_cell(risk, cell: tuple[str, int, int]) -> bool:
+    view, impact, likelihood = cell
+    return on_matrix(risk) and risk_cell(risk, view) == (impact, likelihood)
+
+
+def cell_link(register_url: str, view: str) -> Callable[[int, int], str]:
+    def link(impact: int, likelihood: int) -> str:
+        query = {
+            "status": "Open",
+            "direction": "Risk",
+            "cell": cell_param(view, impact, likelihood),
+        }
+        return f"{register_url}?{urlencode(query)}#register-table"
+
+    return link
+
+
+def risk_matrices(
+    risks: list, thresholds: Mapping[str, Any], register_url: str, *, prefix: str = "risk"
+) -> list[charts.Chart]:
+    """The inherent and residual matrices of one project's open risks, each cell linking to
+    the register filtered to it."""
+    amber, red = int(thresholds["riskAmberMinScore"]), int(thresholds["riskRedMinScore"])
+    return [
+        charts.risk_matrix(
+            matrix_counts(risks, view),
+            chart_id=f"{prefix}-matrix-{view}",
+            title=f"{label} risk matrix",
+            amber_min=amber,
+            red_min=red,
+            link=cell_link(register_url, view),
+        )
+        for view, label in MATRIX_VIEWS.items()
+    ]
+
+
+# --- timeline ---------------------------------------------------------------------------------
+
+
+def is_milestone(wp) -> bool:
+    """A work package typed Milestone, or planned to start and end on the same day."""
+    if (wp.type or "").strip().casefold() == "milestone":
+        return True
+    return bool(wp.planned_start_date and wp.planned_start_date == wp.planned_end_date)
+
+
+def timeline_rows(
+    packages: Iterable,
+    base_url: str,
+    baselines: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[charts.TimelineRow]:
+    """One lane per work package in register order. The baseline bar is the approved plan's
+    dates for the package when `baselines` (the planBaseline's workPackages) names it, else its
+    planned dates."""
+    rows = []
+    for wp in packages:
+        baseline = charts.Span(wp.planned_start_date, wp.planned_end_date)
+        if baselines is not None:
+            approved = baselines.get(str(wp.pk))
+            if approved:
+                baseline = charts.Span(
+                    _iso(approved.get("plannedStartDate")), _iso(approved.get("plannedEndDate"))
+                )
+        rows.append(
+            charts.TimelineRow(
+                label=wp.name,
+                href=f"{base_url}{wp.pk}/",
+                baseline=baseline,
+                forecast=charts.Span(wp.forecast_start_date, wp.forecast_end_date),
+                actual=charts.Span(wp.actual_start_date, wp.actual_end_date),
+                milestone=is_milestone(wp),
+                done=wp.status == "Complete",
+            )
+        )
+    return rows
+
+
+def _iso(value: Any) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def work_package_timeline(
+    packages: list,
+    base_url: str,
+    today: dt.date,
+    *,
+    baselines: Mapping[str, Mapping[str, Any]] | None = None,
+    chart_id: str = "wp-timeline",
+) -> charts.Chart:
+    label = "Baseline (approved plan)" if baselines else "Planned"
+    return charts.timeline(
+        timeline_rows(packages, base_url, baselines),
+        chart_id=chart_id,
+        title="Work package timeline",
+        today=today,
+        baseline_label=label,
+    )
+
+
+# --- budget curve -----------------------------------------------------------------------------
+
+
+def _month(day: dt.date) -> str:
+    return f"{day.year:04d}-{day.month:02d}"
+
+
+def _month_range(first: str, last: str) -> list[str]:
+    year, month = int(first[:4]), int(first[5:7])
+    out = []
+    while f"{year:04d}-{month:02d}" <= last:
+        out.append(f"{year:04d}-{month:02d}")
+        month += 1
+        if month > 12:
+            year, month = year + 1, 1
+    return out
+
+
+def _amount(value: Any) -> Decimal | None:
+    try:
+        return Decimal(str(value)) if value is not None else None
+    except InvalidOperation:
+        return None
+
+
+def profile(wp) -> dict[str, Decimal]:
+    """How a package's money falls by month: its budgetPhasing when it has one with a positive
+    total, else its budget spread evenly over its planned months. Shares summing to 1."""
+    weights: dict[str, Decimal] = {}
+    for entry in wp.budget_phasing or []:
+        amount = _amount(entry.get("amount"))
+        period = str(entry.get("period") or "")[:7]
+        if amount is not None and amount > 0 and len(period) == 7:
+            weights[period] = weights.get(period, Decimal(0)) + amount
+    if not weights and wp.planned_start_date and wp.planned_end_date:
+        first, last = sorted((wp.planned_start_date, wp.planned_end_date))
+        for period in _month_range(_month(first), _month(last)):
+            weights[period] = Decimal(1)
+    total = sum(weights.values())
+    if not total:
+        return {}
+    return {period: amount / total for period, amount in weights.items()}
+
+
+def budget_series(packages: Iterable, today: dt.date) -> tuple[list[str], dict[str, list]]:
+    """Cumulative money by month across the packages: baseline (budgetBaseline), forecast
+    (budgetForecast, else budget) and actual (budgetActual), each spread by the package's
+    profile. Actual is spent up to this month: it falls on the profile's months up to today
+    (on this month when none has begun) and stops at this month."""
+    now = _month(today)
+    monthly = {"baseline": {}, "forecast": {}, "actual": {}}
+    seen_baseline = False
+    for wp in packages:
+        shares = profile(wp)
+        if not shares:
+            continue
+        totals = {
+            "baseline": wp.budget_baseline,
+            "forecast": wp.budget_forecast if wp.budget_forecast is not None else wp.budget,
+        }
+        seen_baseline = seen_baseline or wp.budget_baseline is not None
+        for name, total in totals.items():
+            if total is None:
+                continue
+            for period, share in shares.items():
+                monthly[name][period] = monthly[name].get(period, Decimal(0)) + total * share
+        if wp.budget_actual:
+            past = {p: s for p, s in shares.items() if p <= now}
+            spread = past or {now: Decimal(1)}
+            weight = sum(spread.values())
+            for period, share in spread.items():
+                monthly["actual"][period] = (
+                    monthly["actual"].get(period, Decimal(0)) + wp.budget_actual * share / weight
+                )
+    periods = sorted({p for m in monthly.values() for p in m})
+    if not periods:
+        return [], {}
+    labels = _month_range(periods[0], periods[-1])
+    series: dict[str, list] = {}
+    for name, by_month in monthly.items():
+        if name == "baseline" and not seen_baseline:
+            continue
+        if not by_month:
+            continue
+        running, values = Decimal(0), []
+        for period in labels:
+            running += by_month.get(period, Decimal(0))
+            values.append(None if (name == "actual" and period > now) else float(running))
+        series[name] = values
+    return labels, series
+
+
+SERIES = {
+    "baseline": ("Baseline", "series-baseline"),
+    "forecast": ("Forecast", "series-forecast"),
+    "actual": ("Actual", "series-actual"),
+}
+
+
+def budget_curve(packages: list, today: dt.date, *, chart_id: str = "budget-curve") -> charts.Chart:
+    labels, series = budget_series(packages, today)
+    now = _month(today)
+    marker = (labels.index(now), "This month") if now in labels else None
+    return charts.line_chart(
+        [_month_label(p) for p in labels],
+        [charts.Series(SERIES[k][0], SERIES[k][1], v) for k, v in series.items()],
+        chart_id=chart_id,
+        title="Budget by month (cumulative)",
+        marker_line=marker,
+    )
+
+
+def _month_label(period: str) -> str:
+    return dt.date(int(period[:4]), int(period[5:7]), 1).strftime("%b %Y")

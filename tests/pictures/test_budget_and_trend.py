@@ -1,0 +1,90 @@
+"""The budget curve (from the phasing, else the planned months) on the work-package register
+and the status page; the RAG trend picture over published reports."""
+
+import datetime as dt
+from decimal import Decimal
+from types import SimpleNamespace
+
+from governance import permissions
+from registers import pictures
+from status import services
+from tests.factories import WorkPackageFactory
+from tests.html import inline_problems
+from tests.pictures.test_risk_matrix_pages import queries
+from tests.pictures.test_timeline_pages import add_packages
+
+
+def wp(**fields):
+    base = {
+        "budget_phasing": None,
+        "planned_start_date": None,
+        "planned_end_date": None,
+        "budget": None,
+        "budget_baseline": None,
+        "budget_forecast": None,
+        "budget_actual": None,
+    }
+    return SimpleNamespace(**{**base, **fields})
+
+
+def test_budget_series_spreads_by_the_phasing_else_evenly_over_the_planned_months():
+    phased = wp(
+        budget_phasing=[
+            {"period": "2026-01", "amount": 100},
+            {"period": "2026-03", "amount": 300},
+        ],
+        budget=Decimal(400),
+        budget_baseline=Decimal(400),
+        budget_forecast=Decimal(800),
+        budget_actual=Decimal(50),
+    )
+    even = wp(
+        planned_start_date=dt.date(2026, 2, 10),
+        planned_end_date=dt.date(2026, 3, 5),
+        budget=Decimal(200),
+    )
+    labels, series = pictures.budget_series([phased, even], dt.date(2026, 2, 15))
+    assert labels == ["2026-01", "2026-02", "2026-03"]
+    assert series["baseline"] == [100.0, 100.0, 400.0]  # the even package has no baseline
+    assert series["forecast"] == [200.0, 300.0, 1000.0]  # forecast, else budget
+    # Actual falls on the phased months up to this month, and stops at this month.
+    assert series["actual"] == [50.0, 50.0, None]
+
+
+def test_budget_series_without_money_or_dates_is_empty():
+    assert pictures.budget_series([wp(budget=Decimal(5))], dt.date(2026, 1, 1)) == ([], {})
+
+
+def test_register_and_status_page_draw_the_budget_curve(cast, client_for):
+    WorkPackageFactory(
+        project=cast.project,
+        budget=Decimal(1000),
+        budget_forecast=Decimal(1200),
+        budget_phasing=[{"period": "2026-01", "amount": 500}, {"period": "2026-02", "amount": 500}],
+    )
+    client = client_for(cast.viewer)
+    html = client.get("/projects/ALPHA/registers/work-packages/").content.decode()
+    assert 'id="budget-curve"' in html and "line series-forecast" in html
+    assert "1,200" in html.split('id="budget-curve"')[1]  # the table's cumulative forecast
+    html = client.get("/projects/ALPHA/status/").content.decode()
+    assert 'id="status-budget"' in html
+    assert inline_problems(html) == []
+    few = queries(client, "/projects/ALPHA/status/")
+    add_packages(cast.project, 30)
+    assert queries(client, "/projects/ALPHA/status/") == few
+
+
+def test_status_page_draws_the_rag_trend_linked_to_its_table(cast, client_for):
+    caller = permissions.caller_for(cast.lead, cast.project)
+    html = client_for(cast.viewer).get("/projects/ALPHA/status/").content.decode()
+    assert 'id="rag-trend"' not in html  # nothing published yet
+    for title in ("Week 1", "Week 2"):
+        report = services.status_report_create(caller=caller, data={"title": title})
+        services.status_report_publish(
+            caller=caller, report_id=report.pk, expected_revision=report.revision
+        )
+    client = client_for(cast.viewer)
+    html = client.get("/projects/ALPHA/status/").content.decode()
+    assert 'id="rag-trend"' in html and 'class="trend-line"' in html
+    assert 'href="#trend-table"' in html and 'id="trend-table"' in html
+    assert inline_problems(html) == []

@@ -1,0 +1,53 @@
+"""The portfolio's heat map (projects by dimension) and slip / overrun scatter: drawn from
+the rows the page shows, following its filters, with their tables, at a constant number of
+queries."""
+
+from decimal import Decimal
+
+import pytest
+
+from charter.models import BusinessCase
+from status.models import ProjectStatus
+from tests.conftest import PMO_GROUP, set_governance_group
+from tests.factories import ProjectFactory, WorkPackageFactory
+from tests.html import inline_problems
+from tests.pictures.test_risk_matrix_pages import queries
+
+
+@pytest.fixture
+def client(cast, client_for):
+    set_governance_group(PMO_GROUP)
+    return client_for(cast.pmo)
+
+
+def project(cast, key, overall, forecast):
+    p = ProjectFactory(key=key, name=f"{key} programme", lead=cast.lead, browsers=[cast.pmo])
+    WorkPackageFactory(project=p, budget=Decimal(1000), budget_forecast=Decimal(forecast))
+    ProjectStatus.objects.create(project=p, overall_rag=overall)
+    BusinessCase.objects.create(project=p)
+    return p
+
+
+def test_heat_map_and_scatter_draw_every_shown_project(cast, client):
+    project(cast, "RED", "Red", 1300)
+    project(cast, "CALM", "Green", 1000)
+    html = client.get("/portfolio/").content.decode()
+    assert 'id="portfolio-heat"' in html and 'id="portfolio-scatter"' in html
+    heat = html.split('id="portfolio-heat"')[1].split("</figure>")[0]
+    assert 'href="/projects/RED/status/"' in heat and 'href="/projects/CALM/status/"' in heat
+    assert "RED RED programme, Overall: Red" in heat
+    scatter = html.split('id="portfolio-scatter"')[1].split("</figure>")[0]
+    assert "Show as a table" in scatter and "30 %" in scatter
+    assert inline_problems(html) == []
+    # The pictures follow the filters (the HTMX results partial too).
+    html = client.get("/portfolio/?rag=Green&dimension=overall", HTTP_HX_REQUEST="true")
+    heat = html.content.decode().split('id="portfolio-heat"')[1].split("</figure>")[0]
+    assert "/projects/CALM/status/" in heat and "/projects/RED/status/" not in heat
+
+
+def test_portfolio_pictures_cost_no_query_per_project(cast, client):
+    project(cast, "P0", "Red", 1300)
+    few = queries(client, "/portfolio/")
+    for n in range(1, 15):
+        project(cast, f"P{n}", ["Red", "Amber", "Green"][n % 3], 900 + 50 * n)
+    assert queries(client, "/portfolio/") == few
