@@ -44,6 +44,25 @@
     if (!target || !target.querySelector) return;
     var focus = target.matches("[data-focus]") ? target : target.querySelector("[data-focus]");
     if (focus) focus.focus();
+    // A saved row says "Saved" for a few seconds, then reads as any other row.
+    var saved = target.matches("tr.saved") ? target : target.querySelector("tr.saved");
+    if (saved) {
+      window.setTimeout(function () {
+        saved.classList.remove("saved");
+        saved.removeAttribute("data-focus");
+        var note = saved.querySelector(".saved-note");
+        if (note) note.remove();
+      }, 4000);
+    }
+  });
+
+  // A notice swapped in out of band (a delete: what was deleted, and Undo) takes the
+  // keyboard, since the row that had it is gone.
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var focus = document.querySelector("[data-focus-after-swap]");
+    if (!focus) return;
+    focus.removeAttribute("data-focus-after-swap");
+    focus.focus();
   });
 
   // Errors htmx does not swap (403, 404, 500, network): say so where people look.
