@@ -21,6 +21,46 @@
     }
   }, true);
 
+  // The top bar's menu button (shown on narrow screens only, by the stylesheet). Without
+  // script the menu simply stays open.
+  var menuToggle = document.querySelector(".menu-toggle");
+  var siteMenu = document.getElementById("site-menu");
+  if (menuToggle && siteMenu) {
+    document.documentElement.classList.add("has-menu");
+    menuToggle.hidden = false;
+    var setMenu = function (open) {
+      menuToggle.setAttribute("aria-expanded", open ? "true" : "false");
+      siteMenu.classList.toggle("open", open);
+    };
+    menuToggle.addEventListener("click", function () {
+      setMenu(menuToggle.getAttribute("aria-expanded") !== "true");
+    });
+    siteMenu.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && siteMenu.classList.contains("open")) {
+        setMenu(false);
+        menuToggle.focus();
+      }
+    });
+  }
+
+  // A table wider than the screen scrolls inside its own box (see the stylesheet): the
+  // keyboard must reach it to scroll it, so a box that overflows becomes focusable.
+  function focusableScrollers() {
+    document.querySelectorAll("main table, .register-table, .table-scroll").forEach(function (box) {
+      var overflows = box.scrollWidth > box.clientWidth;
+      if (overflows && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("data-scroll-focus", "");
+      } else if (!overflows && box.hasAttribute("data-scroll-focus")) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  focusableScrollers();
+  window.addEventListener("resize", focusableScrollers);
+  document.addEventListener("htmx:afterSettle", focusableScrollers);
+
   document.addEventListener("focusin", function (event) {
     if (event.target.matches("[data-select-on-focus]")) event.target.select();
   });
