@@ -49,9 +49,7 @@ def test_open_closeout_is_still_a_form_for_its_editor(cast, arrange, client_for)
 
 
 @pytest.mark.parametrize("path", ["/projects/ALPHA/charter/", "/projects/ALPHA/status/"])
-def test_business_case_and_status_read_as_summaries_for_a_viewer(
-    cast, arrange, client_for, path
-):
+def test_business_case_and_status_read_as_summaries_for_a_viewer(cast, arrange, client_for, path):
     arrange("Submitted")
     html = client_for(cast.viewer).get(path).content.decode()
     assert controls(html) == []
