@@ -4,10 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 HTMX_VERSION := 2.0.11
+AXE_VERSION := 4.14.1
 PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium run test test-sqlite test-postgres test-browser bench worker lint format vendor-htmx check-deploy clean
+.PHONY: install chromium run test test-sqlite test-postgres test-browser bench worker lint format vendor-htmx vendor-axe check-deploy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -68,6 +69,14 @@ vendor-htmx:
 	cd .vendor-tmp && npm pack --silent htmx.org@$(HTMX_VERSION) >/dev/null && tar xzf htmx.org-$(HTMX_VERSION).tgz
 	cp .vendor-tmp/package/dist/htmx.min.js static/vendor/htmx-$(HTMX_VERSION).min.js
 	cp .vendor-tmp/package/LICENSE static/vendor/htmx-LICENSE.txt
+	rm -rf .vendor-tmp
+
+# axe-core, for the browser tests only (never served to a page): same way, under tests/.
+vendor-axe:
+	rm -rf .vendor-tmp && mkdir -p .vendor-tmp tests/browser/vendor
+	cd .vendor-tmp && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null && tar xzf axe-core-$(AXE_VERSION).tgz
+	cp .vendor-tmp/package/axe.min.js tests/browser/vendor/axe-$(AXE_VERSION).min.js
+	cp .vendor-tmp/package/LICENSE tests/browser/vendor/axe-LICENSE.txt
 	rm -rf .vendor-tmp
 
 clean:

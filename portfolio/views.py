@@ -4,8 +4,10 @@ the lessons across projects are read here behind the portfolio/agent gate."""
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpResponse
+from django.db import transaction
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
 
@@ -15,7 +17,8 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
-from portfolio import exports, pictures, selectors, table
+from portfolio import exports, pictures, selectors
+from portfolio.models import PortfolioColumns
 from status.models import DIMENSIONS
 
 STALE_MESSAGE = (
@@ -35,29 +38,87 @@ THRESHOLD_LABELS = {
 
 
 COLUMNS = [
-    {"label": "Project", "sort": "key"},
-    {"label": "Lead"},
-    {"label": "Theme", "sort": "theme"},
-    {"label": "Approval", "sort": "approvalStatus"},
-    {"label": "Ver.", "sort": "version", "num": True},
-    {"label": "Phase", "sort": "phase"},
-    {"label": "Overall", "sort": "overall"},
-    {"label": "Cost", "sort": "cost"},
-    {"label": "Schedule", "sort": "schedule"},
-    {"label": "Scope", "sort": "scope"},
-    {"label": "Risk", "sort": "risk"},
-    {"label": "Approved budget", "sort": "approvedBudget", "num": True},
-    {"label": "Forecast (EAC)", "sort": "eac", "num": True},
-    {"label": "Overrun", "sort": "overrun", "num": True},
-    {"label": "Slip (days)", "sort": "slip", "num": True},
-    {"label": "Top risk", "sort": "topRisk", "num": True},
-    {"label": "Pending decisions", "sort": "decisions", "num": True},
-    {"label": "Awaiting application", "sort": "awaiting", "num": True},
-    {"label": "Adoption", "sort": "adoptionGap"},
-    {"label": "Status", "sort": "stale"},
-    {"label": "Review due", "sort": "reviewDue"},
-    {"label": "Why"},
+    {"key": "project", "label": "Project", "sort": "key"},
+    {"key": "lead", "label": "Lead"},
+    {"key": "theme", "label": "Theme", "sort": "theme"},
+    {"key": "approval", "label": "Approval", "sort": "approvalStatus"},
+    {"key": "version", "label": "Ver.", "sort": "version", "num": True, "title": "Version"},
+    {"key": "phase", "label": "Phase", "sort": "phase"},
+    {"key": "overall", "label": "Overall", "sort": "overall"},
+    {"key": "cost", "label": "Cost", "sort": "cost"},
+    {"key": "schedule", "label": "Schedule", "sort": "schedule"},
+    {"key": "scope", "label": "Scope", "sort": "scope"},
+    {"key": "risk", "label": "Risk", "sort": "risk"},
+    {"key": "budget", "label": "Approved budget", "sort": "approvedBudget", "num": True},
+    {"key": "eac", "label": "Forecast (EAC)", "sort": "eac", "num": True},
+    {"key": "overrun", "label": "Overrun", "sort": "overrun", "num": True},
+    {"key": "slip", "label": "Slip (days)", "sort": "slip", "num": True},
+    {"key": "topRisk", "label": "Top risk", "sort": "topRisk", "num": True},
+    {"key": "decisions", "label": "Pending decisions", "sort": "decisions", "num": True},
+    {"key": "awaiting", "label": "Awaiting application", "sort": "awaiting", "num": True},
+    {"key": "adoption", "label": "Adoption", "sort": "adoptionGap"},
+    {"key": "stale", "label": "Status", "sort": "stale", "title": "Status freshness"},
+    {"key": "reviewDue", "label": "Review due", "sort": "reviewDue"},
+    {"key": "why", "label": "Why"},
 ]
+COLUMN_KEYS = [c["key"] for c in COLUMNS]
+# The project column is always shown; the rest fit 1,440 px by default.
+FIXED_COLUMNS = {"project"}
+DEFAULT_COLUMNS = [
+    "project",
+    "lead",
+    "approval",
+    "overall",
+    "cost",
+    "schedule",
+    "scope",
+    "risk",
+    "budget",
+    "eac",
+    "overrun",
+    "slip",
+    "stale",
+    "why",
+]
+
+
+def shown_columns(user) -> list[str]:
+    """The column keys this person chose (in the page's order), or the default set."""
+    chosen = PortfolioColumns.objects.filter(user=user).values_list("columns", flat=True).first()
+    keys = set(chosen or DEFAULT_COLUMNS) | FIXED_COLUMNS
+    return [k for k in COLUMN_KEYS if k in keys]
+
+
+def _total(values) -> float | int | None:
+    numbers = [v for v in values if v is not None]
+    return sum(numbers) if numbers else None
+
+
+def subtotal(rows: list[dict]) -> dict:
+    """A theme group's line: sums of money and counts, the worst slip and risk score, and the
+    overrun of the summed forecast against the summed approved budget (projects with both)."""
+    both = [r for r in rows if r["approvedBudget"] and r["eac"] is not None]
+    budget_both = sum(r["approvedBudget"] for r in both)
+    overrun = (
+        round((sum(r["eac"] for r in both) - budget_both) / budget_both * 100, 1)
+        if budget_both
+        else None
+    )
+    slips = [r["scheduleSlipDays"] for r in rows if r["scheduleSlipDays"] is not None]
+    scores = [r["topRiskScore"] for r in rows if r["topRiskScore"] is not None]
+    return {
+        "projects": len(rows),
+        "approvedBudget": _total(r["approvedBudget"] for r in rows),
+        "eac": _total(r["eac"] for r in rows),
+        "costOverrunPct": overrun,
+        "scheduleSlipDays": max(slips) if slips else None,
+        "topRiskScore": max(scores) if scores else None,
+        "pendingDecisions": sum(r["pendingDecisions"] for r in rows),
+        "changesAwaitingApplication": sum(r["changesAwaitingApplication"] for r in rows),
+        "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
+        "stale": sum(1 for r in rows if r["stale"]),
+        "reviewsOverdue": sum(1 for r in rows if r["realisationReviewOverdue"]),
+    }
 
 
 def _sort_links(params: selectors.Params) -> dict[str, dict]:
@@ -83,14 +144,19 @@ def portfolio_index(request):
     permissions.require_portfolio_access(request)
     data = selectors.portfolio(request, request.GET)
     people = resolve(data.leads)
-    table.render_rows(data.rows, people)
+    shown = shown_columns(request.user)
+    groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
     return render_htmx(
         request,
         "portfolio/portfolio.html",
         {
             "data": data,
             "people": people,
-            "columns": COLUMNS,
+            "columns": [c for c in COLUMNS if c["key"] in shown],
+            "all_columns": COLUMNS,
+            "fixed_columns": FIXED_COLUMNS,
+            "shown": shown,
+            "groups": groups,
             "sorts": _sort_links(data.params),
             "rag_dims": DIMENSIONS,
             "approval_statuses": APPROVAL_STATUSES,
@@ -104,6 +170,26 @@ def portfolio_index(request):
         },
         partial="results",
     )
+
+
+@page("POST")
+def portfolio_columns(request):
+    """Save the columns this person sees in the portfolio (or go back to the default set)."""
+    permissions.require_portfolio_access(request)
+    if request.POST.get("reset"):
+        PortfolioColumns.objects.filter(user=request.user).delete()
+        messages.success(request, "The portfolio shows the default columns again.")
+    else:
+        wanted = set(request.POST.getlist("columns")) | FIXED_COLUMNS
+        chosen = [k for k in COLUMN_KEYS if k in wanted]
+        with transaction.atomic():
+            PortfolioColumns.objects.update_or_create(
+                user=request.user, defaults={"columns": chosen}
+            )
+        messages.success(request, f"Columns saved: the portfolio shows {len(chosen)} of them.")
+    # Back to the same filters: the query is re-encoded, so it can only ever be a query.
+    query = QueryDict(request.POST.get("query", "")[:2000]).urlencode()
+    return redirect(reverse("portfolio") + (f"?{query}" if query else ""))
 
 
 @page("GET")

@@ -26,6 +26,7 @@ urlpatterns = [
     path("", files.index, name="index"),
     path("<register:register>/export/", files.export, name="export"),
     path("<register:register>/import/", files.import_file, name="import"),
+    path("<register:register>/undo/", files.undo_delete, name="undo"),
     # Work packages
     path("work-packages/", work_packages.work_packages, name="work-packages"),
     path("work-packages/new/", work_packages.work_package_new, name="wp-new"),

@@ -4,6 +4,7 @@ rendering (the full page and the HTMX responses render the same partials), inlin
 
 import contextlib
 import hashlib
+import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -12,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache as shared_cache
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
@@ -60,6 +62,11 @@ class Register:
     summary: Callable[[Project], dict] | None = None
     # The register's pictures (server-drawn charts) from its decorated rows and `extra`.
     pictures: Callable[[Project, list, dict, str], list] | None = None
+    # The attribute that names a record to a person ("Deleted the risk “Vendor delay”").
+    name_field: str = "pk"
+    # The fields its create service accepts that rebuild a deleted record whole; empty where
+    # a delete cannot be undone (a work package's linked issues and baselines are gone).
+    restorable: frozenset[str] = frozenset()
 
     def base_url(self, project: Project) -> str:
         return reverse(f"registers:{self.slug}", args=[project.key])
@@ -316,8 +323,9 @@ def render_row(
     status: int = 200,
     tabs: bool = False,
     notice: str = "",
+    saved: bool = False,
 ) -> HttpResponse:
-    html = row_html(request, reg, project, caller, record, notice=notice)
+    html = row_html(request, reg, project, caller, record, notice=notice, saved=saved)
     if tabs:
         html += tabs_oob(reg, project)
     return _htmx_response(html, status)
@@ -481,6 +489,7 @@ def save(
         record,
         status=201 if pk is None else 200,
         tabs=pk is None,
+        saved=True,
     )
 
 
@@ -496,11 +505,27 @@ def _form_for(reg: Register, project: Project, current, values: dict) -> dict:
     return edit_form(reg, project, current, values)
 
 
+UNDO_SESSION_KEY = "register_undo"
+UNDO_KEEP = 10
+
+
+def record_name(reg: Register, record) -> str:
+    return str(getattr(record, reg.name_field, "") or "").strip() or f"this {reg.noun}"
+
+
 def delete(
     request: HttpRequest, reg: Register, project: Project, caller: Caller, pk
 ) -> HttpResponse:
-    """Delete after confirmation. HTMX: the row disappears and the counts update; a stale or
-    refused delete answers with the row and the reason."""
+    """Delete after confirmation. HTMX: the row disappears, the counts update and the page
+    says what was deleted, with Undo where the register's create service can rebuild the
+    record; a stale or refused delete answers with the row and the reason."""
+    record = _current(reg, project, pk)
+    name = record_name(reg, record)
+    restore = (
+        {k: v for k, v in reg.to_dict(record).items() if k in reg.restorable}
+        if reg.restorable
+        else None
+    )
     try:
         reg.delete(caller=caller, pk=pk, expected_revision=_expected_revision(request))
     except (Stale, Conflict, Frozen) as exc:
@@ -514,9 +539,48 @@ def delete(
         if not request.htmx:
             raise
         return render_row(request, reg, project, caller, current, status=exc.status, notice=notice)
+    token = _stash_undo(request, reg, project, name, restore) if restore is not None else ""
+    message = f"Deleted the {reg.noun} “{name}”."
     if not request.htmx:
+        messages.success(request, message)
         return HttpResponseRedirect(reg.base_url(project))
-    return _htmx_response(tabs_oob(reg, project), 200)
+    flash = render_to_string(
+        "registers/_deleted.html",
+        {"message": message, "token": token, "project": project, "reg": reg},
+        request=request,
+    )
+    return _htmx_response(tabs_oob(reg, project) + flash, 200)
+
+
+def _stash_undo(request, reg: Register, project: Project, name: str, data: dict) -> str:
+    """Keep what Undo needs in the person's session (the last few deletes only)."""
+    token = secrets.token_urlsafe(12)
+    stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
+    stash[token] = {"register": reg.slug, "project": project.key, "name": name, "data": data}
+    request.session[UNDO_SESSION_KEY] = dict(list(stash.items())[-UNDO_KEEP:])
+    return token
+
+
+def undo_delete(
+    request: HttpRequest, reg: Register, project: Project, caller: Caller, token: str
+) -> HttpResponse:
+    """Undo a delete made in this session: the register's create service makes the record
+    again from what it held (a new record, audited as created). Once only."""
+    stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
+    entry = stash.pop(token, None)
+    request.session[UNDO_SESSION_KEY] = stash
+    if not entry or entry["register"] != reg.slug or entry["project"] != project.key:
+        messages.error(request, "There is nothing to undo: it was undone already or expired.")
+        return HttpResponseRedirect(reg.base_url(project))
+    try:
+        record = reg.create(caller=caller, data=entry["data"])
+    except (ValidationFailed, Conflict, Frozen) as exc:
+        messages.error(
+            request, f"The {reg.noun} “{entry['name']}” could not be restored: {exc.message}"
+        )
+        return HttpResponseRedirect(reg.base_url(project))
+    messages.success(request, f"Restored the {reg.noun} “{entry['name']}”.")
+    return HttpResponseRedirect(f"{reg.base_url(project)}#{reg.anchor}-{record.pk}")
 
 
 # --- read-only detail ------------------------------------------------------------------------

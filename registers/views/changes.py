@@ -14,6 +14,7 @@ from registers import selectors, services
 from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
+from registers.services.changes import WRITABLE as CHANGE_WRITABLE
 from registers.services.changes import adjudication_rights, require_open
 from registers.services.common import get_in_project
 from registers.tables import signed
@@ -58,6 +59,8 @@ REG = base.register(
         delete=lambda *, caller, pk, expected_revision: services.change_delete(
             caller=caller, change_id=pk, expected_revision=expected_revision
         ),
+        name_field="summary",
+        restorable=frozenset(CHANGE_WRITABLE),
         empty_hint=(
             "Raise a change request when scope, budget, schedule or quality must move from "
             "the approved plan. The named approver, or else the sponsor, decides it."

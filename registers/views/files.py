@@ -59,3 +59,11 @@ def import_file(request, key, register):
         columns=sorted(spreadsheets.WRITABLE[register]),
     )
     return render(request, "registers/import.html", context, status=status)
+
+
+@page("POST")
+def undo_delete(request, key, register):
+    """Undo one of this person's recent deletes (the token the "Deleted" notice carried)."""
+    project, caller = permissions.editable_project_for(request, key)
+    reg = base.REGISTERS[register]
+    return base.undo_delete(request, reg, project, caller, request.POST.get("token", ""))

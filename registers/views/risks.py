@@ -13,6 +13,7 @@ from registers import forms, pictures, selectors, services
 from registers.models import Risk
 from registers.serializers import risk_to_dict
 from registers.services.common import get_in_project
+from registers.services.risks import WRITABLE as RISK_WRITABLE
 from registers.services.risks import decision_prefill, require_decision_recordable
 from registers.views import base
 from registers.views.decisions import REG as DECISIONS
@@ -53,6 +54,8 @@ REG = base.register(
         delete=lambda *, caller, pk, expected_revision: services.risk_delete(
             caller=caller, risk_id=pk, expected_revision=expected_revision
         ),
+        name_field="title",
+        restorable=frozenset(RISK_WRITABLE),
         empty_hint="Record what could knock the project off course, and what could help it.",
         pictures=lambda project, records, extra, url: pictures.risk_matrices(
             records, extra["thresholds"], url

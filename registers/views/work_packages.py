@@ -54,6 +54,7 @@ REG = base.register(
         delete=lambda *, caller, pk, expected_revision: services.work_package_delete(
             caller=caller, wp_id=pk, expected_revision=expected_revision
         ),
+        name_field="name",
         empty_hint="Work packages are the deliverable chunks of the plan, typically one per Epic.",
         pictures=lambda project, records, extra, url: [
             pictures.work_package_timeline(records, url, timezone.localdate()),

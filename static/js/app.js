@@ -21,6 +21,46 @@
     }
   }, true);
 
+  // The top bar's menu button (shown on narrow screens only, by the stylesheet). Without
+  // script the menu simply stays open.
+  var menuToggle = document.querySelector(".menu-toggle");
+  var siteMenu = document.getElementById("site-menu");
+  if (menuToggle && siteMenu) {
+    document.documentElement.classList.add("has-menu");
+    menuToggle.hidden = false;
+    var setMenu = function (open) {
+      menuToggle.setAttribute("aria-expanded", open ? "true" : "false");
+      siteMenu.classList.toggle("open", open);
+    };
+    menuToggle.addEventListener("click", function () {
+      setMenu(menuToggle.getAttribute("aria-expanded") !== "true");
+    });
+    siteMenu.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && siteMenu.classList.contains("open")) {
+        setMenu(false);
+        menuToggle.focus();
+      }
+    });
+  }
+
+  // A table wider than the screen scrolls inside its own box (see the stylesheet): the
+  // keyboard must reach it to scroll it, so a box that overflows becomes focusable.
+  function focusableScrollers() {
+    document.querySelectorAll("main table, .register-table, .table-scroll").forEach(function (box) {
+      var overflows = box.scrollWidth > box.clientWidth;
+      if (overflows && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("data-scroll-focus", "");
+      } else if (!overflows && box.hasAttribute("data-scroll-focus")) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  focusableScrollers();
+  window.addEventListener("resize", focusableScrollers);
+  document.addEventListener("htmx:afterSettle", focusableScrollers);
+
   document.addEventListener("focusin", function (event) {
     if (event.target.matches("[data-select-on-focus]")) event.target.select();
   });
@@ -44,6 +84,25 @@
     if (!target || !target.querySelector) return;
     var focus = target.matches("[data-focus]") ? target : target.querySelector("[data-focus]");
     if (focus) focus.focus();
+    // A saved row says "Saved" for a few seconds, then reads as any other row.
+    var saved = target.matches("tr.saved") ? target : target.querySelector("tr.saved");
+    if (saved) {
+      window.setTimeout(function () {
+        saved.classList.remove("saved");
+        saved.removeAttribute("data-focus");
+        var note = saved.querySelector(".saved-note");
+        if (note) note.remove();
+      }, 4000);
+    }
+  });
+
+  // A notice swapped in out of band (a delete: what was deleted, and Undo) takes the
+  // keyboard, since the row that had it is gone.
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var focus = document.querySelector("[data-focus-after-swap]");
+    if (!focus) return;
+    focus.removeAttribute("data-focus-after-swap");
+    focus.focus();
   });
 
   // Errors htmx does not swap (403, 404, 500, network): say so where people look.

@@ -4,6 +4,7 @@ from tests.permission_matrix import PORTFOLIO, SITE_ADMIN
 
 CELLS = {
     "GET portfolio/": PORTFOLIO,
+    "POST portfolio/columns/": PORTFOLIO,
     "GET portfolio/export/": PORTFOLIO,
     "GET portfolio/lessons/": PORTFOLIO,
     "GET portfolio/settings/": SITE_ADMIN,

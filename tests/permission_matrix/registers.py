@@ -49,6 +49,7 @@ CELLS = {
     f"GET {R}<register:register>/export/": READ,
     f"GET {R}<register:register>/import/": EDIT,
     f"POST {R}<register:register>/import/": EDIT,
+    f"POST {R}<register:register>/undo/": EDIT,
     # Work packages
     f"GET {R}work-packages/": READ,
     f"POST {R}work-packages/": EDIT,

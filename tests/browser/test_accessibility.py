@@ -1,0 +1,125 @@
+"""axe with the WCAG 2.2 AA rule set finds nothing on any page of the demo, read as the people
+who see it (lead, sponsor, PMO, site admin, viewer), including the inline editors and add rows
+that only appear after a click."""
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+from status.models import StatusReport
+from tests.browser.axe import assert_accessible
+
+pytestmark = pytest.mark.browser
+
+REGISTERS = ["work-packages", "risks", "decisions", "changes"]
+
+
+@pytest.fixture
+def demo(transactional_db, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+
+def demo_sign_in(page, live_server, username):
+    page.goto(f"{live_server.url}/accounts/login/")
+    assert_accessible(page, "the sign-in page")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("governance-demo")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def check_pages(page, live_server, paths):
+    for path in paths:
+        response = page.goto(f"{live_server.url}{path}")
+        assert response.status == 200, path
+        assert_accessible(page, path)
+
+
+def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page):
+    page = watched_page
+    demo_sign_in(page, live_server, "lena")
+    wp = WorkPackage.objects.filter(project__key="BRIDGE").first()
+    risk = Risk.objects.filter(project__key="BRIDGE").first()
+    decision = Decision.objects.filter(project__key="BRIDGE").first()
+    change = ChangeRequest.objects.filter(project__key="BRIDGE").first()
+    report = StatusReport.objects.filter(project__key="BRIDGE").first()
+    base = "/projects/BRIDGE"
+    check_pages(
+        page,
+        live_server,
+        [
+            "/",
+            "/waiting/",
+            "/profile/",
+            f"{base}/",
+            f"{base}/editors/",
+            f"{base}/audit/",
+            f"{base}/registers/",
+            *(f"{base}/registers/{name}/" for name in REGISTERS),
+            f"{base}/registers/work-packages/import/",
+            f"{base}/registers/work-packages/{wp.pk}/",
+            f"{base}/registers/risks/{risk.pk}/",
+            f"{base}/registers/decisions/{decision.pk}/",
+            f"{base}/registers/changes/{change.pk}/",
+            f"{base}/charter/",
+            f"{base}/charter/minutes/",
+            f"{base}/status/",
+            f"{base}/status/reports/{report.pk}/",
+            "/projects/CEDAR/charter/closeout/",
+            "/projects/DELTA/charter/closeout/",
+            "/projects/FALCON/charter/",
+            "/projects/GARNET/charter/",
+            "/projects/JUNIPER/charter/realisation/",
+        ],
+    )
+    # What appears only after a click: each register's add row and inline editor, the status
+    # editor.
+    for name in REGISTERS:
+        page.goto(f"{live_server.url}{base}/registers/{name}/")
+        page.locator("[data-add-row]").click()
+        expect(page.locator("tr.editing").first).to_be_visible()
+        assert_accessible(page, f"{name}: the add row")
+        page.goto(f"{live_server.url}{base}/registers/{name}/")
+        page.locator("tbody tr[id]").first.get_by_role("link", name="Edit").first.click()
+        expect(page.locator("tr.editing").first).to_be_visible()
+        assert_accessible(page, f"{name}: the inline editor")
+    page.goto(f"{live_server.url}{base}/status/")
+    page.get_by_role("link", name="Update status").click()
+    expect(page.get_by_label("Overall RAG")).to_be_focused()
+    assert_accessible(page, "the status editor")
+
+
+def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watched_page):
+    page = watched_page
+    demo_sign_in(page, live_server, "sofia")
+    check_pages(page, live_server, ["/", "/waiting/", "/projects/APOLLO/charter/"])
+    page.context.clear_cookies()
+    demo_sign_in(page, live_server, "priya")
+    check_pages(
+        page,
+        live_server,
+        [
+            "/portfolio/",
+            "/portfolio/?group=theme",
+            "/portfolio/lessons/",
+            "/projects/EMBER/charter/realisation/",
+            "/projects/IRIS/charter/realisation/",
+        ],
+    )
+    page.context.clear_cookies()
+    demo_sign_in(page, live_server, "victor")
+    check_pages(
+        page,
+        live_server,
+        [
+            "/projects/BRIDGE/registers/work-packages/",
+            "/projects/BRIDGE/status/",
+            "/projects/DELTA/charter/closeout/",
+            "/projects/APOLLO/charter/",
+        ],
+    )
+    page.context.clear_cookies()
+    demo_sign_in(page, live_server, "ada")
+    check_pages(page, live_server, ["/", "/portfolio/settings/", "/profile/"])
