@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache as shared_cache
 from django.contrib import messages
+from django.core.cache import cache as shared_cache
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
