@@ -73,6 +73,12 @@ FIELDS = {
 # Fields shown as a checkbox: absent from a submitted form means unticked.
 CHECKBOXES = {"materialised"}
 MULTI = {"dimensions"}
+# What an add form's choices start at: the stored defaults (a new work package has no RAG yet,
+# not the first colour of the list).
+NEW_DEFAULTS = {
+    "work-packages": {"status": "Not Started", "rag": "None"},
+    "risks": {"status": "Open", "direction": "Risk"},
+}
 
 
 def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
@@ -163,6 +169,15 @@ def values_from_record(register: str, record: Mapping[str, Any]) -> dict[str, An
             values[field] = list(value or [])
         else:
             values[field] = _text(value)
+    return values
+
+
+def blank_values(register: str, prefill: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The add form's values: every field empty (a list for multiple choices), then whatever
+    the caller pre-fills."""
+    values: dict[str, Any] = {f: [] if f in MULTI else "" for f in FIELDS[register]}
+    values.update(NEW_DEFAULTS.get(register, {}))
+    values.update({k: v for k, v in (prefill or {}).items() if v is not None})
     return values
 
 

@@ -252,16 +252,17 @@ def form_people(form: dict | None) -> set[str]:
 
 
 def new_form(reg: Register, project: Project, values: dict | None = None) -> dict:
+    values = forms.blank_values(reg.slug, values)
     return {
         "id": None,
         "key": "new",
         "uuid": None,
-        "values": values or {},
+        "values": values,
         "errors": {},
         "message": "",
         "conflict": [],
         "revision": None,
-        "choices": form_choices(reg, project, values or {}),
+        "choices": form_choices(reg, project, values),
     }
 
 
