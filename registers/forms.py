@@ -9,6 +9,7 @@ from typing import Any
 from django.http import QueryDict
 
 from governance.cleaning import decimal_to_json
+from governance.pageinput import check_numbers
 
 WORK_PACKAGE_FIELDS = [
     "name",
@@ -102,6 +103,22 @@ def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
         else:
             data[field] = post[field]
     return data
+
+
+# Numbers a person types: amounts (not below zero; the API's nullable numbers), signed
+# amounts and signed whole numbers. The page refuses what it cannot read.
+NUMBERS = {
+    "work-packages": {"amounts": ("budget", "budgetForecast", "budgetActual")},
+    "changes": {"signed": ("impactBudget",), "whole": ("impactScheduleDays",)},
+}
+
+
+def number_errors(register: str, data: dict[str, Any]) -> dict[str, list[str]]:
+    """Read the typed numbers of a submitted form in place; the fields it cannot read, with
+    why."""
+    errors: dict[str, list[str]] = {}
+    check_numbers(data, errors, **NUMBERS.get(register, {}))
+    return errors
 
 
 def parse_phasing(raw: str) -> list[dict] | None:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
@@ -366,17 +367,23 @@ def save(
     data = forms.data_from_post(reg.slug, request.POST)
     values = forms.values_from_post(reg.slug, request.POST)
     current = None
+    # Numbers the page cannot read are refused with the service's own errors, in one answer:
+    # the service still checks the rest, and what it wrote is rolled back.
+    unreadable = forms.number_errors(reg.slug, data)
     try:
-        if pk is None:
-            record = reg.create(caller=caller, data=data)
-        else:
-            record = reg.update(
-                caller=caller, pk=pk, data=data, expected_revision=_expected_revision(request)
-            )
+        with transaction.atomic():
+            if pk is None:
+                record = reg.create(caller=caller, data=data)
+            else:
+                record = reg.update(
+                    caller=caller, pk=pk, data=data, expected_revision=_expected_revision(request)
+                )
+            if unreadable:
+                raise ValidationFailed({})
     except ValidationFailed as exc:
         current = _current(reg, project, pk)
         form = _form_for(reg, project, current, values)
-        form["errors"] = forms.errors_by_field(reg.slug, exc.fields)
+        form["errors"] = forms.errors_by_field(reg.slug, {**exc.fields, **unreadable})
         form["message"] = "This was not saved: correct the fields marked below."
         return render_form(request, reg, project, caller, form, status=422, record=current)
     except Stale:

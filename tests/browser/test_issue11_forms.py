@@ -62,3 +62,40 @@ def test_lead_adds_one_row_to_each_register(cast, live_server, watched_page, sig
     assert list(Decision.objects.values_list("decision", flat=True)) == ["Use the managed queue"]
     assert list(ChangeRequest.objects.values_list("summary", flat=True)) == ["Extend pilot"]
     assert not re.search("None", page.locator("#change-rows").inner_text())
+
+
+def expected_refusal(page, status: int) -> None:
+    page.problems[:] = [p for p in page.problems if f"status of {status}" not in p]
+
+
+def test_unreadable_budget_and_override_without_reason_are_refused_next_to_the_field(
+    cast, live_server, watched_page, sign_in
+):
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "lead")
+    editor = add(page, live_server, "work-packages", "work package", "wp")
+    editor.get_by_label("Name").fill("Build the portal")
+    budget = editor.get_by_label("Budget", exact=True)
+    budget.fill("12k")
+    editor.get_by_role("button", name="Save").click()
+    budget = page.locator("#wp-new").get_by_label("Budget", exact=True)
+    expect(budget).to_have_attribute("aria-invalid", "true")
+    expect(budget).to_have_value("12k")
+    expect(page.locator("#f-new-budget-error")).to_contain_text("Write a number")
+    shot(page, "budget-refused")
+    expected_refusal(page, 422)
+    assert not WorkPackage.objects.exists()
+
+    page.goto(f"{live_server.url}/projects/ALPHA/status/")
+    page.get_by_role("link", name="Update status").click()
+    page.get_by_label("Cost override").select_option("Red")
+    page.get_by_role("button", name="Save status").click()
+    reason = page.get_by_label("Cost commentary")
+    expect(reason).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#e-costRagOverrideReason")).to_contain_text("why the cost RAG")
+    expected_refusal(page, 422)
+    reason.fill("Vendor invoice arrives early")
+    page.get_by_role("button", name="Save status").click()
+    expect(page.get_by_text("Status saved.")).to_be_visible()
+    shot(page, "status-override-saved")

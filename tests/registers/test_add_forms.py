@@ -59,3 +59,50 @@ def test_add_work_package_starts_without_a_rag(cast, client_for):
     html = client_for(cast.lead).get(f"{BASE}/work-packages/new/", **HX).content.decode()
     assert '<option value="None" selected>No RAG</option>' in html
     assert '<option value="Not Started" selected>' in html
+
+
+@pytest.mark.parametrize("typed", ["12k", "abc", "-5000", "12,00", "€12000"])
+def test_a_budget_the_page_cannot_read_is_refused_next_to_the_field(cast, client_for, typed):
+    response = client_for(cast.lead).post(
+        f"{BASE}/work-packages/", {"name": "Build", "budget": typed, "status": "Not Started"}, **HX
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    field = re.search(r'<div class="field[^"]*has-error">.*?</div>', html, re.S).group(0)
+    assert 'name="budget"' in field and f'value="{typed}"' in field
+    assert "Must not be negative." in field if typed.startswith("-") else "Write a number" in field
+    assert not WorkPackage.objects.exists()
+
+
+@pytest.mark.parametrize("typed,stored", [("12000", 12000), ("12,500.50", 12500.5), ("", None)])
+def test_readable_budgets_save(cast, client_for, typed, stored):
+    response = client_for(cast.lead).post(
+        f"{BASE}/work-packages/", {"name": "Build", "budget": typed, "status": "Not Started"}, **HX
+    )
+    assert response.status_code == 201
+    assert WorkPackage.objects.get().budget == stored
+
+
+def test_change_impacts_the_page_cannot_read_are_refused(cast, client_for):
+    response = client_for(cast.lead).post(
+        f"{BASE}/changes/",
+        {"summary": "Extend", "impactBudget": "5k", "impactScheduleDays": "2.5"},
+        **HX,
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Write a number" in html and "Write a whole number of days" in html
+    assert not ChangeRequest.objects.exists()
+
+
+def test_the_api_keeps_the_nullable_number_rule(cast, bearer):
+    from django.test import Client
+
+    response = Client().post(
+        "/api/v1/projects/ALPHA/work-packages",
+        {"name": "Build", "budget": "12k"},
+        content_type="application/json",
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 201, response.content
+    assert WorkPackage.objects.get().budget is None
