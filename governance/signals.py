@@ -12,3 +12,9 @@ charter_approved = Signal()
 # steering committee is confirmed as held. kwargs: project, at (datetime).
 # Receiver: project status sets initiationCompletedAt when unset.
 initiation_completed = Signal()
+
+# Sent by the realisation page to ask when the next benefit review is due (the status app owns
+# the per-project review cadence). kwargs: project, case (the charter's BusinessCase).
+# Receiver: project status answers the same dict the status page and the portfolio show
+# ({cadence, cadenceSource, dueOn, overdue, ...}), computed by the one function for it.
+realisation_review_requested = Signal()

@@ -17,3 +17,7 @@ class StatusConfig(AppConfig):
         signals.initiation_completed.connect(
             receivers.on_initiation_completed, dispatch_uid="status.initiation_completed"
         )
+        signals.realisation_review_requested.connect(
+            receivers.on_realisation_review_requested,
+            dispatch_uid="status.realisation_review_requested",
+        )
