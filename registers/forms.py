@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import QueryDict
 
+from governance import labels
 from governance.cleaning import decimal_to_json
 from governance.pageinput import check_numbers
 
@@ -219,7 +220,7 @@ def errors_by_field(register: str, fields: Mapping[str, list[str]]) -> dict[str,
         match = re.fullmatch(r"(\w+)\[(\d+)\](?:\.(\w+))?", name)
         if match:
             field, index, part = match.group(1), int(match.group(2)), match.group(3)
-            prefix = f"Line {index + 1}" + (f", {part}" if part else "")
+            prefix = f"Line {index + 1}" + (f", {labels.field_label(part).lower()}" if part else "")
             grouped.setdefault(field, []).extend(f"{prefix}: {m}" for m in messages)
         else:
             field = name.split(".", 1)[0]

@@ -22,7 +22,7 @@ from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
-from governance import signals
+from governance import labels, signals
 from governance.http import announce_revision, render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
@@ -40,12 +40,7 @@ LIFECYCLE = [
     "Realised",
     "InMaintenance",
 ]
-STATE_LABELS = {
-    "ClosingSubmitted": "Close-out submitted",
-    "InRealisation": "In realisation",
-    "NotRealised": "Not realised",
-    "InMaintenance": "In maintenance",
-}
+STATE_LABELS = labels.STATES
 SECTION_LABELS = {
     "businessProblem": "Business problem",
     "outcome": "Outcome",
