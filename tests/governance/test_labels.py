@@ -3,9 +3,9 @@ names in error messages get labels on the pages; the API keeps its codes."""
 
 import pytest
 
-from governance.labels import field_label, in_message, label
 from charter.models import BusinessCase
 from charter.services import sync_mirror
+from governance.labels import field_label, in_message, label
 from tests.charter.conftest import closeout_record, complete_inputs
 from tests.factories import RiskFactory, WorkPackageFactory
 
