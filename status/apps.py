@@ -9,6 +9,16 @@ class StatusConfig(AppConfig):
 
     def ready(self) -> None:
         from governance import signals
+        from governance.audit_text import register_titles
+        from status.models import StatusReport
+
+        register_titles(
+            "statusReport",
+            lambda ids: {
+                str(pk): title
+                for pk, title in StatusReport.objects.filter(pk__in=ids).values_list("pk", "title")
+            },
+        )
         from status import receivers
 
         signals.charter_approved.connect(

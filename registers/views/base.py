@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 
+from governance import audit_text
 from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import render_htmx
@@ -474,6 +475,7 @@ def detail_context(
         people=people,
         extra=extra,
         entries=entries,
+        history_lines=audit_text.describe(entries, record_known=True),
         detail_page=True,
         registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
         **more,
