@@ -1,5 +1,7 @@
 """Kernel pages: My projects, project overview, editor nominations, audit, profile (tokens)."""
 
+import datetime as dt
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db import connection
@@ -7,7 +9,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from governance import permissions, services
+from governance import audit_text, permissions, services
 from governance.errors import NotFound, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import ApiToken, AuditEntry
@@ -109,18 +111,26 @@ AUDIT_PAGE_SIZE = 50
 
 @page("GET")
 def project_audit(request, key):
+    """The project's audit log as sentences with names, newest first, 50 a page; filtered by
+    person, kind and date; each entry's stored form behind a "details" toggle."""
     project, caller = permissions.project_for(request, key)
     entries = AuditEntry.objects.filter(project_key=project.key)
     kinds = sorted(set(entries.values_list("kind", flat=True).distinct()))
-    actor_ids = sorted(set(entries.values_list("actor_account_id", flat=True).distinct()))
+    actor_ids = sorted(set(entries.values_list("actor_account_id", flat=True).distinct()) - {""})
     kind = request.GET.get("kind", "")
     actor = request.GET.get("actor", "")
+    since, until = _day(request.GET.get("from")), _day(request.GET.get("to"))
     if kind:
         entries = entries.filter(kind=kind)
     if actor:
         entries = entries.filter(actor_account_id=actor)
+    if since:
+        entries = entries.filter(at__date__gte=since)
+    if until:
+        entries = entries.filter(at__date__lte=until)
     paginator = Paginator(entries, AUDIT_PAGE_SIZE)
     page_obj = paginator.get_page(request.GET.get("page"))
+    lines = audit_text.describe(list(page_obj.object_list))
     people = resolve(actor_ids)
     return render_htmx(
         request,
@@ -130,14 +140,28 @@ def project_audit(request, key):
             caller,
             tab="audit",
             page_obj=page_obj,
-            kinds=kinds,
-            actor_ids=actor_ids,
+            lines=lines,
+            kinds=sorted(((k, audit_text.kind_label(k)) for k in kinds), key=lambda pair: pair[1]),
+            actors=sorted(
+                ((a, people[a].display_name if a in people else a) for a in actor_ids),
+                key=lambda pair: pair[1].casefold(),
+            ),
             kind=kind,
             actor=actor,
+            since=since.isoformat() if since else "",
+            until=until.isoformat() if until else "",
+            filtered=bool(kind or actor or since or until),
             people=people,
         ),
         partial="audit-table",
     )
+
+
+def _day(raw: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(raw) if raw else None
+    except ValueError:
+        return None
 
 
 @page("GET", "POST")

@@ -7,4 +7,18 @@ class RegistersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from governance.audit_text import register_titles
         from registers import tasks  # noqa: F401  (registers the outbox handlers)
+        from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
+
+        def titles(model, attr):
+            return lambda ids: {
+                str(pk): text
+                for pk, text in model.objects.filter(pk__in=ids).values_list("pk", attr)
+            }
+
+        register_titles("workPackage", titles(WorkPackage, "name"))
+        register_titles("risk", titles(Risk, "title"))
+        register_titles("decision", titles(Decision, "decision"))
+        register_titles("changeRequest", titles(ChangeRequest, "summary"))
+        register_titles("steeringMinutes", titles(SteeringMinutes, "title"))

@@ -8,7 +8,9 @@ from typing import Any
 
 from django.http import QueryDict
 
+from governance import labels
 from governance.cleaning import decimal_to_json
+from governance.pageinput import check_numbers
 
 WORK_PACKAGE_FIELDS = [
     "name",
@@ -73,6 +75,12 @@ FIELDS = {
 # Fields shown as a checkbox: absent from a submitted form means unticked.
 CHECKBOXES = {"materialised"}
 MULTI = {"dimensions"}
+# What an add form's choices start at: the stored defaults (a new work package has no RAG yet,
+# not the first colour of the list).
+NEW_DEFAULTS = {
+    "work-packages": {"status": "Not Started", "rag": "None"},
+    "risks": {"status": "Open", "direction": "Risk"},
+}
 
 
 def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
@@ -96,6 +104,22 @@ def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
         else:
             data[field] = post[field]
     return data
+
+
+# Numbers a person types: amounts (not below zero; the API's nullable numbers), signed
+# amounts and signed whole numbers. The page refuses what it cannot read.
+NUMBERS = {
+    "work-packages": {"amounts": ("budget", "budgetForecast", "budgetActual")},
+    "changes": {"signed": ("impactBudget",), "whole": ("impactScheduleDays",)},
+}
+
+
+def number_errors(register: str, data: dict[str, Any]) -> dict[str, list[str]]:
+    """Read the typed numbers of a submitted form in place; the fields it cannot read, with
+    why."""
+    errors: dict[str, list[str]] = {}
+    check_numbers(data, errors, **NUMBERS.get(register, {}))
+    return errors
 
 
 def parse_phasing(raw: str) -> list[dict] | None:
@@ -166,6 +190,15 @@ def values_from_record(register: str, record: Mapping[str, Any]) -> dict[str, An
     return values
 
 
+def blank_values(register: str, prefill: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The add form's values: every field empty (a list for multiple choices), then whatever
+    the caller pre-fills."""
+    values: dict[str, Any] = {f: [] if f in MULTI else "" for f in FIELDS[register]}
+    values.update(NEW_DEFAULTS.get(register, {}))
+    values.update({k: v for k, v in (prefill or {}).items() if v is not None})
+    return values
+
+
 def values_from_post(register: str, post: QueryDict) -> dict[str, Any]:
     """The edit form's values as the person typed them (re-shown with errors)."""
     values: dict[str, Any] = {}
@@ -187,7 +220,7 @@ def errors_by_field(register: str, fields: Mapping[str, list[str]]) -> dict[str,
         match = re.fullmatch(r"(\w+)\[(\d+)\](?:\.(\w+))?", name)
         if match:
             field, index, part = match.group(1), int(match.group(2)), match.group(3)
-            prefix = f"Line {index + 1}" + (f", {part}" if part else "")
+            prefix = f"Line {index + 1}" + (f", {labels.field_label(part).lower()}" if part else "")
             grouped.setdefault(field, []).extend(f"{prefix}: {m}" for m in messages)
         else:
             field = name.split(".", 1)[0]

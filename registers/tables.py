@@ -12,6 +12,7 @@ from django.http import QueryDict
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from governance import labels
 from governance.models import RAG_CHOICES
 from governance.people import Person
 from registers import pictures
@@ -334,7 +335,7 @@ def build(register: str, records: list, params: QueryDict, people) -> Table:
         key=lambda a: _name(people, a).casefold(),
     )
     filters = [
-        Filter(name, label, [(v, v) for v in values], _choice(params, name, values))
+        Filter(name, label, [(v, labels.label(v)) for v in values], _choice(params, name, values))
         for name, label, values, _ in spec.filters
     ]
     filters.append(

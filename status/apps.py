@@ -12,8 +12,18 @@ class StatusConfig(AppConfig):
 
         from charter.models import BusinessCase
         from governance import signals
+        from governance.audit_text import register_titles
         from governance.models import Project, SiteSettings
         from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+        from status.models import StatusReport
+
+        register_titles(
+            "statusReport",
+            lambda ids: {
+                str(pk): title
+                for pk, title in StatusReport.objects.filter(pk__in=ids).values_list("pk", "title")
+            },
+        )
         from status import receivers
         from status.models import ProjectStatus
 
@@ -40,4 +50,8 @@ class StatusConfig(AppConfig):
         )
         signals.project_changed.connect(
             receivers.on_project_changed, dispatch_uid="status.health.project_changed"
+        )
+        signals.realisation_review_requested.connect(
+            receivers.on_realisation_review_requested,
+            dispatch_uid="status.realisation_review_requested",
         )

@@ -15,7 +15,7 @@ from status import services
 from status.models import ProjectStatus, StatusReport
 
 # project -> (reporting cadence, [(days ago, status fields, published report title or None)])
-# DELTA, HARBOUR and the projects after realisation have no status: they read as None and stale.
+# Every project is reported on; GARNET's status is stale (weekly cadence, 12 days ago).
 STATUS = {
     "APOLLO": (
         "Monthly",
@@ -165,8 +165,94 @@ STATUS = {
             )
         ],
     ),
+    # The finished projects: their phase and overall RAG say what the lifecycle says.
+    "DELTA": (
+        "Monthly",
+        [
+            (
+                6,
+                {
+                    "overallRag": "Blue",
+                    "overallReason": "Closed: automated picking live in the main warehouse.",
+                    "phase": "Closed",
+                    "outcomeConfidence": "High",
+                    "adoptionConfidence": "High",
+                },
+                "Closing report",
+            )
+        ],
+    ),
+    "HARBOUR": (
+        "Monthly",
+        [
+            (
+                4,
+                {
+                    "overallRag": "None",
+                    "overallReason": "Stopped: the port authority builds its own platform.",
+                    "phase": "Stopped",
+                },
+                None,
+            )
+        ],
+    ),
+    "IRIS": (
+        "Monthly",
+        [
+            (
+                8,
+                {
+                    "overallRag": "Blue",
+                    "overallReason": "Benefits realised: four FTE redeployed.",
+                    "phase": "Benefits realised",
+                    "outcomeConfidence": "High",
+                    "adoptionConfidence": "High",
+                },
+                None,
+            )
+        ],
+    ),
+    "JUNIPER": (
+        "Monthly",
+        [
+            (
+                9,
+                {
+                    "overallRag": "Blue",
+                    "overallReason": "Delivered, but the benefits were not realised.",
+                    "phase": "Benefits not realised",
+                    "outcomeConfidence": "Low",
+                    "adoptionConfidence": "Low",
+                    "confidenceReason": "Ticket volume fell 12%, not the 50% planned.",
+                },
+                None,
+            )
+        ],
+    ),
+    "KESTREL": (
+        "Monthly",
+        [
+            (
+                7,
+                {
+                    "overallRag": "Blue",
+                    "overallReason": "One CRM in service; the legacy system is switched off.",
+                    "phase": "In maintenance",
+                    "outcomeConfidence": "High",
+                    "adoptionConfidence": "High",
+                },
+                None,
+            )
+        ],
+    ),
 }
-LEADS = {"EMBER": "marco", "FALCON": "marco", "GARNET": "marco"}
+LEADS = {
+    "EMBER": "marco",
+    "FALCON": "marco",
+    "GARNET": "marco",
+    "IRIS": "marco",
+    "KESTREL": "marco",
+}
 
 
 def seed(ctx) -> None:

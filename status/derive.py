@@ -632,18 +632,28 @@ def add_months(day: dt.date, months: int) -> dt.date:
 def realisation_review(
     facts: ProjectFacts, br_cadence_default: str, today: dt.date
 ) -> dict[str, Any]:
+    return review_due(facts.status, facts.case, facts.approval_status, br_cadence_default, today)
+
+
+def review_due(
+    status: ProjectStatus,
+    case: BusinessCase | None,
+    approval_status: str,
+    br_cadence_default: str,
+    today: dt.date,
+) -> dict[str, Any]:
     """While the case is InRealisation: lastRealisationReviewAt (or realisationStartedAt) plus
-    brCadence (the project's override, else the site default)."""
-    cadence = facts.status.br_cadence
+    brCadence (the project's override, else the site default). The one computation of the
+    next benefit review: the status page, the portfolio and the realisation page show it."""
+    cadence = status.br_cadence
     source = "project"
     if cadence not in BR_CADENCE_MONTHS:
         cadence, source = br_cadence_default, "site"
-    case = facts.case
     last = case.last_realisation_review_at if case is not None else None
     started = case.realisation_started_at if case is not None else None
     base = last or started
     due = None
-    if facts.approval_status == "InRealisation" and base is not None:
+    if approval_status == "InRealisation" and base is not None:
         due = add_months(timezone.localdate(base), BR_CADENCE_MONTHS.get(cadence, 3))
     return {
         "cadence": cadence,
@@ -704,7 +714,11 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
         ),
         "firstSteercoScheduled": (
             bool(scheduled or held),
-            f"Scheduled for {scheduled.isoformat()}." if scheduled else "Not scheduled.",
+            f"Scheduled for {scheduled.isoformat()}."
+            if scheduled
+            else f"Held {timezone.localdate(held).isoformat()}."
+            if held
+            else "Not scheduled.",
         ),
         "firstSteercoHeld": (
             bool(held),

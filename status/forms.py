@@ -1,13 +1,19 @@
 """Input parsing of the status forms: POST fields to the API's camelCase keys. Only the fields
 present in the form are sent, so a partial form never clears what it does not show. No rule
-lives here; the services validate."""
+lives here; the services validate. What a person types is read here before that: numbers
+the page cannot read and an override without its commentary line are refused next to the
+field instead of being dropped or saved silently. Reason lines keep the spec's clamp."""
 
 import json
 from typing import Any
 
 from django.http import QueryDict
 
+from governance.pageinput import check_numbers
 from status.services import COMMENTARY_KEYS
+
+# The dimensions whose override carries a commentary line (the risk override has none).
+REASONED_OVERRIDES = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope"}
 
 SIMPLE_FIELDS = [
     "overallRag",
@@ -61,6 +67,14 @@ def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
                 errors["projectMetrics"] = ["Must be valid JSON (or empty)."]
         else:
             data["projectMetrics"] = None
+    check_numbers(data, errors, amounts=("revisedForecast",))
+    for key, label in REASONED_OVERRIDES.items():
+        override, reason = f"{key}RagOverride", f"{key}RagOverrideReason"
+        if data.get(override) and reason in data and not str(data[reason]).strip():
+            errors.setdefault(reason, []).append(
+                f"Say in one line why the {label.lower()} RAG is overridden, "
+                "or set the override back to “Use derived”."
+            )
     return data, errors
 
 

@@ -319,10 +319,17 @@ def status_initiation_acknowledge(
 
 
 def _stamp_once(project: Project, attr: str, key: str, kind: str, at: dt.datetime) -> None:
+    """Set the initiation start or completion once. Initiation never completes before it
+    starts: a steering committee held before the approval completes it at the approval."""
     with transaction.atomic():
         status = _locked_status(project)
         if getattr(status, attr) is not None:
             return
+        started, completed = status.initiation_started_at, status.initiation_completed_at
+        if attr == "initiation_completed_at" and started is not None and at < started:
+            at = started
+        if attr == "initiation_started_at" and completed is not None and completed < at:
+            status.initiation_completed_at = at
         setattr(status, attr, at)
         status.revision += 1
         status.save()

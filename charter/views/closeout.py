@@ -10,6 +10,7 @@ from charter.views.context import page_url, render_page, render_section
 from governance import permissions
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page
+from governance.pageinput import check_numbers
 
 
 @page("GET", "POST")
@@ -19,7 +20,12 @@ def closeout(request, key):
         return render_page(request, project, caller, "closeout")
     project, caller = permissions.editable_project_for(request, key)
     data = forms.closeout(request.POST, pending_register_rows(project))
+    unreadable: dict[str, list[str]] = {}
+    check_numbers(data, unreadable, amounts=("asBuiltReturnValue",))
     try:
+        if unreadable:
+            data.setdefault("asBuiltReturnValue", request.POST.get("asBuiltReturnValue", ""))
+            raise ValidationFailed(unreadable)
         services.closeout_update(
             caller=caller, data=data, expected_revision=forms.revision(request.POST)
         )

@@ -6,6 +6,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from governance import labels
+
 register = template.Library()
 
 RAG_CLASSES = {"Red": "rag-red", "Amber": "rag-amber", "Green": "rag-green", "Blue": "rag-blue"}
@@ -71,3 +73,20 @@ def audit_value(value):
         text = json.dumps(value, ensure_ascii=False)
         return text if len(text) <= 300 else text[:299] + "…"
     return value
+
+
+@register.filter(name="label")
+def label_filter(code):
+    """A state, choice or field name as people read it (the API keeps the code)."""
+    return labels.label(code)
+
+
+@register.filter
+def field_label(name):
+    return labels.field_label(name)
+
+
+@register.filter
+def in_message(message):
+    """An error message with the field names it mentions as words."""
+    return labels.in_message(message)

@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache as shared_cache
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
@@ -22,6 +23,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from governance import audit_text
 from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import render_htmx
@@ -339,16 +341,17 @@ def form_people(form: dict | None) -> set[str]:
 
 
 def new_form(reg: Register, project: Project, values: dict | None = None) -> dict:
+    values = forms.blank_values(reg.slug, values)
     return {
         "id": None,
         "key": "new",
         "uuid": None,
-        "values": values or {},
+        "values": values,
         "errors": {},
         "message": "",
         "conflict": [],
         "revision": None,
-        "choices": form_choices(reg, project, values or {}),
+        "choices": form_choices(reg, project, values),
     }
 
 
@@ -452,17 +455,23 @@ def save(
     data = forms.data_from_post(reg.slug, request.POST)
     values = forms.values_from_post(reg.slug, request.POST)
     current = None
+    # Numbers the page cannot read are refused with the service's own errors, in one answer:
+    # the service still checks the rest, and what it wrote is rolled back.
+    unreadable = forms.number_errors(reg.slug, data)
     try:
-        if pk is None:
-            record = reg.create(caller=caller, data=data)
-        else:
-            record = reg.update(
-                caller=caller, pk=pk, data=data, expected_revision=_expected_revision(request)
-            )
+        with transaction.atomic():
+            if pk is None:
+                record = reg.create(caller=caller, data=data)
+            else:
+                record = reg.update(
+                    caller=caller, pk=pk, data=data, expected_revision=_expected_revision(request)
+                )
+            if unreadable:
+                raise ValidationFailed({})
     except ValidationFailed as exc:
         current = _current(reg, project, pk)
         form = _form_for(reg, project, current, values)
-        form["errors"] = forms.errors_by_field(reg.slug, exc.fields)
+        form["errors"] = forms.errors_by_field(reg.slug, {**exc.fields, **unreadable})
         form["message"] = "This was not saved: correct the fields marked below."
         return render_form(request, reg, project, caller, form, status=422, record=current)
     except Stale:
@@ -609,6 +618,7 @@ def detail_context(
         people=people,
         extra=extra,
         entries=entries,
+        history_lines=audit_text.describe(entries, record_known=True),
         detail_page=True,
         registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
         **more,

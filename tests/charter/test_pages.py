@@ -169,9 +169,14 @@ def test_a_gated_act_rerenders_the_page_naming_what_is_missing(cast, client_for)
     assert response.status_code == 422
     html = response.content.decode()
     assert "Submit for approval: not done." in html
-    for field in ("adoptionAffected", "adoptionKpi", "changeSaturation", "adoptionOwner",
-                  "decisionAuthority"):  # fmt: skip
-        assert f"<strong>{field}</strong>" in html
+    for field, label in (
+        ("adoptionAffected", "Adoption affected"),
+        ("adoptionKpi", "Adoption KPI"),
+        ("changeSaturation", "Change saturation"),
+        ("adoptionOwner", "Adoption owner"),
+        ("decisionAuthority", "Sponsor (decision authority)"),
+    ):  # the fields by their labels, not their API names
+        assert f"<strong>{label}</strong>" in html and f"<strong>{field}</strong>" not in html
 
 
 def test_an_act_redirects_with_a_message(cast, arrange, client_for):

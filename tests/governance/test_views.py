@@ -90,7 +90,7 @@ def test_nominating_an_unknown_account_is_refused_in_the_panel(cast, client_for)
         "/projects/ALPHA/editors/", {"action": "add", "account_id": "bogus"}, HTTP_HX_REQUEST="true"
     )
     assert response.status_code == 422
-    assert "No tracker user with accountId bogus" in response.content.decode()
+    assert "No tracker user with account bogus" in response.content.decode()
 
 
 def test_search_excludes_current_editors_and_the_lead(cast, client_for):

@@ -199,7 +199,7 @@ def test_add_row_errors_keep_what_was_typed(cast, client_for):
     assert response.status_code == 422
     row = text_of(response)
     assert 'id="change-new"' in row and "This field is required." in row
-    assert "Must be a number." in row and "Because" in row
+    assert "Write a number, like 12000" in row and "Because" in row
     assert not ChangeRequest.objects.exists()
 
 

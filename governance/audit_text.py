@@ -1,0 +1,344 @@
+"""The audit log as people read it: one sentence per entry with names ("Lena Lindqvist raised
+change request “Extend pilot”"), and the changed fields as label: before -> after. The stored
+entry (codes, ids, JSON) is untouched; the page keeps it one click away.
+
+The kernel does not know the registers or the business case, so each app that audits a kind
+of record tells this module how to name its records (`register_titles`), in its AppConfig."""
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import formats, timezone
+
+from governance import labels
+from governance.models import AuditEntry
+from governance.people import Person, resolve
+
+# target type -> (the record's noun, fetch(ids) -> {id: title})
+_TITLES: dict[str, tuple[str, Callable[[list[str]], dict[str, str]]]] = {}
+
+NOUNS = {
+    "workPackage": "work package",
+    "risk": "risk",
+    "decision": "decision",
+    "changeRequest": "change request",
+    "businessCase": "the business case",
+    "projectStatus": "the project status",
+    "statusReport": "status report",
+    "steeringMinutes": "steering minutes",
+    "project": "the project",
+    "siteSettings": "the site settings",
+    "apiToken": "API token",
+}
+# kind -> what the person did, before the record's name ("raised change request “X”").
+VERBS = {
+    "created": "added",
+    "updated": "edited",
+    "deleted": "deleted",
+    "change.created": "raised",
+    "change.approved": "approved",
+    "change.rejected": "rejected",
+    "change.withdrawn": "withdrew",
+    "change.applied": "applied",
+    "decision.created": "logged",
+    "decision.made": "took",
+    "decision.note_added": "added a note to",
+    "risk.decision_recorded": "recorded the decision treating",
+    "work_package.baselined": "baselined",
+    "work_package.issue_linked": "linked an issue to",
+    "work_package.issue_unlinked": "unlinked an issue from",
+    "work_package.reordered": "reordered",
+    "status_report.created": "started",
+    "status_report.published": "published",
+    "status_report.updated": "edited",
+    "status_report.deleted": "discarded",
+    "minutes.recorded": "recorded",
+}
+# kinds about the project's business case, status or settings: the whole phrase.
+PHRASES = {
+    "charter.updated": "edited the business case",
+    "charter.drafting_started": "started drafting the business case",
+    "charter.submitted": "submitted the business case for approval",
+    "charter.returned": "returned the business case with notes",
+    "charter.approved": "approved the business case",
+    "charter.reopened": "re-opened the business case for amendment",
+    "charter.return_note_addressed": "addressed a return note on the business case",
+    "charter.archived": "archived the business case",
+    "charter.killed": "stopped the project",
+    "charter.closed": "closed the project",
+    "charter.steerco_scheduled": "scheduled the first steering committee",
+    "charter.steerco_held": "recorded the first steering committee as held",
+    "charter.steerco_confirmed": "confirmed the first steering committee as held",
+    "charter.approval_nudge": "reminded the sponsor of the business case",
+    "closeout.started": "started the close-out",
+    "closeout.updated": "edited the close-out",
+    "closeout.submitted": "submitted the close-out",
+    "closeout.returned": "returned the close-out with notes",
+    "closeout.return_note_addressed": "addressed a return note on the close-out",
+    "closeout.handover_acknowledged": "acknowledged the BAU handover",
+    "closeout.handover_escalated": "escalated the BAU handover",
+    "realisation.started": "started benefits realisation",
+    "realisation.updated": "edited the realisation record",
+    "realisation.reviewed": "recorded a benefit review",
+    "realisation.kpi_resolved": "resolved the adoption KPI",
+    "realisation.realised": "judged the benefits realised",
+    "realisation.not_realised": "judged the benefits not realised",
+    "maintenance.started": "moved the project into maintenance",
+    "maintenance.retired": "retired the project from maintenance",
+    "status.updated": "updated the project status",
+    "status.checklist_dismissed": "dismissed an initiation checklist item",
+    "status.checklist_restored": "restored an initiation checklist item",
+    "status.initiation_acknowledged": "acknowledged initiation as complete",
+    "project.editors_changed": "changed who may edit the project",
+    "site_settings.updated": "changed the site settings",
+    "token.created": "created an API token",
+    "token.revoked": "revoked an API token",
+}
+# What happened without a person (a consequence of another act, itself audited).
+IMPERSONAL = {
+    "status.initiation_started": "Initiation started: the business case was approved",
+    "status.initiation_completed": "Initiation completed",
+}
+# Fields that say when and by whom: the entry says it already.
+NOISE = {"updatedAt", "lastUpdatedAt", "lastUpdatedByAccountId", "revision", "updatedByAccountId"}
+TITLE_FIELDS = ("summary", "title", "name", "decision")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+def register_titles(
+    target_type: str, fetch: Callable[[list[str]], dict[str, str]], noun: str | None = None
+) -> None:
+    """How to name the records of one target type: fetch(ids) -> {id: title}, one query."""
+    _TITLES[target_type] = (
+        noun or NOUNS.get(target_type, labels.words(target_type).lower()),
+        fetch,
+    )
+
+
+def kind_label(kind: str) -> str:
+    """A kind for the filter: "Change request raised", "Business case approved"."""
+    if kind in PHRASES:
+        text = PHRASES[kind]
+        return text[:1].upper() + text[1:]
+    if kind in IMPERSONAL:
+        return IMPERSONAL[kind].split(":")[0]
+    head, _, act = kind.partition(".")
+    noun = {
+        "change": "change request",
+        "work_package": "work package",
+        "status_report": "status report",
+        "minutes": "steering minutes",
+    }.get(head, head.replace("_", " "))
+    verb = VERBS.get(kind) or VERBS.get(act) or act.replace("_", " ")
+    text = f"{verb} {noun}"
+    return text[:1].upper() + text[1:]
+
+
+@dataclass
+class Change:
+    label: str
+    before: str
+    after: str
+    created: bool = False
+
+
+@dataclass
+class Line:
+    entry: AuditEntry
+    actor: Person | None
+    sentence: str
+    record: str = ""
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def raw(self) -> str:
+        return json.dumps(
+            {
+                "kind": self.entry.kind,
+                "targetType": self.entry.target_type,
+                "targetId": self.entry.target_id,
+                "actorAccountId": self.entry.actor_account_id,
+                "changes": self.entry.changes,
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+
+
+def _date(value: str) -> str:
+    try:
+        if _ISO_DATETIME.match(value):
+            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return formats.date_format(timezone.localtime(parsed), "j M Y, H:i")
+        if _ISO_DATE.fullmatch(value):
+            return formats.date_format(dt.date.fromisoformat(value), "j M Y")
+    except ValueError:
+        pass
+    return value
+
+
+def _value(name: str, value: Any, people: Mapping[str, Person]) -> str:
+    """A stored value as short readable text: people by name, dates as dates, codes as words."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        if _ISO_DATE.match(value):
+            return _date(value)
+        person = people.get(value)
+        if person is not None and (person.known or name.endswith("AccountId")):
+            return person.display_name
+        text = labels.label(value)
+        return text if len(text) <= 200 else text[:199] + "…"
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return ", ".join(_value(name, v, people) for v in value)
+        return f"{len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        if "accountId" in value or "displayName" in value:
+            person = people.get(value.get("accountId") or "")
+            return person.display_name if person else value.get("displayName") or "—"
+        if "text" in value:
+            return _value(name, value["text"], people)
+        if "title" in value:
+            return str(value["title"])
+        if value and all(_UUID.fullmatch(str(k)) for k in value):
+            return f"{len(value)} record{'s' if len(value) != 1 else ''}"
+        return (
+            ", ".join(
+                f"{labels.field_label(k).lower()} {_value(k, v, people)}"
+                for k, v in value.items()
+                if v not in (None, "", [], {})
+            )
+            or "—"
+        )
+    if isinstance(value, int | float):
+        return f"{value:,}".replace(",", "\u202f") if abs(value) >= 10000 else str(value)
+    return str(value)
+
+
+def _account_ids(value: Any) -> Iterable[str]:
+    if (
+        isinstance(value, str)
+        and ":" in value
+        and " " not in value
+        and len(value) <= 128
+        and not _ISO_DATE.match(value)
+        and "://" not in value
+    ):
+        yield value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "accountId" or key.endswith("AccountId") or isinstance(inner, dict | list):
+                yield from _account_ids(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _account_ids(inner)
+
+
+def _title_from_changes(entry: AuditEntry) -> str:
+    for name in TITLE_FIELDS:
+        change = (entry.changes or {}).get(name)
+        if isinstance(change, dict):
+            value = change.get("after") or change.get("before")
+            if isinstance(value, str) and value:
+                return value
+    return ""
+
+
+def _plain_dict(value: Any) -> bool:
+    """A dict of named fields (not a person, not a map of records by id)."""
+    return (
+        isinstance(value, dict)
+        and "accountId" not in value
+        and "displayName" not in value
+        and not any(_UUID.fullmatch(str(k)) for k in value)
+    )
+
+
+def _expand(name: str, before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    """A changed object (the close-out, the financial case) as the fields in it that changed,
+    one level down: "Close-out, as-built outcome: — → Delivered"."""
+    expands = (_plain_dict(before) or before is None) and _plain_dict(after)
+    if expands or (_plain_dict(before) and after is None):
+        before, after = before or {}, after or {}
+        return [
+            (f"{name}.{key}", before.get(key), after.get(key))
+            for key in sorted(set(before) | set(after))
+            if before.get(key) != after.get(key)
+        ]
+    return [(name, before, after)]
+
+
+def describe(entries: list[AuditEntry], *, record_known: bool = False) -> list[Line]:
+    """Each entry as a sentence and its changes, with every name resolved in bulk (one
+    people call; one query per kind of record)."""
+    ids: set[str] = set()
+    by_type: dict[str, set[str]] = {}
+    for entry in entries:
+        ids.add(entry.actor_account_id)
+        for change in (entry.changes or {}).values():
+            if isinstance(change, dict):
+                ids.update(_account_ids(change.get("before")))
+                ids.update(_account_ids(change.get("after")))
+        if entry.target_type in _TITLES and entry.target_id:
+            by_type.setdefault(entry.target_type, set()).add(entry.target_id)
+    people = resolve(ids)
+    titles: dict[tuple[str, str], str] = {}
+    for target_type, target_ids in by_type.items():
+        _, fetch = _TITLES[target_type]
+        for target_id, title in fetch(sorted(target_ids)).items():
+            titles[(target_type, str(target_id))] = title
+    return [_line(entry, people, titles, record_known) for entry in entries]
+
+
+def _line(entry, people, titles, record_known: bool) -> Line:
+    actor = people.get(entry.actor_account_id) if entry.actor_account_id else None
+    who = actor.display_name if actor else (entry.actor_account_id or "")
+    kind = entry.kind
+    record = ""
+    if kind in IMPERSONAL:
+        sentence = IMPERSONAL[kind]
+    elif kind in PHRASES:
+        sentence = f"{who} {PHRASES[kind]}" if who else PHRASES[kind]
+    else:
+        noun = _TITLES.get(entry.target_type, (NOUNS.get(entry.target_type, ""), None))[0]
+        noun = noun or labels.words(entry.target_type).lower()
+        act = kind.partition(".")[2]
+        verb = VERBS.get(kind) or VERBS.get(act) or act.replace("_", " ")
+        title = titles.get((entry.target_type, entry.target_id)) or _title_from_changes(entry)
+        record = title
+        named = f"{noun} “{title}”" if title else noun
+        if record_known:
+            named = f"this {noun}"
+        sentence = f"{who} {verb} {named}" if who else f"{verb[:1].upper()}{verb[1:]} {named}"
+    created = kind.endswith(".created") or kind.endswith(".recorded")
+    changes = []
+    flat = []
+    for name, change in sorted((entry.changes or {}).items(), key=lambda kv: kv[0]):
+        if name in NOISE or not isinstance(change, dict):
+            continue
+        flat.extend(_expand(name, change.get("before"), change.get("after")))
+    for name, before, after in flat:
+        if name.rpartition(".")[2] in NOISE:
+            continue
+        if created and after in (None, "", [], {}, False):
+            continue
+        if before in (None, "", [], {}) and after in (None, "", [], {}):
+            continue
+        changes.append(
+            Change(
+                labels.field_label(name),
+                _value(name, before, people),
+                _value(name, after, people),
+                created=created or before is None,
+            )
+        )
+    return Line(entry, actor, sentence, record, changes)

@@ -1,0 +1,63 @@
+"""Numbers typed into the pages. The API keeps the spec's nullable-number rule (empty,
+negative or unreadable becomes null); a person typing into a form is told instead, next to
+the field, when the page cannot read what they typed ("12k", "abc", "-5000"). Thousands
+separators are read; the value the services receive is the plain number."""
+
+import re
+from collections.abc import Iterable, MutableMapping
+from decimal import Decimal, InvalidOperation
+
+# 12000, 12000.50, 12,000, 12 000, 12 000.50 (comma, space, no-break or thin space groups).
+_PLAIN = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:([,\u00a0\u202f ])\d{3})(?:\1\d{3})*(?:\.\d+)?")
+
+UNREADABLE = "Write a number, like 12000 or 12,500.50 (no letters, units or symbols)."
+NEGATIVE = "Must not be negative."
+WHOLE = "Write a whole number of days, like 14 or -7."
+
+
+def read_number(raw: str) -> tuple[str | None, str | None]:
+    """(plain number text, error). Blank is (None, None): the field is being cleared."""
+    value = (raw or "").strip()
+    if not value:
+        return None, None
+    if _PLAIN.fullmatch(value) or _GROUPED.fullmatch(value):
+        plain = re.sub(r"[,\u00a0\u202f ]", "", value)
+        try:
+            Decimal(plain)
+        except InvalidOperation:  # pragma: no cover - the patterns admit only numbers
+            return None, UNREADABLE
+        return plain.lstrip("+"), None
+    return None, UNREADABLE
+
+
+def check_numbers(
+    data: MutableMapping,
+    errors: MutableMapping[str, list[str]],
+    *,
+    amounts: Iterable[str] = (),
+    signed: Iterable[str] = (),
+    whole: Iterable[str] = (),
+) -> None:
+    """Read the named fields of `data` in place: `amounts` must be numbers not below zero,
+    `signed` any number, `whole` a signed whole number. What cannot be read is removed from
+    `data` and its message added to `errors` under the field's name."""
+    for names, allow_negative, integer in (
+        (amounts, False, False),
+        (signed, True, False),
+        (whole, True, True),
+    ):
+        for name in names:
+            if name not in data or not isinstance(data[name], str):
+                continue
+            plain, error = read_number(data[name])
+            if error is None and plain is not None:
+                if not allow_negative and plain.startswith("-"):
+                    error = NEGATIVE
+                elif integer and "." in plain:
+                    error = WHOLE
+            if error:
+                errors.setdefault(name, []).append(WHOLE if integer else error)
+                del data[name]
+            else:
+                data[name] = "" if plain is None else plain
