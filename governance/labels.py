@@ -19,6 +19,7 @@ CHOICES = {
 }
 # Field names as people call them (the API's names stay in the API).
 FIELDS = {
+    "q": "Search",
     "name": "Name",
     "ownerAccountId": "Owner",
     "madeByAccountId": "Made by",

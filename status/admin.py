@@ -4,7 +4,7 @@ the status services; a published report is an immutable snapshot."""
 from django.contrib import admin
 
 from governance.admin import ReadOnlyAdmin
-from status.models import ProjectStatus, StatusReport
+from status.models import ProjectHealth, ProjectStatus, StatusReport
 
 
 @admin.register(ProjectStatus)
@@ -29,3 +29,19 @@ class StatusReportAdmin(ReadOnlyAdmin):
     search_fields = ("title", "project__key", "key_messages")
     list_select_related = ("project",)
     date_hierarchy = "published_at"
+
+
+@admin.register(ProjectHealth)
+class ProjectHealthAdmin(ReadOnlyAdmin):
+    list_display = (
+        "project",
+        "cost_rag",
+        "schedule_rag",
+        "scope_rag",
+        "risk_rag",
+        "stale",
+        "as_of",
+    )
+    list_filter = ("cost_rag", "schedule_rag", "scope_rag", "risk_rag", "stale")
+    search_fields = ("project__key", "project__name")
+    list_select_related = ("project",)

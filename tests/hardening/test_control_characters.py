@@ -121,7 +121,7 @@ def test_html_forms_and_query_parameters_answer_422_naming_the_field(cast, clien
     client = client_for(cast.lead)
     page = client.post(f"/projects/ALPHA/registers/work-packages/{wp.pk}/", {"name": NUL})
     assert page.status_code == 422
-    assert "<strong>name</strong>" in page.content.decode()
+    assert "<strong>Name</strong>" in page.content.decode()
     inline = client.post(
         f"/projects/ALPHA/registers/work-packages/{wp.pk}/",
         {"name": NUL, "revision": "1"},
@@ -132,7 +132,7 @@ def test_html_forms_and_query_parameters_answer_422_naming_the_field(cast, clien
     wp.refresh_from_db()
     assert wp.name == "Build"
     search = client.get("/projects/ALPHA/registers/work-packages/?q=%00")
-    assert search.status_code == 422 and "<strong>q</strong>" in search.content.decode()
+    assert search.status_code == 422 and "<strong>Search</strong>" in search.content.decode()
     assert client.get("/projects/ALPHA/audit/?kind=%00").status_code == 422
     assert not AuditEntry.objects.filter(kind__contains="\x00").exists()
 
