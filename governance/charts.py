@@ -49,6 +49,7 @@ class Chart:
     empty: str = ""  # when there is nothing to draw, this sentence instead of the picture
     css: str = ""
     table_href: str = ""  # the page already shows the table: link to it instead
+    note: str = ""  # a line under the title (for example what a crowded picture leaves out)
 
 
 def rag_key(value: str | None) -> str:
