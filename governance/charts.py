@@ -49,6 +49,7 @@ class Chart:
     empty: str = ""  # when there is nothing to draw, this sentence instead of the picture
     css: str = ""
     table_href: str = ""  # the page already shows the table: link to it instead
+    note: str = ""  # a line under the title (for example what a crowded picture leaves out)
 
 
 def rag_key(value: str | None) -> str:
@@ -855,6 +856,23 @@ class Point:
 LABELLED = 40
 
 
+def _days_late(days: float) -> str:
+    if days > 0:
+        return f"{days:,.0f} days late"
+    if days < 0:
+        return f"{-days:,.0f} days early"
+    return "on schedule"
+
+
+def _pct_over(pct: float) -> str:
+    text = f"{abs(pct):,.1f}".removesuffix(".0")
+    if pct > 0:
+        return f"{text} % over budget"
+    if pct < 0:
+        return f"{text} % under budget"
+    return "on budget"
+
+
 def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
     """Schedule slip (days, across) against cost overrun (%, up), one bubble per project, its
     area by budget, its colour, pattern and letter by overall RAG, its key beside it. Projects
@@ -935,7 +953,7 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         r = 6 + 16 * ((p.size or 0) / biggest) ** 0.5
         cx, cy = px(p.x), py(p.y)
         words = (
-            f"{p.label}: slip {p.x:,.0f} days, overrun {p.y:,.1f} %, budget "
+            f"{p.label}: {_days_late(p.x)}, cost {_pct_over(p.y)}, budget "
             f"{full_money(p.size)}, overall {RAG_WORDS[rag]}"
         )
         bubble = (

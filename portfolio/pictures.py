@@ -117,6 +117,10 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _budget(row: Mapping[str, Any]) -> float | None:
+    return _number(row["approvedBudget"] if row["approvedBudget"] is not None else row["eac"])
+
+
 def scatter(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
     """Schedule slip against cost overrun, a bubble per project sized by its approved budget
     (else its forecast), coloured and lettered by its overall RAG."""
@@ -127,9 +131,7 @@ def scatter(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
                 href=reverse("status:index", args=[row["projectKey"]]),
                 x=_number(row["scheduleSlipDays"]),
                 y=_number(row["costOverrunPct"]),
-                size=_number(
-                    row["approvedBudget"] if row["approvedBudget"] is not None else row["eac"]
-                ),
+                size=_budget(row),
                 rag=row["overallRag"],
             )
             for row in rows
@@ -139,7 +141,26 @@ def scatter(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
     )
 
 
+# A picture of a thousand projects is a wall: the heat map draws the first HEAT_MAX rows in
+# the page's order (sort or filter to choose them), the scatter the SCATTER_MAX biggest budgets.
+HEAT_MAX = 50
+SCATTER_MAX = 150
+
+
 def portfolio_pictures(rows: Sequence[Mapping[str, Any]], thresholds) -> list[charts.Chart]:
     """Every picture of the portfolio page, for the rows it shows."""
     keys = [row["projectKey"] for row in rows]
-    return [heat_map(rows), scatter(rows), *risk_matrices(keys, thresholds)]
+    heat = heat_map(rows[:HEAT_MAX])
+    if len(rows) > HEAT_MAX:
+        heat.note = (
+            f"The first {HEAT_MAX} of {len(rows)} projects in the table's order: sort or filter "
+            "the table to choose them."
+        )
+    shown = rows
+    if len(rows) > SCATTER_MAX:
+        biggest = {id(r) for r in sorted(rows, key=lambda r: -(_budget(r) or 0))[:SCATTER_MAX]}
+        shown = [r for r in rows if id(r) in biggest]
+    bubbles = scatter(shown)
+    if len(rows) > SCATTER_MAX:
+        bubbles.note = f"The {SCATTER_MAX} biggest budgets of {len(rows)} projects."
+    return [heat, bubbles, *risk_matrices(keys, thresholds)]

@@ -199,6 +199,10 @@ def test_scatter_places_sizes_and_letters_projects_and_lists_the_rest():
     assert float(big.get("cy")) < float(small.get("cy"))  # more overrun: higher
     assert "BIG" in texts(root) and "NEW" not in texts(root)
     assert [a.get("href") for a in root.iter(f"{SVG}a")] == ["/big/", "/small/"]
+    assert [a.get("aria-label") for a in root.iter(f"{SVG}a")] == [
+        "BIG: 30 days late, cost 12.5 % over budget, budget 1,000,000, overall Red",
+        "SMALL: 5 days early, cost on budget, budget 10,000, overall Green",
+    ]
     assert [row[0].text for row in chart.rows] == ["BIG", "SMALL", "NEW"]
     assert chart.rows[0][1].text == "30 days" and chart.rows[0][2].text == "12.5 %"
     assert chart.rows[2][1].text == "—"

@@ -51,3 +51,29 @@ def test_portfolio_pictures_cost_no_query_per_project(cast, client):
     for n in range(1, 15):
         project(cast, f"P{n}", ["Red", "Amber", "Green"][n % 3], 900 + 50 * n)
     assert queries(client, "/portfolio/") == few
+
+
+def test_a_crowded_portfolio_draws_the_first_rows_and_the_biggest_budgets(monkeypatch):
+    from portfolio import pictures
+
+    monkeypatch.setattr(pictures, "HEAT_MAX", 2)
+    monkeypatch.setattr(pictures, "SCATTER_MAX", 2)
+    monkeypatch.setattr(pictures, "risk_matrices", lambda keys, thresholds: [])
+    rows = [
+        {
+            "projectKey": f"P{n}",
+            "name": f"P{n}",
+            "overallRag": "Green",
+            "effective": {f"{d}Rag": "Green" for d in ("cost", "schedule", "scope", "risk")},
+            "scheduleSlipDays": n,
+            "costOverrunPct": n,
+            "approvedBudget": None if n == 2 else n * 100,
+            "eac": 1000,
+        }
+        for n in range(4)
+    ]
+    heat, bubbles = pictures.portfolio_pictures(rows, {})
+    assert [r[0].text for r in heat.rows] == ["P0 P0", "P1 P1"]
+    assert heat.note.startswith("The first 2 of 4 projects")
+    assert [r[0].text for r in bubbles.rows] == ["P2", "P3"]  # 1000 (forecast) and 300
+    assert bubbles.note == "The 2 biggest budgets of 4 projects."
