@@ -177,3 +177,30 @@ def test_confluence_errors_are_wiki_errors_naming_the_operation(wiki, confluence
     confluence.on("getPageById", (503, {"message": "down"}))
     with pytest.raises(WikiError, match=r"getPageById, HTTP 503"):
         wiki.get_page("1")
+
+
+def test_the_business_case_picker_searches_confluence_live(
+    cast, atlassian_settings, confluence, client_for, settings
+):
+    settings.TRACKER_BACKEND = "local"  # the cast's access; the wiki alone is Confluence
+    settings.WIKI_BACKEND = "confluence"
+    confluence.on(
+        "searchByCQL",
+        lambda r, q, b: (
+            200,
+            {
+                "results": [search_result("4242", "Alpha board paper")],
+                "start": 0,
+                "limit": 10,
+                "size": 1,
+                "totalSize": 1,
+                "cqlQuery": q["cql"][0],
+                "searchDuration": 3,
+                "_links": {"base": WIKI_URL + "/wiki"},
+            },
+        ),
+    )
+    response = client_for(cast.lead).get("/projects/ALPHA/charter/wiki/?q=board")
+    assert response.status_code == 200
+    assert "Alpha board paper" in response.content.decode()
+    assert confluence.count("searchByCQL") == 1

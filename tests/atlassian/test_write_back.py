@@ -157,3 +157,23 @@ def test_dead_tasks_are_listed_for_site_admins_with_their_error_and_retried(
     entry = AuditEntry.objects.get(kind="outbox.retried")
     assert entry.actor_account_id == world.site_admin.account_id
     assert "No failed calls" in admin.get("/outbox/").content.decode()
+
+
+def test_the_failed_calls_page_costs_the_same_queries_for_many_tasks(
+    cast, client_for, django_assert_max_num_queries
+):
+    OutboundTask.objects.bulk_create(
+        OutboundTask(
+            name="registers.work_package_field",
+            state="dead" if n % 2 else "pending",
+            attempts=3,
+            last_error="TrackerError: down",
+            payload={"issueKey": f"ALPHA-{n}"},
+        )
+        for n in range(60)
+    )
+    client = client_for(cast.site_admin)
+    client.get("/outbox/")
+    with django_assert_max_num_queries(12):
+        page = client.get("/outbox/")
+    assert page.content.decode().count("Retry now") == 60
