@@ -47,7 +47,13 @@ test-postgres: chromium install
 		echo "== SKIPPED: PostgreSQL is not reachable at $(PG_URL); the suite ran on SQLite only =="; \
 	fi
 
-bench: install
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet ".[dev,bench]"
+	touch $(BENCH_STAMP)
+
+# The benchmarks, with production settings; the load run needs PostgreSQL (see bench/).
+bench: $(BENCH_STAMP)
 	$(PY) bench/run.py
 
 worker: install
