@@ -69,7 +69,14 @@ contract-prism: install $(PRISM)
 	PRISM_CONFLUENCE_URL=http://127.0.0.1:$$(($(PRISM_PORT)+2)) \
 	env -u DATABASE_URL $(PY) -m pytest -q -p no:randomly -m prism tests/atlassian/test_prism.py
 
-bench: install
+
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet ".[dev,bench]"
+	touch $(BENCH_STAMP)
+
+# The benchmarks, with production settings; the load run needs PostgreSQL (see bench/).
+bench: $(BENCH_STAMP)
 	$(PY) bench/run.py
 
 worker: install

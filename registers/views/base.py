@@ -259,8 +259,8 @@ def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
         repr(context["extra"]),
     ]
     digest.update(repr(parts).encode())
-    for row in table.rows:
-        digest.update(repr(_values(row)).encode())
+    rows = [{k: v for k, v in vars(row).items() if k[0] != "_"} for row in table.rows]
+    digest.update(repr(rows).encode())
     return f"registers:table:{digest.hexdigest()}"
 
 

@@ -1,0 +1,72 @@
+"""The load run's report: rate, p50, p95 and errors per endpoint, against /healthz."""
+
+from bench import bench_load
+
+
+def _sample(times, errors=0, first=100.0, last=110.0):
+    return {"times": times, "errors": errors, "first_start": first, "last_end": last}
+
+
+def test_rate_and_percentiles_per_endpoint():
+    table = bench_load.summarise(
+        {
+            "/healthz": _sample([1.0] * 1000),
+            "register page (100 rows)": _sample([float(n) for n in range(1, 101)], errors=2),
+        }
+    )
+    assert table["/healthz"]["rps"] == 100.0
+    page = table["register page (100 rows)"]
+    assert page["requests"] == 100 and page["rps"] == 10.0
+    assert page["p50"] == 50.5 and page["p95"] == 95.0
+    assert page["errors"] == 2
+
+
+def test_an_endpoint_that_never_answered_reports_zero():
+    table = bench_load.summarise({"portfolio page": _sample([], errors=5, first=None, last=None)})
+    assert table["portfolio page"] == {
+        "requests": 0,
+        "rps": 0.0,
+        "p50": 0.0,
+        "p95": 0.0,
+        "errors": 5,
+    }
+
+
+def test_the_table_says_whether_the_target_is_met():
+    rows = {
+        "/healthz": {"requests": 1, "rps": 100.0, "p50": 1.0, "p95": 2.0, "errors": 0},
+        "register page (100 rows)": {"requests": 1, "rps": 30.0, "p50": 9, "p95": 12, "errors": 0},
+    }
+    lines = bench_load.format_table(rows)
+    assert lines[0].split() == [
+        "endpoint",
+        "rps",
+        "p50",
+        "ms",
+        "p95",
+        "ms",
+        "errors",
+        "%",
+        "healthz",
+    ]
+    assert any(line.startswith("register page (100 rows)") and "30 %" in line for line in lines)
+    assert lines[-1].endswith("met")
+    rows["register page (100 rows)"]["errors"] = 1
+    assert bench_load.format_table(rows)[-1].endswith("MISSED")
+    rows["register page (100 rows)"].update(errors=0, rps=29.0)
+    assert bench_load.format_table(rows)[-1].endswith("MISSED")
+
+
+def test_the_run_is_bounded_and_on_loopback_only():
+    assert bench_load.USERS == 8 and bench_load.WORKERS == 2
+    source = (bench_load.HERE / "bench_load.py").read_text()
+    assert '"127.0.0.1:' in source or "127.0.0.1:{port}" in source
+    assert "0.0.0.0" not in source
+    locustfile = (bench_load.HERE / "locustfile.py").read_text()
+    assert "X-Forwarded-Proto" in locustfile and "allow_redirects=False" in locustfile
+
+
+def test_without_postgresql_the_load_run_says_so(monkeypatch):
+    monkeypatch.setenv("BENCH_LOAD_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
+    lines = bench_load.run()
+    assert len(lines) == 1 and lines[0].startswith("skipped: PostgreSQL is not reachable")
