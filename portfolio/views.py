@@ -174,6 +174,7 @@ def _settings_form(post) -> dict:
         "governanceGroup": post.get("governance_group", ""),
         "themes": themes,
         "brCadenceDefault": post.get("br_cadence_default", ""),
+        "currency": post.get("currency", ""),
         "ragThresholds": thresholds,
     }
 
