@@ -1,5 +1,6 @@
-"""How pages write dates and amounts: one date format (settings.DATE_FORMAT, "22 Nov 2026";
-DATETIME_FORMAT with the time) and every amount with the site's currency ("EUR 12,500").
+"""How pages write dates and amounts: one date format, the locale's (LANGUAGE_CODE en-gb:
+"22 Nov 2026", with a 24-hour time when it matters) and every amount with the site's currency
+("EUR 12,500").
 Templates use the `day`, `moment` and `money` filters; Python that writes sentences for
 people (drivers, checklist details) calls these functions. The API keeps ISO dates and plain
 numbers."""
@@ -42,7 +43,7 @@ def moment(value: Any) -> str:
     value = _parse(value)
     if isinstance(value, dt.datetime):
         value = timezone.localtime(value) if timezone.is_aware(value) else value
-        return formats.date_format(value, "DATETIME_FORMAT")
+        return f"{formats.date_format(value.date(), 'DATE_FORMAT')}, {value:%H:%M}"
     if isinstance(value, dt.date):
         return day(value)
     return value or ""

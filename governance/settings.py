@@ -122,9 +122,6 @@ LANGUAGE_CODE = "en-gb"
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = False
 USE_TZ = True
-# One date format on every page (governance/formatting.py): 22 Nov 2026, 22 Nov 2026, 14:05.
-DATE_FORMAT = env.str("DATE_FORMAT", default="j M Y")
-DATETIME_FORMAT = env.str("DATETIME_FORMAT", default="j M Y, H:i")
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
