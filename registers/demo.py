@@ -299,6 +299,11 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
         if n == 5:
             data["targetWorkPackageId"] = str(packages[4].pk)
         change = services.change_create(caller=caller, data=data)
+        # Demo history: the changes were raised over the last weeks, earlier ones first, so
+        # Waiting for me shows real ages (none past the 30 days that turn scope Red).
+        ChangeRequest.objects.filter(pk=change.pk).update(
+            created_at=timezone.now() - dt.timedelta(days=1 + index + (len(CHANGES) - n) * 2)
+        )
         if key in TROUBLED and outcome is None and scope:
             # Demo history: this scope request was raised six weeks ago and still waits.
             ChangeRequest.objects.filter(pk=change.pk).update(
