@@ -291,6 +291,10 @@ def _draft(ctx, key, lead):
 def _submitted(ctx, key, lead):
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
+    # Demo history: submitted a week ago, so the sponsor's Waiting for me shows its age.
+    BusinessCase.objects.filter(project=ctx.projects[key]).update(
+        submitted_at=timezone.now() - dt.timedelta(days=6)
+    )
 
 
 def _approved(ctx, key, lead):

@@ -83,5 +83,6 @@ def waiting_for(request) -> dict:
             approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
         ):
             changes.append(change)
-    cases.sort(key=lambda a: (a.project.key, a.act))
+    # Oldest first: what has waited longest comes first (an item without a date last).
+    cases.sort(key=lambda a: (a.since is None, a.since or 0, a.project.key, a.act))
     return {"cases": cases, "changes": changes}

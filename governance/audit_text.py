@@ -5,16 +5,13 @@ entry (codes, ids, JSON) is untouched; the page keeps it one click away.
 The kernel does not know the registers or the business case, so each app that audits a kind
 of record tells this module how to name its records (`register_titles`), in its AppConfig."""
 
-import datetime as dt
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils import formats, timezone
-
-from governance import labels
+from governance import formatting, labels
 from governance.models import AuditEntry
 from governance.people import Person, resolve
 
@@ -172,14 +169,10 @@ class Line:
 
 
 def _date(value: str) -> str:
-    try:
-        if _ISO_DATETIME.match(value):
-            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return formats.date_format(timezone.localtime(parsed), "j M Y, H:i")
-        if _ISO_DATE.fullmatch(value):
-            return formats.date_format(dt.date.fromisoformat(value), "j M Y")
-    except ValueError:
-        pass
+    if _ISO_DATETIME.match(value):
+        return formatting.moment(value)
+    if _ISO_DATE.fullmatch(value):
+        return formatting.day(value)
     return value
 
 

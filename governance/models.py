@@ -118,6 +118,8 @@ class SiteSettings(models.Model):
     governance_group = models.CharField(max_length=255, blank=True, default="")
     themes = models.JSONField(default=default_themes)
     br_cadence_default = models.CharField(max_length=16, default="Quarterly")
+    # The currency every amount on the pages is shown in (an ISO 4217 code).
+    currency = models.CharField(max_length=3, default="EUR")
     # Overrides of the derived-RAG thresholds; missing keys take settings.RAG_THRESHOLDS.
     rag_thresholds = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -1,6 +1,7 @@
 """Kernel writes: editor nominations, API tokens, site settings. Each is atomic and audited."""
 
 import hashlib
+import re
 import secrets
 from typing import Any
 
@@ -8,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit
+from governance import audit, formatting
 from governance.cleaning import FieldErrors, enum, text
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
@@ -189,6 +190,7 @@ def site_settings_to_dict(site: SiteSettings) -> dict:
             {"name": t["name"], "enabled": bool(t.get("enabled", True))} for t in site.themes
         ],
         "brCadenceDefault": site.br_cadence_default,
+        "currency": site.currency,
         "ragThresholds": rag_thresholds(site),
         "updatedAt": site.updated_at.isoformat() if site.updated_at else None,
         "updatedByAccountId": site.updated_by_account_id or None,
@@ -260,9 +262,9 @@ def site_settings_update(
     *, actor: User, data: dict, expected_revision: int | None = None
 ) -> SiteSettings:
     """Site admins only (checked by the caller's gate). Keys: governanceGroup, themes,
-    brCadenceDefault, ragThresholds; any other key is refused."""
+    brCadenceDefault, ragThresholds, currency; any other key is refused."""
     errors = FieldErrors()
-    allowed = {"governanceGroup", "themes", "brCadenceDefault", "ragThresholds"}
+    allowed = {"governanceGroup", "themes", "brCadenceDefault", "ragThresholds", "currency"}
     for key in data:
         if key not in allowed and key not in ("updatedAt", "updatedByAccountId", "revision"):
             errors.add(key, "Unknown setting.")
@@ -285,6 +287,12 @@ def site_settings_update(
             errors.add("brCadenceDefault", error or f"Must be one of: {', '.join(BR_CADENCES)}.")
         else:
             changes["br_cadence_default"] = cadence
+    if "currency" in data:
+        code = data["currency"].strip().upper() if isinstance(data["currency"], str) else None
+        if not code or not re.fullmatch(r"[A-Z]{3}", code):
+            errors.add("currency", "Must be a three-letter currency code, like EUR or GBP.")
+        else:
+            changes["currency"] = code
     if "ragThresholds" in data:
         stored = SiteSettings.load().rag_thresholds or {}
         thresholds = _clean_thresholds(data["ragThresholds"], stored, errors)
@@ -307,4 +315,5 @@ def site_settings_update(
             target_id=site.pk,
             changes=audit.diff(before, changes),
         )
+        transaction.on_commit(formatting.forget_currency)
     return site

@@ -258,12 +258,15 @@ def _settings_form(post) -> dict:
             thresholds[key] = float(raw) if "." in raw else int(raw)
         except ValueError:
             thresholds[key] = raw
-    return {
+    data = {
         "governanceGroup": post.get("governance_group", ""),
         "themes": themes,
         "brCadenceDefault": post.get("br_cadence_default", ""),
         "ragThresholds": thresholds,
     }
+    if "currency" in post:
+        data["currency"] = post["currency"]
+    return data
 
 
 @page("GET", "POST")

@@ -21,7 +21,57 @@ from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 CALM = {"FALCON", "GARNET"}
 EARLY = {"GARNET"}
 TROUBLED = {"BRIDGE"}
-CALM_SKIPPED_CHANGES = {"Add single sign-on to the portal", "Accessibility audit before go-live"}
+CALM_SKIPPED_CHANGES = {2, 6}  # the calm projects have no scope change waiting
+
+# What each project is about, so its risks and change requests read as its own: the supplier
+# it depends on, the system it replaces, the product it builds, the extra scope people ask
+# for, the check it must pass, and where its success could be reused.
+FLAVOUR = {
+    "APOLLO": ("The portal integrator", "the order system", "the portal",
+               "single sign-on to the portal", "Accessibility audit", "the partner portal"),
+    "BRIDGE": ("The cloud migration partner", "the leased data centre", "the landing zone",
+               "a disaster-recovery runbook per workload", "Penetration test",
+               "the group's other data centres"),
+    "CEDAR": ("The ERP implementer", "the old ledger", "the finance system",
+              "a consolidation module for the subsidiaries", "Auditor walkthrough",
+              "the subsidiaries' ledgers"),
+    "DELTA": ("The robotics vendor", "the manual picking process", "the picking robots",
+              "a second picking aisle", "Health and safety sign-off", "the northern warehouse"),
+    "EMBER": ("The data platform supplier", "the returns spreadsheets", "the reporting pipeline",
+              "the quarterly liquidity return", "Regulator dry run", "the statistical returns"),
+    "FALCON": ("The app developer", "the paper job sheets", "the field app",
+               "offline photo capture", "Device security review", "the installation teams"),
+    "GARNET": ("The fit-out contractor", "the current head office", "the new office",
+               "a second meeting floor", "Fire safety inspection", "the regional offices"),
+    "HARBOUR": ("The booking platform vendor", "the e-mail bookings", "the booking platform",
+                "haulier self-registration", "Port authority review", "the inland terminals"),
+    "IRIS": ("The invoice-capture vendor", "manual invoice keying", "the capture service",
+             "credit-note matching", "Internal audit review", "the expense claims"),
+    "JUNIPER": ("The HR portal vendor", "the HR mailbox", "the HR portal",
+                "payslip questions in the portal", "Works council consultation",
+                "the IT service desk"),
+    "KESTREL": ("The CRM integrator", "the legacy CRM", "the single CRM",
+                "contact history from the old CRM", "Data protection impact assessment",
+                "the partner channel"),
+}  # fmt: skip
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _flavour(key: str) -> dict[str, str]:
+    supplier, legacy, product, extra, check, reuse = FLAVOUR.get(key, FLAVOUR["APOLLO"])
+    return {
+        "Supplier": supplier,
+        "supplier": supplier[:1].lower() + supplier[1:],
+        "legacy": legacy,
+        "product": product,
+        "extra": extra,
+        "check": check,
+        "reuse": reuse,
+    }
+
 
 # name, status, progress, rag, start (weeks from the project start), weeks, budget, link
 PACKAGES = [
@@ -42,24 +92,24 @@ COMMENTARY = {
 # title, direction, status, materialised, impact, likelihood, residual, treatment,
 # mitigation, description
 RISKS = [
-    ("Key supplier delivers late", "Risk", "Open", True, 4, 4, (3, 3), "Mitigate",
-     "Weekly supplier checkpoint; a second supplier is on standby.",
-     "The integration supplier has missed two of the last three drops."),
-    ("Data quality in the legacy system", "Risk", "Open", False, 4, 3, (2, 3), "Avoid",
+    ("{Supplier} delivers late", "Risk", "Open", True, 4, 4, (3, 3), "Mitigate",
+     "Weekly checkpoint with {supplier}; a second supplier is on standby.",
+     "{Supplier} has missed two of the last three drops."),
+    ("Data quality in {legacy}", "Risk", "Open", False, 4, 3, (2, 3), "Avoid",
      "Cleanse the data before migration instead of after.",
-     "Duplicate customer records could break the new platform's matching."),
-    ("Specialist contractor leaves", "Risk", "Open", False, 3, 2, None, "Transfer",
+     "Duplicate records in {legacy} could break the matching in {product}."),
+    ("The one specialist in {legacy} leaves", "Risk", "Open", False, 3, 2, None, "Transfer",
      "Fixed-price contract with a replacement clause.",
-     "Only one contractor knows the legacy interfaces."),
+     "Only one contractor knows how {legacy} works inside."),
     ("Minor UI inconsistencies at go-live", "Risk", "Open", False, 1, 3, None, "Accept",
      "Cost of fixing before go-live outweighs the impact; fix in the first release after.",
      "Some older screens will not match the new style guide on day one."),
     ("Regulator changes the reporting format", "Risk", "Closed", False, 5, 1, None, None,
      "Closed: the regulator confirmed the format for the next two years.",
      "A format change would force rework of the reporting module."),
-    ("Reuse the new platform for a second unit", "Opportunity", "Open", False, 4, 3, None,
-     "Pursue", "Present the business case to the second unit's board.",
-     "The second business unit runs the same legacy system."),
+    ("Reuse {product} for {reuse}", "Opportunity", "Open", False, 4, 3, None,
+     "Pursue", "Present the business case to the owners of {reuse}.",
+     "{reuse} could use {product} with little change."),
     ("Volume discount on licences", "Opportunity", "Open", False, 2, 4, None, "Enhance",
      "Bundle the licence order with the parent company's renewal.",
      "The vendor offers tiered pricing above 500 seats."),
@@ -84,23 +134,23 @@ DECISIONS = [
 ]  # fmt: skip
 # summary, reason, dimensions, budget, days, scope, outcome (None: Proposed), comment
 CHANGES = [
-    ("Extra load testing environment", "Peak-load tests need their own environment.",
+    ("Extra test environment for {product}", "Peak-load tests need their own environment.",
      ["Budget"], 15_000, None, "", "Approved", "Approved from contingency."),
     ("Move go-live two weeks later", "The integration blocker pushes the last test cycle.",
      ["Schedule"], None, 14, "", "Approved",
      "Accepted: the integration blocker is outside our control."),
-    ("Add single sign-on to the portal", "Customers asked for one login across services.",
-     ["Scope", "Budget"], 22_000, 10, "Single sign-on with the corporate identity provider.",
+    ("Add {extra}", "The people who will use {product} asked for it.",
+     ["Scope", "Budget"], 22_000, 10, "Add {extra}.",
      "Approved", "Approved; the business case will be amended."),
     ("Gold-plated dashboard redesign", "Marketing would like a fresh look.",
      ["Scope", "Quality"], 40_000, 21, "A full redesign of every dashboard.", "Rejected",
      "Rejected: no measurable benefit for the cost."),
     ("Drop the archive migration", "Archive data is rarely used and costly to move.",
      ["Scope"], -12_000, None, "Archive data stays in the legacy system.", "Withdrawn", ""),
-    ("Second data migration rehearsal", "The first rehearsal surfaced 3% rejected records.",
+    ("Second rehearsal of the move from {legacy}", "The first rehearsal rejected 3% of records.",
      ["Schedule", "Budget"], 8_000, 5, "", None, ""),
-    ("Accessibility audit before go-live", "Public-sector customers require WCAG 2.2 AA.",
-     [], None, None, "External WCAG 2.2 audit of the portal.", None, ""),
+    ("{check} before go-live", "It is required before {product} goes live.",
+     [], None, None, "{check} of {product}.", None, ""),
 ]  # fmt: skip
 
 
@@ -135,6 +185,7 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
     scale = 1 + index * 0.25
     owners = [ctx.account("edward"), lead.account_id, ctx.account("priya"), None]
     key = project.key
+    flavour = _flavour(key)
     packages = []
     for n, (name, status, progress, rag, offset, weeks, budget, link) in enumerate(PACKAGES):
         planned_start = start + dt.timedelta(weeks=offset)
@@ -186,6 +237,9 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             materialised, residual = False, (2, 2)
         elif n == 0 and key in TROUBLED:
             residual = (4, 4)
+        title, mitigation, description = (
+            _sentence(text.format(**flavour)) for text in (title, mitigation, description)
+        )
         data = {
             "title": title,
             "direction": direction,
@@ -206,7 +260,7 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             caller=caller,
             risk_id=risks[0].pk,
             data={
-                "decision": "Bring in the standby supplier for the integrations",
+                "decision": f"Bring in the standby supplier alongside {flavour['supplier']}",
                 "madeOn": (today - dt.timedelta(days=10)).isoformat(),
                 "madeByAccountId": sofia.account_id,
             },
@@ -229,8 +283,11 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
     for n, (summary, reason, dimensions, budget, days, scope, outcome, comment) in enumerate(
         CHANGES
     ):
-        if key in CALM and summary in CALM_SKIPPED_CHANGES:
+        if key in CALM and n in CALM_SKIPPED_CHANGES:
             continue
+        summary, reason, scope = (
+            _sentence(text.format(**flavour)) for text in (summary, reason, scope)
+        )
         data = {
             "summary": summary,
             "reason": reason,
@@ -242,6 +299,11 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
         if n == 5:
             data["targetWorkPackageId"] = str(packages[4].pk)
         change = services.change_create(caller=caller, data=data)
+        # Demo history: the changes were raised over the last weeks, earlier ones first, so
+        # Waiting for me shows real ages (none past the 30 days that turn scope Red).
+        ChangeRequest.objects.filter(pk=change.pk).update(
+            created_at=timezone.now() - dt.timedelta(days=1 + index + (len(CHANGES) - n) * 2)
+        )
         if key in TROUBLED and outcome is None and scope:
             # Demo history: this scope request was raised six weeks ago and still waits.
             ChangeRequest.objects.filter(pk=change.pk).update(

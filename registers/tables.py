@@ -12,7 +12,7 @@ from django.http import QueryDict
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from governance import labels
+from governance import formatting, labels
 from governance.models import RAG_CHOICES
 from governance.people import Person
 from registers import pictures
@@ -71,18 +71,18 @@ class Table:
 
 
 def money(value: Decimal | None) -> str:
-    if value is None:
-        return ""
-    if value == value.to_integral_value():
-        return f"{value:,.0f}"
-    return f"{value:,.2f}"
+    """An amount with the site's currency (read once per page, then from the cache)."""
+    return formatting.money(value)
 
 
 def signed(value: int | Decimal | None, unit: str = "") -> str:
-    """A signed delta with its sign; nothing for none."""
+    """A signed delta with its sign; nothing for none. A Decimal is an amount (with the
+    currency), an integer a count of `unit`."""
     if value is None:
         return ""
-    text = money(Decimal(value)) if isinstance(value, Decimal) else f"{value:,}"
+    if isinstance(value, Decimal):
+        return formatting.money(value, signed=True)
+    text = f"{value:,}"
     return f"+{text}{unit}" if value > 0 else f"{text}{unit}"
 
 
@@ -91,7 +91,7 @@ def slug(value: str) -> str:
 
 
 def _date(value: dt.date | None) -> str:
-    return value.isoformat() if value else ""
+    return formatting.day(value) if value else ""
 
 
 def _name(people: Mapping[str, Person], account_id: str | None) -> str:
@@ -106,7 +106,7 @@ def _name(people: Mapping[str, Person], account_id: str | None) -> str:
 
 def decorate_work_package(wp, people, caller, extra) -> None:
     wp.variance = schedule_variance_days(wp.planned_end_date, wp.forecast_end_date)
-    wp.variance_text = signed(wp.variance, " d") if wp.variance else ""
+    wp.variance_text = signed(wp.variance, "\u00a0d") if wp.variance else ""
     wp.variance_class = "late" if (wp.variance or 0) > 0 else "early" if wp.variance else ""
     wp.planned_text = _span(wp.planned_start_date, wp.planned_end_date)
     wp.forecast_text = _span(wp.forecast_start_date, wp.forecast_end_date)
@@ -162,7 +162,7 @@ def decorate_decision(decision, people, caller, extra) -> None:
             "text": note.get("text", ""),
             "author": note.get("authorAccountId"),
             "at": note.get("at", ""),
-            "at_text": (note.get("at") or "")[:16].replace("T", " "),
+            "at_text": formatting.moment(note.get("at") or ""),
         }
         for note in decision.notes or []
     ]
@@ -176,7 +176,7 @@ def decorate_change(change, people, caller, extra) -> None:
     change.application_label = APPLICATION_LABELS.get(change.application_state, "")
     change.dimension_list = list(change.dimensions or [])
     change.budget_text = signed(change.impact_budget)
-    change.days_text = signed(change.impact_schedule_days, " d")
+    change.days_text = signed(change.impact_schedule_days, "\u00a0d")
     change.target_name = extra["packages"].get(change.target_work_package_id, "")
     change.created_text = _date(change.created_at.date()) if change.created_at else ""
     is_open = change_is_open(change)

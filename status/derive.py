@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from charter.derive import CLOSED_OR_LATER, adoption_gap
 from charter.models import BusinessCase
+from governance import formatting, labels
 from governance.cleaning import coerce_enum
 from governance.models import RAG_CHOICES, Project
 from registers.derive import application_state, risk_score
@@ -214,12 +215,10 @@ class StatusView:
 
 
 def money(value: Decimal | int | None) -> str:
+    """An amount in a sentence, with the site's currency: "EUR 12,500"."""
     if value is None:
         return "—"
-    value = Decimal(value)
-    if value == value.to_integral_value():
-        return f"{int(value):,}"
-    return f"{value:,.2f}"
+    return formatting.money(value)
 
 
 def number(value: Any) -> str:
@@ -245,6 +244,28 @@ def _plural(count: int, word: str) -> str:
 
 def _days(count: int) -> str:
     return _plural(abs(count), "day")
+
+
+def _ago(days: int) -> str:
+    """How long ago, in words: "today", "yesterday", "12 days ago"."""
+    if days <= 0:
+        return "today"
+    return "yesterday" if days == 1 else f"{days} days ago"
+
+
+def _score_verb(count: int) -> str:
+    return "scores" if count == 1 else "score"
+
+
+def percent(value: Decimal) -> str:
+    """An overrun as people say it: 14.6%, never signed (the sentence says over or under)."""
+    rounded = abs(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    text = f"{rounded:f}".rstrip("0").rstrip(".") if "." in f"{rounded:f}" else f"{rounded:f}"
+    return f"{text}%"
+
+
+def day(value: dt.date) -> str:
+    return formatting.day(value)
 
 
 def _limit(drivers: list[Driver], noun: str) -> tuple[Driver, ...]:
@@ -306,13 +327,22 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         rag = "Amber"
     else:
         rag = "Red"
-    sign = "+" if f.variation_budget >= 0 else "-"
-    what = "revised forecast" if revised is not None else "forecast"
-    base_label = "approved" if is_baselined else "budgeted (not yet approved)"
-    summary = (
-        f"{what} {money(eac)} vs {base_label} {money(base)} {sign} "
-        f"{money(abs(f.variation_budget))} variations: {signed_percent(overrun)}"
-    )
+    what = "The revised forecast" if revised is not None else "The forecast"
+    budget = "approved budget" if is_baselined else "budget (not yet approved)"
+    if f.variation_budget:
+        more = "plus" if f.variation_budget > 0 else "less"
+        budget_text = (
+            f"the {budget} of {money(approved)} ({money(base)} {more} "
+            f"{money(abs(f.variation_budget))} of approved changes)"
+        )
+    else:
+        budget_text = f"the {budget} of {money(approved)}"
+    if overrun > 0:
+        summary = f"{what} {money(eac)} is {percent(overrun)} over {budget_text}."
+    elif overrun < 0:
+        summary = f"{what} {money(eac)} is {percent(overrun)} under {budget_text}."
+    else:
+        summary = f"{what} {money(eac)} matches {budget_text}."
     drivers: list[Driver] = []
     if revised is not None:
         drivers.append(
@@ -331,18 +361,20 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         if delta > 0:
             label = "baseline" if is_baselined else "budget"
             text = (
-                f"{wp.name}: forecast {money(wp_forecast)} vs {label} {money(wp_base or 0)} "
-                f"(+{money(delta)})"
+                f"{wp.name} is forecast at {money(wp_forecast)}, {money(delta)} over its "
+                f"{label} of {money(wp_base or 0)}."
             )
             over.append((delta, Driver(text, "workPackage", str(wp.id))))
     over.sort(key=lambda pair: (-pair[0], pair[1].text))
     drivers.extend(_limit([d for _, d in over], "work package"))
     if f.budget_variations and facts.detailed:
+        verb = "add" if f.variation_budget >= 0 else "take"
+        verb = verb + "s" if f.budget_variations == 1 else verb
         drivers.append(
             Driver(
-                f"{_plural(f.budget_variations, 'approved change')} "
-                f"{'varies' if f.budget_variations == 1 else 'vary'} the budget by "
-                f"{sign}{money(abs(f.variation_budget))}."
+                f"{_plural(f.budget_variations, 'approved change')} {verb} "
+                f"{money(abs(f.variation_budget))} {'to' if f.variation_budget >= 0 else 'off'} "
+                "the budget."
             )
         )
     return Dimension("cost", rag, summary, tuple(drivers), figures)
@@ -375,7 +407,7 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         (wp for wp in facts.work_packages if wp.status == "Blocked"), key=lambda wp: wp.name
     )
     blocked_drivers = [
-        Driver(f"{wp.name} is Blocked.", "workPackage", str(wp.id)) for wp in blocked
+        Driver(f"{wp.name} is blocked.", "workPackage", str(wp.id)) for wp in blocked
     ]
     figures: dict[str, Any] = {
         "slipDays": None,
@@ -386,14 +418,14 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         "blocked": f.blocked,
     }
     blocked_text = (
-        f"{_plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} Blocked"
+        f"{_plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} blocked"
     )
     if f.latest_end is None or base_end is None:
         if f.blocked:
             return Dimension(
                 "schedule",
                 "Amber",
-                f"No dated plan to measure slip, and {blocked_text}.",
+                f"No dated plan to measure slip against, and {blocked_text}.",
                 _limit(blocked_drivers, "blocked work package"),
                 figures,
             )
@@ -415,19 +447,18 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         rag = "Red"
     if f.blocked and rag == "Green":
         rag = "Amber"
+    target_text = f"the end of the {base_source}, {day(target)}"
+    if f.variation_days:
+        more = "plus" if f.variation_days > 0 else "less"
+        target_text += f" ({day(base_end)} {more} {_days(f.variation_days)} of approved changes)"
     if slip > 0:
-        verdict = f"{_days(slip)} late"
+        summary = f"Forecast end {day(f.latest_end)} is {_days(slip)} later than {target_text}."
     elif slip < 0:
-        verdict = f"{_days(slip)} early"
+        summary = f"Forecast end {day(f.latest_end)} is {_days(slip)} earlier than {target_text}."
     else:
-        verdict = "on time"
-    sign = "+" if f.variation_days >= 0 else "-"
-    summary = (
-        f"latest end {f.latest_end.isoformat()} vs {base_source} end {base_end.isoformat()} "
-        f"{sign} {_days(f.variation_days)} variations: {verdict}"
-    )
+        summary = f"Forecast end {day(f.latest_end)} is on {target_text}."
     if f.blocked:
-        summary += f"; {blocked_text}"
+        summary += f" {blocked_text[:1].upper()}{blocked_text[1:]}."
     drivers = []
     latest = [
         wp
@@ -437,7 +468,11 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
     for wp in sorted(latest, key=lambda wp: wp.name)[:1]:
         source = "forecast" if wp.forecast_end_date else "planned"
         drivers.append(
-            Driver(f"{wp.name}: {source} end {f.latest_end.isoformat()}", "workPackage", str(wp.id))
+            Driver(
+                f"{wp.name} is {source} to end on {day(f.latest_end)}, the latest of the plan.",
+                "workPackage",
+                str(wp.id),
+            )
         )
     drivers.extend(_limit(blocked_drivers, "blocked work package"))
     return Dimension("schedule", rag, summary, tuple(drivers), figures)
@@ -482,9 +517,11 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
     waited_text = (
         f"more than {_days(oldest)}" if rag == "Red" and oldest <= red_after else _days(oldest)
     )
+    waiting = f"has waited {waited_text}" if oldest > 0 else "was raised today"
+    are = "is" if f.pending_scope == 1 else "are"
     summary = (
-        f"{_plural(f.pending_scope, 'scope change')} pending; the oldest has waited "
-        f"{waited_text} (Red after {number(red_after)} days)"
+        f"{_plural(f.pending_scope, 'scope change')} {are} waiting for a decision or to be "
+        f"applied; the oldest {waiting}. Scope turns Red after {number(red_after)} days."
     )
     waits = []
     for change in facts.changes:
@@ -492,8 +529,8 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
             continue
         waited = (now - change.created_at).days
         state = application_state(change.status, change.dimensions or [], change.application_record)
-        label = "awaiting a decision" if state == "Proposed" else "approved, awaiting application"
-        text = f"{change.summary}: {label}, raised {_days(waited)} ago"
+        label = "awaits a decision" if state == "Proposed" else "is approved and awaits application"
+        text = f"{change.summary} {label}; raised {_ago(waited)}."
         waits.append((waited, Driver(text, "change", str(change.id))))
     waits.sort(key=lambda pair: (-pair[0], pair[1].text))
     figures = {"pending": f.pending_scope, "oldestWaitDays": oldest}
@@ -523,19 +560,26 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         rag = "Amber"
     else:
         rag = "Green"
-    parts = [f"{_plural(f.open_risks, 'open risk')}, top score {top if top is not None else '—'}"]
+    if top is not None:
+        parts = [f"{_plural(f.open_risks, 'open risk')}; the highest scores {top}."]
+    else:
+        parts = [f"{_plural(f.open_risks, 'open risk')}, none scored yet."]
     if f.red_risks:
-        parts.append(f"{f.red_risks} scoring {number(red_min)} or more")
+        parts.append(f"{f.red_risks} {_score_verb(f.red_risks)} {number(red_min)} or more.")
     if f.amber_risks:
-        parts.append(f"{f.amber_risks} scoring {number(amber_min)} to below {number(red_min)}")
+        parts.append(
+            f"{f.amber_risks} {_score_verb(f.amber_risks)} from {number(amber_min)} "
+            f"to below {number(red_min)}."
+        )
     if facts.untreated:
         parts.append(
-            f"{_plural(len(facts.untreated), 'materialised risk')} without a treating decision"
+            f"{_plural(len(facts.untreated), 'materialised risk')} "
+            f"{'has' if len(facts.untreated) == 1 else 'have'} no treating decision."
         )
-    if f.unscored_risks:
-        parts.append(f"{f.unscored_risks} unscored")
+    if f.unscored_risks and top is not None:
+        parts.append(f"{f.unscored_risks} {'is' if f.unscored_risks == 1 else 'are'} not scored.")
     drivers = [
-        Driver(f"{title}: materialised, no treating decision", "risk", str(risk_id))
+        Driver(f"{title} has happened and has no treating decision.", "risk", str(risk_id))
         for risk_id, title in sorted(facts.untreated, key=lambda pair: pair[1])
     ]
     high = sorted(
@@ -548,8 +592,8 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         ),
         key=lambda pair: (-pair[0], pair[1].title),
     )
-    drivers.extend(Driver(f"{r.title}: score {s}", "risk", str(r.id)) for s, r in high)
-    return Dimension("risk", rag, "; ".join(parts), _limit(drivers, "risk"), figures)
+    drivers.extend(Driver(f"{r.title} scores {s}.", "risk", str(r.id)) for s, r in high)
+    return Dimension("risk", rag, " ".join(parts), _limit(drivers, "risk"), figures)
 
 
 # --- Blue, overrides, confidence, staleness -------------------------------------------------
@@ -558,7 +602,7 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
 def finished(facts: ProjectFacts) -> str | None:
     """Why the derived RAG is Blue (delivery is over), or None."""
     if facts.approval_status in CLOSED_OR_LATER:
-        return f"The business case is {facts.approval_status}"
+        return f"The business case is {labels.label(facts.approval_status).lower()}"
     f = facts.figures
     if f.packages and f.complete == f.packages:
         return f"All {_plural(f.packages, 'work package')} are Complete"
@@ -569,7 +613,7 @@ def _blue(dimension: Dimension, reason: str) -> Dimension:
     return Dimension(
         dimension.key,
         "Blue",
-        f"{reason} ({dimension.summary})",
+        f"{reason}: delivery is over. {dimension.summary}",
         dimension.drivers,
         dimension.figures,
     )
@@ -714,15 +758,15 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
         ),
         "firstSteercoScheduled": (
             bool(scheduled or held),
-            f"Scheduled for {scheduled.isoformat()}."
+            f"Scheduled for {day(scheduled)}."
             if scheduled
-            else f"Held {timezone.localdate(held).isoformat()}."
+            else f"Held {day(timezone.localdate(held))}."
             if held
             else "Not scheduled.",
         ),
         "firstSteercoHeld": (
             bool(held),
-            f"Held {timezone.localdate(held).isoformat()}." if held else "Not held yet.",
+            f"Held {day(timezone.localdate(held))}." if held else "Not held yet.",
         ),
         "risksIdentified": (
             f.risks > 0,
@@ -731,7 +775,7 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
         "workPackagesPlanned": planned,
         "businessCaseApproved": (
             facts.approval_status in APPROVED_OR_LATER,
-            f"The business case is {facts.approval_status}.",
+            f"The business case is {labels.label(facts.approval_status).lower()}.",
         ),
     }
 

@@ -6,7 +6,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from governance import labels
+from governance import formatting, labels
 
 register = template.Library()
 
@@ -90,3 +90,27 @@ def field_label(name):
 def in_message(message):
     """An error message with the field names it mentions as words."""
     return labels.in_message(message)
+
+
+@register.filter
+def day(value):
+    """A date as every page writes it: 22 Nov 2026."""
+    return formatting.day(value)
+
+
+@register.filter
+def moment(value):
+    """A timestamp as every page writes it: 22 Nov 2026, 14:05."""
+    return formatting.moment(value)
+
+
+@register.filter
+def money(value):
+    """An amount with the site's currency: EUR 12,500."""
+    return formatting.money(value) or "—"
+
+
+@register.filter
+def age(value):
+    """How long something has waited: today, 1 day, 12 days."""
+    return formatting.age(value)

@@ -17,14 +17,28 @@ from registers.serializers import change_to_dict
 from registers.services.changes import WRITABLE as CHANGE_WRITABLE
 from registers.services.changes import adjudication_rights, require_open
 from registers.services.common import get_in_project
-from registers.tables import signed
+from registers.tables import money
 from registers.views import base
 
 
 def variations_summary(project) -> dict:
     """The approved variations the Approved changes roll up to (registers.derive)."""
     budget, days = approved_variations(project)
-    return {"budget": signed(budget) or "0", "days": signed(days, " days") or "0 days"}
+    if budget:
+        budget_text = f"{'add' if budget > 0 else 'take'} {money(abs(budget))} " + (
+            "to the budget" if budget > 0 else "off the budget"
+        )
+    else:
+        budget_text = "leave the budget as it is"
+    if days:
+        n = abs(days)
+        length = f"{n} day{'s' if n != 1 else ''}"
+        days_text = f"{'add' if days > 0 else 'take'} {length} " + (
+            "to the schedule" if days > 0 else "off the schedule"
+        )
+    else:
+        days_text = "leave the schedule as it is"
+    return {"budget": budget_text, "days": days_text}
 
 
 REG = base.register(

@@ -2,11 +2,10 @@
 snapshot) back to dates for the `date` filter, and money as the drivers print it."""
 
 import datetime as dt
-from decimal import Decimal
 
 from django import template
 
-from status.derive import money
+from governance import formatting
 
 register = template.Library()
 
@@ -28,7 +27,7 @@ def isodatetime(value):
 def amount(value):
     if value is None or value == "":
         return "—"
-    return money(Decimal(str(value)))
+    return formatting.money(value)
 
 
 @register.filter

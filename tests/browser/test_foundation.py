@@ -36,7 +36,9 @@ def test_lead_signs_in_opens_a_project_and_nominates_an_editor(
 
     # The audit tab shows the nomination.
     page.get_by_role("link", name="Audit").click()
-    expect(page.get_by_role("cell", name="project.editors_changed").first).to_be_visible()
+    expect(
+        page.locator(".audit-sentence", has_text="Lena Lead changed who may edit the project")
+    ).to_be_visible()
 
 
 def test_viewer_sees_no_editor_controls(cast, live_server, watched_page, sign_in):

@@ -19,6 +19,9 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.browser
+COST_SENTENCE = (
+    "The forecast EUR\u00a01,080 is 8% over the budget (not yet approved) of EUR\u00a01,000."
+)
 
 
 def test_lead_updates_status_and_publishes_a_report(cast, live_server, watched_page, sign_in):
@@ -30,7 +33,7 @@ def test_lead_updates_status_and_publishes_a_report(cast, live_server, watched_p
     sign_in(page, "lead")
     page.goto(f"{live_server.url}/projects/ALPHA/status/")
     cost = page.get_by_role("article").filter(has=page.get_by_role("heading", name="Cost"))
-    expect(cost).to_contain_text("forecast 1,080 vs budgeted (not yet approved) 1,000")
+    expect(cost).to_contain_text(COST_SENTENCE)
     expect(cost).to_contain_text("Amber")
 
     # Escape closes the editor without saving.
@@ -43,6 +46,7 @@ def test_lead_updates_status_and_publishes_a_report(cast, live_server, watched_p
     page.get_by_label("Overall RAG").select_option("Amber")
     page.get_by_label("Reason (one line, at most 120 characters)").fill("Build costs running hot")
     page.get_by_label("Cost override (derived: Amber)").select_option("Red")
+    page.get_by_label("Cost commentary").fill("Integration invoices arrive early.")
     page.get_by_label("Key messages").fill("Build is 8 % over budget.")
     page.get_by_role("button", name="Save status").click()
     expect(page.get_by_role("status").filter(has_text="Status saved.")).to_be_visible()
@@ -127,4 +131,4 @@ def test_pmo_member_filters_the_portfolio(cast, live_server, watched_page, sign_
     expect(table).to_contain_text("VAULT")
     row = table.get_by_role("row").filter(has_text="VAULT")
     row.get_by_text("Why").click()
-    expect(row).to_contain_text("forecast 1,080 vs budgeted (not yet approved) 1,000")
+    expect(row).to_contain_text(COST_SENTENCE)

@@ -201,7 +201,7 @@ def test_rows_show_the_same_derived_values_and_drivers_as_the_status_api(cast, c
             detail["figures"],
         )
     assert status["drivers"]["costRag"]["drivers"][0]["text"].endswith(
-        "forecast 540 vs budget 500 (+40)"
+        "is forecast at EUR\u00a0540, EUR\u00a040 over its budget of EUR\u00a0500."
     )
     assert row["adoptionGap"] is True  # never-saved business case
 
@@ -316,7 +316,9 @@ def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, cl
     assert [r[0] for r in body] == ["RED", "AMB"]
     assert body[0][header.index("Phase")] == "'=HYPERLINK(evil)"
     assert body[0][header.index("Cost RAG")] == "Red"
-    assert body[0][header.index("Cost: why")].endswith(": +20 %")
+    assert body[0][header.index("Cost: why")].endswith(
+        "is 20% over the approved budget of EUR\u00a01,000."
+    )
     assert body[1][header.index("Lead")] == "Lee Second"
 
 

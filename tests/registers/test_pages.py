@@ -300,7 +300,10 @@ def test_derived_values_on_the_pages(cast, client_for):
     ChangeRequestFactory(project=cast.project, status="Proposed", impact_budget=9000)
     changes = text_of(client.get(f"{BASE}/changes/"))
     assert "Awaiting application" in changes
-    assert "budget <strong>-500</strong>, schedule <strong>+12 days</strong>" in changes
+    assert (
+        "the approved changes <strong>take EUR\u00a0500 off the budget</strong> and "
+        "<strong>add 12 days to the schedule</strong>"
+    ) in changes
 
 
 def test_display_names_are_resolved_in_one_tracker_call(cast, client_for, monkeypatch):

@@ -118,3 +118,23 @@ def test_the_demo_finished_projects_say_they_are_finished(db):
         status = ProjectStatus.objects.filter(project=case.project).first()
         if status and status.initiation_started_at and status.initiation_completed_at:
             assert status.initiation_completed_at >= status.initiation_started_at
+    # Each project has its own risks and change requests, raised over the last weeks.
+    from registers.models import ChangeRequest, Risk
+
+    top_risks = {
+        key: set(Risk.objects.filter(project__key=key).values_list("title", flat=True))
+        for key in ("APOLLO", "BRIDGE", "CEDAR", "EMBER")
+    }
+    for key, titles in top_risks.items():
+        others = set().union(*(t for k, t in top_risks.items() if k != key))
+        assert titles - others, key  # something of its own
+    summaries = [
+        set(ChangeRequest.objects.filter(project__key=key).values_list("summary", flat=True))
+        for key in ("APOLLO", "CEDAR")
+    ]
+    assert summaries[0] != summaries[1]
+    ages = {
+        (timezone.now() - created).days
+        for created in ChangeRequest.objects.values_list("created_at", flat=True)
+    }
+    assert len(ages) > 5

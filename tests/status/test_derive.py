@@ -14,6 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from charter.models import BusinessCase
+from governance.labels import label
 from governance.models import SiteSettings
 from governance.services import site_settings_update
 from registers.derive import application_state, approved_variations, risk_score
@@ -116,8 +117,12 @@ def test_cost_drivers_name_the_figures_and_the_packages_over_budget(project):
     )
     result = dimension(project, "cost")
     assert result.rag == "Red"
-    assert result.summary == "forecast 1,200 vs approved 1,000 + 0 variations: +20 %"
-    assert [d.text for d in result.drivers] == ["Build: forecast 800 vs baseline 600 (+200)"]
+    assert result.summary == (
+        "The forecast EUR\u00a01,200 is 20% over the approved budget of EUR\u00a01,000."
+    )
+    assert [d.text for d in result.drivers] == [
+        "Build is forecast at EUR\u00a0800, EUR\u00a0200 over its baseline of EUR\u00a0600."
+    ]
     assert result.figures["overrunPct"] == Decimal("20.00")
 
 
@@ -129,8 +134,11 @@ def test_cost_eac_falls_back_to_budget_and_revised_forecast_replaces_it(project)
     revised = dimension(project, "cost")
     assert revised.figures["eac"] == Decimal(1000)
     assert revised.rag == "Green"
-    assert revised.summary.startswith("revised forecast 1,000 vs budgeted (not yet approved)")
-    assert "replaces the work packages' forecast 1,060" in revised.drivers[0].text
+    assert revised.summary == (
+        "The revised forecast EUR\u00a01,000 matches the budget (not yet approved) "
+        "of EUR\u00a01,000."
+    )
+    assert "replaces the work packages' forecast EUR\u00a01,060" in revised.drivers[0].text
 
 
 def test_cost_approved_budget_is_the_baseline_after_approval_plus_approved_variations(project):
@@ -146,8 +154,11 @@ def test_cost_approved_budget_is_the_baseline_after_approval_plus_approved_varia
     assert result.figures["approvedBudget"] == Decimal(1200)
     assert result.figures["eac"] == Decimal(1250)
     assert result.rag == "Green"  # +4.17 %
-    assert result.summary == "forecast 1,250 vs approved 1,000 + 200 variations: +4.2 %"
-    assert result.drivers[-1].text == "1 approved change varies the budget by +200."
+    assert result.summary == (
+        "The forecast EUR\u00a01,250 is 4.2% over the approved budget of EUR\u00a01,200 "
+        "(EUR\u00a01,000 plus EUR\u00a0200 of approved changes)."
+    )
+    assert result.drivers[-1].text == "1 approved change adds EUR\u00a0200 to the budget."
 
 
 def test_a_plan_baseline_makes_the_budget_baseline_the_approved_budget(project):
@@ -188,8 +199,8 @@ def test_a_blocked_package_makes_schedule_at_least_amber(project):
     package(project, name="Integration", status="Blocked", planned_end_date=END)
     result = dimension(project, "schedule")
     assert result.rag == "Amber"
-    assert "Integration is Blocked." in [d.text for d in result.drivers]
-    assert result.summary.endswith("; 1 work package is Blocked")
+    assert "Integration is blocked." in [d.text for d in result.drivers]
+    assert result.summary.endswith(" 1 work package is blocked.")
 
 
 def test_blocked_without_dates_is_amber(project):
@@ -230,8 +241,8 @@ def test_schedule_measures_against_the_approved_plan_baseline(project):
     assert result.figures["slipDays"] == 30
     assert result.rag == "Red"
     assert result.summary == (
-        "latest end 2026-12-31 vs approved plan (version 2) end 2026-12-01 + 0 days "
-        "variations: 30 days late"
+        "Forecast end 31 Dec 2026 is 30 days later than the end of the approved plan "
+        "(version 2), 1 Dec 2026."
     )
 
 
@@ -317,7 +328,7 @@ def test_scope_counts_proposed_and_awaiting_application_scope_changes_only(proje
     result = dimension(project, "scope")
     assert result.rag == "Amber"
     assert [d.text for d in result.drivers] == [
-        "Add reporting: approved, awaiting application, raised 3 days ago"
+        "Add reporting is approved and awaits application; raised 3 days ago."
     ]
 
 
@@ -385,7 +396,7 @@ def test_a_materialised_risk_without_a_treating_decision_is_red(project):
     )
     result = dimension(project, "risk")
     assert result.rag == "Red"
-    assert result.drivers[0].text == "Supplier failed: materialised, no treating decision"
+    assert result.drivers[0].text == "Supplier failed has happened and has no treating decision."
     DecisionFactory(project=project, treated_risk_id=str(issue.pk))
     assert dimension(project, "risk").rag == "Green"
 
@@ -402,9 +413,10 @@ def test_risk_summary_counts_the_bands(project):
     RiskFactory(project=project, title="C", impact=None, likelihood=None)
     result = dimension(project, "risk")
     assert result.summary == (
-        "3 open risks, top score 16; 1 scoring 15 or more; 1 scoring 8 to below 15; 1 unscored"
+        "3 open risks; the highest scores 16. 1 scores 15 or more. 1 scores from 8 to below 15. "
+        "1 is not scored."
     )
-    assert [d.text for d in result.drivers] == ["A: score 16", "B: score 9"]
+    assert [d.text for d in result.drivers] == ["A scores 16.", "B scores 9."]
 
 
 # --- Blue, effective, thresholds from settings ------------------------------------------------
@@ -424,7 +436,9 @@ def test_every_dimension_is_blue_from_closed_onward(project, approval):
         "scopeRag": "Blue",
         "riskRag": "Blue",
     }
-    assert view.dimensions["cost"].summary.startswith(f"The business case is {approval}")
+    assert view.dimensions["cost"].summary.startswith(
+        f"The business case is {label(approval).lower()}: delivery is over."
+    )
 
 
 def test_every_dimension_is_blue_when_all_packages_are_complete(project):

@@ -66,4 +66,4 @@ def test_phase_keeps_the_api_limit_and_wraps_in_its_card(cast, client_for):
     assert "At most 200 characters" in field_error(response.content.decode(), "phase")
     client_for(cast.lead).post(EDIT, {"revision": "1", "phase": "p" * 200}, **HX)
     html = client_for(cast.lead).get("/projects/ALPHA/status/").content.decode()
-    assert '<dd class="prose">' + "p" * 200 in html
+    assert '<dd class="wrap">' + "p" * 200 in html

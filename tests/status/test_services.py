@@ -354,7 +354,7 @@ def test_publishing_freezes_a_snapshot_of_status_derived_values_and_drivers(cast
     assert status["overallRag"] == "Amber"
     assert status["derived"]["costRag"] == "Red"
     assert status["drivers"]["costRag"]["summary"] == (
-        "forecast 1,200 vs budgeted (not yet approved) 1,000 + 0 variations: +20 %"
+        "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved) of EUR\u00a01,000."
     )
     assert status["effective"] == status_of(cast.project)["effective"]
 

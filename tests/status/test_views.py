@@ -43,8 +43,8 @@ def test_the_page_shows_each_dimension_with_the_drivers_the_api_sends(cast, clie
         assert api["drivers"][key]["summary"] in html
         for driver in api["drivers"][key]["drivers"]:
             assert driver["text"] in html
-    assert "forecast 1,200 vs budgeted (not yet approved) 1,000 + 0 variations: +20 %" in html
-    assert "Vendor exit: score 16" in html
+    assert "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved)" in html
+    assert "Vendor exit scores 16." in html
     assert "Update status" not in html
     assert "Start a report" not in html
     assert "Dismiss" not in html
@@ -209,9 +209,9 @@ def test_a_past_report_opens_as_it_was(cast, client_for):
     html = client_for(cast.viewer).get(f"/projects/ALPHA/status/reports/{report.pk}/").content
     html = html.decode()
     assert "All calm" in html and "Storm" not in html
-    assert "forecast 1,000 vs budgeted (not yet approved) 1,000 + 0 variations: 0 %" in html
+    assert "The forecast EUR\u00a01,000 matches the budget (not yet approved)" in html
     live = client_for(cast.viewer).get(PAGE).content.decode()
-    assert "forecast 3,000" in live
+    assert "The forecast EUR\u00a03,000" in live
 
 
 def test_reports_of_another_project_are_hidden(cast, client_for):

@@ -1,0 +1,103 @@
+"""How pages write dates and amounts: one date format, the locale's (LANGUAGE_CODE en-gb:
+"22 Nov 2026", with a 24-hour time when it matters) and every amount with the site's currency
+("EUR 12,500").
+Templates use the `day`, `moment` and `money` filters; Python that writes sentences for
+people (drivers, checklist details) calls these functions. The API keeps ISO dates and plain
+numbers."""
+
+import datetime as dt
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.core.cache import cache
+from django.utils import formats, timezone
+
+CURRENCY_CACHE_KEY = "site:currency"
+DEFAULT_CURRENCY = "EUR"
+
+
+def _parse(value: Any) -> Any:
+    if isinstance(value, str) and value:
+        try:
+            if len(value) == 10:
+                return dt.date.fromisoformat(value)
+            return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    return value
+
+
+def day(value: Any) -> str:
+    """A date (or the date of a timestamp, or an ISO string) as "22 Nov 2026"; "" for none."""
+    value = _parse(value)
+    if isinstance(value, dt.datetime):
+        value = timezone.localtime(value) if timezone.is_aware(value) else value
+        value = value.date()
+    if isinstance(value, dt.date):
+        return formats.date_format(value, "DATE_FORMAT")
+    return value or ""
+
+
+def moment(value: Any) -> str:
+    """A timestamp (or ISO string) as "22 Nov 2026, 14:05", in the site's time zone."""
+    value = _parse(value)
+    if isinstance(value, dt.datetime):
+        value = timezone.localtime(value) if timezone.is_aware(value) else value
+        return f"{formats.date_format(value.date(), 'DATE_FORMAT')}, {value:%H:%M}"
+    if isinstance(value, dt.date):
+        return day(value)
+    return value or ""
+
+
+def currency() -> str:
+    """The site's currency (Portfolio settings), read once and kept in the cache."""
+    code = cache.get(CURRENCY_CACHE_KEY)
+    if code is None:
+        from governance.models import SiteSettings
+
+        code = (
+            SiteSettings.objects.filter(pk=1).values_list("currency", flat=True).first()
+            or DEFAULT_CURRENCY
+        )
+        cache.set(CURRENCY_CACHE_KEY, code, 300)
+    return code
+
+
+def forget_currency() -> None:
+    cache.delete(CURRENCY_CACHE_KEY)
+
+
+def number(value: Any) -> str:
+    """12500 -> "12,500"; 12500.5 -> "12,500.50"."""
+    try:
+        value = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return str(value)
+    if value == value.to_integral_value():
+        return f"{int(value):,}"
+    return f"{value:,.2f}"
+
+
+def money(value: Any, code: str | None = None, *, signed: bool = False) -> str:
+    """An amount with its currency: "EUR 12,500"; "" for none. `signed` writes "+" on a
+    positive amount (a change's impact)."""
+    if value is None or value == "":
+        return ""
+    text = number(value)
+    if signed and not text.startswith("-") and Decimal(str(value)) > 0:
+        text = f"+{text}"
+    return f"{code or currency()}\u00a0{text}"
+
+
+def age(value: Any, now: dt.datetime | None = None) -> str:
+    """How long something has waited, in words: "today", "1 day", "12 days"."""
+    value = _parse(value)
+    if isinstance(value, dt.datetime):
+        value = timezone.localtime(value).date() if timezone.is_aware(value) else value.date()
+    if not isinstance(value, dt.date):
+        return ""
+    today = timezone.localdate(now) if now else timezone.localdate()
+    days = (today - value).days
+    if days <= 0:
+        return "today"
+    return "1 day" if days == 1 else f"{days} days"
