@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("governance", "0002_project_editors_revision_sitesettings_revision"),
+        ("governance", "0004_audit_channel"),
     ]
 
     operations = [
