@@ -50,7 +50,9 @@ def _text(value: Any) -> str:
 
 
 def _number(value: Any) -> str:
-    return DASH if value is None else escape(str(value))
+    if value is None:
+        return DASH
+    return str(value) if type(value) is int else escape(str(value))
 
 
 class RowRenderer:

@@ -1,10 +1,11 @@
-"""Django admin for project status and status reports: read-only. Status is written through
-the status services; a published report is an immutable snapshot."""
+"""Django admin for project status, status reports and the stored health: read-only. Status is
+written through the status services; a published report is an immutable snapshot; a health row
+is derived (status.health)."""
 
 from django.contrib import admin
 
 from governance.admin import ReadOnlyAdmin
-from status.models import ProjectStatus, StatusReport
+from status.models import ProjectHealth, ProjectStatus, StatusReport
 
 
 @admin.register(ProjectStatus)
@@ -29,3 +30,20 @@ class StatusReportAdmin(ReadOnlyAdmin):
     search_fields = ("title", "project__key", "key_messages")
     list_select_related = ("project",)
     date_hierarchy = "published_at"
+
+
+@admin.register(ProjectHealth)
+class ProjectHealthAdmin(ReadOnlyAdmin):
+    list_display = (
+        "project",
+        "cost_rag",
+        "schedule_rag",
+        "scope_rag",
+        "risk_rag",
+        "stale",
+        "as_of",
+        "valid_until",
+    )
+    list_filter = ("cost_rag", "schedule_rag", "scope_rag", "risk_rag", "stale", "as_of")
+    search_fields = ("project__key", "project__name")
+    list_select_related = ("project",)
