@@ -1,6 +1,8 @@
 """Signals through which a lower layer tells a higher one that something happened, inside the
-same transaction (Django signals are synchronous). The charter app sends them; the status app
-receives them, so the charter never imports the status app."""
+same transaction (Django signals are synchronous). The charter app sends the first two; the
+status app receives them, so the charter never imports the status app. `project_changed` is
+announced through `project_facts_changed` (the status app connects the saves and deletes of the
+facts it derives from to it; a write that bypasses the models calls it itself)."""
 
 import threading
 from contextlib import contextmanager

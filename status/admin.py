@@ -1,5 +1,6 @@
-"""Django admin for project status and status reports: read-only. Status is written through
-the status services; a published report is an immutable snapshot."""
+"""Django admin for project status, status reports and the stored health: read-only. Status is
+written through the status services; a published report is an immutable snapshot; a health row
+is derived (status.health)."""
 
 from django.contrib import admin
 
@@ -41,7 +42,8 @@ class ProjectHealthAdmin(ReadOnlyAdmin):
         "risk_rag",
         "stale",
         "as_of",
+        "valid_until",
     )
-    list_filter = ("cost_rag", "schedule_rag", "scope_rag", "risk_rag", "stale")
+    list_filter = ("cost_rag", "schedule_rag", "scope_rag", "risk_rag", "stale", "as_of")
     search_fields = ("project__key", "project__name")
     list_select_related = ("project",)

@@ -170,9 +170,12 @@ def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> No
     )
 
 
-def refresh_all(*, now: dt.datetime | None = None) -> None:
-    """Rewrite every stored row (the site's thresholds changed)."""
-    ids = list(ProjectHealth.objects.values_list("project_id", flat=True))
+def refresh_outdated(site: SiteSettings, *, now: dt.datetime | None = None) -> None:
+    """Rewrite every stored row derived under other thresholds than the site's (saving the
+    site's settings without changing them rewrites nothing)."""
+    ids = list(
+        ProjectHealth.objects.exclude(basis=basis(site)).values_list("project_id", flat=True)
+    )
     for start in range(0, len(ids), 500):
         refresh(ids[start : start + 500], now=now)
 

@@ -53,9 +53,9 @@ def on_project_changed(sender, *, project_ids, **kwargs) -> None:
     health.refresh(project_ids)
 
 
-def on_site_settings_saved(sender, *, created, raw=False, **kwargs) -> None:
+def on_site_settings_saved(sender, *, instance, created, raw=False, **kwargs) -> None:
     if not (raw or created):
-        health.refresh_all()
+        health.refresh_outdated(instance)
 
 
 def on_realisation_review_requested(sender, *, project, case, **kwargs) -> dict:

@@ -345,6 +345,10 @@ def test_new_thresholds_rewrite_every_row_in_their_transaction(world):
     site.rag_thresholds = {"costGreenMaxPct": 8}
     site.save()
     assert {r.cost_rag for r in ProjectHealth.objects.filter(project__in=projects[:2])} == {"Green"}
+    computed = set(ProjectHealth.objects.values_list("computed_at", flat=True))
+    site.governance_group = "pmo"  # moves no row
+    site.save()
+    assert set(ProjectHealth.objects.values_list("computed_at", flat=True)) == computed
 
 
 def test_rows_derived_under_other_settings_are_derived_again(world, settings):
