@@ -11,6 +11,8 @@ from governance.models import (
     ApiToken,
     AuditEntry,
     EditorNomination,
+    Notification,
+    NotificationOptOut,
     OutboundTask,
     Project,
     SiteSettings,
@@ -155,3 +157,22 @@ class OutboundTaskAdmin(admin.ModelAdmin):
             state=OutboundTask.State.PENDING, run_after=timezone.now(), locked_until=None
         )
         self.message_user(request, f"{count} task(s) queued for the worker.")
+
+
+@admin.register(Notification)
+class NotificationAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "kind",
+        "recipient_account_id",
+        "subject",
+        "read_at",
+        "emailed_at",
+    ]
+    list_filter = ["kind"]
+    search_fields = ["recipient_account_id", "subject", "project_key"]
+
+
+@admin.register(NotificationOptOut)
+class NotificationOptOutAdmin(ReadOnlyAdmin):
+    list_display = ["account_id", "kind"]

@@ -2,7 +2,7 @@
 
 from django.utils.functional import SimpleLazyObject
 
-from governance import permissions
+from governance import notifications, permissions
 from governance.people import resolve
 
 
@@ -18,6 +18,10 @@ class Shell:
     @property
     def portfolio_access(self) -> bool:
         return permissions.has_portfolio_access(self.user, self.request)
+
+    @property
+    def unread_notifications(self) -> int:
+        return notifications.unread_count(self.user.account_id)
 
     @property
     def is_site_admin(self) -> bool:

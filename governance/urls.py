@@ -14,6 +14,8 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
+    path("notifications/", views.notification_list, name="notifications"),
+    path("notifications/settings/", views.notification_settings, name="notification-settings"),
     path("profile/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("projects/<str:key>/", views.project_overview, name="project-overview"),
     path("projects/<str:key>/editors/", views.project_editors, name="project-editors"),
