@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
 
-from governance import permissions
+from governance import pdf, permissions
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, page, render_htmx
@@ -257,7 +257,7 @@ def report_detail(request, key, report_id):
                 s.get("lastUpdatedByAccountId"),
             ]
         )
-        return render_htmx(
+        response = render_htmx(
             request,
             "status/report.html",
             project_context(
@@ -271,6 +271,9 @@ def report_detail(request, key, report_id):
                 people=people,
             ),
         )
+        if pdf.wants_pdf(request):
+            return pdf.pdf_response(response, f"{project.key} status report {report.title}")
+        return response
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_update(

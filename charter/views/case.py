@@ -16,7 +16,7 @@ from charter.views.context import (
     stored_adoption,
     stored_thesis,
 )
-from governance import permissions
+from governance import pdf, permissions
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.tracker import get_tracker
@@ -46,7 +46,10 @@ def _base_url(request) -> str:
 @page("GET")
 def index(request, key):
     project, caller = permissions.project_for(request, key)
-    return render_page(request, project, caller, "case")
+    response = render_page(request, project, caller, "case")
+    if pdf.wants_pdf(request):
+        return pdf.pdf_response(response, f"{project.key} business case")
+    return response
 
 
 # --- section saves ---------------------------------------------------------------------------

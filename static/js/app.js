@@ -61,6 +61,10 @@
   window.addEventListener("resize", focusableScrollers);
   document.addEventListener("htmx:afterSettle", focusableScrollers);
 
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-print]")) window.print();
+  });
+
   document.addEventListener("focusin", function (event) {
     if (event.target.matches("[data-select-on-focus]")) event.target.select();
   });

@@ -86,3 +86,18 @@ def test_delete_confirms_says_what_and_undoes(cast, live_server, watched_page, s
     expect(page.locator("#flash")).to_contain_text("Deleted the work package “Old stream”.")
     expect(page.locator("#flash").get_by_role("button", name="Undo")).to_have_count(0)
     assert not WorkPackage.objects.filter(pk=wp.pk).exists()
+
+
+def test_print_hides_the_page_furniture(cast, live_server, watched_page, sign_in):
+    """The browser's print of the business case reads as a board paper: no navigation,
+    forms or buttons."""
+    page = watched_page
+    sign_in(page, "viewer")
+    page.goto(f"{live_server.url}/projects/ALPHA/charter/")
+    expect(page.get_by_role("link", name="Download the business case as PDF")).to_be_visible()
+    page.emulate_media(media="print")
+    expect(page.get_by_role("navigation", name="Main")).to_be_hidden()
+    expect(page.get_by_role("navigation", name="Project sections")).to_be_hidden()
+    expect(page.get_by_role("button", name="Print")).to_be_hidden()
+    expect(page.get_by_role("heading", name="Alpha programme")).to_be_visible()
+    page.screenshot(path="/tmp/uxc/20-print-media.png", full_page=True)
