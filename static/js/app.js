@@ -65,6 +65,23 @@
     if (event.target.closest("[data-print]")) window.print();
   });
 
+  // A date field is one Tab stop: Tab and Shift+Tab leave it (the browser would step
+  // through its day, month and year first); the arrow keys still move between those parts.
+  var FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), " +
+    "select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Tab" || event.altKey || event.ctrlKey || event.metaKey) return;
+    var field = event.target;
+    if (!field.matches || !field.matches("input[type=date]")) return;
+    var all = Array.prototype.filter.call(document.querySelectorAll(FOCUSABLE), function (el) {
+      return el === field || (el.getClientRects().length > 0 && el.tabIndex >= 0);
+    });
+    var next = all[all.indexOf(field) + (event.shiftKey ? -1 : 1)];
+    if (!next) return;
+    event.preventDefault();
+    next.focus();
+  });
+
   document.addEventListener("focusin", function (event) {
     if (event.target.matches("[data-select-on-focus]")) event.target.select();
   });

@@ -101,3 +101,18 @@ def test_print_hides_the_page_furniture(cast, live_server, watched_page, sign_in
     expect(page.get_by_role("button", name="Print")).to_be_hidden()
     expect(page.get_by_role("heading", name="Alpha programme")).to_be_visible()
     page.screenshot(path="/tmp/uxc/20-print-media.png", full_page=True)
+
+
+def test_a_date_field_is_one_tab_stop(cast, live_server, watched_page, sign_in):
+    wp = WorkPackageFactory(project=cast.project, name="Build the portal")
+    page = watched_page
+    sign_in(page, "editor")
+    page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
+    page.locator(f"#wp-{wp.pk}").get_by_role("link", name="Edit Build the portal").click()
+    editor = page.locator(f"#wp-{wp.pk}.editing")
+    start = editor.get_by_label("Planned start")
+    start.focus()
+    page.keyboard.press("Tab")
+    expect(editor.get_by_label("Planned end")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(start).to_be_focused()
