@@ -138,6 +138,9 @@ def csrf_input(request: HttpRequest | None) -> str:
 def common_context(
     reg: Register, project: Project, caller: Caller, request: HttpRequest | None = None, **more
 ) -> dict:
+    form = more.get("form")
+    if form and reg.slug == "work-packages":  # the budget phasing month grid
+        form["phasing_rows"] = forms.phasing_rows(form["values"].get("budgetPhasing") or "")
     return {
         "csrf_input": csrf_input(request),
         "project": project,

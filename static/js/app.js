@@ -72,7 +72,7 @@
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Tab" || event.altKey || event.ctrlKey || event.metaKey) return;
     var field = event.target;
-    if (!field.matches || !field.matches("input[type=date]")) return;
+    if (!field.matches || !field.matches("input[type=date], input[type=month]")) return;
     var all = Array.prototype.filter.call(document.querySelectorAll(FOCUSABLE), function (el) {
       return el === field || (el.getClientRects().length > 0 && el.tabIndex >= 0);
     });
@@ -80,6 +80,32 @@
     if (!next) return;
     event.preventDefault();
     next.focus();
+  });
+
+  // Budget phasing grid: "Add a month" appends an empty row (the next month after the last
+  // one filled) and puts the keyboard on it.
+  document.addEventListener("click", function (event) {
+    var add = event.target.closest("[data-add-phasing-row]");
+    if (!add) return;
+    var body = add.parentNode.querySelector("[data-phasing-rows]");
+    var last = body && body.rows[body.rows.length - 1];
+    if (!last) return;
+    var row = last.cloneNode(true);
+    var n = body.rows.length + 1;
+    var month = row.querySelector("input[type=month]");
+    var amount = row.querySelector("input[name='budgetPhasing-amount']");
+    var previous = last.querySelector("input[type=month]").value;
+    month.value = "";
+    if (/^\d{4}-\d{2}$/.test(previous)) {
+      var y = parseInt(previous.slice(0, 4), 10), m = parseInt(previous.slice(5), 10) + 1;
+      if (m > 12) { m = 1; y += 1; }
+      month.value = y + "-" + (m < 10 ? "0" : "") + m;
+    }
+    amount.value = "";
+    month.setAttribute("aria-label", "Month " + n);
+    amount.setAttribute("aria-label", "Amount " + n);
+    body.appendChild(row);
+    amount.focus();
   });
 
   document.addEventListener("focusin", function (event) {
