@@ -12,6 +12,8 @@ from governance.models import (
     AtlassianGrant,
     AuditEntry,
     EditorNomination,
+    Notification,
+    NotificationOptOut,
     OutboundTask,
     Project,
     SiteSettings,
@@ -175,3 +177,22 @@ class AtlassianGrantAdmin(ReadOnlyAdmin):
 @admin.register(TrackerFieldState)
 class TrackerFieldStateAdmin(ReadOnlyAdmin):
     list_display = ("name", "field_id", "context_id", "updated_at")
+
+
+@admin.register(Notification)
+class NotificationAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "kind",
+        "recipient_account_id",
+        "subject",
+        "read_at",
+        "emailed_at",
+    ]
+    list_filter = ["kind"]
+    search_fields = ["recipient_account_id", "subject", "project_key"]
+
+
+@admin.register(NotificationOptOut)
+class NotificationOptOutAdmin(ReadOnlyAdmin):
+    list_display = ["account_id", "kind"]

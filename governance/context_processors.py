@@ -2,7 +2,7 @@
 
 from django.utils.functional import SimpleLazyObject
 
-from governance import permissions
+from governance import notifications, permissions
 from governance.people import resolve, stale_names_since
 from governance.tracker import TrackerError
 
@@ -28,6 +28,10 @@ class Shell:
             return permissions.has_portfolio_access(self.user, self.request)
         except TrackerError:
             return False
+
+    @property
+    def unread_notifications(self) -> int:
+        return notifications.unread_count(self.user.account_id)
 
     @property
     def is_site_admin(self) -> bool:

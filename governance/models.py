@@ -261,3 +261,51 @@ class TrackerFieldState(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# --- Notifications ---------------------------------------------------------------------------
+# What a person is told, by e-mail and in the app. Each kind can be turned off per person.
+NOTIFICATION_KINDS = {
+    "case_submitted": "A business case is submitted for my approval",
+    "change_routed": "A change request is routed to me to decide",
+    "status_stale": "The status of a project I lead is going stale",
+    "weekly_digest": "A weekly digest of what is waiting for me",
+}
+
+
+class Notification(models.Model):
+    """One message to one person. `dedupe_key` names the event it tells of, so the same
+    event never makes a second notification (nor a second e-mail)."""
+
+    recipient_account_id = models.CharField(max_length=128)
+    kind = models.CharField(max_length=32, choices=list(NOTIFICATION_KINDS.items()))
+    project_key = models.CharField(max_length=32, blank=True, default="")
+    subject = models.CharField(max_length=255)
+    body = models.TextField(blank=True, default="")
+    url = models.CharField(max_length=500, blank=True, default="")
+    dedupe_key = models.CharField(max_length=255, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["recipient_account_id", "read_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} to {self.recipient_account_id}: {self.subject}"
+
+
+class NotificationOptOut(models.Model):
+    """A kind of notification this person turned off (neither e-mail nor in-app)."""
+
+    account_id = models.CharField(max_length=128)
+    kind = models.CharField(max_length=32, choices=list(NOTIFICATION_KINDS.items()))
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account_id", "kind"], name="one_opt_out_per_kind")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} opted out of {self.kind}"

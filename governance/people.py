@@ -109,3 +109,16 @@ def stale_names_since():
 
     stamp = names_as_of.get()
     return dt.datetime.fromtimestamp(stamp, tz=dt.UTC) if stamp else None
+
+
+def browsers_among(project_key: str, account_ids) -> set[str]:
+    """Which of these people can browse the project: the tracker's bulk answer where it has
+    one, else one question per person."""
+    from governance.tracker import get_tracker
+
+    tracker = get_tracker()
+    ids = {a for a in account_ids if a}
+    bulk = getattr(tracker, "browsers_among", None)
+    if bulk is not None:
+        return set(bulk(project_key, ids))
+    return {a for a in ids if tracker.can_browse(a, project_key)}

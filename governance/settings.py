@@ -184,6 +184,19 @@ PEOPLE_CACHE_SECONDS = env.int("PEOPLE_CACHE_SECONDS", default=300)
 # OUTBOX_RUN_ON_COMMIT the web process also tries each task right after its transaction
 # commits (the laptop default); a worker (`make worker`) retries whatever is left.
 OUTBOX_RUN_ON_COMMIT = env.bool("OUTBOX_RUN_ON_COMMIT", default=DEBUG)
+
+# Notification e-mail: the console by default; EMAIL_URL picks SMTP, e.g.
+# smtp+tls://user:password@mail.example.com:587. SITE_URL makes the links in e-mails absolute.
+_EMAIL = env.email_url("EMAIL_URL", default="consolemail://")
+EMAIL_BACKEND = _EMAIL["EMAIL_BACKEND"]
+EMAIL_HOST = _EMAIL.get("EMAIL_HOST", "localhost") or "localhost"
+EMAIL_PORT = _EMAIL.get("EMAIL_PORT") or 25
+EMAIL_HOST_USER = _EMAIL.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = _EMAIL.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = bool(_EMAIL.get("EMAIL_USE_TLS", False))
+EMAIL_USE_SSL = bool(_EMAIL.get("EMAIL_USE_SSL", False))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="governance@localhost")
+SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
 OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=8)
 OUTBOX_LEASE_SECONDS = env.int("OUTBOX_LEASE_SECONDS", default=300)
 OUTBOX_BACKOFF_SECONDS = env.int("OUTBOX_BACKOFF_SECONDS", default=30)

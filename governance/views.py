@@ -7,12 +7,19 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
-from governance import audit_text, permissions, services
+from governance import audit_text, notifications, permissions, services
 from governance.errors import NotFound, ValidationFailed
 from governance.http import page, render_htmx
-from governance.models import ApiToken, AuditEntry
+from governance.models import (
+    NOTIFICATION_KINDS,
+    ApiToken,
+    AuditEntry,
+    Notification,
+    NotificationOptOut,
+)
 from governance.people import resolve
 from governance.tracker import get_tracker
 
@@ -233,3 +240,36 @@ def outbox_retry(request, task_id):
     outbox.retry(task_id, actor_account_id=user.account_id)
     messages.success(request, "The task is queued again and runs in a moment.")
     return redirect("outbox-tasks")
+
+
+@page("GET", "POST")
+def notification_list(request):
+    """The signed-in person's notifications, newest first (50 a page), unread ones marked;
+    POST marks them all read. Below: which kinds they receive."""
+    me = request.user.account_id
+    if request.method == "POST":
+        count = notifications.mark_read(me)
+        messages.success(request, f"{count} notification{pluralize(count)} marked as read.")
+        return redirect("notifications")
+    rows = Notification.objects.filter(recipient_account_id=me)
+    paginator = Paginator(rows, 50)
+    page_obj = paginator.get_page(request.GET.get("page"))
+    off = set(NotificationOptOut.objects.filter(account_id=me).values_list("kind", flat=True))
+    return render(
+        request,
+        "governance/notifications.html",
+        {
+            "page_obj": page_obj,
+            "kinds": [(k, label, k not in off) for k, label in NOTIFICATION_KINDS.items()],
+            "section": "notifications",
+        },
+    )
+
+
+@page("POST")
+def notification_settings(request):
+    """Turn kinds of notification on or off for the signed-in person."""
+    wanted = set(request.POST.getlist("kinds"))
+    notifications.set_opt_outs(request.user.account_id, set(NOTIFICATION_KINDS) - wanted)
+    messages.success(request, "Notification settings saved.")
+    return redirect("notifications")

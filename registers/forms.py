@@ -89,7 +89,9 @@ def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
     read as unticked when absent."""
     data: dict[str, Any] = {}
     for field in FIELDS[register]:
-        if field in MULTI:
+        if field == "budgetPhasing" and GRID_MONTH in post:
+            data[field] = parse_phasing(phasing_from_grid(post))
+        elif field in MULTI:
             data[field] = post.getlist(field)
         elif field in CHECKBOXES:
             data[field] = post.get(field) == "on"
@@ -120,6 +122,30 @@ def number_errors(register: str, data: dict[str, Any]) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     check_numbers(data, errors, **NUMBERS.get(register, {}))
     return errors
+
+
+GRID_MONTH, GRID_AMOUNT = "budgetPhasing-month", "budgetPhasing-amount"
+
+
+def phasing_from_grid(post: QueryDict) -> str:
+    """The month grid (a month and an amount per row; empty rows ignored) as phasing text."""
+    months, amounts = post.getlist(GRID_MONTH), post.getlist(GRID_AMOUNT)
+    lines = []
+    for index, month in enumerate(months):
+        amount = amounts[index] if index < len(amounts) else ""
+        if month.strip() or amount.strip():
+            lines.append(f"{month.strip()}: {amount.strip()}")
+    return "\n".join(lines)
+
+
+def phasing_rows(text: str, blank: int = 2) -> list[tuple[str, str]]:
+    """Phasing text as (month, amount) rows for the grid, with `blank` empty rows to fill."""
+    rows = []
+    for line in (text or "").splitlines():
+        month, _, amount = line.partition(":")
+        if line.strip():
+            rows.append((month.strip(), amount.strip()))
+    return rows + [("", "")] * blank
 
 
 def parse_phasing(raw: str) -> list[dict] | None:
@@ -203,7 +229,9 @@ def values_from_post(register: str, post: QueryDict) -> dict[str, Any]:
     """The edit form's values as the person typed them (re-shown with errors)."""
     values: dict[str, Any] = {}
     for field in FIELDS[register]:
-        if field in MULTI:
+        if field == "budgetPhasing" and GRID_MONTH in post:
+            values[field] = phasing_from_grid(post)
+        elif field in MULTI:
             values[field] = post.getlist(field)
         elif field in CHECKBOXES:
             values[field] = "on" if post.get(field) == "on" else ""

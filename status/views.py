@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.dateformat import format as format_date
 from django.utils.dateparse import parse_datetime
 
-from governance import charts, permissions
+from governance import charts, pdf, permissions
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, page, render_htmx
@@ -304,7 +304,7 @@ def report_detail(request, key, report_id):
                 s.get("lastUpdatedByAccountId"),
             ]
         )
-        return render_htmx(
+        response = render_htmx(
             request,
             "status/report.html",
             project_context(
@@ -318,6 +318,9 @@ def report_detail(request, key, report_id):
                 people=people,
             ),
         )
+        if pdf.wants_pdf(request):
+            return pdf.pdf_response(response, f"{project.key} status report {report.title}")
+        return response
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_update(

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from charter import acts, derive
@@ -28,7 +29,7 @@ from charter.services.common import (
     required_text,
 )
 from charter.services.minutes import clean_attendees
-from governance import audit, outbox, signals
+from governance import audit, notifications, outbox, signals
 from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
@@ -96,6 +97,20 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
         outbox.enqueue(
             "charter.approval_nudge",
             {"projectKey": write.project.key, "submittedAt": case.submitted_at.isoformat()},
+        )
+        project = write.project
+        notifications.notify(
+            kind="case_submitted",
+            recipient_account_id=seat_account_id(case.decision_authority)
+            or project.sponsor_account_id,
+            dedupe_key=f"case_submitted:{project.key}:{case.submitted_at.isoformat()}",
+            subject=f"{project.key}: business case submitted for your approval",
+            body=(
+                f"The business case of {project.name} ({project.key}), version {case.version}, "
+                "was submitted for your approval. Approve it, or return it with notes."
+            ),
+            url=reverse("charter:index", args=[project.key]),
+            project_key=project.key,
         )
         return case
 

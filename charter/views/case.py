@@ -16,9 +16,10 @@ from charter.views.context import (
     stored_adoption,
     stored_thesis,
 )
-from governance import permissions
+from governance import pdf, permissions
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page, render_htmx
+from governance.people import browsers_among
 from governance.tracker import get_tracker
 from governance.wiki import WikiError, get_wiki
 
@@ -46,7 +47,10 @@ def _base_url(request) -> str:
 @page("GET")
 def index(request, key):
     project, caller = permissions.project_for(request, key)
-    return render_page(request, project, caller, "case")
+    response = render_page(request, project, caller, "case")
+    if pdf.wants_pdf(request):
+        return pdf.pdf_response(response, f"{project.key} business case")
+    return response
 
 
 # --- section saves ---------------------------------------------------------------------------
@@ -191,7 +195,10 @@ def people_search(request, key):
     project, caller = permissions.editable_project_for(request, key)
     field = request.GET.get("field", "")
     query = request.GET.get("q", "").strip()
-    results = get_tracker().search_users(query, limit=10) if query else []
+    found = get_tracker().search_users(query, limit=25) if query else []
+    # Only people who can browse the project are offered.
+    browsers = browsers_among(project.key, [u.account_id for u in found])
+    results = [u for u in found if u.account_id in browsers][:10]
     page_name, _ = _seat_section(field)
     context = {
         "project": project,

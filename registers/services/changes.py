@@ -4,9 +4,10 @@ Withdrawn). Decided changes are immutable."""
 from typing import Any
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
-from governance import audit
+from governance import audit, notifications
 from governance.cleaning import FieldErrors, signed_integer, signed_number, text
 from governance.concurrency import check_version
 from governance.errors import Conflict
@@ -196,7 +197,38 @@ def change_create(
             target_id=change.pk,
             changes=audit.diff({}, _snapshot(change)),
         )
+        notify_routed(caller, project, change)
     return change
+
+
+def decider_account_id(project, change: ChangeRequest) -> str | None:
+    """Who decides this change: the named approver (account or seat), else the sponsor."""
+    return (
+        change.approver_account_id
+        or seat_account_id(change.approver_seat)
+        or project.sponsor_account_id
+        or None
+    )
+
+
+def notify_routed(caller: Caller, project, change: ChangeRequest) -> None:
+    """Tell the person a proposed change is routed to (once per change and person); not the
+    person who routed it to themselves."""
+    decider = decider_account_id(project, change)
+    if not decider or decider == caller.account_id or not change_is_open(change):
+        return
+    notifications.notify(
+        kind="change_routed",
+        recipient_account_id=decider,
+        dedupe_key=f"change_routed:{change.pk}:{decider}",
+        subject=f"{project.key}: change request “{change.summary[:120]}” awaits your decision",
+        body=(
+            f"A change request of {project.name} ({project.key}) is routed to you: "
+            f"“{change.summary}”. Approve or reject it."
+        ),
+        url=reverse("registers:change-detail", args=[project.key, change.pk]),
+        project_key=project.key,
+    )
 
 
 def require_open(change: ChangeRequest, act: str) -> None:
@@ -227,6 +259,7 @@ def change_update(
                 target_id=change.pk,
                 changes=changes,
             )
+            notify_routed(caller, project, change)
     return change
 
 

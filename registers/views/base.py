@@ -28,7 +28,7 @@ from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import render_htmx
 from governance.models import RAG_CHOICES, AuditEntry, Project
-from governance.people import resolve
+from governance.people import browsers_among, resolve
 from governance.permissions import Caller
 from governance.tracker import TrackerError, get_tracker
 from registers import forms, selectors, tables
@@ -90,9 +90,9 @@ def record_id(reg: Register, kwargs: dict) -> Any:
 
 
 def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
-    """People offered by the owner / maker / approver pickers: the project's lead, editors,
-    sponsor and steering committee, the tracker's people directory, and whoever the record
-    already names. Resolved in one call."""
+    """People offered by the owner / maker / approver pickers: of the project's lead,
+    editors, sponsor and steering committee and the tracker's people directory, those who
+    can browse the project; and whoever the record already names. Resolved in one call."""
     ids = {
         project.lead_account_id,
         project.sponsor_account_id,
@@ -104,6 +104,8 @@ def people_choices(project: Project, current: Iterable[str | None] = ()) -> list
         ids.update(u.account_id for u in get_tracker().search_users("", limit=100))
     ids.discard(None)
     ids.discard("")
+    # Only people who can browse the project are offered (and whoever the record names now).
+    ids = browsers_among(project.key, ids) | {a for a in current if a}
     people = resolve(ids)
     return sorted(
         ((a, p.display_name) for a, p in people.items()), key=lambda pair: pair[1].casefold()
@@ -146,6 +148,9 @@ def csrf_input(request: HttpRequest | None) -> str:
 def common_context(
     reg: Register, project: Project, caller: Caller, request: HttpRequest | None = None, **more
 ) -> dict:
+    form = more.get("form")
+    if form and reg.slug == "work-packages":  # the budget phasing month grid
+        form["phasing_rows"] = forms.phasing_rows(form["values"].get("budgetPhasing") or "")
     return {
         "csrf_input": csrf_input(request),
         "project": project,

@@ -61,6 +61,53 @@
   window.addEventListener("resize", focusableScrollers);
   document.addEventListener("htmx:afterSettle", focusableScrollers);
 
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-print]")) window.print();
+  });
+
+  // A date field is one Tab stop: Tab and Shift+Tab leave it (the browser would step
+  // through its day, month and year first); the arrow keys still move between those parts.
+  var FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), " +
+    "select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Tab" || event.altKey || event.ctrlKey || event.metaKey) return;
+    var field = event.target;
+    if (!field.matches || !field.matches("input[type=date], input[type=month]")) return;
+    var all = Array.prototype.filter.call(document.querySelectorAll(FOCUSABLE), function (el) {
+      return el === field || (el.getClientRects().length > 0 && el.tabIndex >= 0);
+    });
+    var next = all[all.indexOf(field) + (event.shiftKey ? -1 : 1)];
+    if (!next) return;
+    event.preventDefault();
+    next.focus();
+  });
+
+  // Budget phasing grid: "Add a month" appends an empty row (the next month after the last
+  // one filled) and puts the keyboard on it.
+  document.addEventListener("click", function (event) {
+    var add = event.target.closest("[data-add-phasing-row]");
+    if (!add) return;
+    var body = add.parentNode.querySelector("[data-phasing-rows]");
+    var last = body && body.rows[body.rows.length - 1];
+    if (!last) return;
+    var row = last.cloneNode(true);
+    var n = body.rows.length + 1;
+    var month = row.querySelector("input[type=month]");
+    var amount = row.querySelector("input[name='budgetPhasing-amount']");
+    var previous = last.querySelector("input[type=month]").value;
+    month.value = "";
+    if (/^\d{4}-\d{2}$/.test(previous)) {
+      var y = parseInt(previous.slice(0, 4), 10), m = parseInt(previous.slice(5), 10) + 1;
+      if (m > 12) { m = 1; y += 1; }
+      month.value = y + "-" + (m < 10 ? "0" : "") + m;
+    }
+    amount.value = "";
+    month.setAttribute("aria-label", "Month " + n);
+    amount.setAttribute("aria-label", "Amount " + n);
+    body.appendChild(row);
+    amount.focus();
+  });
+
   document.addEventListener("focusin", function (event) {
     if (event.target.matches("[data-select-on-focus]")) event.target.select();
   });

@@ -86,3 +86,60 @@ def test_delete_confirms_says_what_and_undoes(cast, live_server, watched_page, s
     expect(page.locator("#flash")).to_contain_text("Deleted the work package “Old stream”.")
     expect(page.locator("#flash").get_by_role("button", name="Undo")).to_have_count(0)
     assert not WorkPackage.objects.filter(pk=wp.pk).exists()
+
+
+def test_print_hides_the_page_furniture(cast, live_server, watched_page, sign_in):
+    """The browser's print of the business case reads as a board paper: no navigation,
+    forms or buttons."""
+    page = watched_page
+    sign_in(page, "viewer")
+    page.goto(f"{live_server.url}/projects/ALPHA/charter/")
+    expect(page.get_by_role("link", name="Download the business case as PDF")).to_be_visible()
+    page.emulate_media(media="print")
+    expect(page.get_by_role("navigation", name="Main")).to_be_hidden()
+    expect(page.get_by_role("navigation", name="Project sections")).to_be_hidden()
+    expect(page.get_by_role("button", name="Print")).to_be_hidden()
+    expect(page.get_by_role("heading", name="Alpha programme")).to_be_visible()
+    page.screenshot(path="/tmp/uxc/20-print-media.png", full_page=True)
+
+
+def test_a_date_field_is_one_tab_stop(cast, live_server, watched_page, sign_in):
+    wp = WorkPackageFactory(project=cast.project, name="Build the portal")
+    page = watched_page
+    sign_in(page, "editor")
+    page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
+    page.locator(f"#wp-{wp.pk}").get_by_role("link", name="Edit Build the portal").click()
+    editor = page.locator(f"#wp-{wp.pk}.editing")
+    start = editor.get_by_label("Planned start")
+    start.focus()
+    page.keyboard.press("Tab")
+    expect(editor.get_by_label("Planned end")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(start).to_be_focused()
+
+
+def test_budget_phasing_is_a_month_grid(cast, live_server, watched_page, sign_in):
+    wp = WorkPackageFactory(project=cast.project, name="Build the portal", budget_phasing=None)
+    page = watched_page
+    sign_in(page, "editor")
+    page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
+    page.locator(f"#wp-{wp.pk}").get_by_role("link", name="Edit Build the portal").click()
+    grid = page.get_by_role("group", name="Budget phasing")
+    grid.get_by_label("Month 1", exact=True).fill("2026-01")
+    grid.get_by_label("Amount 1", exact=True).fill("12000")
+    grid.get_by_label("Month 2", exact=True).fill("2026-02")
+    grid.get_by_label("Amount 2", exact=True).fill("8000")
+    grid.get_by_role("button", name="Add a month").click()
+    expect(grid.get_by_label("Amount 3", exact=True)).to_be_focused()
+    assert grid.get_by_label("Month 3", exact=True).input_value() == "2026-03"
+    grid.get_by_label("Amount 3", exact=True).fill("5000")
+    assert_accessible(page, "the phasing grid")
+    page.screenshot(path="/tmp/uxc/17-phasing-grid.png")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator(f"#wp-{wp.pk}").get_by_role("status")).to_have_text("Saved")
+    wp.refresh_from_db()
+    assert [(e["period"], float(e["amount"])) for e in wp.budget_phasing] == [
+        ("2026-01", 12000),
+        ("2026-02", 8000),
+        ("2026-03", 5000),
+    ]

@@ -146,7 +146,8 @@ def test_inline_validation_error_is_shown_in_the_row_with_422(cast, client_for):
     row = text_of(response)
     assert "A Complete work package has progress 100." in row
     assert "Line 2, period: Must be a month as YYYY-MM." in row
-    assert 'aria-invalid="true"' in row and "2026-13: 5" in row
+    # Re-shown in the month grid as typed.
+    assert 'aria-invalid="true"' in row and 'value="2026-13"' in row and 'value="5"' in row
     wp.refresh_from_db()
     assert wp.status == "Not Started" and wp.revision == 1
 

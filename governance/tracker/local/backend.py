@@ -96,6 +96,22 @@ class LocalTracker:
             .exists()
         )
 
+    def browsers_among(self, project_key: str, account_ids) -> set[str]:
+        """Which of these people may browse the project, in two queries whatever their number."""
+        ids = {a for a in account_ids if a}
+        if not ids:
+            return set()
+        project = LocalProject.objects.filter(key=project_key)
+        lead = set(
+            project.filter(lead__account_id__in=ids).values_list("lead__account_id", flat=True)
+        )
+        granted = set(
+            LocalBrowseGrant.objects.filter(
+                project__key=project_key, account__account_id__in=ids
+            ).values_list("account__account_id", flat=True)
+        )
+        return lead | granted
+
     def search_issues(self, project_key: str, text: str, *, limit: int = 20) -> list[TrackerIssue]:
         issues = LocalIssue.objects.filter(project__key=project_key)
         text = text.strip()

@@ -1,0 +1,115 @@
+"""Notifications: a message to one person, kept for the in-app list and e-mailed through the
+outbox after commit (Django's mail backends: the console on a laptop, SMTP by setting).
+
+One function makes them, `notify`; the services call it inside their own transaction. The
+event's `dedupe_key` is unique, so an event that is reported twice (a retried task, a second
+run of the reminders) makes no second notification and no second e-mail; the e-mail handler
+sends only while `emailed_at` is empty. A person may turn any kind off: then nothing is made."""
+
+import logging
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone
+
+from governance import outbox
+from governance.models import (
+    NOTIFICATION_KINDS,
+    Notification,
+    NotificationOptOut,
+    User,
+)
+
+logger = logging.getLogger(__name__)
+
+EMAIL_TASK = "notification.email"
+
+
+def opted_out(account_id: str, kind: str) -> bool:
+    return NotificationOptOut.objects.filter(account_id=account_id, kind=kind).exists()
+
+
+def notify(
+    *,
+    kind: str,
+    recipient_account_id: str | None,
+    dedupe_key: str,
+    subject: str,
+    body: str = "",
+    url: str = "",
+    project_key: str = "",
+) -> Notification | None:
+    """Tell one person of one event, once. None when there is nobody to tell, they turned
+    this kind off, or the event was already told."""
+    if kind not in NOTIFICATION_KINDS:
+        raise LookupError(f"No notification kind {kind!r}.")
+    if not recipient_account_id or opted_out(recipient_account_id, kind):
+        return None
+    with transaction.atomic():
+        note, created = Notification.objects.get_or_create(
+            dedupe_key=dedupe_key[:255],
+            defaults={
+                "recipient_account_id": recipient_account_id,
+                "kind": kind,
+                "project_key": project_key,
+                "subject": subject[:255],
+                "body": body,
+                "url": url[:500],
+            },
+        )
+        if not created:
+            return None
+        outbox.enqueue(EMAIL_TASK, {"id": note.pk})
+    return note
+
+
+@outbox.handler(EMAIL_TASK)
+def send_notification_email(payload: dict) -> None:
+    """Send the notification's e-mail unless it was sent already, the person has no address,
+    or they turned the kind off since."""
+    note = Notification.objects.filter(pk=payload.get("id"), emailed_at__isnull=True).first()
+    if note is None or opted_out(note.recipient_account_id, note.kind):
+        return
+    address = (
+        User.objects.filter(account_id=note.recipient_account_id, is_active=True)
+        .exclude(email="")
+        .values_list("email", flat=True)
+        .first()
+    )
+    if not address:
+        return
+    link = f"{settings.SITE_URL.rstrip('/')}{note.url}" if note.url else ""
+    text = "\n\n".join(part for part in (note.body, link) if part)
+    # Mark first, inside a row claim: a second run of the same task finds it sent.
+    claimed = Notification.objects.filter(pk=note.pk, emailed_at__isnull=True).update(
+        emailed_at=timezone.now()
+    )
+    if not claimed:
+        return
+    try:
+        send_mail(note.subject, text, settings.DEFAULT_FROM_EMAIL, [address])
+    except Exception:
+        Notification.objects.filter(pk=note.pk).update(emailed_at=None)  # retried by the outbox
+        raise
+
+
+def unread_count(account_id: str) -> int:
+    return Notification.objects.filter(recipient_account_id=account_id, read_at=None).count()
+
+
+def mark_read(account_id: str, ids: list | None = None) -> int:
+    """Mark this person's notifications read (these ids, or all)."""
+    rows = Notification.objects.filter(recipient_account_id=account_id, read_at=None)
+    if ids is not None:
+        rows = rows.filter(pk__in=[i for i in ids if str(i).isdigit()])
+    return rows.update(read_at=timezone.now())
+
+
+def set_opt_outs(account_id: str, off: set[str]) -> None:
+    """The kinds this person turned off, replacing the previous choice."""
+    off = {k for k in off if k in NOTIFICATION_KINDS}
+    with transaction.atomic():
+        NotificationOptOut.objects.filter(account_id=account_id).exclude(kind__in=off).delete()
+        for kind in off:
+            NotificationOptOut.objects.get_or_create(account_id=account_id, kind=kind)

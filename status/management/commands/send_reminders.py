@@ -1,0 +1,15 @@
+"""Notifications on a schedule: stale statuses (daily) and the Waiting-for-me digest (once a
+week per person). Safe to run as often as you like: nobody is told of one event twice."""
+
+from django.core.management.base import BaseCommand
+
+from status import reminders
+
+
+class Command(BaseCommand):
+    help = "Send the stale-status reminders and this week's Waiting-for-me digests."
+
+    def handle(self, *args, **options):
+        stale = reminders.stale_status_reminders()
+        digests = reminders.weekly_digests()
+        self.stdout.write(f"Sent {stale} stale-status reminder(s) and {digests} digest(s).")
