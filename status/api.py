@@ -44,8 +44,10 @@ STATUS_BODY = body_schema(
         "outcomeConfidence": {"enum": [*CONFIDENCES, None]},
         "adoptionConfidence": {"enum": [*CONFIDENCES, None]},
         "revisedForecast": {
-            "type": ["number", "null"],
-            "description": "Nullable number: empty, negative or non-numeric becomes null.",
+            "description": (
+                "Nullable number: empty, negative or non-numeric becomes null; a comma that "
+                "could be a decimal comma (12,5) is refused."
+            ),
         },
         "pmKeyMessage": {"type": "string", "maxLength": 2000},
         "overallReason": _REASON,
