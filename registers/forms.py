@@ -61,7 +61,6 @@ CHANGE_FIELDS = [
     "impactScope",
     "impactQualityOther",
     "targetWorkPackageId",
-    "proposerAccountId",
     "approverAccountId",
 ]
 FIELDS = {
