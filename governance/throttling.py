@@ -16,10 +16,10 @@ from django.shortcuts import render
 from governance.errors import TooManyRequests
 
 
-def client_ip(request: HttpRequest) -> str:
+def client_ip(request: HttpRequest) -> str | None:
     """The address the request came from (the socket's peer; a reverse proxy in front of the
-    app should pass the client's address on as REMOTE_ADDR)."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    app should pass the client's address on as REMOTE_ADDR), or None when there is none."""
+    return request.META.get("REMOTE_ADDR") or None
 
 
 def signin_lockout_minutes() -> int:
@@ -46,7 +46,7 @@ def signin_locked(request, original_response=None, credentials=None):
 
 
 def _keys(request: HttpRequest) -> tuple[str, str]:
-    address = client_ip(request)
+    address = client_ip(request) or "unknown"
     return f"throttle:bearer:{address}:count", f"throttle:bearer:{address}:until"
 
 

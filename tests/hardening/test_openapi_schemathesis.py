@@ -10,6 +10,8 @@ and those refusals are the error body with the field named, which the checks ver
 import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from governance.api import ERROR_CODES
@@ -34,6 +36,17 @@ CONFIG = schemathesis.config.SchemathesisConfig.from_dict(
 )
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", WSGIHandler(), config=CONFIG)
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Django's test client stops each request from closing the database connection; the
+    plain WSGI handler schemathesis calls does not, so do the same here."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
