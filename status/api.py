@@ -17,7 +17,7 @@ router = Router(tags=["status"])
 
 _REASON = {"type": "string", "description": "Trimmed and clamped to 120 characters."}
 _OVERRIDE = {
-    "type": ["string", "null"],
+    # Lenient by the spec: any value is accepted, so the schema names no type.
     "description": "Red, Amber, Green, Blue, None; anything else becomes null (use derived).",
 }
 STATUS_BODY = body_schema(
