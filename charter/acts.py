@@ -261,17 +261,35 @@ TEMPLATE_LESSONS = Act(
 )
 
 
+# Separation of duties: whoever submitted the case may not decide on it.
+OWN_WORK_ACTS = frozenset({"approve", "return", "kill"})
+OWN_WORK_MESSAGE = (
+    "You submitted this business case, so you may not {act} it: nobody approves their own "
+    "work. Another sponsor must be named as the decision authority."
+)
+
+
+def own_work(act: Act, case, caller: Caller) -> bool:
+    submitter = getattr(case, "submitted_by_account_id", "")
+    return act.name in OWN_WORK_ACTS and bool(submitter) and submitter == caller.account_id
+
+
 def check(act: Act, case, caller: Caller) -> None:
-    """Forbidden (403) for the wrong person, then Conflict (409) for the wrong state."""
+    """Forbidden (403) for the wrong person (or the case's own submitter deciding on it),
+    then Conflict (409) for the wrong state."""
     if not may(caller, act.who):
         raise Forbidden(WHO_MESSAGES[act.who])
+    if own_work(act, case, caller):
+        raise Forbidden(OWN_WORK_MESSAGE.format(act=act.name))
     reason = act.state_refusal(case)
     if reason:
         raise Conflict(reason)
 
 
 def allowed(act: Act, case, caller: Caller) -> bool:
-    return may(caller, act.who) and act.state_refusal(case) is None
+    return (
+        may(caller, act.who) and not own_work(act, case, caller) and act.state_refusal(case) is None
+    )
 
 
 def available_acts(case, caller: Caller) -> list[str]:

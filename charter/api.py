@@ -174,7 +174,9 @@ for _name in ACTS:
         {
             "asBuiltOutcome": TEXT,
             "asBuiltReturn": TEXT,
-            "asBuiltReturnValue": {"type": ["number", "null"]},
+            "asBuiltReturnValue": {
+                "description": "Nullable number: empty, negative or non-numeric becomes null."
+            },
             "asBuiltEndDate": {"type": ["string", "null"], "format": "date"},
             "scopeDispositions": {"type": "object"},
             "rioDispositions": {"type": "object"},

@@ -98,6 +98,8 @@ class BusinessCase(models.Model):
     )
     version = models.PositiveIntegerField(default=1)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # Who submitted the case last: they may not approve, return or kill it (their own work).
+    submitted_by_account_id = models.CharField(max_length=128, blank=True, default="")
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by_account_id = models.CharField(max_length=128, null=True, blank=True)
     approval_comment = models.TextField(blank=True, default="")

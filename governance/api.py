@@ -1,7 +1,10 @@
 """The JSON API (/api/v1): auth, the one error mapping, body parsing, and the kernel
 endpoints. Each app's `api.router` is mounted here; no rule lives in an endpoint."""
 
+import copy
+import inspect
 import json
+import logging
 from importlib import import_module
 from typing import Any
 
@@ -9,35 +12,45 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
-from ninja import NinjaAPI, Router
+from ninja import NinjaAPI, Query, Router
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
-from governance import audit, cleaning, permissions, services
+from governance import audit, cleaning, permissions, services, throttling
 from governance.atlassian.http import SignInRequired
 from governance.concurrency import etag, parse_if_match
 from governance.errors import (
     BadRequest,
     DomainError,
     Forbidden,
+    Internal,
     NotFound,
+    TooManyRequests,
     Unauthenticated,
     Unavailable,
     ValidationFailed,
 )
+from governance.middleware import request_id
 from governance.models import AuditEntry, EditorNomination, SiteSettings
 from governance.people import resolve
 from governance.tracker import TrackerError
 
 API_APPS = ["registers", "charter", "status", "portfolio", "agent"]
+MAX_BODY_DEPTH = 32
+MAX_OFFSET = 1_000_000_000
+logger = logging.getLogger("governance.api")
 
 
 class BearerToken(HttpBearer):
     """Authorization: Bearer <personal API token>."""
 
     def authenticate(self, request: HttpRequest, token: str):
-        return services.user_for_token(token.strip())
+        throttling.check_bearer(request)
+        user = services.user_for_token(token.strip())
+        if user is None:
+            throttling.bearer_failed(request)
+        return user
 
 
 class _CsrfCheck(CsrfViewMiddleware):
@@ -66,7 +79,145 @@ class SessionCookie(APIKeyCookie):
         return user
 
 
-api = NinjaAPI(
+ERROR_CODES = [
+    "bad_request",
+    "unauthenticated",
+    "forbidden",
+    "not_found",
+    "conflict",
+    "frozen",
+    "stale",
+    "validation",
+    "gate",
+    "throttled",
+    "internal",
+]
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "string", "enum": ERROR_CODES},
+                "message": {"type": "string"},
+                "fields": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                },
+                "rows": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "row": {"type": "integer"},
+                            "field": {"type": "string"},
+                            "message": {"type": "string"},
+                        },
+                    },
+                },
+                "requestId": {"type": "string"},
+            },
+        }
+    },
+}
+ERROR_DESCRIPTIONS = {
+    "400": "bad_request: the body is not a JSON object, or a header or parameter is malformed",
+    "401": "unauthenticated: no valid session or token",
+    "403": "forbidden: the caller may view this but may not do it",
+    "404": "not_found: no such resource, or the caller may not view it",
+    "409": "conflict or frozen: not allowed in the current state",
+    "412": "stale: the If-Match revision is not the stored one",
+    "422": "validation or gate: the body or a parameter is refused, each field named",
+    "429": "throttled: too many invalid tokens from this address (see Retry-After)",
+    "500": "internal: an unexpected failure, with the request id",
+}
+UNSAFE = {"post", "put", "patch", "delete"}
+
+
+class GovernanceAPI(NinjaAPI):
+    """The API whose OpenAPI document also lists every operation's error answers, each with
+    the one error body."""
+
+    def get_openapi_schema(self, *args, **kwargs):
+        # A copy: the bodies' schemas are module constants shared by several operations.
+        schema = copy.deepcopy(super().get_openapi_schema(*args, **kwargs))
+        schema.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+        honours = self._operations_honouring_if_match()
+        for item in schema.get("paths", {}).values():
+            for operation in item.values():
+                _document_text(operation)
+        for item in schema.get("paths", {}).values():
+            for method, operation in item.items():
+                if method not in UNSAFE | {"get"}:
+                    continue
+                codes = [400, 401, 403, 404, 422, 429, 500]
+                if method in UNSAFE:
+                    codes.append(409)
+                if method in UNSAFE and operation.get("operationId") in honours:
+                    codes.append(412)
+                responses = operation.setdefault("responses", {})
+                for code in sorted(codes):
+                    responses.setdefault(
+                        code,
+                        {
+                            "description": ERROR_DESCRIPTIONS[str(code)],
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Error"}
+                                }
+                            },
+                        },
+                    )
+        return schema
+
+    def _operations_honouring_if_match(self) -> set[str]:
+        """The operation ids whose view reads If-Match (and so may answer 412)."""
+        found = set()
+        for _prefix, router in self._routers:
+            for path_view in router.path_operations.values():
+                for operation in path_view.operations:
+                    source = inspect.getsource(operation.view_func)
+                    if "If-Match" in source or "_if_match(request" in source:
+                        found.add(
+                            operation.operation_id or self.get_openapi_operation_id(operation)
+                        )
+        return found
+
+
+NO_CONTROL_CHARACTERS = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]*$"
+
+
+def _document_text(operation: dict) -> None:
+    """What every text input accepts, said in the document: in a JSON body, null wherever
+    text is (it reads as empty, which clears an optional field); in a body and in the query,
+    no control characters but tab and line breaks (they are refused with 422)."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") != "query":
+            continue
+        schema = parameter.get("schema", {})
+        for member in [schema, *schema.get("anyOf", [])]:
+            if member.get("type") == "string" and "enum" not in member:
+                member.setdefault("pattern", NO_CONTROL_CHARACTERS)
+    content = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    if not content:
+        return
+    stack = [content.get("schema", {})]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == "string" and "enum" not in node:
+            node["type"] = ["string", "null"]
+            if "format" not in node:
+                node.setdefault("pattern", NO_CONTROL_CHARACTERS)
+        stack.extend(node.get("properties", {}).values())
+        if isinstance(node.get("items"), dict):
+            stack.append(node["items"])
+
+
+api = GovernanceAPI(
     title="Project governance API",
     version="1",
     description=(
@@ -82,7 +233,10 @@ api = NinjaAPI(
 
 
 def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
-    return api.create_response(request, error.body(), status=error.status)
+    response = api.create_response(request, error.body(), status=error.status)
+    if isinstance(error, TooManyRequests):
+        response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 @api.exception_handler(DomainError)
@@ -119,6 +273,15 @@ def _http_error(request, exc: HttpError):
     return _error_response(request, error_class(str(exc)))
 
 
+@api.exception_handler(Exception)
+def _internal(request, exc):
+    """Anything unexpected: the error body (`internal`, 500) with the request id; the log has
+    the traceback under the same id."""
+    rid = request_id(request)
+    logger.error("Request %s failed on %s", rid, request.path, exc_info=exc)
+    return _error_response(request, Internal(rid))
+
+
 @api.exception_handler(NinjaValidationError)
 def _ninja_validation(request, exc: NinjaValidationError):
     fields: dict[str, list[str]] = {}
@@ -140,8 +303,12 @@ def json_object(request: HttpRequest) -> dict[str, Any]:
         body = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
         raise BadRequest("The request body is not valid JSON.") from None
+    except RecursionError:
+        raise BadRequest(f"The request body nests deeper than {MAX_BODY_DEPTH} levels.") from None
     if not isinstance(body, dict):
         raise BadRequest("The request body must be a JSON object.")
+    if cleaning.json_depth(body) > MAX_BODY_DEPTH:
+        raise BadRequest(f"The request body nests deeper than {MAX_BODY_DEPTH} levels.")
     refused = cleaning.control_characters(body)
     if refused:
         raise ValidationFailed({path: [cleaning.CONTROL_MESSAGE] for path in refused})
@@ -243,7 +410,7 @@ def project_audit(
     kind: str | None = None,
     actorAccountId: str | None = None,
     limit: int = 100,
-    offset: int = 0,
+    offset: int = Query(0, le=MAX_OFFSET),
 ):
     """The project's audit entries, newest first. Filters: kind, actorAccountId."""
     project, _ = permissions.project_for(request, key)

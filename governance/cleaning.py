@@ -37,24 +37,40 @@ def control_error(value: Any) -> Error:
     return None
 
 
-def control_characters(value: Any, path: str = "") -> list[str]:
+def control_characters(value: Any) -> list[str]:
     """The paths (`field`, `field[2]`, `field.key`) of every string in a JSON value, keys
-    included, that holds a control character."""
+    included, that holds a control character. Iterative: any depth is walked."""
     found: list[str] = []
-    if isinstance(value, str):
-        if CONTROL_CHARACTERS.search(value):
-            found.append(path or "request")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            name = f"{path}.{key}" if path else str(key)
-            if CONTROL_CHARACTERS.search(str(key)):
-                found.append(name)
-            else:
-                found.extend(control_characters(item, name))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(control_characters(item, f"{path}[{index}]"))
-    return found
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if CONTROL_CHARACTERS.search(item):
+                found.append(path or "request")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                name = f"{path}.{key}" if path else str(key)
+                if CONTROL_CHARACTERS.search(str(key)):
+                    found.append(name)
+                else:
+                    stack.append((child, name))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
+    return sorted(found)
+
+
+def json_depth(value: Any) -> int:
+    """How deeply a JSON value nests (a scalar is 0, [] or {} is 1). Iterative."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth) for child in children)
+    return deepest
 
 
 def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, Error]:
@@ -63,10 +79,9 @@ def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, E
     if value is None:
         value = ""
     if not isinstance(value, str):
-        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
-            value = str(value)
-        else:
-            return "", "Must be text."
+        # A JSON number is not text (the OpenAPI document says string); spreadsheet cells
+        # holding numbers reach here as text (registers.spreadsheets).
+        return "", "Must be text."
     if CONTROL_CHARACTERS.search(value):
         return "", CONTROL_MESSAGE
     value = value.strip()
@@ -83,9 +98,33 @@ def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
     return (cleaned or None), error
 
 
+# A comma is read as a thousands separator only where it cannot be anything else: groups of
+# three with a decimal point after them (1,234.5) or more than one group (1,234,567). Any other
+# comma in something number-like (12,5 or 1,234) could be a decimal comma: refused, not guessed.
+GROUPED_NUMBER = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
+NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?[\d,]*\d[\d,]*(\.\d*)?")
+AMBIGUOUS_MESSAGE = (
+    "Ambiguous number: a comma here could separate thousands or decimals. "
+    "Write it without thousands separators, with a point for decimals (1234.5)."
+)
+
+
+def _ambiguous(value: Any) -> bool:
+    if not isinstance(value, str) or "," not in value:
+        return False
+    value = value.strip()
+    if not NUMBER_LIKE_WITH_COMMA.fullmatch(value):
+        return False  # not number-like at all: the field's own rule applies
+    clear = GROUPED_NUMBER.fullmatch(value) and ("." in value or value.count(",") > 1)
+    return not clear
+
+
 def nullable_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
     """The spec's nullable number: empty, negative or non-numeric input becomes null.
-    A number with more decimal places than the field keeps, or too large, is refused."""
+    A number with more decimal places than the field keeps, or too large, is refused, and so
+    is an ambiguous comma (12,5) that is not plainly negative."""
+    if _ambiguous(value) and not value.strip().startswith("-"):
+        return None, AMBIGUOUS_MESSAGE
     number = _to_decimal(value)
     if number is None or number < 0:
         return None, None
@@ -96,6 +135,8 @@ def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error
     """A signed amount (savings allowed). Blank is null; non-numeric is refused."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
+    if _ambiguous(value):
+        return None, AMBIGUOUS_MESSAGE
     number = _to_decimal(value)
     if number is None:
         return None, "Must be a number."
@@ -105,6 +146,8 @@ def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error
 def signed_integer(value: Any) -> tuple[int | None, Error]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
+    if _ambiguous(value):
+        return None, AMBIGUOUS_MESSAGE
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
@@ -115,6 +158,8 @@ def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[
     """An integer in [low, high] on the given step, or null when blank. Refused, never rounded."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
+    if _ambiguous(value):
+        return None, AMBIGUOUS_MESSAGE
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
@@ -162,7 +207,7 @@ def enum(
 
 def coerce_enum(value: Any, choices: Iterable[str], *, fallback: str | None) -> str | None:
     """For the spec's lenient enums (invalid becomes a fallback rather than an error)."""
-    return value if value in set(choices) else fallback
+    return value if isinstance(value, str) and value in set(choices) else fallback
 
 
 def boolean(value: Any) -> tuple[bool, Error]:

@@ -80,6 +80,34 @@ class ValidationFailed(DomainError):
         return body
 
 
+class Internal(DomainError):
+    """Something unexpected failed; the body carries the request id the log names."""
+
+    code, status = "internal", 500
+    default_message = (
+        "Something went wrong on our side. Nothing you sent was at fault; quote the request id "
+        "if you report it."
+    )
+
+    def __init__(self, request_id: str, message: str | None = None):
+        self.request_id = request_id
+        super().__init__(message)
+
+    def body(self) -> dict:
+        body = super().body()
+        body["error"]["requestId"] = self.request_id
+        return body
+
+
+class TooManyRequests(DomainError):
+    code, status = "throttled", 429
+    default_message = "Too many attempts. Wait and try again."
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 60, **kwargs):
+        self.retry_after = retry_after
+        super().__init__(message, **kwargs)
+
+
 class GateBlocked(DomainError):
     """A hard content gate of the spec refused the act; `fields` names each missing input."""
 

@@ -1,10 +1,13 @@
 """Maps domain errors that escape an HTML view to a page a person can act on. The API maps
-domain errors itself (governance.api); here it only gets the one error body for what never
-reaches an endpoint: an unknown API path (404) or a method a path does not answer (405).
+domain errors itself (governance.api); `RequestIdMiddleware` gives the one error body to what
+never reaches an endpoint (an unknown API path, a method a path does not answer) and to any
+failure under /api/ (`internal`, 500, with the request id).
 Before any view runs, it refuses control characters (NUL and the other C0 controls but tab
 and line breaks) in the path (404), the query parameters and form fields (422, named)."""
 
 import json
+import logging
+import uuid
 
 from django.conf import settings
 from django.contrib import messages
@@ -19,6 +22,8 @@ from governance.atlassian.http import SignInRequired
 from governance.errors import (
     BadRequest,
     DomainError,
+    Forbidden,
+    Internal,
     NotFound,
     Unauthenticated,
     Unavailable,
@@ -26,34 +31,68 @@ from governance.errors import (
 )
 from governance.tracker import TrackerError
 
+logger = logging.getLogger("governance.requests")
+
+
+def request_id(request) -> str:
+    """The id of this request (X-Request-ID on every response, in the log of any failure)."""
+    rid = getattr(request, "request_id", None)
+    if rid is None:
+        rid = request.request_id = uuid.uuid4().hex
+    return rid
+
+
+class RequestIdMiddleware:
+    """Outermost: gives every request an id and keeps the API's promise of one error body.
+    Whatever answers an error under /api/ without JSON (an unknown path, a method a path does
+    not answer, a failure in a middleware, Django's own 400 and 500 pages) is replaced by the
+    error body; a 500 carries the request id, which the log line names."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        rid = request_id(request)
+        response = self.get_response(request)
+        if (
+            request.path.startswith("/api/")
+            and response.status_code >= 400
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            response = self._api_error(request, response)
+        response["X-Request-ID"] = rid
+        return response
+
+    @staticmethod
+    def _api_error(request, response):
+        status = response.status_code
+        if status == 404:
+            error = NotFound()
+        elif status == 405:
+            allowed = response.get("Allow", "")
+            error = BadRequest(f"This path does not answer that method. It answers: {allowed}.")
+        elif status == 403:
+            error = Forbidden()
+        elif status >= 500:
+            logger.error("Request %s answered %s on %s", request_id(request), status, request.path)
+            error = Internal(request_id(request))
+        else:
+            error = BadRequest("The request could not be read.")
+        api_response = HttpResponse(
+            json.dumps(error.body()), status=status, content_type="application/json"
+        )
+        for header in ("Allow", "Retry-After"):
+            if response.has_header(header):
+                api_response[header] = response[header]
+        return api_response
+
 
 class DomainErrorMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        response = self.get_response(request)
-        if (
-            request.path.startswith("/api/")
-            and response.status_code in (404, 405)
-            and not response.get("Content-Type", "").startswith("application/json")
-        ):
-            return self._api_error(response)
-        return response
-
-    @staticmethod
-    def _api_error(response):
-        if response.status_code == 404:
-            error = NotFound()
-        else:
-            allowed = response.get("Allow", "")
-            error = BadRequest(f"This path does not answer that method. It answers: {allowed}.")
-        api_response = HttpResponse(
-            json.dumps(error.body()), status=response.status_code, content_type="application/json"
-        )
-        if response.has_header("Allow"):
-            api_response["Allow"] = response["Allow"]
-        return api_response
+        return self.get_response(request)
 
     def process_view(self, request, view, args, kwargs):
         error = _control_characters(request)
@@ -74,9 +113,8 @@ class DomainErrorMiddleware:
         return response
 
     def process_exception(self, request, exception):
-        if request.path.startswith("/api/"):
-            return None
-        if isinstance(exception, SignInRequired):
+        api = request.path.startswith("/api/")
+        if isinstance(exception, SignInRequired) and not api:
             # A revoked or expired Atlassian grant: back through sign-in, plainly.
             logout(request)
             messages.info(request, str(exception) or "Sign in with Atlassian again.")
@@ -85,7 +123,15 @@ class DomainErrorMiddleware:
             # Fail closed: no traceback, no open door.
             exception = Unavailable()
         if not isinstance(exception, DomainError):
+            # Django answers the rest (Http404 as 404, anything unexpected as 500, logged);
+            # under /api/ RequestIdMiddleware turns that answer into the error body.
             return None
+        if request.path.startswith("/api/"):
+            return HttpResponse(
+                json.dumps(exception.body()),
+                status=exception.status,
+                content_type="application/json",
+            )
         return self._page(request, exception)
 
     @staticmethod

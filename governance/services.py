@@ -39,7 +39,9 @@ def editors_set(
     *, caller: Caller, account_ids: Any, expected_revision: int | None = None
 ) -> list[str]:
     """Replace the project's nominated editors: the Project Lead alone. Every id must be a
-    tracker user; a list based on an older `editors_revision` is refused (Stale)."""
+    tracker user; a newly nominated one must be able to browse the project and may not be
+    its sponsor (separation of duties); a list based on an older `editors_revision` is
+    refused (Stale)."""
     require(caller.can_manage_editors, "Only the Project Lead may nominate editors.")
     project = caller.project
     if not isinstance(account_ids, list):
@@ -49,12 +51,31 @@ def editors_set(
     for value in account_ids:
         if isinstance(value, str) and value.strip() and value.strip() not in wanted:
             wanted.append(value.strip())
-    known = get_tracker().users_bulk(wanted) if wanted else {}
+    tracker = get_tracker()
+    known = tracker.users_bulk(wanted) if wanted else {}
+    current = set(editor_account_ids(project))
     for index, value in enumerate(account_ids):
+        where = f"accountIds[{index}]"
         if not isinstance(value, str) or not value.strip():
-            errors.add(f"accountIds[{index}]", "Must be a tracker accountId.")
-        elif value.strip() not in known:
-            errors.add(f"accountIds[{index}]", f"No tracker user with accountId {value.strip()}.")
+            errors.add(where, "Must be a tracker accountId.")
+            continue
+        account = value.strip()
+        if account not in known:
+            errors.add(where, f"No tracker user with accountId {account}.")
+        elif account in current:
+            continue  # already an editor: kept as is
+        elif account == project.sponsor_account_id:
+            errors.add(
+                where,
+                f"{known[account].display_name} is the business case's decision authority: "
+                "nobody approves their own work, so the sponsor cannot be an editor.",
+            )
+        elif not tracker.can_browse(account, project.key):
+            errors.add(
+                where,
+                f"{known[account].display_name} cannot browse {project.key} in the tracker; "
+                "an editor must be able to see the project.",
+            )
     errors.raise_if_any()
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)

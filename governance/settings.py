@@ -1,6 +1,7 @@
 """The one settings module. Every knob comes from the environment (django-environ); the
 embedded defaults run the app on a laptop: SQLite, the local tracker and the local wiki."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -49,6 +50,7 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "ninja",
+    "axes",
     "governance",
     "governance.tracker.local",
     "governance.wiki.local",
@@ -60,6 +62,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "governance.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -72,11 +75,18 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "governance.middleware.DomainErrorMiddleware",
+    # Last, as django-axes asks: it answers a locked-out sign-in (governance.throttling).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "governance.urls"
 WSGI_APPLICATION = "governance.wsgi.application"
 AUTH_USER_MODEL = "governance.User"
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a sign-in while the account or the address is locked out.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "project-list"
 LOGOUT_REDIRECT_URL = "login"
@@ -267,3 +277,17 @@ TRACKER_CACHE_SECONDS = env.int("TRACKER_CACHE_SECONDS", default=60)
 # Jira groups whose members count as site administrators when asked about someone else.
 ATLASSIAN_ADMIN_GROUPS = env.list("ATLASSIAN_ADMIN_GROUPS", default=["site-admins"])
 ATLASSIAN_FIELD_NAME = env.str("ATLASSIAN_FIELD_NAME", default="Work Package")
+# --- Throttling of guessed credentials (governance/throttling.py) -------------------------
+# Sign-in, the login page and the admin's (django-axes): after SIGNIN_FAILURE_LIMIT failures
+# within the lock-out time, the account, and separately the address, are locked out for
+# SIGNIN_LOCKOUT_MINUTES; a right password is refused too until then.
+AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=20)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGNIN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "governance.throttling.signin_locked"
+AXES_CLIENT_IP_CALLABLE = "governance.throttling.client_ip"
+AXES_VERBOSE = False
+# Invalid bearer tokens per address: past the limit within the window, 429 with Retry-After.
+API_TOKEN_FAILURE_LIMIT = env.int("API_TOKEN_FAILURE_LIMIT", default=20)
+API_TOKEN_FAILURE_WINDOW_SECONDS = env.int("API_TOKEN_FAILURE_WINDOW_SECONDS", default=600)

@@ -32,7 +32,12 @@ router = Router(tags=["registers"])
 
 STRING, NULL_STRING = {"type": "string"}, {"type": ["string", "null"]}
 DATE = {"type": ["string", "null"], "format": "date"}
-NUMBER = {"type": ["number", "null"]}
+NUMBER = {
+    "description": (
+        "A nullable number: empty, negative or non-numeric input becomes null; a comma that "
+        "could be a decimal comma (12,5) is refused."
+    )
+}
 LINKS = {
     "type": "array",
     "items": {

@@ -63,7 +63,6 @@ CHANGE_FIELDS = [
     "impactScope",
     "impactQualityOther",
     "targetWorkPackageId",
-    "proposerAccountId",
     "approverAccountId",
 ]
 FIELDS = {

@@ -379,5 +379,8 @@ def _value(column: str, value: Any) -> Any:
     if isinstance(value, dt.datetime) and column in DATE_FIELDS:
         return value.date()
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        value = int(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        # A number cell reads as the text a CSV would hold; each field's cleaner takes it.
+        return str(value)
     return value

@@ -17,7 +17,7 @@ router = Router(tags=["status"])
 
 _REASON = {"type": "string", "description": "Trimmed and clamped to 120 characters."}
 _OVERRIDE = {
-    "type": ["string", "null"],
+    # Lenient by the spec: any value is accepted, so the schema names no type.
     "description": "Red, Amber, Green, Blue, None; anything else becomes null (use derived).",
 }
 STATUS_BODY = body_schema(
@@ -44,8 +44,10 @@ STATUS_BODY = body_schema(
         "outcomeConfidence": {"enum": [*CONFIDENCES, None]},
         "adoptionConfidence": {"enum": [*CONFIDENCES, None]},
         "revisedForecast": {
-            "type": ["number", "null"],
-            "description": "Nullable number: empty, negative or non-numeric becomes null.",
+            "description": (
+                "Nullable number: empty, negative or non-numeric becomes null; a comma that "
+                "could be a decimal comma (12,5) is refused."
+            ),
         },
         "pmKeyMessage": {"type": "string", "maxLength": 2000},
         "overallReason": _REASON,

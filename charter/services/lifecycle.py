@@ -93,6 +93,7 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
             )
         case.approval_status = "Submitted"
         case.submitted_at = timezone.now()
+        case.submitted_by_account_id = caller.account_id
         case = write.finish("charter.submitted")
         outbox.enqueue(
             "charter.approval_nudge",

@@ -23,8 +23,9 @@ from governance.links import (
     clean_links,
     page_exists,
 )
+from governance.models import EditorNomination
 from governance.permissions import Caller, require
-from governance.seats import clean_seats
+from governance.seats import clean_seats, seat_account_id
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
 
 THEME_MAX = 200
@@ -206,6 +207,19 @@ def _check_financial_pages(financial: dict, stored: Mapping | None, errors: Fiel
             errors.add(where, f"No wiki page with id {page_id}.")
 
 
+def _check_decision_authority(seat: dict | None, case: BusinessCase, errors: FieldErrors) -> None:
+    """Separation of duties: the Project Lead and the nominated editors do the work, so none
+    of them may be the decision authority who approves it. Checked when the seat changes."""
+    account_id = (seat or {}).get("accountId")
+    if not account_id or account_id == seat_account_id(case.decision_authority):
+        return
+    project = case.project
+    if account_id == project.lead_account_id:
+        errors.add("decisionAuthority", DUTIES_MESSAGES["lead"])
+    elif EditorNomination.objects.filter(project=project, account_id=account_id).exists():
+        errors.add("decisionAuthority", DUTIES_MESSAGES["editor"])
+
+
 def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str = "") -> dict:
     """Validate a PATCH body against the case as stored; returns {model attribute: value}
     for the fields it sets. Raises ValidationFailed naming every offending field."""
@@ -242,6 +256,7 @@ def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str =
             values[SEATS[key]] = seat
             if seat is not None and not seat.get("accountId") and key not in EXTERNAL_SEATS:
                 errors.add(key, TRACKER_ONLY_MESSAGES.get(key, "Choose a person from the tracker."))
+        _check_decision_authority(seats.get("decisionAuthority"), case, errors)
     if "steeringCommittee" in data:
         values["steering_committee"] = clean_steering(data["steeringCommittee"], errors)
     if "supportingLinks" in data:
@@ -387,7 +402,7 @@ def create_template_page(*, caller: Caller, template_kind: str, title: str = "")
     """Create a wiki page from a template (board paper, steering minutes, lessons) in the
     configured space, with the PMO label and the kind's canonical label. An outbound call:
     callers make it before their transaction."""
-    if template_kind not in TEMPLATE_KINDS:
+    if not isinstance(template_kind, str) or template_kind not in TEMPLATE_KINDS:
         raise ValidationFailed({"templateKind": [f"Must be one of: {', '.join(TEMPLATE_KINDS)}."]})
     title, error = text(title, max_length=LABEL_MAX)
     if error:
@@ -408,6 +423,17 @@ def create_template_page(*, caller: Caller, template_kind: str, title: str = "")
         ) from exc
 
 
+DUTIES_MESSAGES = {
+    "lead": (
+        "The Project Lead cannot be the decision authority: nobody approves their own work. "
+        "Name a sponsor who is neither the lead nor an editor."
+    ),
+    "editor": (
+        "An editor of this project cannot be its decision authority: nobody approves their "
+        "own work. Remove them as editor first, or name someone else."
+    ),
+}
+
 TEMPLATE_ACTS = {"boardPaper": acts.EDIT_THESIS, "lessons": acts.TEMPLATE_LESSONS}
 
 
@@ -425,7 +451,7 @@ def link_from_template(
     form instead. `extra_fields`: every key of the request body, so unknown ones are refused
     (after the person and state checks)."""
     require(caller.can_edit, acts.WHO_MESSAGES[acts.EDITOR])
-    act = TEMPLATE_ACTS.get(template_kind)
+    act = TEMPLATE_ACTS.get(template_kind) if isinstance(template_kind, str) else None
     if act is None:
         # The kind names the act, so the state is judged before the kind: when neither kind
         # may be created now, the answer is the state's (409), not the body's (422).

@@ -132,6 +132,15 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
             else:
                 change.target_work_package_id = package.pk
     proposer_sent = data.get("proposerAccountId", change.proposer_account_id)
+    # The proposer is whoever raises the change, set by the server; only a bulk import of
+    # history records someone else (and marks the row imported).
+    import_names_proposer = creating and change.imported
+    if (
+        creating
+        and not import_names_proposer
+        and proposer_sent not in (None, "", change.proposer_account_id)
+    ):
+        errors.add("proposerAccountId", PROPOSER_MESSAGE)
     if not creating and proposer_sent != change.proposer_account_id:
         errors.add("proposerAccountId", "The proposer is recorded when the change is raised.")
     approver_before = (change.approver_account_id, seat_account_id(change.approver_seat))
@@ -139,7 +148,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         change,
         data,
         {"proposerAccountId": "proposer_account_id", "approverAccountId": "approver_account_id"}
-        if creating
+        if import_names_proposer
         else {"approverAccountId": "approver_account_id"},
         errors,
     )
@@ -168,6 +177,12 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     return errors
 
 
+PROPOSER_MESSAGE = (
+    "The proposer is always the person raising the change (you); it cannot be sent. "
+    "Only a bulk import of past changes records another proposer."
+)
+
+
 def change_create(
     *,
     caller: Caller,
@@ -175,7 +190,8 @@ def change_create(
     imported: bool = False,
     approver_locked: bool = False,
 ) -> ChangeRequest:
-    """Raise a change request (status Proposed). The proposer defaults to the raiser.
+    """Raise a change request (status Proposed). The proposer is the raiser; a bulk import
+    (`imported`) may name another one from its file.
     `approver_locked` (server-side only: the business case's re-open act) fixes the approver
     named in `data` for the life of the change."""
     with transaction.atomic():

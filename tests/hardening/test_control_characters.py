@@ -9,7 +9,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from governance import cleaning
-from governance.models import AuditEntry
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from tests.factories import WorkPackageFactory
 
@@ -134,7 +133,6 @@ def test_html_forms_and_query_parameters_answer_422_naming_the_field(cast, clien
     search = client.get("/projects/ALPHA/registers/work-packages/?q=%00")
     assert search.status_code == 422 and "<strong>Search</strong>" in search.content.decode()
     assert client.get("/projects/ALPHA/audit/?kind=%00").status_code == 422
-    assert not AuditEntry.objects.filter(kind__contains="\x00").exists()
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,91 @@
+"""The OpenAPI document tells the truth: every operation, called by schemathesis as the lead
+of one project with bounded generated examples, answers only what it documents (status codes,
+content types, the error schema) and never a server error.
+
+Bounds: a few examples per operation (fuzzing phase, deterministic), so the whole run stays
+well under a minute. `positive_data_acceptance` also accepts 422: the schema cannot say
+every rule (an existing id, every package listed in a reorder, the business case's state),
+and those refusals are the error body with the field named, which the checks verify."""
+
+import pytest
+import schemathesis
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+
+from governance.api import ERROR_CODES
+
+MAX_EXAMPLES = 4
+
+CONFIG = schemathesis.config.SchemathesisConfig.from_dict(
+    {
+        "parameters": {"key": "ALPHA", "register": "risks"},
+        "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none"},
+        "phases": {
+            "examples": {"enabled": False},
+            "coverage": {"enabled": False},
+            "stateful": {"enabled": False},
+        },
+        "checks": {
+            "positive_data_acceptance": {
+                "expected-statuses": ["2xx", "401", "403", "404", "409", "412", "422", "429"]
+            }
+        },
+    }
+)
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", WSGIHandler(), config=CONFIG)
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Django's test client stops each request from closing the database connection; the
+    plain WSGI handler schemathesis calls does not, so do the same here."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def lead_token(cast):
+    from governance.services import token_create
+
+    return token_create(user=cast.lead, name="schemathesis")[1]
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_every_operation_answers_what_its_document_says(case, lead_token):
+    response = case.call_and_validate(headers={"Authorization": f"Bearer {lead_token}"})
+    assert response.status_code < 500
+    if response.status_code >= 400:
+        assert response.json()["error"]["code"] in ERROR_CODES
+
+
+def test_the_document_lists_every_error_answer_with_the_error_schema(client):
+    document = client.get("/api/v1/openapi.json").json()
+    assert "Error" in document["components"]["schemas"]
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            codes = set(operation["responses"])
+            expected = {"400", "401", "403", "404", "422", "429", "500"}
+            if method != "get":
+                expected |= {"409"}
+            assert expected <= codes, (method, path, expected - codes)
+            ref = operation["responses"]["422"]["content"]["application/json"]["schema"]
+            assert ref == {"$ref": "#/components/schemas/Error"}
+    charter_patch = document["paths"]["/api/v1/projects/{key}/charter"]["patch"]
+    assert "412" in charter_patch["responses"]
+    create = document["paths"]["/api/v1/projects/{key}/risks"]["post"]
+    body = create["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["title"]["type"] == ["string", "null"]
