@@ -336,5 +336,7 @@ def site_settings_update(
             target_id=site.pk,
             changes=audit.diff(before, changes),
         )
+        # Now (this transaction reads its own write) and again once others can see it.
+        formatting.forget_currency()
         transaction.on_commit(formatting.forget_currency)
     return site

@@ -122,8 +122,10 @@ def project_audit(request, key):
     person, kind and date; each entry's stored form behind a "details" toggle."""
     project, caller = permissions.project_for(request, key)
     entries = AuditEntry.objects.filter(project_key=project.key)
-    kinds = sorted(set(entries.values_list("kind", flat=True).distinct()))
-    actor_ids = sorted(set(entries.values_list("actor_account_id", flat=True).distinct()) - {""})
+    kinds = sorted(set(entries.order_by().values_list("kind", flat=True).distinct()))
+    actor_ids = sorted(
+        set(entries.order_by().values_list("actor_account_id", flat=True).distinct()) - {""}
+    )
     kind = request.GET.get("kind", "")
     actor = request.GET.get("actor", "")
     since, until = _day(request.GET.get("from")), _day(request.GET.get("to"))

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
-from governance import permissions, services
+from governance import formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
@@ -146,6 +146,9 @@ def portfolio_index(request):
     people = resolve(data.leads)
     shown = shown_columns(request.user)
     groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
+    # Read once whether or not a row shows an amount: the page's queries do not depend on
+    # which rows the filters leave.
+    formatting.currency()
     return render_htmx(
         request,
         "portfolio/portfolio.html",

@@ -19,11 +19,12 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from governance import audit_text
+from governance import audit_text, formatting
 from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import render_htmx
@@ -251,6 +252,8 @@ def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
     digest = hashlib.blake2b(digest_size=20)
     parts = [
         _templates_digest(),
+        formatting.currency(),
+        str(timezone.localdate()),
         reg.slug,
         request.path,
         sorted(request.GET.lists()),
