@@ -178,6 +178,7 @@ def risk_matrix(
                     f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" '
                     f'fill="url(#{_e(chart_id)}-{ZONE_PATTERN[zone]})" class="mx-pattern"/>'
                 )
+            # The link's name says it all in words; the digits drawn are hidden from it.
             shape += f'<text x="{x + 4}" y="{y + 12}" class="mx-score">{score}</text>'
             if n:
                 shape += (
@@ -192,7 +193,7 @@ def risk_matrix(
             )
             if n and link:
                 parts.append(
-                    f'<a href="{_e(link(impact, likelihood))}" aria-label="{_e(words)}" '
+                    f'<a href="{_e(link(impact, likelihood))}" '
                     f'class="mx-link"><title>{_e(words)}</title>{shape}</a>'
                 )
             else:
@@ -981,10 +982,7 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
                 f'dominant-baseline="central">{_e(p.label)}</text>'
             )
         if p.href:
-            parts.append(
-                f'<a href="{_e(p.href)}" aria-label="{_e(words)}"><title>{_e(words)}</title>'
-                f"{bubble}</a>"
-            )
+            parts.append(f'<a href="{_e(p.href)}"><title>{_e(words)}</title>{bubble}</a>')
         else:
             parts.append(f"<g><title>{_e(words)}</title>{bubble}</g>")
     desc = f"{len(drawn)} of {len(points)} projects drawn by schedule slip and cost overrun."

@@ -77,7 +77,6 @@ DEFAULT_COLUMNS = [
     "eac",
     "overrun",
     "slip",
-    "stale",
     "why",
 ]
 

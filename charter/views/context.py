@@ -323,6 +323,7 @@ def closeout_context(request, project, caller, **extra) -> dict:
                     "label": getattr(record, label_attr),
                     "id": str(record.pk),
                     "value": entry.get("disposition") or "",
+                    "value_label": labels.label(entry.get("disposition") or ""),
                     "note": entry.get("note") or "",
                 }
             )

@@ -46,7 +46,7 @@
   // A table wider than the screen scrolls inside its own box (see the stylesheet): the
   // keyboard must reach it to scroll it, so a box that overflows becomes focusable.
   function focusableScrollers() {
-    document.querySelectorAll("main table, .register-table, .table-scroll").forEach(function (box) {
+    document.querySelectorAll("main table, .register-table, .table-scroll, .chart-box").forEach(function (box) {
       var overflows = box.scrollWidth > box.clientWidth;
       if (overflows && !box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");

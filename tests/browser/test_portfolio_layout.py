@@ -50,7 +50,7 @@ def test_portfolio_fits_1440_with_chosen_columns(
     assert "Project" in shown and "Top risk" not in shown and "Theme" not in shown
     # Nothing scrolls sideways at 1,440 px: not the page, not the table.
     assert page.evaluate("document.documentElement.scrollWidth") <= 1440
-    scroller = page.locator(".table-scroll").first
+    scroller = page.locator(".table-scroll:has(table.portfolio-table)").first
     assert scroller.evaluate("e => e.scrollWidth <= e.clientWidth")
     assert_accessible(page, "the portfolio")
     page.screenshot(path="/tmp/uxc/13-portfolio-default.png", full_page=True)
@@ -79,12 +79,14 @@ def test_portfolio_fits_1440_with_chosen_columns(
     expect(page.locator("#flash")).to_contain_text("22 of them")
     assert len(headers(page)) == 22
     assert page.evaluate("document.documentElement.scrollWidth") <= 1440
-    scroller = page.locator(".table-scroll").first
+    scroller = page.locator(".table-scroll:has(table.portfolio-table)").first
     assert scroller.evaluate("e => e.scrollWidth > e.clientWidth")
     project_cell = page.locator("table.portfolio-table tbody th.col-project").first
     left_before = project_cell.bounding_box()["x"]
     scroller.evaluate("e => { e.scrollLeft = 400; }")
-    page.wait_for_function("() => document.querySelector('.table-scroll').scrollLeft > 0")
+    page.wait_for_function(
+        "() => document.querySelector('.table-scroll:has(table.portfolio-table)').scrollLeft > 0"
+    )
     assert abs(project_cell.bounding_box()["x"] - left_before) < 1
     page.screenshot(path="/tmp/uxc/13-portfolio-sticky.png")
 

@@ -33,7 +33,8 @@ def test_risk_matrix_counts_each_cell_and_links_the_filled_ones():
     root = parse(chart)
     links = [a.get("href") for a in root.iter(f"{SVG}a")]
     assert links == ["/r/?cell=inherent-4-3", "/r/?cell=inherent-1-1"]
-    labels = [a.get("aria-label") for a in root.iter(f"{SVG}a")]
+    # A link is named by its <title> (an aria-label would not contain the digits drawn).
+    labels = [a.find(f"{SVG}title").text for a in root.iter(f"{SVG}a")]
     assert labels[0] == "2 risks with impact 4 and likelihood 3 (score 12, medium)"
     # 25 cells, each with its score; the counts are text, not colour.
     assert len([r for r in root.iter(f"{SVG}rect") if "mx-cell" in r.get("class")]) == 25
@@ -199,7 +200,7 @@ def test_scatter_places_sizes_and_letters_projects_and_lists_the_rest():
     assert float(big.get("cy")) < float(small.get("cy"))  # more overrun: higher
     assert "BIG" in texts(root) and "NEW" not in texts(root)
     assert [a.get("href") for a in root.iter(f"{SVG}a")] == ["/big/", "/small/"]
-    assert [a.get("aria-label") for a in root.iter(f"{SVG}a")] == [
+    assert [a.find(f"{SVG}title").text for a in root.iter(f"{SVG}a")] == [
         "BIG: 30 days late, cost 12.5 % over budget, budget 1,000,000, overall Red",
         "SMALL: 5 days early, cost on budget, budget 10,000, overall Green",
     ]
