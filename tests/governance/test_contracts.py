@@ -1,12 +1,12 @@
-"""The Atlassian contract subsets in contracts/ parse, and every operation the index lists is
-in its document (the tracker and wiki seams are shaped for these operations)."""
+"""The Atlassian contract subsets in contracts/atlassian/ parse, and every operation the index
+lists is in its document (the tracker and wiki seams are shaped for these operations)."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-CONTRACTS = Path(__file__).resolve().parents[2] / "contracts"
+CONTRACTS = Path(__file__).resolve().parents[2] / "contracts" / "atlassian"
 INDEX = json.loads((CONTRACTS / "operations-index.json").read_text())
 
 
