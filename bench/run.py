@@ -49,7 +49,7 @@ def collect_static(call_command) -> None:
     sources = [p for p in (ROOT / "static").rglob("*") if p.is_file()]
     if manifest.exists() and all(p.stat().st_mtime < manifest.stat().st_mtime for p in sources):
         return
-    collect_static(call_command)
+    call_command("collectstatic", interactive=False, verbosity=0)
 
 
 def main() -> int:

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench import run as bench_run
 from bench.run import production_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,3 +47,12 @@ def test_the_settings_load_as_production_in_that_environment(tmp_path):
     assert "Manifest" in storage
     assert run_on_commit is False
     assert secure_cookie is True
+
+
+def test_static_files_are_collected_when_the_manifest_is_missing(tmp_path, monkeypatch):
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "app.css").write_text("body {}")
+    monkeypatch.setattr(bench_run, "ROOT", tmp_path)
+    calls = []
+    bench_run.collect_static(lambda *args, **kwargs: calls.append(args))
+    assert calls == [("collectstatic",)]
