@@ -36,11 +36,16 @@ class _Row:
         self.residual_likelihood = row["residual_likelihood"]
 
 
+# Projects listed per cell in a portfolio matrix's table before "N more projects".
+CELL_PROJECTS = 10
+
+
 def risk_matrices(keys: Sequence[str], thresholds: Mapping[str, Any]) -> list[charts.Chart]:
     """The inherent and residual matrices of every open risk across the projects. A cell links
     to its row in the chart's table, which lists the projects with risks in that cell, each
     linking to that project's register filtered to the cell."""
     grouped = risk_cell_counts(keys)
+    registers: dict[str, str] = {}
     amber, red = int(thresholds["riskAmberMinScore"]), int(thresholds["riskRedMinScore"])
     out = []
     for view, label in register_pictures.MATRIX_VIEWS.items():
@@ -66,9 +71,13 @@ def risk_matrices(keys: Sequence[str], thresholds: Mapping[str, Any]) -> list[ch
         for cell in sorted(by_cell, key=lambda c: (-c[0] * c[1], -c[0])):
             impact, likelihood = cell
             first = True
-            for key, n in sorted(by_cell[cell].items()):
-                register = reverse("registers:risks", args=[key])
-                link = register_pictures.cell_link(register, view)(impact, likelihood)
+            # The projects with most risks in the cell first; a busy cell lists the first
+            # CELL_PROJECTS and says how many more (a thousand projects stay readable).
+            ranked = sorted(by_cell[cell].items(), key=lambda item: (-item[1], item[0]))
+            for key, n in ranked[:CELL_PROJECTS]:
+                if key not in registers:
+                    registers[key] = reverse("registers:risks", args=[key])
+                link = register_pictures.cell_link(registers[key], view)(impact, likelihood)
                 chart.rows.append(
                     [
                         charts.Cell(
@@ -83,6 +92,15 @@ def risk_matrices(keys: Sequence[str], thresholds: Mapping[str, Any]) -> list[ch
                     ]
                 )
                 first = False
+            if len(ranked) > CELL_PROJECTS:
+                more = ranked[CELL_PROJECTS:]
+                chart.rows.append(
+                    [
+                        charts.Cell("″"),
+                        charts.Cell(f"{len(more)} more projects"),
+                        charts.Cell(str(sum(n for _, n in more))),
+                    ]
+                )
         chart.caption = f"{chart.title}: open risks per cell and project"
         out.append(chart)
     return out
