@@ -17,7 +17,7 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
-from portfolio import exports, pictures, selectors
+from portfolio import exports, pictures, selectors, table
 from portfolio.models import PortfolioColumns
 from status.models import DIMENSIONS
 
@@ -145,6 +145,8 @@ def portfolio_index(request):
     people = resolve(data.leads)
     shown = shown_columns(request.user)
     groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
+    grouped = [row for g in groups for row in g["rows"] if "html" not in row]
+    table.render_rows([*data.rows, *grouped], people, shown, DIMENSIONS)
     # Read once whether or not a row shows an amount: the page's queries do not depend on
     # which rows the filters leave.
     formatting.currency()
