@@ -6,11 +6,14 @@ people (drivers, checklist details) calls these functions. The API keeps ISO dat
 numbers."""
 
 import datetime as dt
+from contextvars import ContextVar
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from django.core.cache import cache
-from django.utils import formats, timezone
+from django.core.signals import request_finished, request_started
+from django.utils import formats, timezone, translation
 
 CURRENCY_CACHE_KEY = "site:currency"
 DEFAULT_CURRENCY = "EUR"
@@ -34,8 +37,15 @@ def day(value: Any) -> str:
         value = timezone.localtime(value) if timezone.is_aware(value) else value
         value = value.date()
     if isinstance(value, dt.date):
-        return formats.date_format(value, "DATE_FORMAT")
+        return _date_text(value, translation.get_language())
     return value or ""
+
+
+@lru_cache(maxsize=8192)
+def _date_text(value: dt.date, language: str | None) -> str:
+    """A date in the locale's format. A page of a hundred rows writes a few hundred dates,
+    mostly the same few: each (date, language) is formatted once per process."""
+    return formats.date_format(value, "DATE_FORMAT")
 
 
 def moment(value: Any) -> str:
@@ -43,14 +53,35 @@ def moment(value: Any) -> str:
     value = _parse(value)
     if isinstance(value, dt.datetime):
         value = timezone.localtime(value) if timezone.is_aware(value) else value
-        return f"{formats.date_format(value.date(), 'DATE_FORMAT')}, {value:%H:%M}"
+        return f"{_date_text(value.date(), translation.get_language())}, {value:%H:%M}"
     if isinstance(value, dt.date):
         return day(value)
     return value or ""
 
 
+# Within one request the currency is read from the shared cache once: a page of a thousand
+# amounts asks for it a thousand times. The memo lives from request_started to
+# request_finished (outside a request, e.g. in the worker, every call reads the cache).
+_request_memo: ContextVar[dict | None] = ContextVar("formatting_request_memo", default=None)
+
+
+def _start_memo(**kwargs) -> None:
+    _request_memo.set({})
+
+
+def _end_memo(**kwargs) -> None:
+    _request_memo.set(None)
+
+
+request_started.connect(_start_memo, dispatch_uid="formatting-memo-start")
+request_finished.connect(_end_memo, dispatch_uid="formatting-memo-end")
+
+
 def currency() -> str:
     """The site's currency (Portfolio settings), read once and kept in the cache."""
+    memo = _request_memo.get()
+    if memo is not None and "currency" in memo:
+        return memo["currency"]
     code = cache.get(CURRENCY_CACHE_KEY)
     if code is None:
         from governance.models import SiteSettings
@@ -60,11 +91,16 @@ def currency() -> str:
             or DEFAULT_CURRENCY
         )
         cache.set(CURRENCY_CACHE_KEY, code, 300)
+    if memo is not None:
+        memo["currency"] = code
     return code
 
 
 def forget_currency() -> None:
     cache.delete(CURRENCY_CACHE_KEY)
+    memo = _request_memo.get()
+    if memo is not None:
+        memo.pop("currency", None)
 
 
 def number(value: Any) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
+from django.utils.functional import LazyObject
 
 from governance.errors import Forbidden, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
@@ -96,6 +97,10 @@ def request_user(request: HttpRequest) -> User:
         user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         raise Unauthenticated()
+    if isinstance(user, LazyObject):
+        # The session's user, already loaded by the check above: the object itself, so that
+        # a page of a thousand projects does not go through the proxy for each of its reads.
+        user = user._wrapped
     return user
 
 

@@ -4,59 +4,60 @@ page already has."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
-from django.db.models import Count
 from django.urls import reverse
 
 from governance import charts
 from registers import pictures as register_pictures
-from registers.models import Risk
 
-MATRIX_FIELDS = ("project__key", "impact", "likelihood", "residual_impact", "residual_likelihood")
-
-
-def risk_cell_counts(keys: Sequence[str]) -> list[dict[str, Any]]:
-    """Open risks of these projects grouped by project and scores: one query (also when no
-    project is shown, so that the page's count of queries never varies)."""
-    return list(
-        Risk.objects.filter(project__key__in=list(keys) or [""], status="Open", direction="Risk")
-        .values(*MATRIX_FIELDS)
-        .annotate(n=Count("id"))
-        .order_by(*MATRIX_FIELDS)
-    )
+KEY_MARK = "PORTFOLIOKEY"
 
 
-class _Row:
-    """One grouped row read like a risk by `registers.pictures.risk_cell`."""
+def project_urls(name: str):
+    """key -> the URL of a project's page `name`, reversed once (a portfolio of a thousand
+    projects links each several times)."""
+    pattern = reverse(name, args=[KEY_MARK])
+    return lambda key: pattern.replace(KEY_MARK, quote(key, safe=""))
 
-    def __init__(self, row: Mapping[str, Any]):
-        self.impact = row["impact"]
-        self.likelihood = row["likelihood"]
-        self.residual_impact = row["residual_impact"]
-        self.residual_likelihood = row["residual_likelihood"]
+
+def _cells_by_view(
+    keys: Sequence[str], stored: Mapping[str, Mapping[str, Any] | None]
+) -> dict[str, dict[tuple[int, int], dict[str, int]]]:
+    """{view: {(impact, likelihood): {project key: open risks}}} from each project's stored
+    matrix cells (`status.health.risk_cells`, kept in its health row)."""
+    out: dict[str, dict[tuple[int, int], dict[str, int]]] = {
+        view: {} for view in register_pictures.MATRIX_VIEWS
+    }
+    for key in keys:
+        cells = stored.get(key) or {}
+        for view, by_cell in out.items():
+            flat = cells.get(view, ())
+            for at in range(0, len(flat), 3):
+                by_cell.setdefault((flat[at], flat[at + 1]), {})[key] = flat[at + 2]
+    return out
 
 
 # Projects listed per cell in a portfolio matrix's table before "N more projects".
 CELL_PROJECTS = 10
 
 
-def risk_matrices(keys: Sequence[str], thresholds: Mapping[str, Any]) -> list[charts.Chart]:
-    """The inherent and residual matrices of every open risk across the projects. A cell links
-    to its row in the chart's table, which lists the projects with risks in that cell, each
-    linking to that project's register filtered to the cell."""
-    grouped = risk_cell_counts(keys)
-    registers: dict[str, str] = {}
+def risk_matrices(
+    keys: Sequence[str],
+    thresholds: Mapping[str, Any],
+    stored: Mapping[str, Mapping[str, Any] | None],
+) -> list[charts.Chart]:
+    """The inherent and residual matrices of every open risk across the projects (`stored`:
+    each project's matrix cells by key, from its health row; no query). A cell links to its
+    row in the chart's table, which lists the projects with risks in that cell, each linking
+    to that project's register filtered to the cell."""
+    register_url = project_urls("registers:risks")
     amber, red = int(thresholds["riskAmberMinScore"]), int(thresholds["riskRedMinScore"])
     out = []
+    cells_by_view = _cells_by_view(keys, stored)
     for view, label in register_pictures.MATRIX_VIEWS.items():
         chart_id = f"portfolio-matrix-{view}"
-        by_cell: dict[tuple[int, int], dict[str, int]] = {}
-        for row in grouped:
-            cell = register_pictures.risk_cell(_Row(row), view)
-            if cell is None:
-                continue
-            projects = by_cell.setdefault(cell, {})
-            projects[row["project__key"]] = projects.get(row["project__key"], 0) + row["n"]
+        by_cell = cells_by_view[view]
         counts = {cell: sum(p.values()) for cell, p in by_cell.items()}
         chart = charts.risk_matrix(
             counts,
@@ -74,10 +75,9 @@ def risk_matrices(keys: Sequence[str], thresholds: Mapping[str, Any]) -> list[ch
             # The projects with most risks in the cell first; a busy cell lists the first
             # CELL_PROJECTS and says how many more (a thousand projects stay readable).
             ranked = sorted(by_cell[cell].items(), key=lambda item: (-item[1], item[0]))
+            query = register_pictures.cell_link("", view)(impact, likelihood)
             for key, n in ranked[:CELL_PROJECTS]:
-                if key not in registers:
-                    registers[key] = reverse("registers:risks", args=[key])
-                link = register_pictures.cell_link(registers[key], view)(impact, likelihood)
+                link = register_url(key) + query
                 chart.rows.append(
                     [
                         charts.Cell(
@@ -116,11 +116,12 @@ def _rag(row: Mapping[str, Any], dimension: str) -> str:
 
 def heat_map(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
     """Projects down (in the page's order), overall and the four effective RAGs across."""
+    status_url = project_urls("status:index")
     return charts.heat_map(
         [
             charts.HeatRow(
                 label=f"{row['projectKey']} {row['name']}",
-                href=reverse("status:index", args=[row["projectKey"]]),
+                href=status_url(row["projectKey"]),
                 rags=[_rag(row, key) for key, _ in HEAT_DIMENSIONS],
             )
             for row in rows
@@ -142,11 +143,12 @@ def _budget(row: Mapping[str, Any]) -> float | None:
 def scatter(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
     """Schedule slip against cost overrun, a bubble per project sized by its approved budget
     (else its forecast), coloured and lettered by its overall RAG."""
+    status_url = project_urls("status:index")
     return charts.scatter(
         [
             charts.Point(
                 label=row["projectKey"],
-                href=reverse("status:index", args=[row["projectKey"]]),
+                href=status_url(row["projectKey"]),
                 x=_number(row["scheduleSlipDays"]),
                 y=_number(row["costOverrunPct"]),
                 size=_budget(row),
@@ -165,8 +167,13 @@ HEAT_MAX = 50
 SCATTER_MAX = 150
 
 
-def portfolio_pictures(rows: Sequence[Mapping[str, Any]], thresholds) -> list[charts.Chart]:
-    """Every picture of the portfolio page, for the rows it shows."""
+def portfolio_pictures(
+    rows: Sequence[Mapping[str, Any]],
+    thresholds,
+    risk_cells: Mapping[str, Mapping[str, Any] | None],
+) -> list[charts.Chart]:
+    """Every picture of the portfolio page, for the rows it shows (`risk_cells`: the stored
+    matrix cells of each project, by key)."""
     keys = [row["projectKey"] for row in rows]
     heat = heat_map(rows[:HEAT_MAX])
     if len(rows) > HEAT_MAX:
@@ -181,4 +188,4 @@ def portfolio_pictures(rows: Sequence[Mapping[str, Any]], thresholds) -> list[ch
     bubbles = scatter(shown)
     if len(rows) > SCATTER_MAX:
         bubbles.note = f"The {SCATTER_MAX} biggest budgets of {len(rows)} projects."
-    return [heat, bubbles, *risk_matrices(keys, thresholds)]
+    return [heat, bubbles, *risk_matrices(keys, thresholds, risk_cells)]

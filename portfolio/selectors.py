@@ -40,6 +40,17 @@ def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]
     }
 
 
+def rows_and_cells(
+    request: HttpRequest, *, now: dt.datetime | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every viewable project's row, in project-key order, read from the stored health rows,
+    and the open risks per matrix cell stored beside each (by project key)."""
+    projects = [project for project, _ in permissions.viewable_projects(request)]
+    values, cells = health.rows_and_cells_for(projects, now=now)
+    rows = [portfolio_row(p, values[p.pk]) for p in projects]
+    return rows, {p.key: cells[p.pk] for p in projects}
+
+
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
     """Every viewable project's row, in project-key order, read from the stored health rows."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
@@ -233,11 +244,13 @@ class Portfolio:
     groups: list[dict] | None
     themes: list[str] = field(default_factory=list)
     leads: list[str] = field(default_factory=list)
+    # Each project's open risks per matrix cell, by key (for the portfolio's risk matrices).
+    risk_cells: dict[str, Any] = field(default_factory=dict)
 
 
 def portfolio(request: HttpRequest, query: Mapping[str, Any], *, strict: bool = False) -> Portfolio:
     params = clean_params(query, strict=strict)
-    every = rows_for(request)
+    every, risk_cells = rows_and_cells(request)
     rows = apply(every, params)
     return Portfolio(
         rows=rows,
@@ -248,6 +261,7 @@ def portfolio(request: HttpRequest, query: Mapping[str, Any], *, strict: bool = 
         groups=group_by_theme(rows) if params.group == "theme" else None,
         themes=sorted({r["theme"] for r in every if r["theme"]}, key=str.casefold),
         leads=sorted({r["leadAccountId"] for r in every if r["leadAccountId"]}),
+        risk_cells=risk_cells,
     )
 
 

@@ -170,7 +170,9 @@ def portfolio_index(request):
             ],
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
-            "pictures": pictures.portfolio_pictures(data.rows, services.rag_thresholds()),
+            "pictures": pictures.portfolio_pictures(
+                data.rows, services.rag_thresholds(), data.risk_cells
+            ),
         },
         partial="results",
     )

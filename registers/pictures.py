@@ -28,6 +28,23 @@ def risk_cell(risk, view: str) -> tuple[int, int] | None:
     return None
 
 
+def place_groups(groups: Iterable[tuple]) -> dict[str, dict[tuple[int, int], int]]:
+    """Open risks grouped by scores, `(impact, likelihood, residual_impact,
+    residual_likelihood, count)`, counted per cell of each matrix as `risk_cell` places a risk
+    with those scores: {view: {(impact, likelihood): count}}."""
+    out: dict[str, dict[tuple[int, int], int]] = {view: {} for view in MATRIX_VIEWS}
+    inherent, residual = out["inherent"], out["residual"]
+    for impact, likelihood, residual_impact, residual_likelihood, n in groups:
+        cell = (impact, likelihood) if impact and likelihood else None
+        if cell is not None:
+            inherent[cell] = inherent.get(cell, 0) + n
+        if residual_impact and residual_likelihood:
+            cell = (residual_impact, residual_likelihood)
+        if cell is not None:
+            residual[cell] = residual.get(cell, 0) + n
+    return out
+
+
 def on_matrix(risk) -> bool:
     """The matrices show the open risks (not opportunities, not closed ones)."""
     return risk.status == "Open" and risk.direction == "Risk"

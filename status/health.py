@@ -22,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from charter import derive as charter_derive
@@ -29,6 +30,8 @@ from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
 from registers import derive as registers_derive
+from registers import pictures as registers_pictures
+from registers.models import Risk
 from status import derive, selectors
 from status.models import DIMENSIONS, ProjectHealth
 
@@ -112,7 +115,7 @@ ROW_KEYS = [
 ]
 
 # The code a row's values come from: a row derived by other rules is derived again.
-_RULE_MODULES = (derive, selectors, charter_derive, registers_derive)
+_RULE_MODULES = (derive, selectors, charter_derive, registers_derive, registers_pictures)
 _RULES_DIGEST = hashlib.sha256(
     b"".join(Path(module.__file__).read_bytes() for module in _RULE_MODULES)
     + Path(__file__).read_bytes()
@@ -130,7 +133,44 @@ def basis(site: SiteSettings) -> str:
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]
 
 
-def _record(pk: int, view: derive.StatusView, fingerprint: str) -> ProjectHealth:
+def risk_cells(project_ids: Sequence[int]) -> dict[int, dict[str, list[int]]]:
+    """Per project, its open risks per cell of the inherent and the residual risk matrix
+    (placed by `registers.pictures`), flat: `[impact, likelihood, count, ...]`. What the
+    portfolio's matrices add up, stored beside the row (its own column: the API's rows and
+    their reads do not carry it). One query."""
+    groups: dict[int, list[tuple]] = {pk: [] for pk in project_ids}
+    for pk, *scores in (
+        Risk.objects.filter(project_id__in=list(project_ids), status="Open", direction="Risk")
+        .values_list("project_id", "impact", "likelihood", "residual_impact", "residual_likelihood")
+        .annotate(n=Count("id"))
+        .order_by()
+    ):
+        groups[pk].append(tuple(scores))
+    return {
+        pk: {
+            view: [v for (i, lk), n in sorted(cells.items()) for v in (i, lk, n)]
+            for view, cells in registers_pictures.place_groups(found).items()
+        }
+        for pk, found in groups.items()
+    }
+
+
+def derive_values(
+    projects: Sequence[Project],
+    *,
+    site: SiteSettings | None = None,
+    now: dt.datetime | None = None,
+) -> dict[int, tuple[derive.StatusView, dict[str, Any], dict[str, list[int]]]]:
+    """Each project's status view, and the row and risk cells stored for it, derived now from
+    the facts, nothing stored read or written."""
+    views = selectors.views_for(projects, site=site, now=now)
+    cells = risk_cells(list(views))
+    return {pk: (view, portfolio_values(view), cells[pk]) for pk, view in views.items()}
+
+
+def _record(
+    pk: int, view: derive.StatusView, row: dict[str, Any], cells: dict, fingerprint: str
+) -> ProjectHealth:
     effective, derived = view.effective, view.derived
     return ProjectHealth(
         project_id=pk,
@@ -141,7 +181,8 @@ def _record(pk: int, view: derive.StatusView, fingerprint: str) -> ProjectHealth
         **{f"{key}_rag": effective[f"{key}Rag"] for key in DIMENSIONS},
         **{f"derived_{key}_rag": derived[f"{key}Rag"] for key in DIMENSIONS},
         stale=view.stale,
-        row=portfolio_values(view),
+        row=row,
+        risk_cells=cells,
     )
 
 
@@ -154,8 +195,10 @@ def _derive(
     projects: Sequence[Project], site: SiteSettings, now: dt.datetime
 ) -> list[ProjectHealth]:
     fingerprint = basis(site)
-    views = selectors.views_for(projects, site=site, now=now)
-    return [_record(pk, view, fingerprint) for pk, view in views.items()]
+    derived = derive_values(projects, site=site, now=now)
+    return [
+        _record(pk, view, row, cells, fingerprint) for pk, (view, row, cells) in derived.items()
+    ]
 
 
 def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> None:
@@ -189,8 +232,22 @@ def rows_for(
     """Each project's portfolio values (see `portfolio_values`), by project id: the stored
     row when it holds for `now`, else derived again and stored, in a constant number of
     queries whatever the number of projects."""
+    return _read(projects, site, now, with_cells=False)[0]
+
+
+def rows_and_cells_for(
+    projects: Sequence[Project],
+    *,
+    site: SiteSettings | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[int]]]]:
+    """`rows_for`, and each project's stored risk cells (see `risk_cells`), by project id."""
+    return _read(projects, site, now, with_cells=True)
+
+
+def _read(projects, site, now, *, with_cells: bool) -> tuple[dict, dict]:
     if not projects:
-        return {}
+        return {}, {}
     site = site or SiteSettings.load()
     now = now or timezone.now()
     fingerprint = basis(site)
@@ -198,13 +255,20 @@ def rows_for(
     valid = ProjectHealth.objects.filter(
         project_id__in=ids, basis=fingerprint, computed_at__lte=now, valid_until__gt=now
     )
-    rows = dict(valid.values_list("project_id", "row"))
+    rows, cells = {}, {}
+    if with_cells:
+        for pk, row, risk_cells_ in valid.values_list("project_id", "row", "risk_cells"):
+            rows[pk], cells[pk] = row, risk_cells_
+    else:
+        rows = dict(valid.values_list("project_id", "row"))
     missing = [p for p in projects if p.pk not in rows]
     if missing:
         records = _derive(missing, site, now)
         _store(records, fingerprint, now)
-        rows.update((record.project_id, record.row) for record in records)
-    return rows
+        for record in records:
+            rows[record.project_id] = record.row
+            cells[record.project_id] = record.risk_cells
+    return rows, cells if with_cells else {}
 
 
 def _store(records: list[ProjectHealth], fingerprint: str, now: dt.datetime) -> None:

@@ -97,6 +97,9 @@ class ProjectHealth(models.Model):
     derived_risk_rag = models.CharField(max_length=8)
     stale = models.BooleanField()
     row = models.JSONField()
+    # Open risks per cell of the inherent and the residual matrix, for the portfolio's
+    # matrices: {"inherent": [impact, likelihood, count, ...], "residual": [...]} (flat).
+    risk_cells = models.JSONField(default=dict)
 
     class Meta:
         verbose_name = "project health"

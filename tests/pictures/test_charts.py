@@ -212,3 +212,47 @@ def test_scatter_places_sizes_and_letters_projects_and_lists_the_rest():
 def test_nice_ticks():
     assert charts.nice_ticks(-29, 26) == [-20.0, 0.0, 20.0]
     assert charts.nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+
+
+def test_the_table_rows_written_in_python_match_the_template_form():
+    """Chart.body_html writes the rows of a chart's table; the template keeps their form as
+    the `table-rows` partial of charts/_figure.html. Both give the same markup, hostile text
+    included."""
+    from django.template.loader import render_to_string
+
+    hostile = "<b>R&D</b> \"quoted\" 'single'"
+    made = [
+        charts.risk_matrix(
+            {(4, 3): 2, (1, 1): 1},
+            chart_id="m",
+            title="Inherent",
+            amber_min=8,
+            red_min=15,
+            link=lambda i, lk: f"?cell=inherent-{i}-{lk}&x=<y>",
+        ),
+        charts.heat_map(
+            [charts.HeatRow(label=hostile, href="/p/?a=1&b=2", rags=["Red", "None", "Amber"])],
+            ["Overall", "Cost", "Schedule"],
+            chart_id="h",
+            title="Heat",
+        ),
+        charts.scatter(
+            [charts.Point(label=hostile, href="/s/", x=3, y=12.5, size=1000, rag="Green")],
+            chart_id="s",
+            title="Scatter",
+        ),
+        charts.Chart(
+            id="c",
+            title="Cells",
+            svg=charts.mark_safe("<svg></svg>"),
+            columns=["A", "B"],
+            rows=[
+                [charts.Cell(hostile, anchor="a<1>", css="x"), charts.Cell("2", href="/&")],
+                [charts.Cell("″"), charts.Cell(charts.mark_safe("<em>safe</em>"), css="y z")],
+            ],
+        ),
+    ]
+    for chart in made:
+        assert chart.rows, chart.id
+        expected = render_to_string("charts/_figure.html#table-rows", {"chart": chart})
+        assert str(chart.body_html()) == expected, chart.id

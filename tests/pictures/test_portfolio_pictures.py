@@ -58,7 +58,7 @@ def test_a_crowded_portfolio_draws_the_first_rows_and_the_biggest_budgets(monkey
 
     monkeypatch.setattr(pictures, "HEAT_MAX", 2)
     monkeypatch.setattr(pictures, "SCATTER_MAX", 2)
-    monkeypatch.setattr(pictures, "risk_matrices", lambda keys, thresholds: [])
+    monkeypatch.setattr(pictures, "risk_matrices", lambda keys, thresholds, cells: [])
     rows = [
         {
             "projectKey": f"P{n}",
@@ -72,8 +72,59 @@ def test_a_crowded_portfolio_draws_the_first_rows_and_the_biggest_budgets(monkey
         }
         for n in range(4)
     ]
-    heat, bubbles = pictures.portfolio_pictures(rows, {})
+    heat, bubbles = pictures.portfolio_pictures(rows, {}, {})
     assert [r[0].text for r in heat.rows] == ["P0 P0", "P1 P1"]
     assert heat.note.startswith("The first 2 of 4 projects")
     assert [r[0].text for r in bubbles.rows] == ["P2", "P3"]  # 1000 (forecast) and 300
     assert bubbles.note == "The 2 biggest budgets of 4 projects."
+
+
+def test_grouped_risks_are_placed_as_the_register_matrix_places_a_risk():
+    """The health rows count open risks per cell from grouped scores; each group lands in the
+    cell that registers.pictures.risk_cell gives a risk with those scores, in both views."""
+    import itertools
+    from types import SimpleNamespace
+
+    from registers import pictures as register_pictures
+
+    scores = [None, 1, 3, 5]
+    groups = [(*combo, n + 1) for n, combo in enumerate(itertools.product(scores, repeat=4))]
+    got = register_pictures.place_groups(groups)
+    for view in register_pictures.MATRIX_VIEWS:
+        expected: dict = {}
+        for impact, likelihood, residual_impact, residual_likelihood, n in groups:
+            risk = SimpleNamespace(
+                impact=impact,
+                likelihood=likelihood,
+                residual_impact=residual_impact,
+                residual_likelihood=residual_likelihood,
+            )
+            cell = register_pictures.risk_cell(risk, view)
+            if cell is not None:
+                expected[cell] = expected.get(cell, 0) + n
+        assert got[view] == expected
+
+
+def test_the_portfolio_matrices_add_up_the_stored_cells_of_the_projects_shown(cast, client):
+    """Each project's health row keeps its open risks per cell; the portfolio's matrices add
+    them up for the projects shown, and their tables name each project with its count."""
+    from tests.factories import RiskFactory
+
+    a = project(cast, "AAA", "Red", 1000)
+    b = project(cast, "BBB", "Green", 1000)
+    for p, impact, likelihood in [(a, 4, 3), (a, 4, 3), (b, 4, 3), (b, 2, 2)]:
+        RiskFactory(project=p, impact=impact, likelihood=likelihood, status="Open")
+    RiskFactory(project=b, impact=5, likelihood=5, status="Closed")
+    RiskFactory(project=a, impact=4, likelihood=3, residual_impact=1, residual_likelihood=2)
+    page = client.get("/portfolio/").content.decode()
+    inherent = page.split('id="portfolio-matrix-inherent"')[1].split("</figure>")[0]
+    residual = page.split('id="portfolio-matrix-residual"')[1].split("</figure>")[0]
+    assert "Impact 4 \u00d7 likelihood 3 (score 12)" in inherent
+    cell = inherent.split("Impact 4 \u00d7 likelihood 3")[1].split("Impact 2")[0]
+    assert ">AAA</a></td><td>3</td>" in cell and ">BBB</a></td><td>1</td>" in cell
+    assert "score 25" not in inherent.split("<details")[1]  # a closed risk is not counted
+    assert ">AAA</a></td><td>2</td>" in residual.split("Impact 1")[0]
+    assert "Impact 1 \u00d7 likelihood 2" in residual
+    filtered = client.get("/portfolio/?rag=Red&dimension=overall").content.decode()
+    inherent = filtered.split('id="portfolio-matrix-inherent"')[1].split("</figure>")[0]
+    assert "BBB" not in inherent and ">AAA</a></td><td>3</td>" in inherent

@@ -32,7 +32,7 @@ from registers.services import (
     work_package_delete,
     work_package_update,
 )
-from status import health, selectors, services
+from status import health, services
 from status.models import ProjectHealth, ProjectStatus
 from tests.factories import (
     ChangeRequestFactory,
@@ -46,8 +46,9 @@ PROJECTS = 50
 
 def fresh(projects, now=None):
     """The portfolio values derived now from the facts, nothing stored read or written."""
-    views = selectors.views_for(projects, now=now)
-    return {pk: health.portfolio_values(view) for pk, view in views.items()}
+    return {
+        pk: (row, cells) for pk, (_, row, cells) in health.derive_values(projects, now=now).items()
+    }
 
 
 def stored(projects, now):
@@ -59,7 +60,7 @@ def stored(projects, now):
         assert record.basis == fingerprint, record.project_id
         assert record.computed_at <= now < record.valid_until, record.project_id
         assert record.as_of == timezone.localdate(record.computed_at)
-        found[record.project_id] = record.row
+        found[record.project_id] = (record.row, record.risk_cells)
     return found
 
 
@@ -251,7 +252,8 @@ def test_the_stored_row_always_equals_a_fresh_derivation(world, seed):
     # The clock moves on: staleness, scope waits and review dates change without any write.
     for days in (0.5, 1, 7, 30.2, 31, 45):
         later = now + dt.timedelta(days=days)
-        assert health.rows_for(projects, now=later) == fresh(projects, later)
+        rows, cells = health.rows_and_cells_for(projects, now=later)
+        assert {pk: (rows[pk], cells[pk]) for pk in rows} == fresh(projects, later)
         assert stored(projects, later) == fresh(projects, later)
 
 
@@ -332,7 +334,7 @@ def test_a_row_of_an_earlier_day_is_derived_again(world):
         valid_until=timezone.now() - dt.timedelta(hours=1),
         row={"stale": "not what derive says"},
     )
-    assert health.rows_for([project])[project.pk] == fresh([project])[project.pk]
+    assert health.rows_for([project])[project.pk] == fresh([project])[project.pk][0]
     assert ProjectHealth.objects.get(project=project).as_of == timezone.localdate()
 
 
