@@ -67,7 +67,7 @@ contract-prism: install $(PRISM)
 	PRISM_JIRA_URL=http://127.0.0.1:$(PRISM_PORT) \
 	PRISM_CONFLUENCE_V2_URL=http://127.0.0.1:$$(($(PRISM_PORT)+1)) \
 	PRISM_CONFLUENCE_URL=http://127.0.0.1:$$(($(PRISM_PORT)+2)) \
-	env -u DATABASE_URL $(PY) -m pytest -q -p no:randomly -m prism tests/atlassian/test_prism.py
+	env -u DATABASE_URL $(PY) -m pytest -q -p no:randomly -m prism tests/atlassian
 
 
 BENCH_STAMP := $(VENV)/.installed-bench
