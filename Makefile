@@ -8,7 +8,7 @@ AXE_VERSION := 4.14.1
 PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-browser bench worker lint format vendor-htmx vendor-axe check-deploy clean
+.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-browser bench worker lint format vendor-htmx vendor-axe check-deploy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,10 +29,12 @@ run: install
 chromium:
 	@$(PYTHON) tools/chromium.py ensure >/dev/null
 
-# The whole suite on SQLite, then again on PostgreSQL when it answers at PG_URL.
+# The whole suite on SQLite, then again on PostgreSQL when it answers at PG_URL, then the
+# backends against the Prism mocks when npm is there.
 test: chromium install
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
+	$(MAKE) --no-print-directory test-prism
 
 test-sqlite: chromium install
 	@echo "== tests on SQLite =="
@@ -49,25 +51,31 @@ test-postgres: chromium install
 	fi
 
 # The backends against Atlassian's OpenAPI documents served by Prism with request validation
-# (pinned in package.json, installed with the machine's npm). Starts and stops the mocks.
+# (pinned in package.json and package-lock.json, installed with the machine's npm when
+# node_modules is older than they are): tools/prism.py starts the three mocks, waits until they
+# answer, runs the `prism`-marked tests and stops the mocks, also on failure or Ctrl-C.
 PRISM := node_modules/.bin/prism
 PRISM_PORT ?= 4010
-$(PRISM): package.json
-	SCARF_ANALYTICS=false npm install --no-audit --no-fund --ignore-scripts
+NPM ?= npm
+$(PRISM): package.json package-lock.json
+	SCARF_ANALYTICS=false $(NPM) install --no-audit --no-fund --ignore-scripts
 	touch $(PRISM)
 
 contract-prism: install $(PRISM)
-	@export SCARF_ANALYTICS=false; \
-	$(PRISM) mock -h 127.0.0.1 -p $(PRISM_PORT) contracts/atlassian/jira-platform-v3.subset.json >.prism-jira.log 2>&1 & J=$$!; \
-	$(PRISM) mock -h 127.0.0.1 -p $$(($(PRISM_PORT)+1)) contracts/atlassian/confluence-v2.subset.json >.prism-confluence-v2.log 2>&1 & C=$$!; \
-	$(PRISM) mock -h 127.0.0.1 -p $$(($(PRISM_PORT)+2)) contracts/atlassian/confluence-v1-search.subset.json >.prism-confluence-v1.log 2>&1 & V=$$!; \
-	trap "kill $$J $$C $$V 2>/dev/null" EXIT; \
-	$(PY) -c "import socket,sys,time;ports=[$(PRISM_PORT),$(PRISM_PORT)+1,$(PRISM_PORT)+2];end=time.time()+90;\
-	exec('while ports and time.time()<end:\n try:\n  socket.create_connection((\'127.0.0.1\',ports[0]),1).close(); ports.pop(0)\n except OSError: time.sleep(0.5)');sys.exit(1 if ports else 0)"; \
-	PRISM_JIRA_URL=http://127.0.0.1:$(PRISM_PORT) \
-	PRISM_CONFLUENCE_V2_URL=http://127.0.0.1:$$(($(PRISM_PORT)+1)) \
-	PRISM_CONFLUENCE_URL=http://127.0.0.1:$$(($(PRISM_PORT)+2)) \
-	env -u DATABASE_URL $(PY) -m pytest -q -p no:randomly -m prism tests/atlassian/test_prism.py
+	@echo "== the Jira and Confluence backends against the Prism mocks (ports $(PRISM_PORT)..$$(($(PRISM_PORT)+2))) =="
+	env -u DATABASE_URL $(PY) tools/prism.py --port $(PRISM_PORT) -- \
+		$(PY) -m pytest -q -p no:randomly -m prism tests/atlassian
+
+# `make test`'s last step: the Prism run, or one line saying why it was skipped (npm missing);
+# with REQUIRE_PRISM set (CI) a skip is a failure.
+test-prism:
+	@if command -v $(NPM) >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory contract-prism; \
+	elif [ -n "$$REQUIRE_PRISM" ]; then \
+		echo "== FAILED: npm is not installed and REQUIRE_PRISM is set: the Prism contract run needs it =="; exit 1; \
+	else \
+		echo "== SKIPPED: the Prism contract run (make contract-prism): npm is not installed =="; \
+	fi
 
 
 BENCH_STAMP := $(VENV)/.installed-bench

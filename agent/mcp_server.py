@@ -22,6 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from agent import catalogue
 from governance import services
+from governance.atlassian.context import act_for
 from governance.errors import DomainError, Unauthenticated
 
 SERVER_NAME = "governance"
@@ -182,6 +183,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         return _error(Unauthenticated())
     request.auth = user
     request.user = user
+    act_for(user.account_id)
     try:
         catalogue.require_agent_access(request)
     except DomainError as error:

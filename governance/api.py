@@ -18,6 +18,7 @@ from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
 from governance import audit, cleaning, permissions, services, throttling
+from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
 from governance.concurrency import etag, parse_if_match
 from governance.errors import (
@@ -50,6 +51,8 @@ class BearerToken(HttpBearer):
         user = services.user_for_token(token.strip())
         if user is None:
             throttling.bearer_failed(request)
+        else:
+            act_for(user.account_id)
         return user
 
 

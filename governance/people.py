@@ -15,6 +15,9 @@ _PREFIX = "person:v1:"
 # A longer-lived copy of each resolved person, used only when the tracker cannot answer.
 _BACKUP = "person-backup:v1:"
 BACKUP_SECONDS = 30 * 24 * 3600
+# What a people picker says when the tracker cannot be searched (the page itself stays up,
+# as the issue picker's does).
+PEOPLE_SEARCH_DOWN = "People cannot be searched in the tracker right now; try again shortly."
 # When the tracker could not answer during this request: the time the oldest name shown was
 # resolved (epoch seconds), else None. Reset per request (AtlassianActingMiddleware).
 names_as_of: ContextVar[float | None] = ContextVar("names_as_of", default=None)

@@ -20,8 +20,8 @@ from governance.models import (
     Notification,
     NotificationOptOut,
 )
-from governance.people import resolve
-from governance.tracker import get_tracker
+from governance.people import PEOPLE_SEARCH_DOWN, resolve
+from governance.tracker import TrackerError, get_tracker
 
 
 @page("GET")
@@ -63,10 +63,16 @@ def project_overview(request, key):
 def _editors_context(request, project, caller, *, query: str = "", errors=None) -> dict:
     editor_ids = services.editor_account_ids(project)
     results = []
+    search_error = ""
     if query:
+        try:
+            found = get_tracker().search_users(query, limit=10)
+        except TrackerError:
+            found = []
+            search_error = PEOPLE_SEARCH_DOWN
         results = [
             u
-            for u in get_tracker().search_users(query, limit=10)
+            for u in found
             if u.account_id not in editor_ids and u.account_id != project.lead_account_id
         ]
     people = resolve([project.lead_account_id, *editor_ids])
@@ -78,6 +84,7 @@ def _editors_context(request, project, caller, *, query: str = "", errors=None) 
         people=people,
         query=query,
         results=results,
+        search_error=search_error,
         errors=errors or {},
     )
 

@@ -19,8 +19,8 @@ from charter.views.context import (
 from governance import pdf, permissions
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page, render_htmx
-from governance.people import browsers_among
-from governance.tracker import get_tracker
+from governance.people import PEOPLE_SEARCH_DOWN, browsers_among
+from governance.tracker import TrackerError, get_tracker
 from governance.wiki import WikiError, get_wiki
 
 THESIS_LABELS = {
@@ -195,9 +195,13 @@ def people_search(request, key):
     project, caller = permissions.editable_project_for(request, key)
     field = request.GET.get("field", "")
     query = request.GET.get("q", "").strip()
-    found = get_tracker().search_users(query, limit=25) if query else []
-    # Only people who can browse the project are offered.
-    browsers = browsers_among(project.key, [u.account_id for u in found])
+    search_error = ""
+    try:
+        found = get_tracker().search_users(query, limit=25) if query else []
+        # Only people who can browse the project are offered.
+        browsers = browsers_among(project.key, [u.account_id for u in found])
+    except TrackerError:
+        found, browsers, search_error = [], set(), PEOPLE_SEARCH_DOWN
     results = [u for u in found if u.account_id in browsers][:10]
     page_name, _ = _seat_section(field)
     context = {
@@ -207,6 +211,7 @@ def people_search(request, key):
         "field": field,
         "query": query,
         "results": results,
+        "search_error": search_error,
         "back": page_url(project, page_name),
         "external_allowed": field in EXTERNAL_SEATS,
     }

@@ -1,9 +1,17 @@
 """Who the current request acts for, so the tracker can make "as the user" calls (the issue
-picker) with that person's own token. Set per request by AtlassianActingMiddleware."""
+picker) with that person's own token. Set per request by AtlassianActingMiddleware, and by the
+API token check (`act_for`) for requests that carry no session."""
 
 from contextvars import ContextVar
 
 acting_account: ContextVar[str] = ContextVar("acting_account", default="")
+
+
+def act_for(account_id: str) -> None:
+    """A request authenticated by a personal API token (not the session) acts for the token's
+    owner from here on, so "as the user" calls use their own grant, as their pages do. The
+    middleware restores the previous value when the request ends."""
+    acting_account.set(account_id or "")
 
 
 class AtlassianActingMiddleware:

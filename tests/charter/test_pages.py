@@ -267,6 +267,28 @@ def test_return_with_notes_then_address_them(cast, arrange, client_for):
     assert BusinessCase.objects.get().return_notes[0]["addressed"] is True
 
 
+def test_people_picker_says_so_when_the_tracker_cannot_be_searched(
+    cast, arrange, client_for, monkeypatch
+):
+    from governance.tracker import TrackerError
+    from governance.tracker.local.backend import LocalTracker
+
+    def down(self, query, *, limit=20):
+        raise TrackerError("Jira is not answering (findUsers, HTTP 503).")
+
+    monkeypatch.setattr(LocalTracker, "search_users", down)
+    arrange("Draft")
+    client = client_for(cast.lead)
+    for headers in ({}, HX):
+        response = client.get(
+            f"{PAGE}people/", {"field": "projectManager", "q": "Eddie"}, **headers
+        )
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "People cannot be searched in the tracker right now" in html
+        assert "Nobody in the tracker matches" not in html
+
+
 def test_people_picker_sets_and_clears_seats(cast, arrange, client_for):
     arrange("Draft", project_manager=None)
     client = client_for(cast.lead)

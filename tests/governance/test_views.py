@@ -99,6 +99,23 @@ def test_search_excludes_current_editors_and_the_lead(cast, client_for):
     assert 'Nominate<span class="visually-hidden"> Lena Lead' not in body
 
 
+def test_editor_search_says_so_when_the_tracker_cannot_be_searched(cast, client_for, monkeypatch):
+    from governance.tracker import TrackerError
+    from governance.tracker.local.backend import LocalTracker
+
+    def down(self, query, *, limit=20):
+        raise TrackerError("Jira is not answering (findUsers, HTTP 503).")
+
+    monkeypatch.setattr(LocalTracker, "search_users", down)
+    client = client_for(cast.lead)
+    for headers in ({}, {"HTTP_HX_REQUEST": "true"}):
+        response = client.get("/projects/ALPHA/editors/?q=vera", **headers)
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert "People cannot be searched in the tracker right now" in body
+        assert "Nobody matches" not in body and "Eddie Editor" in body
+
+
 def test_audit_page_filters_by_kind_and_actor(cast, client_for):
     lead = caller_for(cast.lead, cast.project)
     editors_set(caller=lead, account_ids=[cast.viewer.account_id])
