@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.html import format_html
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from governance import formatting, labels
@@ -126,11 +126,8 @@ def _span(start: dt.date | None, end: dt.date | None) -> str:
     """ "start to end", each date kept on one line."""
     if not start and not end:
         return ""
-    return format_html(
-        '<span class="date">{}</span> to <span class="date">{}</span>',
-        _date(start) or "…",
-        _date(end) or "…",
-    )
+    first, last = escape(_date(start) or "…"), escape(_date(end) or "…")
+    return mark_safe(f'<span class="date">{first}</span> to <span class="date">{last}</span>')
 
 
 def decorate_risk(risk, people, caller, extra) -> None:

@@ -192,9 +192,7 @@ def page_context(
         counts=counts,
         registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
         summary=reg.summary(project) if reg.summary else None,
-        pictures=reg.pictures(project, records, extra, reg.base_url(project))
-        if reg.pictures
-        else [],
+        pictures_html=pictures_html(reg, project, records, extra),
         form=form,
         editing_id=form.get("uuid") if form else None,
     )
@@ -245,6 +243,16 @@ def _values(obj: Any) -> list:
     return sorted((k, repr(v)) for k, v in vars(obj).items() if not k.startswith("_"))
 
 
+def _record_text(record: Any) -> str:
+    """Every stored and derived value of a decorated record, as text for a cache key; made
+    once per record and request (the table's key and the pictures' key both read it)."""
+    text = record.__dict__.get("_key_text")
+    if text is None:
+        text = repr({k: v for k, v in vars(record).items() if k[0] != "_"})
+        record.__dict__["_key_text"] = text
+    return text
+
+
 def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
     caller: Caller = context["caller"]
     project: Project = context["project"]
@@ -267,8 +275,7 @@ def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
         repr(context["extra"]),
     ]
     digest.update(repr(parts).encode())
-    rows = [{k: v for k, v in vars(row).items() if k[0] != "_"} for row in table.rows]
-    digest.update(repr(rows).encode())
+    digest.update("\n".join(_record_text(row) for row in table.rows).encode())
     return f"registers:table:{digest.hexdigest()}"
 
 
@@ -282,6 +289,52 @@ def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
         )
         shared_cache.set(key, html, TABLE_CACHE_SECONDS)
     return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
+
+
+# The register's pictures (its risk matrices, its timeline and budget curve) are drawn from
+# every record of the register, whatever the table's filters, and cached the same way: under
+# a digest of the drawing code and templates, the day, the currency, the register's URL, its
+# `extra` and every value of every record. They show nothing that depends on the reader.
+
+_PICTURE_SOURCES = ("governance/charts.py", "registers/pictures.py")
+
+
+@cache
+def _pictures_digest() -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted((Path(settings.BASE_DIR) / "templates" / "charts").rglob("*.html")):
+        digest.update(path.name.encode() + path.read_bytes())
+    for name in _PICTURE_SOURCES:
+        digest.update((Path(settings.BASE_DIR) / name).read_bytes())
+    return digest.hexdigest()
+
+
+def pictures_cache_key(reg: Register, project: Project, records: list, extra: Any) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    parts = [
+        _pictures_digest(),
+        formatting.currency(),
+        str(timezone.localdate()),
+        reg.slug,
+        reg.base_url(project),
+        repr(extra),
+    ]
+    digest.update(repr(parts).encode())
+    digest.update("\n".join(_record_text(record) for record in records).encode())
+    return f"registers:pictures:{digest.hexdigest()}"
+
+
+def pictures_html(reg: Register, project: Project, records: list, extra: Any) -> str:
+    """The register's pictures, rendered, from the cache when the same were drawn before."""
+    if not reg.pictures:
+        return ""
+    key = pictures_cache_key(reg, project, records, extra)
+    html = shared_cache.get(key)
+    if html is None:
+        drawn = reg.pictures(project, records, extra, reg.base_url(project))
+        html = render_to_string("charts/_pictures.html", {"pictures": drawn})
+        shared_cache.set(key, html, TABLE_CACHE_SECONDS)
+    return mark_safe(html)  # rendered by our template, autoescaped
 
 
 def _htmx_response(content: str, status: int) -> HttpResponse:

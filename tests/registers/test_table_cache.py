@@ -138,3 +138,54 @@ def _caller(cast):
     from governance import permissions
 
     return permissions.caller_for(cast.lead, cast.project, can_browse=True)
+
+
+def _pictures_drawn(client, url):
+    """The response and how many times the register's pictures were rendered for it."""
+    with mock.patch.object(base, "render_to_string", wraps=base.render_to_string) as render:
+        response = client.get(url)
+    assert response.status_code == 200
+    drawn = [c for c in render.call_args_list if c.args[0] == "charts/_pictures.html"]
+    return response.content.decode(), len(drawn)
+
+
+@pytest.mark.parametrize("register", ["work-packages", "risks"])
+def test_the_pictures_are_drawn_once_and_shared_by_every_reader(cast, client_for, register):
+    _fill(cast)
+    lead_page, drawn_first = _pictures_drawn(client_for(cast.lead), f"{BASE}/{register}/")
+    viewer_page, drawn_again = _pictures_drawn(client_for(cast.viewer), f"{BASE}/{register}/")
+    assert (drawn_first, drawn_again) == (1, 0)
+    pictures = lambda html: html.split('<section class="pictures"')[1].split("</section>")[0]  # noqa: E731
+    assert pictures(lead_page) == pictures(viewer_page)
+    # Filters narrow the table, not the pictures (drawn from every record): the same drawing.
+    filtered, drawn = _pictures_drawn(client_for(cast.lead), f"{BASE}/{register}/?q=nothing")
+    assert drawn == 0 and pictures(filtered) == pictures(lead_page)
+
+
+def test_an_edit_redraws_the_pictures_at_once(cast, client_for):
+    wp = WorkPackageFactory(project=cast.project, name="Alpha build")
+    client = client_for(cast.lead)
+    before, _ = _pictures_drawn(client, f"{BASE}/risks/")
+    RiskFactory(project=cast.project, title="Alpha risk", impact=5, likelihood=4)
+    after, drawn = _pictures_drawn(client, f"{BASE}/risks/")
+    assert drawn == 1 and before != after
+    services.work_package_update(
+        caller=_caller(cast),
+        wp_id=wp.pk,
+        data={"plannedStartDate": "2026-01-05", "plannedEndDate": "2026-03-01"},
+    )
+    page, drawn = _pictures_drawn(client, f"{BASE}/work-packages/")
+    assert drawn == 1 and "5 Jan 2026" in page.split('<section class="pictures"')[1]
+
+
+def test_a_new_day_redraws_the_pictures(cast, client_for):
+    import datetime as dt
+
+    WorkPackageFactory(project=cast.project, name="Alpha build")
+    client = client_for(cast.lead)
+    _, drawn = _pictures_drawn(client, f"{BASE}/work-packages/")
+    assert drawn == 1
+    tomorrow = base.timezone.localdate() + dt.timedelta(days=1)
+    with mock.patch.object(base.timezone, "localdate", return_value=tomorrow):
+        _, drawn = _pictures_drawn(client, f"{BASE}/work-packages/")
+    assert drawn == 1
