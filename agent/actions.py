@@ -40,9 +40,13 @@ from status.serializers import report_summary
 
 # --- schema pieces ----------------------------------------------------------------------------
 
-PROJECT_KEY = {"type": "string", "description": "The project key, e.g. APOLLO."}
+PROJECT_KEY = {"type": "string", "minLength": 1, "description": "The project key, e.g. APOLLO."}
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many."}
-CURSOR = {"type": "string", "description": "nextCursor of the previous answer, for more."}
+CURSOR = {
+    "type": "string",
+    "pattern": "^[0-9]*$",
+    "description": "nextCursor of the previous answer, for more.",
+}
 PAGING = {"limit": LIMIT, "cursor": CURSOR}
 DATE = {"type": ["string", "null"], "format": "date", "description": "YYYY-MM-DD"}
 TEXT = {"type": "string", "maxLength": 2000}

@@ -1,11 +1,20 @@
 """The action catalogue as JSON (mounted at /api/v1): list the actions the caller may use,
 run one. Behind the API's tokens and error body; every action behind both gates."""
 
+import copy
+from typing import Any
+
 from django.http import HttpRequest
 from ninja import Router
 
 from agent import catalogue
-from governance.api import body_schema, json_object
+from governance.api import (
+    ERROR_DESCRIPTIONS,
+    NO_CONTROL_CHARACTERS,
+    api,
+    body_schema,
+    json_object,
+)
 from governance.errors import ValidationFailed
 
 router = Router(tags=["agent"])
@@ -29,7 +38,8 @@ def action_list(request):
 @router.post(
     "/agent/actions/{name}",
     openapi_extra=body_schema(
-        {"arguments": {"type": "object", "description": "As the action's inputSchema."}}
+        {"arguments": {"type": "object", "description": "As the action's inputSchema."}},
+        closed=True,
     ),
 )
 def action_run(request, name: str):
@@ -41,4 +51,73 @@ def action_run(request, name: str):
     if unknown:
         raise ValidationFailed({k: ["Unknown field."] for k in unknown})
     ctx = context_for(request)
-    return {"result": catalogue.run(ctx, name, body.get("arguments") or {})}
+    return {"result": catalogue.run(ctx, name, body.get("arguments"))}
+
+
+# --- the catalogue in the OpenAPI document -----------------------------------------------------
+
+GENERIC_PATH = "/api/v1/agent/actions/{name}"
+
+
+def _refused_text(node: Any) -> Any:
+    """An action's argument schema as the server applies it: text without control characters
+    (tab and line breaks aside), names of properties likewise."""
+    if isinstance(node, dict):
+        if node.get("type") == "string" and "enum" not in node and "format" not in node:
+            node.setdefault("pattern", NO_CONTROL_CHARACTERS)
+        if node.get("type") == "object":
+            node.setdefault("propertyNames", {"pattern": NO_CONTROL_CHARACTERS})
+        for value in node.values():
+            _refused_text(value)
+    elif isinstance(node, list):
+        for value in node:
+            _refused_text(value)
+    return node
+
+
+def document_actions(schema: dict[str, Any]) -> None:
+    """One path per action in place of `POST /agent/actions/{name}`, each with its arguments'
+    own schema, so that a client (or a fuzzer) knows what each accepts. The server routes them
+    all through `action_run`."""
+    paths = schema.get("paths", {})
+    generic = paths.pop(GENERIC_PATH, None)
+    if not generic:
+        return
+    template = generic["post"]
+    catalogue.ensure_loaded()
+    for name, act in sorted(catalogue.CATALOGUE.items()):
+        operation = copy.deepcopy(template)
+        operation["operationId"] = f"{template.get('operationId', 'agent_action_run')}_{name}"
+        operation["summary"] = act.title
+        operation["description"] = f"{act.description}\n\n{template.get('description', '')}"
+        operation["parameters"] = [
+            p for p in operation.get("parameters", []) if p.get("name") != "name"
+        ]
+        arguments = _refused_text(copy.deepcopy(act.schema))
+        if not act.schema.get("required"):
+            arguments["type"] = ["object", "null"]  # null: no arguments
+        body: dict[str, Any] = {
+            "type": "object",
+            "properties": {"arguments": arguments},
+            "additionalProperties": False,
+        }
+        if act.schema.get("required"):
+            body["required"] = ["arguments"]
+        operation["requestBody"] = {
+            "required": bool(act.schema.get("required")),
+            "content": {"application/json": {"schema": body}},
+        }
+        if act.is_write:  # a write given an expectedRevision that is not the current one
+            operation["responses"].setdefault(
+                "412",
+                {
+                    "description": ERROR_DESCRIPTIONS["412"],
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                    },
+                },
+            )
+        paths[f"/api/v1/agent/actions/{name}"] = {"post": operation}
+
+
+api.schema_hooks.append(document_actions)

@@ -66,7 +66,11 @@ class Action:
 
     def __post_init__(self) -> None:
         Draft202012Validator.check_schema(self.schema)
-        object.__setattr__(self, "validator", Draft202012Validator(self.schema))
+        # Formats (dates) are checked too: what the schema says is what is refused.
+        validator = Draft202012Validator(
+            self.schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+        object.__setattr__(self, "validator", validator)
 
     @property
     def is_write(self) -> bool:
@@ -175,7 +179,21 @@ def validate(action_: Action, arguments: Any) -> dict[str, Any]:
         fields.setdefault(path, []).append(error.message)
     if fields:
         raise ValidationFailed(fields)
-    return arguments
+    # JSON Schema counts 81.0 as an integer; the actions get 81.
+    properties = action_.schema.get("properties", {})
+    return {
+        name: int(value)
+        if isinstance(value, float)
+        and "integer" in _types(properties.get(name, {}))
+        and value.is_integer()
+        else value
+        for name, value in arguments.items()
+    }
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
 
 
 def run(ctx: Context, name: str, arguments: Any) -> Any:

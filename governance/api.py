@@ -143,6 +143,10 @@ class GovernanceAPI(NinjaAPI):
     """The API whose OpenAPI document also lists every operation's error answers, each with
     the one error body."""
 
+    # Functions an app above the kernel registers to finish the document (the agent app lists
+    # one path per action): called last, with the document.
+    schema_hooks: list = []
+
     def get_openapi_schema(self, *args, **kwargs):
         # A copy: the bodies' schemas are module constants shared by several operations.
         schema = copy.deepcopy(super().get_openapi_schema(*args, **kwargs))
@@ -173,6 +177,8 @@ class GovernanceAPI(NinjaAPI):
                             },
                         },
                     )
+        for hook in self.schema_hooks:
+            hook(schema)
         return schema
 
     def _operations_honouring_if_match(self) -> set[str]:
@@ -196,14 +202,23 @@ def _document_text(operation: dict) -> None:
     """What every text input accepts, said in the document: in a JSON body, null wherever
     text is (it reads as empty, which clears an optional field); in a body and in the query,
     no control characters but tab and line breaks (they are refused with 422)."""
+    enums = operation.pop("x-enums", {})
     for parameter in operation.get("parameters", []):
         if parameter.get("in") != "query":
+            continue
+        if parameter["name"] in enums:
+            # A closed set of values, refused otherwise (422): said as an enum.
+            parameter["schema"] = {"type": "string", "enum": list(enums[parameter["name"]])}
             continue
         schema = parameter.get("schema", {})
         for member in [schema, *schema.get("anyOf", [])]:
             if member.get("type") == "string" and "enum" not in member:
                 member.setdefault("pattern", NO_CONTROL_CHARACTERS)
-    content = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    contents = operation.get("requestBody", {}).get("content", {})
+    form = contents.get("multipart/form-data")
+    if form:  # field names too are refused with control characters
+        form.get("schema", {}).setdefault("propertyNames", {"pattern": NO_CONTROL_CHARACTERS})
+    content = contents.get("application/json")
     if not content:
         return
     stack = [content.get("schema", {})]
@@ -215,6 +230,8 @@ def _document_text(operation: dict) -> None:
             node["type"] = ["string", "null"]
             if "format" not in node:
                 node.setdefault("pattern", NO_CONTROL_CHARACTERS)
+        if node.get("type") == "object":
+            node.setdefault("propertyNames", {"pattern": NO_CONTROL_CHARACTERS})
         stack.extend(node.get("properties", {}).values())
         if isinstance(node.get("items"), dict):
             stack.append(node["items"])
@@ -322,11 +339,16 @@ def with_etag(response: HttpResponse, revision: int) -> None:
     response["ETag"] = etag(revision)
 
 
-def body_schema(properties: dict[str, Any], required: list[str] | None = None) -> dict:
-    """openapi_extra for an endpoint that reads `json_object(request)`."""
+def body_schema(
+    properties: dict[str, Any], required: list[str] | None = None, *, closed: bool = False
+) -> dict:
+    """openapi_extra for an endpoint that reads `json_object(request)`; `closed` when it
+    refuses fields it does not know (422)."""
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
+    if closed:
+        schema["additionalProperties"] = False
     return {
         "requestBody": {
             "required": bool(required),

@@ -9,7 +9,21 @@ from portfolio import selectors
 router = Router(tags=["portfolio"])
 
 
-@router.get("/portfolio")
+def _sort_values() -> list[str]:
+    return ["", *selectors.SORTS, *(f"-{key}" for key in selectors.SORTS)]
+
+
+@router.get(
+    "/portfolio",
+    openapi_extra={
+        "x-enums": {
+            "approvalStatus": ["", *selectors.APPROVAL_STATUSES],
+            "rag": ["", *selectors.RAG_CHOICES],
+            "dimension": ["", *selectors.DIMENSION_CHOICES],
+            "sort": _sort_values(),
+        }
+    },
+)
 def portfolio(
     request,
     theme: str | None = None,
@@ -39,7 +53,9 @@ def portfolio(
     return selectors.portfolio(request, query, strict=True).rows
 
 
-@router.get("/portfolio/lessons")
+@router.get(
+    "/portfolio/lessons", openapi_extra={"x-enums": {"kind": ["", *selectors.LESSON_KINDS]}}
+)
 def lessons(request, q: str = "", kind: str = "", theme: str = ""):
     """Close-out lessons (closeOut.lessons: worked, differently, nextSponsor) and realisation
     lessons of the viewable projects, newest first. q matches every word; kind is one of

@@ -221,9 +221,23 @@ def test_reads_across_projects_take_a_constant_number_of_queries(
 
 
 def test_the_catalogue_is_in_the_openapi_document(client):
+    """One path per action, its body the action's own arguments schema (so that a client, or
+    schemathesis, knows what each accepts); the generic route is not listed."""
+    from agent.catalogue import CATALOGUE
+
     paths = client.get("/api/v1/openapi.json").json()["paths"]
     assert "get" in paths["/api/v1/agent/actions"]
-    assert "post" in paths["/api/v1/agent/actions/{name}"]
+    assert "/api/v1/agent/actions/{name}" not in paths
+    for name, action in CATALOGUE.items():
+        operation = paths[f"/api/v1/agent/actions/{name}"]["post"]
+        body = operation["requestBody"]["content"]["application/json"]["schema"]
+        assert body["additionalProperties"] is False
+        arguments = body["properties"]["arguments"]
+        assert arguments["properties"].keys() == action.schema["properties"].keys()
+        assert arguments["additionalProperties"] is False
+        assert operation["requestBody"]["required"] == bool(action.schema.get("required"))
+        assert {"403", "404", "422"} <= set(operation["responses"])
+        assert ("412" in operation["responses"]) == action.is_write
 
 
 def test_the_audit_page_marks_writes_made_through_the_assistant(world, client, bearer):
@@ -232,3 +246,29 @@ def test_the_audit_page_marks_writes_made_through_the_assistant(world, client, b
     client.force_login(world.lead)
     page = client.get("/projects/ALPHA/audit/").content.decode()
     assert "via the assistant" in page
+
+
+def test_arguments_are_taken_as_the_document_says(world, client, bearer):
+    """Found by schemathesis over the per-action paths: a whole number written 81.0 is a
+    JSON Schema integer (it answered 500); a date that is not one, an empty project key and a
+    cursor that is not a number are refused as the document says (422); null arguments mean
+    none."""
+    use_group(EVERYONE)
+    headers = bearer(world.lead)
+    arguments = {"projectKey": "ALPHA", "register": "risks", "limit": 81.0}
+    response = run(client, "list_register", arguments, **headers)
+    assert response.status_code == 200, response.content
+    response = run(client, "find_projects", {"limit": 2.0}, **headers)
+    assert response.status_code == 200
+    assert run(client, "find_projects", None, **headers).status_code == 200
+    assert run(client, "find_projects", False, **headers).status_code == 400
+    for name, arguments, field in [
+        ("portfolio_summary", {"since": ""}, "since"),
+        ("portfolio_summary", {"since": "2026-02-30"}, "since"),
+        ("project_overview", {"projectKey": ""}, "projectKey"),
+        ("find_projects", {"cursor": "x"}, "cursor"),
+        ("find_projects", {"limit": 2.5}, "limit"),
+    ]:
+        response = run(client, name, arguments, **headers)
+        assert response.status_code == 422, (name, arguments, response.content)
+        assert field in response.json()["error"]["fields"], response.json()

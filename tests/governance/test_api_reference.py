@@ -35,6 +35,8 @@ def served_operations() -> set[tuple[str, str]]:
     found = set()
     for path, operations in schema["paths"].items():
         assert path.startswith(BASE), path
+        # The document lists one path per agent action; the reference, their one route.
+        path = re.sub(r"^(/api/v1/agent/actions/)[a-z_]+$", r"\1{name}", path)
         for method in operations:
             if method.upper() in METHODS:
                 found.add((method.upper(), _normalise(path.removeprefix(BASE))))
