@@ -5,6 +5,7 @@ cell by cell for every column choice); every value is escaped here, and the valu
 the same filters the template used (labels, amounts with the currency, dates)."""
 
 from collections.abc import Iterable, Mapping
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from html import escape
 from typing import Any
 from urllib.parse import quote
@@ -24,6 +25,21 @@ WHY = [("cost", "Cost"), ("schedule", "Schedule"), ("scope", "Scope"), ("risk", 
 
 def _e(value: Any) -> str:
     return escape(str(value), quote=True)
+
+
+def one_decimal(value: Any) -> str:
+    """The template filter `floatformat:"-1"` (one decimal, none for a whole number), without
+    its localisation machinery: a thousand rows call it (a test compares the two)."""
+    try:
+        exact = Decimal(str(value))
+    except InvalidOperation:
+        return floatformat(value, "-1")
+    if not exact.is_finite():
+        return floatformat(value, "-1")
+    if exact == exact.to_integral_value():
+        return str(int(exact))
+    rounded = exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{abs(rounded) if rounded == 0 else rounded:.1f}"
 
 
 def _or_dash(value: Any) -> str:
@@ -98,7 +114,7 @@ class RowRenderer:
             cells.append(f'<td class="num">{_e(amount(row["eac"]))}</td>')
         if "overrun" in shown:
             overrun = row["costOverrunPct"]
-            text = DASH if overrun is None else f"{floatformat(overrun, '-1')} %"
+            text = DASH if overrun is None else f"{one_decimal(overrun)} %"
             cells.append(f'<td class="num">{_e(text)}</td>')
         if "slip" in shown:
             cells.append(f'<td class="num">{_or_dash(row["scheduleSlipDays"])}</td>')

@@ -103,3 +103,19 @@ def test_python_rows_print_what_the_row_partial_prints(db, shown):
             {"row": row, "people": PEOPLE, "shown": shown, "rag_dims": DIMENSIONS}
         )
         assert _squash(row["html"]) == _squash(expected)
+
+
+def test_one_decimal_writes_what_floatformat_minus_one_writes():
+    import random
+    from decimal import Decimal
+
+    from django.template.defaultfilters import floatformat
+
+    from portfolio.table import one_decimal
+
+    rng = random.Random(7)
+    values = [0, 0.0, -0.0, 5, -5, 34.96, 34.05, 34.15, -0.04, -0.05, 0.05, 12.25, 1e6, 1234567.891]
+    values += [Decimal("2.50"), Decimal("-12.35"), "7.45", 3, 3.0, 99.99]
+    values += [round(rng.uniform(-500, 500), rng.randrange(0, 5)) for _ in range(500)]
+    for value in values:
+        assert one_decimal(value) == floatformat(value, "-1"), value
