@@ -89,6 +89,13 @@ COMMENTARY = {
     "Blocked": "Waiting for the supplier's API credentials; escalated at the last steerco.",
     "Complete": "Delivered and signed off.",
 }
+# (impact, likelihood) of the second to fourth risk, picked per project: the same band
+# (medium, low, low) as in RISKS, so the projects' risk RAGs do not move.
+SCORE_VARIANTS = {
+    1: [(4, 3), (3, 3), (4, 2), (3, 4), (2, 5)],
+    2: [(3, 2), (2, 2), (2, 3), (1, 5), (3, 1)],
+    3: [(1, 3), (1, 2), (2, 1), (1, 4), (2, 2)],
+}
 # title, direction, status, materialised, impact, likelihood, residual, treatment,
 # mitigation, description
 RISKS = [
@@ -237,6 +244,10 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             materialised, residual = False, (2, 2)
         elif n == 0 and key in TROUBLED:
             residual = (4, 4)
+        elif n in SCORE_VARIANTS:
+            # Each project scores its own risks (within the same band, so its risk RAG holds).
+            variants = SCORE_VARIANTS[n]
+            impact, likelihood = variants[sum(map(ord, key)) % len(variants)]
         title, mitigation, description = (
             _sentence(text.format(**flavour)) for text in (title, mitigation, description)
         )
