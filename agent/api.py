@@ -8,13 +8,7 @@ from django.http import HttpRequest
 from ninja import Router
 
 from agent import catalogue
-from governance.api import (
-    ERROR_DESCRIPTIONS,
-    NO_CONTROL_CHARACTERS,
-    api,
-    body_schema,
-    json_object,
-)
+from governance.api import ERROR_DESCRIPTIONS, api, body_schema, document_body_text, json_object
 from governance.errors import ValidationFailed
 
 router = Router(tags=["agent"])
@@ -59,22 +53,6 @@ def action_run(request, name: str):
 GENERIC_PATH = "/api/v1/agent/actions/{name}"
 
 
-def _refused_text(node: Any) -> Any:
-    """An action's argument schema as the server applies it: text without control characters
-    (tab and line breaks aside), names of properties likewise."""
-    if isinstance(node, dict):
-        if node.get("type") == "string" and "enum" not in node and "format" not in node:
-            node.setdefault("pattern", NO_CONTROL_CHARACTERS)
-        if node.get("type") == "object":
-            node.setdefault("propertyNames", {"pattern": NO_CONTROL_CHARACTERS})
-        for value in node.values():
-            _refused_text(value)
-    elif isinstance(node, list):
-        for value in node:
-            _refused_text(value)
-    return node
-
-
 def document_actions(schema: dict[str, Any]) -> None:
     """One path per action in place of `POST /agent/actions/{name}`, each with its arguments'
     own schema, so that a client (or a fuzzer) knows what each accepts. The server routes them
@@ -93,7 +71,8 @@ def document_actions(schema: dict[str, Any]) -> None:
         operation["parameters"] = [
             p for p in operation.get("parameters", []) if p.get("name") != "name"
         ]
-        arguments = _refused_text(copy.deepcopy(act.schema))
+        # The action's own arguments are not nullable text: its validator refuses null.
+        arguments = document_body_text(copy.deepcopy(act.schema), nullable=False)
         if not act.schema.get("required"):
             arguments["type"] = ["object", "null"]  # null: no arguments
         body: dict[str, Any] = {

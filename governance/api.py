@@ -219,15 +219,22 @@ def _document_text(operation: dict) -> None:
     if form:  # field names too are refused with control characters
         form.get("schema", {}).setdefault("propertyNames", {"pattern": NO_CONTROL_CHARACTERS})
     content = contents.get("application/json")
-    if not content:
-        return
-    stack = [content.get("schema", {})]
+    if content:
+        document_body_text(content.get("schema", {}), nullable=True)
+
+
+def document_body_text(schema: dict, *, nullable: bool) -> dict:
+    """Say, in a JSON body's schema (changed in place, and returned), what the text cleaner
+    does: no control characters but tab and line breaks in text or in property names;
+    `nullable`: null accepted wherever text is (the API's bodies read it as empty)."""
+    stack = [schema]
     while stack:
         node = stack.pop()
         if not isinstance(node, dict):
             continue
         if node.get("type") == "string" and "enum" not in node:
-            node["type"] = ["string", "null"]
+            if nullable:
+                node["type"] = ["string", "null"]
             if "format" not in node:
                 node.setdefault("pattern", NO_CONTROL_CHARACTERS)
         if node.get("type") == "object":
@@ -235,6 +242,7 @@ def _document_text(operation: dict) -> None:
         stack.extend(node.get("properties", {}).values())
         if isinstance(node.get("items"), dict):
             stack.append(node["items"])
+    return schema
 
 
 api = GovernanceAPI(
