@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from django.core.cache import cache
-from django.core.signals import request_finished, request_started
+from django.core.signals import request_finished, request_started, setting_changed
 from django.utils import formats, timezone, translation
 
 CURRENCY_CACHE_KEY = "site:currency"
@@ -61,7 +61,10 @@ def moment(value: Any) -> str:
 
 # Within one request the currency is read from the shared cache once: a page of a thousand
 # amounts asks for it a thousand times. The memo lives from request_started to
-# request_finished (outside a request, e.g. in the worker, every call reads the cache).
+# request_finished (outside a request, e.g. in the worker, every call reads the cache). Under
+# WSGI (gunicorn, the test client) the signal runs in the request's own context; under ASGI
+# Django sends it from a copied context, so there the memo never starts and every call reads
+# the cache: slower, never wrong.
 _request_memo: ContextVar[dict | None] = ContextVar("formatting_request_memo", default=None)
 
 
@@ -73,7 +76,13 @@ def _end_memo(**kwargs) -> None:
     _request_memo.set(None)
 
 
+def _forget_formats(*, setting, **kwargs) -> None:
+    if setting in ("DATE_FORMAT", "LANGUAGE_CODE", "USE_I18N", "FORMAT_MODULE_PATH"):
+        _date_text.cache_clear()
+
+
 request_started.connect(_start_memo, dispatch_uid="formatting-memo-start")
+setting_changed.connect(_forget_formats, dispatch_uid="formatting-forget-formats")
 request_finished.connect(_end_memo, dispatch_uid="formatting-memo-end")
 
 

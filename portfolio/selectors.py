@@ -248,9 +248,20 @@ class Portfolio:
     risk_cells: dict[str, Any] = field(default_factory=dict)
 
 
-def portfolio(request: HttpRequest, query: Mapping[str, Any], *, strict: bool = False) -> Portfolio:
+def portfolio(
+    request: HttpRequest,
+    query: Mapping[str, Any],
+    *,
+    strict: bool = False,
+    with_cells: bool = False,
+) -> Portfolio:
+    """The portfolio for `query`; `with_cells` also reads each project's stored risk-matrix
+    cells (for the page's matrices; the API and the exports do not show them)."""
     params = clean_params(query, strict=strict)
-    every, risk_cells = rows_and_cells(request)
+    if with_cells:
+        every, risk_cells = rows_and_cells(request)
+    else:
+        every, risk_cells = rows_for(request), {}
     rows = apply(every, params)
     return Portfolio(
         rows=rows,

@@ -141,7 +141,7 @@ def portfolio_index(request):
     against forecast, slip, risks, pending decisions and changes; filters, sorting, grouping by
     theme, summary counts and a RAG heat grid. HTMX swaps the results on filter changes."""
     permissions.require_portfolio_access(request)
-    data = selectors.portfolio(request, request.GET)
+    data = selectors.portfolio(request, request.GET, with_cells=True)
     people = resolve(data.leads)
     shown = shown_columns(request.user)
     groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]

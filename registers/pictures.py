@@ -5,7 +5,7 @@ draws them; the register pages, the status page and the portfolio call these."""
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.utils.http import urlencode
 
@@ -28,26 +28,33 @@ def risk_cell(risk, view: str) -> tuple[int, int] | None:
     return None
 
 
+class Scores(NamedTuple):
+    impact: int | None
+    likelihood: int | None
+    residual_impact: int | None
+    residual_likelihood: int | None
+
+
 def place_groups(groups: Iterable[tuple]) -> dict[str, dict[tuple[int, int], int]]:
     """Open risks grouped by scores, `(impact, likelihood, residual_impact,
-    residual_likelihood, count)`, counted per cell of each matrix as `risk_cell` places a risk
-    with those scores: {view: {(impact, likelihood): count}}."""
+    residual_likelihood, count)`, counted per cell of each matrix where `risk_cell` places a
+    risk with those scores: {view: {(impact, likelihood): count}}."""
     out: dict[str, dict[tuple[int, int], int]] = {view: {} for view in MATRIX_VIEWS}
-    inherent, residual = out["inherent"], out["residual"]
-    for impact, likelihood, residual_impact, residual_likelihood, n in groups:
-        cell = (impact, likelihood) if impact and likelihood else None
-        if cell is not None:
-            inherent[cell] = inherent.get(cell, 0) + n
-        if residual_impact and residual_likelihood:
-            cell = (residual_impact, residual_likelihood)
-        if cell is not None:
-            residual[cell] = residual.get(cell, 0) + n
+    for *scores, n in groups:
+        risk = Scores(*scores)
+        for view, cells in out.items():
+            cell = risk_cell(risk, view)
+            if cell is not None:
+                cells[cell] = cells.get(cell, 0) + n
     return out
 
 
+# The risks the matrices show: open risks (not opportunities, not closed ones).
+ON_MATRIX = {"status": "Open", "direction": "Risk"}
+
+
 def on_matrix(risk) -> bool:
-    """The matrices show the open risks (not opportunities, not closed ones)."""
-    return risk.status == "Open" and risk.direction == "Risk"
+    return all(getattr(risk, name) == value for name, value in ON_MATRIX.items())
 
 
 def matrix_counts(risks: Iterable, view: str) -> dict[tuple[int, int], int]:

@@ -140,7 +140,7 @@ def risk_cells(project_ids: Sequence[int]) -> dict[int, dict[str, list[int]]]:
     their reads do not carry it). One query."""
     groups: dict[int, list[tuple]] = {pk: [] for pk in project_ids}
     for pk, *scores in (
-        Risk.objects.filter(project_id__in=list(project_ids), status="Open", direction="Risk")
+        Risk.objects.filter(project_id__in=list(project_ids), **registers_pictures.ON_MATRIX)
         .values_list("project_id", "impact", "likelihood", "residual_impact", "residual_likelihood")
         .annotate(n=Count("id"))
         .order_by()

@@ -7,7 +7,7 @@ import hashlib
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +192,9 @@ def page_context(
         counts=counts,
         registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
         summary=reg.summary(project) if reg.summary else None,
-        pictures_html=pictures_html(reg, project, records, extra),
+        # A callable: the template calls it where the page shows the pictures, so a table
+        # swap never draws them.
+        pictures_html=partial(pictures_html, reg, project, records, extra),
         form=form,
         editing_id=form.get("uuid") if form else None,
     )
@@ -244,13 +246,13 @@ def _values(obj: Any) -> list:
 
 
 def _record_text(record: Any) -> str:
-    """Every stored and derived value of a decorated record, as text for a cache key; made
-    once per record and request (the table's key and the pictures' key both read it)."""
-    text = record.__dict__.get("_key_text")
-    if text is None:
-        text = repr({k: v for k, v in vars(record).items() if k[0] != "_"})
-        record.__dict__["_key_text"] = text
-    return text
+    """Every stored and derived value of a decorated record, as text for a cache key."""
+    return repr({k: v for k, v in vars(record).items() if k[0] != "_"})
+
+
+def _stored_text(record: Any) -> str:
+    """Every stored value of a record (none derived for the reader), as text for a key."""
+    return repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
 
 
 def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
@@ -292,11 +294,18 @@ def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
 
 
 # The register's pictures (its risk matrices, its timeline and budget curve) are drawn from
-# every record of the register, whatever the table's filters, and cached the same way: under
-# a digest of the drawing code and templates, the day, the currency, the register's URL, its
-# `extra` and every value of every record. They show nothing that depends on the reader.
+# the stored values of every record of the register, whatever the table's filters, and cached
+# like the table: under a digest of the drawing code and templates, the day, the currency, the
+# register's URL, its `extra` and every stored value of every record. They show nothing that
+# depends on the reader, so every reader shares them. They are drawn only when the page shows
+# them (an HTMX table swap does not).
 
-_PICTURE_SOURCES = ("governance/charts.py", "registers/pictures.py")
+_PICTURE_SOURCES = (
+    "governance/charts.py",
+    "registers/pictures.py",
+    "registers/views/risks.py",
+    "registers/views/work_packages.py",
+)
 
 
 @cache
@@ -320,7 +329,7 @@ def pictures_cache_key(reg: Register, project: Project, records: list, extra: An
         repr(extra),
     ]
     digest.update(repr(parts).encode())
-    digest.update("\n".join(_record_text(record) for record in records).encode())
+    digest.update("\n".join(_stored_text(record) for record in records).encode())
     return f"registers:pictures:{digest.hexdigest()}"
 
 

@@ -189,3 +189,22 @@ def test_a_new_day_redraws_the_pictures(cast, client_for):
     with mock.patch.object(base.timezone, "localdate", return_value=tomorrow):
         _, drawn = _pictures_drawn(client, f"{BASE}/work-packages/")
     assert drawn == 1
+
+
+def test_readers_with_other_rights_share_the_drawing_of_a_materialised_risk(cast, client_for):
+    """The pictures' key holds the stored values only: a risk whose decision the lead may
+    record (a value derived for the reader) still gives every reader the same drawing."""
+    RiskFactory(project=cast.project, title="Alpha risk", materialised=True, impact=4)
+    lead_page, drawn = _pictures_drawn(client_for(cast.lead), f"{BASE}/risks/")
+    viewer_page, drawn_again = _pictures_drawn(client_for(cast.viewer), f"{BASE}/risks/")
+    assert (drawn, drawn_again) == (1, 0)
+
+
+def test_a_table_swap_draws_no_pictures(cast, client_for):
+    _fill(cast)
+    client = client_for(cast.lead)
+    with mock.patch.object(base, "render_to_string", wraps=base.render_to_string) as render:
+        response = client.get(f"{BASE}/risks/?q=Alpha", **HX)
+    assert response.status_code == 200
+    assert not [c for c in render.call_args_list if c.args[0] == "charts/_pictures.html"]
+    assert 'class="pictures"' not in response.content.decode()
