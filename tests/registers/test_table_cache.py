@@ -198,6 +198,8 @@ def test_readers_with_other_rights_share_the_drawing_of_a_materialised_risk(cast
     lead_page, drawn = _pictures_drawn(client_for(cast.lead), f"{BASE}/risks/")
     viewer_page, drawn_again = _pictures_drawn(client_for(cast.viewer), f"{BASE}/risks/")
     assert (drawn, drawn_again) == (1, 0)
+    pictures = lambda html: html.split('<section class="pictures"')[1].split("</section>")[0]  # noqa: E731
+    assert pictures(lead_page) == pictures(viewer_page)
 
 
 def test_a_table_swap_draws_no_pictures(cast, client_for):
