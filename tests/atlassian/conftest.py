@@ -1,10 +1,12 @@
 """Jira and Confluence backends against Atlassian's contract documents, offline."""
 
 import datetime as dt
+import io
 
 import pytest
 import responses
 from cryptography.fernet import Fernet
+from django.core.management import call_command
 from django.utils import timezone
 
 from governance.atlassian import crypto
@@ -100,3 +102,14 @@ def fake_jira(jira, tracker):
     from tests.atlassian.fake_jira import FakeJira
 
     return FakeJira(jira)
+
+
+def run_check() -> tuple[int, str, str]:
+    """`manage.py atlassian_check`: its exit code, what it printed, what it wrote to stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("atlassian_check", stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    return code, out.getvalue(), err.getvalue()

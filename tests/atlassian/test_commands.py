@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from governance.models import AtlassianGrant
 from tests.atlassian.conftest import AUTH_URL, give_grant, user_json
+from tests.atlassian.conftest import run_check as run
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -53,16 +54,6 @@ def healthy(atlassian_settings, rsps, jira, confluence):
         "offline_access"
     )
     return jira
-
-
-def run() -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("atlassian_check", stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_check_passes_against_the_mocks(healthy):

@@ -11,15 +11,14 @@ call to Prism. Every other call goes to Prism as it is, except getMyPermissions'
 being keyed by the permission asked (tests/atlassian/prism.py)."""
 
 import base64
-import io
 import json
 import re
 
 import pytest
 import responses
-from django.core.management import call_command
 
 from tests.atlassian.conftest import AUTH_URL
+from tests.atlassian.conftest import run_check as run
 from tests.atlassian.prism import (
     CONFLUENCE_V1,
     CONFLUENCE_V2,
@@ -74,16 +73,6 @@ def site(atlassian_settings):
         for base in (JIRA, CONFLUENCE_V2, CONFLUENCE_V1):
             mock.add_passthru(base)
         yield s
-
-
-def run() -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command("atlassian_check", stdout=out, stderr=err)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_check_passes_against_the_mocks(site):
