@@ -8,18 +8,16 @@ from collections.abc import Iterable, Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from html import escape
 from typing import Any
-from urllib.parse import quote
 
 from django.template.defaultfilters import floatformat, truncatechars
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from governance.people import Person
 from governance.templatetags.gov import day, label_filter, person_chip, rag_badge
+from portfolio.pictures import project_urls
 from status.templatetags.status_tags import amount
 
 DASH = "—"
-KEY_MARK = "PORTFOLIOKEY"
 WHY = [("cost", "Cost"), ("schedule", "Schedule"), ("scope", "Scope"), ("risk", "Risk")]
 
 
@@ -53,7 +51,7 @@ class RowRenderer:
         self.people = people
         self.shown = set(shown)
         self.rag_dims = list(rag_dims)
-        self.status_url = reverse("status:index", args=[KEY_MARK])
+        self.status_url = project_urls("status:index")
         self.badges: dict[Any, str] = {}
         self.chips: dict[Any, str] = {}
 
@@ -70,7 +68,7 @@ class RowRenderer:
     def row(self, row: Mapping[str, Any]) -> SafeString:
         shown = self.shown
         key = _e(row["projectKey"])
-        url = self.status_url.replace(KEY_MARK, _e(quote(row["projectKey"], safe="")))
+        url = _e(self.status_url(row["projectKey"]))
         cells = [
             f'<tr><th scope="row" class="col-project"><a href="{url}">{key}</a> '
             f'<span class="muted">{_e(row["name"])}</span></th>'
