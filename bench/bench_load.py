@@ -13,6 +13,9 @@ measures what the endpoint sustains, and /healthz (one SELECT 1) is the ceiling 
 server, the network and the load generator on this machine. Reported per endpoint: requests
 per second, p50 and p95 latency, errors (anything but a 200 with the expected content).
 Target: the register page sustains at least 30 % of the /healthz rate, with 0 errors.
+
+BENCH_LOAD_WSGI names the WSGI application gunicorn serves (default governance.wsgi); the
+instruments in bench/ceiling.py measure the register page's ceilings on the machine.
 """
 
 import json
@@ -265,7 +268,7 @@ def run() -> list[str]:
             sys.executable,
             "-m",
             "gunicorn",
-            "governance.wsgi",
+            os.environ.get("BENCH_LOAD_WSGI") or "governance.wsgi",
             "--workers",
             str(WORKERS),
             "--bind",
@@ -322,8 +325,10 @@ def run() -> list[str]:
         except subprocess.TimeoutExpired:
             server.kill()
     table = summarise(json.loads(samples_path.read_text()))
+    served = os.environ.get("BENCH_LOAD_WSGI", "")
     header = (
-        f"gunicorn {WORKERS} workers, PostgreSQL, DEBUG=false; locust {USERS} users, "
+        (f"serving {served}: " if served else "")
+        + f"gunicorn {WORKERS} workers, PostgreSQL, DEBUG=false; locust {USERS} users, "
         f"{seconds:g} s in {len(ENDPOINTS)} equal phases, loopback"
     )
     return [header, *format_table(table)]

@@ -135,3 +135,23 @@ def test_exports_queries_do_not_grow_with_rows(cast, client_for, register):
     one = count(client, url)
     fill(cast, register, 199)
     assert count(client, url) == one
+
+
+def test_the_tab_bar_counts_are_one_query_and_count_only_the_project(cast, db):
+    from registers import selectors
+    from tests.factories import (
+        ChangeRequestFactory,
+        DecisionFactory,
+        RiskFactory,
+        WorkPackageFactory,
+    )
+
+    WorkPackageFactory.create_batch(3, project=cast.project)
+    RiskFactory.create_batch(2, project=cast.project)
+    ChangeRequestFactory(project=cast.project)
+    WorkPackageFactory()  # another project's rows are not counted
+    DecisionFactory()
+    with CaptureQueriesContext(connection) as queries:
+        counts = selectors.register_counts(cast.project)
+    assert len(queries) == 1
+    assert counts == {"work-packages": 3, "risks": 2, "decisions": 0, "changes": 1}
