@@ -17,6 +17,7 @@ from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
 from governance.audit import entry_to_dict
+from governance.cleaning import required_text
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
@@ -25,7 +26,9 @@ from registers.derive import change_application_state, decision_state, risk_scor
 from registers.models import (
     APPLICATION_STATES,
     CHANGE_DIMENSIONS,
+    NAME_MAX,
     RISK_DIRECTIONS,
+    TEXT_MAX,
     WP_STATUSES,
     ChangeRequest,
     Decision,
@@ -51,6 +54,8 @@ PAGING = {"limit": LIMIT, "cursor": CURSOR}
 DATE = {"type": ["string", "null"], "format": "date", "description": "YYYY-MM-DD"}
 TEXT = {"type": "string", "maxLength": 2000}
 NAME = {"type": "string", "maxLength": 200}
+# Refused blank when given (the services' required text).
+REQUIRED_NAME = required_text(NAME_MAX)
 SCORE = {"type": "integer", "minimum": 1, "maximum": 5}
 ID = {"type": "string", "description": "The id from a list answer."}
 REVISION = {
@@ -637,7 +642,7 @@ def _written(ctx: Context, kind: str, item: dict[str, Any]) -> dict[str, Any]:
 
 
 RISK_FIELDS = {
-    "title": NAME,
+    "title": REQUIRED_NAME,
     "description": TEXT,
     "likelihood": SCORE,
     "impact": SCORE,
@@ -744,7 +749,7 @@ def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
 
 
 DECISION_FIELDS = {
-    "decision": NAME,
+    "decision": REQUIRED_NAME,
     "decisionNotes": TEXT,
     "rationale": TEXT,
     "madeOn": DATE,
@@ -815,7 +820,7 @@ def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "properties": {
             "projectKey": PROJECT_KEY,
             "decisionId": ID,
-            "text": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "text": required_text(TEXT_MAX),
             "expectedRevision": REVISION,
         },
         "required": ["projectKey", "decisionId", "text"],
@@ -843,7 +848,7 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     schema={
         "properties": {
             "projectKey": PROJECT_KEY,
-            "summary": NAME,
+            "summary": REQUIRED_NAME,
             "reason": TEXT,
             "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
             "impactScheduleDays": {"type": ["integer", "null"]},
@@ -940,7 +945,7 @@ def _key_messages(ctx: Context, key: str) -> str:
         "with their drivers, top risks, pending decisions. Publishing stays with people."
     ),
     schema={
-        "properties": {"projectKey": PROJECT_KEY, "title": NAME, "keyMessages": TEXT},
+        "properties": {"projectKey": PROJECT_KEY, "title": REQUIRED_NAME, "keyMessages": TEXT},
         "required": ["projectKey"],
     },
 )

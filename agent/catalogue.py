@@ -16,7 +16,8 @@ from typing import Any
 from django.http import HttpRequest
 from jsonschema import Draft202012Validator
 
-from governance import audit, permissions
+from governance import audit, cleaning, permissions
+from governance.cleaning import NOT_BLANK_TEXT
 from governance.errors import BadRequest, Forbidden, NotFound, ValidationFailed
 from governance.models import User
 
@@ -176,7 +177,9 @@ def validate(action_: Action, arguments: Any) -> dict[str, Any]:
                     fields.setdefault(name, []).append("Unknown field.")
             continue
         path = ".".join(str(p) for p in error.absolute_path) or "arguments"
-        fields.setdefault(path, []).append(error.message)
+        message = _message(error)
+        if message not in fields.get(path, []):
+            fields.setdefault(path, []).append(message)
     if fields:
         raise ValidationFailed(fields)
     # JSON Schema counts 81.0 as an integer; the actions get 81.
@@ -189,6 +192,23 @@ def validate(action_: Action, arguments: Any) -> dict[str, Any]:
         else value
         for name, value in arguments.items()
     }
+
+
+def _message(error: Any) -> str:
+    """Words for a schema refusal. Required text (blank, or with control characters) is
+    refused in the services' own words, from the one text cleaner."""
+    schema = error.schema
+    if (
+        error.validator in ("minLength", "pattern")
+        and schema.get("pattern") == NOT_BLANK_TEXT
+        and isinstance(error.instance, str)
+    ):
+        _, message = cleaning.text(
+            error.instance, max_length=schema.get("maxLength", len(error.instance)), required=True
+        )
+        if message:
+            return message
+    return error.message
 
 
 def _types(schema: dict[str, Any]) -> list[str]:

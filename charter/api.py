@@ -8,8 +8,10 @@ from ninja import Router
 from charter import services
 from charter.acts import ACTS
 from charter.serializers import charter_to_dict, minutes_to_dict
+from charter.services.common import TEXT_MAX
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
+from governance.cleaning import required_text
 from governance.concurrency import parse_if_match
 from governance.wiki import TEMPLATE_KINDS
 
@@ -19,7 +21,7 @@ NOTE = {
     "type": "object",
     "properties": {
         "section": {"type": "string"},
-        "ask": {"type": "string", "maxLength": 2000},
+        "ask": required_text(TEXT_MAX),
         "severity": {"enum": ["Blocker", "Significant", "Minor"]},
     },
     "required": ["section", "ask", "severity"],
@@ -49,7 +51,7 @@ ACT_BODIES = {
     "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
     "handover-escalate": {"reason": TEXT},
     "realisation-review": {
-        "note": TEXT,
+        "note": required_text(TEXT_MAX),
         "confidence": {"enum": ["High", "Modest", "Low", "Unknown"]},
         "benefitRealisedToDate": {"type": ["number", "null"], "minimum": 0},
     },

@@ -20,6 +20,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from governance import audit, cleaning, permissions, services, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
+from governance.cleaning import NOT_BLANK_TEXT, required_text
 from governance.concurrency import etag, parse_if_match
 from governance.errors import (
     BadRequest,
@@ -233,7 +234,7 @@ def document_body_text(schema: dict, *, nullable: bool) -> dict:
         if not isinstance(node, dict):
             continue
         if node.get("type") == "string" and "enum" not in node:
-            if nullable:
+            if nullable and node.get("pattern") != NOT_BLANK_TEXT:
                 node["type"] = ["string", "null"]
             if "format" not in node:
                 node.setdefault("pattern", NO_CONTROL_CHARACTERS)
@@ -475,7 +476,10 @@ def site_settings_get(request, response: HttpResponse):
                 "maxItems": 12,
                 "items": {
                     "type": "object",
-                    "properties": {"name": {"type": "string"}, "enabled": {"type": "boolean"}},
+                    "properties": {
+                        "name": required_text(services.THEME_NAME_MAX),
+                        "enabled": {"type": "boolean"},
+                    },
                 },
             },
             "brCadenceDefault": {"enum": ["Monthly", "Quarterly", "Annual"]},

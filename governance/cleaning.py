@@ -92,6 +92,22 @@ def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, E
     return value, None
 
 
+# The schema of `text(required=True)`: text the services refuse blank (trimmed by str.strip, then
+# empty) holds at least one character that is neither a control character nor whitespace
+# (the characters str.isspace accepts).
+_ALLOWED_CHARACTER = "[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]"
+_NOT_BLANK_CHARACTER = (
+    "[^\\x00-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)
+NOT_BLANK_TEXT = f"^{_ALLOWED_CHARACTER}*{_NOT_BLANK_CHARACTER}{_ALLOWED_CHARACTER}*$"
+
+
+def required_text(max_length: int) -> dict:
+    """The schema of a text field the services refuse blank: a string (never null), with at
+    least one character that is not whitespace, and no control characters."""
+    return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": NOT_BLANK_TEXT}
+
+
 def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
     """Like `text`, but blank becomes None."""
     cleaned, error = text(value, max_length=max_length)

@@ -8,12 +8,15 @@ from ninja import Path, Router
 
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
+from governance.cleaning import required_text
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound
 from registers import selectors, services, spreadsheets
 from registers.models import (
     CHANGE_DIMENSIONS,
+    NAME_MAX,
     RISK_DIRECTIONS,
+    TEXT_MAX,
     WP_STATUSES,
     ChangeRequest,
     Decision,
@@ -60,7 +63,7 @@ WORK_PACKAGE_BODY = {
         "format": "uuid",
         "description": "On create only; generated if absent.",
     },
-    "name": {"type": "string", "maxLength": 200},
+    "name": required_text(NAME_MAX),
     "type": {"type": ["string", "null"], "maxLength": 200},
     "ownerAccountId": NULL_STRING,
     "plannedStartDate": DATE,
@@ -92,7 +95,7 @@ WORK_PACKAGE_BODY = {
 }
 SCORE = {"type": ["integer", "null"], "minimum": 1, "maximum": 5}
 RISK_BODY = {
-    "title": {"type": "string", "maxLength": 200},
+    "title": required_text(NAME_MAX),
     "description": {"type": "string", "maxLength": 2000},
     "ownerAccountId": NULL_STRING,
     "status": {"enum": ["Open", "Closed"]},
@@ -118,7 +121,7 @@ RISK_BODY = {
     "mitigation": {"type": "string", "maxLength": 2000},
 }
 DECISION_BODY = {
-    "decision": {"type": "string", "maxLength": 200},
+    "decision": required_text(NAME_MAX),
     "decisionNotes": {"type": "string", "maxLength": 2000},
     "madeOn": DATE,
     "madeByAccountId": NULL_STRING,
@@ -135,7 +138,7 @@ SEAT = {
     "properties": {"accountId": NULL_STRING, "displayName": STRING, "email": STRING},
 }
 CHANGE_BODY = {
-    "summary": {"type": "string", "maxLength": 200},
+    "summary": required_text(NAME_MAX),
     "reason": {"type": "string", "maxLength": 2000},
     "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
     "impactScheduleDays": {"type": ["integer", "null"]},
@@ -412,7 +415,7 @@ def decision_update(request, key: str, decision_id: str, response: HttpResponse)
 @router.post(
     "/projects/{key}/decisions/{decision_id}/notes",
     response={201: dict},
-    openapi_extra=body_schema({"text": {"type": "string", "maxLength": 2000}}, ["text"]),
+    openapi_extra=body_schema({"text": required_text(TEXT_MAX)}, ["text"]),
 )
 def decision_note(request, key: str, decision_id: str, response: HttpResponse):
     """appendDecisionNote: allowed on made decisions and on frozen registers. Author and

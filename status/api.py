@@ -6,11 +6,12 @@ from ninja import Router
 
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
+from governance.cleaning import required_text
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES
 from status import derive, selectors, services
-from status.models import CONFIDENCES, REPORT_STATES, REPORTING_CADENCES
+from status.models import CONFIDENCES, REPORT_STATES, REPORT_TITLE_MAX, REPORTING_CADENCES
 from status.serializers import report_summary, report_to_dict, status_to_dict
 
 router = Router(tags=["status"])
@@ -57,7 +58,7 @@ STATUS_BODY = body_schema(
 )
 REPORT_BODY = body_schema(
     {
-        "title": {"type": "string", "maxLength": 200},
+        "title": required_text(REPORT_TITLE_MAX),
         "keyMessages": {"type": "string", "maxLength": 2000},
     }
 )

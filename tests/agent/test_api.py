@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from governance.cleaning import CONTROL_MESSAGE
+from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from registers.models import Risk
 from tests.agent.conftest import EVERYONE, use_group
@@ -272,3 +274,29 @@ def test_arguments_are_taken_as_the_document_says(world, client, bearer):
         response = run(client, name, arguments, **headers)
         assert response.status_code == 422, (name, arguments, response.content)
         assert field in response.json()["error"]["fields"], response.json()
+
+
+@pytest.mark.parametrize(
+    ("value", "fields"),
+    [
+        ("", {"decision": ["This field is required."]}),
+        ("  \u3000", {"decision": ["This field is required."]}),
+        # The API's body cleaner refuses it first, naming where it is in the body.
+        ("Go\u0000", {"arguments.decision": [CONTROL_MESSAGE]}),
+    ],
+)
+def test_required_text_is_refused_in_the_services_words(world, client, bearer, value, fields):
+    use_group(EVERYONE)
+    response = run(
+        client, "add_decision", {"projectKey": "ALPHA", "decision": value}, **bearer(world.lead)
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["fields"] == fields
+
+
+def test_required_text_with_control_characters_is_refused_in_the_cleaners_words(world):
+    from agent import catalogue
+
+    with pytest.raises(ValidationFailed) as refused:
+        catalogue.validate(catalogue.get("add_risk"), {"projectKey": "ALPHA", "title": "a\x07"})
+    assert refused.value.fields == {"title": [CONTROL_MESSAGE]}

@@ -7,6 +7,8 @@ well under a minute. `positive_data_acceptance` also accepts 422: the schema can
 every rule (an existing id, every package listed in a reorder, the business case's state),
 and those refusals are the error body with the field named, which the checks verify."""
 
+import re
+
 import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
@@ -14,7 +16,9 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
+from governance import cleaning
 from governance.api import ERROR_CODES
+from governance.cleaning import NOT_BLANK_TEXT
 
 MAX_EXAMPLES = 4
 
@@ -88,4 +92,61 @@ def test_the_document_lists_every_error_answer_with_the_error_schema(client):
     assert "412" in charter_patch["responses"]
     create = document["paths"]["/api/v1/projects/{key}/risks"]["post"]
     body = create["requestBody"]["content"]["application/json"]["schema"]
-    assert body["properties"]["title"]["type"] == ["string", "null"]
+    # Optional text reads null as empty; required text is never null, nor blank.
+    assert body["properties"]["description"]["type"] == ["string", "null"]
+    assert body["properties"]["title"]["type"] == "string"
+    assert body["properties"]["title"]["pattern"] == NOT_BLANK_TEXT
+
+
+REQUIRED_TEXT = [
+    ("/api/v1/projects/{key}/work-packages", "post", "name"),
+    ("/api/v1/projects/{key}/work-packages/{wp_id}", "patch", "name"),
+    ("/api/v1/projects/{key}/risks", "post", "title"),
+    ("/api/v1/projects/{key}/decisions", "post", "decision"),
+    ("/api/v1/projects/{key}/changes", "post", "summary"),
+    ("/api/v1/projects/{key}/decisions/{decision_id}/notes", "post", "text"),
+    ("/api/v1/projects/{key}/status/reports", "post", "title"),
+    ("/api/v1/agent/actions/add_decision", "post", "arguments.decision"),
+    ("/api/v1/agent/actions/add_risk", "post", "arguments.title"),
+    ("/api/v1/agent/actions/raise_change_request", "post", "arguments.summary"),
+    ("/api/v1/agent/actions/add_decision_note", "post", "arguments.text"),
+]
+
+
+@pytest.mark.parametrize(("path", "method", "field"), REQUIRED_TEXT)
+def test_text_the_services_refuse_blank_is_documented_as_not_blank(client, path, method, field):
+    document = client.get("/api/v1/openapi.json").json()
+    node = document["paths"][path][method]["requestBody"]["content"]["application/json"]
+    node = node["schema"]
+    for name in field.split("."):
+        while "$ref" in node:
+            node = document["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
+        node = node["properties"][name]
+    assert node["type"] == "string" and node["pattern"] == NOT_BLANK_TEXT
+
+
+WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        " ",
+        WHITESPACE,
+        "\x00",
+        "a\x00",
+        "\x07 b",
+        "a",
+        " a ",
+        "\ufeff",
+        "\x7f",
+        "x\ty\n",
+        "\xa0b\u3000",
+        *WHITESPACE,
+    ],
+)
+def test_the_not_blank_pattern_accepts_exactly_what_the_text_cleaner_accepts(value):
+    accepted_by_schema = re.search(NOT_BLANK_TEXT, value) is not None
+    accepted_by_server = cleaning.text(value, max_length=50, required=True)[1] is None
+    assert accepted_by_schema == accepted_by_server
