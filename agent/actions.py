@@ -17,7 +17,7 @@ from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
 from governance.audit import entry_to_dict
-from governance.cleaning import required_text
+from governance.cleaning import required_text_schema
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
@@ -55,7 +55,7 @@ DATE = {"type": ["string", "null"], "format": "date", "description": "YYYY-MM-DD
 TEXT = {"type": "string", "maxLength": 2000}
 NAME = {"type": "string", "maxLength": 200}
 # Refused blank when given (the services' required text).
-REQUIRED_NAME = required_text(NAME_MAX)
+REQUIRED_NAME = required_text_schema(NAME_MAX)
 SCORE = {"type": "integer", "minimum": 1, "maximum": 5}
 ID = {"type": "string", "description": "The id from a list answer."}
 REVISION = {
@@ -820,7 +820,7 @@ def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "properties": {
             "projectKey": PROJECT_KEY,
             "decisionId": ID,
-            "text": required_text(TEXT_MAX),
+            "text": required_text_schema(TEXT_MAX),
             "expectedRevision": REVISION,
         },
         "required": ["projectKey", "decisionId", "text"],

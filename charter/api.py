@@ -11,7 +11,7 @@ from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.services.common import TEXT_MAX
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text
+from governance.cleaning import required_text_schema
 from governance.concurrency import parse_if_match
 from governance.wiki import TEMPLATE_KINDS
 
@@ -21,7 +21,7 @@ NOTE = {
     "type": "object",
     "properties": {
         "section": {"type": "string"},
-        "ask": required_text(TEXT_MAX),
+        "ask": required_text_schema(TEXT_MAX),
         "severity": {"enum": ["Blocker", "Significant", "Minor"]},
     },
     "required": ["section", "ask", "severity"],
@@ -38,6 +38,14 @@ SEAT = {
     ]
 }
 TEXT = {"type": "string", "maxLength": 2000}
+# What an act refuses without (422): the reasons for archiving, killing and escalating, the
+# note of a realisation review.
+ACT_REQUIRED = {
+    "archive": ["reason"],
+    "kill": ["reason"],
+    "handover-escalate": ["reason"],
+    "realisation-review": ["note"],
+}
 ACT_BODIES = {
     "return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
     "approve": {"approvalComment": TEXT, "approvalRationale": TEXT},
@@ -46,12 +54,12 @@ ACT_BODIES = {
         "summary": {"type": "string", "maxLength": 200},
         "reason": TEXT,
     },
-    "archive": {"reason": TEXT},
-    "kill": {"reason": TEXT},
+    "archive": {"reason": required_text_schema(TEXT_MAX)},
+    "kill": {"reason": required_text_schema(TEXT_MAX)},
     "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
-    "handover-escalate": {"reason": TEXT},
+    "handover-escalate": {"reason": required_text_schema(TEXT_MAX)},
     "realisation-review": {
-        "note": required_text(TEXT_MAX),
+        "note": required_text_schema(TEXT_MAX),
         "confidence": {"enum": ["High", "Modest", "Low", "Unknown"]},
         "benefitRealisedToDate": {"type": ["number", "null"], "minimum": 0},
     },
@@ -162,7 +170,7 @@ def _act_endpoint(act_name: str):
     router.post(
         f"/projects/{{key}}/charter/{act_name}",
         operation_id=endpoint.__name__,
-        openapi_extra=body_schema(ACT_BODIES.get(act_name, {})),
+        openapi_extra=body_schema(ACT_BODIES.get(act_name, {}), ACT_REQUIRED.get(act_name)),
     )(endpoint)
 
 

@@ -5,6 +5,7 @@ import copy
 import inspect
 import json
 import logging
+from collections.abc import Iterable
 from importlib import import_module
 from typing import Any
 
@@ -20,7 +21,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from governance import audit, cleaning, permissions, services, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
-from governance.cleaning import NOT_BLANK_TEXT, required_text
+from governance.cleaning import NOT_BLANK_TEXT, required_text_schema
 from governance.concurrency import etag, parse_if_match
 from governance.errors import (
     BadRequest,
@@ -151,7 +152,9 @@ class GovernanceAPI(NinjaAPI):
     def get_openapi_schema(self, *args, **kwargs):
         # A copy: the bodies' schemas are module constants shared by several operations.
         schema = copy.deepcopy(super().get_openapi_schema(*args, **kwargs))
-        schema.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components["Error"] = ERROR_SCHEMA
+        components["CleanJson"] = CLEAN_JSON_SCHEMA
         honours = self._operations_honouring_if_match()
         for item in schema.get("paths", {}).values():
             for operation in item.values():
@@ -197,6 +200,23 @@ class GovernanceAPI(NinjaAPI):
 
 
 NO_CONTROL_CHARACTERS = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]*$"
+CLEAN_JSON = {"$ref": "#/components/schemas/CleanJson"}
+# Any JSON value the body cleaner lets through: no control characters (but tab and line
+# breaks) in any text or any property name, at any depth. Where a body nests an object or a
+# list whose members the document does not name, they are this.
+CLEAN_JSON_SCHEMA = {
+    "description": "Any JSON value without control characters (but tab and line breaks).",
+    "anyOf": [
+        {"type": "string", "pattern": NO_CONTROL_CHARACTERS},
+        {"type": ["number", "boolean", "null"]},
+        {"type": "array", "items": CLEAN_JSON},
+        {
+            "type": "object",
+            "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
+            "additionalProperties": CLEAN_JSON,
+        },
+    ],
+}
 
 
 def _document_text(operation: dict) -> None:
@@ -233,14 +253,23 @@ def document_body_text(schema: dict, *, nullable: bool) -> dict:
         node = stack.pop()
         if not isinstance(node, dict):
             continue
-        if node.get("type") == "string" and "enum" not in node:
-            if nullable and node.get("pattern") != NOT_BLANK_TEXT:
-                node["type"] = ["string", "null"]
+        kind = node.get("type")
+        types = [kind] if isinstance(kind, str) else list(kind or [])
+        if "string" in types and "enum" not in node:
+            if nullable and node.get("pattern") != NOT_BLANK_TEXT and "null" not in types:
+                node["type"] = [*types, "null"]
             if "format" not in node:
                 node.setdefault("pattern", NO_CONTROL_CHARACTERS)
-        if node.get("type") == "object":
+        if "object" in types:
             node.setdefault("propertyNames", {"pattern": NO_CONTROL_CHARACTERS})
+            # Members it does not name: refused at the top of a body (body_schema's
+            # `closed`), anything clean within.
+            node.setdefault("additionalProperties", CLEAN_JSON)
+        if "array" in types:
+            node.setdefault("items", CLEAN_JSON)
         stack.extend(node.get("properties", {}).values())
+        for member in node.get("anyOf", []) + node.get("oneOf", []):
+            stack.append(member)
         if isinstance(node.get("items"), dict):
             stack.append(node["items"])
     return schema
@@ -323,9 +352,10 @@ def _ninja_validation(request, exc: NinjaValidationError):
 # --- helpers every router uses ------------------------------------------------------------------
 
 
-def json_object(request: HttpRequest) -> dict[str, Any]:
+def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> dict[str, Any]:
     """The request body as a JSON object; 400 bad_request for anything else. An empty body
-    reads as {} (acts without arguments)."""
+    reads as {} (acts without arguments). With `fields`, any other member is refused (422)
+    for views whose service takes single values rather than the body."""
     if not request.body or not request.body.strip():
         return {}
     try:
@@ -341,6 +371,10 @@ def json_object(request: HttpRequest) -> dict[str, Any]:
     refused = cleaning.control_characters(body)
     if refused:
         raise ValidationFailed({path: [cleaning.CONTROL_MESSAGE] for path in refused})
+    if fields is not None:
+        unknown = [name for name in body if name not in set(fields)]
+        if unknown:
+            raise ValidationFailed({name: ["Unknown field."] for name in unknown})
     return body
 
 
@@ -349,10 +383,10 @@ def with_etag(response: HttpResponse, revision: int) -> None:
 
 
 def body_schema(
-    properties: dict[str, Any], required: list[str] | None = None, *, closed: bool = False
+    properties: dict[str, Any], required: list[str] | None = None, *, closed: bool = True
 ) -> dict:
-    """openapi_extra for an endpoint that reads `json_object(request)`; `closed` when it
-    refuses fields it does not know (422)."""
+    """openapi_extra for an endpoint that reads `json_object(request)`; `closed` (every
+    body's view or service refuses the fields it does not know, 422) says so."""
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
@@ -427,7 +461,7 @@ def project_editors_put(request, key: str, response: HttpResponse):
     """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
     project, caller = permissions.lead_project_for(request, key)
     expected = parse_if_match(request.headers.get("If-Match"))
-    body = json_object(request)
+    body = json_object(request, fields=["accountIds"])
     if "accountIds" not in body:
         raise ValidationFailed({"accountIds": ["This field is required."]})
     editors = services.editors_set(
@@ -477,7 +511,7 @@ def site_settings_get(request, response: HttpResponse):
                 "items": {
                     "type": "object",
                     "properties": {
-                        "name": required_text(services.THEME_NAME_MAX),
+                        "name": required_text_schema(services.THEME_NAME_MAX),
                         "enabled": {"type": "boolean"},
                     },
                 },

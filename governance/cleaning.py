@@ -102,7 +102,7 @@ _NOT_BLANK_CHARACTER = (
 NOT_BLANK_TEXT = f"^{_ALLOWED_CHARACTER}*{_NOT_BLANK_CHARACTER}{_ALLOWED_CHARACTER}*$"
 
 
-def required_text(max_length: int) -> dict:
+def required_text_schema(max_length: int) -> dict:
     """The schema of a text field the services refuse blank: a string (never null), with at
     least one character that is not whitespace, and no control characters."""
     return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": NOT_BLANK_TEXT}

@@ -7,8 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Path, Router
 
 from governance import permissions
-from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text
+from governance.api import CLEAN_JSON, body_schema, json_object, with_etag
+from governance.cleaning import required_text_schema
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound
 from registers import selectors, services, spreadsheets
@@ -63,7 +63,7 @@ WORK_PACKAGE_BODY = {
         "format": "uuid",
         "description": "On create only; generated if absent.",
     },
-    "name": required_text(NAME_MAX),
+    "name": required_text_schema(NAME_MAX),
     "type": {"type": ["string", "null"], "maxLength": 200},
     "ownerAccountId": NULL_STRING,
     "plannedStartDate": DATE,
@@ -95,7 +95,7 @@ WORK_PACKAGE_BODY = {
 }
 SCORE = {"type": ["integer", "null"], "minimum": 1, "maximum": 5}
 RISK_BODY = {
-    "title": required_text(NAME_MAX),
+    "title": required_text_schema(NAME_MAX),
     "description": {"type": "string", "maxLength": 2000},
     "ownerAccountId": NULL_STRING,
     "status": {"enum": ["Open", "Closed"]},
@@ -121,7 +121,7 @@ RISK_BODY = {
     "mitigation": {"type": "string", "maxLength": 2000},
 }
 DECISION_BODY = {
-    "decision": required_text(NAME_MAX),
+    "decision": required_text_schema(NAME_MAX),
     "decisionNotes": {"type": "string", "maxLength": 2000},
     "madeOn": DATE,
     "madeByAccountId": NULL_STRING,
@@ -138,7 +138,7 @@ SEAT = {
     "properties": {"accountId": NULL_STRING, "displayName": STRING, "email": STRING},
 }
 CHANGE_BODY = {
-    "summary": required_text(NAME_MAX),
+    "summary": required_text_schema(NAME_MAX),
     "reason": {"type": "string", "maxLength": 2000},
     "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
     "impactScheduleDays": {"type": ["integer", "null"]},
@@ -165,7 +165,9 @@ def _register(register: str) -> str:
     return register
 
 
-@router.get("/projects/{key}/{register}/export")
+@router.get(
+    "/projects/{key}/{register}/export", openapi_extra={"x-enums": {"format": ["csv", "xlsx"]}}
+)
 def register_export(
     request, key: str, register_name: str = Path(..., alias="register"), format: str = "csv"
 ):
@@ -236,7 +238,7 @@ def work_package_create(request, key: str, response: HttpResponse):
 def work_package_reorder(request, key: str):
     """Set the manual order; `ids` lists every work package of the project once."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request)
+    body = json_object(request, fields=["ids"])
     packages = services.work_package_reorder(caller=caller, ids=body.get("ids"))
     return [work_package_to_dict(wp) for wp in packages]
 
@@ -273,7 +275,7 @@ def work_package_delete(request, key: str, wp_id: str):
 def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
     """Link a tracker issue; its 'Work Package' field is written after commit."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request)
+    body = json_object(request, fields=["issueKey"])
     wp = services.work_package_link_issue(
         caller=caller,
         wp_id=wp_id,
@@ -412,16 +414,23 @@ def decision_update(request, key: str, decision_id: str, response: HttpResponse)
     return decision_to_dict(decision)
 
 
+# A note's server-written fields, ignored when a client sends a note back.
+NOTE_WRITTEN = {
+    name: {**CLEAN_JSON, "readOnly": True, "description": "Written by the server; ignored."}
+    for name in ("id", "authorAccountId", "at")
+}
+
+
 @router.post(
     "/projects/{key}/decisions/{decision_id}/notes",
     response={201: dict},
-    openapi_extra=body_schema({"text": required_text(TEXT_MAX)}, ["text"]),
+    openapi_extra=body_schema({"text": required_text_schema(TEXT_MAX), **NOTE_WRITTEN}, ["text"]),
 )
 def decision_note(request, key: str, decision_id: str, response: HttpResponse):
     """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
     timestamp are written by the server. Answers the decision with its notes."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request)
+    body = json_object(request, fields=["text", *NOTE_WRITTEN])
     decision = services.decision_append_note(
         caller=caller,
         decision_id=decision_id,
@@ -497,7 +506,7 @@ def change_adjudicate(request, key: str, change_id: str, response: HttpResponse)
     """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
     Withdrawn by the proposer or an editor."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request)
+    body = json_object(request, fields=["outcome", "decisionComment"])
     change = services.change_adjudicate(
         caller=caller,
         change_id=change_id,

@@ -6,7 +6,7 @@ from ninja import Router
 
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text
+from governance.cleaning import required_text_schema
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES
@@ -58,7 +58,7 @@ STATUS_BODY = body_schema(
 )
 REPORT_BODY = body_schema(
     {
-        "title": required_text(REPORT_TITLE_MAX),
+        "title": required_text_schema(REPORT_TITLE_MAX),
         "keyMessages": {"type": "string", "maxLength": 2000},
     }
 )
@@ -135,7 +135,9 @@ def initiation_acknowledge(request, key: str, response: HttpResponse):
     return _status_response(project, response)
 
 
-@router.get("/projects/{key}/status/reports")
+@router.get(
+    "/projects/{key}/status/reports", openapi_extra={"x-enums": {"state": list(REPORT_STATES)}}
+)
 def report_list(request, key: str, state: str | None = None):
     """Status reports: the draft (if any) first, then the published ones, newest first. Each
     carries the overall and effective RAGs it froze (the trend). Filter: state."""

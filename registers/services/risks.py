@@ -118,10 +118,11 @@ def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
             else:
                 setattr(risk, attr, value)
     if "treatment" in data:
-        risk.treatment = data["treatment"] or None
+        # Only null or empty text clears it; anything else is a treatment to check.
+        risk.treatment = None if data["treatment"] in (None, "") else data["treatment"]
     if risk.treatment is not None and "direction" not in errors:
         allowed = RISK_TREATMENTS[risk.direction]
-        if risk.treatment not in allowed:
+        if not isinstance(risk.treatment, str) or risk.treatment not in allowed:
             errors.add(
                 "treatment",
                 f"A {risk.direction} is treated by one of: {', '.join(allowed)}.",

@@ -229,3 +229,12 @@ def test_delete_is_audited_and_treating_decisions_keep_their_provenance(cast):
     decision.refresh_from_db()
     assert decision.treated_risk_id == str(risk.pk)
     assert AuditEntry.objects.get(kind="risk.deleted").changes["title"]["before"] == risk.title
+
+
+@pytest.mark.parametrize("value", [{}, [], 0, False])
+def test_a_treatment_that_is_not_text_is_refused_not_cleared(cast, value):
+    with pytest.raises(ValidationFailed) as excinfo:
+        create(cast, treatment=value)
+    assert refused(excinfo) == {"treatment"}
+    assert create(cast, treatment="").treatment is None
+    assert create(cast, treatment=None).treatment is None
