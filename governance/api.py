@@ -201,6 +201,8 @@ class GovernanceAPI(NinjaAPI):
 
 NO_CONTROL_CHARACTERS = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]*$"
 CLEAN_JSON = {"$ref": "#/components/schemas/CleanJson"}
+# A body schema with none of these says nothing of its value: any value is taken.
+ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not"}
 # Any JSON value the body cleaner lets through: no control characters (but tab and line
 # breaks) in any text or any property name, at any depth. Where a body nests an object or a
 # list whose members the document does not name, they are this.
@@ -248,15 +250,24 @@ def document_body_text(schema: dict, *, nullable: bool) -> dict:
     """Say, in a JSON body's schema (changed in place, and returned), what the text cleaner
     does: no control characters but tab and line breaks in text or in property names;
     `nullable`: null accepted wherever text is (the API's bodies read it as empty)."""
-    stack = [schema]
+    stack = [(schema, False)]
     while stack:
-        node = stack.pop()
+        node, is_item = stack.pop()
         if not isinstance(node, dict):
+            continue
+        if not ANY_VALUE_KEYS & node.keys():
+            # Any value (the spec's lenient fields): any clean one.
+            node.update(CLEAN_JSON)
             continue
         kind = node.get("type")
         types = [kind] if isinstance(kind, str) else list(kind or [])
         if "string" in types and "enum" not in node:
-            if nullable and node.get("pattern") != NOT_BLANK_TEXT and "null" not in types:
+            if (
+                nullable
+                and not is_item  # a list's members are not fields: null is no text there
+                and node.get("pattern") != NOT_BLANK_TEXT
+                and "null" not in types
+            ):
                 node["type"] = [*types, "null"]
             if "format" not in node:
                 node.setdefault("pattern", NO_CONTROL_CHARACTERS)
@@ -267,11 +278,10 @@ def document_body_text(schema: dict, *, nullable: bool) -> dict:
             node.setdefault("additionalProperties", CLEAN_JSON)
         if "array" in types:
             node.setdefault("items", CLEAN_JSON)
-        stack.extend(node.get("properties", {}).values())
-        for member in node.get("anyOf", []) + node.get("oneOf", []):
-            stack.append(member)
+        stack.extend((member, False) for member in node.get("properties", {}).values())
+        stack.extend((member, is_item) for member in node.get("anyOf", []) + node.get("oneOf", []))
         if isinstance(node.get("items"), dict):
-            stack.append(node["items"])
+            stack.append((node["items"], True))
     return schema
 
 

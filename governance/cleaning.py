@@ -221,6 +221,11 @@ def enum(
     return None, f"Must be one of: {', '.join(choices)}."
 
 
+def enum_schema(choices: Iterable[str]) -> dict:
+    """The schema of `enum`: one of the choices, or null or empty text (the default)."""
+    return {"enum": [*choices, None, ""]}
+
+
 def coerce_enum(value: Any, choices: Iterable[str], *, fallback: str | None) -> str | None:
     """For the spec's lenient enums (invalid becomes a fallback rather than an error)."""
     return value if isinstance(value, str) and value in set(choices) else fallback

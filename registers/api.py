@@ -8,7 +8,7 @@ from ninja import Path, Router
 
 from governance import permissions
 from governance.api import CLEAN_JSON, body_schema, json_object, with_etag
-from governance.cleaning import required_text_schema
+from governance.cleaning import enum_schema, required_text_schema
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound
 from registers import selectors, services, spreadsheets
@@ -73,8 +73,8 @@ WORK_PACKAGE_BODY = {
     "actualEnd": {**DATE, "description": "Alias mirror of actualEndDate."},
     "forecastStartDate": DATE,
     "forecastEndDate": DATE,
-    "status": {"enum": WP_STATUSES},
-    "rag": {"enum": ["Red", "Amber", "Green", "Blue", "None"]},
+    "status": enum_schema(WP_STATUSES),
+    "rag": enum_schema(["Red", "Amber", "Green", "Blue", "None"]),
     "progress": {"type": ["integer", "null"], "minimum": 0, "maximum": 100, "multipleOf": 10},
     "budget": NUMBER,
     "budgetPhasing": {
@@ -99,7 +99,7 @@ RISK_BODY = {
     "description": {"type": "string", "maxLength": 2000},
     "ownerAccountId": NULL_STRING,
     "status": {"enum": ["Open", "Closed"]},
-    "direction": {"enum": RISK_DIRECTIONS},
+    "direction": enum_schema(RISK_DIRECTIONS),
     "materialised": {"type": "boolean"},
     "impact": SCORE,
     "likelihood": SCORE,
@@ -140,7 +140,7 @@ SEAT = {
 CHANGE_BODY = {
     "summary": required_text_schema(NAME_MAX),
     "reason": {"type": "string", "maxLength": 2000},
-    "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
+    "dimensions": {"type": ["array", "null"], "items": {"enum": CHANGE_DIMENSIONS}},
     "impactScheduleDays": {"type": ["integer", "null"]},
     "impactBudget": NUMBER,
     "impactScope": {"type": "string", "maxLength": 2000},

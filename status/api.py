@@ -6,7 +6,7 @@ from ninja import Router
 
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text_schema
+from governance.cleaning import enum_schema, required_text_schema
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES
@@ -23,7 +23,7 @@ _OVERRIDE = {
 }
 STATUS_BODY = body_schema(
     {
-        "overallRag": {"enum": RAG_CHOICES},
+        "overallRag": enum_schema(RAG_CHOICES),
         "phase": {"type": "string", "maxLength": 200},
         "reportingCadence": {"enum": REPORTING_CADENCES},
         "structuredCommentary": {
@@ -33,6 +33,7 @@ STATUS_BODY = body_schema(
                 "keyRisks": {"type": "string", "maxLength": 2000},
                 "decisionsRequired": {"type": "string", "maxLength": 2000},
             },
+            "additionalProperties": False,
         },
         "projectMetrics": {"description": "Any JSON, stored as given."},
         "costRagOverride": _OVERRIDE,
@@ -42,8 +43,8 @@ STATUS_BODY = body_schema(
         "costRagOverrideReason": _REASON,
         "scheduleRagOverrideReason": _REASON,
         "scopeRagOverrideReason": _REASON,
-        "outcomeConfidence": {"enum": [*CONFIDENCES, None]},
-        "adoptionConfidence": {"enum": [*CONFIDENCES, None]},
+        "outcomeConfidence": enum_schema(CONFIDENCES),
+        "adoptionConfidence": enum_schema(CONFIDENCES),
         "revisedForecast": {
             "description": (
                 "Nullable number: empty, negative or non-numeric becomes null; a comma that "
@@ -53,7 +54,7 @@ STATUS_BODY = body_schema(
         "pmKeyMessage": {"type": "string", "maxLength": 2000},
         "overallReason": _REASON,
         "confidenceReason": _REASON,
-        "brCadence": {"enum": [*BR_CADENCES, None]},
+        "brCadence": enum_schema(BR_CADENCES),
     }
 )
 REPORT_BODY = body_schema(

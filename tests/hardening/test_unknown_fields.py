@@ -51,7 +51,47 @@ def test_every_json_body_is_closed_and_nested_members_are_clean_json(client):
             bodies += 1
             assert schema.get("additionalProperties") is False, (method, path)
     assert bodies > 50
-    status = document["paths"]["/api/v1/projects/{key}/status"]["patch"]
-    body = status["requestBody"]["content"]["application/json"]["schema"]
-    commentary = body["properties"]["structuredCommentary"]
-    assert commentary["additionalProperties"] == {"$ref": "#/components/schemas/CleanJson"}
+    closeout = document["paths"]["/api/v1/projects/{key}/charter/closeout"]["patch"]
+    body = closeout["requestBody"]["content"]["application/json"]["schema"]
+    dispositions = body["properties"]["scopeDispositions"]
+    assert dispositions["additionalProperties"] == {"$ref": "#/components/schemas/CleanJson"}
+
+
+def test_the_document_says_what_the_cleaners_take(client):
+    document = client.get("/api/v1/openapi.json").json()
+
+    def body(path, method):
+        operation = document["paths"][path][method]
+        return operation["requestBody"]["content"]["application/json"]["schema"]["properties"]
+
+    status = body("/api/v1/projects/{key}/status", "patch")
+    # Any value (the spec's lenient fields): any clean JSON value.
+    assert status["projectMetrics"]["$ref"] == "#/components/schemas/CleanJson"
+    # cleaning.enum: null or empty text is the default.
+    assert None in status["overallRag"]["enum"] and "" in status["overallRag"]["enum"]
+    assert None not in status["reportingCadence"]["enum"]  # refused: it has no default
+    assert status["structuredCommentary"]["additionalProperties"] is False
+    packages = body("/api/v1/projects/{key}/work-packages", "post")
+    assert {None, ""} <= set(packages["status"]["enum"])
+    # A list's members are not fields: null is refused there, not read as empty.
+    editors = body("/api/v1/projects/{key}/editors", "put")
+    assert editors["accountIds"]["items"]["type"] == "string"
+    changes = body("/api/v1/projects/{key}/changes", "post")
+    assert changes["dimensions"]["type"] == ["array", "null"]
+
+
+def test_null_and_empty_enums_take_the_default(cast, client, bearer):
+    response = client.patch(
+        "/api/v1/projects/ALPHA/status",
+        data=json.dumps({"overallRag": None}),
+        content_type="application/json",
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 200 and response.json()["overallRag"] == "None"
+    response = client.patch(
+        "/api/v1/projects/ALPHA/status",
+        data=json.dumps({"reportingCadence": None}),
+        content_type="application/json",
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 422
