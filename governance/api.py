@@ -382,9 +382,7 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
     if refused:
         raise ValidationFailed({path: [cleaning.CONTROL_MESSAGE] for path in refused})
     if fields is not None:
-        unknown = [name for name in body if name not in set(fields)]
-        if unknown:
-            raise ValidationFailed({name: ["Unknown field."] for name in unknown})
+        cleaning.only(body, *fields)
     return body
 
 

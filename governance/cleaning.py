@@ -24,6 +24,15 @@ class FieldErrors(dict):
             raise ValidationFailed(dict(self))
 
 
+def only(data: Iterable[str], *keys: str) -> None:
+    """Refuse (422, "Unknown field.") the members of a body that are not among `keys`."""
+    errors = FieldErrors()
+    for key in data:
+        if key not in keys:
+            errors.add(key, "Unknown field.")
+    errors.raise_if_any()
+
+
 # C0 control characters other than tab, line feed and carriage return. NUL cannot be stored
 # in PostgreSQL text at all; the others are never typed by a person.
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")

@@ -16,9 +16,9 @@ from charter.models import (
     SCOPE_DISPOSITIONS,
     BusinessCase,
 )
-from charter.services.common import TEXT_MAX, begin, body, only, precheck, required_text
+from charter.services.common import TEXT_MAX, begin, body, precheck, required_text
 from charter.services.lifecycle import clean_notes
-from governance.cleaning import FieldErrors, account_id, iso_date, nullable_number, text
+from governance.cleaning import FieldErrors, account_id, iso_date, nullable_number, only, text
 from governance.errors import ValidationFailed
 from governance.people import resolve
 from governance.permissions import Caller

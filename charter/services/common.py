@@ -143,13 +143,6 @@ def body(data: Any) -> Mapping[str, Any]:
     return data
 
 
-def only(data: Mapping[str, Any], *keys: str) -> None:
-    """Refuse keys the act does not take."""
-    unknown = [key for key in data if key not in keys]
-    if unknown:
-        raise ValidationFailed({key: ["Unknown field."] for key in unknown})
-
-
 def required_text(data: Mapping[str, Any], key: str, message: str) -> str:
     value, error = text(data.get(key), max_length=TEXT_MAX)
     if error:

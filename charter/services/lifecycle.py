@@ -24,13 +24,12 @@ from charter.services.common import (
     begin,
     body,
     current_case,
-    only,
     precheck,
     required_text,
 )
 from charter.services.minutes import clean_attendees
 from governance import audit, notifications, outbox, signals
-from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, text
+from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, only, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
 from governance.permissions import Caller

@@ -9,12 +9,13 @@ from django.utils import timezone
 
 from charter import acts
 from charter.models import CONFIDENCES
-from charter.services.common import TEXT_MAX, begin, body, only, precheck
+from charter.services.common import TEXT_MAX, begin, body, precheck
 from governance.cleaning import (
     FieldErrors,
     boolean,
     decimal_to_json,
     iso_date,
+    only,
     optional_text,
     signed_number,
     text,
