@@ -21,7 +21,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from agent import catalogue
-from governance import services
+from governance import throttling
 from governance.atlassian.context import act_for
 from governance.errors import DomainError, Unauthenticated
 
@@ -166,6 +166,8 @@ def _error(error: DomainError) -> HttpResponse:
     response = HttpResponse(
         json.dumps(error.body()), status=error.status, content_type="application/json"
     )
+    for name, value in error.headers().items():
+        response[name] = value
     if isinstance(error, Unauthenticated):
         response["WWW-Authenticate"] = 'Bearer realm="governance"'
     return response
@@ -178,7 +180,10 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     accepted here). 401 without a valid token, 403 outside the portfolio/agent gate."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
-    user = services.user_for_token(token.strip()) if scheme.lower() == "bearer" else None
+    try:
+        user = throttling.bearer_user(request, token) if scheme.lower() == "bearer" else None
+    except DomainError as error:  # too many invalid tokens from this address
+        return _error(error)
     if user is None:
         return _error(Unauthenticated())
     request.auth = user

@@ -29,7 +29,6 @@ from governance.errors import (
     Forbidden,
     Internal,
     NotFound,
-    TooManyRequests,
     Unauthenticated,
     Unavailable,
     ValidationFailed,
@@ -49,11 +48,8 @@ class BearerToken(HttpBearer):
     """Authorization: Bearer <personal API token>."""
 
     def authenticate(self, request: HttpRequest, token: str):
-        throttling.check_bearer(request)
-        user = services.user_for_token(token.strip())
-        if user is None:
-            throttling.bearer_failed(request)
-        else:
+        user = throttling.bearer_user(request, token)
+        if user is not None:
             act_for(user.account_id)
         return user
 
@@ -302,8 +298,8 @@ api = GovernanceAPI(
 
 def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
     response = api.create_response(request, error.body(), status=error.status)
-    if isinstance(error, TooManyRequests):
-        response["Retry-After"] = str(error.retry_after)
+    for name, value in error.headers().items():
+        response[name] = value
     return response
 
 

@@ -22,6 +22,10 @@ class DomainError(Exception):
             error["fields"] = self.fields
         return {"error": error}
 
+    def headers(self) -> dict[str, str]:
+        """Response headers the answer carries besides the body (every door sets them)."""
+        return {}
+
 
 class BadRequest(DomainError):
     code, status = "bad_request", 400
@@ -106,6 +110,9 @@ class TooManyRequests(DomainError):
     def __init__(self, message: str | None = None, *, retry_after: int = 60, **kwargs):
         self.retry_after = retry_after
         super().__init__(message, **kwargs)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class GateBlocked(DomainError):
