@@ -329,6 +329,7 @@ def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
         "status": change.status,
         "applicationState": change_application_state(change),
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": float(change.impact_budget) if change.impact_budget is not None else None,
         "revision": change.revision,
@@ -843,7 +844,8 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     kind=WRITE,
     description=(
         "Raise a change request on a project: summary, reason, dimensions (Scope, Budget, "
-        "Schedule, Quality, Other) and impacts. It is decided by its approver in the pages."
+        "Schedule, Quality, Other) and impacts. Without dimensions they are inferred from the "
+        "impacts and follow them. It is decided by its approver in the pages."
     ),
     schema={
         "properties": {
