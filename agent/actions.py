@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from agent.catalogue import READ, WRITE, Context, action, page, project
 from charter import selectors as charter_selectors
+from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
@@ -867,6 +868,35 @@ def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
     change = register_services.change_create(caller=caller, data=_data(args))
     return _written(ctx, "change.created", _change_item(ctx, change))
+
+
+@action(
+    "apply_change_to_baseline",
+    title="Apply a change to its work package's baseline",
+    kind=WRITE,
+    description=(
+        "Project Lead only: apply an approved change request that awaits application and names "
+        "a work package to that package's baseline (its baselined end date moves by the "
+        "change's schedule impact, its baselined budget by the budget impact); the change then "
+        "reads Applied. Refused while the business case has no approved plan baseline."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "changeId": ID,
+            "expectedRevision": REVISION,
+        },
+        "required": ["projectKey", "changeId"],
+    },
+)
+def apply_change_to_baseline(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    change = charter_services.change_apply_to_baseline(
+        caller=caller,
+        change_id=args["changeId"],
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "change.applied", _change_item(ctx, change))
 
 
 @action(

@@ -103,6 +103,16 @@ def change_application_state(change) -> str:
     return application_state(change.status, change.dimensions or [], change.application_record)
 
 
+def change_awaits_baseline(change) -> bool:
+    """An Approved change awaiting application that names a work package: it may be applied
+    to that package's baseline (by the Project Lead; the business case's service checks the
+    baseline itself)."""
+    return (
+        change_application_state(change) == "AwaitingApplication"
+        and change.target_work_package_id is not None
+    )
+
+
 def approved_variations(project: Project) -> tuple[Decimal, int]:
     """Sums of impactBudget and impactScheduleDays over the project's Approved changes."""
     totals = project.changes.filter(status="Approved").aggregate(

@@ -10,10 +10,17 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 
 from agent.catalogue import ensure_loaded
+from charter.models import BusinessCase
+from charter.services import sync_mirror
+from charter.services.lifecycle import plan_baseline
+from governance.models import AuditEntry
 from registers.models import ChangeRequest
+from tests.charter.conftest import complete_inputs
 from tests.conftest import PMO_GROUP, set_governance_group
+from tests.factories import WorkPackageFactory
 
 ensure_loaded()
 
@@ -37,14 +44,26 @@ def surfaces(cast, client_for, change_id: str) -> dict[str, object]:
     ).json()
     agent_item = next(i for i in agent["result"]["items"] if i["id"] == change_id)
     portfolio = {r["projectKey"]: r for r in pmo.get("/api/v1/portfolio").json()}
+    set_governance_group("")
     return {
         "api": (api["applicationState"], api["dimensions"]),
         "export": (exported[change_id]["applicationState"], exported[change_id]["dimensions"]),
         "agent": (agent_item["applicationState"], agent_item["dimensions"]),
-        "page awaiting": "Awaiting application" in page,
+        "page": _row_application(page, change_id),
         "status scope": status["derived"]["scopeRag"],
         "portfolio scope": portfolio["ALPHA"]["derived"]["scopeRag"],
     }
+
+
+def _row_application(page: str, change_id: str) -> str:
+    """The application label the register page shows in the change's row."""
+    row = page[page.index(f'id="change-{change_id}"') :]
+    row = row[: row.index("</tr>")]
+    marker = '<span class="sub application application-'
+    if marker not in row:
+        return ""
+    label = row[row.index(marker) + len(marker) :]
+    return label[label.index(">") + 1 : label.index("<")]
 
 
 def test_unchosen_dimensions_follow_the_impacts_on_every_surface(cast, client_for):
@@ -73,7 +92,7 @@ def test_unchosen_dimensions_follow_the_impacts_on_every_surface(cast, client_fo
     assert seen["agent"] == seen["api"]
     assert seen["export"][0] == "AwaitingApplication"
     assert "Scope" in seen["export"][1] and "Budget" in seen["export"][1]
-    assert seen["page awaiting"] is True
+    assert seen["page"] == "Awaiting application"
     assert seen["status scope"] == seen["portfolio scope"] == "Amber"
 
 
@@ -131,3 +150,120 @@ def test_an_import_row_with_dimensions_counts_as_chosen(cast, bearer, row_dimens
     change = ChangeRequest.objects.get(summary="New supplier")
     assert change.dimensions_chosen is chosen
     assert change.dimensions == (["Quality"] if chosen else ["Budget"])
+
+
+# --- applying an approved change to its work package's baseline ------------------------------
+
+
+@pytest.fixture
+def baselined(cast):
+    """ALPHA with an approved business case whose plan baseline holds one work package
+    (budget 1000, planned 1 Jan to 30 Jun 2026)."""
+    package = WorkPackageFactory(project=cast.project, name="Portal", budget_baseline=1000)
+    case, _ = BusinessCase.objects.update_or_create(
+        project=cast.project, defaults={**complete_inputs(cast), "approval_status": "Approved"}
+    )
+    case.plan_baseline = plan_baseline(case, [package], timezone.now())
+    case.save()
+    sync_mirror(cast.project, case)
+    cast.project.refresh_from_db()
+    return package
+
+
+def approved_scope_change(cast, client_for, package, **impacts) -> dict:
+    body = {
+        "summary": "Add an export",
+        "impactScope": "Adds a CSV export",
+        "targetWorkPackageId": str(package.pk),
+        **impacts,
+    }
+    created = client_for(cast.lead).post(CHANGES, data=body, content_type="application/json")
+    assert created.status_code == 201, created.content
+    change_id = created.json()["id"]
+    decided = client_for(cast.sponsor).post(
+        f"{CHANGES}/{change_id}/adjudicate",
+        data={"outcome": "Approved"},
+        content_type="application/json",
+    )
+    assert decided.status_code == 200, decided.content
+    return decided.json()
+
+
+def apply(client, change_id: str):
+    return client.post(
+        f"{CHANGES}/{change_id}/apply-to-baseline", data={}, content_type="application/json"
+    )
+
+
+def test_applying_a_change_to_its_package_baseline_clears_it_everywhere(
+    cast, client_for, baselined
+):
+    change = approved_scope_change(
+        cast, client_for, baselined, impactBudget=250, impactScheduleDays=14
+    )
+    before = surfaces(cast, client_for, change["id"])
+    assert before["api"][0] == before["agent"][0] == before["export"][0] == "AwaitingApplication"
+    assert before["page"] == "Awaiting application"
+    assert before["status scope"] == before["portfolio scope"] == "Amber"
+    lead_page = client_for(cast.lead).get("/projects/ALPHA/registers/changes/").content.decode()
+    editor_page = client_for(cast.editor).get("/projects/ALPHA/registers/changes/").content
+    assert "Apply to baseline" in lead_page and b"Apply to baseline" not in editor_page
+
+    assert apply(client_for(cast.editor), change["id"]).status_code == 403
+    response = apply(client_for(cast.lead), change["id"])
+    assert response.status_code == 200, response.content
+    record = response.json()["applicationRecord"]
+    assert record["kind"] == "baseline" and record["ref"] == str(baselined.pk)
+    assert record["by"] == cast.lead.account_id and record["at"]
+
+    after = surfaces(cast, client_for, change["id"])
+    assert after["api"][0] == after["agent"][0] == after["export"][0] == "Applied"
+    assert after["page"] == "Applied"
+    assert after["status scope"] == after["portfolio scope"] == "Green"
+    lead = client_for(cast.lead)
+    entry = lead.get("/api/v1/projects/ALPHA/charter").json()["planBaseline"]["workPackages"][
+        str(baselined.pk)
+    ]
+    assert entry["budget"] == 1250 and entry["plannedEndDate"] == "2026-07-14"
+    assert entry["plannedStartDate"] == "2026-01-01"
+    package = lead.get(f"/api/v1/projects/ALPHA/work-packages/{baselined.pk}").json()
+    assert package["budgetBaseline"] == 1250
+    kinds = set(AuditEntry.objects.values_list("kind", flat=True))
+    assert {"change.applied", "work_package.baselined", "charter.baseline_changed"} <= kinds
+
+    again = apply(lead, change["id"])
+    assert again.status_code == 409 and "already applied" in again.json()["error"]["message"]
+
+
+def test_the_page_button_applies_the_change(cast, client_for, baselined):
+    change = approved_scope_change(cast, client_for, baselined)
+    response = client_for(cast.lead).post(
+        f"/projects/ALPHA/charter/changes/{change['id']}/apply-to-baseline/",
+        {"revision": change["revision"]},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert "Apply to baseline" not in response.content.decode()
+    assert ChangeRequest.objects.get(pk=change["id"]).application_record["kind"] == "baseline"
+
+
+def test_applying_is_refused_without_a_baseline_to_apply_to(cast, client_for, baselined):
+    change = approved_scope_change(cast, client_for, baselined)
+    lead = client_for(cast.lead)
+    newcomer = WorkPackageFactory(project=cast.project, name="Added later")
+    other = approved_scope_change(cast, client_for, newcomer)
+    refused = apply(lead, other["id"])
+    assert refused.status_code == 409
+    assert "Added later" in refused.json()["error"]["message"]
+    BusinessCase.objects.filter(project=cast.project).update(plan_baseline=None)
+    refused = apply(lead, change["id"])
+    assert refused.status_code == 409
+    assert "no approved plan baseline" in refused.json()["error"]["message"]
+    assert ChangeRequest.objects.get(pk=change["id"]).application_record is None
+    proposed = lead.post(
+        CHANGES,
+        data={"summary": "Not yet", "targetWorkPackageId": str(baselined.pk)},
+        content_type="application/json",
+    ).json()
+    refused = apply(lead, proposed["id"])
+    assert refused.status_code == 409 and "still proposed" in refused.json()["error"]["message"]
