@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from agent.catalogue import READ, WRITE, Context, action, page, project
 from charter import selectors as charter_selectors
+from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
@@ -329,6 +330,7 @@ def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
         "status": change.status,
         "applicationState": change_application_state(change),
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": float(change.impact_budget) if change.impact_budget is not None else None,
         "revision": change.revision,
@@ -843,7 +845,8 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     kind=WRITE,
     description=(
         "Raise a change request on a project: summary, reason, dimensions (Scope, Budget, "
-        "Schedule, Quality, Other) and impacts. It is decided by its approver in the pages."
+        "Schedule, Quality, Other) and impacts. Without dimensions they are inferred from the "
+        "impacts and follow them. It is decided by its approver in the pages."
     ),
     schema={
         "properties": {
@@ -865,6 +868,35 @@ def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
     change = register_services.change_create(caller=caller, data=_data(args))
     return _written(ctx, "change.created", _change_item(ctx, change))
+
+
+@action(
+    "apply_change_to_baseline",
+    title="Apply a change to its work package's baseline",
+    kind=WRITE,
+    description=(
+        "Project Lead only: apply an approved change request that awaits application and names "
+        "a work package to that package's baseline (its baselined end date moves by the "
+        "change's schedule impact, its baselined budget by the budget impact); the change then "
+        "reads Applied. Refused while the business case has no approved plan baseline."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "changeId": ID,
+            "expectedRevision": REVISION,
+        },
+        "required": ["projectKey", "changeId"],
+    },
+)
+def apply_change_to_baseline(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    change = charter_services.change_apply_to_baseline(
+        caller=caller,
+        change_id=args["changeId"],
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "change.applied", _change_item(ctx, change))
 
 
 @action(

@@ -146,3 +146,24 @@ def age(value: Any, now: dt.datetime | None = None) -> str:
     if days <= 0:
         return "today"
     return "1 day" if days == 1 else f"{days} days"
+
+
+# Words that start with a vowel letter but a consonant sound ("a unique", "a one-off"), and
+# words that start with a silent h ("an hour").
+_CONSONANT_SOUNDS = ("uni", "use", "usu", "uti", "eu", "one", "once")
+_VOWEL_SOUNDS = ("hour", "honest", "honour", "heir")
+
+
+def with_article(word: str, *, capital: bool = False) -> str:
+    """`word` after the indefinite article its sound takes: "a Blocked", "an Opportunity",
+    "an In Progress", "a unit". With `capital`, the article starts a sentence ("An Amber")."""
+    lowered = word.strip().lower()
+    if lowered.startswith(_VOWEL_SOUNDS):
+        article = "an"
+    elif lowered.startswith(_CONSONANT_SOUNDS):
+        article = "a"
+    else:
+        article = "an" if lowered[:1] in ("a", "e", "i", "o", "u") else "a"
+    if capital:
+        article = article.capitalize()
+    return f"{article} {word}"

@@ -42,7 +42,17 @@ class Caller:
 
     @property
     def can_manage_editors(self) -> bool:
+        return self.is_project_lead
+
+    @property
+    def is_project_lead(self) -> bool:
+        """The Project Lead of a project they can view: the acts reserved to the lead
+        (nominating editors, applying an approved change to its work package's baseline)."""
         return self.can_view and self.is_lead
+
+    @property
+    def may_apply_change_to_baseline(self) -> bool:
+        return self.is_project_lead
 
     @property
     def is_sponsor(self) -> bool:

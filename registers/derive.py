@@ -55,18 +55,14 @@ def risk_score(
 
 
 def infer_dimensions(
-    dimensions: Iterable[str],
     *,
     impact_scope: str,
     impact_budget: Decimal | None,
     impact_schedule_days: int | None,
 ) -> list[str]:
-    """The stored dimensions, or when there are none, those the impacts imply: scope prose
-    gives Scope, a non-zero budget impact Budget, a non-zero schedule delta Schedule.
+    """The dimensions the impacts imply, for a change whose person never chose them: scope
+    prose gives Scope, a non-zero budget impact Budget, a non-zero schedule delta Schedule.
     Quality and Other are never inferred."""
-    dimensions = list(dimensions)
-    if dimensions:
-        return dimensions
     inferred = []
     if impact_scope and impact_scope.strip():
         inferred.append("Scope")
@@ -75,6 +71,18 @@ def infer_dimensions(
     if impact_schedule_days:
         inferred.append("Schedule")
     return inferred
+
+
+def change_dimensions(change) -> list[str]:
+    """The dimensions of a change: the person's choice once they made one, else those its
+    current impacts imply (re-inferred on every save, so they follow the impacts)."""
+    if change.dimensions_chosen:
+        return list(change.dimensions or [])
+    return infer_dimensions(
+        impact_scope=change.impact_scope,
+        impact_budget=change.impact_budget,
+        impact_schedule_days=change.impact_schedule_days,
+    )
 
 
 def application_state(
@@ -93,6 +101,16 @@ def application_state(
 
 def change_application_state(change) -> str:
     return application_state(change.status, change.dimensions or [], change.application_record)
+
+
+def change_awaits_baseline(change) -> bool:
+    """An Approved change awaiting application that names a work package: it may be applied
+    to that package's baseline (by the Project Lead; the business case's service checks the
+    baseline itself)."""
+    return (
+        change_application_state(change) == "AwaitingApplication"
+        and change.target_work_package_id is not None
+    )
 
 
 def approved_variations(project: Project) -> tuple[Decimal, int]:

@@ -125,6 +125,7 @@ def change_to_dict(change: ChangeRequest) -> dict:
         "summary": change.summary,
         "reason": change.reason,
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": decimal_to_json(change.impact_budget),
         "impactScope": change.impact_scope,

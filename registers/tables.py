@@ -18,6 +18,7 @@ from governance.people import Person
 from registers import pictures
 from registers.derive import (
     change_application_state,
+    change_awaits_baseline,
     change_is_open,
     decision_can_be_recorded,
     decision_is_editable,
@@ -183,6 +184,11 @@ def decorate_change(change, people, caller, extra) -> None:
     change.may_adjudicate = open_register and may_decide
     change.may_withdraw = open_register and may_withdraw
     change.may_decide = change.may_adjudicate or change.may_withdraw
+    change.may_apply_to_baseline = (
+        caller.may_apply_change_to_baseline
+        and not caller.registers_frozen
+        and change_awaits_baseline(change)
+    )
     change.approver_id = change.approver_account_id or (change.approver_seat or {}).get("accountId")
     change.search_text = " ".join(
         filter(

@@ -291,19 +291,39 @@ def status_checklist_restore(
     return _set_dismissal(caller, item_id, dismissed=False, expected_revision=expected_revision)
 
 
+INITIATION_NOT_STARTED = (
+    "Initiation starts when the business case is approved; acknowledge it as complete once "
+    "the sponsor has approved the case."
+)
+
+
+def initiation_acknowledge_refusal(status: ProjectStatus) -> str | None:
+    """Why initiation cannot be acknowledged as complete now, or None when it can: it must
+    have started (the business case approved) and not be complete yet. The page offers the
+    act only when this is None."""
+    if status.initiation_started_at is None:
+        return INITIATION_NOT_STARTED
+    if status.initiation_completed_at is not None:
+        return (
+            "Initiation was already completed on "
+            f"{timezone.localdate(status.initiation_completed_at).isoformat()}."
+        )
+    return None
+
+
 def status_initiation_acknowledge(
     *, caller: Caller, expected_revision: int | None = None
 ) -> ProjectStatus:
-    """An editor acknowledges that initiation is complete (initiationCompletedAt)."""
+    """An editor acknowledges that initiation is complete (initiationCompletedAt), once it
+    has started (the business case is approved) and not yet completed; refused (409) with
+    `initiation_acknowledge_refusal`'s words otherwise."""
     require(caller.can_edit, EDIT_MESSAGE)
     with transaction.atomic():
         status = _locked_status(caller.project)
+        refusal = initiation_acknowledge_refusal(status)
+        if refusal:
+            raise Conflict(refusal)
         check_version(status.revision, expected_revision, current_repr=status)
-        if status.initiation_completed_at is not None:
-            raise Conflict(
-                "Initiation was already completed on "
-                f"{timezone.localdate(status.initiation_completed_at).isoformat()}."
-            )
         status.initiation_completed_at = timezone.now()
         status.revision += 1
         status.save()

@@ -160,6 +160,8 @@ def _context(request, project, caller, **extra) -> dict:
         status=view.status,
         cards=dimension_cards(s),
         checklist=s["initiationChecklist"],
+        may_acknowledge=caller.can_edit
+        and services.initiation_acknowledge_refusal(view.status) is None,
         draft=draft,
         published=published,
         trend=trend,

@@ -13,7 +13,7 @@ from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.permissions import Caller, require
 from governance.seats import clean_seats, seat_account_id
-from registers.derive import change_is_open, infer_dimensions
+from registers.derive import change_dimensions, change_is_open
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
@@ -51,6 +51,7 @@ READ_ONLY = {
     "applicationRecord",
     "applicationState",
     "approverLocked",
+    "dimensionsChosen",
     "impactTimeline",
     "revision",
 }
@@ -62,6 +63,7 @@ def _snapshot(change: ChangeRequest) -> dict[str, Any]:
         "summary": change.summary,
         "reason": change.reason,
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": change.impact_budget,
         "impactScope": change.impact_scope,
@@ -120,7 +122,10 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
                     )
                 elif value not in dimensions:
                     dimensions.append(value)
+            # A non-empty list is the person's choice, kept from now on; an empty one hands
+            # the dimensions back to the impacts.
             change.dimensions = dimensions
+            change.dimensions_chosen = bool(dimensions)
     if "targetWorkPackageId" in data:
         target = data["targetWorkPackageId"]
         if target in (None, ""):
@@ -168,12 +173,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         field = "approverAccountId" if change.approver_account_id else "approverSeat"
         errors.add(field, "The approver must be someone other than the proposer.")
     if not errors:
-        change.dimensions = infer_dimensions(
-            change.dimensions or [],
-            impact_scope=change.impact_scope,
-            impact_budget=change.impact_budget,
-            impact_schedule_days=change.impact_schedule_days,
-        )
+        change.dimensions = change_dimensions(change)
     return errors
 
 

@@ -2,12 +2,14 @@
 
 import datetime as dt
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 
 from registers.derive import (
     application_state,
     approved_variations,
+    change_dimensions,
     change_is_open,
     decision_can_be_recorded,
     decision_is_editable,
@@ -71,14 +73,13 @@ def test_risk_score(scores, expected):
         ("Adds X", Decimal("1"), -3, ["Scope", "Budget", "Schedule"]),
     ],
 )
-def test_dimensions_are_inferred_only_when_empty(scope, budget, days, expected):
-    assert (
-        infer_dimensions([], impact_scope=scope, impact_budget=budget, impact_schedule_days=days)
-        == expected
-    )
-    assert infer_dimensions(
-        ["Quality"], impact_scope=scope, impact_budget=budget, impact_schedule_days=days
-    ) == ["Quality"]
+def test_dimensions_are_inferred_from_the_impacts_until_chosen(scope, budget, days, expected):
+    impacts = {"impact_scope": scope, "impact_budget": budget, "impact_schedule_days": days}
+    assert infer_dimensions(**impacts) == expected
+    unchosen = SimpleNamespace(dimensions=["Quality"], dimensions_chosen=False, **impacts)
+    assert change_dimensions(unchosen) == expected
+    chosen = SimpleNamespace(dimensions=["Quality"], dimensions_chosen=True, **impacts)
+    assert change_dimensions(chosen) == ["Quality"]
 
 
 @pytest.mark.parametrize(

@@ -271,7 +271,17 @@ def test_unknown_checklist_items_are_refused(lead, viewer):
         services.status_checklist_dismiss(caller=viewer, item_id="sponsorNamed")
 
 
+def test_acknowledging_initiation_is_refused_before_the_case_is_approved(cast, lead):
+    with pytest.raises(Conflict) as refused:
+        services.status_initiation_acknowledge(caller=lead)
+    assert refused.value.message == services.INITIATION_NOT_STARTED
+    status = ProjectStatus.objects.filter(project=cast.project).first()
+    assert status is None or status.initiation_completed_at is None
+    assert not AuditEntry.objects.filter(kind="status.initiation_completed").exists()
+
+
 def test_acknowledging_initiation_completes_it_once(cast, lead):
+    signals.charter_approved.send(sender=None, project=cast.project, at=timezone.now())
     services.status_initiation_acknowledge(caller=lead)
     completed = ProjectStatus.objects.get().initiation_completed_at
     assert completed is not None
