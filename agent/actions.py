@@ -11,7 +11,7 @@ from typing import Any
 from django.urls import reverse
 from django.utils import timezone
 
-from agent.catalogue import READ, WRITE, Context, action, page, project
+from agent.catalogue import READ, WRITE, Context, action, cursor_start, page, project
 from charter import selectors as charter_selectors
 from charter.serializers import charter_to_dict
 from charter.services import current_case
@@ -619,12 +619,7 @@ def audit_trail(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("kind"):
         entries = entries.filter(kind=args["kind"])
     limit = args.get("limit") or 20
-    try:
-        start = max(0, int(args.get("cursor") or 0))
-    except ValueError:
-        raise ValidationFailed(
-            {"cursor": ["Pass back the nextCursor of an earlier answer."]}
-        ) from None
+    start = cursor_start(args.get("cursor"))
     chunk = list(entries[start : start + limit + 1])
     items = [entry_to_dict(e) for e in chunk[:limit]]
     return {

@@ -2,6 +2,7 @@
 ISO dates, enums, seats and links. Each raises nothing; each returns (value, error)."""
 
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
@@ -9,6 +10,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 Error = str | None
+
+# The accepted dates: every date taken (API, forms, import, agent) lies in this range, so
+# every drawing and every date sum has room on either side. Dates stored before the rule are
+# drawn clamped to it (governance.charts).
+DATE_MIN = dt.date(1900, 1, 1)
+DATE_MAX = dt.date(2199, 12, 31)
+DATE_RANGE_MESSAGE = f"Must be a date between {DATE_MIN.isoformat()} and {DATE_MAX.isoformat()}."
+MONTH_RANGE_MESSAGE = f"Must be a month between {DATE_MIN:%Y-%m} and {DATE_MAX:%Y-%m}."
 
 
 class FieldErrors(dict):
@@ -46,26 +55,58 @@ def control_error(value: Any) -> Error:
     return None
 
 
+# A lone UTF-16 surrogate (JSON's "\ud800" without its pair) is no character: it cannot be
+# encoded as UTF-8, so PostgreSQL (text or jsonb) cannot store it.
+SURROGATES = re.compile("[\ud800-\udfff]")
+SURROGATE_MESSAGE = (
+    "Must be valid text: it holds a lone surrogate (such as \\ud800), which is no character."
+)
+NOT_FINITE_MESSAGE = "Must be a finite number (NaN, Infinity and numbers past 1e308 are not)."
+
+
+def text_error(value: str) -> Error:
+    """The refusal for text holding a control character or a lone surrogate, else None."""
+    if CONTROL_CHARACTERS.search(value):
+        return CONTROL_MESSAGE
+    if SURROGATES.search(value):
+        return SURROGATE_MESSAGE
+    return None
+
+
 def control_characters(value: Any) -> list[str]:
     """The paths (`field`, `field[2]`, `field.key`) of every string in a JSON value, keys
     included, that holds a control character. Iterative: any depth is walked."""
-    found: list[str] = []
+    return sorted(path for path, message in refusals(value).items() if message == CONTROL_MESSAGE)
+
+
+def refusals(value: Any) -> dict[str, str]:
+    """Path (`field`, `field[2]`, `field.key`) -> refusal for every value in a JSON value that
+    no field takes: text or a key holding a control character or a lone surrogate, a number
+    that is not finite. Iterative: any depth is walked."""
+    found: dict[str, str] = {}
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):
-            if CONTROL_CHARACTERS.search(item):
-                found.append(path or "request")
+            error = text_error(item)
+            if error:
+                found[path or "request"] = error
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                found[path or "request"] = NOT_FINITE_MESSAGE
         elif isinstance(item, dict):
             for key, child in item.items():
                 name = f"{path}.{key}" if path else str(key)
-                if CONTROL_CHARACTERS.search(str(key)):
-                    found.append(name)
+                error = text_error(str(key))
+                if error == CONTROL_MESSAGE:
+                    found[name] = error
+                elif error:  # a lone surrogate cannot be written back: name the parent
+                    found[path or "request"] = error
                 else:
                     stack.append((child, name))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
-    return sorted(found)
+    return found
 
 
 def json_depth(value: Any) -> int:
@@ -91,8 +132,9 @@ def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, E
         # A JSON number is not text (the OpenAPI document says string); spreadsheet cells
         # holding numbers reach here as text (registers.spreadsheets).
         return "", "Must be text."
-    if CONTROL_CHARACTERS.search(value):
-        return "", CONTROL_MESSAGE
+    error = text_error(value)
+    if error:
+        return "", error
     value = value.strip()
     if required and not value:
         return "", "This field is required."
@@ -168,6 +210,22 @@ def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error
     return _checked(number, places)
 
 
+# Schedule deltas in days: at most the span of the accepted dates either way (far inside the
+# 32-bit column), so a delta between any two accepted dates is taken and no other.
+SCHEDULE_DAYS_MAX = (DATE_MAX - DATE_MIN).days  # 109572
+SCHEDULE_DAYS_MESSAGE = (
+    f"Must be a whole number of days between -{SCHEDULE_DAYS_MAX} and {SCHEDULE_DAYS_MAX}."
+)
+
+
+def schedule_days(value: Any) -> tuple[int | None, Error]:
+    """A signed whole number of days within +-SCHEDULE_DAYS_MAX, or null when blank."""
+    number, error = signed_integer(value)
+    if error is None and number is not None and abs(number) > SCHEDULE_DAYS_MAX:
+        return None, SCHEDULE_DAYS_MESSAGE
+    return number, error
+
+
 def signed_integer(value: Any) -> tuple[int | None, Error]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
@@ -197,24 +255,46 @@ def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[
 
 
 def iso_date(value: Any) -> tuple[dt.date | None, Error]:
+    """An ISO date (YYYY-MM-DD) within DATE_MIN..DATE_MAX, or null when blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
+    day = None
     if isinstance(value, dt.datetime):
-        return value.date(), None
-    if isinstance(value, dt.date):
-        return value, None
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        day = value.date()
+    elif isinstance(value, dt.date):
+        day = value
+    elif isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
         try:
-            return dt.date.fromisoformat(value.strip()), None
+            day = dt.date.fromisoformat(value.strip())
         except ValueError:
             pass
-    return None, "Must be a date as YYYY-MM-DD."
+    if day is None:
+        return None, "Must be a date as YYYY-MM-DD."
+    if not DATE_MIN <= day <= DATE_MAX:
+        return None, DATE_RANGE_MESSAGE
+    return day, None
 
 
 def iso_month(value: Any) -> tuple[str | None, Error]:
+    """An ISO month (YYYY-MM) within the accepted dates."""
     if isinstance(value, str) and re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", value.strip()):
-        return value.strip(), None
+        month = value.strip()
+        if not f"{DATE_MIN:%Y-%m}" <= month <= f"{DATE_MAX:%Y-%m}":
+            return None, MONTH_RANGE_MESSAGE
+        return month, None
     return None, "Must be a month as YYYY-MM."
+
+
+def clamp_date(day: dt.date) -> dt.date:
+    """A stored date brought into the accepted range, for drawing and date arithmetic (a row
+    saved before the range was enforced may hold 9999-12-31 or 0001-01-01)."""
+    return min(max(day, DATE_MIN), DATE_MAX)
+
+
+def add_days(day: dt.date, days: int) -> dt.date:
+    """`day` plus `days`, clamped to the accepted range (never OverflowError)."""
+    offset = (clamp_date(day) - DATE_MIN).days + days
+    return DATE_MIN + dt.timedelta(days=max(0, min((DATE_MAX - DATE_MIN).days, offset)))
 
 
 def enum(
@@ -290,12 +370,14 @@ def _to_decimal(value: Any) -> Decimal | None:
     return number
 
 
-MAX_AMOUNT = Decimal("9999999999999999")
+# Amounts are numeric(18, 2) columns: 16 digits before the point.
+MAX_AMOUNT = Decimal("9999999999999999.99")
+TOO_LARGE_MESSAGE = f"Too large: at most {MAX_AMOUNT} either way."
 
 
 def _checked(number: Decimal, places: int) -> tuple[Decimal | None, Error]:
     if abs(number) > MAX_AMOUNT:
-        return None, "Too large."
+        return None, TOO_LARGE_MESSAGE
     quantum = Decimal(1).scaleb(-places)
     if number != number.quantize(quantum):
         return None, f"At most {places} decimal places."
