@@ -91,7 +91,7 @@ def build_server(
         ctx = catalogue.Context(request=request_factory(), client=client, base_url=base_url)
         try:
             result = catalogue.run(ctx, name, arguments)
-        except Exception as exc:  # noqa: BLE001 - the API's words, never an exception's text
+        except Exception as exc:  # the API's words, never an exception's text
             error = exc if isinstance(exc, DomainError) else _internal(ctx.request, exc, name)
             body = error.body()
             body["error"]["status"] = error.status

@@ -1,6 +1,7 @@
 """The spec's input conventions as small pure functions: sanitised text, nullable numbers,
 ISO dates, enums, seats and links. Each raises nothing; each returns (value, error)."""
 
+import contextlib
 import datetime as dt
 import math
 import re
@@ -264,10 +265,8 @@ def iso_date(value: Any) -> tuple[dt.date | None, Error]:
     elif isinstance(value, dt.date):
         day = value
     elif isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-        try:
+        with contextlib.suppress(ValueError):
             day = dt.date.fromisoformat(value.strip())
-        except ValueError:
-            pass
     if day is None:
         return None, "Must be a date as YYYY-MM-DD."
     if not DATE_MIN <= day <= DATE_MAX:

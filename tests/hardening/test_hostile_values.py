@@ -14,8 +14,8 @@ from agent import catalogue
 from agent.mcp_server import build_server
 from governance import cleaning
 from governance.models import AuditEntry
-from registers.models import ChangeRequest, Risk, WorkPackage
 from governance.tracker.local import scripting
+from registers.models import ChangeRequest, Risk, WorkPackage
 from tests.agent.conftest import EVERYONE, use_group
 from tests.factories import WorkPackageFactory
 
@@ -129,9 +129,9 @@ def test_the_change_page_form_refuses_schedule_days_past_the_column(cast, client
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
 def test_non_finite_numbers_anywhere_in_a_body_are_refused(lead, literal):
-    body = '{"projectMetrics": {"velocity": %s}}' % literal
+    body = f'{{"projectMetrics": {{"velocity": {literal}}}}}'
     _refused(lead("PATCH", "/status", body), status=400)
-    body = '{"name": "Build", "budget": %s}' % literal
+    body = f'{{"name": "Build", "budget": {literal}}}'
     _refused(lead("POST", "/work-packages", body), status=400)
     assert not WorkPackage.objects.exists()
 
@@ -166,7 +166,7 @@ def test_a_lone_surrogate_in_a_property_name_is_a_422(lead):
 
 def test_a_lone_surrogate_in_decision_notes_is_a_422(cast, lead):
     decision = lead("POST", "/decisions", {"decision": "Go"}).json()
-    response = lead("POST", f"/decisions/{decision['id']}/notes", '{"text": %s}' % SURROGATE)
+    response = lead("POST", f"/decisions/{decision['id']}/notes", f'{{"text": {SURROGATE}}}')
     _refused(response, field="text")
 
 
