@@ -17,7 +17,7 @@ from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
 from governance.audit import entry_to_dict
-from governance.cleaning import required_text_schema
+from governance.cleaning import SCHEDULE_DAYS_MAX, required_text_schema
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
@@ -846,7 +846,11 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "summary": REQUIRED_NAME,
             "reason": TEXT,
             "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
-            "impactScheduleDays": {"type": ["integer", "null"]},
+            "impactScheduleDays": {
+                "type": ["integer", "null"],
+                "minimum": -SCHEDULE_DAYS_MAX,
+                "maximum": SCHEDULE_DAYS_MAX,
+            },
             "impactBudget": {"type": ["number", "null"]},
             "impactScope": TEXT,
             "impactQualityOther": TEXT,

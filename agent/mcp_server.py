@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from agent import catalogue
-from governance import services
+from governance import cleaning, services
 from governance.atlassian.context import act_for
 from governance.errors import DomainError, Internal, PayloadTooLarge, Unauthenticated
 from governance.middleware import request_id
@@ -90,7 +90,8 @@ def build_server(
     def call_sync(name: str, arguments: dict[str, Any], client: str) -> types.CallToolResult:
         ctx = catalogue.Context(request=request_factory(), client=client, base_url=base_url)
         try:
-            result = catalogue.run(ctx, name, arguments)
+            with cleaning.noting_coercions() as notes:
+                result = catalogue.run(ctx, name, arguments)
         except Exception as exc:  # the API's words, never an exception's text
             error = exc if isinstance(exc, DomainError) else _internal(ctx.request, exc, name)
             body = error.body()
@@ -101,6 +102,8 @@ def build_server(
                 isError=True,
             )
         payload = result if isinstance(result, dict) else {"result": result}
+        if notes:  # what the spec's lenient fields coerced, as the API says it
+            payload = {**payload, "warnings": list(notes)}
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(payload, default=str))],
             structuredContent=json.loads(json.dumps(payload, default=str)),

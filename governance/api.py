@@ -194,6 +194,17 @@ class GovernanceAPI(NinjaAPI):
             hook(schema)
         return schema
 
+    def create_response(self, request, data, *, status=None, temporal_response=None):
+        """Every answer; a successful one also carries `warnings` when the spec's lenient
+        fields coerced what was sent: [{field, received, stored, message}]."""
+        status = temporal_response.status_code if temporal_response else status
+        notes = cleaning.coercions()
+        if notes and status is not None and status < 300 and isinstance(data, dict):
+            data = {**data, "warnings": list(notes)}
+        return super().create_response(
+            request, data, status=status, temporal_response=temporal_response
+        )
+
     def _operations_honouring_if_match(self) -> set[str]:
         """The operation ids whose view reads If-Match (and so may answer 412)."""
         found = set()

@@ -5,8 +5,9 @@ import contextlib
 import datetime as dt
 import math
 import re
-from collections.abc import Iterable
-from decimal import Decimal, InvalidOperation
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -187,16 +188,93 @@ def _ambiguous(value: Any) -> bool:
     return not clear
 
 
-def nullable_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
-    """The spec's nullable number: empty, negative or non-numeric input becomes null.
-    A number with more decimal places than the field keeps, or too large, is refused, and so
-    is an ambiguous comma (12,5) that is not plainly negative."""
-    if _ambiguous(value) and not value.strip().startswith("-"):
-        return None, AMBIGUOUS_MESSAGE
-    number = _to_decimal(value)
-    if number is None or number < 0:
+# --- coercions: what the spec's lenient fields changed, said rather than lost ----------------
+
+
+class Coercions(list):
+    """The coercions of one request, each {field, received, stored, message}, in order.
+    `audited` counts those an audit entry has recorded already."""
+
+    audited = 0
+
+    def unaudited(self) -> list[dict]:
+        fresh = self[self.audited :]
+        self.audited = len(self)
+        return fresh
+
+
+_COERCIONS: ContextVar[Coercions | None] = ContextVar("coercions", default=None)
+
+
+@contextlib.contextmanager
+def noting_coercions() -> Iterator[Coercions]:
+    """Collect, inside the block, the coercions of the spec's lenient fields: the API answers
+    them as `warnings`, the audit entry of the write records the values received."""
+    notes = Coercions()
+    token = _COERCIONS.set(notes)
+    try:
+        yield notes
+    finally:
+        _COERCIONS.reset(token)
+
+
+def coercions() -> Coercions:
+    """The coercions noted so far in this request (empty outside `noting_coercions`)."""
+    return _COERCIONS.get() or Coercions()
+
+
+def note_coercion(field: str | None, received: Any, stored: Any, message: str) -> None:
+    notes = _COERCIONS.get()
+    if field and notes is not None:
+        notes.append({"field": field, "received": received, "stored": stored, "message": message})
+
+
+NOT_A_NUMBER_NOTE = "Not a number: stored as null (the spec's nullable number)."
+NEGATIVE_NOTE = "Negative: stored as null (the spec's nullable number)."
+
+
+def nullable_number_schema(places: int = 2) -> dict:
+    """The OpenAPI schema of a nullable number: any value is taken; the description says what
+    becomes of it."""
+    return {
+        "description": (
+            f"The spec's nullable number (stored with {places} decimal places). Empty, negative "
+            "or non-numeric input (a comma that could be a decimal comma, 12,5, included) is "
+            f"stored as null; more than {places} decimal places are rounded half-even. Each "
+            "coercion is named in the answer's `warnings` ([{field, received, stored, "
+            "message}]) and the audit entry records the value received. Past "
+            f"{MAX_AMOUNT} either way is refused (422)."
+        )
+    }
+
+
+def nullable_number(
+    value: Any, *, places: int = 2, field: str | None = None
+) -> tuple[Decimal | None, Error]:
+    """The spec's nullable number: empty, negative or non-numeric input becomes null (an
+    ambiguous comma, 12,5, is non-numeric); more decimal places than the column keeps are
+    rounded half-even. Only a number past the column's range is refused. Each coercion is
+    noted under `field` (`note_coercion`): nothing is lost silently."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
-    return _checked(number, places)
+    number = None if _ambiguous(value) else _to_decimal(value)
+    if number is None:
+        note_coercion(field, value, None, NOT_A_NUMBER_NOTE)
+        return None, None
+    if number < 0:
+        note_coercion(field, value, None, NEGATIVE_NOTE)
+        return None, None
+    if abs(number) > MAX_AMOUNT:
+        return None, TOO_LARGE_MESSAGE
+    rounded = number.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    if rounded != number:
+        note_coercion(
+            field,
+            value,
+            decimal_to_json(rounded),
+            f"More than {places} decimal places: rounded half-even to {rounded}.",
+        )
+    return rounded, None
 
 
 def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:

@@ -175,7 +175,9 @@ def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
             else:
                 setattr(status, attr, value)
     if "revisedForecast" in data:
-        status.revised_forecast, error = nullable_number(data["revisedForecast"])
+        status.revised_forecast, error = nullable_number(
+            data["revisedForecast"], field="revisedForecast"
+        )
         if error:
             errors.add("revisedForecast", error)
     if "pmKeyMessage" in data:
