@@ -261,3 +261,32 @@ def test_a_multipart_body_to_a_json_endpoint_is_a_415(cast, bearer, method, path
     error = _refused(response, status=415)
     assert error["code"] == "unsupported_media_type"
     assert not WorkPackage.objects.exists() and not Risk.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ('{"projectKey": "ALPHA", "cursor": "9223372036854775808"}', "cursor"),
+        ('{"projectKey": "ALPHA", "title": "a\\ud800"}', "title"),
+    ],
+)
+def test_mcp_over_http_answers_the_api_words(cast, bearer, everyone, arguments, field):
+    tool = "audit_trail" if field == "cursor" else "add_risk"
+    body = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        f'"params": {{"name": "{tool}", "arguments": {arguments}}}}}'
+    )
+    response = Client().post(
+        "/mcp",
+        body,
+        content_type="application/json",
+        HTTP_ACCEPT="application/json, text/event-stream",
+        **bearer(cast.lead),
+    )
+    text = response.content.decode()
+    assert "bigint" not in text and "codec" not in text and "Traceback" not in text
+    result = json.loads(text)["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["error"]["code"] == "validation"
+    assert field in result["structuredContent"]["error"]["fields"]
+    assert not Risk.objects.exists()
