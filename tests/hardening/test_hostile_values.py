@@ -7,6 +7,7 @@ import json
 
 import anyio
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from mcp.shared.memory import create_connected_server_and_client_session
 
@@ -104,6 +105,34 @@ def test_an_approved_schedule_variation_past_any_date_still_draws_the_status(cas
             project=cast.project, summary="Slip", status="Approved", impact_schedule_days=2**31 - 1
         )
     assert client_for(cast.viewer).get("/projects/ALPHA/status/").status_code == 200
+
+
+def test_csv_import_refuses_a_far_date_naming_the_row_and_field(cast, bearer):
+    content = b"name,plannedEndDate\nBuild,2026-06-30\nRun,9999-12-31\n"
+    response = Client().post(
+        BASE + "/work-packages/import",
+        {"file": SimpleUploadedFile("w.csv", content)},
+        **bearer(cast.lead),
+    )
+    assert response.status_code == 422, response.content
+    rows = response.json()["error"]["rows"]
+    assert rows == [{"row": 3, "field": "plannedEndDate", "message": cleaning.DATE_RANGE_MESSAGE}]
+    assert not WorkPackage.objects.exists()
+
+
+def test_the_agent_refuses_a_far_forecast_date(cast, bearer, everyone):
+    wp = WorkPackageFactory(project=cast.project)
+    arguments = {"projectKey": "ALPHA", "workPackageId": str(wp.pk), "forecastEndDate": FAR}
+    response = Client().post(
+        "/api/v1/agent/actions/update_work_package",
+        json.dumps({"arguments": arguments}),
+        content_type="application/json",
+        **bearer(cast.lead),
+    )
+    error = _refused(response, field="forecastEndDate")
+    assert error["fields"]["forecastEndDate"] == [cleaning.DATE_RANGE_MESSAGE]
+    wp.refresh_from_db()
+    assert wp.forecast_end_date is None
 
 
 # --- 2/5. numbers past what a column or a computation holds ---------------------------------
