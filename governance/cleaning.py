@@ -1,5 +1,7 @@
-"""The spec's input conventions as small pure functions: sanitised text, nullable numbers,
-ISO dates, enums, seats and links. Each raises nothing; each returns (value, error)."""
+"""The spec's input conventions as small functions: sanitised text, nullable numbers, ISO
+dates in the accepted range, enums, seats and links. Each raises nothing; each returns
+(value, error). The one side effect: a nullable number notes what it coerced
+(`note_coercion`), so the API can say it and the audit entry can keep what was sent."""
 
 import contextlib
 import datetime as dt
