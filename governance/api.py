@@ -402,6 +402,13 @@ def _finite_float(text: str) -> float:
     return number
 
 
+def _content_length(request: HttpRequest) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
 def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> dict[str, Any]:
     """The request body as a JSON object; 400 bad_request for anything else (NaN, Infinity
     and numbers past a float's range included: JSON has none). 413 over the upload limit,
@@ -409,8 +416,8 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
     Text holding a control character or a lone surrogate is refused (422, each named). With
     `fields`, any other member is refused (422) for views whose service takes single values
     rather than the body."""
-    if request.content_type in FORM_TYPES:
-        raise UnsupportedMediaType()
+    if request.content_type in FORM_TYPES and _content_length(request):
+        raise UnsupportedMediaType()  # (an empty body, whatever its type, reads as {})
     try:
         raw = request.body
     except RequestDataTooBig:

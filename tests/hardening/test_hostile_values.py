@@ -319,3 +319,15 @@ def test_mcp_over_http_answers_the_api_words(cast, bearer, everyone, arguments, 
     assert result["structuredContent"]["error"]["code"] == "validation"
     assert field in result["structuredContent"]["error"]["fields"]
     assert not Risk.objects.exists()
+
+
+def test_an_empty_body_of_any_type_still_reads_as_no_fields(cast, bearer):
+    # A client that sends no body, whatever type it names, still acts.
+    response = Client().generic(
+        "POST",
+        BASE + "/charter/draft",
+        b"",
+        content_type="application/x-www-form-urlencoded",
+        **bearer(cast.lead),
+    )
+    assert response.status_code in (200, 409), response.content
