@@ -11,14 +11,14 @@ from typing import Any
 from django.urls import reverse
 from django.utils import timezone
 
-from agent.catalogue import READ, WRITE, Context, action, page, project
+from agent.catalogue import READ, WRITE, Context, action, cursor_start, page, project
 from charter import selectors as charter_selectors
 from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
 from governance.audit import entry_to_dict
-from governance.cleaning import required_text_schema
+from governance.cleaning import SCHEDULE_DAYS_MAX, required_text_schema
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
@@ -621,12 +621,7 @@ def audit_trail(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("kind"):
         entries = entries.filter(kind=args["kind"])
     limit = args.get("limit") or 20
-    try:
-        start = max(0, int(args.get("cursor") or 0))
-    except ValueError:
-        raise ValidationFailed(
-            {"cursor": ["Pass back the nextCursor of an earlier answer."]}
-        ) from None
+    start = cursor_start(args.get("cursor"))
     chunk = list(entries[start : start + limit + 1])
     items = [entry_to_dict(e) for e in chunk[:limit]]
     return {
@@ -854,7 +849,11 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "summary": REQUIRED_NAME,
             "reason": TEXT,
             "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
-            "impactScheduleDays": {"type": ["integer", "null"]},
+            "impactScheduleDays": {
+                "type": ["integer", "null"],
+                "minimum": -SCHEDULE_DAYS_MAX,
+                "maximum": SCHEDULE_DAYS_MAX,
+            },
             "impactBudget": {"type": ["number", "null"]},
             "impactScope": TEXT,
             "impactQualityOther": TEXT,

@@ -11,7 +11,7 @@ from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.services.common import TEXT_MAX
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text_schema
+from governance.cleaning import nullable_number_schema, required_text_schema
 from governance.concurrency import parse_if_match
 from governance.wiki import TEMPLATE_KINDS
 from registers.serializers import change_to_dict
@@ -203,9 +203,7 @@ def change_apply_to_baseline(request, key: str, change_id: str, response: HttpRe
         {
             "asBuiltOutcome": TEXT,
             "asBuiltReturn": TEXT,
-            "asBuiltReturnValue": {
-                "description": "Nullable number: empty, negative or non-numeric becomes null."
-            },
+            "asBuiltReturnValue": nullable_number_schema(),
             "asBuiltEndDate": {"type": ["string", "null"], "format": "date"},
             "scopeDispositions": {"type": "object"},
             "rioDispositions": {"type": "object"},

@@ -32,6 +32,19 @@ class BadRequest(DomainError):
     default_message = "The request body must be a JSON object."
 
 
+class PayloadTooLarge(DomainError):
+    code, status = "too_large", 413
+    default_message = "The request body is larger than the server takes."
+
+
+class UnsupportedMediaType(DomainError):
+    code, status = "unsupported_media_type", 415
+    default_message = (
+        "This endpoint takes a JSON body: send Content-Type: application/json "
+        "(a form or multipart upload is not read here)."
+    )
+
+
 class Unauthenticated(DomainError):
     code, status = "unauthenticated", 401
     default_message = "Sign in or send a valid API token (Authorization: Bearer <token>)."

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from django.utils.http import urlencode
 
 from governance import charts
+from governance.cleaning import DATE_MAX, DATE_MIN, clamp_date
 
 MATRIX_VIEWS = {"inherent": "Inherent", "residual": "Residual"}
 
@@ -219,9 +220,11 @@ def profile(wp) -> dict[str, Decimal]:
         amount = _amount(entry.get("amount"))
         period = str(entry.get("period") or "")[:7]
         if amount is not None and amount > 0 and len(period) == 7:
+            # A month stored before the accepted range was enforced is drawn at its edge.
+            period = min(max(period, f"{DATE_MIN:%Y-%m}"), f"{DATE_MAX:%Y-%m}")
             weights[period] = weights.get(period, Decimal(0)) + amount
     if not weights and wp.planned_start_date and wp.planned_end_date:
-        first, last = sorted((wp.planned_start_date, wp.planned_end_date))
+        first, last = sorted((clamp_date(wp.planned_start_date), clamp_date(wp.planned_end_date)))
         for period in _month_range(_month(first), _month(last)):
             weights[period] = Decimal(1)
     total = sum(weights.values())

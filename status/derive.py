@@ -29,7 +29,7 @@ from django.utils import timezone
 from charter.derive import CLOSED_OR_LATER, adoption_gap
 from charter.models import BusinessCase
 from governance import formatting, labels
-from governance.cleaning import coerce_enum
+from governance.cleaning import add_days, coerce_enum
 from governance.models import RAG_CHOICES, Project
 from registers.derive import application_state, risk_score
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
@@ -436,7 +436,7 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
             (),
             figures,
         )
-    target = base_end + dt.timedelta(days=f.variation_days)
+    target = add_days(base_end, f.variation_days)
     slip = (f.latest_end - target).days
     figures["slipDays"] = slip
     if slip <= thresholds["scheduleGreenMaxDays"]:

@@ -15,7 +15,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance import audit
-from governance.cleaning import FieldErrors, coerce_enum, enum, nullable_number, text
+from governance.cleaning import (
+    FieldErrors,
+    coerce_enum,
+    enum,
+    nullable_number,
+    refusals,
+    text,
+)
 from governance.concurrency import check_version
 from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES, Project
@@ -131,11 +138,15 @@ def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
     if "structuredCommentary" in data:
         status.structured_commentary = _clean_commentary(data["structuredCommentary"], errors)
     if "projectMetrics" in data:
+        refused = refusals({"projectMetrics": data["projectMetrics"]})
         try:
-            size = len(json.dumps(data["projectMetrics"]))
+            size = len(json.dumps(data["projectMetrics"], allow_nan=False))
         except (TypeError, ValueError):
             size = None
-        if size is None:
+        if refused:
+            for path, message in sorted(refused.items()):
+                errors.add(path, message)
+        elif size is None:
             errors.add("projectMetrics", "Must be JSON.")
         elif size > PROJECT_METRICS_MAX_CHARS:
             errors.add(
@@ -164,7 +175,9 @@ def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
             else:
                 setattr(status, attr, value)
     if "revisedForecast" in data:
-        status.revised_forecast, error = nullable_number(data["revisedForecast"])
+        status.revised_forecast, error = nullable_number(
+            data["revisedForecast"], field="revisedForecast"
+        )
         if error:
             errors.add("revisedForecast", error)
     if "pmKeyMessage" in data:

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from governance import audit, notifications
-from governance.cleaning import FieldErrors, signed_integer, signed_number, text
+from governance.cleaning import FieldErrors, schedule_days, signed_number, text
 from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.permissions import Caller, require
@@ -104,7 +104,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         if error:
             errors.add("impactBudget", error)
     if "impactScheduleDays" in data:
-        change.impact_schedule_days, error = signed_integer(data["impactScheduleDays"])
+        change.impact_schedule_days, error = schedule_days(data["impactScheduleDays"])
         if error:
             errors.add("impactScheduleDays", error)
     if "dimensions" in data:

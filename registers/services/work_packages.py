@@ -305,7 +305,7 @@ def _clean(
             errors.add("progress", disagreement)
     for key, attr in MONEY_FIELDS.items():
         if key in data:
-            value, error = nullable_number(data[key])
+            value, error = nullable_number(data[key], field=key)
             if error:
                 errors.add(key, error)
             else:

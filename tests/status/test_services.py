@@ -154,8 +154,11 @@ def test_revised_forecast_is_a_nullable_number(cast, lead):
     for lenient in ("", "-5", "n/a", None):
         services.status_update(caller=lead, data={"revisedForecast": lenient})
         assert status_of(cast.project)["revisedForecast"] is None
+    # More decimal places: rounded half-even (the document's nullable number), not refused.
+    services.status_update(caller=lead, data={"revisedForecast": "10.125"})
+    assert status_of(cast.project)["revisedForecast"] == 10.12
     with pytest.raises(ValidationFailed) as exc:
-        services.status_update(caller=lead, data={"revisedForecast": "10.123"})
+        services.status_update(caller=lead, data={"revisedForecast": 10**16})
     assert "revisedForecast" in exc.value.fields
 
 
