@@ -9,7 +9,7 @@ Rules (docs/product.md section 1):
 - a project the user cannot view is not found (404); a write they may not do is forbidden (403).
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -272,6 +272,30 @@ def lead_project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     if not caller.can_manage_editors:
         raise Forbidden("Only the Project Lead may nominate editors.")
     return project, caller
+
+
+def sponsor_clash(
+    project: Project, account_id: str | None, editor_account_ids: Collection[str] | None = None
+) -> str | None:
+    """Separation of duties for the project's seats, the one rule: the business case's
+    decision authority (the sponsor) is neither the Project Lead nor a nominated editor, since
+    nobody approves their own work. Answers for `account_id` as sponsor, against
+    `editor_account_ids` (default: the editors as stored): "lead", "editor", or None.
+
+    The two writers of the two sides (the business case's seat, the editors list) ask it after
+    locking the project row (`select_for_update()`), in the transaction that writes: two writes
+    sent together then cannot each pass against the other's old state."""
+    if not account_id:
+        return None
+    if account_id == project.lead_account_id:
+        return "lead"
+    if editor_account_ids is None:
+        nominated = EditorNomination.objects.filter(
+            project_id=project.pk, account_id=account_id
+        ).exists()
+    else:
+        nominated = account_id in editor_account_ids
+    return "editor" if nominated else None
 
 
 def require(allowed: bool, message: str) -> None:
