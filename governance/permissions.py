@@ -191,6 +191,13 @@ def require_portfolio_access(request: HttpRequest) -> User:
     return user
 
 
+def may_read_site_settings(user: User, request: HttpRequest | None = None) -> bool:
+    """Every site setting (the governance group's name, disabled themes, RAG thresholds, who
+    changed them last): site administrators and those the portfolio gate admits. Anyone else
+    signed in reads the enabled themes and the currency alone."""
+    return is_site_admin(user, request) or has_portfolio_access(user, request)
+
+
 def require_site_admin(request: HttpRequest) -> User:
     user = request_user(request)
     if not is_site_admin(user, request):

@@ -213,6 +213,15 @@ def enabled_themes(site: SiteSettings | None = None) -> list[str]:
     return [t["name"] for t in site.themes if t.get("enabled", True)]
 
 
+def site_settings_for_everyone(site: SiteSettings) -> dict:
+    """The site settings a signed-in person outside the governance group reads: the themes a
+    business case may take (enabled ones) and the currency amounts are in."""
+    return {
+        "themes": [{"name": name, "enabled": True} for name in enabled_themes(site)],
+        "currency": site.currency,
+    }
+
+
 def site_settings_to_dict(site: SiteSettings) -> dict:
     return {
         "governanceGroup": site.governance_group or None,

@@ -419,6 +419,7 @@ def create_template_page(*, caller: Caller, template_kind: str, title: str = "")
             title=title,
             body=TEMPLATE_BODIES[template_kind].format(name=project.name, key=project.key),
             labels=[settings.WIKI_PMO_LABEL, label],
+            project_key=project.key,
         )
     except WikiError as exc:
         raise Conflict(
