@@ -258,9 +258,16 @@ def decider_account_id(project, change: ChangeRequest) -> str | None:
 
 def notify_routed(caller: Caller, project, change: ChangeRequest) -> None:
     """Tell the person a proposed change is routed to (once per change and person); not the
-    person who routed it to themselves."""
+    person who routed it to themselves, nor one who may not decide it (separation of duties)."""
     decider = decider_account_id(project, change)
     if not decider or decider == caller.account_id or not change_is_open(change):
+        return
+    if change_duty(
+        project,
+        decider,
+        proposer_account_id=change.proposer_account_id,
+        created_by_account_id=change.created_by_account_id,
+    ):
         return
     notifications.notify(
         kind="change_routed",

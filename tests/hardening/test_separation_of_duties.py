@@ -319,3 +319,19 @@ def test_the_add_change_page_records_a_named_proposer(cast, client_for):
     )
     edit = client.get(f"{pages}{change.pk}/edit/", HTTP_HX_REQUEST="true").content.decode()
     assert 'name="proposerAccountId"' not in edit
+
+
+def test_a_change_proposed_by_the_sponsor_is_not_routed_to_them(cast, send):
+    from governance.models import Notification
+
+    created = send(
+        cast.lead,
+        "POST",
+        "/changes",
+        {"summary": "Sponsor's idea", "proposerAccountId": cast.sponsor.account_id},
+    )
+    assert created.status_code == 201, created.content
+    assert not Notification.objects.filter(kind="change_routed").exists()
+    send(cast.lead, "POST", "/changes", {"summary": "Lead's idea"})
+    routed = Notification.objects.filter(kind="change_routed")
+    assert list(routed.values_list("recipient_account_id", flat=True)) == [cast.sponsor.account_id]
