@@ -219,8 +219,9 @@ def change_create(
     imported: bool = False,
     approver_locked: bool = False,
 ) -> ChangeRequest:
-    """Raise a change request (status Proposed). The proposer is the raiser; a bulk import
-    (`imported`) may name another one from its file.
+    """Raise a change request (status Proposed), recorded by the caller (createdByAccountId).
+    The proposer defaults to the caller; `proposerAccountId` names another person who can
+    browse the project (the API, the add form, the agent and a bulk import alike).
     `approver_locked` (server-side only: the business case's re-open act) fixes the approver
     named in `data` for the life of the change."""
     with transaction.atomic():
