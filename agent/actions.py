@@ -840,8 +840,10 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     kind=WRITE,
     description=(
         "Raise a change request on a project: summary, reason, dimensions (Scope, Budget, "
-        "Schedule, Quality, Other) and impacts. Without dimensions they are inferred from the "
-        "impacts and follow them. It is decided by its approver in the pages."
+        "Schedule, Quality, Other) and impacts; without dimensions they are inferred from the "
+        "impacts and follow them. The proposer is you unless another person who can browse the "
+        "project is named. It is decided by its approver in the pages (not by its proposer, "
+        "whoever records it, the lead or an editor)."
     ),
     schema={
         "properties": {
@@ -858,6 +860,7 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "impactScope": TEXT,
             "impactQualityOther": TEXT,
             "targetWorkPackageId": {"type": ["string", "null"]},
+            "proposerAccountId": {"type": ["string", "null"]},
             "approverAccountId": {"type": ["string", "null"]},
         },
         "required": ["projectKey", "summary"],

@@ -558,8 +558,13 @@ def project_audit(
 
 @kernel.get("/site-settings")
 def site_settings_get(request, response: HttpResponse):
-    permissions.request_user(request)
+    """Site administrators and the governance group read every setting (with ETag); anyone
+    else signed in reads what editing a business case needs: the enabled themes and the
+    currency."""
+    user = permissions.request_user(request)
     site = SiteSettings.load()
+    if not permissions.may_read_site_settings(user, request):
+        return services.site_settings_for_everyone(site)
     with_etag(response, site.revision)
     return services.site_settings_to_dict(site)
 

@@ -63,6 +63,7 @@ CHANGE_FIELDS = [
     "impactScope",
     "impactQualityOther",
     "targetWorkPackageId",
+    "proposerAccountId",
     "approverAccountId",
 ]
 FIELDS = {

@@ -81,7 +81,13 @@ class ConfluenceWiki:
         )
         return self._page(data) if data else None
 
-    def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
+    def search_pages(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        project_key: str = "",  # Confluence's own permissions apply
+    ) -> list[WikiPage]:
         query = query.strip()
         cql = "type = page"
         if query:
@@ -150,7 +156,13 @@ class ConfluenceWiki:
         return str((data or {}).get("id") or ""), True
 
     def create_page(
-        self, *, space_key: str, title: str, body: str, labels: Iterable[str] = ()
+        self,
+        *,
+        space_key: str,
+        title: str,
+        body: str,
+        labels: Iterable[str] = (),
+        project_key: str = "",  # Confluence's own space permissions apply
     ) -> WikiPage:
         space_id = self.space_id(space_key)
         if not space_id:
