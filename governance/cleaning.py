@@ -127,7 +127,9 @@ def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
 # three with a decimal point after them (1,234.5) or more than one group (1,234,567). Any other
 # comma in something number-like (12,5 or 1,234) could be a decimal comma: refused, not guessed.
 GROUPED_NUMBER = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
-NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?[\d,]*\d[\d,]*(\.\d*)?")
+# Digits and commas with at least one digit, written so that a failed match backtracks
+# linearly (`[\d,]*\d[\d,]*` is quadratic on a long run of digits followed by a letter).
+NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?,*\d[\d,]*(\.\d*)?")
 AMBIGUOUS_MESSAGE = (
     "Ambiguous number: a comma here could separate thousands or decimals. "
     "Write it without thousands separators, with a point for decimals (1234.5)."
@@ -176,6 +178,8 @@ def signed_integer(value: Any) -> tuple[int | None, Error]:
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:
+        return None, "Too large."  # before int(), which is quadratic in the digits
     return int(number), None
 
 
@@ -188,9 +192,9 @@ def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
-    integer = int(number)
-    if integer < low or integer > high:
+    if number < low or number > high:  # compared before int(), quadratic in the digits
         return None, f"Must be between {low} and {high}."
+    integer = int(number)
     if (integer - low) % step:
         return None, f"Must be in steps of {step}."
     return integer, None
@@ -294,7 +298,7 @@ MAX_AMOUNT = Decimal("9999999999999999")
 
 
 def _checked(number: Decimal, places: int) -> tuple[Decimal | None, Error]:
-    if abs(number) > MAX_AMOUNT:
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:  # abs() overflows on 1e999999999
         return None, "Too large."
     quantum = Decimal(1).scaleb(-places)
     if number != number.quantize(quantum):
