@@ -17,6 +17,8 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.reader.excel import ExcelReader
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
+from openpyxl.xml.functions import iterparse
 
 from governance import cleaning
 from governance.errors import ValidationFailed
@@ -94,6 +96,7 @@ MAX_ZIP_ENTRIES = 500
 # the characters are counted as each cell is read (a shared string once per cell using it).
 MAX_CELL_CHARS = 32_767  # Excel's own limit for one cell; checked before any cleaning
 MAX_TEXT_CHARS = 10_000_000  # all cells of the file together, header included
+MAX_CELLS = (MAX_ROWS + 1) * MAX_COLUMNS  # a workbook's stored cells, blank ones included
 SNIFF_CHARS = 64 * 1024  # the start of a CSV file that decides its delimiter
 DELIMITERS = (",", ";", "\t")
 CONTENT_TYPES = {
@@ -423,6 +426,49 @@ class _Sheet(ReadOnlyWorksheet):
         self._min_column = self._min_row = 1
         self._max_row = self._max_column = None
 
+    def _cells_by_row(self, min_col, min_row, max_col, max_row, values_only=False):
+        """The rows from the first, a missing row as an empty one (openpyxl's, without the
+        padding to declared dimensions), read by `_SheetParser`."""
+        expected = 1
+        with self._get_source() as source:
+            parser = _SheetParser(
+                source,
+                self._shared_strings,
+                data_only=self.parent.data_only,
+                epoch=self.parent.epoch,
+                date_formats=self.parent._date_formats,
+                timedelta_formats=self.parent._timedelta_formats,
+            )
+            for number, row in parser.parse():
+                while expected < number:
+                    expected += 1
+                    yield ()
+                if expected == number:
+                    expected += 1
+                    yield self._get_row(row, min_col, max_col, values_only)
+
+
+class _TooManyCells(Exception):
+    pass
+
+
+class _SheetParser(WorkSheetParser):
+    """openpyxl's sheet parser, for the rows only, counting the cells as the XML parser
+    meets them: a row of millions of empty cells (a few KB compressed) is stopped at
+    MAX_CELLS before it is built, where openpyxl would build the whole row first."""
+
+    def parse(self):
+        cells = 0
+        for _, element in iterparse(self.source):
+            if element.tag == CELL_TAG:
+                cells += 1
+                if cells > MAX_CELLS:
+                    raise _TooManyCells
+            elif element.tag == ROW_TAG:
+                row = self.parse_row(element)
+                element.clear()
+                yield row
+
 
 class _Workbook(ExcelReader):
     """openpyxl's read-only workbook reader, with the worksheets as `_Sheet` and the shared
@@ -457,6 +503,15 @@ def _xlsx_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
             yield row
     except ValidationFailed:
         raise
+    except _TooManyCells:
+        raise ValidationFailed(
+            {
+                "file": [
+                    f"At most {MAX_CELLS:,} cells per workbook, empty ones included (row "
+                    f"{number + 1} goes past it)."
+                ]
+            }
+        ) from None
     except _MissingSharedString as missing:
         raise ValidationFailed(
             {

@@ -206,3 +206,40 @@ def test_the_sheet_is_read_once_without_looking_for_its_dimension(db, monkeypatc
     monkeypatch.setattr(WorkSheetParser, "parse_dimensions", lambda self: looked.append(1) or None)
     assert len(_read(shared_string_workbook(["Vendor"], rows=2))) == 2
     assert looked == []
+
+
+def test_a_row_of_millions_of_empty_cells_is_stopped_while_parsed(lead_client):  # noqa: F811
+    """12 million `<c/>` in one row: 48 KB compressed, 48 MB inflated (under the limit). The
+    cells past the column limit are blank, so the row would pass; openpyxl built the whole
+    row (gigabytes) before the import saw it. The cells are counted as the XML is parsed."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", CONTENT_TYPES)
+        archive.writestr("_rels/.rels", ROOT_RELS)
+        archive.writestr("xl/workbook.xml", WORKBOOK)
+        archive.writestr("xl/_rels/workbook.xml.rels", SHARED_RELS)
+        with archive.open("xl/worksheets/sheet1.xml", "w") as sheet:
+            sheet.write(f'{SHEET_HEAD}<sheetData>{HEADER}<row r="2">'.encode())
+            for _ in range(12):
+                sheet.write(b"<c/>" * 1_000_000)
+            sheet.write(b"</row></sheetData></worksheet>")
+    content = buffer.getvalue()
+    assert len(content) < 100 * 1024
+    assert _inflated(content) < spreadsheets.MAX_UNCOMPRESSED_BYTES
+    _refused(
+        lead_client("empty-cells.xlsx", content),
+        f"At most {spreadsheets.MAX_CELLS:,} cells per workbook",
+        "row 2 goes past it",
+    )
+
+
+def test_a_workbook_at_the_cell_limit_is_read(db, monkeypatch):
+    monkeypatch.setattr(spreadsheets, "MAX_CELLS", 3 + 3 * 4)
+    content = shared_string_workbook(["Vendor"], rows=4)  # 3 header cells, 4 rows of 3
+    assert len(_read(content)) == 4
+    monkeypatch.setattr(spreadsheets, "MAX_CELLS", 3 + 3 * 4 - 1)
+    with pytest.raises(ValidationFailed) as refused:
+        _read(content)
+    assert "At most 14 cells per workbook, empty ones included (row 5 goes past it)" in (
+        _message(refused)
+    )
