@@ -173,7 +173,9 @@ def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
 # three with a decimal point after them (1,234.5) or more than one group (1,234,567). Any other
 # comma in something number-like (12,5 or 1,234) could be a decimal comma: refused, not guessed.
 GROUPED_NUMBER = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
-NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?[\d,]*\d[\d,]*(\.\d*)?")
+# Digits and commas with at least one digit, written so that a failed match backtracks
+# linearly (`[\d,]*\d[\d,]*` is quadratic on a long run of digits followed by a letter).
+NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?,*\d[\d,]*(\.\d*)?")
 AMBIGUOUS_MESSAGE = (
     "Ambiguous number: a comma here could separate thousands or decimals. "
     "Write it without thousands separators, with a point for decimals (1234.5)."
@@ -266,7 +268,7 @@ def nullable_number(
     if number < 0:
         note_coercion(field, value, None, NEGATIVE_NOTE)
         return None, None
-    if abs(number) > MAX_AMOUNT:
+    if number > MAX_AMOUNT:  # non-negative here; abs() overflows on 1e999999999
         return None, TOO_LARGE_MESSAGE
     rounded = number.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
     if rounded != number:
@@ -315,6 +317,8 @@ def signed_integer(value: Any) -> tuple[int | None, Error]:
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:
+        return None, "Too large."  # before int(), which is quadratic in the digits
     return int(number), None
 
 
@@ -327,9 +331,9 @@ def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
-    integer = int(number)
-    if integer < low or integer > high:
+    if number < low or number > high:  # compared before int(), quadratic in the digits
         return None, f"Must be between {low} and {high}."
+    integer = int(number)
     if (integer - low) % step:
         return None, f"Must be in steps of {step}."
     return integer, None
@@ -455,7 +459,7 @@ TOO_LARGE_MESSAGE = f"Too large: at most {MAX_AMOUNT} either way."
 
 
 def _checked(number: Decimal, places: int) -> tuple[Decimal | None, Error]:
-    if abs(number) > MAX_AMOUNT:
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:  # abs() overflows on 1e999999999
         return None, TOO_LARGE_MESSAGE
     quantum = Decimal(1).scaleb(-places)
     if number != number.quantize(quantum):
