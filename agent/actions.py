@@ -23,7 +23,14 @@ from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
 from registers import services as register_services
-from registers.derive import change_application_state, decision_state, risk_score
+from registers.derive import (
+    change_application_state,
+    decision_state,
+    package_schedule,
+    plan_baseline_of,
+    plan_baselines_of,
+    risk_score,
+)
 from registers.models import (
     APPLICATION_STATES,
     CHANGE_DIMENSIONS,
@@ -39,6 +46,7 @@ from registers.models import (
 from registers.selectors import register_counts
 from status import selectors as status_selectors
 from status import services as status_services
+from status.health import plain
 from status.models import DIMENSIONS, StatusReport
 from status.serializers import report_summary
 
@@ -109,6 +117,10 @@ def _project_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
         "phase": row["phase"] or None,
         "theme": row["theme"] or None,
         "stale": row["stale"],
+        "approvedBudget": row["approvedBudget"],
+        "eac": row["eac"],
+        "costOverrunPct": row["costOverrunPct"],
+        "scheduleSlipDays": row["scheduleSlipDays"],
         "topRiskScore": row["topRiskScore"],
         "pendingDecisions": row["pendingDecisions"],
         "changesAwaitingApplication": row["changesAwaitingApplication"],
@@ -269,8 +281,10 @@ def _matches(words: list[str], *texts: str) -> bool:
     return all(w in haystack for w in words)
 
 
-def _wp_item(ctx: Context, wp: WorkPackage) -> dict[str, Any]:
+def _wp_item(ctx: Context, wp: WorkPackage, plan: Any = None) -> dict[str, Any]:
+    """`plan`: the project's plan baseline in force (registers.derive.plan_baseline_of)."""
     key = wp.project.key
+    schedule = package_schedule(wp, plan)
     return {
         "id": str(wp.pk),
         "projectKey": key,
@@ -280,6 +294,9 @@ def _wp_item(ctx: Context, wp: WorkPackage) -> dict[str, Any]:
         "progress": wp.progress,
         "plannedEndDate": _iso(wp.planned_end_date),
         "forecastEndDate": _iso(wp.forecast_end_date),
+        "scheduleVarianceDays": schedule.variance_days,
+        "scheduleVarianceBasis": schedule.basis,
+        "scheduleVarianceNote": schedule.note,
         "revision": wp.revision,
         "link": ctx.link(_url("registers:wp-detail", key, wp.pk)),
     }
@@ -373,9 +390,10 @@ def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     if register == "work-packages":
         rows = WorkPackage.objects.filter(project__in=projects).select_related("project")
+        plans = plan_baselines_of(p.pk for p in projects)
         for wp in rows.order_by("project__key", "sort_order", "name"):
             if (not status or wp.status == status) and _matches(words, wp.name, wp.commentary):
-                items.append(_wp_item(ctx, wp))
+                items.append(_wp_item(ctx, wp, plans.get(wp.project_id)))
     elif register == "risks":
         rows = Risk.objects.filter(project__in=projects).select_related("project")
         for risk in rows.order_by("project__key", "-created_at"):
@@ -475,6 +493,7 @@ def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "derived": dimension.rag,
             "effective": view.effective[f"{key}Rag"],
             "summary": dimension.summary,
+            "figures": {name: plain(value) for name, value in dimension.figures.items()},
             "drivers": [d.as_dict() for d in dimension.drivers][:5],
         }
         override = getattr(status, f"{key}_rag_override", None)
@@ -742,7 +761,7 @@ def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         data=_data(args, "workPackageId"),
         expected_revision=args.get("expectedRevision"),
     )
-    return _written(ctx, "work_package.updated", _wp_item(ctx, wp))
+    return _written(ctx, "work_package.updated", _wp_item(ctx, wp, plan_baseline_of(wp.project)))
 
 
 DECISION_FIELDS = {

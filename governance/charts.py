@@ -298,6 +298,10 @@ class TimelineRow:
     actual: Span = field(default_factory=lambda: Span(None, None))
     milestone: bool = False
     done: bool = False
+    # The slip as the caller derived it (a work package's schedule variance, registers.derive)
+    # when `slip_derived`; else measured between the bars.
+    slip: int | None = None
+    slip_derived: bool = False
 
     def actual_bounds(self, today: dt.date) -> tuple[dt.date, dt.date] | None:
         """The actual bar: started and not finished runs to today."""
@@ -307,7 +311,10 @@ class TimelineRow:
 
     @property
     def slip_days(self) -> int | None:
-        """Days the forecast (else actual) end lies after the baseline end; None without both."""
+        """The derived slip when given; else the days the actual (else forecast) end lies after
+        the baseline end; None without both."""
+        if self.slip_derived:
+            return self.slip
         end = self.actual.end or self.forecast.end
         if not (self.baseline.end and end):
             return None

@@ -123,6 +123,23 @@ def number(value: Any) -> str:
     return f"{value:,.2f}"
 
 
+def percent_figure(value: Any) -> str:
+    """A derived percentage as it was computed, to its own precision: 5.001 -> "5.001",
+    4.2 -> "4.2", 20.0 -> "20" (the derivation chose the places that agree with its colour)."""
+    if value is None:
+        return ""
+    try:
+        exact = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return str(value)
+    if not exact.is_finite():
+        return str(value)
+    if exact == exact.to_integral_value():
+        return str(int(exact))
+    text = f"{exact:f}".rstrip("0")
+    return "0" if text in ("-0.", "0.") else text
+
+
 def money(value: Any, code: str | None = None, *, signed: bool = False) -> str:
     """An amount with its currency: "EUR 12,500"; "" for none. `signed` writes "+" on a
     positive amount (a change's impact)."""

@@ -20,6 +20,7 @@ from governance.cleaning import (
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound
 from registers import selectors, services, spreadsheets
+from registers.derive import plan_baseline_of
 from registers.models import (
     CHANGE_DIMENSIONS,
     NAME_MAX,
@@ -232,7 +233,8 @@ def register_import(request, key: str, register_name: str = Path(..., alias="reg
 def work_package_list(request, key: str):
     """Ordered: sortOrder, then plannedStartDate, then name."""
     project, _ = permissions.project_for(request, key)
-    return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
+    plan = plan_baseline_of(project)
+    return [work_package_to_dict(wp, plan) for wp in selectors.work_packages(project)]
 
 
 @router.post(
@@ -258,7 +260,8 @@ def work_package_reorder(request, key: str):
     _, caller = permissions.project_for(request, key)
     body = json_object(request, fields=["ids"])
     packages = services.work_package_reorder(caller=caller, ids=body.get("ids"))
-    return [work_package_to_dict(wp) for wp in packages]
+    plan = plan_baseline_of(caller.project) if packages else None
+    return [work_package_to_dict(wp, plan) for wp in packages]
 
 
 @router.get("/projects/{key}/work-packages/{wp_id}")

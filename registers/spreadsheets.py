@@ -25,6 +25,7 @@ from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
 from registers import selectors
+from registers.derive import plan_baseline_of
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
     change_to_dict,
@@ -111,7 +112,8 @@ CONTENT_TYPES = {
 def records(project: Project, register: str) -> list[dict]:
     """The register as the API represents it, in the register's order."""
     if register == "work-packages":
-        return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
+        plan = plan_baseline_of(project)
+        return [work_package_to_dict(wp, plan) for wp in selectors.work_packages(project)]
     if register == "risks":
         treating = selectors.treating_decisions(project)
         return [
@@ -152,7 +154,7 @@ def _fields(project: Project, register: str) -> list[str]:
     is always there (the sample is an imported row); it reads true on imported rows and is
     blank on the others, as the API leaves the key out of them."""
     blank = {
-        "work-packages": lambda: work_package_to_dict(WorkPackage(project=project)),
+        "work-packages": lambda: work_package_to_dict(WorkPackage(project=project), None),
         "risks": lambda: risk_to_dict(Risk(project=project, imported=True), []),
         "decisions": lambda: decision_to_dict(Decision(project=project, imported=True)),
         "changes": lambda: change_to_dict(ChangeRequest(project=project, imported=True)),

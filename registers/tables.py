@@ -23,9 +23,9 @@ from registers.derive import (
     decision_can_be_recorded,
     decision_is_editable,
     decision_state,
+    package_schedule,
     risk_heat,
     risk_score,
-    schedule_variance_days,
 )
 from registers.models import (
     APPLICATION_STATES,
@@ -106,8 +106,14 @@ def _name(people: Mapping[str, Person], account_id: str | None) -> str:
 
 
 def decorate_work_package(wp, people, caller, extra) -> None:
-    wp.variance = schedule_variance_days(wp.planned_end_date, wp.forecast_end_date)
+    schedule = package_schedule(wp, extra.get("plan"))
+    wp.schedule = schedule
+    wp.variance = schedule.variance_days
     wp.variance_text = signed(wp.variance, "\u00a0d") if wp.variance else ""
+    wp.variance_note = schedule.note
+    wp.baseline_dates_text = (
+        _span(schedule.start, schedule.end) if schedule.basis == "baseline" else ""
+    )
     wp.variance_class = "late" if (wp.variance or 0) > 0 else "early" if wp.variance else ""
     wp.planned_text = _span(wp.planned_start_date, wp.planned_end_date)
     wp.forecast_text = _span(wp.forecast_start_date, wp.forecast_end_date)

@@ -81,6 +81,9 @@ READ_ONLY = {
     "updatedAt",
     "updatedByAccountId",
     "scheduleVarianceDays",
+    "scheduleVarianceBasis",
+    "baselineStartDate",
+    "baselineEndDate",
     "revision",
 }
 ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")

@@ -104,11 +104,18 @@ def test_application_state_table(status, dimensions, record, expected):
 
 def test_approved_variations_sum_only_approved_changes(db):
     change = ChangeRequestFactory(
-        status="Approved", impact_budget=Decimal("100.50"), impact_schedule_days=5
+        status="Approved",
+        dimensions=["Budget", "Schedule"],
+        impact_budget=Decimal("100.50"),
+        impact_schedule_days=5,
     )
     project = change.project
     ChangeRequestFactory(
-        project=project, status="Approved", impact_budget=Decimal("-20"), impact_schedule_days=-2
+        project=project,
+        status="Approved",
+        dimensions=["Budget", "Schedule"],
+        impact_budget=Decimal("-20"),
+        impact_schedule_days=-2,
     )
     ChangeRequestFactory(
         project=project, status="Proposed", impact_budget=Decimal("999"), impact_schedule_days=99
