@@ -17,6 +17,10 @@ from governance.models import AuditEntry
 _CHANNEL: ContextVar[tuple[str, str]] = ContextVar("audit_channel", default=("", ""))
 CHANNEL_MAX, CLIENT_MAX = 16, 100
 
+# Entries recorded inside `batched()`: written together when the block ends.
+_BATCH: ContextVar[list[AuditEntry] | None] = ContextVar("audit_batch", default=None)
+BATCH_SIZE = 500
+
 
 @contextmanager
 def via(channel: str, client: str = "") -> Iterator[None]:
@@ -26,6 +30,21 @@ def via(channel: str, client: str = "") -> Iterator[None]:
         yield
     finally:
         _CHANNEL.reset(token)
+
+
+@contextmanager
+def batched() -> Iterator[None]:
+    """Write the entries recorded in the block in a few multi-row statements when it ends, in
+    the order they were recorded (an import of thousands of rows writes an entry per row). Use
+    it inside the writing transaction; a block that raises writes none (its transaction is left
+    to roll back)."""
+    entries: list[AuditEntry] = []
+    token = _BATCH.set(entries)
+    try:
+        yield
+    finally:
+        _BATCH.reset(token)
+    AuditEntry.objects.bulk_create(entries, batch_size=BATCH_SIZE)
 
 
 def jsonable(value: Any) -> Any:
@@ -61,14 +80,15 @@ def record(
     project_key: str = "",
     changes: Mapping[str, Any] | None = None,
 ) -> AuditEntry:
-    """Write one entry. Call it inside the same `transaction.atomic()` block as the write.
+    """Write one entry (inside `batched()`, queue it for the block's end). Call it inside the
+    same `transaction.atomic()` block as the write.
     The values the spec's lenient fields coerced since the last entry are recorded as
     `received` ({field: value as sent})."""
     channel, client = _CHANNEL.get()
     received = {note["field"]: note["received"] for note in cleaning.coercions().unaudited()}
     if received:
         changes = {**(changes or {}), "received": received}
-    return AuditEntry.objects.create(
+    entry = AuditEntry(
         channel=channel,
         client=client,
         actor_account_id=actor_account_id,
@@ -78,6 +98,12 @@ def record(
         target_id=str(target_id),
         changes=jsonable(dict(changes or {})),
     )
+    batch = _BATCH.get()
+    if batch is None:
+        entry.save(force_insert=True)
+    else:
+        batch.append(entry)
+    return entry
 
 
 def entry_to_dict(entry: AuditEntry) -> dict:

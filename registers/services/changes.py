@@ -20,6 +20,7 @@ from registers.services.common import (
     check_keys,
     clean_people,
     get_in_project,
+    insert,
     lock_project,
     writable_project,
 )
@@ -234,7 +235,7 @@ def change_create(
             approver_locked=approver_locked,
         )
         _clean(change, data, creating=True).raise_if_any()
-        change.save()
+        insert(change)
         audit.record(
             actor_account_id=caller.account_id,
             project_key=project.key,

@@ -2,12 +2,15 @@
 people and link cleaning, the after-commit tracker write-back queue."""
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import models
 
-from governance import outbox
+from governance import audit, outbox, signals
 from governance.cleaning import FieldErrors, account_id
 from governance.errors import NotFound
 from governance.models import Project
@@ -28,9 +31,54 @@ def lock_project(project: Project) -> Project:
     return Project.objects.select_for_update().get(pk=project.pk)
 
 
+@dataclass
+class _Batch:
+    project: Project  # locked and checked writable once, for the whole batch
+    pending: list[models.Model] = field(default_factory=list)
+
+
+_BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
+
+
+@contextmanager
+def batch(caller: Caller) -> Iterator[Project]:
+    """One locked, writable project for many creates (an import): inside the block the
+    register services skip their per-row lock, `insert` queues new records, and the audit
+    entries are queued too; both are written in multi-row statements when the block ends.
+    Use it inside the writing transaction; a block that raises writes nothing."""
+    held = _Batch(writable_project(caller))
+    token = _BATCH.set(held)
+    try:
+        with audit.batched():
+            yield held.project
+            by_model: dict[type[models.Model], list[models.Model]] = {}
+            for record in held.pending:
+                by_model.setdefault(type(record), []).append(record)
+            for model, records in by_model.items():
+                model.objects.bulk_create(records, batch_size=audit.BATCH_SIZE)
+    finally:
+        _BATCH.reset(token)
+    if held.pending:  # bulk_create sends no post_save: the project's health is told here
+        signals.project_facts_changed(held.project.pk)
+
+
+def insert(record: models.Model) -> None:
+    """Insert a new record now, or inside `batch()` when the block ends. For records whose
+    creation no later row of the same batch reads back."""
+    held = _BATCH.get()
+    if held is None or held.project.pk != getattr(record, "project_id", None):
+        record.save(force_insert=True)
+    else:
+        held.pending.append(record)
+
+
 def writable_project(caller: Caller) -> Project:
-    """Editor check, lock, freeze check: the start of every ordinary register write."""
+    """Editor check, lock, freeze check: the start of every ordinary register write (inside
+    `batch()`, done once for the batch)."""
     require_editor(caller)
+    held = _BATCH.get()
+    if held is not None and held.project.pk == caller.project.pk:
+        return held.project
     project = lock_project(caller.project)
     project.assert_registers_unfrozen()
     return project

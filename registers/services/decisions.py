@@ -22,6 +22,7 @@ from registers.services.common import (
     check_keys,
     clean_people,
     get_in_project,
+    insert,
     lock_project,
     require_editor,
     writable_project,
@@ -148,7 +149,7 @@ def create_decision(
     _clean(project, decision, data, creating=True).raise_if_any()
     if imported and decision.made_on is None:
         decision.made_on = timezone.localdate()  # historical rows are decisions already taken
-    decision.save(force_insert=True)
+    insert(decision)
     audit.record(
         actor_account_id=caller.account_id,
         project_key=project.key,

@@ -11,7 +11,7 @@ from governance.errors import ValidationFailed
 from governance.permissions import Caller
 from registers import spreadsheets
 from registers.services.changes import change_create
-from registers.services.common import require_editor, writable_project
+from registers.services.common import batch, require_editor
 from registers.services.decisions import decision_create
 from registers.services.risks import risk_create
 from registers.services.work_packages import work_package_create
@@ -39,9 +39,9 @@ def register_import(*, caller: Caller, register: str, upload: Any) -> int:
     rows = spreadsheets.read_rows(register, upload)
     if not rows:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
-    # The project's health is derived once, after the last row.
-    with transaction.atomic(), signals.deferred_project_changes():
-        writable_project(caller)
+    # The project is locked once, the records and their audit entries are written in multi-row
+    # statements after the last row, and the project's health is derived once.
+    with transaction.atomic(), signals.deferred_project_changes(), batch(caller):
         problems: list[dict[str, Any]] = []
         for number, data in rows:
             try:

@@ -22,7 +22,13 @@ from registers.models import (
     Decision,
     Risk,
 )
-from registers.services.common import check_keys, clean_people, get_in_project, writable_project
+from registers.services.common import (
+    check_keys,
+    clean_people,
+    get_in_project,
+    insert,
+    writable_project,
+)
 from registers.services.decisions import create_decision
 
 SCORE_FIELDS = {
@@ -158,7 +164,7 @@ def risk_create(*, caller: Caller, data: dict[str, Any], imported: bool = False)
         risk = Risk(project=project, updated_by_account_id=caller.account_id, imported=imported)
         _clean(risk, data, creating=True).raise_if_any()
         _stamp_acceptance(caller, risk)
-        risk.save(force_insert=True)
+        insert(risk)
         _record(caller, project, "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
     return risk
 
