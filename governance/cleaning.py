@@ -304,9 +304,12 @@ SCHEDULE_DAYS_MESSAGE = (
 def schedule_days(value: Any) -> tuple[int | None, Error]:
     """A signed whole number of days within +-SCHEDULE_DAYS_MAX, or null when blank."""
     number, error = signed_integer(value)
-    if error is None and number is not None and abs(number) > SCHEDULE_DAYS_MAX:
+    if error == INTEGER_TOO_LARGE or (number is not None and abs(number) > SCHEDULE_DAYS_MAX):
         return None, SCHEDULE_DAYS_MESSAGE
     return number, error
+
+
+INTEGER_TOO_LARGE = "Too large."
 
 
 def signed_integer(value: Any) -> tuple[int | None, Error]:
@@ -318,7 +321,7 @@ def signed_integer(value: Any) -> tuple[int | None, Error]:
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
     if not -MAX_AMOUNT <= number <= MAX_AMOUNT:
-        return None, "Too large."  # before int(), which is quadratic in the digits
+        return None, INTEGER_TOO_LARGE  # before int(), which is quadratic in the digits
     return int(number), None
 
 

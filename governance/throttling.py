@@ -31,8 +31,14 @@ from governance.errors import TooManyRequests
 
 
 def _address(value: str) -> str | None:
+    """An address as a proxy may write it: bare, `ip:port`, `[v6]` or `[v6]:port`."""
+    value = value.strip()
+    if value.startswith("["):
+        value = value[1:].split("]", 1)[0]
+    elif value.count(":") == 1:
+        value = value.split(":", 1)[0]
     try:
-        return str(ipaddress.ip_address(value.strip()))
+        return str(ipaddress.ip_address(value))
     except ValueError:
         return None
 

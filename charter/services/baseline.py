@@ -12,7 +12,7 @@ from django.utils import timezone
 from charter.serializers import stored_fields
 from charter.services.common import Write, lock
 from governance import audit, signals
-from governance.cleaning import decimal_to_json
+from governance.cleaning import add_days, decimal_to_json
 from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.permissions import Caller, require
@@ -26,7 +26,7 @@ LEAD_ONLY = "Only the Project Lead may apply a change to a work package's baseli
 def _moved(value: str | None, days: int) -> str | None:
     if not value or not days:
         return value
-    return (dt.date.fromisoformat(value) + dt.timedelta(days=days)).isoformat()
+    return add_days(dt.date.fromisoformat(value), days).isoformat()
 
 
 def change_apply_to_baseline(
@@ -54,6 +54,17 @@ def change_apply_to_baseline(
             raise Conflict(
                 "Only an approved change awaiting application can be applied to a baseline; "
                 f"“{change.summary}” is {_state_words(state)}."
+            )
+        if case.approval_status != "Approved":
+            raise Conflict(
+                "A change is applied to a work package's baseline while the business case is "
+                f"Approved; it is {case.approval_status} now."
+            )
+        if str(change.pk) == str(case.amendment_enabled_by_change_id or ""):
+            # Its application is the amended case's approval (applicationRecord 'charter').
+            raise Conflict(
+                f"“{change.summary}” enables the amendment of the business case: it is applied "
+                "when the amended case is approved."
             )
         check_version(change.revision, expected_revision, current_repr=change)
         plan = case.plan_baseline if isinstance(case.plan_baseline, dict) else None

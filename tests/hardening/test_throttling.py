@@ -210,6 +210,17 @@ def test_behind_the_proxy_the_client_is_the_entry_the_trusted_hops_appended(sett
     assert _address_of("10.0.0.9", "203.0.113.5") == "203.0.113.5"
 
 
+def test_behind_the_proxy_an_address_with_its_port_is_read_as_the_address(settings):
+    """Some proxies append `ip:port` (or `[v6]:port`): read as the address, never as unusable
+    (which would put every client in the proxy's bucket)."""
+    settings.BEHIND_TLS_PROXY = True
+    settings.TRUSTED_PROXY_HOPS = 1
+    assert _address_of("10.0.0.9", "203.0.113.5:51234") == "203.0.113.5"
+    assert _address_of("10.0.0.9", "[2001:db8::7]:443") == "2001:db8::7"
+    assert _address_of("10.0.0.9", "[2001:db8::7]") == "2001:db8::7"
+    assert _address_of("10.0.0.9", "2001:db8::7") == "2001:db8::7"
+
+
 def test_behind_the_proxy_tokens_are_throttled_per_client_not_per_proxy(cast, settings):
     settings.BEHIND_TLS_PROXY = True
     client = Client()

@@ -17,7 +17,7 @@ from charter.models import BusinessCase
 from charter.services import sync_mirror
 from charter.services.lifecycle import plan_baseline
 from governance.models import AuditEntry
-from registers.models import ChangeRequest
+from registers.models import ChangeRequest, WorkPackage
 from tests.charter.conftest import complete_inputs
 from tests.conftest import PMO_GROUP, set_governance_group
 from tests.factories import WorkPackageFactory
@@ -267,3 +267,40 @@ def test_applying_is_refused_without_a_baseline_to_apply_to(cast, client_for, ba
     ).json()
     refused = apply(lead, proposed["id"])
     assert refused.status_code == 409 and "still proposed" in refused.json()["error"]["message"]
+
+
+def test_a_change_is_applied_to_a_baseline_only_while_the_case_is_approved(
+    cast, client_for, baselined
+):
+    """A re-opened case (Draft at the next version) has no baseline in force to apply to, and
+    the change enabling the amendment is applied by the amended case's approval, never twice."""
+    change = approved_scope_change(cast, client_for, baselined)
+    lead = client_for(cast.lead)
+    BusinessCase.objects.filter(project=cast.project).update(
+        approval_status="Draft", version=2, amendment_enabled_by_change_id=change["id"]
+    )
+    sync_mirror(cast.project, BusinessCase.objects.get(project=cast.project))
+    refused = apply(lead, change["id"])
+    assert refused.status_code == 409
+    assert (
+        "while the business case is Approved; it is Draft now" in refused.json()["error"]["message"]
+    )
+    BusinessCase.objects.filter(project=cast.project).update(approval_status="Approved")
+    refused = apply(lead, change["id"])
+    assert refused.status_code == 409
+    assert "enables the amendment" in refused.json()["error"]["message"]
+    assert ChangeRequest.objects.get(pk=change["id"]).application_record is None
+    assert WorkPackage.objects.get(pk=baselined.pk).budget_baseline == 1000
+
+
+def test_a_far_baseline_end_stored_before_the_date_rule_is_moved_without_an_error(
+    cast, client_for, baselined
+):
+    case = BusinessCase.objects.get(project=cast.project)
+    case.plan_baseline["workPackages"][str(baselined.pk)]["plannedEndDate"] = "9999-12-31"
+    case.save()
+    change = approved_scope_change(cast, client_for, baselined, impactScheduleDays=10)
+    applied = apply(client_for(cast.lead), change["id"])
+    assert applied.status_code == 200, applied.content
+    case.refresh_from_db()
+    assert case.plan_baseline["workPackages"][str(baselined.pk)]["plannedEndDate"] == "2199-12-31"
