@@ -21,7 +21,7 @@ from governance.models import (
     NotificationOptOut,
 )
 from governance.people import PEOPLE_SEARCH_DOWN, resolve
-from governance.tracker import TrackerError, get_tracker
+from governance.tracker import TrackerError, get_tracker, work_package_field_note
 
 
 @page("GET")
@@ -56,7 +56,14 @@ def project_overview(request, key):
     return render(
         request,
         "governance/project_overview.html",
-        project_context(project, caller, tab="overview", editor_ids=editor_ids, people=people),
+        project_context(
+            project,
+            caller,
+            tab="overview",
+            editor_ids=editor_ids,
+            people=people,
+            field_note=work_package_field_note(project.key),
+        ),
     )
 
 

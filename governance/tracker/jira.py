@@ -38,6 +38,18 @@ FIELD_TYPE = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
 FIELD_SEARCHER = "com.atlassian.jira.plugin.system.customfieldtypes:textsearcher"
 ISSUE_FIELDS = ["summary", "issuetype", "status"]
 _CACHE = "jira:v1:"
+TEAM_MANAGED = (
+    "This is a Jira team-managed project: those do not use global custom fields, so the "
+    "Work Package field cannot be written on its issues. Links to issues still work and the "
+    "registers keep their data."
+)
+
+
+def two_fields_message(name: str, ids: list[str]) -> str:
+    return (
+        f"Jira has {len(ids)} custom fields named '{name}' ({', '.join(ids)}): rename or "
+        "delete all but one in Jira's settings (Issues, Custom fields), then retry."
+    )
 
 
 def _user(data: dict) -> TrackerUser:
@@ -356,63 +368,181 @@ class JiraTracker:
         state = TrackerFieldState.objects.filter(name=settings.ATLASSIAN_FIELD_NAME).first()
         return state.field_id if state else ""
 
-    def ensure_field(self, project_key: str) -> str:
+    def field_unwritable(self, project_key: str) -> str:
+        """Why the 'Work Package' field cannot be written in this project ("" when it can or
+        is not known yet): a team-managed project has no global custom fields."""
+        state = TrackerFieldState.objects.filter(name=settings.ATLASSIAN_FIELD_NAME).first()
+        return (state.unwritable.get(project_key) or "") if state else ""
+
+    def ensure_field(self, project_key: str, issue_key: str = "") -> str:
         """The custom field's id, found by name or created, with a context covering the
-        project. Idempotent, and serialised across workers by a row lock."""
+        project and on the edit screens of the project's issue types (confirmed editable on
+        `issue_key`). "" for a team-managed project, where it cannot be written. Idempotent,
+        and serialised across workers by a row lock."""
         creds = self.service()
         name = settings.ATLASSIAN_FIELD_NAME
         state, _ = TrackerFieldState.objects.get_or_create(name=name)
+        if project_key in state.unwritable:
+            return ""
         if state.field_id and project_key in state.projects:
             return state.field_id
         with transaction.atomic():
             state = TrackerFieldState.objects.select_for_update().get(pk=state.pk)
-            if not state.field_id:
-                state.field_id = self._find_or_create_field(creds, name)
-                state.context_id = ""
-                state.projects = {}
+            if project_key in state.unwritable:
+                return ""
             if project_key not in state.projects:
                 project = self.http.request(
                     "getProject", "GET", f"{API}/project/{project_key}", creds
                 )
                 project_id = str(project["id"])
+                if project.get("style") == "next-gen" or project.get("simplified"):
+                    state.unwritable = {**state.unwritable, project_key: TEAM_MANAGED}
+                    state.save()
+                    logger.warning(
+                        "Jira project %s is team-managed: the '%s' field cannot be written",
+                        project_key,
+                        name,
+                    )
+                    return ""
+                if not state.field_id:
+                    state.field_id = self._find_or_create_field(creds, name)
+                    state.context_id = ""
+                    state.projects = {}
                 self._cover_project(creds, state, project_id)
+                self._put_on_edit_screens(creds, state.field_id, project_id, project_key)
+                if issue_key:
+                    self._confirm_editable(creds, state.field_id, issue_key)
                 state.projects = {**state.projects, project_key: project_id}
             state.save()
             return state.field_id
 
-    def _find_or_create_field(self, creds: Credentials, name: str) -> str:
-        def matching() -> list[str]:
-            return sorted(
-                str(f["id"])
-                for f in self.http.offset_pages(
-                    "getFieldsPaginated",
-                    API + "/field/search",
-                    creds,
-                    params={"type": "custom", "query": name},
-                )
-                if f.get("name") == name and f.get("id")
-            )
-
-        ids = matching()
-        if not ids:
-            self.http.request(
-                "createCustomField",
-                "POST",
-                API + "/field",
+    def fields_named(self, creds: Credentials, name: str) -> list[str]:
+        """The ids of every custom field called `name` on the site, sorted."""
+        return sorted(
+            str(f["id"])
+            for f in self.http.offset_pages(
+                "getFieldsPaginated",
+                API + "/field/search",
                 creds,
-                json={
-                    "name": name,
-                    "description": "The governance work package this issue belongs to "
-                    "(kept by the governance app).",
-                    "type": FIELD_TYPE,
-                    "searcherKey": FIELD_SEARCHER,
-                },
+                params={"type": "custom", "query": name},
             )
-            ids = matching()
-        if not ids:
-            raise TrackerError(f"Jira did not list the '{name}' field it just created.")
-        # Should two sites' workers ever have created one each, all use the oldest.
-        return min(ids, key=lambda i: (len(i), i))
+            if f.get("name") == name and f.get("id")
+        )
+
+    def _find_or_create_field(self, creds: Credentials, name: str) -> str:
+        ids = self.fields_named(creds, name)
+        if len(ids) > 1:
+            raise TrackerError(two_fields_message(name, ids))
+        if ids:
+            return ids[0]
+        created = self.http.request(
+            "createCustomField",
+            "POST",
+            API + "/field",
+            creds,
+            json={
+                "name": name,
+                "description": "The governance work package this issue belongs to "
+                "(kept by the governance app).",
+                "type": FIELD_TYPE,
+                "searcherKey": FIELD_SEARCHER,
+            },
+        )
+        field_id = str((created or {}).get("id") or "")
+        if not field_id:
+            raise TrackerError(f"Jira created the '{name}' field without saying its id.")
+        return field_id
+
+    def edit_screens(self, creds: Credentials, project_id: str) -> list[int]:
+        """The edit screen (or the default one) of every issue type of the project: its
+        issue type screen scheme, that scheme's screen schemes, their screens."""
+        schemes = [
+            str((row.get("issueTypeScreenScheme") or {}).get("id"))
+            for row in self.http.offset_pages(
+                "getIssueTypeScreenSchemeProjectAssociations",
+                API + "/issuetypescreenscheme/project",
+                creds,
+                params={"projectId": [project_id]},
+                page_size=100,
+            )
+            if (row.get("issueTypeScreenScheme") or {}).get("id")
+        ]
+        screen_schemes = sorted(
+            {
+                str(item["screenSchemeId"])
+                for item in self.http.offset_pages(
+                    "getIssueTypeScreenSchemeMappings",
+                    API + "/issuetypescreenscheme/mapping",
+                    creds,
+                    params={"issueTypeScreenSchemeId": schemes},
+                    page_size=100,
+                )
+                if item.get("screenSchemeId")
+            }
+            if schemes
+            else ()
+        )
+        screens: set[int] = set()
+        if screen_schemes:
+            for scheme in self.http.offset_pages(
+                "getScreenSchemes",
+                API + "/screenscheme",
+                creds,
+                params={"id": [int(i) for i in screen_schemes]},
+                page_size=100,
+            ):
+                kinds = scheme.get("screens") or {}
+                screen = kinds.get("edit") or kinds.get("default")
+                if screen:
+                    screens.add(int(screen))
+        return sorted(screens)
+
+    def _put_on_edit_screens(self, creds, field_id: str, project_id: str, project_key: str):
+        """Add the field to the first tab of each edit screen that does not have it yet."""
+        for screen in self.edit_screens(creds, project_id):
+            tabs = self.http.request(
+                "getAllScreenTabs", "GET", f"{API}/screens/{screen}/tabs", creds
+            )
+            tabs = [t for t in (tabs or []) if t.get("id") is not None]
+            if not tabs:
+                raise TrackerError(
+                    f"Jira screen {screen} of project {project_key} has no tab to put the "
+                    f"'{settings.ATLASSIAN_FIELD_NAME}' field on."
+                )
+            present = any(
+                f.get("id") == field_id
+                for tab in tabs
+                for f in self.http.request(
+                    "getAllScreenTabFields",
+                    "GET",
+                    f"{API}/screens/{screen}/tabs/{tab['id']}/fields",
+                    creds,
+                )
+                or []
+            )
+            if not present:
+                self.http.request(
+                    "addScreenTabField",
+                    "POST",
+                    f"{API}/screens/{screen}/tabs/{tabs[0]['id']}/fields",
+                    creds,
+                    json={"fieldId": field_id},
+                )
+
+    def _confirm_editable(self, creds: Credentials, field_id: str, issue_key: str) -> None:
+        meta = self.http.request(
+            "getEditIssueMeta",
+            "GET",
+            f"{API}/issue/{issue_key}/editmeta",
+            creds,
+            missing_ok=True,
+        )
+        if meta is not None and field_id not in (meta.get("fields") or {}):
+            raise TrackerError(
+                f"Jira does not offer the '{settings.ATLASSIAN_FIELD_NAME}' field "
+                f"({field_id}) for editing on {issue_key}, although it is on the project's "
+                "edit screens: check the field configuration hides nothing, then retry."
+            )
 
     def _cover_project(self, creds: Credentials, state: TrackerFieldState, project_id: str):
         field = state.field_id
@@ -453,7 +583,9 @@ class JiraTracker:
     def set_work_package_field(self, issue_key: str, value: str | None) -> None:
         if not ISSUE_KEY.match(issue_key or ""):
             return
-        field_id = self.ensure_field(issue_key.rsplit("-", 1)[0])
+        field_id = self.ensure_field(issue_key.rsplit("-", 1)[0], issue_key)
+        if not field_id:
+            return  # a team-managed project: the link stands, the field cannot be written
         # An issue deleted in Jira meanwhile (404) has nothing left to show: done.
         self.http.request(
             "editIssue",

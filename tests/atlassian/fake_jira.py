@@ -1,7 +1,22 @@
 """A Jira Cloud stand-in for tests: the contract mock's handlers answered from the local
 tracker's tables (people, projects, browse grants, groups, issues), so the same cast and
 fixtures the rest of the suite uses drive the Jira backend. Person tokens are
-`tok-<accountId>`; `down = True` makes every operation answer 503."""
+`tok-<accountId>`; `down = True` makes every operation answer 503.
+
+What a contract mock cannot show, this site does as Jira Cloud documents it:
+
+- A custom field can be set by `editIssue` only when it is on the edit screen of the issue's
+  project and issue type; otherwise Jira answers 400 "Field 'customfield_N' cannot be set. It
+  is not on the appropriate screen, or unknown." (Edit issue,
+  https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-put;
+  Edit issue metadata lists only the fields on that screen,
+  https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-editmeta-get).
+  Every project here uses one issue type screen scheme (id 20) whose screen scheme (30) has
+  a default screen (1) and an edit screen (2); `screens` holds each tab's field ids.
+- Team-managed projects (`team_managed`, `style: next-gen`) do not use global custom
+  fields at all: an edit of the field is refused there whatever the screens say
+  (https://support.atlassian.com/jira-software-cloud/docs/what-are-team-managed-and-company-managed-projects/).
+"""
 
 import re
 
@@ -23,13 +38,29 @@ def user_json(user) -> dict:
     }
 
 
-def project_json(project) -> dict:
+def project_json(project, *, style: str = "classic") -> dict:
     return {
         "id": str(10000 + project.pk),
         "key": project.key,
         "name": project.name,
+        "style": style,
+        "simplified": style == "next-gen",
         "lead": user_json(LocalTracker().current_user(project.lead.account_id)),
     }
+
+
+def field_meta(field_id: str) -> dict:
+    """One field of Edit issue metadata (FieldMetadata)."""
+    return {
+        "key": field_id,
+        "name": field_id,
+        "operations": ["set"],
+        "required": False,
+        "schema": {"type": "string"},
+    }
+
+
+NOT_ON_SCREEN = "Field '{}' cannot be set. It is not on the appropriate screen, or unknown."
 
 
 def issue_json(issue) -> dict:
@@ -52,6 +83,12 @@ class FakeJira:
         self.down = False
         self.edits: list[tuple[str, object]] = []
         self.field = {"created": False, "contexts": [], "mapping": []}
+        self.team_managed: set[str] = set()
+        # screen id -> tab id -> field ids on that tab (2 is every project's edit screen).
+        self.screens: dict[int, dict[int, list[str]]] = {
+            1: {11: ["summary"]},
+            2: {21: ["summary", "description"], 22: ["labels"]},
+        }
         ops = {
             "getCurrentUser": self.myself,
             "getMyPermissions": self.my_permissions,
@@ -70,6 +107,13 @@ class FakeJira:
             "createCustomFieldContext": self.create_context,
             "getProjectContextMapping": self.mapping,
             "assignProjectsToCustomFieldContext": self.assign,
+            "getIssueTypeScreenSchemeProjectAssociations": self.screen_scheme_projects,
+            "getIssueTypeScreenSchemeMappings": self.screen_scheme_mappings,
+            "getScreenSchemes": self.screen_schemes,
+            "getAllScreenTabs": self.screen_tabs,
+            "getAllScreenTabFields": self.screen_tab_fields,
+            "addScreenTabField": self.add_screen_tab_field,
+            "getEditIssueMeta": self.edit_meta,
         }
         for name, func in ops.items():
             mock.on(name, self._guard(func))
@@ -130,7 +174,8 @@ class FakeJira:
         project = LocalProject.objects.filter(key=key).first()
         if project is None:
             return 404, {"errorMessages": ["No project could be found with key."]}
-        return 200, project_json(project)
+        style = "next-gen" if key in self.team_managed else "classic"
+        return 200, project_json(project, style=style)
 
     def bulk_users(self, request, query, body):
         found = self.local.users_bulk(query["accountId"])
@@ -178,13 +223,74 @@ class FakeJira:
         issue = LocalIssue.objects.filter(key=self._issue_key(request)).first()
         return (200, issue_json(issue)) if issue else (404, {"errorMessages": ["No issue"]})
 
+    def on_edit_screen(self, field_id: str) -> bool:
+        return any(field_id in fields for fields in self.screens[2].values())
+
     def edit_issue(self, request, query, body):
         key = self._issue_key(request)
-        value = body["fields"][FIELD_ID]
-        self.edits.append((key, value))
-        if not LocalIssue.objects.filter(key=key).update(work_package=value):
+        if not LocalIssue.objects.filter(key=key).exists():
             return 404, {"errorMessages": ["Issue does not exist"]}
+        (field_id, value), *_ = body["fields"].items()
+        if key.rsplit("-", 1)[0] in self.team_managed or not self.on_edit_screen(field_id):
+            return 400, {"errorMessages": [], "errors": {field_id: NOT_ON_SCREEN.format(field_id)}}
+        self.edits.append((key, value))
+        LocalIssue.objects.filter(key=key).update(work_package=value)
         return 204, None
+
+    def edit_meta(self, request, query, body):
+        key = request.url.split("?")[0].rsplit("/", 2)[1]
+        if not LocalIssue.objects.filter(key=key).exists():
+            return 404, {"errorMessages": ["Issue does not exist"]}
+        on_screen = [f for fields in self.screens[2].values() for f in fields]
+        if key.rsplit("-", 1)[0] in self.team_managed:
+            on_screen = [f for f in on_screen if not f.startswith("customfield_")]
+        return 200, {"fields": {f: field_meta(f) for f in on_screen}}
+
+    # Screens
+    def screen_scheme_projects(self, request, query, body):
+        return 200, {
+            "isLast": True,
+            "values": [
+                {
+                    "issueTypeScreenScheme": {"id": "20", "name": "Default"},
+                    "projectIds": query["projectId"],
+                }
+            ],
+        }
+
+    def screen_scheme_mappings(self, request, query, body):
+        return 200, {
+            "isLast": True,
+            "values": [
+                {"issueTypeId": i, "issueTypeScreenSchemeId": "20", "screenSchemeId": "30"}
+                for i in ("default", "10001")
+            ],
+        }
+
+    def screen_schemes(self, request, query, body):
+        return 200, {
+            "isLast": True,
+            "values": [{"id": 30, "name": "Default", "screens": {"default": 1, "edit": 2}}],
+        }
+
+    def _screen_path(self, request) -> list[int]:
+        found = re.search(r"/screens/(\d+)(?:/tabs/(\d+))?", request.url)
+        return [int(n) for n in found.groups() if n]
+
+    def screen_tabs(self, request, query, body):
+        (screen,) = self._screen_path(request)
+        return 200, [{"id": tab, "name": f"Tab {tab}"} for tab in self.screens[screen]]
+
+    def screen_tab_fields(self, request, query, body):
+        screen, tab = self._screen_path(request)
+        return 200, [{"id": f, "name": f} for f in self.screens[screen][tab]]
+
+    def add_screen_tab_field(self, request, query, body):
+        screen, tab = self._screen_path(request)
+        if any(body["fieldId"] in fields for fields in self.screens[screen].values()):
+            return 400, {"errorMessages": ["The field is already on the screen."]}
+        self.screens[screen][tab].append(body["fieldId"])
+        return 200, {"id": body["fieldId"], "name": "Work Package"}
 
     # The custom field
     def fields(self, request, query, body):

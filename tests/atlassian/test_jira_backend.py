@@ -12,6 +12,7 @@ from governance.atlassian.context import acting_account
 from governance.models import AtlassianGrant, TrackerFieldState
 from governance.tracker import TrackerError
 from tests.atlassian.conftest import AUTH_URL, give_grant, user_json
+from tests.atlassian.fake_jira import field_meta
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -319,6 +320,60 @@ def field_jira(jira):
         ),
     )
     jira.on("editIssue", (204, None))
+    # Every project's issue types share one edit screen (7) with one tab (70).
+    state["tab"] = ["summary"]
+    jira.on(
+        "getIssueTypeScreenSchemeProjectAssociations",
+        lambda r, q, b: (
+            200,
+            {
+                "isLast": True,
+                "values": [
+                    {
+                        "issueTypeScreenScheme": {"id": "5", "name": "S"},
+                        "projectIds": q["projectId"],
+                    }
+                ],
+            },
+        ),
+    )
+    jira.on(
+        "getIssueTypeScreenSchemeMappings",
+        lambda r, q, b: (
+            200,
+            {
+                "isLast": True,
+                "values": [
+                    {
+                        "issueTypeId": "default",
+                        "issueTypeScreenSchemeId": "5",
+                        "screenSchemeId": "6",
+                    }
+                ],
+            },
+        ),
+    )
+    jira.on(
+        "getScreenSchemes",
+        lambda r, q, b: (
+            200,
+            {"isLast": True, "values": [{"id": 6, "name": "S", "screens": {"default": 7}}]},
+        ),
+    )
+    jira.on("getAllScreenTabs", lambda r, q, b: (200, [{"id": 70, "name": "Field Tab"}]))
+    jira.on(
+        "getAllScreenTabFields", lambda r, q, b: (200, [{"id": f, "name": f} for f in state["tab"]])
+    )
+
+    def add_to_tab(request, query, body):
+        state["tab"].append(body["fieldId"])
+        return 200, {"id": body["fieldId"], "name": "Work Package"}
+
+    jira.on("addScreenTabField", add_to_tab)
+    jira.on(
+        "getEditIssueMeta",
+        lambda r, q, b: (200, {"fields": {f: field_meta(f) for f in state["tab"]}}),
+    )
     jira.state = state
     return jira
 

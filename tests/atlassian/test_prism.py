@@ -83,10 +83,21 @@ def test_write_back_and_field_upkeep(jira):
     state.projects = {}
     state.context_id = ""
     jira._cover_project(jira.service(), state, "10001")
-    # Prism's example field list has no 'Work Package': the create request was accepted
-    # (no 400), then the re-read does not list it.
-    with pytest.raises(TrackerError, match="did not list"):
-        jira._find_or_create_field(jira.service(), "Work Package")
+    # Prism's example field list has no 'Work Package': it is created, and the id in the
+    # answer (the example's) is used as it is, without a second look-up.
+    assert jira._find_or_create_field(jira.service(), "Work Package")
+
+
+def test_field_is_put_on_the_edit_screens(jira):
+    creds = jira.service()
+    # Prism answers each screen step with a generated or example body: the requests for the
+    # project's screen schemes, their screens, tabs and fields, and the add, are accepted.
+    screens = jira.edit_screens(creds, "10000")
+    assert isinstance(screens, list)
+    jira._put_on_edit_screens(creds, "customfield_10101", "10000", "EX")
+    # Prism's example edit metadata does not list the field: the confirmation says so.
+    with pytest.raises(TrackerError, match="does not offer"):
+        jira._confirm_editable(creds, "customfield_10101", "EX-1")
 
 
 def test_confluence(wiki):

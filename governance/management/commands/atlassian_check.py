@@ -166,29 +166,26 @@ class Command(BaseCommand):
 
     # 5 ------------------------------------------------------------------------------------
     def check_field(self, tracker):
-        from governance.tracker.jira import API
+        from governance.models import TrackerFieldState
+        from governance.tracker.jira import two_fields_message
 
         name = settings.ATLASSIAN_FIELD_NAME
         try:
-            found = [
-                f
-                for f in tracker.http.offset_pages(
-                    "getFieldsPaginated",
-                    API + "/field/search",
-                    tracker.service(),
-                    params={"type": "custom", "query": name},
-                )
-                if f.get("name") == name
-            ]
+            found = tracker.fields_named(tracker.service(), name)
         except TrackerError as exc:
             raise Failed(FIELD, str(exc)) from None
+        if len(found) > 1:
+            raise Failed(FIELD, two_fields_message(name, found))
         if not found:
             raise Failed(
                 FIELD,
                 f"the custom field '{name}' is missing; it is created by the first "
                 "write-back, or link an issue to a work package now.",
             )
-        self.ok(f"custom field '{name}' present ({found[0].get('id')})")
+        self.ok(f"custom field '{name}' present ({found[0]})")
+        state = TrackerFieldState.objects.filter(name=name).first()
+        for key, reason in sorted((state.unwritable if state else {}).items()):
+            self.warn(f"project {key}: the '{name}' field cannot be written. {reason}")
 
     # 6 ------------------------------------------------------------------------------------
     def check_wiki(self):
