@@ -20,8 +20,8 @@ from governance.models import (
     Notification,
     NotificationOptOut,
 )
-from governance.people import PEOPLE_SEARCH_DOWN, resolve
-from governance.tracker import TrackerError, get_tracker, work_package_field_note
+from governance.people import PEOPLE_SEARCH_DOWN, resolve, search_browsers
+from governance.tracker import TrackerError, work_package_field_note
 
 
 @page("GET")
@@ -73,7 +73,7 @@ def _editors_context(request, project, caller, *, query: str = "", errors=None) 
     search_error = ""
     if query:
         try:
-            found = get_tracker().search_users(query, limit=10)
+            found = search_browsers(project.key, query, limit=10)
         except TrackerError:
             found = []
             search_error = PEOPLE_SEARCH_DOWN

@@ -233,10 +233,25 @@ class JiraTracker:
         return projects
 
     def can_browse(self, account_id: str, project_key: str) -> bool:
-        # Fail closed: only the person's own grant can say they may browse.
-        if not PROJECT_KEY.match(project_key or "") or not grants.has_grant(account_id):
+        """The signed-in person: their own token (no grant: no). Anyone else: asked as the
+        service account (`getBulkPermissions`); portal-only customers never pass."""
+        if not PROJECT_KEY.match(project_key or "") or not account_id:
             return False
+        if account_id == acting_account.get():
+            return self._may_browse_myself(account_id, project_key)
         key = f"{_CACHE}browse:{account_id}:{project_key}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        allowed = self._others_may_browse(account_id, project_key)
+        cache.set(key, allowed, settings.TRACKER_CACHE_SECONDS)
+        return allowed
+
+    def _may_browse_myself(self, account_id: str, project_key: str) -> bool:
+        # Fail closed: only the person's own grant can say they may browse.
+        if not grants.has_grant(account_id):
+            return False
+        key = f"{_CACHE}browse-self:{account_id}:{project_key}"
         cached = cache.get(key)
         if cached is not None:
             return cached
@@ -254,6 +269,120 @@ class JiraTracker:
             )
         )
         cache.set(key, allowed, settings.TRACKER_CACHE_SECONDS)
+        return allowed
+
+    def _project_id(self, project_key: str) -> str:
+        key = f"{_CACHE}project-id:{project_key}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        data = self.http.request(
+            "getProject", "GET", f"{API}/project/{project_key}", self.service(), missing_ok=True
+        )
+        project_id = str((data or {}).get("id") or "")
+        cache.set(key, project_id, settings.TRACKER_CACHE_SECONDS)
+        return project_id
+
+    def _others_may_browse(self, account_id: str, project_key: str) -> bool:
+        project_id = self._project_id(project_key)
+        if not project_id:
+            return False
+        data = self.http.request(
+            "getBulkPermissions",
+            "POST",
+            API + "/permissions/check",
+            self.service(),
+            json={
+                "accountId": account_id,
+                "projectPermissions": [
+                    {"permissions": ["BROWSE_PROJECTS"], "projects": [int(project_id)]}
+                ],
+            },
+        )
+        granted = any(
+            row.get("permission") == "BROWSE_PROJECTS"
+            and int(project_id) in (row.get("projects") or [])
+            for row in (data or {}).get("projectPermissions") or []
+        )
+        if not granted:
+            return False
+        # A service project grants Browse to its portal-only customers: not members here.
+        found = self.http.request(
+            "bulkGetUsers",
+            "GET",
+            API + "/user/bulk",
+            self.service(),
+            params={"accountId": [account_id]},
+        )
+        return any(
+            u.get("accountId") == account_id and u.get("accountType") == "atlassian"
+            for u in (found or {}).get("values") or []
+        )
+
+    def _browsers(self, project_key: str, query: str, limit: int) -> list[dict]:
+        """`findUsersWithAllPermissions` as the service account: people who may browse the
+        project matching `query` (all of them when empty), Atlassian accounts only."""
+        params = {"permissions": "BROWSE_PROJECTS", "projectKey": project_key}
+        if query:
+            params["query"] = query
+        found: list[dict] = []
+        start = 0
+        for _ in range(settings.ATLASSIAN_MAX_PAGES):
+            page = self.http.request(
+                "findUsersWithAllPermissions",
+                "GET",
+                API + "/user/permission/search",
+                self.service(),
+                params={**params, "startAt": start, "maxResults": limit},
+            )
+            page = page or []
+            found += [u for u in page if u.get("accountId") and u.get("accountType") == "atlassian"]
+            # Jira filters each range of `maxResults` accounts, so a short page is not the
+            # last one: only a query (one page is the picker's answer) or an empty page ends.
+            if query or not page:
+                return found
+            start += limit
+        logger.warning(
+            "findUsersWithAllPermissions: stopped after %s pages", settings.ATLASSIAN_MAX_PAGES
+        )
+        return found
+
+    def _all_browsers(self, project_key: str) -> list[dict]:
+        key = f"{_CACHE}browsers:{project_key}"
+        browsers = cache.get(key)
+        if browsers is None:
+            browsers = self._browsers(project_key, "", 1000)
+            cache.set(key, browsers, settings.TRACKER_CACHE_SECONDS)
+        return browsers
+
+    def search_browsers(
+        self, project_key: str, query: str, *, limit: int = 20
+    ) -> list[TrackerUser]:
+        """The people picker for a project: Jira filters by Browse, in one request (with no
+        query, the project's browsers listed once and cached)."""
+        if not PROJECT_KEY.match(project_key or ""):
+            return []
+        query = query.strip()
+        found = (
+            self._browsers(project_key, query, limit) if query else self._all_browsers(project_key)
+        )
+        return [_user(u) for u in found][:limit]
+
+    def browsers_among(self, project_key: str, account_ids) -> set[str]:
+        """Which of these people may browse the project. The signed-in person is asked with
+        their own token; one other person through `getBulkPermissions`; more than one through
+        one listing of the project's browsers (cached), never one request per person."""
+        ids = {a for a in account_ids if a}
+        if not ids or not PROJECT_KEY.match(project_key or ""):
+            return set()
+        me = acting_account.get()
+        allowed = {me} if me in ids and self.can_browse(me, project_key) else set()
+        others = ids - {me}
+        if len(others) == 1:
+            (other,) = others
+            return allowed | ({other} if self.can_browse(other, project_key) else set())
+        if others:
+            allowed |= others & {u["accountId"] for u in self._all_browsers(project_key)}
         return allowed
 
     # Issues ---------------------------------------------------------------------------
@@ -315,18 +444,15 @@ class JiraTracker:
             work_package=value if isinstance(value, str) and value else None,
         )
 
-    def get_issues(self, keys: Iterable[str]) -> dict[str, TrackerIssue]:
-        wanted = sorted({k.strip().upper() for k in keys if k and ISSUE_KEY.match(k.strip())})
-        if not wanted:
-            return {}
-        creds = self.service()
-        field_id = self._known_field_id()
-        fields = [*ISSUE_FIELDS, *([field_id] if field_id else [])]
-        found: dict[str, TrackerIssue] = {}
-        for start in range(0, len(wanted), JQL_KEYS_BATCH):
-            batch = wanted[start : start + JQL_KEYS_BATCH]
+    def _fetch_issues(self, keys: list[str], creds: Credentials, fields: list[str]) -> list:
+        """The issues among `keys` that `creds` may see: `key in (...)` a batch at a time;
+        when JQL refuses a batch (a key that does not exist, or that these credentials may
+        not see), one by one."""
+        issues: list = []
+        for start in range(0, len(keys), JQL_KEYS_BATCH):
+            batch = keys[start : start + JQL_KEYS_BATCH]
             try:
-                issues = list(
+                issues += list(
                     self.http.token_pages(
                         "searchAndReconsileIssuesUsingJqlPost",
                         "POST",
@@ -340,10 +466,9 @@ class JiraTracker:
                     )
                 )
             except TrackerError as exc:
-                # JQL refuses the whole batch when one key does not exist: ask one by one.
                 if "HTTP 400" not in str(exc):
                     raise
-                issues = [
+                issues += [
                     data
                     for key in batch
                     if (
@@ -357,11 +482,41 @@ class JiraTracker:
                         )
                     )
                 ]
-            for data in issues:
-                issue = self._issue(data, field_id)
-                if issue.key:
-                    found[issue.key] = issue
-        return found
+        return issues
+
+    def get_issues(self, keys: Iterable[str]) -> dict[str, TrackerIssue]:
+        wanted = sorted({k.strip().upper() for k in keys if k and ISSUE_KEY.match(k.strip())})
+        if not wanted:
+            return {}
+        field_id = self._known_field_id()
+        fields = [*ISSUE_FIELDS, *([field_id] if field_id else [])]
+        found: dict[str, TrackerIssue] = {}
+        for data in self._fetch_issues(wanted, self.service(), fields):
+            issue = self._issue(data, field_id)
+            if issue.key:
+                found[issue.key] = issue
+        return self._as_the_reader(found)
+
+    def _as_the_reader(self, found: dict[str, TrackerIssue]) -> dict[str, TrackerIssue]:
+        """What the service account found, with summary, type and status only where the
+        person the request acts for may see the issue (their own search); else the key alone.
+        Outside a request (the worker) nobody reads: as found."""
+        reader = acting_account.get()
+        if not reader or not found:
+            return found
+        seen: set[str] = set()
+        if grants.has_grant(reader):
+            try:
+                answer = self._fetch_issues(sorted(found), self.as_user(reader), ["summary"])
+                seen = {data.get("key") for data in answer if data.get("key")}
+            except TrackerError:
+                seen = set()  # the reader's search failed: keys alone, nothing leaks
+        return {
+            key: issue
+            if key in seen
+            else TrackerIssue(key=key, summary="", work_package=issue.work_package)
+            for key, issue in found.items()
+        }
 
     # The 'Work Package' custom field ----------------------------------------------------
     def _known_field_id(self) -> str:

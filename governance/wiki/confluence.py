@@ -1,7 +1,9 @@
 """The Confluence Cloud backend (WIKI_BACKEND=confluence): the Wiki protocol over the v2 API
 (pages, spaces, footer comments) and the v1 API where v2 has no equivalent (CQL search,
 writing labels), exactly the operations in contracts/atlassian/confluence-*.subset.json.
-Calls are made as the app's service account (ATLASSIAN_SERVICE_EMAIL and _API_TOKEN)."""
+Calls are made as the app's service account (ATLASSIAN_SERVICE_EMAIL and _API_TOKEN), except
+the page picker's search, which runs as the reader (their OAuth token) so that it lists only
+pages they may open."""
 
 import re
 from collections.abc import Iterable
@@ -10,7 +12,15 @@ from html import escape
 from django.conf import settings
 from django.core.cache import cache
 
-from governance.atlassian.http import Client, Credentials, ServiceCredentials
+from governance.atlassian import grants
+from governance.atlassian.context import acting_account
+from governance.atlassian.http import (
+    AtlassianUnavailable,
+    Client,
+    Credentials,
+    ServiceCredentials,
+    UserCredentials,
+)
 from governance.wiki.base import WikiError, WikiPage
 
 PAGE_ID = re.compile(r"^[0-9]{1,20}$")
@@ -81,6 +91,19 @@ class ConfluenceWiki:
         )
         return self._page(data) if data else None
 
+    def reader(self) -> Credentials:
+        """The person the request acts for, with their own grant; refused otherwise (the
+        service account sees restricted pages the reader may not)."""
+        account_id = acting_account.get()
+        if not account_id or not grants.has_grant(account_id):
+            raise WikiError(
+                "the wiki is searched as you, and you have not signed in with Atlassian here"
+            )
+        try:
+            return UserCredentials(account_id, self.product)
+        except AtlassianUnavailable as exc:
+            raise WikiError(str(exc)) from None
+
     def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
         query = query.strip()
         cql = "type = page"
@@ -91,7 +114,7 @@ class ConfluenceWiki:
             "searchByCQL",
             "GET",
             "/wiki/rest/api/search",
-            self.service(),
+            self.reader(),
             params={"cql": cql, "limit": max(1, min(limit, 50))},
         )
         base = ((data or {}).get("_links") or {}).get("base") or f"{self.site()}/wiki"

@@ -13,6 +13,21 @@ What a contract mock cannot show, this site does as Jira Cloud documents it:
   https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-editmeta-get).
   Every project here uses one issue type screen scheme (id 20) whose screen scheme (30) has
   a default screen (1) and an edit screen (2); `screens` holds each tab's field ids.
+- A Jira Service Management project grants Browse projects to its portal-only customers
+  (accountType `customer`, https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/#api-rest-api-3-user-bulk-get
+  documents the account types), so `getBulkPermissions` says they may browse although they
+  are not project members (https://support.atlassian.com/jira-service-management-cloud/docs/what-are-portal-only-customers/).
+  `customers` holds those accountIds; they are granted Browse on every project here.
+- `getBulkPermissions` and `findUsersWithAllPermissions` about other people need the
+  service account (Administer Jira); a person's token gets 403 here
+  (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-permissions/#api-rest-api-3-permissions-check-post).
+  `findUsersWithAllPermissions` takes the accounts from `startAt` to `startAt + maxResults`
+  and then keeps only those with the permission, as its page documents.
+- An issue in a security level the person is not in (`restricted`) is invisible to their
+  token: JQL naming its key is refused with 400 "An issue with key 'X' does not exist for
+  field 'key'." and `getIssue` answers 404, while the service account sees it
+  (https://support.atlassian.com/jira-cloud-administration/docs/configure-issue-security-schemes/;
+  https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/#api-rest-api-3-search-jql-post).
 - Team-managed projects (`team_managed`, `style: next-gen`) do not use global custom
   fields at all: an edit of the field is refused there whatever the screens say
   (https://support.atlassian.com/jira-software-cloud/docs/what-are-team-managed-and-company-managed-projects/).
@@ -28,10 +43,13 @@ from tests.atlassian.contract import AtlassianMock
 FIELD_ID = "customfield_10101"
 
 
+CUSTOMERS: set[str] = set()
+
+
 def user_json(user) -> dict:
     return {
         "accountId": user.account_id,
-        "accountType": "atlassian",
+        "accountType": "customer" if user.account_id in CUSTOMERS else "atlassian",
         "displayName": user.display_name,
         "active": user.active,
         "avatarUrls": {"48x48": user.avatar_url or "https://avatars.test/a.png"},
@@ -84,6 +102,9 @@ class FakeJira:
         self.edits: list[tuple[str, object]] = []
         self.field = {"created": False, "contexts": [], "mapping": []}
         self.team_managed: set[str] = set()
+        self.customers = CUSTOMERS
+        self.restricted: set[str] = set()
+        CUSTOMERS.clear()
         # screen id -> tab id -> field ids on that tab (2 is every project's edit screen).
         self.screens: dict[int, dict[int, list[str]]] = {
             1: {11: ["summary"]},
@@ -114,6 +135,8 @@ class FakeJira:
             "getAllScreenTabFields": self.screen_tab_fields,
             "addScreenTabField": self.add_screen_tab_field,
             "getEditIssueMeta": self.edit_meta,
+            "getBulkPermissions": self.bulk_permissions,
+            "findUsersWithAllPermissions": self.users_with_permissions,
         }
         for name, func in ops.items():
             mock.on(name, self._guard(func))
@@ -184,6 +207,47 @@ class FakeJira:
     def find_users(self, request, query, body):
         return 200, [user_json(u) for u in self.local.search_users(query["query"][0])]
 
+    @staticmethod
+    def _as_service(request) -> bool:
+        return request.headers.get("Authorization", "").startswith("Basic ")
+
+    def _may_browse(self, account_id: str, key: str) -> bool:
+        return account_id in self.customers or self.local.can_browse(account_id, key)
+
+    def bulk_permissions(self, request, query, body):
+        if not self._as_service(request):
+            return 403, {"errorMessages": ["You do not have the permission to check others."]}
+        account = body.get("accountId", "")
+        rows = []
+        for wanted in body.get("projectPermissions") or []:
+            for permission in wanted["permissions"]:
+                projects = [
+                    pid
+                    for pid in wanted.get("projects") or []
+                    if permission == "BROWSE_PROJECTS"
+                    and (project := LocalProject.objects.filter(pk=pid - 10000).first())
+                    and self._may_browse(account, project.key)
+                ]
+                rows.append({"permission": permission, "projects": projects, "issues": []})
+        return 200, {"globalPermissions": [], "projectPermissions": rows}
+
+    def users_with_permissions(self, request, query, body):
+        if not self._as_service(request):
+            return 403, {"errorMessages": ["You do not have the permission to list users."]}
+        assert query["permissions"] == ["BROWSE_PROJECTS"]
+        key = query["projectKey"][0]
+        start = int(query.get("startAt", ["0"])[0])
+        size = int(query.get("maxResults", ["50"])[0])
+        text = query.get("query", [""])[0].casefold()
+        accounts = list(LocalAccount.objects.filter(active=True).order_by("pk"))
+        window = accounts[start : start + size]
+        return 200, [
+            user_json(a)
+            for a in window
+            if self._may_browse(a.account_id, key)
+            and (not text or text in a.display_name.casefold() or text in a.name.casefold())
+        ]
+
     def user_groups(self, request, query, body):
         account = LocalAccount.objects.filter(account_id=query["accountId"][0]).first()
         if account is None:
@@ -200,7 +264,13 @@ class FakeJira:
         jql = body["jql"]
         keys = re.match(r"key in \(([^)]*)\)", jql)
         if keys:
-            issues = LocalIssue.objects.filter(key__in=[k.strip() for k in keys[1].split(",")])
+            named = [k.strip() for k in keys[1].split(",")]
+            hidden = self.restricted if self._account(request) else set()
+            for key in named:
+                if key in hidden or not LocalIssue.objects.filter(key=key).exists():
+                    message = f"An issue with key '{key}' does not exist for field 'key'."
+                    return 400, {"errorMessages": [message]}
+            issues = LocalIssue.objects.filter(key__in=named)
         else:
             project = re.match(r'project = "([^"]+)"', jql)[1]
             issues = LocalIssue.objects.filter(project__key=project).order_by("-key")
@@ -220,7 +290,10 @@ class FakeJira:
         return request.url.split("?")[0].rsplit("/", 1)[1]
 
     def get_issue(self, request, query, body):
-        issue = LocalIssue.objects.filter(key=self._issue_key(request)).first()
+        key = self._issue_key(request)
+        if self._account(request) and key in self.restricted:
+            return 404, {"errorMessages": ["Issue does not exist or you do not have permission"]}
+        issue = LocalIssue.objects.filter(key=key).first()
         return (200, issue_json(issue)) if issue else (404, {"errorMessages": ["No issue"]})
 
     def on_edit_screen(self, field_id: str) -> bool:

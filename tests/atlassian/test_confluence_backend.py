@@ -3,9 +3,11 @@ documents (requests validated, canned answers validated)."""
 
 import pytest
 
+from governance.atlassian.context import acting_account
 from governance.wiki import WikiError
 from governance.wiki.confluence import ConfluenceWiki
-from tests.atlassian.conftest import WIKI_URL
+from tests.atlassian.conftest import WIKI_URL, give_grant
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +83,13 @@ def test_search_pages_through_cql(wiki, confluence):
         }
 
     confluence.on("searchByCQL", search)
-    pages = wiki.search_pages('board "paper', limit=10)
+    reader = UserFactory(username="rita")
+    give_grant(reader)
+    token = acting_account.set(reader.account_id)
+    try:
+        pages = wiki.search_pages('board "paper', limit=10)
+    finally:
+        acting_account.reset(token)
     assert [(p.id, p.title, p.space_key) for p in pages] == [
         ("1", "Board paper", "GOV"),
         ("2", "Minutes", "GOV"),
@@ -200,6 +208,7 @@ def test_the_business_case_picker_searches_confluence_live(
             },
         ),
     )
+    give_grant(cast.lead)  # the picker searches as the reader
     response = client_for(cast.lead).get("/projects/ALPHA/charter/wiki/?q=board")
     assert response.status_code == 200
     assert "Alpha board paper" in response.content.decode()

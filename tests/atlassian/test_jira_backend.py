@@ -170,14 +170,22 @@ def test_can_browse_asks_as_the_person_and_caches(tracker, jira, person):
         "getMyPermissions",
         lambda r, q, b: (200, perms("BROWSE_PROJECTS", q["projectKey"] == ["ALPHA"])),
     )
-    assert tracker.can_browse(person.account_id, "ALPHA")
-    assert not tracker.can_browse(person.account_id, "BETA")
-    assert tracker.can_browse(person.account_id, "ALPHA")
+    token = acting_account.set(person.account_id)
+    try:
+        assert tracker.can_browse(person.account_id, "ALPHA")
+        assert not tracker.can_browse(person.account_id, "BETA")
+        assert tracker.can_browse(person.account_id, "ALPHA")
+    finally:
+        acting_account.reset(token)
     assert jira.count("getMyPermissions") == 2
 
 
 def test_can_browse_fails_closed_without_a_grant(tracker, jira):
-    assert not tracker.can_browse("stranger", "ALPHA")
+    token = acting_account.set("stranger")
+    try:
+        assert not tracker.can_browse("stranger", "ALPHA")
+    finally:
+        acting_account.reset(token)
     assert tracker.browsable_projects("stranger") == []
     assert jira.calls == []
 

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from governance.atlassian.context import acting_account
 from governance.models import TrackerFieldState
 from governance.tracker import TrackerError
 from governance.tracker.jira import JiraTracker
@@ -67,10 +68,24 @@ def test_projects(jira, person):
     assert isinstance(jira.can_browse(person.account_id, "EX"), bool)
 
 
+def test_permissions_about_other_people_as_the_service_account(jira, prism):
+    # getProject (the project id), getBulkPermissions, then bulkGetUsers (the account type).
+    assert isinstance(jira.can_browse("5b10a2844c20165700ede21g", "EX"), bool)
+    assert isinstance(jira.search_browsers("EX", "mia"), list)
+    # Prism answers every range with its example: the listing stops at the page ceiling.
+    prism.ATLASSIAN_MAX_PAGES = 2
+    assert isinstance(jira.browsers_among("EX", ["a1", "a2"]), set)
+
+
 def test_issues(jira, person):
     assert isinstance(jira.search_issues("EX", "bug"), list)
     assert isinstance(jira.search_issues("EX", ""), list)
     assert isinstance(jira.get_issues(["EX-1", "EX-2"]), dict)
+    token = acting_account.set(person.account_id)  # summaries asked again as the reader
+    try:
+        assert isinstance(jira.get_issues(["EX-1", "EX-2"]), dict)
+    finally:
+        acting_account.reset(token)
 
 
 def test_write_back_and_field_upkeep(jira):
@@ -112,8 +127,12 @@ def test_confluence(wiki):
     assert wiki.ensure_space(key, "Governance") == (wiki.space_id(key), False)
 
 
-def test_cql_search_is_left_to_the_in_process_contract(wiki):
-    # Prism cannot generate the v1 search answer (its schema is recursive); the request is
-    # still validated, so a malformed one would be a 4xx, not this 5xx.
-    with pytest.raises(WikiError, match=r"HTTP 5\d\d|not JSON"):
-        wiki.search_pages("board")
+def test_cql_search_is_left_to_the_in_process_contract(wiki, person):
+    # Prism cannot generate the v1 search answer (its schema is recursive); the request, made
+    # with the reader's token, is still validated, so a malformed one would be a 4xx.
+    token = acting_account.set(person.account_id)
+    try:
+        with pytest.raises(WikiError, match=r"HTTP 5\d\d|not JSON"):
+            wiki.search_pages("board")
+    finally:
+        acting_account.reset(token)

@@ -141,7 +141,8 @@ class Command(BaseCommand):
     def check_scopes(self):
         wanted = list(grants.JIRA_SCOPES)
         if settings.WIKI_BACKEND == "confluence":
-            wanted += grants.CONFLUENCE_SCOPES
+            wanted += grants.READER_CONFLUENCE_SCOPES
+            wanted += [s for s in grants.CONFLUENCE_SCOPES if s not in wanted]
         grant = AtlassianGrant.objects.order_by("-updated_at").first()
         if grant is None:
             self.warn("scopes: nobody has signed in yet; they are checked after the first")
@@ -151,7 +152,7 @@ class Command(BaseCommand):
         for scope in [*wanted, "offline_access"]:
             if scope in granted:
                 self.ok(f"scope {scope} granted")
-            elif scope in grants.JIRA_SCOPES or scope == "offline_access":
+            elif scope in grants.sign_in_scopes():
                 missing.append(scope)
             else:
                 self.warn(
