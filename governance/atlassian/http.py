@@ -1,10 +1,14 @@
-"""One HTTP client per backend, over one `requests.Session`: connect/read timeouts, 429 and
-503 honoured with Retry-After and jittered back-off, one token refresh on 401, pagination
+"""One HTTP client per backend, over one `requests.Session`: connect/read timeouts, 503
+retried with Retry-After and jittered back-off, a 429 never slept on (raised at once with its
+Retry-After and limit headers, logged), one token refresh on 401, pagination
 followed to the end (up to ATLASSIAN_MAX_PAGES), and every failure raised as the backend's
 own error class with the operation named. Tokens never reach a log line or a message."""
 
 import base64
+import datetime as dt
+import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +21,37 @@ from governance.tracker.base import TrackerError
 
 logger = logging.getLogger(__name__)
 
-RETRY_STATUSES = frozenset({429, 503})
+RETRY_STATUSES = frozenset({503})
+# What Atlassian says about its rate limits, logged and kept with a 429's error.
+LIMIT_HEADERS = (
+    "Retry-After",
+    "RateLimit-Reason",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "X-RateLimit-NearLimit",
+    "X-Beta-RateLimit-Limit",
+    "X-Beta-RateLimit-Remaining",
+)
+# A 429 without Retry-After: wait this long before asking again.
+DEFAULT_RATE_WAIT = 60
+
+
+def retry_after_seconds(value: str | None) -> int | None:
+    """Retry-After in whole seconds, from a number of seconds or an HTTP date; any length."""
+    if not value:
+        return None
+    try:
+        return max(0, math.ceil(float(value)))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0, math.ceil((when - dt.datetime.now(dt.UTC)).total_seconds()))
 
 
 class AtlassianUnavailable(Exception):
@@ -135,6 +169,10 @@ class Client:
                     f"{self.product} is not answering ({operation}: {type(exc).__name__})."
                 ) from None
             status = response.status_code
+            if status == 429:
+                # Never slept on, in a web request or the worker: the caller answers from
+                # cache or says the tracker is busy; the outbox holds its task until then.
+                raise self._rate_limited(operation, response)
             if status in RETRY_STATUSES and attempt <= settings.ATLASSIAN_RETRIES:
                 self._wait(attempt, response.headers.get("Retry-After"))
                 continue
@@ -175,6 +213,25 @@ class Client:
         delay = min(delay, settings.ATLASSIAN_MAX_RETRY_WAIT)
         # Jitter so that many workers throttled at once do not come back at once.
         self.sleep(delay + random.uniform(0, max(delay, 0.1) * 0.25))
+
+    def _rate_limited(self, operation: str, response: requests.Response) -> Exception:
+        headers = {h: response.headers[h] for h in LIMIT_HEADERS if h in response.headers}
+        wait = retry_after_seconds(response.headers.get("Retry-After"))
+        logger.warning(
+            "%s rate limit on %s: %s",
+            self.product,
+            operation,
+            "; ".join(f"{k}: {v}" for k, v in headers.items()) or "no limit headers",
+        )
+        detail = "; ".join(f"{k} {v}" for k, v in headers.items())
+        error = self.error_class(
+            f"{self.product} is busy: rate limit ({operation}, HTTP 429"
+            + (f"; {detail}" if detail else "")
+            + ")."
+        )
+        error.retry_after = wait if wait is not None else DEFAULT_RATE_WAIT
+        error.rate_limit = headers
+        return error
 
     def _describe(self, operation: str, response: requests.Response) -> str:
         status = response.status_code

@@ -435,15 +435,30 @@ def test_write_back_to_a_deleted_issue_is_done(tracker, field_jira):
 
 
 # HTTP behaviour -------------------------------------------------------------------------------
-def test_429_then_success_honours_retry_after(tracker, jira, sleeps):
-    answers = iter([(429, {"errorMessages": ["slow down"]}, {"Retry-After": "2"})])
-
-    def project(request, query, body):
-        return next(answers, (200, project_json("ALPHA")))
-
-    jira.on("getProject", project)
-    assert tracker.get_project("ALPHA").key == "ALPHA"
-    assert len(sleeps) == 1 and 2 <= sleeps[0] <= 2.5
+def test_429_is_never_slept_on_and_carries_retry_after_and_the_limit_headers(
+    tracker, jira, sleeps, caplog
+):
+    jira.on(
+        "getProject",
+        (
+            429,
+            {"errorMessages": ["slow down"]},
+            {
+                "Retry-After": "1800",
+                "RateLimit-Reason": "jira-quota-tenant-based",
+                "X-RateLimit-Limit": "65000",
+                "X-RateLimit-Remaining": "0",
+            },
+        ),
+    )
+    with pytest.raises(TrackerError) as limited:
+        tracker.get_project("ALPHA")
+    assert sleeps == []  # before: a sleep clamped to 10 s inside the request
+    assert jira.count("getProject") == 1
+    assert limited.value.retry_after == 1800  # any length, not clamped
+    assert "RateLimit-Reason jira-quota-tenant-based" in str(limited.value)
+    assert "X-RateLimit-Remaining 0" in str(limited.value)
+    assert "jira-quota-tenant-based" in caplog.text
 
 
 def test_503_retried_then_a_named_error(tracker, jira, sleeps, settings):
