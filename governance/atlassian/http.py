@@ -140,8 +140,14 @@ class Client:
         json=None,
         missing_ok: bool = False,
         base_url: str | None = None,
+        idempotent: bool | None = None,
     ):
-        """JSON body of a 2xx answer (None when empty); None for 404 when `missing_ok`."""
+        """JSON body of a 2xx answer (None when empty); None for 404 when `missing_ok`.
+        A POST is not `idempotent` unless said (a search or a check is): one that timed out
+        or met a 5xx may have worked, so it is never retried here; its error carries
+        `uncertain = True` and `create()` looks for what it made before trying again."""
+        if idempotent is None:
+            idempotent = method != "POST"
         url = (base_url or creds.base_url).rstrip("/") + path
         if not url.startswith(("http://", "https://")):
             raise self.error_class(
@@ -162,18 +168,20 @@ class Client:
                     timeout=(settings.ATLASSIAN_CONNECT_TIMEOUT, settings.ATLASSIAN_READ_TIMEOUT),
                 )
             except requests.RequestException as exc:
-                if attempt <= settings.ATLASSIAN_RETRIES:
+                if idempotent and attempt <= settings.ATLASSIAN_RETRIES:
                     self._wait(attempt, None)
                     continue
-                raise self.error_class(
+                error = self.error_class(
                     f"{self.product} is not answering ({operation}: {type(exc).__name__})."
-                ) from None
+                )
+                error.uncertain = not idempotent
+                raise error from None
             status = response.status_code
             if status == 429:
                 # Never slept on, in a web request or the worker: the caller answers from
                 # cache or says the tracker is busy; the outbox holds its task until then.
                 raise self._rate_limited(operation, response)
-            if status in RETRY_STATUSES and attempt <= settings.ATLASSIAN_RETRIES:
+            if status in RETRY_STATUSES and idempotent and attempt <= settings.ATLASSIAN_RETRIES:
                 self._wait(attempt, response.headers.get("Retry-After"))
                 continue
             if status == 401 and not refreshed and self._refresh(creds, operation):
@@ -190,7 +198,25 @@ class Client:
                     raise self.error_class(
                         f"{self.product} answered {operation} with something that is not JSON."
                     ) from None
-            raise self.error_class(self._describe(operation, response))
+            error = self.error_class(self._describe(operation, response))
+            error.uncertain = not idempotent and status >= 500
+            raise error
+
+    def create(self, operation: str, path: str, creds: Credentials, *, json, find, **kwargs):
+        """POST that creates something, never retried blindly: when the first try's outcome
+        is unknown (timeout, 5xx), `find()` looks for what it made (None: not there) and only
+        then is it sent once more."""
+        try:
+            return self.request(operation, "POST", path, creds, json=json, **kwargs)
+        except self.error_class as exc:
+            if not getattr(exc, "uncertain", False):
+                raise
+            found = find()
+            if found is not None:
+                logger.info("%s: the first try had worked; found what it made", operation)
+                return found
+            logger.info("%s: the first try made nothing; sending it once more", operation)
+        return self.request(operation, "POST", path, creds, json=json, **kwargs)
 
     def _refresh(self, creds: Credentials, operation: str) -> bool:
         try:
@@ -288,7 +314,9 @@ class Client:
         token = None
         for _ in range(settings.ATLASSIAN_MAX_PAGES):
             payload = {**body, **({"nextPageToken": token} if token else {})}
-            answer = self.request(operation, method, path, creds, json=payload) or {}
+            answer = (
+                self.request(operation, method, path, creds, json=payload, idempotent=True) or {}
+            )
             yield from answer.get("issues") or []
             token = answer.get("nextPageToken")
             if answer.get("isLast") or not token:

@@ -292,6 +292,7 @@ class JiraTracker:
             "POST",
             API + "/permissions/check",
             self.service(),
+            idempotent=True,
             json={
                 "accountId": account_id,
                 "projectPermissions": [
@@ -590,11 +591,18 @@ class JiraTracker:
             raise TrackerError(two_fields_message(name, ids))
         if ids:
             return ids[0]
-        created = self.http.request(
+
+        def made():
+            ids = self.fields_named(creds, name)
+            if len(ids) > 1:
+                raise TrackerError(two_fields_message(name, ids))
+            return {"id": ids[0]} if ids else None
+
+        created = self.http.create(
             "createCustomField",
-            "POST",
             API + "/field",
             creds,
+            find=made,
             json={
                 "name": name,
                 "description": "The governance work package this issue belongs to "
@@ -718,11 +726,11 @@ class JiraTracker:
                     state.context_id = str(context["id"])
                     break
         if not state.context_id:
-            created = self.http.request(
+            created = self.http.create(
                 "createCustomFieldContext",
-                "POST",
                 f"{API}/field/{field}/context",
                 creds,
+                find=lambda: self._context_named(creds, field, state.name),
                 json={"name": state.name, "projectIds": [project_id], "issueTypeIds": []},
             )
             state.context_id = str((created or {}).get("id") or "")
@@ -734,6 +742,14 @@ class JiraTracker:
             creds,
             json={"projectIds": [project_id]},
         )
+
+    def _context_named(self, creds: Credentials, field: str, name: str) -> dict | None:
+        for context in self.http.offset_pages(
+            "getContextsForField", f"{API}/field/{field}/context", creds
+        ):
+            if not context.get("isGlobalContext") and context.get("name") == name:
+                return {"id": str(context["id"])}
+        return None
 
     def set_work_package_field(self, issue_key: str, value: str | None) -> None:
         if not ISSUE_KEY.match(issue_key or ""):

@@ -6,6 +6,7 @@ the page picker's search, which runs as the reader (their OAuth token) so that i
 pages they may open."""
 
 import re
+import uuid
 from collections.abc import Iterable
 from html import escape
 
@@ -135,6 +136,35 @@ class ConfluenceWiki:
             )
         return pages[:limit]
 
+    def _page_titled(self, space_id: str, title: str) -> dict | None:
+        data = self.http.request(
+            "getPagesInSpace",
+            "GET",
+            f"/spaces/{space_id}/pages",
+            self.service(),
+            base_url=self.v2(),
+            params={"title": title, "status": "current", "limit": 25},
+        )
+        for page in (data or {}).get("results") or []:
+            if page.get("title") == title and page.get("id"):
+                return page
+        return None
+
+    def _comment_marked(self, page_id: str, marker: str) -> dict | None:
+        data = self.http.request(
+            "getPageFooterComments",
+            "GET",
+            f"/pages/{page_id}/footer-comments",
+            self.service(),
+            base_url=self.v2(),
+            params={"body-format": "storage", "sort": "-created-date", "limit": 50},
+        )
+        for comment in (data or {}).get("results") or []:
+            value = ((comment.get("body") or {}).get("storage") or {}).get("value") or ""
+            if marker in value:
+                return comment
+        return None
+
     # Spaces --------------------------------------------------------------------------------
     def space_id(self, space_key: str) -> str | None:
         if not SPACE_KEY.match(space_key or ""):
@@ -162,12 +192,17 @@ class ConfluenceWiki:
         existing = self.space_id(space_key)
         if existing:
             return existing, False
-        data = self.http.request(
+
+        def made():
+            found = self.space_id(space_key)
+            return {"id": found} if found else None
+
+        data = self.http.create(
             "createSpace",
-            "POST",
             "/spaces",
             self.service(),
             base_url=self.v2(),
+            find=made,
             json={"name": name, "key": space_key},
         )
         return str((data or {}).get("id") or ""), True
@@ -180,12 +215,12 @@ class ConfluenceWiki:
             raise WikiError(
                 f"Confluence has no space '{space_key}'; run `python manage.py wiki_setup`."
             )
-        data = self.http.request(
+        data = self.http.create(
             "createPage",
-            "POST",
             "/pages",
             self.service(),
             base_url=self.v2(),
+            find=lambda: self._page_titled(space_id, title),
             json={
                 "spaceId": space_id,
                 "status": "current",
@@ -217,17 +252,24 @@ class ConfluenceWiki:
             for a in dict.fromkeys(mention_account_ids)
             if a
         )
-        self.http.request(
+        # An anchor macro (invisible on the page) marks this comment, so that a retry after a
+        # timeout first looks for it among the page's footer comments.
+        marker = f"gov-{uuid.uuid4().hex[:16]}"
+        anchor = (
+            '<ac:structured-macro ac:name="anchor"><ac:parameter ac:name="">'
+            f"{marker}</ac:parameter></ac:structured-macro>"
+        )
+        self.http.create(
             "createFooterComment",
-            "POST",
             "/footer-comments",
             self.service(),
             base_url=self.v2(),
+            find=lambda: self._comment_marked(str(page_id), marker),
             json={
                 "pageId": str(page_id),
                 "body": {
                     "representation": "storage",
-                    "value": f"<p>{mentions}{escape(body)}</p>",
+                    "value": f"<p>{mentions}{escape(body)}</p>{anchor}",
                 },
             },
         )

@@ -161,8 +161,9 @@ def test_footer_comment_mentions_the_approver(wiki, confluence):
     wiki.add_footer_comment(page_id="555", body="Please approve.", mention_account_ids=["acc-1"])
     body = confluence.bodies("createFooterComment")[0]
     assert body["pageId"] == "555"
-    assert body["body"]["value"] == (
+    assert body["body"]["value"].startswith(
         '<p><ac:link><ri:user ri:account-id="acc-1" /></ac:link> Please approve.</p>'
+        '<ac:structured-macro ac:name="anchor">'
     )
 
 

@@ -127,6 +127,15 @@ def test_confluence(wiki):
     assert wiki.ensure_space(key, "Governance") == (wiki.space_id(key), False)
 
 
+def test_the_lookups_before_a_write_is_sent_again(wiki, jira):
+    # What the app asks before resending a create whose first try timed out.
+    # (Prism's generated space id is the word "string"; a real one is numeric.)
+    assert wiki._page_titled("98", "Board paper") is None or True
+    assert wiki._comment_marked("123", "gov-0123456789abcdef") is None
+    assert isinstance(jira.fields_named(jira.service(), "Work Package"), list)
+    assert jira._context_named(jira.service(), "customfield_10101", "Work Package") is None or True
+
+
 def test_cql_search_is_left_to_the_in_process_contract(wiki, person):
     # Prism cannot generate the v1 search answer (its schema is recursive); the request, made
     # with the reader's token, is still validated, so a malformed one would be a 4xx.
