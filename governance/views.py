@@ -11,6 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from governance import audit_text, notifications, permissions, services
+from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import (
@@ -37,7 +38,12 @@ def project_list(request):
     return render(
         request,
         "governance/project_list.html",
-        {"rows": rows, "people": people, "query": query},
+        {
+            "rows": rows,
+            "people": people,
+            "query": query,
+            "incomplete": "searchProjects" in incomplete_listings.get(),
+        },
     )
 
 

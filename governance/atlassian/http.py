@@ -288,7 +288,7 @@ class Client:
 
     # ----------------------------------------------------------------------------------
     def offset_pages(
-        self, operation: str, path: str, creds: Credentials, *, params=None, page_size=50
+        self, operation: str, path: str, creds: Credentials, *, params=None, page_size=100
     ) -> Iterator[dict]:
         """startAt/maxResults pages of a `values` list, to `isLast` or the page ceiling."""
         start = 0
@@ -305,7 +305,17 @@ class Client:
             start += len(values)
             if not values or body.get("isLast", True) or start >= body.get("total", 1 << 30):
                 return
-        logger.warning("%s: stopped after %s pages", operation, settings.ATLASSIAN_MAX_PAGES)
+        self._stopped(operation)
+
+    def _stopped(self, operation: str) -> None:
+        from governance.atlassian.context import mark_incomplete
+
+        logger.warning(
+            "%s: listing stopped after %s pages (ATLASSIAN_MAX_PAGES); the rest is not read",
+            operation,
+            settings.ATLASSIAN_MAX_PAGES,
+        )
+        mark_incomplete(operation)
 
     def token_pages(
         self, operation: str, method: str, path: str, creds: Credentials, *, body: dict
@@ -321,4 +331,4 @@ class Client:
             token = answer.get("nextPageToken")
             if answer.get("isLast") or not token:
                 return
-        logger.warning("%s: stopped after %s pages", operation, settings.ATLASSIAN_MAX_PAGES)
+        self._stopped(operation)

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from governance.atlassian import grants
-from governance.atlassian.context import acting_account
+from governance.atlassian.context import acting_account, incomplete_listings, mark_incomplete
 from governance.atlassian.http import (
     AtlassianUnavailable,
     Client,
@@ -214,7 +214,11 @@ class JiraTracker:
         key = f"{_CACHE}projects:{account_id}"
         cached = cache.get(key)
         if cached is not None:
-            return [TrackerProject(*row) for row in cached]
+            rows, stopped = cached
+            if stopped:
+                mark_incomplete("searchProjects")
+            return [TrackerProject(*row) for row in rows]
+        before = incomplete_listings.get()
         projects = [
             _project(p)
             for p in self.http.offset_pages(
@@ -225,9 +229,10 @@ class JiraTracker:
             )
         ]
         projects.sort(key=lambda p: p.key)
+        stopped = "searchProjects" in incomplete_listings.get() - before
         cache.set(
             key,
-            [(p.key, p.name, p.lead_account_id) for p in projects],
+            ([(p.key, p.name, p.lead_account_id) for p in projects], stopped),
             settings.TRACKER_CACHE_SECONDS,
         )
         return projects
@@ -343,9 +348,7 @@ class JiraTracker:
             if query or not page:
                 return found
             start += limit
-        logger.warning(
-            "findUsersWithAllPermissions: stopped after %s pages", settings.ATLASSIAN_MAX_PAGES
-        )
+        self.http._stopped("findUsersWithAllPermissions")
         return found
 
     def _all_browsers(self, project_key: str) -> list[dict]:

@@ -104,6 +104,8 @@ class FakeJira:
         self.team_managed: set[str] = set()
         self.customers = CUSTOMERS
         self.restricted: set[str] = set()
+        # A large site: this many more projects every person may browse (not in the tables).
+        self.extra_projects = 0
         CUSTOMERS.clear()
         # screen id -> tab id -> field ids on that tab (2 is every project's edit screen).
         self.screens: dict[int, dict[int, list[str]]] = {
@@ -183,8 +185,16 @@ class FakeJira:
     def search_projects(self, request, query, body):
         projects = self.local.browsable_projects(self._account(request))
         start, size = int(query["startAt"][0]), int(query["maxResults"][0])
+        size = min(size, 100)  # "Must be less than or equal to 100"
+        extra = [f"X{n:05}" for n in range(self.extra_projects)]
+        projects = [*projects, *extra]
         page = projects[start : start + size]
-        values = [project_json(LocalProject.objects.get(key=p.key)) for p in page]
+        values = [
+            project_json(LocalProject.objects.get(key=p.key))
+            if not isinstance(p, str)
+            else {"id": str(50000 + int(p[1:])), "key": p, "name": f"Project {p}"}
+            for p in page
+        ]
         return 200, {
             "isLast": start + size >= len(projects),
             "startAt": start,
