@@ -197,11 +197,12 @@ class ConfluenceWiki:
             found = self.space_id(space_key)
             return {"id": found} if found else None
 
+        # v1 createSpace: the v2 one is behind a beta role model (RBAC) on many sites
+        # (https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-space/#api-spaces-post).
         data = self.http.create(
             "createSpace",
-            "/spaces",
+            "/wiki/rest/api/space",
             self.service(),
-            base_url=self.v2(),
             find=made,
             json={"name": name, "key": space_key},
         )

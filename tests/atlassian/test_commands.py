@@ -133,7 +133,15 @@ def test_wiki_setup_creates_the_space_once(atlassian_settings, confluence):
 
     def create(request, query, body):
         spaces.append({"id": "99", "key": body["key"], "name": body["name"]})
-        return 201, spaces[-1]
+        return 200, {
+            "id": 99,
+            "key": body["key"],
+            "name": body["name"],
+            "status": "current",
+            "type": "global",
+            "_expandable": {},
+            "_links": {},
+        }
 
     confluence.on("createSpace", create)
     out = io.StringIO()

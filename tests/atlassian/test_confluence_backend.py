@@ -173,12 +173,41 @@ def test_ensure_space_is_idempotent(wiki, confluence):
 
     def create(request, query, body):
         spaces.append({"id": "99", "key": body["key"], "name": body["name"]})
-        return 201, {"id": "99", "key": body["key"], "name": body["name"]}
+        return 200, {
+            "id": 99,
+            "key": body["key"],
+            "name": body["name"],
+            "status": "current",
+            "type": "global",
+            "_expandable": {},
+            "_links": {},
+        }
 
     confluence.on("createSpace", create)
     assert wiki.ensure_space("GOV", "Governance") == ("99", True)
     assert wiki.ensure_space("GOV", "Governance") == ("99", False)
     assert confluence.count("createSpace") == 1
+
+
+def test_the_space_is_created_with_confluence_v1_not_the_beta_v2(wiki, confluence):
+    confluence.on("getSpaces", (200, {"results": [], "_links": {}}))
+    paths = []
+
+    def create(request, query, body):
+        paths.append(request.url.split("?")[0])
+        return 200, {
+            "id": 99,
+            "key": body["key"],
+            "name": body["name"],
+            "status": "current",
+            "type": "global",
+            "_expandable": {},
+            "_links": {},
+        }
+
+    confluence.on("createSpace", create)
+    assert wiki.ensure_space("GOV", "Governance") == ("99", True)
+    assert paths == [WIKI_URL + "/wiki/rest/api/space"]  # before: /wiki/api/v2/spaces
 
 
 def test_confluence_errors_are_wiki_errors_naming_the_operation(wiki, confluence, settings):
