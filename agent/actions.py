@@ -11,18 +11,26 @@ from typing import Any
 from django.urls import reverse
 from django.utils import timezone
 
-from agent.catalogue import READ, WRITE, Context, action, page, project
+from agent.catalogue import READ, WRITE, Context, action, cursor_start, page, project
 from charter import selectors as charter_selectors
+from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions
 from governance.audit import entry_to_dict
-from governance.cleaning import required_text_schema
+from governance.cleaning import SCHEDULE_DAYS_MAX, required_text_schema
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
 from registers import services as register_services
-from registers.derive import change_application_state, decision_state, risk_score
+from registers.derive import (
+    change_application_state,
+    decision_state,
+    package_schedule,
+    plan_baseline_of,
+    plan_baselines_of,
+    risk_score,
+)
 from registers.models import (
     APPLICATION_STATES,
     CHANGE_DIMENSIONS,
@@ -38,6 +46,7 @@ from registers.models import (
 from registers.selectors import register_counts
 from status import selectors as status_selectors
 from status import services as status_services
+from status.health import plain
 from status.models import DIMENSIONS, StatusReport
 from status.serializers import report_summary
 
@@ -108,6 +117,10 @@ def _project_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
         "phase": row["phase"] or None,
         "theme": row["theme"] or None,
         "stale": row["stale"],
+        "approvedBudget": row["approvedBudget"],
+        "eac": row["eac"],
+        "costOverrunPct": row["costOverrunPct"],
+        "scheduleSlipDays": row["scheduleSlipDays"],
         "topRiskScore": row["topRiskScore"],
         "pendingDecisions": row["pendingDecisions"],
         "changesAwaitingApplication": row["changesAwaitingApplication"],
@@ -268,8 +281,10 @@ def _matches(words: list[str], *texts: str) -> bool:
     return all(w in haystack for w in words)
 
 
-def _wp_item(ctx: Context, wp: WorkPackage) -> dict[str, Any]:
+def _wp_item(ctx: Context, wp: WorkPackage, plan: Any = None) -> dict[str, Any]:
+    """`plan`: the project's plan baseline in force (registers.derive.plan_baseline_of)."""
     key = wp.project.key
+    schedule = package_schedule(wp, plan)
     return {
         "id": str(wp.pk),
         "projectKey": key,
@@ -279,6 +294,9 @@ def _wp_item(ctx: Context, wp: WorkPackage) -> dict[str, Any]:
         "progress": wp.progress,
         "plannedEndDate": _iso(wp.planned_end_date),
         "forecastEndDate": _iso(wp.forecast_end_date),
+        "scheduleVarianceDays": schedule.variance_days,
+        "scheduleVarianceBasis": schedule.basis,
+        "scheduleVarianceNote": schedule.note,
         "revision": wp.revision,
         "link": ctx.link(_url("registers:wp-detail", key, wp.pk)),
     }
@@ -329,6 +347,7 @@ def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
         "status": change.status,
         "applicationState": change_application_state(change),
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": float(change.impact_budget) if change.impact_budget is not None else None,
         "revision": change.revision,
@@ -371,9 +390,10 @@ def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     if register == "work-packages":
         rows = WorkPackage.objects.filter(project__in=projects).select_related("project")
+        plans = plan_baselines_of(p.pk for p in projects)
         for wp in rows.order_by("project__key", "sort_order", "name"):
             if (not status or wp.status == status) and _matches(words, wp.name, wp.commentary):
-                items.append(_wp_item(ctx, wp))
+                items.append(_wp_item(ctx, wp, plans.get(wp.project_id)))
     elif register == "risks":
         rows = Risk.objects.filter(project__in=projects).select_related("project")
         for risk in rows.order_by("project__key", "-created_at"):
@@ -473,6 +493,7 @@ def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "derived": dimension.rag,
             "effective": view.effective[f"{key}Rag"],
             "summary": dimension.summary,
+            "figures": {name: plain(value) for name, value in dimension.figures.items()},
             "drivers": [d.as_dict() for d in dimension.drivers][:5],
         }
         override = getattr(status, f"{key}_rag_override", None)
@@ -619,12 +640,7 @@ def audit_trail(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("kind"):
         entries = entries.filter(kind=args["kind"])
     limit = args.get("limit") or 20
-    try:
-        start = max(0, int(args.get("cursor") or 0))
-    except ValueError:
-        raise ValidationFailed(
-            {"cursor": ["Pass back the nextCursor of an earlier answer."]}
-        ) from None
+    start = cursor_start(args.get("cursor"))
     chunk = list(entries[start : start + limit + 1])
     items = [entry_to_dict(e) for e in chunk[:limit]]
     return {
@@ -745,7 +761,7 @@ def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         data=_data(args, "workPackageId"),
         expected_revision=args.get("expectedRevision"),
     )
-    return _written(ctx, "work_package.updated", _wp_item(ctx, wp))
+    return _written(ctx, "work_package.updated", _wp_item(ctx, wp, plan_baseline_of(wp.project)))
 
 
 DECISION_FIELDS = {
@@ -843,7 +859,10 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     kind=WRITE,
     description=(
         "Raise a change request on a project: summary, reason, dimensions (Scope, Budget, "
-        "Schedule, Quality, Other) and impacts. It is decided by its approver in the pages."
+        "Schedule, Quality, Other) and impacts; without dimensions they are inferred from the "
+        "impacts and follow them. The proposer is you unless another person who can browse the "
+        "project is named. It is decided by its approver in the pages (not by its proposer, "
+        "whoever records it, the lead or an editor)."
     ),
     schema={
         "properties": {
@@ -851,11 +870,16 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "summary": REQUIRED_NAME,
             "reason": TEXT,
             "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
-            "impactScheduleDays": {"type": ["integer", "null"]},
+            "impactScheduleDays": {
+                "type": ["integer", "null"],
+                "minimum": -SCHEDULE_DAYS_MAX,
+                "maximum": SCHEDULE_DAYS_MAX,
+            },
             "impactBudget": {"type": ["number", "null"]},
             "impactScope": TEXT,
             "impactQualityOther": TEXT,
             "targetWorkPackageId": {"type": ["string", "null"]},
+            "proposerAccountId": {"type": ["string", "null"]},
             "approverAccountId": {"type": ["string", "null"]},
         },
         "required": ["projectKey", "summary"],
@@ -865,6 +889,35 @@ def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
     change = register_services.change_create(caller=caller, data=_data(args))
     return _written(ctx, "change.created", _change_item(ctx, change))
+
+
+@action(
+    "apply_change_to_baseline",
+    title="Apply a change to its work package's baseline",
+    kind=WRITE,
+    description=(
+        "Project Lead only: apply an approved change request that awaits application and names "
+        "a work package to that package's baseline (its baselined end date moves by the "
+        "change's schedule impact, its baselined budget by the budget impact); the change then "
+        "reads Applied. Refused while the business case has no approved plan baseline."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "changeId": ID,
+            "expectedRevision": REVISION,
+        },
+        "required": ["projectKey", "changeId"],
+    },
+)
+def apply_change_to_baseline(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    change = charter_services.change_apply_to_baseline(
+        caller=caller,
+        change_id=args["changeId"],
+        expected_revision=args.get("expectedRevision"),
+    )
+    return _written(ctx, "change.applied", _change_item(ctx, change))
 
 
 @action(

@@ -163,6 +163,9 @@ def validate(action_: Action, arguments: Any) -> dict[str, Any]:
         arguments = {}
     if not isinstance(arguments, dict):
         raise BadRequest("The arguments must be a JSON object.")
+    refused = cleaning.refusals(arguments)
+    if refused:  # what no field takes (a lone surrogate, NaN), before the schema's words
+        raise ValidationFailed({path: [message] for path, message in sorted(refused.items())})
     fields: dict[str, list[str]] = {}
     for error in action_.validator.iter_errors(arguments):
         if error.validator == "required":
@@ -231,16 +234,27 @@ def run(ctx: Context, name: str, arguments: Any) -> Any:
 # --- results --------------------------------------------------------------------------------
 
 
+# A cursor is an offset into a list; past this it is none an answer gave (and past a bigint
+# the database cannot take it).
+CURSOR_MAX = 1_000_000_000
+CURSOR_MESSAGE = "Pass back the nextCursor of an earlier answer."
+
+
+def cursor_start(cursor: Any) -> int:
+    """The offset a `cursor` argument names (blank is 0); 422 naming `cursor` otherwise."""
+    try:
+        start = int(cursor or "0")
+    except (TypeError, ValueError):
+        start = -1
+    if not 0 <= start <= CURSOR_MAX:
+        raise ValidationFailed({"cursor": [CURSOR_MESSAGE]})
+    return start
+
+
 def page(items: list[Any], arguments: dict[str, Any]) -> dict[str, Any]:
     """A list result: at most `limit` items from `cursor`, and the cursor of the next page."""
     limit = arguments.get("limit") or DEFAULT_LIMIT
-    cursor = arguments.get("cursor") or "0"
-    try:
-        start = int(cursor)
-    except (TypeError, ValueError):
-        start = -1
-    if start < 0:
-        raise ValidationFailed({"cursor": ["Pass back the nextCursor of an earlier answer."]})
+    start = cursor_start(arguments.get("cursor"))
     chunk = items[start : start + limit]
     following = start + limit
     return {

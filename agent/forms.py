@@ -18,6 +18,7 @@ LABELS = {
     "expectedRevision": "Revision you read",
     "ownerAccountId": "Owner (account id)",
     "madeByAccountId": "Made by (account id)",
+    "proposerAccountId": "Proposer (account id)",
     "approverAccountId": "Approver (account id)",
     "targetWorkPackageId": "Target work package (id)",
     "rag": "RAG",

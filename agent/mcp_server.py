@@ -9,11 +9,13 @@ Writes run at once (the MCP client asks its person before calling a tool) and ar
 the channel `agent` and the client's name."""
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
 import mcp.types as types
 from asgiref.sync import async_to_sync, sync_to_async
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -21,9 +23,12 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from agent import catalogue
-from governance import services
+from governance import cleaning, throttling
 from governance.atlassian.context import act_for
-from governance.errors import DomainError, Unauthenticated
+from governance.errors import DomainError, Internal, PayloadTooLarge, Unauthenticated
+from governance.middleware import request_id
+
+logger = logging.getLogger("agent.mcp")
 
 SERVER_NAME = "governance"
 INSTRUCTIONS = (
@@ -44,6 +49,14 @@ def _client_name(server: Server, fallback: str) -> str:
         info = params.clientInfo
         return f"mcp: {info.name} {info.version or ''}".strip()
     return f"mcp: {fallback}" if fallback else "mcp"
+
+
+def _internal(request: HttpRequest, exc: Exception, tool: str) -> Internal:
+    """An unexpected failure of a tool: logged with the request id, answered as the API's
+    `internal` error (the exception's text stays in the log)."""
+    rid = request_id(request)
+    logger.error("Request %s failed in the tool %s", rid, tool, exc_info=exc)
+    return Internal(rid)
 
 
 def build_server(
@@ -77,8 +90,10 @@ def build_server(
     def call_sync(name: str, arguments: dict[str, Any], client: str) -> types.CallToolResult:
         ctx = catalogue.Context(request=request_factory(), client=client, base_url=base_url)
         try:
-            result = catalogue.run(ctx, name, arguments)
-        except DomainError as error:
+            with cleaning.noting_coercions() as notes:
+                result = catalogue.run(ctx, name, arguments)
+        except Exception as exc:  # the API's words, never an exception's text
+            error = exc if isinstance(exc, DomainError) else _internal(ctx.request, exc, name)
             body = error.body()
             body["error"]["status"] = error.status
             return types.CallToolResult(
@@ -87,6 +102,8 @@ def build_server(
                 isError=True,
             )
         payload = result if isinstance(result, dict) else {"result": result}
+        if notes:  # what the spec's lenient fields coerced, as the API says it
+            payload = {**payload, "warnings": list(notes)}
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(payload, default=str))],
             structuredContent=json.loads(json.dumps(payload, default=str)),
@@ -131,7 +148,10 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
 
 def _handle(server: Server, request: HttpRequest) -> HttpResponse:
     scope = _scope(request)
-    body = request.body
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return _error(PayloadTooLarge())
     sent: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
 
     async def receive():
@@ -166,6 +186,8 @@ def _error(error: DomainError) -> HttpResponse:
     response = HttpResponse(
         json.dumps(error.body()), status=error.status, content_type="application/json"
     )
+    for name, value in error.headers().items():
+        response[name] = value
     if isinstance(error, Unauthenticated):
         response["WWW-Authenticate"] = 'Bearer realm="governance"'
     return response
@@ -178,7 +200,10 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     accepted here). 401 without a valid token, 403 outside the portfolio/agent gate."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
-    user = services.user_for_token(token.strip()) if scheme.lower() == "bearer" else None
+    try:
+        user = throttling.bearer_user(request, token) if scheme.lower() == "bearer" else None
+    except DomainError as error:  # too many invalid tokens from this address
+        return _error(error)
     if user is None:
         return _error(Unauthenticated())
     request.auth = user

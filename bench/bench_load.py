@@ -5,7 +5,9 @@ workers, PostgreSQL, DEBUG=false, behind a (simulated) TLS proxy: the requests c
 X-Forwarded-Proto: https and BEHIND_TLS_PROXY=true. Its database is made afresh
 (BENCH_LOAD_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/governance_bench_load)
 with the demo data plus a project whose work-package register has 100 rows
-(BENCH_LOAD_REUSE=1 keeps the previous run's database and data).
+(BENCH_LOAD_REUSE=1 keeps the previous run's database and data). The workers share one
+cache, as production requires (BENCH_LOAD_CACHE_URL, default redis://127.0.0.1:6379/0): the
+throttles and rate limits count across workers, not per worker.
 
 Locust (headless, one run of BENCH_LOAD_SECONDS, default 30) drives 8 users. The run has one
 phase per endpoint, of equal length, each with all 8 users on that endpoint alone: a phase
@@ -33,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/governance_bench_load"
+DEFAULT_CACHE_URL = "redis://127.0.0.1:6379/0"
 USERS = 8
 WORKERS = 2
 ROWS = 100
@@ -150,6 +153,30 @@ def _database_reachable(url: str) -> str | None:
     return None
 
 
+def _cache_reachable(url: str) -> str | None:
+    """None when the shared cache (Redis) answers, else why not."""
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    except Exception as exc:
+        return str(exc).strip().splitlines()[0] or type(exc).__name__
+    return None
+
+
+def load_environment(environ, database_url: str, cache_url: str) -> dict[str, str]:
+    """The app's environment for the load run: production settings, behind the (simulated)
+    TLS proxy, on the shared cache."""
+    from bench.run import production_environment
+
+    env = production_environment(environ, database_url)
+    env.pop("SECURE_SSL_REDIRECT", None)  # production: redirect to https, exempt behind the proxy
+    env["BEHIND_TLS_PROXY"] = "true"
+    env["CACHE_URL"] = cache_url
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
 def _recreate_database(url: str) -> None:
     import psycopg
 
@@ -222,12 +249,14 @@ def format_table(table: dict[str, dict]) -> list[str]:
 
 
 def run() -> list[str]:
-    from bench.run import production_environment
-
     database_url = os.environ.get("BENCH_LOAD_DATABASE_URL", DEFAULT_DATABASE_URL)
     why_not = _database_reachable(database_url)
     if why_not:
         return [f"skipped: PostgreSQL is not reachable at {database_url} ({why_not})"]
+    cache_url = os.environ.get("BENCH_LOAD_CACHE_URL", DEFAULT_CACHE_URL)
+    why_not = _cache_reachable(cache_url)
+    if why_not:
+        return [f"skipped: the shared cache is not reachable at {cache_url} ({why_not})"]
     seconds = float(os.environ.get("BENCH_LOAD_SECONDS", "30"))
     port = int(os.environ.get("BENCH_LOAD_PORT", "0")) or _free_port()
     RESULTS.mkdir(exist_ok=True)
@@ -236,12 +265,9 @@ def run() -> list[str]:
     samples_path.unlink(missing_ok=True)
 
     reuse = bool(os.environ.get("BENCH_LOAD_REUSE")) and config_path.exists()
-    env = production_environment(os.environ, database_url)
+    env = load_environment(os.environ, database_url, cache_url)
     if reuse:  # the sessions of the kept data were signed with the kept key
         env["SECRET_KEY"] = json.loads(config_path.read_text())["secretKey"]
-    env.pop("SECURE_SSL_REDIRECT", None)  # production: redirect to https, exempt behind the proxy
-    env["BEHIND_TLS_PROXY"] = "true"
-    env["PYTHONPATH"] = str(ROOT)
     if not reuse:
         _recreate_database(database_url)
         subprocess.run(
@@ -328,7 +354,8 @@ def run() -> list[str]:
     served = os.environ.get("BENCH_LOAD_WSGI", "")
     header = (
         (f"serving {served}: " if served else "")
-        + f"gunicorn {WORKERS} workers, PostgreSQL, DEBUG=false; locust {USERS} users, "
+        + f"gunicorn {WORKERS} workers, PostgreSQL, shared cache {cache_url}, DEBUG=false; "
+        f"locust {USERS} users, "
         f"{seconds:g} s in {len(ENDPOINTS)} equal phases, loopback"
     )
     return [header, *format_table(table)]

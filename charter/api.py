@@ -11,9 +11,10 @@ from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.services.common import TEXT_MAX
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text_schema
+from governance.cleaning import nullable_number_schema, required_text_schema
 from governance.concurrency import parse_if_match
 from governance.wiki import TEMPLATE_KINDS
+from registers.serializers import change_to_dict
 
 router = Router(tags=["business case"])
 
@@ -178,15 +179,31 @@ for _name in ACTS:
     _act_endpoint(_name)
 
 
+@router.post("/projects/{key}/changes/{change_id}/apply-to-baseline", openapi_extra=body_schema({}))
+def change_apply_to_baseline(request, key: str, change_id: str, response: HttpResponse):
+    """The Project Lead applies an Approved change awaiting application that names a work
+    package to that package's baseline (the business case's planBaseline and the package's
+    budgetBaseline); the change reads Applied. 409 when the case has no plan baseline, the
+    package has no baseline entry, or the change is in the wrong state. Honours If-Match (the
+    change's revision). Answers the change."""
+    _, caller = permissions.project_for(request, key)
+    json_object(request, fields=[])
+    change = services.change_apply_to_baseline(
+        caller=caller,
+        change_id=change_id,
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+    )
+    with_etag(response, change.revision)
+    return change_to_dict(change)
+
+
 @router.patch(
     "/projects/{key}/charter/closeout",
     openapi_extra=body_schema(
         {
             "asBuiltOutcome": TEXT,
             "asBuiltReturn": TEXT,
-            "asBuiltReturnValue": {
-                "description": "Nullable number: empty, negative or non-numeric becomes null."
-            },
+            "asBuiltReturnValue": nullable_number_schema(),
             "asBuiltEndDate": {"type": ["string", "null"], "format": "date"},
             "scopeDispositions": {"type": "object"},
             "rioDispositions": {"type": "object"},

@@ -13,7 +13,12 @@ from charter import services
 from charter.models import BusinessCase
 from charter.services.closeout import pending_register_rows
 from governance import permissions
-from registers.services import change_adjudicate, change_create
+from registers.models import WorkPackage
+from registers.services import change_adjudicate, change_create, change_update, work_package_update
+
+# BRIDGE's amendment: what the enabling change costs, and how far a package is re-planned.
+DR_SITE_COST = 60_000
+REPLAN_DAYS = 21
 
 # project -> (the state its case is brought to, what the case is about)
 PLAN = {
@@ -312,17 +317,44 @@ def _approved(ctx, key, lead):
         },
     )
     case = services.current_case(project)
+    # The enabling change carries its cost, and the amendment folds it into a package's budget:
+    # version 2's plan includes it, so the approved budget does not add it a second time.
+    change_update(
+        caller=_caller(ctx, lead, project),
+        change_id=case.amendment_enabled_by_change_id,
+        data={"dimensions": ["Scope", "Budget"], "impactBudget": str(DR_SITE_COST)},
+    )
     change_adjudicate(
         caller=_caller(ctx, "sofia", project),
         change_id=case.amendment_enabled_by_change_id,
         outcome="Approved",
         decision_comment="Agreed: funded from contingency.",
     )
+    build = WorkPackage.objects.filter(project=project).order_by("sort_order", "name")[2]
+    work_package_update(
+        caller=_caller(ctx, lead, project),
+        wp_id=build.pk,
+        data={
+            "budget": str(build.budget + DR_SITE_COST),
+            "budgetForecast": str((build.budget_forecast or build.budget) + DR_SITE_COST),
+        },
+    )
     services.charter_update(
         caller=_caller(ctx, lead, project),
         data={"scopeInBounds": "All production workloads, and a tested disaster-recovery region."},
     )
     _approve(ctx, key, lead)
+    # Re-planned after approval: the package's planned end moves three weeks; the register
+    # measures it against its baseline end and shows the new plan beside it.
+    replanned = WorkPackage.objects.filter(project=project, status="Not Started").order_by(
+        "planned_start_date", "name"
+    )[0]
+    moved = replanned.planned_end_date + dt.timedelta(days=REPLAN_DAYS)
+    work_package_update(
+        caller=_caller(ctx, lead, project),
+        wp_id=replanned.pk,
+        data={"plannedEndDate": moved.isoformat(), "forecastEndDate": moved.isoformat()},
+    )
     change_create(
         caller=_caller(ctx, lead, project),
         data={

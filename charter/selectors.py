@@ -80,7 +80,10 @@ def waiting_for(request) -> dict:
         caller = callers[change.project_id]
         change.project = caller.project
         if caller.may_adjudicate_change(
-            approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
+            approver_account_id=change.approver_account_id,
+            approver_seat=change.approver_seat,
+            proposer_account_id=change.proposer_account_id,
+            created_by_account_id=change.created_by_account_id,
         ):
             changes.append(change)
     # Oldest first: what has waited longest comes first (an item without a date last).

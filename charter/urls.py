@@ -1,7 +1,7 @@
 from django.urls import path
 
 from charter.acts import ACTS
-from charter.views import case, closeout, lifecycle, minutes, realisation
+from charter.views import baseline, case, closeout, lifecycle, minutes, realisation
 
 app_name = "charter"
 urlpatterns = [
@@ -19,6 +19,11 @@ urlpatterns = [
     path("closeout/", closeout.closeout, name="closeout"),
     path("realisation/", realisation.realisation, name="realisation"),
     path("minutes/", minutes.minutes, name="minutes"),
+    path(
+        "changes/<uuid:change_id>/apply-to-baseline/",
+        baseline.apply_to_baseline,
+        name="change-apply-to-baseline",
+    ),
     # One URL per lifecycle act, so each carries its own actor in the permission matrix.
     *(path(f"acts/{name}/", lifecycle.act, {"act": name}, name=f"act-{name}") for name in ACTS),
 ]

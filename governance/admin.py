@@ -15,6 +15,7 @@ from governance.models import (
     Notification,
     NotificationOptOut,
     OutboundTask,
+    PeriodicJob,
     Project,
     SiteSettings,
     TrackerFieldState,
@@ -127,6 +128,13 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"{count} token(s) revoked.")
+
+
+@admin.register(PeriodicJob)
+class PeriodicJobAdmin(ReadOnlyAdmin):
+    """When each scheduled job (manage.py runperiodic) last ran, and its last failure."""
+
+    list_display = ("name", "last_run_at", "last_finished_at", "last_failed_at", "last_error")
 
 
 @admin.register(OutboundTask)

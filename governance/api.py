@@ -5,12 +5,13 @@ import copy
 import inspect
 import json
 import logging
+import math
 from collections.abc import Iterable
 from importlib import import_module
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from ninja import NinjaAPI, Query, Router
@@ -29,12 +30,13 @@ from governance.errors import (
     Forbidden,
     Internal,
     NotFound,
-    TooManyRequests,
+    PayloadTooLarge,
     Unauthenticated,
     Unavailable,
+    UnsupportedMediaType,
     ValidationFailed,
 )
-from governance.middleware import request_id
+from governance.middleware import FORM_TYPES, request_id
 from governance.models import AuditEntry, EditorNomination, SiteSettings
 from governance.people import resolve
 from governance.tracker import TrackerError
@@ -49,11 +51,8 @@ class BearerToken(HttpBearer):
     """Authorization: Bearer <personal API token>."""
 
     def authenticate(self, request: HttpRequest, token: str):
-        throttling.check_bearer(request)
-        user = services.user_for_token(token.strip())
-        if user is None:
-            throttling.bearer_failed(request)
-        else:
+        user = throttling.bearer_user(request, token)
+        if user is not None:
             act_for(user.account_id)
         return user
 
@@ -92,6 +91,8 @@ ERROR_CODES = [
     "conflict",
     "frozen",
     "stale",
+    "too_large",
+    "unsupported_media_type",
     "validation",
     "gate",
     "throttled",
@@ -134,6 +135,8 @@ ERROR_DESCRIPTIONS = {
     "404": "not_found: no such resource, or the caller may not view it",
     "409": "conflict or frozen: not allowed in the current state",
     "412": "stale: the If-Match revision is not the stored one",
+    "413": "too_large: the body is over the upload limit (DATA_UPLOAD_MAX_MEMORY_SIZE)",
+    "415": "unsupported_media_type: a form or multipart body sent where JSON is read",
     "422": "validation or gate: the body or a parameter is refused, each field named",
     "429": "throttled: too many invalid tokens from this address (see Retry-After)",
     "500": "internal: an unexpected failure, with the request id",
@@ -165,7 +168,9 @@ class GovernanceAPI(NinjaAPI):
                     continue
                 codes = [400, 401, 403, 404, 422, 429, 500]
                 if method in UNSAFE:
-                    codes.append(409)
+                    codes.extend([409, 413])
+                    if "application/json" in operation.get("requestBody", {}).get("content", {}):
+                        codes.append(415)
                 if method in UNSAFE and operation.get("operationId") in honours:
                     codes.append(412)
                 responses = operation.setdefault("responses", {})
@@ -184,6 +189,17 @@ class GovernanceAPI(NinjaAPI):
         for hook in self.schema_hooks:
             hook(schema)
         return schema
+
+    def create_response(self, request, data, *, status=None, temporal_response=None):
+        """Every answer; a successful one also carries `warnings` when the spec's lenient
+        fields coerced what was sent: [{field, received, stored, message}]."""
+        status = temporal_response.status_code if temporal_response else status
+        notes = cleaning.coercions()
+        if notes and status is not None and status < 300 and isinstance(data, dict):
+            data = {**data, "warnings": list(notes)}
+        return super().create_response(
+            request, data, status=status, temporal_response=temporal_response
+        )
 
     def _operations_honouring_if_match(self) -> set[str]:
         """The operation ids whose view reads If-Match (and so may answer 412)."""
@@ -302,8 +318,8 @@ api = GovernanceAPI(
 
 def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
     response = api.create_response(request, error.body(), status=error.status)
-    if isinstance(error, TooManyRequests):
-        response["Retry-After"] = str(error.retry_after)
+    for name, value in error.headers().items():
+        response[name] = value
     return response
 
 
@@ -322,6 +338,11 @@ def _tracker_error(request, exc: TrackerError):
 @api.exception_handler(AuthenticationError)
 def _authentication_error(request, exc):
     return _error_response(request, Unauthenticated())
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_large(request, exc):
+    return _error_response(request, PayloadTooLarge())
 
 
 @api.exception_handler(Http404)
@@ -362,14 +383,49 @@ def _ninja_validation(request, exc: NinjaValidationError):
 # --- helpers every router uses ------------------------------------------------------------------
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> None:
+    raise _NotFinite(name)
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotFinite(text)
+    return number
+
+
+def _content_length(request: HttpRequest) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
 def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> dict[str, Any]:
-    """The request body as a JSON object; 400 bad_request for anything else. An empty body
-    reads as {} (acts without arguments). With `fields`, any other member is refused (422)
-    for views whose service takes single values rather than the body."""
-    if not request.body or not request.body.strip():
+    """The request body as a JSON object; 400 bad_request for anything else (NaN, Infinity
+    and numbers past a float's range included: JSON has none). 413 over the upload limit,
+    415 for a form or multipart body. An empty body reads as {} (acts without arguments).
+    Text holding a control character or a lone surrogate is refused (422, each named). With
+    `fields`, any other member is refused (422) for views whose service takes single values
+    rather than the body."""
+    if request.content_type in FORM_TYPES and _content_length(request):
+        raise UnsupportedMediaType()  # (an empty body, whatever its type, reads as {})
+    try:
+        raw = request.body
+    except RequestDataTooBig:
+        raise PayloadTooLarge(
+            f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+        ) from None
+    if not raw or not raw.strip():
         return {}
     try:
-        body = json.loads(request.body)
+        body = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _NotFinite as exc:
+        raise BadRequest(f"The request body holds {exc}: {cleaning.NOT_FINITE_MESSAGE}") from None
     except (ValueError, UnicodeDecodeError):
         raise BadRequest("The request body is not valid JSON.") from None
     except RecursionError:
@@ -378,9 +434,9 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
         raise BadRequest("The request body must be a JSON object.")
     if cleaning.json_depth(body) > MAX_BODY_DEPTH:
         raise BadRequest(f"The request body nests deeper than {MAX_BODY_DEPTH} levels.")
-    refused = cleaning.control_characters(body)
+    refused = cleaning.refusals(body)
     if refused:
-        raise ValidationFailed({path: [cleaning.CONTROL_MESSAGE] for path in refused})
+        raise ValidationFailed({path: [message] for path, message in sorted(refused.items())})
     if fields is not None:
         cleaning.only(body, *fields)
     return body
@@ -502,8 +558,13 @@ def project_audit(
 
 @kernel.get("/site-settings")
 def site_settings_get(request, response: HttpResponse):
-    permissions.request_user(request)
+    """Site administrators and the governance group read every setting (with ETag); anyone
+    else signed in reads what editing a business case needs: the enabled themes and the
+    currency."""
+    user = permissions.request_user(request)
     site = SiteSettings.load()
+    if not permissions.may_read_site_settings(user, request):
+        return services.site_settings_for_everyone(site)
     with_etag(response, site.revision)
     return services.site_settings_to_dict(site)
 

@@ -12,4 +12,4 @@ class GovernanceConfig(AppConfig):
         from governance.auth_views import forget_grant_on_sign_out
 
         user_logged_out.connect(forget_grant_on_sign_out, dispatch_uid="forget-atlassian-grant")
-        from governance import notifications  # noqa: F401  (registers the outbox handler)
+        from governance import checks, notifications  # noqa: F401  (register the outbox handler, the checks)

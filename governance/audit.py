@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
+from governance import cleaning
 from governance.models import AuditEntry
 
 # The channel a write came through when it was not a person's own page or API call: "agent"
@@ -60,8 +61,13 @@ def record(
     project_key: str = "",
     changes: Mapping[str, Any] | None = None,
 ) -> AuditEntry:
-    """Write one entry. Call it inside the same `transaction.atomic()` block as the write."""
+    """Write one entry. Call it inside the same `transaction.atomic()` block as the write.
+    The values the spec's lenient fields coerced since the last entry are recorded as
+    `received` ({field: value as sent})."""
     channel, client = _CHANNEL.get()
+    received = {note["field"]: note["received"] for note in cleaning.coercions().unaudited()}
+    if received:
+        changes = {**(changes or {}), "received": received}
     return AuditEntry.objects.create(
         channel=channel,
         client=client,

@@ -19,6 +19,8 @@ from typing import Any
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
+from governance.cleaning import clamp_date
+
 RAG_LETTERS = {"Red": "R", "Amber": "A", "Green": "G", "Blue": "B", "None": "\u2013"}
 RAG_WORDS = {"Red": "Red", "Amber": "Amber", "Green": "Green", "Blue": "Blue", "None": "No RAG"}
 RAG_ORDER = ["Red", "Amber", "Green", "Blue", "None"]
@@ -296,6 +298,10 @@ class TimelineRow:
     actual: Span = field(default_factory=lambda: Span(None, None))
     milestone: bool = False
     done: bool = False
+    # The slip as the caller derived it (a work package's schedule variance, registers.derive)
+    # when `slip_derived`; else measured between the bars.
+    slip: int | None = None
+    slip_derived: bool = False
 
     def actual_bounds(self, today: dt.date) -> tuple[dt.date, dt.date] | None:
         """The actual bar: started and not finished runs to today."""
@@ -305,7 +311,10 @@ class TimelineRow:
 
     @property
     def slip_days(self) -> int | None:
-        """Days the forecast (else actual) end lies after the baseline end; None without both."""
+        """The derived slip when given; else the days the actual (else forecast) end lies after
+        the baseline end; None without both."""
+        if self.slip_derived:
+            return self.slip
         end = self.actual.end or self.forecast.end
         if not (self.baseline.end and end):
             return None
@@ -344,6 +353,8 @@ def timeline(
     milestone as a diamond at its end; a dashed line for today; month ticks across."""
     bounds = [b for r in rows for s in (r.baseline, r.forecast, r.actual) if (b := s.bounds())]
     bounds += [b for r in rows if (b := r.actual_bounds(today))]
+    # A date stored before the accepted range was enforced (9999-12-31) is drawn at its edge.
+    bounds = [(clamp_date(start), clamp_date(end)) for start, end in bounds]
     label_w, plot_w, lane, top = 190, 620, 34, 40
     columns = ["Work package", baseline_label, "Forecast", "Actual", "Slip"]
     table = [
@@ -388,7 +399,7 @@ def timeline(
     span_days = max((last - first).days, 1)
 
     def x(day: dt.date) -> float:
-        return label_w + (day - first).days / span_days * plot_w
+        return label_w + (clamp_date(day) - first).days / span_days * plot_w
 
     width = label_w + plot_w + 60
     height = top + lane * len(rows) + 10

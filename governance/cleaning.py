@@ -1,14 +1,27 @@
-"""The spec's input conventions as small pure functions: sanitised text, nullable numbers,
-ISO dates, enums, seats and links. Each raises nothing; each returns (value, error)."""
+"""The spec's input conventions as small functions: sanitised text, nullable numbers, ISO
+dates in the accepted range, enums, seats and links. Each raises nothing; each returns
+(value, error). The one side effect: a nullable number notes what it coerced
+(`note_coercion`), so the API can say it and the audit entry can keep what was sent."""
 
+import contextlib
 import datetime as dt
+import math
 import re
-from collections.abc import Iterable
-from decimal import Decimal, InvalidOperation
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
 Error = str | None
+
+# The accepted dates: every date taken (API, forms, import, agent) lies in this range, so
+# every drawing and every date sum has room on either side. Dates stored before the rule are
+# drawn clamped to it (governance.charts).
+DATE_MIN = dt.date(1900, 1, 1)
+DATE_MAX = dt.date(2199, 12, 31)
+DATE_RANGE_MESSAGE = f"Must be a date between {DATE_MIN.isoformat()} and {DATE_MAX.isoformat()}."
+MONTH_RANGE_MESSAGE = f"Must be a month between {DATE_MIN:%Y-%m} and {DATE_MAX:%Y-%m}."
 
 
 class FieldErrors(dict):
@@ -46,26 +59,58 @@ def control_error(value: Any) -> Error:
     return None
 
 
+# A lone UTF-16 surrogate (JSON's "\ud800" without its pair) is no character: it cannot be
+# encoded as UTF-8, so PostgreSQL (text or jsonb) cannot store it.
+SURROGATES = re.compile("[\ud800-\udfff]")
+SURROGATE_MESSAGE = (
+    "Must be valid text: it holds a lone surrogate (such as \\ud800), which is no character."
+)
+NOT_FINITE_MESSAGE = "Must be a finite number (NaN, Infinity and numbers past 1e308 are not)."
+
+
+def text_error(value: str) -> Error:
+    """The refusal for text holding a control character or a lone surrogate, else None."""
+    if CONTROL_CHARACTERS.search(value):
+        return CONTROL_MESSAGE
+    if SURROGATES.search(value):
+        return SURROGATE_MESSAGE
+    return None
+
+
 def control_characters(value: Any) -> list[str]:
     """The paths (`field`, `field[2]`, `field.key`) of every string in a JSON value, keys
     included, that holds a control character. Iterative: any depth is walked."""
-    found: list[str] = []
+    return sorted(path for path, message in refusals(value).items() if message == CONTROL_MESSAGE)
+
+
+def refusals(value: Any) -> dict[str, str]:
+    """Path (`field`, `field[2]`, `field.key`) -> refusal for every value in a JSON value that
+    no field takes: text or a key holding a control character or a lone surrogate, a number
+    that is not finite. Iterative: any depth is walked."""
+    found: dict[str, str] = {}
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):
-            if CONTROL_CHARACTERS.search(item):
-                found.append(path or "request")
+            error = text_error(item)
+            if error:
+                found[path or "request"] = error
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                found[path or "request"] = NOT_FINITE_MESSAGE
         elif isinstance(item, dict):
             for key, child in item.items():
                 name = f"{path}.{key}" if path else str(key)
-                if CONTROL_CHARACTERS.search(str(key)):
-                    found.append(name)
+                error = text_error(str(key))
+                if error == CONTROL_MESSAGE:
+                    found[name] = error
+                elif error:  # a lone surrogate cannot be written back: name the parent
+                    found[path or "request"] = error
                 else:
                     stack.append((child, name))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
-    return sorted(found)
+    return found
 
 
 def json_depth(value: Any) -> int:
@@ -91,8 +136,9 @@ def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, E
         # A JSON number is not text (the OpenAPI document says string); spreadsheet cells
         # holding numbers reach here as text (registers.spreadsheets).
         return "", "Must be text."
-    if CONTROL_CHARACTERS.search(value):
-        return "", CONTROL_MESSAGE
+    error = text_error(value)
+    if error:
+        return "", error
     value = value.strip()
     if required and not value:
         return "", "This field is required."
@@ -127,7 +173,9 @@ def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
 # three with a decimal point after them (1,234.5) or more than one group (1,234,567). Any other
 # comma in something number-like (12,5 or 1,234) could be a decimal comma: refused, not guessed.
 GROUPED_NUMBER = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
-NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?[\d,]*\d[\d,]*(\.\d*)?")
+# Digits and commas with at least one digit, written so that a failed match backtracks
+# linearly (`[\d,]*\d[\d,]*` is quadratic on a long run of digits followed by a letter).
+NUMBER_LIKE_WITH_COMMA = re.compile(r"[+-]?,*\d[\d,]*(\.\d*)?")
 AMBIGUOUS_MESSAGE = (
     "Ambiguous number: a comma here could separate thousands or decimals. "
     "Write it without thousands separators, with a point for decimals (1234.5)."
@@ -144,16 +192,93 @@ def _ambiguous(value: Any) -> bool:
     return not clear
 
 
-def nullable_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
-    """The spec's nullable number: empty, negative or non-numeric input becomes null.
-    A number with more decimal places than the field keeps, or too large, is refused, and so
-    is an ambiguous comma (12,5) that is not plainly negative."""
-    if _ambiguous(value) and not value.strip().startswith("-"):
-        return None, AMBIGUOUS_MESSAGE
-    number = _to_decimal(value)
-    if number is None or number < 0:
+# --- coercions: what the spec's lenient fields changed, said rather than lost ----------------
+
+
+class Coercions(list):
+    """The coercions of one request, each {field, received, stored, message}, in order.
+    `audited` counts those an audit entry has recorded already."""
+
+    audited = 0
+
+    def unaudited(self) -> list[dict]:
+        fresh = self[self.audited :]
+        self.audited = len(self)
+        return fresh
+
+
+_COERCIONS: ContextVar[Coercions | None] = ContextVar("coercions", default=None)
+
+
+@contextlib.contextmanager
+def noting_coercions() -> Iterator[Coercions]:
+    """Collect, inside the block, the coercions of the spec's lenient fields: the API answers
+    them as `warnings`, the audit entry of the write records the values received."""
+    notes = Coercions()
+    token = _COERCIONS.set(notes)
+    try:
+        yield notes
+    finally:
+        _COERCIONS.reset(token)
+
+
+def coercions() -> Coercions:
+    """The coercions noted so far in this request (empty outside `noting_coercions`)."""
+    return _COERCIONS.get() or Coercions()
+
+
+def note_coercion(field: str | None, received: Any, stored: Any, message: str) -> None:
+    notes = _COERCIONS.get()
+    if field and notes is not None:
+        notes.append({"field": field, "received": received, "stored": stored, "message": message})
+
+
+NOT_A_NUMBER_NOTE = "Not a number: stored as null (the spec's nullable number)."
+NEGATIVE_NOTE = "Negative: stored as null (the spec's nullable number)."
+
+
+def nullable_number_schema(places: int = 2) -> dict:
+    """The OpenAPI schema of a nullable number: any value is taken; the description says what
+    becomes of it."""
+    return {
+        "description": (
+            f"The spec's nullable number (stored with {places} decimal places). Empty, negative "
+            "or non-numeric input (a comma that could be a decimal comma, 12,5, included) is "
+            f"stored as null; more than {places} decimal places are rounded half-even. Each "
+            "coercion is named in the answer's `warnings` ([{field, received, stored, "
+            "message}]) and the audit entry records the value received. Past "
+            f"{MAX_AMOUNT} either way is refused (422)."
+        )
+    }
+
+
+def nullable_number(
+    value: Any, *, places: int = 2, field: str | None = None
+) -> tuple[Decimal | None, Error]:
+    """The spec's nullable number: empty, negative or non-numeric input becomes null (an
+    ambiguous comma, 12,5, is non-numeric); more decimal places than the column keeps are
+    rounded half-even. Only a number past the column's range is refused. Each coercion is
+    noted under `field` (`note_coercion`): nothing is lost silently."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
-    return _checked(number, places)
+    number = None if _ambiguous(value) else _to_decimal(value)
+    if number is None:
+        note_coercion(field, value, None, NOT_A_NUMBER_NOTE)
+        return None, None
+    if number < 0:
+        note_coercion(field, value, None, NEGATIVE_NOTE)
+        return None, None
+    if number > MAX_AMOUNT:  # non-negative here; abs() overflows on 1e999999999
+        return None, TOO_LARGE_MESSAGE
+    rounded = number.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    if rounded != number:
+        note_coercion(
+            field,
+            value,
+            decimal_to_json(rounded),
+            f"More than {places} decimal places: rounded half-even to {rounded}.",
+        )
+    return rounded, None
 
 
 def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
@@ -168,6 +293,22 @@ def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error
     return _checked(number, places)
 
 
+# Schedule deltas in days: at most the span of the accepted dates either way (far inside the
+# 32-bit column), so a delta between any two accepted dates is taken and no other.
+SCHEDULE_DAYS_MAX = (DATE_MAX - DATE_MIN).days  # 109572
+SCHEDULE_DAYS_MESSAGE = (
+    f"Must be a whole number of days between -{SCHEDULE_DAYS_MAX} and {SCHEDULE_DAYS_MAX}."
+)
+
+
+def schedule_days(value: Any) -> tuple[int | None, Error]:
+    """A signed whole number of days within +-SCHEDULE_DAYS_MAX, or null when blank."""
+    number, error = signed_integer(value)
+    if error is None and number is not None and abs(number) > SCHEDULE_DAYS_MAX:
+        return None, SCHEDULE_DAYS_MESSAGE
+    return number, error
+
+
 def signed_integer(value: Any) -> tuple[int | None, Error]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
@@ -176,6 +317,8 @@ def signed_integer(value: Any) -> tuple[int | None, Error]:
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:
+        return None, "Too large."  # before int(), which is quadratic in the digits
     return int(number), None
 
 
@@ -188,33 +331,53 @@ def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[
     number = _to_decimal(value)
     if number is None or number != number.to_integral_value():
         return None, "Must be a whole number."
-    integer = int(number)
-    if integer < low or integer > high:
+    if number < low or number > high:  # compared before int(), quadratic in the digits
         return None, f"Must be between {low} and {high}."
+    integer = int(number)
     if (integer - low) % step:
         return None, f"Must be in steps of {step}."
     return integer, None
 
 
 def iso_date(value: Any) -> tuple[dt.date | None, Error]:
+    """An ISO date (YYYY-MM-DD) within DATE_MIN..DATE_MAX, or null when blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
+    day = None
     if isinstance(value, dt.datetime):
-        return value.date(), None
-    if isinstance(value, dt.date):
-        return value, None
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-        try:
-            return dt.date.fromisoformat(value.strip()), None
-        except ValueError:
-            pass
-    return None, "Must be a date as YYYY-MM-DD."
+        day = value.date()
+    elif isinstance(value, dt.date):
+        day = value
+    elif isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        with contextlib.suppress(ValueError):
+            day = dt.date.fromisoformat(value.strip())
+    if day is None:
+        return None, "Must be a date as YYYY-MM-DD."
+    if not DATE_MIN <= day <= DATE_MAX:
+        return None, DATE_RANGE_MESSAGE
+    return day, None
 
 
 def iso_month(value: Any) -> tuple[str | None, Error]:
+    """An ISO month (YYYY-MM) within the accepted dates."""
     if isinstance(value, str) and re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", value.strip()):
-        return value.strip(), None
+        month = value.strip()
+        if not f"{DATE_MIN:%Y-%m}" <= month <= f"{DATE_MAX:%Y-%m}":
+            return None, MONTH_RANGE_MESSAGE
+        return month, None
     return None, "Must be a month as YYYY-MM."
+
+
+def clamp_date(day: dt.date) -> dt.date:
+    """A stored date brought into the accepted range, for drawing and date arithmetic (a row
+    saved before the range was enforced may hold 9999-12-31 or 0001-01-01)."""
+    return min(max(day, DATE_MIN), DATE_MAX)
+
+
+def add_days(day: dt.date, days: int) -> dt.date:
+    """`day` plus `days`, clamped to the accepted range (never OverflowError)."""
+    offset = (clamp_date(day) - DATE_MIN).days + days
+    return DATE_MIN + dt.timedelta(days=max(0, min((DATE_MAX - DATE_MIN).days, offset)))
 
 
 def enum(
@@ -290,12 +453,14 @@ def _to_decimal(value: Any) -> Decimal | None:
     return number
 
 
-MAX_AMOUNT = Decimal("9999999999999999")
+# Amounts are numeric(18, 2) columns: 16 digits before the point.
+MAX_AMOUNT = Decimal("9999999999999999.99")
+TOO_LARGE_MESSAGE = f"Too large: at most {MAX_AMOUNT} either way."
 
 
 def _checked(number: Decimal, places: int) -> tuple[Decimal | None, Error]:
-    if abs(number) > MAX_AMOUNT:
-        return None, "Too large."
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:  # abs() overflows on 1e999999999
+        return None, TOO_LARGE_MESSAGE
     quantum = Decimal(1).scaleb(-places)
     if number != number.quantize(quantum):
         return None, f"At most {places} decimal places."

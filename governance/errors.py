@@ -22,10 +22,27 @@ class DomainError(Exception):
             error["fields"] = self.fields
         return {"error": error}
 
+    def headers(self) -> dict[str, str]:
+        """Response headers the answer carries besides the body (every door sets them)."""
+        return {}
+
 
 class BadRequest(DomainError):
     code, status = "bad_request", 400
     default_message = "The request body must be a JSON object."
+
+
+class PayloadTooLarge(DomainError):
+    code, status = "too_large", 413
+    default_message = "The request body is larger than the server takes."
+
+
+class UnsupportedMediaType(DomainError):
+    code, status = "unsupported_media_type", 415
+    default_message = (
+        "This endpoint takes a JSON body: send Content-Type: application/json "
+        "(a form or multipart upload is not read here)."
+    )
 
 
 class Unauthenticated(DomainError):
@@ -106,6 +123,9 @@ class TooManyRequests(DomainError):
     def __init__(self, message: str | None = None, *, retry_after: int = 60, **kwargs):
         self.retry_after = retry_after
         super().__init__(message, **kwargs)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class GateBlocked(DomainError):

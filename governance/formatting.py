@@ -123,6 +123,23 @@ def number(value: Any) -> str:
     return f"{value:,.2f}"
 
 
+def percent_figure(value: Any) -> str:
+    """A derived percentage as it was computed, to its own precision: 5.001 -> "5.001",
+    4.2 -> "4.2", 20.0 -> "20" (the derivation chose the places that agree with its colour)."""
+    if value is None:
+        return ""
+    try:
+        exact = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return str(value)
+    if not exact.is_finite():
+        return str(value)
+    if exact == exact.to_integral_value():
+        return str(int(exact))
+    text = f"{exact:f}".rstrip("0")
+    return "0" if text in ("-0.", "0.") else text
+
+
 def money(value: Any, code: str | None = None, *, signed: bool = False) -> str:
     """An amount with its currency: "EUR 12,500"; "" for none. `signed` writes "+" on a
     positive amount (a change's impact)."""
@@ -146,3 +163,24 @@ def age(value: Any, now: dt.datetime | None = None) -> str:
     if days <= 0:
         return "today"
     return "1 day" if days == 1 else f"{days} days"
+
+
+# Words that start with a vowel letter but a consonant sound ("a unique", "a one-off"), and
+# words that start with a silent h ("an hour").
+_CONSONANT_SOUNDS = ("uni", "use", "usu", "uti", "eu", "one", "once")
+_VOWEL_SOUNDS = ("hour", "honest", "honour", "heir")
+
+
+def with_article(word: str, *, capital: bool = False) -> str:
+    """`word` after the indefinite article its sound takes: "a Blocked", "an Opportunity",
+    "an In Progress", "a unit". With `capital`, the article starts a sentence ("An Amber")."""
+    lowered = word.strip().lower()
+    if lowered.startswith(_VOWEL_SOUNDS):
+        article = "an"
+    elif lowered.startswith(_CONSONANT_SOUNDS):
+        article = "a"
+    else:
+        article = "an" if lowered[:1] in ("a", "e", "i", "o", "u") else "a"
+    if capital:
+        article = article.capitalize()
+    return f"{article} {word}"

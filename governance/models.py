@@ -227,6 +227,20 @@ class OutboundTask(models.Model):
         return f"{self.name} [{self.state}]"
 
 
+class PeriodicJob(models.Model):
+    """One job `manage.py runperiodic` runs on a schedule (governance.periodic): its row is
+    the lock two concurrent runs contend for, and records when it last ran."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    last_finished_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    last_failed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class AtlassianGrant(models.Model):
     """A person's Atlassian OAuth grant (TRACKER_BACKEND=jira): their access and refresh
     tokens, encrypted with ATLASSIAN_TOKEN_KEY (never stored or logged in clear), and the

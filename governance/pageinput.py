@@ -1,7 +1,8 @@
 """Numbers typed into the pages. The API keeps the spec's nullable-number rule (empty,
-negative or unreadable becomes null); a person typing into a form is told instead, next to
-the field, when the page cannot read what they typed ("12k", "abc", "-5000"). Thousands
-separators are read; the value the services receive is the plain number."""
+negative or unreadable becomes null, more decimal places are rounded, each said in
+`warnings`); a person typing into a form is told instead, next to the field, when the page
+cannot read what they typed ("12k", "abc", "-5000", "12.345"). Thousands separators are read;
+the value the services receive is the plain number."""
 
 import re
 from collections.abc import Iterable, MutableMapping
@@ -14,6 +15,8 @@ _GROUPED = re.compile(r"[+-]?\d{1,3}(?:([,\u00a0\u202f ])\d{3})(?:\1\d{3})*(?:\.
 UNREADABLE = "Write a number, like 12000 or 12,500.50 (no letters, units or symbols)."
 NEGATIVE = "Must not be negative."
 WHOLE = "Write a whole number of days, like 14 or -7."
+PLACES = 2
+TOO_PRECISE = f"At most {PLACES} decimal places, like 12500.50."
 
 
 def read_number(raw: str) -> tuple[str | None, str | None]:
@@ -56,6 +59,9 @@ def check_numbers(
                     error = NEGATIVE
                 elif integer and "." in plain:
                     error = WHOLE
+                elif len(plain.partition(".")[2]) > PLACES:
+                    # The API rounds (the spec's nullable number); a person is asked instead.
+                    error = TOO_PRECISE
             if error:
                 errors.setdefault(name, []).append(WHOLE if integer else error)
                 del data[name]

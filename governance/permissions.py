@@ -9,7 +9,7 @@ Rules (docs/product.md section 1):
 - a project the user cannot view is not found (404); a write they may not do is forbidden (403).
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,17 @@ class Caller:
 
     @property
     def can_manage_editors(self) -> bool:
+        return self.is_project_lead
+
+    @property
+    def is_project_lead(self) -> bool:
+        """The Project Lead of a project they can view: the acts reserved to the lead
+        (nominating editors, applying an approved change to its work package's baseline)."""
         return self.can_view and self.is_lead
+
+    @property
+    def may_apply_change_to_baseline(self) -> bool:
+        return self.is_project_lead
 
     @property
     def is_sponsor(self) -> bool:
@@ -67,7 +77,7 @@ class Caller:
         """Whether to offer register writes at all (frozen registers refuse them with 409)."""
         return self.can_edit and not self.registers_frozen
 
-    def may_adjudicate_change(
+    def is_change_decider(
         self, *, approver_account_id: str | None, approver_seat: Mapping[str, Any] | None
     ) -> bool:
         """The named approver decides a change; with none named, the sponsor does."""
@@ -77,6 +87,35 @@ class Caller:
         if named:
             return named == self.account_id
         return self.is_sponsor
+
+    def change_duty(
+        self, *, proposer_account_id: str | None, created_by_account_id: str | None
+    ) -> str | None:
+        """Why separation of duties keeps this caller from deciding the change (see
+        `change_duty`), or None."""
+        return change_duty(
+            self.project,
+            self.account_id,
+            proposer_account_id=proposer_account_id,
+            created_by_account_id=created_by_account_id,
+            editor_account_ids={self.account_id} if self.is_nominated_editor else set(),
+        )
+
+    def may_adjudicate_change(
+        self,
+        *,
+        approver_account_id: str | None,
+        approver_seat: Mapping[str, Any] | None,
+        proposer_account_id: str | None,
+        created_by_account_id: str | None,
+    ) -> bool:
+        """The change's decider (`is_change_decider`) approves or rejects it, unless they
+        recorded it, proposed it, lead the project or edit it (`change_duty`)."""
+        return self.is_change_decider(
+            approver_account_id=approver_account_id, approver_seat=approver_seat
+        ) and not self.change_duty(
+            proposer_account_id=proposer_account_id, created_by_account_id=created_by_account_id
+        )
 
     def may_withdraw_change(self, *, proposer_account_id: str | None) -> bool:
         return self.can_edit or (
@@ -160,6 +199,13 @@ def require_portfolio_access(request: HttpRequest) -> User:
             else "The portfolio is open to site administrators until a governance group is set."
         )
     return user
+
+
+def may_read_site_settings(user: User, request: HttpRequest | None = None) -> bool:
+    """Every site setting (the governance group's name, disabled themes, RAG thresholds, who
+    changed them last): site administrators and those the portfolio gate admits. Anyone else
+    signed in reads the enabled themes and the currency alone."""
+    return is_site_admin(user, request) or has_portfolio_access(user, request)
 
 
 def require_site_admin(request: HttpRequest) -> User:
@@ -272,6 +318,66 @@ def lead_project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     if not caller.can_manage_editors:
         raise Forbidden("Only the Project Lead may nominate editors.")
     return project, caller
+
+
+def sponsor_clash(
+    project: Project, account_id: str | None, editor_account_ids: Collection[str] | None = None
+) -> str | None:
+    """Separation of duties for the project's seats, the one rule: the business case's
+    decision authority (the sponsor) is neither the Project Lead nor a nominated editor, since
+    nobody approves their own work. Answers for `account_id` as sponsor, against
+    `editor_account_ids` (default: the editors as stored): "lead", "editor", or None.
+
+    The two writers of the two sides (the business case's seat, the editors list) ask it after
+    locking the project row (`select_for_update()`), in the transaction that writes: two writes
+    sent together then cannot each pass against the other's old state."""
+    if not account_id:
+        return None
+    if account_id == project.lead_account_id:
+        return "lead"
+    if editor_account_ids is None:
+        nominated = EditorNomination.objects.filter(
+            project_id=project.pk, account_id=account_id
+        ).exists()
+    else:
+        nominated = account_id in editor_account_ids
+    return "editor" if nominated else None
+
+
+def change_duty(
+    project: Project,
+    account_id: str | None,
+    *,
+    proposer_account_id: str | None,
+    created_by_account_id: str | None,
+    editor_account_ids: Collection[str] | None = None,
+) -> str | None:
+    """Separation of duties on a change request, the one rule: the person who recorded it
+    (`createdByAccountId`), its proposer, the Project Lead and the nominated editors (who may
+    edit it while it is Proposed) do not decide it. Answers for `account_id` as its approver,
+    against `editor_account_ids` (default: the editors as stored): "proposed", "recorded",
+    "lead", "editor", or None. Asked when an approver is named and when a change is decided."""
+    if not account_id:
+        return None
+    if account_id == proposer_account_id:
+        return "proposed"
+    if account_id == created_by_account_id:
+        return "recorded"
+    if account_id == project.lead_account_id:
+        return "lead"
+    if editor_account_ids is None:
+        nominated = EditorNomination.objects.filter(
+            project_id=project.pk, account_id=account_id
+        ).exists()
+    else:
+        nominated = account_id in editor_account_ids
+    return "editor" if nominated else None
+
+
+def may_browse(account_id: str, project: Project) -> bool:
+    """Whether a person other than the caller can browse the project in the tracker: who may
+    be named a change's proposer (and, in the editors list, an editor)."""
+    return get_tracker().can_browse(account_id, project.key)
 
 
 def require(allowed: bool, message: str) -> None:

@@ -22,7 +22,7 @@ from governance.models import (
     SiteSettings,
     User,
 )
-from governance.permissions import Caller, require
+from governance.permissions import Caller, require, sponsor_clash
 from governance.tracker import get_tracker
 
 TOKEN_PREFIX = "gov_"
@@ -64,12 +64,8 @@ def editors_set(
             errors.add(where, f"No tracker user with accountId {account}.")
         elif account in current:
             continue  # already an editor: kept as is
-        elif account == project.sponsor_account_id:
-            errors.add(
-                where,
-                f"{known[account].display_name} is the business case's decision authority: "
-                "nobody approves their own work, so the sponsor cannot be an editor.",
-            )
+        elif sponsor_clash(project, project.sponsor_account_id, {account}) == "editor":
+            errors.add(where, _sponsor_not_editor(known[account].display_name))
         elif not tracker.can_browse(account, project.key):
             errors.add(
                 where,
@@ -81,6 +77,12 @@ def editors_set(
         locked = Project.objects.select_for_update().get(pk=project.pk)
         check_version(locked.editors_revision, expected_revision)
         before = editor_account_ids(locked)
+        # The rule again under the lock: a sponsor named since the checks above is seen here.
+        added = [a for a in wanted if a not in before]
+        if sponsor_clash(locked, locked.sponsor_account_id, added) == "editor":
+            index = [v.strip() for v in account_ids].index(locked.sponsor_account_id)
+            name = known[locked.sponsor_account_id].display_name
+            raise ValidationFailed({f"accountIds[{index}]": [_sponsor_not_editor(name)]})
         EditorNomination.objects.filter(project=locked).exclude(account_id__in=wanted).delete()
         EditorNomination.objects.bulk_create(
             [
@@ -105,6 +107,13 @@ def editors_set(
                 changes={"editorAccountIds": {"before": before, "after": after}},
             )
     return after
+
+
+def _sponsor_not_editor(name: str) -> str:
+    return (
+        f"{name} is the business case's decision authority: "
+        "nobody approves their own work, so the sponsor cannot be an editor."
+    )
 
 
 def _one_account(account_id: Any) -> str:
@@ -202,6 +211,15 @@ def rag_thresholds(site: SiteSettings | None = None) -> dict[str, float]:
 def enabled_themes(site: SiteSettings | None = None) -> list[str]:
     site = site or SiteSettings.load()
     return [t["name"] for t in site.themes if t.get("enabled", True)]
+
+
+def site_settings_for_everyone(site: SiteSettings) -> dict:
+    """The site settings a signed-in person outside the governance group reads: the themes a
+    business case may take (enabled ones) and the currency amounts are in."""
+    return {
+        "themes": [{"name": name, "enabled": True} for name in enabled_themes(site)],
+        "currency": site.currency,
+    }
 
 
 def site_settings_to_dict(site: SiteSettings) -> dict:

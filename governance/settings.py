@@ -164,7 +164,11 @@ CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
 SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
-if env.bool("BEHIND_TLS_PROXY", default=False):
+BEHIND_TLS_PROXY = env.bool("BEHIND_TLS_PROXY", default=False)
+# Behind the proxy: how many proxies in front of the app append to X-Forwarded-For (the
+# client's address is that many entries from the right; governance.throttling.client_ip).
+TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=1)
+if BEHIND_TLS_PROXY:
     # The proxy terminates TLS and says so in X-Forwarded-Proto; only trust it behind one.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
@@ -278,16 +282,21 @@ TRACKER_CACHE_SECONDS = env.int("TRACKER_CACHE_SECONDS", default=60)
 ATLASSIAN_ADMIN_GROUPS = env.list("ATLASSIAN_ADMIN_GROUPS", default=["site-admins"])
 ATLASSIAN_FIELD_NAME = env.str("ATLASSIAN_FIELD_NAME", default="Work Package")
 # --- Throttling of guessed credentials (governance/throttling.py) -------------------------
-# Sign-in, the login page and the admin's (django-axes): after SIGNIN_FAILURE_LIMIT failures
-# within the lock-out time, the account, and separately the address, are locked out for
-# SIGNIN_LOCKOUT_MINUTES; a right password is refused too until then.
+# Sign-in, the login page and the admin's (django-axes, governance.throttling.SigninHandler):
+# after SIGNIN_FAILURE_LIMIT failures of one account from one address, that account is
+# locked out from that address (and only there); after SIGNIN_ADDRESS_FAILURE_LIMIT failures
+# from one address, every account is locked out from it; each for SIGNIN_LOCKOUT_MINUTES
+# after the failures that reached the limit. A right password is refused too until then.
 AXES_FAILURE_LIMIT = env.int("SIGNIN_FAILURE_LIMIT", default=20)
+SIGNIN_ADDRESS_FAILURE_LIMIT = env.int("SIGNIN_ADDRESS_FAILURE_LIMIT", default=100)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGNIN_LOCKOUT_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "governance.throttling.SigninHandler"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "governance.throttling.signin_locked"
 AXES_CLIENT_IP_CALLABLE = "governance.throttling.client_ip"
 AXES_VERBOSE = False
-# Invalid bearer tokens per address: past the limit within the window, 429 with Retry-After.
+# Invalid bearer tokens (the API and /mcp) per address: past the limit within the window, an
+# invalid token answers 429 with Retry-After; a valid one always passes.
 API_TOKEN_FAILURE_LIMIT = env.int("API_TOKEN_FAILURE_LIMIT", default=20)
 API_TOKEN_FAILURE_WINDOW_SECONDS = env.int("API_TOKEN_FAILURE_WINDOW_SECONDS", default=600)

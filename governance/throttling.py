@@ -1,48 +1,64 @@
-"""Throttling of guessed credentials. Sign-in (the login page and the admin's) is throttled
-by django-axes, per account and per address (settings `AXES_*`, from `SIGNIN_*` in the
-environment); invalid bearer tokens are counted here, per address, in the shared cache
-(`API_TOKEN_FAILURE_LIMIT` within `API_TOKEN_FAILURE_WINDOW_SECONDS`): past the limit every
-bearer request from that address answers 429 with Retry-After until the window ends."""
+"""Throttling of guessed credentials, at every door that takes one.
 
+- Bearer tokens (the API and /mcp): `bearer_user` is the one check. A valid token always
+  passes; an invalid one is counted per client address in the shared cache
+  (`API_TOKEN_FAILURE_LIMIT` within `API_TOKEN_FAILURE_WINDOW_SECONDS`), and past the limit an
+  invalid token from that address answers 429 with Retry-After until the window ends.
+- Sign-in (the login page and the admin's): django-axes with `SigninHandler`, which locks an
+  (account, address) pair after `SIGNIN_FAILURE_LIMIT` failures and an address after
+  `SIGNIN_ADDRESS_FAILURE_LIMIT`, never an account from every address.
+
+Both key on `client_ip`: the socket's peer, or behind a TLS proxy (`BEHIND_TLS_PROXY`) the
+address the trusted proxies report in X-Forwarded-For (`TRUSTED_PROXY_HOPS` of them)."""
+
+import ipaddress
 import math
 import time
+from dataclasses import dataclass
+from datetime import datetime
 
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import get_client_username
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 from django.http import HttpRequest
 from django.shortcuts import render
+from django.utils import timezone
 
+from governance import services
 from governance.errors import TooManyRequests
 
 
+def _address(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        return None
+
+
 def client_ip(request: HttpRequest) -> str | None:
-    """The address the request came from (the socket's peer; a reverse proxy in front of the
-    app should pass the client's address on as REMOTE_ADDR), or None when there is none."""
-    return request.META.get("REMOTE_ADDR") or None
+    """The client's address. Directly exposed, the socket's peer (REMOTE_ADDR). Behind TLS
+    proxies (`BEHIND_TLS_PROXY`), the address the outermost trusted proxy saw: each of the
+    `TRUSTED_PROXY_HOPS` proxies appends its peer to X-Forwarded-For, so the client is that
+    many entries from the right; entries further left are the client's own say and are not
+    believed. None when there is no usable address."""
+    peer = request.META.get("REMOTE_ADDR") or None
+    if not settings.BEHIND_TLS_PROXY:
+        return peer
+    hops = max(1, settings.TRUSTED_PROXY_HOPS)
+    forwarded = [
+        part.strip()
+        for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if part.strip()
+    ]
+    if not forwarded:
+        return peer
+    reported = forwarded[-hops] if len(forwarded) >= hops else forwarded[0]
+    return _address(reported) or peer
 
 
-def signin_lockout_minutes() -> int:
-    return max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
-
-
-def signin_locked(request, original_response=None, credentials=None):
-    """django-axes' answer once an account or an address is locked out: the sign-in page
-    again, saying so, with 429 and Retry-After. The password is not checked at all."""
-    minutes = signin_lockout_minutes()
-    response = render(
-        request,
-        "registration/login.html",  # also for the admin's sign-in: the same words
-        {
-            "form": AuthenticationForm(request, data=None),
-            "locked_out": True,
-            "lockout_minutes": minutes,
-            "next": request.POST.get("next", "") if request.method == "POST" else "",
-        },
-        status=429,
-    )
-    response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
-    return response
+# --- Bearer tokens: the API and /mcp ------------------------------------------------------
 
 
 def _keys(request: HttpRequest) -> tuple[str, str]:
@@ -50,8 +66,7 @@ def _keys(request: HttpRequest) -> tuple[str, str]:
     return f"throttle:bearer:{address}:count", f"throttle:bearer:{address}:until"
 
 
-def check_bearer(request: HttpRequest) -> None:
-    """Refuse (429) any bearer request from an address past the invalid-token limit."""
+def _refuse_if_throttled(request: HttpRequest) -> None:
     count_key, until_key = _keys(request)
     if (cache.get(count_key) or 0) < settings.API_TOKEN_FAILURE_LIMIT:
         return
@@ -63,7 +78,7 @@ def check_bearer(request: HttpRequest) -> None:
     )
 
 
-def bearer_failed(request: HttpRequest) -> None:
+def _count_failure(request: HttpRequest) -> None:
     """Count one invalid token from the request's address (a fixed window)."""
     count_key, until_key = _keys(request)
     window = settings.API_TOKEN_FAILURE_WINDOW_SECONDS
@@ -73,3 +88,107 @@ def bearer_failed(request: HttpRequest) -> None:
             cache.incr(count_key)
         except ValueError:  # expired between add and incr
             cache.add(count_key, 1, window)
+
+
+def bearer_user(request: HttpRequest, token: str):
+    """The one bearer-token check of every door (the API, /mcp): the token's owner, or None
+    for an invalid token, which is counted against the client's address. A valid token is
+    never throttled; an invalid one from an address past the limit raises TooManyRequests
+    (429, Retry-After) and is not counted again."""
+    user = services.user_for_token(token.strip()) if token and token.strip() else None
+    if user is not None:
+        return user
+    _refuse_if_throttled(request)
+    _count_failure(request)
+    return None
+
+
+# --- Sign-in (django-axes) ----------------------------------------------------------------
+
+PAIR, ADDRESS = 0, 1  # the order of AXES_LOCKOUT_PARAMETERS
+
+
+class SigninHandler(AxesDatabaseHandler):
+    """django-axes' database handler with a limit per lockout parameter: an (account,
+    address) pair is locked at AXES_FAILURE_LIMIT failures, an address (every account from
+    it) at SIGNIN_ADDRESS_FAILURE_LIMIT. A success clears its own pair only, so a person
+    who signs in between guesses does not clear the address's count."""
+
+    def get_failures(self, request, credentials=None) -> int:
+        lock = signin_lock(request, credentials, handler=self)
+        if lock is not None:
+            return max(lock.failures, settings.AXES_FAILURE_LIMIT)
+        pair = self.get_user_attempts(request, credentials)[PAIR]
+        return _failures(pair)
+
+    def reset_user_attempts(self, request, credentials=None) -> int:
+        count, _ = self.filter_user_attempts(request, credentials)[PAIR].delete()
+        return count
+
+
+def _failures(attempts) -> int:
+    return sum(attempts.values_list("failures_since_start", flat=True))
+
+
+@dataclass(frozen=True)
+class SigninLock:
+    whole_address: bool  # True: every account from the address; False: this account from it
+    failures: int
+    until: datetime
+
+
+def _lock_until(attempts, limit: int) -> datetime | None:
+    """When the failures counted within the lock-out time fall below `limit` again: the
+    time the newest attempts that still reach the limit age out. None when not locked."""
+    total = 0
+    for failures, at in attempts.order_by("-attempt_time").values_list(
+        "failures_since_start", "attempt_time"
+    ):
+        total += failures
+        if total >= limit:
+            return at + settings.AXES_COOLOFF_TIME
+    return None
+
+
+def signin_lock(request, credentials=None, *, handler=None) -> SigninLock | None:
+    """The lock that holds for this sign-in (address first, then the pair), or None."""
+    handler = handler or SigninHandler()
+    if not hasattr(request, "axes_attempt_time"):
+        request.axes_attempt_time = timezone.now()
+    if not hasattr(request, "axes_ip_address"):
+        request.axes_ip_address = client_ip(request)
+    if not hasattr(request, "axes_user_agent"):
+        request.axes_user_agent = request.META.get("HTTP_USER_AGENT", "<unknown>")[:255]
+    attempts = handler.get_user_attempts(request, credentials)
+    address_until = _lock_until(attempts[ADDRESS], settings.SIGNIN_ADDRESS_FAILURE_LIMIT)
+    if address_until is not None:
+        return SigninLock(True, _failures(attempts[ADDRESS]), address_until)
+    if get_client_username(request, credentials) is None:
+        return None
+    pair_until = _lock_until(attempts[PAIR], settings.AXES_FAILURE_LIMIT)
+    if pair_until is not None:
+        return SigninLock(False, _failures(attempts[PAIR]), pair_until)
+    return None
+
+
+def signin_locked(request, original_response=None, credentials=None):
+    """django-axes' answer once a pair or an address is locked out: the sign-in page again,
+    saying which and until when, with 429 and Retry-After. The password is not checked."""
+    lock = signin_lock(request, credentials)
+    until = lock.until if lock else timezone.now() + settings.AXES_COOLOFF_TIME
+    seconds = max(1, math.ceil((until - timezone.now()).total_seconds()))
+    response = render(
+        request,
+        "registration/login.html",  # also for the admin's sign-in: the same words
+        {
+            "form": AuthenticationForm(request, data=None),
+            "locked_out": True,
+            "locked_address": bool(lock and lock.whole_address),
+            "lockout_until": until,
+            "lockout_minutes": max(1, math.ceil(seconds / 60)),
+            "next": request.POST.get("next", "") if request.method == "POST" else "",
+        },
+        status=429,
+    )
+    response["Retry-After"] = str(seconds)
+    return response

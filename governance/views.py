@@ -234,11 +234,20 @@ def healthz(request):
 
 @page("GET")
 def wiki_page(request, page_id):
-    """A page of the built-in wiki (local backend only), so supporting links work on a laptop."""
+    """A page of the built-in wiki (local backend only), so supporting links work on a laptop.
+    A page made for a project is read by those who can view that project; a page of no
+    project by site admins; anyone else is told there is no such page (404)."""
     from governance.wiki.local.models import LocalWikiPage
 
     wiki_page = LocalWikiPage.objects.filter(pk=page_id).prefetch_related("comments").first()
     if wiki_page is None:
+        raise NotFound()
+    if wiki_page.project_key:
+        try:
+            permissions.project_for(request, wiki_page.project_key)
+        except NotFound:
+            raise NotFound() from None  # not even which project the page belongs to
+    elif not permissions.is_site_admin(permissions.request_user(request), request):
         raise NotFound()
     return render(request, "governance/wiki_page.html", {"page": wiki_page})
 

@@ -12,6 +12,7 @@ from typing import Any
 from django.template.defaultfilters import floatformat, truncatechars
 from django.utils.safestring import SafeString, mark_safe
 
+from governance import formatting
 from governance.people import Person
 from governance.templatetags.gov import day, label_filter, person_chip, rag_badge
 from portfolio.pictures import project_urls
@@ -112,7 +113,7 @@ class RowRenderer:
             cells.append(f'<td class="num">{_e(amount(row["eac"]))}</td>')
         if "overrun" in shown:
             overrun = row["costOverrunPct"]
-            text = DASH if overrun is None else f"{one_decimal(overrun)} %"
+            text = DASH if overrun is None else f"{formatting.percent_figure(overrun)} %"
             cells.append(f'<td class="num">{_e(text)}</td>')
         if "slip" in shown:
             cells.append(f'<td class="num">{_or_dash(row["scheduleSlipDays"])}</td>')

@@ -8,10 +8,19 @@ from ninja import Path, Router
 
 from governance import permissions
 from governance.api import CLEAN_JSON, body_schema, json_object, with_etag
-from governance.cleaning import enum_schema, required_text_schema
+from governance.cleaning import (
+    DATE_MAX,
+    DATE_MIN,
+    MAX_AMOUNT,
+    SCHEDULE_DAYS_MAX,
+    enum_schema,
+    nullable_number_schema,
+    required_text_schema,
+)
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound
 from registers import selectors, services, spreadsheets
+from registers.derive import plan_baseline_of
 from registers.models import (
     CHANGE_DIMENSIONS,
     NAME_MAX,
@@ -34,11 +43,17 @@ from registers.services.common import get_in_project
 router = Router(tags=["registers"])
 
 STRING, NULL_STRING = {"type": "string"}, {"type": ["string", "null"]}
-DATE = {"type": ["string", "null"], "format": "date"}
-NUMBER = {
+DATE = {
+    "type": ["string", "null"],
+    "format": "date",
+    "description": f"Between {DATE_MIN} and {DATE_MAX}; any other date is refused (422).",
+}
+NUMBER = nullable_number_schema()
+SIGNED_AMOUNT = {
     "description": (
-        "A nullable number: empty, negative or non-numeric input becomes null; a comma that "
-        "could be a decimal comma (12,5) is refused."
+        f"A signed amount (a saving is negative): at most 2 decimal places, at most "
+        f"{MAX_AMOUNT} either way; blank is null; anything else, and a comma that could be a "
+        "decimal comma (12,5), is refused (422)."
     )
 }
 LINKS = {
@@ -141,8 +156,12 @@ CHANGE_BODY = {
     "summary": required_text_schema(NAME_MAX),
     "reason": {"type": "string", "maxLength": 2000},
     "dimensions": {"type": ["array", "null"], "items": {"enum": CHANGE_DIMENSIONS}},
-    "impactScheduleDays": {"type": ["integer", "null"]},
-    "impactBudget": NUMBER,
+    "impactScheduleDays": {
+        "type": ["integer", "null"],
+        "minimum": -SCHEDULE_DAYS_MAX,
+        "maximum": SCHEDULE_DAYS_MAX,
+    },
+    "impactBudget": SIGNED_AMOUNT,
     "impactScope": {"type": "string", "maxLength": 2000},
     "impactQualityOther": {"type": "string", "maxLength": 2000},
     "targetWorkPackageId": NULL_STRING,
@@ -214,7 +233,8 @@ def register_import(request, key: str, register_name: str = Path(..., alias="reg
 def work_package_list(request, key: str):
     """Ordered: sortOrder, then plannedStartDate, then name."""
     project, _ = permissions.project_for(request, key)
-    return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
+    plan = plan_baseline_of(project)
+    return [work_package_to_dict(wp, plan) for wp in selectors.work_packages(project)]
 
 
 @router.post(
@@ -240,7 +260,8 @@ def work_package_reorder(request, key: str):
     _, caller = permissions.project_for(request, key)
     body = json_object(request, fields=["ids"])
     packages = services.work_package_reorder(caller=caller, ids=body.get("ids"))
-    return [work_package_to_dict(wp) for wp in packages]
+    plan = plan_baseline_of(caller.project) if packages else None
+    return [work_package_to_dict(wp, plan) for wp in packages]
 
 
 @router.get("/projects/{key}/work-packages/{wp_id}")

@@ -6,12 +6,13 @@ services enforce and the pages read to offer or hide their controls."""
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Sum
-
+from governance import formatting
 from governance.models import Project
+from registers.models import ChangeRequest
 
 AMENDMENT_DIMENSIONS = {"Scope", "Quality", "Other"}
 VARIATION_DIMENSIONS = {"Budget", "Schedule"}
@@ -55,18 +56,14 @@ def risk_score(
 
 
 def infer_dimensions(
-    dimensions: Iterable[str],
     *,
     impact_scope: str,
     impact_budget: Decimal | None,
     impact_schedule_days: int | None,
 ) -> list[str]:
-    """The stored dimensions, or when there are none, those the impacts imply: scope prose
-    gives Scope, a non-zero budget impact Budget, a non-zero schedule delta Schedule.
+    """The dimensions the impacts imply, for a change whose person never chose them: scope
+    prose gives Scope, a non-zero budget impact Budget, a non-zero schedule delta Schedule.
     Quality and Other are never inferred."""
-    dimensions = list(dimensions)
-    if dimensions:
-        return dimensions
     inferred = []
     if impact_scope and impact_scope.strip():
         inferred.append("Scope")
@@ -75,6 +72,18 @@ def infer_dimensions(
     if impact_schedule_days:
         inferred.append("Schedule")
     return inferred
+
+
+def change_dimensions(change) -> list[str]:
+    """The dimensions of a change: the person's choice once they made one, else those its
+    current impacts imply (re-inferred on every save, so they follow the impacts)."""
+    if change.dimensions_chosen:
+        return list(change.dimensions or [])
+    return infer_dimensions(
+        impact_scope=change.impact_scope,
+        impact_budget=change.impact_budget,
+        impact_schedule_days=change.impact_schedule_days,
+    )
 
 
 def application_state(
@@ -95,21 +104,209 @@ def change_application_state(change) -> str:
     return application_state(change.status, change.dimensions or [], change.application_record)
 
 
-def approved_variations(project: Project) -> tuple[Decimal, int]:
-    """Sums of impactBudget and impactScheduleDays over the project's Approved changes."""
-    totals = project.changes.filter(status="Approved").aggregate(
-        budget=Sum("impact_budget"), days=Sum("impact_schedule_days")
+def change_awaits_baseline(change) -> bool:
+    """An Approved change awaiting application that names a work package: it may be applied
+    to that package's baseline (by the Project Lead; the business case's service checks the
+    baseline itself)."""
+    return (
+        change_application_state(change) == "AwaitingApplication"
+        and change.target_work_package_id is not None
     )
-    return totals["budget"] or Decimal("0"), totals["days"] or 0
+
+
+# --- the plan baseline in force and what is measured against it ----------------------------
+
+
+def plan_baseline_of(project: Project) -> dict | None:
+    """The plan baseline in force: the business case's planBaseline ({version, approvedAt,
+    workPackages: {id: {budget, plannedStartDate, plannedEndDate}}, totalBudget}) when an
+    approval wrote one, else None. One query (the case is read through the project's reverse
+    relation: the registers never import the charter)."""
+    case_model = Project._meta.get_field("business_case").related_model
+    value = case_model.objects.filter(project=project).values_list("plan_baseline", flat=True)
+    return as_plan_baseline(value.first())
+
+
+def plan_baselines_of(project_ids: Iterable[Any]) -> dict[Any, dict | None]:
+    """`plan_baseline_of` for any number of projects, by project id, in one query."""
+    case_model = Project._meta.get_field("business_case").related_model
+    rows = case_model.objects.filter(project_id__in=list(project_ids))
+    return {
+        pk: as_plan_baseline(plan) for pk, plan in rows.values_list("project_id", "plan_baseline")
+    }
+
+
+def as_plan_baseline(value: Any) -> dict | None:
+    """A stored planBaseline when it is one (an object), else None."""
+    return value if isinstance(value, dict) and value else None
+
+
+def _iso_day(value: Any) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def baseline_approved_at(plan: Mapping[str, Any] | None) -> dt.datetime | None:
+    """When the baseline in force was approved (its approvedAt), or None."""
+    if not plan:
+        return None
+    raw = plan.get("approvedAt")
+    if isinstance(raw, dt.datetime):
+        return raw
+    try:
+        at = dt.datetime.fromisoformat(str(raw)) if raw else None
+    except ValueError:
+        return None
+    if at is not None and at.tzinfo is None:
+        at = at.replace(tzinfo=dt.UTC)
+    return at
+
+
+BASIS_BASELINE = "baseline"  # the package's dates in the plan baseline in force
+BASIS_PLANNED = "plannedDates"  # before approval: the package's planned dates
+BASIS_NO_BASELINE = "noBaseline"  # added after approval: no baseline, its planned dates
+
+
+@dataclass(frozen=True)
+class PackageSchedule:
+    """A work package's schedule against its baseline: what the variance is measured against
+    (`basis`, and its start and end), the variance in days (positive is late), and whether the
+    current plan differs from the baseline (a re-plan)."""
+
+    basis: str
+    start: dt.date | None
+    end: dt.date | None
+    variance_days: int | None
+    replanned: bool
+
+    @property
+    def note(self) -> str:
+        """The variance's basis in words, for the register, the export and the agent."""
+        if self.basis == BASIS_NO_BASELINE:
+            return "No baseline: added after approval; measured against its planned end."
+        if self.basis == BASIS_PLANNED:
+            return "Not approved yet: measured against its planned end."
+        end = formatting.day(self.end) if self.end else "none"
+        text = f"Measured against its baseline end {end}"
+        return text + (", re-planned since approval." if self.replanned else ".")
+
+
+def package_schedule(wp: Any, plan: Mapping[str, Any] | None) -> PackageSchedule:
+    """The one computation of a package's schedule variance. Once a plan baseline exists the
+    package is measured against its dates there (the current planned dates are a re-plan shown
+    beside it); a package the baseline does not name was added after approval and has no
+    baseline; before approval, the planned dates. The end measured is forecastEndDate, falling
+    back to plannedEndDate when there is a baseline (a re-plan without a forecast still moves
+    the end); without either, or without a basis end, there is no variance."""
+    planned_start, planned_end = wp.planned_start_date, wp.planned_end_date
+    entry = None
+    if plan:
+        packages = plan.get("workPackages")
+        entry = packages.get(str(wp.pk)) if isinstance(packages, Mapping) else None
+        entry = entry if isinstance(entry, Mapping) else None
+    if entry is not None:
+        start = _iso_day(entry.get("plannedStartDate"))
+        end = _iso_day(entry.get("plannedEndDate"))
+        measured = wp.forecast_end_date or planned_end
+        variance = (measured - end).days if measured and end else None
+        replanned = (start, end) != (planned_start, planned_end)
+        return PackageSchedule(BASIS_BASELINE, start, end, variance, replanned)
+    basis = BASIS_NO_BASELINE if plan else BASIS_PLANNED
+    variance = schedule_variance_days(planned_end, wp.forecast_end_date)
+    return PackageSchedule(basis, planned_start, planned_end, variance, False)
 
 
 def schedule_variance_days(
     planned_end_date: dt.date | None, forecast_end_date: dt.date | None
 ) -> int | None:
-    """forecastEndDate minus plannedEndDate, in days (positive is late)."""
+    """forecastEndDate minus the end it is measured against, in days (positive is late)."""
     if planned_end_date is None or forecast_end_date is None:
         return None
     return (forecast_end_date - planned_end_date).days
+
+
+# --- approved variations on top of the baseline in force ------------------------------------
+
+
+@dataclass(frozen=True)
+class Variations:
+    budget: Decimal = Decimal("0")
+    days: int = 0
+    budget_changes: int = 0  # counted changes with a non-zero budget impact
+
+
+def counts_as_variation(change: Any, approved_at: dt.datetime | None) -> bool:
+    """Whether an Approved change adds to the approved budget and schedule on top of the
+    baseline in force: its application is the roll-up (Budget and/or Schedule only, derived
+    state Applied without an applicationRecord) and it was decided after that baseline was
+    approved (or there is no baseline yet, or its decision time is unknown). A change with an
+    applicationRecord is folded into a baseline already; an AwaitingApplication change is not
+    applied yet."""
+    if change.status != "Approved" or change.application_record:
+        return False
+    if change_application_state(change) != "Applied":
+        return False
+    decided = change.decided_at
+    return approved_at is None or decided is None or decided > approved_at
+
+
+def variations(changes: Iterable[Any], approved_at: dt.datetime | None) -> Variations:
+    """The sums of impactBudget and impactScheduleDays over the changes that count."""
+    budget, days, count = Decimal("0"), 0, 0
+    for change in changes:
+        if not counts_as_variation(change, approved_at):
+            continue
+        budget += change.impact_budget or 0
+        days += change.impact_schedule_days or 0
+        count += 1 if change.impact_budget else 0
+    return Variations(budget, days, count)
+
+
+VARIATION_FIELDS = (
+    "project_id",
+    "status",
+    "dimensions",
+    "application_record",
+    "decided_at",
+    "impact_budget",
+    "impact_schedule_days",
+    "impact_scope",
+)
+
+
+@dataclass(frozen=True)
+class VariationFact:
+    """The columns of a change that `counts_as_variation` reads (loaded in bulk)."""
+
+    project_id: Any
+    status: str
+    dimensions: Any
+    application_record: Any
+    decided_at: dt.datetime | None
+    impact_budget: Decimal | None
+    impact_schedule_days: int | None
+    impact_scope: str = ""
+
+
+def approved_change_facts(project_ids: Iterable[Any]) -> dict[Any, list[VariationFact]]:
+    """The Approved changes of any number of projects, by project id, in one query."""
+    found: dict[Any, list[VariationFact]] = {}
+    rows = ChangeRequest.objects.filter(project_id__in=list(project_ids), status="Approved")
+    for row in rows.values_list(*VARIATION_FIELDS):
+        found.setdefault(row[0], []).append(VariationFact(*row))
+    return found
+
+
+def approved_variations(project: Project) -> tuple[Decimal, int]:
+    """Sums of impactBudget and impactScheduleDays over the project's Approved changes that
+    count on top of the plan baseline in force (`counts_as_variation`)."""
+    approved_at = baseline_approved_at(plan_baseline_of(project))
+    found = variations(approved_change_facts([project.pk]).get(project.pk, []), approved_at)
+    return found.budget, found.days
 
 
 def risk_heat(score: int | None, thresholds: Mapping[str, float]) -> str:

@@ -63,6 +63,7 @@ CHANGE_FIELDS = [
     "impactScope",
     "impactQualityOther",
     "targetWorkPackageId",
+    "proposerAccountId",
     "approverAccountId",
 ]
 FIELDS = {
@@ -208,6 +209,8 @@ def values_from_record(register: str, record: Mapping[str, Any]) -> dict[str, An
             values[field] = links_text(value)
         elif field == "minutesRef":
             values[field] = (value or {}).get("id", "")
+        elif field == "dimensions" and record.get("dimensionsChosen") is False:
+            values[field] = []  # inferred, not chosen: unticked, so saving keeps them inferred
         elif field in MULTI:
             values[field] = list(value or [])
         else:

@@ -150,7 +150,10 @@ class ChangeRequest(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="changes")
     summary = models.CharField(max_length=NAME_MAX)
     reason = models.TextField(blank=True, default="")
+    # The dimensions in force: the person's choice when `dimensions_chosen`, else those the
+    # impacts imply, re-inferred on every save (registers.derive.change_dimensions).
     dimensions = models.JSONField(default=list, blank=True)
+    dimensions_chosen = models.BooleanField(default=False)
     impact_schedule_days = models.IntegerField(null=True, blank=True)
     impact_budget = models.DecimalField(**MONEY)
     impact_scope = models.TextField(blank=True, default="")

@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 from django.utils.http import urlencode
 
 from governance import charts
+from governance.cleaning import DATE_MAX, DATE_MIN, clamp_date
+from registers.derive import BASIS_NO_BASELINE, package_schedule
 
 MATRIX_VIEWS = {"inherent": "Inherent", "residual": "Residual"}
 
@@ -129,43 +131,42 @@ def is_milestone(wp) -> bool:
 
 
 def timeline_rows(
-    packages: Iterable,
-    base_url: str,
-    baselines: Mapping[str, Mapping[str, Any]] | None = None,
+    packages: Iterable, base_url: str, plan: Mapping[str, Any] | None = None
 ) -> list[charts.TimelineRow]:
-    """One lane per work package in register order. The baseline bar is the approved plan's
-    dates for the package when `baselines` (the planBaseline's workPackages) names it, else its
-    planned dates."""
+    """One lane per work package in register order. The baseline bar and the slip are the
+    package's schedule against the plan baseline in force (`registers.derive.package_schedule`):
+    its approved dates when the baseline names it, its planned dates before approval, and no
+    baseline bar for a package added after approval (its label says so)."""
     rows = []
     for wp in packages:
-        baseline = charts.Span(wp.planned_start_date, wp.planned_end_date)
-        if baselines is not None:
-            approved = baselines.get(str(wp.pk))
-            if approved:
-                baseline = charts.Span(
-                    _iso(approved.get("plannedStartDate")), _iso(approved.get("plannedEndDate"))
-                )
+        schedule = package_schedule(wp, plan)
+        label = wp.name
+        if schedule.basis == BASIS_NO_BASELINE:
+            baseline = charts.Span(None, None)
+            label = f"{wp.name} (no baseline)"
+        else:
+            baseline = charts.Span(schedule.start, schedule.end)
+            if schedule.replanned:
+                label = f"{wp.name} (re-planned)"
         rows.append(
             charts.TimelineRow(
-                label=wp.name,
+                label=label,
                 href=f"{base_url}{wp.pk}/",
                 baseline=baseline,
-                forecast=charts.Span(wp.forecast_start_date, wp.forecast_end_date),
+                forecast=charts.Span(
+                    wp.forecast_start_date or wp.planned_start_date,
+                    wp.forecast_end_date or wp.planned_end_date,
+                )
+                if schedule.replanned
+                else charts.Span(wp.forecast_start_date, wp.forecast_end_date),
                 actual=charts.Span(wp.actual_start_date, wp.actual_end_date),
                 milestone=is_milestone(wp),
                 done=wp.status == "Complete",
+                slip=schedule.variance_days,
+                slip_derived=True,
             )
         )
     return rows
-
-
-def _iso(value: Any) -> dt.date | None:
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
 
 
 def work_package_timeline(
@@ -173,12 +174,12 @@ def work_package_timeline(
     base_url: str,
     today: dt.date,
     *,
-    baselines: Mapping[str, Mapping[str, Any]] | None = None,
+    plan: Mapping[str, Any] | None = None,
     chart_id: str = "wp-timeline",
 ) -> charts.Chart:
-    label = "Baseline (approved plan)" if baselines else "Planned"
+    label = "Baseline (approved plan)" if plan else "Planned"
     return charts.timeline(
-        timeline_rows(packages, base_url, baselines),
+        timeline_rows(packages, base_url, plan),
         chart_id=chart_id,
         title="Work package timeline",
         today=today,
@@ -219,9 +220,11 @@ def profile(wp) -> dict[str, Decimal]:
         amount = _amount(entry.get("amount"))
         period = str(entry.get("period") or "")[:7]
         if amount is not None and amount > 0 and len(period) == 7:
+            # A month stored before the accepted range was enforced is drawn at its edge.
+            period = min(max(period, f"{DATE_MIN:%Y-%m}"), f"{DATE_MAX:%Y-%m}")
             weights[period] = weights.get(period, Decimal(0)) + amount
     if not weights and wp.planned_start_date and wp.planned_end_date:
-        first, last = sorted((wp.planned_start_date, wp.planned_end_date))
+        first, last = sorted((clamp_date(wp.planned_start_date), clamp_date(wp.planned_end_date)))
         for period in _month_range(_month(first), _month(last)):
             weights[period] = Decimal(1)
     total = sum(weights.values())

@@ -2,12 +2,15 @@
 read-only fields included, server-only fields as the spec allows (`imported` only on
 bulk-imported rows)."""
 
+from typing import Any
+
 from governance.cleaning import decimal_to_json
 from registers.derive import (
     change_application_state,
     decision_state,
+    package_schedule,
+    plan_baseline_of,
     risk_score,
-    schedule_variance_days,
 )
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 
@@ -21,7 +24,15 @@ def _imported(record) -> dict:
     return {"imported": True} if record.imported else {}
 
 
-def work_package_to_dict(wp: WorkPackage) -> dict:
+READ_PLAN = object()
+
+
+def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict:
+    """`plan`: the project's plan baseline in force (`plan_baseline_of`), read once by a caller
+    that serialises many packages; read here when not given."""
+    if plan is READ_PLAN:
+        plan = plan_baseline_of(wp.project)
+    schedule = package_schedule(wp, plan)
     return {
         "id": str(wp.pk),
         "projectKey": wp.project.key,
@@ -35,7 +46,10 @@ def work_package_to_dict(wp: WorkPackage) -> dict:
         "actualEnd": _iso(wp.actual_end_date),
         "forecastStartDate": _iso(wp.forecast_start_date),
         "forecastEndDate": _iso(wp.forecast_end_date),
-        "scheduleVarianceDays": schedule_variance_days(wp.planned_end_date, wp.forecast_end_date),
+        "scheduleVarianceDays": schedule.variance_days,
+        "scheduleVarianceBasis": schedule.basis,
+        "baselineStartDate": _iso(schedule.start) if schedule.basis == "baseline" else None,
+        "baselineEndDate": _iso(schedule.end) if schedule.basis == "baseline" else None,
         "status": wp.status,
         "rag": wp.rag,
         "progress": wp.progress,
@@ -125,6 +139,7 @@ def change_to_dict(change: ChangeRequest) -> dict:
         "summary": change.summary,
         "reason": change.reason,
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": decimal_to_json(change.impact_budget),
         "impactScope": change.impact_scope,

@@ -12,15 +12,20 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.utils import timezone
-from openpyxl import Workbook, load_workbook
+from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.reader.excel import ExcelReader
 from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
+from openpyxl.xml.functions import iterparse
 
 from governance import cleaning
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
 from registers import selectors
+from registers.derive import plan_baseline_of
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
     change_to_dict,
@@ -73,8 +78,14 @@ DATE_FIELDS = {
     "forecastEndDate",
     "madeOn",
 }
-# A cell a spreadsheet would run as a formula is written with a leading apostrophe in CSV.
+# A cell a spreadsheet would run as a formula is written with a leading apostrophe in CSV; so
+# is a cell that starts with an apostrophe, so that the import, which takes one leading
+# apostrophe off when one of these follows it, gives back exactly the text exported.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CSV_GUARDED = (*FORMULA_START, "'")
+# A line break in XLSX text: XML reads a literal carriage return as a line feed, so the
+# export writes it as OOXML's escape and the import reads the escapes (as Excel does).
+XLSX_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
 MAX_BYTES = 5 * 1024 * 1024
 # Import limits, applied while reading (a file is never expanded whole into memory).
 MAX_ROWS = 5000  # rows with data under the header
@@ -82,7 +93,13 @@ MAX_SCANNED_ROWS = 50_000  # rows read at all, blank ones included
 MAX_COLUMNS = 200
 MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024  # a workbook's parts, inflated
 MAX_ZIP_ENTRIES = 500
-SNIFF_CHARS = 4096
+# The work, not only the bytes: a workbook's cells may all point at one shared string, so
+# the characters are counted as each cell is read (a shared string once per cell using it).
+MAX_CELL_CHARS = 32_767  # Excel's own limit for one cell; checked before any cleaning
+MAX_TEXT_CHARS = 10_000_000  # all cells of the file together, header included
+MAX_CELLS = (MAX_ROWS + 1) * MAX_COLUMNS  # a workbook's stored cells, blank ones included
+SNIFF_CHARS = 64 * 1024  # the start of a CSV file that decides its delimiter
+DELIMITERS = (",", ";", "\t")
 CONTENT_TYPES = {
     "csv": "text/csv; charset=utf-8",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -95,7 +112,8 @@ CONTENT_TYPES = {
 def records(project: Project, register: str) -> list[dict]:
     """The register as the API represents it, in the register's order."""
     if register == "work-packages":
-        return [work_package_to_dict(wp) for wp in selectors.work_packages(project)]
+        plan = plan_baseline_of(project)
+        return [work_package_to_dict(wp, plan) for wp in selectors.work_packages(project)]
     if register == "risks":
         treating = selectors.treating_decisions(project)
         return [
@@ -136,7 +154,7 @@ def _fields(project: Project, register: str) -> list[str]:
     is always there (the sample is an imported row); it reads true on imported rows and is
     blank on the others, as the API leaves the key out of them."""
     blank = {
-        "work-packages": lambda: work_package_to_dict(WorkPackage(project=project)),
+        "work-packages": lambda: work_package_to_dict(WorkPackage(project=project), None),
         "risks": lambda: risk_to_dict(Risk(project=project, imported=True), []),
         "decisions": lambda: decision_to_dict(Decision(project=project, imported=True)),
         "changes": lambda: change_to_dict(ChangeRequest(project=project, imported=True)),
@@ -170,7 +188,7 @@ def _csv_text(value: Any) -> Any:
         return "true" if value else "false"
     if isinstance(value, dt.date):
         return value.isoformat()
-    if isinstance(value, str) and value.startswith(FORMULA_START):
+    if isinstance(value, str) and value.startswith(CSV_GUARDED):
         return "'" + value
     return value
 
@@ -187,7 +205,12 @@ def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
 
 
 def _xlsx_cell(sheet, value: Any) -> Any:
-    if isinstance(value, str) and value.startswith("="):
+    if not isinstance(value, str):
+        return value
+    if "_x" in value:  # text that reads as an escape keeps its underscore (_x005F_)
+        value = XLSX_ESCAPE.sub(r"_x005F_x\1_", value)
+    value = value.replace("\r", "_x000D_")
+    if value.startswith("="):
         cell = WriteOnlyCell(sheet, value=value)
         cell.data_type = "s"  # text, never a formula
         return cell
@@ -214,8 +237,9 @@ def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
     """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
     Read-only and derived columns of an export are ignored, so an export imports back;
     an unknown column refuses the file. The file is read as a stream and reading stops at
-    the limits (rows, columns, a workbook's uncompressed size and entries), answering 422
-    with the limit named; a workbook's declared dimensions are ignored."""
+    the limits (rows, columns, characters per cell and per file, a workbook's uncompressed
+    size and entries), answering 422 with the limit named; a workbook's declared dimensions
+    are ignored. CSV is read as RFC 4180; only its delimiter is guessed."""
     if upload is None:
         raise ValidationFailed({"file": ["Choose a CSV or XLSX file to import."]})
     if upload.size > MAX_BYTES:
@@ -224,13 +248,14 @@ def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
     is_xlsx = content[:4] == b"PK\x03\x04"
     grid = _xlsx_grid(content) if is_xlsx else _csv_grid(content)
     try:
-        return _rows(register, grid)
+        return _rows(register, grid, csv_text=not is_xlsx)
     finally:
         grid.close()
 
 
-def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
-    header = _checked_row(next(grid, None), 1)
+def _rows(register: str, grid, *, csv_text: bool) -> list[tuple[int, dict[str, Any]]]:
+    read = _TextCount()
+    header = _checked_row(next(grid, None), 1, read)
     if not header or all(_blank(h) for h in header):
         raise ValidationFailed({"file": ["The first row must name the columns."]})
     columns = [str(h).strip() if h is not None else "" for h in header]
@@ -247,7 +272,7 @@ def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
         )
     rows = []
     for number, cells in enumerate(grid, start=2):
-        _checked_row(cells, number)
+        _checked_row(cells, number, read)
         if number > MAX_SCANNED_ROWS:
             raise ValidationFailed(
                 {"file": [f"At most {MAX_SCANNED_ROWS:,} rows per file, blank rows included."]}
@@ -255,12 +280,14 @@ def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
         data: dict[str, Any] = {}
         for column, value in zip(columns, cells, strict=False):
             if column in WRITABLE[register] and not _blank(value):
+                if isinstance(value, str) and not csv_text:
+                    value = _xlsx_text(value)
                 if cleaning.control_error(value):
                     problems.append(
                         {"row": number, "field": column, "message": cleaning.CONTROL_MESSAGE}
                     )
                     continue
-                data[column] = _value(column, value)
+                data[column] = _value(column, value, csv_text=csv_text)
         if data:
             rows.append((number, data))
             if len(rows) > MAX_ROWS:
@@ -276,9 +303,46 @@ def _rows(register: str, grid) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def _checked_row(cells, number: int):
-    """A row within the column limit; blank cells past the last value do not count."""
-    if cells is not None and len(cells) > MAX_COLUMNS:
+class _TextCount:
+    """The characters of text read so far. A cell over MAX_CELL_CHARS, or a file past
+    MAX_TEXT_CHARS, stops the reading; a shared string counts once per cell that shows it.
+    Only lengths are taken here, so the count costs nothing per character."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def add(self, cells, number: int) -> None:
+        for index, value in enumerate(cells):
+            if not isinstance(value, str):
+                continue
+            length = len(value)
+            if length > MAX_CELL_CHARS:
+                raise ValidationFailed(
+                    {
+                        "file": [
+                            f"At most {MAX_CELL_CHARS:,} characters per cell (row {number}, "
+                            f"column {index + 1} has {length:,})."
+                        ]
+                    }
+                )
+            self.total += length
+            if self.total > MAX_TEXT_CHARS:
+                raise ValidationFailed(
+                    {
+                        "file": [
+                            f"At most {MAX_TEXT_CHARS:,} characters of text per file (row "
+                            f"{number} goes past it). Split the file and import the parts."
+                        ]
+                    }
+                )
+
+
+def _checked_row(cells, number: int, read: _TextCount):
+    """A row within the column limit (blank cells past the last value do not count) and
+    within the character limits."""
+    if cells is None:
+        return cells
+    if len(cells) > MAX_COLUMNS:
         used = len(cells)
         while used > MAX_COLUMNS and _blank(cells[used - 1]):
             used -= 1
@@ -286,11 +350,13 @@ def _checked_row(cells, number: int):
             raise ValidationFailed(
                 {"file": [f"At most {MAX_COLUMNS} columns per row (row {number} has {used})."]}
             )
+    read.add(cells, number)
     return cells
 
 
 def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
+    # isspace() stops at the first character that is not a space; strip() would copy.
+    return value is None or (isinstance(value, str) and (not value or value.isspace()))
 
 
 def _csv_grid(content: bytes) -> Iterator[list[str]]:
@@ -300,12 +366,7 @@ def _csv_grid(content: bytes) -> Iterator[list[str]]:
         raise ValidationFailed(
             {"file": ["The file is neither an XLSX workbook nor UTF-8 CSV."]}
         ) from None
-    first_line = text[:SNIFF_CHARS].split("\n", 1)[0]
-    try:
-        dialect = csv.Sniffer().sniff(first_line, delimiters=",;\t")
-    except csv.Error:
-        dialect = csv.excel
-    reader = csv.reader(io.StringIO(text), dialect)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
     try:
         yield from reader
     except csv.Error as exc:
@@ -316,21 +377,154 @@ def _csv_grid(content: bytes) -> Iterator[list[str]]:
         raise ValidationFailed({"file": [message]}) from None
 
 
+def _delimiter(text: str) -> str:
+    """Comma, semicolon or tab: the one that splits the header into most columns and the
+    most rows at the start of the file into as many (each read as RFC 4180, quoted cells
+    with their commas, quotes and line breaks included). Comma when none splits the header."""
+    sample = text[:SNIFF_CHARS]
+    best, best_score = ",", (0, 0)
+    for delimiter in DELIMITERS:
+        try:
+            records = list(csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter))
+        except csv.Error:
+            continue
+        if len(text) > SNIFF_CHARS and len(records) > 1:
+            records.pop()  # the sample may end inside the last record
+        width = len(records[0]) if records else 0
+        if width < 2:
+            continue
+        score = (sum(1 for record in records if len(record) == width), width)
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+class _MissingSharedString(Exception):
+    def __init__(self, index: int, count: int) -> None:
+        super().__init__(index, count)
+        self.index, self.count = index, count
+
+
+class _SharedStrings:
+    """A workbook's shared strings as its cells look them up: an index the table does not
+    have (a negative one included, which a list would read from the end) is refused."""
+
+    def __init__(self, strings) -> None:
+        self.strings = strings
+
+    def __getitem__(self, index: int):
+        if not 0 <= index < len(self.strings):
+            raise _MissingSharedString(index, len(self.strings))
+        return self.strings[index]
+
+
+class _Sheet(ReadOnlyWorksheet):
+    """A worksheet read as a stream whose declared <dimension> is never looked for: openpyxl
+    looks for it by parsing up to the end of the sheet's data (the whole part, up to the
+    50 MB limit), and the import ignores it anyway (padding rows to it could build a grid
+    of 17 billion cells). Rows are read as they are stored, one at a time."""
+
+    def _get_size(self) -> None:
+        self._min_column = self._min_row = 1
+        self._max_row = self._max_column = None
+
+    def _cells_by_row(self, min_col, min_row, max_col, max_row, values_only=False):
+        """The rows from the first, a missing row as an empty one (openpyxl's, without the
+        padding to declared dimensions), read by `_SheetParser`."""
+        expected = 1
+        with self._get_source() as source:
+            parser = _SheetParser(
+                source,
+                self._shared_strings,
+                data_only=self.parent.data_only,
+                epoch=self.parent.epoch,
+                date_formats=self.parent._date_formats,
+                timedelta_formats=self.parent._timedelta_formats,
+            )
+            for number, row in parser.parse():
+                while expected < number:
+                    expected += 1
+                    yield ()
+                if expected == number:
+                    expected += 1
+                    yield self._get_row(row, min_col, max_col, values_only)
+
+
+class _TooManyCells(Exception):
+    pass
+
+
+class _SheetParser(WorkSheetParser):
+    """openpyxl's sheet parser, for the rows only, counting the cells as the XML parser
+    meets them: a row of millions of empty cells (a few KB compressed) is stopped at
+    MAX_CELLS before it is built, where openpyxl would build the whole row first."""
+
+    def parse(self):
+        cells = 0
+        for _, element in iterparse(self.source):
+            if element.tag == CELL_TAG:
+                cells += 1
+                if cells > MAX_CELLS:
+                    raise _TooManyCells
+            elif element.tag == ROW_TAG:
+                row = self.parse_row(element)
+                element.clear()
+                yield row
+
+
+class _Workbook(ExcelReader):
+    """openpyxl's read-only workbook reader, with the worksheets as `_Sheet` and the shared
+    strings as `_SharedStrings`."""
+
+    def read_worksheets(self) -> None:
+        strings = _SharedStrings(self.shared_strings)
+        for sheet, rel in self.parser.find_sheets():
+            if rel.target not in self.valid_files:
+                continue
+            if "chartsheet" in rel.Type:
+                self.read_chartsheet(sheet, rel)
+                continue
+            worksheet = _Sheet(self.wb, sheet.name, rel.target, strings)
+            worksheet.sheet_state = sheet.state
+            self.wb._sheets.append(worksheet)
+
+
 def _xlsx_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
     _check_zip(content)
     try:
-        workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        reader = _Workbook(io.BytesIO(content), read_only=True, data_only=True)
+        reader.read()
+        workbook = reader.wb
         sheet = workbook.worksheets[0]
     except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError, IndexError):
         raise ValidationFailed({"file": ["The file is not a readable XLSX workbook."]}) from None
-    # The declared <dimension> is whatever the file says; padding rows to it could build a
-    # grid of 17 billion cells. Rows are read as they are stored, one at a time.
-    sheet.reset_dimensions()
+    number = 0  # rows read so far
     try:
-        yield from sheet.iter_rows(values_only=True)
+        for row in sheet.iter_rows(values_only=True):
+            number += 1
+            yield row
     except ValidationFailed:
         raise
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, SyntaxError, TypeError):
+    except _TooManyCells:
+        raise ValidationFailed(
+            {
+                "file": [
+                    f"At most {MAX_CELLS:,} cells per workbook, empty ones included (row "
+                    f"{number + 1} goes past it)."
+                ]
+            }
+        ) from None
+    except _MissingSharedString as missing:
+        raise ValidationFailed(
+            {
+                "file": [
+                    f"Row {number + 1} refers to shared string {missing.index}, which the "
+                    f"workbook does not have (it has {missing.count}). Save the file again "
+                    "from your spreadsheet program and import that."
+                ]
+            }
+        ) from None
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, SyntaxError, TypeError, IndexError):
         # SyntaxError covers the XML parser's ParseError.
         raise ValidationFailed({"file": ["The file is not a readable XLSX workbook."]}) from None
     finally:
@@ -360,11 +554,19 @@ def _check_zip(content: bytes) -> None:
         )
 
 
-def _value(column: str, value: Any) -> Any:
+def _xlsx_text(value: str) -> str:
+    """An XLSX cell's text with OOXML's escapes read (_x000D_ is a carriage return,
+    _x005F_ an underscore), as Excel reads them."""
+    if "_x" not in value:
+        return value
+    return XLSX_ESCAPE.sub(lambda match: chr(int(match[1], 16)), value)
+
+
+def _value(column: str, value: Any, *, csv_text: bool) -> Any:
     if isinstance(value, str):
         value = value.strip()
-        if len(value) > 1 and value[0] == "'" and value[1] in FORMULA_START:
-            value = value[1:]
+        if csv_text and len(value) > 1 and value[0] == "'" and value[1] in CSV_GUARDED:
+            value = value[1:]  # the export's guard (see CSV_GUARDED)
     if column in LIST_FIELDS and isinstance(value, str):
         return [part.strip() for part in re.split(r"[,;\n]", value) if part.strip()]
     if column in BOOLEAN_FIELDS and isinstance(value, str):

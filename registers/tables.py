@@ -18,13 +18,14 @@ from governance.people import Person
 from registers import pictures
 from registers.derive import (
     change_application_state,
+    change_awaits_baseline,
     change_is_open,
     decision_can_be_recorded,
     decision_is_editable,
     decision_state,
+    package_schedule,
     risk_heat,
     risk_score,
-    schedule_variance_days,
 )
 from registers.models import (
     APPLICATION_STATES,
@@ -105,8 +106,14 @@ def _name(people: Mapping[str, Person], account_id: str | None) -> str:
 
 
 def decorate_work_package(wp, people, caller, extra) -> None:
-    wp.variance = schedule_variance_days(wp.planned_end_date, wp.forecast_end_date)
+    schedule = package_schedule(wp, extra.get("plan"))
+    wp.schedule = schedule
+    wp.variance = schedule.variance_days
     wp.variance_text = signed(wp.variance, "\u00a0d") if wp.variance else ""
+    wp.variance_note = schedule.note
+    wp.baseline_dates_text = (
+        _span(schedule.start, schedule.end) if schedule.basis == "baseline" else ""
+    )
     wp.variance_class = "late" if (wp.variance or 0) > 0 else "early" if wp.variance else ""
     wp.planned_text = _span(wp.planned_start_date, wp.planned_end_date)
     wp.forecast_text = _span(wp.forecast_start_date, wp.forecast_end_date)
@@ -183,6 +190,11 @@ def decorate_change(change, people, caller, extra) -> None:
     change.may_adjudicate = open_register and may_decide
     change.may_withdraw = open_register and may_withdraw
     change.may_decide = change.may_adjudicate or change.may_withdraw
+    change.may_apply_to_baseline = (
+        caller.may_apply_change_to_baseline
+        and not caller.registers_frozen
+        and change_awaits_baseline(change)
+    )
     change.approver_id = change.approver_account_id or (change.approver_seat or {}).get("accountId")
     change.search_text = " ".join(
         filter(

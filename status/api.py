@@ -6,7 +6,7 @@ from ninja import Router
 
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import enum_schema, required_text_schema
+from governance.cleaning import enum_schema, nullable_number_schema, required_text_schema
 from governance.concurrency import parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES
@@ -45,12 +45,7 @@ STATUS_BODY = body_schema(
         "scopeRagOverrideReason": _REASON,
         "outcomeConfidence": enum_schema(CONFIDENCES),
         "adoptionConfidence": enum_schema(CONFIDENCES),
-        "revisedForecast": {
-            "description": (
-                "Nullable number: empty, negative or non-numeric becomes null; a comma that "
-                "could be a decimal comma (12,5) is refused."
-            ),
-        },
+        "revisedForecast": nullable_number_schema(),
         "pmKeyMessage": {"type": "string", "maxLength": 2000},
         "overallReason": _REASON,
         "confidenceReason": _REASON,

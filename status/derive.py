@@ -29,7 +29,7 @@ from django.utils import timezone
 from charter.derive import CLOSED_OR_LATER, adoption_gap
 from charter.models import BusinessCase
 from governance import formatting, labels
-from governance.cleaning import coerce_enum
+from governance.cleaning import add_days, coerce_enum
 from governance.models import RAG_CHOICES, Project
 from registers.derive import application_state, risk_score
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
@@ -143,6 +143,8 @@ class ProjectFacts:
     has_plan_baseline: bool = False
     plan_baseline_version: Any = None
     plan_baseline_end: dt.date | None = None
+    # When the plan baseline in force was approved: only variations decided later count.
+    plan_baseline_approved_at: dt.datetime | None = None
     detailed: bool = False
     work_packages: list[WorkPackageFact] = field(default_factory=list)
     risks: list[RiskFact] = field(default_factory=list)
@@ -228,16 +230,6 @@ def number(value: Any) -> str:
     return str(value)
 
 
-def signed_percent(value: Decimal) -> str:
-    rounded = value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    text = f"{rounded:f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    if text in ("-0", "0"):
-        return "0 %"
-    return f"{'+' if rounded > 0 else ''}{text} %"
-
-
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -255,13 +247,6 @@ def _ago(days: int) -> str:
 
 def _score_verb(count: int) -> str:
     return "scores" if count == 1 else "score"
-
-
-def percent(value: Decimal) -> str:
-    """An overrun as people say it: 14.6%, never signed (the sentence says over or under)."""
-    rounded = abs(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    text = f"{rounded:f}".rstrip("0").rstrip(".") if "." in f"{rounded:f}" else f"{rounded:f}"
-    return f"{text}%"
 
 
 def day(value: dt.date) -> str:
@@ -286,6 +271,60 @@ def baselined(facts: ProjectFacts) -> bool:
     """Whether an approval froze the budgets: a plan baseline on the case, or (legacy) a frozen
     budgetBaseline on a work package."""
     return facts.has_plan_baseline or facts.figures.baselined_packages > 0
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """A cost overrun judged against the thresholds: its colour, the percentage as shown
+    (rounded to the fewest places, at least one, at which it compares with every line as the
+    exact value does), the exact sign, and the words naming the line that decides the colour
+    (empty when under budget and Green)."""
+
+    rag: str
+    shown: Decimal
+    sign: int
+    line: str
+
+
+def _compare(a: Decimal, b: Decimal) -> int:
+    return (a > b) - (a < b)
+
+
+def judge_overrun(eac: Decimal, approved: Decimal, thresholds: Mapping[str, Any]) -> Overrun:
+    """The one judgement of cost: overrun % = (EAC - approved) / approved x 100, compared with
+    the lines exactly (as (EAC - approved) x 100 against line x approved, no rounding), Green up
+    to and on costGreenMaxPct, Amber up to and on costAmberMaxPct, else Red. The figure and the
+    sentence print it with enough places that they never contradict the colour: 1,050.01
+    against 1,000 is "5.001% over, above the 5% line", Amber."""
+    green = _threshold(thresholds, "costGreenMaxPct")
+    amber = _threshold(thresholds, "costAmberMaxPct")
+    delta = (Decimal(eac) - Decimal(approved)) * 100
+    approved = Decimal(approved)
+
+    def against(line: Decimal) -> int:
+        return _compare(delta, line * approved)
+
+    to_green, to_amber = against(green), against(amber)
+    rag = "Green" if to_green <= 0 else "Amber" if to_amber <= 0 else "Red"
+    value = delta / approved
+    shown = value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    for places in range(1, 16):
+        shown = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        if _compare(shown, green) == to_green and _compare(shown, amber) == to_amber:
+            break
+    sign = _compare(delta, Decimal(0))
+
+    def on(line: Decimal, side: int) -> str:
+        where = {-1: "within", 0: "exactly on", 1: "above"}[side]
+        return f"{where} the {formatting.percent_figure(line)}% line"
+
+    if rag == "Green":
+        line = on(green, to_green) if sign >= 0 or to_green == 0 else ""
+    elif rag == "Amber":
+        line = on(green, 1) + (f", {on(amber, 0)}" if to_amber == 0 else "")
+    else:
+        line = on(amber, 1)
+    return Overrun(rag, shown, sign, line)
 
 
 def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
@@ -319,14 +358,9 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
             (),
             figures,
         )
-    overrun = (eac - approved) / approved * 100
-    figures["overrunPct"] = overrun.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-    if overrun <= _threshold(thresholds, "costGreenMaxPct"):
-        rag = "Green"
-    elif overrun <= _threshold(thresholds, "costAmberMaxPct"):
-        rag = "Amber"
-    else:
-        rag = "Red"
+    judged = judge_overrun(eac, approved, thresholds)
+    rag, overrun = judged.rag, judged.shown
+    figures["overrunPct"] = overrun
     what = "The revised forecast" if revised is not None else "The forecast"
     budget = "approved budget" if is_baselined else "budget (not yet approved)"
     if f.variation_budget:
@@ -337,12 +371,14 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         )
     else:
         budget_text = f"the {budget} of {money(approved)}"
-    if overrun > 0:
-        summary = f"{what} {money(eac)} is {percent(overrun)} over {budget_text}."
-    elif overrun < 0:
-        summary = f"{what} {money(eac)} is {percent(overrun)} under {budget_text}."
+    shown = formatting.percent_figure(abs(overrun))
+    if judged.sign > 0:
+        summary = f"{what} {money(eac)} is {shown}% over {budget_text}"
+    elif judged.sign < 0:
+        summary = f"{what} {money(eac)} is {shown}% under {budget_text}"
     else:
-        summary = f"{what} {money(eac)} matches {budget_text}."
+        summary = f"{what} {money(eac)} matches {budget_text}"
+    summary += f", {judged.line}." if judged.line else "."
     drivers: list[Driver] = []
     if revised is not None:
         drivers.append(
@@ -436,7 +472,7 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
             (),
             figures,
         )
-    target = base_end + dt.timedelta(days=f.variation_days)
+    target = add_days(base_end, f.variation_days)
     slip = (f.latest_end - target).days
     figures["slipDays"] = slip
     if slip <= thresholds["scheduleGreenMaxDays"]:

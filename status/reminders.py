@@ -1,6 +1,6 @@
 """The notifications nobody's action triggers: a status going stale (to the project's lead)
 and the weekly digest of "Waiting for me" (to each person with something waiting). Run by
-`manage.py send_reminders` (daily, from cron or the scheduler next to the worker). Each is
+`manage.py runperiodic` (status/periodic.py; or at once by `manage.py send_reminders`). Each is
 keyed by its event, so running it again the same day or week tells nobody twice."""
 
 import datetime as dt

@@ -1,6 +1,8 @@
 """Reads for status pages, reports, the API and the portfolio. `load_facts` fetches what the
 derivations need for any number of projects in a constant number of queries: the register
-figures are aggregated per project in the database, never row by row in Python; the
+figures are aggregated per project in the database, never row by row in Python, except the
+approved variations, which `registers.derive.variations` counts over the Approved changes
+(read in one query) so that the rule is written once; the
 single-project status uses the same path with one project and adds the rows behind its
 drivers."""
 
@@ -20,6 +22,7 @@ from django.utils.dateparse import parse_datetime
 from charter.models import BusinessCase
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
+from registers.derive import approved_change_facts, baseline_approved_at, variations
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from status import derive
 from status.models import ProjectStatus, StatusReport
@@ -78,9 +81,9 @@ SELECT p.id,
   w.baselined, w.forecast_sum, w.latest_end, w.latest_planned, w.latest_locked,
   r.risks, r.open_risks, r.top_score, r.red_risks, r.amber_risks, r.unscored,
   d.pending,
-  c.open_changes, c.variation_budget, c.variation_days, c.budget_variations, c.awaiting,
-  c.pending_scope, c.oldest_scope, c.later_scope,
-  {plan_present}, {plan_version}, {plan_end}, {status_columns}, {case_columns}
+  c.open_changes, c.awaiting, c.pending_scope, c.oldest_scope, c.later_scope,
+  {plan_present}, {plan_version}, {plan_end}, {plan_approved_at}, {status_columns},
+  {case_columns}
 FROM governance_project p
 LEFT JOIN status_projectstatus s ON s.project_id = p.id
 LEFT JOIN charter_businesscase b ON b.project_id = p.id
@@ -118,19 +121,13 @@ LEFT JOIN (
 ) d ON d.project_id = p.id
 LEFT JOIN (
   SELECT project_id, COUNT(*) AS open_changes,
-    SUM(CASE WHEN status = 'Approved' THEN COALESCE(impact_budget, 0) ELSE 0 END)
-        AS variation_budget,
-    SUM(CASE WHEN status = 'Approved' THEN COALESCE(impact_schedule_days, 0) ELSE 0 END)
-        AS variation_days,
-    SUM(CASE WHEN status = 'Approved' AND impact_budget <> 0 THEN 1 ELSE 0 END)
-        AS budget_variations,
     SUM(CASE WHEN {awaiting} THEN 1 ELSE 0 END) AS awaiting,
     SUM(CASE WHEN {pending_scope} THEN 1 ELSE 0 END) AS pending_scope,
     MIN(CASE WHEN {pending_scope} THEN created_at END) AS oldest_scope,
     MIN(CASE WHEN {later_scope} THEN created_at END) AS later_scope
   FROM (
-    SELECT project_id, status, impact_budget, impact_schedule_days, application_record,
-           created_at, CAST(dimensions AS TEXT) AS dims
+    SELECT project_id, status, application_record, created_at,
+           CAST(dimensions AS TEXT) AS dims
     FROM registers_changerequest
     WHERE status IN ('Proposed', 'Approved') AND project_id {in_ids}
   ) ch GROUP BY project_id
@@ -249,8 +246,9 @@ def _loader(fields):
     return load
 
 
-# The approved planBaseline ({"version", "workPackages": {id: {..., "plannedEndDate"}}, ...}):
-# whether there is one, its version and its latest plannedEndDate, read in the database with
+# The approved planBaseline ({"version", "approvedAt", "workPackages": {id: {...,
+# "plannedEndDate"}}, ...}): whether there is one, its version, its latest plannedEndDate and
+# when it was approved, read in the database with
 # each engine's JSON functions (a plan is a few kilobytes; the portfolio reads a thousand).
 PLAN_SQL = {
     "postgresql": (
@@ -259,12 +257,14 @@ PLAN_SQL = {
         "(SELECT MAX(e.value ->> 'plannedEndDate') FROM jsonb_each(CASE WHEN "
         "jsonb_typeof(b.plan_baseline -> 'workPackages') = 'object' THEN "
         "b.plan_baseline -> 'workPackages' ELSE '{}'::jsonb END) e)",
+        "b.plan_baseline ->> 'approvedAt'",
     ),
     "sqlite": (
         "json_type(b.plan_baseline) = 'object'",
         "json_extract(b.plan_baseline, '$.version')",
         "(SELECT MAX(CASE WHEN e.type = 'object' THEN json_extract(e.value, '$.plannedEndDate') "
         "END) FROM json_each(b.plan_baseline, '$.workPackages') e)",
+        "json_extract(b.plan_baseline, '$.approvedAt')",
     ),
 }
 
@@ -282,12 +282,13 @@ def _figures_rows(ids: list[int], thresholds: Mapping[str, Any], now: dt.datetim
         in_ids, id_params = "= ANY(%s)", [list(ids)]
     else:
         in_ids, id_params = f"IN ({', '.join(['%s'] * len(ids))})", list(ids)
-    plan_present, plan_version, plan_end = PLAN_SQL[connection.vendor]
+    plan_present, plan_version, plan_end, plan_approved_at = PLAN_SQL[connection.vendor]
     sql = FIGURES_SQL.format(
         in_ids=in_ids,
         plan_present=plan_present,
         plan_version=plan_version,
         plan_end=plan_end,
+        plan_approved_at=plan_approved_at,
         score=SCORE_SQL,
         awaiting=AWAITING_SQL,
         pending_scope=PENDING_SCOPE_SQL,
@@ -335,14 +336,18 @@ def load_facts(
     if not ids:
         return {}
     facts: dict[int, derive.ProjectFacts] = {}
-    status_end = 31 + len(STATUS_FIELDS)
+    status_end = 29 + len(STATUS_FIELDS)
     load_status = _loader(STATUS_FIELDS)
     load_case = _loader(CASE_FIELDS)
-    for row in _figures_rows(ids, thresholds, now):
+    rows = _figures_rows(ids, thresholds, now)
+    approved_changes = approved_change_facts(ids)
+    for row in rows:
         (pk, *w) = row[:13]
-        r, d, c = row[13:19], row[19], row[20:28]
-        plan, s, b = row[28:31], row[31:status_end], row[status_end:]
+        r, d, c = row[13:19], row[19], row[20:25]
+        plan, s, b = row[25:29], row[29:status_end], row[status_end:]
         project = by_id[pk]
+        plan_approved_at = baseline_approved_at({"approvedAt": plan[3]}) if plan[0] else None
+        counted = variations(approved_changes.get(pk, []), plan_approved_at)
         figures = derive.Figures(
             packages=_int(w[0]),
             complete=_int(w[1]),
@@ -364,13 +369,13 @@ def load_facts(
             unscored_risks=_int(r[5]),
             pending_decisions=_int(d),
             open_changes=_int(c[0]),
-            variation_budget=_money(c[1]),
-            variation_days=_int(c[2]),
-            budget_variations=_int(c[3]),
-            awaiting_application=_int(c[4]),
-            pending_scope=_int(c[5]),
-            oldest_pending_scope_at=_datetime(c[6]),
-            next_pending_scope_at=_datetime(c[7]),
+            variation_budget=_money(counted.budget),
+            variation_days=counted.days,
+            budget_variations=counted.budget_changes,
+            awaiting_application=_int(c[1]),
+            pending_scope=_int(c[2]),
+            oldest_pending_scope_at=_datetime(c[3]),
+            next_pending_scope_at=_datetime(c[4]),
         )
         status = default_status(project) if s[0] is None else load_status(s)
         case = None
@@ -388,6 +393,7 @@ def load_facts(
             has_plan_baseline=bool(plan[0]),
             plan_baseline_version=_plan_version(plan[1]),
             plan_baseline_end=plan_end,
+            plan_baseline_approved_at=plan_approved_at,
         )
     treated = set(
         Decision.objects.filter(project_id__in=ids, treated_risk_id__isnull=False).values_list(

@@ -15,7 +15,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance import audit
-from governance.cleaning import FieldErrors, coerce_enum, enum, nullable_number, text
+from governance.cleaning import (
+    FieldErrors,
+    coerce_enum,
+    enum,
+    nullable_number,
+    refusals,
+    text,
+)
 from governance.concurrency import check_version
 from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES, Project
@@ -131,11 +138,15 @@ def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
     if "structuredCommentary" in data:
         status.structured_commentary = _clean_commentary(data["structuredCommentary"], errors)
     if "projectMetrics" in data:
+        refused = refusals({"projectMetrics": data["projectMetrics"]})
         try:
-            size = len(json.dumps(data["projectMetrics"]))
+            size = len(json.dumps(data["projectMetrics"], allow_nan=False))
         except (TypeError, ValueError):
             size = None
-        if size is None:
+        if refused:
+            for path, message in sorted(refused.items()):
+                errors.add(path, message)
+        elif size is None:
             errors.add("projectMetrics", "Must be JSON.")
         elif size > PROJECT_METRICS_MAX_CHARS:
             errors.add(
@@ -164,7 +175,9 @@ def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
             else:
                 setattr(status, attr, value)
     if "revisedForecast" in data:
-        status.revised_forecast, error = nullable_number(data["revisedForecast"])
+        status.revised_forecast, error = nullable_number(
+            data["revisedForecast"], field="revisedForecast"
+        )
         if error:
             errors.add("revisedForecast", error)
     if "pmKeyMessage" in data:
@@ -291,19 +304,39 @@ def status_checklist_restore(
     return _set_dismissal(caller, item_id, dismissed=False, expected_revision=expected_revision)
 
 
+INITIATION_NOT_STARTED = (
+    "Initiation starts when the business case is approved; acknowledge it as complete once "
+    "the sponsor has approved the case."
+)
+
+
+def initiation_acknowledge_refusal(status: ProjectStatus) -> str | None:
+    """Why initiation cannot be acknowledged as complete now, or None when it can: it must
+    have started (the business case approved) and not be complete yet. The page offers the
+    act only when this is None."""
+    if status.initiation_started_at is None:
+        return INITIATION_NOT_STARTED
+    if status.initiation_completed_at is not None:
+        return (
+            "Initiation was already completed on "
+            f"{timezone.localdate(status.initiation_completed_at).isoformat()}."
+        )
+    return None
+
+
 def status_initiation_acknowledge(
     *, caller: Caller, expected_revision: int | None = None
 ) -> ProjectStatus:
-    """An editor acknowledges that initiation is complete (initiationCompletedAt)."""
+    """An editor acknowledges that initiation is complete (initiationCompletedAt), once it
+    has started (the business case is approved) and not yet completed; refused (409) with
+    `initiation_acknowledge_refusal`'s words otherwise."""
     require(caller.can_edit, EDIT_MESSAGE)
     with transaction.atomic():
         status = _locked_status(caller.project)
+        refusal = initiation_acknowledge_refusal(status)
+        if refusal:
+            raise Conflict(refusal)
         check_version(status.revision, expected_revision, current_repr=status)
-        if status.initiation_completed_at is not None:
-            raise Conflict(
-                "Initiation was already completed on "
-                f"{timezone.localdate(status.initiation_completed_at).isoformat()}."
-            )
         status.initiation_completed_at = timezone.now()
         status.revision += 1
         status.save()

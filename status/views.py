@@ -17,6 +17,7 @@ from governance.people import resolve
 from governance.views import project_context
 from registers import pictures as register_pictures
 from registers import selectors as register_selectors
+from registers.derive import as_plan_baseline
 from status import derive, forms, selectors, services
 from status.models import (
     CONFIDENCES,
@@ -103,7 +104,7 @@ def _pictures(project, view) -> list:
     the work-package timeline against the approved plan (one read of the packages)."""
     risks_url = reverse("registers:risks", args=[project.key])
     packages = register_selectors.work_packages(project)
-    baselines = ((view.facts.case and view.facts.case.plan_baseline) or {}).get("workPackages")
+    plan = as_plan_baseline(view.facts.case.plan_baseline if view.facts.case else None)
     return [
         *register_pictures.risk_matrices(
             view.facts.risks, view.thresholds, risks_url, prefix="status-risk"
@@ -112,7 +113,7 @@ def _pictures(project, view) -> list:
             packages,
             reverse("registers:work-packages", args=[project.key]),
             timezone.localdate(),
-            baselines=baselines or None,
+            plan=plan,
             chart_id="status-timeline",
         ),
         register_pictures.budget_curve(packages, timezone.localdate(), chart_id="status-budget"),
@@ -160,6 +161,8 @@ def _context(request, project, caller, **extra) -> dict:
         status=view.status,
         cards=dimension_cards(s),
         checklist=s["initiationChecklist"],
+        may_acknowledge=caller.can_edit
+        and services.initiation_acknowledge_refusal(view.status) is None,
         draft=draft,
         published=published,
         trend=trend,

@@ -5,6 +5,7 @@ kernel's project mirror current in the same transaction, and raises a domain err
 
 from typing import Any
 
+from charter.services.baseline import change_apply_to_baseline
 from charter.services.closeout import (
     charter_close,
     closeout_return,
@@ -87,6 +88,7 @@ def charter_act(
 
 __all__ = [
     "ACT_SERVICES",
+    "change_apply_to_baseline",
     "charter_act",
     "charter_update",
     "closeout_update",

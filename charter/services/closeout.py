@@ -194,7 +194,7 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
             if error:
                 errors.add(key, error)
     if "asBuiltReturnValue" in data:
-        value, error = nullable_number(data["asBuiltReturnValue"])
+        value, error = nullable_number(data["asBuiltReturnValue"], field="asBuiltReturnValue")
         if error:
             errors.add("asBuiltReturnValue", error)
         result["asBuiltReturnValue"] = float(value) if value is not None else None

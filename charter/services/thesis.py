@@ -23,8 +23,7 @@ from governance.links import (
     clean_links,
     page_exists,
 )
-from governance.models import EditorNomination
-from governance.permissions import Caller, require
+from governance.permissions import Caller, require, sponsor_clash
 from governance.seats import clean_seats, seat_account_id
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
 
@@ -208,16 +207,15 @@ def _check_financial_pages(financial: dict, stored: Mapping | None, errors: Fiel
 
 
 def _check_decision_authority(seat: dict | None, case: BusinessCase, errors: FieldErrors) -> None:
-    """Separation of duties: the Project Lead and the nominated editors do the work, so none
-    of them may be the decision authority who approves it. Checked when the seat changes."""
+    """Separation of duties (`permissions.sponsor_clash`): the Project Lead and the nominated
+    editors do the work, so none of them may be the decision authority who approves it.
+    Checked when the seat changes: while cleaning, and again under the project row lock."""
     account_id = (seat or {}).get("accountId")
     if not account_id or account_id == seat_account_id(case.decision_authority):
         return
-    project = case.project
-    if account_id == project.lead_account_id:
-        errors.add("decisionAuthority", DUTIES_MESSAGES["lead"])
-    elif EditorNomination.objects.filter(project=project, account_id=account_id).exists():
-        errors.add("decisionAuthority", DUTIES_MESSAGES["editor"])
+    clash = sponsor_clash(case.project, account_id)
+    if clash:
+        errors.add("decisionAuthority", DUTIES_MESSAGES[clash])
 
 
 def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str = "") -> dict:
@@ -302,6 +300,11 @@ def charter_update(
     values = clean_update(data, case, base_url=base_url)
     with transaction.atomic():
         write = begin(caller, acts.EDIT_THESIS, expected_revision)
+        if "decision_authority" in values:
+            # The editors list may have changed since cleaning; it cannot now (the lock).
+            errors = FieldErrors()
+            _check_decision_authority(values["decision_authority"], write.case, errors)
+            errors.raise_if_any()
         if _apply(write, values):
             return write.finish("charter.updated")
         return write.case
@@ -416,6 +419,7 @@ def create_template_page(*, caller: Caller, template_kind: str, title: str = "")
             title=title,
             body=TEMPLATE_BODIES[template_kind].format(name=project.name, key=project.key),
             labels=[settings.WIKI_PMO_LABEL, label],
+            project_key=project.key,
         )
     except WikiError as exc:
         raise Conflict(

@@ -275,7 +275,7 @@ def wiki_search(request, key):
     results = []
     if query:
         try:
-            results = get_wiki().search_pages(query, limit=10)
+            results = get_wiki().search_pages(query, limit=10, project_key=project.key)
         except WikiError as exc:
             error = f"The wiki could not be searched ({exc}). Try again later, or add a link."
     context = {

@@ -14,6 +14,12 @@ RAG_CLASSES = {"Red": "rag-red", "Amber": "rag-amber", "Green": "rag-green", "Bl
 
 
 @register.filter
+def percent_figure(value):
+    """A derived percentage to the precision its derivation chose (5.001, 4.2, 20)."""
+    return formatting.percent_figure(value)
+
+
+@register.filter
 def person(people, account_id):
     """Display name for an accountId from the view's `people` map; a dash when unnamed."""
     if not account_id:

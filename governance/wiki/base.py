@@ -31,14 +31,24 @@ class Wiki(Protocol):
     def get_page(self, page_id: str) -> WikiPage | None:
         """Page-exists check. Confluence: GET /wiki/api/v2/pages/{id}."""
 
-    def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
-        """Supporting-documents picker. Confluence: GET /wiki/rest/api/search (CQL)."""
+    def search_pages(self, query: str, *, limit: int = 20, project_key: str = "") -> list[WikiPage]:
+        """Supporting-documents picker. Confluence: GET /wiki/rest/api/search (CQL).
+        `project_key`: the project searching; the local wiki offers that project's pages alone
+        (Confluence answers with what its permissions let the app see)."""
 
     def create_page(
-        self, *, space_key: str, title: str, body: str, labels: Iterable[str] = ()
+        self,
+        *,
+        space_key: str,
+        title: str,
+        body: str,
+        labels: Iterable[str] = (),
+        project_key: str = "",
     ) -> WikiPage:
         """Confluence: GET /wiki/api/v2/spaces?keys= then POST /wiki/api/v2/pages, then
-        POST /wiki/rest/api/content/{id}/label for the labels."""
+        POST /wiki/rest/api/content/{id}/label for the labels. `project_key`: the project the
+        page is made for; the local wiki serves it to that project's viewers alone (Confluence
+        applies its own space permissions and ignores it)."""
 
     def add_footer_comment(
         self, *, page_id: str, body: str, mention_account_ids: Iterable[str]

@@ -105,7 +105,13 @@ class ConfluenceWiki:
         except AtlassianUnavailable as exc:
             raise WikiError(str(exc)) from None
 
-    def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
+    def search_pages(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        project_key: str = "",  # Confluence's own permissions apply, as the reader
+    ) -> list[WikiPage]:
         query = query.strip()
         cql = "type = page"
         if query:
@@ -209,7 +215,13 @@ class ConfluenceWiki:
         return str((data or {}).get("id") or ""), True
 
     def create_page(
-        self, *, space_key: str, title: str, body: str, labels: Iterable[str] = ()
+        self,
+        *,
+        space_key: str,
+        title: str,
+        body: str,
+        labels: Iterable[str] = (),
+        project_key: str = "",  # Confluence's own space permissions apply
     ) -> WikiPage:
         space_id = self.space_id(space_key)
         if not space_id:

@@ -8,12 +8,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from governance import audit, notifications
-from governance.cleaning import FieldErrors, signed_integer, signed_number, text
+from governance.cleaning import FieldErrors, schedule_days, signed_number, text
 from governance.concurrency import check_version
-from governance.errors import Conflict
-from governance.permissions import Caller, require
+from governance.errors import Conflict, Forbidden
+from governance.permissions import Caller, change_duty, may_browse, require
 from governance.seats import clean_seats, seat_account_id
-from registers.derive import change_is_open, infer_dimensions
+from registers.derive import change_dimensions, change_is_open
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
@@ -51,6 +51,7 @@ READ_ONLY = {
     "applicationRecord",
     "applicationState",
     "approverLocked",
+    "dimensionsChosen",
     "impactTimeline",
     "revision",
 }
@@ -62,6 +63,7 @@ def _snapshot(change: ChangeRequest) -> dict[str, Any]:
         "summary": change.summary,
         "reason": change.reason,
         "dimensions": list(change.dimensions or []),
+        "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
         "impactBudget": change.impact_budget,
         "impactScope": change.impact_scope,
@@ -102,7 +104,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         if error:
             errors.add("impactBudget", error)
     if "impactScheduleDays" in data:
-        change.impact_schedule_days, error = signed_integer(data["impactScheduleDays"])
+        change.impact_schedule_days, error = schedule_days(data["impactScheduleDays"])
         if error:
             errors.add("impactScheduleDays", error)
     if "dimensions" in data:
@@ -120,7 +122,10 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
                     )
                 elif value not in dimensions:
                     dimensions.append(value)
+            # A non-empty list is the person's choice, kept from now on; an empty one hands
+            # the dimensions back to the impacts.
             change.dimensions = dimensions
+            change.dimensions_chosen = bool(dimensions)
     if "targetWorkPackageId" in data:
         target = data["targetWorkPackageId"]
         if target in (None, ""):
@@ -131,27 +136,24 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
                 errors.add("targetWorkPackageId", "Must be a work package of this project.")
             else:
                 change.target_work_package_id = package.pk
-    proposer_sent = data.get("proposerAccountId", change.proposer_account_id)
-    # The proposer is whoever raises the change, set by the server; only a bulk import of
-    # history records someone else (and marks the row imported).
-    import_names_proposer = creating and change.imported
-    if (
-        creating
-        and not import_names_proposer
-        and proposer_sent not in (None, "", change.proposer_account_id)
+    people = {"approverAccountId": "approver_account_id"}
+    if creating and data.get("proposerAccountId") not in (None, ""):
+        # Recorded on behalf of someone else: the proposer defaults to the raiser.
+        people["proposerAccountId"] = "proposer_account_id"
+    elif not creating and data.get("proposerAccountId", change.proposer_account_id) != (
+        change.proposer_account_id
     ):
-        errors.add("proposerAccountId", PROPOSER_MESSAGE)
-    if not creating and proposer_sent != change.proposer_account_id:
         errors.add("proposerAccountId", "The proposer is recorded when the change is raised.")
     approver_before = (change.approver_account_id, seat_account_id(change.approver_seat))
-    clean_people(
-        change,
-        data,
-        {"proposerAccountId": "proposer_account_id", "approverAccountId": "approver_account_id"}
-        if import_names_proposer
-        else {"approverAccountId": "approver_account_id"},
-        errors,
-    )
+    clean_people(change, data, people, errors)
+    proposer = change.proposer_account_id
+    if (
+        "proposerAccountId" in people
+        and "proposerAccountId" not in errors
+        and proposer != change.created_by_account_id
+        and not may_browse(proposer, change.project)
+    ):
+        errors.add("proposerAccountId", PROPOSER_MESSAGE.format(key=change.project.key))
     if "approverSeat" in data:
         seats = clean_seats({"approverSeat": data["approverSeat"]}, errors)
         change.approver_seat = seats.get("approverSeat")
@@ -164,22 +166,49 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
             "its approver cannot be changed.",
         )
     named = change.approver_account_id or seat_account_id(change.approver_seat)
-    if named and named == change.proposer_account_id and not change.approver_locked:
-        field = "approverAccountId" if change.approver_account_id else "approverSeat"
-        errors.add(field, "The approver must be someone other than the proposer.")
-    if not errors:
-        change.dimensions = infer_dimensions(
-            change.dimensions or [],
-            impact_scope=change.impact_scope,
-            impact_budget=change.impact_budget,
-            impact_schedule_days=change.impact_schedule_days,
+    field = "approverAccountId" if change.approver_account_id else "approverSeat"
+    approver_named = creating or approver_after != approver_before
+    if named and approver_named and field not in errors and not change.approver_locked:
+        duty = change_duty(
+            change.project,
+            named,
+            proposer_account_id=change.proposer_account_id,
+            created_by_account_id=change.created_by_account_id,
         )
+        if duty:
+            errors.add(field, APPROVER_MESSAGES[duty])
+    if not errors:
+        change.dimensions = change_dimensions(change)
     return errors
 
 
 PROPOSER_MESSAGE = (
-    "The proposer is always the person raising the change (you); it cannot be sent. "
-    "Only a bulk import of past changes records another proposer."
+    "This person cannot browse {key} in the tracker: the proposer must be someone who can "
+    "see the project. Leave it empty to be the proposer yourself."
+)
+# Separation of duties (`permissions.change_duty`) when an approver is named (422) ...
+APPROVER_MESSAGES = {
+    "proposed": "The approver must be someone other than the proposer.",
+    "recorded": "The approver must be someone other than whoever records the change.",
+    "lead": (
+        "The Project Lead cannot approve the project's changes: nobody approves their own "
+        "work. Name someone who does not edit the project, or leave it to the sponsor."
+    ),
+    "editor": (
+        "An editor of this project cannot approve its changes: nobody approves their own "
+        "work. Name someone who does not edit the project, or leave it to the sponsor."
+    ),
+}
+# ... and when the change's approver (or the sponsor) decides it (403).
+DECIDER_REFUSALS = {
+    "proposed": "You proposed this change, so you may not decide it",
+    "recorded": "You recorded this change, so you may not decide it",
+    "lead": "As the Project Lead you may not decide this project's changes",
+    "editor": "As an editor of this project you may not decide its changes",
+}
+DECIDER_REFUSAL_END = (
+    ": nobody approves their own work. An editor can name another approver (not the lead, "
+    "an editor, the proposer or whoever recorded the change)."
 )
 
 
@@ -190,8 +219,9 @@ def change_create(
     imported: bool = False,
     approver_locked: bool = False,
 ) -> ChangeRequest:
-    """Raise a change request (status Proposed). The proposer is the raiser; a bulk import
-    (`imported`) may name another one from its file.
+    """Raise a change request (status Proposed), recorded by the caller (createdByAccountId).
+    The proposer defaults to the caller; `proposerAccountId` names another person who can
+    browse the project (the API, the add form, the agent and a bulk import alike).
     `approver_locked` (server-side only: the business case's re-open act) fixes the approver
     named in `data` for the life of the change."""
     with transaction.atomic():
@@ -229,9 +259,16 @@ def decider_account_id(project, change: ChangeRequest) -> str | None:
 
 def notify_routed(caller: Caller, project, change: ChangeRequest) -> None:
     """Tell the person a proposed change is routed to (once per change and person); not the
-    person who routed it to themselves."""
+    person who routed it to themselves, nor one who may not decide it (separation of duties)."""
     decider = decider_account_id(project, change)
     if not decider or decider == caller.account_id or not change_is_open(change):
+        return
+    if change_duty(
+        project,
+        decider,
+        proposer_account_id=change.proposer_account_id,
+        created_by_account_id=change.created_by_account_id,
+    ):
         return
     notifications.notify(
         kind="change_routed",
@@ -298,13 +335,31 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
 
 def adjudication_rights(caller: Caller, change: ChangeRequest) -> tuple[bool, bool]:
     """(may approve or reject, may withdraw) for this caller and change, whatever its state:
-    the named approver (approverAccountId or approverSeat), else the sponsor, decides; the
-    proposer or an editor withdraws."""
+    the named approver (approverAccountId or approverSeat), else the sponsor, decides, unless
+    they recorded or proposed it, lead the project or edit it; the proposer or an editor
+    withdraws."""
     may_decide = caller.may_adjudicate_change(
-        approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
+        approver_account_id=change.approver_account_id,
+        approver_seat=change.approver_seat,
+        proposer_account_id=change.proposer_account_id,
+        created_by_account_id=change.created_by_account_id,
     )
     may_withdraw = caller.may_withdraw_change(proposer_account_id=change.proposer_account_id)
     return may_decide, may_withdraw
+
+
+def decider_refusal(caller: Caller, change: ChangeRequest) -> str | None:
+    """Why the change's decider may not decide it (separation of duties), in plain words; None
+    when the caller is not its decider or may decide it."""
+    if not caller.is_change_decider(
+        approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
+    ):
+        return None
+    duty = caller.change_duty(
+        proposer_account_id=change.proposer_account_id,
+        created_by_account_id=change.created_by_account_id,
+    )
+    return DECIDER_REFUSALS[duty] + DECIDER_REFUSAL_END if duty else None
 
 
 def change_adjudicate(
@@ -316,13 +371,17 @@ def change_adjudicate(
     expected_revision: int | None = None,
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
-    sponsor; Withdrawn by the proposer or an editor. Rejecting needs a reason. Refused in the
-    house order: who may act (403), frozen registers and a decided change (409), a stale
-    revision (412), then the outcome and comment (422, every offending field named)."""
+    sponsor, unless separation of duties keeps them from it; Withdrawn by the proposer or an
+    editor. Rejecting needs a reason. Refused in the house order: who may act (403), frozen
+    registers and a decided change (409), a stale revision (412), then the outcome and comment
+    (422, every offending field named)."""
     with transaction.atomic():
         project = lock_project(caller.project)
         change = get_in_project(ChangeRequest, project, change_id)
         may_decide, may_withdraw = adjudication_rights(caller, change)
+        refusal = decider_refusal(caller, change)
+        if refusal and (outcome in ("Approved", "Rejected") or not may_withdraw):
+            raise Forbidden(refusal)
         require(
             may_decide or may_withdraw,
             "Only the named approver (or, with none named, the sponsor) decides this change; "

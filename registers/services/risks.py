@@ -10,6 +10,7 @@ from governance import audit
 from governance.cleaning import FieldErrors, boolean, bounded_integer, enum, text
 from governance.concurrency import check_version
 from governance.errors import Conflict
+from governance.formatting import with_article
 from governance.models import Project
 from governance.permissions import Caller
 from registers.derive import decision_can_be_recorded
@@ -125,7 +126,8 @@ def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
         if not isinstance(risk.treatment, str) or risk.treatment not in allowed:
             errors.add(
                 "treatment",
-                f"A {risk.direction} is treated by one of: {', '.join(allowed)}.",
+                f"{with_article(risk.direction, capital=True)} is treated by one of: "
+                f"{', '.join(allowed)}.",
             )
     return errors
 

@@ -23,6 +23,7 @@ from governance.cleaning import (
 )
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
+from governance.formatting import with_article
 from governance.models import RAG_CHOICES, Project
 from governance.permissions import Caller
 from governance.tracker import TrackerError, get_tracker
@@ -80,6 +81,9 @@ READ_ONLY = {
     "updatedAt",
     "updatedByAccountId",
     "scheduleVarianceDays",
+    "scheduleVarianceBasis",
+    "baselineStartDate",
+    "baselineEndDate",
     "revision",
 }
 ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")
@@ -151,12 +155,13 @@ def _clean_phasing(value: Any, errors: FieldErrors) -> list[dict] | None:
 def _progress_agrees(status: str, progress: int | None) -> str | None:
     """The spec's rule: Complete requires 100; Not Started 0 or null; In Progress and Blocked
     10 to 90. The message names what the status needs."""
+    package = f"{with_article(status, capital=True)} work package"
     if status == "Complete" and progress != 100:
-        return "A Complete work package has progress 100."
+        return f"{package} has progress 100."
     if status == "Not Started" and progress not in (None, 0):
-        return "A Not Started work package has progress 0 or none."
+        return f"{package} has progress 0 or none."
     if status in ("In Progress", "Blocked") and (progress is None or not 10 <= progress <= 90):
-        return f"An {status} work package has progress between 10 and 90."
+        return f"{package} has progress between 10 and 90."
     return None
 
 
@@ -303,7 +308,7 @@ def _clean(
             errors.add("progress", disagreement)
     for key, attr in MONEY_FIELDS.items():
         if key in data:
-            value, error = nullable_number(data[key])
+            value, error = nullable_number(data[key], field=key)
             if error:
                 errors.add(key, error)
             else:

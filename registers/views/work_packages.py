@@ -11,6 +11,7 @@ from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.tracker import TrackerError, get_tracker
 from registers import pictures, selectors, services
+from registers.derive import plan_baseline_of
 from registers.models import WorkPackage
 from registers.serializers import work_package_to_dict
 from registers.services.common import get_in_project
@@ -45,7 +46,7 @@ REG = base.register(
             "commentary": "Commentary",
         },
         records=selectors.work_packages,
-        extra=lambda project: {},
+        extra=lambda project: {"plan": plan_baseline_of(project)},
         to_dict=work_package_to_dict,
         create=lambda *, caller, data: services.work_package_create(caller=caller, data=data),
         update=lambda *, caller, pk, data, expected_revision: services.work_package_update(
@@ -57,7 +58,9 @@ REG = base.register(
         name_field="name",
         empty_hint="Work packages are the deliverable chunks of the plan, typically one per Epic.",
         pictures=lambda project, records, extra, url: [
-            pictures.work_package_timeline(records, url, timezone.localdate()),
+            pictures.work_package_timeline(
+                records, url, timezone.localdate(), plan=extra.get("plan")
+            ),
             pictures.budget_curve(records, timezone.localdate()),
         ],
     )

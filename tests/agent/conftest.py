@@ -1,8 +1,14 @@
 import pytest
 
+from charter.models import BusinessCase
 from governance.tracker.local import scripting
 from tests.conftest import set_governance_group
-from tests.factories import DecisionFactory, RiskFactory, WorkPackageFactory
+from tests.factories import (
+    ChangeRequestFactory,
+    DecisionFactory,
+    RiskFactory,
+    WorkPackageFactory,
+)
 
 EVERYONE = "everyone"
 
@@ -15,11 +21,41 @@ def world(cast):
     cast.wp = WorkPackageFactory(project=project)
     cast.risk = RiskFactory(project=project, title="Vendor lock-in", impact=4, likelihood=4)
     cast.decision = DecisionFactory(project=project)
+    cast.awaiting_change = lambda: approved_change_on_baseline(cast)
     scripting.ensure_group(
         EVERYONE,
         members=["lead", "editor", "viewer", "sponsor", "outsider", "site_admin", "pmo"],
     )
     return cast
+
+
+def approved_change_on_baseline(cast):
+    """An approved Scope change awaiting application that names the world's work package, on
+    an approved business case whose plan baseline holds that package."""
+    BusinessCase.objects.update_or_create(
+        project=cast.project,
+        defaults={
+            "approval_status": "Approved",
+            "plan_baseline": {
+                "version": 1,
+                "workPackages": {
+                    str(cast.wp.pk): {
+                        "budget": 1000,
+                        "plannedStartDate": "2026-01-05",
+                        "plannedEndDate": "2026-03-31",
+                    }
+                },
+                "totalBudget": 1000,
+            },
+        },
+    )
+    return ChangeRequestFactory(
+        project=cast.project,
+        status="Approved",
+        dimensions=["Scope"],
+        impact_scope="Adds an export",
+        target_work_package_id=cast.wp.pk,
+    )
 
 
 def use_group(name: str) -> None:

@@ -19,6 +19,8 @@ ensure_loaded()
 
 # Actions that name no project: they read across whatever the caller can view.
 ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}
+# Writes reserved to the Project Lead.
+LEAD_ONLY = {"apply_change_to_baseline"}
 
 
 def arguments(name: str, world) -> dict:
@@ -45,6 +47,7 @@ def arguments(name: str, world) -> dict:
         "record_decision_made": {**key, "decisionId": str(world.decision.pk)},
         "add_decision_note": {**key, "decisionId": str(world.decision.pk), "text": "Checked."},
         "raise_change_request": {**key, "summary": "Add SSO", "dimensions": ["Scope"]},
+        "apply_change_to_baseline": {**key, "changeId": str(world.awaiting_change().pk)},
         "update_project_status": {**key, "keyMessages": "Build on track."},
         "draft_status_report": key,
     }[name]
@@ -58,6 +61,8 @@ def expected(name: str, role: str, group: str | None) -> int:
         return 403
     if role == "outsider" and name not in ACROSS:
         return 404
+    if name in LEAD_ONLY:
+        return 200 if role == "lead" else 403
     if CATALOGUE[name].is_write:
         return 200 if role in ("lead", "editor") else 403
     return 200

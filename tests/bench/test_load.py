@@ -70,3 +70,17 @@ def test_without_postgresql_the_load_run_says_so(monkeypatch):
     monkeypatch.setenv("BENCH_LOAD_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
     lines = bench_load.run()
     assert len(lines) == 1 and lines[0].startswith("skipped: PostgreSQL is not reachable")
+
+
+def test_the_load_run_serves_from_the_shared_cache():
+    env = bench_load.load_environment({}, "postgres://x/y", "redis://127.0.0.1:6379/8")
+    assert env["CACHE_URL"] == "redis://127.0.0.1:6379/8"
+    assert env["DEBUG"] == "false" and env["BEHIND_TLS_PROXY"] == "true"
+    assert bench_load.DEFAULT_CACHE_URL.startswith("redis://")
+
+
+def test_without_the_shared_cache_the_load_run_says_so(monkeypatch):
+    monkeypatch.setattr(bench_load, "_database_reachable", lambda url: None)
+    monkeypatch.setenv("BENCH_LOAD_CACHE_URL", "redis://127.0.0.1:1/8")
+    lines = bench_load.run()
+    assert len(lines) == 1 and lines[0].startswith("skipped: the shared cache is not reachable")

@@ -464,7 +464,9 @@ def test_an_external_steering_member_is_added_from_the_page_without_access(
 
 def test_supporting_documents_from_the_picker_a_link_and_the_template(cast, arrange, client_for):
     arrange("Draft")
-    page = LocalWikiPage.objects.create(space_key="GOV", title="Vendor proposal", body="")
+    page = LocalWikiPage.objects.create(
+        space_key="GOV", title="Vendor proposal", body="", project_key="ALPHA"
+    )
     client = client_for(cast.editor)
     html = client.get(f"{PAGE}wiki/", {"q": "vendor"}, **HX).content.decode()
     assert "Vendor proposal" in html

@@ -196,8 +196,10 @@ def test_audit_is_newest_first_and_filterable(cast, bearer):
 
 
 def test_site_settings_read_by_all_written_by_site_admins(cast, bearer):
-    body = Client().get("/api/v1/site-settings", **bearer(cast.viewer)).json()
+    body = Client().get("/api/v1/site-settings", **bearer(cast.site_admin)).json()
     assert body["governanceGroup"] is None
+    assert [t["name"] for t in body["themes"]][:2] == ["Cost Out", "Revenue Growth"]
+    body = Client().get("/api/v1/site-settings", **bearer(cast.viewer)).json()
     assert [t["name"] for t in body["themes"]][:2] == ["Cost Out", "Revenue Growth"]
     response = Client().patch(
         "/api/v1/site-settings",

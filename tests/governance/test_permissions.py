@@ -98,18 +98,16 @@ def test_change_approver_is_the_named_person_else_the_sponsor(cast):
     sponsor, viewer, lead = (
         caller(u, cast.project) for u in (cast.sponsor, cast.viewer, cast.lead)
     )
-    assert sponsor.may_adjudicate_change(approver_account_id=None, approver_seat=None)
-    assert not lead.may_adjudicate_change(approver_account_id=None, approver_seat=None)
-    assert viewer.may_adjudicate_change(
-        approver_account_id=cast.viewer.account_id, approver_seat=None
-    )
-    assert not sponsor.may_adjudicate_change(
+    assert sponsor.is_change_decider(approver_account_id=None, approver_seat=None)
+    assert not lead.is_change_decider(approver_account_id=None, approver_seat=None)
+    assert viewer.is_change_decider(approver_account_id=cast.viewer.account_id, approver_seat=None)
+    assert not sponsor.is_change_decider(
         approver_account_id=cast.viewer.account_id, approver_seat=None
     )
     seat = {"accountId": cast.viewer.account_id, "displayName": "Vera"}
-    assert viewer.may_adjudicate_change(approver_account_id=None, approver_seat=seat)
+    assert viewer.is_change_decider(approver_account_id=None, approver_seat=seat)
     external = {"displayName": "Outside Auditor", "email": "a@example.test"}
-    assert sponsor.may_adjudicate_change(approver_account_id=None, approver_seat=external)
+    assert sponsor.is_change_decider(approver_account_id=None, approver_seat=external)
 
 
 def test_withdraw_by_proposer_or_editor(cast):

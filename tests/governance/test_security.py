@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from governance import checks
 from tests.html import inline_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,8 +76,11 @@ def _manage(*args, **env_overrides):
     )
 
 
-def test_check_deploy_is_clean_with_production_settings():
-    result = _manage(
+SHARED_CACHE = "redis://127.0.0.1:6379/8"
+
+
+def _check_deploy(**env):
+    return _manage(
         "check",
         "--deploy",
         "--fail-level",
@@ -85,9 +89,36 @@ def test_check_deploy_is_clean_with_production_settings():
         SECRET_KEY=secrets.token_urlsafe(64),
         ALLOWED_HOSTS="governance.example.com",
         BEHIND_TLS_PROXY="true",
+        **env,
     )
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    result = _check_deploy(CACHE_URL=SHARED_CACHE)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_check_deploy_requires_a_shared_cache():
+    result = _check_deploy(CACHE_URL="locmemcache://governance")
+    assert result.returncode != 0
+    assert "governance.W001" in result.stderr
+    assert "counts per worker" in result.stderr and "CACHE_URL" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("debug", "backend", "warned"),
+    [
+        (False, "django.core.cache.backends.locmem.LocMemCache", True),
+        (False, "django.core.cache.backends.dummy.DummyCache", True),
+        (False, "django.core.cache.backends.redis.RedisCache", False),
+        (True, "django.core.cache.backends.locmem.LocMemCache", False),
+    ],
+)
+def test_a_per_process_cache_is_flagged_in_production_only(settings, debug, backend, warned):
+    settings.DEBUG = debug
+    settings.CACHES = {"default": {"BACKEND": backend, "LOCATION": SHARED_CACHE}}
+    assert [m.id for m in checks.shared_cache(None)] == (["governance.W001"] if warned else [])
 
 
 @pytest.mark.parametrize(

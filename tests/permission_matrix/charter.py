@@ -3,7 +3,17 @@ its lifecycle row), close-out, realisation, minutes, Waiting for me, and the API
 
 from charter.acts import ACTS, BAU_OWNER, EDITOR, EDITOR_OR_SPONSOR, SPONSOR
 from charter.models import BusinessCase
-from tests.permission_matrix import DENY, EDIT, HIDE, OK, READ, SIGNED_IN, SPONSOR_ONLY, profile
+from tests.permission_matrix import (
+    DENY,
+    EDIT,
+    HIDE,
+    LEAD_ONLY,
+    OK,
+    READ,
+    SIGNED_IN,
+    SPONSOR_ONLY,
+    profile,
+)
 
 EDITOR_OR_SPONSOR_CELLS = profile(DENY, outsider=HIDE, editor=OK, lead=OK, sponsor=OK)
 # The matrix world names the viewer as the BAU owner of the close-out handover.
@@ -65,6 +75,8 @@ CELLS = {
     f"POST {HTML}realisation/": EDITOR_OR_SPONSOR_CELLS,
     f"GET {HTML}minutes/": READ,
     f"POST {HTML}minutes/": EDIT,
+    # Applying an approved change to its package's baseline (<change_id>: the registers world's).
+    f"POST {HTML}changes/<uuid:change_id>/apply-to-baseline/": LEAD_ONLY,
     **{f"POST {HTML}acts/{name}/": BY_WHO[act.who] for name, act in ACTS.items()},
     "GET waiting/": SIGNED_IN,
     # API
@@ -77,4 +89,5 @@ CELLS = {
     f"POST {API}charter/supporting-links/from-template": EDIT,
     f"GET {API}minutes": READ,
     f"POST {API}minutes": EDIT,
+    f"POST {API}changes/<change_id>/apply-to-baseline": LEAD_ONLY,
 }

@@ -317,7 +317,7 @@ def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, cl
     assert body[0][header.index("Phase")] == "'=HYPERLINK(evil)"
     assert body[0][header.index("Cost RAG")] == "Red"
     assert body[0][header.index("Cost: why")].endswith(
-        "is 20% over the approved budget of EUR\u00a01,000."
+        "is 20% over the approved budget of EUR\u00a01,000, above the 10% line."
     )
     assert body[1][header.index("Lead")] == "Lee Second"
 

@@ -63,7 +63,8 @@ def error(response, status, code):
 WORK_PACKAGE_FIELDS = {
     "id", "projectKey", "name", "type", "ownerAccountId", "plannedStartDate", "plannedEndDate",
     "actualStartDate", "actualEndDate", "actualEnd", "forecastStartDate", "forecastEndDate",
-    "scheduleVarianceDays", "status", "rag", "progress", "budget", "budgetPhasing",
+    "scheduleVarianceDays", "scheduleVarianceBasis", "baselineStartDate", "baselineEndDate",
+    "status", "rag", "progress", "budget", "budgetPhasing",
     "budgetBaseline", "budgetForecast", "budgetActual", "commentary", "linkedIssueKeys",
     "sortOrder", "budgetBaselineLockedAt", "plannedDatesBaselineLockedAt", "createdAt",
     "updatedAt", "updatedByAccountId", "revision",

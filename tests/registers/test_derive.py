@@ -2,12 +2,14 @@
 
 import datetime as dt
 from decimal import Decimal
+from types import SimpleNamespace
 
 import pytest
 
 from registers.derive import (
     application_state,
     approved_variations,
+    change_dimensions,
     change_is_open,
     decision_can_be_recorded,
     decision_is_editable,
@@ -71,14 +73,13 @@ def test_risk_score(scores, expected):
         ("Adds X", Decimal("1"), -3, ["Scope", "Budget", "Schedule"]),
     ],
 )
-def test_dimensions_are_inferred_only_when_empty(scope, budget, days, expected):
-    assert (
-        infer_dimensions([], impact_scope=scope, impact_budget=budget, impact_schedule_days=days)
-        == expected
-    )
-    assert infer_dimensions(
-        ["Quality"], impact_scope=scope, impact_budget=budget, impact_schedule_days=days
-    ) == ["Quality"]
+def test_dimensions_are_inferred_from_the_impacts_until_chosen(scope, budget, days, expected):
+    impacts = {"impact_scope": scope, "impact_budget": budget, "impact_schedule_days": days}
+    assert infer_dimensions(**impacts) == expected
+    unchosen = SimpleNamespace(dimensions=["Quality"], dimensions_chosen=False, **impacts)
+    assert change_dimensions(unchosen) == expected
+    chosen = SimpleNamespace(dimensions=["Quality"], dimensions_chosen=True, **impacts)
+    assert change_dimensions(chosen) == ["Quality"]
 
 
 @pytest.mark.parametrize(
@@ -103,11 +104,18 @@ def test_application_state_table(status, dimensions, record, expected):
 
 def test_approved_variations_sum_only_approved_changes(db):
     change = ChangeRequestFactory(
-        status="Approved", impact_budget=Decimal("100.50"), impact_schedule_days=5
+        status="Approved",
+        dimensions=["Budget", "Schedule"],
+        impact_budget=Decimal("100.50"),
+        impact_schedule_days=5,
     )
     project = change.project
     ChangeRequestFactory(
-        project=project, status="Approved", impact_budget=Decimal("-20"), impact_schedule_days=-2
+        project=project,
+        status="Approved",
+        dimensions=["Budget", "Schedule"],
+        impact_budget=Decimal("-20"),
+        impact_schedule_days=-2,
     )
     ChangeRequestFactory(
         project=project, status="Proposed", impact_budget=Decimal("999"), impact_schedule_days=99

@@ -296,7 +296,11 @@ def test_derived_values_on_the_pages(cast, client_for):
     assert '<span class="badge state-made">Made</span>' in decisions
     assert '<span class="muted">—</span>' in decisions  # the unnamed maker is a dash
     ChangeRequestFactory(
-        project=cast.project, status="Approved", impact_budget=-500, impact_schedule_days=12
+        project=cast.project,
+        status="Approved",
+        dimensions=["Budget", "Schedule"],
+        impact_budget=-500,
+        impact_schedule_days=12,
     )
     ChangeRequestFactory(project=cast.project, status="Proposed", impact_budget=9000)
     changes = text_of(client.get(f"{BASE}/changes/"))

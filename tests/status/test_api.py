@@ -6,7 +6,9 @@ from decimal import Decimal
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from governance import signals
 from status.models import ProjectStatus, StatusReport
 from tests.factories import RiskFactory, WorkPackageFactory
 
@@ -106,8 +108,13 @@ def test_initiation_acts(cast, lead_api):
     assert post(lead_api, URL + "/initiation/dismiss", {"item": "x"}).status_code == 422
     restored = post(lead_api, URL + "/initiation/restore", {"itemId": "sponsorNamed"})
     assert restored.json()["initiationDismissals"] == {}
+    early = post(lead_api, URL + "/initiation/acknowledge")
+    assert early.status_code == 409
+    assert early.json()["error"]["message"].startswith("Initiation starts when the business case")
+    signals.charter_approved.send(sender=None, project=cast.project, at=timezone.now())
     done = post(lead_api, URL + "/initiation/acknowledge")
     assert done.json()["initiationCompletedAt"]
+    assert done.json()["initiationCompletedAt"] >= done.json()["initiationStartedAt"]
     again = post(lead_api, URL + "/initiation/acknowledge")
     assert again.status_code == 409
     assert error_code(again) == "conflict"

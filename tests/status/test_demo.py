@@ -1,11 +1,16 @@
 """The demo gives every RAG colour on the status pages and the portfolio, and published reports
-with a trend; running it twice changes nothing."""
+with a trend; BRIDGE shows a package re-planned after approval and the figures of a project
+after an amendment, the same on every surface; running it twice changes nothing."""
+
+from decimal import Decimal
 
 from django.core.management import call_command
 from django.test import Client
 
+from charter.demo import DR_SITE_COST, REPLAN_DAYS
 from charter.models import BusinessCase
 from governance.models import AuditEntry, User
+from registers.derive import BASIS_BASELINE
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from status.models import ProjectStatus, StatusReport
 
@@ -52,3 +57,44 @@ def test_the_demo_shows_every_colour_and_a_trend_and_is_idempotent(db):
         "nextSponsor",
         "realisation",
     }
+
+
+def test_the_demo_shows_a_replanned_package_and_an_amended_project_that_agree(db):
+    call_command("seed_demo", stdout=None)
+    client = Client()
+    client.force_login(User.objects.get(username="priya"))
+    case = BusinessCase.objects.get(project__key="BRIDGE")
+    assert case.version == 2
+    enabling = ChangeRequest.objects.get(pk=case.amendment_enabled_by_change_id)
+    assert enabling.application_record["kind"] == "charter"
+    assert enabling.impact_budget == DR_SITE_COST
+
+    # A package re-planned after approval: measured against its baseline end.
+    packages = client.get("/api/v1/projects/BRIDGE/work-packages").json()
+    replanned = [
+        p for p in packages if p["baselineEndDate"] and p["plannedEndDate"] != p["baselineEndDate"]
+    ]
+    assert len(replanned) == 1
+    package = replanned[0]
+    assert package["scheduleVarianceDays"] == REPLAN_DAYS
+    assert package["scheduleVarianceBasis"] == BASIS_BASELINE
+    html = client.get("/projects/BRIDGE/registers/work-packages/").content.decode()
+    assert "re-planned" in html and f"+{REPLAN_DAYS}\u00a0d" in html
+
+    # After the amendment: the approved budget is version 2's baseline, the enabling change
+    # folded in once; the status API, the portfolio and the change register agree.
+    baseline = sum(
+        (Decimal(str(p["budgetBaseline"])) for p in packages if p["budgetBaseline"] is not None),
+        Decimal(0),
+    )
+    total = Decimal(str(case.plan_baseline["totalBudget"]))
+    assert baseline == total
+    status = client.get("/api/v1/projects/BRIDGE/status").json()
+    assert Decimal(str(status["figures"]["approvedBudget"])) == total
+    row = next(r for r in client.get("/api/v1/portfolio").json() if r["projectKey"] == "BRIDGE")
+    assert Decimal(str(row["approvedBudget"])) == total
+    assert row["costOverrunPct"] == status["figures"]["costOverrunPct"]
+    assert row["derived"] == status["derived"]
+    assert row["derived"]["costRag"] == "Red"
+    changes = client.get("/projects/BRIDGE/registers/changes/").content.decode()
+    assert "leave the budget as it is" in changes

@@ -118,7 +118,8 @@ def test_cost_drivers_name_the_figures_and_the_packages_over_budget(project):
     result = dimension(project, "cost")
     assert result.rag == "Red"
     assert result.summary == (
-        "The forecast EUR\u00a01,200 is 20% over the approved budget of EUR\u00a01,000."
+        "The forecast EUR\u00a01,200 is 20% over the approved budget of EUR\u00a01,000, "
+        "above the 10% line."
     )
     assert [d.text for d in result.drivers] == [
         "Build is forecast at EUR\u00a0800, EUR\u00a0200 over its baseline of EUR\u00a0600."
@@ -136,7 +137,7 @@ def test_cost_eac_falls_back_to_budget_and_revised_forecast_replaces_it(project)
     assert revised.rag == "Green"
     assert revised.summary == (
         "The revised forecast EUR\u00a01,000 matches the budget (not yet approved) "
-        "of EUR\u00a01,000."
+        "of EUR\u00a01,000, within the 5% line."
     )
     assert "replaces the work packages' forecast EUR\u00a01,060" in revised.drivers[0].text
 
@@ -156,7 +157,7 @@ def test_cost_approved_budget_is_the_baseline_after_approval_plus_approved_varia
     assert result.rag == "Green"  # +4.17 %
     assert result.summary == (
         "The forecast EUR\u00a01,250 is 4.2% over the approved budget of EUR\u00a01,200 "
-        "(EUR\u00a01,000 plus EUR\u00a0200 of approved changes)."
+        "(EUR\u00a01,000 plus EUR\u00a0200 of approved changes), within the 5% line."
     )
     assert result.drivers[-1].text == "1 approved change adds EUR\u00a0200 to the budget."
 
@@ -698,9 +699,9 @@ def test_load_facts_runs_the_same_queries_for_one_project_or_many(db, django_ass
     many = [ProjectFactory() for _ in range(8)]
     for project in [*one, *many]:
         populate(project)
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         selectors.load_facts(one, thresholds=TH, now=NOW)
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         loaded = selectors.load_facts(many, thresholds=TH, now=NOW)
     assert all(f.figures.packages == 3 and f.figures.open_risks == 3 for f in loaded.values())
     assert all(f.untreated == [] for f in loaded.values())

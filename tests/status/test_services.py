@@ -154,8 +154,11 @@ def test_revised_forecast_is_a_nullable_number(cast, lead):
     for lenient in ("", "-5", "n/a", None):
         services.status_update(caller=lead, data={"revisedForecast": lenient})
         assert status_of(cast.project)["revisedForecast"] is None
+    # More decimal places: rounded half-even (the document's nullable number), not refused.
+    services.status_update(caller=lead, data={"revisedForecast": "10.125"})
+    assert status_of(cast.project)["revisedForecast"] == 10.12
     with pytest.raises(ValidationFailed) as exc:
-        services.status_update(caller=lead, data={"revisedForecast": "10.123"})
+        services.status_update(caller=lead, data={"revisedForecast": 10**16})
     assert "revisedForecast" in exc.value.fields
 
 
@@ -271,7 +274,17 @@ def test_unknown_checklist_items_are_refused(lead, viewer):
         services.status_checklist_dismiss(caller=viewer, item_id="sponsorNamed")
 
 
+def test_acknowledging_initiation_is_refused_before_the_case_is_approved(cast, lead):
+    with pytest.raises(Conflict) as refused:
+        services.status_initiation_acknowledge(caller=lead)
+    assert refused.value.message == services.INITIATION_NOT_STARTED
+    status = ProjectStatus.objects.filter(project=cast.project).first()
+    assert status is None or status.initiation_completed_at is None
+    assert not AuditEntry.objects.filter(kind="status.initiation_completed").exists()
+
+
 def test_acknowledging_initiation_completes_it_once(cast, lead):
+    signals.charter_approved.send(sender=None, project=cast.project, at=timezone.now())
     services.status_initiation_acknowledge(caller=lead)
     completed = ProjectStatus.objects.get().initiation_completed_at
     assert completed is not None
@@ -354,7 +367,8 @@ def test_publishing_freezes_a_snapshot_of_status_derived_values_and_drivers(cast
     assert status["overallRag"] == "Amber"
     assert status["derived"]["costRag"] == "Red"
     assert status["drivers"]["costRag"]["summary"] == (
-        "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved) of EUR\u00a01,000."
+        "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved) of EUR\u00a01,000, "
+        "above the 10% line."
     )
     assert status["effective"] == status_of(cast.project)["effective"]
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from governance import permissions
+from governance import permissions, signals
 from status import services
 from status.models import ProjectStatus, StatusReport
 from tests.factories import (
@@ -52,8 +52,13 @@ def test_the_page_shows_each_dimension_with_the_drivers_the_api_sends(cast, clie
 
 def test_editors_get_the_controls(cast, client_for):
     html = client_for(cast.editor).get(PAGE).content.decode()
-    for control in ("Update status", "Start a report", "Dismiss", "Acknowledge initiation"):
+    for control in ("Update status", "Start a report", "Dismiss"):
         assert control in html
+    # Initiation is acknowledged as complete only once it has started (the case approved).
+    assert "Acknowledge initiation" not in html and "or when you acknowledge it" not in html
+    signals.charter_approved.send(sender=None, project=cast.project, at=timezone.now())
+    html = client_for(cast.editor).get(PAGE).content.decode()
+    assert "Acknowledge initiation" in html and "or when you acknowledge it" in html
 
 
 def test_saving_the_form_updates_the_status(cast, client_for):

@@ -27,18 +27,30 @@ class LocalWiki:
         page = LocalWikiPage.objects.filter(pk=int(page_id)).first()
         return _page(page) if page else None
 
-    def search_pages(self, query: str, *, limit: int = 20) -> list[WikiPage]:
+    def search_pages(self, query: str, *, limit: int = 20, project_key: str = "") -> list[WikiPage]:
         pages = LocalWikiPage.objects.all()
+        if project_key:  # the pages those who search can read (as /wiki/pages/<id>/ serves them)
+            pages = pages.filter(project_key=project_key)
         query = query.strip()
         if query:
             pages = pages.filter(Q(title__icontains=query) | Q(body__icontains=query))
         return [_page(p) for p in pages.order_by("title")[:limit]]
 
     def create_page(
-        self, *, space_key: str, title: str, body: str, labels: Iterable[str] = ()
+        self,
+        *,
+        space_key: str,
+        title: str,
+        body: str,
+        labels: Iterable[str] = (),
+        project_key: str = "",
     ) -> WikiPage:
         page = LocalWikiPage.objects.create(
-            space_key=space_key, title=title, body=body, labels=list(labels)
+            space_key=space_key,
+            title=title,
+            body=body,
+            labels=list(labels),
+            project_key=project_key,
         )
         return _page(page)
 

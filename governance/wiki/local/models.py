@@ -8,6 +8,9 @@ class LocalWikiPage(models.Model):
     title = models.CharField(max_length=255)
     body = models.TextField(blank=True, default="")
     labels = models.JSONField(default=list, blank=True)
+    # The project the page was made for (a board paper, minutes, lessons): only those who can
+    # view that project read it. Blank: a page of the site, read by site admins alone.
+    project_key = models.CharField(max_length=32, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,5 +1,7 @@
-"""Notifications on a schedule: stale statuses (daily) and the Waiting-for-me digest (once a
-week per person). Safe to run as often as you like: nobody is told of one event twice."""
+"""Notifications on a schedule: stale statuses and the Waiting-for-me digest, at once. In
+production `manage.py runperiodic` runs the same jobs on their schedule (status/periodic.py);
+this command runs both now. Safe to run as often as you like: nobody is told of one event
+twice."""
 
 from django.core.management.base import BaseCommand
 
@@ -7,7 +9,7 @@ from status import reminders
 
 
 class Command(BaseCommand):
-    help = "Send the stale-status reminders and this week's Waiting-for-me digests."
+    help = "Send the stale-status reminders and this week's Waiting-for-me digests now."
 
     def handle(self, *args, **options):
         stale = reminders.stale_status_reminders()

@@ -9,7 +9,7 @@ def cover_projects_again(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("governance", "0006_notifications"),
+        ("governance", "0007_periodic_jobs"),
     ]
 
     operations = [

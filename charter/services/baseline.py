@@ -1,0 +1,159 @@
+"""Applying an approved change request to its work package's baseline: the act that clears a
+Scope, Quality or Other change anchored to one package without re-opening the whole business
+case (docs/product.md section 3)."""
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from charter.serializers import stored_fields
+from charter.services.common import Write, lock
+from governance import audit, signals
+from governance.cleaning import decimal_to_json
+from governance.concurrency import check_version
+from governance.errors import Conflict
+from governance.permissions import Caller, require
+from registers.derive import change_application_state, change_awaits_baseline
+from registers.models import ChangeRequest, WorkPackage
+from registers.services.common import get_in_project
+
+LEAD_ONLY = "Only the Project Lead may apply a change to a work package's baseline."
+
+
+def _moved(value: str | None, days: int) -> str | None:
+    if not value or not days:
+        return value
+    return (dt.date.fromisoformat(value) + dt.timedelta(days=days)).isoformat()
+
+
+def change_apply_to_baseline(
+    *, caller: Caller, change_id: Any, expected_revision: int | None = None
+) -> ChangeRequest:
+    """The Project Lead applies an Approved change awaiting application that names a work
+    package to that package's baseline: in the business case's planBaseline the package's
+    plannedEndDate moves by impactScheduleDays (its start stays) and its budget (and the
+    plan's totalBudget) by impactBudget; the package's budgetBaseline follows; the change is
+    stamped applicationRecord {kind: 'baseline', ref: the package id, at, by}, so it reads
+    Applied. Refused in the house order: not the lead (403), frozen registers, the wrong state,
+    no plan baseline or no baseline entry for the package (409), a stale revision (412)."""
+    require(caller.may_apply_change_to_baseline, LEAD_ONLY)
+    with transaction.atomic(), signals.deferred_project_changes():
+        project, case = lock(caller)
+        change = get_in_project(ChangeRequest, project, change_id)
+        project.assert_registers_unfrozen()
+        if not change_awaits_baseline(change):
+            state = change_application_state(change)
+            if state == "AwaitingApplication":
+                raise Conflict(
+                    f"“{change.summary}” names no work package: choose one on the change "
+                    "first, or apply it by re-opening the business case."
+                )
+            raise Conflict(
+                "Only an approved change awaiting application can be applied to a baseline; "
+                f"“{change.summary}” is {_state_words(state)}."
+            )
+        check_version(change.revision, expected_revision, current_repr=change)
+        plan = case.plan_baseline if isinstance(case.plan_baseline, dict) else None
+        entries = (plan or {}).get("workPackages")
+        if not plan or not isinstance(entries, dict):
+            raise Conflict(
+                "The business case has no approved plan baseline yet: a change is applied to "
+                "a work package's baseline once the case is approved."
+            )
+        package_id = str(change.target_work_package_id)
+        package = (
+            WorkPackage.objects.select_for_update()
+            .filter(project=project, pk=change.target_work_package_id)
+            .first()
+        )
+        if package is None:
+            raise Conflict(
+                f"The work package “{change.summary}” names no longer exists: choose another "
+                "one, or apply the change by re-opening the business case."
+            )
+        entry = entries.get(package_id)
+        if not isinstance(entry, dict):
+            raise Conflict(
+                f"“{package.name}” is not in the approved plan baseline (it was added after "
+                "approval): re-open the business case to baseline it with this change."
+            )
+        days = change.impact_schedule_days or 0
+        budget_delta = change.impact_budget or Decimal(0)
+        if days and not entry.get("plannedEndDate"):
+            raise Conflict(
+                f"“{package.name}” has no baselined end date to move by {days} days: re-open "
+                "the business case to baseline its dates."
+            )
+        baselined_budget = entry.get("budget")
+        if budget_delta and baselined_budget is None:
+            raise Conflict(
+                f"“{package.name}” has no baselined budget to change: re-open the business "
+                "case to baseline it."
+            )
+        write = Write(caller=caller, project=project, case=case, before=stored_fields(case))
+        new_entry = dict(entry)
+        new_entry["plannedEndDate"] = _moved(entry.get("plannedEndDate"), days)
+        new_budget = None
+        if baselined_budget is not None:
+            new_budget = Decimal(str(baselined_budget)) + budget_delta
+            new_entry["budget"] = decimal_to_json(new_budget)
+        new_plan = {**plan, "workPackages": {**entries, package_id: new_entry}}
+        if budget_delta and plan.get("totalBudget") is not None:
+            new_plan["totalBudget"] = decimal_to_json(
+                Decimal(str(plan["totalBudget"])) + budget_delta
+            )
+        case.plan_baseline = new_plan
+        now = timezone.now()
+        if new_budget is not None and package.budget_baseline != new_budget:
+            before = package.budget_baseline
+            package.budget_baseline = new_budget
+            package.revision += 1
+            package.updated_by_account_id = caller.account_id
+            package.save(
+                update_fields=["budget_baseline", "revision", "updated_by_account_id", "updated_at"]
+            )
+            audit.record(
+                actor_account_id=caller.account_id,
+                project_key=project.key,
+                kind="work_package.baselined",
+                target_type="workPackage",
+                target_id=package.pk,
+                changes=audit.diff(
+                    {"budgetBaseline": before}, {"budgetBaseline": package.budget_baseline}
+                ),
+            )
+        change.application_record = {
+            "kind": "baseline",
+            "ref": package_id,
+            "at": now.isoformat(),
+            "by": caller.account_id,
+        }
+        change.revision += 1
+        change.save(update_fields=["application_record", "revision", "updated_at"])
+        audit.record(
+            actor_account_id=caller.account_id,
+            project_key=project.key,
+            kind="change.applied",
+            target_type="changeRequest",
+            target_id=change.pk,
+            changes=audit.diff(
+                {"applicationRecord": None}, {"applicationRecord": change.application_record}
+            ),
+        )
+        write.finish(
+            "charter.baseline_changed",
+            extra={"appliedChange": {"before": None, "after": str(change.pk)}},
+        )
+    return change
+
+
+def _state_words(state: str) -> str:
+    return {
+        "Proposed": "still proposed",
+        "Rejected": "rejected",
+        "Withdrawn": "withdrawn",
+        "Applied": "already applied",
+    }.get(state, state)

@@ -1,0 +1,47 @@
+"""Applying an approved change to its work package's baseline, from the change register's row
+or the change's page: the button is offered to the Project Lead only, on a change that may be
+applied (registers.tables)."""
+
+from django.contrib import messages
+from django.http import HttpResponseRedirect
+from django.views.decorators.vary import vary_on_headers
+
+from charter import services
+from governance import permissions
+from governance.errors import Conflict, Frozen, Stale
+from governance.http import page
+from registers.models import ChangeRequest
+from registers.services.common import get_in_project
+from registers.views import base
+from registers.views.changes import REG
+
+
+@page("POST")
+@vary_on_headers("HX-Request")
+def apply_to_baseline(request, key, change_id):
+    project, caller = permissions.project_for(request, key)
+    raw_revision = request.POST.get("revision", "")
+    try:
+        change = services.change_apply_to_baseline(
+            caller=caller,
+            change_id=change_id,
+            expected_revision=int(raw_revision) if raw_revision.isdigit() else None,
+        )
+    except (Stale, Conflict, Frozen) as exc:
+        message = (
+            "Not applied: someone changed this request since you loaded it. Check it, then "
+            "apply it again."
+            if isinstance(exc, Stale)
+            else f"Not applied: {exc.message}"
+        )
+        current = get_in_project(ChangeRequest, project, change_id, lock=False)
+        if not request.htmx:
+            messages.error(request, message)
+            return HttpResponseRedirect(f"{REG.base_url(project)}{current.pk}/")
+        return base.render_row(
+            request, REG, project, caller, current, status=exc.status, notice=message
+        )
+    if not request.htmx:
+        messages.success(request, f"Applied “{change.summary}” to its work package's baseline.")
+        return HttpResponseRedirect(f"{REG.base_url(project)}#change-{change.pk}")
+    return base.render_row(request, REG, project, caller, change, saved=True)
