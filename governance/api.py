@@ -332,7 +332,7 @@ def _domain_error(request, exc: DomainError):
 def _tracker_error(request, exc: TrackerError):
     if isinstance(exc, SignInRequired):
         return _error_response(request, Unauthenticated(str(exc)))
-    return _error_response(request, Unavailable())
+    return _error_response(request, Unavailable.from_tracker(exc))
 
 
 @api.exception_handler(AuthenticationError)

@@ -80,7 +80,7 @@ def atlassian_login(request):
         )
     verifier = generate_token(64)
     client = grants.oauth_session(
-        scope=" ".join(grants.SCOPES),
+        scope=" ".join(grants.sign_in_scopes()),
         redirect_uri=_callback_url(request),
         code_challenge_method="S256",
     )

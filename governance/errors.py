@@ -143,3 +143,12 @@ class Unavailable(DomainError):
         "Jira is not answering, so access cannot be checked. Nothing was changed; "
         "try again in a minute."
     )
+    busy_message = (
+        "Jira is busy and asked the app to wait before asking again. Nothing was changed; "
+        "try again in a minute."
+    )
+
+    @classmethod
+    def from_tracker(cls, error: Exception) -> "Unavailable":
+        """The tracker's error as the one answer people get: busy (a rate limit) or down."""
+        return cls(cls.busy_message if getattr(error, "retry_after", None) else None)

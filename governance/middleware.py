@@ -122,7 +122,7 @@ class DomainErrorMiddleware:
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         if isinstance(exception, TrackerError):
             # Fail closed: no traceback, no open door.
-            exception = Unavailable()
+            exception = Unavailable.from_tracker(exception)
         if not isinstance(exception, DomainError):
             # Django answers the rest (Http404 as 404, anything unexpected as 500, logged);
             # under /api/ RequestIdMiddleware turns that answer into the error body.

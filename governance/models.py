@@ -271,6 +271,8 @@ class TrackerFieldState(models.Model):
     context_id = models.CharField(max_length=64, blank=True, default="")
     # project key -> project id, for the projects the context is known to cover.
     projects = models.JSONField(default=dict, blank=True)
+    # project key -> why the field cannot be written there (a team-managed project).
+    unwritable = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

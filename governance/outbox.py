@@ -78,10 +78,15 @@ def run_task(task_id) -> bool:
             raise LookupError(f"No outbox handler named {task.name!r}.")
         func(task.payload)
     except Exception as exc:
-        dead = task.attempts >= settings.OUTBOX_MAX_ATTEMPTS
+        # A rate limit is no failure of the task: held until Retry-After (any length) has
+        # passed, without spending an attempt.
+        wait = getattr(exc, "retry_after", None)
+        dead = wait is None and task.attempts >= settings.OUTBOX_MAX_ATTEMPTS
         OutboundTask.objects.filter(pk=task.pk).update(
             state=OutboundTask.State.DEAD if dead else OutboundTask.State.PENDING,
-            run_after=timezone.now() + backoff(task.attempts),
+            attempts=F("attempts") - (1 if wait is not None else 0),
+            run_after=timezone.now()
+            + (dt.timedelta(seconds=wait) if wait is not None else backoff(task.attempts)),
             locked_until=None,
             last_error=f"{type(exc).__name__}: {exc}"[:2000],
             finished_at=timezone.now() if dead else None,
@@ -143,9 +148,12 @@ def task_label(name: str) -> str:
 def failing_tasks(limit: int = 200) -> list[OutboundTask]:
     """Dead tasks first, then tasks still being retried after a failure, newest first."""
     dead = OutboundTask.objects.filter(state=OutboundTask.State.DEAD).order_by("-finished_at")
-    retrying = OutboundTask.objects.filter(
-        state=OutboundTask.State.PENDING, attempts__gt=0
-    ).order_by("-created_at")
+    # Held by a rate limit without spending an attempt: listed too, with the limit headers.
+    retrying = (
+        OutboundTask.objects.filter(state=OutboundTask.State.PENDING)
+        .filter(Q(attempts__gt=0) | ~Q(last_error=""))
+        .order_by("-created_at")
+    )
     return [*dead[:limit], *retrying[:limit]]
 
 

@@ -125,3 +125,17 @@ def browsers_among(project_key: str, account_ids) -> set[str]:
     if bulk is not None:
         return set(bulk(project_key, ids))
     return {a for a in ids if tracker.can_browse(a, project_key)}
+
+
+def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list:
+    """People who may browse the project matching `query`: the tracker's own filtered search
+    where it has one (one request), else its people search filtered by `browsers_among`."""
+    from governance.tracker import get_tracker
+
+    tracker = get_tracker()
+    search = getattr(tracker, "search_browsers", None)
+    if search is not None:
+        return search(project_key, query, limit=limit)
+    found = tracker.search_users(query, limit=limit)
+    browsers = browsers_among(project_key, [u.account_id for u in found])
+    return [u for u in found if u.account_id in browsers]

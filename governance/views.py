@@ -11,6 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from governance import audit_text, notifications, permissions, services
+from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import (
@@ -20,8 +21,8 @@ from governance.models import (
     Notification,
     NotificationOptOut,
 )
-from governance.people import PEOPLE_SEARCH_DOWN, resolve
-from governance.tracker import TrackerError, get_tracker
+from governance.people import PEOPLE_SEARCH_DOWN, resolve, search_browsers
+from governance.tracker import TrackerError, work_package_field_note
 
 
 @page("GET")
@@ -37,7 +38,12 @@ def project_list(request):
     return render(
         request,
         "governance/project_list.html",
-        {"rows": rows, "people": people, "query": query},
+        {
+            "rows": rows,
+            "people": people,
+            "query": query,
+            "incomplete": "searchProjects" in incomplete_listings.get(),
+        },
     )
 
 
@@ -56,7 +62,14 @@ def project_overview(request, key):
     return render(
         request,
         "governance/project_overview.html",
-        project_context(project, caller, tab="overview", editor_ids=editor_ids, people=people),
+        project_context(
+            project,
+            caller,
+            tab="overview",
+            editor_ids=editor_ids,
+            people=people,
+            field_note=work_package_field_note(project.key),
+        ),
     )
 
 
@@ -66,7 +79,7 @@ def _editors_context(request, project, caller, *, query: str = "", errors=None) 
     search_error = ""
     if query:
         try:
-            found = get_tracker().search_users(query, limit=10)
+            found = search_browsers(project.key, query, limit=10)
         except TrackerError:
             found = []
             search_error = PEOPLE_SEARCH_DOWN

@@ -19,8 +19,8 @@ from charter.views.context import (
 from governance import pdf, permissions
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page, render_htmx
-from governance.people import PEOPLE_SEARCH_DOWN, browsers_among
-from governance.tracker import TrackerError, get_tracker
+from governance.people import PEOPLE_SEARCH_DOWN, search_browsers
+from governance.tracker import TrackerError
 from governance.wiki import WikiError, get_wiki
 
 THESIS_LABELS = {
@@ -197,12 +197,11 @@ def people_search(request, key):
     query = request.GET.get("q", "").strip()
     search_error = ""
     try:
-        found = get_tracker().search_users(query, limit=25) if query else []
         # Only people who can browse the project are offered.
-        browsers = browsers_among(project.key, [u.account_id for u in found])
+        found = search_browsers(project.key, query, limit=25) if query else []
     except TrackerError:
-        found, browsers, search_error = [], set(), PEOPLE_SEARCH_DOWN
-    results = [u for u in found if u.account_id in browsers][:10]
+        found, search_error = [], PEOPLE_SEARCH_DOWN
+    results = found[:10]
     page_name, _ = _seat_section(field)
     context = {
         "project": project,

@@ -5,6 +5,12 @@ API token check (`act_for`) for requests that carry no session."""
 from contextvars import ContextVar
 
 acting_account: ContextVar[str] = ContextVar("acting_account", default="")
+# The listings this request stopped at ATLASSIAN_MAX_PAGES (operationIds): the page says so.
+incomplete_listings: ContextVar[frozenset] = ContextVar("incomplete_listings", default=frozenset())
+
+
+def mark_incomplete(operation: str) -> None:
+    incomplete_listings.set(incomplete_listings.get() | {operation})
 
 
 def act_for(account_id: str) -> None:
@@ -25,8 +31,10 @@ class AtlassianActingMiddleware:
 
         token = acting_account.set(account_id or "")
         names = names_as_of.set(None)
+        listings = incomplete_listings.set(frozenset())
         try:
             return self.get_response(request)
         finally:
             acting_account.reset(token)
             names_as_of.reset(names)
+            incomplete_listings.reset(listings)

@@ -34,6 +34,17 @@ CONFLUENCE_SCOPES = [
     "write:comment:confluence",
 ]
 SCOPES = [*JIRA_SCOPES, "offline_access"]
+# What a person's own token reads in Confluence: the page picker's CQL search.
+READER_CONFLUENCE_SCOPES = ["search:confluence"]
+
+
+def sign_in_scopes() -> list[str]:
+    """The scopes asked for at sign-in: Jira's, the Confluence reads made as the person when
+    the wiki is Confluence, and refresh tokens."""
+    wiki = READER_CONFLUENCE_SCOPES if settings.WIKI_BACKEND == "confluence" else []
+    return [*JIRA_SCOPES, *wiki, "offline_access"]
+
+
 # Refresh a little before the expiry Atlassian gave.
 EXPIRY_MARGIN = dt.timedelta(seconds=60)
 

@@ -1,10 +1,14 @@
-"""One HTTP client per backend, over one `requests.Session`: connect/read timeouts, 429 and
-503 honoured with Retry-After and jittered back-off, one token refresh on 401, pagination
+"""One HTTP client per backend, over one `requests.Session`: connect/read timeouts, 503
+retried with Retry-After and jittered back-off, a 429 never slept on (raised at once with its
+Retry-After and limit headers, logged), one token refresh on 401, pagination
 followed to the end (up to ATLASSIAN_MAX_PAGES), and every failure raised as the backend's
 own error class with the operation named. Tokens never reach a log line or a message."""
 
 import base64
+import datetime as dt
+import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +21,37 @@ from governance.tracker.base import TrackerError
 
 logger = logging.getLogger(__name__)
 
-RETRY_STATUSES = frozenset({429, 503})
+RETRY_STATUSES = frozenset({503})
+# What Atlassian says about its rate limits, logged and kept with a 429's error.
+LIMIT_HEADERS = (
+    "Retry-After",
+    "RateLimit-Reason",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "X-RateLimit-NearLimit",
+    "X-Beta-RateLimit-Limit",
+    "X-Beta-RateLimit-Remaining",
+)
+# A 429 without Retry-After: wait this long before asking again.
+DEFAULT_RATE_WAIT = 60
+
+
+def retry_after_seconds(value: str | None) -> int | None:
+    """Retry-After in whole seconds, from a number of seconds or an HTTP date; any length."""
+    if not value:
+        return None
+    try:
+        return max(0, math.ceil(float(value)))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0, math.ceil((when - dt.datetime.now(dt.UTC)).total_seconds()))
 
 
 class AtlassianUnavailable(Exception):
@@ -106,8 +140,14 @@ class Client:
         json=None,
         missing_ok: bool = False,
         base_url: str | None = None,
+        idempotent: bool | None = None,
     ):
-        """JSON body of a 2xx answer (None when empty); None for 404 when `missing_ok`."""
+        """JSON body of a 2xx answer (None when empty); None for 404 when `missing_ok`.
+        A POST is not `idempotent` unless said (a search or a check is): one that timed out
+        or met a 5xx may have worked, so it is never retried here; its error carries
+        `uncertain = True` and `create()` looks for what it made before trying again."""
+        if idempotent is None:
+            idempotent = method != "POST"
         url = (base_url or creds.base_url).rstrip("/") + path
         if not url.startswith(("http://", "https://")):
             raise self.error_class(
@@ -128,14 +168,20 @@ class Client:
                     timeout=(settings.ATLASSIAN_CONNECT_TIMEOUT, settings.ATLASSIAN_READ_TIMEOUT),
                 )
             except requests.RequestException as exc:
-                if attempt <= settings.ATLASSIAN_RETRIES:
+                if idempotent and attempt <= settings.ATLASSIAN_RETRIES:
                     self._wait(attempt, None)
                     continue
-                raise self.error_class(
+                error = self.error_class(
                     f"{self.product} is not answering ({operation}: {type(exc).__name__})."
-                ) from None
+                )
+                error.uncertain = not idempotent
+                raise error from None
             status = response.status_code
-            if status in RETRY_STATUSES and attempt <= settings.ATLASSIAN_RETRIES:
+            if status == 429:
+                # Never slept on, in a web request or the worker: the caller answers from
+                # cache or says the tracker is busy; the outbox holds its task until then.
+                raise self._rate_limited(operation, response)
+            if status in RETRY_STATUSES and idempotent and attempt <= settings.ATLASSIAN_RETRIES:
                 self._wait(attempt, response.headers.get("Retry-After"))
                 continue
             if status == 401 and not refreshed and self._refresh(creds, operation):
@@ -152,7 +198,25 @@ class Client:
                     raise self.error_class(
                         f"{self.product} answered {operation} with something that is not JSON."
                     ) from None
-            raise self.error_class(self._describe(operation, response))
+            error = self.error_class(self._describe(operation, response))
+            error.uncertain = not idempotent and status >= 500
+            raise error
+
+    def create(self, operation: str, path: str, creds: Credentials, *, json, find, **kwargs):
+        """POST that creates something, never retried blindly: when the first try's outcome
+        is unknown (timeout, 5xx), `find()` looks for what it made (None: not there) and only
+        then is it sent once more."""
+        try:
+            return self.request(operation, "POST", path, creds, json=json, **kwargs)
+        except self.error_class as exc:
+            if not getattr(exc, "uncertain", False):
+                raise
+            found = find()
+            if found is not None:
+                logger.info("%s: the first try had worked; found what it made", operation)
+                return found
+            logger.info("%s: the first try made nothing; sending it once more", operation)
+        return self.request(operation, "POST", path, creds, json=json, **kwargs)
 
     def _refresh(self, creds: Credentials, operation: str) -> bool:
         try:
@@ -175,6 +239,25 @@ class Client:
         delay = min(delay, settings.ATLASSIAN_MAX_RETRY_WAIT)
         # Jitter so that many workers throttled at once do not come back at once.
         self.sleep(delay + random.uniform(0, max(delay, 0.1) * 0.25))
+
+    def _rate_limited(self, operation: str, response: requests.Response) -> Exception:
+        headers = {h: response.headers[h] for h in LIMIT_HEADERS if h in response.headers}
+        wait = retry_after_seconds(response.headers.get("Retry-After"))
+        logger.warning(
+            "%s rate limit on %s: %s",
+            self.product,
+            operation,
+            "; ".join(f"{k}: {v}" for k, v in headers.items()) or "no limit headers",
+        )
+        detail = "; ".join(f"{k} {v}" for k, v in headers.items())
+        error = self.error_class(
+            f"{self.product} is busy: rate limit ({operation}, HTTP 429"
+            + (f"; {detail}" if detail else "")
+            + ")."
+        )
+        error.retry_after = wait if wait is not None else DEFAULT_RATE_WAIT
+        error.rate_limit = headers
+        return error
 
     def _describe(self, operation: str, response: requests.Response) -> str:
         status = response.status_code
@@ -205,7 +288,7 @@ class Client:
 
     # ----------------------------------------------------------------------------------
     def offset_pages(
-        self, operation: str, path: str, creds: Credentials, *, params=None, page_size=50
+        self, operation: str, path: str, creds: Credentials, *, params=None, page_size=100
     ) -> Iterator[dict]:
         """startAt/maxResults pages of a `values` list, to `isLast` or the page ceiling."""
         start = 0
@@ -222,7 +305,17 @@ class Client:
             start += len(values)
             if not values or body.get("isLast", True) or start >= body.get("total", 1 << 30):
                 return
-        logger.warning("%s: stopped after %s pages", operation, settings.ATLASSIAN_MAX_PAGES)
+        self._stopped(operation)
+
+    def _stopped(self, operation: str) -> None:
+        from governance.atlassian.context import mark_incomplete
+
+        logger.warning(
+            "%s: listing stopped after %s pages (ATLASSIAN_MAX_PAGES); the rest is not read",
+            operation,
+            settings.ATLASSIAN_MAX_PAGES,
+        )
+        mark_incomplete(operation)
 
     def token_pages(
         self, operation: str, method: str, path: str, creds: Credentials, *, body: dict
@@ -231,9 +324,11 @@ class Client:
         token = None
         for _ in range(settings.ATLASSIAN_MAX_PAGES):
             payload = {**body, **({"nextPageToken": token} if token else {})}
-            answer = self.request(operation, method, path, creds, json=payload) or {}
+            answer = (
+                self.request(operation, method, path, creds, json=payload, idempotent=True) or {}
+            )
             yield from answer.get("issues") or []
             token = answer.get("nextPageToken")
             if answer.get("isLast") or not token:
                 return
-        logger.warning("%s: stopped after %s pages", operation, settings.ATLASSIAN_MAX_PAGES)
+        self._stopped(operation)

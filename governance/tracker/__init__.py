@@ -26,6 +26,7 @@ __all__ = [
     "TrackerProject",
     "TrackerUser",
     "get_tracker",
+    "work_package_field_note",
 ]
 
 
@@ -42,3 +43,10 @@ def _load(name: str) -> Tracker:
 
 def get_tracker() -> Tracker:
     return _load(settings.TRACKER_BACKEND)
+
+
+def work_package_field_note(project_key: str) -> str:
+    """Why the tracker cannot hold the 'Work Package' field in this project ("" when it can):
+    Jira's team-managed projects have no global custom fields."""
+    unwritable = getattr(get_tracker(), "field_unwritable", None)
+    return unwritable(project_key) if unwritable else ""

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from governance.atlassian import grants
-from governance.atlassian.context import acting_account
+from governance.atlassian.context import acting_account, incomplete_listings, mark_incomplete
 from governance.atlassian.http import (
     AtlassianUnavailable,
     Client,
@@ -38,6 +38,18 @@ FIELD_TYPE = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
 FIELD_SEARCHER = "com.atlassian.jira.plugin.system.customfieldtypes:textsearcher"
 ISSUE_FIELDS = ["summary", "issuetype", "status"]
 _CACHE = "jira:v1:"
+TEAM_MANAGED = (
+    "This is a Jira team-managed project: those do not use global custom fields, so the "
+    "Work Package field cannot be written on its issues. Links to issues still work and the "
+    "registers keep their data."
+)
+
+
+def two_fields_message(name: str, ids: list[str]) -> str:
+    return (
+        f"Jira has {len(ids)} custom fields named '{name}' ({', '.join(ids)}): rename or "
+        "delete all but one in Jira's settings (Issues, Custom fields), then retry."
+    )
 
 
 def _user(data: dict) -> TrackerUser:
@@ -202,7 +214,11 @@ class JiraTracker:
         key = f"{_CACHE}projects:{account_id}"
         cached = cache.get(key)
         if cached is not None:
-            return [TrackerProject(*row) for row in cached]
+            rows, stopped = cached
+            if stopped:
+                mark_incomplete("searchProjects")
+            return [TrackerProject(*row) for row in rows]
+        before = incomplete_listings.get()
         projects = [
             _project(p)
             for p in self.http.offset_pages(
@@ -213,18 +229,34 @@ class JiraTracker:
             )
         ]
         projects.sort(key=lambda p: p.key)
+        stopped = "searchProjects" in incomplete_listings.get() - before
         cache.set(
             key,
-            [(p.key, p.name, p.lead_account_id) for p in projects],
+            ([(p.key, p.name, p.lead_account_id) for p in projects], stopped),
             settings.TRACKER_CACHE_SECONDS,
         )
         return projects
 
     def can_browse(self, account_id: str, project_key: str) -> bool:
-        # Fail closed: only the person's own grant can say they may browse.
-        if not PROJECT_KEY.match(project_key or "") or not grants.has_grant(account_id):
+        """The signed-in person: their own token (no grant: no). Anyone else: asked as the
+        service account (`getBulkPermissions`); portal-only customers never pass."""
+        if not PROJECT_KEY.match(project_key or "") or not account_id:
             return False
+        if account_id == acting_account.get():
+            return self._may_browse_myself(account_id, project_key)
         key = f"{_CACHE}browse:{account_id}:{project_key}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        allowed = self._others_may_browse(account_id, project_key)
+        cache.set(key, allowed, settings.TRACKER_CACHE_SECONDS)
+        return allowed
+
+    def _may_browse_myself(self, account_id: str, project_key: str) -> bool:
+        # Fail closed: only the person's own grant can say they may browse.
+        if not grants.has_grant(account_id):
+            return False
+        key = f"{_CACHE}browse-self:{account_id}:{project_key}"
         cached = cache.get(key)
         if cached is not None:
             return cached
@@ -242,6 +274,119 @@ class JiraTracker:
             )
         )
         cache.set(key, allowed, settings.TRACKER_CACHE_SECONDS)
+        return allowed
+
+    def _project_id(self, project_key: str) -> str:
+        key = f"{_CACHE}project-id:{project_key}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        data = self.http.request(
+            "getProject", "GET", f"{API}/project/{project_key}", self.service(), missing_ok=True
+        )
+        project_id = str((data or {}).get("id") or "")
+        cache.set(key, project_id, settings.TRACKER_CACHE_SECONDS)
+        return project_id
+
+    def _others_may_browse(self, account_id: str, project_key: str) -> bool:
+        project_id = self._project_id(project_key)
+        if not project_id:
+            return False
+        data = self.http.request(
+            "getBulkPermissions",
+            "POST",
+            API + "/permissions/check",
+            self.service(),
+            idempotent=True,
+            json={
+                "accountId": account_id,
+                "projectPermissions": [
+                    {"permissions": ["BROWSE_PROJECTS"], "projects": [int(project_id)]}
+                ],
+            },
+        )
+        granted = any(
+            row.get("permission") == "BROWSE_PROJECTS"
+            and int(project_id) in (row.get("projects") or [])
+            for row in (data or {}).get("projectPermissions") or []
+        )
+        if not granted:
+            return False
+        # A service project grants Browse to its portal-only customers: not members here.
+        found = self.http.request(
+            "bulkGetUsers",
+            "GET",
+            API + "/user/bulk",
+            self.service(),
+            params={"accountId": [account_id]},
+        )
+        return any(
+            u.get("accountId") == account_id and u.get("accountType") == "atlassian"
+            for u in (found or {}).get("values") or []
+        )
+
+    def _browsers(self, project_key: str, query: str, limit: int) -> list[dict]:
+        """`findUsersWithAllPermissions` as the service account: people who may browse the
+        project matching `query` (all of them when empty), Atlassian accounts only."""
+        params = {"permissions": "BROWSE_PROJECTS", "projectKey": project_key}
+        if query:
+            params["query"] = query
+        found: list[dict] = []
+        start = 0
+        for _ in range(settings.ATLASSIAN_MAX_PAGES):
+            page = self.http.request(
+                "findUsersWithAllPermissions",
+                "GET",
+                API + "/user/permission/search",
+                self.service(),
+                params={**params, "startAt": start, "maxResults": limit},
+            )
+            page = page or []
+            found += [u for u in page if u.get("accountId") and u.get("accountType") == "atlassian"]
+            # Jira filters each range of `maxResults` accounts, so a short page is not the
+            # last one: only a query (one page is the picker's answer) or an empty page ends.
+            if query or not page:
+                return found
+            start += limit
+        self.http._stopped("findUsersWithAllPermissions")
+        return found
+
+    def _all_browsers(self, project_key: str) -> list[dict]:
+        key = f"{_CACHE}browsers:{project_key}"
+        browsers = cache.get(key)
+        if browsers is None:
+            browsers = self._browsers(project_key, "", 1000)
+            cache.set(key, browsers, settings.TRACKER_CACHE_SECONDS)
+        return browsers
+
+    def search_browsers(
+        self, project_key: str, query: str, *, limit: int = 20
+    ) -> list[TrackerUser]:
+        """The people picker for a project: Jira filters by Browse, in one request (with no
+        query, the project's browsers listed once and cached)."""
+        if not PROJECT_KEY.match(project_key or ""):
+            return []
+        query = query.strip()
+        found = (
+            self._browsers(project_key, query, limit) if query else self._all_browsers(project_key)
+        )
+        return [_user(u) for u in found][:limit]
+
+    def browsers_among(self, project_key: str, account_ids) -> set[str]:
+        """Which of these people may browse the project. The signed-in person is asked with
+        their own token; one other person through `getBulkPermissions`; more than one through
+        one listing of the project's browsers (cached), never one request per person."""
+        ids = {a for a in account_ids if a}
+        if not ids or not PROJECT_KEY.match(project_key or ""):
+            return set()
+        me = acting_account.get()
+        allowed = {me} if me in ids and self.can_browse(me, project_key) else set()
+        others = ids - {me}
+        if len(others) == 1:
+            (other,) = others
+            return allowed | ({other} if self.can_browse(other, project_key) else set())
+        if others:
+            allowed |= others & {u["accountId"] for u in self._all_browsers(project_key)}
         return allowed
 
     # Issues ---------------------------------------------------------------------------
@@ -303,18 +448,15 @@ class JiraTracker:
             work_package=value if isinstance(value, str) and value else None,
         )
 
-    def get_issues(self, keys: Iterable[str]) -> dict[str, TrackerIssue]:
-        wanted = sorted({k.strip().upper() for k in keys if k and ISSUE_KEY.match(k.strip())})
-        if not wanted:
-            return {}
-        creds = self.service()
-        field_id = self._known_field_id()
-        fields = [*ISSUE_FIELDS, *([field_id] if field_id else [])]
-        found: dict[str, TrackerIssue] = {}
-        for start in range(0, len(wanted), JQL_KEYS_BATCH):
-            batch = wanted[start : start + JQL_KEYS_BATCH]
+    def _fetch_issues(self, keys: list[str], creds: Credentials, fields: list[str]) -> list:
+        """The issues among `keys` that `creds` may see: `key in (...)` a batch at a time;
+        when JQL refuses a batch (a key that does not exist, or that these credentials may
+        not see), one by one."""
+        issues: list = []
+        for start in range(0, len(keys), JQL_KEYS_BATCH):
+            batch = keys[start : start + JQL_KEYS_BATCH]
             try:
-                issues = list(
+                issues += list(
                     self.http.token_pages(
                         "searchAndReconsileIssuesUsingJqlPost",
                         "POST",
@@ -328,10 +470,9 @@ class JiraTracker:
                     )
                 )
             except TrackerError as exc:
-                # JQL refuses the whole batch when one key does not exist: ask one by one.
                 if "HTTP 400" not in str(exc):
                     raise
-                issues = [
+                issues += [
                     data
                     for key in batch
                     if (
@@ -345,74 +486,229 @@ class JiraTracker:
                         )
                     )
                 ]
-            for data in issues:
-                issue = self._issue(data, field_id)
-                if issue.key:
-                    found[issue.key] = issue
-        return found
+        return issues
+
+    def get_issues(self, keys: Iterable[str]) -> dict[str, TrackerIssue]:
+        wanted = sorted({k.strip().upper() for k in keys if k and ISSUE_KEY.match(k.strip())})
+        if not wanted:
+            return {}
+        field_id = self._known_field_id()
+        fields = [*ISSUE_FIELDS, *([field_id] if field_id else [])]
+        found: dict[str, TrackerIssue] = {}
+        for data in self._fetch_issues(wanted, self.service(), fields):
+            issue = self._issue(data, field_id)
+            if issue.key:
+                found[issue.key] = issue
+        return self._as_the_reader(found)
+
+    def _as_the_reader(self, found: dict[str, TrackerIssue]) -> dict[str, TrackerIssue]:
+        """What the service account found, with summary, type and status only where the
+        person the request acts for may see the issue (their own search); else the key alone.
+        Outside a request (the worker) nobody reads: as found."""
+        reader = acting_account.get()
+        if not reader or not found:
+            return found
+        seen: set[str] = set()
+        if grants.has_grant(reader):
+            try:
+                answer = self._fetch_issues(sorted(found), self.as_user(reader), ["summary"])
+                seen = {data.get("key") for data in answer if data.get("key")}
+            except TrackerError:
+                seen = set()  # the reader's search failed: keys alone, nothing leaks
+        return {
+            key: issue
+            if key in seen
+            else TrackerIssue(key=key, summary="", work_package=issue.work_package)
+            for key, issue in found.items()
+        }
 
     # The 'Work Package' custom field ----------------------------------------------------
     def _known_field_id(self) -> str:
         state = TrackerFieldState.objects.filter(name=settings.ATLASSIAN_FIELD_NAME).first()
         return state.field_id if state else ""
 
-    def ensure_field(self, project_key: str) -> str:
+    def field_unwritable(self, project_key: str) -> str:
+        """Why the 'Work Package' field cannot be written in this project ("" when it can or
+        is not known yet): a team-managed project has no global custom fields."""
+        state = TrackerFieldState.objects.filter(name=settings.ATLASSIAN_FIELD_NAME).first()
+        return (state.unwritable.get(project_key) or "") if state else ""
+
+    def ensure_field(self, project_key: str, issue_key: str = "") -> str:
         """The custom field's id, found by name or created, with a context covering the
-        project. Idempotent, and serialised across workers by a row lock."""
+        project and on the edit screens of the project's issue types (confirmed editable on
+        `issue_key`). "" for a team-managed project, where it cannot be written. Idempotent,
+        and serialised across workers by a row lock."""
         creds = self.service()
         name = settings.ATLASSIAN_FIELD_NAME
         state, _ = TrackerFieldState.objects.get_or_create(name=name)
+        if project_key in state.unwritable:
+            return ""
         if state.field_id and project_key in state.projects:
             return state.field_id
         with transaction.atomic():
             state = TrackerFieldState.objects.select_for_update().get(pk=state.pk)
-            if not state.field_id:
-                state.field_id = self._find_or_create_field(creds, name)
-                state.context_id = ""
-                state.projects = {}
+            if project_key in state.unwritable:
+                return ""
             if project_key not in state.projects:
                 project = self.http.request(
                     "getProject", "GET", f"{API}/project/{project_key}", creds
                 )
                 project_id = str(project["id"])
+                if project.get("style") == "next-gen" or project.get("simplified"):
+                    state.unwritable = {**state.unwritable, project_key: TEAM_MANAGED}
+                    state.save()
+                    logger.warning(
+                        "Jira project %s is team-managed: the '%s' field cannot be written",
+                        project_key,
+                        name,
+                    )
+                    return ""
+                if not state.field_id:
+                    state.field_id = self._find_or_create_field(creds, name)
+                    state.context_id = ""
+                    state.projects = {}
                 self._cover_project(creds, state, project_id)
+                self._put_on_edit_screens(creds, state.field_id, project_id, project_key)
+                if issue_key:
+                    self._confirm_editable(creds, state.field_id, issue_key)
                 state.projects = {**state.projects, project_key: project_id}
             state.save()
             return state.field_id
 
-    def _find_or_create_field(self, creds: Credentials, name: str) -> str:
-        def matching() -> list[str]:
-            return sorted(
-                str(f["id"])
-                for f in self.http.offset_pages(
-                    "getFieldsPaginated",
-                    API + "/field/search",
-                    creds,
-                    params={"type": "custom", "query": name},
-                )
-                if f.get("name") == name and f.get("id")
-            )
-
-        ids = matching()
-        if not ids:
-            self.http.request(
-                "createCustomField",
-                "POST",
-                API + "/field",
+    def fields_named(self, creds: Credentials, name: str) -> list[str]:
+        """The ids of every custom field called `name` on the site, sorted."""
+        return sorted(
+            str(f["id"])
+            for f in self.http.offset_pages(
+                "getFieldsPaginated",
+                API + "/field/search",
                 creds,
-                json={
-                    "name": name,
-                    "description": "The governance work package this issue belongs to "
-                    "(kept by the governance app).",
-                    "type": FIELD_TYPE,
-                    "searcherKey": FIELD_SEARCHER,
-                },
+                params={"type": "custom", "query": name},
             )
-            ids = matching()
-        if not ids:
-            raise TrackerError(f"Jira did not list the '{name}' field it just created.")
-        # Should two sites' workers ever have created one each, all use the oldest.
-        return min(ids, key=lambda i: (len(i), i))
+            if f.get("name") == name and f.get("id")
+        )
+
+    def _find_or_create_field(self, creds: Credentials, name: str) -> str:
+        ids = self.fields_named(creds, name)
+        if len(ids) > 1:
+            raise TrackerError(two_fields_message(name, ids))
+        if ids:
+            return ids[0]
+
+        def made():
+            ids = self.fields_named(creds, name)
+            if len(ids) > 1:
+                raise TrackerError(two_fields_message(name, ids))
+            return {"id": ids[0]} if ids else None
+
+        created = self.http.create(
+            "createCustomField",
+            API + "/field",
+            creds,
+            find=made,
+            json={
+                "name": name,
+                "description": "The governance work package this issue belongs to "
+                "(kept by the governance app).",
+                "type": FIELD_TYPE,
+                "searcherKey": FIELD_SEARCHER,
+            },
+        )
+        field_id = str((created or {}).get("id") or "")
+        if not field_id:
+            raise TrackerError(f"Jira created the '{name}' field without saying its id.")
+        return field_id
+
+    def edit_screens(self, creds: Credentials, project_id: str) -> list[int]:
+        """The edit screen (or the default one) of every issue type of the project: its
+        issue type screen scheme, that scheme's screen schemes, their screens."""
+        schemes = [
+            str((row.get("issueTypeScreenScheme") or {}).get("id"))
+            for row in self.http.offset_pages(
+                "getIssueTypeScreenSchemeProjectAssociations",
+                API + "/issuetypescreenscheme/project",
+                creds,
+                params={"projectId": [project_id]},
+                page_size=100,
+            )
+            if (row.get("issueTypeScreenScheme") or {}).get("id")
+        ]
+        screen_schemes = sorted(
+            {
+                str(item["screenSchemeId"])
+                for item in self.http.offset_pages(
+                    "getIssueTypeScreenSchemeMappings",
+                    API + "/issuetypescreenscheme/mapping",
+                    creds,
+                    params={"issueTypeScreenSchemeId": schemes},
+                    page_size=100,
+                )
+                if item.get("screenSchemeId")
+            }
+            if schemes
+            else ()
+        )
+        screens: set[int] = set()
+        if screen_schemes:
+            for scheme in self.http.offset_pages(
+                "getScreenSchemes",
+                API + "/screenscheme",
+                creds,
+                params={"id": [int(i) for i in screen_schemes]},
+                page_size=100,
+            ):
+                kinds = scheme.get("screens") or {}
+                screen = kinds.get("edit") or kinds.get("default")
+                if screen:
+                    screens.add(int(screen))
+        return sorted(screens)
+
+    def _put_on_edit_screens(self, creds, field_id: str, project_id: str, project_key: str):
+        """Add the field to the first tab of each edit screen that does not have it yet."""
+        for screen in self.edit_screens(creds, project_id):
+            tabs = self.http.request(
+                "getAllScreenTabs", "GET", f"{API}/screens/{screen}/tabs", creds
+            )
+            tabs = [t for t in (tabs or []) if t.get("id") is not None]
+            if not tabs:
+                raise TrackerError(
+                    f"Jira screen {screen} of project {project_key} has no tab to put the "
+                    f"'{settings.ATLASSIAN_FIELD_NAME}' field on."
+                )
+            present = any(
+                f.get("id") == field_id
+                for tab in tabs
+                for f in self.http.request(
+                    "getAllScreenTabFields",
+                    "GET",
+                    f"{API}/screens/{screen}/tabs/{tab['id']}/fields",
+                    creds,
+                )
+                or []
+            )
+            if not present:
+                self.http.request(
+                    "addScreenTabField",
+                    "POST",
+                    f"{API}/screens/{screen}/tabs/{tabs[0]['id']}/fields",
+                    creds,
+                    json={"fieldId": field_id},
+                )
+
+    def _confirm_editable(self, creds: Credentials, field_id: str, issue_key: str) -> None:
+        meta = self.http.request(
+            "getEditIssueMeta",
+            "GET",
+            f"{API}/issue/{issue_key}/editmeta",
+            creds,
+            missing_ok=True,
+        )
+        if meta is not None and field_id not in (meta.get("fields") or {}):
+            raise TrackerError(
+                f"Jira does not offer the '{settings.ATLASSIAN_FIELD_NAME}' field "
+                f"({field_id}) for editing on {issue_key}, although it is on the project's "
+                "edit screens: check the field configuration hides nothing, then retry."
+            )
 
     def _cover_project(self, creds: Credentials, state: TrackerFieldState, project_id: str):
         field = state.field_id
@@ -433,11 +729,11 @@ class JiraTracker:
                     state.context_id = str(context["id"])
                     break
         if not state.context_id:
-            created = self.http.request(
+            created = self.http.create(
                 "createCustomFieldContext",
-                "POST",
                 f"{API}/field/{field}/context",
                 creds,
+                find=lambda: self._context_named(creds, field, state.name),
                 json={"name": state.name, "projectIds": [project_id], "issueTypeIds": []},
             )
             state.context_id = str((created or {}).get("id") or "")
@@ -450,10 +746,20 @@ class JiraTracker:
             json={"projectIds": [project_id]},
         )
 
+    def _context_named(self, creds: Credentials, field: str, name: str) -> dict | None:
+        for context in self.http.offset_pages(
+            "getContextsForField", f"{API}/field/{field}/context", creds
+        ):
+            if not context.get("isGlobalContext") and context.get("name") == name:
+                return {"id": str(context["id"])}
+        return None
+
     def set_work_package_field(self, issue_key: str, value: str | None) -> None:
         if not ISSUE_KEY.match(issue_key or ""):
             return
-        field_id = self.ensure_field(issue_key.rsplit("-", 1)[0])
+        field_id = self.ensure_field(issue_key.rsplit("-", 1)[0], issue_key)
+        if not field_id:
+            return  # a team-managed project: the link stands, the field cannot be written
         # An issue deleted in Jira meanwhile (404) has nothing left to show: done.
         self.http.request(
             "editIssue",

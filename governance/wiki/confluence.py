@@ -1,16 +1,27 @@
 """The Confluence Cloud backend (WIKI_BACKEND=confluence): the Wiki protocol over the v2 API
 (pages, spaces, footer comments) and the v1 API where v2 has no equivalent (CQL search,
 writing labels), exactly the operations in contracts/atlassian/confluence-*.subset.json.
-Calls are made as the app's service account (ATLASSIAN_SERVICE_EMAIL and _API_TOKEN)."""
+Calls are made as the app's service account (ATLASSIAN_SERVICE_EMAIL and _API_TOKEN), except
+the page picker's search, which runs as the reader (their OAuth token) so that it lists only
+pages they may open."""
 
 import re
+import uuid
 from collections.abc import Iterable
 from html import escape
 
 from django.conf import settings
 from django.core.cache import cache
 
-from governance.atlassian.http import Client, Credentials, ServiceCredentials
+from governance.atlassian import grants
+from governance.atlassian.context import acting_account
+from governance.atlassian.http import (
+    AtlassianUnavailable,
+    Client,
+    Credentials,
+    ServiceCredentials,
+    UserCredentials,
+)
 from governance.wiki.base import WikiError, WikiPage
 
 PAGE_ID = re.compile(r"^[0-9]{1,20}$")
@@ -81,12 +92,25 @@ class ConfluenceWiki:
         )
         return self._page(data) if data else None
 
+    def reader(self) -> Credentials:
+        """The person the request acts for, with their own grant; refused otherwise (the
+        service account sees restricted pages the reader may not)."""
+        account_id = acting_account.get()
+        if not account_id or not grants.has_grant(account_id):
+            raise WikiError(
+                "the wiki is searched as you, and you have not signed in with Atlassian here"
+            )
+        try:
+            return UserCredentials(account_id, self.product)
+        except AtlassianUnavailable as exc:
+            raise WikiError(str(exc)) from None
+
     def search_pages(
         self,
         query: str,
         *,
         limit: int = 20,
-        project_key: str = "",  # Confluence's own permissions apply
+        project_key: str = "",  # Confluence's own permissions apply, as the reader
     ) -> list[WikiPage]:
         query = query.strip()
         cql = "type = page"
@@ -97,7 +121,7 @@ class ConfluenceWiki:
             "searchByCQL",
             "GET",
             "/wiki/rest/api/search",
-            self.service(),
+            self.reader(),
             params={"cql": cql, "limit": max(1, min(limit, 50))},
         )
         base = ((data or {}).get("_links") or {}).get("base") or f"{self.site()}/wiki"
@@ -117,6 +141,35 @@ class ConfluenceWiki:
                 )
             )
         return pages[:limit]
+
+    def _page_titled(self, space_id: str, title: str) -> dict | None:
+        data = self.http.request(
+            "getPagesInSpace",
+            "GET",
+            f"/spaces/{space_id}/pages",
+            self.service(),
+            base_url=self.v2(),
+            params={"title": title, "status": "current", "limit": 25},
+        )
+        for page in (data or {}).get("results") or []:
+            if page.get("title") == title and page.get("id"):
+                return page
+        return None
+
+    def _comment_marked(self, page_id: str, marker: str) -> dict | None:
+        data = self.http.request(
+            "getPageFooterComments",
+            "GET",
+            f"/pages/{page_id}/footer-comments",
+            self.service(),
+            base_url=self.v2(),
+            params={"body-format": "storage", "sort": "-created-date", "limit": 50},
+        )
+        for comment in (data or {}).get("results") or []:
+            value = ((comment.get("body") or {}).get("storage") or {}).get("value") or ""
+            if marker in value:
+                return comment
+        return None
 
     # Spaces --------------------------------------------------------------------------------
     def space_id(self, space_key: str) -> str | None:
@@ -145,12 +198,18 @@ class ConfluenceWiki:
         existing = self.space_id(space_key)
         if existing:
             return existing, False
-        data = self.http.request(
+
+        def made():
+            found = self.space_id(space_key)
+            return {"id": found} if found else None
+
+        # v1 createSpace: the v2 one is behind a beta role model (RBAC) on many sites
+        # (https://developer.atlassian.com/cloud/confluence/rest/v2/api-group-space/#api-spaces-post).
+        data = self.http.create(
             "createSpace",
-            "POST",
-            "/spaces",
+            "/wiki/rest/api/space",
             self.service(),
-            base_url=self.v2(),
+            find=made,
             json={"name": name, "key": space_key},
         )
         return str((data or {}).get("id") or ""), True
@@ -169,12 +228,12 @@ class ConfluenceWiki:
             raise WikiError(
                 f"Confluence has no space '{space_key}'; run `python manage.py wiki_setup`."
             )
-        data = self.http.request(
+        data = self.http.create(
             "createPage",
-            "POST",
             "/pages",
             self.service(),
             base_url=self.v2(),
+            find=lambda: self._page_titled(space_id, title),
             json={
                 "spaceId": space_id,
                 "status": "current",
@@ -206,17 +265,24 @@ class ConfluenceWiki:
             for a in dict.fromkeys(mention_account_ids)
             if a
         )
-        self.http.request(
+        # An anchor macro (invisible on the page) marks this comment, so that a retry after a
+        # timeout first looks for it among the page's footer comments.
+        marker = f"gov-{uuid.uuid4().hex[:16]}"
+        anchor = (
+            '<ac:structured-macro ac:name="anchor"><ac:parameter ac:name="">'
+            f"{marker}</ac:parameter></ac:structured-macro>"
+        )
+        self.http.create(
             "createFooterComment",
-            "POST",
             "/footer-comments",
             self.service(),
             base_url=self.v2(),
+            find=lambda: self._comment_marked(str(page_id), marker),
             json={
                 "pageId": str(page_id),
                 "body": {
                     "representation": "storage",
-                    "value": f"<p>{mentions}{escape(body)}</p>",
+                    "value": f"<p>{mentions}{escape(body)}</p>{anchor}",
                 },
             },
         )

@@ -29,9 +29,9 @@ from governance import services as kernel_services
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import render_htmx
 from governance.models import RAG_CHOICES, AuditEntry, Project
-from governance.people import browsers_among, resolve
+from governance.people import browsers_among, resolve, search_browsers
 from governance.permissions import Caller
-from governance.tracker import TrackerError, get_tracker
+from governance.tracker import TrackerError
 from registers import forms, selectors, tables
 from registers.models import (
     CHANGE_DIMENSIONS,
@@ -102,7 +102,7 @@ def people_choices(project: Project, current: Iterable[str | None] = ()) -> list
         *current,
     }
     with contextlib.suppress(TrackerError):  # the picker still offers the known people
-        ids.update(u.account_id for u in get_tracker().search_users("", limit=100))
+        ids.update(u.account_id for u in search_browsers(project.key, "", limit=100))
     ids.discard(None)
     ids.discard("")
     # Only people who can browse the project are offered (and whoever the record names now).

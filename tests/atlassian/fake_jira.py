@@ -1,7 +1,37 @@
 """A Jira Cloud stand-in for tests: the contract mock's handlers answered from the local
 tracker's tables (people, projects, browse grants, groups, issues), so the same cast and
 fixtures the rest of the suite uses drive the Jira backend. Person tokens are
-`tok-<accountId>`; `down = True` makes every operation answer 503."""
+`tok-<accountId>`; `down = True` makes every operation answer 503.
+
+What a contract mock cannot show, this site does as Jira Cloud documents it:
+
+- A custom field can be set by `editIssue` only when it is on the edit screen of the issue's
+  project and issue type; otherwise Jira answers 400 "Field 'customfield_N' cannot be set. It
+  is not on the appropriate screen, or unknown." (Edit issue,
+  https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-put;
+  Edit issue metadata lists only the fields on that screen,
+  https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-issueidorkey-editmeta-get).
+  Every project here uses one issue type screen scheme (id 20) whose screen scheme (30) has
+  a default screen (1) and an edit screen (2); `screens` holds each tab's field ids.
+- A Jira Service Management project grants Browse projects to its portal-only customers
+  (accountType `customer`, https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/#api-rest-api-3-user-bulk-get
+  documents the account types), so `getBulkPermissions` says they may browse although they
+  are not project members (https://support.atlassian.com/jira-service-management-cloud/docs/what-are-portal-only-customers/).
+  `customers` holds those accountIds; they are granted Browse on every project here.
+- `getBulkPermissions` and `findUsersWithAllPermissions` about other people need the
+  service account (Administer Jira); a person's token gets 403 here
+  (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-permissions/#api-rest-api-3-permissions-check-post).
+  `findUsersWithAllPermissions` takes the accounts from `startAt` to `startAt + maxResults`
+  and then keeps only those with the permission, as its page documents.
+- An issue in a security level the person is not in (`restricted`) is invisible to their
+  token: JQL naming its key is refused with 400 "An issue with key 'X' does not exist for
+  field 'key'." and `getIssue` answers 404, while the service account sees it
+  (https://support.atlassian.com/jira-cloud-administration/docs/configure-issue-security-schemes/;
+  https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/#api-rest-api-3-search-jql-post).
+- Team-managed projects (`team_managed`, `style: next-gen`) do not use global custom
+  fields at all: an edit of the field is refused there whatever the screens say
+  (https://support.atlassian.com/jira-software-cloud/docs/what-are-team-managed-and-company-managed-projects/).
+"""
 
 import re
 
@@ -13,23 +43,42 @@ from tests.atlassian.contract import AtlassianMock
 FIELD_ID = "customfield_10101"
 
 
+CUSTOMERS: set[str] = set()
+
+
 def user_json(user) -> dict:
     return {
         "accountId": user.account_id,
-        "accountType": "atlassian",
+        "accountType": "customer" if user.account_id in CUSTOMERS else "atlassian",
         "displayName": user.display_name,
         "active": user.active,
         "avatarUrls": {"48x48": user.avatar_url or "https://avatars.test/a.png"},
     }
 
 
-def project_json(project) -> dict:
+def project_json(project, *, style: str = "classic") -> dict:
     return {
         "id": str(10000 + project.pk),
         "key": project.key,
         "name": project.name,
+        "style": style,
+        "simplified": style == "next-gen",
         "lead": user_json(LocalTracker().current_user(project.lead.account_id)),
     }
+
+
+def field_meta(field_id: str) -> dict:
+    """One field of Edit issue metadata (FieldMetadata)."""
+    return {
+        "key": field_id,
+        "name": field_id,
+        "operations": ["set"],
+        "required": False,
+        "schema": {"type": "string"},
+    }
+
+
+NOT_ON_SCREEN = "Field '{}' cannot be set. It is not on the appropriate screen, or unknown."
 
 
 def issue_json(issue) -> dict:
@@ -52,6 +101,17 @@ class FakeJira:
         self.down = False
         self.edits: list[tuple[str, object]] = []
         self.field = {"created": False, "contexts": [], "mapping": []}
+        self.team_managed: set[str] = set()
+        self.customers = CUSTOMERS
+        self.restricted: set[str] = set()
+        # A large site: this many more projects every person may browse (not in the tables).
+        self.extra_projects = 0
+        CUSTOMERS.clear()
+        # screen id -> tab id -> field ids on that tab (2 is every project's edit screen).
+        self.screens: dict[int, dict[int, list[str]]] = {
+            1: {11: ["summary"]},
+            2: {21: ["summary", "description"], 22: ["labels"]},
+        }
         ops = {
             "getCurrentUser": self.myself,
             "getMyPermissions": self.my_permissions,
@@ -70,6 +130,15 @@ class FakeJira:
             "createCustomFieldContext": self.create_context,
             "getProjectContextMapping": self.mapping,
             "assignProjectsToCustomFieldContext": self.assign,
+            "getIssueTypeScreenSchemeProjectAssociations": self.screen_scheme_projects,
+            "getIssueTypeScreenSchemeMappings": self.screen_scheme_mappings,
+            "getScreenSchemes": self.screen_schemes,
+            "getAllScreenTabs": self.screen_tabs,
+            "getAllScreenTabFields": self.screen_tab_fields,
+            "addScreenTabField": self.add_screen_tab_field,
+            "getEditIssueMeta": self.edit_meta,
+            "getBulkPermissions": self.bulk_permissions,
+            "findUsersWithAllPermissions": self.users_with_permissions,
         }
         for name, func in ops.items():
             mock.on(name, self._guard(func))
@@ -116,8 +185,16 @@ class FakeJira:
     def search_projects(self, request, query, body):
         projects = self.local.browsable_projects(self._account(request))
         start, size = int(query["startAt"][0]), int(query["maxResults"][0])
+        size = min(size, 100)  # "Must be less than or equal to 100"
+        extra = [f"X{n:05}" for n in range(self.extra_projects)]
+        projects = [*projects, *extra]
         page = projects[start : start + size]
-        values = [project_json(LocalProject.objects.get(key=p.key)) for p in page]
+        values = [
+            project_json(LocalProject.objects.get(key=p.key))
+            if not isinstance(p, str)
+            else {"id": str(50000 + int(p[1:])), "key": p, "name": f"Project {p}"}
+            for p in page
+        ]
         return 200, {
             "isLast": start + size >= len(projects),
             "startAt": start,
@@ -130,7 +207,8 @@ class FakeJira:
         project = LocalProject.objects.filter(key=key).first()
         if project is None:
             return 404, {"errorMessages": ["No project could be found with key."]}
-        return 200, project_json(project)
+        style = "next-gen" if key in self.team_managed else "classic"
+        return 200, project_json(project, style=style)
 
     def bulk_users(self, request, query, body):
         found = self.local.users_bulk(query["accountId"])
@@ -138,6 +216,47 @@ class FakeJira:
 
     def find_users(self, request, query, body):
         return 200, [user_json(u) for u in self.local.search_users(query["query"][0])]
+
+    @staticmethod
+    def _as_service(request) -> bool:
+        return request.headers.get("Authorization", "").startswith("Basic ")
+
+    def _may_browse(self, account_id: str, key: str) -> bool:
+        return account_id in self.customers or self.local.can_browse(account_id, key)
+
+    def bulk_permissions(self, request, query, body):
+        if not self._as_service(request):
+            return 403, {"errorMessages": ["You do not have the permission to check others."]}
+        account = body.get("accountId", "")
+        rows = []
+        for wanted in body.get("projectPermissions") or []:
+            for permission in wanted["permissions"]:
+                projects = [
+                    pid
+                    for pid in wanted.get("projects") or []
+                    if permission == "BROWSE_PROJECTS"
+                    and (project := LocalProject.objects.filter(pk=pid - 10000).first())
+                    and self._may_browse(account, project.key)
+                ]
+                rows.append({"permission": permission, "projects": projects, "issues": []})
+        return 200, {"globalPermissions": [], "projectPermissions": rows}
+
+    def users_with_permissions(self, request, query, body):
+        if not self._as_service(request):
+            return 403, {"errorMessages": ["You do not have the permission to list users."]}
+        assert query["permissions"] == ["BROWSE_PROJECTS"]
+        key = query["projectKey"][0]
+        start = int(query.get("startAt", ["0"])[0])
+        size = int(query.get("maxResults", ["50"])[0])
+        text = query.get("query", [""])[0].casefold()
+        accounts = list(LocalAccount.objects.filter(active=True).order_by("pk"))
+        window = accounts[start : start + size]
+        return 200, [
+            user_json(a)
+            for a in window
+            if self._may_browse(a.account_id, key)
+            and (not text or text in a.display_name.casefold() or text in a.name.casefold())
+        ]
 
     def user_groups(self, request, query, body):
         account = LocalAccount.objects.filter(account_id=query["accountId"][0]).first()
@@ -155,7 +274,13 @@ class FakeJira:
         jql = body["jql"]
         keys = re.match(r"key in \(([^)]*)\)", jql)
         if keys:
-            issues = LocalIssue.objects.filter(key__in=[k.strip() for k in keys[1].split(",")])
+            named = [k.strip() for k in keys[1].split(",")]
+            hidden = self.restricted if self._account(request) else set()
+            for key in named:
+                if key in hidden or not LocalIssue.objects.filter(key=key).exists():
+                    message = f"An issue with key '{key}' does not exist for field 'key'."
+                    return 400, {"errorMessages": [message]}
+            issues = LocalIssue.objects.filter(key__in=named)
         else:
             project = re.match(r'project = "([^"]+)"', jql)[1]
             issues = LocalIssue.objects.filter(project__key=project).order_by("-key")
@@ -175,16 +300,80 @@ class FakeJira:
         return request.url.split("?")[0].rsplit("/", 1)[1]
 
     def get_issue(self, request, query, body):
-        issue = LocalIssue.objects.filter(key=self._issue_key(request)).first()
+        key = self._issue_key(request)
+        if self._account(request) and key in self.restricted:
+            return 404, {"errorMessages": ["Issue does not exist or you do not have permission"]}
+        issue = LocalIssue.objects.filter(key=key).first()
         return (200, issue_json(issue)) if issue else (404, {"errorMessages": ["No issue"]})
+
+    def on_edit_screen(self, field_id: str) -> bool:
+        return any(field_id in fields for fields in self.screens[2].values())
 
     def edit_issue(self, request, query, body):
         key = self._issue_key(request)
-        value = body["fields"][FIELD_ID]
-        self.edits.append((key, value))
-        if not LocalIssue.objects.filter(key=key).update(work_package=value):
+        if not LocalIssue.objects.filter(key=key).exists():
             return 404, {"errorMessages": ["Issue does not exist"]}
+        (field_id, value), *_ = body["fields"].items()
+        if key.rsplit("-", 1)[0] in self.team_managed or not self.on_edit_screen(field_id):
+            return 400, {"errorMessages": [], "errors": {field_id: NOT_ON_SCREEN.format(field_id)}}
+        self.edits.append((key, value))
+        LocalIssue.objects.filter(key=key).update(work_package=value)
         return 204, None
+
+    def edit_meta(self, request, query, body):
+        key = request.url.split("?")[0].rsplit("/", 2)[1]
+        if not LocalIssue.objects.filter(key=key).exists():
+            return 404, {"errorMessages": ["Issue does not exist"]}
+        on_screen = [f for fields in self.screens[2].values() for f in fields]
+        if key.rsplit("-", 1)[0] in self.team_managed:
+            on_screen = [f for f in on_screen if not f.startswith("customfield_")]
+        return 200, {"fields": {f: field_meta(f) for f in on_screen}}
+
+    # Screens
+    def screen_scheme_projects(self, request, query, body):
+        return 200, {
+            "isLast": True,
+            "values": [
+                {
+                    "issueTypeScreenScheme": {"id": "20", "name": "Default"},
+                    "projectIds": query["projectId"],
+                }
+            ],
+        }
+
+    def screen_scheme_mappings(self, request, query, body):
+        return 200, {
+            "isLast": True,
+            "values": [
+                {"issueTypeId": i, "issueTypeScreenSchemeId": "20", "screenSchemeId": "30"}
+                for i in ("default", "10001")
+            ],
+        }
+
+    def screen_schemes(self, request, query, body):
+        return 200, {
+            "isLast": True,
+            "values": [{"id": 30, "name": "Default", "screens": {"default": 1, "edit": 2}}],
+        }
+
+    def _screen_path(self, request) -> list[int]:
+        found = re.search(r"/screens/(\d+)(?:/tabs/(\d+))?", request.url)
+        return [int(n) for n in found.groups() if n]
+
+    def screen_tabs(self, request, query, body):
+        (screen,) = self._screen_path(request)
+        return 200, [{"id": tab, "name": f"Tab {tab}"} for tab in self.screens[screen]]
+
+    def screen_tab_fields(self, request, query, body):
+        screen, tab = self._screen_path(request)
+        return 200, [{"id": f, "name": f} for f in self.screens[screen][tab]]
+
+    def add_screen_tab_field(self, request, query, body):
+        screen, tab = self._screen_path(request)
+        if any(body["fieldId"] in fields for fields in self.screens[screen].values()):
+            return 400, {"errorMessages": ["The field is already on the screen."]}
+        self.screens[screen][tab].append(body["fieldId"])
+        return 200, {"id": body["fieldId"], "name": "Work Package"}
 
     # The custom field
     def fields(self, request, query, body):

@@ -51,6 +51,7 @@ def healthy(atlassian_settings, rsps, jira, confluence):
     grant = give_grant(user)
     AtlassianGrant.objects.filter(pk=grant.pk).update(
         scopes="read:jira-work read:jira-user write:jira-work manage:jira-configuration "
+        "search:confluence "
         "offline_access"
     )
     return jira
@@ -69,6 +70,16 @@ def test_check_passes_against_the_mocks(healthy):
         "All checks passed.",
     ):
         assert line in out
+
+
+def test_a_grant_without_the_readers_confluence_search_fails_naming_the_scope(healthy):
+    AtlassianGrant.objects.update(
+        scopes="read:jira-work read:jira-user write:jira-work manage:jira-configuration "
+        "offline_access"
+    )
+    code, _out, err = run()
+    assert code == 4
+    assert "search:confluence" in err
 
 
 def test_a_wrong_service_token_fails_naming_it(healthy):
@@ -122,7 +133,15 @@ def test_wiki_setup_creates_the_space_once(atlassian_settings, confluence):
 
     def create(request, query, body):
         spaces.append({"id": "99", "key": body["key"], "name": body["name"]})
-        return 201, spaces[-1]
+        return 200, {
+            "id": 99,
+            "key": body["key"],
+            "name": body["name"],
+            "status": "current",
+            "type": "global",
+            "_expandable": {},
+            "_links": {},
+        }
 
     confluence.on("createSpace", create)
     out = io.StringIO()

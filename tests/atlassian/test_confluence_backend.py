@@ -3,9 +3,11 @@ documents (requests validated, canned answers validated)."""
 
 import pytest
 
+from governance.atlassian.context import acting_account
 from governance.wiki import WikiError
 from governance.wiki.confluence import ConfluenceWiki
-from tests.atlassian.conftest import WIKI_URL
+from tests.atlassian.conftest import WIKI_URL, give_grant
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +83,13 @@ def test_search_pages_through_cql(wiki, confluence):
         }
 
     confluence.on("searchByCQL", search)
-    pages = wiki.search_pages('board "paper', limit=10)
+    reader = UserFactory(username="rita")
+    give_grant(reader)
+    token = acting_account.set(reader.account_id)
+    try:
+        pages = wiki.search_pages('board "paper', limit=10)
+    finally:
+        acting_account.reset(token)
     assert [(p.id, p.title, p.space_key) for p in pages] == [
         ("1", "Board paper", "GOV"),
         ("2", "Minutes", "GOV"),
@@ -153,8 +161,9 @@ def test_footer_comment_mentions_the_approver(wiki, confluence):
     wiki.add_footer_comment(page_id="555", body="Please approve.", mention_account_ids=["acc-1"])
     body = confluence.bodies("createFooterComment")[0]
     assert body["pageId"] == "555"
-    assert body["body"]["value"] == (
+    assert body["body"]["value"].startswith(
         '<p><ac:link><ri:user ri:account-id="acc-1" /></ac:link> Please approve.</p>'
+        '<ac:structured-macro ac:name="anchor">'
     )
 
 
@@ -164,12 +173,41 @@ def test_ensure_space_is_idempotent(wiki, confluence):
 
     def create(request, query, body):
         spaces.append({"id": "99", "key": body["key"], "name": body["name"]})
-        return 201, {"id": "99", "key": body["key"], "name": body["name"]}
+        return 200, {
+            "id": 99,
+            "key": body["key"],
+            "name": body["name"],
+            "status": "current",
+            "type": "global",
+            "_expandable": {},
+            "_links": {},
+        }
 
     confluence.on("createSpace", create)
     assert wiki.ensure_space("GOV", "Governance") == ("99", True)
     assert wiki.ensure_space("GOV", "Governance") == ("99", False)
     assert confluence.count("createSpace") == 1
+
+
+def test_the_space_is_created_with_confluence_v1_not_the_beta_v2(wiki, confluence):
+    confluence.on("getSpaces", (200, {"results": [], "_links": {}}))
+    paths = []
+
+    def create(request, query, body):
+        paths.append(request.url.split("?")[0])
+        return 200, {
+            "id": 99,
+            "key": body["key"],
+            "name": body["name"],
+            "status": "current",
+            "type": "global",
+            "_expandable": {},
+            "_links": {},
+        }
+
+    confluence.on("createSpace", create)
+    assert wiki.ensure_space("GOV", "Governance") == ("99", True)
+    assert paths == [WIKI_URL + "/wiki/rest/api/space"]  # before: /wiki/api/v2/spaces
 
 
 def test_confluence_errors_are_wiki_errors_naming_the_operation(wiki, confluence, settings):
@@ -200,6 +238,7 @@ def test_the_business_case_picker_searches_confluence_live(
             },
         ),
     )
+    give_grant(cast.lead)  # the picker searches as the reader
     response = client_for(cast.lead).get("/projects/ALPHA/charter/wiki/?q=board")
     assert response.status_code == 200
     assert "Alpha board paper" in response.content.decode()

@@ -12,6 +12,7 @@ from governance.atlassian.context import acting_account
 from governance.models import AtlassianGrant, TrackerFieldState
 from governance.tracker import TrackerError
 from tests.atlassian.conftest import AUTH_URL, give_grant, user_json
+from tests.atlassian.fake_jira import field_meta
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -169,14 +170,22 @@ def test_can_browse_asks_as_the_person_and_caches(tracker, jira, person):
         "getMyPermissions",
         lambda r, q, b: (200, perms("BROWSE_PROJECTS", q["projectKey"] == ["ALPHA"])),
     )
-    assert tracker.can_browse(person.account_id, "ALPHA")
-    assert not tracker.can_browse(person.account_id, "BETA")
-    assert tracker.can_browse(person.account_id, "ALPHA")
+    token = acting_account.set(person.account_id)
+    try:
+        assert tracker.can_browse(person.account_id, "ALPHA")
+        assert not tracker.can_browse(person.account_id, "BETA")
+        assert tracker.can_browse(person.account_id, "ALPHA")
+    finally:
+        acting_account.reset(token)
     assert jira.count("getMyPermissions") == 2
 
 
 def test_can_browse_fails_closed_without_a_grant(tracker, jira):
-    assert not tracker.can_browse("stranger", "ALPHA")
+    token = acting_account.set("stranger")
+    try:
+        assert not tracker.can_browse("stranger", "ALPHA")
+    finally:
+        acting_account.reset(token)
     assert tracker.browsable_projects("stranger") == []
     assert jira.calls == []
 
@@ -319,6 +328,60 @@ def field_jira(jira):
         ),
     )
     jira.on("editIssue", (204, None))
+    # Every project's issue types share one edit screen (7) with one tab (70).
+    state["tab"] = ["summary"]
+    jira.on(
+        "getIssueTypeScreenSchemeProjectAssociations",
+        lambda r, q, b: (
+            200,
+            {
+                "isLast": True,
+                "values": [
+                    {
+                        "issueTypeScreenScheme": {"id": "5", "name": "S"},
+                        "projectIds": q["projectId"],
+                    }
+                ],
+            },
+        ),
+    )
+    jira.on(
+        "getIssueTypeScreenSchemeMappings",
+        lambda r, q, b: (
+            200,
+            {
+                "isLast": True,
+                "values": [
+                    {
+                        "issueTypeId": "default",
+                        "issueTypeScreenSchemeId": "5",
+                        "screenSchemeId": "6",
+                    }
+                ],
+            },
+        ),
+    )
+    jira.on(
+        "getScreenSchemes",
+        lambda r, q, b: (
+            200,
+            {"isLast": True, "values": [{"id": 6, "name": "S", "screens": {"default": 7}}]},
+        ),
+    )
+    jira.on("getAllScreenTabs", lambda r, q, b: (200, [{"id": 70, "name": "Field Tab"}]))
+    jira.on(
+        "getAllScreenTabFields", lambda r, q, b: (200, [{"id": f, "name": f} for f in state["tab"]])
+    )
+
+    def add_to_tab(request, query, body):
+        state["tab"].append(body["fieldId"])
+        return 200, {"id": body["fieldId"], "name": "Work Package"}
+
+    jira.on("addScreenTabField", add_to_tab)
+    jira.on(
+        "getEditIssueMeta",
+        lambda r, q, b: (200, {"fields": {f: field_meta(f) for f in state["tab"]}}),
+    )
     jira.state = state
     return jira
 
@@ -372,15 +435,30 @@ def test_write_back_to_a_deleted_issue_is_done(tracker, field_jira):
 
 
 # HTTP behaviour -------------------------------------------------------------------------------
-def test_429_then_success_honours_retry_after(tracker, jira, sleeps):
-    answers = iter([(429, {"errorMessages": ["slow down"]}, {"Retry-After": "2"})])
-
-    def project(request, query, body):
-        return next(answers, (200, project_json("ALPHA")))
-
-    jira.on("getProject", project)
-    assert tracker.get_project("ALPHA").key == "ALPHA"
-    assert len(sleeps) == 1 and 2 <= sleeps[0] <= 2.5
+def test_429_is_never_slept_on_and_carries_retry_after_and_the_limit_headers(
+    tracker, jira, sleeps, caplog
+):
+    jira.on(
+        "getProject",
+        (
+            429,
+            {"errorMessages": ["slow down"]},
+            {
+                "Retry-After": "1800",
+                "RateLimit-Reason": "jira-quota-tenant-based",
+                "X-RateLimit-Limit": "65000",
+                "X-RateLimit-Remaining": "0",
+            },
+        ),
+    )
+    with pytest.raises(TrackerError) as limited:
+        tracker.get_project("ALPHA")
+    assert sleeps == []  # before: a sleep clamped to 10 s inside the request
+    assert jira.count("getProject") == 1
+    assert limited.value.retry_after == 1800  # any length, not clamped
+    assert "RateLimit-Reason jira-quota-tenant-based" in str(limited.value)
+    assert "X-RateLimit-Remaining 0" in str(limited.value)
+    assert "jira-quota-tenant-based" in caplog.text
 
 
 def test_503_retried_then_a_named_error(tracker, jira, sleeps, settings):

@@ -19,8 +19,8 @@ and the wiki space is the v2 example's key. What is not Prism's:
   the person may browse EX and is a site administrator.
 - Prism's user/bulk example answers Mia whoever is asked, and a sponsor must be somebody
   else: the business-case walk puts a second person of the examples in the app's name cache.
-Jira's user search (findUsers) is not in the contract documents, so Prism does not know it:
-the people pickers say the tracker cannot be searched, and the page stays up.
+The people pickers of a project ask findUsersWithAllPermissions, whose example lists Mia and
+Emma Richards: the editors' search offers Emma (Mia leads), and so does the seat picker.
 """
 
 import json
@@ -34,7 +34,6 @@ from django.test import Client
 
 from governance import outbox
 from governance.models import AtlassianGrant, OutboundTask, TrackerFieldState
-from governance.people import PEOPLE_SEARCH_DOWN
 from governance.services import token_create
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from tests.atlassian.conftest import API_URL, AUTH_URL
@@ -172,9 +171,7 @@ def test_pages_of_the_demo_flow(walk):
     walk("GET", "/", shows=["Example", KEY])
     walk("GET", f"/projects/{KEY}/", shows=["Example", "Mia Krystof"])
     walk("GET", f"/projects/{KEY}/editors/", shows=["Mia Krystof"])
-    walk(
-        "GET", f"/projects/{KEY}/editors/", data={"q": "mia"}, htmx=True, shows=[PEOPLE_SEARCH_DOWN]
-    )
+    walk("GET", f"/projects/{KEY}/editors/", data={"q": "mia"}, htmx=True, shows=["Emma Richards"])
     walk("GET", f"/projects/{KEY}/status/", shows=["Example"])
     walk("GET", f"/projects/{KEY}/audit/", shows=["Example"])
     walk("GET", "/portfolio/", shows=[KEY])
@@ -291,14 +288,13 @@ def test_business_case_flow(walk):
         htmx=True,
         shows=["Claims take weeks"],
     )
-    # The people picker: Jira's user search (findUsers) is not in the contract documents,
-    # so Prism does not know it; the picker says the tracker cannot be searched.
+    # The people picker: people who may browse EX (findUsersWithAllPermissions's example).
     walk(
         "GET",
         f"{page}people/",
         data={"field": "decisionAuthority", "q": "will"},
         htmx=True,
-        shows=[PEOPLE_SEARCH_DOWN],
+        shows=["Emma Richards"],
     )
     walk("POST", f"{page}seats/", data={"field": "adoptionOwner", "account_id": MIA}, htmx=True)
     walk(

@@ -96,6 +96,15 @@ def test_authorize_redirect_carries_state_pkce_audience_and_offline_access(
     assert query["redirect_uri"].endswith("/accounts/atlassian/callback/")
 
 
+def test_sign_in_asks_for_the_confluence_search_the_reader_makes_only_with_confluence(
+    atlassian_settings, fake_auth
+):
+    atlassian_settings.WIKI_BACKEND = "local"
+    assert "search:confluence" not in start(Client())["scope"].split()
+    atlassian_settings.WIKI_BACKEND = "confluence"
+    assert "search:confluence" in start(Client())["scope"].split()
+
+
 def test_wrong_state_is_refused_and_no_code_is_exchanged(atlassian_settings, fake_auth):
     client = Client()
     start(client)

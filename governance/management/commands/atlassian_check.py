@@ -141,7 +141,8 @@ class Command(BaseCommand):
     def check_scopes(self):
         wanted = list(grants.JIRA_SCOPES)
         if settings.WIKI_BACKEND == "confluence":
-            wanted += grants.CONFLUENCE_SCOPES
+            wanted += grants.READER_CONFLUENCE_SCOPES
+            wanted += [s for s in grants.CONFLUENCE_SCOPES if s not in wanted]
         grant = AtlassianGrant.objects.order_by("-updated_at").first()
         if grant is None:
             self.warn("scopes: nobody has signed in yet; they are checked after the first")
@@ -151,7 +152,7 @@ class Command(BaseCommand):
         for scope in [*wanted, "offline_access"]:
             if scope in granted:
                 self.ok(f"scope {scope} granted")
-            elif scope in grants.JIRA_SCOPES or scope == "offline_access":
+            elif scope in grants.sign_in_scopes():
                 missing.append(scope)
             else:
                 self.warn(
@@ -166,29 +167,26 @@ class Command(BaseCommand):
 
     # 5 ------------------------------------------------------------------------------------
     def check_field(self, tracker):
-        from governance.tracker.jira import API
+        from governance.models import TrackerFieldState
+        from governance.tracker.jira import two_fields_message
 
         name = settings.ATLASSIAN_FIELD_NAME
         try:
-            found = [
-                f
-                for f in tracker.http.offset_pages(
-                    "getFieldsPaginated",
-                    API + "/field/search",
-                    tracker.service(),
-                    params={"type": "custom", "query": name},
-                )
-                if f.get("name") == name
-            ]
+            found = tracker.fields_named(tracker.service(), name)
         except TrackerError as exc:
             raise Failed(FIELD, str(exc)) from None
+        if len(found) > 1:
+            raise Failed(FIELD, two_fields_message(name, found))
         if not found:
             raise Failed(
                 FIELD,
                 f"the custom field '{name}' is missing; it is created by the first "
                 "write-back, or link an issue to a work package now.",
             )
-        self.ok(f"custom field '{name}' present ({found[0].get('id')})")
+        self.ok(f"custom field '{name}' present ({found[0]})")
+        state = TrackerFieldState.objects.filter(name=name).first()
+        for key, reason in sorted((state.unwritable if state else {}).items()):
+            self.warn(f"project {key}: the '{name}' field cannot be written. {reason}")
 
     # 6 ------------------------------------------------------------------------------------
     def check_wiki(self):

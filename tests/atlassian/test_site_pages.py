@@ -1,0 +1,45 @@
+"""Pagination without a silent cap (item 7 of the Atlassian issue), against the Jira stand-in
+with thousands of projects: pages of 100 (searchProjects allows at most 100), every project
+listed up to the ceiling, and past it the page and the log say the list is incomplete."""
+
+import pytest
+from django.core.cache import cache
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def big_site(cast, fake_jira, settings):
+    settings.ATLASSIAN_RETRIES = 0
+    fake_jira.grant(cast.lead)
+    return fake_jira
+
+
+def test_my_projects_on_a_5000_project_site_lists_all_of_them(big_site, tracker, cast, caplog):
+    big_site.extra_projects = 4999  # and ALPHA, which the lead leads
+    projects = tracker.browsable_projects(cast.lead.account_id)
+    assert len(projects) == 5000  # before: 2,500 (50 pages of 50), the rest lost silently
+    assert big_site.mock.count("searchProjects") == 50
+    assert {q["maxResults"][0] for q in big_site.mock.params("searchProjects")} == {"100"}
+    assert "stopped" not in caplog.text
+
+
+def test_a_listing_stopped_by_the_ceiling_is_said_on_the_page_and_in_the_log(
+    big_site, cast, client_for, settings, caplog
+):
+    settings.ATLASSIAN_MAX_PAGES = 2
+    big_site.extra_projects = 450
+    cache.clear()
+    page = client_for(cast.lead).get("/")
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "This list is incomplete" in text
+    assert "searchProjects: listing stopped after 2 pages" in caplog.text
+    # Served from the cache, it still says so.
+    again = client_for(cast.lead).get("/")
+    assert "This list is incomplete" in again.content.decode()
+
+
+def test_a_complete_list_says_nothing_of_the_kind(big_site, cast, client_for):
+    page = client_for(cast.lead).get("/")
+    assert "This list is incomplete" not in page.content.decode()
