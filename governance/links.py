@@ -20,12 +20,15 @@ LINKS_MAX = 50
 KEPT_FROM_STORED = ("type", "pageId", "spaceKey", "templateKind")
 
 
-def page_exists(page_id: str, checked: dict[str, WikiPage | None]) -> WikiPage | bool | None:
-    """The wiki page, None when it does not exist, False when the wiki cannot answer (then
-    the link is kept unchecked: an outage must not block editing)."""
+def page_exists(
+    page_id: str, checked: dict[str, WikiPage | None], *, project_key: str = ""
+) -> WikiPage | bool | None:
+    """The wiki page, None when it does not exist (or is another project's than
+    `project_key`'s), False when the wiki cannot answer (then the link is kept unchecked: an
+    outage must not block editing)."""
     if page_id not in checked:
         try:
-            checked[page_id] = get_wiki().get_page(page_id)
+            checked[page_id] = get_wiki().get_page(page_id, project_key=project_key)
         except WikiError:
             return False
     return checked[page_id]
@@ -43,6 +46,7 @@ def clean_link(
     known_page_ids: set[str] | None = None,
     base_url: str = "",
     checked: dict | None = None,
+    project_key: str = "",
 ) -> dict | None:
     """One link. A wiki link ('confluence') with a pageId not already known is checked
     against the wiki and takes its URL and title from the page when they are not given."""
@@ -81,7 +85,7 @@ def clean_link(
         errors.add(f"{where}.pageId", "Only wiki links ('confluence') carry a pageId.")
     url = raw.get("url")
     if page_id and link_type == "confluence" and page_id not in (known_page_ids or set()):
-        page = page_exists(page_id, checked)
+        page = page_exists(page_id, checked, project_key=project_key)
         if page is None:
             errors.add(f"{where}.pageId", f"No wiki page with id {page_id}.")
         elif page:
@@ -108,6 +112,7 @@ def clean_links(
     *,
     stored: list[dict] | None = None,
     base_url: str = "",
+    project_key: str = "",
 ) -> list[dict] | None:
     """A whole list of links. An entry that matches a stored link (by id, else by url) keeps
     that link's id and the wiki fields it omits. Returns None (each offending entry named)
@@ -140,7 +145,13 @@ def clean_links(
                 item = {"id": match.get("id"), **inherited, **item}
         where = f"{field}[{index}]"
         link = clean_link(
-            item, where, errors, known_page_ids=known, base_url=base_url, checked=checked
+            item,
+            where,
+            errors,
+            known_page_ids=known,
+            base_url=base_url,
+            checked=checked,
+            project_key=project_key,
         )
         if link is None:
             continue

@@ -83,7 +83,7 @@ def minutes_record(
     url = data.get("url") or ""
     if page_id and not from_template:
         try:
-            page = get_wiki().get_page(page_id)
+            page = get_wiki().get_page(page_id, project_key=caller.project.key)
         except WikiError:
             page = False  # an outage must not block recording; the page stays unchecked
         if page is None:

@@ -96,8 +96,12 @@ def _read_only_keys() -> set[str]:
 # --- cleaning (pure, or reads of the tracker and wiki; no writes) ----------------------------
 
 
-def _clean_links(raw: Any, stored: list, errors: FieldErrors, base_url: str) -> list[dict]:
-    links = clean_links(raw, "supportingLinks", errors, stored=stored, base_url=base_url)
+def _clean_links(
+    raw: Any, stored: list, errors: FieldErrors, base_url: str, project_key: str
+) -> list[dict]:
+    links = clean_links(
+        raw, "supportingLinks", errors, stored=stored, base_url=base_url, project_key=project_key
+    )
     return stored if links is None else links
 
 
@@ -187,7 +191,9 @@ def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
     return members
 
 
-def _check_financial_pages(financial: dict, stored: Mapping | None, errors: FieldErrors) -> None:
+def _check_financial_pages(
+    financial: dict, stored: Mapping | None, errors: FieldErrors, project_key: str
+) -> None:
     stored = finance.present(stored)
     checked: dict = {}
     for where, page_id, before in (
@@ -202,7 +208,11 @@ def _check_financial_pages(financial: dict, stored: Mapping | None, errors: Fiel
             stored["attached"]["pageId"],
         ),
     ):
-        if page_id and page_id != before and page_exists(page_id, checked) is None:
+        if (
+            page_id
+            and page_id != before
+            and page_exists(page_id, checked, project_key=project_key) is None
+        ):
             errors.add(where, f"No wiki page with id {page_id}.")
 
 
@@ -259,11 +269,11 @@ def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str =
         values["steering_committee"] = clean_steering(data["steeringCommittee"], errors)
     if "supportingLinks" in data:
         values["supporting_links"] = _clean_links(
-            data["supportingLinks"], case.supporting_links or [], errors, base_url
+            data["supportingLinks"], case.supporting_links or [], errors, base_url, case.project.key
         )
     if "financialCase" in data:
         financial = finance.clean(data["financialCase"], case.financial_case, errors)
-        _check_financial_pages(financial, case.financial_case, errors)
+        _check_financial_pages(financial, case.financial_case, errors, case.project.key)
         values["financial_case"] = financial
     errors.raise_if_any()
     return values
@@ -330,6 +340,7 @@ def link_add(*, caller: Caller, link: Mapping[str, Any], base_url: str = "") -> 
         known_page_ids=set(),
         base_url=base_url,
         checked={},
+        project_key=caller.project.key,
     )
     errors.raise_if_any()
     with transaction.atomic():

@@ -28,8 +28,10 @@ class WikiPage:
 
 
 class Wiki(Protocol):
-    def get_page(self, page_id: str) -> WikiPage | None:
-        """Page-exists check. Confluence: GET /wiki/api/v2/pages/{id}."""
+    def get_page(self, page_id: str, *, project_key: str = "") -> WikiPage | None:
+        """Page-exists check. Confluence: GET /wiki/api/v2/pages/{id}. `project_key`: the
+        project that will reference the page; the local wiki answers None for another
+        project's page, as /wiki/pages/<id>/ does (Confluence's own permissions apply)."""
 
     def search_pages(self, query: str, *, limit: int = 20, project_key: str = "") -> list[WikiPage]:
         """Supporting-documents picker. Confluence: GET /wiki/rest/api/search (CQL).

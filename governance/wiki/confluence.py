@@ -78,7 +78,7 @@ class ConfluenceWiki:
         )
 
     # Pages ---------------------------------------------------------------------------------
-    def get_page(self, page_id: str) -> WikiPage | None:
+    def get_page(self, page_id: str, *, project_key: str = "") -> WikiPage | None:
         page_id = str(page_id).strip()
         if not PAGE_ID.match(page_id):
             return None

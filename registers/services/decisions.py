@@ -120,7 +120,11 @@ def _clean(
         decision.minutes_ref = _clean_minutes_ref(project, data["minutesRef"], errors)
     if "evidenceLinks" in data:
         links = clean_links(
-            data["evidenceLinks"], "evidenceLinks", errors, stored=decision.evidence_links
+            data["evidenceLinks"],
+            "evidenceLinks",
+            errors,
+            stored=decision.evidence_links,
+            project_key=project.key,
         )
         if links is not None:
             decision.evidence_links = links

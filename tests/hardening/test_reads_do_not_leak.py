@@ -132,3 +132,35 @@ def test_site_settings_are_read_whole_by_site_admins_and_the_governance_group(ca
             assert not response.has_header("ETag")
             assert "pmo" not in response.content.decode()
     assert Client().get("/api/v1/site-settings").status_code == 401
+
+
+def test_another_projects_page_cannot_be_linked_nor_its_title_read(cast, bearer, falcon):
+    """A supporting link, a decision's evidence link and steering minutes all check a pageId
+    against the wiki: another project's page is not there for ALPHA, so its title is never
+    copied in and its existence not confirmed."""
+    client, auth, api = Client(), bearer(cast.lead), "/api/v1/projects/ALPHA"
+
+    def send(method, path, body):
+        return getattr(client, method)(
+            f"{api}/{path}", json.dumps(body), content_type="application/json", **auth
+        )
+
+    link = {"type": "confluence", "pageId": str(falcon.pk), "label": "", "url": ""}
+    answers = [
+        send("patch", "charter", {"supportingLinks": [link]}),
+        send("post", "decisions", {"decision": "Go", "evidenceLinks": [link]}),
+        send(
+            "post",
+            "minutes",
+            {"title": "Steering 1", "heldOn": "2026-01-10", "pageId": str(falcon.pk)},
+        ),
+    ]
+    for answer in answers:
+        assert answer.status_code == 422, answer.content
+        body = answer.content.decode()
+        assert f"No wiki page with id {falcon.pk}" in body
+        assert "Falcon" not in body
+    own = LocalWikiPage.objects.create(space_key="GOV", title="Alpha notes", project_key="ALPHA")
+    linked = send("patch", "charter", {"supportingLinks": [{**link, "pageId": str(own.pk)}]})
+    assert linked.status_code == 200, linked.content
+    assert "Alpha notes" in linked.content.decode()

@@ -21,11 +21,13 @@ def _page(page: LocalWikiPage) -> WikiPage:
 
 
 class LocalWiki:
-    def get_page(self, page_id: str) -> WikiPage | None:
+    def get_page(self, page_id: str, *, project_key: str = "") -> WikiPage | None:
         if not str(page_id).isdigit():
             return None
         page = LocalWikiPage.objects.filter(pk=int(page_id)).first()
-        return _page(page) if page else None
+        if page is None or (project_key and page.project_key not in ("", project_key)):
+            return None  # another project's page is not there for this one (nor its title)
+        return _page(page)
 
     def search_pages(self, query: str, *, limit: int = 20, project_key: str = "") -> list[WikiPage]:
         pages = LocalWikiPage.objects.all()
