@@ -363,15 +363,7 @@ def change_duty(
         return "proposed"
     if account_id == created_by_account_id:
         return "recorded"
-    if account_id == project.lead_account_id:
-        return "lead"
-    if editor_account_ids is None:
-        nominated = EditorNomination.objects.filter(
-            project_id=project.pk, account_id=account_id
-        ).exists()
-    else:
-        nominated = account_id in editor_account_ids
-    return "editor" if nominated else None
+    return sponsor_clash(project, account_id, editor_account_ids)
 
 
 def may_browse(account_id: str, project: Project) -> bool:

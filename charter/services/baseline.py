@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter.serializers import stored_fields
-from charter.services.common import Write, lock
+from charter.services.common import Write, lock, set_budget_baseline
 from governance import audit, signals
 from governance.cleaning import add_days, decimal_to_json
 from governance.concurrency import check_version
@@ -118,24 +118,8 @@ def change_apply_to_baseline(
             )
         case.plan_baseline = new_plan
         now = timezone.now()
-        if new_budget is not None and package.budget_baseline != new_budget:
-            before = package.budget_baseline
-            package.budget_baseline = new_budget
-            package.revision += 1
-            package.updated_by_account_id = caller.account_id
-            package.save(
-                update_fields=["budget_baseline", "revision", "updated_by_account_id", "updated_at"]
-            )
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="work_package.baselined",
-                target_type="workPackage",
-                target_id=package.pk,
-                changes=audit.diff(
-                    {"budgetBaseline": before}, {"budgetBaseline": package.budget_baseline}
-                ),
-            )
+        if new_budget is not None:
+            set_budget_baseline(caller, project, package, new_budget)
         change.application_record = {
             "kind": "baseline",
             "ref": package_id,

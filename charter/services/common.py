@@ -150,3 +150,25 @@ def required_text(data: Mapping[str, Any], key: str, message: str) -> str:
     if not value:
         raise ValidationFailed({key: [message]})
     return value
+
+
+def set_budget_baseline(caller: Caller, project: Project, package: Any, budget: Any) -> None:
+    """Write a work package's budgetBaseline (approval freezes the budget; a change applied
+    to the package moves it), audited as work_package.baselined; nothing when it holds it."""
+    if package.budget_baseline == budget:
+        return
+    before = package.budget_baseline
+    package.budget_baseline = budget
+    package.revision += 1
+    package.updated_by_account_id = caller.account_id
+    package.save(
+        update_fields=["budget_baseline", "revision", "updated_by_account_id", "updated_at"]
+    )
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="work_package.baselined",
+        target_type="workPackage",
+        target_id=package.pk,
+        changes=audit.diff({"budgetBaseline": before}, {"budgetBaseline": budget}),
+    )

@@ -26,6 +26,7 @@ from charter.services.common import (
     current_case,
     precheck,
     required_text,
+    set_budget_baseline,
 )
 from charter.services.minutes import clean_attendees
 from governance import audit, notifications, outbox, signals
@@ -278,25 +279,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
             WorkPackage.objects.select_for_update().filter(project=project).order_by("pk")
         )
         for package in packages:
-            if package.budget_baseline == package.budget:
-                continue
-            before = package.budget_baseline
-            package.budget_baseline = package.budget
-            package.revision += 1
-            package.updated_by_account_id = caller.account_id
-            package.save(
-                update_fields=["budget_baseline", "revision", "updated_by_account_id", "updated_at"]
-            )
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="work_package.baselined",
-                target_type="workPackage",
-                target_id=package.pk,
-                changes=audit.diff(
-                    {"budgetBaseline": before}, {"budgetBaseline": package.budget_baseline}
-                ),
-            )
+            set_budget_baseline(caller, project, package, package.budget)
         case.approval_status = "Approved"
         case.approved_at = now
         case.approved_by_account_id = caller.account_id
