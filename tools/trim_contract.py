@@ -4,7 +4,7 @@ operations-index.json.
 
     python3 tools/trim_contract.py WHOLE.json SUBSET.json OPERATION_ID [OPERATION_ID ...]
 
-WHOLE.json is the whole document (e.g. /work/shared/specs/full/jira-platform-v3.json),
+WHOLE.json is the whole document as Atlassian publishes it (e.g. jira-platform-v3.json),
 SUBSET.json the file name under contracts/atlassian/. Operations already there are left as
 they are. The patches contracts/atlassian/README.md describes are applied to what is added
 (media-type `example` strings parsed into JSON; a `default` outside its enum dropped) and
