@@ -2,6 +2,7 @@
 the governance group), on project ALPHA."""
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
@@ -100,3 +101,13 @@ def pytest_collection_modifyitems(config, items):
     # browser tests are still synchronous, so allow them there.
     if any(item.get_closest_marker("browser") for item in items):
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def run_async(main):
+    """`anyio.run(main)` in a thread of its own: a browser test that ran earlier in the same
+    worker leaves Playwright's event loop running in the main thread, where a second loop
+    cannot start."""
+    import anyio
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, main).result()

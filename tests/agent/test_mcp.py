@@ -3,7 +3,6 @@ the running app (bearer = the API token), and the stdio server's tools in memory
 
 import json
 
-import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -16,7 +15,7 @@ from governance.models import AuditEntry
 from governance.services import token_create
 from registers.models import Risk
 from tests.agent.conftest import EVERYONE, use_group
-from tests.conftest import PMO_GROUP
+from tests.conftest import PMO_GROUP, run_async
 
 
 def _session_over_http(url: str, token: str | None, work):
@@ -30,7 +29,7 @@ def _session_over_http(url: str, token: str | None, work):
             await session.initialize()
             return await work(session)
 
-    return anyio.run(go)
+    return run_async(go)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -99,7 +98,7 @@ def _in_memory(user, work):
         async with create_connected_server_and_client_session(server) as session:
             return await work(session)
 
-    return anyio.run(go)
+    return run_async(go)
 
 
 @pytest.mark.django_db(transaction=True)

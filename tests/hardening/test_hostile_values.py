@@ -5,7 +5,6 @@ error body naming the field, and what was stored already is drawn."""
 import datetime as dt
 import json
 
-import anyio
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -18,6 +17,7 @@ from governance.models import AuditEntry
 from governance.tracker.local import scripting
 from registers.models import ChangeRequest, Risk, WorkPackage
 from tests.agent.conftest import EVERYONE, use_group
+from tests.conftest import run_async
 from tests.factories import WorkPackageFactory
 
 BASE = "/api/v1/projects/ALPHA"
@@ -256,7 +256,7 @@ def test_mcp_errors_carry_the_api_words_never_an_exception_text(cast, everyone):
             )
             return cursor, surrogate
 
-    cursor, surrogate = anyio.run(go)
+    cursor, surrogate = run_async(go)
     for result in (cursor, surrogate):
         assert result.isError
         text = result.content[0].text
