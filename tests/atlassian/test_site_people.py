@@ -10,6 +10,7 @@ from django.core.cache import cache
 
 from governance.atlassian.context import acting_account
 from governance.tracker.local.models import LocalAccount, LocalBrowseGrant, LocalProject
+from tests.atlassian.fake_jira import project_json
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +48,10 @@ def test_browse_about_another_person_is_asked_as_the_service_account(site, track
         assert not tracker.can_browse(cast.outsider.account_id, "ALPHA")
     assert site.mock.count("getMyPermissions") == 0
     bodies = site.mock.bodies("getBulkPermissions")
+    alpha = int(project_json(LocalProject.objects.get(key="ALPHA"))["id"])  # Jira's project id
     assert bodies[0] == {
         "accountId": cast.viewer.account_id,
-        "projectPermissions": [{"permissions": ["BROWSE_PROJECTS"], "projects": [10001]}],
+        "projectPermissions": [{"permissions": ["BROWSE_PROJECTS"], "projects": [alpha]}],
     }
 
 
