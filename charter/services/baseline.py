@@ -10,8 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter.serializers import stored_fields
-from charter.services.common import Write, lock, set_budget_baseline
-from governance import audit, signals
+from charter.services.common import Write, lock, set_budget_baseline, stamp_application
+from governance import signals
 from governance.cleaning import add_days, decimal_to_json
 from governance.concurrency import check_version
 from governance.errors import Conflict
@@ -120,24 +120,7 @@ def change_apply_to_baseline(
         now = timezone.now()
         if new_budget is not None:
             set_budget_baseline(caller, project, package, new_budget)
-        change.application_record = {
-            "kind": "baseline",
-            "ref": package_id,
-            "at": now.isoformat(),
-            "by": caller.account_id,
-        }
-        change.revision += 1
-        change.save(update_fields=["application_record", "revision", "updated_at"])
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="change.applied",
-            target_type="changeRequest",
-            target_id=change.pk,
-            changes=audit.diff(
-                {"applicationRecord": None}, {"applicationRecord": change.application_record}
-            ),
-        )
+        stamp_application(caller, project, change, kind="baseline", ref=package_id, at=now)
         write.finish(
             "charter.baseline_changed",
             extra={"appliedChange": {"before": None, "after": str(change.pk)}},

@@ -172,3 +172,30 @@ def set_budget_baseline(caller: Caller, project: Project, package: Any, budget: 
         target_id=package.pk,
         changes=audit.diff({"budgetBaseline": before}, {"budgetBaseline": budget}),
     )
+
+
+def stamp_application(
+    caller: Caller, project: Project, change: Any, *, kind: str, ref: Any, at: Any
+) -> None:
+    """Record how an approved change was applied (`applicationRecord {kind, ref, at, by}`:
+    'charter' by an amended case's approval, 'baseline' by its package's baseline), audited
+    as change.applied."""
+    before = change.application_record
+    change.application_record = {
+        "kind": kind,
+        "ref": ref,
+        "at": at.isoformat(),
+        "by": caller.account_id,
+    }
+    change.revision += 1
+    change.save(update_fields=["application_record", "revision", "updated_at"])
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="change.applied",
+        target_type="changeRequest",
+        target_id=change.pk,
+        changes=audit.diff(
+            {"applicationRecord": before}, {"applicationRecord": change.application_record}
+        ),
+    )

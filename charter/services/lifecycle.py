@@ -27,6 +27,7 @@ from charter.services.common import (
     precheck,
     required_text,
     set_budget_baseline,
+    stamp_application,
 )
 from charter.services.minutes import clean_attendees
 from governance import audit, notifications, outbox, signals
@@ -287,26 +288,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         case.approval_rationale = rationale
         case.plan_baseline = plan_baseline(case, packages, now)
         if change is not None:
-            before = change.application_record
-            change.application_record = {
-                "kind": "charter",
-                "ref": case.version,
-                "at": now.isoformat(),
-                "by": caller.account_id,
-            }
-            change.revision += 1
-            change.save(update_fields=["application_record", "revision", "updated_at"])
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="change.applied",
-                target_type="changeRequest",
-                target_id=change.pk,
-                changes=audit.diff(
-                    {"applicationRecord": before},
-                    {"applicationRecord": change.application_record},
-                ),
-            )
+            stamp_application(caller, project, change, kind="charter", ref=case.version, at=now)
         ApprovedVersion.objects.create(
             business_case=case,
             version=case.version,
