@@ -37,8 +37,11 @@ def change_apply_to_baseline(
     plannedEndDate moves by impactScheduleDays (its start stays) and its budget (and the
     plan's totalBudget) by impactBudget; the package's budgetBaseline follows; the change is
     stamped applicationRecord {kind: 'baseline', ref: the package id, at, by}, so it reads
-    Applied. Refused in the house order: not the lead (403), frozen registers, the wrong state,
-    no plan baseline or no baseline entry for the package (409), a stale revision (412)."""
+    Applied. The package's own plannedEndDate moves with its baseline when it still held the
+    old baseline end (a plan the lead already re-planned stays as set), so it does not read
+    re-planned after an approved change. Refused in the house order: not the lead (403),
+    frozen registers, the wrong state, no plan baseline or no baseline entry for the package
+    (409), a stale revision (412)."""
     require(caller.may_apply_change_to_baseline, LEAD_ONLY)
     with transaction.atomic(), signals.deferred_project_changes():
         project, case = lock(caller)
@@ -118,14 +121,34 @@ def change_apply_to_baseline(
             )
         case.plan_baseline = new_plan
         now = timezone.now()
-        if new_budget is not None:
-            set_budget_baseline(caller, project, package, new_budget)
+        set_budget_baseline(
+            caller,
+            project,
+            package,
+            package.budget_baseline if new_budget is None else new_budget,
+            planned_end=_plan_follows(package, entry, new_entry),
+        )
         stamp_application(caller, project, change, kind="baseline", ref=package_id, at=now)
         write.finish(
             "charter.baseline_changed",
             extra={"appliedChange": {"before": None, "after": str(change.pk)}},
         )
     return change
+
+
+def _plan_follows(package: WorkPackage, entry: dict, new_entry: dict) -> dt.date | None:
+    """The package's new plannedEndDate when the change moves its baseline end and the plan
+    still held the old baseline end (so the package does not read re-planned after an approved
+    change); None leaves a plan the lead has already re-planned as it is."""
+    old_end, new_end = entry.get("plannedEndDate"), new_entry.get("plannedEndDate")
+    if not old_end or not new_end or old_end == new_end:
+        return None
+    if package.planned_end_date is None or package.planned_end_date.isoformat() != old_end:
+        return None
+    end = dt.date.fromisoformat(new_end)
+    if package.planned_start_date and end < package.planned_start_date:
+        return None
+    return end
 
 
 def _state_words(state: str) -> str:

@@ -152,25 +152,31 @@ def required_text(data: Mapping[str, Any], key: str, message: str) -> str:
     return value
 
 
-def set_budget_baseline(caller: Caller, project: Project, package: Any, budget: Any) -> None:
+def set_budget_baseline(
+    caller: Caller, project: Project, package: Any, budget: Any, *, planned_end: Any = None
+) -> None:
     """Write a work package's budgetBaseline (approval freezes the budget; a change applied
-    to the package moves it), audited as work_package.baselined; nothing when it holds it."""
-    if package.budget_baseline == budget:
+    to the package moves it) and, when a change applied to its baseline moves the plan with
+    it, its plannedEndDate; audited as work_package.baselined; nothing when it holds both."""
+    fields = {"budget_baseline": ("budgetBaseline", budget)}
+    if planned_end is not None:
+        fields["planned_end_date"] = ("plannedEndDate", planned_end)
+    moved = {f: v for f, v in fields.items() if getattr(package, f) != v[1]}
+    if not moved:
         return
-    before = package.budget_baseline
-    package.budget_baseline = budget
+    before = {name: getattr(package, f) for f, (name, _) in moved.items()}
+    for f, (_, value) in moved.items():
+        setattr(package, f, value)
     package.revision += 1
     package.updated_by_account_id = caller.account_id
-    package.save(
-        update_fields=["budget_baseline", "revision", "updated_by_account_id", "updated_at"]
-    )
+    package.save(update_fields=[*moved, "revision", "updated_by_account_id", "updated_at"])
     audit.record(
         actor_account_id=caller.account_id,
         project_key=project.key,
         kind="work_package.baselined",
         target_type="workPackage",
         target_id=package.pk,
-        changes=audit.diff({"budgetBaseline": before}, {"budgetBaseline": budget}),
+        changes=audit.diff(before, {name: value for name, value in moved.values()}),
     )
 
 

@@ -304,3 +304,36 @@ def test_a_far_baseline_end_stored_before_the_date_rule_is_moved_without_an_erro
     assert applied.status_code == 200, applied.content
     case.refresh_from_db()
     assert case.plan_baseline["workPackages"][str(baselined.pk)]["plannedEndDate"] == "2199-12-31"
+
+
+def test_an_applied_change_moves_the_plan_with_its_baseline(cast, client_for, baselined):
+    """The package's plannedEndDate held the baseline end: it moves with it, so the package
+    does not read re-planned after an approved change (one audit entry for the package)."""
+    change = approved_scope_change(cast, client_for, baselined, impactScheduleDays=14)
+    assert apply(client_for(cast.lead), change["id"]).status_code == 200
+    lead = client_for(cast.lead)
+    package = lead.get(f"/api/v1/projects/ALPHA/work-packages/{baselined.pk}").json()
+    assert package["plannedEndDate"] == package["baselineEndDate"] == "2026-07-14"
+    assert package["plannedStartDate"] == package["baselineStartDate"] == "2026-01-01"
+    page = lead.get("/projects/ALPHA/registers/work-packages/").content.decode()
+    assert "re-planned" not in page
+    entries = AuditEntry.objects.filter(kind="work_package.baselined", target_id=baselined.pk)
+    assert [e.changes for e in entries] == [
+        {"plannedEndDate": {"before": "2026-06-30", "after": "2026-07-14"}}
+    ]
+
+
+def test_a_plan_already_re_planned_stays_as_the_lead_set_it(cast, client_for, baselined):
+    WorkPackage.objects.filter(pk=baselined.pk).update(planned_end_date="2026-08-31")
+    change = approved_scope_change(
+        cast, client_for, baselined, impactScheduleDays=14, impactBudget=100
+    )
+    assert apply(client_for(cast.lead), change["id"]).status_code == 200
+    package = (
+        client_for(cast.lead).get(f"/api/v1/projects/ALPHA/work-packages/{baselined.pk}").json()
+    )
+    assert package["plannedEndDate"] == "2026-08-31"
+    assert package["baselineEndDate"] == "2026-07-14"
+    assert package["budgetBaseline"] == 1100
+    page = client_for(cast.lead).get("/projects/ALPHA/registers/work-packages/")
+    assert "re-planned" in page.content.decode()
