@@ -63,3 +63,54 @@ def test_the_scan_sees_an_upward_import(tmp_path):
         assert upward_imports("registers") == ["registers/x.py:2 imports portfolio"]
     finally:
         ROOT = saved
+
+
+# --- one writer per register -----------------------------------------------------------------
+
+REGISTER_MODELS = {"WorkPackage", "Risk", "Decision", "ChangeRequest"}
+WRITES = {
+    "select_for_update",
+    "update",
+    "create",
+    "get_or_create",
+    "update_or_create",
+    "bulk_create",
+    "bulk_update",
+    "delete",
+}
+
+
+def register_writes_outside(app: str) -> list[str]:
+    """Query chains on a register's model that write or lock for a write, in an app other than
+    the registers (the demo's seed data aside)."""
+    found = []
+    for path in sorted((ROOT / app).rglob("*.py")):
+        if "migrations" in path.parts or path.name == "demo.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr in WRITES):
+                continue
+            chain = node.value
+            while isinstance(chain, ast.Call | ast.Attribute):
+                chain = chain.func if isinstance(chain, ast.Call) else chain.value
+            if isinstance(chain, ast.Name) and chain.id in REGISTER_MODELS:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {chain.id} .{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("app", [a for a in LAYERS if a != "registers"])
+def test_only_the_registers_write_register_rows(app):
+    """One answer to "who writes a work package": the business case's acts call the registers'
+    services (`work_packages_baseline`, `change_apply`, ...) instead of writing the rows."""
+    assert register_writes_outside(app) == []
+
+
+def test_the_writer_check_sees_a_write(tmp_path, monkeypatch):
+    fake_root = tmp_path
+    (fake_root / "charter").mkdir()
+    (fake_root / "charter" / "x.py").write_text(
+        "def f(p):\n    return WorkPackage.objects.select_for_update().filter(project=p)\n"
+    )
+    monkeypatch.setitem(globals(), "ROOT", fake_root)
+    assert register_writes_outside("charter") == ["charter/x.py:2 WorkPackage .select_for_update"]

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter.serializers import stored_fields
-from charter.services.common import Write, lock, set_budget_baseline, stamp_application
+from charter.services.common import Write, lock
 from governance import signals
 from governance.cleaning import add_days, decimal_to_json
 from governance.concurrency import check_version
@@ -18,6 +18,7 @@ from governance.errors import Conflict
 from governance.permissions import Caller, require
 from registers.derive import change_application_state, change_awaits_baseline
 from registers.models import ChangeRequest, WorkPackage
+from registers.services import change_apply, work_package_baseline, work_package_for_update
 from registers.services.common import get_in_project
 
 LEAD_ONLY = "Only the Project Lead may apply a change to a work package's baseline."
@@ -78,11 +79,7 @@ def change_apply_to_baseline(
                 "a work package's baseline once the case is approved."
             )
         package_id = str(change.target_work_package_id)
-        package = (
-            WorkPackage.objects.select_for_update()
-            .filter(project=project, pk=change.target_work_package_id)
-            .first()
-        )
+        package = work_package_for_update(project, change.target_work_package_id)
         if package is None:
             raise Conflict(
                 f"The work package “{change.summary}” names no longer exists: choose another "
@@ -121,14 +118,14 @@ def change_apply_to_baseline(
             )
         case.plan_baseline = new_plan
         now = timezone.now()
-        set_budget_baseline(
+        work_package_baseline(
             caller,
             project,
             package,
             package.budget_baseline if new_budget is None else new_budget,
             planned_end=_plan_follows(package, entry, new_entry),
         )
-        stamp_application(caller, project, change, kind="baseline", ref=package_id, at=now)
+        change_apply(caller, project, change, kind="baseline", ref=package_id, at=now)
         write.finish(
             "charter.baseline_changed",
             extra={"appliedChange": {"before": None, "after": str(change.pk)}},

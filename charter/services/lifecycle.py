@@ -26,11 +26,9 @@ from charter.services.common import (
     current_case,
     precheck,
     required_text,
-    set_budget_baseline,
-    stamp_application,
 )
 from charter.services.minutes import clean_attendees
-from governance import audit, notifications, outbox, signals
+from governance import notifications, outbox, signals
 from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, only, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
@@ -38,7 +36,13 @@ from governance.permissions import Caller
 from governance.seats import seat_account_id
 from registers.derive import change_application_state
 from registers.models import ChangeRequest, WorkPackage
-from registers.services import change_create
+from registers.services import (
+    change_apply,
+    change_create,
+    change_for_update,
+    change_withdraw,
+    work_packages_baseline,
+)
 
 ADOPTION_MESSAGES = {
     "adoptionAffected": "Say who or what is affected by the change.",
@@ -259,13 +263,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         now = timezone.now()
         change = None
         if case.version >= 2:
-            change = (
-                ChangeRequest.objects.select_for_update()
-                .filter(project=project, pk=derive.as_uuid(case.amendment_enabled_by_change_id))
-                .first()
-                if case.amendment_enabled_by_change_id
-                else None
-            )
+            change = change_for_update(project, case.amendment_enabled_by_change_id)
             if change is None:
                 raise Conflict(
                     "This amendment has no enabling change request any more; re-open it "
@@ -276,11 +274,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
                     f"The enabling change “{change.summary}” is {change.status}: it must be "
                     "Approved before the amended business case can be approved."
                 )
-        packages = list(
-            WorkPackage.objects.select_for_update().filter(project=project).order_by("pk")
-        )
-        for package in packages:
-            set_budget_baseline(caller, project, package, package.budget)
+        packages = work_packages_baseline(caller, project)
         case.approval_status = "Approved"
         case.approved_at = now
         case.approved_by_account_id = caller.account_id
@@ -288,7 +282,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         case.approval_rationale = rationale
         case.plan_baseline = plan_baseline(case, packages, now)
         if change is not None:
-            stamp_application(caller, project, change, kind="charter", ref=case.version, at=now)
+            change_apply(caller, project, change, kind="charter", ref=case.version, at=now)
         ApprovedVersion.objects.create(
             business_case=case,
             version=case.version,
@@ -348,13 +342,7 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
         write = begin(caller, acts.ACTS["reopen"], expected_revision)
         case, project = write.case, write.project
         if change_id:
-            change = (
-                ChangeRequest.objects.select_for_update()
-                .filter(project=project, pk=derive.as_uuid(change_id))
-                .first()
-                if derive.as_uuid(change_id)
-                else None
-            )
+            change = change_for_update(project, change_id)
             if change is None:
                 raise ValidationFailed({"changeId": ["No such change request in this project."]})
             state = change_application_state(change)
@@ -431,40 +419,19 @@ def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeReq
     not be decided once the case is archived (its register freezes), and the amendment it asks
     for will not be made: it is withdrawn in the same transaction, by the person who stopped
     the case, saying why. An Approved enabling change is a decision already taken: kept."""
-    case, caller = write.case, write.caller
-    change_pk = derive.as_uuid(case.amendment_enabled_by_change_id)
-    if change_pk is None:
-        return None
-    change = (
-        ChangeRequest.objects.select_for_update()
-        .filter(project=write.project, pk=change_pk, status="Proposed")
-        .first()
+    case = write.case
+    change = change_for_update(
+        write.project, case.amendment_enabled_by_change_id, status="Proposed"
     )
     if change is None:
         return None
-    fields = ("status", "decided_at", "decided_by_account_id", "decision_comment")
-    names = ("status", "decidedAt", "decidedByAccountId", "decisionComment")
-    before = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
-    change.status = "Withdrawn"
-    change.decided_at = timezone.now()
-    change.decided_by_account_id = caller.account_id
     why = (
         f"Withdrawn because the business case was {disposition} while the amendment this "
         f"change enables (version {case.version}) was in progress. Reason given: "
     )
     room = TEXT_MAX - len(why)
-    change.decision_comment = why + (reason if len(reason) <= room else reason[: room - 1] + "…")
-    change.revision += 1
-    change.save(update_fields=[*fields, "revision", "updated_at"])
-    after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=write.project.key,
-        kind="change.withdrawn",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff(before, after),
-    )
+    comment = why + (reason if len(reason) <= room else reason[: room - 1] + "…")
+    change_withdraw(write.caller, write.project, change, comment)
     return change
 
 

@@ -27,8 +27,7 @@ from governance import labels, signals
 from governance.http import announce_revision, render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
-from registers.derive import change_application_state
-from registers.models import ChangeRequest
+from registers.services import changes_awaiting_application
 
 LIFECYCLE = [
     "Exploring",
@@ -185,13 +184,9 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
         "confidences": CONFIDENCES,
     }
     if "reopen" in available:
-        context["awaiting_changes"] = [
-            change
-            for change in ChangeRequest.objects.filter(project=project, status="Approved")
-            .exclude(pk=derive.as_uuid(case.amendment_enabled_by_change_id))
-            .order_by("-decided_at")
-            if change_application_state(change) == "AwaitingApplication"
-        ]
+        context["awaiting_changes"] = changes_awaiting_application(
+            project, excluding=case.amendment_enabled_by_change_id
+        )
     if acts.may(caller, acts.SPONSOR) and case.approval_status in acts.ACTS["approve"].from_states:
         # Submitted, yet not approvable (an amendment whose change is undecided): say why.
         context["approve_refusal"] = acts.ACTS["approve"].state_refusal(case)

@@ -13,7 +13,7 @@ from governance.concurrency import check_version
 from governance.errors import Conflict, Forbidden
 from governance.permissions import Caller, change_duty, may_browse, require
 from governance.seats import clean_seats, seat_account_id
-from registers.derive import change_dimensions, change_is_open
+from registers.derive import change_application_state, change_dimensions, change_is_open
 from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
@@ -424,3 +424,77 @@ def change_adjudicate(
             changes=audit.diff(before, _snapshot(change)),
         )
     return change
+
+
+def change_for_update(project, change_id: Any, **filters: Any) -> ChangeRequest | None:
+    """A change of the project locked for a write by another app's act (the business case's
+    amendment, re-opening, stopping), or None when there is no such change."""
+    pk = as_uuid(change_id)
+    if pk is None:
+        return None
+    return (
+        ChangeRequest.objects.select_for_update().filter(project=project, pk=pk, **filters).first()
+    )
+
+
+def changes_awaiting_application(project, *, excluding: Any = None) -> list[ChangeRequest]:
+    """The project's Approved changes still awaiting application, latest decided first (the
+    changes a business case may be re-opened to apply)."""
+    return [
+        change
+        for change in ChangeRequest.objects.filter(project=project, status="Approved")
+        .exclude(pk=as_uuid(excluding))
+        .order_by("-decided_at")
+        if change_application_state(change) == "AwaitingApplication"
+    ]
+
+
+def change_apply(
+    caller: Caller, project, change: ChangeRequest, *, kind: str, ref: Any, at: Any
+) -> None:
+    """Record how an approved change was applied (`applicationRecord {kind, ref, at, by}`:
+    'charter' by an amended business case's approval, 'baseline' by its package's baseline),
+    audited as change.applied. The caller holds the change's row lock and checked its act."""
+    before = change.application_record
+    change.application_record = {
+        "kind": kind,
+        "ref": ref,
+        "at": at.isoformat(),
+        "by": caller.account_id,
+    }
+    change.revision += 1
+    change.save(update_fields=["application_record", "revision", "updated_at"])
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="change.applied",
+        target_type="changeRequest",
+        target_id=change.pk,
+        changes=audit.diff(
+            {"applicationRecord": before}, {"applicationRecord": change.application_record}
+        ),
+    )
+
+
+def change_withdraw(caller: Caller, project, change: ChangeRequest, comment: str) -> None:
+    """Withdraw a Proposed change as part of another app's act (the business case stopped while
+    the amendment it enables was in progress), by the caller, with `comment` saying why;
+    audited as change.withdrawn. The caller holds the change's row lock."""
+    fields = ("status", "decided_at", "decided_by_account_id", "decision_comment")
+    names = ("status", "decidedAt", "decidedByAccountId", "decisionComment")
+    before = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
+    change.status = "Withdrawn"
+    change.decided_at = timezone.now()
+    change.decided_by_account_id = caller.account_id
+    change.decision_comment = comment
+    change.revision += 1
+    change.save(update_fields=[*fields, "revision", "updated_at"])
+    after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="change.withdrawn",
+        target_type="changeRequest",
+        target_id=change.pk,
+        changes=audit.diff(before, after),
+    )

@@ -564,3 +564,49 @@ def work_package_move(*, caller: Caller, wp_id: Any, direction: Any) -> WorkPack
         packages.insert(target, wp)
         _apply_order(caller, project, packages)
     return wp
+
+
+def work_package_baseline(
+    caller: Caller, project: Project, package: WorkPackage, budget: Any, *, planned_end: Any = None
+) -> None:
+    """Write a work package's budgetBaseline (the business case's approval freezes the budget;
+    a change applied to the package moves it) and, when a change applied to its baseline moves
+    the plan with it, its plannedEndDate; audited as work_package.baselined; nothing when it
+    holds both. The caller holds the package's row lock and has checked its own act."""
+    fields = {"budget_baseline": ("budgetBaseline", budget)}
+    if planned_end is not None:
+        fields["planned_end_date"] = ("plannedEndDate", planned_end)
+    moved = {f: v for f, v in fields.items() if getattr(package, f) != v[1]}
+    if not moved:
+        return
+    before = {name: getattr(package, f) for f, (name, _) in moved.items()}
+    for f, (_, value) in moved.items():
+        setattr(package, f, value)
+    package.revision += 1
+    package.updated_by_account_id = caller.account_id
+    package.save(update_fields=[*moved, "revision", "updated_by_account_id", "updated_at"])
+    _record(
+        caller,
+        project,
+        "work_package.baselined",
+        package.pk,
+        audit.diff(before, {name: value for name, value in moved.values()}),
+    )
+
+
+def work_package_for_update(project: Project, wp_id: Any) -> WorkPackage | None:
+    """A package of the project locked for a write by another app's act, or None."""
+    pk = as_uuid(wp_id)
+    if pk is None:
+        return None
+    return WorkPackage.objects.select_for_update().filter(project=project, pk=pk).first()
+
+
+def work_packages_baseline(caller: Caller, project: Project) -> list[WorkPackage]:
+    """The business case's approval: every package of the project, locked in primary-key
+    order, has its budget frozen as its budgetBaseline; the packages are returned for the plan
+    baseline the case records."""
+    packages = list(WorkPackage.objects.select_for_update().filter(project=project).order_by("pk"))
+    for package in packages:
+        work_package_baseline(caller, project, package, package.budget)
+    return packages
