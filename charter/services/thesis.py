@@ -323,10 +323,6 @@ def charter_update(
 # --- list members, one at a time (no revision needed: they merge under the lock) -------------
 
 
-def _stored_link_page_ids(case: BusinessCase) -> set[str]:
-    return {link.get("pageId") for link in case.supporting_links or [] if link.get("pageId")}
-
-
 def link_add(*, caller: Caller, link: Mapping[str, Any], base_url: str = "") -> BusinessCase:
     """Append one supporting link (a plain link, or a wiki page picked in the picker)."""
     case = precheck(caller, acts.EDIT_THESIS)
