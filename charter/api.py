@@ -12,7 +12,7 @@ from charter.services.common import TEXT_MAX
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
 from governance.cleaning import nullable_number_schema, required_text_schema
-from governance.concurrency import parse_if_match
+from governance.concurrency import honours_if_match, parse_if_match
 from governance.wiki import TEMPLATE_KINDS
 from registers.serializers import change_to_dict
 
@@ -137,6 +137,7 @@ def charter_get(request, key: str, response: HttpResponse):
         }
     ),
 )
+@honours_if_match
 def charter_patch(request, key: str, response: HttpResponse):
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft;
     editors). Honours If-Match."""
@@ -153,6 +154,7 @@ def charter_patch(request, key: str, response: HttpResponse):
 def _act_endpoint(act_name: str):
     act = ACTS[act_name]
 
+    @honours_if_match
     def endpoint(request, key: str, response: HttpResponse):
         _, caller = permissions.project_for(request, key)
         case = services.charter_act(
@@ -180,6 +182,7 @@ for _name in ACTS:
 
 
 @router.post("/projects/{key}/changes/{change_id}/apply-to-baseline", openapi_extra=body_schema({}))
+@honours_if_match
 def change_apply_to_baseline(request, key: str, change_id: str, response: HttpResponse):
     """The Project Lead applies an Approved change awaiting application that names a work
     package to that package's baseline (the business case's planBaseline and the package's
@@ -217,6 +220,7 @@ def change_apply_to_baseline(request, key: str, change_id: str, response: HttpRe
         }
     ),
 )
+@honours_if_match
 def closeout_patch(request, key: str, response: HttpResponse):
     """Edit the close-out while it is open (Approved, close-out started; editors).
     Dispositions merge per id (null removes one); lessons merge per field."""
@@ -239,6 +243,7 @@ def closeout_patch(request, key: str, response: HttpResponse):
         }
     ),
 )
+@honours_if_match
 def realisation_patch(request, key: str, response: HttpResponse):
     """While InRealisation (an editor or the sponsor): summary, 'measured by' date, owner."""
     _, caller = permissions.project_for(request, key)
@@ -254,6 +259,7 @@ def realisation_patch(request, key: str, response: HttpResponse):
     "/projects/{key}/charter/return-notes/{note_id}",
     openapi_extra=body_schema({"addressed": {"type": "boolean"}}, ["addressed"]),
 )
+@honours_if_match
 def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
     """Mark a return note (of the business case or of the close-out) addressed or not."""
     _, caller = permissions.project_for(request, key)

@@ -2,7 +2,6 @@
 endpoints. Each app's `api.router` is mounted here; no rule lives in an endpoint."""
 
 import copy
-import inspect
 import json
 import logging
 import math
@@ -23,7 +22,7 @@ from governance import audit, cleaning, permissions, services, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
 from governance.cleaning import NOT_BLANK_TEXT, required_text_schema
-from governance.concurrency import etag, parse_if_match
+from governance.concurrency import etag, honours_if_match, parse_if_match
 from governance.errors import (
     BadRequest,
     DomainError,
@@ -202,13 +201,13 @@ class GovernanceAPI(NinjaAPI):
         )
 
     def _operations_honouring_if_match(self) -> set[str]:
-        """The operation ids whose view reads If-Match (and so may answer 412)."""
+        """The operation ids whose view is marked `concurrency.honours_if_match` (it reads
+        If-Match, and so may answer 412)."""
         found = set()
         for _prefix, router in self._routers:
             for path_view in router.path_operations.values():
                 for operation in path_view.operations:
-                    source = inspect.getsource(operation.view_func)
-                    if "If-Match" in source or "_if_match(request" in source:
+                    if getattr(operation.view_func, "honours_if_match", False):
                         found.add(
                             operation.operation_id or self.get_openapi_operation_id(operation)
                         )
@@ -507,6 +506,7 @@ def project_list(request):
 
 
 @kernel.get("/projects/{key}")
+@honours_if_match
 def project_detail(request, key: str, response: HttpResponse):
     """The project, its lead and editors, and what the caller may do. The ETag versions the
     editor list (send it as If-Match on PUT .../editors)."""
@@ -521,6 +521,7 @@ def project_detail(request, key: str, response: HttpResponse):
         {"accountIds": {"type": "array", "items": {"type": "string"}}}, ["accountIds"]
     ),
 )
+@honours_if_match
 def project_editors_put(request, key: str, response: HttpResponse):
     """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
     project, caller = permissions.lead_project_for(request, key)
@@ -590,6 +591,7 @@ def site_settings_get(request, response: HttpResponse):
         }
     ),
 )
+@honours_if_match
 def site_settings_patch(request, response: HttpResponse):
     """Site administrators only. Honours If-Match (412 when stale)."""
     user = permissions.require_site_admin(request)

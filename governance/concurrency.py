@@ -10,6 +10,13 @@ def etag(revision: int) -> str:
     return f'"{revision}"'
 
 
+def honours_if_match(view):
+    """Declare that an API operation reads If-Match (and so may answer 412): the OpenAPI
+    document lists the header and the 412 for exactly the operations marked."""
+    view.honours_if_match = True
+    return view
+
+
 def parse_if_match(header: str | None) -> int | None:
     """The expected revision from an If-Match header (None when absent or '*')."""
     if not header or header.strip() == "*":

@@ -17,7 +17,7 @@ from governance.cleaning import (
     nullable_number_schema,
     required_text_schema,
 )
-from governance.concurrency import parse_if_match
+from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound
 from registers import selectors, services, spreadsheets
 from registers.derive import plan_baseline_of
@@ -273,6 +273,7 @@ def work_package_detail(request, key: str, wp_id: str, response: HttpResponse):
 
 
 @router.patch("/projects/{key}/work-packages/{wp_id}", openapi_extra=body_schema(WORK_PACKAGE_BODY))
+@honours_if_match
 def work_package_update(request, key: str, wp_id: str, response: HttpResponse):
     """budgetBaseline, the lock stamps and derived fields are ignored when sent."""
     _, caller = permissions.project_for(request, key)
@@ -284,6 +285,7 @@ def work_package_update(request, key: str, wp_id: str, response: HttpResponse):
 
 
 @router.delete("/projects/{key}/work-packages/{wp_id}", response={204: None})
+@honours_if_match
 def work_package_delete(request, key: str, wp_id: str):
     _, caller = permissions.project_for(request, key)
     services.work_package_delete(caller=caller, wp_id=wp_id, expected_revision=_if_match(request))
@@ -293,6 +295,7 @@ def work_package_delete(request, key: str, wp_id: str):
     "/projects/{key}/work-packages/{wp_id}/links",
     openapi_extra=body_schema({"issueKey": STRING}, ["issueKey"]),
 )
+@honours_if_match
 def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
     """Link a tracker issue; its 'Work Package' field is written after commit."""
     _, caller = permissions.project_for(request, key)
@@ -308,6 +311,7 @@ def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
 
 
 @router.delete("/projects/{key}/work-packages/{wp_id}/links/{issue_key}", response={204: None})
+@honours_if_match
 def work_package_unlink(request, key: str, wp_id: str, issue_key: str):
     """Unlink an issue; its 'Work Package' field is cleared after commit."""
     _, caller = permissions.project_for(request, key)
@@ -356,6 +360,7 @@ def risk_detail(request, key: str, risk_id: str, response: HttpResponse):
 
 
 @router.patch("/projects/{key}/risks/{risk_id}", openapi_extra=body_schema(RISK_BODY))
+@honours_if_match
 def risk_update(request, key: str, risk_id: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
     risk = services.risk_update(
@@ -369,6 +374,7 @@ def risk_update(request, key: str, risk_id: str, response: HttpResponse):
 
 
 @router.delete("/projects/{key}/risks/{risk_id}", response={204: None})
+@honours_if_match
 def risk_delete(request, key: str, risk_id: str):
     _, caller = permissions.project_for(request, key)
     services.risk_delete(caller=caller, risk_id=risk_id, expected_revision=_if_match(request))
@@ -422,6 +428,7 @@ def decision_detail(request, key: str, decision_id: str, response: HttpResponse)
 
 
 @router.patch("/projects/{key}/decisions/{decision_id}", openapi_extra=body_schema(DECISION_BODY))
+@honours_if_match
 def decision_update(request, key: str, decision_id: str, response: HttpResponse):
     """updateDecision: pending decisions only; a made decision answers 409."""
     _, caller = permissions.project_for(request, key)
@@ -447,6 +454,7 @@ NOTE_WRITTEN = {
     response={201: dict},
     openapi_extra=body_schema({"text": required_text_schema(TEXT_MAX), **NOTE_WRITTEN}, ["text"]),
 )
+@honours_if_match
 def decision_note(request, key: str, decision_id: str, response: HttpResponse):
     """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
     timestamp are written by the server. Answers the decision with its notes."""
@@ -493,6 +501,7 @@ def change_detail(request, key: str, change_id: str, response: HttpResponse):
 
 
 @router.patch("/projects/{key}/changes/{change_id}", openapi_extra=body_schema(CHANGE_BODY))
+@honours_if_match
 def change_update(request, key: str, change_id: str, response: HttpResponse):
     """While Proposed only (409 once decided)."""
     _, caller = permissions.project_for(request, key)
@@ -507,6 +516,7 @@ def change_update(request, key: str, change_id: str, response: HttpResponse):
 
 
 @router.delete("/projects/{key}/changes/{change_id}", response={204: None})
+@honours_if_match
 def change_delete(request, key: str, change_id: str):
     """While Proposed only (409 once decided)."""
     _, caller = permissions.project_for(request, key)
@@ -523,6 +533,7 @@ def change_delete(request, key: str, change_id: str):
         ["outcome"],
     ),
 )
+@honours_if_match
 def change_adjudicate(request, key: str, change_id: str, response: HttpResponse):
     """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
     Withdrawn by the proposer or an editor."""

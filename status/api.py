@@ -7,7 +7,7 @@ from ninja import Router
 from governance import permissions
 from governance.api import body_schema, json_object, with_etag
 from governance.cleaning import enum_schema, nullable_number_schema, required_text_schema
-from governance.concurrency import parse_if_match
+from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import BR_CADENCES, RAG_CHOICES
 from status import derive, selectors, services
@@ -80,6 +80,7 @@ def status_get(request, key: str, response: HttpResponse):
 
 
 @router.patch("/projects/{key}/status", openapi_extra=STATUS_BODY)
+@honours_if_match
 def status_patch(request, key: str, response: HttpResponse):
     """Editors. Derived read-only fields sent back are ignored; unknown fields are refused.
     Honours If-Match (412 when stale). Always stamps lastUpdatedAt/By."""
@@ -101,6 +102,7 @@ _ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
 
 
 @router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
+@honours_if_match
 def checklist_dismiss(request, key: str, response: HttpResponse):
     """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
     project, caller = permissions.editable_project_for(request, key)
@@ -112,6 +114,7 @@ def checklist_dismiss(request, key: str, response: HttpResponse):
 
 
 @router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
+@honours_if_match
 def checklist_restore(request, key: str, response: HttpResponse):
     """Bring a dismissed initiation checklist item back."""
     project, caller = permissions.editable_project_for(request, key)
@@ -123,6 +126,7 @@ def checklist_restore(request, key: str, response: HttpResponse):
 
 
 @router.post("/projects/{key}/status/initiation/acknowledge")
+@honours_if_match
 def initiation_acknowledge(request, key: str, response: HttpResponse):
     """Acknowledge initiation as complete (initiationCompletedAt); 409 when already complete."""
     project, caller = permissions.editable_project_for(request, key)
@@ -172,6 +176,7 @@ def report_get(request, key: str, report_id: str, response: HttpResponse):
 
 
 @router.patch("/projects/{key}/status/reports/{report_id}", openapi_extra=REPORT_BODY)
+@honours_if_match
 def report_patch(request, key: str, report_id: str, response: HttpResponse):
     """Edit a draft's title and key messages. 409 once published."""
     _project, caller = permissions.editable_project_for(request, key)
@@ -184,6 +189,7 @@ def report_patch(request, key: str, report_id: str, response: HttpResponse):
 
 
 @router.delete("/projects/{key}/status/reports/{report_id}", response={204: None})
+@honours_if_match
 def report_delete(request, key: str, report_id: str):
     """Discard a draft. 409 for a published report: those are never deleted."""
     _project, caller = permissions.editable_project_for(request, key)
@@ -193,6 +199,7 @@ def report_delete(request, key: str, report_id: str):
 
 
 @router.post("/projects/{key}/status/reports/{report_id}/publish")
+@honours_if_match
 def report_publish(request, key: str, report_id: str, response: HttpResponse):
     """Publish a draft: freezes the snapshot. 409 when already published."""
     _project, caller = permissions.editable_project_for(request, key)
