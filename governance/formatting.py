@@ -140,11 +140,12 @@ def percent_figure(value: Any) -> str:
     return "0" if text in ("-0.", "0.") else text
 
 
-def money(value: Any, code: str | None = None, *, signed: bool = False) -> str:
-    """An amount with its currency: "EUR 12,500"; "" for none. `signed` writes "+" on a
-    positive amount (a change's impact)."""
+def money(value: Any, code: str | None = None, *, signed: bool = False, empty: str = "") -> str:
+    """The one way an amount is written, with its currency: "EUR 12,500"; `empty` for none
+    (pages and sentences pass "—"). `signed` writes "+" on a positive amount (a change's
+    impact)."""
     if value is None or value == "":
-        return ""
+        return empty
     text = number(value)
     if signed and not text.startswith("-") and Decimal(str(value)) > 0:
         text = f"+{text}"

@@ -15,8 +15,8 @@ from django.utils.safestring import SafeString, mark_safe
 from governance import formatting
 from governance.people import Person
 from governance.templatetags.gov import day, label_filter, person_chip, rag_badge
+from governance.templatetags.gov import money as amount
 from portfolio.pictures import project_urls
-from status.templatetags.status_tags import amount
 
 DASH = "—"
 WHY = [("cost", "Cost"), ("schedule", "Schedule"), ("scope", "Scope"), ("risk", "Risk")]

@@ -217,10 +217,8 @@ class StatusView:
 
 
 def money(value: Decimal | int | None) -> str:
-    """An amount in a sentence, with the site's currency: "EUR 12,500"."""
-    if value is None:
-        return "—"
-    return formatting.money(value)
+    """An amount in a sentence: `formatting.money`, "—" for none."""
+    return formatting.money(value, empty="—")
 
 
 def number(value: Any) -> str:

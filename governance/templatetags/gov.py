@@ -113,7 +113,7 @@ def moment(value):
 @register.filter
 def money(value):
     """An amount with the site's currency: EUR 12,500."""
-    return formatting.money(value) or "—"
+    return formatting.money(value, empty="—")
 
 
 @register.filter

@@ -5,8 +5,6 @@ import datetime as dt
 
 from django import template
 
-from governance import formatting
-
 register = template.Library()
 
 
@@ -21,13 +19,6 @@ def isodatetime(value):
         return dt.datetime.fromisoformat(value)
     except ValueError:
         return value
-
-
-@register.filter
-def amount(value):
-    if value is None or value == "":
-        return "—"
-    return formatting.money(value)
 
 
 @register.filter
