@@ -6,7 +6,12 @@ acts `available_acts` returns, so a button is shown only when pressing it passes
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from charter.derive import amendment_change_viable, enabling_change, ever_approved
+from charter.derive import (
+    CLOSED_OR_LATER,
+    amendment_change_viable,
+    enabling_change,
+    ever_approved,
+)
 from governance.errors import Conflict, Forbidden
 from governance.permissions import Caller
 
@@ -15,9 +20,6 @@ SPONSOR = "sponsor"
 EDITOR_OR_SPONSOR = "editor or sponsor"
 BAU_OWNER = "BAU owner"
 
-CLOSED_AND_LATER = frozenset(
-    {"Closed", "InRealisation", "Realised", "NotRealised", "InMaintenance"}
-)
 THESIS_STATES = frozenset({"Exploring", "Draft"})
 
 WHO_MESSAGES = {
@@ -189,7 +191,7 @@ ACTS: dict[str, Act] = {
         Act(
             "handover-acknowledge",
             "Acknowledge handover",
-            CLOSED_AND_LATER,
+            CLOSED_OR_LATER,
             BAU_OWNER,
             None,
             _handover_open,
@@ -197,7 +199,7 @@ ACTS: dict[str, Act] = {
         Act(
             "handover-escalate",
             "Escalate handover",
-            CLOSED_AND_LATER,
+            CLOSED_OR_LATER,
             EDITOR,
             None,
             _handover_pending,

@@ -41,7 +41,7 @@ def waiting_for(request) -> dict:
     cases = []
     for case in BusinessCase.objects.filter(project__in=projects).filter(
         Q(approval_status__in=list(AWAITED), project__sponsor_account_id=me)
-        | Q(approval_status__in=list(acts.CLOSED_AND_LATER), project__bau_owner_account_id=me)
+        | Q(approval_status__in=list(acts.CLOSED_OR_LATER), project__bau_owner_account_id=me)
     ):
         caller = callers[case.project_id]
         case.project = caller.project

@@ -264,3 +264,14 @@ def test_killing_an_amendment_records_killed(cast, arrange, client, bearer):
     assert body["archivedFromStatus"] == "Submitted"
     assert body["archivedByAccountId"] == cast.sponsor.account_id
     assert body["registersFrozen"] is True
+
+
+def test_the_kernels_frozen_states_are_the_charters_closed_or_later_and_two_more():
+    """The kernel freezes registers without importing the charter: its set is held here to the
+    charter's one declaration of the closed-or-later states."""
+    from charter.derive import CLOSED_OR_LATER
+    from charter.models import APPROVAL_STATUSES
+    from governance.models import FROZEN_APPROVAL_STATUSES
+
+    assert CLOSED_OR_LATER | {"ClosingSubmitted", "Archived"} == FROZEN_APPROVAL_STATUSES
+    assert set(FROZEN_APPROVAL_STATUSES) <= set(APPROVAL_STATUSES)
