@@ -99,6 +99,32 @@ def test_a_scoped_token_goes_through_the_gateway_with_the_cloud_id_of_tenant_inf
     assert wiki_page.url == SITE + "/wiki/spaces/GOV/pages/123"
 
 
+def test_a_scoped_token_writes_confluence_v2_and_v1_through_the_gateway(site, atlassian_settings):
+    with_token(atlassian_settings, SCOPED_TOKEN, "scoped")
+    site.on(
+        "getSpaces",
+        (200, {"results": [{"id": "98", "key": "GOV", "name": "Governance"}], "_links": {}}),
+    )
+    site.on("createPage", lambda r, q, b: (200, page("555")))
+    site.on(
+        "addLabelsToContent",
+        lambda r, q, b: (
+            200,
+            {"results": [{"id": "1", "name": "x", "prefix": "global", "label": "x"}], "size": 1},
+        ),
+    )
+    created = ConfluenceWiki().create_page(
+        space_key="GOV", title="Board paper", body="text", labels=["governance"]
+    )
+    assert created.id == "555" and created.url == SITE + "/wiki/spaces/GOV/pages/555"
+    assert [name for name, _, _ in site.wiki.calls] == [
+        "getSpaces",
+        "createPage",
+        "addLabelsToContent",
+    ]
+    assert not site.on_site()
+
+
 def test_the_cloud_id_setting_spares_the_tenant_info_lookup(site, atlassian_settings):
     with_token(atlassian_settings, SCOPED_TOKEN, "scoped")
     atlassian_settings.ATLASSIAN_CLOUD_ID = CLOUD
