@@ -262,6 +262,14 @@ ATLASSIAN_CLIENT_SECRET = env.str("ATLASSIAN_CLIENT_SECRET", default="")
 ATLASSIAN_TOKEN_KEY = env.str("ATLASSIAN_TOKEN_KEY", default="")
 ATLASSIAN_SERVICE_EMAIL = env.str("ATLASSIAN_SERVICE_EMAIL", default="")
 ATLASSIAN_SERVICE_API_TOKEN = env.str("ATLASSIAN_SERVICE_API_TOKEN", default="")
+# The service token's kind (governance/atlassian/service.py): `classic` calls the site URL,
+# `scoped` (a token with scopes, the only kind service accounts have) the gateway
+# {ATLASSIAN_API_URL}/ex/{jira,confluence}/{cloudId}. The cloud id: ATLASSIAN_CLOUD_ID, else
+# the site's /_edge/tenant_info. Its expiry (YYYY-MM-DD), which Atlassian does not tell the
+# token: atlassian_check warns 30 days before.
+ATLASSIAN_SERVICE_TOKEN_KIND = env.str("ATLASSIAN_SERVICE_TOKEN_KIND", default="classic")
+ATLASSIAN_CLOUD_ID = env.str("ATLASSIAN_CLOUD_ID", default="")
+ATLASSIAN_SERVICE_TOKEN_EXPIRES = env.str("ATLASSIAN_SERVICE_TOKEN_EXPIRES", default="")
 # Endpoint bases, overridable so tests and offline checks point them at local mocks.
 ATLASSIAN_AUTH_URL = env.str("ATLASSIAN_AUTH_URL", default="https://auth.atlassian.com").rstrip("/")
 ATLASSIAN_API_URL = env.str("ATLASSIAN_API_URL", default="https://api.atlassian.com").rstrip("/")

@@ -18,31 +18,14 @@ from governance.models import AtlassianGrant
 
 logger = logging.getLogger(__name__)
 
-# Classic scopes of the seed's two tables (Jira platform and Confluence), plus refresh tokens.
-JIRA_SCOPES = ["read:jira-work", "read:jira-user", "write:jira-work", "manage:jira-configuration"]
-CONFLUENCE_SCOPES = [
-    "search:confluence",
-    "read:confluence-content.summary",
-    "write:confluence-content",
-    "read:confluence-space.summary",
-    "write:confluence-space",
-    "write:confluence-props",
-    "read:page:confluence",
-    "write:page:confluence",
-    "read:space:confluence",
-    "write:space:confluence",
-    "write:comment:confluence",
-]
-SCOPES = [*JIRA_SCOPES, "offline_access"]
-# What a person's own token reads in Confluence: the page picker's CQL search.
-READER_CONFLUENCE_SCOPES = ["search:confluence"]
-
 
 def sign_in_scopes() -> list[str]:
-    """The scopes asked for at sign-in: Jira's, the Confluence reads made as the person when
-    the wiki is Confluence, and refresh tokens."""
-    wiki = READER_CONFLUENCE_SCOPES if settings.WIKI_BACKEND == "confluence" else []
-    return [*JIRA_SCOPES, *wiki, "offline_access"]
+    """The scopes asked for at sign-in, derived from the one table of calls
+    (governance.atlassian.scopes): those of the calls made as the person (Confluence's only
+    when the wiki is Confluence), and refresh tokens."""
+    from governance.atlassian import scopes
+
+    return scopes.sign_in_scopes()
 
 
 # Refresh a little before the expiry Atlassian gave.
@@ -151,7 +134,12 @@ def _refresh(account_id: str, *, stale: str) -> str:
             if token.get("refresh_token"):
                 grant.refresh_token = crypto.encrypt(token["refresh_token"])
             grant.expires_at = _expiry(token)
-            grant.save(update_fields=["access_token", "refresh_token", "expires_at", "updated_at"])
+            fields = ["access_token", "refresh_token", "expires_at", "updated_at"]
+            # What the person granted, as the authorization server says on each refresh.
+            if token.get("scope"):
+                grant.scopes = str(token["scope"])
+                fields.append("scopes")
+            grant.save(update_fields=fields)
             return token["access_token"]
     AtlassianGrant.objects.filter(account_id=account_id).delete()
     raise SignInRequired(revoked)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import requests
 from django.conf import settings
 
+from governance.atlassian import scopes
 from governance.tracker.base import TrackerError
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ class Credentials:
         return False
 
     base_url: str = ""
+    # Who the call is made as, in governance.atlassian.scopes' table: "user" or "app".
+    caller: str = "user"
 
 
 @dataclass
@@ -82,6 +85,7 @@ class ServiceCredentials(Credentials):
     email: str
     api_token: str
     base_url: str = ""
+    caller: str = "app"
 
     def headers(self) -> dict[str, str]:
         raw = f"{self.email}:{self.api_token}".encode()
@@ -148,6 +152,13 @@ class Client:
         `uncertain = True` and `create()` looks for what it made before trying again."""
         if idempotent is None:
             idempotent = method != "POST"
+        if not scopes.allows(operation, creds.caller):
+            # The scopes people grant are derived from who makes which call: a call made
+            # as someone its row does not name would need a scope nobody asked for.
+            raise self.error_class(
+                f"{self.product}: {operation} is not made as the {creds.caller} "
+                "(governance.atlassian.scopes)."
+            )
         url = (base_url or creds.base_url).rstrip("/") + path
         if not url.startswith(("http://", "https://")):
             raise self.error_class(

@@ -14,13 +14,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from governance.atlassian import grants
+from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account, incomplete_listings, mark_incomplete
 from governance.atlassian.http import (
     AtlassianUnavailable,
     Client,
     Credentials,
-    ServiceCredentials,
     SignInRequired,
     UserCredentials,
 )
@@ -83,16 +82,8 @@ class JiraTracker:
 
     # Credentials ----------------------------------------------------------------------
     def service(self) -> Credentials:
-        if not (settings.ATLASSIAN_SERVICE_EMAIL and settings.ATLASSIAN_SERVICE_API_TOKEN):
-            raise TrackerError(
-                "Jira is not configured: set ATLASSIAN_SERVICE_EMAIL and "
-                "ATLASSIAN_SERVICE_API_TOKEN."
-            )
-        return ServiceCredentials(
-            settings.ATLASSIAN_SERVICE_EMAIL,
-            settings.ATLASSIAN_SERVICE_API_TOKEN,
-            base_url=settings.ATLASSIAN_JIRA_URL or settings.ATLASSIAN_SITE_URL,
-        )
+        """The service account, on the site (classic token) or the gateway (scoped)."""
+        return service.credentials(self.product, TrackerError)
 
     def as_user(self, account_id: str) -> Credentials:
         try:

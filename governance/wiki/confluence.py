@@ -13,13 +13,12 @@ from html import escape
 from django.conf import settings
 from django.core.cache import cache
 
-from governance.atlassian import grants
+from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account
 from governance.atlassian.http import (
     AtlassianUnavailable,
     Client,
     Credentials,
-    ServiceCredentials,
     UserCredentials,
 )
 from governance.wiki.base import WikiError, WikiPage
@@ -50,19 +49,12 @@ class ConfluenceWiki:
         return settings.ATLASSIAN_CONFLUENCE_URL or settings.ATLASSIAN_SITE_URL
 
     def v2(self) -> str:
-        return settings.ATLASSIAN_CONFLUENCE_V2_URL or f"{self.site()}/wiki/api/v2"
+        return settings.ATLASSIAN_CONFLUENCE_V2_URL or f"{self.service().base_url}/wiki/api/v2"
 
     def service(self) -> Credentials:
-        if not (settings.ATLASSIAN_SERVICE_EMAIL and settings.ATLASSIAN_SERVICE_API_TOKEN):
-            raise WikiError(
-                "Confluence is not configured: set ATLASSIAN_SERVICE_EMAIL and "
-                "ATLASSIAN_SERVICE_API_TOKEN."
-            )
-        return ServiceCredentials(
-            settings.ATLASSIAN_SERVICE_EMAIL,
-            settings.ATLASSIAN_SERVICE_API_TOKEN,
-            base_url=self.site(),
-        )
+        """The service account, on the site (classic token) or the gateway (scoped); page
+        links still name the site (`site()`)."""
+        return service.credentials(self.product, WikiError)
 
     def _page(self, data: dict, *, space_key: str = "", labels=()) -> WikiPage:
         links = data.get("_links") or {}

@@ -178,6 +178,9 @@ class AtlassianMock:
         # The answer of operations without a handler (None: a contract violation).
         self.default = None
         self.violations: list[str] = []
+        # `(request) -> (status, body) | None`: an answer before any handler (credentials a
+        # real site refuses, e.g. fake_tokens.py); None lets the request through.
+        self.gate = None
         # Operations outside the trimmed documents (named in the report as uncontracted).
         self.uncontracted: dict[tuple[str, str], object] = {}
         pattern = re.compile(re.escape(self.base) + r"(/.*)?$")
@@ -226,6 +229,9 @@ class AtlassianMock:
             self.violations.append(str(exc))
             return 400, {}, json.dumps({"errorMessages": [f"contract: {exc}"]})
         self.calls.append((op.operation_id, query, body))
+        refused = self.gate(request) if self.gate is not None else None
+        if refused is not None:
+            return refused[0], {"Content-Type": "application/json"}, json.dumps(refused[1])
         handler = self.handlers.get(op.operation_id, self.default)
         if handler is None:
             message = f"no handler for {op.operation_id}"

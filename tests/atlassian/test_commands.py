@@ -64,7 +64,11 @@ def test_check_passes_against_the_mocks(healthy):
         "settings:",
         "OAuth app",
         "service account is a Jira administrator",
-        "scope manage:jira-configuration granted",
+        "scope read:jira-work granted (getMyPermissions, searchProjects",
+        "scope search:confluence granted (searchByCQL)",
+        "service token: a classic API token (on the site URL)",
+        "scopes granted but used by no call made as a person: manage:jira-configuration, "
+        "write:jira-work",
         "custom field 'Work Package' present",
         "wiki space GOV present",
         "All checks passed.",
@@ -79,7 +83,8 @@ def test_a_grant_without_the_readers_confluence_search_fails_naming_the_scope(he
     )
     code, _out, err = run()
     assert code == 4
-    assert "search:confluence" in err
+    assert "search:confluence (needed by searchByCQL)" in err
+    assert "developer console" in err
 
 
 def test_a_wrong_service_token_fails_naming_it(healthy):

@@ -103,3 +103,78 @@ def test_a_wrong_service_token_fails_naming_it(site):
     assert code == 2, out + err
     assert "ATLASSIAN_SERVICE_API_TOKEN" in err and "HTTP 401" in err
     assert "not-the-token" not in out + err
+
+
+# A service token with scopes (issue 20, item 9) -------------------------------------------------
+CLOUD = "prism-cloud"
+GATEWAY = "https://api.test"
+SITE_URL = "https://example.atlassian.net"
+
+
+def _to_prism(request):
+    """The gateway's request as Prism serves the same operation: `/ex/jira/{cloudId}` and
+    `/ex/confluence/{cloudId}` dropped (Prism serves the documents' paths at its root)."""
+    sent = request.copy()
+    rest = request.url.split(f"/{CLOUD}", 1)[1]
+    if "/ex/jira/" in request.url:
+        sent.url = JIRA + rest
+    elif rest.startswith("/wiki/api/v2"):
+        sent.url = CONFLUENCE_V2 + rest[len("/wiki/api/v2") :]
+    else:
+        sent.url = CONFLUENCE_V1 + rest
+    return sent
+
+
+@pytest.fixture
+def scoped(site):
+    """`site`, with the service token one with scopes: Atlassian accepts it only through
+    the gateway (https://support.atlassian.com/atlassian-cloud/kb/401-unauthorized-error-when-service-account-accesses-jira-or-confluence-api/),
+    so the site URL answers 401, and the gateway's calls go on to Prism, which validates them
+    against the documents. The cloud id comes from the site's /_edge/tenant_info
+    (https://support.atlassian.com/jira/kb/retrieve-my-atlassian-sites-cloud-id/)."""
+    s = site
+    s.ATLASSIAN_JIRA_URL = s.ATLASSIAN_CONFLUENCE_URL = s.ATLASSIAN_CONFLUENCE_V2_URL = ""
+    s.ATLASSIAN_SITE_URL, s.ATLASSIAN_API_URL = SITE_URL, GATEWAY
+    s.ATLASSIAN_SERVICE_TOKEN_KIND = "scoped"
+    gateway = []
+
+    def through(request):
+        gateway.append(request.url)
+        sent = _to_prism(request)
+        if "/mypermissions" in sent.url:
+            return relabelled_permissions(sent)
+        status, body = forward(sent)
+        return status, {"Content-Type": "application/json"}, json.dumps(body)
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        mock.add(responses.GET, SITE_URL + "/_edge/tenant_info", json={"cloudId": CLOUD})
+        mock.add_callback(
+            responses.POST,
+            AUTH_URL + "/oauth/token",
+            callback=lambda r: (403, {}, json.dumps({"error": "invalid_grant"})),
+        )
+        for method in (responses.GET, responses.POST):
+            mock.add(
+                method,
+                re.compile(re.escape(SITE_URL) + r"/(rest|wiki)/.*"),
+                status=401,
+                json={"message": "Client must be authenticated to access this resource."},
+            )
+            mock.add_callback(method, re.compile(re.escape(GATEWAY) + r"/ex/.*"), callback=through)
+        yield gateway
+
+
+def test_check_finds_a_scoped_token_through_the_gateway(scoped):
+    code, out, err = run()
+    assert code == 0, out + err
+    assert f"accepted at {GATEWAY}/ex/jira/{CLOUD}" in out
+    assert "service account Mia Krystof signs in" in out
+    assert "wiki space string present" in out
+    assert any(f"/ex/confluence/{CLOUD}/wiki/api/v2/spaces" in url for url in scoped)
+
+
+def test_check_names_the_kind_when_a_scoped_token_is_sent_to_the_site(scoped, site):
+    site.ATLASSIAN_SERVICE_TOKEN_KIND = "classic"
+    code, out, err = run()
+    assert code == 2, out + err
+    assert "set ATLASSIAN_SERVICE_TOKEN_KIND=scoped" in err

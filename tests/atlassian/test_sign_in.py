@@ -103,6 +103,13 @@ def test_sign_in_asks_for_the_confluence_search_the_reader_makes_only_with_confl
     assert "search:confluence" not in start(Client())["scope"].split()
     atlassian_settings.WIKI_BACKEND = "confluence"
     assert "search:confluence" in start(Client())["scope"].split()
+    # Only the read scopes of the calls made as the person (governance.atlassian.scopes).
+    assert start(Client())["scope"].split() == [
+        "read:jira-user",
+        "read:jira-work",
+        "search:confluence",
+        "offline_access",
+    ]
 
 
 def test_wrong_state_is_refused_and_no_code_is_exchanged(atlassian_settings, fake_auth):

@@ -6,8 +6,9 @@ import requests
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 
-from governance.atlassian import crypto, grants
+from governance.atlassian import crypto, grants, scopes, service
 from governance.models import AtlassianGrant
 from governance.tracker import TrackerError
 
@@ -33,6 +34,7 @@ class Command(BaseCommand):
         try:
             self.check_settings()
             self.check_oauth_client()
+            self.check_token_expiry()
             tracker = self.check_service_account()
             self.check_scopes()
             self.check_field(tracker)
@@ -102,21 +104,12 @@ class Command(BaseCommand):
 
         tracker = JiraTracker()
         tracker.http.sleep = lambda seconds: None
-        creds = tracker.service()
-        try:
-            me = tracker.http.request("getCurrentUser", "GET", API + "/myself", creds)
-        except TrackerError as exc:
-            if "HTTP 401" in str(exc):
-                raise Failed(
-                    CREDENTIALS,
-                    "Jira refused ATLASSIAN_SERVICE_EMAIL / ATLASSIAN_SERVICE_API_TOKEN "
-                    "(HTTP 401): create a new API token for the service account.",
-                ) from None
-            raise Failed(SITE, f"{settings.ATLASSIAN_SITE_URL} is not reachable: {exc}") from None
+        me = self.check_token_kind(tracker)
         self.ok(
             f"site {settings.ATLASSIAN_SITE_URL} answers; service account "
             f"{(me or {}).get('displayName') or settings.ATLASSIAN_SERVICE_EMAIL} signs in"
         )
+        creds = tracker.service()
         try:
             data = tracker.http.request(
                 "getMyPermissions",
@@ -137,32 +130,114 @@ class Command(BaseCommand):
         self.ok("service account is a Jira administrator (custom-field upkeep)")
         return tracker
 
+    # 2: the service token's kind and expiry ----------------------------------------------
+    TOKEN_KINDS = {
+        service.CLASSIC: "a classic API token (on the site URL)",
+        service.SCOPED: "an API token with scopes (through api.atlassian.com/ex/.../{cloudId})",
+    }
+
+    def check_token_expiry(self):
+        """Atlassian tells a token's expiry to no API the token can call: it is configured."""
+        try:
+            ends = service.expires()
+        except service.ServiceTokenError as exc:
+            raise Failed(CREDENTIALS, str(exc)) from None
+        if ends is None:
+            self.warn(
+                "service token expiry unknown: set ATLASSIAN_SERVICE_TOKEN_EXPIRES (YYYY-MM-DD, "
+                "shown when the token was created) to be warned 30 days before"
+            )
+            return
+        left = (ends - timezone.localdate()).days
+        if left < 0:
+            raise Failed(
+                CREDENTIALS,
+                f"the service token expired on {ends.isoformat()} "
+                "(ATLASSIAN_SERVICE_TOKEN_EXPIRES): create a new API token for the service "
+                "account, set ATLASSIAN_SERVICE_API_TOKEN and ATLASSIAN_SERVICE_TOKEN_EXPIRES.",
+            )
+        if left <= service.EXPIRY_WARNING_DAYS:
+            self.warn(
+                f"service token expires in {left} days, on {ends.isoformat()}: create a new "
+                "API token for the service account before then, and set "
+                "ATLASSIAN_SERVICE_API_TOKEN and ATLASSIAN_SERVICE_TOKEN_EXPIRES"
+            )
+        else:
+            self.ok(f"service token expires on {ends.isoformat()} ({left} days)")
+
+    def _myself(self, tracker, kind: str):
+        """(the service account, refused with 401) as `kind` of token."""
+        from governance.tracker.jira import API
+
+        try:
+            creds = service.credentials("Jira", TrackerError, kind)
+            return tracker.http.request("getCurrentUser", "GET", API + "/myself", creds), False
+        except TrackerError as exc:
+            if "HTTP 401" in str(exc):
+                return None, True
+            if "ATLASSIAN_CLOUD_ID" in str(exc):
+                raise Failed(CREDENTIALS, str(exc)) from None
+            raise Failed(SITE, f"{settings.ATLASSIAN_SITE_URL} is not reachable: {exc}") from None
+
+    def check_token_kind(self, tracker):
+        """/myself with the configured kind of token; refused, the other kind is tried, so
+        the failure says which setting to change. Returns the service account."""
+        try:
+            kind = service.token_kind()
+        except service.ServiceTokenError as exc:
+            raise Failed(CREDENTIALS, str(exc)) from None
+        me, refused = self._myself(tracker, kind)
+        if refused:
+            other = service.SCOPED if kind == service.CLASSIC else service.CLASSIC
+            # With ATLASSIAN_JIRA_URL (a mock) both kinds go to one place: nothing to try.
+            if not settings.ATLASSIAN_JIRA_URL and not self._myself(tracker, other)[1]:
+                raise Failed(
+                    CREDENTIALS,
+                    f"the service token is {self.TOKEN_KINDS[other]}, and Atlassian refuses "
+                    f"it where ATLASSIAN_SERVICE_TOKEN_KIND={kind} sends it: set "
+                    f"ATLASSIAN_SERVICE_TOKEN_KIND={other}.",
+                )
+            raise Failed(
+                CREDENTIALS,
+                "Jira refused ATLASSIAN_SERVICE_EMAIL / ATLASSIAN_SERVICE_API_TOKEN "
+                "(HTTP 401): create a new API token for the service account, set "
+                "ATLASSIAN_SERVICE_API_TOKEN and ATLASSIAN_SERVICE_TOKEN_EXPIRES "
+                "(and ATLASSIAN_SERVICE_TOKEN_KIND=scoped for a token with scopes).",
+            )
+        where = service.base_url("Jira", kind)
+        self.ok(f"service token: {self.TOKEN_KINDS[kind]}, accepted at {where}")
+        if kind == service.SCOPED:
+            needed = ", ".join(scopes.needed(scopes.APP))
+            self.warn(
+                "Atlassian does not tell a token its scopes; the service token needs: " + needed
+            )
+        return me
+
     # 4 ------------------------------------------------------------------------------------
     def check_scopes(self):
-        wanted = list(grants.JIRA_SCOPES)
-        if settings.WIKI_BACKEND == "confluence":
-            wanted += grants.READER_CONFLUENCE_SCOPES
-            wanted += [s for s in grants.CONFLUENCE_SCOPES if s not in wanted]
+        """Every scope a call made as the person needs (governance.atlassian.scopes), in the
+        latest grant's `scope` (the token response's, stored at sign-in and each refresh)."""
         grant = AtlassianGrant.objects.order_by("-updated_at").first()
         if grant is None:
             self.warn("scopes: nobody has signed in yet; they are checked after the first")
             return
         granted = set(grant.scopes.split())
-        missing = []
-        for scope in [*wanted, "offline_access"]:
-            if scope in granted:
-                self.ok(f"scope {scope} granted")
-            elif scope in grants.sign_in_scopes():
-                missing.append(scope)
-            else:
-                self.warn(
-                    f"scope {scope} not in people's grants (the wiki uses the service account)"
-                )
+        needed = scopes.needed(scopes.USER)
+        needed.setdefault(scopes.OFFLINE, ["refresh tokens"])
+        missing = {s: ops for s, ops in needed.items() if s not in granted}
+        for scope, operations in needed.items():
+            if scope not in missing:
+                self.ok(f"scope {scope} granted ({', '.join(operations)})")
+        extra = sorted(granted - set(needed))
+        if extra:
+            self.warn(f"scopes granted but used by no call made as a person: {', '.join(extra)}")
         if missing:
             raise Failed(
                 SCOPES,
-                f"the OAuth app does not grant {', '.join(missing)}: add them under "
-                "Permissions in the developer console.",
+                "people's sign-in does not grant "
+                + "; ".join(f"{s} (needed by {', '.join(ops)})" for s, ops in missing.items())
+                + ": add them under Permissions in the developer console; each person has "
+                "them from their next sign-in.",
             )
 
     # 5 ------------------------------------------------------------------------------------
