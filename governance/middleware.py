@@ -18,7 +18,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 
-from governance import cleaning
+from governance import audit, cleaning
 from governance.atlassian.http import SignInRequired
 from governance.errors import (
     BadRequest,
@@ -56,7 +56,9 @@ class RequestIdMiddleware:
 
     def __call__(self, request):
         rid = request_id(request)
-        with cleaning.noting_coercions():  # the API answers them as `warnings`
+        # Coercions: the API answers them as `warnings`; stored writes: an answer that fails
+        # afterwards says the change was stored.
+        with cleaning.noting_coercions(), audit.noting_stored_writes():
             response = self.get_response(request)
         if (
             request.path.startswith("/api/")
@@ -183,7 +185,8 @@ def unavailable_response(request, error: DatabaseUnavailable, exception=None) ->
         )
     else:
         html = render_to_string(
-            "unavailable.html", {"message": error.message, "path": request.path}
+            "unavailable.html",
+            {"message": error.message, "path": request.path, "stored": error.stored},
         )
         response = HttpResponse(html, status=error.status)
     for name, value in error.headers().items():

@@ -321,3 +321,23 @@ def test_readyz_is_503_with_the_database_down(db, monkeypatch):
     assert response.status_code == 503
     assert response.json()["database"] == "down"
     assert int(response["Retry-After"]) > 0
+
+
+def test_a_failure_after_a_committed_write_says_the_write_was_stored(transactional_db):
+    from django.db import transaction
+
+    from governance import audit
+    from governance.errors import database_unavailable
+
+    with audit.noting_stored_writes():
+        with pytest.raises(RuntimeError), transaction.atomic():
+            audit.record(actor_account_id="a", kind="test.rolled_back", target_type="t")
+            raise RuntimeError("rolled back")
+        before = database_unavailable(OperationalError("gone"))
+        with transaction.atomic():
+            audit.record(actor_account_id="a", kind="test.stored", target_type="t")
+        after = database_unavailable(OperationalError("gone"))
+    assert before.stored is False and "nothing you sent was stored" in before.message
+    assert after.stored is True and after.body()["error"]["stored"] is True
+    assert "Your change was stored" in after.message
+    assert after.status == 503 and after.code == "unavailable"
