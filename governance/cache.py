@@ -151,7 +151,7 @@ def _resolve(backend):
 
 
 def cache_status(backend=None) -> str:
-    """ "ok" when the cache answers a round trip now, else "down" (for /readyz)."""
+    """The cache for /readyz: "ok" when it answers a round trip now, else "down"."""
     from django.core.cache import caches
 
     backend = caches["default"] if backend is None else backend
