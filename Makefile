@@ -8,7 +8,7 @@ AXE_VERSION := 4.14.1
 PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-browser bench worker lint format vendor-htmx vendor-axe check-deploy clean
+.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-browser bench faults worker lint format vendor-htmx vendor-axe check-deploy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -86,6 +86,13 @@ $(BENCH_STAMP): pyproject.toml $(STAMP)
 # The benchmarks, with production settings; the load run needs PostgreSQL (see bench/).
 bench: $(BENCH_STAMP)
 	$(PY) bench/run.py
+
+# The fault run (tools/faults.py): its own PostgreSQL and Redis on free loopback ports,
+# gunicorn on the app, reads and writes under load while each server is stopped and started
+# again and a worker is SIGKILLed; fails on a lost or a stored refused write, a 500 or a
+# recovery over 2 s. Needs PostgreSQL's server tools (initdb, pg_ctl) and redis-server.
+faults: install
+	$(PY) tools/faults.py
 
 worker: install
 	$(PY) manage.py outbox_worker

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from agent import catalogue
 from agent.models import Conversation, Message, Proposal
+from governance.cache import STRICT_ERRORS, strict
 from governance.errors import Conflict, DomainError, NotFound
 from governance.models import AuditEntry
 
@@ -121,12 +122,21 @@ def take_turn(user) -> None:
     limit = settings.AGENT_RATE_LIMIT_PER_HOUR
     hour = timezone.now().strftime("%Y%m%d%H")
     key = f"agent-rate:{user.pk}:{hour}"
-    cache.add(key, 0, timeout=3600)
     try:
-        used = cache.incr(key)
-    except ValueError:
-        cache.set(key, 1, timeout=3600)
-        used = 1
+        shared = strict(cache)
+        shared.add(key, 0, timeout=3600)
+        try:
+            used = shared.incr(key)
+        except ValueError:
+            shared.set(key, 1, timeout=3600)
+            used = 1
+    except STRICT_ERRORS:
+        # No allowance can be counted while the cache is down: no question to the model
+        # (the forms need none).
+        raise AssistantUnavailable(
+            "The assistant cannot count your questions right now, so it is not asking the "
+            "model. Use the forms below, or try again in a minute."
+        ) from None
     if used > limit:
         minutes = 60 - timezone.now().minute
         raise AssistantUnavailable(

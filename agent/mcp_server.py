@@ -25,7 +25,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from agent import catalogue
 from governance import cleaning, throttling
 from governance.atlassian.context import act_for
-from governance.errors import DomainError, Internal, PayloadTooLarge, Unauthenticated
+from governance.errors import (
+    DomainError,
+    Internal,
+    PayloadTooLarge,
+    Unauthenticated,
+    database_unavailable,
+)
 from governance.middleware import request_id
 
 logger = logging.getLogger("agent.mcp")
@@ -51,9 +57,16 @@ def _client_name(server: Server, fallback: str) -> str:
     return f"mcp: {fallback}" if fallback else "mcp"
 
 
-def _internal(request: HttpRequest, exc: Exception, tool: str) -> Internal:
+def _internal(request: HttpRequest, exc: Exception, tool: str) -> DomainError:
     """An unexpected failure of a tool: logged with the request id, answered as the API's
-    `internal` error (the exception's text stays in the log)."""
+    `internal` error (the exception's text stays in the log); the database not answering is
+    `unavailable`, nothing stored."""
+    unavailable = database_unavailable(exc)
+    if unavailable is not None:
+        logger.warning(
+            "Request %s: the database cannot be reached in the tool %s", request_id(request), tool
+        )
+        return unavailable
     rid = request_id(request)
     logger.error("Request %s failed in the tool %s", rid, tool, exc_info=exc)
     return Internal(rid)

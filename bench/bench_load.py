@@ -11,9 +11,10 @@ throttles and rate limits count across workers, not per worker.
 
 Locust (headless, one run of BENCH_LOAD_SECONDS, default 30) drives 8 users. The run has one
 phase per endpoint, of equal length, each with all 8 users on that endpoint alone: a phase
-measures what the endpoint sustains, and /healthz (one SELECT 1) is the ceiling of the
-server, the network and the load generator on this machine. Reported per endpoint: requests
-per second, p50 and p95 latency, errors (anything but a 200 with the expected content).
+measures what the endpoint sustains, and /healthz (the process alone, no query) is the
+ceiling of the server, the network and the load generator on this machine. Reported per
+endpoint: requests per second, p50 and p95 latency, errors (anything but a 200 with the
+expected content).
 Target: the register page sustains at least 30 % of the /healthz rate, with 0 errors.
 
 BENCH_LOAD_WSGI names the WSGI application gunicorn serves (default governance.wsgi); the

@@ -12,6 +12,7 @@ from governance.models import (
     AtlassianGrant,
     AuditEntry,
     EditorNomination,
+    FailureCount,
     Notification,
     NotificationOptOut,
     OutboundTask,
@@ -135,6 +136,14 @@ class PeriodicJobAdmin(ReadOnlyAdmin):
     """When each scheduled job (manage.py runperiodic) last ran, and its last failure."""
 
     list_display = ("name", "last_run_at", "last_finished_at", "last_failed_at", "last_error")
+
+
+@admin.register(FailureCount)
+class FailureCountAdmin(ReadOnlyAdmin):
+    """Invalid API tokens per address counted while the shared cache was down."""
+
+    list_display = ("key", "count", "until")
+    search_fields = ("key",)
 
 
 @admin.register(OutboundTask)

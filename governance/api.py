@@ -34,8 +34,9 @@ from governance.errors import (
     Unavailable,
     UnsupportedMediaType,
     ValidationFailed,
+    database_unavailable,
 )
-from governance.middleware import FORM_TYPES, request_id
+from governance.middleware import FORM_TYPES, request_id, unavailable_response
 from governance.models import AuditEntry, EditorNomination, SiteSettings
 from governance.people import resolve
 from governance.tracker import TrackerError
@@ -365,6 +366,9 @@ def _http_error(request, exc: HttpError):
 def _internal(request, exc):
     """Anything unexpected: the error body (`internal`, 500) with the request id; the log has
     the traceback under the same id."""
+    unavailable = database_unavailable(exc)
+    if unavailable is not None:  # 503 with Retry-After: nothing was stored
+        return unavailable_response(request, unavailable, exc)
     rid = request_id(request)
     logger.error("Request %s failed on %s", rid, request.path, exc_info=exc)
     return _error_response(request, Internal(rid))

@@ -152,3 +152,44 @@ class Unavailable(DomainError):
     def from_tracker(cls, error: Exception) -> "Unavailable":
         """The tracker's error as the one answer people get: busy (a rate limit) or down."""
         return cls(cls.busy_message if getattr(error, "retry_after", None) else None)
+
+
+class DatabaseUnavailable(Unavailable):
+    """The database cannot be reached: nothing was stored; try again in a few seconds."""
+
+    retry_after = 5
+    default_message = (
+        "The service is briefly unavailable; nothing you sent was stored. "
+        "Try again in a few seconds."
+    )
+
+    stored_message = (
+        "Your change was stored, but the database stopped answering before the answer was "
+        "complete. Reload to see it; do not send it again."
+    )
+
+    def __init__(self, message: str | None = None, *, stored: bool = False, **kwargs):
+        self.stored = stored
+        super().__init__(self.stored_message if stored and not message else message, **kwargs)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
+
+    def body(self) -> dict:
+        body = super().body()
+        body["error"]["stored"] = self.stored
+        return body
+
+
+def database_unavailable(error: BaseException | None) -> DatabaseUnavailable | None:
+    """The answer for a database that cannot be reached (a refused or dropped connection, a
+    server shutting down): DatabaseUnavailable for such an error, else None. A failed
+    statement rolls its transaction back, so nothing of the request was stored, unless a
+    write of the request had committed before: then the answer says it was stored."""
+    from django.db.utils import InterfaceError, OperationalError
+
+    if isinstance(error, OperationalError | InterfaceError):
+        from governance.audit import stored_this_request
+
+        return DatabaseUnavailable(stored=stored_this_request())
+    return None

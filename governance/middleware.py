@@ -15,12 +15,14 @@ from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 
-from governance import cleaning
+from governance import audit, cleaning
 from governance.atlassian.http import SignInRequired
 from governance.errors import (
     BadRequest,
+    DatabaseUnavailable,
     DomainError,
     Forbidden,
     Internal,
@@ -28,6 +30,7 @@ from governance.errors import (
     Unauthenticated,
     Unavailable,
     ValidationFailed,
+    database_unavailable,
 )
 from governance.tracker import TrackerError
 
@@ -53,7 +56,9 @@ class RequestIdMiddleware:
 
     def __call__(self, request):
         rid = request_id(request)
-        with cleaning.noting_coercions():  # the API answers them as `warnings`
+        # Coercions: the API answers them as `warnings`; stored writes: an answer that fails
+        # afterwards says the change was stored.
+        with cleaning.noting_coercions(), audit.noting_stored_writes():
             response = self.get_response(request)
         if (
             request.path.startswith("/api/")
@@ -114,6 +119,9 @@ class DomainErrorMiddleware:
         return response
 
     def process_exception(self, request, exception):
+        unavailable = database_unavailable(exception)
+        if unavailable is not None:
+            return unavailable_response(request, unavailable, exception)
         api = request.path.startswith("/api/")
         if isinstance(exception, SignInRequired) and not api:
             # A revoked or expired Atlassian grant: back through sign-in, plainly.
@@ -151,6 +159,54 @@ class DomainErrorMiddleware:
         )
         patch_vary_headers(response, ("HX-Request",))
         return response
+
+
+def wants_json(request) -> bool:
+    """The API, /mcp and clients asking for JSON get the error body; browsers a page."""
+    if request.path.startswith("/api/") or request.path == "/mcp":
+        return True
+    accept = request.headers.get("Accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def unavailable_response(request, error: DatabaseUnavailable, exception=None) -> HttpResponse:
+    """503 with Retry-After while the database cannot be reached: the error body (`code:
+    unavailable`) for the API, else a page in words that needs no database (no user, no
+    menu, no session) to render."""
+    logger.warning(
+        "Request %s on %s: the database cannot be reached (%s)",
+        request_id(request),
+        request.path,
+        f"{type(exception).__name__}: {exception}".strip() if exception else "-",
+    )
+    if wants_json(request):
+        response = HttpResponse(
+            json.dumps(error.body()), status=error.status, content_type="application/json"
+        )
+    else:
+        html = render_to_string(
+            "unavailable.html",
+            {"message": error.message, "path": request.path, "stored": error.stored},
+        )
+        response = HttpResponse(html, status=error.status)
+    for name, value in error.headers().items():
+        response[name] = value
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def server_error(request, *args, **kwargs):
+    """handler500: a failure anywhere (a middleware reading the session or the user
+    included) that is the database not answering is a 503 that says so; the rest is the
+    500 page."""
+    import sys
+
+    unavailable = database_unavailable(sys.exc_info()[1])
+    if unavailable is not None:
+        return unavailable_response(request, unavailable, sys.exc_info()[1])
+    from django.views.defaults import server_error as default_server_error
+
+    return default_server_error(request, *args, **kwargs)
 
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

@@ -227,6 +227,18 @@ class OutboundTask(models.Model):
         return f"{self.name} [{self.state}]"
 
 
+class FailureCount(models.Model):
+    """A throttle's count kept in the database while the shared cache cannot be reached
+    (governance.throttling): failures under `key` within the fixed window ending `until`."""
+
+    key = models.CharField(max_length=200, unique=True)
+    count = models.PositiveIntegerField(default=0)
+    until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count}"
+
+
 class PeriodicJob(models.Model):
     """One job `manage.py runperiodic` runs on a schedule (governance.periodic): its row is
     the lock two concurrent runs contend for, and records when it last ran."""

@@ -8,7 +8,6 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable
-from functools import partial
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -39,8 +38,22 @@ def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
         raise LookupError(f"No outbox handler named {name!r}.")
     task = OutboundTask.objects.create(name=name, payload=payload or {})
     if settings.OUTBOX_RUN_ON_COMMIT:
-        transaction.on_commit(partial(run_task, task.pk))
+        transaction.on_commit(_wake(task.pk))
     return task
+
+
+def _wake(task_id) -> Callable[[], None]:
+    """The after-commit try of a task in the web process. Its failure (the tracker, the
+    database going away) is logged and left to the worker: the write it follows is stored and
+    is answered as stored."""
+
+    def run_after_commit() -> None:
+        try:
+            run_task(task_id)
+        except Exception:
+            logger.warning("outbox task %s: the after-commit try failed", task_id, exc_info=True)
+
+    return run_after_commit
 
 
 def backoff(attempts: int) -> dt.timedelta:
@@ -184,5 +197,5 @@ def retry(task_id, *, actor_account_id: str) -> OutboundTask:
             changes=audit.diff(before, {"state": task.state, "attempts": 0}),
         )
     if settings.OUTBOX_RUN_ON_COMMIT:
-        transaction.on_commit(partial(run_task, task.pk))
+        transaction.on_commit(_wake(task.pk))
     return task

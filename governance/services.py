@@ -356,5 +356,5 @@ def site_settings_update(
         )
         # Now (this transaction reads its own write) and again once others can see it.
         formatting.forget_currency()
-        transaction.on_commit(formatting.forget_currency)
+        transaction.on_commit(formatting.forget_currency, robust=True)
     return site

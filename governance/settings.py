@@ -122,6 +122,14 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://governance")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # Redis fails soft (governance.cache): a miss, never an error, while it cannot be reached;
+    # a short timeout so a silent Redis costs a request at most this long once a second.
+    CACHES["default"]["BACKEND"] = "governance.cache.SoftRedisCache"
+    _cache_timeout = env.float("CACHE_TIMEOUT_SECONDS", default=0.5)
+    CACHES["default"].setdefault("OPTIONS", {})
+    CACHES["default"]["OPTIONS"].setdefault("socket_connect_timeout", _cache_timeout)
+    CACHES["default"]["OPTIONS"].setdefault("socket_timeout", _cache_timeout)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -171,7 +179,7 @@ TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=1)
 if BEHIND_TLS_PROXY:
     # The proxy terminates TLS and says so in X-Forwarded-Proto; only trust it behind one.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 _CSP_IMG_EXTRA = env.list("CSP_IMG_SRC_EXTRA", default=[])
 CONTENT_SECURITY_POLICY = {

@@ -3,10 +3,12 @@
 - Bearer tokens (the API and /mcp): `bearer_user` is the one check. A valid token always
   passes; an invalid one is counted per client address in the shared cache
   (`API_TOKEN_FAILURE_LIMIT` within `API_TOKEN_FAILURE_WINDOW_SECONDS`), and past the limit an
-  invalid token from that address answers 429 with Retry-After until the window ends.
+  invalid token from that address answers 429 with Retry-After until the window ends. While
+  the cache cannot be reached, the count is kept in the database (`FailureCount`) instead.
 - Sign-in (the login page and the admin's): django-axes with `SigninHandler`, which locks an
   (account, address) pair after `SIGNIN_FAILURE_LIMIT` failures and an address after
-  `SIGNIN_ADDRESS_FAILURE_LIMIT`, never an account from every address.
+  `SIGNIN_ADDRESS_FAILURE_LIMIT`, never an account from every address. Its counts are in the
+  database, so a cache outage changes nothing there.
 
 Both key on `client_ip`: the socket's peer, or behind a TLS proxy (`BEHIND_TLS_PROXY`) the
 address the trusted proxies report in X-Forwarded-For (`TRUSTED_PROXY_HOPS` of them)."""
@@ -15,19 +17,22 @@ import ipaddress
 import math
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
+from django.db import transaction
 from django.http import HttpRequest
 from django.shortcuts import render
 from django.utils import timezone
 
 from governance import services
+from governance.cache import STRICT_ERRORS, strict
 from governance.errors import TooManyRequests
+from governance.models import FailureCount
 
 
 def _address(value: str) -> str | None:
@@ -74,9 +79,15 @@ def _keys(request: HttpRequest) -> tuple[str, str]:
 
 def _refuse_if_throttled(request: HttpRequest) -> None:
     count_key, until_key = _keys(request)
-    if (cache.get(count_key) or 0) < settings.API_TOKEN_FAILURE_LIMIT:
+    try:
+        shared = strict(cache)
+        count = shared.get(count_key) or 0
+        until = shared.get(until_key) if count >= settings.API_TOKEN_FAILURE_LIMIT else None
+    except STRICT_ERRORS:  # the cache is down: the count kept in the database meanwhile
+        count, until = _stored_count(count_key)
+    if count < settings.API_TOKEN_FAILURE_LIMIT:
         return
-    until = cache.get(until_key) or time.time() + settings.API_TOKEN_FAILURE_WINDOW_SECONDS
+    until = until or time.time() + settings.API_TOKEN_FAILURE_WINDOW_SECONDS
     retry_after = max(1, math.ceil(until - time.time()))
     raise TooManyRequests(
         f"Too many invalid API tokens from your address. Try again in {retry_after} seconds.",
@@ -85,15 +96,43 @@ def _refuse_if_throttled(request: HttpRequest) -> None:
 
 
 def _count_failure(request: HttpRequest) -> None:
-    """Count one invalid token from the request's address (a fixed window)."""
+    """Count one invalid token from the request's address (a fixed window): in the shared
+    cache, or in the database while the cache cannot be reached."""
     count_key, until_key = _keys(request)
     window = settings.API_TOKEN_FAILURE_WINDOW_SECONDS
-    cache.add(until_key, time.time() + window, window)
-    if not cache.add(count_key, 1, window):
-        try:
-            cache.incr(count_key)
-        except ValueError:  # expired between add and incr
-            cache.add(count_key, 1, window)
+    try:
+        shared = strict(cache)
+        shared.add(until_key, time.time() + window, window)
+        if not shared.add(count_key, 1, window):
+            try:
+                shared.incr(count_key)
+            except ValueError:  # expired between add and incr
+                shared.add(count_key, 1, window)
+    except STRICT_ERRORS:
+        _store_failure(count_key, window)
+
+
+def _stored_count(key: str) -> tuple[int, float | None]:
+    """The database's count under `key` within its window, and when the window ends."""
+    row = (
+        FailureCount.objects.filter(key=key, until__gt=timezone.now())
+        .values_list("count", "until")
+        .first()
+    )
+    return (row[0], row[1].timestamp()) if row else (0, None)
+
+
+def _store_failure(key: str, window: int) -> None:
+    now = timezone.now()
+    with transaction.atomic():
+        row, _ = FailureCount.objects.select_for_update().get_or_create(
+            key=key, defaults={"count": 0, "until": now + timedelta(seconds=window)}
+        )
+        if row.until <= now:
+            row.count, row.until = 0, now + timedelta(seconds=window)
+        row.count += 1
+        row.save(update_fields=["count", "until"])
+        FailureCount.objects.filter(until__lt=now - timedelta(days=1)).delete()
 
 
 def bearer_user(request: HttpRequest, token: str):

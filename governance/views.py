@@ -4,11 +4,11 @@ import datetime as dt
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db import connection
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils import timezone
 
 from governance import audit_text, notifications, permissions, services
 from governance.atlassian.context import incomplete_listings
@@ -227,9 +227,48 @@ def token_revoke(request, token_id):
 
 @page("GET", login=False)
 def healthz(request):
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    """Liveness: the process answers. Asks nothing of the database or the cache, so an
+    outage of either never has a healthy worker restarted."""
     return HttpResponse("ok", content_type="text/plain")
+
+
+@page("GET", login=False)
+def readyz(request):
+    """Readiness: 200 when the database answers (the cache may be down: the app then answers
+    from the database), 503 when it does not. The body says what each dependency answered,
+    the outbox's backlog and how long its oldest pending task has waited."""
+    from django.db import DatabaseError
+    from django.db.models import Count, Min, Q
+
+    from governance.cache import cache_status
+    from governance.models import OutboundTask
+
+    body = {"database": "ok", "cache": cache_status()}
+    try:
+        waiting = Q(state__in=[OutboundTask.State.PENDING, OutboundTask.State.RUNNING])
+        backlog = OutboundTask.objects.aggregate(
+            pending=Count("pk", filter=waiting),
+            dead=Count("pk", filter=Q(state=OutboundTask.State.DEAD)),
+            oldest=Min("created_at", filter=waiting),
+        )
+    except DatabaseError:
+        body["database"] = "down"
+        body["outbox"] = None
+        response = JsonResponse(body, status=503)
+        response["Retry-After"] = "5"
+        response["Cache-Control"] = "no-store"
+        return response
+    oldest = backlog["oldest"]
+    body["outbox"] = {
+        "pending": backlog["pending"],
+        "dead": backlog["dead"],
+        "oldestPendingSeconds": (
+            round((timezone.now() - oldest).total_seconds(), 1) if oldest else None
+        ),
+    }
+    response = JsonResponse(body)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @page("GET")

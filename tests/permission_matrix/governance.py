@@ -63,6 +63,7 @@ CELLS = {
     "GET projects/<str:key>/audit/": READ,
     "GET wiki/pages/<int:page_id>/": READ,
     "GET healthz": PUBLIC,
+    "GET readyz": PUBLIC,
     "GET outbox/": SITE_ADMIN,
     "POST outbox/<uuid:task_id>/retry/": SITE_ADMIN,
     # API

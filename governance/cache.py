@@ -1,0 +1,167 @@
+"""The shared cache fails soft. The cache holds nothing that is not also in the database, so
+when Redis cannot be reached a read misses, a write is skipped and the request is answered from
+the database: slower, never unavailable.
+
+`SoftRedisCache` is Django's RedisCache with the connection errors swallowed (logged at most
+once a minute per process). After a failure the cache is not asked again for
+`RETRY_SECONDS`, so a request during an outage does not wait on one refused connection per
+cache call. The few callers that must know whether the cache counted (the throttles and rate
+limits) use `strict(cache)`, which raises `UNAVAILABLE` errors, and decide for themselves."""
+
+import logging
+import threading
+import time
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ReadOnlyError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger("governance.cache")
+
+# What "the cache cannot be reached" raises (a refused or dropped connection, a timeout, a
+# replica that will not take writes).
+UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, ReadOnlyError, OSError)
+LOG_EVERY_SECONDS = 60.0
+RETRY_SECONDS = 1.0
+
+
+class CacheDown(Exception):
+    """The cache did not answer (raised by `strict` views while the cache is held down)."""
+
+
+class SoftRedisCache(RedisCache):
+    """Django's RedisCache whose every call answers a miss (or does nothing) when Redis
+    cannot be reached."""
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._down_until = 0.0
+        self._logged_at = -LOG_EVERY_SECONDS
+        self._lock = threading.Lock()
+
+    # --- the state ------------------------------------------------------------------------
+
+    def is_down(self) -> bool:
+        """True while a recent call failed (for RETRY_SECONDS after it)."""
+        return time.monotonic() < self._down_until
+
+    def _failed(self, error: Exception) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._down_until = now + RETRY_SECONDS
+            log = now - self._logged_at >= LOG_EVERY_SECONDS
+            if log:
+                self._logged_at = now
+        if log:
+            logger.warning(
+                "The cache cannot be reached (%s: %s); answering from the database. "
+                "Logged once a minute while it lasts.",
+                type(error).__name__,
+                error,
+            )
+
+    def _soft(self, name, default, *args, **kwargs):
+        if self.is_down():
+            return default
+        try:
+            return getattr(super(), name)(*args, **kwargs)
+        except UNAVAILABLE as error:
+            self._failed(error)
+            return default
+
+    def _strict(self, name, *args, **kwargs):
+        if self.is_down():
+            raise CacheDown("The cache did not answer a moment ago.")
+        try:
+            return getattr(super(), name)(*args, **kwargs)
+        except UNAVAILABLE as error:
+            self._failed(error)
+            raise
+
+    # --- the cache's calls, soft ------------------------------------------------------------
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._soft("add", False, key, value, timeout, version)
+
+    def get(self, key, default=None, version=None):
+        return self._soft("get", default, key, default, version)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._soft("set", None, key, value, timeout, version)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._soft("touch", False, key, timeout, version)
+
+    def delete(self, key, version=None):
+        return self._soft("delete", False, key, version)
+
+    def get_many(self, keys, version=None):
+        return self._soft("get_many", {}, keys, version)
+
+    def has_key(self, key, version=None):
+        return self._soft("has_key", False, key, version)
+
+    def incr(self, key, delta=1, version=None):
+        # No count can be read: as for a key that does not exist (callers handle ValueError).
+        if self.is_down():
+            raise ValueError(f"Key '{key}' not found (the cache cannot be reached).")
+        try:
+            return super().incr(key, delta, version)
+        except UNAVAILABLE as error:
+            self._failed(error)
+            raise ValueError(f"Key '{key}' not found (the cache cannot be reached).") from None
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._soft("set_many", list(data), data, timeout, version)
+
+    def delete_many(self, keys, version=None):
+        return self._soft("delete_many", None, keys, version)
+
+    def clear(self):
+        return self._soft("clear", False)
+
+
+class _Strict:
+    """The same backend, its calls raising when the cache cannot be reached."""
+
+    def __init__(self, backend: SoftRedisCache):
+        self._backend = backend
+
+    def __getattr__(self, name):
+        def call(*args, **kwargs):
+            return self._backend._strict(name, *args, **kwargs)
+
+        return call
+
+
+def strict(backend):
+    """`backend` with its calls raising `UNAVAILABLE` (or CacheDown) instead of answering a
+    miss; any other backend as it is."""
+    target = _resolve(backend)
+    return _Strict(target) if isinstance(target, SoftRedisCache) else target
+
+
+def _resolve(backend):
+    """The backend behind django.core.cache.cache (a proxy to caches['default'])."""
+    from django.core.cache import cache, caches
+
+    return caches["default"] if backend is cache else backend
+
+
+def cache_status(backend=None) -> str:
+    """The cache for /readyz: "ok" when it answers a round trip now, else "down"."""
+    from django.core.cache import caches
+
+    backend = caches["default"] if backend is None else backend
+    try:
+        ops = strict(backend)
+        ops.set("readyz:probe", 1, 5)
+        ops.get("readyz:probe")
+    except (*UNAVAILABLE, CacheDown):
+        return "down"
+    return "ok"
+
+
+STRICT_ERRORS = (*UNAVAILABLE, CacheDown)
