@@ -56,6 +56,13 @@ class Project(models.Model):
     business case, so the kernel never imports the charter app."""
 
     key = models.CharField(max_length=32, unique=True)
+    # The tracker's id of the project (Jira's numeric project id): what the mirror is keyed
+    # by, since a project's key can change. Null only until the first read after upgrading.
+    tracker_id = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    # Keys the project had before: URLs naming one redirect to the current key.
+    former_keys = models.JSONField(default=list, blank=True)
+    # When the tracker said the project was deleted (webhook); the registers are kept.
+    tracker_deleted_at = models.DateTimeField(null=True, blank=True)
     name = models.CharField(max_length=255)
     lead_account_id = models.CharField(max_length=128, blank=True, default="")
     approval_status = models.CharField(max_length=32, default="Exploring")

@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 API = "/rest/api/3"
 ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[1-9][0-9]*$")
 PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+PROJECT_ID = re.compile(r"^[1-9][0-9]{0,18}$")
 USER_BULK_BATCH = 10  # /user/bulk is asked for at most 10 accountIds at a time
 JQL_KEYS_BATCH = 50
 FIELD_TYPE = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
@@ -64,10 +65,13 @@ def _user(data: dict) -> TrackerUser:
 
 
 def _project(data: dict) -> TrackerProject:
+    key = data["key"]
     return TrackerProject(
-        key=data["key"],
-        name=data.get("name") or data["key"],
+        key=key,
+        name=data.get("name") or key,
         lead_account_id=((data.get("lead") or {}).get("accountId") or ""),
+        id=str(data.get("id") or ""),
+        former_keys=tuple(k for k in data.get("projectKeys") or () if k and k != key),
     )
 
 
@@ -201,10 +205,17 @@ class JiraTracker:
 
     # Projects -------------------------------------------------------------------------
     def get_project(self, key: str) -> TrackerProject | None:
-        if not PROJECT_KEY.match(key or ""):
+        """By key, former key or id: Jira answers an old key with the project as it is now;
+        `projectKeys` lists every key it had (the mirror keeps them as redirects)."""
+        if not (PROJECT_KEY.match(key or "") or PROJECT_ID.match(key or "")):
             return None
         data = self.http.request(
-            "getProject", "GET", f"{API}/project/{key}", self.service(), missing_ok=True
+            "getProject",
+            "GET",
+            f"{API}/project/{key}",
+            self.service(),
+            params={"expand": "lead,projectKeys"},
+            missing_ok=True,
         )
         return _project(data) if data else None
 
@@ -232,7 +243,7 @@ class JiraTracker:
         stopped = "searchProjects" in incomplete_listings.get() - before
         cache.set(
             key,
-            ([(p.key, p.name, p.lead_account_id) for p in projects], stopped),
+            ([(p.key, p.name, p.lead_account_id, p.id) for p in projects], stopped),
             settings.TRACKER_CACHE_SECONDS,
         )
         return projects

@@ -35,6 +35,7 @@ What a contract mock cannot show, this site does as Jira Cloud documents it:
 
 import re
 
+from governance.models import Project
 from governance.tracker.local.backend import LocalTracker
 from governance.tracker.local.models import LocalAccount, LocalIssue, LocalProject
 from tests.atlassian.conftest import give_grant
@@ -107,6 +108,13 @@ class FakeJira:
         # A large site: this many more projects every person may browse (not in the tables).
         self.extra_projects = 0
         CUSTOMERS.clear()
+        # Project id -> the keys it had before (a key changed: `rename`).
+        self.former_keys: dict[int, list[str]] = {}
+        # Mirrors the cast made through the local tracker carry its ids: this site's instead.
+        for project in LocalProject.objects.all():
+            Project.objects.filter(tracker_id=str(project.pk)).update(
+                tracker_id=str(10000 + project.pk)
+            )
         # screen id -> tab id -> field ids on that tab (2 is every project's edit screen).
         self.screens: dict[int, dict[int, list[str]]] = {
             1: {11: ["summary"]},
@@ -202,13 +210,37 @@ class FakeJira:
             "values": values,
         }
 
+    def project_named(self, id_or_key: str):
+        """A project by id, key, or a key it had before (Jira answers an old key with the
+        project as it is now)."""
+        if id_or_key.isdigit():
+            return LocalProject.objects.filter(pk=int(id_or_key) - 10000).first()
+        project = LocalProject.objects.filter(key=id_or_key).first()
+        if project is None:
+            pk = next((pk for pk, keys in self.former_keys.items() if id_or_key in keys), None)
+            project = LocalProject.objects.filter(pk=pk).first() if pk else None
+        return project
+
+    def rename(self, old: str, new: str) -> None:
+        """A Jira administrator changes a project's key (and its issues' keys with it)."""
+        project = LocalProject.objects.get(key=old)
+        self.former_keys.setdefault(project.pk, []).append(old)
+        project.key = new
+        project.save(update_fields=["key"])
+        for issue in LocalIssue.objects.filter(project=project):
+            issue.key = new + issue.key.removeprefix(old)
+            issue.save(update_fields=["key"])
+
     def get_project(self, request, query, body):
         key = request.url.split("?")[0].rsplit("/", 1)[1]
-        project = LocalProject.objects.filter(key=key).first()
+        project = self.project_named(key)
         if project is None:
             return 404, {"errorMessages": ["No project could be found with key."]}
-        style = "next-gen" if key in self.team_managed else "classic"
-        return 200, project_json(project, style=style)
+        style = "next-gen" if project.key in self.team_managed else "classic"
+        data = project_json(project, style=style)
+        if "projectKeys" in (query.get("expand") or [""])[0]:
+            data["projectKeys"] = [*self.former_keys.get(project.pk, []), project.key]
+        return 200, data
 
     def bulk_users(self, request, query, body):
         found = self.local.users_bulk(query["accountId"])
