@@ -5,6 +5,7 @@ from django.urls import include, path
 from governance import auth_views as sign_in
 from governance import views
 from governance.api import api
+from governance.atlassian import webhooks
 
 urlpatterns = [
     path("", views.project_list, name="project-list"),
@@ -31,4 +32,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("healthz", views.healthz, name="healthz"),
+    path("hooks/jira/", webhooks.receive, name="jira-webhook"),
 ]

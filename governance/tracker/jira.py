@@ -782,5 +782,88 @@ class JiraTracker:
             missing_ok=True,
         )
 
+    # Dynamic webhooks (governance.atlassian.webhooks), as the admin whose grant holds them --
+    def webhooks(self, account_id: str) -> list[dict]:
+        """The webhooks this app registered (`getDynamicWebhooksForApp`), as that person."""
+        return list(
+            self.http.offset_pages(
+                "getDynamicWebhooksForApp", API + "/webhook", self.as_user(account_id)
+            )
+        )
+
+    def register_webhooks(
+        self, account_id: str, *, url: str, jql: str, events: list[str]
+    ) -> list[int]:
+        """`registerDynamicWebhooks` as that person; never sent twice blindly: a first try
+        whose answer was lost is looked for among the app's webhooks (same filter, events)."""
+        creds = self.as_user(account_id)
+
+        def made():
+            ids = [
+                hook["id"]
+                for hook in self.webhooks(account_id)
+                if hook.get("jqlFilter") == jql
+                and sorted(hook.get("events") or []) == sorted(events)
+            ]
+            return (
+                {"webhookRegistrationResult": [{"createdWebhookId": i} for i in ids]}
+                if ids
+                else None
+            )
+
+        answer = self.http.create(
+            "registerDynamicWebhooks",
+            API + "/webhook",
+            creds,
+            find=made,
+            json={"url": url, "webhooks": [{"events": events, "jqlFilter": jql}]},
+        )
+        results = (answer or {}).get("webhookRegistrationResult") or []
+        errors = [e for r in results for e in r.get("errors") or []]
+        ids = [int(r["createdWebhookId"]) for r in results if r.get("createdWebhookId")]
+        if errors or not ids:
+            raise TrackerError(
+                "Jira did not register the webhooks (registerDynamicWebhooks): "
+                + ("; ".join(errors) or "no webhook id in its answer")
+            )
+        return ids
+
+    def refresh_webhooks(self, account_id: str, ids: list[int]):
+        """`refreshWebhooks`: another 30 days. Returns the new expiry (aware datetime)."""
+        answer = self.http.request(
+            "refreshWebhooks",
+            "PUT",
+            API + "/webhook/refresh",
+            self.as_user(account_id),
+            json={"webhookIds": [int(i) for i in ids]},
+        )
+        return webhook_expiry((answer or {}).get("expirationDate"))
+
+    def delete_webhooks(self, account_id: str, ids: list[int]) -> None:
+        self.http.request(
+            "deleteWebhookById",
+            "DELETE",
+            API + "/webhook",
+            self.as_user(account_id),
+            json={"webhookIds": [int(i) for i in ids]},
+            missing_ok=True,
+        )
+
+
+def webhook_expiry(value):
+    """Jira's `expirationDate`: milliseconds since the epoch (the schema), or a date string
+    (its examples). None when absent or unreadable."""
+    import datetime as dt
+
+    if isinstance(value, int | float):
+        return dt.datetime.fromtimestamp(value / 1000, tz=dt.UTC)
+    if isinstance(value, str) and value:
+        for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z"):
+            try:
+                return dt.datetime.strptime(value, fmt)
+            except ValueError:
+                continue
+    return None
+
 
 __all__ = ["JiraTracker", "SignInRequired"]

@@ -108,6 +108,9 @@ class FakeJira:
         # A large site: this many more projects every person may browse (not in the tables).
         self.extra_projects = 0
         CUSTOMERS.clear()
+        # Dynamic webhooks by id; `now_ms` is the site's clock (milliseconds) for expiry.
+        self.webhooks: dict[int, dict] = {}
+        self.now_ms = 1_800_000_000_000
         # Project id -> the keys it had before (a key changed: `rename`).
         self.former_keys: dict[int, list[str]] = {}
         # Mirrors the cast made through the local tracker carry its ids: this site's instead.
@@ -147,6 +150,10 @@ class FakeJira:
             "getEditIssueMeta": self.edit_meta,
             "getBulkPermissions": self.bulk_permissions,
             "findUsersWithAllPermissions": self.users_with_permissions,
+            "registerDynamicWebhooks": self.register_webhooks,
+            "getDynamicWebhooksForApp": self.list_webhooks,
+            "refreshWebhooks": self.refresh_webhooks,
+            "deleteWebhookById": self.delete_webhooks,
         }
         for name, func in ops.items():
             mock.on(name, self._guard(func))
@@ -406,6 +413,60 @@ class FakeJira:
             return 400, {"errorMessages": ["The field is already on the screen."]}
         self.screens[screen][tab].append(body["fieldId"])
         return 200, {"id": body["fieldId"], "name": "Work Package"}
+
+    # Dynamic webhooks: only an app's OAuth token may hold them; an API token is refused
+    # ("Only Connect and OAuth 2.0 apps can use this operation", Webhooks API group,
+    # https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-webhooks/). They
+    # expire 30 days after registration or the last refresh.
+    THIRTY_DAYS_MS = 30 * 24 * 3600 * 1000
+
+    def _app_only(self, request):
+        if self._as_service(request) or not self._account(request):
+            return 403, {"errorMessages": ["The caller isn't an app."]}
+        return None
+
+    def register_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        results = []
+        for hook in body["webhooks"]:
+            hook_id = 10000 + len(self.webhooks) + 1
+            while hook_id in self.webhooks:
+                hook_id += 1
+            self.webhooks[hook_id] = {
+                "id": hook_id,
+                "events": hook["events"],
+                "jqlFilter": hook["jqlFilter"],
+                "url": body["url"],
+                "owner": self._account(request),
+                "expirationDate": self.now_ms + self.THIRTY_DAYS_MS,
+            }
+            results.append({"createdWebhookId": hook_id})
+        return 200, {"webhookRegistrationResult": results}
+
+    def list_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        values = [
+            {k: v for k, v in hook.items() if k != "owner"} for hook in self.webhooks.values()
+        ]
+        return 200, {"isLast": True, "startAt": 0, "total": len(values), "values": values}
+
+    def refresh_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        expiry = self.now_ms + self.THIRTY_DAYS_MS
+        for hook_id in body["webhookIds"]:
+            if hook_id in self.webhooks:  # others are ignored, as documented
+                self.webhooks[hook_id]["expirationDate"] = expiry
+        return 200, {"expirationDate": expiry}
+
+    def delete_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        for hook_id in body["webhookIds"]:
+            self.webhooks.pop(hook_id, None)
+        return 202, None
 
     # The custom field
     def fields(self, request, query, body):

@@ -32,9 +32,7 @@ def alpha_id() -> str:
     return str(10000 + LocalProject.objects.get(name="Alpha programme").pk)
 
 
-def test_a_renamed_key_is_the_same_governance_project_with_its_registers(
-    site, cast, client_for
-):
+def test_a_renamed_key_is_the_same_governance_project_with_its_registers(site, cast, client_for):
     wp = WorkPackageFactory(project=cast.project, name="Build")
     before = Project.objects.get(key="ALPHA")
     assert before.tracker_id == alpha_id()
@@ -83,9 +81,7 @@ def test_the_old_key_in_an_api_url_redirects_reads_with_301_and_writes_with_308(
     assert write["Location"] == "/api/v1/projects/OMEGA/editors"
 
 
-def test_the_old_key_tells_nothing_to_someone_who_may_not_see_the_project(
-    site, cast, client_for
-):
+def test_the_old_key_tells_nothing_to_someone_who_may_not_see_the_project(site, cast, client_for):
     site.rename("ALPHA", "OMEGA")
     assert client_for(cast.lead).get("/projects/OMEGA/").status_code == 200  # now known
     assert client_for(cast.outsider).get("/projects/ALPHA/").status_code == 404
