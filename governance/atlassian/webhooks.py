@@ -28,9 +28,9 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
 from governance import audit, outbox, periodic, signals
+from governance.http import page
 from governance.models import (
     AtlassianGrant,
     OutboundTask,
@@ -300,7 +300,7 @@ def _refused(message: str) -> JsonResponse:
 
 
 @csrf_exempt
-@require_POST
+@page("POST", login=False)
 def receive(request: HttpRequest) -> HttpResponse:
     """POST /hooks/jira/: Jira's dynamic webhooks. 401, nothing stored, unless the bearer
     JWT verifies; 204 once applied (or already applied)."""

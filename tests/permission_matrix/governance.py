@@ -63,6 +63,8 @@ CELLS = {
     "GET projects/<str:key>/audit/": READ,
     "GET wiki/pages/<int:page_id>/": READ,
     "GET healthz": PUBLIC,
+    # Jira's webhooks: only a JWT signed with the app's client secret passes, whoever asks.
+    "POST hooks/jira/": profile(LOGIN, anonymous=LOGIN),
     "GET outbox/": SITE_ADMIN,
     "POST outbox/<uuid:task_id>/retry/": SITE_ADMIN,
     # API
