@@ -285,25 +285,28 @@ def sync_project(tracker_project: TrackerProject, existing: Project | None = Non
             )
         return project
     fields = []
-    with transaction.atomic():
-        if t.id and existing.tracker_id != t.id:
-            existing.tracker_id = t.id
-            fields.append("tracker_id")
-        if existing.key != t.key:
+    if t.id and existing.tracker_id != t.id:
+        existing.tracker_id = t.id
+        fields.append("tracker_id")
+    if existing.key != t.key:
+        with transaction.atomic():
             _free_key(t.key, t.id or existing.tracker_id or "")
+            if fields:
+                existing.save(update_fields=fields)
+                fields = []
             _rename(existing, t.key, t.former_keys)
-        elif set(t.former_keys) - set(existing.former_keys or []) - {t.key}:
-            existing.former_keys = sorted({*(existing.former_keys or []), *t.former_keys} - {t.key})
-            fields.append("former_keys")
-        if (existing.name, existing.lead_account_id) != (t.name, t.lead_account_id):
-            existing.name = t.name
-            existing.lead_account_id = t.lead_account_id
-            fields += ["name", "lead_account_id"]
-        if existing.tracker_deleted_at is not None:
-            existing.tracker_deleted_at = None
-            fields.append("tracker_deleted_at")
-        if fields:
-            existing.save(update_fields=fields)
+    elif set(t.former_keys) - set(existing.former_keys or []) - {t.key}:
+        existing.former_keys = sorted({*(existing.former_keys or []), *t.former_keys} - {t.key})
+        fields.append("former_keys")
+    if (existing.name, existing.lead_account_id) != (t.name, t.lead_account_id):
+        existing.name = t.name
+        existing.lead_account_id = t.lead_account_id
+        fields += ["name", "lead_account_id"]
+    if existing.tracker_deleted_at is not None:
+        existing.tracker_deleted_at = None
+        fields.append("tracker_deleted_at")
+    if fields:
+        existing.save(update_fields=fields)  # one UPDATE: atomic as it is
     return existing
 
 
