@@ -31,6 +31,15 @@ What a contract mock cannot show, this site does as Jira Cloud documents it:
 - Team-managed projects (`team_managed`, `style: next-gen`) do not use global custom
   fields at all: an edit of the field is refused there whatever the screens say
   (https://support.atlassian.com/jira-software-cloud/docs/what-are-team-managed-and-company-managed-projects/).
+- A project's key can change (`rename`); its id does not. `getProject` takes the id, the key
+  or a key the project had before, answering with the project as it is now, and lists every
+  key with `expand=projectKeys`
+  (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-projects/#api-rest-api-3-project-projectidorkey-get;
+  https://support.atlassian.com/jira-cloud-administration/docs/edit-a-projects-details/).
+  `mypermissions` with a former key answers 404 here, the strict reading.
+- Dynamic webhooks are held by an OAuth app's token only (an API token gets 403) and expire
+  30 days after registration or the last refresh, measured on `now_ms`
+  (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-webhooks/).
 """
 
 import re
