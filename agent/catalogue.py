@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from governance import audit, cleaning, permissions
 from governance.cleaning import NOT_BLANK_TEXT
-from governance.errors import BadRequest, Forbidden, NotFound, ValidationFailed
+from governance.errors import BadRequest, Forbidden, Moved, NotFound, ValidationFailed
 from governance.models import User
 
 CHANNEL = "agent"
@@ -134,7 +134,11 @@ def project(ctx: Context, key: Any):
     (the message names only what the caller typed)."""
     if not isinstance(key, str) or not key.strip():
         raise ValidationFailed({"projectKey": ["Name a project key."]})
-    return permissions.project_for(ctx.request, key.strip().upper())
+    try:
+        return permissions.project_for(ctx.request, key.strip().upper())
+    except Moved as moved:
+        # A key the project had before: the assistant goes on under the current key.
+        return permissions.project_for(ctx.request, moved.new_key)
 
 
 def may_edit_somewhere(request: HttpRequest) -> bool:

@@ -19,7 +19,9 @@ from governance.models import (
     PeriodicJob,
     Project,
     SiteSettings,
+    TrackerEventReceipt,
     TrackerFieldState,
+    TrackerWebhooks,
     User,
 )
 
@@ -80,14 +82,16 @@ class EditorNominationInline(ReadOnlyInline):
 class ProjectAdmin(ReadOnlyAdmin):
     list_display = (
         "key",
+        "tracker_id",
         "name",
         "lead_account_id",
         "approval_status",
         "sponsor_account_id",
+        "tracker_deleted_at",
         "created_at",
     )
     list_filter = ("approval_status",)
-    search_fields = ("key", "name", "lead_account_id", "sponsor_account_id")
+    search_fields = ("key", "tracker_id", "name", "lead_account_id", "sponsor_account_id")
     inlines = [EditorNominationInline]
 
 
@@ -194,6 +198,18 @@ class AtlassianGrantAdmin(ReadOnlyAdmin):
 @admin.register(TrackerFieldState)
 class TrackerFieldStateAdmin(ReadOnlyAdmin):
     list_display = ("name", "field_id", "context_id", "updated_at")
+
+
+@admin.register(TrackerWebhooks)
+class TrackerWebhooksAdmin(ReadOnlyAdmin):
+    list_display = ("webhook_ids", "account_id", "jql", "expires_at", "refreshed_at")
+
+
+@admin.register(TrackerEventReceipt)
+class TrackerEventReceiptAdmin(ReadOnlyAdmin):
+    list_display = ("received_at", "event", "dedupe_key")
+    list_filter = ("event",)
+    search_fields = ("dedupe_key",)
 
 
 @admin.register(Notification)

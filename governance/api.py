@@ -28,6 +28,7 @@ from governance.errors import (
     DomainError,
     Forbidden,
     Internal,
+    Moved,
     NotFound,
     PayloadTooLarge,
     Unauthenticated,
@@ -328,6 +329,13 @@ def _domain_error(request, exc: DomainError):
     return _error_response(request, exc)
 
 
+@api.exception_handler(Moved)
+def _moved(request, exc: Moved):
+    from governance.middleware import moved_response
+
+    return moved_response(request, exc)
+
+
 @api.exception_handler(TrackerError)
 def _tracker_error(request, exc: TrackerError):
     if isinstance(exc, SignInRequired):
@@ -551,7 +559,7 @@ def project_audit(
 ):
     """The project's audit entries, newest first. Filters: kind, actorAccountId."""
     project, _ = permissions.project_for(request, key)
-    entries = AuditEntry.objects.filter(project_key=project.key)
+    entries = AuditEntry.objects.filter(project_key__in=[project.key, *project.former_keys])
     if kind:
         entries = entries.filter(kind=kind)
     if actorAccountId:

@@ -13,3 +13,4 @@ class GovernanceConfig(AppConfig):
 
         user_logged_out.connect(forget_grant_on_sign_out, dispatch_uid="forget-atlassian-grant")
         from governance import checks, notifications  # noqa: F401  (register the outbox handler, the checks)
+        from governance.atlassian import webhooks  # noqa: F401  (its outbox handler, periodic job)

@@ -19,7 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from governance.atlassian import grants
+from governance.atlassian import grants, scopes
 from governance.atlassian.http import BearerCredentials
 from governance.http import page
 from governance.tracker import TrackerError, get_tracker
@@ -79,8 +79,15 @@ def atlassian_login(request):
             503,
         )
     verifier = generate_token(64)
+    # A Jira administrator grants the webhooks' scope once (docs/atlassian.md, item 13);
+    # everyone else is asked only for sign-in's read scopes.
+    wanted = (
+        scopes.admin_grant_scopes()
+        if request.GET.get("grant") == "webhooks"
+        else grants.sign_in_scopes()
+    )
     client = grants.oauth_session(
-        scope=" ".join(grants.sign_in_scopes()),
+        scope=" ".join(wanted),
         redirect_uri=_callback_url(request),
         code_challenge_method="S256",
     )

@@ -1,6 +1,7 @@
 """Domain errors. Services raise them; `governance.api` maps them once to the API's error body
 and status code, `governance.middleware` to HTML responses, views to form errors."""
 
+import re
 from collections.abc import Iterable, Mapping
 
 
@@ -58,6 +59,34 @@ class Forbidden(DomainError):
 class NotFound(DomainError):
     code, status = "not_found", 404
     default_message = "Not found."
+
+
+class Moved(DomainError):
+    """A project's key changed in the tracker: a URL naming a key it had before answers with
+    a redirect to the same URL under the current key (docs/api.md, "Project keys")."""
+
+    code, status = "moved", 301
+    default_message = "This project's key changed."
+
+    def __init__(self, old_key: str, new_key: str):
+        self.old_key, self.new_key = old_key, new_key
+        super().__init__(f"Project {old_key} is now {new_key}.")
+
+    def location(self, full_path: str) -> str:
+        path, sep, query = full_path.partition("?")
+        path = re.sub(
+            rf"(/projects/){re.escape(self.old_key)}(?=/|$)", rf"\g<1>{self.new_key}", path, count=1
+        )
+        return path + sep + query
+
+    def status_for(self, method: str) -> int:
+        """301 for a read; 308 for a write, so that the client sends it again as it was."""
+        return 301 if method in ("GET", "HEAD") else 308
+
+    def body(self) -> dict:
+        body = super().body()
+        body["error"]["key"] = self.new_key
+        return body
 
 
 class Conflict(DomainError):

@@ -26,6 +26,7 @@ from governance.errors import (
     DomainError,
     Forbidden,
     Internal,
+    Moved,
     NotFound,
     Unauthenticated,
     Unavailable,
@@ -131,6 +132,8 @@ class DomainErrorMiddleware:
         if isinstance(exception, TrackerError):
             # Fail closed: no traceback, no open door.
             exception = Unavailable.from_tracker(exception)
+        if isinstance(exception, Moved):
+            return moved_response(request, exception)
         if not isinstance(exception, DomainError):
             # Django answers the rest (Http404 as 404, anything unexpected as 500, logged);
             # under /api/ RequestIdMiddleware turns that answer into the error body.
@@ -207,6 +210,20 @@ def server_error(request, *args, **kwargs):
     from django.views.defaults import server_error as default_server_error
 
     return default_server_error(request, *args, **kwargs)
+
+
+def moved_response(request, moved: Moved) -> HttpResponse:
+    """A URL naming a project's former key: the same URL under its current key (301 for a
+    read, 308 for a write). Only someone who may view the project is told."""
+    status = moved.status_for(request.method)
+    if request.path.startswith("/api/"):
+        response = HttpResponse(
+            json.dumps(moved.body()), status=status, content_type="application/json"
+        )
+    else:
+        response = HttpResponse(status=status)
+    response["Location"] = moved.location(request.get_full_path())
+    return response
 
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

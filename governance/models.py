@@ -56,6 +56,13 @@ class Project(models.Model):
     business case, so the kernel never imports the charter app."""
 
     key = models.CharField(max_length=32, unique=True)
+    # The tracker's id of the project (Jira's numeric project id): what the mirror is keyed
+    # by, since a project's key can change. Null only until the first read after upgrading.
+    tracker_id = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    # Keys the project had before: URLs naming one redirect to the current key.
+    former_keys = models.JSONField(default=list, blank=True)
+    # When the tracker said the project was deleted (webhook); the registers are kept.
+    tracker_deleted_at = models.DateTimeField(null=True, blank=True)
     name = models.CharField(max_length=255)
     lead_account_id = models.CharField(max_length=128, blank=True, default="")
     approval_status = models.CharField(max_length=32, default="Exploring")
@@ -289,6 +296,41 @@ class TrackerFieldState(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class TrackerWebhooks(models.Model):
+    """The Jira dynamic webhooks this installation holds (one row, pk=1): their ids, what they
+    were registered for (the admin whose grant holds them, the URL, the JQL over the linked
+    projects' ids) and when they expire (30 days after registration or the last refresh).
+    Kept by the `jira_webhooks` periodic job through the outbox (governance.atlassian.webhooks)."""
+
+    webhook_ids = models.JSONField(default=list, blank=True)
+    account_id = models.CharField(max_length=128, blank=True, default="")
+    url = models.CharField(max_length=500, blank=True, default="")
+    jql = models.TextField(blank=True, default="")
+    expires_at = models.DateTimeField(null=True, blank=True)
+    registered_at = models.DateTimeField(null=True, blank=True)
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "tracker webhooks"
+
+    def __str__(self) -> str:
+        return f"Jira webhooks {self.webhook_ids}"
+
+
+class TrackerEventReceipt(models.Model):
+    """One tracker event as received (webhook), kept so that the same delivery coming again
+    changes nothing twice. `dedupe_key`: Jira's webhook identifier header, else the event,
+    its timestamp and the issue or project it is about."""
+
+    dedupe_key = models.CharField(max_length=255, unique=True)
+    event = models.CharField(max_length=64)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.dedupe_key
 
 
 # --- Notifications ---------------------------------------------------------------------------

@@ -151,6 +151,7 @@ def work(*, poll_seconds: float = 2.0, once: bool = False) -> None:
 TASK_LABELS = {
     "registers.work_package_field": "Write the 'Work Package' field on an issue",
     "charter.approval_nudge": "Approval nudge on the board paper",
+    "governance.jira_webhooks": "Register or refresh the Jira webhooks",
 }
 
 

@@ -13,10 +13,13 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
+from django.db.models import Q
 from django.http import HttpRequest
 from django.utils.functional import LazyObject
 
-from governance.errors import Forbidden, NotFound, Unauthenticated
+from governance import audit
+from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
 from governance.tracker import TrackerError, TrackerProject, get_tracker
 
@@ -215,27 +218,106 @@ def require_site_admin(request: HttpRequest) -> User:
     return user
 
 
+def _mirrors_of(tracker_projects: Collection[TrackerProject]) -> dict[str, Project]:
+    """The governance mirrors of these tracker projects, by the tracker's id, in one query:
+    matched by the tracker's project id, or by key for a mirror not yet keyed by id."""
+    ids = [t.id for t in tracker_projects if t.id]
+    keys = [t.key for t in tracker_projects]
+    rows = list(Project.objects.filter(Q(tracker_id__in=ids) | Q(key__in=keys, tracker_id=None)))
+    by_id = {p.tracker_id: p for p in rows if p.tracker_id}
+    by_key = {p.key: p for p in rows if not p.tracker_id}
+    found = {}
+    for t in tracker_projects:
+        mirror = by_id.get(t.id) if t.id else None
+        if mirror is None:
+            mirror = by_key.pop(t.key, None)
+        if mirror is not None:
+            found[t.id or t.key] = mirror
+    return found
+
+
+def _free_key(key: str, tracker_id: str) -> None:
+    """Another mirror holding `key` under another tracker id: that project's key changed
+    since (Jira lets a new project take an old key), so it is read again by its id and
+    follows; gone from the tracker, it keeps its registers under a key of its own."""
+    other = Project.objects.filter(key=key).exclude(tracker_id=tracker_id).first()
+    if other is None:
+        return
+    current = get_tracker().get_project(other.tracker_id) if other.tracker_id else None
+    new_key = current.key if current and current.key != key else f"{key}_{other.pk}"[:32]
+    _rename(other, new_key)
+
+
+def _rename(project: Project, new_key: str, former: Collection[str] = ()) -> None:
+    old_key = project.key
+    project.former_keys = sorted({*(project.former_keys or []), old_key, *former} - {new_key})
+    project.key = new_key
+    project.save(update_fields=["key", "former_keys"])
+    audit.record(
+        actor_account_id="",
+        kind="project.key_changed",
+        target_type="project",
+        target_id=project.pk,
+        project_key=new_key,
+        changes={"key": {"before": old_key, "after": new_key}},
+    )
+
+
 def sync_project(tracker_project: TrackerProject, existing: Project | None = None) -> Project:
-    """The governance mirror of a tracker project, created or refreshed as needed."""
+    """The governance mirror of a tracker project, created or refreshed as needed. Mirrors are
+    keyed by the tracker's project id: a project whose key changed keeps its mirror (and its
+    registers), which takes the new key and keeps the old ones as redirects."""
+    t = tracker_project
     if existing is None:
-        existing = Project.objects.filter(key=tracker_project.key).first()
+        existing = _mirrors_of([t]).get(t.id or t.key)
     if existing is None:
-        project, _ = Project.objects.get_or_create(
-            key=tracker_project.key,
-            defaults={
-                "name": tracker_project.name,
-                "lead_account_id": tracker_project.lead_account_id,
-            },
-        )
+        with transaction.atomic():
+            if t.id:
+                _free_key(t.key, t.id)
+            project, _ = Project.objects.get_or_create(
+                key=t.key,
+                defaults={
+                    "tracker_id": t.id or None,
+                    "name": t.name,
+                    "lead_account_id": t.lead_account_id,
+                    "former_keys": sorted(set(t.former_keys) - {t.key}),
+                },
+            )
         return project
-    if (existing.name, existing.lead_account_id) != (
-        tracker_project.name,
-        tracker_project.lead_account_id,
-    ):
-        existing.name = tracker_project.name
-        existing.lead_account_id = tracker_project.lead_account_id
-        existing.save(update_fields=["name", "lead_account_id"])
+    fields = []
+    if t.id and existing.tracker_id != t.id:
+        existing.tracker_id = t.id
+        fields.append("tracker_id")
+    if existing.key != t.key:
+        with transaction.atomic():
+            _free_key(t.key, t.id or existing.tracker_id or "")
+            if fields:
+                existing.save(update_fields=fields)
+                fields = []
+            _rename(existing, t.key, t.former_keys)
+    elif set(t.former_keys) - set(existing.former_keys or []) - {t.key}:
+        existing.former_keys = sorted({*(existing.former_keys or []), *t.former_keys} - {t.key})
+        fields.append("former_keys")
+    if (existing.name, existing.lead_account_id) != (t.name, t.lead_account_id):
+        existing.name = t.name
+        existing.lead_account_id = t.lead_account_id
+        fields += ["name", "lead_account_id"]
+    if existing.tracker_deleted_at is not None:
+        existing.tracker_deleted_at = None
+        fields.append("tracker_deleted_at")
+    if fields:
+        existing.save(update_fields=fields)  # one UPDATE: atomic as it is
     return existing
+
+
+def mirror_for_key(key: str) -> Project | None:
+    """The mirror a URL's key names: the project with that key now, else the one that had it
+    before (its URLs redirect to the current key)."""
+    project = Project.objects.filter(key=key).first()
+    if project is not None:
+        return project
+    candidates = Project.objects.filter(former_keys__icontains=f'"{key}"')
+    return next((p for p in candidates if key in (p.former_keys or [])), None)
 
 
 def caller_for(
@@ -279,27 +361,71 @@ def caller_for(
     return caller
 
 
+def _renamed_in_tracker(mirror: Project | None) -> TrackerProject | None:
+    """The project as the tracker has it now, when its key is no longer the mirror's."""
+    if mirror is None or not mirror.tracker_id:
+        return None
+    try:
+        current = get_tracker().get_project(mirror.tracker_id)
+    except TrackerError:
+        return None
+    return current if current is not None and current.key != mirror.key else None
+
+
+def _holder_of(key: str) -> TrackerProject | None:
+    """The tracker project whose key is `key` now (not one that had it before), if any."""
+    try:
+        current = get_tracker().get_project(key)
+    except TrackerError:
+        return None
+    return current if current is not None and current.key == key else None
+
+
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     """The project and the caller's role on it; NotFound (404) when they may not view it,
-    so a hidden project's existence is never revealed."""
+    so a hidden project's existence is never revealed. A key the project had before answers
+    Moved (a redirect to the current key) to someone who may view it."""
     user = request_user(request)
     tracker = get_tracker()
-    if not tracker.can_browse(user.account_id, key):
-        raise NotFound(f"No project {key} that you can see.")
+    mirror = mirror_for_key(key)
+    renamed = None
+    if not tracker.can_browse(user.account_id, mirror.key if mirror is not None else key):
+        # Refused, unless the key changed in the tracker since the mirror last saw it.
+        renamed = _renamed_in_tracker(mirror)
+        if renamed is None or not tracker.can_browse(user.account_id, renamed.key):
+            raise NotFound(f"No project {key} that you can see.")
     try:
-        tracker_project = tracker.get_project(key)
+        # A known mirror is read by the tracker's id, so a key changed since is followed.
+        asked = mirror.tracker_id if mirror is not None and mirror.tracker_id else key
+        tracker_project = renamed or tracker.get_project(asked)
     except TrackerError:
-        # Browsing was confirmed (from the cache): the page renders from the local mirror.
-        project = Project.objects.filter(key=key).first()
-        if project is None:
+        # The page renders from the local mirror, once browsing is confirmed (from the cache).
+        if mirror is None:
             raise
+        project = mirror
     else:
         if tracker_project is None:
             raise NotFound(f"No project {key} that you can see.")
-        project = sync_project(tracker_project)
+        project = sync_project(tracker_project, mirror)
+        if project.key != (renamed or tracker_project).key:
+            raise NotFound(f"No project {key} that you can see.")
+        browsed = mirror.key if mirror is not None else key
+        if (
+            renamed is None
+            and project.key != browsed
+            and not tracker.can_browse(user.account_id, project.key)
+        ):
+            raise NotFound(f"No project {key} that you can see.")
+    if project.key != key:
+        # The key named moved on; unless another project has taken it since, redirect.
+        holder = _holder_of(key)
+        if holder is not None and tracker.can_browse(user.account_id, key):
+            project = sync_project(holder)
     caller = caller_for(user, project, request=request, can_browse=True)
     if not caller.can_view:
         raise NotFound(f"No project {key} that you can see.")
+    if project.key != key:
+        raise Moved(key, project.key)
     return project, caller
 
 
@@ -384,24 +510,52 @@ def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
     tracker_projects = get_tracker().browsable_projects(user.account_id)
     if not tracker_projects:
         return []
-    existing = {p.key: p for p in Project.objects.filter(key__in=[t.key for t in tracker_projects])}
-    missing = [t for t in tracker_projects if t.key not in existing]
+
+    def ident(t: TrackerProject) -> str:
+        return t.id or t.key
+
+    existing = _mirrors_of(tracker_projects)
+    missing = [t for t in tracker_projects if ident(t) not in existing]
+    moved = [
+        t for t in tracker_projects if ident(t) in existing and existing[ident(t)].key != t.key
+    ]
+    for t in moved:
+        # Rare (a key changed in the tracker): one project at a time, as on its own page.
+        existing[ident(t)] = sync_project(t, existing[ident(t)])
     if missing:
+        taken = set(
+            Project.objects.filter(key__in=[t.key for t in missing]).values_list("key", flat=True)
+        )
+        for t in [t for t in missing if t.key in taken]:
+            existing[ident(t)] = sync_project(t)  # a stale mirror holds the key: freed first
+        fresh = [t for t in missing if t.key not in taken]
         Project.objects.bulk_create(
-            [Project(key=t.key, name=t.name, lead_account_id=t.lead_account_id) for t in missing],
+            [
+                Project(
+                    key=t.key,
+                    tracker_id=t.id or None,
+                    name=t.name,
+                    lead_account_id=t.lead_account_id,
+                )
+                for t in fresh
+            ],
             ignore_conflicts=True,
         )
-        existing.update(
-            {p.key: p for p in Project.objects.filter(key__in=[t.key for t in missing])}
-        )
+        created = {p.key: p for p in Project.objects.filter(key__in=[t.key for t in fresh])}
+        existing.update({ident(t): created[t.key] for t in fresh if t.key in created})
     stale = []
     for t in tracker_projects:
-        project = existing[t.key]
-        if (project.name, project.lead_account_id) != (t.name, t.lead_account_id):
+        project = existing[ident(t)]
+        if (project.name, project.lead_account_id, project.tracker_id) != (
+            t.name,
+            t.lead_account_id,
+            t.id or project.tracker_id,
+        ):
             project.name, project.lead_account_id = t.name, t.lead_account_id
+            project.tracker_id = t.id or project.tracker_id
             stale.append(project)
     if stale:
-        Project.objects.bulk_update(stale, ["name", "lead_account_id"])
+        Project.objects.bulk_update(stale, ["name", "lead_account_id", "tracker_id"])
     nominated = set(
         EditorNomination.objects.filter(
             account_id=user.account_id, project_id__in=[p.pk for p in existing.values()]
@@ -409,7 +563,7 @@ def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
     )
     result = []
     for t in tracker_projects:
-        project = existing[t.key]
+        project = existing[ident(t)]
         caller = caller_for(
             user, project, request=request, can_browse=True, nominated=project.pk in nominated
         )

@@ -24,6 +24,12 @@ initiation_completed = Signal()
 # Receiver: the status app rewrites those projects' stored health rows.
 project_changed = Signal()
 
+# Sent when the tracker says an issue is gone under its key: deleted, or moved (its key
+# changed). kwargs: issue_key (str), reason (str: "deleted" or "moved to NEW-KEY"),
+# project_key (str, the governance project the key's prefix names, or ""). Sent inside the
+# transaction that records the tracker's event. Receiver: the registers mark the link broken.
+tracker_issue_gone = Signal()
+
 _deferred = threading.local()
 
 

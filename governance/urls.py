@@ -5,6 +5,7 @@ from django.urls import include, path
 from governance import auth_views as sign_in
 from governance import views
 from governance.api import api
+from governance.atlassian import webhooks
 
 urlpatterns = [
     path("", views.project_list, name="project-list"),
@@ -32,6 +33,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
+    path("hooks/jira/", webhooks.receive, name="jira-webhook"),
 ]
 
 handler500 = "governance.middleware.server_error"

@@ -141,7 +141,7 @@ def project_audit(request, key):
     """The project's audit log as sentences with names, newest first, 50 a page; filtered by
     person, kind and date; each entry's stored form behind a "details" toggle."""
     project, caller = permissions.project_for(request, key)
-    entries = AuditEntry.objects.filter(project_key=project.key)
+    entries = AuditEntry.objects.filter(project_key__in=[project.key, *project.former_keys])
     kinds = sorted(set(entries.order_by().values_list("kind", flat=True).distinct()))
     actor_ids = sorted(
         set(entries.order_by().values_list("actor_account_id", flat=True).distinct()) - {""}

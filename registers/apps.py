@@ -17,6 +17,16 @@ class RegistersConfig(AppConfig):
                 for pk, text in model.objects.filter(pk__in=ids).values_list("pk", attr)
             }
 
+        from governance.signals import tracker_issue_gone
+        from registers.services.work_packages import mark_issue_link_broken
+
+        def issue_gone(sender, issue_key, reason, project_key="", **kwargs):
+            mark_issue_link_broken(issue_key=issue_key, reason=reason, project_key=project_key)
+
+        tracker_issue_gone.connect(
+            issue_gone, dispatch_uid="registers-issue-link-broken", weak=False
+        )
+
         register_titles("workPackage", titles(WorkPackage, "name"))
         register_titles("risk", titles(Risk, "title"))
         register_titles("decision", titles(Decision, "decision"))

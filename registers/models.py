@@ -55,6 +55,9 @@ class WorkPackage(models.Model):
     budget_actual = models.DecimalField(**MONEY)
     commentary = models.TextField(null=True, blank=True)
     linked_issue_keys = models.JSONField(default=list, blank=True)
+    # Linked issue key -> why the link is broken ("deleted", "moved to KEY"), as the tracker
+    # said (webhook); the key stays linked until someone unlinks it.
+    broken_issue_keys = models.JSONField(default=dict, blank=True)
     sort_order = models.IntegerField(null=True, blank=True)
     # Legacy stamps: carried forward unedited, never freshly set.
     budget_baseline_locked_at = models.DateTimeField(null=True, blank=True)

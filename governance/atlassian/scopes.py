@@ -1,15 +1,17 @@
 """The one declaration of what each Atlassian call needs: the operation (its `operationId` in
 contracts/atlassian), who makes it ("user": the signed-in person's OAuth token; "app": the
-service account) and the OAuth 2.0 scopes Atlassian's document gives for it (the classic
-scopes, state "Current"). Everything else is derived from this table: the scopes asked for
-at sign-in (the "user" calls', plus `offline_access`), the scopes a scoped service token
-must carry (the "app" calls'), `atlassian_check`'s scope check, and the table in
-docs/atlassian.md (`python -m governance.atlassian.scopes` prints it; a test compares).
+service account; "admin": a Jira administrator's own OAuth token, its scopes asked for only
+when an administrator grants them at `/accounts/atlassian/login/?grant=webhooks`) and the
+OAuth 2.0 scopes Atlassian's document gives for it (the classic scopes, state "Current").
+Everything else is derived from this table: the scopes asked for at sign-in (the "user"
+calls', plus `offline_access`) and by an administrator's webhook grant, the scopes a scoped
+service token must carry (the "app" calls'), `atlassian_check`'s scope check, and the table
+in docs/atlassian.md (`python -m governance.atlassian.scopes` prints it; a test compares).
 A call made with credentials its row does not name is refused by the HTTP client."""
 
 from dataclasses import dataclass
 
-USER, APP = "user", "app"
+USER, APP, ADMIN = "user", "app", "admin"
 JIRA, CONFLUENCE = "Jira", "Confluence"
 # Refresh tokens: asked for at sign-in, used by no call.
 OFFLINE = "offline_access"
@@ -29,6 +31,7 @@ _C2 = "confluence-v2.subset.json"
 _C1 = "confluence-v1-search.subset.json"
 _RW, _RU = ("read:jira-work",), ("read:jira-user",)
 _MC, _MP = ("manage:jira-configuration",), ("manage:jira-project",)
+_WH = ("read:jira-work", "manage:jira-webhook")
 
 CALLS: dict[str, Call] = {
     # Jira, as the person ------------------------------------------------------------------
@@ -68,6 +71,13 @@ CALLS: dict[str, Call] = {
     "addScreenTabField": Call(JIRA, _J, (APP,), _MP, "the field on the edit screens"),
     "getEditIssueMeta": Call(JIRA, _J, (APP,), _RW, "the field is editable"),
     "editIssue": Call(JIRA, _J, (APP,), ("write:jira-work",), "the write-back"),
+    # Jira, as the administrator who granted the webhooks -----------------------------------
+    "registerDynamicWebhooks": Call(JIRA, _J, (ADMIN,), _WH, "the webhooks"),
+    "refreshWebhooks": Call(JIRA, _J, (ADMIN,), _WH, "the webhooks, every 30 days"),
+    "deleteWebhookById": Call(JIRA, _J, (ADMIN,), _WH, "webhooks replaced"),
+    "getDynamicWebhooksForApp": Call(
+        JIRA, _J, (ADMIN,), _WH, "the check; a timed-out registration"
+    ),
     # Confluence -------------------------------------------------------------------------------
     "searchByCQL": Call(CONFLUENCE, _C1, (USER,), ("search:confluence",), "the page picker"),
     "getPageById": Call(CONFLUENCE, _C2, (APP,), ("read:page:confluence",), "a linked page"),
@@ -123,10 +133,20 @@ def sign_in_scopes() -> list[str]:
     return [*needed(USER, products), OFFLINE]
 
 
+def admin_grant_scopes() -> list[str]:
+    """What an administrator's grant for the webhooks asks for: sign-in's scopes and the
+    administrator's calls' (`?grant=webhooks` on the sign-in URL)."""
+    asked = sign_in_scopes()[:-1]
+    return [*asked, *(s for s in needed(ADMIN, (JIRA,)) if s not in asked), OFFLINE]
+
+
 def allows(operation: str, caller: str) -> bool:
-    """False only when the table names the operation and not this caller."""
+    """False only when the table names the operation and not this caller (an administrator's
+    calls are made with a person's token: the HTTP client's "user")."""
     call = CALLS.get(operation)
-    return call is None or caller in call.callers
+    if call is None:
+        return True
+    return caller in call.callers or (caller == USER and ADMIN in call.callers)
 
 
 def markdown() -> str:
@@ -135,7 +155,7 @@ def markdown() -> str:
         "| scope | as | operations (`operationId`) |",
         "|---|---|---|",
     ]
-    for caller in (USER, APP):
+    for caller in (USER, ADMIN, APP):
         for scope, operations in needed(caller, (JIRA, CONFLUENCE)).items():
             rows.append(f"| `{scope}` | {caller} | {', '.join(f'`{o}`' for o in operations)} |")
         if caller == USER:

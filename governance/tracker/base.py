@@ -24,6 +24,11 @@ class TrackerProject:
     key: str
     name: str
     lead_account_id: str
+    # The tracker's own id of the project: stable when its key changes (Jira: the numeric
+    # project id; the local tracker: its row id). "" when the tracker did not say.
+    id: str = ""
+    # Keys the project had before (Jira: `expand=projectKeys`, less the current key).
+    former_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,8 @@ class Tracker(Protocol):
 
     # Projects ---------------------------------------------------------------------------
     def get_project(self, key: str) -> TrackerProject | None:
-        """A project with its lead. Jira: GET /project/{key}."""
+        """A project with its lead, by key, former key or id (a renamed project answers with
+        its current key). Jira: GET /project/{projectIdOrKey}?expand=lead,projectKeys."""
 
     def browsable_projects(self, account_id: str) -> list[TrackerProject]:
         """Projects this user may browse. Jira: GET /project/search (as the user)."""

@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 API = "/rest/api/3"
 ISSUE_KEY = re.compile(r"^[A-Z][A-Z0-9_]*-[1-9][0-9]*$")
 PROJECT_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+PROJECT_ID = re.compile(r"^[1-9][0-9]{0,18}$")
 USER_BULK_BATCH = 10  # /user/bulk is asked for at most 10 accountIds at a time
 JQL_KEYS_BATCH = 50
 FIELD_TYPE = "com.atlassian.jira.plugin.system.customfieldtypes:textfield"
@@ -63,10 +64,13 @@ def _user(data: dict) -> TrackerUser:
 
 
 def _project(data: dict) -> TrackerProject:
+    key = data["key"]
     return TrackerProject(
-        key=data["key"],
-        name=data.get("name") or data["key"],
+        key=key,
+        name=data.get("name") or key,
         lead_account_id=((data.get("lead") or {}).get("accountId") or ""),
+        id=str(data.get("id") or ""),
+        former_keys=tuple(k for k in data.get("projectKeys") or () if k and k != key),
     )
 
 
@@ -192,10 +196,17 @@ class JiraTracker:
 
     # Projects -------------------------------------------------------------------------
     def get_project(self, key: str) -> TrackerProject | None:
-        if not PROJECT_KEY.match(key or ""):
+        """By key, former key or id: Jira answers an old key with the project as it is now;
+        `projectKeys` lists every key it had (the mirror keeps them as redirects)."""
+        if not (PROJECT_KEY.match(key or "") or PROJECT_ID.match(key or "")):
             return None
         data = self.http.request(
-            "getProject", "GET", f"{API}/project/{key}", self.service(), missing_ok=True
+            "getProject",
+            "GET",
+            f"{API}/project/{key}",
+            self.service(),
+            params={"expand": "lead,projectKeys"},
+            missing_ok=True,
         )
         return _project(data) if data else None
 
@@ -223,7 +234,7 @@ class JiraTracker:
         stopped = "searchProjects" in incomplete_listings.get() - before
         cache.set(
             key,
-            ([(p.key, p.name, p.lead_account_id) for p in projects], stopped),
+            ([(p.key, p.name, p.lead_account_id, p.id) for p in projects], stopped),
             settings.TRACKER_CACHE_SECONDS,
         )
         return projects
@@ -761,6 +772,89 @@ class JiraTracker:
             json={"fields": {field_id: value or None}},
             missing_ok=True,
         )
+
+    # Dynamic webhooks (governance.atlassian.webhooks), as the admin whose grant holds them --
+    def webhooks(self, account_id: str) -> list[dict]:
+        """The webhooks this app registered (`getDynamicWebhooksForApp`), as that person."""
+        return list(
+            self.http.offset_pages(
+                "getDynamicWebhooksForApp", API + "/webhook", self.as_user(account_id)
+            )
+        )
+
+    def register_webhooks(
+        self, account_id: str, *, url: str, jql: str, events: list[str]
+    ) -> list[int]:
+        """`registerDynamicWebhooks` as that person; never sent twice blindly: a first try
+        whose answer was lost is looked for among the app's webhooks (same filter, events)."""
+        creds = self.as_user(account_id)
+
+        def made():
+            ids = [
+                hook["id"]
+                for hook in self.webhooks(account_id)
+                if hook.get("jqlFilter") == jql
+                and sorted(hook.get("events") or []) == sorted(events)
+            ]
+            return (
+                {"webhookRegistrationResult": [{"createdWebhookId": i} for i in ids]}
+                if ids
+                else None
+            )
+
+        answer = self.http.create(
+            "registerDynamicWebhooks",
+            API + "/webhook",
+            creds,
+            find=made,
+            json={"url": url, "webhooks": [{"events": events, "jqlFilter": jql}]},
+        )
+        results = (answer or {}).get("webhookRegistrationResult") or []
+        errors = [e for r in results for e in r.get("errors") or []]
+        ids = [int(r["createdWebhookId"]) for r in results if r.get("createdWebhookId")]
+        if errors or not ids:
+            raise TrackerError(
+                "Jira did not register the webhooks (registerDynamicWebhooks): "
+                + ("; ".join(errors) or "no webhook id in its answer")
+            )
+        return ids
+
+    def refresh_webhooks(self, account_id: str, ids: list[int]):
+        """`refreshWebhooks`: another 30 days. Returns the new expiry (aware datetime)."""
+        answer = self.http.request(
+            "refreshWebhooks",
+            "PUT",
+            API + "/webhook/refresh",
+            self.as_user(account_id),
+            json={"webhookIds": [int(i) for i in ids]},
+        )
+        return webhook_expiry((answer or {}).get("expirationDate"))
+
+    def delete_webhooks(self, account_id: str, ids: list[int]) -> None:
+        self.http.request(
+            "deleteWebhookById",
+            "DELETE",
+            API + "/webhook",
+            self.as_user(account_id),
+            json={"webhookIds": [int(i) for i in ids]},
+            missing_ok=True,
+        )
+
+
+def webhook_expiry(value):
+    """Jira's `expirationDate`: milliseconds since the epoch (the schema), or a date string
+    (its examples). None when absent or unreadable."""
+    import datetime as dt
+
+    if isinstance(value, int | float):
+        return dt.datetime.fromtimestamp(value / 1000, tz=dt.UTC)
+    if isinstance(value, str) and value:
+        for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z"):
+            try:
+                return dt.datetime.strptime(value, fmt)
+            except ValueError:
+                continue
+    return None
 
 
 __all__ = ["JiraTracker", "SignInRequired"]

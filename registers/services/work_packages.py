@@ -471,6 +471,9 @@ def work_package_unlink_issue(
         check_version(wp.revision, expected_revision, current_repr=wp)
         before = list(wp.linked_issue_keys)
         wp.linked_issue_keys = [k for k in before if k != key]
+        wp.broken_issue_keys = {
+            k: why for k, why in (wp.broken_issue_keys or {}).items() if k != key
+        }
         wp.revision += 1
         wp.updated_by_account_id = caller.account_id
         wp.save()
@@ -483,6 +486,37 @@ def work_package_unlink_issue(
         )
         enqueue_write_back(project, [key])
     return wp
+
+
+def mark_issue_link_broken(*, issue_key: str, reason: str, project_key: str = "") -> int:
+    """The tracker says `issue_key` is gone (deleted, or moved under another key): every work
+    package linking it, in the project its key names, marks that link broken at once, audited
+    as the tracker's doing. The same news twice changes nothing. Returns how many changed."""
+    from governance.permissions import mirror_for_key
+
+    project = mirror_for_key(project_key or issue_key.rsplit("-", 1)[0])
+    if project is None:
+        return 0
+    changed = []
+    with transaction.atomic():
+        rows = WorkPackage.objects.select_for_update().filter(project=project)
+        for wp in rows.only("pk", "linked_issue_keys", "broken_issue_keys", "revision"):
+            broken = wp.broken_issue_keys or {}
+            if issue_key not in (wp.linked_issue_keys or []) or broken.get(issue_key) == reason:
+                continue
+            wp.broken_issue_keys = {**broken, issue_key: reason}
+            wp.revision += 1
+            changed.append(wp)
+            audit.record(
+                actor_account_id="",
+                kind="work_package.issue_link_broken",
+                target_type="workPackage",
+                target_id=wp.pk,
+                project_key=project.key,
+                changes={"brokenIssueKeys": {"before": broken, "after": wp.broken_issue_keys}},
+            )
+        WorkPackage.objects.bulk_update(changed, ["broken_issue_keys", "revision"])
+    return len(changed)
 
 
 def _apply_order(caller: Caller, project: Project, packages: list[WorkPackage]) -> None:

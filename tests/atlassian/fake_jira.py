@@ -31,10 +31,20 @@ What a contract mock cannot show, this site does as Jira Cloud documents it:
 - Team-managed projects (`team_managed`, `style: next-gen`) do not use global custom
   fields at all: an edit of the field is refused there whatever the screens say
   (https://support.atlassian.com/jira-software-cloud/docs/what-are-team-managed-and-company-managed-projects/).
+- A project's key can change (`rename`); its id does not. `getProject` takes the id, the key
+  or a key the project had before, answering with the project as it is now, and lists every
+  key with `expand=projectKeys`
+  (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-projects/#api-rest-api-3-project-projectidorkey-get;
+  https://support.atlassian.com/jira-cloud-administration/docs/edit-a-projects-details/).
+  `mypermissions` with a former key answers 404 here, the strict reading.
+- Dynamic webhooks are held by an OAuth app's token only (an API token gets 403) and expire
+  30 days after registration or the last refresh, measured on `now_ms`
+  (https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-webhooks/).
 """
 
 import re
 
+from governance.models import Project
 from governance.tracker.local.backend import LocalTracker
 from governance.tracker.local.models import LocalAccount, LocalIssue, LocalProject
 from tests.atlassian.conftest import give_grant
@@ -107,6 +117,16 @@ class FakeJira:
         # A large site: this many more projects every person may browse (not in the tables).
         self.extra_projects = 0
         CUSTOMERS.clear()
+        # Dynamic webhooks by id; `now_ms` is the site's clock (milliseconds) for expiry.
+        self.webhooks: dict[int, dict] = {}
+        self.now_ms = 1_800_000_000_000
+        # Project id -> the keys it had before (a key changed: `rename`).
+        self.former_keys: dict[int, list[str]] = {}
+        # Mirrors the cast made through the local tracker carry its ids: this site's instead.
+        for project in LocalProject.objects.all():
+            Project.objects.filter(tracker_id=str(project.pk)).update(
+                tracker_id=str(10000 + project.pk)
+            )
         # screen id -> tab id -> field ids on that tab (2 is every project's edit screen).
         self.screens: dict[int, dict[int, list[str]]] = {
             1: {11: ["summary"]},
@@ -139,6 +159,10 @@ class FakeJira:
             "getEditIssueMeta": self.edit_meta,
             "getBulkPermissions": self.bulk_permissions,
             "findUsersWithAllPermissions": self.users_with_permissions,
+            "registerDynamicWebhooks": self.register_webhooks,
+            "getDynamicWebhooksForApp": self.list_webhooks,
+            "refreshWebhooks": self.refresh_webhooks,
+            "deleteWebhookById": self.delete_webhooks,
         }
         for name, func in ops.items():
             mock.on(name, self._guard(func))
@@ -202,13 +226,37 @@ class FakeJira:
             "values": values,
         }
 
+    def project_named(self, id_or_key: str):
+        """A project by id, key, or a key it had before (Jira answers an old key with the
+        project as it is now)."""
+        if id_or_key.isdigit():
+            return LocalProject.objects.filter(pk=int(id_or_key) - 10000).first()
+        project = LocalProject.objects.filter(key=id_or_key).first()
+        if project is None:
+            pk = next((pk for pk, keys in self.former_keys.items() if id_or_key in keys), None)
+            project = LocalProject.objects.filter(pk=pk).first() if pk else None
+        return project
+
+    def rename(self, old: str, new: str) -> None:
+        """A Jira administrator changes a project's key (and its issues' keys with it)."""
+        project = LocalProject.objects.get(key=old)
+        self.former_keys.setdefault(project.pk, []).append(old)
+        project.key = new
+        project.save(update_fields=["key"])
+        for issue in LocalIssue.objects.filter(project=project):
+            issue.key = new + issue.key.removeprefix(old)
+            issue.save(update_fields=["key"])
+
     def get_project(self, request, query, body):
         key = request.url.split("?")[0].rsplit("/", 1)[1]
-        project = LocalProject.objects.filter(key=key).first()
+        project = self.project_named(key)
         if project is None:
             return 404, {"errorMessages": ["No project could be found with key."]}
-        style = "next-gen" if key in self.team_managed else "classic"
-        return 200, project_json(project, style=style)
+        style = "next-gen" if project.key in self.team_managed else "classic"
+        data = project_json(project, style=style)
+        if "projectKeys" in (query.get("expand") or [""])[0]:
+            data["projectKeys"] = [*self.former_keys.get(project.pk, []), project.key]
+        return 200, data
 
     def bulk_users(self, request, query, body):
         found = self.local.users_bulk(query["accountId"])
@@ -374,6 +422,60 @@ class FakeJira:
             return 400, {"errorMessages": ["The field is already on the screen."]}
         self.screens[screen][tab].append(body["fieldId"])
         return 200, {"id": body["fieldId"], "name": "Work Package"}
+
+    # Dynamic webhooks: only an app's OAuth token may hold them; an API token is refused
+    # ("Only Connect and OAuth 2.0 apps can use this operation", Webhooks API group,
+    # https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-webhooks/). They
+    # expire 30 days after registration or the last refresh.
+    THIRTY_DAYS_MS = 30 * 24 * 3600 * 1000
+
+    def _app_only(self, request):
+        if self._as_service(request) or not self._account(request):
+            return 403, {"errorMessages": ["The caller isn't an app."]}
+        return None
+
+    def register_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        results = []
+        for hook in body["webhooks"]:
+            hook_id = 10000 + len(self.webhooks) + 1
+            while hook_id in self.webhooks:
+                hook_id += 1
+            self.webhooks[hook_id] = {
+                "id": hook_id,
+                "events": hook["events"],
+                "jqlFilter": hook["jqlFilter"],
+                "url": body["url"],
+                "owner": self._account(request),
+                "expirationDate": self.now_ms + self.THIRTY_DAYS_MS,
+            }
+            results.append({"createdWebhookId": hook_id})
+        return 200, {"webhookRegistrationResult": results}
+
+    def list_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        values = [
+            {k: v for k, v in hook.items() if k != "owner"} for hook in self.webhooks.values()
+        ]
+        return 200, {"isLast": True, "startAt": 0, "total": len(values), "values": values}
+
+    def refresh_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        expiry = self.now_ms + self.THIRTY_DAYS_MS
+        for hook_id in body["webhookIds"]:
+            if hook_id in self.webhooks:  # others are ignored, as documented
+                self.webhooks[hook_id]["expirationDate"] = expiry
+        return 200, {"expirationDate": expiry}
+
+    def delete_webhooks(self, request, query, body):
+        if refused := self._app_only(request):
+            return refused
+        for hook_id in body["webhookIds"]:
+            self.webhooks.pop(hook_id, None)
+        return 202, None
 
     # The custom field
     def fields(self, request, query, body):

@@ -82,7 +82,7 @@ def test_a_grant_without_the_readers_confluence_search_fails_naming_the_scope(he
         "offline_access"
     )
     code, _out, err = run()
-    assert code == 4
+    assert code == 2 and "[scopes]" in err
     assert "search:confluence (needed by searchByCQL)" in err
     assert "developer console" in err
 
@@ -109,13 +109,13 @@ def test_a_wrong_client_secret_fails_naming_it(healthy, rsps):
 def test_a_missing_token_key_fails_naming_it(healthy, settings):
     settings.ATLASSIAN_TOKEN_KEY = ""
     code, _, err = run()
-    assert code == 1 and "ATLASSIAN_TOKEN_KEY" in err
+    assert code == 2 and "[settings]" in err and "ATLASSIAN_TOKEN_KEY" in err
 
 
 def test_missing_field_and_missing_space(healthy, confluence):
     healthy.on("getFieldsPaginated", (200, {"isLast": True, "values": []}))
     code, _, err = run()
-    assert code == 5 and "Work Package" in err
+    assert code == 2 and "[field]" in err and "Work Package" in err
     healthy.on(
         "getFieldsPaginated",
         (
@@ -128,7 +128,7 @@ def test_missing_field_and_missing_space(healthy, confluence):
     )
     confluence.on("getSpaces", (200, {"results": [], "_links": {}}))
     code, _, err = run()
-    assert code == 6 and "wiki_setup" in err
+    assert code == 2 and "[wiki]" in err and "wiki_setup" in err
 
 
 def test_wiki_setup_creates_the_space_once(atlassian_settings, confluence):

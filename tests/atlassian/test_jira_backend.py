@@ -126,12 +126,14 @@ def test_get_project_and_missing_project(tracker, jira):
         "getProject",
         lambda r, q, b: (
             (200, project_json("ALPHA", lead="lead-9"))
-            if r.url.endswith("/ALPHA")
+            if r.url.split("?")[0].endswith("/ALPHA")
             else (404, {"errorMessages": ["No project"]})
         ),
     )
     project = tracker.get_project("ALPHA")
     assert (project.key, project.lead_account_id) == ("ALPHA", "lead-9")
+    # Every key the project had comes with it (item 8: a key change is followed).
+    assert jira.params("getProject")[0]["expand"] == ["lead,projectKeys"]
     assert tracker.get_project("NOPE") is None
     assert tracker.get_project("../x") is None
 

@@ -153,3 +153,19 @@ def test_cql_search_is_left_to_the_in_process_contract(wiki, person):
             wiki.search_pages("board")
     finally:
         acting_account.reset(token)
+
+
+def test_webhooks(jira, person):
+    """Item 13: the dynamic webhooks' four operations, as the administrator's OAuth grant.
+    Atlassian's example answer to `registerDynamicWebhooks` has one refused webhook among
+    the created ones: the app reports the refusal instead of keeping half a registration."""
+    with pytest.raises(TrackerError, match="The clause watchCount is unsupported"):
+        jira.register_webhooks(
+            person.account_id,
+            url="https://governance.example.com/hooks/jira/",
+            jql="project in (10000)",
+            events=["jira:issue_updated", "jira:issue_deleted"],
+        )
+    assert all(hook.get("id") for hook in jira.webhooks(person.account_id))
+    assert jira.refresh_webhooks(person.account_id, [10000, 10001]) is not None
+    jira.delete_webhooks(person.account_id, [10000])

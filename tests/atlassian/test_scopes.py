@@ -121,3 +121,29 @@ def test_a_refresh_stores_the_scopes_the_person_granted(atlassian_settings, jira
     jira.on("getCurrentUser", (200, user_json(user.account_id, "Pat")))
     get_tracker().current_user(user.account_id)
     assert AtlassianGrant.objects.get().scopes == "read:jira-user read:jira-work offline_access"
+
+
+def test_only_an_administrators_webhook_grant_asks_for_the_webhook_scope(settings):
+    settings.TRACKER_BACKEND = "jira"
+    settings.WIKI_BACKEND = "local"
+    assert "manage:jira-webhook" not in scopes.sign_in_scopes()
+    assert scopes.admin_grant_scopes() == [
+        "read:jira-user",
+        "read:jira-work",
+        "manage:jira-webhook",
+        "offline_access",
+    ]
+    assert scopes.allows("registerDynamicWebhooks", scopes.USER)
+    assert not scopes.allows("registerDynamicWebhooks", scopes.APP)
+
+
+@pytest.mark.django_db
+def test_the_sign_in_url_with_grant_webhooks_asks_for_the_webhook_scope(atlassian_settings, client):
+    from urllib.parse import parse_qs, urlsplit
+
+    plain = client.get("/accounts/atlassian/login/")
+    asked = parse_qs(urlsplit(plain["Location"]).query)["scope"][0].split()
+    assert "manage:jira-webhook" not in asked
+    admin = client.get("/accounts/atlassian/login/?grant=webhooks")
+    asked = parse_qs(urlsplit(admin["Location"]).query)["scope"][0].split()
+    assert "manage:jira-webhook" in asked and "offline_access" in asked

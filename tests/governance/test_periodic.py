@@ -104,8 +104,16 @@ def test_runperiodic_sends_stale_reminders_and_digests_once(
         call_command("runperiodic", stdout=out)
         call_command("runperiodic", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[:2] == ["stale_status_reminders: ran (1)", "weekly_digests: ran (0)"]
-    assert lines[2:] == ["stale_status_reminders: not due", "weekly_digests: not due"]
+    assert lines[:3] == [
+        "jira_webhooks: ran (not Jira)",
+        "stale_status_reminders: ran (1)",
+        "weekly_digests: ran (0)",
+    ]
+    assert lines[3:] == [
+        "jira_webhooks: not due",
+        "stale_status_reminders: not due",
+        "weekly_digests: not due",
+    ]
     assert Notification.objects.filter(kind="status_stale").count() == 1
     # send_reminders still works on demand, and tells nobody twice.
     call_command("send_reminders", stdout=out)

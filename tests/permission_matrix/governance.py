@@ -64,6 +64,8 @@ CELLS = {
     "GET wiki/pages/<int:page_id>/": READ,
     "GET healthz": PUBLIC,
     "GET readyz": PUBLIC,
+    # Jira's webhooks: only a JWT signed with the app's client secret passes, whoever asks.
+    "POST hooks/jira/": profile(LOGIN, anonymous=LOGIN),
     "GET outbox/": SITE_ADMIN,
     "POST outbox/<uuid:task_id>/retry/": SITE_ADMIN,
     # API

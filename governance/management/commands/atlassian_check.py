@@ -1,6 +1,7 @@
 """Check a real installation against the configured Atlassian site, line by line: settings,
 credentials, the site, the scopes people granted, the 'Work Package' field, the wiki space.
-Stops at the first class of failure with a non-zero exit status (its number below)."""
+Stops at the first class of failure (later classes need the earlier ones), printing the class
+and what to do, with exit status 2; warnings and notes leave the status 0."""
 
 import requests
 from django.conf import settings
@@ -12,13 +13,23 @@ from governance.atlassian import crypto, grants, scopes, service
 from governance.models import AtlassianGrant
 from governance.tracker import TrackerError
 
-CONFIG, CREDENTIALS, SITE, SCOPES, FIELD, WIKI = 1, 2, 3, 4, 5, 6
+CONFIG, CREDENTIALS, SITE, SCOPES, FIELD, WIKI = (
+    "settings",
+    "credentials",
+    "site",
+    "scopes",
+    "field",
+    "wiki",
+)
+# Webhooks not registered or not fresh: exit status 2, as the Atlassian issue's item 14 asks.
+WEBHOOKS = "webhooks"
+FAILED = 2  # the exit status of every failure
 
 
 class Failed(Exception):
-    def __init__(self, code: int, message: str):
+    def __init__(self, kind: str, message: str):
         super().__init__(message)
-        self.code = code
+        self.kind = kind
 
 
 class Command(BaseCommand):
@@ -38,10 +49,11 @@ class Command(BaseCommand):
             tracker = self.check_service_account()
             self.check_scopes()
             self.check_field(tracker)
+            self.check_webhooks(tracker)
             self.check_wiki()
         except Failed as failure:
-            self.stderr.write(self.style.ERROR("FAIL  ") + str(failure))
-            raise SystemExit(failure.code) from None
+            self.stderr.write(self.style.ERROR("FAIL  ") + f"[{failure.kind}] {failure}")
+            raise SystemExit(FAILED) from None
         self.stdout.write(self.style.SUCCESS("All checks passed."))
 
     # 1 ------------------------------------------------------------------------------------
@@ -262,6 +274,62 @@ class Command(BaseCommand):
         state = TrackerFieldState.objects.filter(name=name).first()
         for key, reason in sorted((state.unwritable if state else {}).items()):
             self.warn(f"project {key}: the '{name}' field cannot be written. {reason}")
+
+    # Webhooks (2) -------------------------------------------------------------------------
+    def check_webhooks(self, tracker):
+        """The Jira webhooks are registered for the linked projects, present on the site and
+        fresh (more than 7 days before they expire)."""
+        from django.utils import timezone
+
+        from governance.atlassian import webhooks
+
+        jql = webhooks.wanted_jql()
+        if not jql:
+            self.warn("webhooks: no linked projects yet, so none are needed")
+            return
+        held = webhooks.state()
+        run = (
+            "run `python manage.py runperiodic` (job jira_webhooks) with the outbox worker "
+            "(`python manage.py outbox_worker`) running, then check again"
+        )
+        if not held.webhook_ids:
+            if not webhooks.admin_account(held):
+                raise Failed(WEBHOOKS, webhooks.NO_ADMIN)
+            raise Failed(WEBHOOKS, f"the Jira webhooks are not registered yet: {run}.")
+        if held.jql != jql or held.url != webhooks.webhook_url():
+            raise Failed(
+                WEBHOOKS,
+                "the Jira webhooks are registered for other projects or another URL than "
+                f"now ({held.jql or 'none'} to {held.url or 'nowhere'}): {run}.",
+            )
+        try:
+            present = {hook.get("id") for hook in tracker.webhooks(held.account_id)}
+        except TrackerError as exc:
+            raise Failed(
+                WEBHOOKS,
+                f"the Jira webhooks could not be listed as {held.account_id} ({exc}): that "
+                "administrator signs in again at /accounts/atlassian/login/?grant=webhooks, "
+                "granting manage:jira-webhook.",
+            ) from None
+        missing = [i for i in held.webhook_ids if i not in present]
+        if missing:
+            raise Failed(
+                WEBHOOKS,
+                f"Jira no longer has the webhooks {missing} (expired or deleted): {run}.",
+            )
+        left = held.expires_at - timezone.now() if held.expires_at else None
+        if left is None:
+            raise Failed(WEBHOOKS, f"the Jira webhooks have no known expiry: {run}.")
+        if left < webhooks.FRESH_FOR:
+            raise Failed(
+                WEBHOOKS,
+                f"the Jira webhooks expire {held.expires_at:%Y-%m-%d %H:%M} UTC, within "
+                f"{webhooks.FRESH_FOR.days} days, and have not been refreshed: {run}.",
+            )
+        self.ok(
+            f"Jira webhooks {held.webhook_ids} registered for {jql} under "
+            f"{held.account_id}'s grant; fresh until {held.expires_at:%Y-%m-%d}"
+        )
 
     # 6 ------------------------------------------------------------------------------------
     def check_wiki(self):

@@ -26,7 +26,10 @@ def _user(account: LocalAccount) -> TrackerUser:
 
 def _project(project: LocalProject) -> TrackerProject:
     return TrackerProject(
-        key=project.key, name=project.name, lead_account_id=project.lead.account_id
+        key=project.key,
+        name=project.name,
+        lead_account_id=project.lead.account_id,
+        id=str(project.pk),
     )
 
 
@@ -72,7 +75,9 @@ class LocalTracker:
         return LocalGroup.objects.filter(name=group).exists()
 
     def get_project(self, key: str) -> TrackerProject | None:
-        project = LocalProject.objects.select_related("lead").filter(key=key).first()
+        """By key or by id (the row's id, stable when an administrator changes the key)."""
+        found = {"pk": int(key)} if (key or "").isdigit() else {"key": key}
+        project = LocalProject.objects.select_related("lead").filter(**found).first()
         return _project(project) if project else None
 
     def browsable_projects(self, account_id: str) -> list[TrackerProject]:
@@ -81,9 +86,12 @@ class LocalTracker:
         rows = (
             LocalProject.objects.filter(Q(lead__account_id=account_id) | Q(pk__in=granted))
             .order_by("key")
-            .values_list("key", "name", "lead__account_id")
+            .values_list("key", "name", "lead__account_id", "pk")
         )
-        return [TrackerProject(key=k, name=name, lead_account_id=lead) for k, name, lead in rows]
+        return [
+            TrackerProject(key=k, name=name, lead_account_id=lead, id=str(pk))
+            for k, name, lead, pk in rows
+        ]
 
     def can_browse(self, account_id: str, project_key: str) -> bool:
         if not account_id:

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("governance", "0008_tracker_field_unwritable_projects"),
+        ("governance", "0010_tracker_webhooks"),
     ]
 
     operations = [

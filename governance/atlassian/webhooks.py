@@ -1,0 +1,321 @@
+"""Jira dynamic webhooks: the app stays in step with the site instead of finding out at the
+next page view.
+
+Held: `registerDynamicWebhooks` for `jira:issue_updated` and `jira:issue_deleted` with the JQL
+`project in (<ids>)` over the linked projects (governance mirrors keyed by Jira's project id),
+under the OAuth grant of a Jira administrator who granted `manage:jira-webhook` (dynamic
+webhooks need a person's OAuth token: the service account's API token cannot hold them).
+They expire 30 days after registration or the last `refreshWebhooks`. The `jira_webhooks`
+periodic job (hourly) compares what is held with what should be (the JQL, the URL, the
+grant) and queues one outbox task to register again or to refresh; the task makes the calls,
+outside any request, retried by the outbox.
+
+Received: POST /hooks/jira/ with `Authorization: Bearer <JWT>` that Jira signs with the
+app's client secret (HS256). Anything else (no token, another key or algorithm, expired, an
+issuer other than the client id) is refused with 401 and nothing is stored. The same delivery
+twice (Jira's webhook identifier header; else event, timestamp and entity) changes nothing
+twice. A deleted issue, or one moved under another key, marks the links to it broken; a
+project event (sent only to webhooks an administrator registers; dynamic webhooks do not
+carry them) follows a key change or marks the project deleted."""
+
+import datetime as dt
+import json
+import logging
+
+import jwt
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+from governance import audit, outbox, periodic, signals
+from governance.http import page
+from governance.models import (
+    AtlassianGrant,
+    OutboundTask,
+    Project,
+    TrackerEventReceipt,
+    TrackerWebhooks,
+)
+from governance.tracker import TrackerError, get_tracker
+from governance.tracker.base import TrackerProject
+
+logger = logging.getLogger(__name__)
+
+EVENTS = ["jira:issue_updated", "jira:issue_deleted"]
+SCOPE = "manage:jira-webhook"
+LIFETIME = dt.timedelta(days=30)
+# Refreshed once fewer than 20 of the 30 days remain: ten days' margin for an outage.
+REFRESH_WITHIN = dt.timedelta(days=20)
+# atlassian_check calls them fresh while more than 7 days remain.
+FRESH_FOR = dt.timedelta(days=7)
+TASK = "governance.jira_webhooks"
+IDENTIFIER_HEADER = "X-Atlassian-Webhook-Identifier"
+
+
+def webhook_url() -> str:
+    return settings.ATLASSIAN_WEBHOOK_URL or settings.SITE_URL.rstrip("/") + "/hooks/jira/"
+
+
+def state() -> TrackerWebhooks:
+    held, _ = TrackerWebhooks.objects.get_or_create(pk=1)
+    return held
+
+
+def linked_project_ids() -> list[str]:
+    ids = Project.objects.filter(tracker_id__isnull=False, tracker_deleted_at=None).values_list(
+        "tracker_id", flat=True
+    )
+    return sorted((i for i in ids if i.isdigit()), key=int)
+
+
+def wanted_jql() -> str:
+    ids = linked_project_ids()
+    return f"project in ({', '.join(ids)})" if ids else ""
+
+
+def _granted(account_id: str) -> bool:
+    return bool(account_id) and any(
+        SCOPE in scopes.split()
+        for scopes in AtlassianGrant.objects.filter(account_id=account_id).values_list(
+            "scopes", flat=True
+        )
+    )
+
+
+def plan(held: TrackerWebhooks, now: dt.datetime) -> str:
+    """What the held webhooks need: "register" (none yet, or the JQL, URL or grant changed),
+    "refresh" (expiring within REFRESH_WITHIN), or "" (nothing). Local facts only."""
+    jql = wanted_jql()
+    if not jql and not held.webhook_ids:
+        return ""
+    configured = settings.ATLASSIAN_WEBHOOK_ACCOUNT_ID
+    if (
+        not held.webhook_ids
+        or held.jql != jql
+        or held.url != webhook_url()
+        or not _granted(held.account_id)
+        or (configured and configured != held.account_id)
+    ):
+        return "register"
+    if held.expires_at is None or held.expires_at - now < REFRESH_WITHIN:
+        return "refresh"
+    return ""
+
+
+def keep_webhooks(now: dt.datetime) -> str:
+    """The `jira_webhooks` periodic job: queue the one task the webhooks need, if any (and
+    none is queued yet). Makes no outbound call itself."""
+    if settings.TRACKER_BACKEND != "jira":
+        return "not Jira"
+    action = plan(state(), now)
+    if not action:
+        return "fresh"
+    queued = OutboundTask.objects.filter(
+        name=TASK, state__in=[OutboundTask.State.PENDING, OutboundTask.State.RUNNING]
+    ).exists()
+    if not queued:
+        outbox.enqueue(TASK, {"action": action})
+    return action
+
+
+periodic.register("jira_webhooks", every=dt.timedelta(hours=1))(keep_webhooks)
+
+
+def admin_account(held: TrackerWebhooks) -> str:
+    """Whose grant holds the webhooks: ATLASSIAN_WEBHOOK_ACCOUNT_ID; else the holder so far
+    while their grant has the scope; else the Jira administrator who last signed in with it."""
+    if settings.ATLASSIAN_WEBHOOK_ACCOUNT_ID:
+        return settings.ATLASSIAN_WEBHOOK_ACCOUNT_ID
+    if _granted(held.account_id):
+        return held.account_id
+    tracker = get_tracker()
+    for grant in AtlassianGrant.objects.order_by("-updated_at"):
+        if SCOPE in grant.scopes.split() and tracker.is_site_admin(grant.account_id):
+            return grant.account_id
+    return ""
+
+
+NO_ADMIN = (
+    "No Jira administrator has signed in here granting manage:jira-webhook, so the Jira "
+    "webhooks cannot be registered: a Jira administrator signs in once at "
+    "/accounts/atlassian/login/?grant=webhooks (or set ATLASSIAN_WEBHOOK_ACCOUNT_ID to one "
+    "who has)."
+)
+
+
+@outbox.handler(TASK)
+def sync_webhooks(payload: dict) -> None:
+    """Register the webhooks again or refresh them, whichever `plan` says now (idempotent:
+    a task that runs twice finds nothing left to do the second time)."""
+    held = state()
+    now = timezone.now()
+    action = plan(held, now)
+    if not action and payload.get("action") == "refresh" and held.webhook_ids:
+        action = "refresh"  # the job saw them expiring: another 30 days does no harm
+    if not action:
+        return
+    tracker = get_tracker()
+    if action == "refresh":
+        expires = tracker.refresh_webhooks(held.account_id, held.webhook_ids)
+        TrackerWebhooks.objects.filter(pk=held.pk).update(
+            expires_at=expires or now + LIFETIME, refreshed_at=now
+        )
+        return
+    account = admin_account(held)
+    if not account:
+        raise TrackerError(NO_ADMIN)
+    if held.webhook_ids and _granted(held.account_id):
+        try:
+            tracker.delete_webhooks(held.account_id, held.webhook_ids)
+        except TrackerError as exc:
+            # They expire on their own; the new ones are what matters.
+            logger.warning("Jira webhooks %s not deleted: %s", held.webhook_ids, exc)
+    jql, url = wanted_jql(), webhook_url()
+    ids = tracker.register_webhooks(account, url=url, jql=jql, events=EVENTS) if jql else []
+    with transaction.atomic():
+        TrackerWebhooks.objects.filter(pk=held.pk).update(
+            webhook_ids=ids,
+            account_id=account if ids else "",
+            url=url if ids else "",
+            jql=jql,
+            expires_at=now + LIFETIME if ids else None,
+            registered_at=now,
+            refreshed_at=now,
+        )
+        audit.record(
+            actor_account_id=account,
+            kind="tracker.webhooks_registered",
+            target_type="trackerWebhooks",
+            target_id=held.pk,
+            changes={
+                "webhookIds": {"before": held.webhook_ids, "after": ids},
+                "jql": {"before": held.jql, "after": jql},
+            },
+        )
+
+
+# --- receiving -------------------------------------------------------------------------------
+
+
+def verify(authorization: str) -> dict | None:
+    """The claims of Jira's bearer JWT when it is signed with the client secret (HS256),
+    unexpired and issued for the client id; None otherwise."""
+    scheme, _, token = (authorization or "").partition(" ")
+    secret = settings.ATLASSIAN_CLIENT_SECRET
+    if scheme.lower() != "bearer" or not token.strip() or not secret:
+        return None
+    try:
+        return jwt.decode(
+            token.strip(),
+            secret,
+            algorithms=["HS256"],
+            issuer=settings.ATLASSIAN_CLIENT_ID,
+            leeway=30,
+            options={"require": ["exp", "iss"], "verify_aud": False},
+        )
+    except jwt.InvalidTokenError as exc:
+        logger.warning("Jira webhook refused: %s", exc)
+        return None
+
+
+def _dedupe_key(event: dict, identifier: str) -> str:
+    if identifier:
+        return f"id:{identifier}"[:255]
+    subject = (event.get("issue") or {}).get("id") or (event.get("project") or {}).get("id")
+    return f"{event.get('webhookEvent')}:{event.get('timestamp')}:{subject or ''}"[:255]
+
+
+def _moved_from(event: dict) -> str:
+    """The key an updated issue had before, when the update changed its key (a move)."""
+    for item in (event.get("changelog") or {}).get("items") or []:
+        if (item.get("field") or "").lower() == "key" and item.get("fromString"):
+            return str(item["fromString"])
+    return ""
+
+
+def _project_changed(data: dict) -> None:
+    from governance.permissions import sync_project
+
+    lead = data.get("projectLead") or data.get("lead") or {}
+    mirror = Project.objects.filter(tracker_id=str(data.get("id") or "")).first()
+    if mirror is None or not data.get("key"):
+        return
+    sync_project(
+        TrackerProject(
+            key=str(data["key"]),
+            name=str(data.get("name") or mirror.name),
+            lead_account_id=str(lead.get("accountId") or mirror.lead_account_id),
+            id=mirror.tracker_id,
+        ),
+        mirror,
+    )
+
+
+def _project_deleted(data: dict, at: dt.datetime) -> None:
+    mirror = Project.objects.filter(tracker_id=str(data.get("id") or "")).first()
+    if mirror is None or mirror.tracker_deleted_at is not None:
+        return
+    Project.objects.filter(pk=mirror.pk).update(tracker_deleted_at=at)
+    audit.record(
+        actor_account_id="",
+        kind="project.deleted_in_tracker",
+        target_type="project",
+        target_id=mirror.pk,
+        project_key=mirror.key,
+        changes={"trackerDeletedAt": {"before": None, "after": at.isoformat()}},
+    )
+
+
+def record(event: dict, *, identifier: str = "") -> str:
+    """Apply one verified event once. Returns what happened ("duplicate" for a delivery
+    already applied)."""
+    name = str(event.get("webhookEvent") or "")
+    issue = event.get("issue") or {}
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                TrackerEventReceipt.objects.create(
+                    dedupe_key=_dedupe_key(event, identifier), event=name[:64]
+                )
+        except IntegrityError:
+            return "duplicate"
+        if name == "jira:issue_deleted" and issue.get("key"):
+            signals.tracker_issue_gone.send(
+                sender=None, issue_key=str(issue["key"]), reason="deleted"
+            )
+        elif name == "jira:issue_updated" and (old := _moved_from(event)):
+            signals.tracker_issue_gone.send(
+                sender=None, issue_key=old, reason=f"moved to {issue.get('key') or '?'}"
+            )
+        elif name == "project_updated":
+            _project_changed(event.get("project") or {})
+        elif name == "project_deleted":
+            _project_deleted(event.get("project") or {}, timezone.now())
+    return name or "ignored"
+
+
+def _refused(message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": "unauthenticated", "message": message}}, status=401)
+
+
+@csrf_exempt
+@page("POST", login=False)
+def receive(request: HttpRequest) -> HttpResponse:
+    """POST /hooks/jira/: Jira's dynamic webhooks. 401, nothing stored, unless the bearer
+    JWT verifies; 204 once applied (or already applied)."""
+    if verify(request.headers.get("Authorization", "")) is None:
+        return _refused("A Jira webhook signed with this app's client secret is expected.")
+    try:
+        event = json.loads(request.body or b"{}")
+    except ValueError:
+        event = None
+    if not isinstance(event, dict):
+        return JsonResponse(
+            {"error": {"code": "bad_request", "message": "The body must be a JSON object."}},
+            status=400,
+        )
+    outcome = record(event, identifier=request.headers.get(IDENTIFIER_HEADER, ""))
+    logger.info("Jira webhook %s: %s", event.get("webhookEvent"), outcome)
+    return HttpResponse(status=204)
