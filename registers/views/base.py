@@ -617,7 +617,10 @@ def delete(
         )
         if not request.htmx:
             raise
-        return render_row(request, reg, project, caller, current, status=exc.status, notice=notice)
+        response = render_row(
+            request, reg, project, caller, current, status=exc.status, notice=notice
+        )
+        return _into_row(response, reg, pk)
     token = _stash_undo(request, reg, project, name, restore) if restore is not None else ""
     message = f"Deleted the {reg.noun} “{name}”."
     if not request.htmx:
@@ -628,7 +631,15 @@ def delete(
         {"message": message, "token": token, "project": project, "reg": reg},
         request=request,
     )
-    return _htmx_response(tabs_oob(reg, project) + flash, 200)
+    return _into_row(_htmx_response(tabs_oob(reg, project) + flash, 200), reg, pk)
+
+
+def _into_row(response: HttpResponse, reg: Register, pk) -> HttpResponse:
+    """The answer replaces the record's row: a row's Delete button submits the table's one
+    shared form (`_row_forms.html`), which cannot name the row itself."""
+    response["HX-Retarget"] = f"#{reg.anchor}-{pk}"
+    response["HX-Reswap"] = "outerHTML"
+    return response
 
 
 def _stash_undo(request, reg: Register, project: Project, name: str, data: dict) -> str:
