@@ -9,7 +9,6 @@ from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from governance import formatting, labels
@@ -129,12 +128,7 @@ def decorate_work_package(wp, people, caller, extra) -> None:
     ).casefold()
 
 
-def _span(start: dt.date | None, end: dt.date | None) -> str:
-    """ "start to end", each date kept on one line."""
-    if not start and not end:
-        return ""
-    first, last = escape(_date(start) or "…"), escape(_date(end) or "…")
-    return mark_safe(f'<span class="date">{first}</span> to <span class="date">{last}</span>')
+_span = formatting.date_span
 
 
 def decorate_risk(risk, people, caller, extra) -> None:
