@@ -245,14 +245,28 @@ def _values(obj: Any) -> list:
     return sorted((k, repr(v)) for k, v in vars(obj).items() if not k.startswith("_"))
 
 
+@cache
+def _stored_names(model: type) -> frozenset[str]:
+    return frozenset(f.attname for f in model._meta.concrete_fields)
+
+
 def _record_text(record: Any) -> str:
-    """Every stored and derived value of a decorated record, as text for a cache key."""
-    return repr({k: v for k, v in vars(record).items() if k[0] != "_"})
+    """Every stored and derived value of a decorated record, as text for a cache key: the
+    stored values' text (shared with the pictures' key), then every other value."""
+    stored = _stored_names(type(record))
+    derived = {k: v for k, v in vars(record).items() if k[0] != "_" and k not in stored}
+    return f"{_stored_text(record)}{derived!r}"
 
 
 def _stored_text(record: Any) -> str:
-    """Every stored value of a record (none derived for the reader), as text for a key."""
-    return repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
+    """Every stored value of a record (none derived for the reader), as text for a key.
+    Written once per request (the table's key and the pictures' key both read it): kept on
+    the record, which a request loads afresh."""
+    text = record.__dict__.get("_stored_key_text")
+    if text is None:
+        text = repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
+        record._stored_key_text = text
+    return text
 
 
 def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
