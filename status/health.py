@@ -283,6 +283,7 @@ def _read(projects, site, now, *, with_cells: bool) -> tuple[dict, dict]:
 # text can never answer for a new row. Bounded: emptied when full. The decoded values are
 # shared between readers, which only read them (`portfolio_row` copies the top level).
 _DECODED: dict[str, Any] = {}
+_TEXTS: dict[int, str] = {}  # id of a value held in _DECODED -> its text
 _DECODED_MAX = 4096
 
 
@@ -294,8 +295,19 @@ def _decoded(text: str | None) -> Any:
         value = json.loads(text)
         if len(_DECODED) >= _DECODED_MAX:
             _DECODED.clear()
+            _TEXTS.clear()
         _DECODED[text] = value
+        _TEXTS[id(value)] = text
     return value
+
+
+def stored_text(value: Any) -> str | None:
+    """The stored JSON text a value of `rows_for` was decoded from, while the memo holds it
+    (else None): a key for what is made from the row alone (the portfolio's row HTML)."""
+    text = _TEXTS.get(id(value))
+    if text is not None and _DECODED.get(text) is value:
+        return text
+    return None
 
 
 def _store(records: list[ProjectHealth], fingerprint: str, now: dt.datetime) -> None:
