@@ -170,8 +170,8 @@ def portfolio_index(request):
             ],
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
-            "pictures": pictures.portfolio_pictures(
-                data.rows, services.rag_thresholds(), data.risk_cells
+            "pictures_html": pictures.pictures_html(
+                data.rows, services.rag_thresholds(), data.risk_cells, data.row_texts
             ),
         },
         partial="results",
