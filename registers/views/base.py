@@ -252,21 +252,17 @@ def _stored_names(model: type) -> frozenset[str]:
 
 def _record_text(record: Any) -> str:
     """Every stored and derived value of a decorated record, as text for a cache key: the
-    stored values' text (shared with the pictures' key), then every other value."""
+    stored values' text (shared with the pictures' key), then every other value (the text
+    `tables.decorate` kept with them where it did, then the row's URL)."""
+    kept = tables.derived_text(record)
+    if kept is not None:
+        return f"{_stored_text(record)}{kept}{record.url}"
     stored = _stored_names(type(record))
     derived = {k: v for k, v in vars(record).items() if k[0] != "_" and k not in stored}
     return f"{_stored_text(record)}{derived!r}"
 
 
-def _stored_text(record: Any) -> str:
-    """Every stored value of a record (none derived for the reader), as text for a key.
-    Written once per request (the table's key and the pictures' key both read it): kept on
-    the record, which a request loads afresh."""
-    text = record.__dict__.get("_stored_key_text")
-    if text is None:
-        text = repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
-        record._stored_key_text = text
-    return text
+_stored_text = tables.stored_text
 
 
 def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:

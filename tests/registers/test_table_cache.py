@@ -217,3 +217,38 @@ def test_a_table_swap_draws_no_pictures(cast, client_for):
     assert response.status_code == 200
     assert not [c for c in render.call_args_list if c.args[0] == "charts/_pictures.html"]
     assert 'class="pictures"' not in response.content.decode()
+
+
+def test_a_work_package_shown_again_unchanged_is_not_derived_again(cast, settings, monkeypatch):
+    from registers import selectors, tables
+
+    monkeypatch.setattr(tables, "_DISPLAY", {})
+    WorkPackageFactory.create_batch(3, project=cast.project)
+    spec = tables.SPECS["work-packages"]
+    derive = mock.Mock(wraps=spec.decorate)
+    monkeypatch.setattr(spec, "decorate", derive)
+
+    def decorated():
+        records = selectors.work_packages(cast.project)
+        tables.decorate("work-packages", records, {}, None, {"plan": None}, "/wp/")
+        return records
+
+    first = decorated()
+    second = decorated()  # fresh instances, the same stored values: from the memo
+    assert derive.call_count == 3
+    for a, b in zip(first, second, strict=True):
+        assert (a.planned_text, a.budget_text, a.url) == (b.planned_text, b.budget_text, b.url)
+        assert tables.derived_text(a) == tables.derived_text(b) is not None
+    # A stored value changed: that row is derived again, the others are not.
+    changed = second[0]
+    type(changed).objects.filter(pk=changed.pk).update(budget=123456)
+    again = {r.pk: r for r in decorated()}
+    assert derive.call_count == 4 and "123,456" in again[changed.pk].budget_text
+    # The same instance decorated twice is derived as is, with no kept text.
+    tables.decorate("work-packages", [again[changed.pk]], {}, None, {"plan": None}, "/wp/")
+    assert derive.call_count == 5 and tables.derived_text(again[changed.pk]) is None
+    # Another `extra` or date format: derived again.
+    tables.decorate("work-packages", selectors.work_packages(cast.project), {}, None, {}, "/")
+    assert derive.call_count == 8
+    settings.DATE_FORMAT = "Y-m-d"
+    assert tables._DISPLAY == {}
