@@ -291,15 +291,36 @@ def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
     return f"registers:table:{digest.hexdigest()}"
 
 
+# The process keeps the tables it served last too: reading a 1,000-row table back from the
+# shared cache (unpickling megabytes) cost as much as a tenth of the page. Same keys, so
+# never stale; bounded by the characters held (emptied when over).
+_TABLES: dict[str, str] = {}
+_TABLES_CHARS = 0
+_TABLES_MAX_CHARS = 8_000_000
+
+
+def _keep_table(key: str, html: str) -> None:
+    global _TABLES_CHARS
+    if _TABLES_CHARS + len(html) > _TABLES_MAX_CHARS:
+        _TABLES.clear()
+        _TABLES_CHARS = 0
+    if len(html) <= _TABLES_MAX_CHARS:
+        _TABLES[key] = html
+        _TABLES_CHARS += len(html)
+
+
 def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
     """The table partial, from the cache when the same table was rendered before."""
     key = table_cache_key(request, reg, context)
-    html = shared_cache.get(key)
+    html = _TABLES.get(key)
     if html is None:
-        html = render_to_string(
-            f"{reg.template}#table", {**context, "csrf_input": _CSRF_SLOT}, request
-        )
-        shared_cache.set(key, html, TABLE_CACHE_SECONDS)
+        html = shared_cache.get(key)
+        if html is None:
+            html = render_to_string(
+                f"{reg.template}#table", {**context, "csrf_input": _CSRF_SLOT}, request
+            )
+            shared_cache.set(key, html, TABLE_CACHE_SECONDS)
+        _keep_table(key, html)
     return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
 
 

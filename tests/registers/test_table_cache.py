@@ -252,3 +252,21 @@ def test_a_work_package_shown_again_unchanged_is_not_derived_again(cast, setting
     assert derive.call_count == 8
     settings.DATE_FORMAT = "Y-m-d"
     assert tables._DISPLAY == {}
+
+
+def test_the_process_keeps_the_tables_it_served_under_the_same_keys(cast, client_for):
+    _fill(cast)
+    client = client_for(cast.lead)
+    first, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 1
+    real_get = base.shared_cache.get
+    with mock.patch.object(base.shared_cache, "get", wraps=real_get) as shared_get:
+        second, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 0 and not any(
+        c.args[0].startswith("registers:table:") for c in shared_get.call_args_list
+    )
+    scrub = lambda html: re.sub(r"\b[A-Za-z0-9]{64}\b", "<csrf>", html)  # noqa: E731
+    assert scrub(first) == scrub(second)
+    # Bounded: a table over the bound is not kept; reaching it empties the memo.
+    base._keep_table("big", "x" * (base._TABLES_MAX_CHARS + 1))
+    assert "big" not in base._TABLES and base._TABLES == {}
