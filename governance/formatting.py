@@ -14,6 +14,8 @@ from typing import Any
 from django.core.cache import cache
 from django.core.signals import request_finished, request_started, setting_changed
 from django.utils import formats, timezone, translation
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 CURRENCY_CACHE_KEY = "site:currency"
 DEFAULT_CURRENCY = "EUR"
@@ -32,6 +34,8 @@ def _parse(value: Any) -> Any:
 
 def day(value: Any) -> str:
     """A date (or the date of a timestamp, or an ISO string) as "22 Nov 2026"; "" for none."""
+    if type(value) is dt.date:  # the common case: a register row writes thousands
+        return _date_text(value, translation.get_language())
     value = _parse(value)
     if isinstance(value, dt.datetime):
         value = timezone.localtime(value) if timezone.is_aware(value) else value
@@ -46,6 +50,22 @@ def _date_text(value: dt.date, language: str | None) -> str:
     """A date in the locale's format. A page of a hundred rows writes a few hundred dates,
     mostly the same few: each (date, language) is formatted once per process."""
     return formats.date_format(value, "DATE_FORMAT")
+
+
+def date_span(start: dt.date | None, end: dt.date | None) -> str:
+    """ "start to end" as HTML, each date kept on one line ("…" for a missing end); "" when
+    both are missing."""
+    if not start and not end:
+        return ""
+    return _span_html(start, end, translation.get_language())
+
+
+@lru_cache(maxsize=16384)
+def _span_html(start: dt.date | None, end: dt.date | None, language: str | None) -> str:
+    """Formatted once per process: a register of a thousand rows writes three spans a row,
+    mostly the same few hundred."""
+    first, last = escape(day(start) or "…"), escape(day(end) or "…")
+    return mark_safe(f'<span class="date">{first}</span> to <span class="date">{last}</span>')
 
 
 def moment(value: Any) -> str:
@@ -79,6 +99,7 @@ def _end_memo(**kwargs) -> None:
 def _forget_formats(*, setting, **kwargs) -> None:
     if setting in ("DATE_FORMAT", "LANGUAGE_CODE", "USE_I18N", "FORMAT_MODULE_PATH"):
         _date_text.cache_clear()
+        _span_html.cache_clear()
 
 
 request_started.connect(_start_memo, dispatch_uid="formatting-memo-start")

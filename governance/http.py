@@ -28,6 +28,18 @@ def page(*methods: str, login: bool = True) -> Callable:
     return decorate
 
 
+def uncompressed(view: Callable) -> Callable:
+    """Mark a view's responses not to be compressed: it shows a long-lived secret (BREACH)."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        response.uncompressed = True
+        return response
+
+    return wrapped
+
+
 def render_htmx(
     request: HttpRequest,
     template: str,

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
+from django.middleware.gzip import GZipMiddleware
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
@@ -245,3 +246,16 @@ def _control_characters(request) -> DomainError | None:
             ):
                 fields[name] = [cleaning.CONTROL_MESSAGE]
     return ValidationFailed(fields) if fields else None
+
+
+class CompressionMiddleware(GZipMiddleware):
+    """Django's gzip (with its Heal-the-BREACH random bytes) for pages and API answers, except
+    a response a view marks `uncompressed` (one that shows a long-lived secret, such as a new
+    API token, beside text the request chose). Static files never reach it: WhiteNoise, above
+    it, serves their precompressed copies."""
+
+    def process_response(self, request, response):
+        if getattr(response, "uncompressed", False):
+            patch_vary_headers(response, ("Accept-Encoding",))
+            return response
+        return super().process_response(request, response)

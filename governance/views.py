@@ -13,7 +13,7 @@ from django.utils import timezone
 from governance import audit_text, notifications, permissions, services
 from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
-from governance.http import page, render_htmx
+from governance.http import page, render_htmx, uncompressed
 from governance.models import (
     NOTIFICATION_KINDS,
     ApiToken,
@@ -194,6 +194,7 @@ def _day(raw: str | None) -> dt.date | None:
 
 
 @page("GET", "POST")
+@uncompressed
 def profile(request):
     """The signed-in person's profile: API tokens (create, list, revoke)."""
     new_token = None

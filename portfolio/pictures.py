@@ -6,10 +6,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
+from django.utils.safestring import SafeString, mark_safe
 
-from governance import charts
+from governance import charts, formatting
 from registers import pictures as register_pictures
+from status.health import stored_text
 
 KEY_MARK = "PORTFOLIOKEY"
 
@@ -189,3 +193,45 @@ def portfolio_pictures(
     if len(rows) > SCATTER_MAX:
         bubbles.note = f"The {SCATTER_MAX} biggest budgets of {len(rows)} projects."
     return [heat, bubbles, *risk_matrices(keys, thresholds, risk_cells)]
+
+
+# The pictures, rendered, by what they are drawn from: each shown row's stored text (with the
+# project's fields the rows show) in the table's order, each project's stored matrix cells,
+# the thresholds, the currency and the language. Per process, bounded: emptied when full. A
+# row or cells read without their stored text (derived afresh in this request) draw anew.
+_HTML: dict[tuple, SafeString] = {}
+_HTML_MAX = 64
+
+
+def _drawn_from(rows, thresholds, risk_cells, texts) -> tuple | None:
+    shown = []
+    for row in rows:
+        key = row["projectKey"]
+        text = texts.get(key)
+        cells = risk_cells.get(key)
+        cells_text = stored_text(cells) if cells is not None else ""
+        if text is None or cells_text is None:
+            return None
+        shown.append((key, row["name"], row["approvalStatus"], text, cells_text))
+    return (
+        tuple(shown),
+        tuple(sorted((k, repr(v)) for k, v in (thresholds or {}).items())),
+        formatting.currency(),
+        translation.get_language(),
+        project_urls("status:index")("KEY"),
+    )
+
+
+def pictures_html(rows, thresholds, risk_cells, texts: Mapping[str, str]) -> SafeString:
+    """`portfolio_pictures`, rendered (`charts/_pictures.html`), from the memo when the same
+    pictures were drawn before."""
+    key = _drawn_from(rows, thresholds, risk_cells, texts)
+    html = _HTML.get(key) if key is not None else None
+    if html is None:
+        drawn = portfolio_pictures(rows, thresholds, risk_cells)
+        html = mark_safe(render_to_string("charts/_pictures.html", {"pictures": drawn}))
+        if key is not None:
+            if len(_HTML) >= _HTML_MAX:
+                _HTML.clear()
+            _HTML[key] = html
+    return html

@@ -42,13 +42,15 @@ def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]
 
 def rows_and_cells(
     request: HttpRequest, *, now: dt.datetime | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, str]]:
     """Every viewable project's row, in project-key order, read from the stored health rows,
-    and the open risks per matrix cell stored beside each (by project key)."""
+    the open risks per matrix cell stored beside each (by project key), and the stored text
+    each row was read from (by project key, where known: `health.stored_text`)."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
     values, cells = health.rows_and_cells_for(projects, now=now)
     rows = [portfolio_row(p, values[p.pk]) for p in projects]
-    return rows, {p.key: cells[p.pk] for p in projects}
+    texts = {p.key: text for p in projects if (text := health.stored_text(values[p.pk]))}
+    return rows, {p.key: cells[p.pk] for p in projects}, texts
 
 
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
@@ -246,6 +248,8 @@ class Portfolio:
     leads: list[str] = field(default_factory=list)
     # Each project's open risks per matrix cell, by key (for the portfolio's risk matrices).
     risk_cells: dict[str, Any] = field(default_factory=dict)
+    # The stored text each row was read from, by key (the page's row HTML memo).
+    row_texts: dict[str, str] = field(default_factory=dict)
 
 
 def portfolio(
@@ -259,9 +263,9 @@ def portfolio(
     cells (for the page's matrices; the API and the exports do not show them)."""
     params = clean_params(query, strict=strict)
     if with_cells:
-        every, risk_cells = rows_and_cells(request)
+        every, risk_cells, row_texts = rows_and_cells(request)
     else:
-        every, risk_cells = rows_for(request), {}
+        every, risk_cells, row_texts = rows_for(request), {}, {}
     rows = apply(every, params)
     return Portfolio(
         rows=rows,
@@ -273,6 +277,7 @@ def portfolio(
         themes=sorted({r["theme"] for r in every if r["theme"]}, key=str.casefold),
         leads=sorted({r["leadAccountId"] for r in every if r["leadAccountId"]}),
         risk_cells=risk_cells,
+        row_texts=row_texts,
     )
 
 

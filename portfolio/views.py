@@ -146,7 +146,7 @@ def portfolio_index(request):
     shown = shown_columns(request.user)
     groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
     grouped = [row for g in groups for row in g["rows"] if "html" not in row]
-    table.render_rows([*data.rows, *grouped], people, shown, DIMENSIONS)
+    table.render_rows([*data.rows, *grouped], people, shown, DIMENSIONS, texts=data.row_texts)
     # Read once whether or not a row shows an amount: the page's queries do not depend on
     # which rows the filters leave.
     formatting.currency()
@@ -170,8 +170,8 @@ def portfolio_index(request):
             ],
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
-            "pictures": pictures.portfolio_pictures(
-                data.rows, services.rag_thresholds(), data.risk_cells
+            "pictures_html": pictures.pictures_html(
+                data.rows, services.rag_thresholds(), data.risk_cells, data.row_texts
             ),
         },
         partial="results",

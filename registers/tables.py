@@ -6,10 +6,12 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
+from django.core.signals import setting_changed
 from django.http import QueryDict
-from django.utils.html import escape
+from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from governance import formatting, labels
@@ -129,12 +131,7 @@ def decorate_work_package(wp, people, caller, extra) -> None:
     ).casefold()
 
 
-def _span(start: dt.date | None, end: dt.date | None) -> str:
-    """ "start to end", each date kept on one line."""
-    if not start and not end:
-        return ""
-    first, last = escape(_date(start) or "…"), escape(_date(end) or "…")
-    return mark_safe(f'<span class="date">{first}</span> to <span class="date">{last}</span>')
+_span = formatting.date_span
 
 
 def decorate_risk(risk, people, caller, extra) -> None:
@@ -213,11 +210,16 @@ class Spec:
     owner_label: str
     filters: list[tuple[str, str, list[str], Callable[[Any], Any]]]
     sorts: dict[str, Callable[[Any, Mapping[str, Person]], Any]]
+    # The display values follow from the record's stored values and `extra` alone (with the
+    # currency and the language): neither the people, the caller nor the day. Such rows'
+    # values are kept per process (`decorate`).
+    from_stored: bool = False
 
 
 SPECS = {
     "work-packages": Spec(
         decorate=decorate_work_package,
+        from_stored=True,
         owner_field="owner_account_id",
         owner_label="Owner",
         filters=[
@@ -325,14 +327,77 @@ def person_ids(register: str, records: list) -> set[str]:
     return ids
 
 
+@cache
+def _stored_names(model: type) -> frozenset[str]:
+    return frozenset(f.attname for f in model._meta.concrete_fields)
+
+
+def stored_text(record: Any) -> str:
+    """Every stored value of a record, as text for a key. Written once per request (a
+    register page's keys all read it): kept on the record, which a request loads afresh."""
+    text = record.__dict__.get("_stored_key_text")
+    if text is None:
+        text = repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
+        record._stored_key_text = text
+    return text
+
+
+# The display values of the rows of a `from_stored` register, by the record's stored text and
+# what else they are made from (`extra`, the currency, the language): a record shown again
+# unchanged is not derived again. Per process, bounded: emptied when full, and when a setting
+# the date format follows changes. Each entry keeps the values and their text (`derived_text`,
+# read by the table's cache key).
+_DISPLAY: dict[tuple, tuple[dict, str]] = {}
+_DISPLAY_MAX = 20000
+
+
+def _forget_display(*, setting, **kwargs) -> None:
+    if setting in ("DATE_FORMAT", "LANGUAGE_CODE", "USE_I18N", "FORMAT_MODULE_PATH"):
+        _DISPLAY.clear()
+
+
+setting_changed.connect(_forget_display, dispatch_uid="register-display-forget")
+
+
 def decorate(
     register: str, records: list, people, caller, extra: Mapping[str, Any], base: str
 ) -> None:
     """Precompute each row's display values; `url` is the row's own URL under `base`."""
-    decorate_row = SPECS[register].decorate
+    spec = SPECS[register]
+    decorate_row = spec.decorate
+    if not spec.from_stored:
+        for record in records:
+            record.url = mark_safe(f"{base}{record.pk}/")  # our own path and a UUID
+            decorate_row(record, people, caller, extra)
+        return
+    context = (register, repr(extra), formatting.currency(), translation.get_language())
     for record in records:
+        stored = _stored_names(type(record))
+        if any(k[0] != "_" and k not in stored for k in vars(record)):
+            # Values beside the stored ones (decorated before, or annotated): derive as is.
+            record.__dict__.pop("_derived_key_text", None)
+            record.url = mark_safe(f"{base}{record.pk}/")  # our own path and a UUID
+            decorate_row(record, people, caller, extra)
+            continue
+        key = (stored_text(record), context)
+        known = _DISPLAY.get(key)
+        if known is None:
+            before = set(vars(record))
+            decorate_row(record, people, caller, extra)
+            values = {k: v for k, v in vars(record).items() if k not in before}
+            known = (values, repr(values))
+            if len(_DISPLAY) >= _DISPLAY_MAX:
+                _DISPLAY.clear()
+            _DISPLAY[key] = known
+        else:
+            record.__dict__.update(known[0])
+        record._derived_key_text = known[1]
         record.url = mark_safe(f"{base}{record.pk}/")  # our own path and a UUID
-        decorate_row(record, people, caller, extra)
+
+
+def derived_text(record: Any) -> str | None:
+    """The text of a record's display values as `decorate` kept them, if it did."""
+    return record.__dict__.get("_derived_key_text")
 
 
 def build(register: str, records: list, params: QueryDict, people) -> Table:

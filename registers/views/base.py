@@ -245,14 +245,24 @@ def _values(obj: Any) -> list:
     return sorted((k, repr(v)) for k, v in vars(obj).items() if not k.startswith("_"))
 
 
+@cache
+def _stored_names(model: type) -> frozenset[str]:
+    return frozenset(f.attname for f in model._meta.concrete_fields)
+
+
 def _record_text(record: Any) -> str:
-    """Every stored and derived value of a decorated record, as text for a cache key."""
-    return repr({k: v for k, v in vars(record).items() if k[0] != "_"})
+    """Every stored and derived value of a decorated record, as text for a cache key: the
+    stored values' text (shared with the pictures' key), then every other value (the text
+    `tables.decorate` kept with them where it did, then the row's URL)."""
+    kept = tables.derived_text(record)
+    if kept is not None:
+        return f"{_stored_text(record)}{kept}{record.url}"
+    stored = _stored_names(type(record))
+    derived = {k: v for k, v in vars(record).items() if k[0] != "_" and k not in stored}
+    return f"{_stored_text(record)}{derived!r}"
 
 
-def _stored_text(record: Any) -> str:
-    """Every stored value of a record (none derived for the reader), as text for a key."""
-    return repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
+_stored_text = tables.stored_text
 
 
 def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
@@ -281,15 +291,36 @@ def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
     return f"registers:table:{digest.hexdigest()}"
 
 
+# The process keeps the tables it served last too: reading a 1,000-row table back from the
+# shared cache (unpickling megabytes) cost as much as a tenth of the page. Same keys, so
+# never stale; bounded by the characters held (emptied when over).
+_TABLES: dict[str, str] = {}
+_TABLES_CHARS = 0
+_TABLES_MAX_CHARS = 8_000_000
+
+
+def _keep_table(key: str, html: str) -> None:
+    global _TABLES_CHARS
+    if _TABLES_CHARS + len(html) > _TABLES_MAX_CHARS:
+        _TABLES.clear()
+        _TABLES_CHARS = 0
+    if len(html) <= _TABLES_MAX_CHARS:
+        _TABLES[key] = html
+        _TABLES_CHARS += len(html)
+
+
 def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
     """The table partial, from the cache when the same table was rendered before."""
     key = table_cache_key(request, reg, context)
-    html = shared_cache.get(key)
+    html = _TABLES.get(key)
     if html is None:
-        html = render_to_string(
-            f"{reg.template}#table", {**context, "csrf_input": _CSRF_SLOT}, request
-        )
-        shared_cache.set(key, html, TABLE_CACHE_SECONDS)
+        html = shared_cache.get(key)
+        if html is None:
+            html = render_to_string(
+                f"{reg.template}#table", {**context, "csrf_input": _CSRF_SLOT}, request
+            )
+            shared_cache.set(key, html, TABLE_CACHE_SECONDS)
+        _keep_table(key, html)
     return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
 
 
@@ -617,7 +648,10 @@ def delete(
         )
         if not request.htmx:
             raise
-        return render_row(request, reg, project, caller, current, status=exc.status, notice=notice)
+        response = render_row(
+            request, reg, project, caller, current, status=exc.status, notice=notice
+        )
+        return _into_row(response, reg, pk)
     token = _stash_undo(request, reg, project, name, restore) if restore is not None else ""
     message = f"Deleted the {reg.noun} “{name}”."
     if not request.htmx:
@@ -628,7 +662,15 @@ def delete(
         {"message": message, "token": token, "project": project, "reg": reg},
         request=request,
     )
-    return _htmx_response(tabs_oob(reg, project) + flash, 200)
+    return _into_row(_htmx_response(tabs_oob(reg, project) + flash, 200), reg, pk)
+
+
+def _into_row(response: HttpResponse, reg: Register, pk) -> HttpResponse:
+    """The answer replaces the record's row: a row's Delete button submits the table's one
+    shared form (`_row_forms.html`), which cannot name the row itself."""
+    response["HX-Retarget"] = f"#{reg.anchor}-{pk}"
+    response["HX-Reswap"] = "outerHTML"
+    return response
 
 
 def _stash_undo(request, reg: Register, project: Project, name: str, data: dict) -> str:

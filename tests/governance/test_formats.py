@@ -24,6 +24,16 @@ def test_dates_and_amounts_as_pages_write_them(db):
     assert formatting.money(None) == ""
 
 
+def test_a_date_span_is_written_once_and_follows_the_locale(settings):
+    start, end = dt.date(2026, 3, 1), dt.date(2026, 6, 30)
+    span = '<span class="date">1 Mar 2026</span> to <span class="date">30 Jun 2026</span>'
+    assert formatting.date_span(start, end) == span
+    assert formatting.date_span(start, None).endswith('<span class="date">…</span>')
+    assert formatting.date_span(None, None) == ""
+    settings.LANGUAGE_CODE = "en-us"  # another locale's format: not the cached text
+    assert "1 Mar 2026" not in formatting.date_span(start, end)
+
+
 def test_register_pages_use_one_date_format_and_the_currency(cast, client_for):
     WorkPackageFactory(
         project=cast.project,

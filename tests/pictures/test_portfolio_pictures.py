@@ -128,3 +128,38 @@ def test_the_portfolio_matrices_add_up_the_stored_cells_of_the_projects_shown(ca
     filtered = client.get("/portfolio/?rag=Red&dimension=overall").content.decode()
     inherent = filtered.split('id="portfolio-matrix-inherent"')[1].split("</figure>")[0]
     assert "BBB" not in inherent and ">AAA</a></td><td>3</td>" in inherent
+
+
+def test_the_pictures_are_drawn_once_for_the_same_stored_rows(db, monkeypatch):
+    from governance.services import rag_thresholds
+    from portfolio import pictures
+    from status import health
+
+    monkeypatch.setattr(pictures, "_HTML", {})
+    drawn = []
+    real = pictures.portfolio_pictures
+    monkeypatch.setattr(
+        pictures, "portfolio_pictures", lambda *args: drawn.append(1) or real(*args)
+    )
+    text = '{"overallRag": "Green"}'
+    row = {
+        "projectKey": "P1",
+        "name": "P1",
+        "approvalStatus": "Draft",
+        "overallRag": "Green",
+        "effective": {f"{d}Rag": "Green" for d in ("cost", "schedule", "scope", "risk")},
+        "scheduleSlipDays": 3,
+        "costOverrunPct": 5,
+        "approvedBudget": 100,
+        "eac": 110,
+    }
+    cells = {"P1": health._decoded("{}")}
+    limits = rag_thresholds()
+    first = pictures.pictures_html([row], limits, cells, {"P1": text})
+    assert pictures.pictures_html([row], limits, cells, {"P1": text}) is first and len(drawn) == 1
+    pictures.pictures_html([row], limits, cells, {"P1": text + " "})  # the row was rewritten
+    pictures.pictures_html([dict(row, name="Renamed")], limits, cells, {"P1": text})
+    pictures.pictures_html([row], {**limits, "riskAmberMinScore": 1}, cells, {"P1": text})
+    pictures.pictures_html([row], limits, cells, {})  # no stored text: drawn, not kept
+    pictures.pictures_html([row], limits, cells, {})
+    assert len(drawn) == 6 and 'class="pictures"' in first

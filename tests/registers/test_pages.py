@@ -84,6 +84,9 @@ def test_viewer_sees_no_edit_controls_and_rows_open_the_detail(cast, client_for)
             assert control not in page, (register, control)
         assert "Move " not in page and ">Link<" not in page and ">Decide<" not in page
         assert "data-href=" in page and "Export" in page
+        table = page[page.index('<div id="register-table"') :]
+        for markup in ("<form", "hx-post", "/edit/", "/delete/", "/move/", "csrfmiddlewaretoken"):
+            assert markup not in table, (register, markup)
     detail = client.get(f"{BASE}/work-packages/{wp.pk}/")
     assert detail.status_code == 200 and "Build" in text_of(detail)
     assert "Edit in the register" not in text_of(detail)
@@ -228,6 +231,9 @@ def test_delete_after_confirmation_updates_counts_and_refuses_stale(cast, client
     WorkPackage.objects.filter(pk=second.pk).update(revision=5)
     stale = client.post(f"{BASE}/work-packages/{second.pk}/delete/", {"revision": "1"}, **HX)
     assert stale.status_code == 412 and "Not deleted" in text_of(stale)
+    # Delete buttons submit the table's shared form: the answer names the row it replaces.
+    for answer, wp in ((response, first), (stale, second)):
+        assert answer["HX-Retarget"] == f"#wp-{wp.pk}" and answer["HX-Reswap"] == "outerHTML"
     assert list(WorkPackage.objects.values_list("name", flat=True)) == ["Two"]
 
 

@@ -34,6 +34,9 @@ def _renders(client, url, **extra):
     return response.content.decode(), len(tables)
 
 
+CSRF_INPUT = '<input type="hidden" name="csrfmiddlewaretoken" value="[^"]+">'
+
+
 def _csrf_values(html: str) -> list[str]:
     return re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
 
@@ -52,7 +55,7 @@ def test_the_second_view_comes_from_the_cache_and_reads_the_same(cast, client_fo
     assert scrub(partial).strip() in scrub(second)
 
 
-def test_each_response_carries_its_own_csrf_token_in_every_row_form(cast, client_for):
+def test_each_response_carries_its_own_csrf_token_in_the_forms_rows_submit(cast, client_for):
     WorkPackageFactory.create_batch(3, project=cast.project)
     client = client_for(cast.lead)
     first, _ = _renders(client, f"{BASE}/work-packages/")
@@ -61,7 +64,11 @@ def test_each_response_carries_its_own_csrf_token_in_every_row_form(cast, client
     assert "<!--csrf-input-->" not in second
     table = second[second.index('<div id="register-table"') :]
     tokens = _csrf_values(table)
-    assert len(tokens) >= 3 * 2  # move and delete on every row
+    # The rows' move and delete buttons submit the table's shared forms, which carry it.
+    assert len(tokens) >= 2
+    for form in ("wp-move-form", "wp-row-post"):
+        assert re.search(rf'<form id="{form}"[^>]*>{CSRF_INPUT}', table)
+        assert table.count(f'form="{form}"') >= 3
     assert len(set(tokens)) == 1
     assert tokens[0] not in _csrf_values(first)
     # The token works: a move posted with it from the cached page is accepted.
@@ -210,3 +217,56 @@ def test_a_table_swap_draws_no_pictures(cast, client_for):
     assert response.status_code == 200
     assert not [c for c in render.call_args_list if c.args[0] == "charts/_pictures.html"]
     assert 'class="pictures"' not in response.content.decode()
+
+
+def test_a_work_package_shown_again_unchanged_is_not_derived_again(cast, settings, monkeypatch):
+    from registers import selectors, tables
+
+    monkeypatch.setattr(tables, "_DISPLAY", {})
+    WorkPackageFactory.create_batch(3, project=cast.project)
+    spec = tables.SPECS["work-packages"]
+    derive = mock.Mock(wraps=spec.decorate)
+    monkeypatch.setattr(spec, "decorate", derive)
+
+    def decorated():
+        records = selectors.work_packages(cast.project)
+        tables.decorate("work-packages", records, {}, None, {"plan": None}, "/wp/")
+        return records
+
+    first = decorated()
+    second = decorated()  # fresh instances, the same stored values: from the memo
+    assert derive.call_count == 3
+    for a, b in zip(first, second, strict=True):
+        assert (a.planned_text, a.budget_text, a.url) == (b.planned_text, b.budget_text, b.url)
+        assert tables.derived_text(a) == tables.derived_text(b) is not None
+    # A stored value changed: that row is derived again, the others are not.
+    changed = second[0]
+    type(changed).objects.filter(pk=changed.pk).update(budget=123456)
+    again = {r.pk: r for r in decorated()}
+    assert derive.call_count == 4 and "123,456" in again[changed.pk].budget_text
+    # The same instance decorated twice is derived as is, with no kept text.
+    tables.decorate("work-packages", [again[changed.pk]], {}, None, {"plan": None}, "/wp/")
+    assert derive.call_count == 5 and tables.derived_text(again[changed.pk]) is None
+    # Another `extra` or date format: derived again.
+    tables.decorate("work-packages", selectors.work_packages(cast.project), {}, None, {}, "/")
+    assert derive.call_count == 8
+    settings.DATE_FORMAT = "Y-m-d"
+    assert tables._DISPLAY == {}
+
+
+def test_the_process_keeps_the_tables_it_served_under_the_same_keys(cast, client_for):
+    _fill(cast)
+    client = client_for(cast.lead)
+    first, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 1
+    real_get = base.shared_cache.get
+    with mock.patch.object(base.shared_cache, "get", wraps=real_get) as shared_get:
+        second, rendered = _renders(client, f"{BASE}/work-packages/")
+    assert rendered == 0 and not any(
+        c.args[0].startswith("registers:table:") for c in shared_get.call_args_list
+    )
+    scrub = lambda html: re.sub(r"\b[A-Za-z0-9]{64}\b", "<csrf>", html)  # noqa: E731
+    assert scrub(first) == scrub(second)
+    # Bounded: a table over the bound is not kept; reaching it empties the memo.
+    base._keep_table("big", "x" * (base._TABLES_MAX_CHARS + 1))
+    assert "big" not in base._TABLES and base._TABLES == {}

@@ -411,3 +411,13 @@ def test_an_import_derives_the_health_once(world, monkeypatch):
     )
     assert created == 20
     assert calls == [{project.pk}]
+
+
+def test_stored_json_is_decoded_once_per_text_and_never_answers_for_another(monkeypatch):
+    monkeypatch.setattr(health, "_DECODED", {})
+    monkeypatch.setattr(health, "_DECODED_MAX", 2)
+    first = health._decoded('{"overallRag": "Red"}')
+    assert health._decoded('{"overallRag": "Red"}') is first
+    assert health._decoded('{"overallRag": "Green"}') == {"overallRag": "Green"}
+    assert health._decoded('{"overallRag": "Amber"}') == {"overallRag": "Amber"}  # full: emptied
+    assert len(health._DECODED) == 1 and health._decoded(None) is None
