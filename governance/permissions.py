@@ -160,6 +160,33 @@ def _site_settings(memo: dict) -> SiteSettings:
     return memo["site_settings"]
 
 
+def site_settings(request: HttpRequest | None) -> SiteSettings:
+    """The site settings row as this request's access gate read it (read once a request)."""
+    return _site_settings(_memo(request))
+
+
+def _site_gate(user: User, memo: dict) -> None:
+    """The site-wide part of the gate in one statement, for requests that ask it before (or
+    without) a project: the site settings row with whether the user is a site administrator
+    and a member of the governance group (the local tracker's answers; Jira's come from its
+    cache and are asked as before)."""
+    if "site_settings" in memo:
+        return
+    tracker = get_tracker()
+    expressions = getattr(tracker, "site_gate_expressions", None)
+    if expressions is None:
+        return
+    site = SiteSettings.objects.filter(pk=1)
+    group = Subquery(site.values("governance_group")[:1])
+    row = next(iter(site.annotate(**expressions(user.account_id, group))), None)
+    if row is None:
+        return
+    memo["site_settings"] = row
+    memo.setdefault(("site_admin", user.pk), bool(user.is_superuser) or bool(row.gate_t_admin))
+    if row.governance_group:
+        memo.setdefault(("group", user.pk, row.governance_group), bool(row.gate_t_group))
+
+
 def governance_group(request: HttpRequest | None = None) -> str:
     return _site_settings(_memo(request)).governance_group
 
@@ -168,6 +195,7 @@ def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
     """Django superuser, or a site administrator in the tracker."""
     memo = _memo(request)
     key = ("site_admin", user.pk)
+    _site_gate(user, memo)
     if key not in memo:
         memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
     return memo[key]
@@ -184,6 +212,7 @@ def has_portfolio_access(user: User, request: HttpRequest | None = None) -> bool
     """The portfolio/agent gate: site admins while no governance group is set; once one is
     set, that group's members only."""
     memo = _memo(request)
+    _site_gate(user, memo)
     group = _site_settings(memo).governance_group
     if group:
         return _in_group(user, group, memo)

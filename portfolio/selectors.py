@@ -46,7 +46,8 @@ def rows_and_cells(
     """Every viewable project's row, in project-key order, read from the stored health rows,
     and the open risks per matrix cell stored beside each (by project key)."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
-    values, cells = health.rows_and_cells_for(projects, now=now)
+    site = permissions.site_settings(request)
+    values, cells = health.rows_and_cells_for(projects, site=site, now=now)
     rows = [portfolio_row(p, values[p.pk]) for p in projects]
     return rows, {p.key: cells[p.pk] for p in projects}
 
@@ -54,7 +55,7 @@ def rows_and_cells(
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
     """Every viewable project's row, in project-key order, read from the stored health rows."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
-    values = health.rows_for(projects, now=now)
+    values = health.rows_for(projects, site=permissions.site_settings(request), now=now)
     return [portfolio_row(p, values[p.pk]) for p in projects]
 
 

@@ -171,7 +171,9 @@ def portfolio_index(request):
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
             "pictures": pictures.portfolio_pictures(
-                data.rows, services.rag_thresholds(), data.risk_cells
+                data.rows,
+                services.rag_thresholds(permissions.site_settings(request)),
+                data.risk_cells,
             ),
         },
         partial="results",

@@ -193,3 +193,18 @@ def test_a_revoked_grant_or_nomination_takes_effect_on_the_next_request(cast):
     assert caller.is_lead and project.lead_account_id == cast.outsider.account_id
     assert not _gate(cast.sponsor, "ALPHA")[0].is_lead
     assert not _gate(cast.lead, "ALPHA")[0].can_edit  # browses still, by a grant
+
+
+def test_the_portfolio_gate_is_one_statement(cast):
+    set_governance_group(PMO)
+    for user, admitted in ((cast.pmo, True), (cast.site_admin, False), (cast.viewer, False)):
+        request = _request(user)
+        with CaptureQueriesContext(connection) as ctx:
+            assert permissions.has_portfolio_access(user, request) == admitted
+            assert permissions.may_read_site_settings(user, request) == (user != cast.viewer)
+            assert permissions.site_settings(request).governance_group == PMO
+        assert len(ctx.captured_queries) == 1
+    from governance.tracker.local.models import LocalGroup
+
+    LocalGroup.objects.get(name=PMO).members.clear()  # refused on the next request
+    assert not permissions.has_portfolio_access(cast.pmo, _request(cast.pmo))

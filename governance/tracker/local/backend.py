@@ -83,8 +83,7 @@ class LocalTracker:
                 "gate_t_name": Subquery(project.values("name")[:1]),
                 "gate_t_lead": Subquery(project.values("lead__account_id")[:1]),
                 "gate_t_browse": Value(False),
-                "gate_t_admin": Value(False),
-                "gate_t_group": Value(False),
+                **self.site_gate_expressions(account_id, group),
             }
         granted = LocalBrowseGrant.objects.filter(account__account_id=account_id)
         browse = project.filter(
@@ -94,6 +93,15 @@ class LocalTracker:
             "gate_t_name": Subquery(project.values("name")[:1]),
             "gate_t_lead": Subquery(project.values("lead__account_id")[:1]),
             "gate_t_browse": Exists(browse),
+            **self.site_gate_expressions(account_id, group),
+        }
+
+    def site_gate_expressions(self, account_id: str, group) -> dict:
+        """Whether the person is a site administrator and a member of `group` (an
+        expression), for the gate's one statement."""
+        if not account_id:
+            return {"gate_t_admin": Value(False), "gate_t_group": Value(False)}
+        return {
             "gate_t_admin": Exists(
                 LocalAccount.objects.filter(account_id=account_id, is_site_admin=True)
             ),
