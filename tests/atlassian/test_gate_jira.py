@@ -44,7 +44,7 @@ def test_project_for_is_one_statement_with_jira(cast, fake_jira, acting):
     for person, can_edit in ((cast.lead, True), (cast.editor, True), (cast.viewer, False)):
         acting(person)
         permissions.project_for(_request(person), "ALPHA")  # Jira's answers cached
-        (project, caller), queries = _counted(permissions.project_for, person, "ALPHA")
+        (_, caller), queries = _counted(permissions.project_for, person, "ALPHA")
         assert caller.can_view and caller.can_edit == can_edit
         assert queries == 1
 

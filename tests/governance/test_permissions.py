@@ -139,7 +139,7 @@ def test_viewable_projects_runs_a_constant_number_of_queries(db):
 
 def _gate(user, key):
     with CaptureQueriesContext(connection) as ctx:
-        project, caller = permissions.project_for(_request(user), key)
+        _, caller = permissions.project_for(_request(user), key)
     return caller, len(ctx.captured_queries)
 
 
