@@ -195,7 +195,8 @@ def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
     """Django superuser, or a site administrator in the tracker."""
     memo = _memo(request)
     key = ("site_admin", user.pk)
-    _site_gate(user, memo)
+    if request is not None and not user.is_superuser:
+        _site_gate(user, memo)
     if key not in memo:
         memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
     return memo[key]
