@@ -15,7 +15,9 @@ measures what the endpoint sustains, and /healthz (the process alone, no query) 
 ceiling of the server, the network and the load generator on this machine. Reported per
 endpoint: requests per second, p50 and p95 latency, errors (anything but a 200 with the
 expected content).
-Target: the register page sustains at least 30 % of the /healthz rate, with 0 errors.
+Target: the register page sustains at least 30 % of the /healthz rate, with 0 errors. The peer:
+Django admin's changelist of the same 100 work packages (a superuser's session, the project's
+filter, one page of 100), in the same run; target: the register page at least 2x its rate.
 
 BENCH_LOAD_WSGI names the WSGI application gunicorn serves (default governance.wsgi); the
 instruments in bench/ceiling.py measure the register page's ceilings on the machine.
@@ -44,7 +46,14 @@ PROJECT_KEY = "LOAD"
 TARGET_SHARE = 0.30
 
 # name shown in the table -> what the locust file requests (filled in by `setup`).
-ENDPOINTS = ["/healthz", "register page (100 rows)", "register API list", "portfolio page"]
+ENDPOINTS = [
+    "/healthz",
+    "register page (100 rows)",
+    "admin changelist (100 rows)",
+    "register API list",
+    "portfolio page",
+]
+ADMIN_TARGET = 2.0  # the register page at least twice Django admin's changelist of its rows
 
 
 # --- the data, written by `python bench/bench_load.py setup CONFIG` in the load database ----
@@ -113,6 +122,7 @@ def setup(config_path: Path) -> None:
         client.force_login(User.objects.get(username=username))
         return client.cookies[settings.SESSION_COOKIE_NAME].value
 
+    admin = scripting.ensure_user("bench-admin", display_name="Bench Admin", admin=True)
     lena = User.objects.get(username="lena")
     _, token = services.token_create(user=lena, name="load benchmark")
     config = {
@@ -123,6 +133,11 @@ def setup(config_path: Path) -> None:
             "register page (100 rows)": {
                 "url": f"/projects/{PROJECT_KEY}/registers/work-packages/",
                 "session": session_for("lena"),
+                "expect": f"Work package {ROWS - 1:03d}",
+            },
+            "admin changelist (100 rows)": {
+                "url": f"/admin/registers/workpackage/?project__id__exact={project.pk}",
+                "session": session_for(admin.username),
                 "expect": f"Work package {ROWS - 1:03d}",
             },
             "register API list": {
@@ -239,6 +254,13 @@ def format_table(table: dict[str, dict]) -> list[str]:
             f"{row['errors']:>7} {share:>9}"
         )
     page = table.get("register page (100 rows)")
+    admin = table.get("admin changelist (100 rows)")
+    if page and admin and admin["rps"]:
+        ratio = page["rps"] / admin["rps"]
+        lines.append(
+            f"register page / admin changelist: {ratio:.2f} "
+            f"(target: at least {ADMIN_TARGET:.2f}) {'met' if ratio >= ADMIN_TARGET else 'MISSED'}"
+        )
     if page and healthz:
         errors = sum(row["errors"] for row in table.values())
         met = page["rps"] >= TARGET_SHARE * healthz and errors == 0

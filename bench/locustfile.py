@@ -15,7 +15,8 @@ from locust import HttpUser, events, task
 
 CONFIG = json.loads(Path(os.environ["BENCH_LOAD_CONFIG"]).read_text())
 SECONDS = float(os.environ.get("BENCH_LOAD_SECONDS", "30"))
-ORDER = ["/healthz", "register page (100 rows)", "register API list", "portfolio page"]
+# The endpoints in the order bench_load.ENDPOINTS gives them (the config keeps that order).
+ORDER = list(CONFIG["requests"])
 PHASE = SECONDS / len(ORDER)
 SAMPLES: dict[str, dict] = {
     name: {"times": [], "errors": 0, "first_start": None, "last_end": None} for name in ORDER

@@ -12,5 +12,12 @@ class GovernanceConfig(AppConfig):
         from governance.auth_views import forget_grant_on_sign_out
 
         user_logged_out.connect(forget_grant_on_sign_out, dispatch_uid="forget-atlassian-grant")
+        from django.db.models.signals import post_delete, post_save
+
+        from governance.auth_backends import forget_user
+        from governance.models import User
+
+        post_save.connect(forget_user, sender=User, dispatch_uid="forget-cached-user")
+        post_delete.connect(forget_user, sender=User, dispatch_uid="forget-cached-user-deleted")
         from governance import checks, notifications  # noqa: F401  (register the outbox handler, the checks)
         from governance.atlassian import webhooks  # noqa: F401  (its outbox handler, periodic job)

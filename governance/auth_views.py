@@ -19,6 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from governance import auth_backends
 from governance.atlassian import grants, scopes
 from governance.atlassian.http import BearerCredentials
 from governance.http import page
@@ -183,7 +184,7 @@ def atlassian_callback(request):
     user = _user_for(account_id, me)
     if not user.is_active:
         return _refuse(request, "This account is disabled here.", 403)
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    login(request, user, backend=auth_backends.PATH)
     grants.store(user, account_id=account_id, cloud_id=site["id"], token=token)
     messages.success(request, f"Signed in as {me.get('displayName') or account_id}.")
     return redirect(pending.get("next") or "project-list")

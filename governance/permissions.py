@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.http import HttpRequest
 from django.utils.functional import LazyObject
 
@@ -162,6 +162,33 @@ def _site_settings(memo: dict) -> SiteSettings:
     return memo["site_settings"]
 
 
+def site_settings(request: HttpRequest | None) -> SiteSettings:
+    """The site settings row as this request's access gate read it (read once a request)."""
+    return _site_settings(_memo(request))
+
+
+def _site_gate(user: User, memo: dict) -> None:
+    """The site-wide part of the gate in one statement, for requests that ask it before (or
+    without) a project: the site settings row with whether the user is a site administrator
+    and a member of the governance group (the local tracker's answers; Jira's come from its
+    cache and are asked as before)."""
+    if "site_settings" in memo:
+        return
+    tracker = get_tracker()
+    expressions = getattr(tracker, "site_gate_expressions", None)
+    if expressions is None:
+        return
+    site = SiteSettings.objects.filter(pk=1)
+    group = Subquery(site.values("governance_group")[:1])
+    row = next(iter(site.annotate(**expressions(user.account_id, group))), None)
+    if row is None:
+        return
+    memo["site_settings"] = row
+    memo.setdefault(("site_admin", user.pk), bool(user.is_superuser) or bool(row.gate_t_admin))
+    if row.governance_group:
+        memo.setdefault(("group", user.pk, row.governance_group), bool(row.gate_t_group))
+
+
 def governance_group(request: HttpRequest | None = None) -> str:
     return _site_settings(_memo(request)).governance_group
 
@@ -170,6 +197,8 @@ def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
     """Django superuser, or a site administrator in the tracker."""
     memo = _memo(request)
     key = ("site_admin", user.pk)
+    if request is not None and not user.is_superuser:
+        _site_gate(user, memo)
     if key not in memo:
         memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
     return memo[key]
@@ -186,6 +215,7 @@ def has_portfolio_access(user: User, request: HttpRequest | None = None) -> bool
     """The portfolio/agent gate: site admins while no governance group is set; once one is
     set, that group's members only."""
     memo = _memo(request)
+    _site_gate(user, memo)
     group = _site_settings(memo).governance_group
     if group:
         return _in_group(user, group, memo)
@@ -381,11 +411,102 @@ def _holder_of(key: str) -> TrackerProject | None:
     return current if current is not None and current.key == key else None
 
 
+def _gate_statement(user: User, tracker) -> Any:
+    """The access gate's one statement: governance project rows annotated with everything the
+    gate decides from, read fresh on every request (docs/decisions.md, "The access gate in one
+    statement"): the site settings row, the caller's nomination, and the tracker's part (the
+    local tracker's browse, lead, site-admin and group answers; Jira's grant, its other
+    answers coming from Jira's cache)."""
+    site = SiteSettings.objects.filter(pk=1)
+    annotations = {
+        f"gate_site_{field.attname}": Subquery(site.values(field.attname)[:1])
+        for field in SiteSettings._meta.concrete_fields
+    }
+    annotations["gate_nominated"] = Exists(
+        EditorNomination.objects.filter(project_id=OuterRef("pk"), account_id=user.account_id)
+    )
+    group = Subquery(site.values("governance_group")[:1])
+    annotations.update(tracker.gate_expressions(user.account_id, group))
+    return Project.objects.annotate(**annotations)
+
+
+def _gate_values(row: Project) -> dict:
+    return {name: value for name, value in vars(row).items() if name.startswith("gate_")}
+
+
+def _remember_gate(user: User, row: Project, gate: Any, memo: dict) -> None:
+    """Keep the statement's request-wide answers (site settings, site admin, group) in the
+    request's memo, for the rest of the request to read without asking again."""
+    if "site_settings" not in memo:
+        values = {
+            field.attname: getattr(row, f"gate_site_{field.attname}")
+            for field in SiteSettings._meta.concrete_fields
+        }
+        if values["id"] is None:
+            memo["site_settings"] = SiteSettings.load()
+        else:
+            site = SiteSettings(**values)
+            site._state.adding, site._state.db = False, row._state.db
+            memo["site_settings"] = site
+    admin_key = ("site_admin", user.pk)
+    if admin_key not in memo:
+        memo[admin_key] = bool(user.is_superuser) or gate.is_site_admin()
+    group = memo["site_settings"].governance_group
+    if group and ("group", user.pk, group) not in memo:
+        memo[("group", user.pk, group)] = gate.is_group_member(group)
+
+
+def _gated_project(
+    request: HttpRequest, user: User, row: Project, gate: Any, tracker_project: Any
+) -> tuple[Project, Caller]:
+    """The caller's role on a gate row, with the mirror refreshed from `tracker_project`."""
+    _remember_gate(user, row, gate, _memo(request))
+    project = sync_project(tracker_project, row) if tracker_project is not None else row
+    caller = caller_for(
+        user, project, request=request, can_browse=True, nominated=row.gate_nominated
+    )
+    return project, caller
+
+
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     """The project and the caller's role on it; NotFound (404) when they may not view it,
-    so a hidden project's existence is never revealed. A key the project had before answers
-    Moved (a redirect to the current key) to someone who may view it."""
+    so a hidden project's existence is never revealed.
+
+    One SQL statement when the project's mirror holds the key (`_gate_statement`); the first
+    sight of a project, a former key (Moved) and a refusal go the long way
+    (`_project_for_first_sight`)."""
     user = request_user(request)
+    tracker = get_tracker()
+    if not hasattr(tracker, "gate_expressions"):
+        return _project_for_first_sight(request, user, key)
+    row = next(iter(_gate_statement(user, tracker).filter(key=key)), None)
+    if row is None:
+        return _project_for_first_sight(request, user, key)
+    gate = tracker.gate(user.account_id, _gate_values(row))
+    if not gate.can_browse(key):
+        # Refused, unless the key changed in the tracker since: the long way tells.
+        return _project_for_first_sight(request, user, key)
+    try:
+        tracker_project = gate.project(key)
+    except TrackerError:
+        # Browsing was confirmed (from the cache): the page renders from the local mirror.
+        tracker_project = None
+    else:
+        if tracker_project is None:
+            raise NotFound(f"No project {key} that you can see.")
+        if tracker_project.id and row.tracker_id and tracker_project.id != row.tracker_id:
+            # Another tracker project holds the key now (this one's key changed).
+            return _project_for_first_sight(request, user, key)
+    project, caller = _gated_project(request, user, row, gate, tracker_project)
+    if not caller.can_view:
+        raise NotFound(f"No project {key} that you can see.")
+    return project, caller
+
+
+def _project_for_first_sight(request: HttpRequest, user: User, key: str) -> tuple[Project, Caller]:
+    """The long way: the first sight of a project (its mirror is created), a key that is
+    not the mirror's (a former key: Moved; a key changed in the tracker: followed), and
+    every refusal (which must not tell a former key from an unknown one)."""
     tracker = get_tracker()
     mirror = mirror_for_key(key)
     renamed = None
@@ -505,8 +626,70 @@ def require(allowed: bool, message: str) -> None:
 
 
 def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
-    """Every project the user can view, with their role, in a constant number of queries."""
+    """Every project the user can view, with their role: one SQL statement once the mirrors
+    exist (`_gate_statement`), a constant number the first time."""
     user = request_user(request)
+    tracker = get_tracker()
+    if hasattr(tracker, "gate_browsable_keys"):
+        keys, count = tracker.gate_browsable_keys(user.account_id)
+        rows = list(_gate_statement(user, tracker).filter(key__in=keys).annotate(gate_count=count))
+        if rows and len(rows) == rows[0].gate_count:
+            viewable = _viewable_rows(request, user, tracker, rows, None)
+            if viewable is not None:
+                return viewable
+    elif hasattr(tracker, "gate_browsable"):
+        listing = tracker.gate_browsable(user.account_id)
+        if listing == []:
+            return []
+        if listing is not None:
+            by_key = {t.key: t for t in listing}
+            rows = list(_gate_statement(user, tracker).filter(key__in=by_key))
+            if rows and not rows[0].gate_t_grant:
+                return []
+            if len(rows) == len(by_key):
+                viewable = _viewable_rows(request, user, tracker, rows, by_key)
+                if viewable is not None:
+                    return viewable
+    return _viewable_projects_first_sight(request, user)
+
+
+def _viewable_rows(
+    request: HttpRequest, user: User, tracker: Any, rows: list[Project], listing: dict | None
+) -> list[tuple[Project, Caller]] | None:
+    """The gate rows' callers; None when a mirror's key is held by another tracker project
+    now (a key changed in the tracker: the long way follows it)."""
+    stale = []
+    gates = []
+    for row in rows:
+        gate = tracker.gate(user.account_id, _gate_values(row))
+        t = listing[row.key] if listing is not None else gate.project(row.key)
+        if t.id and row.tracker_id and t.id != row.tracker_id:
+            return None
+        if (row.name, row.lead_account_id, row.tracker_id) != (
+            t.name,
+            t.lead_account_id,
+            row.tracker_id or t.id or None,
+        ):
+            row.name, row.lead_account_id = t.name, t.lead_account_id
+            row.tracker_id = row.tracker_id or t.id or None
+            stale.append(row)
+        gates.append(gate)
+    if stale:
+        Project.objects.bulk_update(stale, ["name", "lead_account_id", "tracker_id"])
+    result = []
+    for row, gate in zip(rows, gates, strict=True):
+        _remember_gate(user, row, gate, _memo(request))
+        caller = caller_for(
+            user, row, request=request, can_browse=True, nominated=row.gate_nominated
+        )
+        if caller.can_view:
+            result.append((row, caller))
+    return result
+
+
+def _viewable_projects_first_sight(
+    request: HttpRequest, user: User
+) -> list[tuple[Project, Caller]]:
     tracker_projects = get_tracker().browsable_projects(user.account_id)
     if not tracker_projects:
         return []

@@ -87,7 +87,8 @@ AUTH_USER_MODEL = "governance.User"
 AUTHENTICATION_BACKENDS = [
     # First: refuses a sign-in while the account or the address is locked out.
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, the user row read from the shared cache (dropped on save).
+    "governance.auth_backends.CachedModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "project-list"
@@ -165,6 +166,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Sessions read from the shared cache, written through to the database (the truth).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SESSION_CACHE_ALIAS = "default"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

@@ -47,7 +47,8 @@ def rows_and_cells(
     the open risks per matrix cell stored beside each (by project key), and the stored text
     each row was read from (by project key, where known: `health.stored_text`)."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
-    values, cells = health.rows_and_cells_for(projects, now=now)
+    site = permissions.site_settings(request)
+    values, cells = health.rows_and_cells_for(projects, site=site, now=now)
     rows = [portfolio_row(p, values[p.pk]) for p in projects]
     texts = {p.key: text for p in projects if (text := health.stored_text(values[p.pk]))}
     return rows, {p.key: cells[p.pk] for p in projects}, texts
@@ -56,7 +57,7 @@ def rows_and_cells(
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
     """Every viewable project's row, in project-key order, read from the stored health rows."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
-    values = health.rows_for(projects, now=now)
+    values = health.rows_for(projects, site=permissions.site_settings(request), now=now)
     return [portfolio_row(p, values[p.pk]) for p in projects]
 
 

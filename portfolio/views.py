@@ -171,7 +171,10 @@ def portfolio_index(request):
             "no_theme": selectors.NO_THEME,
             "section": "portfolio",
             "pictures_html": pictures.pictures_html(
-                data.rows, services.rag_thresholds(), data.risk_cells, data.row_texts
+                data.rows,
+                services.rag_thresholds(permissions.site_settings(request)),
+                data.risk_cells,
+                data.row_texts,
             ),
         },
         partial="results",

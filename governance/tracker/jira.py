@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Exists
 
 from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account, incomplete_listings, mark_incomplete
@@ -23,7 +24,7 @@ from governance.atlassian.http import (
     SignInRequired,
     UserCredentials,
 )
-from governance.models import TrackerFieldState
+from governance.models import AtlassianGrant, TrackerFieldState
 from governance.tracker.base import TrackerError, TrackerIssue, TrackerProject, TrackerUser
 
 logger = logging.getLogger(__name__)
@@ -78,8 +79,46 @@ def _jql_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _granted(account_id: str, granted: bool | None) -> bool:
+    """Whether the person holds a grant: as the caller read it, else from the database."""
+    return grants.has_grant(account_id) if granted is None else bool(granted) and bool(account_id)
+
+
+class JiraGate:
+    """The tracker's part of the access gate for one person (see `JiraTracker.gate`): Jira's
+    answers from the cache (TRACKER_CACHE_SECONDS), the grant from the gate's one statement."""
+
+    def __init__(self, tracker: "JiraTracker", account_id: str, values: dict):
+        self.tracker, self.account_id, self.granted = tracker, account_id, values["gate_t_grant"]
+
+    def can_browse(self, project_key: str) -> bool:
+        return self.tracker.can_browse(self.account_id, project_key, granted=self.granted)
+
+    def project(self, project_key: str) -> TrackerProject | None:
+        return self.tracker.get_project(project_key)
+
+    def is_site_admin(self) -> bool:
+        return self.tracker.is_site_admin(self.account_id, granted=self.granted)
+
+    def is_group_member(self, group: str) -> bool:
+        return self.tracker.is_group_member(self.account_id, group)
+
+
 class JiraTracker:
     product = "Jira"
+
+    # The access gate (governance.permissions) ----------------------------------------
+    def gate_expressions(self, account_id: str, group) -> dict:
+        """What the gate's one statement reads for Jira: whether the person holds a grant.
+        The rest comes from Jira's cached answers."""
+        return {"gate_t_grant": Exists(AtlassianGrant.objects.filter(account_id=account_id))}
+
+    def gate(self, account_id: str, values: dict) -> JiraGate:
+        return JiraGate(self, account_id, values)
+
+    def gate_browsable(self, account_id: str) -> list[TrackerProject] | None:
+        """The person's browsable projects when Jira's listing is cached, else None."""
+        return self.cached_browsable_projects(account_id)
 
     def __init__(self):
         self.http = Client(product=self.product, error_class=TrackerError)
@@ -134,14 +173,16 @@ class JiraTracker:
             if u.get("accountId") and u.get("accountType", "atlassian") == "atlassian"
         ][:limit]
 
-    def is_site_admin(self, account_id: str) -> bool:
+    def is_site_admin(self, account_id: str, *, granted: bool | None = None) -> bool:
+        """`granted`: whether the person holds a grant, when the caller already read it (the
+        access gate's one statement)."""
         if not account_id:
             return False
         key = f"{_CACHE}admin:{account_id}"
         cached = cache.get(key)
         if cached is not None:
             return cached
-        if account_id == acting_account.get() and grants.has_grant(account_id):
+        if account_id == acting_account.get() and _granted(account_id, granted):
             data = self._get(
                 "getMyPermissions",
                 "/mypermissions",
@@ -210,16 +251,26 @@ class JiraTracker:
         )
         return _project(data) if data else None
 
-    def browsable_projects(self, account_id: str) -> list[TrackerProject]:
-        if not grants.has_grant(account_id):
+    def cached_browsable_projects(self, account_id: str) -> list[TrackerProject] | None:
+        """The cached listing of `browsable_projects` (None when not cached), read without
+        asking whether the person still holds a grant: the caller asks that itself."""
+        cached = cache.get(f"{_CACHE}projects:{account_id}") if account_id else None
+        if cached is None:
+            return None
+        rows, stopped = cached
+        if stopped:
+            mark_incomplete("searchProjects")
+        return [TrackerProject(*row) for row in rows]
+
+    def browsable_projects(
+        self, account_id: str, *, granted: bool | None = None
+    ) -> list[TrackerProject]:
+        if not _granted(account_id, granted):
             return []
-        key = f"{_CACHE}projects:{account_id}"
-        cached = cache.get(key)
+        cached = self.cached_browsable_projects(account_id)
         if cached is not None:
-            rows, stopped = cached
-            if stopped:
-                mark_incomplete("searchProjects")
-            return [TrackerProject(*row) for row in rows]
+            return cached
+        key = f"{_CACHE}projects:{account_id}"
         before = incomplete_listings.get()
         projects = [
             _project(p)
@@ -239,13 +290,13 @@ class JiraTracker:
         )
         return projects
 
-    def can_browse(self, account_id: str, project_key: str) -> bool:
+    def can_browse(self, account_id: str, project_key: str, *, granted: bool | None = None) -> bool:
         """The signed-in person: their own token (no grant: no). Anyone else: asked as the
         service account (`getBulkPermissions`); portal-only customers never pass."""
         if not PROJECT_KEY.match(project_key or "") or not account_id:
             return False
         if account_id == acting_account.get():
-            return self._may_browse_myself(account_id, project_key)
+            return self._may_browse_myself(account_id, project_key, granted)
         key = f"{_CACHE}browse:{account_id}:{project_key}"
         cached = cache.get(key)
         if cached is not None:
@@ -254,9 +305,11 @@ class JiraTracker:
         cache.set(key, allowed, settings.TRACKER_CACHE_SECONDS)
         return allowed
 
-    def _may_browse_myself(self, account_id: str, project_key: str) -> bool:
+    def _may_browse_myself(
+        self, account_id: str, project_key: str, granted: bool | None = None
+    ) -> bool:
         # Fail closed: only the person's own grant can say they may browse.
-        if not grants.has_grant(account_id):
+        if not _granted(account_id, granted):
             return False
         key = f"{_CACHE}browse-self:{account_id}:{project_key}"
         cached = cache.get(key)

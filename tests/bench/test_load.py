@@ -57,6 +57,28 @@ def test_the_table_says_whether_the_target_is_met():
     assert bench_load.format_table(rows)[-1].endswith("MISSED")
 
 
+def test_the_table_gives_the_register_page_against_django_admin_in_the_same_run():
+    rows = {
+        "/healthz": {"requests": 1, "rps": 100.0, "p50": 1.0, "p95": 2.0, "errors": 0},
+        "register page (100 rows)": {"requests": 1, "rps": 40.0, "p50": 9, "p95": 12, "errors": 0},
+        "admin changelist (100 rows)": {
+            "requests": 1,
+            "rps": 20.0,
+            "p50": 9,
+            "p95": 9,
+            "errors": 0,
+        },
+    }
+    lines = bench_load.format_table(rows)
+    assert any(line.startswith("admin changelist (100 rows)") for line in lines)
+    assert "register page / admin changelist: 2.00 (target: at least 2.00) met" in lines
+    rows["admin changelist (100 rows)"]["rps"] = 21.0
+    assert any(
+        line.endswith("MISSED") and "admin" in line for line in bench_load.format_table(rows)
+    )
+    assert bench_load.ENDPOINTS.index("admin changelist (100 rows)") == 2
+
+
 def test_the_run_is_bounded_and_on_loopback_only():
     assert bench_load.USERS == 8 and bench_load.WORKERS == 2
     source = (bench_load.HERE / "bench_load.py").read_text()

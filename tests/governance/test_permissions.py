@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from governance import permissions
 from governance.errors import Forbidden, NotFound
 from governance.tracker.local import scripting
+from tests.conftest import PMO_GROUP as PMO
 from tests.conftest import set_governance_group
 from tests.factories import ProjectFactory, UserFactory, nominate
 
@@ -131,3 +132,79 @@ def test_viewable_projects_runs_a_constant_number_of_queries(db):
         return len(ctx.captured_queries)
 
     assert count_for(1) == count_for(25)
+
+
+# --- the gate in one statement (docs/decisions.md, "The access gate in one statement") -------
+
+
+def _gate(user, key):
+    with CaptureQueriesContext(connection) as ctx:
+        _, caller = permissions.project_for(_request(user), key)
+    return caller, len(ctx.captured_queries)
+
+
+def test_project_for_reads_the_gate_in_one_statement(cast):
+    set_governance_group(PMO)
+    scripting.ensure_group(PMO, members=["pmo", "lead", "editor"])
+    permissions.project_for(_request(cast.lead), "ALPHA")  # mirrors in place
+    for user, can_edit in ((cast.lead, True), (cast.editor, True), (cast.pmo, False)):
+        caller, queries = _gate(user, "ALPHA")
+        assert caller.can_view and caller.can_edit == can_edit
+        assert queries == 1
+    with CaptureQueriesContext(connection) as ctx:
+        request = _request(cast.site_admin)
+        with pytest.raises(NotFound):  # browses, but outside the group and the committee
+            permissions.project_for(request, "ALPHA")
+        assert permissions.is_site_admin(cast.site_admin, request)
+        assert permissions.governance_group(request) == PMO
+    assert len(ctx.captured_queries) == 1
+
+
+def test_viewable_projects_reads_the_gate_in_one_statement(db):
+    user = UserFactory()
+    for _ in range(5):
+        ProjectFactory(browsers=[user])
+    ProjectFactory(lead=user)
+    permissions.viewable_projects(_request(user))  # first sight creates the mirrors
+    with CaptureQueriesContext(connection) as ctx:
+        rows = permissions.viewable_projects(_request(user))
+    assert len(rows) == 6 and len(ctx.captured_queries) == 1
+    ProjectFactory(browsers=[user])  # a new tracker project: its mirror is made, then 1 again
+    assert len(permissions.viewable_projects(_request(user))) == 7
+    with CaptureQueriesContext(connection) as ctx:
+        assert len(permissions.viewable_projects(_request(user))) == 7
+    assert len(ctx.captured_queries) == 1
+
+
+def test_a_revoked_grant_or_nomination_takes_effect_on_the_next_request(cast):
+    from governance.tracker.local.models import LocalBrowseGrant, LocalProject
+
+    assert _gate(cast.editor, "ALPHA")[0].can_edit
+    cast.project.editor_nominations.filter(account_id=cast.editor.account_id).delete()
+    caller, queries = _gate(cast.editor, "ALPHA")
+    assert caller.can_view and not caller.can_edit and queries == 1
+    LocalBrowseGrant.objects.filter(account__account_id=cast.editor.account_id).delete()
+    with pytest.raises(NotFound):
+        permissions.project_for(_request(cast.editor), "ALPHA")
+    assert [p.key for p, _ in permissions.viewable_projects(_request(cast.editor))] == []
+    # The lead handed over in the tracker: the mirror follows on the next request.
+    LocalProject.objects.filter(key="ALPHA").update(lead=LocalProject.objects.get(key="OTHER").lead)
+    project, caller = permissions.project_for(_request(cast.outsider), "ALPHA")
+    assert caller.is_lead and project.lead_account_id == cast.outsider.account_id
+    assert not _gate(cast.sponsor, "ALPHA")[0].is_lead
+    assert not _gate(cast.lead, "ALPHA")[0].can_edit  # browses still, by a grant
+
+
+def test_the_portfolio_gate_is_one_statement(cast):
+    set_governance_group(PMO)
+    for user, admitted in ((cast.pmo, True), (cast.site_admin, False), (cast.viewer, False)):
+        request = _request(user)
+        with CaptureQueriesContext(connection) as ctx:
+            assert permissions.has_portfolio_access(user, request) == admitted
+            assert permissions.may_read_site_settings(user, request) == (user != cast.viewer)
+            assert permissions.site_settings(request).governance_group == PMO
+        assert len(ctx.captured_queries) == 1
+    from governance.tracker.local.models import LocalGroup
+
+    LocalGroup.objects.get(name=PMO).members.clear()  # refused on the next request
+    assert not permissions.has_portfolio_access(cast.pmo, _request(cast.pmo))

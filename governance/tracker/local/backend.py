@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 
-from django.db.models import Q
+from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value
 
 from governance.tracker.base import TrackerIssue, TrackerProject, TrackerUser
 from governance.tracker.local.models import (
@@ -43,7 +43,85 @@ def _issue(issue: LocalIssue) -> TrackerIssue:
     )
 
 
+class LocalGate:
+    """The tracker's part of the access gate for one person and one project, as read by the
+    gate's one statement (`LocalTracker.gate_expressions`)."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def can_browse(self, project_key: str) -> bool:
+        return bool(self.values["gate_t_browse"])
+
+    def project(self, project_key: str) -> TrackerProject | None:
+        name = self.values["gate_t_name"]
+        if name is None:
+            return None
+        return TrackerProject(
+            key=project_key, name=name, lead_account_id=self.values["gate_t_lead"]
+        )
+
+    def is_site_admin(self) -> bool:
+        return bool(self.values["gate_t_admin"])
+
+    def is_group_member(self, group: str) -> bool:
+        return bool(self.values["gate_t_group"])
+
+
 class LocalTracker:
+    # The access gate (governance.permissions) ----------------------------------------
+    def _browsable(self, account_id: str):
+        granted = LocalBrowseGrant.objects.filter(account__account_id=account_id)
+        return LocalProject.objects.filter(
+            Q(lead__account_id=account_id) | Q(pk__in=granted.values("project_id"))
+        )
+
+    def gate_expressions(self, account_id: str, group) -> dict:
+        """The tracker's answers as expressions over a governance project row (its `key`), for
+        the gate to read in its one statement: the project's name and lead, whether the person
+        browses it, is a site administrator, is a member of `group` (an expression)."""
+        project = LocalProject.objects.filter(key=OuterRef("key"))
+        if not account_id:
+            return {
+                "gate_t_name": Subquery(project.values("name")[:1]),
+                "gate_t_lead": Subquery(project.values("lead__account_id")[:1]),
+                "gate_t_browse": Value(False),
+                **self.site_gate_expressions(account_id, group),
+            }
+        granted = LocalBrowseGrant.objects.filter(account__account_id=account_id)
+        browse = project.filter(
+            Q(lead__account_id=account_id) | Q(pk__in=granted.values("project_id"))
+        )
+        return {
+            "gate_t_name": Subquery(project.values("name")[:1]),
+            "gate_t_lead": Subquery(project.values("lead__account_id")[:1]),
+            "gate_t_browse": Exists(browse),
+            **self.site_gate_expressions(account_id, group),
+        }
+
+    def site_gate_expressions(self, account_id: str, group) -> dict:
+        """Whether the person is a site administrator and a member of `group` (an
+        expression), for the gate's one statement."""
+        if not account_id:
+            return {"gate_t_admin": Value(False), "gate_t_group": Value(False)}
+        return {
+            "gate_t_admin": Exists(
+                LocalAccount.objects.filter(account_id=account_id, is_site_admin=True)
+            ),
+            "gate_t_group": Exists(
+                LocalGroup.objects.filter(name=group, members__account_id=account_id)
+            ),
+        }
+
+    def gate_browsable_keys(self, account_id: str):
+        """The keys of the projects the person browses, and their number, as sub-selects."""
+        browsable = self._browsable(account_id)
+        count = browsable.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
+        return browsable.values("key"), Subquery(count)
+
+    def gate(self, account_id: str, values: dict) -> LocalGate:
+        return LocalGate(values)
+
     def current_user(self, account_id: str) -> TrackerUser | None:
         account = LocalAccount.objects.filter(account_id=account_id).first()
         return _user(account) if account else None
@@ -81,10 +159,8 @@ class LocalTracker:
         return _project(project) if project else None
 
     def browsable_projects(self, account_id: str) -> list[TrackerProject]:
-        grants = LocalBrowseGrant.objects.filter(account__account_id=account_id)
-        granted = grants.values("project_id")
         rows = (
-            LocalProject.objects.filter(Q(lead__account_id=account_id) | Q(pk__in=granted))
+            self._browsable(account_id)
             .order_by("key")
             .values_list("key", "name", "lead__account_id", "pk")
         )
