@@ -60,6 +60,7 @@ def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict:
         "budgetActual": decimal_to_json(wp.budget_actual),
         "commentary": wp.commentary,
         "linkedIssueKeys": list(wp.linked_issue_keys or []),
+        "brokenIssueKeys": dict(wp.broken_issue_keys or {}),
         "sortOrder": wp.sort_order,
         "budgetBaselineLockedAt": _iso(wp.budget_baseline_locked_at),
         "plannedDatesBaselineLockedAt": _iso(wp.planned_dates_baseline_locked_at),

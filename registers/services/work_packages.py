@@ -84,6 +84,7 @@ READ_ONLY = {
     "scheduleVarianceBasis",
     "baselineStartDate",
     "baselineEndDate",
+    "brokenIssueKeys",
     "revision",
 }
 ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")

@@ -66,6 +66,7 @@ WORK_PACKAGE_FIELDS = {
     "scheduleVarianceDays", "scheduleVarianceBasis", "baselineStartDate", "baselineEndDate",
     "status", "rag", "progress", "budget", "budgetPhasing",
     "budgetBaseline", "budgetForecast", "budgetActual", "commentary", "linkedIssueKeys",
+    "brokenIssueKeys",
     "sortOrder", "budgetBaselineLockedAt", "plannedDatesBaselineLockedAt", "createdAt",
     "updatedAt", "updatedByAccountId", "revision",
 }  # fmt: skip
@@ -397,3 +398,24 @@ def test_imported_is_present_only_on_bulk_imported_rows(api, cast):
         export = lead.get(f"/{register}/export?format=csv").content.decode("utf-8-sig")
         rows = {r[title[register]]: r for r in csv.DictReader(export.splitlines())}
         assert rows["Typed"]["imported"] == "" and rows["From a file"]["imported"] == "true"
+
+
+def test_a_broken_link_is_in_the_work_packages_api_representation(cast, client_for):
+    """The API shows what the detail page shows: the links Jira broke, read-only."""
+    from tests.factories import WorkPackageFactory
+
+    wp = WorkPackageFactory(
+        project=cast.project,
+        linked_issue_keys=["ALPHA-1"],
+        broken_issue_keys={"ALPHA-1": "deleted"},
+    )
+    lead = client_for(cast.lead)
+    body = lead.get(f"/api/v1/projects/ALPHA/work-packages/{wp.pk}").json()
+    assert body["brokenIssueKeys"] == {"ALPHA-1": "deleted"}
+    sent_back = lead.patch(
+        f"/api/v1/projects/ALPHA/work-packages/{wp.pk}",
+        data={"brokenIssueKeys": {}, "commentary": "Checked"},
+        content_type="application/json",
+    )
+    assert sent_back.status_code == 200, sent_back.content
+    assert sent_back.json()["brokenIssueKeys"] == {"ALPHA-1": "deleted"}
