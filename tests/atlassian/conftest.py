@@ -113,3 +113,15 @@ def run_check() -> tuple[int, str, str]:
     except SystemExit as exc:
         code = exc.code
     return code, out.getvalue(), err.getvalue()
+
+
+def grant_all(request, query, body):
+    """getBulkPermissions answering that the account holds every permission asked."""
+    return 200, {
+        "globalPermissions": list(body.get("globalPermissions") or []),
+        "projectPermissions": [
+            {"permission": permission, "projects": list(wanted.get("projects") or []), "issues": []}
+            for wanted in body.get("projectPermissions") or []
+            for permission in wanted["permissions"]
+        ],
+    }

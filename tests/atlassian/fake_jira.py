@@ -104,6 +104,10 @@ def issue_json(issue) -> dict:
     }
 
 
+# The service account's id as the tests' getCurrentUser gives it (user_json("svc", ...)).
+SERVICE_ACCOUNT_ID = "svc"
+
+
 class FakeJira:
     def __init__(self, mock: AtlassianMock):
         self.mock = mock
@@ -113,6 +117,8 @@ class FakeJira:
         self.field = {"created": False, "contexts": [], "mapping": []}
         self.team_managed: set[str] = set()
         self.customers = CUSTOMERS
+        # ("EDIT_ISSUES", "ALPHA") or "USER_PICKER": what the service account was not given.
+        self.service_lacks: set = set()
         self.restricted: set[str] = set()
         # A large site: this many more projects every person may browse (not in the tables).
         self.extra_projects = 0
@@ -276,18 +282,29 @@ class FakeJira:
         if not self._as_service(request):
             return 403, {"errorMessages": ["You do not have the permission to check others."]}
         account = body.get("accountId", "")
+        # The service account is set up as the README asks (Browse users and groups; Browse
+        # projects and Edit issues in the linked projects) but for what `service_lacks` names.
+        service = account == SERVICE_ACCOUNT_ID
         rows = []
         for wanted in body.get("projectPermissions") or []:
             for permission in wanted["permissions"]:
                 projects = [
                     pid
                     for pid in wanted.get("projects") or []
-                    if permission == "BROWSE_PROJECTS"
+                    if permission in ("BROWSE_PROJECTS", "EDIT_ISSUES")
                     and (project := LocalProject.objects.filter(pk=pid - 10000).first())
-                    and self._may_browse(account, project.key)
+                    and (
+                        (service and (permission, project.key) not in self.service_lacks)
+                        or (not service and self._may_browse(account, project.key))
+                    )
                 ]
                 rows.append({"permission": permission, "projects": projects, "issues": []})
-        return 200, {"globalPermissions": [], "projectPermissions": rows}
+        granted = [
+            p
+            for p in body.get("globalPermissions") or []
+            if service and p not in self.service_lacks
+        ]
+        return 200, {"globalPermissions": granted, "projectPermissions": rows}
 
     def users_with_permissions(self, request, query, body):
         if not self._as_service(request):

@@ -4,7 +4,10 @@ liberty taken with their answers.
 `getMyPermissions`' example in Atlassian's document is keyed `EDIT_ISSUES` whatever
 permission is asked; a real Jira keys its answer by the permission asked. `relabelled_permissions`
 sends the request to Prism unchanged (so Prism still validates it) and hands the example's
-entry back under each permission asked for."""
+entry back under each permission asked for. `getBulkPermissions`' example likewise answers
+`ADMINISTER` and `EDIT_ISSUES` in project 10001 whatever is asked; `granted_bulk_permissions`
+forwards the request unchanged and answers that every permission asked is held (a service
+account set up as the README asks)."""
 
 import json
 import os
@@ -42,4 +45,19 @@ def relabelled_permissions(request):
         asked = parse_qs(urlsplit(request.url).query).get("permissions", [""])[0].split(",")
         example = next(iter((body.get("permissions") or {}).values()))
         body["permissions"] = {p: {**example, "key": p} for p in asked if p}
+    return status, {"Content-Type": "application/json"}, json.dumps(body)
+
+
+def granted_bulk_permissions(request):
+    status, body = forward(request)
+    if status == 200:
+        asked = json.loads(request.body)
+        body = {
+            "globalPermissions": list(asked.get("globalPermissions") or []),
+            "projectPermissions": [
+                {"permission": p, "projects": list(w.get("projects") or []), "issues": []}
+                for w in asked.get("projectPermissions") or []
+                for p in w.get("permissions") or []
+            ],
+        }
     return status, {"Content-Type": "application/json"}, json.dumps(body)

@@ -7,7 +7,7 @@ import responses
 from django.core.management import call_command
 
 from governance.models import AtlassianGrant
-from tests.atlassian.conftest import AUTH_URL, give_grant, user_json
+from tests.atlassian.conftest import AUTH_URL, give_grant, grant_all, user_json
 from tests.atlassian.conftest import run_check as run
 from tests.factories import UserFactory
 
@@ -28,6 +28,7 @@ def healthy(atlassian_settings, rsps, jira, confluence):
         "getMyPermissions",
         (200, {"permissions": {"ADMINISTER": {"key": "ADMINISTER", "havePermission": True}}}),
     )
+    jira.on("getBulkPermissions", grant_all)
     jira.on(
         "getFieldsPaginated",
         (
@@ -175,3 +176,34 @@ def test_rotate_key_re_encrypts_with_the_new_first_key(atlassian_settings):
     atlassian_settings.ATLASSIAN_TOKEN_KEY = new  # the old key dropped
     grant.refresh_from_db()
     assert crypto.decrypt(grant.access_token) == "secret-access"
+
+
+def test_the_service_accounts_missing_permissions_are_named_with_where_to_grant_them(healthy):
+    from governance.models import Project
+
+    Project.objects.create(key="ALPHA", name="Alpha", tracker_id="10001")
+    Project.objects.create(key="BETA", name="Beta", tracker_id="10002")
+    healthy.on(
+        "getBulkPermissions",
+        (200, {"globalPermissions": [], "projectPermissions": []}),
+    )
+    code, _, err = run()
+    assert code == 2 and "[permissions]" in err and "Browse users and groups" in err
+    healthy.on(
+        "getBulkPermissions",
+        (
+            200,
+            {
+                "globalPermissions": ["USER_PICKER"],
+                "projectPermissions": [
+                    {"permission": "BROWSE_PROJECTS", "projects": [10001, 10002], "issues": []},
+                    {"permission": "EDIT_ISSUES", "projects": [10001], "issues": []},
+                ],
+            },
+        ),
+    )
+    code, _, err = run()
+    assert code == 2 and "Edit issues in BETA" in err and "permission schemes" in err
+    healthy.on("getBulkPermissions", grant_all)
+    code, out, err = run()
+    assert "browse and edit issues in 2 linked projects" in out

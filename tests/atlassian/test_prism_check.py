@@ -24,6 +24,7 @@ from tests.atlassian.prism import (
     CONFLUENCE_V2,
     JIRA,
     forward,
+    granted_bulk_permissions,
     needs_prism,
     relabelled_permissions,
 )
@@ -69,6 +70,11 @@ def site(atlassian_settings):
             responses.GET,
             re.compile(re.escape(JIRA) + r"/rest/api/3/mypermissions\b.*"),
             callback=relabelled_permissions,
+        )
+        mock.add_callback(
+            responses.POST,
+            JIRA + "/rest/api/3/permissions/check",
+            callback=granted_bulk_permissions,
         )
         for base in (JIRA, CONFLUENCE_V2, CONFLUENCE_V1):
             mock.add_passthru(base)
@@ -143,6 +149,8 @@ def scoped(site):
         sent = _to_prism(request)
         if "/mypermissions" in sent.url:
             return relabelled_permissions(sent)
+        if sent.url.endswith("/rest/api/3/permissions/check"):
+            return granted_bulk_permissions(sent)
         status, body = forward(sent)
         return status, {"Content-Type": "application/json"}, json.dumps(body)
 

@@ -27,7 +27,7 @@ from governance.models import AtlassianGrant
 from governance.tracker import TrackerError, get_tracker
 from governance.wiki import WikiError
 from governance.wiki.confluence import ConfluenceWiki
-from tests.atlassian.conftest import AUTH_URL, give_grant, user_json
+from tests.atlassian.conftest import AUTH_URL, give_grant, grant_all, user_json
 from tests.atlassian.conftest import run_check as run
 from tests.atlassian.fake_tokens import (
     CLASSIC_TOKEN,
@@ -164,6 +164,7 @@ def check(site, atlassian_settings, rsps):
         "getMyPermissions",
         (200, {"permissions": {"ADMINISTER": {"key": "ADMINISTER", "havePermission": True}}}),
     )
+    site.on("getBulkPermissions", grant_all)
     site.on(
         "getFieldsPaginated",
         (

@@ -13,14 +13,25 @@ from governance.atlassian import crypto, grants, scopes, service
 from governance.models import AtlassianGrant
 from governance.tracker import TrackerError
 
-CONFIG, CREDENTIALS, SITE, SCOPES, FIELD, WIKI = (
+CONFIG, CREDENTIALS, SITE, PERMISSIONS, SCOPES, FIELD, WIKI = (
     "settings",
     "credentials",
     "site",
+    "permissions",
     "scopes",
     "field",
     "wiki",
 )
+# What the service account is asked about for others, and writes in the linked projects
+# (docs/atlassian.md, items 1 and 3), with where a Jira administrator grants it.
+GLOBAL_NEEDED = {
+    "USER_PICKER": "Browse users and groups (Jira settings > System > Global permissions)",
+}
+PROJECT_NEEDED = {
+    "BROWSE_PROJECTS": "Browse projects",
+    "EDIT_ISSUES": "Edit issues",
+}
+PROJECTS_PER_CHECK = 500
 # Webhooks not registered or not fresh: exit status 2, as the Atlassian issue's item 14 asks.
 WEBHOOKS = "webhooks"
 FAILED = 2  # the exit status of every failure
@@ -47,6 +58,7 @@ class Command(BaseCommand):
             self.check_oauth_client()
             self.check_token_expiry()
             tracker = self.check_service_account()
+            self.check_service_permissions(tracker)
             self.check_scopes()
             self.check_field(tracker)
             self.check_webhooks(tracker)
@@ -140,7 +152,79 @@ class Command(BaseCommand):
                 "the 'Work Package' field.",
             )
         self.ok("service account is a Jira administrator (custom-field upkeep)")
+        self._service_account_id = (me or {}).get("accountId") or ""
         return tracker
+
+    def check_service_permissions(self, tracker):
+        """The service account's own global and project permissions, asked in one
+        `getBulkPermissions` per 500 linked projects: Browse users and groups (the people
+        pickers), Browse projects and Edit issues in every linked project (the write-back)."""
+        from governance.models import Project
+        from governance.tracker.jira import API
+
+        account_id = getattr(self, "_service_account_id", "")
+        if not account_id:
+            self.warn("permissions: the service account's id is unknown; not checked")
+            return
+        projects = {
+            int(pid): key
+            for pid, key in Project.objects.filter(
+                tracker_id__isnull=False, tracker_deleted_at=None
+            ).values_list("tracker_id", "key")
+            if pid.isdigit()
+        }
+        ids = sorted(projects)
+        chunks = [ids[i : i + PROJECTS_PER_CHECK] for i in range(0, len(ids), PROJECTS_PER_CHECK)]
+        granted_global: set[str] = set()
+        allowed: dict[str, set[int]] = {p: set() for p in PROJECT_NEEDED}
+        for chunk in chunks or [[]]:
+            body = {"accountId": account_id, "globalPermissions": sorted(GLOBAL_NEEDED)}
+            if chunk:
+                body["projectPermissions"] = [
+                    {"permissions": sorted(PROJECT_NEEDED), "projects": chunk}
+                ]
+            try:
+                data = tracker.http.request(
+                    "getBulkPermissions",
+                    "POST",
+                    API + "/permissions/check",
+                    tracker.service(),
+                    idempotent=True,
+                    json=body,
+                )
+            except TrackerError as exc:
+                raise Failed(PERMISSIONS, str(exc)) from None
+            granted_global |= set((data or {}).get("globalPermissions") or [])
+            for row in (data or {}).get("projectPermissions") or []:
+                if row.get("permission") in allowed:
+                    allowed[row["permission"]] |= set(row.get("projects") or [])
+        missing_global = [text for key, text in GLOBAL_NEEDED.items() if key not in granted_global]
+        if missing_global:
+            raise Failed(
+                PERMISSIONS,
+                "the service account lacks the global permission "
+                + "; ".join(missing_global)
+                + ": the people pickers and editor nominations need it. A Jira administrator "
+                "grants it to the service account (or a group it is in).",
+            )
+        lacking = {
+            text: sorted(projects[i] for i in ids if i not in allowed[key])
+            for key, text in PROJECT_NEEDED.items()
+        }
+        lacking = {text: keys for text, keys in lacking.items() if keys}
+        if lacking:
+            raise Failed(
+                PERMISSIONS,
+                "the service account lacks "
+                + "; ".join(f"{text} in {', '.join(keys)}" for text, keys in lacking.items())
+                + ": a Jira administrator adds it to those projects' permission schemes "
+                "(Project settings > Permissions), or the registers cannot write the "
+                "Work Package field there.",
+            )
+        self.ok(
+            "service account may browse users and groups"
+            + (f", and browse and edit issues in {len(ids)} linked projects" if ids else "")
+        )
 
     # 2: the service token's kind and expiry ----------------------------------------------
     TOKEN_KINDS = {
