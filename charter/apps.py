@@ -7,4 +7,14 @@ class CharterConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from charter import tasks  # noqa: F401  (registers the outbox handlers)
+        from charter import (
+            tasks,  # noqa: F401  (registers the outbox handlers)
+            vocabulary,
+        )
+        from charter.derive import CLOSED_OR_LATER
+        from governance.models import freeze_registers_in
+
+        vocabulary.register()
+        # Registers are frozen from ClosingSubmitted onward and when Archived
+        # (docs/product.md section 2).
+        freeze_registers_in(CLOSED_OR_LATER | {"ClosingSubmitted", "Archived"})

@@ -19,7 +19,7 @@ def board_paper_page_id(case: BusinessCase) -> str | None:
     return None
 
 
-@outbox.handler("charter.approval_nudge")
+@outbox.handler("charter.approval_nudge", "Approval nudge on the board paper")
 def approval_nudge(payload: dict) -> None:
     """Best effort: a footer comment on the board paper @mentioning the sponsor. Recomputed
     from the case as it is now: nothing is posted once the case has left Submitted, without a

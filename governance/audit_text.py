@@ -18,94 +18,49 @@ from governance.people import Person, resolve
 # target type -> (the record's noun, fetch(ids) -> {id: title})
 _TITLES: dict[str, tuple[str, Callable[[list[str]], dict[str, str]]]] = {}
 
-NOUNS = {
-    "workPackage": "work package",
-    "risk": "risk",
-    "decision": "decision",
-    "changeRequest": "change request",
-    "businessCase": "the business case",
-    "projectStatus": "the project status",
-    "statusReport": "status report",
-    "steeringMinutes": "steering minutes",
+NOUNS: dict[str, str] = {
     "project": "the project",
     "siteSettings": "the site settings",
     "apiToken": "API token",
 }
 # kind -> what the person did, before the record's name ("raised change request “X”").
-VERBS = {
-    "created": "added",
-    "updated": "edited",
-    "deleted": "deleted",
-    "change.created": "raised",
-    "change.approved": "approved",
-    "change.rejected": "rejected",
-    "change.withdrawn": "withdrew",
-    "change.applied": "applied",
-    "decision.created": "logged",
-    "decision.made": "took",
-    "decision.note_added": "added a note to",
-    "risk.decision_recorded": "recorded the decision treating",
-    "work_package.baselined": "baselined",
-    "work_package.issue_linked": "linked an issue to",
-    "work_package.issue_unlinked": "unlinked an issue from",
-    "work_package.reordered": "reordered",
-    "status_report.created": "started",
-    "status_report.published": "published",
-    "status_report.updated": "edited",
-    "status_report.deleted": "discarded",
-    "minutes.recorded": "recorded",
-}
+VERBS: dict[str, str] = {"created": "added", "updated": "edited", "deleted": "deleted"}
 # kinds about the project's business case, status or settings: the whole phrase.
-PHRASES = {
-    "charter.updated": "edited the business case",
-    "charter.drafting_started": "started drafting the business case",
-    "charter.submitted": "submitted the business case for approval",
-    "charter.returned": "returned the business case with notes",
-    "charter.approved": "approved the business case",
-    "charter.reopened": "re-opened the business case for amendment",
-    "charter.return_note_addressed": "addressed a return note on the business case",
-    "charter.archived": "archived the business case",
-    "charter.killed": "stopped the project",
-    "charter.closed": "closed the project",
-    "charter.steerco_scheduled": "scheduled the first steering committee",
-    "charter.steerco_held": "recorded the first steering committee as held",
-    "charter.steerco_confirmed": "confirmed the first steering committee as held",
-    "charter.approval_nudge": "reminded the sponsor of the business case",
-    "closeout.started": "started the close-out",
-    "closeout.updated": "edited the close-out",
-    "closeout.submitted": "submitted the close-out",
-    "closeout.returned": "returned the close-out with notes",
-    "closeout.return_note_addressed": "addressed a return note on the close-out",
-    "closeout.handover_acknowledged": "acknowledged the BAU handover",
-    "closeout.handover_escalated": "escalated the BAU handover",
-    "realisation.started": "started benefits realisation",
-    "realisation.updated": "edited the realisation record",
-    "realisation.reviewed": "recorded a benefit review",
-    "realisation.kpi_resolved": "resolved the adoption KPI",
-    "realisation.realised": "judged the benefits realised",
-    "realisation.not_realised": "judged the benefits not realised",
-    "maintenance.started": "moved the project into maintenance",
-    "maintenance.retired": "retired the project from maintenance",
-    "status.updated": "updated the project status",
-    "status.checklist_dismissed": "dismissed an initiation checklist item",
-    "status.checklist_restored": "restored an initiation checklist item",
-    "status.initiation_acknowledged": "acknowledged initiation as complete",
+PHRASES: dict[str, str] = {
     "project.editors_changed": "changed who may edit the project",
     "site_settings.updated": "changed the site settings",
     "token.created": "created an API token",
     "token.revoked": "revoked an API token",
 }
 # What happened without a person (a consequence of another act, itself audited).
-IMPERSONAL = {
-    "status.initiation_started": "Initiation started: the business case was approved",
-    "status.initiation_completed": "Initiation completed",
-}
+IMPERSONAL: dict[str, str] = {}
 # Fields that say when and by whom: the entry says it already.
 NOISE = {"updatedAt", "lastUpdatedAt", "lastUpdatedByAccountId", "revision", "updatedByAccountId"}
 TITLE_FIELDS = ("summary", "title", "name", "decision")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+# The first word of a kind as a noun ("work_package" -> "work package"), where it is not its words.
+KIND_NOUNS: dict[str, str] = {}
+
+
+def register_vocabulary(
+    *,
+    nouns: dict[str, str],
+    verbs: dict[str, str],
+    phrases: dict[str, str],
+    impersonal: dict[str, str],
+    kind_nouns: dict[str, str],
+) -> None:
+    """An app's words for its audit entries, registered in its AppConfig.ready(): its record
+    nouns, the verbs and whole phrases of its kinds, what happens without a person."""
+    NOUNS.update(nouns)
+    VERBS.update(verbs)
+    PHRASES.update(phrases)
+    IMPERSONAL.update(impersonal)
+    KIND_NOUNS.update(kind_nouns)
 
 
 def register_titles(
@@ -126,12 +81,7 @@ def kind_label(kind: str) -> str:
     if kind in IMPERSONAL:
         return IMPERSONAL[kind].split(":")[0]
     head, _, act = kind.partition(".")
-    noun = {
-        "change": "change request",
-        "work_package": "work package",
-        "status_report": "status report",
-        "minutes": "steering minutes",
-    }.get(head, head.replace("_", " "))
+    noun = KIND_NOUNS.get(head, head.replace("_", " "))
     verb = VERBS.get(kind) or VERBS.get(act) or act.replace("_", " ")
     text = f"{verb} {noun}"
     return text[:1].upper() + text[1:]

@@ -4,79 +4,21 @@ A code not listed reads as its words ("DeliveredAsChartered" -> "Delivered as ch
 
 import re
 
-STATES = {
-    "ClosingSubmitted": "Close-out submitted",
-    "InRealisation": "In realisation",
-    "NotRealised": "Not realised",
-    "InMaintenance": "In maintenance",
-    "AwaitingApplication": "Awaiting application",
-}
-CHOICES = {
-    "TransferredToBau": "Transferred to BAU",
-    "DeferredToBau": "Deferred to BAU",
-    "ApprovedAsShipped": "Approved as shipped",
-    "None": "No RAG",
-}
+STATES: dict[str, str] = {}
+CHOICES: dict[str, str] = {}
 # Field names as people call them (the API's names stay in the API).
-FIELDS = {
-    "q": "Search",
-    "name": "Name",
-    "ownerAccountId": "Owner",
-    "madeByAccountId": "Made by",
-    "proposerAccountId": "Proposer",
-    "approverAccountId": "Approver",
-    "decidedByAccountId": "Decided by",
-    "acceptedByAccountId": "Accepted by",
-    "authorAccountId": "Author",
-    "lastUpdatedByAccountId": "Last updated by",
-    "approvedByAccountId": "Approved by",
-    "budgetForecast": "Forecast spend",
-    "budgetActual": "Actual spend",
-    "budgetBaseline": "Baseline budget",
-    "budgetPhasing": "Budget phasing",
-    "rag": "RAG",
-    "overallRag": "Overall RAG",
-    "costRagOverride": "Cost override",
-    "scheduleRagOverride": "Schedule override",
-    "scopeRagOverride": "Scope override",
-    "riskRagOverride": "Risk override",
-    "costRagOverrideReason": "Cost commentary",
-    "scheduleRagOverrideReason": "Schedule commentary",
-    "scopeRagOverrideReason": "Scope commentary",
-    "revisedForecast": "Revised forecast (EAC)",
-    "pmKeyMessage": "Steering key message",
-    "brCadence": "Benefit review cadence",
-    "minutesRef": "Steering minutes",
-    "targetWorkPackageId": "Work package",
-    "impactScheduleDays": "Schedule impact (days)",
-    "impactBudget": "Budget impact",
-    "impactScope": "Scope impact",
-    "impactQualityOther": "Quality / other impact",
-    "decisionAuthority": "Sponsor (decision authority)",
-    "customerRep": "Customer representative",
-    "supplierRep": "Supplier representative",
-    "adoptionKpi": "Adoption KPI",
-    "rioDispositions": "Risk and opportunity dispositions",
-    "bauHandover": "BAU handover",
-    "roiPct": "ROI %",
-    "discountRatePct": "Discount rate %",
-    "npv": "NPV",
-    "irr": "IRR",
-    "asBuiltReturnValue": "Revised return",
-    "realisationDate": "Measured by (date)",
-    "brOwner": "Benefits owner",
-    "linkedIssueKeys": "Linked issues",
-    "sortOrder": "Position",
-    "firstSteercoHeldAt": "First steering committee held",
-    "firstSteercoScheduledFor": "First steering committee scheduled for",
-    "firstSteercoAttendees": "First steering committee attendees",
-    "closeOut": "Close-out",
-    "planBaseline": "Plan baseline",
-    "approvalStatus": "Business case state",
-}
+FIELDS: dict[str, str] = {}
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|$)|[A-Z]?[a-z]+|\d+")
 _CODE = re.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+|(?:[A-Z][a-z0-9]+){2,}")
 _KEEP_UPPER = {"rag": "RAG", "bau": "BAU", "kpi": "KPI", "eac": "EAC", "id": "", "pct": "%"}
+
+
+def register(*, states: dict[str, str], choices: dict[str, str], fields: dict[str, str]) -> None:
+    """An app's labels for its states, choices and field names, registered in its
+    AppConfig.ready() (the kernel holds no upper app's vocabulary)."""
+    STATES.update(states)
+    CHOICES.update(choices)
+    FIELDS.update(fields)
 
 
 def words(code: str) -> str:

@@ -20,18 +20,14 @@ CANONICAL_THEMES = [
 ]
 THEMES_MAX = 12
 BR_CADENCES = ["Monthly", "Quarterly", "Annual"]
-# Registers are frozen from ClosingSubmitted onward and when Archived (docs/product.md section 2).
-FROZEN_APPROVAL_STATUSES = frozenset(
-    {
-        "ClosingSubmitted",
-        "Closed",
-        "InRealisation",
-        "Realised",
-        "NotRealised",
-        "InMaintenance",
-        "Archived",
-    }
-)
+# The approval states in which a project's registers are frozen: the business-case app says
+# which (`freeze_registers_in`, from its AppConfig.ready()); the kernel only reads them.
+FROZEN_APPROVAL_STATUSES: set[str] = set()
+
+
+def freeze_registers_in(states) -> None:
+    FROZEN_APPROVAL_STATUSES.clear()
+    FROZEN_APPROVAL_STATUSES.update(states)
 
 
 class User(AbstractUser):

@@ -20,13 +20,18 @@ logger = logging.getLogger(__name__)
 
 Handler = Callable[[dict], None]
 _HANDLERS: dict[str, Handler] = {}
+# What people see for each kind of task (`handler(name, label)`).
+TASK_LABELS: dict[str, str] = {}
 
 
-def handler(name: str) -> Callable[[Handler], Handler]:
-    """Register the function that performs tasks called `name`."""
+def handler(name: str, label: str = "") -> Callable[[Handler], Handler]:
+    """Register the function that performs tasks called `name`, and what people see for the
+    task (the failed-calls page; the code stays in the database and the audit)."""
 
     def register(func: Handler) -> Handler:
         _HANDLERS[name] = func
+        if label:
+            TASK_LABELS[name] = label
         return func
 
     return register
@@ -145,14 +150,6 @@ def work(*, poll_seconds: float = 2.0, once: bool = False) -> None:
             return
         if not ok and not failed:
             time.sleep(poll_seconds)
-
-
-# What people see for each kind of task (the code stays in the database and the audit).
-TASK_LABELS = {
-    "registers.work_package_field": "Write the 'Work Package' field on an issue",
-    "charter.approval_nudge": "Approval nudge on the board paper",
-    "governance.jira_webhooks": "Register or refresh the Jira webhooks",
-}
 
 
 def task_label(name: str) -> str:

@@ -8,7 +8,10 @@ class RegistersConfig(AppConfig):
 
     def ready(self) -> None:
         from governance.audit_text import register_titles
-        from registers import tasks  # noqa: F401  (registers the outbox handlers)
+        from registers import (
+            tasks,  # noqa: F401  (registers the outbox handlers)
+            vocabulary,
+        )
         from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
 
         def titles(model, attr):
@@ -32,3 +35,4 @@ class RegistersConfig(AppConfig):
         register_titles("decision", titles(Decision, "decision"))
         register_titles("changeRequest", titles(ChangeRequest, "summary"))
         register_titles("steeringMinutes", titles(SteeringMinutes, "title"))
+        vocabulary.register()

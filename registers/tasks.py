@@ -6,7 +6,7 @@ from registers.selectors import package_linking
 from registers.services.common import WRITE_BACK_TASK
 
 
-@outbox.handler(WRITE_BACK_TASK)
+@outbox.handler(WRITE_BACK_TASK, "Write the 'Work Package' field on an issue")
 def write_work_package_field(payload: dict) -> None:
     """Make the issue's 'Work Package' field match the register now: the name of the package
     that links it, or empty. Recomputed at run time, so retries and duplicates are harmless

@@ -55,3 +55,6 @@ class StatusConfig(AppConfig):
             receivers.on_realisation_review_requested,
             dispatch_uid="status.realisation_review_requested",
         )
+        from status import vocabulary
+
+        vocabulary.register()

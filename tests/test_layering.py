@@ -6,6 +6,7 @@ names apps as strings (URL includes, the demo and API app lists) is not an impor
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,48 @@ def test_the_writer_check_sees_a_write(tmp_path, monkeypatch):
     )
     monkeypatch.setitem(globals(), "ROOT", fake_root)
     assert register_writes_outside("charter") == ["charter/x.py:2 WorkPackage .select_for_update"]
+
+
+# --- the kernel holds no upper app's vocabulary -----------------------------------------------
+
+UPPER_KIND_PREFIXES = (
+    "change.",
+    "decision.",
+    "risk.",
+    "work_package.",
+    "minutes.",
+    "charter.",
+    "closeout.",
+    "realisation.",
+    "maintenance.",
+    "status.",
+    "status_report.",
+)
+# Business-case states only the charter knows (Draft, Approved... are words the kernel's
+# project mirror stores as they come).
+UPPER_STATES = {"ClosingSubmitted", "InRealisation", "Realised", "NotRealised", "InMaintenance"}
+
+
+def kernel_vocabulary() -> list[str]:
+    found = []
+    for path in sorted((ROOT / "governance").rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            text = node.value
+            if re.fullmatch(r"\w+\.urls(_\w+)?", text):
+                continue  # URL wiring names apps as strings: configuration, not vocabulary
+            if text in UPPER_STATES or (
+                text.startswith(UPPER_KIND_PREFIXES) and " " not in text and "/" not in text
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {text!r}")
+    return found
+
+
+def test_the_kernel_holds_no_upper_apps_phrases_states_or_labels():
+    """Audit phrases, state and field labels, task labels and the frozen states come from the
+    apps (their `vocabulary.register()` and handlers, in AppConfig.ready())."""
+    assert kernel_vocabulary() == []

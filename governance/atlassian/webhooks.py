@@ -145,7 +145,7 @@ NO_ADMIN = (
 )
 
 
-@outbox.handler(TASK)
+@outbox.handler(TASK, "Register or refresh the Jira webhooks")
 def sync_webhooks(payload: dict) -> None:
     """Register the webhooks again or refresh them, whichever `plan` says now (idempotent:
     a task that runs twice finds nothing left to do the second time)."""

@@ -70,7 +70,10 @@ def lead_token(cast):
     suppress_health_check=list(HealthCheck),
 )
 def test_every_operation_answers_what_its_document_says(case, lead_token):
-    response = case.call_and_validate(headers={"Authorization": f"Bearer {lead_token}"})
+    # The WSGI transport does not undo Content-Encoding: ask for the body as it is.
+    response = case.call_and_validate(
+        headers={"Authorization": f"Bearer {lead_token}", "Accept-Encoding": "identity"}
+    )
     assert response.status_code < 500
     if response.status_code >= 400:
         assert response.json()["error"]["code"] in ERROR_CODES

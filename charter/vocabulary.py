@@ -1,0 +1,92 @@
+"""The charter app's words for the kernel's tables: labels of its states, choices and field
+names (`governance.labels`), and how the audit log reads its entries (`governance.audit_text`).
+Registered by the app's AppConfig.ready(), so the kernel holds no upper app's vocabulary."""
+
+LABEL_STATES = {
+    "ClosingSubmitted": "Close-out submitted",
+    "InRealisation": "In realisation",
+    "NotRealised": "Not realised",
+    "InMaintenance": "In maintenance",
+}
+
+LABEL_CHOICES = {
+    "TransferredToBau": "Transferred to BAU",
+    "DeferredToBau": "Deferred to BAU",
+    "ApprovedAsShipped": "Approved as shipped",
+}
+
+LABEL_FIELDS = {
+    "approvedByAccountId": "Approved by",
+    "decisionAuthority": "Sponsor (decision authority)",
+    "customerRep": "Customer representative",
+    "supplierRep": "Supplier representative",
+    "adoptionKpi": "Adoption KPI",
+    "rioDispositions": "Risk and opportunity dispositions",
+    "bauHandover": "BAU handover",
+    "roiPct": "ROI %",
+    "discountRatePct": "Discount rate %",
+    "npv": "NPV",
+    "irr": "IRR",
+    "asBuiltReturnValue": "Revised return",
+    "realisationDate": "Measured by (date)",
+    "brOwner": "Benefits owner",
+    "firstSteercoHeldAt": "First steering committee held",
+    "firstSteercoScheduledFor": "First steering committee scheduled for",
+    "firstSteercoAttendees": "First steering committee attendees",
+    "closeOut": "Close-out",
+    "planBaseline": "Plan baseline",
+    "approvalStatus": "Business case state",
+}
+
+AUDIT_NOUNS = {"businessCase": "the business case"}
+
+AUDIT_VERBS = {}
+
+AUDIT_PHRASES = {
+    "charter.updated": "edited the business case",
+    "charter.drafting_started": "started drafting the business case",
+    "charter.submitted": "submitted the business case for approval",
+    "charter.returned": "returned the business case with notes",
+    "charter.approved": "approved the business case",
+    "charter.reopened": "re-opened the business case for amendment",
+    "charter.return_note_addressed": "addressed a return note on the business case",
+    "charter.archived": "archived the business case",
+    "charter.killed": "stopped the project",
+    "charter.closed": "closed the project",
+    "charter.steerco_scheduled": "scheduled the first steering committee",
+    "charter.steerco_held": "recorded the first steering committee as held",
+    "charter.steerco_confirmed": "confirmed the first steering committee as held",
+    "charter.approval_nudge": "reminded the sponsor of the business case",
+    "closeout.started": "started the close-out",
+    "closeout.updated": "edited the close-out",
+    "closeout.submitted": "submitted the close-out",
+    "closeout.returned": "returned the close-out with notes",
+    "closeout.return_note_addressed": "addressed a return note on the close-out",
+    "closeout.handover_acknowledged": "acknowledged the BAU handover",
+    "closeout.handover_escalated": "escalated the BAU handover",
+    "realisation.started": "started benefits realisation",
+    "realisation.updated": "edited the realisation record",
+    "realisation.reviewed": "recorded a benefit review",
+    "realisation.kpi_resolved": "resolved the adoption KPI",
+    "realisation.realised": "judged the benefits realised",
+    "realisation.not_realised": "judged the benefits not realised",
+    "maintenance.started": "moved the project into maintenance",
+    "maintenance.retired": "retired the project from maintenance",
+}
+
+AUDIT_IMPERSONAL = {}
+
+AUDIT_KIND_NOUNS = {}
+
+
+def register() -> None:
+    from governance import audit_text, labels
+
+    labels.register(states=LABEL_STATES, choices=LABEL_CHOICES, fields=LABEL_FIELDS)
+    audit_text.register_vocabulary(
+        nouns=AUDIT_NOUNS,
+        verbs=AUDIT_VERBS,
+        phrases=AUDIT_PHRASES,
+        impersonal=AUDIT_IMPERSONAL,
+        kind_nouns=AUDIT_KIND_NOUNS,
+    )

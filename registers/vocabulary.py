@@ -1,0 +1,80 @@
+"""The registers app's words for the kernel's tables: labels of its states, choices and field
+names (`governance.labels`), and how the audit log reads its entries (`governance.audit_text`).
+Registered by the app's AppConfig.ready(), so the kernel holds no upper app's vocabulary."""
+
+LABEL_STATES = {"AwaitingApplication": "Awaiting application"}
+
+LABEL_CHOICES = {"None": "No RAG"}
+
+LABEL_FIELDS = {
+    "q": "Search",
+    "name": "Name",
+    "ownerAccountId": "Owner",
+    "madeByAccountId": "Made by",
+    "proposerAccountId": "Proposer",
+    "approverAccountId": "Approver",
+    "decidedByAccountId": "Decided by",
+    "acceptedByAccountId": "Accepted by",
+    "authorAccountId": "Author",
+    "budgetForecast": "Forecast spend",
+    "budgetActual": "Actual spend",
+    "budgetBaseline": "Baseline budget",
+    "budgetPhasing": "Budget phasing",
+    "rag": "RAG",
+    "minutesRef": "Steering minutes",
+    "targetWorkPackageId": "Work package",
+    "impactScheduleDays": "Schedule impact (days)",
+    "impactBudget": "Budget impact",
+    "impactScope": "Scope impact",
+    "impactQualityOther": "Quality / other impact",
+    "linkedIssueKeys": "Linked issues",
+    "sortOrder": "Position",
+}
+
+AUDIT_NOUNS = {
+    "workPackage": "work package",
+    "risk": "risk",
+    "decision": "decision",
+    "changeRequest": "change request",
+    "steeringMinutes": "steering minutes",
+}
+
+AUDIT_VERBS = {
+    "change.created": "raised",
+    "change.approved": "approved",
+    "change.rejected": "rejected",
+    "change.withdrawn": "withdrew",
+    "change.applied": "applied",
+    "decision.created": "logged",
+    "decision.made": "took",
+    "decision.note_added": "added a note to",
+    "risk.decision_recorded": "recorded the decision treating",
+    "work_package.baselined": "baselined",
+    "work_package.issue_linked": "linked an issue to",
+    "work_package.issue_unlinked": "unlinked an issue from",
+    "work_package.reordered": "reordered",
+    "minutes.recorded": "recorded",
+}
+
+AUDIT_PHRASES = {}
+
+AUDIT_IMPERSONAL = {}
+
+AUDIT_KIND_NOUNS = {
+    "change": "change request",
+    "work_package": "work package",
+    "minutes": "steering minutes",
+}
+
+
+def register() -> None:
+    from governance import audit_text, labels
+
+    labels.register(states=LABEL_STATES, choices=LABEL_CHOICES, fields=LABEL_FIELDS)
+    audit_text.register_vocabulary(
+        nouns=AUDIT_NOUNS,
+        verbs=AUDIT_VERBS,
+        phrases=AUDIT_PHRASES,
+        impersonal=AUDIT_IMPERSONAL,
+        kind_nouns=AUDIT_KIND_NOUNS,
+    )

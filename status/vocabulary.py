@@ -1,0 +1,58 @@
+"""The status app's words for the kernel's tables: labels of its states, choices and field
+names (`governance.labels`), and how the audit log reads its entries (`governance.audit_text`).
+Registered by the app's AppConfig.ready(), so the kernel holds no upper app's vocabulary."""
+
+LABEL_STATES = {}
+
+LABEL_CHOICES = {}
+
+LABEL_FIELDS = {
+    "lastUpdatedByAccountId": "Last updated by",
+    "overallRag": "Overall RAG",
+    "costRagOverride": "Cost override",
+    "scheduleRagOverride": "Schedule override",
+    "scopeRagOverride": "Scope override",
+    "riskRagOverride": "Risk override",
+    "costRagOverrideReason": "Cost commentary",
+    "scheduleRagOverrideReason": "Schedule commentary",
+    "scopeRagOverrideReason": "Scope commentary",
+    "revisedForecast": "Revised forecast (EAC)",
+    "pmKeyMessage": "Steering key message",
+    "brCadence": "Benefit review cadence",
+}
+
+AUDIT_NOUNS = {"projectStatus": "the project status", "statusReport": "status report"}
+
+AUDIT_VERBS = {
+    "status_report.created": "started",
+    "status_report.published": "published",
+    "status_report.updated": "edited",
+    "status_report.deleted": "discarded",
+}
+
+AUDIT_PHRASES = {
+    "status.updated": "updated the project status",
+    "status.checklist_dismissed": "dismissed an initiation checklist item",
+    "status.checklist_restored": "restored an initiation checklist item",
+    "status.initiation_acknowledged": "acknowledged initiation as complete",
+}
+
+AUDIT_IMPERSONAL = {
+    "status.initiation_started": "Initiation started: the business case was approved",
+    "status.initiation_completed": "Initiation completed",
+}
+
+AUDIT_KIND_NOUNS = {"status_report": "status report"}
+
+
+def register() -> None:
+    from governance import audit_text, labels
+
+    labels.register(states=LABEL_STATES, choices=LABEL_CHOICES, fields=LABEL_FIELDS)
+    audit_text.register_vocabulary(
+        nouns=AUDIT_NOUNS,
+        verbs=AUDIT_VERBS,
+        phrases=AUDIT_PHRASES,
+        impersonal=AUDIT_IMPERSONAL,
+        kind_nouns=AUDIT_KIND_NOUNS,
+    )
