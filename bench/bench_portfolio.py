@@ -300,7 +300,7 @@ def run() -> list[str]:
     rewrite_time, _ = _median(rewrite_rows)
     api_time, _ = _median(api)
     page_time, _ = _median(page)
-    assert len(sql_rows) == PROJECTS and len(rows) == PROJECTS
+    assert len(sql_rows) == PROJECTS and len(rows) == PROJECTS, (len(sql_rows), len(rows))
     with CaptureQueriesContext(connection) as queries:
         computation()
     with CaptureQueriesContext(connection) as page_queries:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, JSONField, OuterRef, Q, Subquery, TextField
 from django.http import HttpRequest
 from django.utils.functional import LazyObject
 
@@ -418,8 +418,13 @@ def _gate_statement(user: User, tracker) -> Any:
     local tracker's browse, lead, site-admin and group answers; Jira's grant, its other
     answers coming from Jira's cache)."""
     site = SiteSettings.objects.filter(pk=1)
+    # JSON columns come back as their text, parsed once a request (`_remember_gate`), not
+    # once a row: the list of a thousand projects would parse each a thousand times.
     annotations = {
-        f"gate_site_{field.attname}": Subquery(site.values(field.attname)[:1])
+        f"gate_site_{field.attname}": Subquery(
+            site.values(field.attname)[:1],
+            **({"output_field": TextField()} if isinstance(field, JSONField) else {}),
+        )
         for field in SiteSettings._meta.concrete_fields
     }
     annotations["gate_nominated"] = Exists(
@@ -431,7 +436,17 @@ def _gate_statement(user: User, tracker) -> Any:
 
 
 def _gate_values(row: Project) -> dict:
-    return {name: value for name, value in vars(row).items() if name.startswith("gate_")}
+    """The tracker's answers and the nomination (not the site settings' columns)."""
+    return {name: value for name, value in vars(row).items() if name.startswith(_GATE_KEYS)}
+
+
+_GATE_KEYS = ("gate_t_", "gate_nominated")
+
+
+def _site_value(field, value):
+    if isinstance(field, JSONField) and isinstance(value, str):
+        return field.from_db_value(value, None, None)
+    return value
 
 
 def _remember_gate(user: User, row: Project, gate: Any, memo: dict) -> None:
@@ -439,7 +454,7 @@ def _remember_gate(user: User, row: Project, gate: Any, memo: dict) -> None:
     request's memo, for the rest of the request to read without asking again."""
     if "site_settings" not in memo:
         values = {
-            field.attname: getattr(row, f"gate_site_{field.attname}")
+            field.attname: _site_value(field, getattr(row, f"gate_site_{field.attname}"))
             for field in SiteSettings._meta.concrete_fields
         }
         if values["id"] is None:

@@ -208,3 +208,25 @@ def test_the_portfolio_gate_is_one_statement(cast):
 
     LocalGroup.objects.get(name=PMO).members.clear()  # refused on the next request
     assert not permissions.has_portfolio_access(cast.pmo, _request(cast.pmo))
+
+
+@pytest.mark.parametrize("listing", [False, True])
+def test_the_gates_site_settings_are_the_stored_row_json_fields_included(cast, listing):
+    """The gate reads the site settings in its one statement, JSON columns as text parsed
+    once a request: they are the stored values, whatever the database returns."""
+    from governance.models import SiteSettings
+
+    site = SiteSettings.load()
+    site.themes = ["Growth", "Ünïcode"]
+    site.rag_thresholds = {"costAmberPct": 7.5}
+    site.save()
+    request = RequestFactory().get("/")
+    request.user = cast.lead
+    if listing:
+        assert permissions.viewable_projects(request)
+    else:
+        permissions.project_for(request, "ALPHA")
+    read = permissions.site_settings(request)
+    assert read.themes == ["Growth", "Ünïcode"]
+    assert read.rag_thresholds == {"costAmberPct": 7.5}
+    assert read.pk == site.pk
