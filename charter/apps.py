@@ -12,9 +12,10 @@ class CharterConfig(AppConfig):
             vocabulary,
         )
         from charter.derive import CLOSED_OR_LATER
+        from governance.audit_text import register_app_words
         from governance.models import freeze_registers_in
 
-        vocabulary.register()
+        register_app_words(vocabulary)
         # Registers are frozen from ClosingSubmitted onward and when Archived
         # (docs/product.md section 2).
         freeze_registers_in(CLOSED_OR_LATER | {"ClosingSubmitted", "Archived"})

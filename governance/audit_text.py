@@ -63,6 +63,23 @@ def register_vocabulary(
     KIND_NOUNS.update(kind_nouns)
 
 
+def register_app_words(vocabulary) -> None:
+    """An app's `vocabulary` module (LABEL_STATES, LABEL_CHOICES, LABEL_FIELDS and AUDIT_*)
+    registered with the label tables and the audit log's words, from its AppConfig.ready()."""
+    labels.register(
+        states=vocabulary.LABEL_STATES,
+        choices=vocabulary.LABEL_CHOICES,
+        fields=vocabulary.LABEL_FIELDS,
+    )
+    register_vocabulary(
+        nouns=vocabulary.AUDIT_NOUNS,
+        verbs=vocabulary.AUDIT_VERBS,
+        phrases=vocabulary.AUDIT_PHRASES,
+        impersonal=vocabulary.AUDIT_IMPERSONAL,
+        kind_nouns=vocabulary.AUDIT_KIND_NOUNS,
+    )
+
+
 def register_titles(
     target_type: str, fetch: Callable[[list[str]], dict[str, str]], noun: str | None = None
 ) -> None:

@@ -7,7 +7,7 @@ class RegistersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from governance.audit_text import register_titles
+        from governance.audit_text import register_app_words, register_titles
         from registers import (
             tasks,  # noqa: F401  (registers the outbox handlers)
             vocabulary,
@@ -35,4 +35,4 @@ class RegistersConfig(AppConfig):
         register_titles("decision", titles(Decision, "decision"))
         register_titles("changeRequest", titles(ChangeRequest, "summary"))
         register_titles("steeringMinutes", titles(SteeringMinutes, "title"))
-        vocabulary.register()
+        register_app_words(vocabulary)

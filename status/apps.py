@@ -55,6 +55,7 @@ class StatusConfig(AppConfig):
             receivers.on_realisation_review_requested,
             dispatch_uid="status.realisation_review_requested",
         )
+        from governance.audit_text import register_app_words
         from status import vocabulary
 
-        vocabulary.register()
+        register_app_words(vocabulary)

@@ -1,6 +1,7 @@
 """The status app's words for the kernel's tables: labels of its states, choices and field
 names (`governance.labels`), and how the audit log reads its entries (`governance.audit_text`).
-Registered by the app's AppConfig.ready(), so the kernel holds no upper app's vocabulary."""
+Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
+the kernel holds no upper app's vocabulary."""
 
 LABEL_STATES = {}
 
@@ -43,16 +44,3 @@ AUDIT_IMPERSONAL = {
 }
 
 AUDIT_KIND_NOUNS = {"status_report": "status report"}
-
-
-def register() -> None:
-    from governance import audit_text, labels
-
-    labels.register(states=LABEL_STATES, choices=LABEL_CHOICES, fields=LABEL_FIELDS)
-    audit_text.register_vocabulary(
-        nouns=AUDIT_NOUNS,
-        verbs=AUDIT_VERBS,
-        phrases=AUDIT_PHRASES,
-        impersonal=AUDIT_IMPERSONAL,
-        kind_nouns=AUDIT_KIND_NOUNS,
-    )
