@@ -19,8 +19,10 @@ project event (sent only to webhooks an administrator registers; dynamic webhook
 carry them) follows a key change or marks the project deleted."""
 
 import datetime as dt
+import hashlib
 import json
 import logging
+from typing import Any
 
 import jwt
 from django.conf import settings
@@ -30,6 +32,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from governance import audit, outbox, periodic, signals
+from governance.cleaning import text_error
 from governance.http import page
 from governance.models import (
     AtlassianGrant,
@@ -40,6 +43,7 @@ from governance.models import (
 )
 from governance.tracker import TrackerError, get_tracker
 from governance.tracker.base import TrackerProject
+from governance.tracker.jira import ISSUE_KEY, PROJECT_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -220,41 +224,79 @@ def verify(authorization: str) -> dict | None:
         return None
 
 
+def _part(data: Any, name: str) -> dict:
+    """A member of a signed event that should be an object; anything else reads as empty."""
+    value = data.get(name) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _key(value: Any, pattern) -> str:
+    """An issue or project key as Jira writes them, else "" (a signed event is still read as
+    data: what no key can be is never written anywhere)."""
+    return value if isinstance(value, str) and pattern.fullmatch(value) else ""
+
+
+def _plain(value: Any, limit: int) -> str:
+    """Text of a signed event safe to store: no control character or lone surrogate, capped;
+    anything else reads as empty."""
+    if not isinstance(value, str) or len(value) > limit or text_error(value):
+        return ""
+    return value
+
+
 def _dedupe_key(event: dict, identifier: str) -> str:
+    """The delivery's identity, as a digest: any text Jira sends fits the column."""
     if identifier:
-        return f"id:{identifier}"[:255]
-    subject = (event.get("issue") or {}).get("id") or (event.get("project") or {}).get("id")
-    return f"{event.get('webhookEvent')}:{event.get('timestamp')}:{subject or ''}"[:255]
+        raw = f"id:{identifier}"
+    else:
+        subject = _part(event, "issue").get("id") or _part(event, "project").get("id")
+        raw = f"{event.get('webhookEvent')!r}:{event.get('timestamp')!r}:{subject!r}"
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _moved_from(event: dict) -> str:
     """The key an updated issue had before, when the update changed its key (a move)."""
-    for item in (event.get("changelog") or {}).get("items") or []:
-        if (item.get("field") or "").lower() == "key" and item.get("fromString"):
-            return str(item["fromString"])
+    items = _part(event, "changelog").get("items")
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or str(item.get("field") or "").lower() != "key":
+            continue
+        if old := _key(item.get("fromString"), ISSUE_KEY):
+            return old
     return ""
 
 
 def _project_changed(data: dict) -> None:
     from governance.permissions import sync_project
 
-    lead = data.get("projectLead") or data.get("lead") or {}
-    mirror = Project.objects.filter(tracker_id=str(data.get("id") or "")).first()
-    if mirror is None or not data.get("key"):
+    lead = _part(data, "projectLead") or _part(data, "lead")
+    mirror = _mirror_named(data)
+    key = _key(data.get("key"), PROJECT_KEY)
+    if mirror is None or not key:
         return
     sync_project(
         TrackerProject(
-            key=str(data["key"]),
-            name=str(data.get("name") or mirror.name),
-            lead_account_id=str(lead.get("accountId") or mirror.lead_account_id),
+            key=key,
+            name=_plain(data.get("name"), 255) or mirror.name,
+            lead_account_id=_plain(lead.get("accountId"), 128) or mirror.lead_account_id,
             id=mirror.tracker_id,
         ),
         mirror,
     )
 
 
+def _mirror_named(data: dict) -> Project | None:
+    """The mirror of the project a signed event names by Jira's numeric id."""
+    project_id = data.get("id")
+    if isinstance(project_id, bool) or not isinstance(project_id, int | str):
+        return None
+    project_id = str(project_id)
+    if not project_id.isascii() or not project_id.isdigit() or len(project_id) > 20:
+        return None
+    return Project.objects.filter(tracker_id=project_id).first()
+
+
 def _project_deleted(data: dict, at: dt.datetime) -> None:
-    mirror = Project.objects.filter(tracker_id=str(data.get("id") or "")).first()
+    mirror = _mirror_named(data)
     if mirror is None or mirror.tracker_deleted_at is not None:
         return
     Project.objects.filter(pk=mirror.pk).update(tracker_deleted_at=at)
@@ -271,8 +313,8 @@ def _project_deleted(data: dict, at: dt.datetime) -> None:
 def record(event: dict, *, identifier: str = "") -> str:
     """Apply one verified event once. Returns what happened ("duplicate" for a delivery
     already applied)."""
-    name = str(event.get("webhookEvent") or "")
-    issue = event.get("issue") or {}
+    name = _plain(event.get("webhookEvent"), 64)
+    issue = _part(event, "issue")
     with transaction.atomic():
         try:
             with transaction.atomic():
@@ -281,18 +323,18 @@ def record(event: dict, *, identifier: str = "") -> str:
                 )
         except IntegrityError:
             return "duplicate"
-        if name == "jira:issue_deleted" and issue.get("key"):
-            signals.tracker_issue_gone.send(
-                sender=None, issue_key=str(issue["key"]), reason="deleted"
-            )
+        if name == "jira:issue_deleted" and (key := _key(issue.get("key"), ISSUE_KEY)):
+            signals.tracker_issue_gone.send(sender=None, issue_key=key, reason="deleted")
         elif name == "jira:issue_updated" and (old := _moved_from(event)):
             signals.tracker_issue_gone.send(
-                sender=None, issue_key=old, reason=f"moved to {issue.get('key') or '?'}"
+                sender=None,
+                issue_key=old,
+                reason=f"moved to {_key(issue.get('key'), ISSUE_KEY) or '?'}",
             )
         elif name == "project_updated":
-            _project_changed(event.get("project") or {})
+            _project_changed(_part(event, "project"))
         elif name == "project_deleted":
-            _project_deleted(event.get("project") or {}, timezone.now())
+            _project_deleted(_part(event, "project"), timezone.now())
     return name or "ignored"
 
 

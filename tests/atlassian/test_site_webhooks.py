@@ -265,6 +265,64 @@ def test_project_events_follow_a_key_change_and_mark_a_deleted_project(site, cas
     assert AuditEntry.objects.filter(kind="project.deleted_in_tracker").count() == 1
 
 
+HOSTILE = [
+    None,
+    True,
+    2**63,
+    1e308,
+    "a\x00b",
+    "a\ud800b",
+    "x" * 10_000_000,
+    [],
+    ["ALPHA-1"],
+    {"key": "ALPHA-1\x00"},
+    "ALPHA-1\n",
+    "../ALPHA",
+]
+SHAPES = [
+    lambda v: {"webhookEvent": v, "timestamp": 1, "issue": {"key": "ALPHA-1"}},
+    lambda v: {"webhookEvent": "jira:issue_deleted", "timestamp": v, "issue": {"key": v}},
+    lambda v: {"webhookEvent": "jira:issue_deleted", "timestamp": 1, "issue": v},
+    lambda v: {"webhookEvent": "jira:issue_updated", "timestamp": 1, "changelog": v},
+    lambda v: {
+        "webhookEvent": "jira:issue_updated",
+        "timestamp": 1,
+        "issue": {"key": v},
+        "changelog": {"items": [v, {"field": "key", "fromString": v}]},
+    },
+    lambda v: {"webhookEvent": "project_updated", "timestamp": 1, "project": v},
+    lambda v: {
+        "webhookEvent": "project_updated",
+        "timestamp": 1,
+        "project": {"id": v, "key": v, "name": v, "lead": {"accountId": v}},
+    },
+    lambda v: {"webhookEvent": "project_deleted", "timestamp": 1, "project": {"id": v}},
+]
+
+
+@pytest.mark.parametrize("shape", range(len(SHAPES)))
+def test_a_signed_event_with_hostile_values_in_any_member_breaks_nothing(site, cast, client, shape):
+    """Every member the endpoint reads, given each class of hostile value: answered 204 (or
+    400 for a body that is not an object), never a 500; no link is marked broken, no project
+    renamed or marked deleted, and what is stored fits its column."""
+    wp = WorkPackageFactory(project=cast.project, name="Build", linked_issue_keys=["ALPHA-1"])
+    for n, value in enumerate(HOSTILE):
+        event = SHAPES[shape](value)
+        body = json.dumps(event)  # a lone surrogate goes as its \\u escape, as JSON allows
+        answer = client.post(
+            "/hooks/jira/",
+            body,
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {token()}",
+            HTTP_X_ATLASSIAN_WEBHOOK_IDENTIFIER=f"hostile-{shape}-{n}",
+        )
+        assert answer.status_code in (204, 400), value if len(str(value)) < 80 else "10 MB"
+    wp.refresh_from_db()
+    assert wp.broken_issue_keys == {} and wp.revision == 1
+    project = Project.objects.get(pk=cast.project.pk)
+    assert (project.key, project.tracker_deleted_at) == ("ALPHA", None)
+
+
 # --- atlassian_check ------------------------------------------------------------------------
 
 
