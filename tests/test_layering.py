@@ -160,3 +160,16 @@ def test_the_kernel_holds_no_upper_apps_phrases_states_or_labels():
     """Audit phrases, state and field labels, task labels and the frozen states come from the
     apps (their `vocabulary.register()` and handlers, in AppConfig.ready())."""
     assert kernel_vocabulary() == []
+
+
+def test_the_vocabulary_check_sees_an_upper_apps_words(tmp_path, monkeypatch):
+    (tmp_path / "governance").mkdir()
+    (tmp_path / "governance" / "x.py").write_text(
+        'PHRASES = {"charter.approved": "approved"}\nSTATES = {"InRealisation": "x"}\n'
+        'URLS = "charter.urls"\n'
+    )
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert kernel_vocabulary() == [
+        "governance/x.py:1 'charter.approved'",
+        "governance/x.py:2 'InRealisation'",
+    ]
