@@ -359,5 +359,6 @@ def receive(request: HttpRequest) -> HttpResponse:
             status=400,
         )
     outcome = record(event, identifier=request.headers.get(IDENTIFIER_HEADER, ""))
-    logger.info("Jira webhook %s: %s", event.get("webhookEvent"), outcome)
+    # The event's own text is logged only when plain (a lone surrogate breaks log handlers).
+    logger.info("Jira webhook %s: %s", _plain(event.get("webhookEvent"), 64) or "-", outcome)
     return HttpResponse(status=204)
