@@ -19,7 +19,7 @@ Target: the register page sustains at least 30 % of the /healthz rate, with 0 er
 Django admin's changelist of the same 100 work packages (a superuser's session, the project's
 filter, one page of 100), in the same run; target: the register page at least 2x its rate.
 
-BENCH_LOAD_WSGI names the WSGI application gunicorn serves (default governance.wsgi); the
+BENCH_LOAD_WSGI names the WSGI application gunicorn serves (default config.wsgi); the
 instruments in bench/ceiling.py measure the register page's ceilings on the machine.
 """
 
@@ -317,7 +317,7 @@ def run() -> list[str]:
             sys.executable,
             "-m",
             "gunicorn",
-            os.environ.get("BENCH_LOAD_WSGI") or "governance.wsgi",
+            os.environ.get("BENCH_LOAD_WSGI") or "config.wsgi",
             "--workers",
             str(WORKERS),
             "--bind",

@@ -19,7 +19,7 @@ import os
 
 import django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "governance.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()  # gunicorn imports this module first
 
 from django.http import HttpResponse  # noqa: E402
@@ -54,7 +54,7 @@ def _patch(*, gate: bool) -> None:
 
 
 def _stored(*, gate: bool):
-    from governance.wsgi import application  # as a worker loads it (and tunes its collector)
+    from config.wsgi import application  # as a worker loads it (and tunes its collector)
 
     _patch(gate=gate)
     return application

@@ -7,7 +7,7 @@ medians of repeated runs.
 The benchmarks measure the app as production runs it: DEBUG=false, hashed and compressed
 static files (collected first), the production cache and outbox defaults. A SECRET_KEY and
 ALLOWED_HOSTS are provided for the run when the environment has none, and the garbage
-collector is tuned as `governance.wsgi` tunes a worker's (governance/runtime.py). The only
+collector is tuned as `config.wsgi` tunes a worker's (governance/runtime.py). The only
 difference:
 requests come over plain loopback HTTP with no TLS proxy in front, so the redirect to https is
 off for the in-process benchmarks (the load run keeps it and sends X-Forwarded-Proto, as a
@@ -34,7 +34,7 @@ def production_environment(environ: Mapping[str, str], database_url: str) -> dic
     a SECRET_KEY and ALLOWED_HOSTS made up for the run when `environ` has none."""
     env = dict(environ)
     env["DATABASE_URL"] = database_url
-    env["DJANGO_SETTINGS_MODULE"] = "governance.settings"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     env["DEBUG"] = "false"
     if not env.get("SECRET_KEY"):
         env["SECRET_KEY"] = secrets.token_urlsafe(50)
@@ -71,7 +71,7 @@ def main() -> int:
     assert not settings.DEBUG
     call_command("migrate", verbosity=0)
     collect_static(call_command)
-    # The app loaded, the collector tuned as governance.wsgi tunes a worker's.
+    # The app loaded, the collector tuned as config.wsgi tunes a worker's.
     from django.urls import get_resolver
 
     from governance.runtime import tune_gc

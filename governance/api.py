@@ -1,12 +1,12 @@
 """The JSON API (/api/v1): auth, the one error mapping, body parsing, and the kernel
-endpoints. Each app's `api.router` is mounted here; no rule lives in an endpoint."""
+endpoints. Each app's `api.router` is mounted by the site (config/api.py); no rule lives in an
+endpoint."""
 
 import copy
 import json
 import logging
 import math
 from collections.abc import Iterable
-from importlib import import_module
 from typing import Any
 
 from django.conf import settings
@@ -42,7 +42,6 @@ from governance.models import AuditEntry, EditorNomination, SiteSettings
 from governance.people import resolve
 from governance.tracker import TrackerError
 
-API_APPS = ["registers", "charter", "status", "portfolio", "agent"]
 MAX_BODY_DEPTH = 32
 MAX_OFFSET = 1_000_000_000
 logger = logging.getLogger("governance.api")
@@ -616,12 +615,3 @@ def site_settings_patch(request, response: HttpResponse):
 
 
 api.add_router("", kernel)
-for _app in API_APPS:
-    try:
-        _module = import_module(f"{_app}.api")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{_app}.api":
-            raise
-        continue
-    if hasattr(_module, "router"):
-        api.add_router("", _module.router)

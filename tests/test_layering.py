@@ -1,8 +1,9 @@
 """The house's arrows run one way: kernel <- registers <- charter <- status <- portfolio <- agent.
 
 An app may import from the apps below it, never from one above. Every import statement counts,
-including those inside functions (a deferred import is still an upward dependency). Wiring that
-names apps as strings (URL includes, the demo and API app lists) is not an import.
+including those inside functions (a deferred import is still an upward dependency). The site
+above them all (`config/`: settings, URLs, the API's mounting, the demo command) names the apps;
+the kernel names none of them, not even as strings.
 """
 
 import ast
@@ -147,13 +148,11 @@ def kernel_vocabulary() -> list[str]:
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue
             text = node.value
-            if re.fullmatch(r"\w+\.urls(_\w+)?", text):
-                continue  # URL wiring names apps as strings: configuration, not vocabulary
             if text in UPPER_STATES or (
                 text.startswith(UPPER_KIND_PREFIXES) and " " not in text and "/" not in text
             ):
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {text!r}")
-    return found
+                found.append((str(path.relative_to(ROOT)), node.lineno, repr(text)))
+    return [f"{where}:{line} {what}" for where, line, what in sorted(found)]
 
 
 def test_the_kernel_holds_no_upper_apps_phrases_states_or_labels():
@@ -172,4 +171,78 @@ def test_the_vocabulary_check_sees_an_upper_apps_words(tmp_path, monkeypatch):
     assert kernel_vocabulary() == [
         "governance/x.py:1 'charter.approved'",
         "governance/x.py:2 'InRealisation'",
+        "governance/x.py:3 'charter.urls'",
+    ]
+
+
+# --- the kernel names no app above it -------------------------------------------------------
+
+UPPER_APPS = set(LAYERS[1:])
+# Calls whose argument names an app (an app label or a module): the site's wiring, not the
+# kernel's.
+NAMING_CALLS = {"import_module", "include", "get_model", "get_app_config", "is_installed"}
+
+
+def _names_an_app(text: str) -> bool:
+    return text.split(".", 1)[0] in UPPER_APPS and bool(re.fullmatch(r"\w+(\.\w+)*", text))
+
+
+def kernel_names() -> list[str]:
+    """Where the kernel names an app above it: a module path ("charter.urls"), a list of apps
+    (the API's or the demo's), an app label given to the app registry or to `include`."""
+    found = []
+    for path in sorted((ROOT / "governance").rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value
+                if "." in text and _names_an_app(text):
+                    found.append((where, node.lineno, repr(text)))
+            elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+                apps = [
+                    e.value
+                    for e in node.elts
+                    if isinstance(e, ast.Constant) and e.value in UPPER_APPS
+                ]
+                if len(apps) >= 2:
+                    found.append((where, node.lineno, f"the apps {apps}"))
+            elif isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name not in NAMING_CALLS:
+                    continue
+                for arg in node.args[:1]:
+                    if isinstance(arg, ast.Constant) and arg.value in UPPER_APPS:
+                        found.append((where, node.lineno, f"{name}({arg.value!r})"))
+                    elif isinstance(arg, ast.JoinedStr):
+                        found.append((where, node.lineno, f"{name}(<a computed app name>)"))
+    return [f"{where}:{line} {what}" for where, line, what in sorted(found)]
+
+
+def test_the_kernel_names_no_app_above_it():
+    """The site's wiring (URLs including every app, the API's mounting, the demo command, the
+    installed apps) lives in `config/`, above the apps; the kernel knows none of them."""
+    assert kernel_names() == []
+
+
+def test_the_names_check_sees_the_wiring(tmp_path, monkeypatch):
+    (tmp_path / "governance").mkdir()
+    (tmp_path / "governance" / "x.py").write_text(
+        "from django.urls import include\n"
+        'URLS = [include("portfolio.urls")]\n'
+        'APPS = ["registers", "charter"]\n'
+        "def f(app):\n"
+        '    apps.get_model("status", "StatusReport")\n'
+        '    return import_module(f"{app}.api")\n'
+        'FIELDS = ["summary", "status"]\n'
+    )
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    assert kernel_names() == [
+        "governance/x.py:2 'portfolio.urls'",
+        "governance/x.py:3 the apps ['registers', 'charter']",
+        "governance/x.py:5 get_model('status')",
+        "governance/x.py:6 import_module(<a computed app name>)",
     ]

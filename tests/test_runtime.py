@@ -1,4 +1,4 @@
-"""The worker's garbage-collection policy (governance/runtime.py), applied by governance.wsgi."""
+"""The worker's garbage-collection policy (governance/runtime.py), applied by config.wsgi."""
 
 import gc
 import importlib
@@ -22,7 +22,7 @@ def test_tune_gc_freezes_what_is_loaded_and_collects_the_young_less_often():
 def test_the_wsgi_entry_point_tunes_the_collector(monkeypatch):
     called = []
     monkeypatch.setattr(runtime, "tune_gc", lambda: called.append(True))
-    monkeypatch.delitem(sys.modules, "governance.wsgi", raising=False)
-    wsgi = importlib.import_module("governance.wsgi")
+    monkeypatch.delitem(sys.modules, "config.wsgi", raising=False)
+    wsgi = importlib.import_module("config.wsgi")
     assert called == [True]
     assert callable(wsgi.application)

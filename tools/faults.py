@@ -457,7 +457,7 @@ def run(phase_seconds: float, outage_seconds: float) -> int:
         port = _free_port()
         base_url = f"http://{HOST}:{port}"
         server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "governance.wsgi", "--workers", str(WORKERS),
+            [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", str(WORKERS),
              "--bind", f"{HOST}:{port}", "--log-level", "warning", "--timeout", "30"],
             cwd=ROOT,
             env=env,

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.test import Client, RequestFactory
 
-from governance.api import api
+from config.api import api
 from governance.concurrency import check_version, etag, parse_if_match
 from governance.errors import BadRequest, Stale
 from governance.models import ApiToken, AuditEntry, EditorNomination, SiteSettings

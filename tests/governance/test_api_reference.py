@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from governance.api import api
+from config.api import api
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "api.md"

@@ -74,7 +74,7 @@ def test_settings_make_a_redis_cache_url_soft():
 
     config = environ.Env.cache_url_config("redis://127.0.0.1:6379/0")
     assert config["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
-    # governance.settings swaps that backend for the soft one; locmem stays as it is.
+    # config.settings swaps that backend for the soft one; locmem stays as it is.
     assert settings.CACHES["default"]["BACKEND"] != "django.core.cache.backends.redis.RedisCache"
 
 
@@ -277,7 +277,7 @@ def test_work_after_the_commit_never_turns_a_stored_write_into_an_error(
 def test_connection_health_checks_stay_on_for_postgresql():
     import environ
 
-    text = (settings.BASE_DIR / "governance" / "settings.py").read_text()
+    text = (settings.BASE_DIR / "config" / "settings.py").read_text()
     assert 'DATABASES["default"]["CONN_HEALTH_CHECKS"] = True' in text
     assert environ  # the settings module reads DATABASE_URL through django-environ
 

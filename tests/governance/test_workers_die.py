@@ -115,7 +115,7 @@ def app(tmp_path, migrated):
         **os.environ,
         "DATABASE_URL": f"sqlite:///{database}",
         "CACHE_URL": "locmemcache://faults",
-        "DJANGO_SETTINGS_MODULE": "governance.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DEBUG": "true",
         "OUTBOX_RUN_ON_COMMIT": "false",
         "OUTBOX_LEASE_SECONDS": "600",

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from charter.models import BusinessCase
-from governance.api import api
+from config.api import api
 from status.models import StatusReport
 from tests.agent.conftest import EVERYONE, use_group
 from tests.factories import WorkPackageFactory

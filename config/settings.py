@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "status",
     "portfolio",
     "agent",
+    "config",  # the site above the apps (its seed_demo command)
 ]
 
 MIDDLEWARE = [
@@ -81,8 +82,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "governance.urls"
-WSGI_APPLICATION = "governance.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "governance.User"
 AUTHENTICATION_BACKENDS = [
     # First: refuses a sign-in while the account or the address is locked out.

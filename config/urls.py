@@ -2,9 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from config.api import api
 from governance import auth_views as sign_in
 from governance import views
-from governance.api import api
 from governance.atlassian import webhooks
 
 urlpatterns = [
