@@ -66,10 +66,3 @@ def deferred_project_changes():
         stack[-1].update(ids)
     elif ids:
         project_changed.send(sender=None, project_ids=ids)
-
-
-# Sent by the realisation page to ask when the next benefit review is due (the status app owns
-# the per-project review cadence). kwargs: project, case (the charter's BusinessCase).
-# Receiver: project status answers the same dict the status page and the portfolio show
-# ({cadence, cadenceSource, dueOn, overdue, ...}), computed by the one function for it.
-realisation_review_requested = Signal()

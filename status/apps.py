@@ -51,10 +51,10 @@ class StatusConfig(AppConfig):
         signals.project_changed.connect(
             receivers.on_project_changed, dispatch_uid="status.health.project_changed"
         )
-        signals.realisation_review_requested.connect(
-            receivers.on_realisation_review_requested,
-            dispatch_uid="status.realisation_review_requested",
-        )
+        from charter.reviews import answer_next_review_with
+        from status.selectors import next_review
+
+        answer_next_review_with(next_review)
         from governance.audit_text import register_app_words
         from status import vocabulary
 

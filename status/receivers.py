@@ -1,18 +1,15 @@
 """Receivers of the kernel signals the business-case services send inside their transaction:
-approval starts initiation, the first steering committee held completes it; the realisation
-page asks when the next benefit review is due. And the writes that move a project's stored
-health: every save or delete of a fact its derivation reads (registers, business case, status,
-the project's approval state) announces the project (`governance.signals.project_facts_changed`),
-and the announcement rewrites its row in the same transaction; a change of the site's thresholds
-rewrites every row."""
+approval starts initiation, the first steering committee held completes it. And the writes that
+move a project's stored health: every save or delete of a fact its derivation reads (registers,
+business case, status, the project's approval state) announces the project
+(`governance.signals.project_facts_changed`), and the announcement rewrites its row in the same
+transaction; a change of the site's thresholds rewrites every row."""
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from governance import signals
-from governance.models import Project, SiteSettings
-from status import derive, health, services
-from status.models import ProjectStatus
+from governance.models import Project
+from status import health, services
 
 
 def on_charter_approved(sender, *, project, at, **kwargs) -> None:
@@ -56,14 +53,3 @@ def on_project_changed(sender, *, project_ids, **kwargs) -> None:
 def on_site_settings_saved(sender, *, instance, created, raw=False, **kwargs) -> None:
     if not (raw or created):
         health.refresh_outdated(instance)
-
-
-def on_realisation_review_requested(sender, *, project, case, **kwargs) -> dict:
-    status = ProjectStatus.objects.filter(project=project).first() or ProjectStatus(project=project)
-    return derive.review_due(
-        status,
-        case,
-        case.approval_status if case is not None else "",
-        SiteSettings.load().br_cadence_default,
-        timezone.localdate(),
-    )

@@ -136,6 +136,20 @@ WHERE p.id {in_ids}
 """
 
 
+def next_review(project: Project, case: BusinessCase | None) -> dict:
+    """When the next benefit review is due (the realisation page asks, through
+    `charter.reviews`): the project's cadence or the site's, the same computation the status
+    page and the portfolio show."""
+    status = ProjectStatus.objects.filter(project=project).first() or ProjectStatus(project=project)
+    return derive.review_due(
+        status,
+        case,
+        case.approval_status if case is not None else "",
+        SiteSettings.load().br_cadence_default,
+        timezone.localdate(),
+    )
+
+
 def default_status(project: Project) -> ProjectStatus:
     """The spec's defaults for a project whose status was never saved (not written)."""
     return ProjectStatus(project=project)

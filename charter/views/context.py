@@ -23,7 +23,7 @@ from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
-from governance import labels, signals
+from governance import labels
 from governance.http import announce_revision, render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
@@ -372,17 +372,6 @@ def closeout_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def _next_review(project, case) -> dict:
-    """When the next benefit review is due, as the status page and the portfolio show it (the
-    status app owns the review cadence and answers)."""
-    for _, answer in signals.realisation_review_requested.send(
-        sender=None, project=project, case=case
-    ):
-        if answer:
-            return answer
-    return {}
-
-
 def realisation_context(request, project, caller, **extra) -> dict:
     case = extra.pop("case", None) or current_case(project)
     reviews = list(reversed(case.realisation_reviews or []))
@@ -403,7 +392,7 @@ def realisation_context(request, project, caller, **extra) -> dict:
         "kpi": kpi,
         "confidence": derive.confidence(case.realisation_confidence),
         "benefits_chart": benefits_chart(case),
-        "review": _next_review(project, case),
+        "review": reviews.next_review(project, case),
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
         "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
         "errors": {},

@@ -539,6 +539,18 @@ def test_review_due_from_realisation_start_and_the_project_override(project):
     assert (by_site["dueOn"], by_site["cadenceSource"]) == (dt.date(2026, 2, 28), "site")
 
 
+def test_the_realisation_page_asks_the_status_app_by_a_plain_call(project):
+    """The charter's realisation page calls `charter.reviews.next_review`, which the status
+    app answers (set in its AppConfig.ready()) with the status page's own computation."""
+    from charter import reviews
+
+    started = dt.datetime(2026, 1, 31, 9, tzinfo=dt.UTC)
+    shown = review_of(project, cadence="Monthly", started=started)
+    case = BusinessCase.objects.get(project=project)
+    assert reviews.next_review(project, case) == shown
+    assert reviews.next_review(project, case)["dueOn"] == dt.date(2026, 2, 28)
+
+
 @pytest.mark.parametrize(("due_offset", "overdue"), [(-1, True), (0, False), (1, False)])
 def test_review_is_overdue_the_day_after_it_is_due(project, due_offset, overdue):
     due = TODAY + dt.timedelta(days=due_offset)
