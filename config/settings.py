@@ -2,6 +2,8 @@
 embedded defaults run the app on a laptop: SQLite, the local tracker and the local wiki."""
 
 from datetime import timedelta
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed_version
 from pathlib import Path
 
 import environ
@@ -134,6 +136,21 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     CACHES["default"].setdefault("OPTIONS", {})
     CACHES["default"]["OPTIONS"].setdefault("socket_connect_timeout", _cache_timeout)
     CACHES["default"]["OPTIONS"].setdefault("socket_timeout", _cache_timeout)
+
+
+def _installed_version() -> str:
+    try:
+        return installed_version("governance")
+    except PackageNotFoundError:
+        return "dev"
+
+
+# What is deployed: DEPLOY_VERSION (a release tag or commit, set by the deploy), else the
+# installed package's version. Every cache key carries it (Django's cache VERSION), so pages and
+# pictures cached by other code are never read; the stored project health carries it in its
+# basis, so rows derived by other rules are derived again.
+DEPLOY_VERSION = env.str("DEPLOY_VERSION", default="") or _installed_version()
+CACHES["default"]["VERSION"] = DEPLOY_VERSION
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -17,7 +17,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -26,11 +25,9 @@ from django.db.models import Count, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from charter import derive as charter_derive
 from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
-from registers import derive as registers_derive
 from registers import pictures as registers_pictures
 from registers.models import Risk
 from status import derive, selectors
@@ -115,19 +112,18 @@ ROW_KEYS = [
     "realisationReviewOverdue",
 ]
 
-# The code a row's values come from: a row derived by other rules is derived again.
-_RULE_MODULES = (derive, selectors, charter_derive, registers_derive, registers_pictures)
-_RULES_DIGEST = hashlib.sha256(
-    b"".join(Path(module.__file__).read_bytes() for module in _RULE_MODULES)
-    + Path(__file__).read_bytes()
-).hexdigest()
-
 
 def basis(site: SiteSettings) -> str:
     """The fingerprint of what, besides a project's own facts, its row was derived under: the
-    RAG thresholds, the site's default benefit-review cadence, the time zone and the rules."""
+    RAG thresholds, the site's default benefit-review cadence, the time zone and the rules (the
+    deploy's version: a row derived by other code is derived again)."""
     inputs = json.dumps(
-        [rag_thresholds(site), site.br_cadence_default, settings.TIME_ZONE, _RULES_DIGEST],
+        [
+            rag_thresholds(site),
+            site.br_cadence_default,
+            settings.TIME_ZONE,
+            settings.DEPLOY_VERSION,
+        ],
         sort_keys=True,
         default=str,
     )

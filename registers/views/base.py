@@ -8,10 +8,8 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, partial
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache as shared_cache
 from django.db import transaction
@@ -219,26 +217,14 @@ def render_page(
 # --- the rendered table, cached by what it shows ------------------------------------------------
 #
 # Rendering a hundred rows costs most of a register page. The table is cached under a digest
-# of everything it is rendered from: the templates' own text, the caller, the project's state,
+# of everything it is rendered from (the deploy's version in every cache key stands for the
+# templates and the code): the caller, the project's state,
 # the query string, and every value of every row (stored and derived), of the table and of the
 # people it names. Any change to any of these is a new key, so a cached table is never stale;
 # old keys simply expire. The CSRF input, different per response, is put in after the cache.
 
 TABLE_CACHE_SECONDS = 600
 _CSRF_SLOT = mark_safe("<!--csrf-input-->")  # our own constant
-
-
-@cache
-def _templates_digest() -> str:
-    """The text of the register templates and the template tags they use."""
-    digest = hashlib.blake2b(digest_size=16)
-    roots = [Path(settings.BASE_DIR) / "templates" / "registers"]
-    roots.append(Path(settings.BASE_DIR) / "governance" / "templatetags")
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in (".html", ".py"):
-                digest.update(path.name.encode() + path.read_bytes())
-    return digest.hexdigest()
 
 
 def _values(obj: Any) -> list:
@@ -271,7 +257,6 @@ def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
     table = context["table"]
     digest = hashlib.blake2b(digest_size=20)
     parts = [
-        _templates_digest(),
         formatting.currency(),
         str(timezone.localdate()),
         reg.slug,
@@ -326,33 +311,15 @@ def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
 
 # The register's pictures (its risk matrices, its timeline and budget curve) are drawn from
 # the stored values of every record of the register, whatever the table's filters, and cached
-# like the table: under a digest of the drawing code and templates, the day, the currency, the
-# register's URL, its `extra` and every stored value of every record. They show nothing that
-# depends on the reader, so every reader shares them. They are drawn only when the page shows
-# them (an HTMX table swap does not).
-
-_PICTURE_SOURCES = (
-    "governance/charts.py",
-    "registers/pictures.py",
-    "registers/views/risks.py",
-    "registers/views/work_packages.py",
-)
-
-
-@cache
-def _pictures_digest() -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    for path in sorted((Path(settings.BASE_DIR) / "templates" / "charts").rglob("*.html")):
-        digest.update(path.name.encode() + path.read_bytes())
-    for name in _PICTURE_SOURCES:
-        digest.update((Path(settings.BASE_DIR) / name).read_bytes())
-    return digest.hexdigest()
+# like the table (the deploy's version in every cache key stands for the drawing code and
+# templates): under the day, the currency, the register's URL, its `extra` and every stored
+# value of every record. They show nothing that depends on the reader, so every reader shares
+# them. They are drawn only when the page shows them (an HTMX table swap does not).
 
 
 def pictures_cache_key(reg: Register, project: Project, records: list, extra: Any) -> str:
     digest = hashlib.blake2b(digest_size=20)
     parts = [
-        _pictures_digest(),
         formatting.currency(),
         str(timezone.localdate()),
         reg.slug,

@@ -421,3 +421,16 @@ def test_stored_json_is_decoded_once_per_text_and_never_answers_for_another(monk
     assert health._decoded('{"overallRag": "Green"}') == {"overallRag": "Green"}
     assert health._decoded('{"overallRag": "Amber"}') == {"overallRag": "Amber"}  # full: emptied
     assert len(health._DECODED) == 1 and health._decoded(None) is None
+
+
+def test_the_basis_and_every_cache_key_carry_the_deploy_version(db, settings):
+    """Rows derived and pages cached by other code are not read: the deploy's version, not a
+    digest of source files, says which code it was."""
+    from django.core.cache import caches
+
+    site = SiteSettings.load()
+    before = health.basis(site)
+    assert settings.CACHES["default"]["VERSION"] == settings.DEPLOY_VERSION
+    assert caches["default"].version == settings.DEPLOY_VERSION
+    settings.DEPLOY_VERSION = f"{settings.DEPLOY_VERSION}-next"
+    assert health.basis(site) != before
