@@ -29,7 +29,6 @@ from registers.derive import (
     package_schedule,
     plan_baseline_of,
     plan_baselines_of,
-    risk_score,
 )
 from registers.models import (
     APPLICATION_STATES,
@@ -313,9 +312,7 @@ def _risk_item(ctx: Context, risk: Risk) -> dict[str, Any]:
         "status": risk.status,
         "likelihood": risk.likelihood,
         "impact": risk.impact,
-        "score": risk_score(
-            risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood
-        ),
+        "score": risk.score,
         "ownerAccountId": risk.owner_account_id,
         "revision": risk.revision,
         "link": ctx.link(_url("registers:risk-detail", key, risk.pk)),

@@ -40,21 +40,6 @@ def change_is_open(change) -> bool:
     return change.status == "Proposed"
 
 
-def risk_score(
-    impact: int | None,
-    likelihood: int | None,
-    residual_impact: int | None = None,
-    residual_likelihood: int | None = None,
-) -> int | None:
-    """residualImpact x residualLikelihood when both are set, else impact x likelihood, else
-    null. The same score drives the register's heat colour and the derived risk RAG."""
-    if residual_impact and residual_likelihood:
-        return residual_impact * residual_likelihood
-    if impact and likelihood:
-        return impact * likelihood
-    return None
-
-
 def infer_dimensions(
     *,
     impact_scope: str,

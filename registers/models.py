@@ -79,6 +79,23 @@ class WorkPackage(models.Model):
         return self.name
 
 
+def _score(impact: str, likelihood: str) -> models.When:
+    return models.When(
+        **{f"{impact}__gt": 0, f"{likelihood}__gt": 0},
+        then=models.F(impact) * models.F(likelihood),
+    )
+
+
+# The risk score, written once: the database computes it (a generated column) and Python and
+# SQL read it. residualImpact x residualLikelihood when both are set, else impact x likelihood,
+# else null; the same score drives the register's heat colour and the derived risk RAG.
+RISK_SCORE = models.Case(
+    _score("residual_impact", "residual_likelihood"), _score("impact", "likelihood"), default=None
+)
+# Before treatment: impact x likelihood, else null (the register shows it beside the score).
+INHERENT_SCORE = models.Case(_score("impact", "likelihood"), default=None)
+
+
 class Risk(models.Model):
     """A risk or an opportunity (user-facing name: Risks)."""
 
@@ -104,12 +121,29 @@ class Risk(models.Model):
     updated_by_account_id = models.CharField(max_length=128, null=True, blank=True)
     imported = models.BooleanField(default=False)
     revision = models.PositiveIntegerField(default=1)
+    score = models.GeneratedField(
+        expression=RISK_SCORE, output_field=models.IntegerField(null=True), db_persist=True
+    )
+    inherent_score = models.GeneratedField(
+        expression=INHERENT_SCORE, output_field=models.IntegerField(null=True), db_persist=True
+    )
+
+    GENERATED = ("score", "inherent_score")
 
     class Meta:
         indexes = [models.Index(fields=["project", "status"], name="risk_project_status")]
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        adding = self._state.adding
+        super().save(*args, **kwargs)
+        if not adding:
+            # An insert returns the scores; an update does not (Django 5.2): they are read
+            # again when next asked for, never left as they were before the write.
+            for name in self.GENERATED:
+                self.__dict__.pop(name, None)
 
 
 class Decision(models.Model):

@@ -10,7 +10,6 @@ from registers.derive import (
     decision_state,
     package_schedule,
     plan_baseline_of,
-    risk_score,
 )
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 
@@ -86,9 +85,7 @@ def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict:
         "likelihood": risk.likelihood,
         "residualImpact": risk.residual_impact,
         "residualLikelihood": risk.residual_likelihood,
-        "score": risk_score(
-            risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood
-        ),
+        "score": risk.score,
         "treatment": risk.treatment,
         "mitigation": risk.mitigation,
         "acceptedByAccountId": risk.accepted_by_account_id,

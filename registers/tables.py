@@ -27,7 +27,6 @@ from registers.derive import (
     decision_state,
     package_schedule,
     risk_heat,
-    risk_score,
 )
 from registers.models import (
     APPLICATION_STATES,
@@ -135,11 +134,8 @@ _span = formatting.date_span
 
 
 def decorate_risk(risk, people, caller, extra) -> None:
-    risk.score = risk_score(
-        risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood
-    )
     risk.heat = risk_heat(risk.score, extra["thresholds"])
-    risk.inherent = risk_score(risk.impact, risk.likelihood)
+    risk.inherent = risk.inherent_score
     risk.treating = extra["treating"].get(str(risk.pk), [])
     risk.decision_recordable = decision_can_be_recorded(risk)
     risk.awaits_treating_decision = risk.decision_recordable and not risk.treating

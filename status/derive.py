@@ -31,7 +31,7 @@ from charter.models import BusinessCase
 from governance import formatting, labels
 from governance.cleaning import add_days, coerce_enum
 from governance.models import RAG_CHOICES, Project
-from registers.derive import application_state, risk_score
+from registers.derive import application_state
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 
 DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
@@ -112,6 +112,7 @@ class RiskFact:
     likelihood: int | None
     residual_impact: int | None
     residual_likelihood: int | None
+    score: int | None  # the stored risk score (registers.models.RISK_SCORE)
 
 
 @dataclass(frozen=True)
@@ -575,7 +576,7 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
 
 
 def score(risk: RiskFact) -> int | None:
-    return risk_score(risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood)
+    return risk.score
 
 
 def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:

@@ -48,16 +48,12 @@ RISK_FIELDS = [
     "likelihood",
     "residual_impact",
     "residual_likelihood",
+    "score",
 ]
 CHANGE_FIELDS = ["id", "summary", "status", "dimensions", "application_record", "created_at"]
 
-# registers.derive.risk_score in SQL: residual impact x likelihood when both are set, else
-# impact x likelihood (tests prove it equal to the Python rule for every input).
-SCORE_SQL = (
-    "(CASE WHEN residual_impact > 0 AND residual_likelihood > 0 "
-    "THEN residual_impact * residual_likelihood "
-    "WHEN impact > 0 AND likelihood > 0 THEN impact * likelihood END)"
-)
+# The risk score: the risk's generated column (registers.models.RISK_SCORE).
+SCORE_SQL = "score"
 # registers.derive.application_state in SQL, over Proposed and Approved changes whose
 # dimensions are read as JSON text (tests prove it equal to the Python rule for every input).
 UNAPPLIED_SQL = "(application_record IS NULL OR CAST(application_record AS TEXT) = '{}')"

@@ -15,11 +15,10 @@ from registers.derive import (
     decision_is_editable,
     decision_state,
     infer_dimensions,
-    risk_score,
     schedule_variance_days,
 )
 from registers.models import ChangeRequest, Decision, Risk
-from tests.factories import ChangeRequestFactory
+from tests.factories import ChangeRequestFactory, RiskFactory
 
 
 def test_decision_state_follows_made_on():
@@ -59,8 +58,21 @@ def test_a_change_is_open_only_while_proposed(status, expected):
         ((5, 5, 5, 5), 25),
     ],
 )
-def test_risk_score(scores, expected):
-    assert risk_score(*scores) == expected
+def test_risk_score(db, scores, expected):
+    """The score is the risk's generated column: the database computes it on every write."""
+    impact, likelihood, residual_impact, residual_likelihood = scores
+    risk = RiskFactory(
+        impact=impact,
+        likelihood=likelihood,
+        residual_impact=residual_impact,
+        residual_likelihood=residual_likelihood,
+    )
+    assert risk.score == expected  # returned by the insert
+    assert Risk.objects.get(pk=risk.pk).score == expected
+    risk.residual_impact, risk.residual_likelihood = 1, 1
+    risk.save()
+    assert risk.score == 1  # read again after an update
+    assert risk.inherent_score == (impact * likelihood if impact and likelihood else None)
 
 
 @pytest.mark.parametrize(

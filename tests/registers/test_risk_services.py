@@ -6,7 +6,6 @@ import pytest
 from governance.errors import Conflict, Forbidden, Frozen, Stale, ValidationFailed
 from governance.models import AuditEntry
 from governance.permissions import caller_for
-from registers.derive import risk_score
 from registers.models import Decision, Risk
 from registers.services import risk_create, risk_delete, risk_record_decision, risk_update
 from tests.factories import RiskFactory
@@ -90,12 +89,9 @@ def test_anything_not_closed_is_open(cast, sent, stored):
 
 def test_scores_one_to_five_or_null_and_derived_score(cast):
     risk = create(cast, impact=4, likelihood=5)
-    assert risk_score(risk.impact, risk.likelihood) == 20
+    assert (risk.score, risk.inherent_score) == (20, 20)
     risk = update(cast, risk, residualImpact=2, residualLikelihood=3)
-    assert (
-        risk_score(risk.impact, risk.likelihood, risk.residual_impact, risk.residual_likelihood)
-        == 6
-    )
+    assert (risk.score, risk.inherent_score) == (6, 20)
     risk = update(cast, risk, impact="", residualImpact=None)
     assert (risk.impact, risk.residual_impact) == (None, None)
 
