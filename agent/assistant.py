@@ -11,20 +11,22 @@ import asyncio
 import datetime as dt
 import json
 import logging
+import math
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
 from agent import catalogue
 from agent.models import Conversation, Message, Proposal
-from governance.cache import STRICT_ERRORS, strict
+from governance import throttling
+from governance.cache import STRICT_ERRORS
 from governance.errors import Conflict, DomainError, NotFound
 from governance.models import AuditEntry
 
@@ -120,16 +122,8 @@ def expire_old(user) -> None:
 def take_turn(user) -> None:
     """Count one question against the person's hourly allowance; refuse beyond it."""
     limit = settings.AGENT_RATE_LIMIT_PER_HOUR
-    hour = timezone.now().strftime("%Y%m%d%H")
-    key = f"agent-rate:{user.pk}:{hour}"
     try:
-        shared = strict(cache)
-        shared.add(key, 0, timeout=3600)
-        try:
-            used = shared.incr(key)
-        except ValueError:
-            shared.set(key, 1, timeout=3600)
-            used = 1
+        used, until = throttling.hit(f"agent-rate:{user.pk}", 3600)
     except STRICT_ERRORS:
         # No allowance can be counted while the cache is down: no question to the model
         # (the forms need none).
@@ -138,7 +132,7 @@ def take_turn(user) -> None:
             "model. Use the forms below, or try again in a minute."
         ) from None
     if used > limit:
-        minutes = 60 - timezone.now().minute
+        minutes = max(1, math.ceil((until - time.time()) / 60))
         raise AssistantUnavailable(
             f"You have asked {limit} questions this hour, the most allowed. Try again in "
             f"{minutes} minute{'s' if minutes != 1 else ''}, or use the forms below."

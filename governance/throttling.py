@@ -10,7 +10,9 @@
   `SIGNIN_ADDRESS_FAILURE_LIMIT`, never an account from every address. Its counts are in the
   database, so a cache outage changes nothing there.
 
-Both key on `client_ip`: the socket's peer, or behind a TLS proxy (`BEHIND_TLS_PROXY`) the
+The Assistant's hourly allowance of questions counts with the same fixed window (`hit`).
+
+Both doors key on `client_ip`: the socket's peer, or behind a TLS proxy (`BEHIND_TLS_PROXY`) the
 address the trusted proxies report in X-Forwarded-For (`TRUSTED_PROXY_HOPS` of them)."""
 
 import ipaddress
@@ -69,20 +71,42 @@ def client_ip(request: HttpRequest) -> str | None:
     return _address(reported) or peer
 
 
+# --- The one counter: a fixed window in the shared cache ------------------------------------
+
+
+def hit(key: str, window: int) -> tuple[int, float]:
+    """Count one more under `key` in a fixed window of `window` seconds that starts with the
+    first count: the count so far and when the window ends (epoch seconds). In the shared
+    cache, strictly: raises one of `STRICT_ERRORS` while the cache cannot be reached, and the
+    caller decides (keep the count elsewhere, or refuse)."""
+    shared = strict(cache)
+    until_key = f"{key}:until"
+    shared.add(until_key, time.time() + window, window)
+    if shared.add(f"{key}:count", 1, window):
+        count = 1
+    else:
+        try:
+            count = shared.incr(f"{key}:count")
+        except ValueError:  # expired between add and incr
+            shared.add(f"{key}:count", 1, window)
+            count = 1
+    return count, shared.get(until_key) or time.time() + window
+
+
 # --- Bearer tokens: the API and /mcp ------------------------------------------------------
 
 
-def _keys(request: HttpRequest) -> tuple[str, str]:
-    address = client_ip(request) or "unknown"
-    return f"throttle:bearer:{address}:count", f"throttle:bearer:{address}:until"
+def _key(request: HttpRequest) -> str:
+    return f"throttle:bearer:{client_ip(request) or 'unknown'}"
 
 
 def _refuse_if_throttled(request: HttpRequest) -> None:
-    count_key, until_key = _keys(request)
+    key = _key(request)
+    count_key = f"{key}:count"
     try:
         shared = strict(cache)
         count = shared.get(count_key) or 0
-        until = shared.get(until_key) if count >= settings.API_TOKEN_FAILURE_LIMIT else None
+        until = shared.get(f"{key}:until") if count >= settings.API_TOKEN_FAILURE_LIMIT else None
     except STRICT_ERRORS:  # the cache is down: the count kept in the database meanwhile
         count, until = _stored_count(count_key)
     if count < settings.API_TOKEN_FAILURE_LIMIT:
@@ -98,18 +122,12 @@ def _refuse_if_throttled(request: HttpRequest) -> None:
 def _count_failure(request: HttpRequest) -> None:
     """Count one invalid token from the request's address (a fixed window): in the shared
     cache, or in the database while the cache cannot be reached."""
-    count_key, until_key = _keys(request)
+    key = _key(request)
     window = settings.API_TOKEN_FAILURE_WINDOW_SECONDS
     try:
-        shared = strict(cache)
-        shared.add(until_key, time.time() + window, window)
-        if not shared.add(count_key, 1, window):
-            try:
-                shared.incr(count_key)
-            except ValueError:  # expired between add and incr
-                shared.add(count_key, 1, window)
+        hit(key, window)
     except STRICT_ERRORS:
-        _store_failure(count_key, window)
+        _store_failure(f"{key}:count", window)
 
 
 def _stored_count(key: str) -> tuple[int, float | None]:
