@@ -136,6 +136,14 @@ class Risk(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if not args:
+            # A risk made here, not read: no score until the insert returns it (never a query
+            # for an unsaved row's).
+            for name in self.GENERATED:
+                self.__dict__.setdefault(name, None)
+
     def save(self, *args, **kwargs) -> None:
         adding = self._state.adding
         super().save(*args, **kwargs)
