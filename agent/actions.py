@@ -16,7 +16,7 @@ from charter import selectors as charter_selectors
 from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
-from governance import permissions
+from governance import permissions, textsearch
 from governance.audit import entry_to_dict
 from governance.cleaning import SCHEDULE_DAYS_MAX, required_text_schema
 from governance.errors import ValidationFailed
@@ -162,11 +162,9 @@ def find_projects(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "sort": args.get("sort"),
     }
     rows = portfolio_selectors.portfolio(ctx.request, query, strict=True).rows
-    words = [w.casefold() for w in (args.get("q") or "").split()]
+    words = textsearch.words(args.get("q"))
     if words:
-        rows = [
-            r for r in rows if all(w in f"{r['projectKey']} {r['name']}".casefold() for w in words)
-        ]
+        rows = [r for r in rows if _matches(words, r["projectKey"], r["name"])]
     return page([_project_row(ctx, r) for r in rows], args)
 
 
@@ -272,12 +270,11 @@ def _register_scope(ctx: Context, args: dict[str, Any]) -> list:
 
 
 def _words(args: dict[str, Any]) -> list[str]:
-    return [w.casefold() for w in (args.get("q") or "").split()]
+    return textsearch.words(args.get("q"))
 
 
 def _matches(words: list[str], *texts: str) -> bool:
-    haystack = " ".join(t or "" for t in texts).casefold()
-    return all(w in haystack for w in words)
+    return textsearch.matches(words, textsearch.haystack(*texts))
 
 
 def _wp_item(ctx: Context, wp: WorkPackage, plan: Any = None) -> dict[str, Any]:

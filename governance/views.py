@@ -10,7 +10,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
-from governance import audit_text, notifications, permissions, services
+from governance import audit_text, notifications, permissions, services, textsearch
 from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
 from governance.http import page, render_htmx, uncompressed
@@ -31,9 +31,9 @@ def project_list(request):
     people = resolve(p.lead_account_id for p, _ in rows)
     query = request.GET.get("q", "").strip()
     if query:
-        folded = query.casefold()
+        words = textsearch.words(query)
         rows = [
-            (p, c) for p, c in rows if folded in p.key.casefold() or folded in p.name.casefold()
+            (p, c) for p, c in rows if textsearch.matches(words, textsearch.haystack(p.key, p.name))
         ]
     return render(
         request,

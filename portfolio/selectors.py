@@ -11,7 +11,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
-from governance import permissions
+from governance import permissions, textsearch
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project
 from status import health
@@ -336,13 +336,13 @@ def lessons(request: HttpRequest, *, q: str = "", kind: str = "", theme: str = "
                 )
             )
     total = len(entries)
-    words = [w.casefold() for w in q.split() if w.strip()]
+    words = textsearch.words(q)
     selected = [
         e
         for e in entries
         if (not kind or e["kind"] == kind)
         and (not theme or (e["theme"] or NO_THEME) == theme)
-        and all(w in e["haystack"] for w in words)
+        and textsearch.matches(words, e["haystack"])
     ]
     for entry in selected:
         entry.pop("haystack")
@@ -361,5 +361,5 @@ def _lesson(project, case, kind: str, text: str, at) -> dict:
         "kindLabel": LESSON_KINDS[kind],
         "text": text,
         "recordedAt": at.isoformat() if at else None,
-        "haystack": f"{text} {project.key} {project.name}".casefold(),
+        "haystack": textsearch.haystack(text, project.key, project.name),
     }

@@ -14,7 +14,7 @@ from django.http import QueryDict
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
-from governance import formatting, labels
+from governance import formatting, labels, textsearch
 from governance.models import RAG_CHOICES
 from governance.people import Person
 from registers import pictures
@@ -125,9 +125,9 @@ def decorate_work_package(wp, people, caller, extra) -> None:
     wp.forecast_budget_text = money(wp.budget_forecast)
     wp.actual_budget_text = money(wp.budget_actual)
     wp.status_class = slug(wp.status)
-    wp.search_text = " ".join(
-        filter(None, [wp.name, wp.type, wp.commentary, *(wp.linked_issue_keys or [])])
-    ).casefold()
+    wp.search_text = textsearch.haystack(
+        wp.name, wp.type, wp.commentary, *(wp.linked_issue_keys or [])
+    )
 
 
 _span = formatting.date_span
@@ -140,9 +140,9 @@ def decorate_risk(risk, people, caller, extra) -> None:
     risk.decision_recordable = decision_can_be_recorded(risk)
     risk.awaits_treating_decision = risk.decision_recordable and not risk.treating
     risk.can_record_decision = caller.can_edit_registers and risk.decision_recordable
-    risk.search_text = " ".join(
-        filter(None, [risk.title, risk.description, risk.mitigation, risk.treatment])
-    ).casefold()
+    risk.search_text = textsearch.haystack(
+        risk.title, risk.description, risk.mitigation, risk.treatment
+    )
 
 
 def decorate_decision(decision, people, caller, extra) -> None:
@@ -163,9 +163,9 @@ def decorate_decision(decision, people, caller, extra) -> None:
         }
         for note in decision.notes or []
     ]
-    decision.search_text = " ".join(
-        filter(None, [decision.decision, decision.decision_notes, decision.rationale])
-    ).casefold()
+    decision.search_text = textsearch.haystack(
+        decision.decision, decision.decision_notes, decision.rationale
+    )
 
 
 def decorate_change(change, people, caller, extra) -> None:
@@ -189,12 +189,9 @@ def decorate_change(change, people, caller, extra) -> None:
         and change_awaits_baseline(change)
     )
     change.approver_id = change.approver_account_id or (change.approver_seat or {}).get("accountId")
-    change.search_text = " ".join(
-        filter(
-            None,
-            [change.summary, change.reason, change.impact_scope, change.impact_quality_other],
-        )
-    ).casefold()
+    change.search_text = textsearch.haystack(
+        change.summary, change.reason, change.impact_scope, change.impact_quality_other
+    )
 
 
 @dataclass
@@ -425,10 +422,9 @@ def build(register: str, records: list, params: QueryDict, people) -> Table:
     cell = pictures.parse_cell(params.get("cell", "")) if register == "risks" else None
     if cell:
         rows = [r for r in rows if pictures.in_cell(r, cell)]
-    query = params.get("q", "").strip()
+    query = textsearch.words(params.get("q", ""))
     if query:
-        folded = query.casefold()
-        rows = [r for r in rows if folded in r.search_text]
+        rows = [r for r in rows if textsearch.matches(query, r.search_text)]
     sort = params.get("sort", "")
     sort = sort if sort in spec.sorts else ""
     direction = "desc" if params.get("dir") == "desc" else "asc"
