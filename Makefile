@@ -100,6 +100,7 @@ worker: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) -m mypy
 
 format: install
 	$(VENV)/bin/ruff check --fix .
