@@ -19,6 +19,7 @@ from charter.models import (
     SEVERITIES,
 )
 from charter.pictures import benefits_chart
+from charter.reviews import next_review
 from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
@@ -392,7 +393,7 @@ def realisation_context(request, project, caller, **extra) -> dict:
         "kpi": kpi,
         "confidence": derive.confidence(case.realisation_confidence),
         "benefits_chart": benefits_chart(case),
-        "review": reviews.next_review(project, case),
+        "review": next_review(project, case),
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
         "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
         "errors": {},
