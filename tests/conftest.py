@@ -4,10 +4,15 @@ the governance group), on project ALPHA."""
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from io import StringIO
 
 import pytest
+from django.apps import apps
 from django.core.cache import cache
-from django.test import Client
+from django.core.management import call_command
+from django.core.management.color import no_style
+from django.db import connection, transaction
+from django.test import Client, override_settings
 
 from governance.models import Project, SiteSettings, User
 from governance.services import token_create
@@ -25,6 +30,42 @@ def _fast_and_isolated(settings):
     cache.clear()
     yield
     cache.clear()
+
+
+# --- the demo, seeded once per session ------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def demo_rows(django_db_setup, django_db_blocker) -> str:
+    """The demo portfolio (`seed_demo`), seeded once per test session (per xdist worker) and
+    kept as serialized rows; the seeding is rolled back, so the database stays empty."""
+    with (
+        django_db_blocker.unblock(),
+        override_settings(
+            PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+            OUTBOX_RUN_ON_COMMIT=True,
+        ),
+        transaction.atomic(),
+    ):
+        cache.clear()
+        call_command("seed_demo", stdout=StringIO())
+        rows = connection.creation.serialize_db_to_string()
+        transaction.set_rollback(True)
+    cache.clear()
+    return rows
+
+
+@pytest.fixture
+def demo(db, demo_rows) -> None:
+    """The demo's rows, loaded in this test's own transaction: rolled back after it like any
+    other write, so no test sees what another wrote."""
+    connection.creation.deserialize_db_from_string(demo_rows)
+    # Rows loaded with their ids: the sequences go past them (PostgreSQL does not by itself).
+    statements = connection.ops.sequence_reset_sql(no_style(), apps.get_models())
+    if statements:
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)
 
 
 @dataclass

@@ -3,7 +3,6 @@ who see it (lead, sponsor, PMO, site admin, viewer), including the inline editor
 that only appear after a click."""
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
@@ -13,12 +12,6 @@ from tests.browser.axe import assert_accessible
 pytestmark = pytest.mark.browser
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
-
-
-@pytest.fixture
-def demo(transactional_db, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
 
 
 def demo_sign_in(page, live_server, username):

@@ -6,7 +6,6 @@ import os
 import re
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -16,12 +15,6 @@ CODES = re.compile(
     r"\b(ClosingSubmitted|InRealisation|NotRealised|InMaintenance|DeliveredAsChartered|"
     r"TransferredToBau|AwaitingApplication|[a-z_]+\.[a-z_]+ed)\b"
 )
-
-
-@pytest.fixture
-def demo(transactional_db):
-    with open(os.devnull, "w") as quiet:
-        call_command("seed_demo", stdout=quiet)
 
 
 def sign_in_demo(page, live_server, username):

@@ -2,7 +2,6 @@
 and the top bar collapses to a Menu button."""
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
 from tests.browser.axe import assert_accessible
@@ -28,12 +27,6 @@ PAGES = [
     "/portfolio/",
     "/portfolio/lessons/",
 ]
-
-
-@pytest.fixture
-def demo(transactional_db, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
 
 
 def test_phone_pages_do_not_scroll_sideways(demo, live_server, watched_page):

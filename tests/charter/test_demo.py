@@ -23,8 +23,7 @@ def snapshot():
     }  # fmt: skip
 
 
-def test_demo_has_every_state_and_runs_twice_unchanged(db):
-    call_command("seed_demo", stdout=StringIO())
+def test_demo_has_every_state_and_runs_twice_unchanged(demo):
     first = snapshot()
     assert {status for _, status, _, _ in first["cases"]} == set(APPROVAL_STATUSES)
     sofia = Project.objects.values_list("sponsor_account_id", flat=True).distinct()

@@ -8,13 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
-from io import StringIO
 from pathlib import Path
 
 import psycopg
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
@@ -112,8 +110,7 @@ def _signed_in(username: str) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_restored_backup_serves_the_same_pages_and_api_answers(tmp_path):
-    call_command("seed_demo", stdout=StringIO())
+def test_a_restored_backup_serves_the_same_pages_and_api_answers(tmp_path, demo):
     lead, pmo = _signed_in("lena"), _signed_in("priya")
     _, token = token_create(user=User.objects.get(username="lena"), name="drill")
     requests = [{"label": "/", "path": "/", "session": lead}]

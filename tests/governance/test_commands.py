@@ -78,8 +78,7 @@ def test_errors_are_clear(db, args):
         run(*args)
 
 
-def test_seed_demo_is_idempotent(db):
-    call_command("seed_demo", stdout=StringIO())
+def test_seed_demo_is_idempotent(demo):
     counts = (
         User.objects.count(),
         Project.objects.count(),

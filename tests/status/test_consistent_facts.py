@@ -6,7 +6,6 @@ status page and the portfolio, and the demo's finished projects say they are fin
 import datetime as dt
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
@@ -105,8 +104,7 @@ def test_a_budget_before_approval_is_not_called_approved(cast, arrange, client_f
     assert "not yet approved" in pmo_html
 
 
-def test_the_demo_finished_projects_say_they_are_finished(db):
-    call_command("seed_demo", stdout=None)
+def test_the_demo_finished_projects_say_they_are_finished(demo):
     client = Client()
     client.force_login(User.objects.get(username="priya"))
     rows = {row["projectKey"]: row for row in client.get("/api/v1/portfolio").json()}

@@ -26,8 +26,7 @@ MODELS = [
 ]
 
 
-def test_the_demo_shows_every_colour_and_a_trend_and_is_idempotent(db):
-    call_command("seed_demo", stdout=None)
+def test_the_demo_shows_every_colour_and_a_trend_and_is_idempotent(demo):
     counts = {model: model.objects.count() for model in MODELS}
     call_command("seed_demo", stdout=None)
     assert {model: model.objects.count() for model in MODELS} == counts
@@ -59,8 +58,7 @@ def test_the_demo_shows_every_colour_and_a_trend_and_is_idempotent(db):
     }
 
 
-def test_the_demo_shows_a_replanned_package_and_an_amended_project_that_agree(db):
-    call_command("seed_demo", stdout=None)
+def test_the_demo_shows_a_replanned_package_and_an_amended_project_that_agree(demo):
     client = Client()
     client.force_login(User.objects.get(username="priya"))
     case = BusinessCase.objects.get(project__key="BRIDGE")
