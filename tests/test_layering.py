@@ -1,4 +1,5 @@
-"""The house's arrows run one way: kernel <- registers <- charter <- status <- portfolio <- agent.
+"""The house's arrows run one way: kernel <- registers <- charter <- status <- portfolio <- agent
+<- config (the site).
 
 An app may import from the apps below it, never from one above. Every import statement counts,
 including those inside functions (a deferred import is still an upward dependency). The site
@@ -14,8 +15,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Lowest first. The kernel includes its tracker and wiki backends.
-LAYERS = ["governance", "registers", "charter", "status", "portfolio", "agent"]
+# Lowest first. The kernel includes its tracker and wiki backends; the site (`config`: settings,
+# URLs, the API's mounting, the demo command) is above every app, and no app imports it.
+LAYERS = ["governance", "registers", "charter", "status", "portfolio", "agent", "config"]
 
 
 def _rank(module: str) -> int | None:
