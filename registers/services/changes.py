@@ -17,7 +17,7 @@ from registers.derive import change_application_state, change_dimensions, change
 from registers.models import TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
-    clean_people,
+    check_people,
     get_in_project,
     insert,
     lock_project,
@@ -35,6 +35,7 @@ PEOPLE_AND_LINKS = {
     "approver_account_id",
     "approver_seat",
 }
+PROPOSER = ("proposerAccountId",)
 
 
 def _snapshot(change: ChangeRequest) -> dict[str, Any]:
@@ -64,28 +65,17 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
                 errors.add("targetWorkPackageId", "Must be a work package of this project.")
             else:
                 change.target_work_package_id = package.pk
-    people = {"approverAccountId": "approver_account_id"}
-    if creating and data.get("proposerAccountId") not in (None, ""):
-        # Recorded on behalf of someone else: the proposer defaults to the raiser.
-        people["proposerAccountId"] = "proposer_account_id"
-    elif not creating and data.get("proposerAccountId", change.proposer_account_id) != (
+    # Recorded on behalf of someone else: the proposer defaults to the raiser.
+    names_proposer = creating and data.get("proposerAccountId") not in (None, "")
+    if not creating and data.get("proposerAccountId", change.proposer_account_id) != (
         change.proposer_account_id
     ):
         errors.add("proposerAccountId", "The proposer is recorded when the change is raised.")
     approver_before = (change.approver_account_id, seat_account_id(change.approver_seat))
-    named_people = {
-        "approverAccountId": values.get("approver_account_id"),
-        "proposerAccountId": data.get("proposerAccountId"),
-    }
-    sent = {
-        key: value
-        for key, value in named_people.items()
-        if key in people and (key != "approverAccountId" or "approver_account_id" in values)
-    }
-    clean_people(change, sent, people, errors)
+    check_people(ChangeSpec, change, partial, errors, also=PROPOSER if names_proposer else ())
     proposer = change.proposer_account_id
     if (
-        "proposerAccountId" in people
+        names_proposer
         and "proposerAccountId" not in errors
         and proposer != change.created_by_account_id
         and not may_browse(proposer, change.project)

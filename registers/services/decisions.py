@@ -19,7 +19,7 @@ from registers.derive import decision_is_editable
 from registers.models import TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
-    clean_people,
+    check_people,
     get_in_project,
     insert,
     lock_project,
@@ -68,9 +68,7 @@ def _clean(
     for name in ("decision", "decision_notes", "rationale"):
         if name in values:
             setattr(decision, name, values[name])
-    if "made_by_account_id" in values:
-        people = {"madeByAccountId": values["made_by_account_id"]}
-        clean_people(decision, people, {"madeByAccountId": "made_by_account_id"}, errors)
+    check_people(DecisionSpec, decision, partial, errors)
     if "minutes_ref" in values:
         decision.minutes_ref = _clean_minutes_ref(project, values["minutes_ref"], errors)
     if "evidence_links" in values:

@@ -16,7 +16,7 @@ from governance.permissions import Caller
 from registers.derive import decision_can_be_recorded
 from registers.models import RISK_TREATMENTS, Decision, Risk
 from registers.services.common import (
-    clean_people,
+    check_people,
     get_in_project,
     insert,
     writable_project,
@@ -37,9 +37,8 @@ def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
     owner is a tracker user, an opportunity never materialises, the treatment suits the
     direction."""
     partial, errors = specs.validate(RiskSpec, data, creating=creating)
-    values = specs.sent(partial)
-    specs.apply(partial, risk, skip={"owner_account_id"})
-    clean_people(risk, _people(values), {"ownerAccountId": "owner_account_id"}, errors)
+    specs.apply(partial, risk)
+    check_people(RiskSpec, risk, partial, errors)
     if risk.direction == "Opportunity":
         risk.materialised = False  # meaningful only for a Risk
     if risk.treatment is not None and "direction" not in errors:
@@ -51,10 +50,6 @@ def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
                 f"{', '.join(allowed)}.",
             )
     return errors
-
-
-def _people(values: dict[str, Any]) -> dict[str, Any]:
-    return {"ownerAccountId": values["owner_account_id"]} if "owner_account_id" in values else {}
 
 
 def _stamp_acceptance(caller: Caller, risk: Risk) -> None:

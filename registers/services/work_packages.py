@@ -19,17 +19,18 @@ from registers.models import WorkPackage
 from registers.selectors import ordered
 from registers.services.common import (
     as_uuid,
-    clean_people,
+    check_people,
     enqueue_write_back,
     get_in_project,
     writable_project,
 )
 from registers.specs import WorkPackageSpec
 
+# Each start date and the end date it must not pass (plannedStartDate, plannedEndDate...).
 DATE_PAIRS = [
-    ("plannedStartDate", "plannedEndDate"),
-    ("actualStartDate", "actualEndDate"),
-    ("forecastStartDate", "forecastEndDate"),
+    (start, start.replace("Start", "End"))
+    for start in specs.with_rule(WorkPackageSpec, specs.IsoDate)
+    if "Start" in start
 ]
 WRITABLE = set(specs.writable(WorkPackageSpec))
 READ_ONLY = set(specs.read_only(WorkPackageSpec))
@@ -151,9 +152,7 @@ def _clean(
         WorkPackage.objects.filter(project=project, name__iexact=wp.name).exclude(pk=wp.pk).exists()
     ):
         errors.add("name", f"Another work package of {project.key} is called '{wp.name}'.")
-    if "owner_account_id" in values:
-        people = {"ownerAccountId": values["owner_account_id"]}
-        clean_people(wp, people, {"ownerAccountId": "owner_account_id"}, errors)
+    check_people(WorkPackageSpec, wp, partial, errors)
     _clean_actual_end(wp, values, errors)
     for start, end in DATE_PAIRS:
         first, last = (getattr(wp, specs.fields(WorkPackageSpec)[k].name) for k in (start, end))
@@ -171,7 +170,7 @@ def _clean(
 
 
 # Checked against stored state or folded into another field, not set as sent.
-STATEFUL = {"id", "owner_account_id", "actual_end_date", "actual_end", "linked_issue_keys"}
+STATEFUL = {"id", "actual_end_date", "actual_end", "linked_issue_keys"}
 
 
 def _clean_actual_end(wp: WorkPackage, values: dict[str, Any], errors: FieldErrors) -> None:
