@@ -364,6 +364,10 @@ class Audited:
     """Marker on a read-only field: the audit snapshot keeps it (a server-written stamp)."""
 
 
+class Account:
+    """Marker: the field holds a person's tracker accountId (exports name the person)."""
+
+
 class SiteLabel:
     """Marker: the field's title is also how the rest of the site names it (messages, the
     audit log: `governance.labels`), not only its label on the record's page."""
@@ -464,6 +468,26 @@ def initial(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, A
     wanted = writable(spec) if names is None else list(names)
     found = {api: declared[api].rule.initial() if declared[api].rule else None for api in wanted}
     return {api: value for api, value in found.items() if value is not None}
+
+
+def with_marker(spec: type[Spec], marker: type) -> list[str]:
+    """The API names carrying `marker` (the person fields...)."""
+    return [api for api, field in fields(spec).items() if field.has(marker)]
+
+
+def json_kind(spec: type[Spec], api_name: str) -> str:
+    """What a field's value is in JSON, from its schema: "list" (of plain values),
+    "object" (an object, or a list of objects), or "" (a single plain value)."""
+    rule = fields(spec)[api_name].rule
+    schema = rule.schema() if rule else {}
+    kinds = schema.get("type", [])
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds:
+        return "object"
+    if "array" in kinds:
+        items = schema.get("items", {})
+        return "object" if items.get("type") == "object" else "list"
+    return ""
 
 
 def with_rule(spec: type[Spec], kind: type[Rule] | tuple[type[Rule], ...]) -> list[str]:

@@ -16,6 +16,7 @@ from governance import cleaning
 from governance.cleaning import FieldErrors
 from governance.models import RAG_CHOICES
 from governance.specs import (
+    Account,
     AccountId,
     ApiOnly,
     Audited,
@@ -159,7 +160,7 @@ MINUTES_SCHEMA: dict[str, Any] = {
 
 Name = Annotated[str | None, Text(NAME_MAX, required=True), RequiredOnCreate()]
 LongText = Annotated[str | None, Text(TEXT_MAX)]
-Person = Annotated[str | None, AccountId()]
+Person = Annotated[str | None, AccountId(), Account()]
 Day = Annotated[dt.date | None, IsoDate()]
 Money = Annotated[Decimal | None, NullableNumber()]
 Score = Annotated[int | None, BoundedInteger(low=1, high=5)]
@@ -251,7 +252,7 @@ class RiskSpec(Spec):
     # Answered, and ignored when sent back.
     id: Stamp = None
     project_key: Stamp = None
-    accepted_by_account_id: Annotated[Stamp, Audited(), SiteLabel()] = Field(
+    accepted_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
         None, title="Accepted by"
     )
     accepted_at: Annotated[Stamp, Audited()] = None
@@ -281,7 +282,7 @@ class DecisionSpec(Spec):
     # and treatedRiskId are set only by the Risks register's Record-decision act.
     id: Stamp = None
     project_key: Stamp = None
-    recorded_by: Stamp = None
+    recorded_by: Annotated[Stamp, Account()] = None
     owner_account_id: Stamp = None
     approver_account_id: Stamp = None
     approver_seat: Stamp = None
@@ -326,7 +327,7 @@ class ChangeSpec(Spec):
         None, title="Work package"
     )
     # Checked by the service: the proposer is named once, when the change is raised.
-    proposer_account_id: Annotated[Any, Passed(NULL_STRING), SiteLabel()] = Field(
+    proposer_account_id: Annotated[Any, Passed(NULL_STRING), SiteLabel(), Account()] = Field(
         None, title="Proposer"
     )
     approver_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Approver")
@@ -338,7 +339,7 @@ class ChangeSpec(Spec):
     project_key: Stamp = None
     status: Annotated[Stamp, Audited()] = None
     decided_at: Annotated[Stamp, Audited()] = None
-    decided_by_account_id: Annotated[Stamp, Audited(), SiteLabel()] = Field(
+    decided_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
         None, title="Decided by"
     )
     decision_comment: Annotated[Stamp, Audited()] = None

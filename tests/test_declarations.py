@@ -1,8 +1,9 @@
 """Each register resource's fields are declared once (registers/specs.py): no hand-written
 schema, writable-field list or label table names them anywhere else. The test walks each
 declaration's fields and parses every module of the apps that read them: a dict literal
-keyed by one of a resource's camelCase fields (a schema, a label table), or a list, set or
-tuple literal of two or more (a field list), is a second declaration. A selection handed to
+keyed by two or more of one resource's camelCase fields whose values are schemas or labels
+(a schema, a label table), or a list, set or tuple literal of two or more (a field list), is
+a second declaration. A selection handed to
 `governance.specs` (a tool's view of the declaration) is not: it picks, the spec defines.
 Serialising code that reads a record into its API names is not either (the values are
 expressions of the record, not declarations)."""
@@ -40,20 +41,23 @@ def _strings(nodes) -> list[str]:
     return [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+SCHEMA_WORDS = {"type", "enum", "description", "properties", "items", "format", "$ref", "anyOf"}
+
+
+def _schema_like(value: ast.expr) -> bool:
+    if isinstance(value, ast.Dict):
+        return bool(SCHEMA_WORDS & set(_strings(value.keys)))
+    if isinstance(value, ast.Name):
+        return value.id.isupper()  # a schema constant (TEXT, SCORE)
+    return isinstance(value, ast.Call) and getattr(value.func, "id", "").endswith("_schema")
+
+
 def _declaring(node: ast.Dict) -> bool:
-    """A dict that declares: every value a constant, a literal, a name or a schema call (not
-    an expression reading a record)."""
-    for value in node.values:
-        if value is None:  # ** unpacking
-            continue
-        if isinstance(value, ast.Constant | ast.Dict | ast.List | ast.Set | ast.Tuple):
-            continue
-        if isinstance(value, ast.Name) and value.id.isupper():
-            continue
-        if isinstance(value, ast.Call) and getattr(value.func, "id", "").endswith("_schema"):
-            continue
-        return False
-    return True
+    """A dict that declares: a schema (every value a schema), or a label table (every value
+    text). Not data (a demo record, an audit change) nor a record read into its API names."""
+    values = [value for value in node.values if value is not None]  # None: ** unpacking
+    texts = [v for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    return bool(values) and (all(map(_schema_like, values)) or len(texts) == len(values))
 
 
 def _selections(tree: ast.AST) -> set[int]:
@@ -78,14 +82,14 @@ def _second_declarations(path: Path) -> list[str]:
         if id(node) in chosen:
             continue
         if isinstance(node, ast.Dict) and _declaring(node):
-            strings, least = _strings(node.keys), 1  # a schema or a label table
+            strings = _strings(node.keys)  # a schema or a label table
         elif isinstance(node, ast.List | ast.Set | ast.Tuple):
-            strings, least = _strings(node.elts), 2  # a field list
+            strings = _strings(node.elts)  # a field list
         else:
             continue
         for slug, spec in SPECS.items():
             named = sorted(set(strings) & _names(spec))
-            if len(named) >= least:
+            if len(named) >= 2:
                 relative = path.relative_to(ROOT)
                 found.append(f"{relative}:{node.lineno} declares {slug} fields {named}")
     return found
