@@ -28,8 +28,8 @@ CHECKBOXES = {api for spec in SPECS.values() for api in specs.with_rule(spec, Bo
 MULTI = {
     api
     for spec in SPECS.values()
-    for api, field in specs.fields(spec).items()
-    if field.choices and "array" in str(field.rule.schema().get("type") if field.rule else "")
+    for api in specs.on_form(spec)
+    if specs.choices(spec, api) and specs.json_kind(spec, api) == "list"
 }
 # What an add form's choices start at: the stored defaults (a new work package has no RAG yet,
 # not the first colour of the list).
