@@ -3,6 +3,9 @@ names (`governance.labels`), and how the audit log reads its entries (`governanc
 Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
 the kernel holds no upper app's vocabulary."""
 
+from charter.specs import CharterSpec, CloseoutSpec, LessonsSpec, RealisationSpec
+from governance import labels
+
 LABEL_STATES = {
     "ClosingSubmitted": "Close-out submitted",
     "InRealisation": "In realisation",
@@ -16,27 +19,14 @@ LABEL_CHOICES = {
     "ApprovedAsShipped": "Approved as shipped",
 }
 
+# The field labels of the declarations (charter.specs) that say more than the field's name,
+# and those of the financial case's figures.
 LABEL_FIELDS = {
-    "approvedByAccountId": "Approved by",
-    "decisionAuthority": "Sponsor (decision authority)",
-    "customerRep": "Customer representative",
-    "supplierRep": "Supplier representative",
-    "adoptionKpi": "Adoption KPI",
-    "rioDispositions": "Risk and opportunity dispositions",
-    "bauHandover": "BAU handover",
+    **labels.declared(CharterSpec, CloseoutSpec, LessonsSpec, RealisationSpec),
     "roiPct": "ROI %",
     "discountRatePct": "Discount rate %",
     "npv": "NPV",
     "irr": "IRR",
-    "asBuiltReturnValue": "Revised return",
-    "realisationDate": "Measured by (date)",
-    "brOwner": "Benefits owner",
-    "firstSteercoHeldAt": "First steering committee held",
-    "firstSteercoScheduledFor": "First steering committee scheduled for",
-    "firstSteercoAttendees": "First steering committee attendees",
-    "closeOut": "Close-out",
-    "planBaseline": "Plan baseline",
-    "approvalStatus": "Business case state",
 }
 
 AUDIT_NOUNS = {"businessCase": "the business case"}

@@ -10,21 +10,19 @@ from django.utils import timezone
 from charter import acts
 from charter.models import CONFIDENCES
 from charter.services.common import TEXT_MAX, begin, body, precheck
+from charter.specs import RealisationSpec, VerdictSpec
+from governance import specs
 from governance.cleaning import (
     FieldErrors,
     boolean,
     decimal_to_json,
-    iso_date,
     only,
-    optional_text,
     signed_number,
     text,
 )
 from governance.errors import GateBlocked
 from governance.permissions import Caller
 
-VERDICTS = ["Realised", "NotRealised"]
-BR_OWNER_MAX = 200
 KPI_VALUE_MAX = 200
 
 
@@ -43,21 +41,9 @@ def realisation_update(*, caller: Caller, data: Any = None, expected_revision: i
     """While InRealisation: the summary, the 'measured by' date and the benefits owner."""
     precheck(caller, acts.EDIT_REALISATION, expected_revision)
     data = body(data)
-    only(data, "realisationSummary", "realisationDate", "brOwner")
-    errors = FieldErrors()
-    values = {}
-    if "realisationSummary" in data:
-        values["realisation_summary"], error = text(data["realisationSummary"], max_length=TEXT_MAX)
-        if error:
-            errors.add("realisationSummary", error)
-    if "realisationDate" in data:
-        values["realisation_date"], error = iso_date(data["realisationDate"])
-        if error:
-            errors.add("realisationDate", error)
-    if "brOwner" in data:
-        values["br_owner"], error = optional_text(data["brOwner"], max_length=BR_OWNER_MAX)
-        if error:
-            errors.add("brOwner", error)
+    only(data, *specs.writable(RealisationSpec))
+    partial, errors = specs.validate(RealisationSpec, data)
+    values = specs.sent(partial)
     errors.raise_if_any()
     with transaction.atomic():
         write = begin(caller, acts.EDIT_REALISATION, expected_revision)
@@ -146,22 +132,11 @@ def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: 
     `gate`)."""
     precheck(caller, acts.ACTS["verdict"], expected_revision)
     data = body(data)
-    only(data, "verdict", "returnRealised", "realisationLessons", "realisationSummary")
-    errors = FieldErrors()
-    verdict = data.get("verdict")
-    if verdict not in VERDICTS:
-        errors.add("verdict", "Must be Realised or NotRealised.")
-    values = {}
-    for key, attr in (
-        ("returnRealised", "return_realised"),
-        ("realisationLessons", "realisation_lessons"),
-        ("realisationSummary", "realisation_summary"),
-    ):
-        if key in data:
-            values[attr], error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
+    only(data, *specs.writable(VerdictSpec))
+    partial, errors = specs.validate(VerdictSpec, data, creating=True)
     errors.raise_if_any()
+    values = specs.sent(partial)
+    verdict = values.pop("verdict")
     with transaction.atomic():
         write = begin(caller, acts.ACTS["verdict"], expected_revision)
         case = write.case
