@@ -34,7 +34,6 @@ ACT_REQUIRED = {
     "archive": ["reason"],
     "kill": ["reason"],
     "handover-escalate": ["reason"],
-    "realisation-review": ["note"],
 }
 ACT_BODIES = {
     "return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
@@ -47,16 +46,6 @@ ACT_BODIES = {
     "kill": {"reason": required_text_schema(TEXT_MAX)},
     "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
     "handover-escalate": {"reason": required_text_schema(TEXT_MAX)},
-    "realisation-review": {
-        "note": required_text_schema(TEXT_MAX),
-        "confidence": {"enum": ["High", "Modest", "Low", "Unknown"]},
-        "benefitRealisedToDate": {"type": ["number", "null"], "minimum": 0},
-    },
-    "kpi-resolve": {
-        "resolvedValue": {"type": "string", "maxLength": 200},
-        "met": {"type": "boolean"},
-        "notes": TEXT,
-    },
     "steerco-schedule": {"scheduledFor": {"type": ["string", "null"], "format": "date"}},
     "steerco-confirm": {"attendees": {"type": "array", "items": {"type": "string"}}},
 }

@@ -4,7 +4,7 @@ JSON API takes (spec field names). Every rule is applied by the services."""
 from django.http import QueryDict
 
 from charter import finance
-from charter.specs import ACT_SPECS, ADOPTION_FORM, THESIS_FORM, form_fields
+from charter.specs import ACT_SPECS, ADOPTION_FORM, THESIS_FORM, KpiSpec, form_fields
 from governance import specs
 
 THESIS_FIELDS = form_fields(THESIS_FORM)
@@ -14,7 +14,6 @@ ACT_FIELDS = {
     "archive": ["reason"],
     "kill": ["reason"],
     "handover-escalate": ["reason"],
-    "realisation-review": ["note", "confidence", "benefitRealisedToDate"],
     "steerco-schedule": ["scheduledFor"],
 }
 
@@ -111,12 +110,8 @@ def act_body(act: str, post: QueryDict) -> dict:
         if post.get("mode") == "cite":
             return {"changeId": post.get("changeId", "")}
         return {"summary": post.get("summary", ""), "reason": post.get("reason", "")}
-    if act == "kpi-resolve":
-        return {
-            "resolvedValue": post.get("resolvedValue", ""),
-            "met": post.get("met", ""),
-            "notes": post.get("notes", ""),
-        }
+    if act == "kpi-resolve":  # every field, sent empty when left blank
+        return {key: post.get(key, "") for key in specs.writable(KpiSpec)}
     if act == "steerco-confirm":
         return {"attendees": post.getlist("attendees")}
     fields = specs.writable(ACT_SPECS[act]) if act in ACT_SPECS else ACT_FIELDS.get(act, [])

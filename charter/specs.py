@@ -13,12 +13,13 @@ from pydantic import Field
 
 from charter.models import (
     CHANGE_SATURATIONS,
+    CONFIDENCES,
     PENDING_DISPOSITIONS,
     RIO_DISPOSITIONS,
     SCOPE_DISPOSITIONS,
 )
 from governance import specs
-from governance.cleaning import FieldErrors, text
+from governance.cleaning import FieldErrors, boolean, signed_number, text
 from governance.wiki import TEMPLATE_KINDS
 
 TEXT_MAX = 2000
@@ -26,6 +27,7 @@ THEME_MAX = 200
 PRINCIPLE_MAX = 200
 PRINCIPLES_MAX = 20
 BR_OWNER_MAX = 200
+KPI_VALUE_MAX = 200
 
 SEAT_SCHEMA = {
     "oneOf": [
@@ -342,5 +344,60 @@ class VerdictSpec(specs.Spec):
     realisation_summary: Prose = Field(None, title="Realisation summary")
 
 
+def clean_benefit(value: Any) -> tuple[Any, str | None]:
+    """The benefit realised so far: a signed amount's rule, and not below 0."""
+    realised, error = signed_number(value)
+    if error:
+        return None, error
+    if realised is not None and realised < 0:
+        return None, "Must be 0 or more."
+    return realised, None
+
+
+class ReviewSpec(specs.Spec):
+    """A benefit review: a note, the confidence now, and the benefit realised so far."""
+
+    noun = "benefit review"
+
+    note: Annotated[str | None, specs.Text(TEXT_MAX, required=True), specs.RequiredOnCreate()] = (
+        Field(None, title="Note")
+    )
+    confidence: Annotated[
+        str | None, specs.RequiredChoice(tuple(CONFIDENCES)), specs.RequiredOnCreate()
+    ] = Field(None, title="Confidence")
+    benefit_realised_to_date: Annotated[
+        Any, specs.Checked(clean_benefit, {"type": ["number", "null"], "minimum": 0})
+    ] = Field(None, title="Benefit realised to date")
+
+
+MET_MESSAGE = "Say whether the KPI was met (true or false)."
+
+
+def clean_met(value: Any) -> tuple[Any, str | None]:
+    """Whether the adoption KPI was met: true or false, never left blank."""
+    if value is None or value == "":
+        return None, MET_MESSAGE
+    return boolean(value)
+
+
+class KpiSpec(specs.Spec):
+    """The adoption KPI's resolution: the value reached, whether it was met, notes."""
+
+    noun = "KPI resolution"
+
+    resolved_value: Annotated[str | None, specs.Text(KPI_VALUE_MAX)] = Field(
+        None, title="Resolved value"
+    )
+    met: Annotated[
+        bool | None, specs.Checked(clean_met, {"type": "boolean"}), specs.RequiredOnCreate()
+    ] = Field(None, title="Met")
+    notes: Prose = Field(None, title="Notes")
+
+
 # Act name -> the declaration of its body.
-ACT_SPECS: dict[str, type[specs.Spec]] = {"approve": ApproveSpec, "verdict": VerdictSpec}
+ACT_SPECS: dict[str, type[specs.Spec]] = {
+    "approve": ApproveSpec,
+    "verdict": VerdictSpec,
+    "realisation-review": ReviewSpec,
+    "kpi-resolve": KpiSpec,
+}
