@@ -3,7 +3,7 @@ names (`governance.labels`), and how the audit log reads its entries (`governanc
 Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
 the kernel holds no upper app's vocabulary."""
 
-from charter.specs import CharterSpec, CloseoutSpec, LessonsSpec, RealisationSpec
+from charter.specs import CharterSpec, CloseoutSpec, RealisationSpec
 from governance import labels
 
 LABEL_STATES = {
@@ -20,9 +20,10 @@ LABEL_CHOICES = {
 }
 
 # The field labels of the declarations (charter.specs) that say more than the field's name,
-# and those of the financial case's figures.
+# and those of the financial case's figures. The lessons' members keep their names' words
+# ("Lessons, next sponsor"): their labels are the page's questions.
 LABEL_FIELDS = {
-    **labels.declared(CharterSpec, CloseoutSpec, LessonsSpec, RealisationSpec),
+    **labels.declared(CharterSpec, CloseoutSpec, RealisationSpec),
     "roiPct": "ROI %",
     "discountRatePct": "Discount rate %",
     "npv": "NPV",
