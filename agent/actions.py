@@ -18,7 +18,7 @@ from charter.serializers import charter_to_dict
 from charter.services import current_case
 from governance import permissions, specs
 from governance.audit import entry_to_dict
-from governance.cleaning import SCHEDULE_DAYS_MAX, required_text_schema
+from governance.cleaning import required_text_schema
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
@@ -33,17 +33,16 @@ from registers.derive import (
 )
 from registers.models import (
     APPLICATION_STATES,
-    CHANGE_DIMENSIONS,
     NAME_MAX,
     RISK_DIRECTIONS,
     TEXT_MAX,
-    WP_STATUSES,
     ChangeRequest,
     Decision,
     Risk,
     WorkPackage,
 )
 from registers.selectors import register_counts
+from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 from status import selectors as status_selectors
 from status import services as status_services
 from status.health import plain
@@ -61,12 +60,10 @@ CURSOR = {
     "description": "nextCursor of the previous answer, for more.",
 }
 PAGING = {"limit": LIMIT, "cursor": CURSOR}
-DATE = {"type": ["string", "null"], "format": "date", "description": "YYYY-MM-DD"}
 TEXT = {"type": "string", "maxLength": 2000}
 NAME = {"type": "string", "maxLength": 200}
 # Refused blank when given (the services' required text).
 REQUIRED_NAME = required_text_schema(NAME_MAX)
-SCORE = {"type": "integer", "minimum": 1, "maximum": 5}
 ID = {"type": "string", "description": "The id from a list answer."}
 REVISION = {
     "type": "integer",
@@ -659,25 +656,6 @@ def _written(ctx: Context, kind: str, item: dict[str, Any]) -> dict[str, Any]:
     return {"done": kind, **item}
 
 
-RISK_FIELDS = {
-    "title": REQUIRED_NAME,
-    "description": TEXT,
-    "likelihood": SCORE,
-    "impact": SCORE,
-    "residualLikelihood": SCORE,
-    "residualImpact": SCORE,
-    "direction": {"enum": RISK_DIRECTIONS},
-    "status": {"enum": ["Open", "Closed"]},
-    "materialised": {"type": "boolean"},
-    "treatment": {
-        "type": ["string", "null"],
-        "enum": [None, "Mitigate", "Avoid", "Transfer", "Accept", "Pursue", "Enhance", "Share"],
-    },
-    "mitigation": TEXT,
-    "ownerAccountId": {"type": ["string", "null"]},
-}
-
-
 def _data(args: dict[str, Any], *skip: str) -> dict[str, Any]:
     drop = {"projectKey", "expectedRevision", *skip}
     return {k: v for k, v in args.items() if k not in drop}
@@ -691,10 +669,13 @@ def _data(args: dict[str, Any], *skip: str) -> dict[str, Any]:
         "Log a risk (or opportunity) on a project: title, description, likelihood and impact "
         "1-5, mitigation, owner. Project Lead and nominated editors only."
     ),
-    schema={
-        "properties": {"projectKey": PROJECT_KEY, **RISK_FIELDS},
-        "required": ["projectKey", "title"],
-    },
+    schema=specs.tool_schema(
+        RiskSpec,
+        specs.on_form(RiskSpec),
+        extra={"projectKey": PROJECT_KEY},
+        required=["projectKey"],
+        creating=True,
+    ),
 )
 def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -707,15 +688,12 @@ def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     title="Update a risk",
     kind=WRITE,
     description="Change fields of a risk (scores, status, mitigation, owner...) by its id.",
-    schema={
-        "properties": {
-            "projectKey": PROJECT_KEY,
-            "riskId": ID,
-            "expectedRevision": REVISION,
-            **RISK_FIELDS,
-        },
-        "required": ["projectKey", "riskId"],
-    },
+    schema=specs.tool_schema(
+        RiskSpec,
+        specs.on_form(RiskSpec),
+        extra={"projectKey": PROJECT_KEY, "riskId": ID, "expectedRevision": REVISION},
+        required=["projectKey", "riskId"],
+    ),
 )
 def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -736,24 +714,23 @@ def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "Change a work package's forecast or actual dates, status, progress (0-100 in tens), "
         "RAG or commentary, by its id."
     ),
-    schema={
-        "properties": {
-            "projectKey": PROJECT_KEY,
-            "workPackageId": ID,
-            "expectedRevision": REVISION,
-            "forecastStartDate": DATE,
-            "forecastEndDate": DATE,
-            "actualStartDate": DATE,
-            "actualEndDate": DATE,
-            "plannedStartDate": DATE,
-            "plannedEndDate": DATE,
-            "status": {"enum": WP_STATUSES},
-            "progress": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
-            "rag": {"enum": RAGS},
-            "commentary": {"type": ["string", "null"], "maxLength": 2000},
-        },
-        "required": ["projectKey", "workPackageId"],
-    },
+    schema=specs.tool_schema(
+        WorkPackageSpec,
+        (
+            "forecastStartDate",
+            "forecastEndDate",
+            "actualStartDate",
+            "actualEndDate",
+            "plannedStartDate",
+            "plannedEndDate",
+            "status",
+            "progress",
+            "rag",
+            "commentary",
+        ),
+        extra={"projectKey": PROJECT_KEY, "workPackageId": ID, "expectedRevision": REVISION},
+        required=["projectKey", "workPackageId"],
+    ),
 )
 def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -766,15 +743,6 @@ def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     return _written(ctx, "work_package.updated", _wp_item(ctx, wp, plan_baseline_of(wp.project)))
 
 
-DECISION_FIELDS = {
-    "decision": REQUIRED_NAME,
-    "decisionNotes": TEXT,
-    "rationale": TEXT,
-    "madeOn": DATE,
-    "madeByAccountId": {"type": ["string", "null"]},
-}
-
-
 @action(
     "add_decision",
     title="Log a decision",
@@ -783,10 +751,13 @@ DECISION_FIELDS = {
         "Log a decision on a project: pending without madeOn, made when madeOn (a date) is "
         "given, with notes and rationale."
     ),
-    schema={
-        "properties": {"projectKey": PROJECT_KEY, **DECISION_FIELDS},
-        "required": ["projectKey", "decision"],
-    },
+    schema=specs.tool_schema(
+        DecisionSpec,
+        ("decision", "decisionNotes", "rationale", "madeOn", "madeByAccountId"),
+        extra={"projectKey": PROJECT_KEY},
+        required=["projectKey"],
+        creating=True,
+    ),
 )
 def add_decision(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -802,22 +773,18 @@ def add_decision(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "Record that a pending decision was made: madeOn (default today), who made it, the "
         "rationale. A made decision can no longer be changed, only annotated."
     ),
-    schema={
-        "properties": {
-            "projectKey": PROJECT_KEY,
-            "decisionId": ID,
-            "expectedRevision": REVISION,
-            "madeOn": {"type": "string", "format": "date"},
-            "madeByAccountId": {"type": ["string", "null"]},
-            "rationale": TEXT,
-        },
-        "required": ["projectKey", "decisionId"],
-    },
+    schema=specs.tool_schema(
+        DecisionSpec,
+        ("madeOn", "madeByAccountId", "rationale"),
+        extra={"projectKey": PROJECT_KEY, "decisionId": ID, "expectedRevision": REVISION},
+        required=["projectKey", "decisionId"],
+    ),
 )
 def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
     data = _data(args, "decisionId")
-    data.setdefault("madeOn", timezone.localdate().isoformat())
+    if data.get("madeOn") in (None, ""):  # made today unless said otherwise
+        data["madeOn"] = timezone.localdate().isoformat()
     decision = register_services.decision_update(
         caller=caller,
         decision_id=args["decisionId"],
@@ -866,26 +833,13 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "project is named. It is decided by its approver in the pages (not by its proposer, "
         "whoever records it, the lead or an editor)."
     ),
-    schema={
-        "properties": {
-            "projectKey": PROJECT_KEY,
-            "summary": REQUIRED_NAME,
-            "reason": TEXT,
-            "dimensions": {"type": "array", "items": {"enum": CHANGE_DIMENSIONS}},
-            "impactScheduleDays": {
-                "type": ["integer", "null"],
-                "minimum": -SCHEDULE_DAYS_MAX,
-                "maximum": SCHEDULE_DAYS_MAX,
-            },
-            "impactBudget": {"type": ["number", "null"]},
-            "impactScope": TEXT,
-            "impactQualityOther": TEXT,
-            "targetWorkPackageId": {"type": ["string", "null"]},
-            "proposerAccountId": {"type": ["string", "null"]},
-            "approverAccountId": {"type": ["string", "null"]},
-        },
-        "required": ["projectKey", "summary"],
-    },
+    schema=specs.tool_schema(
+        ChangeSpec,
+        specs.on_form(ChangeSpec),
+        extra={"projectKey": PROJECT_KEY},
+        required=["projectKey"],
+        creating=True,
+    ),
 )
 def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])

@@ -16,20 +16,22 @@ LABELS = {
     "workPackageId": "Work package",
     "decisionId": "Decision",
     "expectedRevision": "Revision you read",
-    "ownerAccountId": "Owner (account id)",
-    "madeByAccountId": "Made by (account id)",
-    "proposerAccountId": "Proposer (account id)",
-    "approverAccountId": "Approver (account id)",
-    "targetWorkPackageId": "Target work package (id)",
     "rag": "RAG",
     "overallRag": "Overall RAG",
     "cursor": "Continue from",
 }
 
 
-def label(name: str) -> str:
+def label(name: str, spec: dict[str, Any] | None = None) -> str:
+    """The argument's words: listed here, else the title its schema carries (a register
+    field's declared label, with what kind of id it takes), else its camelCase split."""
     if name in LABELS:
         return LABELS[name]
+    title = (spec or {}).get("title")
+    if title:
+        if name.endswith("AccountId"):
+            return f"{title} (account id)"
+        return f"{title} (id)" if name.endswith("Id") else title
     words = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
     words = words.replace(" rag", " RAG")
     return words[:1].upper() + words[1:]
@@ -61,7 +63,7 @@ def fields(
         types = _types(spec)
         field: dict[str, Any] = {
             "name": name,
-            "label": label(name),
+            "label": label(name, spec),
             "required": name in required,
             "hint": spec.get("description", ""),
             "value": values.get(name, ""),
@@ -74,8 +76,8 @@ def fields(
             field["hint"] = ""
         elif "enum" in spec:
             field["widget"] = "select"
-            field["choices"] = [c for c in spec["enum"] if c is not None]
-        elif spec.get("type") == "array":
+            field["choices"] = [c for c in spec["enum"] if c not in (None, "")]
+        elif "array" in types:
             field["widget"] = "checkboxes"
             field["choices"] = spec.get("items", {}).get("enum", [])
             field["value"] = values.get(name) or []
@@ -103,7 +105,7 @@ def arguments(action: Action, post) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for name, spec in action.schema.get("properties", {}).items():
         types = _types(spec)
-        if spec.get("type") == "array":
+        if "array" in types:
             chosen = [v for v in post.getlist(name) if v]
             if chosen:
                 args[name] = chosen

@@ -18,6 +18,7 @@ read. `ReadOnly()` declares a field the API answers but ignores when sent back;
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -66,6 +67,10 @@ class Rule:
         return {}
 
     def choices(self) -> tuple[str, ...] | None:
+        return None
+
+    def initial(self) -> Any:
+        """What a new record holds when the field is not sent (an add form starts there)."""
         return None
 
     def __get_pydantic_core_schema__(
@@ -194,12 +199,17 @@ class BoundedInteger(Rule):
 
 @dataclass(frozen=True)
 class IsoDate(Rule):
-    """`cleaning.iso_date`: YYYY-MM-DD within the accepted dates, or null when blank."""
+    """`cleaning.iso_date`: YYYY-MM-DD within the accepted dates, or null when blank.
+    `description` replaces the document's default one."""
+
+    description: str | None = None
 
     def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
         return _one(cleaning.iso_date(value))
 
     def schema(self) -> JsonSchema:
+        if self.description:
+            return {**DATE_SCHEMA, "description": self.description}
         return dict(DATE_SCHEMA)
 
 
@@ -230,6 +240,9 @@ class OneOf(Rule):
     def choices(self) -> tuple[str, ...]:
         return self.values
 
+    def initial(self) -> Any:
+        return self.default
+
 
 @dataclass(frozen=True)
 class Lenient(Rule):
@@ -246,6 +259,9 @@ class Lenient(Rule):
 
     def choices(self) -> tuple[str, ...]:
         return self.values
+
+    def initial(self) -> Any:
+        return self.fallback
 
 
 @dataclass(frozen=True)
@@ -290,6 +306,7 @@ class Checked(Rule):
 
     clean: Callable[[Any], tuple[Any, cleaning.Error | Refusals]]
     json_schema: Mapping[str, Any]
+    values: tuple[str, ...] | None = None
 
     def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
         cleaned, error = self.clean(value)
@@ -299,6 +316,9 @@ class Checked(Rule):
 
     def schema(self) -> JsonSchema:
         return dict(self.json_schema)
+
+    def choices(self) -> tuple[str, ...] | None:
+        return self.values
 
 
 @dataclass(frozen=True)
@@ -341,6 +361,32 @@ class RequiredOnCreate:
     """Marker: a create without this field is refused as if it were sent empty."""
 
 
+class CreateOnly:
+    """Marker: written by a create only (a client-chosen id); ignored on a patch."""
+
+
+class ApiOnly:
+    """Marker: written through the API (and imports), not shown on the record's page form."""
+
+
+class NotStored:
+    """Marker: validated, never stored as such (an alias the service folds into another
+    field): no snapshot, no `to_dict`."""
+
+
+class Audited:
+    """Marker on a read-only field: the audit snapshot keeps it (a server-written stamp)."""
+
+
+class Account:
+    """Marker: the field holds a person's tracker accountId (exports name the person)."""
+
+
+class SiteLabel:
+    """Marker: the field's title is also how the rest of the site names it (messages, the
+    audit log: `governance.labels`), not only its label on the record's page."""
+
+
 class Spec(BaseModel):
     """A resource's declaration. Every field defaults to None and only the fields sent are
     set (`model_fields_set`): an instance is a partial, as a PATCH is."""
@@ -370,6 +416,10 @@ class Declared:
     read_only: bool
     required_on_create: bool
     adapter: TypeAdapter[Any] | None
+    markers: tuple[type, ...] = ()
+
+    def has(self, marker: type) -> bool:
+        return marker in self.markers
 
     @property
     def choices(self) -> tuple[str, ...] | None:
@@ -388,6 +438,7 @@ def _declared(name: str, info: FieldInfo) -> Declared:
         read_only=read_only,
         required_on_create=any(isinstance(m, RequiredOnCreate) for m in metadata),
         adapter=None if read_only or rule is None else _adapter(rule),
+        markers=tuple(type(m) for m in metadata if not isinstance(m, Rule)),
     )
 
 
@@ -403,8 +454,59 @@ def fields(spec: type[Spec]) -> dict[str, Declared]:
 
 
 def writable(spec: type[Spec]) -> list[str]:
-    """The API names a client may write."""
-    return [api for api, field in fields(spec).items() if not field.read_only]
+    """The API names a client may write (on a patch: create-only fields are not)."""
+    return [
+        api
+        for api, field in fields(spec).items()
+        if not field.read_only and not field.has(CreateOnly)
+    ]
+
+
+def create_only(spec: type[Spec]) -> list[str]:
+    return [api for api, field in fields(spec).items() if field.has(CreateOnly)]
+
+
+def on_form(spec: type[Spec]) -> list[str]:
+    """The fields the record's page form shows, in declaration order."""
+    return [api for api in writable(spec) if not fields(spec)[api].has(ApiOnly)]
+
+
+def site_labels(spec: type[Spec]) -> dict[str, str]:
+    """API name -> label, for the fields the whole site names by their title."""
+    return {api: field.label for api, field in fields(spec).items() if field.has(SiteLabel)}
+
+
+def initial(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, Any]:
+    """API name -> what a new record starts with, for the fields whose rule says one."""
+    declared = fields(spec)
+    wanted = writable(spec) if names is None else list(names)
+    found = {api: declared[api].rule.initial() if declared[api].rule else None for api in wanted}
+    return {api: value for api, value in found.items() if value is not None}
+
+
+def with_marker(spec: type[Spec], marker: type) -> list[str]:
+    """The API names carrying `marker` (the person fields...)."""
+    return [api for api, field in fields(spec).items() if field.has(marker)]
+
+
+def json_kind(spec: type[Spec], api_name: str) -> str:
+    """What a field's value is in JSON, from its schema: "list" (of plain values),
+    "object" (an object, or a list of objects), or "" (a single plain value)."""
+    rule = fields(spec)[api_name].rule
+    schema = rule.schema() if rule else {}
+    kinds = schema.get("type", [])
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds:
+        return "object"
+    if "array" in kinds:
+        items = schema.get("items", {})
+        return "object" if items.get("type") == "object" else "list"
+    return ""
+
+
+def with_rule(spec: type[Spec], kind: type[Rule] | tuple[type[Rule], ...]) -> list[str]:
+    """The API names whose rule is of `kind` (the dates, the booleans...)."""
+    return [api for api, field in fields(spec).items() if isinstance(field.rule, kind)]
 
 
 def read_only(spec: type[Spec]) -> list[str]:
@@ -427,10 +529,13 @@ def choices(spec: type[Spec], api_name: str) -> tuple[str, ...]:
 
 
 def attributes(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, str]:
-    """API name -> model attribute, for the given names (default: every writable field)."""
-    wanted = writable(spec) if names is None else list(names)
+    """API name -> model attribute, for the given names (default: every stored writable
+    field, then the audited read-only ones)."""
     declared = fields(spec)
-    return {api: declared[api].name for api in wanted}
+    if names is None:
+        names = [a for a in writable(spec) if not declared[a].has(NotStored)]
+        names += [a for a, f in declared.items() if f.read_only and f.has(Audited)]
+    return {api: declared[api].name for api in names}
 
 
 # --- validation ------------------------------------------------------------------------------
@@ -482,7 +587,7 @@ def validate(
             errors.add(key, UNKNOWN_MESSAGE)
     values: dict[str, Any] = {}
     for api, field in declared.items():
-        if field.read_only or field.adapter is None:
+        if field.read_only or field.adapter is None or (field.has(CreateOnly) and not creating):
             continue
         if api in data:
             raw = data[api]
@@ -521,8 +626,9 @@ def property_schema(spec: type[Spec], api_name: str) -> JsonSchema:
 
 
 def properties(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, JsonSchema]:
-    """API name -> schema, for `names` (default: every writable field)."""
-    wanted = writable(spec) if names is None else list(names)
+    """API name -> schema, for `names` (default: every field a create or a patch writes)."""
+    declared = fields(spec)
+    wanted = [a for a in declared if not declared[a].read_only] if names is None else list(names)
     return {api: property_schema(spec, api) for api in wanted}
 
 
@@ -556,13 +662,16 @@ def _json(value: Any) -> Any:
         return cleaning.decimal_to_json(value)
     if isinstance(value, dt.date | dt.datetime):
         return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
     return value
 
 
 def snapshot(spec: type[Spec], record: object, names: Iterable[str] | None = None) -> JsonSchema:
     """API name -> the record's stored value for `names` (default: every writable field):
     the audit entry's before and after."""
-    return {api: getattr(record, attr) for api, attr in attributes(spec, names).items()}
+    found = {api: getattr(record, attr) for api, attr in attributes(spec, names).items()}
+    return {api: list(v) if isinstance(v, list) else v for api, v in found.items()}
 
 
 def to_dict(spec: type[Spec], record: object, names: Iterable[str] | None = None) -> JsonSchema:

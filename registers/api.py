@@ -6,32 +6,15 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from ninja import Path, Router
 
-from governance import permissions
+from governance import permissions, specs
 from governance.api import CLEAN_JSON, body_schema, json_object, with_etag
-from governance.cleaning import (
-    DATE_MAX,
-    DATE_MIN,
-    MAX_AMOUNT,
-    SCHEDULE_DAYS_MAX,
-    enum_schema,
-    nullable_number_schema,
-    required_text_schema,
-)
+from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound
+from governance.specs import Spec
 from registers import selectors, services, spreadsheets
 from registers.derive import plan_baseline_of
-from registers.models import (
-    CHANGE_DIMENSIONS,
-    NAME_MAX,
-    RISK_DIRECTIONS,
-    TEXT_MAX,
-    WP_STATUSES,
-    ChangeRequest,
-    Decision,
-    Risk,
-    WorkPackage,
-)
+from registers.models import TEXT_MAX, ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
     change_to_dict,
     decision_to_dict,
@@ -39,136 +22,17 @@ from registers.serializers import (
     work_package_to_dict,
 )
 from registers.services.common import get_in_project
+from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 
 router = Router(tags=["registers"])
 
-STRING, NULL_STRING = {"type": "string"}, {"type": ["string", "null"]}
-DATE = {
-    "type": ["string", "null"],
-    "format": "date",
-    "description": f"Between {DATE_MIN} and {DATE_MAX}; any other date is refused (422).",
-}
-NUMBER = nullable_number_schema()
-SIGNED_AMOUNT = {
-    "description": (
-        f"A signed amount (a saving is negative): at most 2 decimal places, at most "
-        f"{MAX_AMOUNT} either way; blank is null; anything else, and a comma that could be a "
-        "decimal comma (12,5), is refused (422)."
-    )
-}
-LINKS = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {
-            "id": STRING,
-            "label": STRING,
-            "url": {"type": "string", "format": "uri"},
-            "type": {"enum": ["confluence", "link"]},
-            "pageId": STRING,
-            "spaceKey": STRING,
-            "templateKind": STRING,
-        },
-        "required": ["url"],
-    },
-}
-WORK_PACKAGE_BODY = {
-    "id": {
-        "type": "string",
-        "format": "uuid",
-        "description": "On create only; generated if absent.",
-    },
-    "name": required_text_schema(NAME_MAX),
-    "type": {"type": ["string", "null"], "maxLength": 200},
-    "ownerAccountId": NULL_STRING,
-    "plannedStartDate": DATE,
-    "plannedEndDate": DATE,
-    "actualStartDate": DATE,
-    "actualEndDate": DATE,
-    "actualEnd": {**DATE, "description": "Alias mirror of actualEndDate."},
-    "forecastStartDate": DATE,
-    "forecastEndDate": DATE,
-    "status": enum_schema(WP_STATUSES),
-    "rag": enum_schema(["Red", "Amber", "Green", "Blue", "None"]),
-    "progress": {"type": ["integer", "null"], "minimum": 0, "maximum": 100, "multipleOf": 10},
-    "budget": NUMBER,
-    "budgetPhasing": {
-        "type": ["array", "null"],
-        "items": {
-            "type": "object",
-            "properties": {
-                "period": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"},
-                "amount": {"type": "number"},
-            },
-        },
-    },
-    "budgetForecast": NUMBER,
-    "budgetActual": NUMBER,
-    "commentary": {"type": ["string", "null"], "maxLength": 2000},
-    "linkedIssueKeys": {"type": "array", "items": STRING},
-    "sortOrder": {"type": ["integer", "null"]},
-}
-SCORE = {"type": ["integer", "null"], "minimum": 1, "maximum": 5}
-RISK_BODY = {
-    "title": required_text_schema(NAME_MAX),
-    "description": {"type": "string", "maxLength": 2000},
-    "ownerAccountId": NULL_STRING,
-    "status": {"enum": ["Open", "Closed"]},
-    "direction": enum_schema(RISK_DIRECTIONS),
-    "materialised": {"type": "boolean"},
-    "impact": SCORE,
-    "likelihood": SCORE,
-    "residualImpact": SCORE,
-    "residualLikelihood": SCORE,
-    "treatment": {
-        "enum": [
-            None,
-            "Mitigate",
-            "Avoid",
-            "Transfer",
-            "Accept",
-            "Pursue",
-            "Enhance",
-            "Share",
-            "Ignore",
-        ]
-    },
-    "mitigation": {"type": "string", "maxLength": 2000},
-}
-DECISION_BODY = {
-    "decision": required_text_schema(NAME_MAX),
-    "decisionNotes": {"type": "string", "maxLength": 2000},
-    "madeOn": DATE,
-    "madeByAccountId": NULL_STRING,
-    "rationale": {"type": "string", "maxLength": 2000},
-    "minutesRef": {
-        "type": ["object", "null"],
-        "properties": {"id": STRING},
-        "description": "One of the project's steering minutes, by id.",
-    },
-    "evidenceLinks": LINKS,
-}
-SEAT = {
-    "type": ["object", "null"],
-    "properties": {"accountId": NULL_STRING, "displayName": STRING, "email": STRING},
-}
-CHANGE_BODY = {
-    "summary": required_text_schema(NAME_MAX),
-    "reason": {"type": "string", "maxLength": 2000},
-    "dimensions": {"type": ["array", "null"], "items": {"enum": CHANGE_DIMENSIONS}},
-    "impactScheduleDays": {
-        "type": ["integer", "null"],
-        "minimum": -SCHEDULE_DAYS_MAX,
-        "maximum": SCHEDULE_DAYS_MAX,
-    },
-    "impactBudget": SIGNED_AMOUNT,
-    "impactScope": {"type": "string", "maxLength": 2000},
-    "impactQualityOther": {"type": "string", "maxLength": 2000},
-    "targetWorkPackageId": NULL_STRING,
-    "proposerAccountId": NULL_STRING,
-    "approverAccountId": NULL_STRING,
-    "approverSeat": SEAT,
-}
+STRING = {"type": "string"}
+
+
+def _body(spec: type[Spec], *, creating: bool = False) -> dict[str, Any]:
+    """openapi_extra of a create or a patch: the declaration's body (registers.specs)."""
+    properties, required = specs.body(spec, creating=creating)
+    return body_schema(properties, required)
 
 
 def _if_match(request: HttpRequest) -> int | None:
@@ -240,7 +104,7 @@ def work_package_list(request, key: str):
 @router.post(
     "/projects/{key}/work-packages",
     response={201: dict},
-    openapi_extra=body_schema(WORK_PACKAGE_BODY, ["name"]),
+    openapi_extra=_body(WorkPackageSpec, creating=True),
 )
 def work_package_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
@@ -272,7 +136,7 @@ def work_package_detail(request, key: str, wp_id: str, response: HttpResponse):
     return work_package_to_dict(wp)
 
 
-@router.patch("/projects/{key}/work-packages/{wp_id}", openapi_extra=body_schema(WORK_PACKAGE_BODY))
+@router.patch("/projects/{key}/work-packages/{wp_id}", openapi_extra=_body(WorkPackageSpec))
 @honours_if_match
 def work_package_update(request, key: str, wp_id: str, response: HttpResponse):
     """budgetBaseline, the lock stamps and derived fields are ignored when sent."""
@@ -342,7 +206,7 @@ def risk_list(request, key: str):
 
 
 @router.post(
-    "/projects/{key}/risks", response={201: dict}, openapi_extra=body_schema(RISK_BODY, ["title"])
+    "/projects/{key}/risks", response={201: dict}, openapi_extra=_body(RiskSpec, creating=True)
 )
 def risk_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
@@ -359,7 +223,7 @@ def risk_detail(request, key: str, risk_id: str, response: HttpResponse):
     return _risk_dict(risk)
 
 
-@router.patch("/projects/{key}/risks/{risk_id}", openapi_extra=body_schema(RISK_BODY))
+@router.patch("/projects/{key}/risks/{risk_id}", openapi_extra=_body(RiskSpec))
 @honours_if_match
 def risk_update(request, key: str, risk_id: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
@@ -383,7 +247,7 @@ def risk_delete(request, key: str, risk_id: str):
 @router.post(
     "/projects/{key}/risks/{risk_id}/record-decision",
     response={201: dict},
-    openapi_extra=body_schema(DECISION_BODY),
+    openapi_extra=_body(DecisionSpec),
 )
 def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse):
     """Materialised risks only: a new decision with riskId and treatedRiskId, pre-filled from
@@ -410,7 +274,7 @@ def decision_list(request, key: str):
 @router.post(
     "/projects/{key}/decisions",
     response={201: dict},
-    openapi_extra=body_schema(DECISION_BODY, ["decision"]),
+    openapi_extra=_body(DecisionSpec, creating=True),
 )
 def decision_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
@@ -427,7 +291,7 @@ def decision_detail(request, key: str, decision_id: str, response: HttpResponse)
     return decision_to_dict(decision)
 
 
-@router.patch("/projects/{key}/decisions/{decision_id}", openapi_extra=body_schema(DECISION_BODY))
+@router.patch("/projects/{key}/decisions/{decision_id}", openapi_extra=_body(DecisionSpec))
 @honours_if_match
 def decision_update(request, key: str, decision_id: str, response: HttpResponse):
     """updateDecision: pending decisions only; a made decision answers 409."""
@@ -483,7 +347,7 @@ def change_list(request, key: str):
 @router.post(
     "/projects/{key}/changes",
     response={201: dict},
-    openapi_extra=body_schema(CHANGE_BODY, ["summary"]),
+    openapi_extra=_body(ChangeSpec, creating=True),
 )
 def change_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
@@ -500,7 +364,7 @@ def change_detail(request, key: str, change_id: str, response: HttpResponse):
     return change_to_dict(change)
 
 
-@router.patch("/projects/{key}/changes/{change_id}", openapi_extra=body_schema(CHANGE_BODY))
+@router.patch("/projects/{key}/changes/{change_id}", openapi_extra=_body(ChangeSpec))
 @honours_if_match
 def change_update(request, key: str, change_id: str, response: HttpResponse):
     """While Proposed only (409 once decided)."""

@@ -8,79 +8,32 @@ from typing import Any
 
 from django.http import QueryDict
 
-from governance import labels
+from governance import labels, specs
 from governance.cleaning import decimal_to_json
 from governance.pageinput import check_numbers
+from governance.specs import (
+    Boolean,
+    NullableNumber,
+    ScheduleDays,
+    SignedAmount,
+    SignedInteger,
+)
+from registers.specs import SPECS
 
-WORK_PACKAGE_FIELDS = [
-    "name",
-    "type",
-    "ownerAccountId",
-    "status",
-    "rag",
-    "progress",
-    "plannedStartDate",
-    "plannedEndDate",
-    "actualStartDate",
-    "actualEndDate",
-    "forecastStartDate",
-    "forecastEndDate",
-    "budget",
-    "budgetForecast",
-    "budgetActual",
-    "budgetPhasing",
-    "commentary",
-]
-RISK_FIELDS = [
-    "title",
-    "description",
-    "ownerAccountId",
-    "status",
-    "direction",
-    "materialised",
-    "impact",
-    "likelihood",
-    "residualImpact",
-    "residualLikelihood",
-    "treatment",
-    "mitigation",
-]
-DECISION_FIELDS = [
-    "decision",
-    "decisionNotes",
-    "madeOn",
-    "madeByAccountId",
-    "rationale",
-    "minutesRef",
-    "evidenceLinks",
-]
-CHANGE_FIELDS = [
-    "summary",
-    "reason",
-    "dimensions",
-    "impactScheduleDays",
-    "impactBudget",
-    "impactScope",
-    "impactQualityOther",
-    "targetWorkPackageId",
-    "proposerAccountId",
-    "approverAccountId",
-]
-FIELDS = {
-    "work-packages": WORK_PACKAGE_FIELDS,
-    "risks": RISK_FIELDS,
-    "decisions": DECISION_FIELDS,
-    "changes": CHANGE_FIELDS,
-}
+# The fields each register's page form shows, and how they are typed, from the declarations.
+FIELDS = {slug: specs.on_form(spec) for slug, spec in SPECS.items()}
 # Fields shown as a checkbox: absent from a submitted form means unticked.
-CHECKBOXES = {"materialised"}
-MULTI = {"dimensions"}
+CHECKBOXES = {api for spec in SPECS.values() for api in specs.with_rule(spec, Boolean)}
+# Fields of several choices (ticked boxes): a closed set the value is a list of.
+MULTI = {
+    api
+    for spec in SPECS.values()
+    for api in specs.on_form(spec)
+    if specs.choices(spec, api) and specs.json_kind(spec, api) == "list"
+}
 # What an add form's choices start at: the stored defaults (a new work package has no RAG yet,
 # not the first colour of the list).
-NEW_DEFAULTS = {
-    "work-packages": {"status": "Not Started", "rag": "None"},
-    "risks": {"status": "Open", "direction": "Risk"},
-}
+NEW_DEFAULTS = {slug: specs.initial(spec, FIELDS[slug]) for slug, spec in SPECS.items()}
 
 
 def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
@@ -111,8 +64,15 @@ def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
 # Numbers a person types: amounts (not below zero; the API's nullable numbers), signed
 # amounts and signed whole numbers. The page refuses what it cannot read.
 NUMBERS = {
-    "work-packages": {"amounts": ("budget", "budgetForecast", "budgetActual")},
-    "changes": {"signed": ("impactBudget",), "whole": ("impactScheduleDays",)},
+    slug: {
+        kind: tuple(api for api in specs.with_rule(spec, rule) if api in FIELDS[slug])
+        for kind, rule in (
+            ("amounts", NullableNumber),
+            ("signed", SignedAmount),
+            ("whole", (ScheduleDays, SignedInteger)),
+        )
+    }
+    for slug, spec in SPECS.items()
 }
 
 

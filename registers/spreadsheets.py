@@ -20,10 +20,11 @@ from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
 from openpyxl.xml.functions import iterparse
 
-from governance import cleaning
+from governance import cleaning, specs
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
+from governance.specs import Account, Boolean, IsoDate
 from registers import selectors
 from registers.derive import plan_baseline_of
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
@@ -33,7 +34,7 @@ from registers.serializers import (
     risk_to_dict,
     work_package_to_dict,
 )
-from registers.services import changes, decisions, risks, work_packages
+from registers.specs import SPECS
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 TITLES = {
@@ -42,42 +43,27 @@ TITLES = {
     "decisions": "Decisions",
     "changes": "Changes",
 }
+
+
+def _name_column(field: str) -> str:
+    """The display-name column next to a person column: ownerAccountId -> ownerName."""
+    return field.removesuffix("AccountId") + "Name"
+
+
 # Display-name columns written after each person column: {register: {field: column}}.
 NAME_COLUMNS = {
-    "work-packages": {"ownerAccountId": "ownerName"},
-    "risks": {"ownerAccountId": "ownerName", "acceptedByAccountId": "acceptedByName"},
-    "decisions": {"madeByAccountId": "madeByName", "recordedBy": "recordedByName"},
-    "changes": {
-        "proposerAccountId": "proposerName",
-        "approverAccountId": "approverName",
-        "decidedByAccountId": "decidedByName",
-    },
+    slug: {api: _name_column(api) for api in specs.with_marker(spec, Account)}
+    for slug, spec in SPECS.items()
 }
-WRITABLE = {
-    "work-packages": work_packages.WRITABLE,
-    "risks": risks.WRITABLE,
-    "decisions": decisions.WRITABLE,
-    "changes": changes.WRITABLE,
+WRITABLE = {slug: set(specs.writable(spec)) for slug, spec in SPECS.items()}
+READ_ONLY = {slug: set(specs.read_only(spec)) for slug, spec in SPECS.items()}
+_KINDS = {
+    (api, specs.json_kind(spec, api)) for spec in SPECS.values() for api in specs.writable(spec)
 }
-READ_ONLY = {
-    "work-packages": work_packages.READ_ONLY,
-    "risks": risks.READ_ONLY,
-    "decisions": decisions.READ_ONLY,
-    "changes": changes.READ_ONLY,
-}
-LIST_FIELDS = {"linkedIssueKeys", "dimensions"}
-JSON_FIELDS = {"budgetPhasing", "evidenceLinks", "minutesRef", "approverSeat"}
-BOOLEAN_FIELDS = {"materialised"}
-DATE_FIELDS = {
-    "plannedStartDate",
-    "plannedEndDate",
-    "actualStartDate",
-    "actualEndDate",
-    "actualEnd",
-    "forecastStartDate",
-    "forecastEndDate",
-    "madeOn",
-}
+LIST_FIELDS = {api for api, kind in _KINDS if kind == "list"}
+JSON_FIELDS = {api for api, kind in _KINDS if kind == "object"}
+BOOLEAN_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, Boolean)}
+DATE_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, IsoDate)}
 # A cell a spreadsheet would run as a formula is written with a leading apostrophe in CSV; so
 # is a cell that starts with an apostrophe, so that the import, which takes one leading
 # apostrophe off when one of these follows it, gives back exactly the text exported.

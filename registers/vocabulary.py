@@ -3,33 +3,19 @@ names (`governance.labels`), and how the audit log reads its entries (`governanc
 Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
 the kernel holds no upper app's vocabulary."""
 
+from governance import specs
+from registers.specs import SPECS
+
 LABEL_STATES = {"AwaitingApplication": "Awaiting application"}
 
 LABEL_CHOICES = {"None": "No RAG"}
 
+# The fields the whole site names by their declared label (registers.specs, SiteLabel), and
+# the names that are no resource's field.
 LABEL_FIELDS = {
     "q": "Search",
-    "name": "Name",
-    "ownerAccountId": "Owner",
-    "madeByAccountId": "Made by",
-    "proposerAccountId": "Proposer",
-    "approverAccountId": "Approver",
-    "decidedByAccountId": "Decided by",
-    "acceptedByAccountId": "Accepted by",
+    **{api: label for spec in SPECS.values() for api, label in specs.site_labels(spec).items()},
     "authorAccountId": "Author",
-    "budgetForecast": "Forecast spend",
-    "budgetActual": "Actual spend",
-    "budgetBaseline": "Baseline budget",
-    "budgetPhasing": "Budget phasing",
-    "rag": "RAG",
-    "minutesRef": "Steering minutes",
-    "targetWorkPackageId": "Work package",
-    "impactScheduleDays": "Schedule impact (days)",
-    "impactBudget": "Budget impact",
-    "impactScope": "Scope impact",
-    "impactQualityOther": "Quality / other impact",
-    "linkedIssueKeys": "Linked issues",
-    "sortOrder": "Position",
 }
 
 AUDIT_NOUNS = {

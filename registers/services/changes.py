@@ -7,128 +7,56 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from governance import audit, notifications
-from governance.cleaning import FieldErrors, schedule_days, signed_number, text
+from governance import audit, notifications, specs
+from governance.cleaning import FieldErrors, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, Forbidden
 from governance.permissions import Caller, change_duty, may_browse, require
 from governance.seats import clean_seats, seat_account_id
 from registers.derive import change_application_state, change_dimensions, change_is_open
-from registers.models import CHANGE_DIMENSIONS, NAME_MAX, TEXT_MAX, ChangeRequest, WorkPackage
+from registers.models import TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
-    check_keys,
-    clean_people,
+    check_people,
     get_in_project,
     insert,
     lock_project,
     writable_project,
 )
+from registers.specs import ChangeSpec
 
-WRITABLE = {
-    "summary",
-    "reason",
-    "dimensions",
-    "impactScheduleDays",
-    "impactBudget",
-    "impactScope",
-    "impactQualityOther",
-    "targetWorkPackageId",
-    "proposerAccountId",
-    "approverAccountId",
-    "approverSeat",
-}
-READ_ONLY = {
-    "id",
-    "projectKey",
-    "status",
-    "decidedAt",
-    "decidedByAccountId",
-    "decisionComment",
-    "createdAt",
-    "createdByAccountId",
-    "updatedAt",
-    "imported",
-    "applicationRecord",
-    "applicationState",
-    "approverLocked",
-    "dimensionsChosen",
-    "impactTimeline",
-    "revision",
-}
+WRITABLE = set(specs.writable(ChangeSpec))
+READ_ONLY = set(specs.read_only(ChangeSpec))
 OUTCOMES = ["Approved", "Rejected", "Withdrawn"]
+# Checked against stored state below, not set as sent.
+PEOPLE_AND_LINKS = {
+    "target_work_package_id",
+    "proposer_account_id",
+    "approver_account_id",
+    "approver_seat",
+}
+PROPOSER = ("proposerAccountId",)
 
 
 def _snapshot(change: ChangeRequest) -> dict[str, Any]:
-    return {
-        "summary": change.summary,
-        "reason": change.reason,
-        "dimensions": list(change.dimensions or []),
-        "dimensionsChosen": change.dimensions_chosen,
-        "impactScheduleDays": change.impact_schedule_days,
-        "impactBudget": change.impact_budget,
-        "impactScope": change.impact_scope,
-        "impactQualityOther": change.impact_quality_other,
-        "targetWorkPackageId": change.target_work_package_id,
-        "proposerAccountId": change.proposer_account_id,
-        "approverAccountId": change.approver_account_id,
-        "approverSeat": change.approver_seat,
-        "status": change.status,
-        "decidedAt": change.decided_at,
-        "decidedByAccountId": change.decided_by_account_id,
-        "decisionComment": change.decision_comment,
-    }
+    return specs.snapshot(ChangeSpec, change)
 
 
 def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> FieldErrors:
-    """Validate `data` onto `change` (in memory). Every offending field is named."""
-    errors = FieldErrors()
-    check_keys(data, WRITABLE, READ_ONLY, errors)
+    """The declaration's rules (`ChangeSpec`), then the stateful and cross-field ones: the
+    status moves by adjudication only, the target is a package of this project, the
+    proposer is named once, the approver is someone who may approve it."""
+    partial, errors = specs.validate(ChangeSpec, data, creating=creating)
     if "status" in data and data["status"] != change.status:
         errors.add("status", "Decide a change with POST .../adjudicate, not by editing its status.")
-    if creating or "summary" in data:
-        change.summary, error = text(data.get("summary"), max_length=NAME_MAX, required=True)
-        if error:
-            errors.add("summary", error)
-    for key, attr in (
-        ("reason", "reason"),
-        ("impactScope", "impact_scope"),
-        ("impactQualityOther", "impact_quality_other"),
-    ):
-        if key in data:
-            value, error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
-            setattr(change, attr, value)
-    if "impactBudget" in data:
-        change.impact_budget, error = signed_number(data["impactBudget"])
-        if error:
-            errors.add("impactBudget", error)
-    if "impactScheduleDays" in data:
-        change.impact_schedule_days, error = schedule_days(data["impactScheduleDays"])
-        if error:
-            errors.add("impactScheduleDays", error)
-    if "dimensions" in data:
-        raw = data["dimensions"]
-        if raw is None:
-            raw = []
-        if not isinstance(raw, list):
-            errors.add("dimensions", f"Must be a list drawn from: {', '.join(CHANGE_DIMENSIONS)}.")
-        else:
-            dimensions: list[str] = []
-            for index, value in enumerate(raw):
-                if value not in CHANGE_DIMENSIONS:
-                    errors.add(
-                        f"dimensions[{index}]", f"Must be one of: {', '.join(CHANGE_DIMENSIONS)}."
-                    )
-                elif value not in dimensions:
-                    dimensions.append(value)
-            # A non-empty list is the person's choice, kept from now on; an empty one hands
-            # the dimensions back to the impacts.
-            change.dimensions = dimensions
-            change.dimensions_chosen = bool(dimensions)
-    if "targetWorkPackageId" in data:
-        target = data["targetWorkPackageId"]
+    values = specs.sent(partial)
+    specs.apply(partial, change, skip=PEOPLE_AND_LINKS)
+    if "dimensions" in values:
+        # A non-empty list is the person's choice, kept from now on; an empty one hands
+        # the dimensions back to the impacts.
+        change.dimensions_chosen = bool(values["dimensions"])
+    if "target_work_package_id" in values:
+        target = values["target_work_package_id"]
         if target in (None, ""):
             change.target_work_package_id = None
         else:
@@ -137,26 +65,24 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
                 errors.add("targetWorkPackageId", "Must be a work package of this project.")
             else:
                 change.target_work_package_id = package.pk
-    people = {"approverAccountId": "approver_account_id"}
-    if creating and data.get("proposerAccountId") not in (None, ""):
-        # Recorded on behalf of someone else: the proposer defaults to the raiser.
-        people["proposerAccountId"] = "proposer_account_id"
-    elif not creating and data.get("proposerAccountId", change.proposer_account_id) != (
+    # Recorded on behalf of someone else: the proposer defaults to the raiser.
+    names_proposer = creating and data.get("proposerAccountId") not in (None, "")
+    if not creating and data.get("proposerAccountId", change.proposer_account_id) != (
         change.proposer_account_id
     ):
         errors.add("proposerAccountId", "The proposer is recorded when the change is raised.")
     approver_before = (change.approver_account_id, seat_account_id(change.approver_seat))
-    clean_people(change, data, people, errors)
+    check_people(ChangeSpec, change, partial, errors, also=PROPOSER if names_proposer else ())
     proposer = change.proposer_account_id
     if (
-        "proposerAccountId" in people
+        names_proposer
         and "proposerAccountId" not in errors
         and proposer != change.created_by_account_id
         and not may_browse(proposer, change.project)
     ):
         errors.add("proposerAccountId", PROPOSER_MESSAGE.format(key=change.project.key))
-    if "approverSeat" in data:
-        seats = clean_seats({"approverSeat": data["approverSeat"]}, errors)
+    if "approver_seat" in values:
+        seats = clean_seats({"approverSeat": values["approver_seat"]}, errors)
         change.approver_seat = seats.get("approverSeat")
     approver_after = (change.approver_account_id, seat_account_id(change.approver_seat))
     if change.approver_locked and not creating and approver_after != approver_before:

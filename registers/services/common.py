@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db import models
 
-from governance import audit, outbox, signals
+from governance import audit, outbox, signals, specs
 from governance.cleaning import FieldErrors, account_id
 from governance.errors import NotFound
 from governance.models import Project
@@ -140,6 +140,27 @@ def clean_people(
     for key, value in wanted.items():
         if not known[value].known:
             errors.add(key, f"No tracker user with accountId {value}.")
+
+
+def check_people(
+    spec: type[specs.Spec],
+    record: models.Model,
+    partial: specs.Spec,
+    errors: FieldErrors,
+    *,
+    also: Iterable[str] = (),
+) -> None:
+    """`clean_people` for the accountId fields of a validated partial: those whose rule is
+    an accountId, and `also` (API names the caller has decided to check), when sent."""
+    declared = specs.fields(spec)
+    wanted = {
+        api: field.name
+        for api, field in declared.items()
+        if (isinstance(field.rule, specs.AccountId) or api in set(also))
+        and field.name in partial.model_fields_set
+    }
+    sent = {api: getattr(partial, name) for api, name in wanted.items()}
+    clean_people(record, sent, wanted, errors)
 
 
 def enqueue_write_back(project: Project, issue_keys: Iterable[str]) -> None:

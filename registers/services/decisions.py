@@ -8,71 +8,32 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit
-from governance.cleaning import FieldErrors, iso_date, text
+from governance import audit, specs
+from governance.cleaning import FieldErrors, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, ValidationFailed
 from governance.links import clean_links
 from governance.models import Project
 from governance.permissions import Caller
 from registers.derive import decision_is_editable
-from registers.models import NAME_MAX, TEXT_MAX, Decision, SteeringMinutes
+from registers.models import TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
-    check_keys,
-    clean_people,
+    check_people,
     get_in_project,
     insert,
     lock_project,
     require_editor,
     writable_project,
 )
+from registers.specs import DecisionSpec
 
-WRITABLE = {
-    "decision",
-    "decisionNotes",
-    "madeOn",
-    "madeByAccountId",
-    "rationale",
-    "minutesRef",
-    "evidenceLinks",
-}
-# Legacy fields stay readable and are never written; notes are server-written; riskId and
-# treatedRiskId are set only by the Risks register's Record-decision act.
-READ_ONLY = {
-    "id",
-    "projectKey",
-    "recordedBy",
-    "ownerAccountId",
-    "approverAccountId",
-    "approverSeat",
-    "riskId",
-    "treatedRiskId",
-    "notes",
-    "status",
-    "decidedAt",
-    "decidedByAccountId",
-    "createdAt",
-    "createdByAccountId",
-    "updatedAt",
-    "imported",
-    "state",
-    "revision",
-}
+WRITABLE = set(specs.writable(DecisionSpec))
+READ_ONLY = set(specs.read_only(DecisionSpec))
 
 
 def snapshot(decision: Decision) -> dict[str, Any]:
-    return {
-        "decision": decision.decision,
-        "decisionNotes": decision.decision_notes,
-        "madeOn": decision.made_on,
-        "madeByAccountId": decision.made_by_account_id,
-        "rationale": decision.rationale,
-        "minutesRef": decision.minutes_ref,
-        "evidenceLinks": decision.evidence_links,
-        "riskId": decision.risk_id,
-        "treatedRiskId": decision.treated_risk_id,
-    }
+    return specs.snapshot(DecisionSpec, decision)
 
 
 def _clean_minutes_ref(project: Project, value: Any, errors: FieldErrors) -> dict | None:
@@ -95,32 +56,24 @@ def _clean_minutes_ref(project: Project, value: Any, errors: FieldErrors) -> dic
 def _clean(
     project: Project, decision: Decision, data: dict[str, Any], *, creating: bool
 ) -> FieldErrors:
-    errors = FieldErrors()
-    check_keys(data, WRITABLE, READ_ONLY, errors)
-    if creating or "decision" in data:
-        decision.decision, error = text(data.get("decision"), max_length=NAME_MAX, required=True)
-        if error:
-            errors.add("decision", error)
-    for key, attr in (("decisionNotes", "decision_notes"), ("rationale", "rationale")):
-        if key in data:
-            value, error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
-            setattr(decision, attr, value)
-    if "madeOn" in data:
-        made_on, error = iso_date(data["madeOn"])
-        if not error and made_on and made_on > timezone.localdate():
-            error = "The date a decision was taken cannot be in the future."
-        if error:
-            errors.add("madeOn", error)
-        else:
-            decision.made_on = made_on
-    clean_people(decision, data, {"madeByAccountId": "made_by_account_id"}, errors)
-    if "minutesRef" in data:
-        decision.minutes_ref = _clean_minutes_ref(project, data["minutesRef"], errors)
-    if "evidenceLinks" in data:
+    """The declaration's rules (`DecisionSpec`), then the stateful ones: not made in the
+    future, made by a tracker user, minutes of this project, evidence links."""
+    partial, errors = specs.validate(DecisionSpec, data, creating=creating)
+    values = specs.sent(partial)
+    made_on = values.pop("made_on", None)
+    if made_on and made_on > timezone.localdate():
+        errors.add("madeOn", "The date a decision was taken cannot be in the future.")
+    elif "made_on" in partial.model_fields_set:
+        decision.made_on = made_on
+    for name in ("decision", "decision_notes", "rationale"):
+        if name in values:
+            setattr(decision, name, values[name])
+    check_people(DecisionSpec, decision, partial, errors)
+    if "minutes_ref" in values:
+        decision.minutes_ref = _clean_minutes_ref(project, values["minutes_ref"], errors)
+    if "evidence_links" in values:
         links = clean_links(
-            data["evidenceLinks"],
+            values["evidence_links"],
             "evidenceLinks",
             errors,
             stored=decision.evidence_links,

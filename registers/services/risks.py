@@ -6,127 +6,41 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit
-from governance.cleaning import FieldErrors, boolean, bounded_integer, enum, text
+from governance import audit, specs
+from governance.cleaning import FieldErrors
 from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.formatting import with_article
 from governance.models import Project
 from governance.permissions import Caller
 from registers.derive import decision_can_be_recorded
-from registers.models import (
-    NAME_MAX,
-    RISK_DIRECTIONS,
-    RISK_TREATMENTS,
-    TEXT_MAX,
-    Decision,
-    Risk,
-)
+from registers.models import RISK_TREATMENTS, Decision, Risk
 from registers.services.common import (
-    check_keys,
-    clean_people,
+    check_people,
     get_in_project,
     insert,
     writable_project,
 )
 from registers.services.decisions import create_decision
+from registers.specs import RiskSpec
 
-SCORE_FIELDS = {
-    "impact": "impact",
-    "likelihood": "likelihood",
-    "residualImpact": "residual_impact",
-    "residualLikelihood": "residual_likelihood",
-}
-WRITABLE = {
-    "title",
-    "description",
-    "ownerAccountId",
-    "status",
-    "direction",
-    "materialised",
-    *SCORE_FIELDS,
-    "treatment",
-    "mitigation",
-}
-READ_ONLY = {
-    "id",
-    "projectKey",
-    "acceptedByAccountId",
-    "acceptedAt",
-    "acceptanceRationale",
-    "createdAt",
-    "updatedAt",
-    "updatedByAccountId",
-    "imported",
-    "score",
-    "treatingDecisionIds",
-    "revision",
-}
+WRITABLE = set(specs.writable(RiskSpec))
+READ_ONLY = set(specs.read_only(RiskSpec))
 
 
 def snapshot(risk: Risk) -> dict[str, Any]:
-    data = {
-        "title": risk.title,
-        "description": risk.description,
-        "ownerAccountId": risk.owner_account_id,
-        "status": risk.status,
-        "direction": risk.direction,
-        "materialised": risk.materialised,
-        "treatment": risk.treatment,
-        "mitigation": risk.mitigation,
-        "acceptedByAccountId": risk.accepted_by_account_id,
-        "acceptedAt": risk.accepted_at,
-        "acceptanceRationale": risk.acceptance_rationale,
-    }
-    data.update({key: getattr(risk, attr) for key, attr in SCORE_FIELDS.items()})
-    return data
-
-
-def risk_status(value: Any) -> str:
-    """The spec's lenient status: anything that is not Closed is Open."""
-    return "Closed" if value == "Closed" else "Open"
+    return specs.snapshot(RiskSpec, risk)
 
 
 def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
-    errors = FieldErrors()
-    check_keys(data, WRITABLE, READ_ONLY, errors)
-    if creating or "title" in data:
-        risk.title, error = text(data.get("title"), max_length=NAME_MAX, required=True)
-        if error:
-            errors.add("title", error)
-    for key in ("description", "mitigation"):
-        if key in data:
-            value, error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
-            setattr(risk, key, value)
-    clean_people(risk, data, {"ownerAccountId": "owner_account_id"}, errors)
-    if "status" in data:
-        risk.status = risk_status(data["status"])
-    if "direction" in data:
-        value, error = enum(data["direction"], RISK_DIRECTIONS, default="Risk")
-        if error:
-            errors.add("direction", error)
-        else:
-            risk.direction = value
-    if "materialised" in data:
-        value, error = boolean(data["materialised"])
-        if error:
-            errors.add("materialised", error)
-        else:
-            risk.materialised = value
+    """The declaration's rules (`RiskSpec`), then the stateful and cross-field ones: the
+    owner is a tracker user, an opportunity never materialises, the treatment suits the
+    direction."""
+    partial, errors = specs.validate(RiskSpec, data, creating=creating)
+    specs.apply(partial, risk)
+    check_people(RiskSpec, risk, partial, errors)
     if risk.direction == "Opportunity":
         risk.materialised = False  # meaningful only for a Risk
-    for key, attr in SCORE_FIELDS.items():
-        if key in data:
-            value, error = bounded_integer(data[key], low=1, high=5)
-            if error:
-                errors.add(key, error)
-            else:
-                setattr(risk, attr, value)
-    if "treatment" in data:
-        # Only null or empty text clears it; anything else is a treatment to check.
-        risk.treatment = None if data["treatment"] in (None, "") else data["treatment"]
     if risk.treatment is not None and "direction" not in errors:
         allowed = RISK_TREATMENTS[risk.direction]
         if not isinstance(risk.treatment, str) or risk.treatment not in allowed:

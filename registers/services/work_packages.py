@@ -7,150 +7,42 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit
-from governance.cleaning import (
-    FieldErrors,
-    bounded_integer,
-    decimal_to_json,
-    enum,
-    iso_date,
-    iso_month,
-    nullable_number,
-    optional_text,
-    signed_integer,
-    signed_number,
-    text,
-)
+from governance import audit, specs
+from governance.cleaning import FieldErrors
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
 from governance.formatting import with_article
-from governance.models import RAG_CHOICES, Project
+from governance.models import Project
 from governance.permissions import Caller
 from governance.tracker import TrackerError, get_tracker
-from registers.models import NAME_MAX, TEXT_MAX, WP_STATUSES, WorkPackage
+from registers.models import WorkPackage
 from registers.selectors import ordered
 from registers.services.common import (
     as_uuid,
-    check_keys,
-    clean_people,
+    check_people,
     enqueue_write_back,
     get_in_project,
     writable_project,
 )
+from registers.specs import WorkPackageSpec
 
-DATE_FIELDS = {
-    "plannedStartDate": "planned_start_date",
-    "plannedEndDate": "planned_end_date",
-    "actualStartDate": "actual_start_date",
-    "actualEndDate": "actual_end_date",
-    "forecastStartDate": "forecast_start_date",
-    "forecastEndDate": "forecast_end_date",
-}
+# Each start date and the end date it must not pass (plannedStartDate, plannedEndDate...).
 DATE_PAIRS = [
-    ("plannedStartDate", "plannedEndDate"),
-    ("actualStartDate", "actualEndDate"),
-    ("forecastStartDate", "forecastEndDate"),
+    (start, start.replace("Start", "End"))
+    for start in specs.with_rule(WorkPackageSpec, specs.IsoDate)
+    if "Start" in start
 ]
-MONEY_FIELDS = {
-    "budget": "budget",
-    "budgetForecast": "budget_forecast",
-    "budgetActual": "budget_actual",
-}
-WRITABLE = {
-    "name",
-    "type",
-    "ownerAccountId",
-    *DATE_FIELDS,
-    "actualEnd",
-    "status",
-    "rag",
-    "progress",
-    *MONEY_FIELDS,
-    "budgetPhasing",
-    "commentary",
-    "linkedIssueKeys",
-    "sortOrder",
-}
-READ_ONLY = {
-    "id",
-    "projectKey",
-    "budgetBaseline",
-    "budgetBaselineLockedAt",
-    "plannedDatesBaselineLockedAt",
-    "createdAt",
-    "updatedAt",
-    "updatedByAccountId",
-    "scheduleVarianceDays",
-    "scheduleVarianceBasis",
-    "baselineStartDate",
-    "baselineEndDate",
-    "brokenIssueKeys",
-    "revision",
-}
+WRITABLE = set(specs.writable(WorkPackageSpec))
+READ_ONLY = set(specs.read_only(WorkPackageSpec))
 ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")
-SORT_ORDER_MAX = 2_000_000_000
 MOVES = {"up": -1, "down": 1}
 
 
 def snapshot(wp: WorkPackage) -> dict[str, Any]:
-    data = {
-        "name": wp.name,
-        "type": wp.type,
-        "ownerAccountId": wp.owner_account_id,
-        "status": wp.status,
-        "rag": wp.rag,
-        "progress": wp.progress,
-        "budgetPhasing": wp.budget_phasing,
-        "commentary": wp.commentary,
-        "linkedIssueKeys": list(wp.linked_issue_keys or []),
-        "sortOrder": wp.sort_order,
-    }
-    data.update({key: getattr(wp, attr) for key, attr in DATE_FIELDS.items()})
-    data.update({key: getattr(wp, attr) for key, attr in MONEY_FIELDS.items()})
-    return data
+    return specs.snapshot(WorkPackageSpec, wp)
 
 
 # --- validation ------------------------------------------------------------------------------
-
-
-def _clean_phasing(value: Any, errors: FieldErrors) -> list[dict] | None:
-    """Entries {period: 'YYYY-MM', amount}. One malformed entry refuses the whole array; each
-    is named (budgetPhasing[3].period)."""
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        errors.add("budgetPhasing", "Must be a list of {period: 'YYYY-MM', amount}.")
-        return None
-    entries, periods, ok = [], set(), True
-    for index, item in enumerate(value):
-        name = f"budgetPhasing[{index}]"
-        if not isinstance(item, dict):
-            errors.add(name, "Must be an entry {period: 'YYYY-MM', amount}.")
-            ok = False
-            continue
-        for key in item:
-            if key not in ("period", "amount"):
-                errors.add(f"{name}.{key}", "Unknown field: an entry has period and amount only.")
-                ok = False
-        period, error = iso_month(item.get("period"))
-        if error:
-            errors.add(f"{name}.period", error)
-            ok = False
-        elif period in periods:
-            errors.add(f"{name}.period", f"{period} appears twice.")
-            ok = False
-        periods.add(period)
-        raw = item.get("amount")
-        amount, error = signed_number(raw)
-        if error or amount is None:
-            errors.add(f"{name}.amount", error or "An amount is required.")
-            ok = False
-        elif amount < 0:
-            errors.add(f"{name}.amount", "Must not be negative.")
-            ok = False
-        else:
-            entries.append({"period": period, "amount": decimal_to_json(amount)})
-    return entries if ok else None
 
 
 def _progress_agrees(status: str, progress: int | None) -> str | None:
@@ -243,113 +135,59 @@ def _clean_issue_keys(
 def _clean(
     project: Project, wp: WorkPackage, data: dict[str, Any], *, creating: bool
 ) -> FieldErrors:
-    """Validate `data` onto `wp` (in memory). Every offending field is named."""
-    errors = FieldErrors()
-    check_keys(data, WRITABLE | ({"id"} if creating else set()), READ_ONLY, errors)
-    if creating and data.get("id") not in (None, ""):
-        pk = as_uuid(data["id"])
+    """Validate `data` onto `wp` (in memory): the declaration's rules (`WorkPackageSpec`),
+    then the stateful and cross-field ones. Every offending field is named."""
+    partial, errors = specs.validate(WorkPackageSpec, data, creating=creating)
+    values = specs.sent(partial)
+    if values.get("id") not in (None, ""):
+        pk = as_uuid(values["id"])
         if pk is None:
             errors.add("id", "Must be a UUID.")
         elif WorkPackage.objects.filter(pk=pk).exists():
             errors.add("id", "A work package with this id already exists.")
         else:
             wp.pk = pk
-    if creating or "name" in data:
-        wp.name, error = text(data.get("name"), max_length=NAME_MAX, required=True)
-        if error:
-            errors.add("name", error)
-        elif (
-            WorkPackage.objects.filter(project=project, name__iexact=wp.name)
-            .exclude(pk=wp.pk)
-            .exists()
-        ):
-            errors.add("name", f"Another work package of {project.key} is called '{wp.name}'.")
-    if "type" in data:
-        wp.type, error = optional_text(data["type"], max_length=NAME_MAX)
-        if error:
-            errors.add("type", error)
-    if "commentary" in data:
-        wp.commentary, error = optional_text(data["commentary"], max_length=TEXT_MAX)
-        if error:
-            errors.add("commentary", error)
-    clean_people(wp, data, {"ownerAccountId": "owner_account_id"}, errors)
-    for key, attr in DATE_FIELDS.items():
-        if key in data and key != "actualEndDate":
-            value, error = iso_date(data[key])
-            if error:
-                errors.add(key, error)
-            else:
-                setattr(wp, attr, value)
-    _clean_actual_end(wp, data, errors)
+    specs.apply(partial, wp, skip=STATEFUL)
+    if "name" in values and (
+        WorkPackage.objects.filter(project=project, name__iexact=wp.name).exclude(pk=wp.pk).exists()
+    ):
+        errors.add("name", f"Another work package of {project.key} is called '{wp.name}'.")
+    check_people(WorkPackageSpec, wp, partial, errors)
+    _clean_actual_end(wp, values, errors)
     for start, end in DATE_PAIRS:
-        first, last = getattr(wp, DATE_FIELDS[start]), getattr(wp, DATE_FIELDS[end])
+        first, last = (getattr(wp, specs.fields(WorkPackageSpec)[k].name) for k in (start, end))
         if first and last and first > last and start not in errors and end not in errors:
             errors.add(end, f"Must not be before {start} ({first.isoformat()}).")
-    if "status" in data:
-        value, error = enum(data["status"], WP_STATUSES, default="Not Started")
-        if error:
-            errors.add("status", error)
-        else:
-            wp.status = value
-    if "rag" in data:
-        value, error = enum(data["rag"], RAG_CHOICES, default="None")
-        if error:
-            errors.add("rag", error)
-        else:
-            wp.rag = value
-    if "progress" in data:
-        value, error = bounded_integer(data["progress"], low=0, high=100, step=10)
-        if error:
-            errors.add("progress", error)
-        else:
-            wp.progress = value
     if "status" not in errors and "progress" not in errors:
         disagreement = _progress_agrees(wp.status, wp.progress)
         if disagreement:
             errors.add("progress", disagreement)
-    for key, attr in MONEY_FIELDS.items():
-        if key in data:
-            value, error = nullable_number(data[key], field=key)
-            if error:
-                errors.add(key, error)
-            else:
-                setattr(wp, attr, value)
-    if "budgetPhasing" in data:
-        phasing = _clean_phasing(data["budgetPhasing"], errors)
-        if phasing is not None or data["budgetPhasing"] is None:
-            wp.budget_phasing = phasing
     if "linkedIssueKeys" in data:
         keys = _clean_issue_keys(project, wp, data["linkedIssueKeys"], errors)
         if keys is not None:
             wp.linked_issue_keys = keys
-    if "sortOrder" in data:
-        value, error = signed_integer(data["sortOrder"])
-        if not error and value is not None and abs(value) > SORT_ORDER_MAX:
-            error = f"Must be between -{SORT_ORDER_MAX} and {SORT_ORDER_MAX}."
-        if error:
-            errors.add("sortOrder", error)
-        else:
-            wp.sort_order = value
     return errors
 
 
-def _clean_actual_end(wp: WorkPackage, data: dict[str, Any], errors: FieldErrors) -> None:
+# Checked against stored state or folded into another field, not set as sent.
+STATEFUL = {"id", "actual_end_date", "actual_end", "linked_issue_keys"}
+
+
+def _clean_actual_end(wp: WorkPackage, values: dict[str, Any], errors: FieldErrors) -> None:
     """actualEnd mirrors actualEndDate. Either may be sent; when both are sent and differ,
     the one that differs from the stored date is the edit (a read-modify-write round trip
-    carries the other unchanged)."""
-    sent = {}
-    for key in ("actualEndDate", "actualEnd"):
-        if key in data:
-            value, error = iso_date(data[key])
-            if error:
-                errors.add(key, error)
-                return
-            sent[key] = value
+    carries the other unchanged). When actualEndDate is refused, actualEnd is not read."""
+    if "actualEndDate" in errors:
+        errors.pop("actualEnd", None)
+        return
+    if "actualEnd" in errors:
+        return
+    sent = {key: values[name] for key, name in MIRROR if name in values}
     if not sent:
         return
-    values = set(sent.values())
-    if len(values) == 1:
-        wp.actual_end_date = values.pop()
+    distinct = set(sent.values())
+    if len(distinct) == 1:
+        wp.actual_end_date = distinct.pop()
         return
     stored = wp.actual_end_date
     if sent["actualEndDate"] == stored:
@@ -358,6 +196,9 @@ def _clean_actual_end(wp: WorkPackage, data: dict[str, Any], errors: FieldErrors
         wp.actual_end_date = sent["actualEndDate"]
     else:
         errors.add("actualEnd", "Mirrors actualEndDate: send the same date, or only one of them.")
+
+
+MIRROR = (("actualEndDate", "actual_end_date"), ("actualEnd", "actual_end"))
 
 
 # --- writes ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
-from governance import permissions
+from governance import permissions, specs
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import page
 from governance.permissions import require
@@ -17,6 +17,7 @@ from registers.serializers import change_to_dict
 from registers.services.changes import WRITABLE as CHANGE_WRITABLE
 from registers.services.changes import adjudication_rights, require_open
 from registers.services.common import get_in_project
+from registers.specs import ChangeSpec
 from registers.tables import money
 from registers.views import base
 
@@ -50,18 +51,7 @@ REG = base.register(
         template="registers/changes.html",
         model=ChangeRequest,
         id_kwarg="change_id",
-        labels={
-            "summary": "Summary",
-            "reason": "Reason",
-            "dimensions": "Dimensions",
-            "impactScheduleDays": "Schedule impact (days)",
-            "impactBudget": "Budget impact",
-            "impactScope": "Scope impact",
-            "impactQualityOther": "Quality / other impact",
-            "targetWorkPackageId": "Work package",
-            "proposerAccountId": "Proposer",
-            "approverAccountId": "Approver",
-        },
+        labels=specs.labels(ChangeSpec),
         records=selectors.changes,
         extra=lambda project: {"packages": selectors.work_package_names(project)},
         summary=variations_summary,

@@ -6,7 +6,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
-from governance import permissions
+from governance import permissions, specs
 from governance.errors import ValidationFailed
 from governance.http import page
 from registers import selectors, services
@@ -14,6 +14,7 @@ from registers.models import Decision
 from registers.serializers import decision_to_dict
 from registers.services.common import get_in_project
 from registers.services.decisions import require_editable
+from registers.specs import DecisionSpec
 from registers.views import base
 
 REG = base.register(
@@ -25,15 +26,7 @@ REG = base.register(
         template="registers/decisions.html",
         model=Decision,
         id_kwarg="decision_id",
-        labels={
-            "decision": "Decision",
-            "decisionNotes": "Notes on the decision",
-            "madeOn": "Made on",
-            "madeByAccountId": "Made by",
-            "rationale": "Rationale",
-            "minutesRef": "Steering minutes",
-            "evidenceLinks": "Evidence links",
-        },
+        labels=specs.labels(DecisionSpec),
         records=selectors.decisions,
         extra=lambda project: {},
         to_dict=decision_to_dict,

@@ -5,7 +5,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.views.decorators.vary import vary_on_headers
 
-from governance import permissions
+from governance import permissions, specs
 from governance.errors import Conflict, Frozen, ValidationFailed
 from governance.http import page
 from governance.services import rag_thresholds
@@ -15,6 +15,7 @@ from registers.serializers import risk_to_dict
 from registers.services.common import get_in_project
 from registers.services.risks import WRITABLE as RISK_WRITABLE
 from registers.services.risks import decision_prefill, require_decision_recordable
+from registers.specs import RiskSpec
 from registers.views import base
 from registers.views.decisions import REG as DECISIONS
 
@@ -27,20 +28,7 @@ REG = base.register(
         template="registers/risks.html",
         model=Risk,
         id_kwarg="risk_id",
-        labels={
-            "title": "Title",
-            "description": "Description",
-            "ownerAccountId": "Owner",
-            "status": "Status",
-            "direction": "Direction",
-            "materialised": "Materialised",
-            "impact": "Impact",
-            "likelihood": "Likelihood",
-            "residualImpact": "Residual impact",
-            "residualLikelihood": "Residual likelihood",
-            "treatment": "Treatment",
-            "mitigation": "Mitigation / treatment plan",
-        },
+        labels=specs.labels(RiskSpec),
         records=selectors.risks,
         extra=lambda project: {
             "treating": selectors.treating_decisions(project),

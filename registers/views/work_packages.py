@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.vary import vary_on_headers
 
-from governance import permissions
+from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.tracker import TrackerError, get_tracker
@@ -15,6 +15,7 @@ from registers.derive import plan_baseline_of
 from registers.models import WorkPackage
 from registers.serializers import work_package_to_dict
 from registers.services.common import get_in_project
+from registers.specs import WorkPackageSpec
 from registers.views import base
 
 REG = base.register(
@@ -26,25 +27,7 @@ REG = base.register(
         template="registers/work_packages.html",
         model=WorkPackage,
         id_kwarg="wp_id",
-        labels={
-            "name": "Name",
-            "type": "Type",
-            "ownerAccountId": "Owner",
-            "status": "Status",
-            "rag": "RAG",
-            "progress": "Progress",
-            "plannedStartDate": "Planned start",
-            "plannedEndDate": "Planned end",
-            "actualStartDate": "Actual start",
-            "actualEndDate": "Actual end",
-            "forecastStartDate": "Forecast start",
-            "forecastEndDate": "Forecast end",
-            "budget": "Budget",
-            "budgetForecast": "Forecast spend",
-            "budgetActual": "Actual spend",
-            "budgetPhasing": "Budget phasing",
-            "commentary": "Commentary",
-        },
+        labels=specs.labels(WorkPackageSpec),
         records=selectors.work_packages,
         extra=lambda project: {"plan": plan_baseline_of(project)},
         to_dict=work_package_to_dict,

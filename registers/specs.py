@@ -1,0 +1,364 @@
+"""The registers' declarations: one model per resource (work package, risk, decision,
+change request). The API's bodies, the agent's tools, the page forms, the services' partials,
+snapshots and writable lists, the labels and the choices are all read from here
+(`governance.specs`). The rules that need stored state or several fields at once stay in
+the services."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from governance import cleaning
+from governance.cleaning import FieldErrors
+from governance.models import RAG_CHOICES
+from governance.specs import (
+    Account,
+    AccountId,
+    ApiOnly,
+    Audited,
+    Boolean,
+    BoundedInteger,
+    Checked,
+    CreateOnly,
+    IsoDate,
+    Lenient,
+    NotStored,
+    NullableNumber,
+    OneOf,
+    OptionalText,
+    Passed,
+    ReadOnly,
+    Refusals,
+    RequiredOnCreate,
+    ScheduleDays,
+    SignedAmount,
+    SiteLabel,
+    Spec,
+    Text,
+)
+from registers.models import (
+    CHANGE_DIMENSIONS,
+    NAME_MAX,
+    RISK_DIRECTIONS,
+    RISK_STATUSES,
+    RISK_TREATMENTS,
+    TEXT_MAX,
+    WP_STATUSES,
+)
+
+STRING: dict[str, Any] = {"type": "string"}
+NULL_STRING: dict[str, Any] = {"type": ["string", "null"]}
+SORT_ORDER_MAX = 2_000_000_000
+CREATE_ID = "On create only; generated if absent."
+TREATMENTS = tuple(t for choices in RISK_TREATMENTS.values() for t in choices)
+
+
+# --- the rules of composite fields -----------------------------------------------------------
+
+
+def clean_phasing(value: Any) -> tuple[list[dict[str, Any]] | None, Refusals]:
+    """Entries {period: 'YYYY-MM', amount}. One malformed entry refuses the whole array; each
+    is named (budgetPhasing[3].period)."""
+    errors = FieldErrors()
+    if value is None:
+        return None, {}
+    if not isinstance(value, list):
+        return None, {"": ["Must be a list of {period: 'YYYY-MM', amount}."]}
+    entries, periods = [], set()
+    for index, item in enumerate(value):
+        name = f"[{index}]"
+        if not isinstance(item, dict):
+            errors.add(name, "Must be an entry {period: 'YYYY-MM', amount}.")
+            continue
+        for key in item:
+            if key not in ("period", "amount"):
+                errors.add(f"{name}.{key}", "Unknown field: an entry has period and amount only.")
+        period, error = cleaning.iso_month(item.get("period"))
+        if error:
+            errors.add(f"{name}.period", error)
+        elif period in periods:
+            errors.add(f"{name}.period", f"{period} appears twice.")
+        periods.add(period)
+        amount, error = cleaning.signed_number(item.get("amount"))
+        if error or amount is None:
+            errors.add(f"{name}.amount", error or "An amount is required.")
+        elif amount < 0:
+            errors.add(f"{name}.amount", "Must not be negative.")
+        else:
+            entries.append({"period": period, "amount": cleaning.decimal_to_json(amount)})
+    return (None if errors else entries), dict(errors)
+
+
+def clean_sort_order(value: Any) -> tuple[int | None, cleaning.Error]:
+    number, error = cleaning.signed_integer(value)
+    if not error and number is not None and abs(number) > SORT_ORDER_MAX:
+        error = f"Must be between -{SORT_ORDER_MAX} and {SORT_ORDER_MAX}."
+    return (None if error else number), error
+
+
+def clean_dimensions(value: Any) -> tuple[list[str] | None, Refusals]:
+    """A list drawn from the dimensions, each once (null is the empty list)."""
+    if value is None:
+        value = []
+    if not isinstance(value, list):
+        return None, {"": [f"Must be a list drawn from: {', '.join(CHANGE_DIMENSIONS)}."]}
+    errors = FieldErrors()
+    dimensions: list[str] = []
+    for index, item in enumerate(value):
+        if item not in CHANGE_DIMENSIONS:
+            errors.add(f"[{index}]", f"Must be one of: {', '.join(CHANGE_DIMENSIONS)}.")
+        elif item not in dimensions:
+            dimensions.append(item)
+    return (None if errors else dimensions), dict(errors)
+
+
+def clean_treatment(value: Any) -> tuple[Any, cleaning.Error]:
+    """Only null or empty text clears it; anything else is a treatment the service checks
+    against the direction."""
+    return (None if value in (None, "") else value), None
+
+
+PHASING_SCHEMA: dict[str, Any] = {
+    "type": ["array", "null"],
+    "items": {
+        "type": "object",
+        "properties": {
+            "period": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"},
+            "amount": {"type": "number"},
+        },
+    },
+}
+LINKS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": STRING,
+            "label": STRING,
+            "url": {"type": "string", "format": "uri"},
+            "type": {"enum": ["confluence", "link"]},
+            "pageId": STRING,
+            "spaceKey": STRING,
+            "templateKind": STRING,
+        },
+        "required": ["url"],
+    },
+}
+SEAT_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "properties": {"accountId": NULL_STRING, "displayName": STRING, "email": STRING},
+}
+MINUTES_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "properties": {"id": STRING},
+    "description": "One of the project's steering minutes, by id.",
+}
+
+Name = Annotated[str | None, Text(NAME_MAX, required=True), RequiredOnCreate()]
+LongText = Annotated[str | None, Text(TEXT_MAX)]
+Person = Annotated[str | None, AccountId(), Account()]
+Day = Annotated[dt.date | None, IsoDate()]
+Money = Annotated[Decimal | None, NullableNumber()]
+Score = Annotated[int | None, BoundedInteger(low=1, high=5)]
+Stamp = Annotated[Any, ReadOnly()]
+
+
+class WorkPackageSpec(Spec):
+    noun = "work package"
+
+    id: Annotated[
+        Any,
+        Passed({"type": "string", "format": "uuid", "description": CREATE_ID}),
+        CreateOnly(),
+    ] = Field(None, title="Id")
+    name: Annotated[Name, SiteLabel()] = Field(None, title="Name")
+    type: Annotated[str | None, OptionalText(NAME_MAX)] = Field(None, title="Type")
+    owner_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Owner")
+    status: Annotated[str | None, OneOf(tuple(WP_STATUSES), default="Not Started")] = Field(
+        None, title="Status"
+    )
+    rag: Annotated[str | None, OneOf(tuple(RAG_CHOICES), default="None"), SiteLabel()] = Field(
+        None, title="RAG"
+    )
+    progress: Annotated[int | None, BoundedInteger(low=0, high=100, step=10)] = Field(
+        None, title="Progress"
+    )
+    planned_start_date: Day = Field(None, title="Planned start")
+    planned_end_date: Day = Field(None, title="Planned end")
+    actual_start_date: Day = Field(None, title="Actual start")
+    actual_end_date: Day = Field(None, title="Actual end")
+    forecast_start_date: Day = Field(None, title="Forecast start")
+    forecast_end_date: Day = Field(None, title="Forecast end")
+    budget: Money = Field(None, title="Budget")
+    budget_forecast: Annotated[Money, SiteLabel()] = Field(None, title="Forecast spend")
+    budget_actual: Annotated[Money, SiteLabel()] = Field(None, title="Actual spend")
+    budget_phasing: Annotated[
+        list[dict[str, Any]] | None, Checked(clean_phasing, PHASING_SCHEMA), SiteLabel()
+    ] = Field(None, title="Budget phasing")
+    commentary: Annotated[str | None, OptionalText(TEXT_MAX)] = Field(None, title="Commentary")
+    actual_end: Annotated[
+        dt.date | None,
+        IsoDate(description="Alias mirror of actualEndDate."),
+        ApiOnly(),
+        NotStored(),
+    ] = Field(None, title="Actual end")
+    linked_issue_keys: Annotated[
+        Any, Passed({"type": "array", "items": STRING}), ApiOnly(), SiteLabel()
+    ] = Field(None, title="Linked issues")
+    sort_order: Annotated[
+        int | None, Checked(clean_sort_order, {"type": ["integer", "null"]}), ApiOnly(), SiteLabel()
+    ] = Field(None, title="Position")
+    # Answered, and ignored when sent back.
+    project_key: Stamp = None
+    budget_baseline: Annotated[Stamp, SiteLabel()] = Field(None, title="Baseline budget")
+    budget_baseline_locked_at: Stamp = None
+    planned_dates_baseline_locked_at: Stamp = None
+    created_at: Stamp = None
+    updated_at: Stamp = None
+    updated_by_account_id: Stamp = None
+    schedule_variance_days: Stamp = None
+    schedule_variance_basis: Stamp = None
+    baseline_start_date: Stamp = None
+    baseline_end_date: Stamp = None
+    broken_issue_keys: Stamp = None
+    revision: Stamp = None
+
+
+class RiskSpec(Spec):
+    noun = "risk"
+
+    title: Name = Field(None, title="Title")
+    description: LongText = Field(None, title="Description")
+    owner_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Owner")
+    status: Annotated[str | None, Lenient(tuple(RISK_STATUSES), fallback="Open")] = Field(
+        None, title="Status"
+    )
+    direction: Annotated[str | None, OneOf(tuple(RISK_DIRECTIONS), default="Risk")] = Field(
+        None, title="Direction"
+    )
+    materialised: Annotated[bool | None, Boolean()] = Field(None, title="Materialised")
+    impact: Score = Field(None, title="Impact")
+    likelihood: Score = Field(None, title="Likelihood")
+    residual_impact: Score = Field(None, title="Residual impact")
+    residual_likelihood: Score = Field(None, title="Residual likelihood")
+    treatment: Annotated[
+        str | None, Checked(clean_treatment, {"enum": [None, *TREATMENTS]}, TREATMENTS)
+    ] = Field(None, title="Treatment")
+    mitigation: LongText = Field(None, title="Mitigation / treatment plan")
+    # Answered, and ignored when sent back.
+    id: Stamp = None
+    project_key: Stamp = None
+    accepted_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
+        None, title="Accepted by"
+    )
+    accepted_at: Annotated[Stamp, Audited()] = None
+    acceptance_rationale: Annotated[Stamp, Audited()] = None
+    created_at: Stamp = None
+    updated_at: Stamp = None
+    updated_by_account_id: Stamp = None
+    imported: Stamp = None
+    score: Stamp = None
+    treating_decision_ids: Stamp = None
+    revision: Stamp = None
+
+
+class DecisionSpec(Spec):
+    noun = "decision"
+
+    decision: Name = Field(None, title="Decision")
+    decision_notes: LongText = Field(None, title="Notes on the decision")
+    made_on: Day = Field(None, title="Made on")
+    made_by_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Made by")
+    rationale: LongText = Field(None, title="Rationale")
+    minutes_ref: Annotated[Any, Passed(MINUTES_SCHEMA), SiteLabel()] = Field(
+        None, title="Steering minutes"
+    )
+    evidence_links: Annotated[Any, Passed(LINKS_SCHEMA)] = Field(None, title="Evidence links")
+    # Legacy fields stay readable and are never written; notes are server-written; riskId
+    # and treatedRiskId are set only by the Risks register's Record-decision act.
+    id: Stamp = None
+    project_key: Stamp = None
+    recorded_by: Annotated[Stamp, Account()] = None
+    owner_account_id: Stamp = None
+    approver_account_id: Stamp = None
+    approver_seat: Stamp = None
+    risk_id: Annotated[Stamp, Audited()] = None
+    treated_risk_id: Annotated[Stamp, Audited()] = None
+    notes: Stamp = None
+    status: Stamp = None
+    decided_at: Stamp = None
+    decided_by_account_id: Stamp = None
+    created_at: Stamp = None
+    created_by_account_id: Stamp = None
+    updated_at: Stamp = None
+    imported: Stamp = None
+    state: Stamp = None
+    revision: Stamp = None
+
+
+class ChangeSpec(Spec):
+    noun = "change request"
+
+    summary: Name = Field(None, title="Summary")
+    reason: LongText = Field(None, title="Reason")
+    dimensions: Annotated[
+        list[str] | None,
+        Checked(
+            clean_dimensions,
+            {"type": ["array", "null"], "items": {"enum": CHANGE_DIMENSIONS}},
+            tuple(CHANGE_DIMENSIONS),
+        ),
+    ] = Field(None, title="Dimensions")
+    impact_schedule_days: Annotated[int | None, ScheduleDays(), SiteLabel()] = Field(
+        None, title="Schedule impact (days)"
+    )
+    impact_budget: Annotated[Decimal | None, SignedAmount(), SiteLabel()] = Field(
+        None, title="Budget impact"
+    )
+    impact_scope: Annotated[LongText, SiteLabel()] = Field(None, title="Scope impact")
+    impact_quality_other: Annotated[LongText, SiteLabel()] = Field(
+        None, title="Quality / other impact"
+    )
+    target_work_package_id: Annotated[Any, Passed(NULL_STRING), SiteLabel()] = Field(
+        None, title="Work package"
+    )
+    # Checked by the service: the proposer is named once, when the change is raised.
+    proposer_account_id: Annotated[Any, Passed(NULL_STRING), SiteLabel(), Account()] = Field(
+        None, title="Proposer"
+    )
+    approver_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Approver")
+    approver_seat: Annotated[Any, Passed(SEAT_SCHEMA), ApiOnly()] = Field(
+        None, title="Approver seat"
+    )
+    # Answered, and ignored when sent back.
+    id: Stamp = None
+    project_key: Stamp = None
+    status: Annotated[Stamp, Audited()] = None
+    decided_at: Annotated[Stamp, Audited()] = None
+    decided_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
+        None, title="Decided by"
+    )
+    decision_comment: Annotated[Stamp, Audited()] = None
+    created_at: Stamp = None
+    created_by_account_id: Stamp = None
+    updated_at: Stamp = None
+    imported: Stamp = None
+    application_record: Stamp = None
+    application_state: Stamp = None
+    approver_locked: Stamp = None
+    dimensions_chosen: Annotated[Stamp, Audited()] = None
+    impact_timeline: Stamp = None
+    revision: Stamp = None
+
+
+# The page slug of each register -> its declaration.
+SPECS: dict[str, type[Spec]] = {
+    "work-packages": WorkPackageSpec,
+    "risks": RiskSpec,
+    "decisions": DecisionSpec,
+    "changes": ChangeSpec,
+}
