@@ -110,8 +110,10 @@ class CharterSpec(specs.Spec):
     business_problem: Prose = Field(None, title="Business problem", json_schema_extra=THESIS_FORM)
     outcome: Prose = Field(None, title="Outcome", json_schema_extra=THESIS_FORM)
     return_expected: Prose = Field(None, title="Return expected", json_schema_extra=THESIS_FORM)
-    scope_in_bounds: Prose = Field(None, title="In scope", json_schema_extra=THESIS_FORM)
-    scope_boundaries: Prose = Field(
+    scope_in_bounds: Annotated[Prose, specs.SiteLabel()] = Field(
+        None, title="In scope", json_schema_extra=THESIS_FORM
+    )
+    scope_boundaries: Annotated[Prose, specs.SiteLabel()] = Field(
         None, title="Out of scope (boundaries)", json_schema_extra=THESIS_FORM
     )
     theme: Annotated[str | None, specs.Text(THEME_MAX)] = Field(
@@ -124,10 +126,12 @@ class CharterSpec(specs.Spec):
     supporting_links: Annotated[Any, specs.Passed(LINKS_SCHEMA)] = Field(
         None, title="Supporting links"
     )
-    decision_authority: Seat = Field(None, title="Sponsor (decision authority)")
+    decision_authority: Annotated[Seat, specs.SiteLabel()] = Field(
+        None, title="Sponsor (decision authority)"
+    )
     project_manager: Seat = Field(None, title="Project manager")
-    customer_rep: Seat = Field(None, title="Customer representative")
-    supplier_rep: Seat = Field(None, title="Supplier representative")
+    customer_rep: Annotated[Seat, specs.SiteLabel()] = Field(None, title="Customer representative")
+    supplier_rep: Annotated[Seat, specs.SiteLabel()] = Field(None, title="Supplier representative")
     adoption_owner: Seat = Field(None, title="Adoption owner")
     steering_committee: Annotated[
         Any, specs.Passed({"type": "array", "items": {"type": "object"}})
@@ -149,11 +153,15 @@ class CharterSpec(specs.Spec):
     plan_baseline: ReadOnly = Field(None, title="Plan baseline")
     updated_at: ReadOnly = None
     updated_by_account_id: ReadOnly = None
-    approval_status: ReadOnly = Field(None, title="Business case state")
+    approval_status: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Business case state"
+    )
     version: ReadOnly = None
     submitted_at: ReadOnly = None
     approved_at: ReadOnly = None
-    approved_by_account_id: ReadOnly = Field(None, title="Approved by")
+    approved_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Approved by"
+    )
     approval_comment: ReadOnly = None
     approval_rationale: ReadOnly = None
     return_notes: ReadOnly = None
@@ -165,12 +173,16 @@ class CharterSpec(specs.Spec):
     terminal_disposition: ReadOnly = None
     amendment_enabled_by_change_id: ReadOnly = None
     amendment_no_change_reason: ReadOnly = None
-    first_steerco_scheduled_for: ReadOnly = Field(
+    first_steerco_scheduled_for: Annotated[ReadOnly, specs.SiteLabel()] = Field(
         None, title="First steering committee scheduled for"
     )
-    first_steerco_held_at: ReadOnly = Field(None, title="First steering committee held")
-    first_steerco_attendees: ReadOnly = Field(None, title="First steering committee attendees")
-    close_out: ReadOnly = Field(None, title="Close-out")
+    first_steerco_held_at: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="First steering committee held"
+    )
+    first_steerco_attendees: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="First steering committee attendees"
+    )
+    close_out: Annotated[ReadOnly, specs.SiteLabel()] = Field(None, title="Close-out")
     closeout_return_notes: ReadOnly = Field(None, alias="closeOutReturnNotes")
     closed_at: ReadOnly = None
     closed_by_account_id: ReadOnly = None
@@ -178,9 +190,11 @@ class CharterSpec(specs.Spec):
     realisation_summary: ReadOnly = None
     realisation_lessons: ReadOnly = None
     realisation_confidence: ReadOnly = None
-    realisation_date: ReadOnly = Field(None, title="Measured by (date)")
+    realisation_date: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Measured by (date)"
+    )
     kpi_resolution: ReadOnly = None
-    br_owner: ReadOnly = Field(None, title="Benefits owner")
+    br_owner: Annotated[ReadOnly, specs.SiteLabel()] = Field(None, title="Benefits owner")
     realisation_reviews: ReadOnly = None
     realisation_started_at: ReadOnly = None
     realisation_decided_at: ReadOnly = None
@@ -257,16 +271,18 @@ class CloseoutSpec(specs.Spec):
 
     noun = "close-out"
 
-    as_built_outcome: Prose = Field(None, title="As-built outcome")
-    as_built_return: Prose = Field(None, title="As-built return")
-    as_built_return_value: Annotated[Any, specs.NullableNumber()] = Field(
+    as_built_outcome: Annotated[Prose, specs.SiteLabel()] = Field(None, title="As-built outcome")
+    as_built_return: Annotated[Prose, specs.SiteLabel()] = Field(None, title="As-built return")
+    as_built_return_value: Annotated[Any, specs.NullableNumber(), specs.SiteLabel()] = Field(
         None, title="Revised return"
     )
-    as_built_end_date: Annotated[Any, specs.IsoDate()] = Field(None, title="As-built end date")
+    as_built_end_date: Annotated[Any, specs.IsoDate(), specs.SiteLabel()] = Field(
+        None, title="As-built end date"
+    )
     scope_dispositions: Annotated[Any, _dispositions(SCOPE_DISPOSITIONS)] = Field(
         None, title="Scope dispositions"
     )
-    rio_dispositions: Annotated[Any, _dispositions(RIO_DISPOSITIONS)] = Field(
+    rio_dispositions: Annotated[Any, _dispositions(RIO_DISPOSITIONS), specs.SiteLabel()] = Field(
         None, title="Risk and opportunity dispositions"
     )
     pending_dispositions: Annotated[Any, _dispositions(PENDING_DISPOSITIONS)] = Field(

@@ -4,7 +4,7 @@ Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_w
 the kernel holds no upper app's vocabulary."""
 
 from charter.specs import CharterSpec, CloseoutSpec, RealisationSpec
-from governance import labels
+from governance import specs
 
 LABEL_STATES = {
     "ClosingSubmitted": "Close-out submitted",
@@ -19,11 +19,14 @@ LABEL_CHOICES = {
     "ApprovedAsShipped": "Approved as shipped",
 }
 
-# The field labels of the declarations (charter.specs) that say more than the field's name,
-# and those of the financial case's figures. The lessons' members keep their names' words
-# ("Lessons, next sponsor"): their labels are the page's questions.
+# The fields the whole site names by their declared label (charter.specs, SiteLabel), and
+# the financial case's figures.
 LABEL_FIELDS = {
-    **labels.declared(CharterSpec, CloseoutSpec, RealisationSpec),
+    **{
+        api: label
+        for spec in (CharterSpec, CloseoutSpec, RealisationSpec)
+        for api, label in specs.site_labels(spec).items()
+    },
     "roiPct": "ROI %",
     "discountRatePct": "Discount rate %",
     "npv": "NPV",

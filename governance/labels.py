@@ -79,16 +79,3 @@ def in_message(message: str) -> str:
     if not isinstance(message, str):
         return message
     return _CODE.sub(lambda m: _lower_first(label(m.group(0))), message)
-
-
-def declared(*declarations) -> dict[str, str]:
-    """The field labels of declarations (`governance.specs`) that say more than the field's
-    name in words: what an app registers as its field labels."""
-    from governance.specs import fields
-
-    return {
-        api: field.label
-        for spec in declarations
-        for api, field in fields(spec).items()
-        if spec.model_fields[field.name].title and field.label != words(api)
-    }

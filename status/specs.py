@@ -136,20 +136,34 @@ class StatusSpec(specs.Spec):
         None, title="Adoption confidence"
     )
     confidence_reason: Reason = Field(None, title="Confidence reason")
-    cost_rag_override: Annotated[str | None, Rag] = Field(None, title="Cost override")
-    cost_rag_override_reason: Reason = Field(None, title="Cost commentary")
-    schedule_rag_override: Annotated[str | None, Rag] = Field(None, title="Schedule override")
-    schedule_rag_override_reason: Reason = Field(None, title="Schedule commentary")
-    scope_rag_override: Annotated[str | None, Rag] = Field(None, title="Scope override")
-    scope_rag_override_reason: Reason = Field(None, title="Scope commentary")
-    risk_rag_override: Annotated[str | None, Rag] = Field(None, title="Risk override")
-    revised_forecast: Annotated[Decimal | None, specs.NullableNumber()] = Field(
+    cost_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Cost override"
+    )
+    cost_rag_override_reason: Annotated[Reason, specs.SiteLabel()] = Field(
+        None, title="Cost commentary"
+    )
+    schedule_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Schedule override"
+    )
+    schedule_rag_override_reason: Annotated[Reason, specs.SiteLabel()] = Field(
+        None, title="Schedule commentary"
+    )
+    scope_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Scope override"
+    )
+    scope_rag_override_reason: Annotated[Reason, specs.SiteLabel()] = Field(
+        None, title="Scope commentary"
+    )
+    risk_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Risk override"
+    )
+    revised_forecast: Annotated[Decimal | None, specs.NullableNumber(), specs.SiteLabel()] = Field(
         None, title="Revised forecast (EAC)"
     )
-    pm_key_message: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(
+    pm_key_message: Annotated[str | None, specs.Text(TEXT_MAX), specs.SiteLabel()] = Field(
         None, title="Steering key message"
     )
-    br_cadence: Annotated[str | None, specs.OneOf(tuple(BR_CADENCES))] = Field(
+    br_cadence: Annotated[str | None, specs.OneOf(tuple(BR_CADENCES)), specs.SiteLabel()] = Field(
         None, title="Benefit review cadence"
     )
     structured_commentary: Annotated[
@@ -162,7 +176,9 @@ class StatusSpec(specs.Spec):
     # Answered, never written from a body.
     project_key: ReadOnly = None
     last_updated_at: ReadOnly = None
-    last_updated_by_account_id: ReadOnly = Field(None, title="Last updated by")
+    last_updated_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Last updated by"
+    )
     initiation_started_at: ReadOnly = None
     initiation_completed_at: ReadOnly = None
     initiation_dismissals: ReadOnly = None

@@ -3,15 +3,15 @@ names (`governance.labels`), and how the audit log reads its entries (`governanc
 Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
 the kernel holds no upper app's vocabulary."""
 
-from governance import labels
-from status.specs import StatusReportSpec, StatusSpec
+from governance import specs
+from status.specs import StatusSpec
 
 LABEL_STATES = {}
 
 LABEL_CHOICES = {}
 
-# The field labels of the declarations (status.specs) that say more than the field's name.
-LABEL_FIELDS = labels.declared(StatusSpec, StatusReportSpec)
+# The fields the whole site names by their declared label (status.specs, SiteLabel).
+LABEL_FIELDS = specs.site_labels(StatusSpec)
 
 AUDIT_NOUNS = {"projectStatus": "the project status", "statusReport": "status report"}
 
