@@ -47,6 +47,7 @@ from status import services as status_services
 from status.health import plain
 from status.models import DIMENSIONS, StatusReport
 from status.serializers import report_summary
+from status.specs import COMMENTARY_KEYS, CommentarySpec, StatusReportSpec, StatusSpec
 
 # --- schema pieces ----------------------------------------------------------------------------
 
@@ -71,6 +72,7 @@ RAGS = ["Red", "Amber", "Green", "Blue", "None"]
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 OVERRIDE = {"type": ["string", "null"], "enum": [*RAGS, None]}
 REASON = {"type": "string", "maxLength": 120}
+STATUS_REASONS = [f"{d}RagOverrideReason" for d in ("cost", "schedule", "scope")]
 
 
 def _url(name: str, *args: Any) -> str:
@@ -877,27 +879,34 @@ def apply_change_to_baseline(ctx: Context, args: dict[str, Any]) -> dict[str, An
         "decisions required, phase, and per-dimension RAG overrides with their reasons "
         "(null override = use the derived RAG)."
     ),
-    schema={
-        "properties": {
+    schema=specs.tool_schema(
+        StatusSpec,
+        [
+            "overallRag",
+            "overallReason",
+            "phase",
+            "pmKeyMessage",
+            *(f"{d}RagOverride" for d in DIMENSIONS),
+            *STATUS_REASONS,
+        ],
+        extra={
             "projectKey": PROJECT_KEY,
             "expectedRevision": REVISION,
-            "overallRag": {"enum": RAGS},
-            "overallReason": REASON,
-            "phase": NAME,
-            "keyMessages": TEXT,
-            "keyRisks": TEXT,
-            "decisionsRequired": TEXT,
-            "pmKeyMessage": TEXT,
-            **{f"{d}RagOverride": OVERRIDE for d in DIMENSIONS},
-            **{f"{d}RagOverrideReason": REASON for d in ("cost", "schedule", "scope")},
+            **specs.properties(CommentarySpec),
         },
-        "required": ["projectKey"],
-    },
+        required=["projectKey"],
+        # The tool's stricter view: a RAG named exactly (no empty text), a reason that fits.
+        overrides={
+            "overallRag": {"enum": RAGS},
+            **{f"{d}RagOverride": OVERRIDE for d in DIMENSIONS},
+            **{name: REASON for name in ("overallReason", *STATUS_REASONS)},
+        },
+    ),
 )
 def update_project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, caller = project(ctx, args["projectKey"])
-    data = _data(args, "keyMessages", "keyRisks", "decisionsRequired")
-    commentary_keys = [k for k in ("keyMessages", "keyRisks", "decisionsRequired") if k in args]
+    data = _data(args, *COMMENTARY_KEYS)
+    commentary_keys = [k for k in COMMENTARY_KEYS if k in args]
     if commentary_keys:
         current = dict(status_selectors.view_for(found).status.structured_commentary or {})
         current.update({k: args[k] for k in commentary_keys})
@@ -945,10 +954,9 @@ def _key_messages(ctx: Context, key: str) -> str:
         "keyMessages, they are made from the data: overall RAG, the red and amber dimensions "
         "with their drivers, top risks, pending decisions. Publishing stays with people."
     ),
-    schema={
-        "properties": {"projectKey": PROJECT_KEY, "title": REQUIRED_NAME, "keyMessages": TEXT},
-        "required": ["projectKey"],
-    },
+    schema=specs.tool_schema(
+        StatusReportSpec, extra={"projectKey": PROJECT_KEY}, required=["projectKey"]
+    ),
 )
 def draft_status_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, caller = project(ctx, args["projectKey"])

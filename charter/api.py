@@ -9,11 +9,11 @@ from charter import services
 from charter.acts import ACTS
 from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.services.common import TEXT_MAX
-from governance import permissions
+from charter.specs import ACT_SPECS, CharterSpec, CloseoutSpec, RealisationSpec
+from governance import permissions, specs
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import nullable_number_schema, required_text_schema
+from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
-from governance.wiki import TEMPLATE_KINDS
 from registers.serializers import change_to_dict
 
 router = Router(tags=["business case"])
@@ -27,17 +27,6 @@ NOTE = {
     },
     "required": ["section", "ask", "severity"],
 }
-SEAT = {
-    "oneOf": [
-        {"type": "null"},
-        {"type": "string", "description": "a tracker accountId"},
-        {"type": "object", "properties": {"accountId": {"type": "string"}}},
-        {
-            "type": "object",
-            "properties": {"displayName": {"type": "string"}, "email": {"type": "string"}},
-        },
-    ]
-}
 TEXT = {"type": "string", "maxLength": 2000}
 # What an act refuses without (422): the reasons for archiving, killing and escalating, the
 # note of a realisation review.
@@ -45,11 +34,9 @@ ACT_REQUIRED = {
     "archive": ["reason"],
     "kill": ["reason"],
     "handover-escalate": ["reason"],
-    "realisation-review": ["note"],
 }
 ACT_BODIES = {
     "return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
-    "approve": {"approvalComment": TEXT, "approvalRationale": TEXT},
     "reopen": {
         "changeId": {"type": "string", "description": "an Approved change awaiting application"},
         "summary": {"type": "string", "maxLength": 200},
@@ -59,22 +46,6 @@ ACT_BODIES = {
     "kill": {"reason": required_text_schema(TEXT_MAX)},
     "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
     "handover-escalate": {"reason": required_text_schema(TEXT_MAX)},
-    "realisation-review": {
-        "note": required_text_schema(TEXT_MAX),
-        "confidence": {"enum": ["High", "Modest", "Low", "Unknown"]},
-        "benefitRealisedToDate": {"type": ["number", "null"], "minimum": 0},
-    },
-    "kpi-resolve": {
-        "resolvedValue": {"type": "string", "maxLength": 200},
-        "met": {"type": "boolean"},
-        "notes": TEXT,
-    },
-    "verdict": {
-        "verdict": {"enum": ["Realised", "NotRealised"]},
-        "returnRealised": TEXT,
-        "realisationLessons": TEXT,
-        "realisationSummary": TEXT,
-    },
     "steerco-schedule": {"scheduledFor": {"type": ["string", "null"], "format": "date"}},
     "steerco-confirm": {"attendees": {"type": "array", "items": {"type": "string"}}},
 }
@@ -99,43 +70,7 @@ def charter_get(request, key: str, response: HttpResponse):
 
 
 @router.patch(
-    "/projects/{key}/charter",
-    openapi_extra=body_schema(
-        {
-            "businessProblem": TEXT,
-            "outcome": TEXT,
-            "returnExpected": TEXT,
-            "scopeInBounds": TEXT,
-            "scopeBoundaries": TEXT,
-            "theme": {"type": "string", "maxLength": 200},
-            "designPrinciples": {"type": "array", "items": {"type": "string"}},
-            "supportingLinks": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "string"},
-                        "label": {"type": "string"},
-                        "url": {"type": "string", "format": "uri"},
-                        "type": {"enum": ["confluence", "link"]},
-                        "pageId": {"type": "string"},
-                        "spaceKey": {"type": "string"},
-                        "templateKind": {"enum": list(TEMPLATE_KINDS)},
-                    },
-                },
-            },
-            "decisionAuthority": SEAT,
-            "projectManager": SEAT,
-            "customerRep": SEAT,
-            "supplierRep": SEAT,
-            "adoptionOwner": SEAT,
-            "steeringCommittee": {"type": "array", "items": {"type": "object"}},
-            "financialCase": {"type": "object"},
-            "adoptionAffected": TEXT,
-            "adoptionKpi": TEXT,
-            "changeSaturation": {"enum": ["None", "Low", "Modest", "High"]},
-        }
-    ),
+    "/projects/{key}/charter", openapi_extra=body_schema(*specs.body(CharterSpec, creating=False))
 )
 @honours_if_match
 def charter_patch(request, key: str, response: HttpResponse):
@@ -173,7 +108,9 @@ def _act_endpoint(act_name: str):
     router.post(
         f"/projects/{{key}}/charter/{act_name}",
         operation_id=endpoint.__name__,
-        openapi_extra=body_schema(ACT_BODIES.get(act_name, {}), ACT_REQUIRED.get(act_name)),
+        openapi_extra=body_schema(*specs.body(ACT_SPECS[act_name], creating=True))
+        if act_name in ACT_SPECS
+        else body_schema(ACT_BODIES.get(act_name, {}), ACT_REQUIRED.get(act_name)),
     )(endpoint)
 
 
@@ -202,23 +139,7 @@ def change_apply_to_baseline(request, key: str, change_id: str, response: HttpRe
 
 @router.patch(
     "/projects/{key}/charter/closeout",
-    openapi_extra=body_schema(
-        {
-            "asBuiltOutcome": TEXT,
-            "asBuiltReturn": TEXT,
-            "asBuiltReturnValue": nullable_number_schema(),
-            "asBuiltEndDate": {"type": ["string", "null"], "format": "date"},
-            "scopeDispositions": {"type": "object"},
-            "rioDispositions": {"type": "object"},
-            "pendingDispositions": {"type": "object"},
-            "lessons": {"type": "object"},
-            "bauHandover": {
-                "type": "object",
-                "properties": {"ownerAccountId": {"type": ["string", "null"]}},
-            },
-            "commentary": TEXT,
-        }
-    ),
+    openapi_extra=body_schema(*specs.body(CloseoutSpec, creating=False)),
 )
 @honours_if_match
 def closeout_patch(request, key: str, response: HttpResponse):
@@ -235,13 +156,7 @@ def closeout_patch(request, key: str, response: HttpResponse):
 
 @router.patch(
     "/projects/{key}/charter/realisation",
-    openapi_extra=body_schema(
-        {
-            "realisationSummary": TEXT,
-            "realisationDate": {"type": ["string", "null"], "format": "date"},
-            "brOwner": {"type": ["string", "null"], "maxLength": 200},
-        }
-    ),
+    openapi_extra=body_schema(*specs.body(RealisationSpec, creating=False)),
 )
 @honours_if_match
 def realisation_patch(request, key: str, response: HttpResponse):

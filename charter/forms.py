@@ -4,25 +4,16 @@ JSON API takes (spec field names). Every rule is applied by the services."""
 from django.http import QueryDict
 
 from charter import finance
+from charter.specs import ACT_SPECS, ADOPTION_FORM, THESIS_FORM, KpiSpec, form_fields
+from governance import specs
 
-THESIS_FIELDS = [
-    "businessProblem",
-    "outcome",
-    "returnExpected",
-    "scopeInBounds",
-    "scopeBoundaries",
-    "theme",
-    "designPrinciples",
-]
-ADOPTION_FIELDS = ["adoptionAffected", "adoptionKpi", "changeSaturation"]
+THESIS_FIELDS = form_fields(THESIS_FORM)
+ADOPTION_FIELDS = form_fields(ADOPTION_FORM)
 NOTE_ROWS = 3  # blank note rows offered by the return forms
 ACT_FIELDS = {
-    "approve": ["approvalComment", "approvalRationale"],
     "archive": ["reason"],
     "kill": ["reason"],
     "handover-escalate": ["reason"],
-    "realisation-review": ["note", "confidence", "benefitRealisedToDate"],
-    "verdict": ["verdict", "returnRealised", "realisationLessons", "realisationSummary"],
     "steerco-schedule": ["scheduledFor"],
 }
 
@@ -119,15 +110,12 @@ def act_body(act: str, post: QueryDict) -> dict:
         if post.get("mode") == "cite":
             return {"changeId": post.get("changeId", "")}
         return {"summary": post.get("summary", ""), "reason": post.get("reason", "")}
-    if act == "kpi-resolve":
-        return {
-            "resolvedValue": post.get("resolvedValue", ""),
-            "met": post.get("met", ""),
-            "notes": post.get("notes", ""),
-        }
+    if act == "kpi-resolve":  # every field, sent empty when left blank
+        return {key: post.get(key, "") for key in specs.writable(KpiSpec)}
     if act == "steerco-confirm":
         return {"attendees": post.getlist("attendees")}
-    return {key: post.get(key, "") for key in ACT_FIELDS.get(act, []) if key in post}
+    fields = specs.writable(ACT_SPECS[act]) if act in ACT_SPECS else ACT_FIELDS.get(act, [])
+    return {key: post.get(key, "") for key in fields if key in post}
 
 
 def closeout(post: QueryDict, rows: dict) -> dict:

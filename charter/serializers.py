@@ -6,6 +6,8 @@ fields adoptionGap and registersFrozen."""
 from charter import derive, finance
 from charter.acts import available_acts
 from charter.models import BusinessCase
+from charter.specs import STORED, CharterSpec
+from governance import specs
 from registers.models import SteeringMinutes
 
 
@@ -13,71 +15,10 @@ def iso(value):
     return value.isoformat() if value else None
 
 
-# Spec field name -> model attribute, for the fields stored as they are shown.
-PLAIN = {
-    "businessProblem": "business_problem",
-    "returnExpected": "return_expected",
-    "scopeInBounds": "scope_in_bounds",
-    "scopeBoundaries": "scope_boundaries",
-    "theme": "theme",
-    "designPrinciples": "design_principles",
-    "supportingLinks": "supporting_links",
-    "decisionAuthority": "decision_authority",
-    "projectManager": "project_manager",
-    "customerRep": "customer_rep",
-    "supplierRep": "supplier_rep",
-    "steeringCommittee": "steering_committee",
-    "planBaseline": "plan_baseline",
-    "updatedByAccountId": "updated_by_account_id",
-    "adoptionAffected": "adoption_affected",
-    "adoptionKpi": "adoption_kpi",
-    "adoptionOwner": "adoption_owner",
-    "approvalStatus": "approval_status",
-    "version": "version",
-    "approvedByAccountId": "approved_by_account_id",
-    "approvalComment": "approval_comment",
-    "approvalRationale": "approval_rationale",
-    "returnNotes": "return_notes",
-    "archivedByAccountId": "archived_by_account_id",
-    "archiveReason": "archive_reason",
-    "archivedFromStatus": "archived_from_status",
-    "amendmentEnabledByChangeId": "amendment_enabled_by_change_id",
-    "amendmentNoChangeReason": "amendment_no_change_reason",
-    "firstSteercoAttendees": "first_steerco_attendees",
-    "closeOut": "close_out",
-    "closeOutReturnNotes": "closeout_return_notes",
-    "closedByAccountId": "closed_by_account_id",
-    "returnRealised": "return_realised",
-    "realisationSummary": "realisation_summary",
-    "realisationLessons": "realisation_lessons",
-    "kpiResolution": "kpi_resolution",
-    "brOwner": "br_owner",
-    "realisationReviews": "realisation_reviews",
-    "realisationDecidedByAccountId": "realisation_decided_by_account_id",
-}
-TIMESTAMPS = {
-    "updatedAt": "updated_at",
-    "submittedAt": "submitted_at",
-    "approvedAt": "approved_at",
-    "returnedAt": "returned_at",
-    "archivedAt": "archived_at",
-    "firstSteercoScheduledFor": "first_steerco_scheduled_for",
-    "firstSteercoHeldAt": "first_steerco_held_at",
-    "closedAt": "closed_at",
-    "realisationDate": "realisation_date",
-    "realisationStartedAt": "realisation_started_at",
-    "realisationDecidedAt": "realisation_decided_at",
-    "maintenanceStartedAt": "maintenance_started_at",
-    "maintenanceRetiredAt": "maintenance_retired_at",
-    "lastRealisationReviewAt": "last_realisation_review_at",
-}
-
-
 def stored_fields(case: BusinessCase) -> dict:
-    """Every stored spec field with its read-time fallback (no derived fields): the shape the
-    audit log diffs."""
-    data = {name: getattr(case, attr) for name, attr in PLAIN.items()}
-    data.update({name: iso(getattr(case, attr)) for name, attr in TIMESTAMPS.items()})
+    """Every stored field of the declaration (charter.specs) with its read-time fallback (no
+    derived fields): the shape the audit log diffs."""
+    data = specs.to_dict(CharterSpec, case, STORED)
     data["outcome"] = derive.outcome(case)
     data["changeSaturation"] = derive.change_saturation(case.change_saturation)
     data["terminalDisposition"] = derive.terminal_disposition(case)

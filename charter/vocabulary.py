@@ -3,6 +3,9 @@ names (`governance.labels`), and how the audit log reads its entries (`governanc
 Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
 the kernel holds no upper app's vocabulary."""
 
+from charter.specs import CharterSpec, CloseoutSpec, RealisationSpec
+from governance import specs
+
 LABEL_STATES = {
     "ClosingSubmitted": "Close-out submitted",
     "InRealisation": "In realisation",
@@ -16,27 +19,18 @@ LABEL_CHOICES = {
     "ApprovedAsShipped": "Approved as shipped",
 }
 
+# The fields the whole site names by their declared label (charter.specs, SiteLabel), and
+# the financial case's figures.
 LABEL_FIELDS = {
-    "approvedByAccountId": "Approved by",
-    "decisionAuthority": "Sponsor (decision authority)",
-    "customerRep": "Customer representative",
-    "supplierRep": "Supplier representative",
-    "adoptionKpi": "Adoption KPI",
-    "rioDispositions": "Risk and opportunity dispositions",
-    "bauHandover": "BAU handover",
+    **{
+        api: label
+        for spec in (CharterSpec, CloseoutSpec, RealisationSpec)
+        for api, label in specs.site_labels(spec).items()
+    },
     "roiPct": "ROI %",
     "discountRatePct": "Discount rate %",
     "npv": "NPV",
     "irr": "IRR",
-    "asBuiltReturnValue": "Revised return",
-    "realisationDate": "Measured by (date)",
-    "brOwner": "Benefits owner",
-    "firstSteercoHeldAt": "First steering committee held",
-    "firstSteercoScheduledFor": "First steering committee scheduled for",
-    "firstSteercoAttendees": "First steering committee attendees",
-    "closeOut": "Close-out",
-    "planBaseline": "Plan baseline",
-    "approvalStatus": "Business case state",
 }
 
 AUDIT_NOUNS = {"businessCase": "the business case"}

@@ -18,10 +18,10 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
-from governance import audit, cleaning, permissions, services, throttling
+from governance import audit, cleaning, permissions, services, specs, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
-from governance.cleaning import NOT_BLANK_TEXT, required_text_schema
+from governance.cleaning import NOT_BLANK_TEXT
 from governance.concurrency import etag, honours_if_match, parse_if_match
 from governance.errors import (
     BadRequest,
@@ -38,7 +38,7 @@ from governance.errors import (
     database_unavailable,
 )
 from governance.middleware import FORM_TYPES, request_id, unavailable_response
-from governance.models import AuditEntry, EditorNomination, SiteSettings
+from governance.models import AuditEntry, EditorNomination, SiteSettings, SiteSettingsSpec
 from governance.people import resolve
 from governance.tracker import TrackerError
 
@@ -582,25 +582,7 @@ def site_settings_get(request, response: HttpResponse):
 
 
 @kernel.patch(
-    "/site-settings",
-    openapi_extra=body_schema(
-        {
-            "governanceGroup": {"type": ["string", "null"]},
-            "themes": {
-                "type": "array",
-                "maxItems": 12,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "name": required_text_schema(services.THEME_NAME_MAX),
-                        "enabled": {"type": "boolean"},
-                    },
-                },
-            },
-            "brCadenceDefault": {"enum": ["Monthly", "Quarterly", "Annual"]},
-            "ragThresholds": {"type": "object"},
-        }
-    ),
+    "/site-settings", openapi_extra=body_schema(*specs.body(SiteSettingsSpec, creating=False))
 )
 @honours_if_match
 def site_settings_patch(request, response: HttpResponse):

@@ -1,12 +1,18 @@
 """Kernel data: identity, the governance mirror of each tracker project, editor nominations,
 site settings, the append-only audit log, API tokens and the outbound-call outbox."""
 
+import re
 import uuid
+from typing import Annotated, Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
+from pydantic import Field
 
+from governance import cleaning, specs
+from governance.cleaning import FieldErrors
 from governance.errors import Frozen
 
 RAG_CHOICES = ["Red", "Amber", "Green", "Blue", "None"]
@@ -140,6 +146,112 @@ class SiteSettings(models.Model):
     def load(cls) -> "SiteSettings":
         obj, _ = cls.objects.get_or_create(pk=1)
         return obj
+
+
+THEME_NAME_MAX = 60
+GROUP_MAX = 255
+CURRENCY_MESSAGE = "Must be a three-letter currency code, like EUR or GBP."
+
+
+def clean_themes(value: Any) -> tuple[list[dict] | None, specs.Refusals | None]:
+    """The themes a business case may take: {name, enabled} each (a bare name is enabled),
+    names required and unique ignoring case, at most THEMES_MAX."""
+    if not isinstance(value, list):
+        return None, {"": ["Must be a list of {name, enabled}."]}
+    if len(value) > THEMES_MAX:
+        return None, {"": [f"At most {THEMES_MAX} themes (this has {len(value)})."]}
+    errors = FieldErrors()
+    themes, seen = [], set()
+    for index, item in enumerate(value):
+        if isinstance(item, str):
+            item = {"name": item, "enabled": True}
+        if not isinstance(item, dict):
+            errors.add(f"[{index}]", "Must be an object {name, enabled}.")
+            continue
+        name, error = cleaning.text(item.get("name"), max_length=THEME_NAME_MAX, required=True)
+        if error:
+            errors.add(f"[{index}].name", error)
+            continue
+        if name.casefold() in seen:
+            errors.add(f"[{index}].name", f"'{name}' appears twice.")
+            continue
+        seen.add(name.casefold())
+        enabled = item.get("enabled", True)
+        if not isinstance(enabled, bool):
+            errors.add(f"[{index}].enabled", "Must be true or false.")
+            continue
+        themes.append({"name": name, "enabled": enabled})
+    return themes, dict(errors)
+
+
+def clean_thresholds(value: Any) -> tuple[dict | None, specs.Refusals | None]:
+    """Threshold overrides as sent: each a known threshold, a number of at least 0, or null
+    (back to the default). The service merges them onto the stored ones and checks each pair's
+    order on the result."""
+    if not isinstance(value, dict):
+        return None, {"": ["Must be an object."]}
+    errors = FieldErrors()
+    sent = {}
+    for key, raw in value.items():
+        if key not in settings.RAG_THRESHOLDS:
+            errors.add(f".{key}", "Unknown threshold.")
+        elif raw is not None and (
+            isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0
+        ):
+            errors.add(f".{key}", "Must be a number of at least 0.")
+        else:
+            sent[key] = raw
+    return sent, dict(errors)
+
+
+def clean_currency(value: Any) -> tuple[str | None, str | None]:
+    code = value.strip().upper() if isinstance(value, str) else None
+    if not code or not re.fullmatch(r"[A-Z]{3}", code):
+        return None, CURRENCY_MESSAGE
+    return code, None
+
+
+THEMES_SCHEMA = {
+    "type": "array",
+    "maxItems": THEMES_MAX,
+    "items": {
+        "type": "object",
+        "properties": {
+            "name": cleaning.required_text_schema(THEME_NAME_MAX),
+            "enabled": {"type": "boolean"},
+        },
+    },
+}
+
+
+class SiteSettingsSpec(specs.Spec):
+    """The site settings a site administrator writes, and what the API answers besides."""
+
+    noun = "site settings"
+
+    governance_group: Annotated[str | None, specs.Text(GROUP_MAX, nullable=True)] = Field(
+        None, title="Governance group"
+    )
+    themes: Annotated[list | None, specs.Checked(clean_themes, THEMES_SCHEMA)] = Field(
+        None, title="Themes"
+    )
+    br_cadence_default: Annotated[str | None, specs.RequiredChoice(tuple(BR_CADENCES))] = Field(
+        None, title="Default benefit review cadence"
+    )
+    currency: Annotated[
+        str | None,
+        specs.Checked(
+            clean_currency,
+            {"type": "string", "description": "An ISO 4217 code (EUR, GBP), any case."},
+        ),
+    ] = Field(None, title="Currency")
+    rag_thresholds: Annotated[dict | None, specs.Checked(clean_thresholds, {"type": "object"})] = (
+        Field(None, title="RAG thresholds")
+    )
+
+    updated_at: Annotated[Any, specs.ReadOnly()] = None
+    updated_by_account_id: Annotated[Any, specs.ReadOnly()] = Field(None, title="Updated by")
+    revision: Annotated[Any, specs.ReadOnly()] = None
 
 
 class AuditEntryQuerySet(models.QuerySet):

@@ -1,7 +1,6 @@
 """Kernel writes: editor nominations, API tokens, site settings. Each is atomic and audited."""
 
 import hashlib
-import re
 import secrets
 from typing import Any
 
@@ -9,17 +8,16 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit, formatting
-from governance.cleaning import FieldErrors, enum, text
+from governance import audit, formatting, specs
+from governance.cleaning import FieldErrors, text
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
 from governance.models import (
-    BR_CADENCES,
-    THEMES_MAX,
     ApiToken,
     EditorNomination,
     Project,
     SiteSettings,
+    SiteSettingsSpec,
     User,
 )
 from governance.permissions import Caller, require, sponsor_clash
@@ -199,8 +197,6 @@ def user_for_token(raw: str) -> User | None:
 
 # --- site settings ----------------------------------------------------------------------------
 
-THEME_NAME_MAX = 60
-
 
 def rag_thresholds(site: SiteSettings | None = None) -> dict[str, float]:
     """The effective thresholds: the site's overrides over the settings defaults."""
@@ -237,55 +233,16 @@ def site_settings_to_dict(site: SiteSettings) -> dict:
     }
 
 
-def _clean_themes(value: Any, errors: FieldErrors) -> list[dict] | None:
-    if not isinstance(value, list):
-        errors.add("themes", "Must be a list of {name, enabled}.")
-        return None
-    if len(value) > THEMES_MAX:
-        errors.add("themes", f"At most {THEMES_MAX} themes (this has {len(value)}).")
-        return None
-    themes, seen = [], set()
-    for index, item in enumerate(value):
-        if isinstance(item, str):
-            item = {"name": item, "enabled": True}
-        if not isinstance(item, dict):
-            errors.add(f"themes[{index}]", "Must be an object {name, enabled}.")
-            continue
-        name, error = text(item.get("name"), max_length=THEME_NAME_MAX, required=True)
-        if error:
-            errors.add(f"themes[{index}].name", error)
-            continue
-        if name.casefold() in seen:
-            errors.add(f"themes[{index}].name", f"'{name}' appears twice.")
-            continue
-        seen.add(name.casefold())
-        enabled = item.get("enabled", True)
-        if not isinstance(enabled, bool):
-            errors.add(f"themes[{index}].enabled", "Must be true or false.")
-            continue
-        themes.append({"name": name, "enabled": enabled})
-    return themes
-
-
-def _clean_thresholds(value: Any, stored: dict, errors: FieldErrors) -> dict | None:
+def _merged_thresholds(sent: dict, stored: dict, errors: FieldErrors) -> dict:
     """The site's threshold overrides after this PATCH: keys sent are set (a null goes back to
     the default), keys not sent keep their stored override. The order of each pair is checked
     on the result."""
-    if not isinstance(value, dict):
-        errors.add("ragThresholds", "Must be an object.")
-        return None
     merged = dict(stored or {})
-    for key, raw in value.items():
-        if key not in settings.RAG_THRESHOLDS:
-            errors.add(f"ragThresholds.{key}", "Unknown threshold.")
-            continue
-        if raw is None:
+    for key, value in sent.items():
+        if value is None:
             merged.pop(key, None)
-            continue
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
-            errors.add(f"ragThresholds.{key}", "Must be a number of at least 0.")
-            continue
-        merged[key] = raw
+        else:
+            merged[key] = value
     effective = {**settings.RAG_THRESHOLDS, **merged}
     for low, high in (
         ("costGreenMaxPct", "costAmberMaxPct"),
@@ -303,40 +260,20 @@ def site_settings_update(
     """Site admins only (checked by the caller's gate). Keys: governanceGroup, themes,
     brCadenceDefault, ragThresholds, currency; any other key is refused."""
     errors = FieldErrors()
-    allowed = {"governanceGroup", "themes", "brCadenceDefault", "ragThresholds", "currency"}
+    declared = specs.fields(SiteSettingsSpec)
     for key in data:
-        if key not in allowed and key not in ("updatedAt", "updatedByAccountId", "revision"):
+        if key not in declared:
             errors.add(key, "Unknown setting.")
-    changes: dict[str, Any] = {}
-    if "governanceGroup" in data:
-        group, error = text(data["governanceGroup"], max_length=255)
-        if error:
-            errors.add("governanceGroup", error)
-        elif group and not get_tracker().group_exists(group):
-            errors.add("governanceGroup", f"The tracker has no group called '{group}'.")
-        else:
-            changes["governance_group"] = group
-    if "themes" in data:
-        themes = _clean_themes(data["themes"], errors)
-        if themes is not None:
-            changes["themes"] = themes
-    if "brCadenceDefault" in data:
-        cadence, error = enum(data["brCadenceDefault"], BR_CADENCES)
-        if error or cadence is None:
-            errors.add("brCadenceDefault", error or f"Must be one of: {', '.join(BR_CADENCES)}.")
-        else:
-            changes["br_cadence_default"] = cadence
-    if "currency" in data:
-        code = data["currency"].strip().upper() if isinstance(data["currency"], str) else None
-        if not code or not re.fullmatch(r"[A-Z]{3}", code):
-            errors.add("currency", "Must be a three-letter currency code, like EUR or GBP.")
-        else:
-            changes["currency"] = code
-    if "ragThresholds" in data:
+    partial, errors = specs.validate(
+        SiteSettingsSpec, {k: v for k, v in data.items() if k in declared}, errors=errors
+    )
+    changes = specs.sent(partial)
+    group = changes.get("governance_group")
+    if group and not get_tracker().group_exists(group):
+        errors.add("governanceGroup", f"The tracker has no group called '{group}'.")
+    if "rag_thresholds" in changes:
         stored = SiteSettings.load().rag_thresholds or {}
-        thresholds = _clean_thresholds(data["ragThresholds"], stored, errors)
-        if thresholds is not None:
-            changes["rag_thresholds"] = thresholds
+        changes["rag_thresholds"] = _merged_thresholds(changes["rag_thresholds"], stored, errors)
     errors.raise_if_any()
     with transaction.atomic():
         site = SiteSettings.objects.select_for_update().get(pk=SiteSettings.load().pk)

@@ -339,6 +339,20 @@ class Passed(Rule):
         return self.values
 
 
+@dataclass(frozen=True)
+class RequiredChoice(OneOf):
+    """`cleaning.enum` with no default: null or empty text is refused too (a cadence)."""
+
+    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
+        chosen, error = cleaning.enum(value, self.values)
+        if error or chosen is None:
+            return None, {"": [error or f"Must be one of: {', '.join(self.values)}."]}
+        return chosen, {}
+
+    def schema(self) -> JsonSchema:
+        return {"enum": list(self.values)}
+
+
 class ReadOnly:
     """Marker: answered by the API, ignored when a client sends it back, never validated."""
 

@@ -4,60 +4,19 @@ through `status.services`; reads carry the derived values from `derive`."""
 from django.http import HttpResponse
 from ninja import Router
 
-from governance import permissions
+from governance import permissions, specs
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import enum_schema, nullable_number_schema, required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
-from governance.models import BR_CADENCES, RAG_CHOICES
 from status import derive, selectors, services
-from status.models import CONFIDENCES, REPORT_STATES, REPORT_TITLE_MAX, REPORTING_CADENCES
+from status.models import REPORT_STATES
 from status.serializers import report_summary, report_to_dict, status_to_dict
+from status.specs import StatusReportSpec, StatusSpec
 
 router = Router(tags=["status"])
 
-_REASON = {"type": "string", "description": "Trimmed and clamped to 120 characters."}
-_OVERRIDE = {
-    # Lenient by the spec: any value is accepted, so the schema names no type.
-    "description": "Red, Amber, Green, Blue, None; anything else becomes null (use derived).",
-}
-STATUS_BODY = body_schema(
-    {
-        "overallRag": enum_schema(RAG_CHOICES),
-        "phase": {"type": "string", "maxLength": 200},
-        "reportingCadence": {"enum": REPORTING_CADENCES},
-        "structuredCommentary": {
-            "type": ["object", "null"],
-            "properties": {
-                "keyMessages": {"type": "string", "maxLength": 2000},
-                "keyRisks": {"type": "string", "maxLength": 2000},
-                "decisionsRequired": {"type": "string", "maxLength": 2000},
-            },
-            "additionalProperties": False,
-        },
-        "projectMetrics": {"description": "Any JSON, stored as given."},
-        "costRagOverride": _OVERRIDE,
-        "scheduleRagOverride": _OVERRIDE,
-        "scopeRagOverride": _OVERRIDE,
-        "riskRagOverride": _OVERRIDE,
-        "costRagOverrideReason": _REASON,
-        "scheduleRagOverrideReason": _REASON,
-        "scopeRagOverrideReason": _REASON,
-        "outcomeConfidence": enum_schema(CONFIDENCES),
-        "adoptionConfidence": enum_schema(CONFIDENCES),
-        "revisedForecast": nullable_number_schema(),
-        "pmKeyMessage": {"type": "string", "maxLength": 2000},
-        "overallReason": _REASON,
-        "confidenceReason": _REASON,
-        "brCadence": enum_schema(BR_CADENCES),
-    }
-)
-REPORT_BODY = body_schema(
-    {
-        "title": required_text_schema(REPORT_TITLE_MAX),
-        "keyMessages": {"type": "string", "maxLength": 2000},
-    }
-)
+STATUS_BODY = body_schema(*specs.body(StatusSpec, creating=False))
+REPORT_BODY = body_schema(specs.properties(StatusReportSpec))
 
 
 def _status_response(project, response: HttpResponse) -> dict:

@@ -10,49 +10,17 @@ from typing import Any
 from django.http import QueryDict
 
 from governance.pageinput import check_numbers
-from status.services import COMMENTARY_KEYS
+from status.specs import COMMENTARY_KEYS, FORM_FIELDS, NULL_WHEN_EMPTY
 
 # The dimensions whose override carries a commentary line (the risk override has none).
 REASONED_OVERRIDES = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope"}
-
-SIMPLE_FIELDS = [
-    "overallRag",
-    "overallReason",
-    "phase",
-    "reportingCadence",
-    "outcomeConfidence",
-    "adoptionConfidence",
-    "confidenceReason",
-    "costRagOverride",
-    "costRagOverrideReason",
-    "scheduleRagOverride",
-    "scheduleRagOverrideReason",
-    "scopeRagOverride",
-    "scopeRagOverrideReason",
-    "riskRagOverride",
-    "revisedForecast",
-    "pmKeyMessage",
-    "brCadence",
-]
-# Select fields whose empty option means null (use the derived value, the site default, or
-# "not set").
-NULL_WHEN_EMPTY = {
-    "costRagOverride",
-    "scheduleRagOverride",
-    "scopeRagOverride",
-    "riskRagOverride",
-    "outcomeConfidence",
-    "adoptionConfidence",
-    "brCadence",
-    "revisedForecast",
-}
 
 
 def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The status PATCH body a form submitted, and parse errors (projectMetrics JSON)."""
     data: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
-    for name in SIMPLE_FIELDS:
+    for name in FORM_FIELDS:
         if name in post:
             value = post.get(name, "")
             data[name] = None if name in NULL_WHEN_EMPTY and value == "" else value

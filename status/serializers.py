@@ -4,41 +4,30 @@ report renders as it was."""
 
 from typing import Any
 
+from governance import specs
 from governance.audit import jsonable
 from status import derive
 from status.derive import DIMENSION_LABELS, StatusView
 from status.models import DIMENSIONS, ProjectStatus, StatusReport
+from status.specs import StatusSpec
 
 
 def stored_fields(status: ProjectStatus) -> dict[str, Any]:
-    """The spec's stored fields, with the read-time fallbacks (confidence Unknown, overrides
-    outside the enum null)."""
+    """The spec's stored fields (status.specs), with the read-time fallbacks (confidence
+    Unknown, overrides outside the enum null)."""
+    stored = specs.snapshot(StatusSpec, status)
+    for key in DIMENSIONS:
+        stored[f"{key}RagOverride"] = derive.override(status, key)
+    stored["outcomeConfidence"] = derive.confidence(status.outcome_confidence)
+    stored["adoptionConfidence"] = derive.confidence(status.adoption_confidence)
     return {
         "projectKey": status.project.key,
-        "overallRag": status.overall_rag,
-        "phase": status.phase,
-        "reportingCadence": status.reporting_cadence,
-        "structuredCommentary": status.structured_commentary,
-        "projectMetrics": status.project_metrics,
-        "costRagOverride": derive.override(status, "cost"),
-        "scheduleRagOverride": derive.override(status, "schedule"),
-        "scopeRagOverride": derive.override(status, "scope"),
-        "riskRagOverride": derive.override(status, "risk"),
-        "costRagOverrideReason": status.cost_rag_override_reason,
-        "scheduleRagOverrideReason": status.schedule_rag_override_reason,
-        "scopeRagOverrideReason": status.scope_rag_override_reason,
-        "outcomeConfidence": derive.confidence(status.outcome_confidence),
-        "adoptionConfidence": derive.confidence(status.adoption_confidence),
-        "revisedForecast": status.revised_forecast,
-        "pmKeyMessage": status.pm_key_message,
-        "overallReason": status.overall_reason,
-        "confidenceReason": status.confidence_reason,
+        **stored,
         "lastUpdatedAt": status.last_updated_at,
         "lastUpdatedByAccountId": status.last_updated_by_account_id or None,
         "initiationStartedAt": status.initiation_started_at,
         "initiationCompletedAt": status.initiation_completed_at,
         "initiationDismissals": dict(status.initiation_dismissals or {}),
-        "brCadence": status.br_cadence,
     }
 
 
@@ -63,28 +52,6 @@ def status_to_dict(view: StatusView) -> dict[str, Any]:
         }
     )
     return jsonable(body)
-
-
-# Keys of the representation that a client may send back but that are never written from it.
-READ_ONLY = {
-    "projectKey",
-    "lastUpdatedAt",
-    "lastUpdatedByAccountId",
-    "initiationStartedAt",
-    "initiationCompletedAt",
-    "initiationDismissals",
-    "derived",
-    "effective",
-    "drivers",
-    "stale",
-    "nextUpdateDueAt",
-    "initiationChecklist",
-    "realisationReview",
-    "approvalStatus",
-    "figures",
-    "thresholds",
-    "revision",
-}
 
 
 def report_summary(report: StatusReport) -> dict[str, Any]:

@@ -7,189 +7,34 @@ the initiation checklist, and draft and publish status reports. A project manage
 business case does so when they are an editor; the seat alone grants nothing."""
 
 import datetime as dt
-import json
 import uuid
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit
-from governance.cleaning import (
-    FieldErrors,
-    coerce_enum,
-    enum,
-    nullable_number,
-    refusals,
-    text,
-)
+from governance import audit, specs
+from governance.cleaning import FieldErrors
 from governance.concurrency import check_version
 from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
-from governance.models import BR_CADENCES, RAG_CHOICES, Project
+from governance.models import Project
 from governance.permissions import Caller, require
 from status import derive, selectors
-from status.models import (
-    CONFIDENCES,
-    PHASE_MAX,
-    REPORT_TITLE_MAX,
-    REPORTING_CADENCES,
-    STATUS_REASON_MAX,
-    TEXT_MAX,
-    ProjectStatus,
-    StatusReport,
-)
-from status.serializers import READ_ONLY, status_to_dict, stored_fields
+from status.models import ProjectStatus, StatusReport
+from status.serializers import status_to_dict, stored_fields
+from status.specs import StatusReportSpec, StatusSpec
 
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the status."
-COMMENTARY_KEYS = ["keyMessages", "keyRisks", "decisionsRequired"]
-# projectMetrics is passed through as given; this only keeps one status from growing unbounded.
-PROJECT_METRICS_MAX_CHARS = 50_000
-
-REASON_FIELDS = {
-    "overallReason": "overall_reason",
-    "confidenceReason": "confidence_reason",
-    "costRagOverrideReason": "cost_rag_override_reason",
-    "scheduleRagOverrideReason": "schedule_rag_override_reason",
-    "scopeRagOverrideReason": "scope_rag_override_reason",
-}
-OVERRIDE_FIELDS = {
-    "costRagOverride": "cost_rag_override",
-    "scheduleRagOverride": "schedule_rag_override",
-    "scopeRagOverride": "scope_rag_override",
-    "riskRagOverride": "risk_rag_override",
-}
-CONFIDENCE_FIELDS = {
-    "outcomeConfidence": "outcome_confidence",
-    "adoptionConfidence": "adoption_confidence",
-}
-WRITABLE = {
-    "overallRag",
-    "phase",
-    "reportingCadence",
-    "structuredCommentary",
-    "projectMetrics",
-    "revisedForecast",
-    "pmKeyMessage",
-    "brCadence",
-    *REASON_FIELDS,
-    *OVERRIDE_FIELDS,
-    *CONFIDENCE_FIELDS,
-}
 
 
 # --- cleaning -------------------------------------------------------------------------------
 
 
-def clamp_reason(value: Any) -> tuple[str, str | None]:
-    """A status reason line: trimmed and clamped to STATUS_REASON_MAX (the spec's one lenient
-    length rule); an empty string (or null) clears it."""
-    if value is None:
-        return "", None
-    if not isinstance(value, str):
-        return "", "Must be text."
-    return value.strip()[:STATUS_REASON_MAX].rstrip(), None
-
-
-def _clean_commentary(value: Any, errors: FieldErrors) -> dict | None:
-    if value in (None, "", {}):
-        return None
-    if not isinstance(value, dict):
-        errors.add(
-            "structuredCommentary", "Must be an object {keyMessages, keyRisks, decisionsRequired}."
-        )
-        return None
-    cleaned = {}
-    for key, raw in value.items():
-        if key not in COMMENTARY_KEYS:
-            errors.add(f"structuredCommentary.{key}", "Unknown field.")
-            continue
-        cleaned[key], error = text(raw, max_length=TEXT_MAX)
-        if error:
-            errors.add(f"structuredCommentary.{key}", error)
-    if not any(cleaned.values()):
-        return None
-    return {key: cleaned.get(key, "") for key in COMMENTARY_KEYS}
-
-
 def _clean(status: ProjectStatus, data: dict[str, Any]) -> FieldErrors:
-    """Validate `data` onto `status` in memory; every offending field is named."""
-    errors = FieldErrors()
-    for key in data:
-        if key not in WRITABLE and key not in READ_ONLY:
-            errors.add(key, "Unknown field.")
-    if "overallRag" in data:
-        value, error = enum(data["overallRag"], RAG_CHOICES, default="None")
-        if error:
-            errors.add("overallRag", error)
-        else:
-            status.overall_rag = value
-    if "phase" in data:
-        status.phase, error = text(data["phase"], max_length=PHASE_MAX)
-        if error:
-            errors.add("phase", error)
-    if "reportingCadence" in data:
-        value, error = enum(data["reportingCadence"], REPORTING_CADENCES)
-        if error or value is None:
-            errors.add(
-                "reportingCadence", error or f"Must be one of: {', '.join(REPORTING_CADENCES)}."
-            )
-        else:
-            status.reporting_cadence = value
-    if "structuredCommentary" in data:
-        status.structured_commentary = _clean_commentary(data["structuredCommentary"], errors)
-    if "projectMetrics" in data:
-        refused = refusals({"projectMetrics": data["projectMetrics"]})
-        try:
-            size = len(json.dumps(data["projectMetrics"], allow_nan=False))
-        except (TypeError, ValueError):
-            size = None
-        if refused:
-            for path, message in sorted(refused.items()):
-                errors.add(path, message)
-        elif size is None:
-            errors.add("projectMetrics", "Must be JSON.")
-        elif size > PROJECT_METRICS_MAX_CHARS:
-            errors.add(
-                "projectMetrics",
-                f"At most {PROJECT_METRICS_MAX_CHARS} characters of JSON (this has {size}).",
-            )
-        else:
-            status.project_metrics = data["projectMetrics"]
-    for key, attr in OVERRIDE_FIELDS.items():
-        if key in data:
-            # The spec's lenient enum: anything outside it becomes null (use the derived value).
-            value = data[key] if isinstance(data[key], str) else None
-            setattr(status, attr, coerce_enum(value, RAG_CHOICES, fallback=None))
-    for key, attr in REASON_FIELDS.items():
-        if key in data:
-            value, error = clamp_reason(data[key])
-            if error:
-                errors.add(key, error)
-            else:
-                setattr(status, attr, value)
-    for key, attr in CONFIDENCE_FIELDS.items():
-        if key in data:
-            value, error = enum(data[key], CONFIDENCES)
-            if error:
-                errors.add(key, error)
-            else:
-                setattr(status, attr, value)
-    if "revisedForecast" in data:
-        status.revised_forecast, error = nullable_number(
-            data["revisedForecast"], field="revisedForecast"
-        )
-        if error:
-            errors.add("revisedForecast", error)
-    if "pmKeyMessage" in data:
-        status.pm_key_message, error = text(data["pmKeyMessage"], max_length=TEXT_MAX)
-        if error:
-            errors.add("pmKeyMessage", error)
-    if "brCadence" in data:
-        value, error = enum(data["brCadence"], BR_CADENCES)
-        if error:
-            errors.add("brCadence", error)
-        else:
-            status.br_cadence = value
+    """Validate `data` (status.specs) onto `status` in memory; every offending field is
+    named."""
+    partial, errors = specs.validate(StatusSpec, data)
+    specs.apply(partial, status)
     return errors
 
 
@@ -392,41 +237,15 @@ def status_initiation_complete(*, project: Project, at: dt.datetime) -> None:
 
 # --- status reports -------------------------------------------------------------------------
 
-REPORT_WRITABLE = {"title", "keyMessages"}
-REPORT_READ_ONLY = {
-    "id",
-    "projectKey",
-    "state",
-    "createdAt",
-    "createdByAccountId",
-    "updatedAt",
-    "publishedAt",
-    "publishedByAccountId",
-    "overallRag",
-    "effective",
-    "snapshot",
-    "revision",
-}
-
 
 def _clean_report(report: StatusReport, data: dict[str, Any]) -> FieldErrors:
-    errors = FieldErrors()
-    for key in data:
-        if key not in REPORT_WRITABLE and key not in REPORT_READ_ONLY:
-            errors.add(key, "Unknown field.")
-    if "title" in data:
-        report.title, error = text(data["title"], max_length=REPORT_TITLE_MAX, required=True)
-        if error:
-            errors.add("title", error)
-    if "keyMessages" in data:
-        report.key_messages, error = text(data["keyMessages"], max_length=TEXT_MAX)
-        if error:
-            errors.add("keyMessages", error)
+    partial, errors = specs.validate(StatusReportSpec, data)
+    specs.apply(partial, report)
     return errors
 
 
 def _report_fields(report: StatusReport) -> dict[str, Any]:
-    return {"title": report.title, "keyMessages": report.key_messages, "state": report.state}
+    return {**specs.snapshot(StatusReportSpec, report), "state": report.state}
 
 
 def _report_in_project(project: Project, report_id: Any) -> StatusReport:

@@ -8,11 +8,10 @@ from django.utils import timezone
 from django.utils.dateformat import format as format_date
 from django.utils.dateparse import parse_datetime
 
-from governance import charts, pdf, permissions
+from governance import charts, pdf, permissions, specs
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, page, render_htmx
-from governance.models import BR_CADENCES, RAG_CHOICES
 from governance.people import resolve
 from governance.views import project_context
 from registers import pictures as register_pictures
@@ -20,36 +19,17 @@ from registers import selectors as register_selectors
 from registers.derive import as_plan_baseline
 from status import derive, forms, selectors, services
 from status.models import (
-    CONFIDENCES,
-    REPORTING_CADENCES,
     STATUS_REASON_MAX,
     ProjectStatus,
 )
 from status.serializers import dimension_cards, report_summary, status_to_dict
+from status.specs import FORM_FIELDS, CommentarySpec, StatusSpec
 
 TEMPLATE = "status/status.html"
 TREND_LENGTH = 12
 FORM_LABELS = {
-    "overallRag": "Overall RAG",
-    "overallReason": "Overall reason",
-    "phase": "Phase",
-    "reportingCadence": "Reporting cadence",
-    "outcomeConfidence": "Outcome confidence",
-    "adoptionConfidence": "Adoption confidence",
-    "confidenceReason": "Confidence reason",
-    "costRagOverride": "Cost override",
-    "costRagOverrideReason": "Cost commentary",
-    "scheduleRagOverride": "Schedule override",
-    "scheduleRagOverrideReason": "Schedule commentary",
-    "scopeRagOverride": "Scope override",
-    "scopeRagOverrideReason": "Scope commentary",
-    "riskRagOverride": "Risk override",
-    "revisedForecast": "Revised forecast (EAC)",
-    "pmKeyMessage": "Steering key message",
-    "keyMessages": "Key messages",
-    "keyRisks": "Key risks",
-    "decisionsRequired": "Decisions required",
-    "brCadence": "Benefit review cadence",
+    **{name: label for name, label in specs.labels(StatusSpec).items() if name in FORM_FIELDS},
+    **specs.labels(CommentarySpec),
     "projectMetrics": "Project metrics (JSON)",
 }
 
@@ -173,10 +153,10 @@ def _context(request, project, caller, **extra) -> dict:
         errors={},
         conflict=None,
         report_errors={},
-        rag_choices=RAG_CHOICES,
-        cadences=REPORTING_CADENCES,
-        confidences=CONFIDENCES,
-        br_cadences=BR_CADENCES,
+        rag_choices=specs.choices(StatusSpec, "overallRag"),
+        cadences=specs.choices(StatusSpec, "reportingCadence"),
+        confidences=specs.choices(StatusSpec, "outcomeConfidence"),
+        br_cadences=specs.choices(StatusSpec, "brCadence"),
         reason_max=STATUS_REASON_MAX,
     )
     context.update(extra)

@@ -3,24 +3,15 @@ names (`governance.labels`), and how the audit log reads its entries (`governanc
 Registered by the app's AppConfig.ready() (`governance.audit_text.register_app_words`), so
 the kernel holds no upper app's vocabulary."""
 
+from governance import specs
+from status.specs import StatusSpec
+
 LABEL_STATES = {}
 
 LABEL_CHOICES = {}
 
-LABEL_FIELDS = {
-    "lastUpdatedByAccountId": "Last updated by",
-    "overallRag": "Overall RAG",
-    "costRagOverride": "Cost override",
-    "scheduleRagOverride": "Schedule override",
-    "scopeRagOverride": "Scope override",
-    "riskRagOverride": "Risk override",
-    "costRagOverrideReason": "Cost commentary",
-    "scheduleRagOverrideReason": "Schedule commentary",
-    "scopeRagOverrideReason": "Scope commentary",
-    "revisedForecast": "Revised forecast (EAC)",
-    "pmKeyMessage": "Steering key message",
-    "brCadence": "Benefit review cadence",
-}
+# The fields the whole site names by their declared label (status.specs, SiteLabel).
+LABEL_FIELDS = specs.site_labels(StatusSpec)
 
 AUDIT_NOUNS = {"projectStatus": "the project status", "statusReport": "status report"}
 

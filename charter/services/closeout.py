@@ -2,7 +2,9 @@
 owner), submit (the completeness check), return with close-out notes, close; then the BAU
 handover (acknowledge by the BAU owner, escalate by an editor)."""
 
+import datetime as dt
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
@@ -11,22 +13,19 @@ from django.utils import timezone
 from charter import acts
 from charter.models import (
     CLOSEOUT_RETURN_NOTE_SECTIONS,
-    PENDING_DISPOSITIONS,
-    RIO_DISPOSITIONS,
-    SCOPE_DISPOSITIONS,
     BusinessCase,
 )
 from charter.services.common import TEXT_MAX, begin, body, precheck, required_text
 from charter.services.lifecycle import clean_notes
-from governance.cleaning import FieldErrors, account_id, iso_date, nullable_number, only, text
+from charter.specs import LESSONS, CloseoutSpec
+from governance import specs
+from governance.cleaning import account_id, decimal_to_json, only, text
 from governance.errors import ValidationFailed
 from governance.people import resolve
 from governance.permissions import Caller
 from registers.derive import change_application_state
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 
-PROSE = ["asBuiltOutcome", "asBuiltReturn", "commentary"]
-LESSONS = ["worked", "differently", "nextSponsor"]
 HANDOVER_READ_ONLY = {
     "state",
     "ownerDisplayName",
@@ -35,17 +34,6 @@ HANDOVER_READ_ONLY = {
     "escalatedAt",
     "escalationReason",
 }
-WRITABLE = {
-    *PROSE,
-    "asBuiltReturnValue",
-    "asBuiltEndDate",
-    "scopeDispositions",
-    "rioDispositions",
-    "pendingDispositions",
-    "lessons",
-    "bauHandover",
-}
-READ_ONLY = {"startedAt", "submittedAt"}
 
 
 def empty_closeout(now) -> dict:
@@ -147,6 +135,20 @@ def missing_dispositions(close_out: Mapping[str, Any], rows: dict[str, list]) ->
 
 # --- cleaning --------------------------------------------------------------------------------
 
+# The close-out's fields its rule alone decides (stored as JSON: numbers as numbers, dates
+# in ISO form); the others merge onto what is stored.
+SCALARS = [
+    api
+    for api, field in specs.fields(CloseoutSpec).items()
+    if not field.read_only and not isinstance(field.rule, specs.Passed | specs.Checked)
+]
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return decimal_to_json(value)
+    return value.isoformat() if isinstance(value, dt.date) else value
+
 
 def _clean_map(
     raw: Any, field: str, choices: list[str], valid_ids: set[str], current: dict, errors
@@ -181,30 +183,15 @@ def _clean_map(
 
 
 def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
-    """The close-out with `data` merged in: text and scalars replace; dispositions merge per
-    id (null removes); lessons merge per field; of bauHandover only the owner is writable."""
-    errors = FieldErrors()
-    for key in data:
-        if key not in WRITABLE and key not in READ_ONLY:
-            errors.add(key, "Unknown field.")
+    """The close-out with `data` merged in (charter.specs.CloseoutSpec): text and scalars
+    replace; dispositions merge per id (null removes); lessons merge per field; of bauHandover
+    only the owner is writable."""
+    partial, errors = specs.validate(CloseoutSpec, data)
     result = {**close_out}
-    for key in PROSE:
-        if key in data:
-            result[key], error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
-    if "asBuiltReturnValue" in data:
-        value, error = nullable_number(data["asBuiltReturnValue"], field="asBuiltReturnValue")
-        if error:
-            errors.add("asBuiltReturnValue", error)
-        result["asBuiltReturnValue"] = float(value) if value is not None else None
-        if value is not None and value == value.to_integral_value():
-            result["asBuiltReturnValue"] = int(value)
-    if "asBuiltEndDate" in data:
-        value, error = iso_date(data["asBuiltEndDate"])
-        if error:
-            errors.add("asBuiltEndDate", error)
-        result["asBuiltEndDate"] = value.isoformat() if value else None
+    declared = specs.fields(CloseoutSpec)
+    for api in SCALARS:
+        if declared[api].name in partial.model_fields_set:
+            result[api] = _json(getattr(partial, declared[api].name))
     if {"scopeDispositions", "rioDispositions", "pendingDispositions"} & set(data):
         ids = {
             "scope": {
@@ -227,7 +214,7 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
             result["scopeDispositions"] = _clean_map(
                 data["scopeDispositions"],
                 "scopeDispositions",
-                SCOPE_DISPOSITIONS,
+                specs.choices(CloseoutSpec, "scopeDispositions"),
                 ids["scope"],
                 close_out.get("scopeDispositions") or {},
                 errors,
@@ -236,7 +223,7 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
             result["rioDispositions"] = _clean_map(
                 data["rioDispositions"],
                 "rioDispositions",
-                RIO_DISPOSITIONS,
+                specs.choices(CloseoutSpec, "rioDispositions"),
                 ids["rio"],
                 close_out.get("rioDispositions") or {},
                 errors,
@@ -259,26 +246,18 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
                         pending[key] = _clean_map(
                             raw[key],
                             f"pendingDispositions.{key}",
-                            PENDING_DISPOSITIONS,
+                            specs.choices(CloseoutSpec, "pendingDispositions"),
                             ids[key],
                             pending[key],
                             errors,
                         )
             result["pendingDispositions"] = pending
-    if "lessons" in data:
-        raw = data["lessons"]
-        lessons = {**dict.fromkeys(LESSONS, ""), **(close_out.get("lessons") or {})}
-        if not isinstance(raw, Mapping):
-            errors.add("lessons", "Must be an object {worked, differently, nextSponsor}.")
-        else:
-            for key, value in raw.items():
-                if key not in LESSONS:
-                    errors.add(f"lessons.{key}", "Unknown field.")
-                    continue
-                lessons[key], error = text(value, max_length=TEXT_MAX)
-                if error:
-                    errors.add(f"lessons.{key}", error)
-        result["lessons"] = lessons
+    if "lessons" in partial.model_fields_set:
+        result["lessons"] = {
+            **dict.fromkeys(LESSONS, ""),
+            **(close_out.get("lessons") or {}),
+            **partial.lessons,
+        }
     if "bauHandover" in data:
         raw = data["bauHandover"]
         handover = dict(close_out.get("bauHandover") or {})

@@ -28,7 +28,8 @@ from charter.services.common import (
     required_text,
 )
 from charter.services.minutes import clean_attendees
-from governance import notifications, outbox, signals
+from charter.specs import THESIS, ApproveSpec
+from governance import notifications, outbox, signals, specs
 from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, only, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
@@ -247,15 +248,11 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
     and up) the enabling change must be Approved and is stamped with its applicationRecord."""
     precheck(caller, acts.ACTS["approve"], expected_revision)
     data = body(data)
-    only(data, "approvalComment", "approvalRationale")
-    errors = FieldErrors()
-    comment, error = text(data.get("approvalComment"), max_length=TEXT_MAX)
-    if error:
-        errors.add("approvalComment", error)
-    rationale, error = text(data.get("approvalRationale"), max_length=TEXT_MAX)
-    if error:
-        errors.add("approvalRationale", error)
+    only(data, *specs.writable(ApproveSpec))
+    partial, errors = specs.validate(ApproveSpec, data)
     errors.raise_if_any()
+    comment = partial.approval_comment or ""
+    rationale = partial.approval_rationale or ""
     # Every package's baseline, the case and the status change: the health is derived once.
     with transaction.atomic(), signals.deferred_project_changes():
         write = begin(caller, acts.ACTS["approve"], expected_revision)
@@ -292,7 +289,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
             approval_rationale=rationale,
             enabling_change_id=str(change.pk) if change else None,
             plan_baseline=case.plan_baseline,
-            thesis={k: v for k, v in stored_fields(case).items() if k in THESIS_SNAPSHOT},
+            thesis={k: v for k, v in stored_fields(case).items() if k in THESIS},
         )
         case = write.finish("charter.approved")
         signals.charter_approved.send(sender=BusinessCase, project=project, at=now)
@@ -300,28 +297,6 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
             # The committee met before approval: initiation is complete as soon as it starts.
             signals.initiation_completed.send(sender=BusinessCase, project=project, at=now)
         return case
-
-
-THESIS_SNAPSHOT = {
-    "businessProblem",
-    "outcome",
-    "returnExpected",
-    "scopeInBounds",
-    "scopeBoundaries",
-    "theme",
-    "designPrinciples",
-    "supportingLinks",
-    "decisionAuthority",
-    "projectManager",
-    "customerRep",
-    "supplierRep",
-    "steeringCommittee",
-    "financialCase",
-    "adoptionAffected",
-    "adoptionKpi",
-    "adoptionOwner",
-    "changeSaturation",
-}
 
 
 def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int | None = None):

@@ -8,24 +8,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter import acts
-from charter.models import CONFIDENCES
-from charter.services.common import TEXT_MAX, begin, body, precheck
+from charter.services.common import begin, body, precheck
+from charter.specs import KpiSpec, RealisationSpec, ReviewSpec, VerdictSpec
+from governance import specs
 from governance.cleaning import (
-    FieldErrors,
-    boolean,
     decimal_to_json,
-    iso_date,
     only,
-    optional_text,
-    signed_number,
-    text,
 )
 from governance.errors import GateBlocked
 from governance.permissions import Caller
-
-VERDICTS = ["Realised", "NotRealised"]
-BR_OWNER_MAX = 200
-KPI_VALUE_MAX = 200
 
 
 def realisation_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
@@ -43,21 +34,9 @@ def realisation_update(*, caller: Caller, data: Any = None, expected_revision: i
     """While InRealisation: the summary, the 'measured by' date and the benefits owner."""
     precheck(caller, acts.EDIT_REALISATION, expected_revision)
     data = body(data)
-    only(data, "realisationSummary", "realisationDate", "brOwner")
-    errors = FieldErrors()
-    values = {}
-    if "realisationSummary" in data:
-        values["realisation_summary"], error = text(data["realisationSummary"], max_length=TEXT_MAX)
-        if error:
-            errors.add("realisationSummary", error)
-    if "realisationDate" in data:
-        values["realisation_date"], error = iso_date(data["realisationDate"])
-        if error:
-            errors.add("realisationDate", error)
-    if "brOwner" in data:
-        values["br_owner"], error = optional_text(data["brOwner"], max_length=BR_OWNER_MAX)
-        if error:
-            errors.add("brOwner", error)
+    only(data, *specs.writable(RealisationSpec))
+    partial, errors = specs.validate(RealisationSpec, data)
+    values = specs.sent(partial)
     errors.raise_if_any()
     with transaction.atomic():
         write = begin(caller, acts.EDIT_REALISATION, expected_revision)
@@ -75,20 +54,11 @@ def realisation_review(*, caller: Caller, data: Any = None, expected_revision: i
     review's confidence and lastRealisationReviewAt."""
     precheck(caller, acts.ACTS["realisation-review"], expected_revision)
     data = body(data)
-    only(data, "note", "confidence", "benefitRealisedToDate")
-    errors = FieldErrors()
-    note, error = text(data.get("note"), max_length=TEXT_MAX, required=True)
-    if error:
-        errors.add("note", error)
-    confidence = data.get("confidence")
-    if confidence not in CONFIDENCES:
-        errors.add("confidence", f"Must be one of: {', '.join(CONFIDENCES)}.")
-    realised, error = signed_number(data.get("benefitRealisedToDate"))
-    if error:
-        errors.add("benefitRealisedToDate", error)
-    elif realised is not None and realised < 0:
-        errors.add("benefitRealisedToDate", "Must be 0 or more.")
+    only(data, *specs.writable(ReviewSpec))
+    partial, errors = specs.validate(ReviewSpec, data, creating=True)
     errors.raise_if_any()
+    note, confidence = partial.note, partial.confidence
+    realised = partial.benefit_realised_to_date
     with transaction.atomic():
         write = begin(caller, acts.ACTS["realisation-review"], expected_revision)
         case = write.case
@@ -112,22 +82,10 @@ def kpi_resolve(*, caller: Caller, data: Any = None, expected_revision: int | No
     """kpiResolution {resolvedAt, resolvedBy, resolvedValue, met, notes}; `met` is required."""
     precheck(caller, acts.ACTS["kpi-resolve"], expected_revision)
     data = body(data)
-    only(data, "resolvedValue", "met", "notes")
-    errors = FieldErrors()
-    value, error = text(data.get("resolvedValue"), max_length=KPI_VALUE_MAX)
-    if error:
-        errors.add("resolvedValue", error)
-    met = data.get("met")
-    if met is None or met == "":
-        errors.add("met", "Say whether the KPI was met (true or false).")
-    else:
-        met, error = boolean(met)
-        if error:
-            errors.add("met", error)
-    notes, error = text(data.get("notes"), max_length=TEXT_MAX)
-    if error:
-        errors.add("notes", error)
+    only(data, *specs.writable(KpiSpec))
+    partial, errors = specs.validate(KpiSpec, data, creating=True)
     errors.raise_if_any()
+    value, met, notes = partial.resolved_value or "", partial.met, partial.notes or ""
     with transaction.atomic():
         write = begin(caller, acts.ACTS["kpi-resolve"], expected_revision)
         write.case.kpi_resolution = {
@@ -146,22 +104,11 @@ def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: 
     `gate`)."""
     precheck(caller, acts.ACTS["verdict"], expected_revision)
     data = body(data)
-    only(data, "verdict", "returnRealised", "realisationLessons", "realisationSummary")
-    errors = FieldErrors()
-    verdict = data.get("verdict")
-    if verdict not in VERDICTS:
-        errors.add("verdict", "Must be Realised or NotRealised.")
-    values = {}
-    for key, attr in (
-        ("returnRealised", "return_realised"),
-        ("realisationLessons", "realisation_lessons"),
-        ("realisationSummary", "realisation_summary"),
-    ):
-        if key in data:
-            values[attr], error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
+    only(data, *specs.writable(VerdictSpec))
+    partial, errors = specs.validate(VerdictSpec, data, creating=True)
     errors.raise_if_any()
+    values = specs.sent(partial)
+    verdict = values.pop("verdict")
     with transaction.atomic():
         write = begin(caller, acts.ACTS["verdict"], expected_revision)
         case = write.case

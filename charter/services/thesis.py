@@ -10,9 +10,10 @@ from django.conf import settings
 from django.db import transaction
 
 from charter import acts, finance
-from charter.models import CHANGE_SATURATIONS, BusinessCase
-from charter.serializers import PLAIN, TIMESTAMPS
-from charter.services.common import TEXT_MAX, Write, begin, current_case, precheck
+from charter.models import BusinessCase
+from charter.services.common import Write, begin, current_case, precheck
+from charter.specs import MOVED_BY_ACTS, SEATS, CharterSpec
+from governance import specs
 from governance.cleaning import FieldErrors, text
 from governance.errors import Conflict, ValidationFailed
 from governance.links import (
@@ -27,28 +28,9 @@ from governance.permissions import Caller, require, sponsor_clash
 from governance.seats import clean_seats, seat_account_id
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
 
-THEME_MAX = 200
-PRINCIPLE_MAX = 200
-PRINCIPLES_MAX = 20
 ROLE_MAX = 100
 STEERING_MAX = 30
 
-PROSE = {
-    "businessProblem": "business_problem",
-    "outcome": "outcome",
-    "returnExpected": "return_expected",
-    "scopeInBounds": "scope_in_bounds",
-    "scopeBoundaries": "scope_boundaries",
-    "adoptionAffected": "adoption_affected",
-    "adoptionKpi": "adoption_kpi",
-}
-SEATS = {
-    "decisionAuthority": "decision_authority",
-    "projectManager": "project_manager",
-    "customerRep": "customer_rep",
-    "supplierRep": "supplier_rep",
-    "adoptionOwner": "adoption_owner",
-}
 # Who may sit where: these seats (and steering committee members) take a tracker person or an
 # external person {displayName, email}; the others a tracker person only (the sponsor approves
 # in the app; the close-out's BAU owner acknowledges in it). The pages offer an external
@@ -61,38 +43,6 @@ TRACKER_ONLY_MESSAGES = {
     "decisionAuthority": "The sponsor approves in this app: choose a person from the tracker.",
 }
 
-WRITABLE = {
-    *PROSE,
-    *SEATS,
-    "theme",
-    "designPrinciples",
-    "supportingLinks",
-    "steeringCommittee",
-    "financialCase",
-    "changeSaturation",
-}
-# Server-kept and derived fields: ignored when a client sends them back (a GET-edit-PATCH
-# round trip works), except the two a client might hope to move by editing.
-MOVED_BY_ACTS = {"approvalStatus": "approval_status", "version": "version"}
-
-
-def _read_only_keys() -> set[str]:
-    return (
-        set(PLAIN)
-        | set(TIMESTAMPS)
-        | {
-            "projectKey",
-            "terminalDisposition",
-            "realisationConfidence",
-            "adoptionGap",
-            "registersFrozen",
-            "approvedVersions",
-            "availableActs",
-            "revision",
-        }
-    ) - WRITABLE
-
-
 # --- cleaning (pure, or reads of the tracker and wiki; no writes) ----------------------------
 
 
@@ -103,30 +53,6 @@ def _clean_links(
         raw, "supportingLinks", errors, stored=stored, base_url=base_url, project_key=project_key
     )
     return stored if links is None else links
-
-
-def _clean_principles(raw: Any, errors: FieldErrors) -> list[str]:
-    """A normalised list: one principle per entry (or per line of a text), trimmed, blanks
-    dropped, repeats (ignoring case) dropped."""
-    if raw is None:
-        return []
-    if isinstance(raw, str):
-        raw = raw.splitlines()
-    if not isinstance(raw, list):
-        errors.add("designPrinciples", "Must be a list of short texts.")
-        return []
-    result, seen = [], set()
-    for index, item in enumerate(raw):
-        value, error = text(item, max_length=PRINCIPLE_MAX)
-        if error:
-            errors.add(f"designPrinciples[{index}]", error)
-            continue
-        if value and value.casefold() not in seen:
-            seen.add(value.casefold())
-            result.append(value)
-    if len(result) > PRINCIPLES_MAX:
-        errors.add("designPrinciples", f"At most {PRINCIPLES_MAX} principles.")
-    return result
 
 
 def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
@@ -229,50 +155,35 @@ def _check_decision_authority(seat: dict | None, case: BusinessCase, errors: Fie
 
 
 def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str = "") -> dict:
-    """Validate a PATCH body against the case as stored; returns {model attribute: value}
-    for the fields it sets. Raises ValidationFailed naming every offending field."""
+    """Validate a PATCH body (charter.specs.CharterSpec) against the case as stored; returns
+    {model attribute: value} for the fields it sets. Raises ValidationFailed naming every
+    offending field."""
     errors = FieldErrors()
-    read_only = _read_only_keys()
-    for key in data:
-        if key not in WRITABLE and key not in read_only:
-            errors.add(key, "Unknown field.")
-    for key, attr in MOVED_BY_ACTS.items():
-        if key in data and data[key] != getattr(case, attr):
+    for key in MOVED_BY_ACTS:
+        if key in data and data[key] != getattr(case, specs.fields(CharterSpec)[key].name):
             errors.add(key, "Read-only: the lifecycle acts (POST .../charter/{act}) move it.")
-    values: dict[str, Any] = {}
-    for key, attr in PROSE.items():
-        if key in data:
-            values[attr], error = text(data[key], max_length=TEXT_MAX)
-            if error:
-                errors.add(key, error)
-    if "theme" in data:
-        values["theme"], error = text(data["theme"], max_length=THEME_MAX)
-        if error:
-            errors.add("theme", error)
-    if "changeSaturation" in data:
-        raw = data["changeSaturation"]
-        # Lenient by the spec: an invalid value is kept as Unknown, not refused.
-        values["change_saturation"] = (
-            "" if raw in (None, "") else (raw if raw in CHANGE_SATURATIONS else "Unknown")
-        )
-    if "designPrinciples" in data:
-        values["design_principles"] = _clean_principles(data["designPrinciples"], errors)
+    partial, errors = specs.validate(CharterSpec, data, errors=errors)
+    values = specs.sent(partial)
     seats_in = {key: data[key] for key in SEATS if key in data}
     if seats_in:
         seats = clean_seats(seats_in, errors)
         for key, seat in seats.items():
-            values[SEATS[key]] = seat
+            values[specs.fields(CharterSpec)[key].name] = seat
             if seat is not None and not seat.get("accountId") and key not in EXTERNAL_SEATS:
                 errors.add(key, TRACKER_ONLY_MESSAGES.get(key, "Choose a person from the tracker."))
         _check_decision_authority(seats.get("decisionAuthority"), case, errors)
-    if "steeringCommittee" in data:
-        values["steering_committee"] = clean_steering(data["steeringCommittee"], errors)
-    if "supportingLinks" in data:
+    if "steering_committee" in values:
+        values["steering_committee"] = clean_steering(values["steering_committee"], errors)
+    if "supporting_links" in values:
         values["supporting_links"] = _clean_links(
-            data["supportingLinks"], case.supporting_links or [], errors, base_url, case.project.key
+            values["supporting_links"],
+            case.supporting_links or [],
+            errors,
+            base_url,
+            case.project.key,
         )
-    if "financialCase" in data:
-        financial = finance.clean(data["financialCase"], case.financial_case, errors)
+    if "financial_case" in values:
+        financial = finance.clean(values["financial_case"], case.financial_case, errors)
         _check_financial_pages(financial, case.financial_case, errors, case.project.key)
         values["financial_case"] = financial
     errors.raise_if_any()

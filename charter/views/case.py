@@ -8,6 +8,7 @@ from django.shortcuts import redirect
 from charter import finance, forms, services
 from charter.services.common import current_case
 from charter.services.thesis import EXTERNAL_SEATS
+from charter.specs import SEATS, CharterSpec
 from charter.views.context import (
     page_url,
     render_page,
@@ -16,28 +17,16 @@ from charter.views.context import (
     stored_adoption,
     stored_thesis,
 )
-from governance import pdf, permissions
+from governance import pdf, permissions, specs
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.people import PEOPLE_SEARCH_DOWN, search_browsers
 from governance.tracker import TrackerError
 from governance.wiki import WikiError, get_wiki
 
-THESIS_LABELS = {
-    "businessProblem": "Business problem",
-    "outcome": "Outcome",
-    "returnExpected": "Return expected",
-    "scopeInBounds": "In scope",
-    "scopeBoundaries": "Out of scope (boundaries)",
-    "theme": "Theme",
-    "designPrinciples": "Design principles",
-}
-ADOPTION_LABELS = {
-    "adoptionAffected": "Who or what is affected",
-    "adoptionKpi": "Adoption KPI",
-    "changeSaturation": "Change saturation",
-}
-SEAT_FIELDS = {"decisionAuthority", "projectManager", "customerRep", "supplierRep", "adoptionOwner"}
+THESIS_LABELS = {field: specs.labels(CharterSpec)[field] for field in forms.THESIS_FIELDS}
+ADOPTION_LABELS = {field: specs.labels(CharterSpec)[field] for field in forms.ADOPTION_FIELDS}
+SEAT_FIELDS = set(SEATS)
 
 
 def _base_url(request) -> str:

@@ -24,7 +24,9 @@ from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
-from governance import labels
+from charter.specs import SEATS as DECLARED_SEATS
+from charter.specs import CharterSpec
+from governance import labels, specs
 from governance.http import announce_revision, render_htmx
 from governance.people import resolve
 from governance.services import enabled_themes
@@ -42,30 +44,16 @@ LIFECYCLE = [
     "InMaintenance",
 ]
 STATE_LABELS = labels.STATES
+# The sections a return note names: fields, or parts of the case, by their labels.
 SECTION_LABELS = {
-    "businessProblem": "Business problem",
-    "outcome": "Outcome",
-    "returnExpected": "Return expected",
-    "adoption": "Adoption",
-    "sponsor": "Sponsor",
-    "steeringCommittee": "Steering committee",
-    "theme": "Theme",
-    "general": "General",
-    "asBuiltOutcome": "As-built outcome",
-    "asBuiltReturn": "As-built return",
-    "scopeDispositions": "Scope dispositions",
-    "rioDispositions": "Risk and opportunity dispositions",
-    "lessons": "Lessons",
-    "bauHandover": "BAU handover",
+    section: labels.field_label(section)
+    for section in [*RETURN_NOTE_SECTIONS, *CLOSEOUT_RETURN_NOTE_SECTIONS]
 }
+# The people section's seats (the adoption owner is picked in the adoption section).
 SEATS = [
-    (field, label, field in EXTERNAL_SEATS)
-    for field, label in (
-        ("decisionAuthority", "Sponsor (decision authority)"),
-        ("projectManager", "Project manager"),
-        ("customerRep", "Customer representative"),
-        ("supplierRep", "Supplier representative"),
-    )
+    (field, specs.labels(CharterSpec)[field], field in EXTERNAL_SEATS)
+    for field in DECLARED_SEATS
+    if field != "adoptionOwner"
 ]
 DONE = {
     "draft": "Drafting started.",

@@ -5,12 +5,13 @@ from django.contrib import messages
 from django.shortcuts import redirect
 
 from charter import forms, services
+from charter.specs import RealisationSpec
 from charter.views.context import page_url, render_page
-from governance import permissions
+from governance import permissions, specs
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page
 
-FIELDS = ["realisationSummary", "realisationDate", "brOwner"]
+FIELDS = specs.writable(RealisationSpec)
 
 
 @page("GET", "POST")

@@ -1,0 +1,419 @@
+"""The declarations of the business case (governance.specs): the case as the API answers it
+(what an editor writes in Exploring or Draft, and every field the lifecycle keeps), the
+close-out and its lessons, and the realisation record. Each field once, with its rule, its
+label and its choices; the body schemas, the writable and read-only lists, the stored fields
+the audit diffs, the approved version's thesis and the labels are read from here. The
+services keep the stateful rules: seats and steering members asked of the tracker, links of
+the wiki, the financial case merged onto the stored one, dispositions of the project's own
+register rows, the BAU owner."""
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from charter.models import (
+    CHANGE_SATURATIONS,
+    CONFIDENCES,
+    PENDING_DISPOSITIONS,
+    RIO_DISPOSITIONS,
+    SCOPE_DISPOSITIONS,
+)
+from governance import specs
+from governance.cleaning import FieldErrors, boolean, signed_number, text
+from governance.wiki import TEMPLATE_KINDS
+
+TEXT_MAX = 2000
+THEME_MAX = 200
+PRINCIPLE_MAX = 200
+PRINCIPLES_MAX = 20
+BR_OWNER_MAX = 200
+KPI_VALUE_MAX = 200
+
+SEAT_SCHEMA = {
+    "oneOf": [
+        {"type": "null"},
+        {"type": "string", "description": "a tracker accountId"},
+        {"type": "object", "properties": {"accountId": {"type": "string"}}},
+        {
+            "type": "object",
+            "properties": {"displayName": {"type": "string"}, "email": {"type": "string"}},
+        },
+    ]
+}
+LINKS_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "label": {"type": "string"},
+            "url": {"type": "string", "format": "uri"},
+            "type": {"enum": ["confluence", "link"]},
+            "pageId": {"type": "string"},
+            "spaceKey": {"type": "string"},
+            "templateKind": {"enum": list(TEMPLATE_KINDS)},
+        },
+    },
+}
+
+
+def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
+    """A normalised list: one principle per entry (or per line of a text), trimmed, blanks
+    dropped, repeats (ignoring case) dropped."""
+    if raw is None:
+        return [], {}
+    if isinstance(raw, str):
+        raw = raw.splitlines()
+    if not isinstance(raw, list):
+        return [], {"": ["Must be a list of short texts."]}
+    errors = FieldErrors()
+    result, seen = [], set()
+    for index, item in enumerate(raw):
+        value, error = text(item, max_length=PRINCIPLE_MAX)
+        if error:
+            errors.add(f"[{index}]", error)
+            continue
+        if value and value.casefold() not in seen:
+            seen.add(value.casefold())
+            result.append(value)
+    if len(result) > PRINCIPLES_MAX:
+        errors.add("", f"At most {PRINCIPLES_MAX} principles.")
+    return result, dict(errors)
+
+
+class Saturation(specs.Lenient):
+    """The change saturation, lenient by the spec: blank is not set, anything outside the
+    choices is kept as Unknown (not refused)."""
+
+    def check(self, value: Any, field: str | None) -> tuple[Any, specs.Refusals]:
+        if value in (None, ""):
+            return "", {}
+        return (value if value in self.values else self.fallback), {}
+
+
+Prose = Annotated[str | None, specs.Text(TEXT_MAX)]
+# The page's section forms a field is edited in (the seats have pickers of their own).
+THESIS_FORM = {"form": "thesis"}
+ADOPTION_FORM = {"form": "adoption"}
+Seat = Annotated[Any, specs.Passed(SEAT_SCHEMA)]
+ReadOnly = Annotated[Any, specs.ReadOnly()]
+
+
+class CharterSpec(specs.Spec):
+    """The business case. An editor writes the thesis, the adoption inputs, the seats, the
+    steering committee, the supporting links and the financial case (Exploring or Draft);
+    every other field is kept by the lifecycle acts and answered read-only."""
+
+    noun = "business case"
+
+    # Thesis
+    business_problem: Prose = Field(None, title="Business problem", json_schema_extra=THESIS_FORM)
+    outcome: Prose = Field(None, title="Outcome", json_schema_extra=THESIS_FORM)
+    return_expected: Prose = Field(None, title="Return expected", json_schema_extra=THESIS_FORM)
+    scope_in_bounds: Annotated[Prose, specs.SiteLabel()] = Field(
+        None, title="In scope", json_schema_extra=THESIS_FORM
+    )
+    scope_boundaries: Annotated[Prose, specs.SiteLabel()] = Field(
+        None, title="Out of scope (boundaries)", json_schema_extra=THESIS_FORM
+    )
+    theme: Annotated[str | None, specs.Text(THEME_MAX)] = Field(
+        None, title="Theme", json_schema_extra=THESIS_FORM
+    )
+    design_principles: Annotated[
+        list | None,
+        specs.Checked(clean_principles, {"type": "array", "items": {"type": "string"}}),
+    ] = Field(None, title="Design principles", json_schema_extra=THESIS_FORM)
+    supporting_links: Annotated[Any, specs.Passed(LINKS_SCHEMA)] = Field(
+        None, title="Supporting links"
+    )
+    decision_authority: Annotated[Seat, specs.SiteLabel()] = Field(
+        None, title="Sponsor (decision authority)"
+    )
+    project_manager: Seat = Field(None, title="Project manager")
+    customer_rep: Annotated[Seat, specs.SiteLabel()] = Field(None, title="Customer representative")
+    supplier_rep: Annotated[Seat, specs.SiteLabel()] = Field(None, title="Supplier representative")
+    adoption_owner: Seat = Field(None, title="Adoption owner")
+    steering_committee: Annotated[
+        Any, specs.Passed({"type": "array", "items": {"type": "object"}})
+    ] = Field(None, title="Steering committee")
+    financial_case: Annotated[Any, specs.Passed({"type": "object"})] = Field(
+        None, title="Financial case"
+    )
+    # Adoption inputs
+    adoption_affected: Prose = Field(
+        None, title="Adoption affected", json_schema_extra=ADOPTION_FORM
+    )
+    adoption_kpi: Prose = Field(None, title="Adoption KPI", json_schema_extra=ADOPTION_FORM)
+    change_saturation: Annotated[
+        str | None, Saturation(tuple(CHANGE_SATURATIONS), fallback="Unknown")
+    ] = Field(None, title="Change saturation", json_schema_extra=ADOPTION_FORM)
+
+    # Kept by the lifecycle acts (answered, ignored when sent back)
+    project_key: ReadOnly = None
+    plan_baseline: ReadOnly = Field(None, title="Plan baseline")
+    updated_at: ReadOnly = None
+    updated_by_account_id: ReadOnly = None
+    approval_status: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Business case state"
+    )
+    version: ReadOnly = None
+    submitted_at: ReadOnly = None
+    approved_at: ReadOnly = None
+    approved_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Approved by"
+    )
+    approval_comment: ReadOnly = None
+    approval_rationale: ReadOnly = None
+    return_notes: ReadOnly = None
+    returned_at: ReadOnly = None
+    archived_at: ReadOnly = None
+    archived_by_account_id: ReadOnly = None
+    archive_reason: ReadOnly = None
+    archived_from_status: ReadOnly = None
+    terminal_disposition: ReadOnly = None
+    amendment_enabled_by_change_id: ReadOnly = None
+    amendment_no_change_reason: ReadOnly = None
+    first_steerco_scheduled_for: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="First steering committee scheduled for"
+    )
+    first_steerco_held_at: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="First steering committee held"
+    )
+    first_steerco_attendees: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="First steering committee attendees"
+    )
+    close_out: Annotated[ReadOnly, specs.SiteLabel()] = Field(None, title="Close-out")
+    closeout_return_notes: ReadOnly = Field(None, alias="closeOutReturnNotes")
+    closed_at: ReadOnly = None
+    closed_by_account_id: ReadOnly = None
+    return_realised: ReadOnly = None
+    realisation_summary: ReadOnly = None
+    realisation_lessons: ReadOnly = None
+    realisation_confidence: ReadOnly = None
+    realisation_date: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Measured by (date)"
+    )
+    kpi_resolution: ReadOnly = None
+    br_owner: Annotated[ReadOnly, specs.SiteLabel()] = Field(None, title="Benefits owner")
+    realisation_reviews: ReadOnly = None
+    realisation_started_at: ReadOnly = None
+    realisation_decided_at: ReadOnly = None
+    realisation_decided_by_account_id: ReadOnly = None
+    maintenance_started_at: ReadOnly = None
+    maintenance_retired_at: ReadOnly = None
+    last_realisation_review_at: ReadOnly = None
+    # Derived on read
+    adoption_gap: ReadOnly = None
+    registers_frozen: ReadOnly = None
+    approved_versions: ReadOnly = None
+    available_acts: ReadOnly = None
+    revision: ReadOnly = None
+
+
+# The stored fields (the audit diffs them): every declared field the business case keeps.
+DERIVED = ["projectKey", "adoptionGap", "registersFrozen", "approvedVersions", "availableActs"]
+STORED = [name for name in specs.fields(CharterSpec) if name not in [*DERIVED, "revision"]]
+# The seats an editor fills: the declared fields the seat rule takes.
+SEATS = [
+    api
+    for api, field in specs.fields(CharterSpec).items()
+    if isinstance(field.rule, specs.Passed) and field.rule.json_schema is SEAT_SCHEMA
+]
+THESIS = specs.writable(CharterSpec)
+
+
+def form_fields(form: dict) -> list[str]:
+    """The fields a section form of the business-case page edits, in declaration order."""
+    declared = specs.fields(CharterSpec)
+    return [
+        api
+        for api, field in declared.items()
+        if CharterSpec.model_fields[field.name].json_schema_extra is form
+    ]
+
+
+# The two read-only fields a client might hope to move by editing: refused when changed.
+MOVED_BY_ACTS = ["approvalStatus", "version"]
+
+
+class LessonsSpec(specs.Spec):
+    """The close-out's lessons: merged per field."""
+
+    noun = "lessons"
+
+    worked: Prose = Field(None, title="What worked")
+    differently: Prose = Field(None, title="What we would do differently")
+    next_sponsor: Prose = Field(None, title="Advice for the next sponsor")
+
+
+LESSONS = specs.writable(LessonsSpec)
+LESSONS_MESSAGE = "Must be an object {worked, differently, nextSponsor}."
+
+
+def clean_lessons(raw: Any) -> tuple[dict | None, specs.Refusals | str | None]:
+    """The lessons sent: each a text; the service merges them onto the stored ones."""
+    if not isinstance(raw, dict):
+        return None, LESSONS_MESSAGE
+    partial, errors = specs.validate(LessonsSpec, raw)
+    if errors:
+        return None, {f".{path}": messages for path, messages in errors.items()}
+    declared = specs.fields(LessonsSpec)
+    return {api: getattr(partial, declared[api].name) for api in LESSONS if api in raw}, None
+
+
+def _dispositions(values: list[str]) -> specs.Passed:
+    return specs.Passed({"type": "object"}, values=tuple(values))
+
+
+class CloseoutSpec(specs.Spec):
+    """The close-out while it is open: the as-built record, a disposition of every register
+    row (merged per id; null removes one), the lessons (merged per field), the BAU owner."""
+
+    noun = "close-out"
+
+    as_built_outcome: Annotated[Prose, specs.SiteLabel()] = Field(None, title="As-built outcome")
+    as_built_return: Annotated[Prose, specs.SiteLabel()] = Field(None, title="As-built return")
+    as_built_return_value: Annotated[Any, specs.NullableNumber(), specs.SiteLabel()] = Field(
+        None, title="Revised return"
+    )
+    as_built_end_date: Annotated[Any, specs.IsoDate(), specs.SiteLabel()] = Field(
+        None, title="As-built end date"
+    )
+    scope_dispositions: Annotated[Any, _dispositions(SCOPE_DISPOSITIONS)] = Field(
+        None, title="Scope dispositions"
+    )
+    rio_dispositions: Annotated[Any, _dispositions(RIO_DISPOSITIONS), specs.SiteLabel()] = Field(
+        None, title="Risk and opportunity dispositions"
+    )
+    pending_dispositions: Annotated[Any, _dispositions(PENDING_DISPOSITIONS)] = Field(
+        None, title="Pending dispositions"
+    )
+    lessons: Annotated[
+        dict | None,
+        specs.Checked(
+            clean_lessons,
+            {
+                "type": "object",
+                "properties": specs.properties(LessonsSpec),
+                "additionalProperties": False,
+            },
+        ),
+    ] = Field(None, title="Lessons")
+    bau_handover: Annotated[
+        Any,
+        specs.Passed(
+            {"type": "object", "properties": {"ownerAccountId": {"type": ["string", "null"]}}}
+        ),
+    ] = Field(None, title="BAU handover")
+    commentary: Prose = Field(None, title="Commentary")
+
+    started_at: ReadOnly = None
+    submitted_at: ReadOnly = None
+
+
+class RealisationSpec(specs.Spec):
+    """The realisation record while InRealisation: summary, 'measured by' date, owner."""
+
+    noun = "realisation record"
+
+    realisation_summary: Prose = Field(None, title="Realisation summary")
+    realisation_date: Annotated[Any, specs.IsoDate()] = Field(None, title="Measured by (date)")
+    br_owner: Annotated[str | None, specs.OptionalText(BR_OWNER_MAX)] = Field(
+        None, title="Benefits owner"
+    )
+
+
+# --- the bodies of the lifecycle acts that write the case's own fields ------------------------
+
+
+class ApproveSpec(specs.Spec):
+    """The sponsor's approval: a comment and a rationale, both optional."""
+
+    noun = "approval"
+
+    approval_comment: Prose = Field(None, title="Approval comment")
+    approval_rationale: Prose = Field(None, title="Approval rationale")
+
+
+VERDICTS = ("Realised", "NotRealised")
+
+
+class Verdict(specs.RequiredChoice):
+    """The sponsor's verdict: Realised or NotRealised, nothing else (and never blank)."""
+
+    def check(self, value: Any, field: str | None) -> tuple[Any, specs.Refusals]:
+        if value not in self.values:
+            return None, {"": ["Must be Realised or NotRealised."]}
+        return value, {}
+
+
+class VerdictSpec(specs.Spec):
+    """The sponsor's verdict on the benefits, with the realisation record's closing texts."""
+
+    noun = "verdict"
+
+    verdict: Annotated[str | None, Verdict(VERDICTS), specs.RequiredOnCreate()] = Field(
+        None, title="Verdict"
+    )
+    return_realised: Prose = Field(None, title="Return realised")
+    realisation_lessons: Prose = Field(None, title="Realisation lessons")
+    realisation_summary: Prose = Field(None, title="Realisation summary")
+
+
+def clean_benefit(value: Any) -> tuple[Any, str | None]:
+    """The benefit realised so far: a signed amount's rule, and not below 0."""
+    realised, error = signed_number(value)
+    if error:
+        return None, error
+    if realised is not None and realised < 0:
+        return None, "Must be 0 or more."
+    return realised, None
+
+
+class ReviewSpec(specs.Spec):
+    """A benefit review: a note, the confidence now, and the benefit realised so far."""
+
+    noun = "benefit review"
+
+    note: Annotated[str | None, specs.Text(TEXT_MAX, required=True), specs.RequiredOnCreate()] = (
+        Field(None, title="Note")
+    )
+    confidence: Annotated[
+        str | None, specs.RequiredChoice(tuple(CONFIDENCES)), specs.RequiredOnCreate()
+    ] = Field(None, title="Confidence")
+    benefit_realised_to_date: Annotated[
+        Any, specs.Checked(clean_benefit, {"type": ["number", "null"], "minimum": 0})
+    ] = Field(None, title="Benefit realised to date")
+
+
+MET_MESSAGE = "Say whether the KPI was met (true or false)."
+
+
+def clean_met(value: Any) -> tuple[Any, str | None]:
+    """Whether the adoption KPI was met: true or false, never left blank."""
+    if value is None or value == "":
+        return None, MET_MESSAGE
+    return boolean(value)
+
+
+class KpiSpec(specs.Spec):
+    """The adoption KPI's resolution: the value reached, whether it was met, notes."""
+
+    noun = "KPI resolution"
+
+    resolved_value: Annotated[str | None, specs.Text(KPI_VALUE_MAX)] = Field(
+        None, title="Resolved value"
+    )
+    met: Annotated[
+        bool | None, specs.Checked(clean_met, {"type": "boolean"}), specs.RequiredOnCreate()
+    ] = Field(None, title="Met")
+    notes: Prose = Field(None, title="Notes")
+
+
+# Act name -> the declaration of its body.
+ACT_SPECS: dict[str, type[specs.Spec]] = {
+    "approve": ApproveSpec,
+    "verdict": VerdictSpec,
+    "realisation-review": ReviewSpec,
+    "kpi-resolve": KpiSpec,
+}

@@ -1,0 +1,238 @@
+"""The declarations of the project status and of a status report (governance.specs): each
+field once, with its rule, its label and its choices. The API's body schemas, the agent's
+tool schemas, the form's fields, the labels, the writable and read-only lists and the audit
+snapshot are read from here; the services keep only the stateful rules."""
+
+import json
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from governance import specs
+from governance.cleaning import refusals
+from governance.models import BR_CADENCES, RAG_CHOICES
+from status.models import (
+    CONFIDENCES,
+    PHASE_MAX,
+    REPORT_TITLE_MAX,
+    REPORTING_CADENCES,
+    STATUS_REASON_MAX,
+    TEXT_MAX,
+)
+
+# projectMetrics is passed through as given; this only keeps one status from growing unbounded.
+PROJECT_METRICS_MAX_CHARS = 50_000
+COMMENTARY_MESSAGE = "Must be an object {keyMessages, keyRisks, decisionsRequired}."
+OVERRIDE_DESCRIPTION = "Red, Amber, Green, Blue, None; anything else becomes null (use derived)."
+REASON_DESCRIPTION = f"Trimmed and clamped to {STATUS_REASON_MAX} characters."
+
+
+def clamp_reason(value: Any) -> tuple[str, str | None]:
+    """A status reason line: trimmed and clamped to STATUS_REASON_MAX (the spec's one lenient
+    length rule); an empty string (or null) clears it."""
+    if value is None:
+        return "", None
+    if not isinstance(value, str):
+        return "", "Must be text."
+    return value.strip()[:STATUS_REASON_MAX].rstrip(), None
+
+
+class Override(specs.Lenient):
+    """A RAG override: the spec's lenient enum (anything else is null: use the derived RAG).
+    Any value is taken, so the document names no type."""
+
+    def schema(self) -> specs.JsonSchema:
+        return {"description": OVERRIDE_DESCRIPTION}
+
+
+Reason = Annotated[
+    str | None, specs.Checked(clamp_reason, {"type": "string", "description": REASON_DESCRIPTION})
+]
+Rag = Override(tuple(RAG_CHOICES), fallback=None)
+
+
+class CommentarySpec(specs.Spec):
+    """The status' structured commentary: three texts."""
+
+    noun = "structured commentary"
+
+    key_messages: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Key messages")
+    key_risks: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Key risks")
+    decisions_required: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(
+        None, title="Decisions required"
+    )
+
+
+COMMENTARY_KEYS = specs.writable(CommentarySpec)
+
+
+def clean_commentary(value: Any) -> tuple[dict | None, str | specs.Refusals | None]:
+    """Empty (null, "", {}) or three empty texts is null; else all three texts."""
+    if value in (None, "", {}):
+        return None, None
+    if not isinstance(value, dict):
+        return None, COMMENTARY_MESSAGE
+    partial, errors = specs.validate(CommentarySpec, value)
+    if errors:
+        return None, {f".{path}": messages for path, messages in errors.items()}
+    cleaned = {api: getattr(partial, field.name) for api, field in _commentary_sent(partial)}
+    if not any(cleaned.values()):
+        return None, None
+    return {key: cleaned.get(key, "") for key in COMMENTARY_KEYS}, None
+
+
+def _commentary_sent(partial: CommentarySpec):
+    return [
+        (api, field)
+        for api, field in specs.fields(CommentarySpec).items()
+        if field.name in partial.model_fields_set
+    ]
+
+
+def clean_metrics(value: Any) -> tuple[Any, specs.Refusals | str | None]:
+    """Any JSON, stored as given; no text a field refuses at any depth, and not too large."""
+    refused = refusals({"projectMetrics": value})
+    if refused:
+        return None, {
+            path.removeprefix("projectMetrics"): [message]
+            for path, message in sorted(refused.items())
+        }
+    try:
+        size = len(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError):
+        return None, "Must be JSON."
+    if size > PROJECT_METRICS_MAX_CHARS:
+        return None, f"At most {PROJECT_METRICS_MAX_CHARS} characters of JSON (this has {size})."
+    return value, None
+
+
+COMMENTARY_SCHEMA = {
+    "type": ["object", "null"],
+    "properties": specs.properties(CommentarySpec),
+    "additionalProperties": False,
+}
+ReadOnly = Annotated[Any, specs.ReadOnly()]
+
+
+class StatusSpec(specs.Spec):
+    """The project status (one per project): what an editor writes, and what the
+    representation answers besides (ignored when sent back)."""
+
+    noun = "project status"
+
+    overall_rag: Annotated[str | None, specs.OneOf(tuple(RAG_CHOICES), default="None")] = Field(
+        None, title="Overall RAG"
+    )
+    overall_reason: Reason = Field(None, title="Overall reason")
+    phase: Annotated[str | None, specs.Text(PHASE_MAX)] = Field(None, title="Phase")
+    reporting_cadence: Annotated[str | None, specs.RequiredChoice(tuple(REPORTING_CADENCES))] = (
+        Field(None, title="Reporting cadence")
+    )
+    outcome_confidence: Annotated[str | None, specs.OneOf(tuple(CONFIDENCES))] = Field(
+        None, title="Outcome confidence"
+    )
+    adoption_confidence: Annotated[str | None, specs.OneOf(tuple(CONFIDENCES))] = Field(
+        None, title="Adoption confidence"
+    )
+    confidence_reason: Reason = Field(None, title="Confidence reason")
+    cost_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Cost override"
+    )
+    cost_rag_override_reason: Annotated[Reason, specs.SiteLabel()] = Field(
+        None, title="Cost commentary"
+    )
+    schedule_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Schedule override"
+    )
+    schedule_rag_override_reason: Annotated[Reason, specs.SiteLabel()] = Field(
+        None, title="Schedule commentary"
+    )
+    scope_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Scope override"
+    )
+    scope_rag_override_reason: Annotated[Reason, specs.SiteLabel()] = Field(
+        None, title="Scope commentary"
+    )
+    risk_rag_override: Annotated[str | None, Rag, specs.SiteLabel()] = Field(
+        None, title="Risk override"
+    )
+    revised_forecast: Annotated[Decimal | None, specs.NullableNumber(), specs.SiteLabel()] = Field(
+        None, title="Revised forecast (EAC)"
+    )
+    pm_key_message: Annotated[str | None, specs.Text(TEXT_MAX), specs.SiteLabel()] = Field(
+        None, title="Steering key message"
+    )
+    br_cadence: Annotated[str | None, specs.OneOf(tuple(BR_CADENCES)), specs.SiteLabel()] = Field(
+        None, title="Benefit review cadence"
+    )
+    structured_commentary: Annotated[
+        dict | None, specs.Checked(clean_commentary, COMMENTARY_SCHEMA)
+    ] = Field(None, title="Structured commentary")
+    project_metrics: Annotated[
+        Any, specs.Checked(clean_metrics, {"description": "Any JSON, stored as given."})
+    ] = Field(None, title="Project metrics")
+
+    # Answered, never written from a body.
+    project_key: ReadOnly = None
+    last_updated_at: ReadOnly = None
+    last_updated_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+        None, title="Last updated by"
+    )
+    initiation_started_at: ReadOnly = None
+    initiation_completed_at: ReadOnly = None
+    initiation_dismissals: ReadOnly = None
+    derived: ReadOnly = None
+    effective: ReadOnly = None
+    drivers: ReadOnly = None
+    stale: ReadOnly = None
+    next_update_due_at: ReadOnly = None
+    initiation_checklist: ReadOnly = None
+    realisation_review: ReadOnly = None
+    approval_status: ReadOnly = None
+    figures: ReadOnly = None
+    thresholds: ReadOnly = None
+    revision: ReadOnly = None
+
+
+class StatusReportSpec(specs.Spec):
+    """A status report: an editor writes the title and the key messages of a draft."""
+
+    noun = "status report"
+
+    title: Annotated[str | None, specs.Text(REPORT_TITLE_MAX, required=True)] = Field(
+        None, title="Title"
+    )
+    key_messages: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Key messages")
+
+    id: ReadOnly = None
+    project_key: ReadOnly = None
+    state: ReadOnly = None
+    created_at: ReadOnly = None
+    created_by_account_id: ReadOnly = None
+    updated_at: ReadOnly = None
+    published_at: ReadOnly = None
+    published_by_account_id: ReadOnly = None
+    overall_rag: ReadOnly = None
+    effective: ReadOnly = None
+    snapshot: ReadOnly = None
+    revision: ReadOnly = None
+
+
+def _null_when_empty(rule: specs.Rule | None) -> bool:
+    if isinstance(rule, Override | specs.NullableNumber):
+        return True
+    return type(rule) is specs.OneOf and rule.default is None
+
+
+# The form's fields: one input each (the commentary's three texts and the metrics' JSON are
+# read apart). A select whose empty option means null (use the derived value, the site
+# default, "not set") sends null: the fields whose rule reads null as nothing chosen.
+FORM_FIELDS = [
+    api
+    for api in specs.writable(StatusSpec)
+    if api not in ("structuredCommentary", "projectMetrics")
+]
+NULL_WHEN_EMPTY = [
+    api for api in FORM_FIELDS if _null_when_empty(specs.fields(StatusSpec)[api].rule)
+]
