@@ -27,16 +27,16 @@ from django.http import HttpResponse  # noqa: E402
 from governance import permissions  # noqa: E402
 from registers.views import base  # noqa: E402
 
-_render_page = base.render_page
+_render_page = base.RegisterPages.render_page
 _project_for = permissions.project_for
 _pages: dict[str, bytes] = {}
 _gates: dict[tuple, tuple] = {}
 
 
-def _stored_render_page(request, reg, project, caller, **kwargs):
+def _stored_render_page(reg, request, project, caller, **kwargs):
     key = request.get_full_path()
     if key not in _pages:
-        _pages[key] = _render_page(request, reg, project, caller, **kwargs).content
+        _pages[key] = _render_page(reg, request, project, caller, **kwargs).content
     return HttpResponse(_pages[key])
 
 
@@ -48,7 +48,7 @@ def _stored_project_for(request, key):
 
 
 def _patch(*, gate: bool) -> None:
-    base.render_page = _stored_render_page
+    base.RegisterPages.render_page = _stored_render_page
     if not gate:
         permissions.project_for = _stored_project_for
 

@@ -1,7 +1,6 @@
 """Small helpers for HTML views: allowed methods (read by the permission-matrix test), HTMX
 partial rendering with `Vary: HX-Request`, and the people map for templates."""
 
-import json
 from collections.abc import Callable
 from functools import wraps
 
@@ -10,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
+from django_htmx.http import trigger_client_event
 
 
 def page(*methods: str, login: bool = True) -> Callable:
@@ -67,8 +67,6 @@ def announce_revision(
     at `from`: if someone else wrote in between, they stay stale and their save is refused."""
     if before is None or before == after:
         return response
-    header = response.get("HX-Trigger", "")
-    triggers = json.loads(header) if header.startswith("{") else {}
-    triggers["revised"] = {"resource": resource, "from": before, "to": after}
-    response["HX-Trigger"] = json.dumps(triggers)
-    return response
+    return trigger_client_event(
+        response, "revised", {"resource": resource, "from": before, "to": after}
+    )

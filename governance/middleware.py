@@ -18,6 +18,7 @@ from django.middleware.gzip import GZipMiddleware
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
+from django_htmx.http import reswap, trigger_client_event
 
 from governance import audit, cleaning
 from governance.atlassian.http import SignInRequired
@@ -114,9 +115,11 @@ class DomainErrorMiddleware:
         if getattr(request, "htmx", False) and isinstance(error, ValidationFailed):
             # An in-place form keeps what was typed; the refusal is flashed, naming the field.
             names = ", ".join(error.fields)
-            response["HX-Reswap"] = "none"
-            response["HX-Trigger"] = json.dumps(
-                {"flash": {"message": f"{names}: {cleaning.CONTROL_MESSAGE}", "kind": "error"}}
+            reswap(response, "none")
+            trigger_client_event(
+                response,
+                "flash",
+                {"message": f"{names}: {cleaning.CONTROL_MESSAGE}", "kind": "error"},
             )
         return response
 

@@ -10,22 +10,19 @@ from charter import services
 from governance import permissions
 from governance.errors import Conflict, Frozen, Stale
 from governance.http import page
-from registers.models import ChangeRequest
-from registers.services.common import get_in_project
 from registers.views import base
-from registers.views.changes import REG
+from registers.views.changes import PAGES
 
 
 @page("POST")
 @vary_on_headers("HX-Request")
 def apply_to_baseline(request, key, change_id):
     project, caller = permissions.project_for(request, key)
-    raw_revision = request.POST.get("revision", "")
     try:
         change = services.change_apply_to_baseline(
             caller=caller,
             change_id=change_id,
-            expected_revision=int(raw_revision) if raw_revision.isdigit() else None,
+            expected_revision=base.expected_revision(request),
         )
     except (Stale, Conflict, Frozen) as exc:
         message = (
@@ -34,14 +31,14 @@ def apply_to_baseline(request, key, change_id):
             if isinstance(exc, Stale)
             else f"Not applied: {exc.message}"
         )
-        current = get_in_project(ChangeRequest, project, change_id, lock=False)
+        current = PAGES.current(project, change_id)
         if not request.htmx:
             messages.error(request, message)
-            return HttpResponseRedirect(f"{REG.base_url(project)}{current.pk}/")
-        return base.render_row(
-            request, REG, project, caller, current, status=exc.status, notice=message
+            return HttpResponseRedirect(f"{PAGES.base_url(project)}{current.pk}/")
+        return PAGES.render_row(
+            request, project, caller, current, status=exc.status, notice=message
         )
     if not request.htmx:
         messages.success(request, f"Applied “{change.summary}” to its work package's baseline.")
-        return HttpResponseRedirect(f"{REG.base_url(project)}#change-{change.pk}")
-    return base.render_row(request, REG, project, caller, change, saved=True)
+        return HttpResponseRedirect(f"{PAGES.base_url(project)}#change-{change.pk}")
+    return PAGES.render_row(request, project, caller, change, saved=True)

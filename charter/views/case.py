@@ -18,6 +18,7 @@ from charter.views.context import (
     stored_thesis,
 )
 from governance import pdf, permissions, specs
+from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.people import PEOPLE_SEARCH_DOWN, search_browsers
@@ -45,45 +46,40 @@ def index(request, key):
 # --- section saves ---------------------------------------------------------------------------
 
 
+FINANCIAL_LABELS = {
+    "mode": "Mode",
+    "currency": "Currency",
+    "discountRatePct": "Discount rate (%)",
+    "horizonYears": "Horizon (years)",
+    "lines": "Cash flows",
+}
+
+
+def _financial_text(financial_case: dict) -> dict:
+    """The financial case's fields the conflict panel compares, as text."""
+    builtin = financial_case["builtin"]
+    return {
+        "mode": str(financial_case["mode"]),
+        "currency": str(builtin["currency"]),
+        "discountRatePct": str(builtin["discountRatePct"]),
+        "horizonYears": str(builtin["horizonYears"]),
+        "lines": "; ".join(
+            f"year {x['year']}: {x['cost']} / {x['benefit']}" for x in builtin["lines"]
+        ),
+    }
+
+
 def _conflict_rows(section: str, submitted: dict, case) -> list[dict]:
     """Yours and the stored value of each field that differs, for the conflict panel."""
     if section == "financial":
-        mine = submitted["financialCase"]
-        stored = finance.storable(case.financial_case)
-        pairs = {
-            "Mode": (mine["mode"], stored["mode"]),
-            "Currency": (mine["builtin"]["currency"], stored["builtin"]["currency"]),
-            "Discount rate (%)": (
-                mine["builtin"]["discountRatePct"],
-                stored["builtin"]["discountRatePct"],
-            ),
-            "Horizon (years)": (mine["builtin"]["horizonYears"], stored["builtin"]["horizonYears"]),
-            "Cash flows": (
-                "; ".join(
-                    f"year {x['year']}: {x['cost']} / {x['benefit']}"
-                    for x in mine["builtin"]["lines"]
-                ),
-                "; ".join(
-                    f"year {x['year']}: {x['cost']} / {x['benefit']}"
-                    for x in stored["builtin"]["lines"]
-                ),
-            ),
-        }
-        return [
-            {"label": label, "yours": str(a), "stored": str(b)}
-            for label, (a, b) in pairs.items()
-            if str(a) != str(b)
-        ]
-    labels = THESIS_LABELS if section == "thesis" else ADOPTION_LABELS
-    stored = stored_thesis(case) if section == "thesis" else stored_adoption(case)
-    mine = dict(submitted)
+        return conflict_rows(
+            FINANCIAL_LABELS,
+            _financial_text(submitted["financialCase"]),
+            _financial_text(finance.storable(case.financial_case)),
+        )
     if section == "thesis":
-        mine["designPrinciples"] = "\n".join(submitted["designPrinciples"])
-    return [
-        {"label": labels[field], "yours": mine.get(field, ""), "stored": stored.get(field, "")}
-        for field in labels
-        if (mine.get(field) or "").strip() != (stored.get(field) or "").strip()
-    ]
+        return conflict_rows(THESIS_LABELS, _form_values(section, submitted), stored_thesis(case))
+    return conflict_rows(ADOPTION_LABELS, submitted, stored_adoption(case))
 
 
 def _form_values(section: str, data: dict) -> dict:

@@ -1,31 +1,39 @@
-"""What the four register pages share: the register descriptions, the page and row
-rendering (the full page and the HTMX responses render the same partials), inline save with
-422 errors in the row and a conflict row on a stale save, delete, the read-only detail."""
+"""What the four register pages share, as one class: `RegisterPages` declares a register (its
+resource, names and template) and serves its pages the way Django's `ModelAdmin` serves an
+admin: `get_urls()` gives the URL patterns of the list, add, detail, edit and delete views,
+and each register's module subclasses it, overriding the hooks (rows, `extra`, create, update,
+delete, the form's choices, the edit and detail checks) and adding its own acts to
+`get_urls()`. The full page and the HTMX responses render the same partials; an inline save
+answers 422 with the errors in the row and a conflict row on a stale save
+(`governance.conflicts`); the table and the pictures are cached by what they show."""
 
 import contextlib
 import hashlib
 import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache, partial
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib import messages
 from django.core.cache import cache as shared_cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
+from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import reswap, retarget
 
-from governance import audit_text, formatting
+from governance import audit_text, formatting, permissions
 from governance import services as kernel_services
+from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.http import render_htmx
+from governance.http import page, render_htmx
 from governance.models import RAG_CHOICES, AuditEntry, Project
 from governance.people import browsers_among, resolve, search_browsers
 from governance.permissions import Caller
@@ -42,47 +50,17 @@ from registers.services.common import get_in_project
 
 ORDER = ["work-packages", "risks", "decisions", "changes"]
 
-
-@dataclass(frozen=True)
-class Register:
-    slug: str
-    title: str
-    noun: str
-    anchor: str
-    template: str
-    model: type
-    id_kwarg: str
-    labels: dict[str, str]
-    records: Callable[[Project], list]
-    extra: Callable[[Project], dict]
-    to_dict: Callable[[Any], dict]
-    create: Callable[..., Any]
-    update: Callable[..., Any]
-    delete: Callable[..., Any] | None
-    empty_hint: str
-    summary: Callable[[Project], dict] | None = None
-    # The register's pictures (server-drawn charts) from its decorated rows and `extra`.
-    pictures: Callable[[Project, list, dict, str], list] | None = None
-    # The attribute that names a record to a person ("Deleted the risk “Vendor delay”").
-    name_field: str = "pk"
-    # The fields its create service accepts that rebuild a deleted record whole; empty where
-    # a delete cannot be undone (a work package's linked issues and baselines are gone).
-    restorable: frozenset[str] = frozenset()
-
-    def base_url(self, project: Project) -> str:
-        return reverse(f"registers:{self.slug}", args=[project.key])
+REGISTERS: dict[str, "RegisterPages"] = {}
 
 
-REGISTERS: dict[str, Register] = {}
+def register(pages: "RegisterPages") -> "RegisterPages":
+    REGISTERS[pages.slug] = pages
+    return pages
 
 
-def register(reg: Register) -> Register:
-    REGISTERS[reg.slug] = reg
-    return reg
-
-
-def record_id(reg: Register, kwargs: dict) -> Any:
-    return kwargs[reg.id_kwarg]
+def expected_revision(request: HttpRequest) -> int | None:
+    raw = request.POST.get("revision", "")
+    return int(raw) if raw.isdigit() else None
 
 
 # --- people and choices --------------------------------------------------------------------
@@ -111,17 +89,6 @@ def people_choices(project: Project, current: Iterable[str | None] = ()) -> list
     )
 
 
-# --- rendering -------------------------------------------------------------------------------
-
-
-def decorated(reg: Register, project: Project, caller: Caller, records: list, extra_ids=()):
-    """Resolve everyone the rows show in one call and precompute each row's display values."""
-    extra = reg.extra(project)
-    people = resolve(tables.person_ids(reg.slug, records) | set(extra_ids))
-    tables.decorate(reg.slug, records, people, caller, extra, reg.base_url(project))
-    return people, extra
-
-
 STATIC_CHOICES = {
     "wp_status": [(v, v) for v in WP_STATUSES],
     "rag": [(v, "No RAG" if v == "None" else v) for v in RAG_CHOICES],
@@ -144,74 +111,22 @@ def csrf_input(request: HttpRequest | None) -> str:
     )
 
 
-def common_context(
-    reg: Register, project: Project, caller: Caller, request: HttpRequest | None = None, **more
-) -> dict:
-    form = more.get("form")
-    if form and reg.slug == "work-packages":  # the budget phasing month grid
-        form["phasing_rows"] = forms.phasing_rows(form["values"].get("budgetPhasing") or "")
-    return {
-        "csrf_input": csrf_input(request),
-        "project": project,
-        "caller": caller,
-        "tab": "registers",
-        "reg": reg,
-        "register": reg.slug,
-        "base": reg.base_url(project),
-        "can_edit": caller.can_edit_registers,
-        "static": STATIC_CHOICES,
-        "detail_template": f"{reg.template}#detail",
-        **more,
-    }
+def form_people(form: dict | None) -> set[str]:
+    return {a for a, _ in (form or {}).get("choices", {}).get("people", [])}
 
 
-def page_context(
-    request: HttpRequest,
-    reg: Register,
-    project: Project,
-    caller: Caller,
-    *,
-    form: dict | None = None,
-) -> dict:
-    records = reg.records(project)
-    extra_ids = form_people(form)
-    people, extra = decorated(reg, project, caller, records, extra_ids)
-    table = tables.build(reg.slug, records, request.GET, people)
-    counts = selectors.register_counts(project)
-    return common_context(
-        reg,
-        project,
-        caller,
-        request,
-        table=table,
-        rows=table.rows,
-        people=people,
-        extra=extra,
-        counts=counts,
-        registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
-        summary=reg.summary(project) if reg.summary else None,
-        # A callable: the template calls it where the page shows the pictures, so a table
-        # swap never draws them.
-        pictures_html=partial(pictures_html, reg, project, records, extra),
-        form=form,
-        editing_id=form.get("uuid") if form else None,
+def htmx_response(content: str, status: int) -> HttpResponse:
+    response = HttpResponse(content, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def history(project: Project, record) -> list[AuditEntry]:
+    return list(
+        AuditEntry.objects.filter(project_key=project.key, target_id=str(record.pk)).order_by(
+            "-at", "-id"
+        )[:50]
     )
-
-
-def render_page(
-    request: HttpRequest,
-    reg: Register,
-    project: Project,
-    caller: Caller,
-    *,
-    form: dict | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    """The register page, or its table alone for an HTMX filter / sort request."""
-    context = page_context(request, reg, project, caller, form=form)
-    if form is None:
-        context["table_html"] = table_html(request, reg, context)
-    return render_htmx(request, reg.template, context, partial="table", status=status)
 
 
 # --- the rendered table, cached by what it shows ------------------------------------------------
@@ -251,7 +166,7 @@ def _record_text(record: Any) -> str:
 _stored_text = tables.stored_text
 
 
-def table_cache_key(request: HttpRequest, reg: Register, context: dict) -> str:
+def table_cache_key(request: HttpRequest, reg: "RegisterPages", context: dict) -> str:
     caller: Caller = context["caller"]
     project: Project = context["project"]
     table = context["table"]
@@ -294,7 +209,7 @@ def _keep_table(key: str, html: str) -> None:
         _TABLES_CHARS += len(html)
 
 
-def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
+def table_html(request: HttpRequest, reg: "RegisterPages", context: dict) -> str:
     """The table partial, from the cache when the same table was rendered before."""
     key = table_cache_key(request, reg, context)
     html = _TABLES.get(key)
@@ -317,7 +232,7 @@ def table_html(request: HttpRequest, reg: Register, context: dict) -> str:
 # them. They are drawn only when the page shows them (an HTMX table swap does not).
 
 
-def pictures_cache_key(reg: Register, project: Project, records: list, extra: Any) -> str:
+def pictures_cache_key(reg: "RegisterPages", project: Project, records: list, extra: Any) -> str:
     digest = hashlib.blake2b(digest_size=20)
     parts = [
         formatting.currency(),
@@ -331,9 +246,9 @@ def pictures_cache_key(reg: Register, project: Project, records: list, extra: An
     return f"registers:pictures:{digest.hexdigest()}"
 
 
-def pictures_html(reg: Register, project: Project, records: list, extra: Any) -> str:
+def pictures_html(reg: "RegisterPages", project: Project, records: list, extra: Any) -> str:
     """The register's pictures, rendered, from the cache when the same were drawn before."""
-    if not reg.pictures:
+    if not reg.draws_pictures:
         return ""
     key = pictures_cache_key(reg, project, records, extra)
     html = shared_cache.get(key)
@@ -344,361 +259,523 @@ def pictures_html(reg: Register, project: Project, records: list, extra: Any) ->
     return mark_safe(html)  # rendered by our template, autoescaped
 
 
-def _htmx_response(content: str, status: int) -> HttpResponse:
-    response = HttpResponse(content, status=status)
-    patch_vary_headers(response, ("HX-Request",))
-    return response
-
-
-def tabs_oob(reg: Register, project: Project) -> str:
-    """The register sub-tab bar with fresh counts, swapped out of band after an add or a
-    delete."""
-    counts = selectors.register_counts(project)
-    return render_to_string(
-        "registers/_tabs.html",
-        {
-            "project": project,
-            "register": reg.slug,
-            "registers": [(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
-            "oob": True,
-        },
-    )
-
-
-def row_html(
-    request: HttpRequest,
-    reg: Register,
-    project: Project,
-    caller: Caller,
-    record,
-    *,
-    partial: str = "row",
-    **more,
-) -> str:
-    records = [record] if record is not None else []
-    people, extra = decorated(reg, project, caller, records, form_people(more.get("form")))
-    context = common_context(
-        reg, project, caller, request, r=record, people=people, extra=extra, **more
-    )
-    return render_to_string(f"{reg.template}#{partial}", context, request=request)
-
-
-def render_row(
-    request: HttpRequest,
-    reg: Register,
-    project: Project,
-    caller: Caller,
-    record,
-    *,
-    status: int = 200,
-    tabs: bool = False,
-    notice: str = "",
-    saved: bool = False,
-) -> HttpResponse:
-    html = row_html(request, reg, project, caller, record, notice=notice, saved=saved)
-    if tabs:
-        html += tabs_oob(reg, project)
-    return _htmx_response(html, status)
-
-
-def form_people(form: dict | None) -> set[str]:
-    return {a for a, _ in (form or {}).get("choices", {}).get("people", [])}
-
-
-# --- forms -------------------------------------------------------------------------------------
-
-
-def new_form(reg: Register, project: Project, values: dict | None = None) -> dict:
-    values = forms.blank_values(reg.slug, values)
-    return {
-        "id": None,
-        "key": "new",
-        "uuid": None,
-        "values": values,
-        "errors": {},
-        "message": "",
-        "conflict": [],
-        "revision": None,
-        "choices": form_choices(reg, project, values),
-    }
-
-
-def edit_form(reg: Register, project: Project, record, values: dict | None = None) -> dict:
-    values = values or forms.values_from_record(reg.slug, reg.to_dict(record))
-    return {
-        "id": str(record.pk),
-        "key": str(record.pk),
-        "uuid": record.pk,
-        "values": values,
-        "errors": {},
-        "message": "",
-        "conflict": [],
-        "revision": record.revision,
-        "choices": form_choices(reg, project, values),
-    }
-
-
-def form_choices(reg: Register, project: Project, values: dict) -> dict:
-    named = [v for k, v in values.items() if k.endswith("AccountId") and isinstance(v, str)]
-    choices: dict[str, Any] = {"people": people_choices(project, named)}
-    if reg.slug == "decisions":
-        choices["minutes"] = [
-            (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
-            for m in selectors.steering_minutes(project)
-        ]
-    if reg.slug == "changes":
-        choices["packages"] = sorted(
-            selectors.work_package_names(project).items(), key=lambda p: p[1].casefold()
-        )
-    return choices
-
-
-def render_form(
-    request: HttpRequest,
-    reg: Register,
-    project: Project,
-    caller: Caller,
-    form: dict,
-    *,
-    status: int = 200,
-    record=None,
-) -> HttpResponse:
-    """The add or edit row: alone for HTMX, else the whole page with that row open."""
-    if not request.htmx:
-        return render_page(request, reg, project, caller, form=form, status=status)
-    html = row_html(request, reg, project, caller, record, partial="row-edit", form=form)
-    return _htmx_response(html, status)
-
-
-def _expected_revision(request: HttpRequest) -> int | None:
-    raw = request.POST.get("revision", "")
-    return int(raw) if raw.isdigit() else None
-
-
-def conflict_rows(reg: Register, mine: dict, current) -> list[dict]:
-    """Field by field, what the person submitted and what is stored now, where they differ."""
-    theirs = forms.values_from_record(reg.slug, reg.to_dict(current))
-    people = resolve(
-        value
-        for values in (mine, theirs)
-        for field, value in values.items()
-        if field.endswith("AccountId") and isinstance(value, str)
-    )
-    rows = []
-    for field in forms.FIELDS[reg.slug]:
-        yours, stored = mine.get(field, ""), theirs.get(field, "")
-        if _normal(yours) != _normal(stored):
-            rows.append(
-                {
-                    "field": field,
-                    "label": reg.labels.get(field, field),
-                    "yours": _shown(yours, people),
-                    "theirs": _shown(stored, people),
-                }
-            )
-    return rows
-
-
-def _normal(value: Any) -> Any:
-    if isinstance(value, list):
-        return sorted(value)
-    return (value or "").strip().replace("\r\n", "\n")
-
-
-def _shown(value: Any, people) -> str:
-    if isinstance(value, list):
-        return ", ".join(value) or "—"
-    person = people.get(value)
-    if person:
-        return person.display_name
-    return value or "—"
-
-
-def save(
-    request: HttpRequest, reg: Register, project: Project, caller: Caller, pk=None
-) -> HttpResponse:
-    """Create (pk None) or update from the submitted row form. 201/200 with the read row;
-    422 with the errors in the row; 412 with a conflict row that shows yours and theirs;
-    409 with the reason in the row when the register or the record no longer allows it."""
-    data = forms.data_from_post(reg.slug, request.POST)
-    values = forms.values_from_post(reg.slug, request.POST)
-    current = None
-    # Numbers the page cannot read are refused with the service's own errors, in one answer:
-    # the service still checks the rest, and what it wrote is rolled back.
-    unreadable = forms.number_errors(reg.slug, data)
-    try:
-        with transaction.atomic():
-            if pk is None:
-                record = reg.create(caller=caller, data=data)
-            else:
-                record = reg.update(
-                    caller=caller, pk=pk, data=data, expected_revision=_expected_revision(request)
-                )
-            if unreadable:
-                raise ValidationFailed({})
-    except ValidationFailed as exc:
-        current = _current(reg, project, pk)
-        form = _form_for(reg, project, current, values)
-        form["errors"] = forms.errors_by_field(reg.slug, {**exc.fields, **unreadable})
-        form["message"] = "This was not saved: correct the fields marked below."
-        return render_form(request, reg, project, caller, form, status=422, record=current)
-    except Stale:
-        current = _current(reg, project, pk)
-        form = _form_for(reg, project, current, values)
-        form["conflict"] = conflict_rows(reg, values, current)
-        form["message"] = (
-            f"Someone else saved this {reg.noun} while you were editing it. Their version is "
-            "shown beside yours; save again to replace it with yours, or cancel to keep theirs."
-        )
-        return render_form(request, reg, project, caller, form, status=412, record=current)
-    except (Conflict, Frozen) as exc:
-        current = _current(reg, project, pk)
-        form = _form_for(reg, project, current, values)
-        form["message"] = exc.message
-        return render_form(request, reg, project, caller, form, status=exc.status, record=current)
-    if not request.htmx:
-        return HttpResponseRedirect(f"{reg.base_url(project)}#{reg.anchor}-{record.pk}")
-    return render_row(
-        request,
-        reg,
-        project,
-        caller,
-        record,
-        status=201 if pk is None else 200,
-        tabs=pk is None,
-        saved=True,
-    )
-
-
-def _current(reg: Register, project: Project, pk):
-    if pk is None:
-        return None
-    return get_in_project(reg.model, project, pk, lock=False)
-
-
-def _form_for(reg: Register, project: Project, current, values: dict) -> dict:
-    if current is None:
-        return new_form(reg, project, values)
-    return edit_form(reg, project, current, values)
-
-
 UNDO_SESSION_KEY = "register_undo"
 UNDO_KEEP = 10
 
 
-def record_name(reg: Register, record) -> str:
-    return str(getattr(record, reg.name_field, "") or "").strip() or f"this {reg.noun}"
+class RegisterPages:
+    """A register's pages. Subclass it, set the class attributes, override the hooks the
+    register needs, and add its own acts to `get_urls()`."""
 
+    slug: ClassVar[str]  # its URL segment, the list view's URL name, the tables' and forms' key
+    title: ClassVar[str]
+    noun: ClassVar[str]
+    # A row's anchor (`<anchor>-<uuid>`) and the prefix of the URL names (`<anchor>-new`, ...).
+    anchor: ClassVar[str]
+    template: ClassVar[str]
+    model: ClassVar[type]
+    id_kwarg: ClassVar[str]  # the URL's record id (`wp_id`, `risk_id`, ...)
+    labels: ClassVar[dict[str, str]]
+    empty_hint: ClassVar[str]
+    # The attribute that names a record to a person ("Deleted the risk “Vendor delay”").
+    name_field: ClassVar[str] = "pk"
+    # The fields its create service accepts that rebuild a deleted record whole; empty where
+    # a delete cannot be undone (a work package's linked issues and baselines are gone).
+    restorable: ClassVar[frozenset[str]] = frozenset()
+    deletable: ClassVar[bool] = True
+    # Whether the page shows the register's pictures (`pictures`), server-drawn charts.
+    draws_pictures: ClassVar[bool] = False
 
-def delete(
-    request: HttpRequest, reg: Register, project: Project, caller: Caller, pk
-) -> HttpResponse:
-    """Delete after confirmation. HTMX: the row disappears, the counts update and the page
-    says what was deleted, with Undo where the register's create service can rebuild the
-    record; a stale or refused delete answers with the row and the reason."""
-    record = _current(reg, project, pk)
-    name = record_name(reg, record)
-    restore = (
-        {k: v for k, v in reg.to_dict(record).items() if k in reg.restorable}
-        if reg.restorable
-        else None
-    )
-    try:
-        reg.delete(caller=caller, pk=pk, expected_revision=_expected_revision(request))
-    except (Stale, Conflict, Frozen) as exc:
-        current = _current(reg, project, pk)
-        notice = (
-            f"Not deleted: someone changed this {reg.noun} since you loaded it. "
-            "Check it, then delete again."
-            if isinstance(exc, Stale)
-            else f"Not deleted: {exc.message}"
+    # --- hooks ---------------------------------------------------------------------------
+
+    def records(self, project: Project) -> list:
+        """The register's rows, in its own order, with what its table shows."""
+        raise NotImplementedError
+
+    def extra(self, project: Project) -> dict:
+        """Project-wide values the rows are decorated with (thresholds, names, the plan)."""
+        return {}
+
+    def summary(self, project: Project) -> dict | None:
+        """What the page shows above the table."""
+        return None
+
+    def pictures(self, project: Project, records: list, extra: dict, url: str) -> list:
+        """The register's pictures from its decorated rows and `extra` (see draws_pictures)."""
+        return []
+
+    def to_dict(self, record) -> dict:
+        raise NotImplementedError
+
+    def create(self, *, caller: Caller, data: dict):
+        raise NotImplementedError
+
+    def update(self, *, caller: Caller, pk, data: dict, expected_revision: int | None):
+        raise NotImplementedError
+
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
+        raise NotImplementedError
+
+    def check_editable(self, record) -> None:
+        """Refuse (409) the edit form of a record its state keeps from being edited."""
+
+    def form_choices(self, project: Project, values: dict) -> dict:
+        """The add and edit form's choices: the people pickers, and the register's own."""
+        named = [v for k, v in values.items() if k.endswith("AccountId") and isinstance(v, str)]
+        return {"people": people_choices(project, named)}
+
+    def prepare_form(self, form: dict) -> None:
+        """Values the register's form partial needs beyond the submitted values."""
+
+    def detail_extra(self, record) -> dict:
+        """More context for the record's read-only detail page."""
+        return {}
+
+    # --- URLs and views --------------------------------------------------------------------
+
+    def base_url(self, project: Project) -> str:
+        return reverse(f"registers:{self.slug}", args=[project.key])
+
+    def record_id(self, kwargs: dict) -> Any:
+        return kwargs[self.id_kwarg]
+
+    @staticmethod
+    def view(method: Callable, *methods: str) -> Callable:
+        """A page view from a bound method: the HTTP methods it answers, signed in, and the
+        answer varying with `HX-Request` (a full page, a fragment or a redirect)."""
+        return page(*methods)(vary_on_headers("HX-Request")(method))
+
+    def item_route(self) -> str:
+        return f"{self.slug}/<uuid:{self.id_kwarg}>/"
+
+    def get_urls(self) -> list[URLPattern]:
+        item, name = self.item_route(), self.anchor
+        urls = [
+            path(f"{self.slug}/", self.view(self.list_view, "GET", "POST"), name=self.slug),
+            path(f"{self.slug}/new/", self.view(self.new_view, "GET"), name=f"{name}-new"),
+            path(item, self.view(self.detail_view, "GET", "POST"), name=f"{name}-detail"),
+            path(f"{item}edit/", self.view(self.edit_view, "GET"), name=f"{name}-edit"),
+        ]
+        if self.deletable:
+            urls.append(
+                path(f"{item}delete/", self.view(self.delete_view, "POST"), name=f"{name}-delete")
+            )
+        return urls
+
+    def list_view(self, request: HttpRequest, key: str) -> HttpResponse:
+        """GET: the register page (HTMX: its table, filtered and sorted). POST: add a row."""
+        project, caller = permissions.project_for(request, key)
+        if request.method == "POST":
+            return self.save(request, project, caller)
+        return self.render_page(request, project, caller)
+
+    def new_view(self, request: HttpRequest, key: str) -> HttpResponse:
+        project, caller = permissions.editable_project_for(request, key)
+        project.assert_registers_unfrozen()
+        return self.render_form(request, project, caller, self.new_form(project))
+
+    def detail_view(self, request: HttpRequest, key: str, **kwargs) -> HttpResponse:
+        """GET: the read-only detail page (HTMX: the read row, as a cancelled edit shows it).
+        POST: save the inline edit."""
+        project, caller = permissions.project_for(request, key)
+        pk = self.record_id(kwargs)
+        if request.method == "POST":
+            return self.save(request, project, caller, pk)
+        record = self.current(project, pk)
+        if request.htmx:
+            return self.render_row(request, project, caller, record)
+        context = self.detail_context(request, project, caller, record, **self.detail_extra(record))
+        return render(request, "registers/detail.html", context)
+
+    def edit_view(self, request: HttpRequest, key: str, **kwargs) -> HttpResponse:
+        project, caller = permissions.editable_project_for(request, key)
+        project.assert_registers_unfrozen()
+        record = self.current(project, self.record_id(kwargs))
+        self.check_editable(record)
+        form = self.edit_form(project, record)
+        return self.render_form(request, project, caller, form, record=record)
+
+    def delete_view(self, request: HttpRequest, key: str, **kwargs) -> HttpResponse:
+        """Delete after confirmation. HTMX: the row disappears, the counts update and the page
+        says what was deleted, with Undo where the register's create service can rebuild the
+        record; a stale or refused delete answers with the row and the reason."""
+        project, caller = permissions.project_for(request, key)
+        pk = self.record_id(kwargs)
+        record = self.current(project, pk)
+        name = self.record_name(record)
+        restore = (
+            {k: v for k, v in self.to_dict(record).items() if k in self.restorable}
+            if self.restorable
+            else None
         )
+        try:
+            self.delete(caller=caller, pk=pk, expected_revision=expected_revision(request))
+        except (Stale, Conflict, Frozen) as exc:
+            current = self.current(project, pk)
+            notice = (
+                f"Not deleted: someone changed this {self.noun} since you loaded it. "
+                "Check it, then delete again."
+                if isinstance(exc, Stale)
+                else f"Not deleted: {exc.message}"
+            )
+            if not request.htmx:
+                raise
+            response = self.render_row(
+                request, project, caller, current, status=exc.status, notice=notice
+            )
+            return self.into_row(response, pk)
+        token = self.stash_undo(request, project, name, restore) if restore is not None else ""
+        message = f"Deleted the {self.noun} “{name}”."
         if not request.htmx:
-            raise
-        response = render_row(
-            request, reg, project, caller, current, status=exc.status, notice=notice
+            messages.success(request, message)
+            return HttpResponseRedirect(self.base_url(project))
+        flash = render_to_string(
+            "registers/_deleted.html",
+            {"message": message, "token": token, "project": project, "reg": self},
+            request=request,
         )
-        return _into_row(response, reg, pk)
-    token = _stash_undo(request, reg, project, name, restore) if restore is not None else ""
-    message = f"Deleted the {reg.noun} “{name}”."
-    if not request.htmx:
-        messages.success(request, message)
-        return HttpResponseRedirect(reg.base_url(project))
-    flash = render_to_string(
-        "registers/_deleted.html",
-        {"message": message, "token": token, "project": project, "reg": reg},
-        request=request,
-    )
-    return _into_row(_htmx_response(tabs_oob(reg, project) + flash, 200), reg, pk)
+        return self.into_row(htmx_response(self.tabs_oob(project) + flash, 200), pk)
 
+    # --- the page, the table and the rows --------------------------------------------------
 
-def _into_row(response: HttpResponse, reg: Register, pk) -> HttpResponse:
-    """The answer replaces the record's row: a row's Delete button submits the table's one
-    shared form (`_row_forms.html`), which cannot name the row itself."""
-    response["HX-Retarget"] = f"#{reg.anchor}-{pk}"
-    response["HX-Reswap"] = "outerHTML"
-    return response
+    def decorated(self, project: Project, caller: Caller, records: list, extra_ids=()):
+        """Resolve everyone the rows show in one call and precompute each row's display
+        values."""
+        extra = self.extra(project)
+        people = resolve(tables.person_ids(self.slug, records) | set(extra_ids))
+        tables.decorate(self.slug, records, people, caller, extra, self.base_url(project))
+        return people, extra
 
+    def tabs(self, project: Project) -> list[tuple[str, str, int]]:
+        """The register sub-tabs: each register's slug, title and row count."""
+        counts = selectors.register_counts(project)
+        return [(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER]
 
-def _stash_undo(request, reg: Register, project: Project, name: str, data: dict) -> str:
-    """Keep what Undo needs in the person's session (the last few deletes only)."""
-    token = secrets.token_urlsafe(12)
-    stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
-    stash[token] = {"register": reg.slug, "project": project.key, "name": name, "data": data}
-    request.session[UNDO_SESSION_KEY] = dict(list(stash.items())[-UNDO_KEEP:])
-    return token
+    def common_context(
+        self, project: Project, caller: Caller, request: HttpRequest | None = None, **more
+    ) -> dict:
+        form = more.get("form")
+        if form:
+            self.prepare_form(form)
+        return {
+            "csrf_input": csrf_input(request),
+            "project": project,
+            "caller": caller,
+            "tab": "registers",
+            "reg": self,
+            "register": self.slug,
+            "base": self.base_url(project),
+            "can_edit": caller.can_edit_registers,
+            "static": STATIC_CHOICES,
+            "detail_template": f"{self.template}#detail",
+            **more,
+        }
 
-
-def undo_delete(
-    request: HttpRequest, reg: Register, project: Project, caller: Caller, token: str
-) -> HttpResponse:
-    """Undo a delete made in this session: the register's create service makes the record
-    again from what it held (a new record, audited as created). Once only."""
-    stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
-    entry = stash.pop(token, None)
-    request.session[UNDO_SESSION_KEY] = stash
-    if not entry or entry["register"] != reg.slug or entry["project"] != project.key:
-        messages.error(request, "There is nothing to undo: it was undone already or expired.")
-        return HttpResponseRedirect(reg.base_url(project))
-    try:
-        record = reg.create(caller=caller, data=entry["data"])
-    except (ValidationFailed, Conflict, Frozen) as exc:
-        messages.error(
-            request, f"The {reg.noun} “{entry['name']}” could not be restored: {exc.message}"
+    def page_context(
+        self, request: HttpRequest, project: Project, caller: Caller, *, form: dict | None = None
+    ) -> dict:
+        records = self.records(project)
+        people, extra = self.decorated(project, caller, records, form_people(form))
+        table = tables.build(self.slug, records, request.GET, people)
+        counts = selectors.register_counts(project)
+        return self.common_context(
+            project,
+            caller,
+            request,
+            table=table,
+            rows=table.rows,
+            people=people,
+            extra=extra,
+            counts=counts,
+            registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
+            summary=self.summary(project),
+            # A callable: the template calls it where the page shows the pictures, so a table
+            # swap never draws them.
+            pictures_html=partial(pictures_html, self, project, records, extra),
+            form=form,
+            editing_id=form.get("uuid") if form else None,
         )
-        return HttpResponseRedirect(reg.base_url(project))
-    messages.success(request, f"Restored the {reg.noun} “{entry['name']}”.")
-    return HttpResponseRedirect(f"{reg.base_url(project)}#{reg.anchor}-{record.pk}")
 
+    def render_page(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        *,
+        form: dict | None = None,
+        status: int = 200,
+    ) -> HttpResponse:
+        """The register page, or its table alone for an HTMX filter / sort request."""
+        context = self.page_context(request, project, caller, form=form)
+        if form is None:
+            context["table_html"] = table_html(request, self, context)
+        return render_htmx(request, self.template, context, partial="table", status=status)
 
-# --- read-only detail ------------------------------------------------------------------------
+    def render_table(self, request: HttpRequest, project: Project, caller: Caller, **more):
+        """After a write to the table's order: the table again (without script, the page)."""
+        if not request.htmx:
+            return HttpResponseRedirect(self.base_url(project))
+        context = self.page_context(request, project, caller)
+        context.update(more)
+        return render_htmx(request, self.template, context, partial="table")
 
+    def tabs_oob(self, project: Project) -> str:
+        """The register sub-tab bar with fresh counts, swapped out of band after an add or a
+        delete."""
+        return render_to_string(
+            "registers/_tabs.html",
+            {
+                "project": project,
+                "register": self.slug,
+                "registers": self.tabs(project),
+                "oob": True,
+            },
+        )
 
-def history(project: Project, record) -> list[AuditEntry]:
-    return list(
-        AuditEntry.objects.filter(project_key=project.key, target_id=str(record.pk)).order_by(
-            "-at", "-id"
-        )[:50]
-    )
-
-
-def detail_context(
-    request: HttpRequest, reg: Register, project: Project, caller: Caller, record, **more
-) -> dict:
-    entries = history(project, record)
-    people, extra = decorated(reg, project, caller, [record], {e.actor_account_id for e in entries})
-    counts = selectors.register_counts(project)
-    return common_context(
-        reg,
-        project,
-        caller,
-        request,
-        r=record,
-        people=people,
-        extra=extra,
-        entries=entries,
-        history_lines=audit_text.describe(entries, record_known=True),
-        detail_page=True,
-        registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
+    def row_html(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record,
+        *,
+        partial: str = "row",
         **more,
-    )
+    ) -> str:
+        """One of the template's row partials (`row`, `row-edit`, a register's own)."""
+        records = [record] if record is not None else []
+        people, extra = self.decorated(project, caller, records, form_people(more.get("form")))
+        context = self.common_context(
+            project, caller, request, r=record, people=people, extra=extra, **more
+        )
+        return render_to_string(f"{self.template}#{partial}", context, request=request)
+
+    def render_row(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record,
+        *,
+        status: int = 200,
+        tabs: bool = False,
+        notice: str = "",
+        saved: bool = False,
+    ) -> HttpResponse:
+        html = self.row_html(request, project, caller, record, notice=notice, saved=saved)
+        if tabs:
+            html += self.tabs_oob(project)
+        return htmx_response(html, status)
+
+    def render_partial(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record,
+        partial: str,
+        *,
+        status: int = 200,
+        **more,
+    ) -> HttpResponse:
+        """A row partial of the register's own acts, as an HTMX answer."""
+        html = self.row_html(request, project, caller, record, partial=partial, **more)
+        return htmx_response(html, status)
+
+    def into_row(self, response: HttpResponse, pk) -> HttpResponse:
+        """The answer replaces the record's row: a row's Delete button submits the table's one
+        shared form (`_row_forms.html`), which cannot name the row itself."""
+        return reswap(retarget(response, f"#{self.anchor}-{pk}"), "outerHTML")
+
+    # --- forms -----------------------------------------------------------------------------
+
+    def new_form(self, project: Project, values: dict | None = None) -> dict:
+        values = forms.blank_values(self.slug, values)
+        return {
+            "id": None,
+            "key": "new",
+            "uuid": None,
+            "values": values,
+            "errors": {},
+            "message": "",
+            "conflict": [],
+            "revision": None,
+            "choices": self.form_choices(project, values),
+        }
+
+    def edit_form(self, project: Project, record, values: dict | None = None) -> dict:
+        values = values or forms.values_from_record(self.slug, self.to_dict(record))
+        return {
+            "id": str(record.pk),
+            "key": str(record.pk),
+            "uuid": record.pk,
+            "values": values,
+            "errors": {},
+            "message": "",
+            "conflict": [],
+            "revision": record.revision,
+            "choices": self.form_choices(project, values),
+        }
+
+    def render_form(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        form: dict,
+        *,
+        status: int = 200,
+        record=None,
+    ) -> HttpResponse:
+        """The add or edit row: alone for HTMX, else the whole page with that row open."""
+        if not request.htmx:
+            return self.render_page(request, project, caller, form=form, status=status)
+        return self.render_partial(
+            request, project, caller, record, "row-edit", status=status, form=form
+        )
+
+    def conflict_rows(self, mine: dict, current) -> list[dict]:
+        """Field by field, what the person submitted and what is stored now, where they
+        differ."""
+        labels = {field: self.labels.get(field, field) for field in forms.FIELDS[self.slug]}
+        stored = forms.values_from_record(self.slug, self.to_dict(current))
+        return conflict_rows(labels, mine, stored)
+
+    def save(self, request: HttpRequest, project: Project, caller: Caller, pk=None):
+        """Create (pk None) or update from the submitted row form. 201/200 with the read row;
+        422 with the errors in the row; 412 with a conflict row that shows yours and theirs;
+        409 with the reason in the row when the register or the record no longer allows it."""
+        data = forms.data_from_post(self.slug, request.POST)
+        values = forms.values_from_post(self.slug, request.POST)
+        # Numbers the page cannot read are refused with the service's own errors, in one
+        # answer: the service still checks the rest, and what it wrote is rolled back.
+        unreadable = forms.number_errors(self.slug, data)
+        try:
+            with transaction.atomic():
+                if pk is None:
+                    record = self.create(caller=caller, data=data)
+                else:
+                    record = self.update(
+                        caller=caller,
+                        pk=pk,
+                        data=data,
+                        expected_revision=expected_revision(request),
+                    )
+                if unreadable:
+                    raise ValidationFailed({})
+        except ValidationFailed as exc:
+            current = self.current(project, pk)
+            form = self.form_for(project, current, values)
+            form["errors"] = forms.errors_by_field(self.slug, {**exc.fields, **unreadable})
+            form["message"] = "This was not saved: correct the fields marked below."
+            return self.render_form(request, project, caller, form, status=422, record=current)
+        except Stale:
+            current = self.current(project, pk)
+            form = self.form_for(project, current, values)
+            form["conflict"] = self.conflict_rows(values, current)
+            form["message"] = (
+                f"Someone else saved this {self.noun} while you were editing it. Their version "
+                "is shown beside yours; save again to replace it with yours, or cancel to keep "
+                "theirs."
+            )
+            return self.render_form(request, project, caller, form, status=412, record=current)
+        except (Conflict, Frozen) as exc:
+            current = self.current(project, pk)
+            form = self.form_for(project, current, values)
+            form["message"] = exc.message
+            return self.render_form(
+                request, project, caller, form, status=exc.status, record=current
+            )
+        if not request.htmx:
+            return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
+        return self.render_row(
+            request,
+            project,
+            caller,
+            record,
+            status=201 if pk is None else 200,
+            tabs=pk is None,
+            saved=True,
+        )
+
+    def current(self, project: Project, pk):
+        """The stored record (404 when it is not the project's), or None for a new one."""
+        if pk is None:
+            return None
+        return get_in_project(self.model, project, pk, lock=False)
+
+    def form_for(self, project: Project, current, values: dict) -> dict:
+        if current is None:
+            return self.new_form(project, values)
+        return self.edit_form(project, current, values)
+
+    # --- undo a delete ---------------------------------------------------------------------
+
+    def record_name(self, record) -> str:
+        return str(getattr(record, self.name_field, "") or "").strip() or f"this {self.noun}"
+
+    def stash_undo(self, request, project: Project, name: str, data: dict) -> str:
+        """Keep what Undo needs in the person's session (the last few deletes only)."""
+        token = secrets.token_urlsafe(12)
+        stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
+        stash[token] = {"register": self.slug, "project": project.key, "name": name, "data": data}
+        request.session[UNDO_SESSION_KEY] = dict(list(stash.items())[-UNDO_KEEP:])
+        return token
+
+    def undo_delete(
+        self, request: HttpRequest, project: Project, caller: Caller, token: str
+    ) -> HttpResponse:
+        """Undo a delete made in this session: the register's create service makes the record
+        again from what it held (a new record, audited as created). Once only."""
+        stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
+        entry = stash.pop(token, None)
+        request.session[UNDO_SESSION_KEY] = stash
+        if not entry or entry["register"] != self.slug or entry["project"] != project.key:
+            messages.error(request, "There is nothing to undo: it was undone already or expired.")
+            return HttpResponseRedirect(self.base_url(project))
+        try:
+            record = self.create(caller=caller, data=entry["data"])
+        except (ValidationFailed, Conflict, Frozen) as exc:
+            messages.error(
+                request, f"The {self.noun} “{entry['name']}” could not be restored: {exc.message}"
+            )
+            return HttpResponseRedirect(self.base_url(project))
+        messages.success(request, f"Restored the {self.noun} “{entry['name']}”.")
+        return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
+
+    # --- read-only detail ------------------------------------------------------------------
+
+    def detail_context(
+        self, request: HttpRequest, project: Project, caller: Caller, record, **more
+    ) -> dict:
+        entries = history(project, record)
+        people, extra = self.decorated(
+            project, caller, [record], {e.actor_account_id for e in entries}
+        )
+        return self.common_context(
+            project,
+            caller,
+            request,
+            r=record,
+            people=people,
+            extra=extra,
+            entries=entries,
+            history_lines=audit_text.describe(entries, record_known=True),
+            detail_page=True,
+            registers=self.tabs(project),
+            **more,
+        )
+
+    def detail_response(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record,
+        *,
+        status: int = 200,
+        **more,
+    ) -> HttpResponse:
+        """The detail page, with a register act's form or answer (`more`) on it."""
+        context = self.detail_context(request, project, caller, record, **more)
+        return render(request, "registers/detail.html", context, status=status)

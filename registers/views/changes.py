@@ -3,12 +3,10 @@ state as a note under the status, and adjudication (Approve, Reject with a reaso
 offered only to whom the access gate allows."""
 
 from django.http import HttpResponseRedirect
-from django.shortcuts import render
-from django.views.decorators.vary import vary_on_headers
+from django.urls import path
 
 from governance import permissions, specs
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.http import page
 from governance.permissions import require
 from registers import selectors, services
 from registers.derive import approved_variations
@@ -16,7 +14,6 @@ from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
 from registers.services.changes import WRITABLE as CHANGE_WRITABLE
 from registers.services.changes import adjudication_rights, require_open
-from registers.services.common import get_in_project
 from registers.specs import ChangeSpec
 from registers.tables import money
 from registers.views import base
@@ -42,157 +39,125 @@ def variations_summary(project) -> dict:
     return {"budget": budget_text, "days": days_text}
 
 
-REG = base.register(
-    base.Register(
-        slug="changes",
-        title="Changes",
-        noun="change request",
-        anchor="change",
-        template="registers/changes.html",
-        model=ChangeRequest,
-        id_kwarg="change_id",
-        labels=specs.labels(ChangeSpec),
-        records=selectors.changes,
-        extra=lambda project: {"packages": selectors.work_package_names(project)},
-        summary=variations_summary,
-        to_dict=change_to_dict,
-        create=lambda *, caller, data: services.change_create(caller=caller, data=data),
-        update=lambda *, caller, pk, data, expected_revision: services.change_update(
+class ChangePages(base.RegisterPages):
+    slug = "changes"
+    title = "Changes"
+    noun = "change request"
+    anchor = "change"
+    template = "registers/changes.html"
+    model = ChangeRequest
+    id_kwarg = "change_id"
+    labels = specs.labels(ChangeSpec)
+    name_field = "summary"
+    restorable = frozenset(CHANGE_WRITABLE)
+    empty_hint = (
+        "Raise a change request when scope, budget, schedule or quality must move from "
+        "the approved plan. The named approver, or else the sponsor, decides it."
+    )
+
+    def records(self, project):
+        return selectors.changes(project)
+
+    def extra(self, project):
+        return {"packages": selectors.work_package_names(project)}
+
+    def summary(self, project):
+        return variations_summary(project)
+
+    def to_dict(self, record):
+        return change_to_dict(record)
+
+    def create(self, *, caller, data):
+        return services.change_create(caller=caller, data=data)
+
+    def update(self, *, caller, pk, data, expected_revision):
+        return services.change_update(
             caller=caller, change_id=pk, data=data, expected_revision=expected_revision
-        ),
-        delete=lambda *, caller, pk, expected_revision: services.change_delete(
+        )
+
+    def delete(self, *, caller, pk, expected_revision):
+        return services.change_delete(
             caller=caller, change_id=pk, expected_revision=expected_revision
-        ),
-        name_field="summary",
-        restorable=frozenset(CHANGE_WRITABLE),
-        empty_hint=(
-            "Raise a change request when scope, budget, schedule or quality must move from "
-            "the approved plan. The named approver, or else the sponsor, decides it."
-        ),
-    )
-)
+        )
 
+    def check_editable(self, record):
+        require_open(record, "edited")
 
-@page("GET", "POST")
-@vary_on_headers("HX-Request")
-def changes(request, key):
-    project, caller = permissions.project_for(request, key)
-    if request.method == "POST":
-        return base.save(request, REG, project, caller)
-    return base.render_page(request, REG, project, caller)
+    def form_choices(self, project, values):
+        choices = super().form_choices(project, values)
+        choices["packages"] = sorted(
+            selectors.work_package_names(project).items(), key=lambda p: p[1].casefold()
+        )
+        return choices
 
+    def get_urls(self):
+        decide = self.view(self.adjudicate_view, "GET", "POST")
+        return [
+            *super().get_urls(),
+            path(f"{self.item_route()}adjudicate/", decide, name="change-adjudicate"),
+        ]
 
-@page("GET")
-@vary_on_headers("HX-Request")
-def change_new(request, key):
-    project, caller = permissions.editable_project_for(request, key)
-    project.assert_registers_unfrozen()
-    return base.render_form(request, REG, project, caller, base.new_form(REG, project))
-
-
-@page("GET", "POST")
-@vary_on_headers("HX-Request")
-def change_detail(request, key, change_id):
-    project, caller = permissions.project_for(request, key)
-    if request.method == "POST":
-        return base.save(request, REG, project, caller, change_id)
-    change = get_in_project(ChangeRequest, project, change_id, lock=False)
-    if request.htmx:
-        return base.render_row(request, REG, project, caller, change)
-    return render(
-        request,
-        "registers/detail.html",
-        base.detail_context(request, REG, project, caller, change),
-    )
-
-
-@page("GET")
-@vary_on_headers("HX-Request")
-def change_edit(request, key, change_id):
-    project, caller = permissions.editable_project_for(request, key)
-    project.assert_registers_unfrozen()
-    change = get_in_project(ChangeRequest, project, change_id, lock=False)
-    require_open(change, "edited")
-    return base.render_form(
-        request, REG, project, caller, base.edit_form(REG, project, change), record=change
-    )
-
-
-@page("POST")
-@vary_on_headers("HX-Request")
-def change_delete(request, key, change_id):
-    project, caller = permissions.project_for(request, key)
-    return base.delete(request, REG, project, caller, change_id)
-
-
-@page("GET", "POST")
-@vary_on_headers("HX-Request")
-def change_adjudicate(request, key, change_id):
-    """GET: the decide form under the row (HTMX) or the detail page. POST: Approved,
-    Rejected (a reason is required) or Withdrawn, as the clicked button says."""
-    project, caller = permissions.project_for(request, key)
-    change = get_in_project(ChangeRequest, project, change_id, lock=False)
-    may_decide, may_withdraw = adjudication_rights(caller, change)
-    require(
-        may_decide or may_withdraw,
-        "Only the named approver (or, with none named, the sponsor) decides this change; "
-        "its proposer or an editor may withdraw it.",
-    )
-    if request.method == "GET":
+    def adjudicate_view(self, request, key, change_id):
+        """GET: the decide form under the row (HTMX) or the detail page. POST: Approved,
+        Rejected (a reason is required) or Withdrawn, as the clicked button says."""
+        project, caller = permissions.project_for(request, key)
+        change = self.current(project, change_id)
+        may_decide, may_withdraw = adjudication_rights(caller, change)
+        require(
+            may_decide or may_withdraw,
+            "Only the named approver (or, with none named, the sponsor) decides this change; "
+            "its proposer or an editor may withdraw it.",
+        )
+        if request.method == "GET":
+            if not request.htmx:
+                return HttpResponseRedirect(f"{self.base_url(project)}{change.pk}/#decide")
+            return self.decide_row(request, project, caller, change, status=200)
+        comment = request.POST.get("decisionComment", "")
+        try:
+            change = services.change_adjudicate(
+                caller=caller,
+                change_id=change.pk,
+                outcome=request.POST.get("outcome"),
+                decision_comment=comment,
+                expected_revision=base.expected_revision(request),
+            )
+        except ValidationFailed as exc:
+            return self.decide_row(
+                request, project, caller, change, errors=exc.fields, comment=comment, status=422
+            )
+        except (Stale, Conflict, Frozen) as exc:
+            change = self.current(project, change_id)
+            message = (
+                "Someone changed this request since you opened it; check it and decide again."
+                if isinstance(exc, Stale)
+                else exc.message
+            )
+            return self.decide_row(
+                request,
+                project,
+                caller,
+                change,
+                message=message,
+                comment=comment,
+                status=exc.status,
+            )
         if not request.htmx:
-            return HttpResponseRedirect(f"{REG.base_url(project)}{change.pk}/#decide")
-        return _decide_row(request, project, caller, change, status=200)
-    comment = request.POST.get("decisionComment", "")
-    raw_revision = request.POST.get("revision", "")
-    try:
-        change = services.change_adjudicate(
-            caller=caller,
-            change_id=change.pk,
-            outcome=request.POST.get("outcome"),
-            decision_comment=comment,
-            expected_revision=int(raw_revision) if raw_revision.isdigit() else None,
+            return HttpResponseRedirect(f"{self.base_url(project)}#change-{change.pk}")
+        return self.render_row(request, project, caller, change)
+
+    def decide_row(
+        self, request, project, caller, change, *, status, errors=None, message="", comment=""
+    ):
+        shown = {
+            "decide_errors": errors or {},
+            "decide_message": message,
+            "decide_comment": comment,
+        }
+        if not request.htmx:
+            return self.detail_response(request, project, caller, change, status=status, **shown)
+        return self.render_partial(
+            request, project, caller, change, "row-decide", status=status, **shown
         )
-    except ValidationFailed as exc:
-        return _decide_row(
-            request, project, caller, change, errors=exc.fields, comment=comment, status=422
-        )
-    except (Stale, Conflict, Frozen) as exc:
-        change = get_in_project(ChangeRequest, project, change_id, lock=False)
-        message = (
-            "Someone changed this request since you opened it; check it and decide again."
-            if isinstance(exc, Stale)
-            else exc.message
-        )
-        return _decide_row(
-            request, project, caller, change, message=message, comment=comment, status=exc.status
-        )
-    if not request.htmx:
-        return HttpResponseRedirect(f"{REG.base_url(project)}#change-{change.pk}")
-    return base.render_row(request, REG, project, caller, change)
 
 
-def _decide_row(request, project, caller, change, *, status, errors=None, message="", comment=""):
-    if not request.htmx:
-        context = base.detail_context(
-            request,
-            REG,
-            project,
-            caller,
-            change,
-            decide_errors=errors or {},
-            decide_message=message,
-            decide_comment=comment,
-        )
-        return render(request, "registers/detail.html", context, status=status)
-    html = base.row_html(
-        request,
-        REG,
-        project,
-        caller,
-        change,
-        partial="row-decide",
-        decide_errors=errors or {},
-        decide_message=message,
-        decide_comment=comment,
-    )
-    return base._htmx_response(html, status)
+PAGES = base.register(ChangePages())

@@ -3,128 +3,106 @@ pending decisions, and appended notes (the one write onto a made decision, allow
 registers too). There is no delete and no approval of decisions."""
 
 from django.http import HttpResponseRedirect
-from django.shortcuts import render
-from django.views.decorators.vary import vary_on_headers
+from django.urls import path
 
 from governance import permissions, specs
 from governance.errors import ValidationFailed
-from governance.http import page
 from registers import selectors, services
 from registers.models import Decision
 from registers.serializers import decision_to_dict
-from registers.services.common import get_in_project
 from registers.services.decisions import require_editable
 from registers.specs import DecisionSpec
 from registers.views import base
 
-REG = base.register(
-    base.Register(
-        slug="decisions",
-        title="Decisions",
-        noun="decision",
-        anchor="decision",
-        template="registers/decisions.html",
-        model=Decision,
-        id_kwarg="decision_id",
-        labels=specs.labels(DecisionSpec),
-        records=selectors.decisions,
-        extra=lambda project: {},
-        to_dict=decision_to_dict,
-        create=lambda *, caller, data: services.decision_create(caller=caller, data=data),
-        update=lambda *, caller, pk, data, expected_revision: services.decision_update(
+
+class DecisionPages(base.RegisterPages):
+    slug = "decisions"
+    title = "Decisions"
+    noun = "decision"
+    anchor = "decision"
+    template = "registers/decisions.html"
+    model = Decision
+    id_kwarg = "decision_id"
+    labels = specs.labels(DecisionSpec)
+    deletable = False
+    empty_hint = (
+        "The decision log records what was decided, by whom and why. Leave 'Made on' "
+        "empty while a decision is pending; fill it when the decision is taken."
+    )
+
+    def records(self, project):
+        return selectors.decisions(project)
+
+    def to_dict(self, record):
+        return decision_to_dict(record)
+
+    def create(self, *, caller, data):
+        return services.decision_create(caller=caller, data=data)
+
+    def update(self, *, caller, pk, data, expected_revision):
+        return services.decision_update(
             caller=caller, decision_id=pk, data=data, expected_revision=expected_revision
-        ),
-        delete=None,
-        empty_hint=(
-            "The decision log records what was decided, by whom and why. Leave 'Made on' "
-            "empty while a decision is pending; fill it when the decision is taken."
-        ),
-    )
-)
-
-
-@page("GET", "POST")
-@vary_on_headers("HX-Request")
-def decisions(request, key):
-    project, caller = permissions.project_for(request, key)
-    if request.method == "POST":
-        return base.save(request, REG, project, caller)
-    return base.render_page(request, REG, project, caller)
-
-
-@page("GET")
-@vary_on_headers("HX-Request")
-def decision_new(request, key):
-    project, caller = permissions.editable_project_for(request, key)
-    project.assert_registers_unfrozen()
-    return base.render_form(request, REG, project, caller, base.new_form(REG, project))
-
-
-@page("GET", "POST")
-@vary_on_headers("HX-Request")
-def decision_detail(request, key, decision_id):
-    project, caller = permissions.project_for(request, key)
-    if request.method == "POST":
-        return base.save(request, REG, project, caller, decision_id)
-    decision = get_in_project(Decision, project, decision_id, lock=False)
-    if request.htmx:
-        return base.render_row(request, REG, project, caller, decision)
-    return render(
-        request,
-        "registers/detail.html",
-        base.detail_context(request, REG, project, caller, decision),
-    )
-
-
-@page("GET")
-@vary_on_headers("HX-Request")
-def decision_edit(request, key, decision_id):
-    """Pending decisions only: a made decision answers 409 (add a note instead)."""
-    project, caller = permissions.editable_project_for(request, key)
-    project.assert_registers_unfrozen()
-    decision = get_in_project(Decision, project, decision_id, lock=False)
-    require_editable(decision)
-    return base.render_form(
-        request, REG, project, caller, base.edit_form(REG, project, decision), record=decision
-    )
-
-
-@page("GET", "POST")
-@vary_on_headers("HX-Request")
-def decision_notes(request, key, decision_id):
-    """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
-    project, caller = permissions.editable_project_for(request, key)
-    decision = get_in_project(Decision, project, decision_id, lock=False)
-    if request.method == "GET":
-        if not request.htmx:
-            return HttpResponseRedirect(f"{REG.base_url(project)}{decision.pk}/#notes")
-        return _note_row(request, project, caller, decision, {}, "", 200)
-    text = request.POST.get("text", "")
-    try:
-        decision = services.decision_append_note(
-            caller=caller, decision_id=decision.pk, text_value=text
         )
-    except ValidationFailed as exc:
-        if not request.htmx:
-            context = base.detail_context(
-                request, REG, project, caller, decision, note_errors=exc.fields, note_text=text
+
+    def check_editable(self, record):
+        """Pending decisions only: a made decision answers 409 (add a note instead)."""
+        require_editable(record)
+
+    def form_choices(self, project, values):
+        choices = super().form_choices(project, values)
+        choices["minutes"] = [
+            (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
+            for m in selectors.steering_minutes(project)
+        ]
+        return choices
+
+    def get_urls(self):
+        notes = self.view(self.notes_view, "GET", "POST")
+        return [
+            *super().get_urls(),
+            path(f"{self.item_route()}notes/", notes, name="decision-notes"),
+        ]
+
+    def notes_view(self, request, key, decision_id):
+        """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
+        project, caller = permissions.editable_project_for(request, key)
+        decision = self.current(project, decision_id)
+        if request.method == "GET":
+            if not request.htmx:
+                return HttpResponseRedirect(f"{self.base_url(project)}{decision.pk}/#notes")
+            return self.note_row(request, project, caller, decision, {}, "", 200)
+        text = request.POST.get("text", "")
+        try:
+            decision = services.decision_append_note(
+                caller=caller, decision_id=decision.pk, text_value=text
             )
-            return render(request, "registers/detail.html", context, status=422)
-        return _note_row(request, project, caller, decision, exc.fields, text, 422)
-    if not request.htmx:
-        return HttpResponseRedirect(f"{REG.base_url(project)}{decision.pk}/#notes")
-    return base.render_row(request, REG, project, caller, decision)
+        except ValidationFailed as exc:
+            if not request.htmx:
+                return self.detail_response(
+                    request,
+                    project,
+                    caller,
+                    decision,
+                    status=422,
+                    note_errors=exc.fields,
+                    note_text=text,
+                )
+            return self.note_row(request, project, caller, decision, exc.fields, text, 422)
+        if not request.htmx:
+            return HttpResponseRedirect(f"{self.base_url(project)}{decision.pk}/#notes")
+        return self.render_row(request, project, caller, decision)
+
+    def note_row(self, request, project, caller, decision, errors, text, status):
+        return self.render_partial(
+            request,
+            project,
+            caller,
+            decision,
+            "row-note",
+            status=status,
+            note_errors=errors,
+            note_text=text,
+        )
 
 
-def _note_row(request, project, caller, decision, errors, text, status):
-    html = base.row_html(
-        request,
-        REG,
-        project,
-        caller,
-        decision,
-        partial="row-note",
-        note_errors=errors,
-        note_text=text,
-    )
-    return base._htmx_response(html, status)
+PAGES = base.register(DecisionPages())

@@ -7,7 +7,7 @@ from django.shortcuts import render
 from governance import permissions
 from governance.errors import ValidationFailed
 from governance.http import page
-from registers import selectors, services, spreadsheets
+from registers import services, spreadsheets
 from registers.views import base
 
 
@@ -48,12 +48,10 @@ def import_file(request, key, register):
             noun = reg.noun if created == 1 else f"{reg.noun}s"
             messages.success(request, f"Imported {created} {noun}.")
             return HttpResponseRedirect(reg.base_url(project))
-    counts = selectors.register_counts(project)
-    context = base.common_context(
-        reg,
+    context = reg.common_context(
         project,
         caller,
-        registers=[(slug, base.REGISTERS[slug].title, counts[slug]) for slug in base.ORDER],
+        registers=reg.tabs(project),
         errors=errors,
         rows=rows,
         columns=sorted(spreadsheets.WRITABLE[register]),
@@ -66,4 +64,4 @@ def undo_delete(request, key, register):
     """Undo one of this person's recent deletes (the token the "Deleted" notice carried)."""
     project, caller = permissions.editable_project_for(request, key)
     reg = base.REGISTERS[register]
-    return base.undo_delete(request, reg, project, caller, request.POST.get("token", ""))
+    return reg.undo_delete(request, project, caller, request.POST.get("token", ""))

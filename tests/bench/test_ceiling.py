@@ -16,7 +16,7 @@ URL = "/projects/ALPHA/registers/work-packages/"
 @pytest.fixture
 def instrument(monkeypatch):
     """Install an instrument; the real functions come back after the test."""
-    monkeypatch.setattr(base, "render_page", base.render_page)
+    monkeypatch.setattr(base.RegisterPages, "render_page", base.RegisterPages.render_page)
     monkeypatch.setattr(permissions, "project_for", permissions.project_for)
     monkeypatch.setattr(ceiling, "_pages", {})
     monkeypatch.setattr(ceiling, "_gates", {})

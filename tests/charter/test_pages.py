@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from charter import acts
+from charter import acts, finance
 from charter.acts import ACTS
 from charter.models import BusinessCase
 from charter.services import charter_act
@@ -148,6 +148,59 @@ def test_a_stale_save_shows_both_versions(cast, arrange, client_for):
     assert "Mine" in html and "Someone else&#x27;s" in html
     assert f'name="revision" value="{case.revision + 1}"' in html  # saving again keeps mine
     assert BusinessCase.objects.get().business_problem == "Someone else's"
+
+
+def _conflict_panel(html: str) -> list[tuple[str, str, str]]:
+    """The conflict panel's rows: label, yours, stored."""
+    return re.findall(
+        r'<tr><th scope="row">([^<]*)</th><td>(.*?)</td><td>(.*?)</td></tr>', html, re.S
+    )
+
+
+def test_a_stale_adoption_save_lists_only_the_fields_that_differ(cast, arrange, client_for):
+    case = arrange("Draft", adoption_kpi="80% in a month", change_saturation="Low")
+    BusinessCase.objects.filter(pk=case.pk).update(
+        adoption_kpi="90% in a month", revision=case.revision + 1
+    )
+    response = client_for(cast.editor).post(
+        f"{PAGE}edit/adoption/",
+        {
+            "revision": case.revision,
+            "adoptionAffected": f"  {case.adoption_affected}  ",
+            "adoptionKpi": "80% in a month",
+            "changeSaturation": "",
+        },
+        **HX,
+    )
+    assert response.status_code == 412
+    assert _conflict_panel(response.content.decode()) == [
+        ("Adoption KPI", "80% in a month", "90% in a month"),
+        ("Change saturation", "—", "Low"),
+    ]
+
+
+def test_a_stale_financial_save_lists_the_figures_that_differ(cast, arrange, client_for):
+    case = arrange("Draft")
+    shown = finance.storable(case.financial_case)
+    stored = shown["builtin"]
+    BusinessCase.objects.filter(pk=case.pk).update(revision=case.revision + 1)
+    response = client_for(cast.editor).post(
+        f"{PAGE}edit/financial/",
+        {
+            "revision": case.revision,
+            "mode": shown["mode"],
+            "currency": stored["currency"],
+            "discountRatePct": "99",
+            "horizonYears": stored["horizonYears"],
+            "line-0-cost": "5",
+        },
+        **HX,
+    )
+    assert response.status_code == 412
+    rows = _conflict_panel(response.content.decode())
+    assert [label for label, _, _ in rows] == ["Discount rate (%)", "Cash flows"]
+    assert rows[0][1:] == ("99", str(stored["discountRatePct"]))
+    assert rows[1][1] == "year 0: 5 / "
 
 
 def test_the_checklist_follows_what_is_typed(cast, arrange, client_for):
