@@ -33,7 +33,7 @@ from governance.services import rag_thresholds
 from registers import derive as registers_derive
 from registers import pictures as registers_pictures
 from registers.models import Risk
-from status import derive, selectors
+from status import derive, earned_value, selectors
 from status.models import DIMENSIONS, ProjectHealth
 
 
@@ -87,6 +87,7 @@ def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
         "nextUpdateDueAt": plain(view.next_update_due_at),
         "realisationReviewDueOn": plain(review["dueOn"]),
         "realisationReviewOverdue": review["overdue"],
+        "earnedValue": view.earned_value.total.as_dict() if view.earned_value else None,
     }
 
 
@@ -113,10 +114,18 @@ ROW_KEYS = [
     "nextUpdateDueAt",
     "realisationReviewDueOn",
     "realisationReviewOverdue",
+    "earnedValue",
 ]
 
 # The code a row's values come from: a row derived by other rules is derived again.
-_RULE_MODULES = (derive, selectors, charter_derive, registers_derive, registers_pictures)
+_RULE_MODULES = (
+    derive,
+    selectors,
+    charter_derive,
+    registers_derive,
+    registers_pictures,
+    earned_value,
+)
 _RULES_DIGEST = hashlib.sha256(
     b"".join(Path(module.__file__).read_bytes() for module in _RULE_MODULES)
     + Path(__file__).read_bytes()

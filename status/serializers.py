@@ -5,7 +5,7 @@ report renders as it was."""
 from typing import Any
 
 from governance.audit import jsonable
-from status import derive
+from status import derive, earned_value
 from status.derive import DIMENSION_LABELS, StatusView
 from status.models import DIMENSIONS, ProjectStatus, StatusReport
 
@@ -60,9 +60,20 @@ def status_to_dict(view: StatusView) -> dict[str, Any]:
             "figures": dict(view.figures),
             "thresholds": dict(view.thresholds),
             "revision": view.status.revision,
+            "earnedValue": earned_value_body(view),
         }
     )
     return jsonable(body)
+
+
+def earned_value_body(view: StatusView) -> dict[str, Any] | None:
+    """The project's earned value (`status.earned_value`): its figures, what is missing, a
+    reading in words of each figure, and each work package's figures."""
+    if view.earned_value is None:
+        return None
+    body = view.earned_value.as_dict(packages=True)
+    body["readings"] = earned_value.readings(body)
+    return body
 
 
 # Keys of the representation that a client may send back but that are never written from it.
@@ -84,6 +95,7 @@ READ_ONLY = {
     "figures",
     "thresholds",
     "revision",
+    "earnedValue",
 }
 
 
