@@ -482,10 +482,42 @@ def package_inputs(rows: Iterable[tuple], plans: Mapping[Any, Any]) -> dict[Any,
     return out
 
 
+def planned_value_on(inputs: Sequence[PackageInputs], day: dt.date) -> Decimal | None:
+    """A project's planned value through `day` (the PV of `project_values` on that day), or
+    None when a counted package has no phasing."""
+    total = ZERO
+    for package in inputs:
+        if package.bac is None:
+            continue
+        share = planned_share(package, day)
+        if share is None:
+            return None
+        total += package.bac * share
+    return total
+
+
+def plan_span(inputs: Sequence[PackageInputs]) -> tuple[dt.date, dt.date] | None:
+    """The first and last day of the counted packages' phasing, or None."""
+    days = []
+    for package in inputs:
+        if package.bac is None:
+            continue
+        for entry in package.phasing if isinstance(package.phasing, list) else []:
+            month = (
+                _month_days(str(entry.get("period") or "")) if isinstance(entry, Mapping) else None
+            )
+            if month is not None:
+                days += [month[0], month[0] + dt.timedelta(days=month[1] - 1)]
+        if package.start and package.end:
+            days += [package.start, package.end]
+    return (min(days), max(days)) if days else None
+
+
 @dataclass
 class ProjectEarnedValue:
     total: EarnedValue
     packages: list[EarnedValue]
+    inputs: list[PackageInputs] = field(default_factory=list)
 
     def as_dict(self, *, packages: bool = False) -> dict[str, Any]:
         body = self.total.as_dict()
@@ -500,7 +532,9 @@ def project_values(inputs: Sequence[PackageInputs], today: dt.date) -> ProjectEa
     """The one function: a project's earned value, per package and rolled up."""
     packages = [package_values(p, today) for p in inputs]
     left_out = [p.name for p in inputs if p.bac is None]
-    return ProjectEarnedValue(total=rollup(packages, left_out), packages=packages)
+    return ProjectEarnedValue(
+        total=rollup(packages, left_out), packages=packages, inputs=list(inputs)
+    )
 
 
 def for_projects(project_ids: Sequence[Any], today: dt.date) -> dict[Any, ProjectEarnedValue]:
