@@ -405,6 +405,8 @@ def reading(key: str, values: Mapping[str, Any]) -> str:
 
 def _why_not(key: str, values: Mapping[str, Any]) -> str:
     missing = values.get("missing") or []
+    if values.get("bac") is None and any(m.get("input") == "projects" for m in missing):
+        return "Not given: no project gives all of its figures yet."
     if any(m.get("input") == "baseline" for m in missing) or values.get("bac") is None:
         return "Not given: no approved baseline budget."
     lacking = [INPUT_WORDS[need][0] for need in NEEDS.get(key, ()) if values.get(need) is None]

@@ -142,3 +142,8 @@ def test_the_portfolio_sums_the_projects_that_give_every_input():
     assert (values["bac"], values["ev"], values["cpi"], values["spi"]) == (200, 100, 1, 1)
     assert values["counted"] == 2
     assert "2 projects are not counted" in values["missing"][0]["text"]
+
+
+def test_a_portfolio_without_figures_says_so():
+    values = evm.portfolio_values([{"projectKey": "A", "earnedValue": None}]).as_dict()
+    assert evm.reading("cpi", values) == "Not given: no project gives all of its figures yet."
