@@ -132,6 +132,7 @@ def subtotal(rows: list[dict]) -> dict:
         "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
         "stale": sum(1 for r in rows if r["stale"]),
         "reviewsOverdue": sum(1 for r in rows if r["realisationReviewOverdue"]),
+        "earnedValue": earned_value.portfolio_values(rows).as_dict(),
     }
 
 
