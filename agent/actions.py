@@ -46,7 +46,7 @@ from status import selectors as status_selectors
 from status import services as status_services
 from status.health import plain
 from status.models import DIMENSIONS, StatusReport
-from status.serializers import report_summary
+from status.serializers import earned_value_body, report_summary
 from status.specs import COMMENTARY_KEYS, CommentarySpec, StatusReportSpec, StatusSpec
 
 # --- schema pieces ----------------------------------------------------------------------------
@@ -471,7 +471,9 @@ def business_case(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     description=(
         "A project's status: overall RAG and reason, the derived and effective RAG per "
         "dimension (cost, schedule, scope, risk) with the drivers behind each and any "
-        "override with its reason, commentary, confidence and whether it is stale."
+        "override with its reason, commentary, confidence and whether it is stale; and its "
+        "earned value (PV, EV, AC, CPI, SPI, EAC, VAC, TCPI, each read in words, or what is "
+        "missing)."
     ),
     schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
 )
@@ -505,6 +507,7 @@ def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "stale": view.stale,
         "lastUpdatedAt": _iso(status.last_updated_at),
         "revision": status.revision,
+        "earnedValue": earned_value_body(view),
         "link": ctx.link(_url("status:index", found.key)),
     }
 

@@ -11,6 +11,7 @@ from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 
 from governance.people import Person
+from status import earned_value
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -28,6 +29,9 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
 
     def rag(dimension):
         return lambda row: row["effective"][f"{dimension}Rag"]
+
+    def earned(key):
+        return lambda row: (row.get("earnedValue") or {}).get(key)
 
     def why(dimension):
         return lambda row: row["drivers"][f"{dimension}Rag"]["summary"]
@@ -60,6 +64,10 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
         ("Schedule: why", why("schedule")),
         ("Scope: why", why("scope")),
         ("Risk: why", why("risk")),
+        *[
+            (f"Earned value: {abbr}", earned(key))
+            for key, (abbr, _, _) in earned_value.FIGURES.items()
+        ],
     ]
 
 

@@ -102,6 +102,9 @@ SORTS = {
     "stale": lambda r: not r["stale"],
     "reviewDue": lambda r: r["realisationReviewDueOn"],
     "updated": lambda r: r["lastUpdatedAt"],
+    # Earned value (status.earned_value): a project without the figure sorts last.
+    "cpi": lambda r: (r.get("earnedValue") or {}).get("cpi"),
+    "spi": lambda r: (r.get("earnedValue") or {}).get("spi"),
 }
 
 

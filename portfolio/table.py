@@ -18,6 +18,7 @@ from governance.people import Person
 from governance.templatetags.gov import day, label_filter, person_chip, rag_badge
 from governance.templatetags.gov import money as amount
 from portfolio.pictures import project_urls
+from status import earned_value
 
 DASH = "—"
 WHY = [("cost", "Cost"), ("schedule", "Schedule"), ("scope", "Scope"), ("risk", "Risk")]
@@ -179,6 +180,13 @@ class RowRenderer:
                 cells.append(f"<td>{_e(day(review))}{flag}</td>")
             else:
                 cells.append('<td><span class="muted">—</span></td>')
+        for index in ("cpi", "spi"):
+            if index in shown:
+                values = row.get("earnedValue") or {}
+                value = values.get(index)
+                text = DASH if value is None else f"{Decimal(str(value)):.2f}"
+                title = _e(earned_value.reading(index, values))
+                cells.append(f'<td class="num" title="{title}">{_e(text)}</td>')
         if "why" in shown:
             reason = row["overallReason"]
             drivers = row["drivers"] or {}

@@ -19,6 +19,7 @@ from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
 from portfolio import exports, pictures, selectors, table
 from portfolio.models import PortfolioColumns
+from status import earned_value
 from status.models import DIMENSIONS
 
 STALE_MESSAGE = (
@@ -59,6 +60,20 @@ COLUMNS = [
     {"key": "adoption", "label": "Adoption", "sort": "adoptionGap"},
     {"key": "stale", "label": "Status", "sort": "stale", "title": "Status freshness"},
     {"key": "reviewDue", "label": "Review due", "sort": "reviewDue"},
+    {
+        "key": "cpi",
+        "label": "CPI",
+        "sort": "cpi",
+        "num": True,
+        "title": "Cost performance index: CPI = EV \u00f7 AC",
+    },
+    {
+        "key": "spi",
+        "label": "SPI",
+        "sort": "spi",
+        "num": True,
+        "title": "Schedule performance index: SPI = EV \u00f7 PV",
+    },
     {"key": "why", "label": "Why"},
 ]
 COLUMN_KEYS = [c["key"] for c in COLUMNS]
@@ -117,6 +132,7 @@ def subtotal(rows: list[dict]) -> dict:
         "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
         "stale": sum(1 for r in rows if r["stale"]),
         "reviewsOverdue": sum(1 for r in rows if r["realisationReviewOverdue"]),
+        "earnedValue": earned_value.portfolio_values(rows).as_dict(),
     }
 
 
@@ -133,6 +149,12 @@ def _sort_links(params: selectors.Params) -> dict[str, dict]:
         state = ("descending" if params.descending else "ascending") if current else None
         links[name] = {"url": "?" + urlencode({**query, "sort": wanted}), "state": state}
     return links
+
+
+def _earned(rows: list[dict]) -> dict:
+    """The portfolio's earned value: the projects' figures summed (`status.earned_value`)."""
+    values = earned_value.portfolio_values(rows).as_dict()
+    return {"values": values, "readings": earned_value.readings(values)}
 
 
 @page("GET")
@@ -162,6 +184,7 @@ def portfolio_index(request):
             "shown": shown,
             "groups": groups,
             "sorts": _sort_links(data.params),
+            "earned": _earned(data.rows),
             "rag_dims": DIMENSIONS,
             "approval_statuses": APPROVAL_STATUSES,
             "rag_choices": RAG_CHOICES,

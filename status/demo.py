@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from governance import permissions
 from governance.models import Project
+from registers.models import WorkPackage
+from registers.services import work_package_update
 from status import services
 from status.models import ProjectStatus, StatusReport
 
@@ -255,6 +257,14 @@ LEADS = {
 }
 
 
+# The project with an earned-value history: before each of its published reports its work
+# packages' progress and actual cost are set back to what they were then (these shares of
+# the registers demo's values: progress, actual cost), and after the last report to today's
+# (the troubled project has spent 12 % more than the registers demo's actuals), so each
+# report froze a different point and the cost index reads below 1.
+EARNED_VALUE_HISTORY = {"BRIDGE": {40: (0.55, 0.65), 3: (0.9, 1.0), 0: (1.0, 1.12)}}
+
+
 def seed(ctx) -> None:
     for key in STATUS:
         project = Project.objects.get(pk=ctx.projects[key].pk)
@@ -272,7 +282,11 @@ def _ensure_status(ctx, project: Project, key: str) -> None:
     cadence, steps = STATUS[key]
     now = timezone.now()
     first = True
+    history = EARNED_VALUE_HISTORY.get(key, {})
+    today = _progress_and_actuals(project) if history else {}
     for days_ago, fields, report_title in steps:
+        if days_ago in history:
+            _set_back(caller, today, *history[days_ago])
         at = now - dt.timedelta(days=days_ago)
         data = dict(fields)
         if first:
@@ -282,3 +296,41 @@ def _ensure_status(ctx, project: Project, key: str) -> None:
         if report_title:
             report = services.status_report_create(caller=caller, data={"title": report_title})
             services.status_report_publish(caller=caller, report_id=report.pk, now=at)
+    if history:
+        _set_back(caller, today, *history[0])
+
+
+def _progress_and_actuals(project: Project) -> dict:
+    return {
+        wp.pk: (wp.status, wp.progress, wp.budget_actual, wp.actual_end_date)
+        for wp in WorkPackage.objects.filter(project=project).order_by("pk")
+    }
+
+
+def _set_back(caller, today: dict, progress_share, actual_share) -> None:
+    """Each started package's progress and actual cost at these shares of today's (a package
+    not complete then is In Progress, or still Blocked), or today's when the shares are None;
+    through the register service, audited like any edit."""
+    for pk, (status, progress, actual, ended) in today.items():
+        if status == "Not Started" or progress is None:
+            continue
+        if progress_share is None:
+            data = {"status": status, "progress": progress, "actualEndDate": _iso(ended)}
+        else:
+            then = min(max(round(progress * progress_share / 10) * 10, 10), 100)
+            if then == 100:
+                data = {"status": status, "progress": progress, "actualEndDate": _iso(ended)}
+            else:
+                kept = status if status == "Blocked" else "In Progress"
+                data = {"status": kept, "progress": min(then, 90), "actualEndDate": None}
+        if actual is not None:
+            data["budgetActual"] = (
+                float(actual)
+                if actual_share is None
+                else int(round(float(actual) * actual_share, -2))
+            )
+        work_package_update(caller=caller, wp_id=pk, data=data)
+
+
+def _iso(day) -> str | None:
+    return day.isoformat() if day else None

@@ -199,6 +199,9 @@ class StatusView:
     figures: Mapping[str, Any]
     thresholds: Mapping[str, Any]
     now: dt.datetime
+    # The project's earned value (`status.earned_value.ProjectEarnedValue`), attached by the
+    # selectors (it reads the work packages' phasing, which the aggregate query does not).
+    earned_value: Any = None
 
     @property
     def status(self) -> ProjectStatus:

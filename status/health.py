@@ -84,6 +84,7 @@ def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
         "nextUpdateDueAt": plain(view.next_update_due_at),
         "realisationReviewDueOn": plain(review["dueOn"]),
         "realisationReviewOverdue": review["overdue"],
+        "earnedValue": view.earned_value.total.as_dict() if view.earned_value else None,
     }
 
 
@@ -110,6 +111,7 @@ ROW_KEYS = [
     "nextUpdateDueAt",
     "realisationReviewDueOn",
     "realisationReviewOverdue",
+    "earnedValue",
 ]
 
 

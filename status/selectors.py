@@ -6,6 +6,7 @@ approved variations, which `registers.derive.variations` counts over the Approve
 single-project status uses the same path with one project and adds the rows behind its
 drivers."""
 
+import dataclasses
 import datetime as dt
 import json
 import uuid
@@ -24,7 +25,7 @@ from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
 from registers.derive import approved_change_facts, baseline_approved_at, variations
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
-from status import derive
+from status import derive, earned_value
 from status.models import ProjectStatus, StatusReport
 
 WP_FIELDS = [
@@ -464,12 +465,16 @@ def views_for(
     thresholds = rag_thresholds(site)
     now = now or timezone.now()
     facts = load_facts(projects, thresholds=thresholds, now=now, detail=detail)
+    earned = earned_value.for_projects(list(facts), timezone.localdate(now))
     return {
-        pk: derive.derive(
-            project_facts,
-            thresholds=thresholds,
-            br_cadence_default=site.br_cadence_default,
-            now=now,
+        pk: dataclasses.replace(
+            derive.derive(
+                project_facts,
+                thresholds=thresholds,
+                br_cadence_default=site.br_cadence_default,
+                now=now,
+            ),
+            earned_value=earned[pk],
         )
         for pk, project_facts in facts.items()
     }

@@ -6,7 +6,7 @@ from typing import Any
 
 from governance import specs
 from governance.audit import jsonable
-from status import derive
+from status import derive, earned_value
 from status.derive import DIMENSION_LABELS, StatusView
 from status.models import DIMENSIONS, ProjectStatus, StatusReport
 from status.specs import StatusSpec
@@ -49,9 +49,20 @@ def status_to_dict(view: StatusView) -> dict[str, Any]:
             "figures": dict(view.figures),
             "thresholds": dict(view.thresholds),
             "revision": view.status.revision,
+            "earnedValue": earned_value_body(view),
         }
     )
     return jsonable(body)
+
+
+def earned_value_body(view: StatusView) -> dict[str, Any] | None:
+    """The project's earned value (`status.earned_value`): its figures, what is missing, a
+    reading in words of each figure, and each work package's figures."""
+    if view.earned_value is None:
+        return None
+    body = view.earned_value.as_dict(packages=True)
+    body["readings"] = earned_value.readings(body)
+    return body
 
 
 def report_summary(report: StatusReport) -> dict[str, Any]:

@@ -193,6 +193,7 @@ class StatusSpec(specs.Spec):
     figures: ReadOnly = None
     thresholds: ReadOnly = None
     revision: ReadOnly = None
+    earned_value: ReadOnly = None
 
 
 class StatusReportSpec(specs.Spec):

@@ -17,7 +17,7 @@ from governance.views import project_context
 from registers import pictures as register_pictures
 from registers import selectors as register_selectors
 from registers.derive import as_plan_baseline
-from status import derive, forms, selectors, services
+from status import derive, earned_value, earned_value_chart, forms, selectors, services
 from status.models import (
     STATUS_REASON_MAX,
     ProjectStatus,
@@ -118,6 +118,22 @@ def _trend_chart(trend: list[dict]) -> charts.Chart | None:
     return chart
 
 
+def _earned(view, s: dict, published) -> dict | None:
+    """The page's earned value: the figures with their formulas and readings, each work
+    package's figures, and the picture over time (`status.earned_value`)."""
+    values = s.get("earnedValue")
+    if not values or view.earned_value is None:
+        return None
+    return {
+        "values": values,
+        "figures": earned_value.described(values),
+        "packages": values.get("workPackages") or [],
+        "chart": earned_value_chart.history_chart(
+            view.earned_value, published, timezone.localdate(view.now)
+        ),
+    }
+
+
 def _context(request, project, caller, **extra) -> dict:
     view = selectors.view_for(project)
     s = status_to_dict(view)
@@ -148,6 +164,7 @@ def _context(request, project, caller, **extra) -> dict:
         trend=trend,
         trend_chart=_trend_chart(trend),
         status_pictures=_pictures(project, view),
+        earned=_earned(view, s, published),
         people=people,
         form=_initial(view.status),
         errors={},

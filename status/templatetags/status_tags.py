@@ -5,6 +5,8 @@ import datetime as dt
 
 from django import template
 
+from status import earned_value
+
 register = template.Library()
 
 
@@ -25,3 +27,9 @@ def isodatetime(value):
 def rag_initial(value):
     """A RAG as a one-letter cell label (the full word goes to screen readers)."""
     return {"Red": "R", "Amber": "A", "Green": "G", "Blue": "B"}.get(value or "None", "-")
+
+
+@register.filter
+def ev_reading(values, key):
+    """The reading in words of an earned-value figure (`status.earned_value.reading`)."""
+    return earned_value.reading(key, values or {})

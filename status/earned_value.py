@@ -1,0 +1,554 @@
+"""Earned value: planned value to date, earned value and actual cost, per work package and
+rolled up per project and portfolio, with the indices and forecasts read from them (CPI, SPI,
+EAC both ways, VAC, TCPI). The rules are in docs/product.md (section 3, "Earned value"); they
+live here and nowhere else: the status page, its API, the portfolio (page, API, exports) and
+the assistant all show what `project_values` returns.
+
+Inputs, all already held by the app:
+
+- BAC, a package's budget at completion: its `budgetBaseline` (written by the business case's
+  approval and by applying a change to the package's baseline). A package without one is not
+  counted (it was added after approval, or nothing is approved yet).
+- PV, planned value to date: BAC times the share of the package's time-phasing planned
+  through today. The phasing is its `budgetPhasing` (month by month, each month's amount
+  spread evenly over its days), else its baselined planned dates (the plan baseline's
+  plannedStartDate and plannedEndDate for the package, else its own planned dates), spread
+  evenly over their days.
+- EV, earned value: `progress` (percent) times BAC. A package with no progress reads 0 % when
+  Not Started and 100 % when Complete.
+- AC, actual cost: `budgetActual`. A Not Started package with none reads 0.
+
+A project's PV, EV and AC are the sums over its counted packages; when one package lacks an
+input, that figure is not given, and `missing` names the input and the packages.
+"""
+
+import calendar
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+from governance import formatting
+from governance.cleaning import decimal_to_json
+from registers.derive import plan_baselines_of
+from registers.models import WorkPackage
+
+ZERO = Decimal(0)
+ONE = Decimal(1)
+CENT = Decimal("0.01")
+MAX_NAMED = 3  # packages named in a sentence before "and N more"
+
+# The figures, in the order they are shown: key -> (abbreviation, name, formula).
+FIGURES = {
+    "bac": ("BAC", "Budget at completion", "BAC = the sum of the baselined budgets"),
+    "pv": (
+        "PV",
+        "Planned value",
+        "PV = BAC \u00d7 the share of the budget phasing planned through today",
+    ),
+    "ev": ("EV", "Earned value", "EV = progress (%) \u00d7 BAC"),
+    "ac": ("AC", "Actual cost", "AC = the actual cost spent to date (budgetActual)"),
+    "cv": ("CV", "Cost variance", "CV = EV \u2212 AC"),
+    "sv": ("SV", "Schedule variance", "SV = EV \u2212 PV"),
+    "cpi": ("CPI", "Cost performance index", "CPI = EV \u00f7 AC"),
+    "spi": ("SPI", "Schedule performance index", "SPI = EV \u00f7 PV"),
+    "eac": ("EAC", "Estimate at completion", "EAC = BAC \u00f7 CPI"),
+    "eacAtypical": (
+        "EAC (atypical)",
+        "Estimate at completion, if the variance so far does not recur",
+        "EAC = AC + (BAC \u2212 EV)",
+    ),
+    "vac": ("VAC", "Variance at completion", "VAC = BAC \u2212 EAC (EAC = BAC \u00f7 CPI)"),
+    "tcpi": (
+        "TCPI",
+        "To-complete performance index",
+        "TCPI = (BAC \u2212 EV) \u00f7 (BAC \u2212 AC)",
+    ),
+}
+MONEY_KEYS = ("bac", "pv", "ev", "ac", "cv", "sv", "eac", "eacAtypical", "vac")
+INDEX_KEYS = ("cpi", "spi", "tcpi")
+# What each figure needs (besides BAC).
+NEEDS = {
+    "pv": ("pv",),
+    "ev": ("ev",),
+    "ac": ("ac",),
+    "cv": ("ev", "ac"),
+    "sv": ("ev", "pv"),
+    "cpi": ("ev", "ac"),
+    "spi": ("ev", "pv"),
+    "eac": ("ev", "ac"),
+    "eacAtypical": ("ev", "ac"),
+    "vac": ("ev", "ac"),
+    "tcpi": ("ev", "ac"),
+}
+INPUT_WORDS = {
+    "pv": ("phasing", "no budget phasing and no baselined dates"),
+    "ev": ("progress", "no progress"),
+    "ac": ("actuals", "no actual cost"),
+}
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PackageInputs:
+    id: Any
+    name: str
+    status: str
+    progress: int | None
+    bac: Decimal | None
+    actual: Decimal | None
+    phasing: Any = None
+    start: dt.date | None = None  # baselined planned dates (else the package's own)
+    end: dt.date | None = None
+
+
+def _amount(value: Any) -> Decimal | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+def _day(value: Any) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def _month_days(period: str) -> tuple[dt.date, int] | None:
+    try:
+        year, month = int(period[:4]), int(period[5:7])
+        first = dt.date(year, month, 1)
+    except (TypeError, ValueError):
+        return None
+    return first, calendar.monthrange(year, month)[1]
+
+
+def planned_share(inputs: PackageInputs, today: dt.date) -> Decimal | None:
+    """The share (0 to 1) of the package's work planned through the end of `today`, or None
+    when it has no phasing and no baselined dates."""
+    weights: list[tuple[dt.date, int, Decimal]] = []  # (first day, days, amount)
+    for entry in inputs.phasing if isinstance(inputs.phasing, list) else []:
+        if not isinstance(entry, Mapping):
+            continue
+        amount = _amount(entry.get("amount"))
+        month = _month_days(str(entry.get("period") or ""))
+        if amount is not None and amount > 0 and month is not None:
+            weights.append((month[0], month[1], amount))
+    if not weights and inputs.start and inputs.end:
+        first, last = sorted((inputs.start, inputs.end))
+        weights.append((first, (last - first).days + 1, ONE))
+    total = sum((amount for _, _, amount in weights), ZERO)
+    if not total:
+        return None
+    done = ZERO
+    for first, days, amount in weights:
+        elapsed = min(max((today - first).days + 1, 0), days)
+        done += amount * elapsed / days
+    return done / total
+
+
+def package_progress(inputs: PackageInputs) -> Decimal | None:
+    if inputs.progress is not None:
+        return Decimal(min(max(inputs.progress, 0), 100)) / 100
+    if inputs.status == "Complete":
+        return ONE
+    if inputs.status == "Not Started":
+        return ZERO
+    return None
+
+
+def package_actual(inputs: PackageInputs) -> Decimal | None:
+    if inputs.actual is not None:
+        return inputs.actual
+    return ZERO if inputs.status == "Not Started" else None
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+
+def _divide(a: Decimal, b: Decimal) -> Decimal | None:
+    return a / b if b else None
+
+
+def indices(
+    bac: Decimal | None, pv: Decimal | None, ev: Decimal | None, ac: Decimal | None
+) -> dict[str, Decimal | None]:
+    """Every figure from BAC, PV, EV and AC (exact; rounded only when shown). A figure whose
+    inputs are missing, or that divides by zero, is None."""
+    out: dict[str, Decimal | None] = {"bac": bac, "pv": pv, "ev": ev, "ac": ac}
+    out["cv"] = ev - ac if ev is not None and ac is not None else None
+    out["sv"] = ev - pv if ev is not None and pv is not None else None
+    out["cpi"] = _divide(ev, ac) if ev is not None and ac is not None else None
+    out["spi"] = _divide(ev, pv) if ev is not None and pv is not None else None
+    cpi = out["cpi"]
+    out["eac"] = _divide(bac, cpi) if bac is not None and cpi else None
+    out["eacAtypical"] = ac + (bac - ev) if None not in (bac, ev, ac) else None
+    out["vac"] = bac - out["eac"] if bac is not None and out["eac"] is not None else None
+    out["tcpi"] = None
+    if None not in (bac, ev, ac) and bac - ac > 0:
+        out["tcpi"] = (bac - ev) / (bac - ac)
+    return out
+
+
+@dataclass
+class EarnedValue:
+    """The figures of a package, a project or the portfolio, and why any is missing."""
+
+    figures: dict[str, Decimal | None]
+    missing: list[dict] = field(default_factory=list)
+    counted: int = 0  # packages (or projects) counted
+    left_out: list[str] = field(default_factory=list)  # packages without a baseline budget
+    name: str = ""
+    id: Any = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: money rounded to cents, indices to two places."""
+        body: dict[str, Any] = {key: shown(key, self.figures.get(key)) for key in FIGURES}
+        body["missing"] = [dict(m) for m in self.missing]
+        body["counted"] = self.counted
+        if self.left_out:
+            body["notCounted"] = list(self.left_out)
+        return body
+
+
+def shown(key: str, value: Decimal | None) -> float | None:
+    """A figure as every surface shows it: money to cents, an index to two places."""
+    if value is None:
+        return None
+    places = CENT if key in MONEY_KEYS else Decimal("0.01")
+    return decimal_to_json(value.quantize(places, rounding=ROUND_HALF_UP))
+
+
+def _names(names: Sequence[str]) -> str:
+    quoted = [f"“{n}”" for n in names[:MAX_NAMED]]
+    if len(names) > MAX_NAMED:
+        quoted.append(f"{len(names) - MAX_NAMED} more")
+    if len(quoted) == 1:
+        return quoted[0]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def package_values(inputs: PackageInputs, today: dt.date) -> EarnedValue:
+    bac = inputs.bac
+    if bac is None:
+        return EarnedValue(
+            figures=dict.fromkeys(FIGURES),
+            missing=[missing_baseline()],
+            name=inputs.name,
+            id=inputs.id,
+        )
+    share = planned_share(inputs, today)
+    progress = package_progress(inputs)
+    pv = bac * share if share is not None else None
+    ev = bac * progress if progress is not None else None
+    ac = package_actual(inputs)
+    missing = []
+    for key, value in (("pv", pv), ("ev", ev), ("ac", ac)):
+        if value is None:
+            word, why = INPUT_WORDS[key]
+            missing.append({"input": word, "text": f"Has {why}.", "packages": [inputs.name]})
+    return EarnedValue(
+        figures=indices(bac, pv, ev, ac),
+        missing=missing,
+        counted=1,
+        name=inputs.name,
+        id=inputs.id,
+    )
+
+
+def missing_baseline() -> dict:
+    return {
+        "input": "baseline",
+        "text": "No approved baseline budget (the business case sets it when approved).",
+        "packages": [],
+    }
+
+
+def rollup(packages: Sequence[EarnedValue], left_out: Sequence[str] = ()) -> EarnedValue:
+    """A project's figures: the sums of its counted packages' BAC, PV, EV and AC; a sum is
+    not given when any counted package lacks its input."""
+    counted = [p for p in packages if p.figures.get("bac") is not None]
+    if not counted:
+        return EarnedValue(
+            figures=dict.fromkeys(FIGURES), missing=[missing_baseline()], left_out=list(left_out)
+        )
+    sums: dict[str, Decimal | None] = {"bac": sum((p.figures["bac"] for p in counted), ZERO)}
+    missing = []
+    for key in ("pv", "ev", "ac"):
+        lacking = [p.name for p in counted if p.figures.get(key) is None]
+        if lacking:
+            sums[key] = None
+            word, why = INPUT_WORDS[key]
+            subject = "work package has" if len(lacking) == 1 else "work packages have"
+            missing.append(
+                {
+                    "input": word,
+                    "text": f"{FIGURES[key][1]} is not given: {len(lacking)} {subject} {why}"
+                    f" ({_names(lacking)}).",
+                    "packages": lacking,
+                }
+            )
+        else:
+            sums[key] = sum((p.figures[key] for p in counted), ZERO)
+    return EarnedValue(
+        figures=indices(sums["bac"], sums["pv"], sums["ev"], sums["ac"]),
+        missing=missing,
+        counted=len(counted),
+        left_out=list(left_out),
+    )
+
+
+def portfolio_values(rows: Iterable[Mapping[str, Any]]) -> EarnedValue:
+    """The portfolio's figures from its rows' `earnedValue` (as stored): the sums over the
+    projects that give all of BAC, PV, EV and AC; the others are named in `missing`."""
+    sums = dict.fromkeys(("bac", "pv", "ev", "ac"), ZERO)
+    counted, lacking = 0, []
+    for row in rows:
+        values = row.get("earnedValue") or {}
+        if any(values.get(key) is None for key in sums):
+            lacking.append(row.get("projectKey") or "")
+            continue
+        counted += 1
+        for key in sums:
+            sums[key] += Decimal(str(values[key]))
+    missing = []
+    if lacking:
+        subject = "project is" if len(lacking) == 1 else "projects are"
+        missing.append(
+            {
+                "input": "projects",
+                "text": f"{len(lacking)} {subject} not counted: their figures are incomplete"
+                f" ({_names(lacking)}).",
+                "packages": [],
+            }
+        )
+    if not counted:
+        return EarnedValue(figures=dict.fromkeys(FIGURES), missing=missing)
+    return EarnedValue(
+        figures=indices(sums["bac"], sums["pv"], sums["ev"], sums["ac"]),
+        missing=missing,
+        counted=counted,
+    )
+
+
+# --- readings in words ------------------------------------------------------------------------
+
+
+def _n(value: Any) -> str:
+    return f"{Decimal(str(value)):.2f}"
+
+
+def _m(value: Any) -> str:
+    return formatting.money(abs(Decimal(str(value))))
+
+
+def reading(key: str, values: Mapping[str, Any]) -> str:
+    """One line in words for a figure of `values` (as shown: `EarnedValue.as_dict`); what is
+    missing when it is not given."""
+    value = values.get(key)
+    if value is None:
+        return _why_not(key, values)
+    if key == "bac":
+        return f"The approved budget of the work counted: {_m(value)}."
+    if key == "pv":
+        return f"Work worth {_m(value)} was planned to be done by today."
+    if key == "ev":
+        return f"Work worth {_m(value)} of the budget is done."
+    if key == "ac":
+        return f"{_m(value)} spent so far."
+    if key == "cv":
+        if value < 0:
+            return f"The work done cost {_m(value)} more than its budget."
+        return (
+            f"The work done cost {_m(value)} less than its budget."
+            if value
+            else ("The work done cost exactly its budget.")
+        )
+    if key == "sv":
+        if value < 0:
+            return f"Work worth {_m(value)} less than planned by today is done."
+        return (
+            f"Work worth {_m(value)} more than planned by today is done."
+            if value
+            else ("Exactly the work planned by today is done.")
+        )
+    if key == "cpi":
+        return f"For each 1.00 spent, {_n(value)} of planned work done."
+    if key == "spi":
+        return f"For each 1.00 of work planned by today, {_n(value)} done."
+    if key == "eac":
+        return f"If costs keep running as they have, the work will cost {_m(value)} in all."
+    if key == "eacAtypical":
+        return f"If the variance so far does not recur, the work will cost {_m(value)} in all."
+    if key == "vac":
+        if value < 0:
+            return f"Expected to finish {_m(value)} over budget."
+        return (
+            f"Expected to finish {_m(value)} under budget."
+            if value
+            else ("Expected to finish on budget.")
+        )
+    if key == "tcpi":
+        return f"Each 1.00 still to spend must do {_n(value)} of planned work to finish on budget."
+    return ""
+
+
+def _why_not(key: str, values: Mapping[str, Any]) -> str:
+    missing = values.get("missing") or []
+    if values.get("bac") is None and any(m.get("input") == "projects" for m in missing):
+        return "Not given: no project gives all of its figures yet."
+    if any(m.get("input") == "baseline" for m in missing) or values.get("bac") is None:
+        return "Not given: no approved baseline budget."
+    lacking = [INPUT_WORDS[need][0] for need in NEEDS.get(key, ()) if values.get(need) is None]
+    if lacking:
+        return "Not given: " + " and ".join(f"no {word}" for word in lacking) + "."
+    if key in ("cpi", "eac", "vac"):
+        return "Not given: nothing spent yet."
+    if key == "spi":
+        return "Not given: no work was planned by today."
+    if key == "tcpi":
+        return "Not given: the budget is spent, no efficiency finishes the work within it."
+    return "Not given."
+
+
+def readings(values: Mapping[str, Any]) -> dict[str, str]:
+    return {key: reading(key, values) for key in FIGURES}
+
+
+def described(values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The figures as a page shows them: abbreviation, name, formula, value and reading."""
+    return [
+        {
+            "key": key,
+            "abbr": abbr,
+            "name": name,
+            "formula": formula,
+            "value": values.get(key),
+            "index": key in INDEX_KEYS,
+            "reading": reading(key, values),
+        }
+        for key, (abbr, name, formula) in FIGURES.items()
+    ]
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+PACKAGE_FIELDS = (
+    "id",
+    "project_id",
+    "name",
+    "status",
+    "progress",
+    "budget_baseline",
+    "budget_actual",
+    "budget_phasing",
+    "planned_start_date",
+    "planned_end_date",
+)
+
+
+def package_inputs(rows: Iterable[tuple], plans: Mapping[Any, Any]) -> dict[Any, list]:
+    """PackageInputs by project id from `PACKAGE_FIELDS` rows and each project's plan
+    baseline (its baselined dates for each package)."""
+    out: dict[Any, list[PackageInputs]] = {}
+    for pk, project_id, name, status, progress, bac, actual, phasing, start, end in rows:
+        plan = plans.get(project_id) or {}
+        entries = plan.get("workPackages") if isinstance(plan, Mapping) else None
+        entry = entries.get(str(pk)) if isinstance(entries, Mapping) else None
+        if isinstance(entry, Mapping) and entry.get("plannedStartDate"):
+            start = _day(entry.get("plannedStartDate")) or start
+            end = _day(entry.get("plannedEndDate")) or end
+        out.setdefault(project_id, []).append(
+            PackageInputs(
+                id=pk,
+                name=name,
+                status=status,
+                progress=progress,
+                bac=bac,
+                actual=actual,
+                phasing=phasing,
+                start=start,
+                end=end,
+            )
+        )
+    return out
+
+
+def planned_value_on(inputs: Sequence[PackageInputs], day: dt.date) -> Decimal | None:
+    """A project's planned value through `day` (the PV of `project_values` on that day), or
+    None when a counted package has no phasing."""
+    total = ZERO
+    for package in inputs:
+        if package.bac is None:
+            continue
+        share = planned_share(package, day)
+        if share is None:
+            return None
+        total += package.bac * share
+    return total
+
+
+def plan_span(inputs: Sequence[PackageInputs]) -> tuple[dt.date, dt.date] | None:
+    """The first and last day of the counted packages' phasing, or None."""
+    days = []
+    for package in inputs:
+        if package.bac is None:
+            continue
+        for entry in package.phasing if isinstance(package.phasing, list) else []:
+            month = (
+                _month_days(str(entry.get("period") or "")) if isinstance(entry, Mapping) else None
+            )
+            if month is not None:
+                days += [month[0], month[0] + dt.timedelta(days=month[1] - 1)]
+        if package.start and package.end:
+            days += [package.start, package.end]
+    return (min(days), max(days)) if days else None
+
+
+@dataclass
+class ProjectEarnedValue:
+    total: EarnedValue
+    packages: list[EarnedValue]
+    inputs: list[PackageInputs] = field(default_factory=list)
+
+    def as_dict(self, *, packages: bool = False) -> dict[str, Any]:
+        body = self.total.as_dict()
+        if packages:
+            body["workPackages"] = [
+                {"id": str(p.id), "name": p.name, **p.as_dict()} for p in self.packages
+            ]
+        return body
+
+
+def project_values(inputs: Sequence[PackageInputs], today: dt.date) -> ProjectEarnedValue:
+    """The one function: a project's earned value, per package and rolled up."""
+    packages = [package_values(p, today) for p in inputs]
+    left_out = [p.name for p in inputs if p.bac is None]
+    return ProjectEarnedValue(
+        total=rollup(packages, left_out), packages=packages, inputs=list(inputs)
+    )
+
+
+def for_projects(project_ids: Sequence[Any], today: dt.date) -> dict[Any, ProjectEarnedValue]:
+    """`project_values` of each project, by id, in two queries whatever their number."""
+    ids = list(project_ids)
+    if not ids:
+        return {}
+    plans = plan_baselines_of(ids)
+    rows = (
+        WorkPackage.objects.filter(project_id__in=ids)
+        .order_by("project_id", "sort_order", "name")
+        .values_list(*PACKAGE_FIELDS)
+    )
+    inputs = package_inputs(rows, plans)
+    return {pk: project_values(inputs.get(pk, []), today) for pk in ids}
