@@ -63,7 +63,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "decisions": {
         "decision": "Use the existing data centre",
         "decisionNotes": "Replace this row with your own.",
-        "madeOn": "2027-01-15",
+        "madeOn": "2026-01-15",
         "rationale": "Cheaper than a new lease and ready now.",
     },
     "changes": {
