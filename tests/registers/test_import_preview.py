@@ -52,7 +52,7 @@ def _currency(code: str) -> None:
 def test_a_dry_run_answers_what_the_import_would_do_and_stores_nothing(cast, api):
     content = (
         "id,name,budget,budgetActual,plannedStartDate,createdAt\n"
-        "x,Survey,\"€130,500.00\",TBD,2027-01-04,2026-01-01\n"
+        'x,Survey,"€130,500.00",TBD,2027-01-04,2026-01-01\n'
         "x,,5,,2027-01-04,\n"
     ).encode()
     audits = AuditEntry.objects.count()
@@ -148,7 +148,7 @@ def test_the_page_lists_refused_rows_and_offers_no_confirmation(cast, client_for
     client = client_for(cast.lead)
     response = client.post(
         f"{BASE}/changes/import/",
-        {"file": SimpleUploadedFile("c.csv", b"summary,impactBudget\nGood,\"$45,000\"\n")},
+        {"file": SimpleUploadedFile("c.csv", b'summary,impactBudget\nGood,"$45,000"\n')},
     )
     assert response.status_code == 422
     html = text_of(response)
@@ -228,10 +228,10 @@ def test_text_that_is_not_an_amount_goes_to_the_fields_own_rule(text):
 def test_every_money_field_of_every_register_reads_the_same_way(cast, api):
     _currency("USD")
     wp = (
-        "name,budget,budgetForecast,budgetActual,budgetPhasing\n"
-        'A,"$130,500.00","USD 1,250,000",45 000,"[{""period"": ""2027-01"", '
-        '""amount"": ""$12,000""}]"\n'
-    ).encode()
+        b"name,budget,budgetForecast,budgetActual,budgetPhasing\n"
+        b'A,"$130,500.00","USD 1,250,000",45 000,"[{""period"": ""2027-01"", '
+        b'""amount"": ""$12,000""}]"\n'
+    )
     assert api("work-packages/import", wp).status_code == 201
     package = WorkPackage.objects.get()
     assert (package.budget, package.budget_forecast, package.budget_actual) == (
