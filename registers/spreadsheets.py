@@ -5,12 +5,13 @@ file into rows of API field names for `registers.services.register_import`."""
 import csv
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import io
 import json
 import re
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from django.utils import timezone
@@ -317,7 +318,7 @@ def _rows(register: str, grid, *, csv_text: bool):
         )
     for column in dict.fromkeys(c for c in columns if c in ignored):
         notes.append({"row": 1, "field": column, "message": _ignored_note(register, column)})
-    currency = formatting.currency()
+    currency = functools.cache(formatting.currency)  # read when a money cell is met
     rows = []
     for number, cells in enumerate(grid, start=2):
         _checked_row(cells, number, read)
@@ -363,19 +364,19 @@ def _ignored_note(register: str, column: str) -> str:
     return "Read-only: ignored (the server sets it)."
 
 
-def _read_as_written(register: str, column: str, value: Any, currency: str):
+def _read_as_written(register: str, column: str, value: Any, currency: Callable[[], str]):
     """(value, problem, note): a money or date cell's text read as a spreadsheet writes it
     (`governance.spreadsheet_values`); a number cell is what it is. Amounts inside a work
     package's budget phasing are read the same way."""
     if column in MONEY_COLUMNS[register] and isinstance(value, _Text):
-        return spreadsheet_values.money(str(value), currency)
+        return spreadsheet_values.money(str(value), currency())
     if column in DATE_FIELDS and isinstance(value, str):
         return spreadsheet_values.date(value)
     if column == "budgetPhasing" and isinstance(value, list):
         notes = []
         for index, item in enumerate(value):
             if isinstance(item, dict) and isinstance(item.get("amount"), str):
-                amount, problem, note = spreadsheet_values.money(item["amount"], currency)
+                amount, problem, note = spreadsheet_values.money(item["amount"], currency())
                 if problem:
                     return value, f"Entry {index + 1}, amount: {problem}", None
                 if note:
