@@ -224,6 +224,12 @@ CONTENT_SECURITY_POLICY = {
 # --- Governance -----------------------------------------------------------------------------
 TRACKER_BACKEND = env.str("TRACKER_BACKEND", default="local")
 WIKI_BACKEND = env.str("WIKI_BACKEND", default="local")
+# Imported files: the order of day and month in dates written as a spreadsheet writes them
+# (01/04/2027): DMY (day first) or MDY (month first). Empty: such dates are refused, naming
+# the form expected (YYYY-MM-DD). governance/spreadsheet_values.py.
+IMPORT_DATE_ORDER = env.str("IMPORT_DATE_ORDER", default="").upper()
+if IMPORT_DATE_ORDER not in ("", "DMY", "MDY"):
+    raise ImproperlyConfigured("IMPORT_DATE_ORDER must be DMY, MDY or empty.")
 # Display names and avatars are resolved from the tracker at render time and cached this long.
 PEOPLE_CACHE_SECONDS = env.int("PEOPLE_CACHE_SECONDS", default=300)
 # Outbound calls (tracker write-back, wiki) are queued durably in the outbox. With

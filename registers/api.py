@@ -4,7 +4,7 @@ requests, their acts, exports and imports. Every write calls a service; no rule 
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Path, Router
+from ninja import Path, Router, Status
 
 from governance import permissions, specs
 from governance.api import CLEAN_JSON, body_schema, json_object, with_etag
@@ -12,7 +12,7 @@ from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound
 from governance.specs import Spec
-from registers import selectors, services, spreadsheets
+from registers import import_templates, selectors, services, spreadsheets
 from registers.derive import plan_baseline_of
 from registers.models import TEXT_MAX, ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
@@ -64,7 +64,7 @@ def register_export(
 
 @router.post(
     "/projects/{key}/{register}/import",
-    response={201: dict},
+    response={200: dict, 201: dict},
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -72,7 +72,17 @@ def register_export(
                 "multipart/form-data": {
                     "schema": {
                         "type": "object",
-                        "properties": {"file": {"type": "string", "format": "binary"}},
+                        "properties": {
+                            "file": {"type": "string", "format": "binary"},
+                            "previewDigest": {
+                                "type": "string",
+                                "description": (
+                                    "The `previewDigest` of a dry run of the same file: the "
+                                    "import is refused (409, nothing created) when it would "
+                                    "now do anything else than that preview showed."
+                                ),
+                            },
+                        },
                         "required": ["file"],
                     }
                 }
@@ -80,14 +90,47 @@ def register_export(
         }
     },
 )
-def register_import(request, key: str, register_name: str = Path(..., alias="register")):
-    """All or nothing: 201 {"created": N}, or 422 with `rows` [{row, field, message}]."""
+def register_import(
+    request,
+    key: str,
+    register_name: str = Path(..., alias="register"),
+    dryRun: bool = False,
+):
+    """Preview, then commit. `?dryRun=true`: 200 with what the import would do, nothing
+    stored: {register, create, rows, errors: [{row, field, message}], warnings: [{row, field,
+    message}], previewDigest}. Without it, all or nothing: 201 {"created": N, "warnings"},
+    or 422 with `rows` [{row, field, message}]; send the preview's `previewDigest` with the
+    file to have the import refused (409) if it would differ from the preview."""
     _, caller = permissions.project_for(request, key)
     register = _register(register_name)
-    created = services.register_import(
-        caller=caller, register=register, upload=request.FILES.get("file")
+    upload = request.FILES.get("file")
+    if dryRun:
+        preview = services.import_preview(caller=caller, register=register, upload=upload)
+        return Status(200, preview.preview())
+    outcome = services.import_file(
+        caller=caller,
+        register=register,
+        upload=upload,
+        expected_digest=request.POST.get("previewDigest") or None,
     )
-    return {"created": created}
+    return Status(201, {"created": outcome.created, "warnings": outcome.warnings})
+
+
+@router.get(
+    "/projects/{key}/{register}/template", openapi_extra={"x-enums": {"format": ["csv", "xlsx"]}}
+)
+def register_template(
+    request, key: str, register_name: str = Path(..., alias="register"), format: str = "xlsx"
+):
+    """An empty import file for the register (`format` xlsx or csv): the columns it takes in
+    the export's order; XLSX adds an example row and drop-down lists of the allowed values."""
+    project, _ = permissions.project_for(request, key)
+    content, content_type, name = import_templates.template(
+        project, _register(register_name), format
+    )
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 # --- work packages ---------------------------------------------------------------------------

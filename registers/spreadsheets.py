@@ -3,12 +3,15 @@ derived fields included, plus display names next to people), and the reading of 
 file into rows of API field names for `registers.services.register_import`."""
 
 import csv
+import dataclasses
 import datetime as dt
+import functools
+import hashlib
 import io
 import json
 import re
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from django.utils import timezone
@@ -20,11 +23,11 @@ from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
 from openpyxl.xml.functions import iterparse
 
-from governance import cleaning, specs
+from governance import cleaning, formatting, specs, spreadsheet_values
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
-from governance.specs import Account, Boolean, IsoDate
+from governance.specs import Account, Boolean, IsoDate, NullableNumber, SignedAmount
 from registers import selectors
 from registers.derive import plan_baseline_of
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
@@ -60,6 +63,11 @@ READ_ONLY = {slug: set(specs.read_only(spec)) for slug, spec in SPECS.items()}
 _KINDS = {
     (api, specs.json_kind(spec, api)) for spec in SPECS.values() for api in specs.writable(spec)
 }
+# Money, read in files as spreadsheets write it (`governance.spreadsheet_values.money`).
+MONEY_COLUMNS = {
+    slug: set(specs.with_rule(spec, (NullableNumber, SignedAmount))) for slug, spec in SPECS.items()
+}
+MONEY_FIELDS = set().union(*MONEY_COLUMNS.values())
 LIST_FIELDS = {api for api, kind in _KINDS if kind == "list"}
 JSON_FIELDS = {api for api, kind in _KINDS if kind == "object"}
 BOOLEAN_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, Boolean)}
@@ -219,13 +227,46 @@ def export(project: Project, register: str, file_format: str) -> tuple[bytes, st
 # --- import ----------------------------------------------------------------------------------
 
 
+@dataclasses.dataclass
+class Reading:
+    """An import file as read: the rows with data, (row number, data in API field names); the
+    cells that cannot be read (`problems`, [{row, field, message}]); and how values were read
+    where that is not the text as it stands (`notes`, [{row, field, message}]: an amount with
+    its currency and grouping, a date in the day order of the settings, a read-only column
+    ignored; row 1 is the header). `digest` is the SHA-256 of the file's bytes."""
+
+    rows: list[tuple[int, dict[str, Any]]]
+    problems: list[dict[str, Any]]
+    notes: list[dict[str, Any]]
+    digest: str
+
+
 def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of an uploaded file (see `read_file`); any cell that cannot be read refuses
+    the file (422, each cell listed)."""
+    reading = read_file(register, upload)
+    if reading.problems:
+        raise unreadable(reading.problems)
+    return reading.rows
+
+
+def unreadable(problems: list[dict[str, Any]]) -> ValidationFailed:
+    failed = len({p["row"] for p in problems})
+    noun = "row has" if failed == 1 else "rows have"
+    return ValidationFailed(
+        {"file": [f"{failed} {noun} values that cannot be read; nothing was imported."]},
+        rows=problems,
+    )
+
+
+def read_file(register: str, upload) -> Reading:
     """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
-    Read-only and derived columns of an export are ignored, so an export imports back;
-    an unknown column refuses the file. The file is read as a stream and reading stops at
-    the limits (rows, columns, characters per cell and per file, a workbook's uncompressed
+    Read-only and derived columns of an export are ignored (and noted), so an export imports
+    back; an unknown column refuses the file. The file is read as a stream and reading stops
+    at the limits (rows, columns, characters per cell and per file, a workbook's uncompressed
     size and entries), answering 422 with the limit named; a workbook's declared dimensions
-    are ignored. CSV is read as RFC 4180; only its delimiter is guessed."""
+    are ignored. CSV is read as RFC 4180; only its delimiter is guessed. Money and dates in
+    text cells are read as spreadsheets write them (`governance.spreadsheet_values`)."""
     if upload is None:
         raise ValidationFailed({"file": ["Choose a CSV or XLSX file to import."]})
     if upload.size > MAX_BYTES:
@@ -234,19 +275,21 @@ def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
     is_xlsx = content[:4] == b"PK\x03\x04"
     grid = _xlsx_grid(content) if is_xlsx else _csv_grid(content)
     try:
-        return _rows(register, grid, csv_text=not is_xlsx)
+        rows, problems, notes = _rows(register, grid, csv_text=not is_xlsx)
     finally:
         grid.close()
+    return Reading(rows, problems, notes, hashlib.sha256(content).hexdigest())
 
 
-def _rows(register: str, grid, *, csv_text: bool) -> list[tuple[int, dict[str, Any]]]:
+def _rows(register: str, grid, *, csv_text: bool):
     read = _TextCount()
     header = _checked_row(next(grid, None), 1, read)
     if not header or all(_blank(h) for h in header):
         raise ValidationFailed({"file": ["The first row must name the columns."]})
     columns = [str(h).strip() if h is not None else "" for h in header]
     ignored = READ_ONLY[register] | set(NAME_COLUMNS[register].values()) | {"id"}
-    problems = []
+    problems: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
     for index, column in enumerate(columns):
         if column and column not in WRITABLE[register] and column not in ignored:
             problems.append(
@@ -256,6 +299,9 @@ def _rows(register: str, grid, *, csv_text: bool) -> list[tuple[int, dict[str, A
         raise ValidationFailed(
             {"file": ["The header row has columns this register does not have."]}, rows=problems
         )
+    for column in dict.fromkeys(c for c in columns if c in ignored):
+        notes.append({"row": 1, "field": column, "message": _ignored_note(register, column)})
+    currency = functools.cache(formatting.currency)  # read when a money cell is met
     rows = []
     for number, cells in enumerate(grid, start=2):
         _checked_row(cells, number, read)
@@ -273,20 +319,59 @@ def _rows(register: str, grid, *, csv_text: bool) -> list[tuple[int, dict[str, A
                         {"row": number, "field": column, "message": cleaning.CONTROL_MESSAGE}
                     )
                     continue
-                data[column] = _value(column, value, csv_text=csv_text)
+                value = _value(column, value, csv_text=csv_text)
+                value, problem, note = _read_as_written(register, column, value, currency)
+                if problem:
+                    problems.append({"row": number, "field": column, "message": problem})
+                    continue
+                if note:
+                    notes.append({"row": number, "field": column, "message": note})
+                data[column] = value
         if data:
             rows.append((number, data))
             if len(rows) > MAX_ROWS:
                 raise ValidationFailed(
                     {"file": [f"At most {MAX_ROWS:,} rows per import (this file has more)."]}
                 )
-    if problems:
-        failed = len({p["row"] for p in problems})
-        raise ValidationFailed(
-            {"file": [f"{failed} rows have control characters; nothing was imported."]},
-            rows=problems,
-        )
-    return rows
+    return rows, problems, notes
+
+
+def _ignored_note(register: str, column: str) -> str:
+    if column in NAME_COLUMNS[register].values():
+        person = next(f for f, name in NAME_COLUMNS[register].items() if name == column)
+        return f"A display name: ignored (the person is read from {person})."
+    if column == "id":
+        return "Ignored: every row becomes a new record with an id of its own."
+    if register == "changes" and column == "status":
+        return "Read-only: ignored (an imported change starts Proposed, like any new change)."
+    return "Read-only: ignored (the server sets it)."
+
+
+def _read_as_written(register: str, column: str, value: Any, currency: Callable[[], str]):
+    """(value, problem, note): a money or date cell's text read as a spreadsheet writes it
+    (`governance.spreadsheet_values`); a number cell is what it is. Amounts inside a work
+    package's budget phasing are read the same way."""
+    if column in MONEY_COLUMNS[register] and isinstance(value, _Text):
+        return spreadsheet_values.money(str(value), currency())
+    if column in DATE_FIELDS and isinstance(value, str):
+        return spreadsheet_values.date(value)
+    if column == "budgetPhasing" and isinstance(value, list):
+        notes = []
+        for index, item in enumerate(value):
+            if isinstance(item, dict) and isinstance(item.get("amount"), str):
+                amount, problem, note = spreadsheet_values.money(item["amount"], currency())
+                if problem:
+                    return value, f"Entry {index + 1}, amount: {problem}", None
+                if note:
+                    notes.append(f"entry {index + 1}, amount: {note}")
+                item["amount"] = amount
+        return value, None, "; ".join(notes).capitalize() or None
+    return (str(value) if isinstance(value, _Text) else value), None, None
+
+
+class _Text(str):
+    """A cell's text as the file holds it (a number cell's value is plain `str`): only text is
+    read as a spreadsheet shows an amount."""
 
 
 class _TextCount:
@@ -553,6 +638,8 @@ def _value(column: str, value: Any, *, csv_text: bool) -> Any:
         value = value.strip()
         if csv_text and len(value) > 1 and value[0] == "'" and value[1] in CSV_GUARDED:
             value = value[1:]  # the export's guard (see CSV_GUARDED)
+        if column in MONEY_FIELDS:
+            return _Text(value)
     if column in LIST_FIELDS and isinstance(value, str):
         return [part.strip() for part in re.split(r"[,;\n]", value) if part.strip()]
     if column in BOOLEAN_FIELDS and isinstance(value, str):

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from registers.views import changes, decisions, files, risks, work_packages
+from registers.views import changes, decisions, files, imports, risks, work_packages
 
 
 class RegisterConverter:
@@ -21,7 +21,8 @@ app_name = "registers"
 urlpatterns = [
     path("", files.index, name="index"),
     path("<register:register>/export/", files.export, name="export"),
-    path("<register:register>/import/", files.import_file, name="import"),
+    path("<register:register>/import/", imports.import_file, name="import"),
+    path("<register:register>/template/", imports.template, name="import-template"),
     path("<register:register>/undo/", files.undo_delete, name="undo"),
     # Each register's list, add, detail, edit and delete pages, and its own acts.
     *work_packages.PAGES.get_urls(),

@@ -21,7 +21,7 @@ from registers.services.changes import (
     changes_awaiting_application,
 )
 from registers.services.decisions import decision_append_note, decision_create, decision_update
-from registers.services.imports import register_import
+from registers.services.imports import import_file, import_preview, register_import
 from registers.services.risks import risk_create, risk_delete, risk_record_decision, risk_update
 from registers.services.work_packages import (
     work_package_baseline,
@@ -48,6 +48,8 @@ __all__ = [
     "decision_append_note",
     "decision_create",
     "decision_update",
+    "import_file",
+    "import_preview",
     "register_import",
     "risk_create",
     "risk_delete",

@@ -1,13 +1,17 @@
 """Bulk import of a register: all rows or none. Each row goes through the register's own
 create service (imported rows are marked imported); any refused row refuses the file."""
 
+import dataclasses
+import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
-from governance import signals
-from governance.errors import ValidationFailed
+from governance import audit, cleaning, signals
+from governance.errors import Conflict, ValidationFailed
 from governance.permissions import Caller
 from registers import spreadsheets
 from registers.services.changes import change_create
@@ -27,34 +31,139 @@ CREATORS: dict[str, Callable[..., Any]] = {
 }
 
 
+@dataclasses.dataclass
+class ImportOutcome:
+    """What an import does (or, in a preview, would do): `created` rows, the refused cells
+    and rows (`errors`, [{row, field, message}]), and `warnings` ([{row, field, message}]) for
+    every value read in a way the person might not expect: an amount or a date read from a
+    spreadsheet's writing, a number coerced by the field's rule, a pending decision recorded
+    as made today, a read-only column ignored (row 1). `digest` identifies the outcome: the
+    file's bytes, the register, the rows read and the warnings, so a commit can be refused
+    when it would differ from the preview the person saw."""
+
+    register: str
+    created: int
+    errors: list[dict[str, Any]]
+    warnings: list[dict[str, Any]]
+    digest: str
+
+    def preview(self) -> dict[str, Any]:
+        return {
+            "register": self.register,
+            "create": 0 if self.errors else self.created,
+            "rows": self.created,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "previewDigest": self.digest,
+        }
+
+
+class _Rollback(Exception):
+    def __init__(self, outcome: ImportOutcome) -> None:
+        super().__init__()
+        self.outcome = outcome
+
+
+PENDING_MADE_TODAY = (
+    "Empty: recorded as made today ({today}), because an imported decision is one already "
+    "taken (the requirements' rule for historical rows). Give the date it was made, or add "
+    "a pending decision on the register's page."
+)
+STALE_PREVIEW = (
+    "This import would now differ from the preview you checked (the file, the register or "
+    "the values it reads have changed since). Nothing was imported: preview the file again."
+)
+
+
 def register_import(*, caller: Caller, register: str, upload: Any) -> int:
+    """Create one record per row of the uploaded file, all or none (see `import_file`)."""
+    return import_file(caller=caller, register=register, upload=upload).created
+
+
+def import_preview(*, caller: Caller, register: str, upload: Any) -> ImportOutcome:
+    """What `import_file` would do with this file, done and rolled back: the same checks in
+    the same order (403, 409, then the file), every row through its create service, and
+    nothing kept. A file that cannot be read at all is 422; refused rows are listed in the
+    outcome's `errors` rather than raised."""
+    return _run(caller, register, upload, dry_run=True, expected=None)
+
+
+def import_file(
+    *, caller: Caller, register: str, upload: Any, expected_digest: str | None = None
+) -> ImportOutcome:
     """Create one record per row of the uploaded CSV or XLSX file (`upload`: an uploaded
     file, or None), in one transaction. The editor check (403) and the freeze check (409)
     come before the file is read; a file that cannot be read, or refused rows, answer 422
-    (rows reported as [{row, field, message}] on the error's `rows`), and nothing is
-    created."""
+    (rows reported as [{row, field, message}] on the error's `rows`, the warnings on its
+    `warnings`), and nothing is created. With `expected_digest` (a preview's), an import
+    whose outcome differs from that preview is refused (409) and nothing is created."""
+    return _run(caller, register, upload, dry_run=False, expected=expected_digest)
+
+
+def _run(
+    caller: Caller, register: str, upload: Any, *, dry_run: bool, expected: str | None
+) -> ImportOutcome:
     require_editor(caller)
     caller.project.assert_registers_unfrozen()
     create = CREATORS[register]
-    rows = spreadsheets.read_rows(register, upload)
-    if not rows:
+    reading = spreadsheets.read_file(register, upload)
+    if not reading.rows and not reading.problems:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
-    # The project is locked once, the records and their audit entries are written in multi-row
-    # statements after the last row, and the project's health is derived once.
-    with transaction.atomic(), signals.deferred_project_changes(), batch(caller):
-        problems: list[dict[str, Any]] = []
-        for number, data in rows:
-            try:
-                create(caller, data)
-            except ValidationFailed as exc:
-                for field, messages in exc.fields.items():
-                    problems.extend(
-                        {"row": number, "field": field, "message": message} for message in messages
+    problems: list[dict[str, Any]] = list(reading.problems)
+    warnings: list[dict[str, Any]] = list(reading.notes)
+    unreadable_rows = {p["row"] for p in problems}
+    total = len({number for number, _ in reading.rows} | unreadable_rows)
+    fingerprint = {"register": register, "file": reading.digest, "rows": []}
+    today = timezone.localdate().isoformat()
+    try:
+        # The project is locked once, the records and their audit entries are written in
+        # multi-row statements after the last row, and the project's health is derived once.
+        with transaction.atomic():
+            with signals.deferred_project_changes(), batch(caller):
+                for number, data in reading.rows:
+                    fingerprint["rows"].append([number, audit.jsonable(data)])
+                    if number in unreadable_rows:
+                        continue
+                    with cleaning.noting_coercions() as coerced:
+                        try:
+                            create(caller, data)
+                        except ValidationFailed as exc:
+                            for field, messages in exc.fields.items():
+                                problems.extend(
+                                    {"row": number, "field": field, "message": message}
+                                    for message in messages
+                                )
+                            continue
+                    warnings.extend(
+                        {"row": number, "field": note["field"], "message": note["message"]}
+                        for note in coerced
                     )
-        if problems:
-            failed = len({p["row"] for p in problems})
-            raise ValidationFailed(
-                {"file": [f"{failed} of {len(rows)} rows have errors; nothing was imported."]},
-                rows=problems,
-            )
-    return len(rows)
+                    if register == "decisions" and not data.get("madeOn"):
+                        warnings.append(
+                            {
+                                "row": number,
+                                "field": "madeOn",
+                                "message": PENDING_MADE_TODAY.format(today=today),
+                            }
+                        )
+            problems.sort(key=lambda p: p["row"])
+            warnings.sort(key=lambda w: w["row"])
+            fingerprint["warnings"] = warnings
+            digest = hashlib.sha256(
+                json.dumps(fingerprint, sort_keys=True, ensure_ascii=True).encode()
+            ).hexdigest()
+            outcome = ImportOutcome(register, total, problems, warnings, digest)
+            if dry_run:
+                raise _Rollback(outcome)
+            if problems:
+                failed = len({p["row"] for p in problems})
+                raise ValidationFailed(
+                    {"file": [f"{failed} of {total} rows have errors; nothing was imported."]},
+                    rows=problems,
+                    warnings=warnings,
+                )
+            if expected is not None and expected != digest:
+                raise Conflict(STALE_PREVIEW)
+    except _Rollback as rollback:
+        return rollback.outcome
+    return outcome

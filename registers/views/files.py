@@ -1,13 +1,11 @@
-"""The Registers tab landing, and the CSV / XLSX export and import of each register."""
+"""The Registers tab landing, and the CSV / XLSX export of each register (imports:
+`registers.views.imports`)."""
 
-from django.contrib import messages
 from django.http import HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
 
 from governance import permissions
-from governance.errors import ValidationFailed
 from governance.http import page
-from registers import services, spreadsheets
+from registers import spreadsheets
 from registers.views import base
 
 
@@ -27,36 +25,6 @@ def export(request, key, register):
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
-
-
-@page("GET", "POST")
-def import_file(request, key, register):
-    """Upload a CSV or XLSX file: every row is created, or none (each refused row listed)."""
-    project, caller = permissions.editable_project_for(request, key)
-    reg = base.REGISTERS[register]
-    errors: dict = {}
-    rows: list = []
-    status = 200
-    if request.method == "POST":
-        try:
-            created = services.register_import(
-                caller=caller, register=register, upload=request.FILES.get("file")
-            )
-        except ValidationFailed as exc:
-            errors, rows, status = exc.fields, exc.extra.get("rows", []), 422
-        else:
-            noun = reg.noun if created == 1 else f"{reg.noun}s"
-            messages.success(request, f"Imported {created} {noun}.")
-            return HttpResponseRedirect(reg.base_url(project))
-    context = reg.common_context(
-        project,
-        caller,
-        registers=reg.tabs(project),
-        errors=errors,
-        rows=rows,
-        columns=sorted(spreadsheets.WRITABLE[register]),
-    )
-    return render(request, "registers/import.html", context, status=status)
 
 
 @page("POST")

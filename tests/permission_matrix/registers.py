@@ -49,6 +49,7 @@ CELLS = {
     f"GET {R}<register:register>/export/": READ,
     f"GET {R}<register:register>/import/": EDIT,
     f"POST {R}<register:register>/import/": EDIT,
+    f"GET {R}<register:register>/template/": READ,
     f"POST {R}<register:register>/undo/": EDIT,
     # Work packages
     f"GET {R}work-packages/": READ,
@@ -95,6 +96,7 @@ CELLS = {
     # API: exports and imports
     f"GET {A}<register>/export": READ,
     f"POST {A}<register>/import": EDIT,
+    f"GET {A}<register>/template": READ,
     # API: work packages
     f"GET {A}work-packages": READ,
     f"POST {A}work-packages": EDIT,

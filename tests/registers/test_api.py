@@ -314,7 +314,7 @@ def test_import_all_or_nothing(api, cast):
     lead = api("lead")
     good = b"title,impact,likelihood,direction\nVendor,4,3,Risk\nUpside,2,2,Opportunity\n"
     response = _upload(lead, "/risks/import", "risks.csv", good)
-    assert response.status_code == 201 and response.json() == {"created": 2}
+    assert response.status_code == 201 and response.json() == {"created": 2, "warnings": []}
     assert set(Risk.objects.values_list("imported", flat=True)) == {True}
     bad = b"title,impact\nFine,3\n,9\nAlso fine,2\n"
     response = _upload(lead, "/risks/import", "risks.csv", bad)

@@ -499,10 +499,15 @@ def test_import_page_all_or_nothing(cast, client_for):
     assert bad.status_code == 422
     assert re.search(r"<td>3</td><td><code>summary</code></td>", text_of(bad))
     assert not ChangeRequest.objects.exists()
-    good = client.post(
+    preview = client.post(
         f"{BASE}/changes/import/",
         {"file": SimpleUploadedFile("c.csv", b"summary;impactBudget\nGood;5\nAlso;-3\n")},
     )
+    assert preview.status_code == 200
+    assert "would create <strong>2 change requests</strong>" in text_of(preview)
+    assert not ChangeRequest.objects.exists()
+    token = re.search(r'name="token" value="([^"]+)"', preview.content.decode())[1]
+    good = client.post(f"{BASE}/changes/import/", {"token": token})
     assert good.status_code == 302
     assert sorted(ChangeRequest.objects.values_list("summary", flat=True)) == ["Also", "Good"]
     assert set(ChangeRequest.objects.values_list("imported", flat=True)) == {True}

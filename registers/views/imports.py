@@ -1,0 +1,122 @@
+"""Importing a register from a CSV or XLSX file: preview, then commit, and the downloadable
+template of the columns each register takes.
+
+The upload is previewed first (every row through its create service, rolled back): rows to
+create, refused rows, and a warning for each value read in a way the person might not expect.
+The file is kept for a short while under a token tied to the person, the project and the
+register; confirming imports that file, and is refused when the import would now do anything
+else than the preview showed (the outcome's digest)."""
+
+import secrets
+
+from django.contrib import messages
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+
+from governance import permissions
+from governance.errors import Conflict, ValidationFailed
+from governance.http import page
+from registers import import_templates, services
+from registers.views import base
+
+PREVIEW_SECONDS = 30 * 60
+PREVIEW_EXPIRED = (
+    "This preview has expired or was already imported. Choose the file again to preview it."
+)
+
+
+def _key(token: str) -> str:
+    return f"registers:import-preview:{token}"
+
+
+@page("GET", "POST")
+def import_file(request, key, register):
+    """GET: the upload form. POST with a file: the preview. POST with a preview's token: the
+    import of that file, all rows or none."""
+    project, caller = permissions.editable_project_for(request, key)
+    reg = base.REGISTERS[register]
+    context: dict = {"errors": {}, "rows": [], "preview": None}
+    status = 200
+    if request.method == "POST" and request.POST.get("token"):
+        token = request.POST["token"]
+        stored = cache.get(_key(token)) if len(token) < 100 else None
+        owner = (caller.account_id, project.key, register)
+        if not stored or (stored["account"], stored["project"], stored["register"]) != owner:
+            context["errors"], status = {"file": [PREVIEW_EXPIRED]}, 422
+        else:
+            upload = SimpleUploadedFile(stored["name"], stored["content"])
+            try:
+                outcome = services.import_file(
+                    caller=caller,
+                    register=register,
+                    upload=upload,
+                    expected_digest=stored["digest"],
+                )
+            except ValidationFailed as exc:
+                cache.delete(_key(token))
+                context["errors"], context["rows"] = exc.fields, exc.extra.get("rows", [])
+                status = exc.status
+            except Conflict as exc:  # frozen since, or no longer what the preview showed
+                cache.delete(_key(token))
+                context["errors"], status = {"file": [exc.message]}, exc.status
+            else:
+                cache.delete(_key(token))
+                noun = reg.noun if outcome.created == 1 else f"{reg.noun}s"
+                read = len([w for w in outcome.warnings if w["row"] > 1])
+                said = f" ({read} values read as the preview showed)" if read else ""
+                messages.success(request, f"Imported {outcome.created} {noun}{said}.")
+                return HttpResponseRedirect(reg.base_url(project))
+    elif request.method == "POST":
+        upload = request.FILES.get("file")
+        try:
+            outcome = services.import_preview(caller=caller, register=register, upload=upload)
+        except ValidationFailed as exc:
+            context["errors"], context["rows"], status = exc.fields, exc.extra.get("rows", []), 422
+        else:
+            token = ""
+            if outcome.errors:
+                status = 422
+            else:
+                token = secrets.token_urlsafe(24)
+                upload.seek(0)
+                cache.set(
+                    _key(token),
+                    {
+                        "account": caller.account_id,
+                        "project": project.key,
+                        "register": register,
+                        "name": upload.name,
+                        "content": upload.read(),
+                        "digest": outcome.digest,
+                    },
+                    PREVIEW_SECONDS,
+                )
+            context["preview"] = {
+                "outcome": outcome,
+                "token": token,
+                "file_name": upload.name,
+                "noun": reg.noun if outcome.created == 1 else f"{reg.noun}s",
+                "failed": len({e["row"] for e in outcome.errors}),
+            }
+    context = reg.common_context(
+        project,
+        caller,
+        registers=reg.tabs(project),
+        columns=import_templates.columns(project, register),
+        **context,
+    )
+    return render(request, "registers/import.html", context, status=status)
+
+
+@page("GET")
+def template(request, key, register):
+    """The register's import template, XLSX (an example row, drop-down lists) or CSV."""
+    project, _ = permissions.project_for(request, key)
+    content, content_type, name = import_templates.template(
+        project, register, request.GET.get("format", "xlsx")
+    )
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
