@@ -27,6 +27,7 @@ from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 from oauth2_provider.models import get_refresh_token_model as _refresh_model
+from oauth2_provider.oauth2_backends import OAuthLibCore
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauth2_provider.views import (
     AuthorizationView,
@@ -56,6 +57,14 @@ def resource_metadata_url(request: HttpRequest) -> str:
 
 def _same_resource(value: str, resource: str) -> bool:
     return value.rstrip("/") == resource.rstrip("/")
+
+
+class AbsoluteUriCore(OAuthLibCore):
+    """The toolkit's bridge to oauthlib, with the request's absolute URI (scheme and host as
+    Django reads them, behind a proxy too), so the validator knows the site's /mcp."""
+
+    def _get_escaped_full_path(self, request):
+        return request.build_absolute_uri(super()._get_escaped_full_path(request))
 
 
 # --- the validator: every token bound to /mcp -------------------------------------------------
@@ -194,22 +203,27 @@ class Authorize(AuthorizationView):
 
     template_name = "governance/oauth_authorize.html"
 
+    def _refused(self, error: str, description: str):
+        context = {"error": {"error": error, "description": description}}
+        return self.render_to_response(context, status=400)
+
     def get(self, request, *args, **kwargs):
         resource = mcp_resource(request)
         for value in request.GET.getlist("resource"):
             if not _same_resource(value, resource):
-                return self.render_to_response(
-                    {
-                        "error": {
-                            "error": "invalid_target",
-                            "description": (
-                                f"This server gives access to its MCP endpoint only ({resource});"
-                                f" the client asked for {value}."
-                            ),
-                        }
-                    },
-                    status=400,
+                return self._refused(
+                    "invalid_target",
+                    f"This server gives access to its MCP endpoint only ({resource}); the "
+                    f"client asked for {value}.",
                 )
+        if request.GET.get("code_challenge_method") != "S256" or not request.GET.get(
+            "code_challenge"
+        ):
+            return self._refused(
+                "invalid_request",
+                "The client must prove itself with PKCE using S256 (code_challenge and "
+                "code_challenge_method=S256); this request does not.",
+            )
         return super().get(request, *args, **kwargs)
 
     def dispatch(self, request, *args, **kwargs):

@@ -339,6 +339,7 @@ API_TOKEN_FAILURE_WINDOW_SECONDS = env.int("API_TOKEN_FAILURE_WINDOW_SECONDS", d
 MCP_OAUTH_REDIRECT_SCHEMES = env.list("MCP_OAUTH_REDIRECT_SCHEMES", default=["vscode", "cursor"])
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "governance.oauth.McpValidator",
+    "OAUTH2_BACKEND_CLASS": "governance.oauth.AbsoluteUriCore",
     "SCOPES": {"mcp": "Use the assistant's tools as you, through an MCP client"},
     "DEFAULT_SCOPES": ["mcp"],
     "PKCE_REQUIRED": True,
