@@ -44,9 +44,12 @@ def _hidden_fields(page: str) -> dict[str, str]:
 
 def _mcp(url: str, token: str, work):
     async def go():
-        async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
-            async with Client(streamable_http_client(url, http_client=http)) as client:
-                return await work(client)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            create_mcp_http_client(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            return await work(client)
 
     return run_async(go)
 
