@@ -233,9 +233,9 @@ def token_revoke(request, token_id):
 
 
 @page("POST")
-def client_revoke(request, client_id):
+def client_revoke(request, application_id):
     """Disconnect an MCP client (OAuth) from the signed-in person."""
-    name = oauth.client_revoke(user=request.user, application_id=client_id)
+    name = oauth.client_revoke(user=request.user, application_id=application_id)
     messages.success(request, f"“{name}” is disconnected; it must ask you again to connect.")
     return redirect("profile")
 
