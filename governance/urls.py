@@ -45,7 +45,9 @@ urlpatterns += [
     path(".well-known/oauth-protected-resource/mcp", _resource_metadata),
     path(".well-known/oauth-authorization-server", _oauth_metadata),
     path(
-        "profile/clients/<int:application_id>/revoke/", views.client_revoke, name="oauth-client-revoke"
+        "profile/clients/<int:application_id>/revoke/",
+        views.client_revoke,
+        name="oauth-client-revoke",
     ),
     path(
         "oauth/",
