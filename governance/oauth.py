@@ -74,6 +74,13 @@ class McpValidator(OAuth2Validator):
     """The toolkit's validator with the resource fixed to the MCP endpoint: a token request
     naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target)."""
 
+    def validate_redirect_uri(self, client_id, redirect_uri, request, *args, **kwargs):
+        """The client's registered URI, and one this server sends codes to at all (http only
+        on a loopback address), whichever way the client came (registration, a metadata
+        document, the admin)."""
+        allowed = super().validate_redirect_uri(client_id, redirect_uri, request, *args, **kwargs)
+        return allowed and redirect_uri_problem(redirect_uri) is None
+
     def _check_and_set_request_resource(self, request):
         super()._check_and_set_request_resource(request)
         parts = urlsplit(request.uri or "")

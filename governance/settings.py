@@ -368,3 +368,7 @@ OAUTH2_PROVIDER = {
     "OAUTH2_PROTECTED_RESOURCE_NAME": "Project governance (MCP)",
     "OAUTH2_PROTECTED_RESOURCE_BEARER_METHODS_SUPPORTED": ["header"],
 }
+# W008 warns that http redirect URIs are allowed: they are, on a loopback address only (a
+# desktop client's own listener, RFC 8252), which governance.oauth.McpValidator enforces at
+# every authorization and registration refuses otherwise.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]

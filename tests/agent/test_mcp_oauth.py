@@ -292,6 +292,30 @@ def test_authorization_refuses_plain_pkce_and_another_resource(world, client):
     assert 'name="allow"' not in plain.content.decode()
     missing = client.get("/oauth/authorize/?" + urlencode(base))
     assert 'name="allow"' not in missing.content.decode()
+    # A client made another way (the admin) with an http address on another machine: no code
+    # is sent there.
+    from oauth2_provider.models import Application
+
+    elsewhere = Application.objects.create(
+        name="Elsewhere",
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://elsewhere.example/cb",
+    )
+    insecure = client.get(
+        "/oauth/authorize/?"
+        + urlencode(
+            {
+                **base,
+                "client_id": elsewhere.client_id,
+                "redirect_uri": "http://elsewhere.example/cb",
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+            }
+        )
+    )
+    assert 'name="allow"' not in insecure.content.decode()
+    assert insecure.status_code == 400
 
 
 def test_the_resource_is_the_mcp_endpoint(settings):
