@@ -168,6 +168,7 @@ def test_a_connector_signs_in_with_oauth_and_uses_the_tools(world, live_server):
     # 6. The token is for /mcp only: the JSON API refuses it.
     api = anonymous.get("/api/v1/projects", HTTP_AUTHORIZATION=f"Bearer {access}")
     assert api.status_code == 401
+    assert "works at /mcp only" in api.json()["error"]["message"]
 
     # 7. Refresh rotates: a new pair; the old refresh token is refused afterwards.
     renewed = anonymous.post(
