@@ -290,14 +290,14 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     token, 403 outside the portfolio/agent gate, each with a JSON-RPC error body."""
     try:
         user, oauth_client = _caller(request)
-    except DomainError as error:  # no or a bad token; too many invalid tokens from here
-        return _error(request, error)
-    request.auth = user
-    request.user = user
-    act_for(user.account_id)
-    try:
+        request.auth = user
+        request.user = user
+        act_for(user.account_id)
         catalogue.require_agent_access(request)
-    except DomainError as error:
+    except Exception as exc:  # no or a bad token, outside the gate, the database down
+        error = exc if isinstance(exc, DomainError) else database_unavailable(exc)
+        if error is None:
+            raise
         return _error(request, error)
 
     def request_factory() -> HttpRequest:
