@@ -1,12 +1,15 @@
-"""The action catalogue as MCP tools (the official `mcp` SDK's server; no protocol written
-here). One server per caller: over streamable HTTP at /mcp (bearer = the person's API token,
-stateless JSON responses, so it runs under the WSGI server too) and over stdio with
-`python manage.py mcp --user NAME` for desktop clients.
+"""The action catalogue as MCP tools (the official `mcp` SDK 2.x's server; no protocol written
+here). One server per caller: over streamable HTTP at /mcp (bearer = an OAuth access token
+bound to /mcp, governance/oauth.py, or the person's API token; stateless JSON responses, so it
+runs under the WSGI server too; the current protocol without a handshake and 2025-11-25's with
+one) and over stdio with `python manage.py mcp --user NAME` for desktop clients.
 
 Both gates apply to every call, as through the API: a caller outside the portfolio/agent gate
-is offered no tools and every call is refused; projects they cannot view answer not_found.
-Writes run at once (the MCP client asks its person before calling a tool) and are audited with
-the channel `agent` and the client's name."""
+is refused with the reason (HTTP 403 with a JSON-RPC error body; over stdio an MCP error when
+listing tools) and every call is refused; projects they cannot view answer not_found.
+Writes run at once (the MCP client asks its person before calling a tool: the tools'
+annotations say which only read and which cannot be undone) and are audited with the channel
+`agent` and the client's name."""
 
 import json
 import logging
