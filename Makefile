@@ -8,7 +8,7 @@ AXE_VERSION := 4.14.1
 PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-browser bench faults worker lint format vendor-htmx vendor-axe check-deploy clean
+.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-inspector test-browser bench faults worker lint format vendor-htmx vendor-axe check-deploy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,11 +30,12 @@ chromium:
 	@$(PYTHON) tools/chromium.py ensure >/dev/null
 
 # The whole suite on SQLite, then again on PostgreSQL when it answers at PG_URL, then the
-# backends against the Prism mocks when npm is there.
+# backends against the Prism mocks and the MCP Inspector CLI when npm is there.
 test: chromium install
 	$(MAKE) --no-print-directory test-sqlite
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory test-prism
+	$(MAKE) --no-print-directory test-inspector
 
 test-sqlite: chromium install
 	@echo "== tests on SQLite =="
@@ -77,6 +78,20 @@ test-prism:
 		echo "== SKIPPED: the Prism contract run (make contract-prism): npm is not installed =="; \
 	fi
 
+# The official MCP Inspector's CLI (npm, pinned) against the app under runserver on a free
+# loopback port with its own database (tools/inspector.py): tools listed and called with a
+# personal token, the gate's refusal shown in the app's words. Skipped with one line when npm
+# is not there; with REQUIRE_INSPECTOR set (CI) a skip is a failure.
+INSPECTOR_VERSION ?= 2.12.0
+test-inspector: install
+	@if command -v npx >/dev/null 2>&1; then \
+		echo "== the MCP Inspector CLI $(INSPECTOR_VERSION) against /mcp =="; \
+		INSPECTOR_VERSION=$(INSPECTOR_VERSION) env -u DATABASE_URL $(PY) tools/inspector.py; \
+	elif [ -n "$$REQUIRE_INSPECTOR" ]; then \
+		echo "== FAILED: npm is not installed and REQUIRE_INSPECTOR is set: the Inspector run needs it =="; exit 1; \
+	else \
+		echo "== SKIPPED: the MCP Inspector CLI run (make test-inspector): npm is not installed =="; \
+	fi
 
 BENCH_STAMP := $(VENV)/.installed-bench
 $(BENCH_STAMP): pyproject.toml $(STAMP)

@@ -53,6 +53,35 @@ def request_for(user: User) -> HttpRequest:
 
 
 @dataclass(frozen=True)
+class Hints:
+    """What a client may know of an action before calling it (MCP tool annotations): whether
+    it only reads; whether it may undo or end something for good (a client asks its person
+    first); whether a second call with the same arguments changes nothing more; whether it
+    reaches outside the app (never: the tracker is the app's own business)."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool = False
+
+
+# The writes whose effect cannot be taken back in the app: a made decision can no longer be
+# changed (only annotated); a change applied to the baseline moves it for good.
+IRREVERSIBLE = frozenset({"record_decision_made", "apply_change_to_baseline"})
+# The writes that set values (or end a state) rather than add a record: sent twice with the
+# same arguments, the second changes nothing more (an act already done is refused).
+IDEMPOTENT_WRITES = frozenset(
+    {
+        "update_risk",
+        "update_work_package",
+        "update_project_status",
+        "record_decision_made",
+        "apply_change_to_baseline",
+    }
+)
+
+
+@dataclass(frozen=True)
 class Action:
     name: str
     title: str
@@ -76,6 +105,16 @@ class Action:
     @property
     def is_write(self) -> bool:
         return self.kind == WRITE
+
+    @property
+    def hints(self) -> Hints:
+        if not self.is_write:
+            return Hints(read_only=True, destructive=False, idempotent=True)
+        return Hints(
+            read_only=False,
+            destructive=self.name in IRREVERSIBLE,
+            idempotent=self.name in IDEMPOTENT_WRITES,
+        )
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -1,12 +1,15 @@
-"""The action catalogue as MCP tools (the official `mcp` SDK's server; no protocol written
-here). One server per caller: over streamable HTTP at /mcp (bearer = the person's API token,
-stateless JSON responses, so it runs under the WSGI server too) and over stdio with
-`python manage.py mcp --user NAME` for desktop clients.
+"""The action catalogue as MCP tools (the official `mcp` SDK 2.x's server; no protocol written
+here). One server per caller: over streamable HTTP at /mcp (bearer = an OAuth access token
+bound to /mcp, governance/oauth.py, or the person's API token; stateless JSON responses, so it
+runs under the WSGI server too; the current protocol without a handshake and 2025-11-25's with
+one) and over stdio with `python manage.py mcp --user NAME` for desktop clients.
 
 Both gates apply to every call, as through the API: a caller outside the portfolio/agent gate
-is offered no tools and every call is refused; projects they cannot view answer not_found.
-Writes run at once (the MCP client asks its person before calling a tool) and are audited with
-the channel `agent` and the client's name."""
+is refused with the reason (HTTP 403 with a JSON-RPC error body; over stdio an MCP error when
+listing tools) and every call is refused; projects they cannot view answer not_found.
+Writes run at once (the MCP client asks its person before calling a tool: the tools'
+annotations say which only read and which cannot be undone) and are audited with the channel
+`agent` and the client's name."""
 
 import json
 import logging
@@ -21,9 +24,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
 
 from agent import catalogue
-from governance import cleaning, throttling
+from governance import cleaning, oauth, throttling
 from governance.atlassian.context import act_for
 from governance.errors import (
     DomainError,
@@ -46,13 +50,14 @@ INSTRUCTIONS = (
 )
 
 
-def _client_name(server: Server, fallback: str) -> str:
+def _client_name(ctx: Any, fallback: str) -> str:
+    """`mcp: <clientInfo name and version>` (the initialize handshake's, or what a stateless
+    request of the current protocol says), else the User-Agent or the OAuth client's name."""
     try:
-        params = server.request_context.session.client_params
-    except LookupError:
-        params = None
-    if params is not None and params.clientInfo is not None:
-        info = params.clientInfo
+        info = getattr(ctx.session.client_params, "client_info", None)
+    except (AttributeError, LookupError):
+        info = None
+    if info is not None and getattr(info, "name", None):
         return f"mcp: {info.name} {info.version or ''}".strip()
     return f"mcp: {fallback}" if fallback else "mcp"
 
@@ -72,33 +77,33 @@ def _internal(request: HttpRequest, exc: Exception, tool: str) -> DomainError:
     return Internal(rid)
 
 
+def tool_for(action: catalogue.Action) -> types.Tool:
+    """An action as an MCP tool, with the annotations the catalogue knows of it."""
+    hints = action.hints
+    return types.Tool(
+        name=action.name,
+        title=action.title,
+        description=action.description,
+        input_schema=action.schema,
+        annotations=types.ToolAnnotations(
+            title=action.title,
+            read_only_hint=hints.read_only,
+            destructive_hint=hints.destructive,
+            idempotent_hint=hints.idempotent,
+            open_world_hint=hints.open_world,
+        ),
+    )
+
+
 def build_server(
     request_factory: Callable[[], HttpRequest], *, user_agent: str = "", base_url: str = ""
 ) -> Server:
-    """A server whose tools run as the user of `request_factory()`."""
-    server: Server = Server(SERVER_NAME, instructions=INSTRUCTIONS)
+    """A server whose tools run as the user of `request_factory()`. Outside the agent gate,
+    listing the tools is refused with the gate's reason (an MCP error in the app's words),
+    not answered with an empty list."""
 
     def tools_sync() -> list[types.Tool]:
-        try:
-            actions = catalogue.available(request_factory())
-        except DomainError:
-            return []  # outside the agent gate: nothing is offered
-        return [
-            types.Tool(
-                name=a.name,
-                title=a.title,
-                description=a.description,
-                inputSchema=a.schema,
-                annotations=types.ToolAnnotations(
-                    title=a.title,
-                    readOnlyHint=not a.is_write,
-                    destructiveHint=False,
-                    idempotentHint=not a.is_write,
-                    openWorldHint=False,
-                ),
-            )
-            for a in actions
-        ]
+        return [tool_for(a) for a in catalogue.available(request_factory())]
 
     def call_sync(name: str, arguments: dict[str, Any], client: str) -> types.CallToolResult:
         ctx = catalogue.Context(request=request_factory(), client=client, base_url=base_url)
@@ -111,28 +116,55 @@ def build_server(
             body["error"]["status"] = error.status
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=json.dumps(body))],
-                structuredContent=body,
-                isError=True,
+                structured_content=body,
+                is_error=True,
             )
         payload = result if isinstance(result, dict) else {"result": result}
         if notes:  # what the spec's lenient fields coerced, as the API says it
             payload = {**payload, "warnings": list(notes)}
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(payload, default=str))],
-            structuredContent=json.loads(json.dumps(payload, default=str)),
-            isError=False,
+            structured_content=json.loads(json.dumps(payload, default=str)),
+            is_error=False,
         )
 
-    @server.list_tools()
-    async def list_tools() -> list[types.Tool]:
-        return await sync_to_async(tools_sync)()
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        try:
+            tools = await sync_to_async(tools_sync)()
+        except DomainError as error:  # outside the agent gate: the reason, in words
+            raise MCPError(
+                code=jsonrpc_code(error), message=error.message, data=app_error(error)
+            ) from None
+        return types.ListToolsResult(tools=tools)
 
-    @server.call_tool(validate_input=False)  # the catalogue validates, with the API's errors
-    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        client = _client_name(server, user_agent)
-        return await sync_to_async(call_sync)(name, arguments or {}, client)
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        client = _client_name(ctx, user_agent)
+        return await sync_to_async(call_sync)(params.name, params.arguments or {}, client)
 
-    return server
+    return Server(
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+# --- refusals as JSON-RPC errors ----------------------------------------------------------------
+
+# The JSON-RPC code of each refusal (the implementation-defined server range), so that an
+# SDK client shows the message; `data` carries the app's error object as the API sends it.
+_JSONRPC_CODES = {400: -32600, 401: -32001, 403: -32003, 404: -32004, 413: -32013, 429: -32029}
+
+
+def jsonrpc_code(error: DomainError) -> int:
+    if error.status >= 500:
+        return -32603
+    return _JSONRPC_CODES.get(error.status, -32000)
+
+
+def app_error(error: DomainError) -> dict[str, Any]:
+    body = error.body()["error"]
+    return {**body, "status": error.status}
 
 
 # --- streamable HTTP at /mcp ------------------------------------------------------------------
@@ -164,7 +196,7 @@ def _handle(server: Server, request: HttpRequest) -> HttpResponse:
     try:
         body = request.body
     except RequestDataTooBig:
-        return _error(PayloadTooLarge())
+        return _error(request, PayloadTooLarge())
     sent: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
 
     async def receive():
@@ -195,45 +227,90 @@ def _handle(server: Server, request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _error(error: DomainError) -> HttpResponse:
-    response = HttpResponse(
-        json.dumps(error.body()), status=error.status, content_type="application/json"
-    )
+def _request_id_of(request: HttpRequest) -> Any:
+    """The JSON-RPC id of the request refused, so the client matches the error to its call
+    (null when the body is not one request)."""
+    try:
+        message = json.loads(request.body or b"null")
+    except (ValueError, RequestDataTooBig):
+        return None
+    if isinstance(message, dict) and isinstance(message.get("id"), str | int):
+        return message["id"]
+    return None
+
+
+def _error(request: HttpRequest, error: DomainError) -> HttpResponse:
+    """A refusal before the MCP server runs (no or a bad token, outside the gate, too many
+    guesses, too large): its HTTP status, and a JSON-RPC error body whose message is the
+    app's sentence, so the SDK and the Inspector show it; `data` is the API's error object.
+    A 401 names the Protected Resource Metadata (RFC 9728), where OAuth clients begin."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": _request_id_of(request) if error.status != 413 else None,
+        "error": {"code": jsonrpc_code(error), "message": error.message, "data": app_error(error)},
+    }
+    response = HttpResponse(json.dumps(body), status=error.status, content_type="application/json")
     for name, value in error.headers().items():
         response[name] = value
     if isinstance(error, Unauthenticated):
-        response["WWW-Authenticate"] = 'Bearer realm="governance"'
+        metadata = oauth.resource_metadata_url(request)
+        response["WWW-Authenticate"] = (
+            f'Bearer realm="governance", resource_metadata="{metadata}", scope="{oauth.SCOPE}"'
+        )
     return response
+
+
+UNAUTHENTICATED = (
+    "Connect with OAuth (your MCP client signs you in) or send a personal API token from your "
+    "profile page (Authorization: Bearer <token>)."
+)
+
+
+def _caller(request: HttpRequest) -> tuple[Any, str]:
+    """The person a bearer token stands for, and the client's name for the audit: an OAuth
+    access token bound to this endpoint, or a personal API token (401 otherwise)."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:  # where an OAuth client begins: not a guess
+        raise Unauthenticated(UNAUTHENTICATED)
+    grant = oauth.user_for_access_token(request, token)
+    if grant is not None:
+        return grant.user, grant.client_name
+    user = throttling.bearer_user(request, token)
+    if user is None:
+        raise Unauthenticated(
+            "This token is not valid (unknown, expired or revoked). " + UNAUTHENTICATED
+        )
+    return user, ""
 
 
 @csrf_exempt
 @require_http_methods(["GET", "POST", "DELETE"])
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
-    """MCP over streamable HTTP. Authorization: Bearer <API token> (the browser session is not
-    accepted here). 401 without a valid token, 403 outside the portfolio/agent gate."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+    """MCP over streamable HTTP. Authorization: Bearer <OAuth access token for /mcp, or a
+    personal API token> (the browser session is not accepted here). 401 without a valid
+    token, 403 outside the portfolio/agent gate, each with a JSON-RPC error body."""
     try:
-        user = throttling.bearer_user(request, token) if scheme.lower() == "bearer" else None
-    except DomainError as error:  # too many invalid tokens from this address
-        return _error(error)
-    if user is None:
-        return _error(Unauthenticated())
-    request.auth = user
-    request.user = user
-    act_for(user.account_id)
-    try:
+        user, oauth_client = _caller(request)
+        request.auth = user
+        request.user = user
+        act_for(user.account_id)
         catalogue.require_agent_access(request)
-    except DomainError as error:
-        return _error(error)
+    except Exception as exc:  # no or a bad token, outside the gate, the database down
+        error = exc if isinstance(exc, DomainError) else database_unavailable(exc)
+        if error is None:
+            raise
+        return _error(request, error)
 
     def request_factory() -> HttpRequest:
         return request
 
+    fallback = request.headers.get("User-Agent", "")
+    if oauth_client:
+        fallback = f"{oauth_client} ({fallback})" if fallback else oauth_client
     server = build_server(
-        request_factory,
-        user_agent=request.headers.get("User-Agent", ""),
-        base_url=request.build_absolute_uri("/"),
+        request_factory, user_agent=fallback, base_url=request.build_absolute_uri("/")
     )
     return _handle(server, request)
 

@@ -62,6 +62,8 @@ INSTALLED_APPS = [
     "portfolio",
     "agent",
     "config",  # the site above the apps (its seed_demo command)
+    # --- MCP OAuth (governance/oauth.py): the app as the authorization server of /mcp ---
+    "oauth2_provider",
 ]
 
 MIDDLEWARE = [
@@ -351,3 +353,46 @@ AXES_VERBOSE = False
 # invalid token answers 429 with Retry-After; a valid one always passes.
 API_TOKEN_FAILURE_LIMIT = env.int("API_TOKEN_FAILURE_LIMIT", default=20)
 API_TOKEN_FAILURE_WINDOW_SECONDS = env.int("API_TOKEN_FAILURE_WINDOW_SECONDS", default=600)
+
+# --- MCP OAuth (governance/oauth.py) ---------------------------------------------------------
+# The app is the OAuth 2.1 authorization server of its MCP endpoint (django-oauth-toolkit):
+# authorization code with PKCE S256 only, public clients registered dynamically (RFC 7591) or
+# named by a client ID metadata document, tokens bound to {site}/mcp (RFC 8707) and accepted
+# nowhere else, refresh tokens rotated. MCP_OAUTH_REDIRECT_SCHEMES: the schemes a client's
+# redirect URI may use besides https and http on a loopback address (desktop apps' own).
+MCP_OAUTH_REDIRECT_SCHEMES = env.list("MCP_OAUTH_REDIRECT_SCHEMES", default=["vscode", "cursor"])
+OAUTH2_PROVIDER = {
+    "OAUTH2_VALIDATOR_CLASS": "governance.oauth.McpValidator",
+    "OAUTH2_BACKEND_CLASS": "governance.oauth.AbsoluteUriCore",
+    "SCOPES": {"mcp": "Use the assistant's tools as you, through an MCP client"},
+    "DEFAULT_SCOPES": ["mcp"],
+    "PKCE_REQUIRED": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,  # S256 only
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env.int("MCP_OAUTH_ACCESS_TOKEN_SECONDS", default=3600),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env.int("MCP_OAUTH_REFRESH_TOKEN_SECONDS", default=30 * 86400),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http", *MCP_OAUTH_REDIRECT_SCHEMES],
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none"],
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": True,
+    "CIMD_FETCH_TIMEOUT_SECONDS": 5,
+    "CIMD_MAX_DOCUMENT_SIZE": 16 * 1024,
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "Project governance (MCP)",
+    "OAUTH2_PROTECTED_RESOURCE_BEARER_METHODS_SUPPORTED": ["header"],
+}
+# W008 warns that http redirect URIs are allowed: they are, on a loopback address only (a
+# desktop client's own listener, RFC 8252), which governance.oauth.McpValidator enforces at
+# every authorization and registration refuses otherwise.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]

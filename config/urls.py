@@ -1,10 +1,11 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from oauth2_provider import views as oauth_views
 
 from config.api import api
 from governance import auth_views as sign_in
-from governance import views
+from governance import oauth, views
 from governance.atlassian import webhooks
 
 urlpatterns = [
@@ -34,6 +35,42 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("hooks/jira/", webhooks.receive, name="jira-webhook"),
+]
+
+# --- MCP OAuth (governance/oauth.py): discovery at the root, the server under oauth/ ---------
+_oauth_metadata = oauth_views.OAuthServerMetadataView.as_view()
+_resource_metadata = oauth.ProtectedResourceMetadata.as_view()
+urlpatterns += [
+    path(".well-known/oauth-protected-resource", _resource_metadata),
+    path(".well-known/oauth-protected-resource/mcp", _resource_metadata),
+    path(".well-known/oauth-authorization-server", _oauth_metadata),
+    path(
+        "profile/clients/<int:application_id>/revoke/",
+        views.client_revoke,
+        name="oauth-client-revoke",
+    ),
+    path(
+        "oauth/",
+        include(
+            (
+                [
+                    path("authorize/", oauth.Authorize.as_view(), name="authorize"),
+                    path("token/", oauth_views.TokenView.as_view(), name="token"),
+                    path(
+                        "revoke_token/", oauth_views.RevokeTokenView.as_view(), name="revoke-token"
+                    ),
+                    path("register/", oauth.Register.as_view(), name="dcr-register"),
+                    path(
+                        "register/<str:client_id>/",
+                        oauth_views.DynamicClientRegistrationManagementView.as_view(),
+                        name="dcr-register-management",
+                    ),
+                    path(".well-known/oauth-authorization-server", _oauth_metadata),
+                ],
+                "oauth2_provider",
+            )
+        ),
+    ),
 ]
 
 handler500 = "governance.middleware.server_error"

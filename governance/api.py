@@ -18,7 +18,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 
-from governance import audit, cleaning, permissions, services, specs, throttling
+from governance import audit, cleaning, oauth, permissions, services, specs, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
 from governance.cleaning import NOT_BLANK_TEXT
@@ -54,6 +54,11 @@ class BearerToken(HttpBearer):
         user = throttling.bearer_user(request, token)
         if user is not None:
             act_for(user.account_id)
+        elif oauth.user_for_access_token(request, token.strip()) is not None:
+            raise Unauthenticated(
+                "This token was given to an MCP client and works at /mcp only; the API takes a "
+                "personal API token from your profile page."
+            )
         return user
 
 

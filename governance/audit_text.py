@@ -22,6 +22,7 @@ NOUNS: dict[str, str] = {
     "project": "the project",
     "siteSettings": "the site settings",
     "apiToken": "API token",
+    "oauthClient": "connected MCP client",
 }
 # kind -> what the person did, before the record's name ("raised change request “X”").
 VERBS: dict[str, str] = {"created": "added", "updated": "edited", "deleted": "deleted"}
@@ -31,6 +32,7 @@ PHRASES: dict[str, str] = {
     "site_settings.updated": "changed the site settings",
     "token.created": "created an API token",
     "token.revoked": "revoked an API token",
+    "oauth_client.revoked": "disconnected an MCP client",
 }
 # What happened without a person (a consequence of another act, itself audited).
 IMPERSONAL: dict[str, str] = {}

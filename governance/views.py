@@ -10,7 +10,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
-from governance import audit_text, notifications, permissions, services, textsearch
+from governance import audit_text, notifications, oauth, permissions, services, textsearch
 from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
 from governance.http import page, render_htmx, uncompressed
@@ -214,7 +214,13 @@ def profile(request):
     return render(
         request,
         "governance/profile.html",
-        {"tokens": tokens, "new_token": new_token, "errors": errors, "person": person},
+        {
+            "tokens": tokens,
+            "new_token": new_token,
+            "errors": errors,
+            "person": person,
+            "clients": oauth.connected_clients(request.user),
+        },
         status=status,
     )
 
@@ -223,6 +229,14 @@ def profile(request):
 def token_revoke(request, token_id):
     token = services.token_revoke(user=request.user, token_id=token_id)
     messages.success(request, f"Token “{token.name}” revoked.")
+    return redirect("profile")
+
+
+@page("POST")
+def client_revoke(request, application_id):
+    """Disconnect an MCP client (OAuth) from the signed-in person."""
+    name = oauth.client_revoke(user=request.user, application_id=application_id)
+    messages.success(request, f"“{name}” is disconnected; it must ask you again to connect.")
     return redirect("profile")
 
 

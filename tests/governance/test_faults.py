@@ -238,7 +238,8 @@ def test_mcp_answers_503_unavailable(cast, monkeypatch):
     )
     monkeypatch.undo()
     assert response.status_code == 503
-    assert response.json()["error"]["code"] == "unavailable"
+    error = response.json()["error"]  # a JSON-RPC error whose data is the API's error
+    assert error["data"]["code"] == "unavailable" and "briefly unavailable" in error["message"]
 
 
 def test_the_handler_for_anything_else_is_still_500(rf):

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from mcp.shared.memory import create_connected_server_and_client_session
+from mcp import Client as McpClient
 
 from agent import catalogue
 from agent.mcp_server import build_server
@@ -247,7 +247,7 @@ def test_mcp_errors_carry_the_api_words_never_an_exception_text(cast, everyone):
     server = build_server(lambda: catalogue.request_for(cast.lead))
 
     async def go():
-        async with create_connected_server_and_client_session(server) as session:
+        async with McpClient(server) as session:
             cursor = await session.call_tool(
                 "audit_trail", {"projectKey": "ALPHA", "cursor": "9223372036854775808"}
             )
@@ -258,12 +258,12 @@ def test_mcp_errors_carry_the_api_words_never_an_exception_text(cast, everyone):
 
     cursor, surrogate = run_async(go)
     for result in (cursor, surrogate):
-        assert result.isError
+        assert result.is_error
         text = result.content[0].text
         assert "bigint" not in text and "codec" not in text and "Traceback" not in text
-        assert result.structuredContent["error"]["code"] == "validation"
-    assert "cursor" in cursor.structuredContent["error"]["fields"]
-    assert "title" in surrogate.structuredContent["error"]["fields"]
+        assert result.structured_content["error"]["code"] == "validation"
+    assert "cursor" in cursor.structured_content["error"]["fields"]
+    assert "title" in surrogate.structured_content["error"]["fields"]
     assert not Risk.objects.exists()
 
 
@@ -314,7 +314,14 @@ def test_mcp_over_http_answers_the_api_words(cast, bearer, everyone, arguments, 
     )
     text = response.content.decode()
     assert "bigint" not in text and "codec" not in text and "Traceback" not in text
-    result = json.loads(text)["result"]
+    answer = json.loads(text)
+    if field == "title" and "error" in answer:
+        # The SDK 2.x parser refuses a lone surrogate in the JSON itself: a JSON-RPC parse
+        # error (400) before any tool runs, in its words; nothing is stored either way.
+        assert response.status_code == 400 and answer["error"]["code"] == -32700
+        assert not Risk.objects.exists()
+        return
+    result = answer["result"]
     assert result["isError"] is True
     assert result["structuredContent"]["error"]["code"] == "validation"
     assert field in result["structuredContent"]["error"]["fields"]

@@ -172,7 +172,7 @@ def test_mcp_counts_invalid_tokens_with_the_api_and_obeys_the_throttle(cast):
         assert _mcp(client, _wrong(number), "10.2.2.2").status_code == 401
     refused = _mcp(client, _wrong("x"), "10.2.2.2")
     assert refused.status_code == 429
-    assert refused.json()["error"]["code"] == "throttled"
+    assert refused.json()["error"]["data"]["code"] == "throttled"  # inside a JSON-RPC error
     assert int(refused["Retry-After"]) > 0
     assert _api(client, _wrong("y"), "10.2.2.2").status_code == 429
 

@@ -9,7 +9,8 @@ from django.utils import timezone
 from agent.models import Proposal
 from tests.permission_matrix import LOGIN, PORTFOLIO, profile
 
-# MCP takes an API token only (tests/agent/test_mcp.py): a browser session is not enough.
+# MCP takes a bearer token only, a personal API token or an OAuth token for /mcp
+# (tests/agent/test_mcp.py, test_mcp_oauth.py): a browser session is not enough.
 TOKEN_ONLY = profile(LOGIN)
 
 

@@ -1,5 +1,10 @@
 """Kernel URLs: project list, overview, editors, audit, profile, tokens, wiki, API."""
 
+from datetime import timedelta
+
+from django.utils import timezone
+from oauth2_provider.models import AccessToken, Application
+
 from governance.models import OutboundTask
 from governance.services import token_create
 from governance.wiki.local.models import LocalWikiPage
@@ -26,6 +31,26 @@ def setup(world):
     )
 
 
+def _own_client(world, user):
+    """A client connected to `user` with OAuth (an application holding a token of theirs)."""
+    if user is None:
+        return 999999
+    application = Application.objects.create(
+        name="matrix",
+        client_type="public",
+        authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:9/cb",
+    )
+    AccessToken.objects.create(
+        user=user,
+        application=application,
+        token=f"matrix-{user.pk}-{application.pk}",
+        expires=timezone.now() + timedelta(hours=1),
+        scope="mcp",
+    )
+    return application.pk
+
+
 def _own_token(world, user):
     if user is None:
         return 999999
@@ -36,6 +61,8 @@ def _own_token(world, user):
 RESOLVERS = {
     "key": lambda world, user: world.project.key,
     "token_id": _own_token,
+    "application_id": _own_client,
+    "client_id": lambda world, user: "unknown-client",
     "page_id": lambda world, user: world.wiki_page.pk,
     "task_id": lambda world, user: world.dead_task.pk,
 }
@@ -54,6 +81,7 @@ CELLS = {
     "GET profile/": SIGNED_IN,
     "POST profile/": SIGNED_IN,
     "POST profile/tokens/<int:token_id>/revoke/": SIGNED_IN,
+    "POST profile/clients/<int:application_id>/revoke/": SIGNED_IN,
     "GET notifications/": SIGNED_IN,
     "POST notifications/": SIGNED_IN,
     "POST notifications/settings/": SIGNED_IN,
@@ -80,4 +108,20 @@ CELLS = {
     "GET api/v1/projects/<key>/audit": READ,
     "GET api/v1/site-settings": SIGNED_IN,
     "PATCH api/v1/site-settings": SITE_ADMIN,
+    # MCP OAuth (governance/oauth.py): discovery and registration are public; the consent
+    # page needs a signed-in person; the token endpoints judge the client, not a session;
+    # managing a registration needs its registration token.
+    "GET .well-known/oauth-protected-resource": PUBLIC,
+    "GET .well-known/oauth-protected-resource/mcp": PUBLIC,
+    "GET .well-known/oauth-authorization-server": PUBLIC,
+    "GET oauth/.well-known/oauth-authorization-server": PUBLIC,
+    "GET oauth/authorize/": SIGNED_IN,
+    "POST oauth/authorize/": SIGNED_IN,
+    "PUT oauth/authorize/": SIGNED_IN,
+    "POST oauth/token/": PUBLIC,
+    "POST oauth/revoke_token/": PUBLIC,
+    "POST oauth/register/": PUBLIC,
+    "GET oauth/register/<str:client_id>/": profile(LOGIN),
+    "PUT oauth/register/<str:client_id>/": profile(LOGIN),
+    "DELETE oauth/register/<str:client_id>/": profile(LOGIN),
 }

@@ -2,6 +2,7 @@
 for desktop clients (Claude Desktop, VS Code, Cursor...). Both gates apply to every call."""
 
 import anyio
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from mcp.server.stdio import stdio_server
 
@@ -15,13 +16,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--user", required=True, help="username the tools run as")
-        parser.add_argument("--base-url", default="", help="site address for the links in results")
+        parser.add_argument(
+            "--base-url",
+            default="",
+            help="site address for the links in results (default: the SITE_URL setting)",
+        )
 
     def handle(self, *args, user, base_url, **options):
         person = User.objects.filter(username=user, is_active=True).first()
         if person is None:
             raise CommandError(f"No active user called {user!r}.")
-        server = build_server(lambda: catalogue.request_for(person), base_url=base_url)
+        server = build_server(
+            lambda: catalogue.request_for(person), base_url=base_url or settings.SITE_URL
+        )
 
         async def serve():
             async with stdio_server() as (read, write):
