@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, TextField
+from django.db.models import Count, F, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -30,6 +30,7 @@ from charter import derive as charter_derive
 from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
+from governance.sql import AnyOf
 from registers import derive as registers_derive
 from registers import pictures as registers_pictures
 from registers.models import Risk
@@ -254,7 +255,7 @@ def _read(projects, site, now, *, with_cells: bool) -> tuple[dict, dict]:
     fingerprint = basis(site)
     ids = [p.pk for p in projects]
     valid = ProjectHealth.objects.filter(
-        project_id__in=ids, basis=fingerprint, computed_at__lte=now, valid_until__gt=now
+        AnyOf(F("project_id"), ids), basis=fingerprint, computed_at__lte=now, valid_until__gt=now
     )
     rows, cells = {}, {}
     # The JSON as stored (text), decoded through the process's memo (`_decoded`).
