@@ -36,6 +36,16 @@ def _headers(spec: dict) -> dict[str, str]:
 HEADERS = {name: _headers(CONFIG["requests"][name]) for name in ORDER}
 
 
+def _url(spec: dict) -> str:
+    """The request's URL: on the main server, or on the ceiling's (bench.ceiling)."""
+    if spec.get("server") == "ceiling":
+        return os.environ["BENCH_LOAD_CEILING_URL"] + spec["url"]
+    return spec["url"]
+
+
+URLS = {name: _url(CONFIG["requests"][name]) for name in ORDER}
+
+
 @events.test_start.add_listener
 def _start(environment, **kwargs):
     STARTED.append(time.time())
@@ -52,7 +62,7 @@ class PhasedUser(HttpUser):
         name = ORDER[phase]
         spec = CONFIG["requests"][name]
         with self.client.get(
-            spec["url"],
+            URLS[name],
             name=name,
             headers=HEADERS[name],
             allow_redirects=False,

@@ -9,12 +9,27 @@ Rules (docs/product.md section 1):
 - a project the user cannot view is not found (404); a write they may not do is forbidden (403).
 """
 
-from collections.abc import Collection, Mapping
+import datetime
+import json
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
-from django.db.models import Exists, JSONField, OuterRef, Q, Subquery, TextField
+from django.conf import settings
+from django.db import connections, router, transaction
+from django.db.models import (
+    BooleanField,
+    DateTimeField,
+    Exists,
+    JSONField,
+    OuterRef,
+    Q,
+    Subquery,
+    TextField,
+)
+from django.db.models.base import ModelState
+from django.db.models.functions import Cast
+from django.db.models.signals import post_init, pre_init
 from django.http import HttpRequest
 from django.utils.functional import LazyObject
 
@@ -178,15 +193,21 @@ def _site_gate(user: User, memo: dict) -> None:
     expressions = getattr(tracker, "site_gate_expressions", None)
     if expressions is None:
         return
-    site = SiteSettings.objects.filter(pk=1)
-    group = Subquery(site.values("governance_group")[:1])
-    row = next(iter(site.annotate(**expressions(user.account_id, group))), None)
-    if row is None:
+
+    def build(account_id):
+        site = SiteSettings.objects.filter(pk=1)
+        group = Subquery(site.values("governance_group")[:1])
+        answers = expressions(account_id, group)
+        return _compile(site.annotate(**answers), list(answers), ())
+
+    rows = _statement("site", tracker, user.account_id, build).run(user.account_id)
+    if not rows:
         return
-    memo["site_settings"] = row
-    memo.setdefault(("site_admin", user.pk), bool(user.is_superuser) or bool(row.gate_t_admin))
-    if row.governance_group:
-        memo.setdefault(("group", user.pk, row.governance_group), bool(row.gate_t_group))
+    site, gate, _ = rows[0]
+    memo["site_settings"] = site
+    memo.setdefault(("site_admin", user.pk), bool(user.is_superuser) or bool(gate["gate_t_admin"]))
+    if site.governance_group:
+        memo.setdefault(("group", user.pk, site.governance_group), bool(gate["gate_t_group"]))
 
 
 def governance_group(request: HttpRequest | None = None) -> str:
@@ -411,58 +432,250 @@ def _holder_of(key: str) -> TrackerProject | None:
     return current if current is not None and current.key == key else None
 
 
-def _gate_statement(user: User, tracker) -> Any:
-    """The access gate's one statement: governance project rows annotated with everything the
-    gate decides from, read fresh on every request (docs/decisions.md, "The access gate in one
-    statement"): the site settings row, the caller's nomination, and the tracker's part (the
-    local tracker's browse, lead, site-admin and group answers; Jira's grant, its other
-    answers coming from Jira's cache)."""
+# --- the gate's statements, compiled once per process ---------------------------------------
+#
+# Building the gate's statement with the ORM (some forty sub-selects) and compiling it to SQL
+# cost more than running it. Each statement's shape is compiled once per process and
+# database, with stand-ins for the two values a request binds (the person's account id and
+# the project key); a request binds them and runs the SQL. Nothing the statement reads is
+# kept: every answer is read fresh on every request.
+
+_ACCOUNT = "\x00gate account\x00"
+_KEY = "\x00gate key\x00"
+_statements: dict[tuple, "_Statement"] = {}
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One gate statement, compiled: its SQL and parameters (with the stand-ins), and where
+    its rows carry the model's columns, the gate's answers and the site settings' columns
+    (as text, parsed once a request, not once a row)."""
+
+    alias: str
+    sql: str
+    params: tuple
+    make: Callable[[str, list], Any]
+    model_columns: tuple[int, ...]
+    gate_names: tuple[str, ...]
+    gate_columns: tuple[int, ...]
+    site_columns: tuple[int, ...]
+    converters: tuple[tuple[int, tuple, Any], ...]
+
+    def run(self, account_id: str, key: str = "") -> list[tuple[Any, dict, tuple | None]]:
+        """The statement's rows for this person (and key): (model instance, the gate's
+        answers, the site settings' texts on the first row only)."""
+        params = tuple(
+            account_id if p == _ACCOUNT else key if p == _KEY else p for p in self.params
+        )
+        connection = connections[self.alias]
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            raw = cursor.fetchall()
+        make, alias, names = self.make, self.alias, self.gate_names
+        model_columns, gate_columns = self.model_columns, self.gate_columns
+        converters = self.converters
+        result = []
+        for n, row in enumerate(raw):
+            if converters:
+                row = list(row)
+                for column, functions, expression in converters:
+                    value = row[column]
+                    if value is not None:
+                        for function in functions:
+                            value = function(value, expression, connection)
+                        row[column] = value
+            instance = make(alias, [row[c] for c in model_columns])
+            gate = {name: row[c] for name, c in zip(names, gate_columns, strict=True)}
+            site = tuple(row[c] for c in self.site_columns) if n == 0 else None
+            result.append((instance, gate, site))
+        return result
+
+
+def _json_list_or_value(value, expression, connection):
+    """A model's JSON column, parsed: the empty list (most rows) without the parser."""
+    return [] if value == "[]" else json.loads(value)
+
+
+def _datetime_from_text(value, expression=None, connection=None) -> datetime.datetime:
+    """A date and time read as text: PostgreSQL's carries its offset ("+00"), SQLite's is
+    UTC. Python's own ISO parser, not the driver's (one a row of a thousand-row list)."""
+    parsed = datetime.datetime.fromisoformat(value)
+    if settings.USE_TZ and parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.UTC)
+    return parsed
+
+
+def _maker(model) -> Callable[[str, list], Any]:
+    """How a statement's row becomes a model instance: `from_db`, or, when nothing listens
+    to the model's init signals, the instance's attributes set directly (what `__init__`
+    does with every field given, without its per-argument checks)."""
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return lambda alias, values: model.from_db(alias, None, values)
+    attnames = tuple(field.attname for field in model._meta.concrete_fields)
+    new = model.__new__
+
+    def make(alias, values):
+        instance = new(model)
+        instance.__dict__.update(zip(attnames, values, strict=True))
+        state = instance._state = ModelState()
+        state.adding, state.db = False, alias
+        return instance
+
+    return make
+
+
+def _compile(queryset, gate_names: Collection[str], site_names: Collection[str]) -> _Statement:
+    """Compile a gate queryset (the model's rows, annotated with the gate's answers and the
+    site settings' texts) once. Its date-time columns are read as text (`_datetime_from_text`)."""
+    model = queryset.model
+    fields = model._meta.concrete_fields
+    texts = {
+        f"gate_text_{field.attname}": Cast(field.attname, TextField())
+        for field in fields
+        if isinstance(field, DateTimeField)
+    }
+    columns = [
+        f"gate_text_{field.attname}" if isinstance(field, DateTimeField) else field.attname
+        for field in fields
+    ]
+    queryset = queryset.annotate(**texts).values_list(*columns, *gate_names, *site_names)
+    compiler = queryset.query.get_compiler(using=queryset.db)
+    sql, params = compiler.as_sql()
+    assert _ACCOUNT not in sql and _KEY not in sql, "the stand-ins must be parameters"
+    names = list(queryset._fields)  # a values_list's columns come in the order it names
+    assert len(names) == len(compiler.select), "one column for each name"
+    index = {name: n for n, name in enumerate(names)}
+    converters = {
+        column: (tuple(functions), expression)
+        for column, (functions, expression) in compiler.get_converters(
+            [expression for expression, _, _ in compiler.select]
+        ).items()
+        if names[column] not in site_names  # parsed once, from the first row (`_site_from`)
+    }
+    for column, name in enumerate(names):
+        expression = compiler.select[column][0]
+        field = getattr(expression, "target", None)
+        if name in texts:
+            converters[column] = ((_datetime_from_text,), expression)
+        elif isinstance(field, JSONField) and field.model is model and field.decoder is None:
+            converters[column] = ((_json_list_or_value,), expression)
+    return _Statement(
+        alias=queryset.db,
+        sql=sql,
+        params=tuple(params),
+        make=_maker(model),
+        model_columns=tuple(index[name] for name in columns),
+        gate_names=tuple(gate_names),
+        gate_columns=tuple(index[name] for name in gate_names),
+        site_columns=tuple(index[name] for name in site_names),
+        converters=tuple(
+            (column, functions, expression)
+            for column, (functions, expression) in sorted(converters.items())
+        ),
+    )
+
+
+def _site_texts() -> dict:
+    """The site settings row's columns, each as its text: the same on every row of a list,
+    so each row carries text only and the request parses it once (`_site_from`)."""
     site = SiteSettings.objects.filter(pk=1)
-    # JSON columns come back as their text, parsed once a request (`_remember_gate`), not
-    # once a row: the list of a thousand projects would parse each a thousand times.
-    annotations = {
+    return {
         f"gate_site_{field.attname}": Subquery(
-            site.values(field.attname)[:1],
-            **({"output_field": TextField()} if isinstance(field, JSONField) else {}),
+            site.annotate(gate_text=Cast(field.attname, TextField())).values("gate_text")[:1]
         )
         for field in SiteSettings._meta.concrete_fields
     }
+
+
+def _site_value(field, text: str | None):
+    if text is None:
+        return None
+    if isinstance(field, JSONField):
+        return field.from_db_value(text, None, None)
+    if isinstance(field, DateTimeField):
+        return _datetime_from_text(text)
+    if isinstance(field, BooleanField):
+        return text.lower() in ("1", "t", "true")
+    return field.to_python(text)
+
+
+def _site_from(texts: tuple | None, alias: str) -> SiteSettings:
+    """The site settings row from the texts a gate statement read (the row is made when
+    there is none yet)."""
+    if texts is None or texts[0] is None:
+        return SiteSettings.load()
+    fields = SiteSettings._meta.concrete_fields
+    values = [_site_value(field, text) for field, text in zip(fields, texts, strict=True)]
+    return SiteSettings.from_db(alias, None, values)
+
+
+def _statement(shape: str, tracker: Any, account_id: str, build) -> _Statement:
+    """The statement of this shape for this tracker, compiled by `build(stand_in)` the first
+    time in the process (per database)."""
+    alias = router.db_for_read(Project)
+    cache_key = (alias, connections[alias].vendor, shape, type(tracker), bool(account_id))
+    statement = _statements.get(cache_key)
+    if statement is None:
+        statement = build(_ACCOUNT if account_id else "")
+        _statements[cache_key] = statement
+    return statement
+
+
+def _gate_queryset(account_id: str, tracker: Any) -> tuple[Any, list[str], list[str]]:
+    """The access gate's statement (docs/decisions.md, "The access gate in one statement"):
+    governance project rows annotated with everything the gate decides from: the site
+    settings row, the caller's nomination, and the tracker's part (the local tracker's
+    browse, lead, site-admin and group answers; Jira's grant, its other answers coming from
+    Jira's cache). With the names of the gate's answers and of the site settings' texts."""
+    site_texts = _site_texts()
+    annotations = dict(site_texts)
     annotations["gate_nominated"] = Exists(
-        EditorNomination.objects.filter(project_id=OuterRef("pk"), account_id=user.account_id)
+        EditorNomination.objects.filter(project_id=OuterRef("pk"), account_id=account_id)
     )
-    group = Subquery(site.values("governance_group")[:1])
-    annotations.update(tracker.gate_expressions(user.account_id, group))
-    return Project.objects.annotate(**annotations)
+    group = Subquery(SiteSettings.objects.filter(pk=1).values("governance_group")[:1])
+    annotations.update(tracker.gate_expressions(account_id, group))
+    gate_names = [name for name in annotations if name not in site_texts]
+    return Project.objects.annotate(**annotations), gate_names, list(site_texts)
 
 
-def _gate_values(row: Project) -> dict:
-    """The tracker's answers and the nomination (not the site settings' columns)."""
-    return {name: value for name, value in vars(row).items() if name.startswith(_GATE_KEYS)}
+def _gate_for_key(user: User, tracker: Any, key: str) -> list[tuple[Project, dict, tuple]]:
+    """The gate's one statement for the project whose mirror holds `key` (no row or one)."""
+
+    def build(account_id):
+        queryset, gate_names, site_names = _gate_queryset(account_id, tracker)
+        return _compile(queryset.filter(key=_KEY), gate_names, site_names)
+
+    return _statement("project", tracker, user.account_id, build).run(user.account_id, key)
 
 
-_GATE_KEYS = ("gate_t_", "gate_nominated")
+def _gate_for_browsable(user: User, tracker: Any) -> list[tuple[Project, dict, tuple]]:
+    """The gate's one statement for every project the person browses in the local tracker,
+    each row with the number of those projects (`gate_count`: a mirror missing tells)."""
+
+    def build(account_id):
+        queryset, gate_names, site_names = _gate_queryset(account_id, tracker)
+        keys, count = tracker.gate_browsable_keys(account_id)
+        queryset = queryset.filter(key__in=keys).annotate(gate_count=count)
+        return _compile(queryset, [*gate_names, "gate_count"], site_names)
+
+    return _statement("browsable", tracker, user.account_id, build).run(user.account_id)
 
 
-def _site_value(field, value):
-    if isinstance(field, JSONField) and isinstance(value, str):
-        return field.from_db_value(value, None, None)
-    return value
+def _gate_for_keys(user: User, tracker: Any, keys: Collection[str]) -> list[tuple]:
+    """The gate's one statement for these projects (Jira's cached listing): its list of keys
+    varies, so it is compiled each time."""
+    queryset, gate_names, site_names = _gate_queryset(_ACCOUNT, tracker)
+    statement = _compile(queryset.filter(key__in=list(keys)), gate_names, site_names)
+    return statement.run(user.account_id)
 
 
-def _remember_gate(user: User, row: Project, gate: Any, memo: dict) -> None:
+def _remember_gate(
+    user: User, site: tuple | None, alias: str | None, gate: Any, memo: dict
+) -> None:
     """Keep the statement's request-wide answers (site settings, site admin, group) in the
     request's memo, for the rest of the request to read without asking again."""
     if "site_settings" not in memo:
-        values = {
-            field.attname: _site_value(field, getattr(row, f"gate_site_{field.attname}"))
-            for field in SiteSettings._meta.concrete_fields
-        }
-        if values["id"] is None:
-            memo["site_settings"] = SiteSettings.load()
-        else:
-            site = SiteSettings(**values)
-            site._state.adding, site._state.db = False, row._state.db
-            memo["site_settings"] = site
+        memo["site_settings"] = _site_from(site, alias or "default")
     admin_key = ("site_admin", user.pk)
     if admin_key not in memo:
         memo[admin_key] = bool(user.is_superuser) or gate.is_site_admin()
@@ -472,13 +685,18 @@ def _remember_gate(user: User, row: Project, gate: Any, memo: dict) -> None:
 
 
 def _gated_project(
-    request: HttpRequest, user: User, row: Project, gate: Any, tracker_project: Any
+    request: HttpRequest,
+    user: User,
+    row: tuple[Project, dict, tuple | None],
+    gate: Any,
+    tracker_project: Any,
 ) -> tuple[Project, Caller]:
     """The caller's role on a gate row, with the mirror refreshed from `tracker_project`."""
-    _remember_gate(user, row, gate, _memo(request))
-    project = sync_project(tracker_project, row) if tracker_project is not None else row
+    mirror, values, site = row
+    _remember_gate(user, site, mirror._state.db, gate, _memo(request))
+    project = sync_project(tracker_project, mirror) if tracker_project is not None else mirror
     caller = caller_for(
-        user, project, request=request, can_browse=True, nominated=row.gate_nominated
+        user, project, request=request, can_browse=True, nominated=values["gate_nominated"]
     )
     return project, caller
 
@@ -487,17 +705,19 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     """The project and the caller's role on it; NotFound (404) when they may not view it,
     so a hidden project's existence is never revealed.
 
-    One SQL statement when the project's mirror holds the key (`_gate_statement`); the first
+    One SQL statement when the project's mirror holds the key (`_gate_for_key`); the first
     sight of a project, a former key (Moved) and a refusal go the long way
     (`_project_for_first_sight`)."""
     user = request_user(request)
     tracker = get_tracker()
     if not hasattr(tracker, "gate_expressions"):
         return _project_for_first_sight(request, user, key)
-    row = next(iter(_gate_statement(user, tracker).filter(key=key)), None)
-    if row is None:
+    rows = _gate_for_key(user, tracker, key)
+    if not rows:
         return _project_for_first_sight(request, user, key)
-    gate = tracker.gate(user.account_id, _gate_values(row))
+    row = rows[0]
+    mirror, values, _ = row
+    gate = tracker.gate(user.account_id, values)
     if not gate.can_browse(key):
         # Refused, unless the key changed in the tracker since: the long way tells.
         return _project_for_first_sight(request, user, key)
@@ -509,7 +729,7 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     else:
         if tracker_project is None:
             raise NotFound(f"No project {key} that you can see.")
-        if tracker_project.id and row.tracker_id and tracker_project.id != row.tracker_id:
+        if tracker_project.id and mirror.tracker_id and tracker_project.id != mirror.tracker_id:
             # Another tracker project holds the key now (this one's key changed).
             return _project_for_first_sight(request, user, key)
     project, caller = _gated_project(request, user, row, gate, tracker_project)
@@ -642,13 +862,12 @@ def require(allowed: bool, message: str) -> None:
 
 def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
     """Every project the user can view, with their role: one SQL statement once the mirrors
-    exist (`_gate_statement`), a constant number the first time."""
+    exist (`_gate_for_browsable`, `_gate_for_keys`), a constant number the first time."""
     user = request_user(request)
     tracker = get_tracker()
     if hasattr(tracker, "gate_browsable_keys"):
-        keys, count = tracker.gate_browsable_keys(user.account_id)
-        rows = list(_gate_statement(user, tracker).filter(key__in=keys).annotate(gate_count=count))
-        if rows and len(rows) == rows[0].gate_count:
+        rows = _gate_for_browsable(user, tracker)
+        if rows and len(rows) == rows[0][1]["gate_count"]:
             viewable = _viewable_rows(request, user, tracker, rows, None)
             if viewable is not None:
                 return viewable
@@ -658,8 +877,8 @@ def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
             return []
         if listing is not None:
             by_key = {t.key: t for t in listing}
-            rows = list(_gate_statement(user, tracker).filter(key__in=by_key))
-            if rows and not rows[0].gate_t_grant:
+            rows = _gate_for_keys(user, tracker, by_key)
+            if rows and not rows[0][1]["gate_t_grant"]:
                 return []
             if len(rows) == len(by_key):
                 viewable = _viewable_rows(request, user, tracker, rows, by_key)
@@ -669,14 +888,18 @@ def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
 
 
 def _viewable_rows(
-    request: HttpRequest, user: User, tracker: Any, rows: list[Project], listing: dict | None
+    request: HttpRequest,
+    user: User,
+    tracker: Any,
+    rows: list[tuple[Project, dict, tuple | None]],
+    listing: dict | None,
 ) -> list[tuple[Project, Caller]] | None:
     """The gate rows' callers; None when a mirror's key is held by another tracker project
     now (a key changed in the tracker: the long way follows it)."""
     stale = []
     gates = []
-    for row in rows:
-        gate = tracker.gate(user.account_id, _gate_values(row))
+    for row, values, _ in rows:
+        gate = tracker.gate(user.account_id, values)
         t = listing[row.key] if listing is not None else gate.project(row.key)
         if t.id and row.tracker_id and t.id != row.tracker_id:
             return None
@@ -692,10 +915,11 @@ def _viewable_rows(
     if stale:
         Project.objects.bulk_update(stale, ["name", "lead_account_id", "tracker_id"])
     result = []
-    for row, gate in zip(rows, gates, strict=True):
-        _remember_gate(user, row, gate, _memo(request))
+    memo = _memo(request)
+    for (row, values, site), gate in zip(rows, gates, strict=True):
+        _remember_gate(user, site, row._state.db, gate, memo)
         caller = caller_for(
-            user, row, request=request, can_browse=True, nominated=row.gate_nominated
+            user, row, request=request, can_browse=True, nominated=values["gate_nominated"]
         )
         if caller.can_view:
             result.append((row, caller))

@@ -3,6 +3,7 @@ display values, computed once in Python (derived values come from registers.deri
 templates only print. One pass over the rows, no query per row."""
 
 import datetime as dt
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -325,12 +326,19 @@ def _stored_names(model: type) -> frozenset[str]:
     return frozenset(f.attname for f in model._meta.concrete_fields)
 
 
+@cache
+def _stored_values(model: type) -> Callable[[Any], tuple]:
+    """The record's stored values in field order, read in one call."""
+    getter = operator.attrgetter(*(f.attname for f in model._meta.concrete_fields))
+    return getter if len(model._meta.concrete_fields) > 1 else lambda record: (getter(record),)
+
+
 def stored_text(record: Any) -> str:
     """Every stored value of a record, as text for a key. Written once per request (a
     register page's keys all read it): kept on the record, which a request loads afresh."""
     text = record.__dict__.get("_stored_key_text")
     if text is None:
-        text = repr([getattr(record, f.attname) for f in record._meta.concrete_fields])
+        text = repr(list(_stored_values(type(record))(record)))
         record._stored_key_text = text
     return text
 
@@ -365,8 +373,8 @@ def decorate(
         return
     context = (register, repr(extra), formatting.currency(), translation.get_language())
     for record in records:
-        stored = _stored_names(type(record))
-        if any(k[0] != "_" and k not in stored for k in vars(record)):
+        beside = vars(record).keys() - _stored_names(type(record))
+        if any(k[0] != "_" for k in beside):
             # Values beside the stored ones (decorated before, or annotated): derive as is.
             record.__dict__.pop("_derived_key_text", None)
             record.url = mark_safe(f"{base}{record.pk}/")  # our own path and a UUID

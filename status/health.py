@@ -21,13 +21,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, TextField
+from django.db.models import Count, F, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
 from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
+from governance.sql import AnyOf
 from registers import pictures as registers_pictures
 from registers.models import Risk
 from status import derive, selectors
@@ -252,7 +253,7 @@ def _read(projects, site, now, *, with_cells: bool) -> tuple[dict, dict]:
     fingerprint = basis(site)
     ids = [p.pk for p in projects]
     valid = ProjectHealth.objects.filter(
-        project_id__in=ids, basis=fingerprint, computed_at__lte=now, valid_until__gt=now
+        AnyOf(F("project_id"), ids), basis=fingerprint, computed_at__lte=now, valid_until__gt=now
     )
     rows, cells = {}, {}
     # The JSON as stored (text), decoded through the process's memo (`_decoded`).

@@ -150,7 +150,7 @@ def exports(project, out_dir: Path) -> dict[tuple[str, str], Path]:
 
 def main(out: Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "governance.settings")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
         os.environ["DATABASE_URL"] = f"sqlite:///{scratch}/db.sqlite3"
         sys.path.insert(0, str(ROOT))
         import django

@@ -106,3 +106,33 @@ def test_without_the_shared_cache_the_load_run_says_so(monkeypatch):
     monkeypatch.setenv("BENCH_LOAD_CACHE_URL", "redis://127.0.0.1:1/8")
     lines = bench_load.run()
     assert len(lines) == 1 and lines[0].startswith("skipped: the shared cache is not reachable")
+
+
+def test_the_table_reports_every_target_of_the_load_run():
+    """The register page's p95 and the stored page's ceiling are reported met or MISSED in
+    the same run, beside the healthz and admin ratios."""
+    rows = {
+        "/healthz": {"requests": 1, "rps": 100.0, "p50": 1.0, "p95": 2.0, "errors": 0},
+        "register page (100 rows)": {"requests": 1, "rps": 40.0, "p50": 9, "p95": 59, "errors": 0},
+        "stored page (ceiling)": {"requests": 1, "rps": 45.0, "p50": 5, "p95": 9, "errors": 0},
+    }
+    lines = bench_load.format_table(rows)
+    assert any(line.startswith("stored page (ceiling)") and "45 %" in line for line in lines)
+    assert "register page p95: 59.0 ms (target: under 60 ms at 8 users) met" in lines
+    assert (
+        "stored page (bench.ceiling:stored_page) / healthz: 0.45 (target: at least 0.45) met"
+        in (lines)
+    )
+    assert lines[-1].startswith("register page / healthz") and lines[-1].endswith("met")
+    rows["register page (100 rows)"]["p95"] = 60
+    rows["stored page (ceiling)"]["rps"] = 44.0
+    lines = bench_load.format_table(rows)
+    assert "register page p95: 60.0 ms (target: under 60 ms at 8 users) MISSED" in lines
+    assert any(line.startswith("stored page (bench") and line.endswith("MISSED") for line in lines)
+
+
+def test_the_ceiling_is_a_phase_on_its_own_server():
+    source = (bench_load.HERE / "bench_load.py").read_text()
+    assert bench_load.CEILING_WSGI == "bench.ceiling:stored_page"
+    assert '"server": "ceiling"' in source and "BENCH_LOAD_CEILING_URL" in source
+    assert "BENCH_LOAD_CEILING_URL" in (bench_load.HERE / "locustfile.py").read_text()

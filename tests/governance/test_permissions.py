@@ -210,6 +210,48 @@ def test_the_portfolio_gate_is_one_statement(cast):
     assert not permissions.has_portfolio_access(cast.pmo, _request(cast.pmo))
 
 
+def _bound(statement, account_id, key=""):
+    return tuple(
+        account_id if p == permissions._ACCOUNT else key if p == permissions._KEY else p
+        for p in statement.params
+    )
+
+
+def test_the_gate_statement_is_compiled_once_and_binds_each_requests_values(cast):
+    """The gate's SQL is compiled once per process; a request binds the person and the key
+    into the very statement Django would compile for them (docs/decisions.md, "The gate's
+    statement compiled once")."""
+    from governance.tracker import get_tracker
+
+    tracker = get_tracker()
+    permissions.project_for(_request(cast.lead), "ALPHA")
+    permissions.viewable_projects(_request(cast.lead))
+    for user in (cast.lead, cast.viewer):
+        account = user.account_id
+        compiled = permissions._statement("project", tracker, account, None)
+        assert compiled is permissions._statement("project", tracker, "another", None)
+        queryset, gate_names, site_names = permissions._gate_queryset(account, tracker)
+        fresh = permissions._compile(queryset.filter(key="ALPHA"), gate_names, site_names)
+        assert (compiled.sql, _bound(compiled, account, "ALPHA")) == (fresh.sql, fresh.params)
+        listed = permissions._statement("browsable", tracker, account, None)
+        keys, count = tracker.gate_browsable_keys(account)
+        fresh = permissions._compile(
+            queryset.filter(key__in=keys).annotate(gate_count=count),
+            [*gate_names, "gate_count"],
+            site_names,
+        )
+        assert (listed.sql, _bound(listed, account)) == (fresh.sql, fresh.params)
+    # Each person reads their own answers from the one statement, and the row as stored.
+    project, role = permissions.project_for(_request(cast.lead), "ALPHA")
+    stored = type(project).objects.get(key="ALPHA")
+    assert role.is_lead and project._state.db == stored._state.db and not project._state.adding
+    assert {f.attname: getattr(project, f.attname) for f in stored._meta.concrete_fields} == {
+        f.attname: getattr(stored, f.attname) for f in stored._meta.concrete_fields
+    }
+    assert project.created_at.utcoffset() is not None
+    assert not permissions.project_for(_request(cast.viewer), "ALPHA")[1].is_lead
+
+
 @pytest.mark.parametrize("listing", [False, True])
 def test_the_gates_site_settings_are_the_stored_row_json_fields_included(cast, listing):
     """The gate reads the site settings in its one statement, JSON columns as text parsed
