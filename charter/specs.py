@@ -10,6 +10,7 @@ register rows, the BAU owner."""
 from typing import Annotated, Any
 
 from pydantic import Field
+from pydantic.config import JsonDict
 
 from charter.models import (
     CHANGE_SATURATIONS,
@@ -93,8 +94,8 @@ class Saturation(specs.Lenient):
 
 Prose = Annotated[str | None, specs.Text(TEXT_MAX)]
 # The page's section forms a field is edited in (the seats have pickers of their own).
-THESIS_FORM = {"form": "thesis"}
-ADOPTION_FORM = {"form": "adoption"}
+THESIS_FORM: JsonDict = {"form": "thesis"}
+ADOPTION_FORM: JsonDict = {"form": "adoption"}
 Seat = Annotated[Any, specs.Passed(SEAT_SCHEMA)]
 ReadOnly = Annotated[Any, specs.ReadOnly()]
 
@@ -120,7 +121,7 @@ class CharterSpec(specs.Spec):
         None, title="Theme", json_schema_extra=THESIS_FORM
     )
     design_principles: Annotated[
-        list | None,
+        list[str] | None,
         specs.Checked(clean_principles, {"type": "array", "items": {"type": "string"}}),
     ] = Field(None, title="Design principles", json_schema_extra=THESIS_FORM)
     supporting_links: Annotated[Any, specs.Passed(LINKS_SCHEMA)] = Field(
@@ -222,7 +223,7 @@ SEATS = [
 THESIS = specs.writable(CharterSpec)
 
 
-def form_fields(form: dict) -> list[str]:
+def form_fields(form: JsonDict) -> list[str]:
     """The fields a section form of the business-case page edits, in declaration order."""
     declared = specs.fields(CharterSpec)
     return [
@@ -250,7 +251,7 @@ LESSONS = specs.writable(LessonsSpec)
 LESSONS_MESSAGE = "Must be an object {worked, differently, nextSponsor}."
 
 
-def clean_lessons(raw: Any) -> tuple[dict | None, specs.Refusals | str | None]:
+def clean_lessons(raw: Any) -> tuple[dict[str, Any] | None, specs.Refusals | str | None]:
     """The lessons sent: each a text; the service merges them onto the stored ones."""
     if not isinstance(raw, dict):
         return None, LESSONS_MESSAGE
@@ -289,7 +290,7 @@ class CloseoutSpec(specs.Spec):
         None, title="Pending dispositions"
     )
     lessons: Annotated[
-        dict | None,
+        dict[str, Any] | None,
         specs.Checked(
             clean_lessons,
             {

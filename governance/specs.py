@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
@@ -417,6 +417,8 @@ class Declared:
     required_on_create: bool
     adapter: TypeAdapter[Any] | None
     markers: tuple[type, ...] = ()
+    example: Any = None  # a value a person might write (an import template's example row)
+    hint: str = ""  # how to write it in a file cell, where that is not plain
 
     def has(self, marker: type) -> bool:
         return marker in self.markers
@@ -439,11 +441,14 @@ def _declared(name: str, info: FieldInfo) -> Declared:
         required_on_create=any(isinstance(m, RequiredOnCreate) for m in metadata),
         adapter=None if read_only or rule is None else _adapter(rule),
         markers=tuple(type(m) for m in metadata if not isinstance(m, Rule)),
+        example=info.examples[0] if info.examples else None,
+        hint=info.description or "",
     )
 
 
 def _adapter(rule: Rule) -> TypeAdapter[Any]:
-    return TypeAdapter(Annotated[Any, rule])
+    # An Annotated form is a type to pydantic, not to the type checker.
+    return TypeAdapter(cast(type[Any], Annotated[Any, rule]))
 
 
 @cache
@@ -476,11 +481,15 @@ def site_labels(spec: type[Spec]) -> dict[str, str]:
     return {api: field.label for api, field in fields(spec).items() if field.has(SiteLabel)}
 
 
+def _initial(rule: Rule | None) -> Any:
+    return rule.initial() if rule is not None else None
+
+
 def initial(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, Any]:
     """API name -> what a new record starts with, for the fields whose rule says one."""
     declared = fields(spec)
     wanted = writable(spec) if names is None else list(names)
-    found = {api: declared[api].rule.initial() if declared[api].rule else None for api in wanted}
+    found = {api: _initial(declared[api].rule) for api in wanted}
     return {api: value for api, value in found.items() if value is not None}
 
 
@@ -526,6 +535,29 @@ def labels(spec: type[Spec]) -> dict[str, str]:
 def choices(spec: type[Spec], api_name: str) -> tuple[str, ...]:
     """The closed set of a field's values (empty when it has none)."""
     return fields(spec)[api_name].choices or ()
+
+
+def examples(spec: type[Spec]) -> dict[str, Any]:
+    """API name -> the declared example value, for the fields that have one."""
+    return {api: f.example for api, f in fields(spec).items() if f.example is not None}
+
+
+def hints(spec: type[Spec]) -> dict[str, str]:
+    """API name -> how to write the field's value in a file cell, where it is not plain."""
+    return {api: f.hint for api, f in fields(spec).items() if f.hint}
+
+
+def cell_values(spec: type[Spec], api_name: str) -> list[str]:
+    """The values one cell of the field may take, where the set is closed and small (its
+    choices, a yes/no, a short integer scale); empty for a list-valued or open field."""
+    rule = fields(spec)[api_name].rule
+    if isinstance(rule, Boolean):
+        return ["true", "false"]
+    if isinstance(rule, BoundedInteger) and (rule.high - rule.low) // rule.step <= 20:
+        return [str(n) for n in range(rule.low, rule.high + 1, rule.step)]
+    if json_kind(spec, api_name) == "list":
+        return []
+    return list(dict.fromkeys(choices(spec, api_name)))
 
 
 def attributes(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, str]:

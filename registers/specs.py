@@ -175,31 +175,39 @@ class WorkPackageSpec(Spec):
         Passed({"type": "string", "format": "uuid", "description": CREATE_ID}),
         CreateOnly(),
     ] = Field(None, title="Id")
-    name: Annotated[Name, SiteLabel()] = Field(None, title="Name")
-    type: Annotated[str | None, OptionalText(NAME_MAX)] = Field(None, title="Type")
+    name: Annotated[Name, SiteLabel()] = Field(None, title="Name", examples=["Site survey"])
+    type: Annotated[str | None, OptionalText(NAME_MAX)] = Field(
+        None, title="Type", examples=["Discovery"]
+    )
     owner_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Owner")
     status: Annotated[str | None, OneOf(tuple(WP_STATUSES), default="Not Started")] = Field(
-        None, title="Status"
+        None, title="Status", examples=["Not Started"]
     )
     rag: Annotated[str | None, OneOf(tuple(RAG_CHOICES), default="None"), SiteLabel()] = Field(
-        None, title="RAG"
+        None, title="RAG", examples=["Green"]
     )
     progress: Annotated[int | None, BoundedInteger(low=0, high=100, step=10)] = Field(
-        None, title="Progress"
+        None, title="Progress", examples=[0]
     )
-    planned_start_date: Day = Field(None, title="Planned start")
-    planned_end_date: Day = Field(None, title="Planned end")
+    planned_start_date: Day = Field(None, title="Planned start", examples=["2027-01-04"])
+    planned_end_date: Day = Field(None, title="Planned end", examples=["2027-02-26"])
     actual_start_date: Day = Field(None, title="Actual start")
     actual_end_date: Day = Field(None, title="Actual end")
     forecast_start_date: Day = Field(None, title="Forecast start")
     forecast_end_date: Day = Field(None, title="Forecast end")
-    budget: Money = Field(None, title="Budget")
+    budget: Money = Field(None, title="Budget", examples=[130500])
     budget_forecast: Annotated[Money, SiteLabel()] = Field(None, title="Forecast spend")
     budget_actual: Annotated[Money, SiteLabel()] = Field(None, title="Actual spend")
     budget_phasing: Annotated[
         list[dict[str, Any]] | None, Checked(clean_phasing, PHASING_SCHEMA), SiteLabel()
-    ] = Field(None, title="Budget phasing")
-    commentary: Annotated[str | None, OptionalText(TEXT_MAX)] = Field(None, title="Commentary")
+    ] = Field(
+        None,
+        title="Budget phasing",
+        description='JSON, as the export writes it: [{"period": "2027-01", "amount": 12000}]',
+    )
+    commentary: Annotated[str | None, OptionalText(TEXT_MAX)] = Field(
+        None, title="Commentary", examples=["Replace this row with your own."]
+    )
     actual_end: Annotated[
         dt.date | None,
         IsoDate(description="Alias mirror of actualEndDate."),
@@ -208,7 +216,7 @@ class WorkPackageSpec(Spec):
     ] = Field(None, title="Actual end")
     linked_issue_keys: Annotated[
         Any, Passed({"type": "array", "items": STRING}), ApiOnly(), SiteLabel()
-    ] = Field(None, title="Linked issues")
+    ] = Field(None, title="Linked issues", description="Issue keys separated by commas.")
     sort_order: Annotated[
         int | None, Checked(clean_sort_order, {"type": ["integer", "null"]}), ApiOnly(), SiteLabel()
     ] = Field(None, title="Position")
@@ -231,24 +239,30 @@ class WorkPackageSpec(Spec):
 class RiskSpec(Spec):
     noun = "risk"
 
-    title: Name = Field(None, title="Title")
-    description: LongText = Field(None, title="Description")
+    title: Name = Field(None, title="Title", examples=["Supplier delivers late"])
+    description: LongText = Field(
+        None, title="Description", examples=["The main supplier has missed two dates this year."]
+    )
     owner_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Owner")
     status: Annotated[str | None, Lenient(tuple(RISK_STATUSES), fallback="Open")] = Field(
-        None, title="Status"
+        None, title="Status", examples=["Open"]
     )
     direction: Annotated[str | None, OneOf(tuple(RISK_DIRECTIONS), default="Risk")] = Field(
-        None, title="Direction"
+        None, title="Direction", examples=["Risk"]
     )
     materialised: Annotated[bool | None, Boolean()] = Field(None, title="Materialised")
-    impact: Score = Field(None, title="Impact")
-    likelihood: Score = Field(None, title="Likelihood")
+    impact: Score = Field(None, title="Impact", examples=[4])
+    likelihood: Score = Field(None, title="Likelihood", examples=[3])
     residual_impact: Score = Field(None, title="Residual impact")
     residual_likelihood: Score = Field(None, title="Residual likelihood")
     treatment: Annotated[
         str | None, Checked(clean_treatment, {"enum": [None, *TREATMENTS]}, TREATMENTS)
-    ] = Field(None, title="Treatment")
-    mitigation: LongText = Field(None, title="Mitigation / treatment plan")
+    ] = Field(None, title="Treatment", examples=["Mitigate"])
+    mitigation: LongText = Field(
+        None,
+        title="Mitigation / treatment plan",
+        examples=["Order the long-lead items in the first month."],
+    )
     # Answered, and ignored when sent back.
     id: Stamp = None
     project_key: Stamp = None
@@ -269,15 +283,23 @@ class RiskSpec(Spec):
 class DecisionSpec(Spec):
     noun = "decision"
 
-    decision: Name = Field(None, title="Decision")
-    decision_notes: LongText = Field(None, title="Notes on the decision")
-    made_on: Day = Field(None, title="Made on")
+    decision: Name = Field(None, title="Decision", examples=["Use the existing data centre"])
+    decision_notes: LongText = Field(
+        None, title="Notes on the decision", examples=["Replace this row with your own."]
+    )
+    made_on: Day = Field(None, title="Made on", examples=["2026-01-15"])
     made_by_account_id: Annotated[Person, SiteLabel()] = Field(None, title="Made by")
-    rationale: LongText = Field(None, title="Rationale")
+    rationale: LongText = Field(
+        None, title="Rationale", examples=["Cheaper than a new lease and ready now."]
+    )
     minutes_ref: Annotated[Any, Passed(MINUTES_SCHEMA), SiteLabel()] = Field(
         None, title="Steering minutes"
     )
-    evidence_links: Annotated[Any, Passed(LINKS_SCHEMA)] = Field(None, title="Evidence links")
+    evidence_links: Annotated[Any, Passed(LINKS_SCHEMA)] = Field(
+        None,
+        title="Evidence links",
+        description="JSON, as the export writes it, or links separated by spaces.",
+    )
     # Legacy fields stay readable and are never written; notes are server-written; riskId
     # and treatedRiskId are set only by the Risks register's Record-decision act.
     id: Stamp = None
@@ -303,8 +325,10 @@ class DecisionSpec(Spec):
 class ChangeSpec(Spec):
     noun = "change request"
 
-    summary: Name = Field(None, title="Summary")
-    reason: LongText = Field(None, title="Reason")
+    summary: Name = Field(None, title="Summary", examples=["Add the second loading bay"])
+    reason: LongText = Field(
+        None, title="Reason", examples=["Deliveries doubled after the merger."]
+    )
     dimensions: Annotated[
         list[str] | None,
         Checked(
@@ -312,14 +336,21 @@ class ChangeSpec(Spec):
             {"type": ["array", "null"], "items": {"enum": CHANGE_DIMENSIONS}},
             tuple(CHANGE_DIMENSIONS),
         ),
-    ] = Field(None, title="Dimensions")
+    ] = Field(
+        None,
+        title="Dimensions",
+        examples=["Scope, Budget"],
+        description="Several, separated by commas.",
+    )
     impact_schedule_days: Annotated[int | None, ScheduleDays(), SiteLabel()] = Field(
-        None, title="Schedule impact (days)"
+        None, title="Schedule impact (days)", examples=[10]
     )
     impact_budget: Annotated[Decimal | None, SignedAmount(), SiteLabel()] = Field(
-        None, title="Budget impact"
+        None, title="Budget impact", examples=[45000]
     )
-    impact_scope: Annotated[LongText, SiteLabel()] = Field(None, title="Scope impact")
+    impact_scope: Annotated[LongText, SiteLabel()] = Field(
+        None, title="Scope impact", examples=["One more bay in phase two."]
+    )
     impact_quality_other: Annotated[LongText, SiteLabel()] = Field(
         None, title="Quality / other impact"
     )

@@ -67,7 +67,7 @@ class CommentarySpec(specs.Spec):
 COMMENTARY_KEYS = specs.writable(CommentarySpec)
 
 
-def clean_commentary(value: Any) -> tuple[dict | None, str | specs.Refusals | None]:
+def clean_commentary(value: Any) -> tuple[dict[str, Any] | None, str | specs.Refusals | None]:
     """Empty (null, "", {}) or three empty texts is null; else all three texts."""
     if value in (None, "", {}):
         return None, None
@@ -82,7 +82,7 @@ def clean_commentary(value: Any) -> tuple[dict | None, str | specs.Refusals | No
     return {key: cleaned.get(key, "") for key in COMMENTARY_KEYS}, None
 
 
-def _commentary_sent(partial: CommentarySpec):
+def _commentary_sent(partial: CommentarySpec) -> list[tuple[str, specs.Declared]]:
     return [
         (api, field)
         for api, field in specs.fields(CommentarySpec).items()
@@ -167,7 +167,7 @@ class StatusSpec(specs.Spec):
         None, title="Benefit review cadence"
     )
     structured_commentary: Annotated[
-        dict | None, specs.Checked(clean_commentary, COMMENTARY_SCHEMA)
+        dict[str, Any] | None, specs.Checked(clean_commentary, COMMENTARY_SCHEMA)
     ] = Field(None, title="Structured commentary")
     project_metrics: Annotated[
         Any, specs.Checked(clean_metrics, {"description": "Any JSON, stored as given."})

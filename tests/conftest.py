@@ -8,6 +8,8 @@ from io import StringIO
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.color import no_style
@@ -59,7 +61,12 @@ def demo_rows(django_db_setup, django_db_blocker) -> str:
 def demo(db, demo_rows) -> None:
     """The demo's rows, loaded in this test's own transaction: rolled back after it like any
     other write, so no test sees what another wrote."""
+    # After a transactional test's flush, migrate's signal makes the content types and
+    # permissions again under new ids; the demo's rows carry the ids they were seeded with.
+    Permission.objects.all().delete()
+    ContentType.objects.all().delete()
     connection.creation.deserialize_db_from_string(demo_rows)
+    ContentType.objects.clear_cache()
     # Rows loaded with their ids: the sequences go past them (PostgreSQL does not by itself).
     statements = connection.ops.sequence_reset_sql(no_style(), apps.get_models())
     if statements:
