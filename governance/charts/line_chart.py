@@ -26,6 +26,7 @@ class Series:
 
 
 MARKERS = ["circle", "square", "triangle", "diamond"]
+LABEL_GAP = 14  # the least distance between two lines' end names (a line of label text)
 
 
 def _marker(kind: str, cx: float, cy: float, css: str) -> str:
@@ -151,6 +152,7 @@ def line_chart(
                         f'fill="url(#{_e(chart_id)}-hatch)" class="pat-hatch"/>'
                     )
     else:
+        end_labels: list[tuple[float, float, Series]] = []
         for si, s in enumerate(series):
             marker = MARKERS[si % len(MARKERS)]
             points = [(x(i), y(v)) for i, v in enumerate(s.values) if v is not None]
@@ -164,9 +166,14 @@ def line_chart(
             for i, (px, py) in enumerate(points):
                 if i % every == 0 or i == len(points) - 1:
                     parts.append(_marker(marker, px, py, s.css))
-            lx, ly = points[-1]
+            end_labels.append((points[-1][1], points[-1][0], s))
+        # Each line is named at its end; names that would overlap are moved apart.
+        placed: list[float] = []
+        for ly, lx, s in sorted(end_labels, key=lambda label: label[0]):
+            ly = max(ly, placed[-1] + LABEL_GAP) if placed else ly
+            placed.append(ly)
             parts.append(
-                f'<text x="{_n(lx + 8)}" y="{_n(ly + 4 + si * 0)}" class="series-label {s.css}">'
+                f'<text x="{_n(lx + 8)}" y="{_n(ly + 4)}" class="series-label {s.css}">'
                 f"{_e(s.name)}</text>"
             )
     parts.append(

@@ -2,6 +2,7 @@
 style or script."""
 
 import datetime as dt
+import itertools
 import xml.etree.ElementTree as ET
 
 from governance import charts
@@ -256,3 +257,28 @@ def test_the_table_rows_written_in_python_match_the_template_form():
         assert chart.rows, chart.id
         expected = render_to_string("charts/_figure.html#table-rows", {"chart": chart})
         assert str(chart.body_html()) == expected, chart.id
+
+
+def test_the_names_at_the_ends_of_lines_that_end_close_together_do_not_overlap():
+    """Earned value and actual cost often end a few thousand apart: their names are moved
+    apart by at least a line of text, and a name far from the others stays at its line."""
+    chart = charts.line_chart(
+        ["Oct", "Nov", "Dec"],
+        [
+            charts.Series("Planned value", "series-baseline", [100.0, 600.0, 800.0]),
+            charts.Series("Earned value", "series-forecast", [50.0, 372.0, None]),
+            charts.Series("Actual cost", "series-actual", [60.0, 390.0, None]),
+        ],
+        chart_id="ev",
+        title="Earned value",
+    )
+    root = ET.fromstring(str(chart.svg))
+    names = {
+        t.text: float(t.get("y"))
+        for t in root.iter("{http://www.w3.org/2000/svg}text")
+        if "series-label" in (t.get("class") or "")
+    }
+    assert set(names) == {"Planned value", "Earned value", "Actual cost"}
+    assert abs(names["Earned value"] - names["Actual cost"]) >= 14
+    ends = sorted(names.values())
+    assert all(b - a >= 14 for a, b in itertools.pairwise(ends))
