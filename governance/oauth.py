@@ -39,6 +39,7 @@ from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 from governance import audit
 from governance.errors import NotFound
 from governance.models import User
+from governance.people import resolve
 
 MCP_PATH = "/mcp"
 SCOPE = "mcp"
@@ -248,6 +249,8 @@ class Authorize(AuthorizationView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["mcp_resource"] = mcp_resource(self.request)
+        me = self.request.user
+        context["person"] = resolve([me.account_id]).get(me.account_id) if me.account_id else None
         form = context.get("form")
         if form is not None and hasattr(form, "initial"):
             context["redirect_uri"] = form.initial.get("redirect_uri", "")

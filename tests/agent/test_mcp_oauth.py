@@ -129,6 +129,7 @@ def test_a_connector_signs_in_with_oauth_and_uses_the_tools(world, live_server):
     assert consent.status_code == 200
     page = consent.content.decode()
     assert "Inspector test" in page and world.lead.username in page and REDIRECT in page
+    assert "signed in as <strong>Lena Lead</strong>" in page  # the name people know
     assert "http://127.0.0.1:33418" in consent["Content-Security-Policy"]
     assert "unsafe-inline" not in consent["Content-Security-Policy"]
     answer = person.post("/oauth/authorize/", {**_hidden_fields(page), "allow": "Authorize"})
