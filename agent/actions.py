@@ -16,9 +16,11 @@ from charter import selectors as charter_selectors
 from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
+from charter.services.baseline import LEAD_ONLY
 from governance import permissions, specs, textsearch
 from governance.audit import entry_to_dict
 from governance.cleaning import required_text_schema
+from governance.concurrency import check_version
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
@@ -41,12 +43,14 @@ from registers.models import (
     WorkPackage,
 )
 from registers.selectors import register_counts
+from registers.services.common import EDIT_MESSAGE, get_in_project
 from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 from status import selectors as status_selectors
 from status import services as status_services
 from status.health import plain
 from status.models import DIMENSIONS, StatusReport
 from status.serializers import earned_value_body, report_summary
+from status.services import EDIT_MESSAGE as STATUS_EDIT_MESSAGE
 from status.specs import COMMENTARY_KEYS, CommentarySpec, StatusReportSpec, StatusSpec
 
 # --- schema pieces ----------------------------------------------------------------------------
@@ -653,6 +657,41 @@ def _written(ctx: Context, kind: str, item: dict[str, Any]) -> dict[str, Any]:
     return {"done": kind, **item}
 
 
+def gate(
+    *,
+    allowed: str = "can_edit",
+    message: str = EDIT_MESSAGE,
+    frozen: bool = True,
+    model: type | None = None,
+    id_arg: str = "",
+    revision: Any = None,
+):
+    """The checks a write makes before it reads its body, in the house order: the project
+    (404), the caller's right (403), frozen registers (409), the row named (404) and the
+    revision read (412). `revision(project)` gives the revision of a write that names no
+    row. Run by the catalogue when the schema refuses the body, so 422 comes last."""
+
+    def check(ctx: Context, args: dict[str, Any]) -> None:
+        key = args.get("projectKey")
+        if not isinstance(key, str) or not key.strip():
+            return  # the schema's own refusal names the missing key
+        found, caller = project(ctx, key)
+        permissions.require(getattr(caller, allowed), message)
+        if frozen:
+            found.assert_registers_unfrozen()
+        expected = args.get("expectedRevision")
+        expected = (
+            expected if isinstance(expected, int) and not isinstance(expected, bool) else None
+        )
+        if model is not None:
+            row = get_in_project(model, found, args.get(id_arg), lock=False)
+            check_version(row.revision, expected, current_repr=row)
+        elif revision is not None:
+            check_version(revision(found), expected)
+
+    return check
+
+
 def _data(args: dict[str, Any], *skip: str) -> dict[str, Any]:
     drop = {"projectKey", "expectedRevision", *skip}
     return {k: v for k, v in args.items() if k not in drop}
@@ -673,6 +712,7 @@ def _data(args: dict[str, Any], *skip: str) -> dict[str, Any]:
         required=["projectKey"],
         creating=True,
     ),
+    gate=gate(),
 )
 def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -691,6 +731,7 @@ def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         extra={"projectKey": PROJECT_KEY, "riskId": ID, "expectedRevision": REVISION},
         required=["projectKey", "riskId"],
     ),
+    gate=gate(model=Risk, id_arg="riskId"),
 )
 def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -728,6 +769,7 @@ def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         extra={"projectKey": PROJECT_KEY, "workPackageId": ID, "expectedRevision": REVISION},
         required=["projectKey", "workPackageId"],
     ),
+    gate=gate(model=WorkPackage, id_arg="workPackageId"),
 )
 def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -755,6 +797,7 @@ def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         required=["projectKey"],
         creating=True,
     ),
+    gate=gate(),
 )
 def add_decision(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -776,6 +819,7 @@ def add_decision(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         extra={"projectKey": PROJECT_KEY, "decisionId": ID, "expectedRevision": REVISION},
         required=["projectKey", "decisionId"],
     ),
+    gate=gate(model=Decision, id_arg="decisionId"),
 )
 def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -807,6 +851,7 @@ def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         },
         "required": ["projectKey", "decisionId", "text"],
     },
+    gate=gate(frozen=False, model=Decision, id_arg="decisionId"),
 )
 def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -837,6 +882,7 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         required=["projectKey"],
         creating=True,
     ),
+    gate=gate(),
 )
 def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -862,6 +908,12 @@ def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         },
         "required": ["projectKey", "changeId"],
     },
+    gate=gate(
+        allowed="may_apply_change_to_baseline",
+        message=LEAD_ONLY,
+        model=ChangeRequest,
+        id_arg="changeId",
+    ),
 )
 def apply_change_to_baseline(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _, caller = project(ctx, args["projectKey"])
@@ -904,6 +956,11 @@ def apply_change_to_baseline(ctx: Context, args: dict[str, Any]) -> dict[str, An
             **{f"{d}RagOverride": OVERRIDE for d in DIMENSIONS},
             **{name: REASON for name in ("overallReason", *STATUS_REASONS)},
         },
+    ),
+    gate=gate(
+        message=STATUS_EDIT_MESSAGE,
+        frozen=False,
+        revision=lambda p: status_selectors.view_for(p).status.revision,
     ),
 )
 def update_project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -959,6 +1016,9 @@ def _key_messages(ctx: Context, key: str) -> str:
     ),
     schema=specs.tool_schema(
         StatusReportSpec, extra={"projectKey": PROJECT_KEY}, required=["projectKey"]
+    ),
+    gate=gate(
+        message="Only the Project Lead and the editors they nominate draft reports.", frozen=False
     ),
 )
 def draft_status_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:

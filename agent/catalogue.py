@@ -92,6 +92,9 @@ class Action:
     # Whether the action needs edit rights on some project (writes); used to show only what
     # the caller may use.
     needs_edit: bool = False
+    # The gates a refused body must pass first (404, 403, 409, 412 before 422): called with
+    # the unchecked arguments only when the schema refuses them.
+    gate: Callable[[Context, dict[str, Any]], None] | None = None
     validator: Draft202012Validator = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -129,8 +132,17 @@ class Action:
 CATALOGUE: dict[str, Action] = {}
 
 
-def action(name: str, *, title: str, kind: str, description: str, schema: dict[str, Any]):
-    """Register the decorated function as an action of the catalogue."""
+def action(
+    name: str,
+    *,
+    title: str,
+    kind: str,
+    description: str,
+    schema: dict[str, Any],
+    gate: Callable[[Context, dict[str, Any]], None] | None = None,
+):
+    """Register the decorated function as an action of the catalogue. `gate`: for a write,
+    the checks that come before the body's (see `run`)."""
 
     def register(function: Callable[[Context, dict[str, Any]], Any]):
         if name in CATALOGUE:
@@ -145,6 +157,7 @@ def action(name: str, *, title: str, kind: str, description: str, schema: dict[s
             schema=full,
             function=function,
             needs_edit=kind == WRITE,
+            gate=gate,
         )
         return function
 
@@ -264,10 +277,17 @@ def _types(schema: dict[str, Any]) -> list[str]:
 
 def run(ctx: Context, name: str, arguments: Any) -> Any:
     """Run one action as the caller: the agent gate, the arguments against the schema, then
-    the action (which applies the per-project gate and calls the services)."""
+    the action (which applies the per-project gate and calls the services). A refusal keeps
+    the house order (401, 404, 403, 409, 412, then 422): arguments the schema refuses first
+    go through the action's gate, so an unknown project answers 404 and a viewer 403."""
     require_agent_access(ctx.request)
     chosen = get(name)
-    arguments = validate(chosen, arguments)
+    try:
+        arguments = validate(chosen, arguments)
+    except ValidationFailed:
+        if chosen.gate is not None and isinstance(arguments, dict):
+            chosen.gate(ctx, arguments)
+        raise
     if chosen.is_write:
         with audit.via(CHANNEL, ctx.client):
             return chosen.function(ctx, arguments)

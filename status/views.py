@@ -286,6 +286,7 @@ def report_create(request, key):
     return _reports_response(request, project, caller, report_notice="Draft started.")
 
 
+@pdf.bearer
 @page("GET", "POST")
 def report_detail(request, key, report_id):
     """GET: a report as it was published (or a draft). POST: edit a draft's title and key

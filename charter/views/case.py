@@ -34,6 +34,7 @@ def _base_url(request) -> str:
     return request.build_absolute_uri("/")
 
 
+@pdf.bearer
 @page("GET")
 def index(request, key):
     project, caller = permissions.project_for(request, key)

@@ -44,3 +44,51 @@ def test_status_report_downloads_as_pdf(cast, client_for):
     assert response.status_code == 200 and response.content.startswith(b"%PDF-")
     assert "alpha-status-report-week-12.pdf" in response["Content-Disposition"]
     assert client_for(cast.outsider).get(url + "?format=pdf").status_code == 404
+
+
+def test_the_pdfs_take_a_personal_api_token(cast, case, monkeypatch):
+    """A client with a personal API token fetches both PDFs, as the JSON API takes it (not a
+    302 to the sign-in page), under the same gates: 404 for a project it may not see."""
+    from django.test import Client
+
+    from governance import oauth
+    from governance.services import token_create
+
+    report = StatusReport.objects.create(
+        project=cast.project,
+        title="Status report March",
+        state="Published",
+        snapshot={"status": {}},
+        created_by_account_id=cast.lead.account_id,
+    )
+    urls = [
+        "/projects/ALPHA/charter/?format=pdf",
+        f"/projects/ALPHA/status/reports/{report.pk}/?format=pdf",
+    ]
+    client = Client()
+    _, viewer = token_create(user=cast.viewer, name="reports")
+    _, outsider = token_create(user=cast.outsider, name="reports")
+    for url in urls:
+        response = client.get(url, HTTP_AUTHORIZATION=f"Bearer {viewer}")
+        assert response.status_code == 200 and response.content.startswith(b"%PDF-")
+        assert client.get(url, HTTP_AUTHORIZATION=f"Bearer {outsider}").status_code == 404
+        bad = client.get(url, HTTP_AUTHORIZATION="Bearer not-a-token")
+        assert bad.status_code == 401 and bad.json()["error"]["code"] == "unauthenticated"
+        assert bad["WWW-Authenticate"] == "Bearer"
+    # The words are not repeated in the file name.
+    assert 'filename="alpha-status-report-march.pdf"' in response["Content-Disposition"]
+    # The page itself (no PDF asked for) still wants a session.
+    page = client.get(urls[1].split("?")[0], HTTP_AUTHORIZATION=f"Bearer {viewer}")
+    assert page.status_code == 302
+    # An OAuth access token is for /mcp only.
+    monkeypatch.setattr(oauth, "user_for_access_token", lambda request, raw: object())
+    mcp_only = client.get(urls[0], HTTP_AUTHORIZATION="Bearer from-a-connector")
+    assert mcp_only.status_code == 401 and "/mcp only" in mcp_only.json()["error"]["message"]
+
+
+def test_pdf_file_names_say_each_word_once():
+    from governance.pdf import file_name
+
+    assert file_name("ALPHA status report Status report 12") == "alpha-status-report-12"
+    assert file_name("ALPHA business case") == "alpha-business-case"
+    assert file_name("") == "page"

@@ -1,0 +1,111 @@
+"""A refusal keeps the house order through the agent's doors as through the JSON API: 401,
+404 (a project the caller cannot view), 403 (may not write), 409 (frozen registers), 412
+(a stale revision), and only then 422 for the body. Every write action with a body the
+schema refuses: a viewer gets 403, an unknown project 404; through the agent API and MCP."""
+
+import json
+
+import pytest
+from django.test import Client
+from mcp import Client as McpClient
+
+from agent import catalogue
+from agent.catalogue import CATALOGUE, ensure_loaded
+from agent.mcp_server import build_server
+from tests.agent.conftest import EVERYONE, use_group
+from tests.conftest import run_async
+
+ensure_loaded()
+
+
+def invalid(name: str, world) -> dict:
+    """Arguments of each write action that its schema refuses (422 for the lead)."""
+    key = {"projectKey": "ALPHA"}
+    return {
+        "add_risk": {**key, "title": "   ", "likelihood": 3, "impact": 4},
+        "update_risk": {**key, "riskId": str(world.risk.pk), "likelihood": 9},
+        "update_work_package": {**key, "workPackageId": str(world.wp.pk), "progress": 15},
+        "add_decision": {**key, "decision": ""},
+        "record_decision_made": {
+            **key,
+            "decisionId": str(world.decision.pk),
+            "madeOn": "last week",
+        },
+        "add_decision_note": {**key, "decisionId": str(world.decision.pk), "text": " "},
+        "raise_change_request": {**key, "summary": "", "dimensions": ["Scope"]},
+        "apply_change_to_baseline": {
+            **key,
+            "changeId": str(world.awaiting_change().pk),
+            "expectedRevision": "one",
+        },
+        "update_project_status": {**key, "overallRag": "Purple"},
+        "draft_status_report": {**key, "title": ""},
+    }[name]
+
+
+WRITES = sorted(name for name, a in CATALOGUE.items() if a.is_write)
+
+
+def _post(user, name: str, arguments: dict):
+    client = Client()
+    client.force_login(user)
+    return client.post(
+        f"/api/v1/agent/actions/{name}",
+        data=json.dumps({"arguments": arguments}),
+        content_type="application/json",
+    )
+
+
+@pytest.mark.parametrize("name", WRITES)
+def test_the_gates_come_before_the_body_through_the_api(name, world):
+    use_group(EVERYONE)
+    arguments = invalid(name, world)
+    lead = _post(world.lead, name, arguments)
+    assert lead.status_code == 422, lead.content
+    viewer = _post(world.viewer, name, arguments)
+    assert viewer.status_code == 403, viewer.content
+    assert viewer.json()["error"]["code"] == "forbidden"
+    unknown = _post(world.lead, name, {**arguments, "projectKey": "NOSUCH"})
+    assert unknown.status_code == 404, unknown.content
+    hidden = _post(world.outsider, name, arguments)
+    assert hidden.status_code == 404, hidden.content
+
+
+def test_a_frozen_register_and_a_stale_revision_come_before_the_body(world):
+    use_group(EVERYONE)
+    arguments = {"projectKey": "ALPHA", "riskId": str(world.risk.pk), "likelihood": 9}
+    stale = _post(world.editor, "update_risk", {**arguments, "expectedRevision": 99})
+    assert stale.status_code == 412, stale.content
+    missing = _post(world.editor, "update_risk", {**arguments, "riskId": "not-an-id"})
+    assert missing.status_code == 404, missing.content
+    world.project.approval_status = "Archived"
+    world.project.save(update_fields=["approval_status"])
+    frozen = _post(world.editor, "update_risk", arguments)
+    assert frozen.status_code == 409, frozen.content
+    note = _post(world.editor, "add_decision_note", invalid("add_decision_note", world))
+    assert note.status_code == 422, note.content  # notes are taken on frozen registers
+
+
+def _mcp_call(user, name: str, arguments: dict):
+    server = build_server(lambda: catalogue.request_for(user))
+
+    async def go():
+        async with McpClient(server) as client:
+            return await client.call_tool(name, arguments)
+
+    return run_async(go)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_gates_come_before_the_body_through_mcp(world):
+    use_group(EVERYONE)
+    arguments = {"projectKey": "ALPHA", "title": " ", "likelihood": 3, "impact": 4}
+    viewer = _mcp_call(world.viewer, "add_risk", arguments)
+    assert viewer.is_error
+    assert viewer.structured_content["error"]["code"] == "forbidden"
+    unknown = _mcp_call(world.lead, "add_risk", {**arguments, "projectKey": "NOSUCH"})
+    assert unknown.is_error
+    assert unknown.structured_content["error"]["code"] == "not_found"
+    lead = _mcp_call(world.lead, "add_risk", arguments)
+    assert lead.is_error
+    assert lead.structured_content["error"]["code"] == "validation"
