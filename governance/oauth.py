@@ -36,7 +36,7 @@ from oauth2_provider.views import (
 )
 from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
-from governance import audit
+from governance import audit, cleaning
 from governance.errors import NotFound
 from governance.models import User
 from governance.people import resolve
@@ -191,13 +191,17 @@ class Register(DynamicClientRegistrationView):
             problem = redirect_uri_problem(uri)
             if problem:
                 return _redirect_refused(problem)
-        name = data.get("client_name")
-        if name is not None and (not isinstance(name, str) or len(name) > 255):
-            return _registration_refused("client_name must be a text of at most 255 characters.")
+        name, error = cleaning.text(data.get("client_name") or "", max_length=255)
+        if error or not isinstance(data.get("client_name") or "", str):
+            return _registration_refused(
+                f"client_name must be a text of at most 255 characters: {error or 'Must be text.'}"
+            )
+        grants = data.get("grant_types") or ["authorization_code"]
+        if not isinstance(grants, list) or not all(isinstance(g, str) for g in grants):
+            return _registration_refused("grant_types must be a list of grant type names.")
+        data["client_name"] = name
         data["token_endpoint_auth_method"] = "none"
-        data["grant_types"] = [
-            g for g in data.get("grant_types") or ["authorization_code"] if g != "refresh_token"
-        ] or ["authorization_code"]
+        data["grant_types"] = [g for g in grants if g != "refresh_token"] or ["authorization_code"]
         request._body = json.dumps(data).encode()
         return super().post(request, *args, **kwargs)
 
