@@ -49,12 +49,14 @@ def _register(register: str) -> str:
 
 
 @router.get(
-    "/projects/{key}/{register}/export", openapi_extra={"x-enums": {"format": ["csv", "xlsx"]}}
+    "/projects/{key}/{register}/export",
+    openapi_extra={"x-enums": {"format": ["csv", "xlsx", "mspdi"]}},
 )
 def register_export(
     request, key: str, register_name: str = Path(..., alias="register"), format: str = "csv"
 ):
-    """The register as CSV or XLSX (`format`), one column per field, people with names."""
+    """The register as CSV or XLSX (`format`), one column per field, people with names; the
+    work packages also as a Microsoft Project XML plan (`format=mspdi`)."""
     project, _ = permissions.project_for(request, key)
     content, content_type, name = spreadsheets.export(project, _register(register_name), format)
     response = HttpResponse(content, content_type=content_type)
@@ -74,6 +76,15 @@ def register_export(
                         "type": "object",
                         "properties": {
                             "file": {"type": "string", "format": "binary"},
+                            "outlineLevel": {
+                                "type": "string",
+                                "description": (
+                                    "Work packages from a Microsoft Project XML plan only: "
+                                    "the outline level whose tasks become packages (1 to "
+                                    "100, default 1); the tasks below roll up into them. "
+                                    "Also taken as a query parameter."
+                                ),
+                            },
                             "previewDigest": {
                                 "type": "string",
                                 "description": (
@@ -100,18 +111,24 @@ def register_import(
     stored: {register, create, rows, errors: [{row, field, message}], warnings: [{row, field,
     message}], previewDigest}. Without it, all or nothing: 201 {"created": N, "warnings"},
     or 422 with `rows` [{row, field, message}]; send the preview's `previewDigest` with the
-    file to have the import refused (409) if it would differ from the preview."""
+    file to have the import refused (409) if it would differ from the preview. The work
+    packages also import from a Microsoft Project XML plan (MSPDI): `outlineLevel` (query or
+    form field, default 1) chooses the tasks that become packages."""
     _, caller = permissions.project_for(request, key)
     register = _register(register_name)
     upload = request.FILES.get("file")
+    level = request.GET.get("outlineLevel") or request.POST.get("outlineLevel")
     if dryRun:
-        preview = services.import_preview(caller=caller, register=register, upload=upload)
+        preview = services.import_preview(
+            caller=caller, register=register, upload=upload, outline_level=level
+        )
         return Status(200, preview.preview())
     outcome = services.import_file(
         caller=caller,
         register=register,
         upload=upload,
         expected_digest=request.POST.get("previewDigest") or None,
+        outline_level=level,
     )
     return Status(201, {"created": outcome.created, "warnings": outcome.warnings})
 

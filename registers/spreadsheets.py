@@ -212,9 +212,17 @@ def _xlsx_cell(sheet, value: Any) -> Any:
 
 
 def export(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:
-    """(content, content type, file name) of the register as CSV or XLSX."""
+    """(content, content type, file name) of the register as CSV or XLSX, or the work
+    packages as a Microsoft Project plan (`mspdi`, `registers.mspdi`)."""
+    if file_format == "mspdi" and register == "work-packages":
+        from registers import mspdi  # it reads files through this module
+
+        return mspdi.export(project)
     if file_format not in CONTENT_TYPES:
-        raise ValidationFailed({"format": ["Must be csv or xlsx."]})
+        message = "Must be csv or xlsx"
+        if register == "work-packages":
+            message += ", or mspdi (a Microsoft Project XML plan)"
+        raise ValidationFailed({"format": [message + "."]})
     header, rows = table(project, register)
     if file_format == "csv":
         content = to_csv(header, rows)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from governance import audit, cleaning, signals
 from governance.errors import Conflict, ValidationFailed
 from governance.permissions import Caller
-from registers import spreadsheets
+from registers import mspdi, spreadsheets
 from registers.services.changes import change_create
 from registers.services.common import batch, require_editor
 from registers.services.decisions import decision_create
@@ -80,33 +80,69 @@ def register_import(*, caller: Caller, register: str, upload: Any) -> int:
     return import_file(caller=caller, register=register, upload=upload).created
 
 
-def import_preview(*, caller: Caller, register: str, upload: Any) -> ImportOutcome:
+def import_preview(
+    *, caller: Caller, register: str, upload: Any, outline_level: Any = None
+) -> ImportOutcome:
     """What `import_file` would do with this file, done and rolled back: the same checks in
     the same order (403, 409, then the file), every row through its create service, and
     nothing kept. A file that cannot be read at all is 422; refused rows are listed in the
     outcome's `errors` rather than raised."""
-    return _run(caller, register, upload, dry_run=True, expected=None)
+    return _run(caller, register, upload, dry_run=True, expected=None, level=outline_level)
 
 
 def import_file(
-    *, caller: Caller, register: str, upload: Any, expected_digest: str | None = None
+    *,
+    caller: Caller,
+    register: str,
+    upload: Any,
+    expected_digest: str | None = None,
+    outline_level: Any = None,
 ) -> ImportOutcome:
-    """Create one record per row of the uploaded CSV or XLSX file (`upload`: an uploaded
-    file, or None), in one transaction. The editor check (403) and the freeze check (409)
-    come before the file is read; a file that cannot be read, or refused rows, answer 422
-    (rows reported as [{row, field, message}] on the error's `rows`, the warnings on its
-    `warnings`), and nothing is created. With `expected_digest` (a preview's), an import
-    whose outcome differs from that preview is refused (409) and nothing is created."""
-    return _run(caller, register, upload, dry_run=False, expected=expected_digest)
+    """Create one record per row of the uploaded CSV or XLSX file, or of the Microsoft
+    Project plan (MSPDI XML, work packages only: `registers.mspdi`, its tasks at
+    `outline_level` become the rows) (`upload`: an uploaded file, or None), in one
+    transaction. The editor check (403) and the freeze check (409) come before the file is
+    read; a file that cannot be read, or refused rows, answer 422 (rows reported as [{row,
+    field, message}] on the error's `rows`, the warnings on its `warnings`), and nothing is
+    created. With `expected_digest` (a preview's), an import whose outcome differs from that
+    preview is refused (409) and nothing is created."""
+    return _run(
+        caller, register, upload, dry_run=False, expected=expected_digest, level=outline_level
+    )
+
+
+def read_upload(register: str, upload: Any, outline_level: Any = None) -> spreadsheets.Reading:
+    """The rows of an import file, by what the file is: a Microsoft Project plan (XML) for
+    the work packages, an .mpp refused with the way to save it as XML, else CSV or XLSX."""
+    if upload is not None and upload.size <= spreadsheets.MAX_BYTES:
+        head = upload.read(64)
+        upload.seek(0)
+        if mspdi.is_mpp(head):
+            name = (getattr(upload, "name", "") or "").lower()
+            message = mspdi.MPP_MESSAGE if name.endswith(".mpp") else mspdi.OLE2_MESSAGE
+            if register == "work-packages" and not name.endswith(".xls"):
+                message = mspdi.MPP_MESSAGE
+            raise ValidationFailed({"file": [message]})
+        if mspdi.is_xml(head):
+            if register != "work-packages":
+                raise ValidationFailed({"file": [mspdi.ONLY_WORK_PACKAGES]})
+            return mspdi.read_file(upload, outline_level)
+    return spreadsheets.read_file(register, upload)
 
 
 def _run(
-    caller: Caller, register: str, upload: Any, *, dry_run: bool, expected: str | None
+    caller: Caller,
+    register: str,
+    upload: Any,
+    *,
+    dry_run: bool,
+    expected: str | None,
+    level: Any = None,
 ) -> ImportOutcome:
     require_editor(caller)
     caller.project.assert_registers_unfrozen()
     create = CREATORS[register]
-    reading = spreadsheets.read_file(register, upload)
+    reading = read_upload(register, upload, level)
     if not reading.rows and not reading.problems:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
     problems: list[dict[str, Any]] = list(reading.problems)

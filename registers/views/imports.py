@@ -18,7 +18,7 @@ from django.shortcuts import render
 from governance import permissions
 from governance.errors import Conflict, ValidationFailed
 from governance.http import page
-from registers import import_templates, services
+from registers import import_templates, mspdi, services
 from registers.views import base
 
 PREVIEW_SECONDS = 30 * 60
@@ -53,6 +53,7 @@ def import_file(request, key, register):
                     register=register,
                     upload=upload,
                     expected_digest=stored["digest"],
+                    outline_level=stored.get("outlineLevel"),
                 )
             except ValidationFailed as exc:
                 cache.delete(_key(token))
@@ -64,14 +65,19 @@ def import_file(request, key, register):
             else:
                 cache.delete(_key(token))
                 noun = reg.noun if outcome.created == 1 else f"{reg.noun}s"
-                read = len([w for w in outcome.warnings if w["row"] > 1])
+                plan = mspdi.is_xml(stored["content"][:64])
+                read = len([w for w in outcome.warnings if plan or w["row"] > 1])
                 said = f" ({read} values read as the preview showed)" if read else ""
                 messages.success(request, f"Imported {outcome.created} {noun}{said}.")
                 return HttpResponseRedirect(reg.base_url(project))
     elif request.method == "POST":
         upload = request.FILES.get("file")
+        level = request.POST.get("outlineLevel") if register == "work-packages" else None
+        context["outline_level"] = level
         try:
-            outcome = services.import_preview(caller=caller, register=register, upload=upload)
+            outcome = services.import_preview(
+                caller=caller, register=register, upload=upload, outline_level=level
+            )
         except ValidationFailed as exc:
             context["errors"], context["rows"], status = exc.fields, exc.extra.get("rows", []), 422
         else:
@@ -90,6 +96,7 @@ def import_file(request, key, register):
                         "name": upload.name,
                         "content": upload.read(),
                         "digest": outcome.digest,
+                        "outlineLevel": level,
                     },
                     PREVIEW_SECONDS,
                 )
@@ -99,15 +106,24 @@ def import_file(request, key, register):
                 "file_name": upload.name,
                 "noun": reg.noun if outcome.created == 1 else f"{reg.noun}s",
                 "failed": len({e["row"] for e in outcome.errors}),
+                "plan": mspdi.is_xml(_head(upload)),
             }
     context = reg.common_context(
         project,
         caller,
         registers=reg.tabs(project),
         columns=import_templates.columns(project, register),
+        outline_levels=range(1, 11),
         **context,
     )
     return render(request, "registers/import.html", context, status=status)
+
+
+def _head(upload) -> bytes:
+    upload.seek(0)
+    head = upload.read(64)
+    upload.seek(0)
+    return head
 
 
 @page("GET")
