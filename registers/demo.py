@@ -6,11 +6,12 @@ state. A project that already has register rows is left alone."""
 
 import datetime as dt
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from governance.demo import EPICS, PROJECTS, DemoContext
 from governance.permissions import caller_for
-from registers import services
+from registers import sample_plan, services
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 
 # Each project's shape, so the status pages and the portfolio show calm, typical and troubled
@@ -22,6 +23,11 @@ CALM = {"FALCON", "GARNET"}
 EARLY = {"GARNET"}
 TROUBLED = {"BRIDGE"}
 CALM_SKIPPED_CHANGES = {2, 6}  # the calm projects have no scope change waiting
+# The project whose delivery plan came from Microsoft Project: a plan of 200 tasks, written as
+# Microsoft Project writes it (`registers.sample_plan`) and imported through the register
+# import, as a person would: its eight phases are work packages beside the Epics' packages.
+IMPORTED_PLAN = "FALCON"
+IMPORTED_PLAN_TASKS = 200
 
 # What each project is about, so its risks and change requests read as its own: the supplier
 # it depends on, the system it replaces, the product it builds, the extra scope people ask
@@ -237,6 +243,9 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             ]
         packages.append(services.work_package_create(caller=caller, data=data))
 
+    if key == IMPORTED_PLAN:
+        _import_plan(caller, project, start, today)
+
     risks = []
     for n, (title, direction, status, materialised, impact, likelihood, residual, treatment,
             mitigation, description) in enumerate([] if key in EARLY else RISKS):  # fmt: skip
@@ -326,3 +335,25 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             services.change_adjudicate(
                 caller=sponsor, change_id=change.pk, outcome=outcome, decision_comment=comment
             )
+
+
+def _import_plan(caller, project, start: dt.date, today: dt.date) -> None:
+    """The project's Microsoft Project plan, imported at outline level 1 (its phases) through
+    the import service: preview, then the commit checked against it."""
+    content = sample_plan.plan(
+        IMPORTED_PLAN_TASKS,
+        start=start,
+        today=today,
+        name=f"{project.name} delivery plan",
+        cost_scale=10,
+    )
+    name = f"{project.key.lower()}-delivery-plan.xml"
+    seen = services.import_preview(
+        caller=caller, register="work-packages", upload=SimpleUploadedFile(name, content)
+    )
+    services.import_file(
+        caller=caller,
+        register="work-packages",
+        upload=SimpleUploadedFile(name, content),
+        expected_digest=seen.digest,
+    )

@@ -89,6 +89,8 @@ _TASK_FIELDS = {
     "PercentComplete",
     "Cost",
     "ActualCost",
+    "ActualStart",
+    "ActualFinish",
     "Notes",
 }
 
@@ -440,6 +442,23 @@ def _package(package: Task) -> tuple[dict[str, Any], _Problems, list[tuple[str, 
         elif start and finish:  # a task without a baseline spans its current dates
             base_starts.append(start)
             base_finishes.append(finish)
+    actual_starts = [
+        day
+        for task in subtree
+        if (
+            day := _date(
+                task, task.values.get("ActualStart"), "ActualStart", "actualStartDate", problems
+            )
+        )
+    ]
+    actual_finishes = [
+        _date(task, task.values.get("ActualFinish"), "ActualFinish", "actualEndDate", problems)
+        for task in leaves
+    ]
+    if actual_starts:
+        data["actualStartDate"] = min(actual_starts)
+    if actual_finishes and all(actual_finishes):  # finished when every task below finished
+        data["actualEndDate"] = max(d for d in actual_finishes if d)
     cost = actual = base_cost = None
     cost_baselined = False
     fixed_total = Decimal(0)
@@ -513,12 +532,12 @@ def _package(package: Task) -> tuple[dict[str, Any], _Problems, list[tuple[str, 
         shown = exact.quantize(Decimal("0.1")).normalize()
         if Decimal(progress) != exact:
             weighting = (
-                f" of its {len(leaves)} tasks, weighted by duration," if len(leaves) > 1 else ""
+                f" of its {len(leaves)} tasks (weighted by duration)" if len(leaves) > 1 else ""
             )
             said.append(
                 (
                     "progress",
-                    f"Percent complete{weighting} {shown:f}% read as {progress} (progress is "
+                    f"Percent complete{weighting} is {shown:f}%, read as {progress} (progress is "
                     "kept in steps of 10; only 0% is not started, only 100% complete).",
                 )
             )
@@ -683,6 +702,10 @@ def _package_task(tasks: ET.Element, number: int, wp) -> None:
     _add(task, "Summary", 0)
     _add(task, "PercentComplete", wp.progress)
     _add(task, "Cost", _hundredths(cost))
+    if wp.actual_start_date:
+        _add(task, "ActualStart", _stamp(wp.actual_start_date, "08:00:00"))
+    if wp.actual_end_date:
+        _add(task, "ActualFinish", _stamp(wp.actual_end_date, "17:00:00"))
     _add(task, "ActualCost", _hundredths(wp.budget_actual))
     _add(task, "Notes", wp.commentary or None)
     baseline_cost = wp.budget if wp.budget_forecast is not None else None

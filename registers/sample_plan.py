@@ -67,9 +67,17 @@ def _task(lines: list[str], **values) -> None:
     lines.append("</Task>")
 
 
-def plan(tasks: int = 200, *, start: dt.date, today: dt.date, name: str = "Imported plan") -> bytes:
+def plan(
+    tasks: int = 200,
+    *,
+    start: dt.date,
+    today: dt.date,
+    name: str = "Imported plan",
+    cost_scale: int = 100,
+) -> bytes:
     """A plan of `tasks` tasks (phases, their work tasks and one milestone per phase) from the
-    Monday of `start`; percent complete as of `today`."""
+    Monday of `start`, four tasks at a time side by side; percent complete and actual dates
+    as of `today`; each task costs 20 to 110 times `cost_scale` (in the currency unit)."""
     phases = max(1, min(len(PHASE_NAMES), tasks // 10))
     per_phase = [tasks // phases + (1 if i < tasks % phases else 0) for i in range(phases)]
     lines = [
@@ -91,10 +99,11 @@ def plan(tasks: int = 200, *, start: dt.date, today: dt.date, name: str = "Impor
         children = []
         phase_start = day
         for n in range(per_phase[index] - 2):
-            length = 3 + (uid * 7) % 9  # 3 to 11 working days
+            number = uid + 1 + n  # the task's UID
+            length = 2 + (number * 7) % 5  # 2 to 6 working days
             finish = _workdays(day, length)
-            cost = (2_000 + (uid * 613) % 9_000) * 100
-            slipped = uid % 5 == 0  # a fifth of the tasks moved since the baseline
+            cost = (20 + (number * 13) % 91) * cost_scale * 100  # in hundredths
+            slipped = number % 5 == 0  # a fifth of the tasks moved since the baseline
             baseline = None
             if slipped:
                 planned_finish = _workdays(day, max(1, length - 2))
@@ -102,7 +111,7 @@ def plan(tasks: int = 200, *, start: dt.date, today: dt.date, name: str = "Impor
                     "Start": f"{day.isoformat()}T08:00:00",
                     "Finish": f"{planned_finish.isoformat()}T17:00:00",
                     "Duration": f"PT{max(1, length - 2) * 8}H0M0S",
-                    "Cost": cost - 50_000,
+                    "Cost": cost * 9 // 10,
                 }
             percent = _percent(day, finish, today)
             children.append(
@@ -117,12 +126,15 @@ def plan(tasks: int = 200, *, start: dt.date, today: dt.date, name: str = "Impor
                     Summary=0,
                     PercentComplete=percent,
                     Cost=cost,
+                    ActualStart=f"{day.isoformat()}T08:00:00" if percent else None,
+                    ActualFinish=f"{finish.isoformat()}T17:00:00" if percent == 100 else None,
                     ActualCost=cost * percent // 100,
                     Notes=f"Work of the {PHASE_NAMES[index].lower()} phase." if n == 0 else None,
                     baseline=baseline,
                 )
             )
-            day = _next_workday(finish) if n % 2 else day  # pairs of tasks run side by side
+            if n % 4 == 3:  # four tasks run side by side
+                day = _next_workday(max(_iso(c["Finish"]) for c in children[-4:]))
         last = max(_iso(c["Finish"]) for c in children) if children else day
         children.append(
             dict(
@@ -135,6 +147,8 @@ def plan(tasks: int = 200, *, start: dt.date, today: dt.date, name: str = "Impor
                 Milestone=1,
                 Summary=0,
                 PercentComplete=100 if last < today else 0,
+                ActualStart=f"{last.isoformat()}T17:00:00" if last < today else None,
+                ActualFinish=f"{last.isoformat()}T17:00:00" if last < today else None,
                 Cost=0,
                 ActualCost=0,
             )
@@ -151,6 +165,7 @@ def plan(tasks: int = 200, *, start: dt.date, today: dt.date, name: str = "Impor
             Milestone=0,
             Summary=1,
             FixedCost=0,
+            Notes=f"Phase {index + 1} of {phases} of the plan '{name}' (Microsoft Project).",
         )
         uid += 1
         for child in children:

@@ -8,12 +8,14 @@ from registers.models import Risk
 
 def test_the_import_benchmark_imports_the_largest_files_and_refuses_the_hostile_ones(db):
     lines = bench_imports.run(rows=20, repeat=1)
-    assert len(lines) == 5
+    assert len(lines) == 7
     assert lines[0].startswith("CSV, largest allowed") and "20 rows created" in lines[0]
     assert lines[1].startswith("XLSX, largest allowed") and "20 rows created" in lines[1]
     assert "refused (characters per cell)" in lines[2]
     assert "refused (characters of text per file)" in lines[3]
     assert "refused (rows per" in lines[4]
+    assert "outline level 1, 8 work packages: preview" in lines[5]
+    assert "outline level 2, 192 work packages: preview" in lines[6]
     assert all("median of 1" in line for line in lines)
     assert not Risk.objects.exists()
 

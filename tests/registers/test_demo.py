@@ -91,3 +91,34 @@ def test_demo_projects_differ_in_shape(db, django_capture_on_commit_callbacks):
     assert Risk.objects.filter(project=troubled, residual_impact=4, residual_likelihood=4).exists()
     waiting = ChangeRequest.objects.get(project=troubled, status="Proposed", impact_scope__gt="")
     assert (timezone.now() - waiting.created_at).days >= 41
+
+
+def test_one_demo_project_has_its_plan_imported_from_microsoft_project(demo):
+    """FALCON's eight phases came from a 200-task Microsoft Project plan through the import:
+    what finished before today is complete, what has not started is not, budgets are the
+    baseline costs and the forecasts the current ones."""
+    import datetime as dt
+
+    from governance.models import AuditEntry
+    from registers.demo import IMPORTED_PLAN
+
+    phases = WorkPackage.objects.filter(project__key=IMPORTED_PLAN, name__regex=r"^\d\. ").order_by(
+        "planned_start_date"
+    )
+    assert phases.count() == 8
+    today = timezone.localdate()
+    for wp in phases:
+        assert wp.commentary.startswith("Phase ")
+        assert wp.budget is not None and wp.budget_forecast >= wp.budget
+        end = wp.forecast_end_date or wp.planned_end_date
+        if end < today:
+            assert (wp.status, wp.progress) == ("Complete", 100), wp.name
+            assert wp.actual_end_date is not None and wp.actual_end_date <= today
+        if wp.planned_start_date > today:
+            assert (wp.status, wp.progress) == ("Not Started", 0), wp.name
+    assert {wp.status for wp in phases} >= {"Complete", "Not Started"}
+    created = AuditEntry.objects.filter(
+        kind="work_package.created", target_id__in=[str(wp.pk) for wp in phases]
+    )
+    assert created.count() == 8
+    assert dt.date(2000, 1, 1) < phases[0].planned_start_date < today
