@@ -35,6 +35,7 @@ def lock_project(project: Project) -> Project:
 class _Batch:
     project: Project  # locked and checked writable once, for the whole batch
     pending: list[models.Model] = field(default_factory=list)
+    memos: dict[str, dict] = field(default_factory=dict)
 
 
 _BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
@@ -70,6 +71,16 @@ def insert(record: models.Model) -> None:
         record.save(force_insert=True)
     else:
         held.pending.append(record)
+
+
+def batch_memo(project: Project, name: str) -> dict | None:
+    """A dict kept for the current batch of `project` (None outside one): what the batch's
+    earlier rows wrote that its later rows must see before anything is inserted (a work
+    package's name, for the next row's uniqueness check)."""
+    held = _BATCH.get()
+    if held is None or held.project.pk != project.pk:
+        return None
+    return held.memos.setdefault(name, {})
 
 
 def writable_project(caller: Caller) -> Project:

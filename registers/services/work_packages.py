@@ -19,9 +19,11 @@ from registers.models import WorkPackage
 from registers.selectors import ordered
 from registers.services.common import (
     as_uuid,
+    batch_memo,
     check_people,
     enqueue_write_back,
     get_in_project,
+    insert,
     writable_project,
 )
 from registers.specs import WorkPackageSpec
@@ -148,9 +150,7 @@ def _clean(
         else:
             wp.pk = pk
     specs.apply(partial, wp, skip=STATEFUL)
-    if "name" in values and (
-        WorkPackage.objects.filter(project=project, name__iexact=wp.name).exclude(pk=wp.pk).exists()
-    ):
+    if "name" in values and _name_taken(project, wp):
         errors.add("name", f"Another work package of {project.key} is called '{wp.name}'.")
     check_people(WorkPackageSpec, wp, partial, errors)
     _clean_actual_end(wp, values, errors)
@@ -167,6 +167,30 @@ def _clean(
         if keys is not None:
             wp.linked_issue_keys = keys
     return errors
+
+
+NAMES_MEMO = "work-package-names"
+
+
+def _name_taken(project: Project, wp: WorkPackage) -> bool:
+    """Another package of the project has this name, whatever its case. Inside an import's
+    batch the project's names are read once and the batch's own rows added to them (they
+    are inserted after the last row)."""
+    names = batch_memo(project, NAMES_MEMO)
+    if names is None or not wp._state.adding:
+        others = WorkPackage.objects.filter(project=project, name__iexact=wp.name)
+        return others.exclude(pk=wp.pk).exists()
+    if not names:
+        names[None] = True  # read once, even for a project without packages
+        stored = WorkPackage.objects.filter(project=project).values_list("name", flat=True)
+        names.update({name.lower(): True for name in stored})
+    return wp.name.lower() in names
+
+
+def _remember_name(project: Project, wp: WorkPackage) -> None:
+    names = batch_memo(project, NAMES_MEMO)
+    if names is not None:
+        names[wp.name.lower()] = True
 
 
 # Checked against stored state or folded into another field, not set as sent.
@@ -222,7 +246,11 @@ def work_package_create(*, caller: Caller, data: dict[str, Any]) -> WorkPackage:
         project = writable_project(caller)
         wp = WorkPackage(project=project, updated_by_account_id=caller.account_id)
         _clean(project, wp, data, creating=True).raise_if_any()
-        wp.save(force_insert=True)
+        if wp.linked_issue_keys:
+            wp.save(force_insert=True)  # a later row's link check reads it back
+        else:
+            insert(wp)  # inside an import's batch, with the batch's other rows
+        _remember_name(project, wp)
         _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
         enqueue_write_back(project, wp.linked_issue_keys)
     return wp

@@ -495,3 +495,45 @@ def test_the_sample_plan_has_two_hundred_tasks_and_imports(cast):
     for data in rows:  # what ended before the day the plan is read against is complete
         if dt.date.fromisoformat(data.get("forecastEndDate", data["plannedEndDate"])) < today:
             assert data["status"] == "Complete", data
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+
+def _statements(run) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        run()
+    return sum(
+        not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+        for q in queries.captured_queries
+    )
+
+
+def test_a_plan_costs_the_same_statements_for_8_or_192_packages(cast):
+    caller = caller_for(cast.lead, cast.project)
+    content = sample_plan.plan(200, start=dt.date(2027, 1, 4), today=dt.date(2027, 4, 1))
+    counts = []
+    for level in (1, 2):
+        WorkPackage.objects.filter(project=cast.project).delete()
+
+        def run(level=level):
+            outcome = import_file(
+                caller=caller,
+                register="work-packages",
+                upload=upload(content),
+                outline_level=level,
+            )
+            assert outcome.created == (8 if level == 1 else 192)
+
+        counts.append(_statements(run))
+    # 192 rows in multi-row INSERTs (SQLite's bound-parameter limit splits them in batches)
+    assert counts[1] <= counts[0] + 12, counts
+
+
+def test_the_export_reads_the_register_in_one_query(cast, django_assert_num_queries):
+    _packages(cast)
+    with django_assert_num_queries(1):
+        mspdi.document(cast.project)
