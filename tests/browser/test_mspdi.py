@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from registers import sample_plan
 from registers.models import WorkPackage
+from tests.browser.axe import assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -22,6 +23,7 @@ def test_a_plan_is_previewed_then_imported_on_the_page(
     page = watched_page
     sign_in(page, "lead")
     page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/import/")
+    assert_accessible(page, "the import page")
     page.get_by_label("File (CSV, XLSX or a Microsoft Project plan saved as XML)").set_input_files(
         str(plan)
     )
@@ -30,6 +32,7 @@ def test_a_plan_is_previewed_then_imported_on_the_page(
     preview = page.get_by_role("region", name="Preview of delivery-plan.xml")
     expect(preview).to_contain_text("The import would create 8 work packages")
     assert WorkPackage.objects.filter(project=cast.project).count() == 0
+    assert_accessible(page, "the preview of a plan")
     preview.get_by_role("button", name="Import 8 work packages").click()
     expect(page.get_by_text("Imported 8 work packages")).to_be_visible()
     rows = page.locator("#wp-rows")
