@@ -537,3 +537,24 @@ def test_the_export_reads_the_register_in_one_query(cast, django_assert_num_quer
     _packages(cast)
     with django_assert_num_queries(1):
         mspdi.document(cast.project)
+
+
+def test_the_page_refuses_an_mpp_with_the_way_to_save_it_and_a_commit_at_another_level(
+    cast, client_for, bearer
+):
+    page = client_for(cast.lead).post(
+        "/projects/ALPHA/registers/work-packages/import/",
+        {"file": upload(mspdi.OLE2_MAGIC + b"\0" * 100, "plan.mpp"), "outlineLevel": "1"},
+    )
+    assert page.status_code == 422
+    assert "XML Format (*.xml)" in page.content.decode()
+    client, auth = Client(), bearer(cast.lead)
+    url = "/api/v1/projects/ALPHA/work-packages/import"
+    seen = client.post(f"{url}?dryRun=true", data={"file": upload(PLAN)}, **auth).json()
+    other = client.post(
+        f"{url}?outlineLevel=2",
+        data={"file": upload(PLAN), "previewDigest": seen["previewDigest"]},
+        **auth,
+    )
+    assert other.status_code == 409
+    assert not WorkPackage.objects.filter(project=cast.project).exists()
