@@ -382,8 +382,12 @@ def _rows(tasks: list[Task], level: int):
     problems: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
     names: set[str] = set()
+    used: set[int] = set()
     for package in packages:
         number = package.row
+        if number <= 0 or number in used:  # no ID, or one given twice: the next free number
+            number = max(used, default=0) + 1
+        used.add(number)
         data, found, said = _package(package)
         name = data.get("name")
         if isinstance(name, str) and name.strip():

@@ -558,3 +558,14 @@ def test_the_page_refuses_an_mpp_with_the_way_to_save_it_and_a_commit_at_another
     )
     assert other.status_code == 409
     assert not WorkPackage.objects.filter(project=cast.project).exists()
+
+
+def test_tasks_without_an_id_or_with_one_id_twice_are_still_rows_of_their_own(cast):
+    content = plan(
+        "<Task><Name>No id</Name><OutlineLevel>1</OutlineLevel></Task>",
+        task(7, 1, "Seven"),
+        task(7, 1, "Seven again"),
+    )
+    outcome = preview(cast, content)
+    assert outcome.errors == [] and outcome.created == 3
+    assert [n for n, _ in mspdi.read_file(upload(content)).rows] == [1, 7, 8]
