@@ -25,6 +25,9 @@ tasks = []
 for t in project.getTasks():
     tasks.append({
         "uid": int(str(t.getUniqueID())),
+        "id": None if t.getID() is None else int(str(t.getID())),
+        "leaf": bool(t.getChildTasks().isEmpty()),
+        "null": bool(t.getNull()),
         "name": text(t.getName()),
         "outlineLevel": int(str(t.getOutlineLevel())),
         "start": text(t.getStart()),

@@ -569,3 +569,34 @@ def test_tasks_without_an_id_or_with_one_id_twice_are_still_rows_of_their_own(ca
     outcome = preview(cast, content)
     assert outcome.errors == [] and outcome.created == 3
     assert [n for n, _ in mspdi.read_file(upload(content)).rows] == [1, 7, 8]
+
+
+@pytest.mark.skipif(not SAMPLES, reason="MSPDI_SAMPLES_DIR names no folder of real plans")
+def test_the_reader_agrees_with_mpxj_on_real_plans(cast):
+    """Every task without tasks below it, read by this reader at the deepest level and by
+    MPXJ: the same name, dates and cost (so the hundredths, the dates and the outline are
+    read as the independent reader reads them)."""
+    mpxj_reader = pytest.importorskip("tests.registers.mpxj_reader")
+    if not mpxj_reader.available():
+        pytest.skip("MPXJ needs the mpxj and JPype1 packages and a Java runtime")
+    paths = sorted(Path(SAMPLES or ".").glob("*.xml"))
+    assert len(paths) == 3
+    for path in paths:
+        content = path.read_bytes()
+        ours = dict(mspdi.read_file(upload(content), 100).rows)
+        theirs = {
+            t["id"]: t
+            for t in mpxj_reader.read(content)
+            if t["leaf"] and t["outlineLevel"] and not t["null"]
+        }
+        assert theirs and sorted(ours) == sorted(theirs), path.name
+        for number, task in theirs.items():
+            data = ours[number]
+            assert data["name"] == task["name"], (path.name, number)
+            start = data.get("forecastStartDate", data["plannedStartDate"])
+            assert start == task["start"][:10], (path.name, number)
+            if not task["milestone"]:
+                end = data.get("forecastEndDate", data["plannedEndDate"])
+                assert end == task["finish"][:10], (path.name, number)
+            cost = data.get("budgetForecast", data.get("budget"))
+            assert Decimal(cost or 0) == Decimal(str(task["cost"] or 0)), (path.name, number)
