@@ -22,7 +22,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -222,6 +222,75 @@ def table_html(request: HttpRequest, reg: "RegisterPages", context: dict) -> str
             shared_cache.set(key, html, TABLE_CACHE_SECONDS)
         _keep_table(key, html)
     return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
+
+
+# The page's body (the register tabs, the toolbar and filters, the pictures, the summary and
+# the table: the template's `body` partial) is cached too, under the project's
+# `registers_revision` (raised in the transaction of every change of what the body shows:
+# registers.revision) and every other input of its rendering: the register, the path and
+# query string, the language, the day, the currency and the register's own
+# (`RegisterPages.page_key_parts`), the caller (account and rights) and the project's row as
+# the access gate read it on this request. A hit skips loading and decorating the rows; the
+# gate still runs first, and the page around the body (menu, flash messages, CSRF token) is
+# rendered for each request. The names the body shows are checked against the people cache
+# on every hit (a changed display name renders the body again). The CSRF input is put in
+# after the cache, as in the table.
+
+PAGE_CACHE_SECONDS = 600
+
+
+def page_cache_key(request: HttpRequest, reg: "RegisterPages", project: Project, caller) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    parts = [
+        reg.slug,
+        request.path,
+        sorted(request.GET.lists()),
+        translation.get_language(),
+        str(timezone.localdate()),
+        formatting.currency(),
+        reg.page_key_parts(project),
+        caller.account_id,
+        [caller.can_view, caller.is_site_admin, caller.is_lead, caller.is_nominated_editor],
+        [caller.can_edit, caller.can_edit_registers, caller.is_sponsor],
+        _values(project),
+    ]
+    digest.update(repr(parts).encode())
+    return f"registers:page:{digest.hexdigest()}"
+
+
+def _names(people: dict) -> list:
+    return sorted((k, repr(v)) for k, v in people.items())
+
+
+# The bodies this process served last, in front of the shared cache (same keys).
+_BODIES: dict[str, tuple[str, list]] = {}
+_BODIES_CHARS = 0
+
+
+def _keep_body(key: str, entry: tuple[str, list]) -> None:
+    global _BODIES_CHARS
+    size = len(entry[0])
+    if _BODIES_CHARS + size > _TABLES_MAX_CHARS:
+        _BODIES.clear()
+        _BODIES_CHARS = 0
+    if size <= _TABLES_MAX_CHARS:
+        _BODIES[key] = entry
+        _BODIES_CHARS += size
+
+
+def stored_body(key: str) -> str | None:
+    """The cached body under `key` (its CSRF slot still in), when the names it shows are
+    still the people cache's; else None."""
+    entry = _BODIES.get(key)
+    if entry is None:
+        entry = shared_cache.get(key)
+        if not (isinstance(entry, tuple) and len(entry) == 2):
+            return None
+        _keep_body(key, entry)
+    html, names = entry
+    if names and _names(resolve(k for k, _ in names)) != names:
+        return None
+    return html
 
 
 # The register's pictures (its risk matrices, its timeline and budget curve) are drawn from
@@ -506,10 +575,36 @@ class RegisterPages:
         status: int = 200,
     ) -> HttpResponse:
         """The register page, or its table alone for an HTMX filter / sort request."""
+        if form is None and not request.htmx:
+            return self.render_cached_page(request, project, caller, status=status)
         context = self.page_context(request, project, caller, form=form)
         if form is None:
             context["table_html"] = table_html(request, self, context)
         return render_htmx(request, self.template, context, partial="table", status=status)
+
+    def render_cached_page(
+        self, request: HttpRequest, project: Project, caller: Caller, *, status: int = 200
+    ) -> HttpResponse:
+        """The full page, its body from the cache (see `page_cache_key`) or rendered and
+        cached; the page around it rendered for this request."""
+        key = page_cache_key(request, self, project, caller)
+        body = stored_body(key)
+        if body is None:
+            context = self.page_context(request, project, caller)
+            context["csrf_input"] = _CSRF_SLOT
+            context["table_html"] = table_html(request, self, context)
+            body = render_to_string(f"{self.template}#body", context, request)
+            entry = (body, _names(context["people"]))
+            shared_cache.set(key, entry, PAGE_CACHE_SECONDS)
+            _keep_body(key, entry)
+        context = self.common_context(project, caller, request)
+        context["body_html"] = mark_safe(body.replace(_CSRF_SLOT, context["csrf_input"]))
+        return render_htmx(request, self.template, context, status=status)
+
+    def page_key_parts(self, project: Project) -> Any:
+        """What else the register's page body is rendered from, beyond the project's facts
+        (`registers_revision`), the caller, the request and the site's currency."""
+        return None
 
     def render_table(self, request: HttpRequest, project: Project, caller: Caller, **more):
         """After a write to the table's order: the table again (without script, the page)."""
