@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from django_htmx.http import reswap, trigger_client_event
 
-from governance import audit, cleaning
+from governance import audit, cleaning, deflate
 from governance.atlassian.http import SignInRequired
 from governance.errors import (
     BadRequest,
@@ -275,7 +275,14 @@ class CompressionMiddleware(GZipMiddleware):
         patch_vary_headers(response, ("Accept-Encoding",))
         if not re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
             return response
-        compressed = compress(response.content, max_random_bytes=self.max_random_bytes)
+        assembled = getattr(response, "deflate_parts", None)
+        if assembled is not None and assembled[0] == response.content:
+            # A page with stored parts compressed once (governance.deflate).
+            compressed = deflate.gzip_parts(
+                assembled[1], settings.GZIP_LEVEL, self.max_random_bytes
+            )
+        else:
+            compressed = compress(response.content, max_random_bytes=self.max_random_bytes)
         if len(compressed) >= len(response.content):
             return response
         response.content = compressed

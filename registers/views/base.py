@@ -29,7 +29,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import audit_text, formatting, permissions
+from governance import audit_text, deflate, formatting, permissions
 from governance import services as kernel_services
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -262,35 +262,58 @@ def _names(people: dict) -> list:
     return sorted((k, repr(v)) for k, v in people.items())
 
 
-# The bodies this process served last, in front of the shared cache (same keys).
-_BODIES: dict[str, tuple[str, list]] = {}
+# The bodies this process served last, in front of the shared cache (same keys), with their
+# parts between the CSRF slots as bytes ready to be compressed once (governance.deflate).
+_BODIES: dict[str, tuple[str, list, list[deflate.Stored]]] = {}
 _BODIES_CHARS = 0
 
 
-def _keep_body(key: str, entry: tuple[str, list]) -> None:
+def _keep_body(key: str, html: str, names: list) -> tuple[str, list, list[deflate.Stored]]:
     global _BODIES_CHARS
-    size = len(entry[0])
-    if _BODIES_CHARS + size > _TABLES_MAX_CHARS:
+    entry = (html, names, [deflate.Stored(part.encode()) for part in html.split(_CSRF_SLOT)])
+    if _BODIES_CHARS + len(html) > _TABLES_MAX_CHARS:
         _BODIES.clear()
         _BODIES_CHARS = 0
-    if size <= _TABLES_MAX_CHARS:
+    if len(html) <= _TABLES_MAX_CHARS:
         _BODIES[key] = entry
-        _BODIES_CHARS += size
+        _BODIES_CHARS += len(html)
+    return entry
 
 
-def stored_body(key: str) -> str | None:
-    """The cached body under `key` (its CSRF slot still in), when the names it shows are
-    still the people cache's; else None."""
+def stored_body(key: str) -> list[deflate.Stored] | None:
+    """The cached body under `key`, as its parts between the CSRF slots, when the names it
+    shows are still the people cache's; else None."""
     entry = _BODIES.get(key)
     if entry is None:
-        entry = shared_cache.get(key)
-        if not (isinstance(entry, tuple) and len(entry) == 2):
+        stored = shared_cache.get(key)
+        if not (isinstance(stored, tuple) and len(stored) == 2):
             return None
-        _keep_body(key, entry)
-    html, names = entry
+        entry = _keep_body(key, *stored)
+    _, names, parts = entry
     if names and _names(resolve(k for k, _ in names)) != names:
         return None
-    return html
+    return parts
+
+
+_BODY_MARK = "<!--register-body-->"  # our own constant, where the page puts the body
+# (a value shown in the page around it is escaped, so it cannot hold the mark)
+
+
+def assembled_page(response: HttpResponse, body: list[deflate.Stored], fill: str) -> None:
+    """Put the stored body into the rendered page (at `_BODY_MARK`), with `fill` (the CSRF
+    input) in its slots; the parts kept on the response for the compression."""
+    before, mark, after = response.content.partition(_BODY_MARK.encode())
+    if not mark or _BODY_MARK.encode() in after:
+        raise ValueError("The page must show the register body once.")
+    parts: list[deflate.Part] = [before]
+    filler = fill.encode()
+    for n, part in enumerate(body):
+        if n:
+            parts.append(filler)
+        parts.append(part)
+    parts.append(after)
+    response.content = deflate.content(parts)
+    response.deflate_parts = (response.content, parts)
 
 
 # The register's pictures (its risk matrices, its timeline and budget curve) are drawn from
@@ -593,13 +616,15 @@ class RegisterPages:
             context = self.page_context(request, project, caller)
             context["csrf_input"] = _CSRF_SLOT
             context["table_html"] = table_html(request, self, context)
-            body = render_to_string(f"{self.template}#body", context, request)
-            entry = (body, _names(context["people"]))
-            shared_cache.set(key, entry, PAGE_CACHE_SECONDS)
-            _keep_body(key, entry)
+            html = render_to_string(f"{self.template}#body", context, request)
+            names = _names(context["people"])
+            shared_cache.set(key, (html, names), PAGE_CACHE_SECONDS)
+            body = _keep_body(key, html, names)[2]
         context = self.common_context(project, caller, request)
-        context["body_html"] = mark_safe(body.replace(_CSRF_SLOT, context["csrf_input"]))
-        return render_htmx(request, self.template, context, status=status)
+        context["body_html"] = mark_safe(_BODY_MARK)
+        response = render_htmx(request, self.template, context, status=status)
+        assembled_page(response, body, context["csrf_input"])
+        return response
 
     def page_key_parts(self, project: Project) -> Any:
         """What else the register's page body is rendered from, beyond the project's facts

@@ -226,3 +226,21 @@ def test_the_query_string_and_the_day_are_bodies_of_their_own(cast, client_for):
     with mock.patch.object(base.timezone, "localdate", return_value=tomorrow):
         _, rendered = _get(client, f"{BASE}/work-packages/")
     assert rendered == 1
+
+
+def test_the_compressed_page_is_the_page(cast, client_for, settings):
+    import gzip
+
+    WorkPackageFactory.create_batch(3, project=cast.project)
+    client = client_for(cast.lead)
+    url = f"{BASE}/work-packages/"
+    plain, _ = _get(client, url)
+    for level in (1, 6):
+        settings.GZIP_LEVEL = level
+        for _ in range(2):
+            answer = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+            assert answer["Content-Encoding"] == "gzip"
+            assert int(answer["Content-Length"]) == len(answer.content)
+            html = gzip.decompress(answer.content).decode()
+            assert _scrub(html) == _scrub(plain)
+            assert len(set(re.findall(r'csrfmiddlewaretoken" value="([^"]+)"', html))) == 2
