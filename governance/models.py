@@ -73,10 +73,10 @@ class Project(models.Model):
     bau_owner_account_id = models.CharField(max_length=128, blank=True, default="")
     # Versions the editor list, the one part of the project the API writes (its ETag).
     editors_revision = models.PositiveIntegerField(default=1)
-    # Versions what the register pages show of the project: raised in the transaction of
-    # every change of its facts (`signals.project_changed`: a register row, the business
-    # case, a status); the register page's cache key (registers.views.base). Only ever
-    # raised by `bump_registers_revision`, never written back by a save.
+    # Versions what the register pages show of the project: a new random stamp in the
+    # transaction of every change of its facts (`signals.project_changed`: a register row,
+    # the business case, a status); the register page's cache key (registers.views.base).
+    # Only ever set by `bump_registers_revision`, never written back by a save.
     registers_revision = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -4,13 +4,14 @@ transaction of every change of the facts the pages show, so the page cached unde
 (`signals.project_changed`: every save and delete of a register row, the business case, a
 status, the project's approval state; a bulk write announces itself)."""
 
-from django.db.models import F
+import secrets
 
 from governance.models import Project
 
 
 def bump_registers_revision(sender=None, *, project_ids, **kwargs) -> None:
-    """One UPDATE in the writer's transaction: committed, or rolled back, with the change."""
-    Project.objects.filter(pk__in=list(project_ids)).update(
-        registers_revision=F("registers_revision") + 1
-    )
+    """One UPDATE in the writer's transaction: committed, or rolled back, with the change.
+    The new revision is a random 63-bit stamp, not the next number: a number could come back
+    (a database restored from a backup, then written to again) and find the body cached for
+    other content under it; a stamp names one state only."""
+    Project.objects.filter(pk__in=list(project_ids)).update(registers_revision=secrets.randbits(63))

@@ -264,20 +264,21 @@ def _names(people: dict) -> list:
 
 # The bodies this process served last, in front of the shared cache (same keys), with their
 # parts between the CSRF slots as bytes ready to be compressed once (governance.deflate).
-_BODIES: dict[str, tuple[str, list, list[deflate.Stored]]] = {}
-_BODIES_CHARS = 0
+_BODIES: dict[str, tuple[list, list[deflate.Stored]]] = {}
+_BODIES_SIZE = 0  # bytes held
 
 
-def _keep_body(key: str, html: str, names: list) -> tuple[str, list, list[deflate.Stored]]:
-    global _BODIES_CHARS
-    entry = (html, names, [deflate.Stored(part.encode()) for part in html.split(_CSRF_SLOT)])
-    if _BODIES_CHARS + len(html) > _TABLES_MAX_CHARS:
+def _keep_body(key: str, html: str, names: list) -> list[deflate.Stored]:
+    global _BODIES_SIZE
+    parts = [deflate.Stored(part.encode()) for part in html.split(_CSRF_SLOT)]
+    size = sum(len(p.raw) for p in parts)
+    if _BODIES_SIZE + size > _TABLES_MAX_CHARS:
         _BODIES.clear()
-        _BODIES_CHARS = 0
-    if len(html) <= _TABLES_MAX_CHARS:
-        _BODIES[key] = entry
-        _BODIES_CHARS += len(html)
-    return entry
+        _BODIES_SIZE = 0
+    if size <= _TABLES_MAX_CHARS:
+        _BODIES[key] = (names, parts)
+        _BODIES_SIZE += size
+    return parts
 
 
 def stored_body(key: str) -> list[deflate.Stored] | None:
@@ -288,8 +289,9 @@ def stored_body(key: str) -> list[deflate.Stored] | None:
         stored = shared_cache.get(key)
         if not (isinstance(stored, tuple) and len(stored) == 2):
             return None
-        entry = _keep_body(key, *stored)
-    _, names, parts = entry
+        html, names = stored
+        entry = (names, _keep_body(key, html, names))
+    names, parts = entry
     if names and _names(resolve(k for k, _ in names)) != names:
         return None
     return parts
@@ -619,7 +621,7 @@ class RegisterPages:
             html = render_to_string(f"{self.template}#body", context, request)
             names = _names(context["people"])
             shared_cache.set(key, (html, names), PAGE_CACHE_SECONDS)
-            body = _keep_body(key, html, names)[2]
+            body = _keep_body(key, html, names)
         context = self.common_context(project, caller, request)
         context["body_html"] = mark_safe(_BODY_MARK)
         response = render_htmx(request, self.template, context, status=status)
