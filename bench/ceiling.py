@@ -5,7 +5,8 @@ ceilings on this machine.
     BENCH_LOAD_WSGI=bench.ceiling:stored_page_without_gate python bench/bench_load.py
 
 `stored_page` answers the register page with the bytes it rendered the first time (per
-worker, per URL): no row is loaded, no template rendered, no cache key computed. The
+worker, per URL), compressed once as the register page's stored body is
+(`governance.deflate`): no row is loaded, no template rendered, no cache key computed. The
 session, the user and the access gate (`permissions.project_for`) still run on every
 request, as they must. It is the most any caching of the register page could give.
 
@@ -24,20 +25,22 @@ django.setup()  # gunicorn imports this module first
 
 from django.http import HttpResponse  # noqa: E402
 
-from governance import permissions  # noqa: E402
+from governance import deflate, permissions  # noqa: E402
 from registers.views import base  # noqa: E402
 
 _render_page = base.RegisterPages.render_page
 _project_for = permissions.project_for
-_pages: dict[str, bytes] = {}
+_pages: dict[str, deflate.Stored] = {}
 _gates: dict[tuple, tuple] = {}
 
 
 def _stored_render_page(reg, request, project, caller, **kwargs):
     key = request.get_full_path()
     if key not in _pages:
-        _pages[key] = _render_page(reg, request, project, caller, **kwargs).content
-    return HttpResponse(_pages[key])
+        _pages[key] = deflate.Stored(_render_page(reg, request, project, caller, **kwargs).content)
+    response = HttpResponse(_pages[key].raw)
+    response.deflate_parts = (response.content, [_pages[key]])
+    return response
 
 
 def _stored_project_for(request, key):

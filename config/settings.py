@@ -86,6 +86,11 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
+# gzip level of pages and API answers (governance.middleware.CompressionMiddleware).
+GZIP_LEVEL = env.int("GZIP_LEVEL", default=1)
+if not 1 <= GZIP_LEVEL <= 9:
+    raise ImproperlyConfigured(f"GZIP_LEVEL must be 1 to 9, not {GZIP_LEVEL}.")
+
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "governance.User"

@@ -73,6 +73,11 @@ class Project(models.Model):
     bau_owner_account_id = models.CharField(max_length=128, blank=True, default="")
     # Versions the editor list, the one part of the project the API writes (its ETag).
     editors_revision = models.PositiveIntegerField(default=1)
+    # Versions what the register pages show of the project: a new random stamp in the
+    # transaction of every change of its facts (`signals.project_changed`: a register row,
+    # the business case, a status); the register page's cache key (registers.views.base).
+    # Only ever set by `bump_registers_revision`, never written back by a save.
+    registers_revision = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -80,6 +85,16 @@ class Project(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.name}"
+
+    def save(self, *args, **kwargs):
+        # A save of a row read before a register write must not put the revision back.
+        if not self._state.adding and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                f.attname
+                for f in self._meta.concrete_fields
+                if not f.primary_key and f.attname != "registers_revision"
+            ]
+        super().save(*args, **kwargs)
 
     @property
     def registers_frozen(self) -> bool:

@@ -7,10 +7,11 @@ run of the reminders) makes no second notification and no second e-mail; the e-m
 sends only while `emailed_at` is empty. A person may turn any kind off: then nothing is made."""
 
 import logging
+from functools import cache
 
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from governance import outbox
@@ -95,7 +96,21 @@ def send_notification_email(payload: dict) -> None:
 
 
 def unread_count(account_id: str) -> int:
-    return Notification.objects.filter(recipient_account_id=account_id, read_at=None).count()
+    """The menu's count, on every page: the statement written once per process (building
+    and compiling the ORM's COUNT cost three times running it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_unread_statement(connection.vendor), [account_id])
+        return cursor.fetchone()[0]
+
+
+@cache
+def _unread_statement(vendor: str) -> str:
+    """`Notification.objects.filter(recipient_account_id=..., read_at=None).count()`."""
+    query = Notification.objects.filter(recipient_account_id="", read_at=None).order_by()
+    query = query.values("pk")
+    sql, params = query.query.get_compiler(connection=connection).as_sql()
+    assert list(params) == [""], params
+    return f"SELECT COUNT(*) FROM ({sql}) AS unread"
 
 
 def mark_read(account_id: str, ids: list | None = None) -> int:

@@ -20,7 +20,10 @@ class RegistersConfig(AppConfig):
                 for pk, text in model.objects.filter(pk__in=ids).values_list("pk", attr)
             }
 
-        from governance.signals import tracker_issue_gone
+        from governance.signals import project_changed, tracker_issue_gone
+        from registers.revision import bump_registers_revision
+
+        project_changed.connect(bump_registers_revision, dispatch_uid="registers-revision")
         from registers.services.work_packages import mark_issue_link_broken
 
         def issue_gone(sender, issue_key, reason, project_key="", **kwargs):

@@ -7,7 +7,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit, specs
+from governance import audit, signals, specs
 from governance.cleaning import FieldErrors
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
@@ -386,6 +386,8 @@ def mark_issue_link_broken(*, issue_key: str, reason: str, project_key: str = ""
                 changes={"brokenIssueKeys": {"before": broken, "after": wp.broken_issue_keys}},
             )
         WorkPackage.objects.bulk_update(changed, ["broken_issue_keys", "revision"])
+        if changed:  # bulk_update sends no post_save
+            signals.project_facts_changed(project.pk)
     return len(changed)
 
 
@@ -407,6 +409,7 @@ def _apply_order(caller: Caller, project: Project, packages: list[WorkPackage]) 
     WorkPackage.objects.bulk_update(
         changed, ["sort_order", "revision", "updated_by_account_id", "updated_at"], batch_size=500
     )
+    signals.project_facts_changed(project.pk)  # bulk_update sends no post_save
     audit.record(
         actor_account_id=caller.account_id,
         project_key=project.key,

@@ -22,14 +22,14 @@ from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import audit_text, formatting, permissions
+from governance import audit_text, deflate, formatting, permissions
 from governance import services as kernel_services
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -222,6 +222,100 @@ def table_html(request: HttpRequest, reg: "RegisterPages", context: dict) -> str
             shared_cache.set(key, html, TABLE_CACHE_SECONDS)
         _keep_table(key, html)
     return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
+
+
+# The page's body (the register tabs, the toolbar and filters, the pictures, the summary and
+# the table: the template's `body` partial) is cached too, under the project's
+# `registers_revision` (raised in the transaction of every change of what the body shows:
+# registers.revision) and every other input of its rendering: the register, the path and
+# query string, the language, the day, the currency and the register's own
+# (`RegisterPages.page_key_parts`), the caller (account and rights) and the project's row as
+# the access gate read it on this request. A hit skips loading and decorating the rows; the
+# gate still runs first, and the page around the body (menu, flash messages, CSRF token) is
+# rendered for each request. The names the body shows are checked against the people cache
+# on every hit (a changed display name renders the body again). The CSRF input is put in
+# after the cache, as in the table.
+
+PAGE_CACHE_SECONDS = 600
+
+
+def page_cache_key(request: HttpRequest, reg: "RegisterPages", project: Project, caller) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    parts = [
+        reg.slug,
+        request.path,
+        sorted(request.GET.lists()),
+        translation.get_language(),
+        str(timezone.localdate()),
+        formatting.currency(),
+        reg.page_key_parts(project),
+        caller.account_id,
+        [caller.can_view, caller.is_site_admin, caller.is_lead, caller.is_nominated_editor],
+        [caller.can_edit, caller.can_edit_registers, caller.is_sponsor],
+        _values(project),
+    ]
+    digest.update(repr(parts).encode())
+    return f"registers:page:{digest.hexdigest()}"
+
+
+def _names(people: dict) -> list:
+    return sorted((k, repr(v)) for k, v in people.items())
+
+
+# The bodies this process served last, in front of the shared cache (same keys), with their
+# parts between the CSRF slots as bytes ready to be compressed once (governance.deflate).
+_BODIES: dict[str, tuple[list, list[deflate.Stored]]] = {}
+_BODIES_SIZE = 0  # bytes held
+
+
+def _keep_body(key: str, html: str, names: list) -> list[deflate.Stored]:
+    global _BODIES_SIZE
+    parts = [deflate.Stored(part.encode()) for part in html.split(_CSRF_SLOT)]
+    size = sum(len(p.raw) for p in parts)
+    if _BODIES_SIZE + size > _TABLES_MAX_CHARS:
+        _BODIES.clear()
+        _BODIES_SIZE = 0
+    if size <= _TABLES_MAX_CHARS:
+        _BODIES[key] = (names, parts)
+        _BODIES_SIZE += size
+    return parts
+
+
+def stored_body(key: str) -> list[deflate.Stored] | None:
+    """The cached body under `key`, as its parts between the CSRF slots, when the names it
+    shows are still the people cache's; else None."""
+    entry = _BODIES.get(key)
+    if entry is None:
+        stored = shared_cache.get(key)
+        if not (isinstance(stored, tuple) and len(stored) == 2):
+            return None
+        html, names = stored
+        entry = (names, _keep_body(key, html, names))
+    names, parts = entry
+    if names and _names(resolve(k for k, _ in names)) != names:
+        return None
+    return parts
+
+
+_BODY_MARK = "<!--register-body-->"  # our own constant, where the page puts the body
+# (a value shown in the page around it is escaped, so it cannot hold the mark)
+
+
+def assembled_page(response: HttpResponse, body: list[deflate.Stored], fill: str) -> None:
+    """Put the stored body into the rendered page (at `_BODY_MARK`), with `fill` (the CSRF
+    input) in its slots; the parts kept on the response for the compression."""
+    before, mark, after = response.content.partition(_BODY_MARK.encode())
+    if not mark or _BODY_MARK.encode() in after:
+        raise ValueError("The page must show the register body once.")
+    parts: list[deflate.Part] = [before]
+    filler = fill.encode()
+    for n, part in enumerate(body):
+        if n:
+            parts.append(filler)
+        parts.append(part)
+    parts.append(after)
+    response.content = deflate.content(parts)
+    response.deflate_parts = (response.content, parts)
 
 
 # The register's pictures (its risk matrices, its timeline and budget curve) are drawn from
@@ -506,10 +600,38 @@ class RegisterPages:
         status: int = 200,
     ) -> HttpResponse:
         """The register page, or its table alone for an HTMX filter / sort request."""
+        if form is None and not request.htmx:
+            return self.render_cached_page(request, project, caller, status=status)
         context = self.page_context(request, project, caller, form=form)
         if form is None:
             context["table_html"] = table_html(request, self, context)
         return render_htmx(request, self.template, context, partial="table", status=status)
+
+    def render_cached_page(
+        self, request: HttpRequest, project: Project, caller: Caller, *, status: int = 200
+    ) -> HttpResponse:
+        """The full page, its body from the cache (see `page_cache_key`) or rendered and
+        cached; the page around it rendered for this request."""
+        key = page_cache_key(request, self, project, caller)
+        body = stored_body(key)
+        if body is None:
+            context = self.page_context(request, project, caller)
+            context["csrf_input"] = _CSRF_SLOT
+            context["table_html"] = table_html(request, self, context)
+            html = render_to_string(f"{self.template}#body", context, request)
+            names = _names(context["people"])
+            shared_cache.set(key, (html, names), PAGE_CACHE_SECONDS)
+            body = _keep_body(key, html, names)
+        context = self.common_context(project, caller, request)
+        context["body_html"] = mark_safe(_BODY_MARK)
+        response = render_htmx(request, self.template, context, status=status)
+        assembled_page(response, body, context["csrf_input"])
+        return response
+
+    def page_key_parts(self, project: Project) -> Any:
+        """What else the register's page body is rendered from, beyond the project's facts
+        (`registers_revision`), the caller, the request and the site's currency."""
+        return None
 
     def render_table(self, request: HttpRequest, project: Project, caller: Caller, **more):
         """After a write to the table's order: the table again (without script, the page)."""

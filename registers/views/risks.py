@@ -37,6 +37,9 @@ class RiskPages(base.RegisterPages):
     def extra(self, project):
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
+    def page_key_parts(self, project):
+        return rag_thresholds()
+
     def pictures(self, project, records, extra, url):
         return pictures.risk_matrices(records, extra["thresholds"], url)
 

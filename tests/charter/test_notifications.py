@@ -185,3 +185,24 @@ def test_in_app_list_marks_read_and_saves_settings(cast, client_for):
     assert not notifications.opted_out(cast.sponsor.account_id, "case_submitted")
     html = client.get("/notifications/").content.decode()
     assert 'value="change_routed">' in html and 'value="case_submitted" checked>' in html
+
+
+def test_the_unread_count_is_the_persons_unread_notifications(cast, django_assert_num_queries):
+    def note(n, account_id, read=False):
+        Notification.objects.create(
+            dedupe_key=f"count-{n}",
+            recipient_account_id=account_id,
+            kind="status_stale",
+            subject="Status",
+            read_at=timezone.now() if read else None,
+        )
+
+    for n in range(3):
+        note(n, cast.lead.account_id)
+    note(3, cast.lead.account_id, read=True)
+    note(4, cast.sponsor.account_id)
+    with django_assert_num_queries(1):
+        assert notifications.unread_count(cast.lead.account_id) == 3
+    assert notifications.unread_count(cast.sponsor.account_id) == 1
+    assert notifications.unread_count(cast.viewer.account_id) == 0
+    assert notifications.unread_count("x' OR '1'='1") == 0

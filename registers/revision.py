@@ -1,0 +1,17 @@
+"""The register pages' revision of a project (`Project.registers_revision`): raised in the
+transaction of every change of the facts the pages show, so the page cached under it
+(registers.views.base) is never served after a change. The kernel announces those changes
+(`signals.project_changed`: every save and delete of a register row, the business case, a
+status, the project's approval state; a bulk write announces itself)."""
+
+import secrets
+
+from governance.models import Project
+
+
+def bump_registers_revision(sender=None, *, project_ids, **kwargs) -> None:
+    """One UPDATE in the writer's transaction: committed, or rolled back, with the change.
+    The new revision is a random 63-bit stamp, not the next number: a number could come back
+    (a database restored from a backup, then written to again) and find the body cached for
+    other content under it; a stamp names one state only."""
+    Project.objects.filter(pk__in=list(project_ids)).update(registers_revision=secrets.randbits(63))
