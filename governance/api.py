@@ -159,7 +159,10 @@ IF_MATCH_PARAMETER = {
     "schema": {"type": "string", "pattern": '^\\s*(\\*|(W/)?"[0-9]+")?\\s*$'},
 }
 ETAG_HEADER = {
-    "description": 'The resource\'s revision (for example "3"): send it back as If-Match.',
+    "description": (
+        'The resource\'s revision (for example "3"; W/"3" when the answer is compressed): '
+        "send it back as If-Match."
+    ),
     "schema": {"type": "string"},
 }
 # Response schemas the operations name by reference (`component`), by name.
