@@ -8,10 +8,43 @@ from django.http import HttpRequest
 from ninja import Router
 
 from agent import catalogue
-from governance.api import ERROR_DESCRIPTIONS, api, body_schema, document_body_text, json_object
+from governance.api import (
+    ERROR_DESCRIPTIONS,
+    FREE_OBJECT,
+    answers,
+    api,
+    body_schema,
+    component,
+    document_body_text,
+    json_object,
+    list_of,
+)
 from governance.errors import ValidationFailed
 
 router = Router(tags=["agent"])
+
+ACTION = component(
+    "AgentAction",
+    {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "title": {"type": "string"},
+            "description": {"type": "string"},
+            "kind": {"enum": ["read", "write"]},
+            "inputSchema": {**FREE_OBJECT, "description": "The JSON Schema of its arguments."},
+        },
+        "required": ["name", "title", "description", "kind", "inputSchema"],
+    },
+)
+ACTION_RESULT = component(
+    "AgentActionResult",
+    {
+        "type": "object",
+        "properties": {"result": {"description": "What the action answers (any JSON value)."}},
+        "required": ["result"],
+    },
+)
 
 
 def context_for(request: HttpRequest) -> catalogue.Context:
@@ -22,6 +55,7 @@ def context_for(request: HttpRequest) -> catalogue.Context:
 
 
 @router.get("/agent/actions")
+@answers(list_of(ACTION))
 def action_list(request):
     """The catalogue: name, title, a description written for a language model, kind (read or
     write) and the JSON Schema of its arguments; only the actions the caller may use (writes
@@ -36,6 +70,7 @@ def action_list(request):
         closed=True,
     ),
 )
+@answers(ACTION_RESULT)
 def action_run(request, name: str):
     """Run one action as the caller: {"arguments": {...}} -> {"result": ...}. Refusals answer
     exactly as the API does (403, 404, 409, 412, 422 with the one error body). Writes are

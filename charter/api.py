@@ -11,9 +11,10 @@ from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.services.common import TEXT_MAX
 from charter.specs import ACT_SPECS, CharterSpec, CloseoutSpec, RealisationSpec
 from governance import permissions, specs
-from governance.api import body_schema, json_object, with_etag
+from governance.api import answers, body_schema, component, json_object, list_of, with_etag
 from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
+from registers.api import CHANGE
 from registers.serializers import change_to_dict
 
 router = Router(tags=["business case"])
@@ -28,6 +29,56 @@ NOTE = {
     "required": ["section", "ask", "severity"],
 }
 TEXT = {"type": "string", "maxLength": 2000}
+STRING = {"type": "string"}
+# The business case as the API answers it (charter.serializers), from its declaration.
+BUSINESS_CASE = component("BusinessCase", specs.response_schema(CharterSpec))
+RETURN_NOTE = component(
+    "ReturnNote",
+    {
+        "type": "object",
+        "properties": {
+            "id": STRING,
+            "section": STRING,
+            "ask": STRING,
+            "severity": {"enum": ["Blocker", "Significant", "Minor"]},
+            "addressed": {"type": "boolean"},
+        },
+        "required": ["id", "section", "ask", "severity", "addressed"],
+    },
+)
+SUPPORTING_LINK = component(
+    "SupportingLink",
+    {
+        "type": "object",
+        "properties": {
+            "id": STRING,
+            "label": STRING,
+            "url": STRING,
+            "type": STRING,
+            "pageId": STRING,
+            "templateKind": {"enum": ["boardPaper", "lessons"]},
+            "spaceKey": STRING,
+        },
+        "required": ["id", "label", "url", "type", "pageId", "templateKind"],
+    },
+)
+MINUTES = component(
+    "SteeringMinutes",
+    {
+        "type": "object",
+        "properties": {
+            "id": STRING,
+            "title": STRING,
+            "url": STRING,
+            "heldOn": {"type": ["string", "null"], "format": "date"},
+            "attendees": {"type": "array", "items": STRING},
+            "createdAt": {"type": ["string", "null"], "format": "date-time"},
+            "createdByAccountId": {"type": ["string", "null"]},
+            "pageId": STRING,
+        },
+        "required": ["id", "title", "url", "heldOn", "attendees", "createdAt"],
+    },
+)
 # What an act refuses without (422): the reasons for archiving, killing and escalating, the
 # note of a realisation review.
 ACT_REQUIRED = {
@@ -61,6 +112,7 @@ def _charter(response: HttpResponse, case, caller) -> dict:
 
 
 @router.get("/projects/{key}/charter")
+@answers(BUSINESS_CASE, etag=True)
 def charter_get(request, key: str, response: HttpResponse):
     """The business case. A never-saved case reads as the defaults, with a fresh empty
     builtin financial model. Carries the derived adoptionGap and registersFrozen, the
@@ -72,6 +124,7 @@ def charter_get(request, key: str, response: HttpResponse):
 @router.patch(
     "/projects/{key}/charter", openapi_extra=body_schema(*specs.body(CharterSpec, creating=False))
 )
+@answers(BUSINESS_CASE, etag=True)
 @honours_if_match
 def charter_patch(request, key: str, response: HttpResponse):
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft;
@@ -89,6 +142,7 @@ def charter_patch(request, key: str, response: HttpResponse):
 def _act_endpoint(act_name: str):
     act = ACTS[act_name]
 
+    @answers(BUSINESS_CASE, etag=True)
     @honours_if_match
     def endpoint(request, key: str, response: HttpResponse):
         _, caller = permissions.project_for(request, key)
@@ -119,6 +173,7 @@ for _name in ACTS:
 
 
 @router.post("/projects/{key}/changes/{change_id}/apply-to-baseline", openapi_extra=body_schema({}))
+@answers(CHANGE, etag=True)
 @honours_if_match
 def change_apply_to_baseline(request, key: str, change_id: str, response: HttpResponse):
     """The Project Lead applies an Approved change awaiting application that names a work
@@ -141,6 +196,7 @@ def change_apply_to_baseline(request, key: str, change_id: str, response: HttpRe
     "/projects/{key}/charter/closeout",
     openapi_extra=body_schema(*specs.body(CloseoutSpec, creating=False)),
 )
+@answers(BUSINESS_CASE, etag=True)
 @honours_if_match
 def closeout_patch(request, key: str, response: HttpResponse):
     """Edit the close-out while it is open (Approved, close-out started; editors).
@@ -158,6 +214,7 @@ def closeout_patch(request, key: str, response: HttpResponse):
     "/projects/{key}/charter/realisation",
     openapi_extra=body_schema(*specs.body(RealisationSpec, creating=False)),
 )
+@answers(BUSINESS_CASE, etag=True)
 @honours_if_match
 def realisation_patch(request, key: str, response: HttpResponse):
     """While InRealisation (an editor or the sponsor): summary, 'measured by' date, owner."""
@@ -174,6 +231,7 @@ def realisation_patch(request, key: str, response: HttpResponse):
     "/projects/{key}/charter/return-notes/{note_id}",
     openapi_extra=body_schema({"addressed": {"type": "boolean"}}, ["addressed"]),
 )
+@answers(RETURN_NOTE, etag=True)
 @honours_if_match
 def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
     """Mark a return note (of the business case or of the close-out) addressed or not."""
@@ -196,6 +254,7 @@ def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
         ["templateKind"],
     ),
 )
+@answers(SUPPORTING_LINK, etag=True)
 def link_from_template(request, key: str, response: HttpResponse):
     """Create a wiki page from the board paper (Exploring or Draft) or lessons (close-out)
     template, labelled, and add it to the supporting links. Returns the new link."""
@@ -214,6 +273,7 @@ def link_from_template(request, key: str, response: HttpResponse):
 
 
 @router.get("/projects/{key}/minutes")
+@answers(list_of(MINUTES))
 def minutes_get(request, key: str):
     """The project's steering committee minutes, newest meeting first."""
     project, _ = permissions.project_for(request, key)
@@ -235,6 +295,7 @@ def minutes_get(request, key: str):
         ["heldOn"],
     ),
 )
+@answers(MINUTES)
 def minutes_post(request, key: str, response: HttpResponse):
     """Record minutes (editors). The first minutes recorded set firstSteercoHeldAt and
     complete initiation."""

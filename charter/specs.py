@@ -150,14 +150,14 @@ class CharterSpec(specs.Spec):
     ] = Field(None, title="Change saturation", json_schema_extra=ADOPTION_FORM)
 
     # Kept by the lifecycle acts (answered, ignored when sent back)
-    project_key: ReadOnly = None
+    project_key: specs.Identifier = None
     plan_baseline: ReadOnly = Field(None, title="Plan baseline")
-    updated_at: ReadOnly = None
+    updated_at: specs.Moment = None
     updated_by_account_id: ReadOnly = None
-    approval_status: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+    approval_status: Annotated[ReadOnly, specs.SiteLabel(), specs.RefusedWhenChanged()] = Field(
         None, title="Business case state"
     )
-    version: ReadOnly = None
+    version: Annotated[ReadOnly, specs.RefusedWhenChanged()] = None
     submitted_at: ReadOnly = None
     approved_at: ReadOnly = None
     approved_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
@@ -208,7 +208,7 @@ class CharterSpec(specs.Spec):
     registers_frozen: ReadOnly = None
     approved_versions: ReadOnly = None
     available_acts: ReadOnly = None
-    revision: ReadOnly = None
+    revision: specs.Revision = None
 
 
 # The stored fields (the audit diffs them): every declared field the business case keeps.
@@ -234,7 +234,7 @@ def form_fields(form: JsonDict) -> list[str]:
 
 
 # The two read-only fields a client might hope to move by editing: refused when changed.
-MOVED_BY_ACTS = ["approvalStatus", "version"]
+MOVED_BY_ACTS = specs.refused_when_changed(CharterSpec)
 
 
 class LessonsSpec(specs.Spec):

@@ -147,6 +147,64 @@ ERROR_DESCRIPTIONS = {
     "500": "internal: an unexpected failure, with the request id",
 }
 UNSAFE = {"post", "put", "patch", "delete"}
+IF_MATCH_PARAMETER = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "description": (
+        'The ETag of the revision the change is based on (for example "3"), as a GET or the '
+        "last write answered it; when it is no longer the stored one the write is refused with "
+        "412 (stale) and nothing changes. Absent or `*`: no check."
+    ),
+    "schema": {"type": "string", "pattern": '^\\s*(\\*|(W/)?"[0-9]+")?\\s*$'},
+}
+ETAG_HEADER = {
+    "description": (
+        'The resource\'s revision (for example "3"; W/"3" when the answer is compressed): '
+        "send it back as If-Match."
+    ),
+    "schema": {"type": "string"},
+}
+# Response schemas the operations name by reference (`component`), by name.
+RESPONSE_COMPONENTS: dict[str, dict] = {}
+FREE_OBJECT = {"type": "object", "additionalProperties": True}
+
+
+def component(name: str, schema: dict) -> dict:
+    """Register a response schema under components/schemas; its reference."""
+    RESPONSE_COMPONENTS[name] = schema
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def list_of(schema: dict) -> dict:
+    return {"type": "array", "items": schema}
+
+
+def answers(
+    schema: dict | None = None,
+    *,
+    etag: bool = False,
+    content: dict | None = None,
+    statuses: dict[int, dict] | None = None,
+):
+    """Declare an operation's success answer for the OpenAPI document: `schema` the JSON body
+    of each of its 2xx answers (but 204), `statuses` one per status code, or `content` (media
+    type -> schema) for a file; `etag`: the answer carries the resource's ETag. The handler's
+    dict is returned as is (no response model re-serialises it: the list endpoints stay as
+    fast, and tests validate real answers against these schemas)."""
+
+    def mark(view):
+        view.answers = {
+            "content": content or {"application/json": {"schema": schema}},
+            "statuses": {
+                str(code): {"application/json": {"schema": body}}
+                for code, body in (statuses or {}).items()
+            },
+            "etag": etag,
+        }
+        return view
+
+    return mark
 
 
 class GovernanceAPI(NinjaAPI):
@@ -163,7 +221,15 @@ class GovernanceAPI(NinjaAPI):
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components["Error"] = ERROR_SCHEMA
         components["CleanJson"] = CLEAN_JSON_SCHEMA
+        components.update(copy.deepcopy(RESPONSE_COMPONENTS))
         honours = self._operations_honouring_if_match()
+        declared = self._declared_answers()
+        for item in schema.get("paths", {}).values():
+            for method, operation in item.items():
+                _document_answer(operation, declared.get(operation.get("operationId")))
+                if method in UNSAFE and operation.get("operationId") in honours:
+                    parameters = operation.setdefault("parameters", [])
+                    parameters.append(copy.deepcopy(IF_MATCH_PARAMETER))
         for item in schema.get("paths", {}).values():
             for operation in item.values():
                 _document_text(operation)
@@ -206,6 +272,18 @@ class GovernanceAPI(NinjaAPI):
             request, data, status=status, temporal_response=temporal_response
         )
 
+    def _declared_answers(self) -> dict[str, dict]:
+        """Operation id -> what its view declares it answers (`answers`)."""
+        found = {}
+        for _prefix, router in self._routers:
+            for path_view in router.path_operations.values():
+                for operation in path_view.operations:
+                    declared = getattr(operation.view_func, "answers", None)
+                    if declared is not None:
+                        key = operation.operation_id or self.get_openapi_operation_id(operation)
+                        found[key] = declared
+        return found
+
     def _operations_honouring_if_match(self) -> set[str]:
         """The operation ids whose view is marked `concurrency.honours_if_match` (it reads
         If-Match, and so may answer 412)."""
@@ -226,20 +304,37 @@ CLEAN_JSON = {"$ref": "#/components/schemas/CleanJson"}
 ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not"}
 # Any JSON value the body cleaner lets through: no control characters (but tab and line
 # breaks) in any text or any property name, at any depth. Where a body nests an object or a
-# list whose members the document does not name, they are this.
+# list whose members the document does not name, they are this. Not self-referencing (the
+# common client generators cannot take a recursive schema): a nested object is a free-form
+# one, and the rule on its text is said in words (the server checks it at every depth).
 CLEAN_JSON_SCHEMA = {
-    "description": "Any JSON value without control characters (but tab and line breaks).",
+    "description": (
+        "Any JSON value. No text in it, at any depth, nor any property name holds a control "
+        "character (but tab and line breaks): such a value is refused (422, the path named)."
+    ),
     "anyOf": [
         {"type": "string", "pattern": NO_CONTROL_CHARACTERS},
-        {"type": ["number", "boolean", "null"]},
-        {"type": "array", "items": CLEAN_JSON},
-        {
-            "type": "object",
-            "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
-            "additionalProperties": CLEAN_JSON,
-        },
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "array", "items": {}},
+        {"type": "object", "additionalProperties": True},
+        {"type": "null"},
     ],
 }
+
+
+def _document_answer(operation: dict, declared: dict | None) -> None:
+    """Each success answer's body (but 204's) as the view declares it (`answers`), with the
+    ETag header where the view sets one."""
+    if declared is None:
+        return
+    for code, response in operation.get("responses", {}).items():
+        if not str(code).startswith("2") or str(code) == "204":
+            continue
+        content = declared["statuses"].get(str(code), declared["content"])
+        response["content"] = copy.deepcopy(content)
+        if declared["etag"]:
+            response.setdefault("headers", {})["ETag"] = dict(ETAG_HEADER)
 
 
 def _document_text(operation: dict) -> None:
@@ -483,8 +578,100 @@ def body_schema(
 
 kernel = Router(tags=["kernel"])
 
+STRING = {"type": "string"}
+NULL_STRING = {"type": ["string", "null"]}
+ACCOUNT_IDS = {"type": "array", "items": STRING}
+ME = component(
+    "Me",
+    {
+        "type": "object",
+        "properties": {
+            "accountId": STRING,
+            "displayName": STRING,
+            "isSiteAdmin": {"type": "boolean"},
+            "agentAccess": {"type": "boolean"},
+        },
+        "required": ["accountId", "displayName", "isSiteAdmin", "agentAccess"],
+    },
+)
+PROJECT = component(
+    "Project",
+    {
+        "type": "object",
+        "properties": {
+            "projectKey": STRING,
+            "name": STRING,
+            "leadAccountId": NULL_STRING,
+            "editorAccountIds": ACCOUNT_IDS,
+            "approvalStatus": STRING,
+            "registersFrozen": {"type": "boolean"},
+            "caller": {
+                **FREE_OBJECT,
+                "description": "What the caller is on this project and may do.",
+            },
+        },
+        "required": [
+            "projectKey",
+            "name",
+            "leadAccountId",
+            "editorAccountIds",
+            "approvalStatus",
+            "registersFrozen",
+            "caller",
+        ],
+    },
+)
+EDITORS = component(
+    "ProjectEditors",
+    {
+        "type": "object",
+        "properties": {"projectKey": STRING, "editorAccountIds": ACCOUNT_IDS},
+        "required": ["projectKey", "editorAccountIds"],
+    },
+)
+AUDIT_ENTRY = component(
+    "AuditEntry",
+    {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "at": {"type": "string", "format": "date-time"},
+            "actorAccountId": STRING,
+            "projectKey": STRING,
+            "kind": STRING,
+            "targetType": STRING,
+            "targetId": STRING,
+            "changes": {**FREE_OBJECT, "description": "Each field changed: before and after."},
+            "channel": {"type": "string", "description": "Writes made through a channel only."},
+            "client": NULL_STRING,
+        },
+        "required": [
+            "id",
+            "at",
+            "actorAccountId",
+            "projectKey",
+            "kind",
+            "targetType",
+            "targetId",
+            "changes",
+        ],
+    },
+)
+SITE_SETTINGS = component(
+    "SiteSettings",
+    specs.response_schema(
+        SiteSettingsSpec,
+        optional=[a for a in specs.fields(SiteSettingsSpec) if a not in ("themes", "currency")],
+        description=(
+            "Site administrators and the governance group read every field; anyone else "
+            "signed in reads themes (the enabled ones) and currency."
+        ),
+    ),
+)
+
 
 @kernel.get("/me")
+@answers(ME)
 def me(request):
     """The caller: accountId, display name, site-admin flag, portfolio/agent access."""
     user = permissions.request_user(request)
@@ -510,6 +697,7 @@ def project_to_dict(project, caller, editor_ids: list[str]) -> dict:
 
 
 @kernel.get("/projects")
+@answers(list_of(PROJECT))
 def project_list(request):
     """Every project the caller can view."""
     rows = permissions.viewable_projects(request)
@@ -522,6 +710,7 @@ def project_list(request):
 
 
 @kernel.get("/projects/{key}")
+@answers(PROJECT, etag=True)
 @honours_if_match
 def project_detail(request, key: str, response: HttpResponse):
     """The project, its lead and editors, and what the caller may do. The ETag versions the
@@ -537,6 +726,7 @@ def project_detail(request, key: str, response: HttpResponse):
         {"accountIds": {"type": "array", "items": {"type": "string"}}}, ["accountIds"]
     ),
 )
+@answers(EDITORS, etag=True)
 @honours_if_match
 def project_editors_put(request, key: str, response: HttpResponse):
     """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
@@ -553,6 +743,7 @@ def project_editors_put(request, key: str, response: HttpResponse):
 
 
 @kernel.get("/projects/{key}/audit")
+@answers(list_of(AUDIT_ENTRY))
 def project_audit(
     request,
     key: str,
@@ -574,6 +765,7 @@ def project_audit(
 
 
 @kernel.get("/site-settings")
+@answers(SITE_SETTINGS, etag=True)
 def site_settings_get(request, response: HttpResponse):
     """Site administrators and the governance group read every setting (with ETag); anyone
     else signed in reads what editing a business case needs: the enabled themes and the
@@ -589,6 +781,7 @@ def site_settings_get(request, response: HttpResponse):
 @kernel.patch(
     "/site-settings", openapi_extra=body_schema(*specs.body(SiteSettingsSpec, creating=False))
 )
+@answers(SITE_SETTINGS, etag=True)
 @honours_if_match
 def site_settings_patch(request, response: HttpResponse):
     """Site administrators only. Honours If-Match (412 when stale)."""

@@ -264,9 +264,9 @@ class SiteSettingsSpec(specs.Spec):
         Field(None, title="RAG thresholds")
     )
 
-    updated_at: Annotated[Any, specs.ReadOnly()] = None
+    updated_at: specs.Moment = None
     updated_by_account_id: Annotated[Any, specs.ReadOnly()] = Field(None, title="Updated by")
-    revision: Annotated[Any, specs.ReadOnly()] = None
+    revision: specs.Revision = None
 
 
 class AuditEntryQuerySet(models.QuerySet):

@@ -66,6 +66,11 @@ class Rule:
     def schema(self) -> JsonSchema:
         return {}
 
+    def answer_schema(self) -> JsonSchema:
+        """What the API answers in the field (the response schema): what it takes, unless
+        the rule stores something it does not take (a lenient fallback)."""
+        return self.schema()
+
     def choices(self) -> tuple[str, ...] | None:
         return None
 
@@ -257,6 +262,10 @@ class Lenient(Rule):
     def schema(self) -> JsonSchema:
         return {"enum": list(self.values)}
 
+    def answer_schema(self) -> JsonSchema:
+        # Anything else is kept as the fallback: the API answers it too.
+        return {"enum": list(dict.fromkeys([*self.values, self.fallback]))}
+
     def choices(self) -> tuple[str, ...]:
         return self.values
 
@@ -354,7 +363,30 @@ class RequiredChoice(OneOf):
 
 
 class ReadOnly:
-    """Marker: answered by the API, ignored when a client sends it back, never validated."""
+    """Marker: answered by the API, ignored when a client sends it back, never validated.
+    `schema`: what the API answers in it (the response schema); none said, any JSON value."""
+
+    def __init__(self, schema: Mapping[str, Any] | None = None) -> None:
+        self.schema: JsonSchema = dict(schema or {})
+
+
+REVISION_SCHEMA: JsonSchema = {
+    "type": "integer",
+    "description": "The record's revision: its ETag, sent back as If-Match.",
+}
+MOMENT_SCHEMA: JsonSchema = {"type": ["string", "null"], "format": "date-time"}
+ID_SCHEMA: JsonSchema = {"type": "string"}
+ACCOUNT_SCHEMA: JsonSchema = {"type": ["string", "null"]}
+# The server stamps most resources carry, typed for the response schema.
+Revision = Annotated[Any, ReadOnly(REVISION_SCHEMA)]
+Moment = Annotated[Any, ReadOnly(MOMENT_SCHEMA)]
+Identifier = Annotated[Any, ReadOnly(ID_SCHEMA)]
+
+
+class RefusedWhenChanged:
+    """Marker on a read-only field a client might hope to move by editing (a state the acts
+    move): sent back with the stored value it is ignored, with another refused (422). The
+    service compares (`refused_when_changed`); the document says it."""
 
 
 class RequiredOnCreate:
@@ -419,6 +451,7 @@ class Declared:
     markers: tuple[type, ...] = ()
     example: Any = None  # a value a person might write (an import template's example row)
     hint: str = ""  # how to write it in a file cell, where that is not plain
+    answered: Mapping[str, Any] | None = None  # a read-only field's response schema
 
     def has(self, marker: type) -> bool:
         return marker in self.markers
@@ -431,7 +464,8 @@ class Declared:
 def _declared(name: str, info: FieldInfo) -> Declared:
     metadata = list(info.metadata)
     rule = next((m for m in metadata if isinstance(m, Rule)), None)
-    read_only = any(isinstance(m, ReadOnly) for m in metadata)
+    marker = next((m for m in metadata if isinstance(m, ReadOnly)), None)
+    read_only = marker is not None
     return Declared(
         name=name,
         api=info.alias or to_camel(name),
@@ -443,6 +477,7 @@ def _declared(name: str, info: FieldInfo) -> Declared:
         markers=tuple(type(m) for m in metadata if not isinstance(m, Rule)),
         example=info.examples[0] if info.examples else None,
         hint=info.description or "",
+        answered=marker.schema if marker is not None else None,
     )
 
 
@@ -521,6 +556,11 @@ def with_rule(spec: type[Spec], kind: type[Rule] | tuple[type[Rule], ...]) -> li
 def read_only(spec: type[Spec]) -> list[str]:
     """The API names answered and ignored when sent back."""
     return [api for api, field in fields(spec).items() if field.read_only]
+
+
+def refused_when_changed(spec: type[Spec]) -> list[str]:
+    """The read-only API names a body may send back only with the stored value."""
+    return with_marker(spec, RefusedWhenChanged)
 
 
 def required_on_create(spec: type[Spec]) -> list[str]:
@@ -664,9 +704,71 @@ def properties(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str
     return {api: property_schema(spec, api) for api in wanted}
 
 
+IGNORED_DESCRIPTION = "Answered by the server; ignored when sent back (never refused)."
+GUARDED_DESCRIPTION = (
+    "Answered by the server; ignored when sent back with the stored value, refused (422) "
+    "with another: it moves by its own operation, not by editing."
+)
+
+
+def ignored(spec: type[Spec], *, creating: bool) -> list[str]:
+    """The API names a create (`creating`) or a patch takes and ignores: the read-only fields,
+    and on a patch the create-only ones. With `writable`, the one rule of what a body may
+    send back: the document says it (`readOnly`) and `validate` applies it."""
+    declared = fields(spec)
+    return [
+        api
+        for api, field in declared.items()
+        if field.read_only or (not creating and field.has(CreateOnly))
+    ]
+
+
 def body(spec: type[Spec], *, creating: bool) -> tuple[dict[str, JsonSchema], list[str]]:
-    """The request body of a create (`creating`) or a patch: properties and required names."""
-    return properties(spec), (required_on_create(spec) if creating else [])
+    """The request body of a create (`creating`) or a patch: properties and required names.
+    What the body may send back and the server ignores is there too, marked `readOnly`: a
+    client may send the whole representation it read."""
+    props = properties(spec)
+    skipped = ignored(spec, creating=creating)
+    for api in skipped:
+        guarded = fields(spec)[api].has(RefusedWhenChanged)
+        props[api] = {
+            **answer_schema(spec, api),
+            "readOnly": True,
+            "description": GUARDED_DESCRIPTION if guarded else IGNORED_DESCRIPTION,
+        }
+    return props, [a for a in (required_on_create(spec) if creating else []) if a not in skipped]
+
+
+def answer_schema(spec: type[Spec], api_name: str) -> JsonSchema:
+    """What the API answers in one field: a writable field its rule's schema, a read-only
+    one its declared schema (any JSON value when none is declared), `readOnly`."""
+    field = fields(spec)[api_name]
+    if field.read_only:
+        schema: JsonSchema = {**(field.answered or {}), "readOnly": True}
+    else:
+        schema = field.rule.answer_schema() if field.rule else {}
+    return {**schema, "title": field.label} if field.label else schema
+
+
+def response_schema(
+    spec: type[Spec],
+    names: Iterable[str] | None = None,
+    *,
+    optional: Iterable[str] = (),
+    description: str = "",
+) -> JsonSchema:
+    """The resource as the API answers it (its serializer's dict): every declared field, or
+    `names`, in declaration order, each with `answer_schema`; all required but `optional`
+    (answered only on some records). Open: a write that coerced a value adds `warnings`."""
+    wanted = list(fields(spec)) if names is None else list(names)
+    schema: JsonSchema = {
+        "type": "object",
+        "properties": {api: answer_schema(spec, api) for api in wanted},
+        "required": [api for api in wanted if api not in set(optional)],
+    }
+    if description:
+        schema["description"] = description
+    return schema
 
 
 def tool_schema(

@@ -3,10 +3,20 @@
 from ninja import Router
 
 from governance import permissions
+from governance.api import FREE_OBJECT, answers, component, list_of
 from governance.errors import ValidationFailed
 from portfolio import selectors
 
 router = Router(tags=["portfolio"])
+
+PORTFOLIO_ROW = component(
+    "PortfolioRow",
+    {**FREE_OBJECT, "description": "One viewable project's row, as the portfolio page shows it."},
+)
+LESSON = component(
+    "Lesson",
+    {**FREE_OBJECT, "description": "One close-out or realisation lesson of a viewable project."},
+)
 
 
 def _sort_values() -> list[str]:
@@ -24,6 +34,7 @@ def _sort_values() -> list[str]:
         }
     },
 )
+@answers(list_of(PORTFOLIO_ROW))
 def portfolio(
     request,
     theme: str | None = None,
@@ -56,6 +67,7 @@ def portfolio(
 @router.get(
     "/portfolio/lessons", openapi_extra={"x-enums": {"kind": ["", *selectors.LESSON_KINDS]}}
 )
+@answers(list_of(LESSON))
 def lessons(request, q: str = "", kind: str = "", theme: str = ""):
     """Close-out lessons (closeOut.lessons: worked, differently, nextSponsor) and realisation
     lessons of the viewable projects, newest first. q matches every word; kind is one of

@@ -7,7 +7,15 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Path, Router, Status
 
 from governance import permissions, specs
-from governance.api import CLEAN_JSON, body_schema, json_object, with_etag
+from governance.api import (
+    CLEAN_JSON,
+    answers,
+    body_schema,
+    component,
+    json_object,
+    list_of,
+    with_etag,
+)
 from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound
@@ -27,6 +35,48 @@ from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 router = Router(tags=["registers"])
 
 STRING = {"type": "string"}
+# The records as the API answers them (registers.serializers), from their declarations.
+WORK_PACKAGE = component("WorkPackage", specs.response_schema(WorkPackageSpec))
+RISK = component("Risk", specs.response_schema(RiskSpec, optional=["imported"]))
+DECISION = component("Decision", specs.response_schema(DecisionSpec, optional=["imported"]))
+CHANGE = component("ChangeRequest", specs.response_schema(ChangeSpec, optional=["imported"]))
+ROW_MESSAGES = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"row": {"type": "integer"}, "field": STRING, "message": STRING},
+    },
+}
+IMPORT_PREVIEW = component(
+    "ImportPreview",
+    {
+        "type": "object",
+        "description": "What the import would do; nothing is stored.",
+        "properties": {
+            "register": STRING,
+            "create": {"type": "integer"},
+            "rows": {"type": "integer", "description": "The rows the file holds."},
+            "errors": ROW_MESSAGES,
+            "warnings": ROW_MESSAGES,
+            "previewDigest": STRING,
+        },
+        "required": ["register", "create", "rows", "errors", "warnings", "previewDigest"],
+    },
+)
+IMPORT_DONE = component(
+    "ImportDone",
+    {
+        "type": "object",
+        "properties": {"created": {"type": "integer"}, "warnings": ROW_MESSAGES},
+        "required": ["created", "warnings"],
+    },
+)
+SPREADSHEET = {
+    "text/csv": {"schema": {"type": "string"}},
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
+        "schema": {"type": "string", "format": "binary"}
+    },
+}
 
 
 def _body(spec: type[Spec], *, creating: bool = False) -> dict[str, Any]:
@@ -52,6 +102,7 @@ def _register(register: str) -> str:
     "/projects/{key}/{register}/export",
     openapi_extra={"x-enums": {"format": ["csv", "xlsx", "mspdi"]}},
 )
+@answers(content=SPREADSHEET)
 def register_export(
     request, key: str, register_name: str = Path(..., alias="register"), format: str = "csv"
 ):
@@ -101,6 +152,7 @@ def register_export(
         }
     },
 )
+@answers(statuses={200: IMPORT_PREVIEW, 201: IMPORT_DONE})
 def register_import(
     request,
     key: str,
@@ -136,6 +188,7 @@ def register_import(
 @router.get(
     "/projects/{key}/{register}/template", openapi_extra={"x-enums": {"format": ["csv", "xlsx"]}}
 )
+@answers(content=SPREADSHEET)
 def register_template(
     request, key: str, register_name: str = Path(..., alias="register"), format: str = "xlsx"
 ):
@@ -154,6 +207,7 @@ def register_template(
 
 
 @router.get("/projects/{key}/work-packages")
+@answers(list_of(WORK_PACKAGE))
 def work_package_list(request, key: str):
     """Ordered: sortOrder, then plannedStartDate, then name."""
     project, _ = permissions.project_for(request, key)
@@ -166,6 +220,7 @@ def work_package_list(request, key: str):
     response={201: dict},
     openapi_extra=_body(WorkPackageSpec, creating=True),
 )
+@answers(WORK_PACKAGE, etag=True)
 def work_package_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
     wp = services.work_package_create(caller=caller, data=json_object(request))
@@ -179,6 +234,7 @@ def work_package_create(request, key: str, response: HttpResponse):
         {"ids": {"type": "array", "items": {"type": "string", "format": "uuid"}}}, ["ids"]
     ),
 )
+@answers(list_of(WORK_PACKAGE))
 def work_package_reorder(request, key: str):
     """Set the manual order; `ids` lists every work package of the project once."""
     _, caller = permissions.project_for(request, key)
@@ -189,6 +245,7 @@ def work_package_reorder(request, key: str):
 
 
 @router.get("/projects/{key}/work-packages/{wp_id}")
+@answers(WORK_PACKAGE, etag=True)
 def work_package_detail(request, key: str, wp_id: str, response: HttpResponse):
     project, _ = permissions.project_for(request, key)
     wp = get_in_project(WorkPackage, project, wp_id, lock=False)
@@ -198,6 +255,7 @@ def work_package_detail(request, key: str, wp_id: str, response: HttpResponse):
 
 @router.patch("/projects/{key}/work-packages/{wp_id}", openapi_extra=_body(WorkPackageSpec))
 @honours_if_match
+@answers(WORK_PACKAGE, etag=True)
 def work_package_update(request, key: str, wp_id: str, response: HttpResponse):
     """budgetBaseline, the lock stamps and derived fields are ignored when sent."""
     _, caller = permissions.project_for(request, key)
@@ -220,6 +278,7 @@ def work_package_delete(request, key: str, wp_id: str):
     openapi_extra=body_schema({"issueKey": STRING}, ["issueKey"]),
 )
 @honours_if_match
+@answers(WORK_PACKAGE, etag=True)
 def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
     """Link a tracker issue; its 'Work Package' field is written after commit."""
     _, caller = permissions.project_for(request, key)
@@ -255,6 +314,7 @@ def _risk_dict(risk: Risk) -> dict[str, Any]:
 
 
 @router.get("/projects/{key}/risks")
+@answers(list_of(RISK))
 def risk_list(request, key: str):
     """Open before Closed, newest first."""
     project, _ = permissions.project_for(request, key)
@@ -268,6 +328,7 @@ def risk_list(request, key: str):
 @router.post(
     "/projects/{key}/risks", response={201: dict}, openapi_extra=_body(RiskSpec, creating=True)
 )
+@answers(RISK, etag=True)
 def risk_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
     risk = services.risk_create(caller=caller, data=json_object(request))
@@ -276,6 +337,7 @@ def risk_create(request, key: str, response: HttpResponse):
 
 
 @router.get("/projects/{key}/risks/{risk_id}")
+@answers(RISK, etag=True)
 def risk_detail(request, key: str, risk_id: str, response: HttpResponse):
     project, _ = permissions.project_for(request, key)
     risk = get_in_project(Risk, project, risk_id, lock=False)
@@ -285,6 +347,7 @@ def risk_detail(request, key: str, risk_id: str, response: HttpResponse):
 
 @router.patch("/projects/{key}/risks/{risk_id}", openapi_extra=_body(RiskSpec))
 @honours_if_match
+@answers(RISK, etag=True)
 def risk_update(request, key: str, risk_id: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
     risk = services.risk_update(
@@ -309,6 +372,7 @@ def risk_delete(request, key: str, risk_id: str):
     response={201: dict},
     openapi_extra=_body(DecisionSpec),
 )
+@answers(DECISION, etag=True)
 def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse):
     """Materialised risks only: a new decision with riskId and treatedRiskId, pre-filled from
     the risk (decision = title, decisionNotes = description, rationale = mitigation); the
@@ -325,6 +389,7 @@ def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse
 
 
 @router.get("/projects/{key}/decisions")
+@answers(list_of(DECISION))
 def decision_list(request, key: str):
     """Newest first."""
     project, _ = permissions.project_for(request, key)
@@ -336,6 +401,7 @@ def decision_list(request, key: str):
     response={201: dict},
     openapi_extra=_body(DecisionSpec, creating=True),
 )
+@answers(DECISION, etag=True)
 def decision_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
     decision = services.decision_create(caller=caller, data=json_object(request))
@@ -344,6 +410,7 @@ def decision_create(request, key: str, response: HttpResponse):
 
 
 @router.get("/projects/{key}/decisions/{decision_id}")
+@answers(DECISION, etag=True)
 def decision_detail(request, key: str, decision_id: str, response: HttpResponse):
     project, _ = permissions.project_for(request, key)
     decision = get_in_project(Decision, project, decision_id, lock=False)
@@ -353,6 +420,7 @@ def decision_detail(request, key: str, decision_id: str, response: HttpResponse)
 
 @router.patch("/projects/{key}/decisions/{decision_id}", openapi_extra=_body(DecisionSpec))
 @honours_if_match
+@answers(DECISION, etag=True)
 def decision_update(request, key: str, decision_id: str, response: HttpResponse):
     """updateDecision: pending decisions only; a made decision answers 409."""
     _, caller = permissions.project_for(request, key)
@@ -379,6 +447,7 @@ NOTE_WRITTEN = {
     openapi_extra=body_schema({"text": required_text_schema(TEXT_MAX), **NOTE_WRITTEN}, ["text"]),
 )
 @honours_if_match
+@answers(DECISION, etag=True)
 def decision_note(request, key: str, decision_id: str, response: HttpResponse):
     """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
     timestamp are written by the server. Answers the decision with its notes."""
@@ -398,6 +467,7 @@ def decision_note(request, key: str, decision_id: str, response: HttpResponse):
 
 
 @router.get("/projects/{key}/changes")
+@answers(list_of(CHANGE))
 def change_list(request, key: str):
     """Newest first."""
     project, _ = permissions.project_for(request, key)
@@ -409,6 +479,7 @@ def change_list(request, key: str):
     response={201: dict},
     openapi_extra=_body(ChangeSpec, creating=True),
 )
+@answers(CHANGE, etag=True)
 def change_create(request, key: str, response: HttpResponse):
     _, caller = permissions.project_for(request, key)
     change = services.change_create(caller=caller, data=json_object(request))
@@ -417,6 +488,7 @@ def change_create(request, key: str, response: HttpResponse):
 
 
 @router.get("/projects/{key}/changes/{change_id}")
+@answers(CHANGE, etag=True)
 def change_detail(request, key: str, change_id: str, response: HttpResponse):
     project, _ = permissions.project_for(request, key)
     change = get_in_project(ChangeRequest, project, change_id, lock=False)
@@ -426,6 +498,7 @@ def change_detail(request, key: str, change_id: str, response: HttpResponse):
 
 @router.patch("/projects/{key}/changes/{change_id}", openapi_extra=_body(ChangeSpec))
 @honours_if_match
+@answers(CHANGE, etag=True)
 def change_update(request, key: str, change_id: str, response: HttpResponse):
     """While Proposed only (409 once decided)."""
     _, caller = permissions.project_for(request, key)
@@ -458,6 +531,7 @@ def change_delete(request, key: str, change_id: str):
     ),
 )
 @honours_if_match
+@answers(CHANGE, etag=True)
 def change_adjudicate(request, key: str, change_id: str, response: HttpResponse):
     """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
     Withdrawn by the proposer or an editor."""

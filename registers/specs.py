@@ -24,8 +24,10 @@ from governance.specs import (
     BoundedInteger,
     Checked,
     CreateOnly,
+    Identifier,
     IsoDate,
     Lenient,
+    Moment,
     NotStored,
     NullableNumber,
     OneOf,
@@ -33,7 +35,9 @@ from governance.specs import (
     Passed,
     ReadOnly,
     Refusals,
+    RefusedWhenChanged,
     RequiredOnCreate,
+    Revision,
     ScheduleDays,
     SignedAmount,
     SiteLabel,
@@ -221,19 +225,19 @@ class WorkPackageSpec(Spec):
         int | None, Checked(clean_sort_order, {"type": ["integer", "null"]}), ApiOnly(), SiteLabel()
     ] = Field(None, title="Position")
     # Answered, and ignored when sent back.
-    project_key: Stamp = None
+    project_key: Identifier = None
     budget_baseline: Annotated[Stamp, SiteLabel()] = Field(None, title="Baseline budget")
     budget_baseline_locked_at: Stamp = None
     planned_dates_baseline_locked_at: Stamp = None
-    created_at: Stamp = None
-    updated_at: Stamp = None
+    created_at: Moment = None
+    updated_at: Moment = None
     updated_by_account_id: Stamp = None
     schedule_variance_days: Stamp = None
     schedule_variance_basis: Stamp = None
     baseline_start_date: Stamp = None
     baseline_end_date: Stamp = None
     broken_issue_keys: Stamp = None
-    revision: Stamp = None
+    revision: Revision = None
 
 
 class RiskSpec(Spec):
@@ -264,20 +268,20 @@ class RiskSpec(Spec):
         examples=["Order the long-lead items in the first month."],
     )
     # Answered, and ignored when sent back.
-    id: Stamp = None
-    project_key: Stamp = None
+    id: Identifier = None
+    project_key: Identifier = None
     accepted_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
         None, title="Accepted by"
     )
     accepted_at: Annotated[Stamp, Audited()] = None
     acceptance_rationale: Annotated[Stamp, Audited()] = None
-    created_at: Stamp = None
-    updated_at: Stamp = None
+    created_at: Moment = None
+    updated_at: Moment = None
     updated_by_account_id: Stamp = None
     imported: Stamp = None
     score: Stamp = None
     treating_decision_ids: Stamp = None
-    revision: Stamp = None
+    revision: Revision = None
 
 
 class DecisionSpec(Spec):
@@ -302,8 +306,8 @@ class DecisionSpec(Spec):
     )
     # Legacy fields stay readable and are never written; notes are server-written; riskId
     # and treatedRiskId are set only by the Risks register's Record-decision act.
-    id: Stamp = None
-    project_key: Stamp = None
+    id: Identifier = None
+    project_key: Identifier = None
     recorded_by: Annotated[Stamp, Account()] = None
     owner_account_id: Stamp = None
     approver_account_id: Stamp = None
@@ -314,12 +318,12 @@ class DecisionSpec(Spec):
     status: Stamp = None
     decided_at: Stamp = None
     decided_by_account_id: Stamp = None
-    created_at: Stamp = None
+    created_at: Moment = None
     created_by_account_id: Stamp = None
-    updated_at: Stamp = None
+    updated_at: Moment = None
     imported: Stamp = None
     state: Stamp = None
-    revision: Stamp = None
+    revision: Revision = None
 
 
 class ChangeSpec(Spec):
@@ -366,24 +370,24 @@ class ChangeSpec(Spec):
         None, title="Approver seat"
     )
     # Answered, and ignored when sent back.
-    id: Stamp = None
-    project_key: Stamp = None
-    status: Annotated[Stamp, Audited()] = None
+    id: Identifier = None
+    project_key: Identifier = None
+    status: Annotated[Stamp, Audited(), RefusedWhenChanged()] = None
     decided_at: Annotated[Stamp, Audited()] = None
     decided_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
         None, title="Decided by"
     )
     decision_comment: Annotated[Stamp, Audited()] = None
-    created_at: Stamp = None
+    created_at: Moment = None
     created_by_account_id: Stamp = None
-    updated_at: Stamp = None
+    updated_at: Moment = None
     imported: Stamp = None
     application_record: Stamp = None
     application_state: Stamp = None
     approver_locked: Stamp = None
     dimensions_chosen: Annotated[Stamp, Audited()] = None
     impact_timeline: Stamp = None
-    revision: Stamp = None
+    revision: Revision = None
 
 
 # The page slug of each register -> its declaration.

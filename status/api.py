@@ -5,7 +5,7 @@ from django.http import HttpResponse
 from ninja import Router
 
 from governance import permissions, specs
-from governance.api import body_schema, json_object, with_etag
+from governance.api import answers, body_schema, component, json_object, list_of, with_etag
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from status import derive, selectors, services
@@ -16,7 +16,18 @@ from status.specs import StatusReportSpec, StatusSpec
 router = Router(tags=["status"])
 
 STATUS_BODY = body_schema(*specs.body(StatusSpec, creating=False))
-REPORT_BODY = body_schema(specs.properties(StatusReportSpec))
+REPORT_BODY = body_schema(*specs.body(StatusReportSpec, creating=False))
+# The status and its reports as the API answers them (status.serializers), from their
+# declarations; a report in a list is the summary (no keyMessages, no snapshot).
+PROJECT_STATUS = component("ProjectStatus", specs.response_schema(StatusSpec))
+STATUS_REPORT = component("StatusReport", specs.response_schema(StatusReportSpec))
+REPORT_SUMMARY = component(
+    "StatusReportSummary",
+    specs.response_schema(
+        StatusReportSpec,
+        [a for a in specs.fields(StatusReportSpec) if a not in ("keyMessages", "snapshot")],
+    ),
+)
 
 
 def _status_response(project, response: HttpResponse) -> dict:
@@ -30,6 +41,7 @@ def _if_match(request) -> int | None:
 
 
 @router.get("/projects/{key}/status")
+@answers(PROJECT_STATUS, etag=True)
 def status_get(request, key: str, response: HttpResponse):
     """The project status: the spec's stored fields, `derived` and `effective`
     ({costRag, scheduleRag, scopeRag, riskRag}), `drivers` per dimension, `stale`, the
@@ -40,6 +52,7 @@ def status_get(request, key: str, response: HttpResponse):
 
 @router.patch("/projects/{key}/status", openapi_extra=STATUS_BODY)
 @honours_if_match
+@answers(PROJECT_STATUS, etag=True)
 def status_patch(request, key: str, response: HttpResponse):
     """Editors. Derived read-only fields sent back are ignored; unknown fields are refused.
     Honours If-Match (412 when stale). Always stamps lastUpdatedAt/By."""
@@ -62,6 +75,7 @@ _ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
 
 @router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
 @honours_if_match
+@answers(PROJECT_STATUS, etag=True)
 def checklist_dismiss(request, key: str, response: HttpResponse):
     """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
     project, caller = permissions.editable_project_for(request, key)
@@ -74,6 +88,7 @@ def checklist_dismiss(request, key: str, response: HttpResponse):
 
 @router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
 @honours_if_match
+@answers(PROJECT_STATUS, etag=True)
 def checklist_restore(request, key: str, response: HttpResponse):
     """Bring a dismissed initiation checklist item back."""
     project, caller = permissions.editable_project_for(request, key)
@@ -86,6 +101,7 @@ def checklist_restore(request, key: str, response: HttpResponse):
 
 @router.post("/projects/{key}/status/initiation/acknowledge")
 @honours_if_match
+@answers(PROJECT_STATUS, etag=True)
 def initiation_acknowledge(request, key: str, response: HttpResponse):
     """Acknowledge initiation as complete (initiationCompletedAt); 409 when already complete."""
     project, caller = permissions.editable_project_for(request, key)
@@ -97,6 +113,7 @@ def initiation_acknowledge(request, key: str, response: HttpResponse):
 @router.get(
     "/projects/{key}/status/reports", openapi_extra={"x-enums": {"state": list(REPORT_STATES)}}
 )
+@answers(list_of(REPORT_SUMMARY))
 def report_list(request, key: str, state: str | None = None):
     """Status reports: the draft (if any) first, then the published ones, newest first. Each
     carries the overall and effective RAGs it froze (the trend). Filter: state."""
@@ -108,6 +125,7 @@ def report_list(request, key: str, state: str | None = None):
 
 
 @router.post("/projects/{key}/status/reports", response={201: dict}, openapi_extra=REPORT_BODY)
+@answers(STATUS_REPORT, etag=True)
 def report_create(request, key: str, response: HttpResponse):
     """Start a draft (editors). Title defaults to today's date; key messages start from the
     status' key messages. 409 while another draft exists."""
@@ -125,6 +143,7 @@ def _report(project, report_id: str):
 
 
 @router.get("/projects/{key}/status/reports/{report_id}")
+@answers(STATUS_REPORT, etag=True)
 def report_get(request, key: str, report_id: str, response: HttpResponse):
     """One report; a published one with its immutable `snapshot` (the status representation
     as it was, with derived values and drivers)."""
@@ -136,6 +155,7 @@ def report_get(request, key: str, report_id: str, response: HttpResponse):
 
 @router.patch("/projects/{key}/status/reports/{report_id}", openapi_extra=REPORT_BODY)
 @honours_if_match
+@answers(STATUS_REPORT, etag=True)
 def report_patch(request, key: str, report_id: str, response: HttpResponse):
     """Edit a draft's title and key messages. 409 once published."""
     _project, caller = permissions.editable_project_for(request, key)
@@ -159,6 +179,7 @@ def report_delete(request, key: str, report_id: str):
 
 @router.post("/projects/{key}/status/reports/{report_id}/publish")
 @honours_if_match
+@answers(STATUS_REPORT, etag=True)
 def report_publish(request, key: str, report_id: str, response: HttpResponse):
     """Publish a draft: freezes the snapshot. 409 when already published."""
     _project, caller = permissions.editable_project_for(request, key)

@@ -174,8 +174,8 @@ class StatusSpec(specs.Spec):
     ] = Field(None, title="Project metrics")
 
     # Answered, never written from a body.
-    project_key: ReadOnly = None
-    last_updated_at: ReadOnly = None
+    project_key: specs.Identifier = None
+    last_updated_at: specs.Moment = None
     last_updated_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
         None, title="Last updated by"
     )
@@ -192,7 +192,7 @@ class StatusSpec(specs.Spec):
     approval_status: ReadOnly = None
     figures: ReadOnly = None
     thresholds: ReadOnly = None
-    revision: ReadOnly = None
+    revision: specs.Revision = None
     earned_value: ReadOnly = None
 
 
@@ -207,17 +207,17 @@ class StatusReportSpec(specs.Spec):
     key_messages: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Key messages")
 
     id: ReadOnly = None
-    project_key: ReadOnly = None
+    project_key: specs.Identifier = None
     state: ReadOnly = None
     created_at: ReadOnly = None
     created_by_account_id: ReadOnly = None
-    updated_at: ReadOnly = None
+    updated_at: specs.Moment = None
     published_at: ReadOnly = None
     published_by_account_id: ReadOnly = None
     overall_rag: ReadOnly = None
     effective: ReadOnly = None
     snapshot: ReadOnly = None
-    revision: ReadOnly = None
+    revision: specs.Revision = None
 
 
 def _null_when_empty(rule: specs.Rule | None) -> bool:

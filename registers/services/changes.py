@@ -27,6 +27,10 @@ from registers.specs import ChangeSpec
 
 WRITABLE = set(specs.writable(ChangeSpec))
 READ_ONLY = set(specs.read_only(ChangeSpec))
+REFUSED_WHEN_CHANGED = specs.refused_when_changed(ChangeSpec)
+MOVED_MESSAGES = {
+    "status": "Decide a change with POST .../adjudicate, not by editing its status.",
+}
 OUTCOMES = ["Approved", "Rejected", "Withdrawn"]
 # Checked against stored state below, not set as sent.
 PEOPLE_AND_LINKS = {
@@ -47,8 +51,9 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     status moves by adjudication only, the target is a package of this project, the
     proposer is named once, the approver is someone who may approve it."""
     partial, errors = specs.validate(ChangeSpec, data, creating=creating)
-    if "status" in data and data["status"] != change.status:
-        errors.add("status", "Decide a change with POST .../adjudicate, not by editing its status.")
+    for key in REFUSED_WHEN_CHANGED:  # sent back unchanged: ignored
+        if key in data and data[key] != getattr(change, specs.fields(ChangeSpec)[key].name):
+            errors.add(key, MOVED_MESSAGES[key])
     values = specs.sent(partial)
     specs.apply(partial, change, skip=PEOPLE_AND_LINKS)
     if "dimensions" in values:

@@ -137,7 +137,9 @@ def test_derivations_read_the_declaration():
     assert specs.choices(Sample, "notes") == ()
     properties, required = specs.body(Sample, creating=True)
     assert required == ["title"]
-    assert "createdAt" not in properties
+    # A read-only field is in the body too: taken and ignored when sent back, as it says.
+    assert properties["createdAt"]["readOnly"] is True
+    assert specs.ignored(Sample, creating=True) == ["createdAt"]
     assert properties["title"]["minLength"] == 1
     assert properties["budget"]["description"] == cleaning.nullable_number_schema()["description"]
     assert properties["progress"]["multipleOf"] == 10

@@ -81,7 +81,8 @@ def _resolve(document: dict, node: dict) -> dict:
 
 def writable_fields() -> list[Field]:
     """Every member of every JSON body the API document lists; for the agent's actions, every
-    argument."""
+    argument. Not the `readOnly` ones: the document says they are ignored when sent back
+    (tests/governance/test_api_document.py holds the server to it)."""
     document = api.get_openapi_schema()
     fields = []
     for path, item in document["paths"].items():
@@ -91,6 +92,8 @@ def writable_fields() -> list[Field]:
             content = operation.get("requestBody", {}).get("content", {})
             schema = _resolve(document, content.get("application/json", {}).get("schema", {}))
             for name, member in schema.get("properties", {}).items():
+                if member.get("readOnly"):
+                    continue
                 member = _resolve(document, member)
                 if path.startswith(AGENT) and name == "arguments":
                     for argument, inner in member.get("properties", {}).items():
