@@ -293,10 +293,11 @@ def history(project: Project) -> list[ProjectException]:
     return list(ProjectException.objects.filter(project=project).order_by("-opened_at"))
 
 
-def age_days(record: ProjectException, now: dt.datetime | None = None) -> int:
-    """Whole days since the exception opened (the portfolio shows it while undecided)."""
+def age_days(opened_at: dt.datetime, now: dt.datetime | None = None) -> int:
+    """Whole days (calendar days, site time) since an exception opened: its age, shown on
+    its page and on the portfolio while it is undecided."""
     now = now or timezone.now()
-    return (timezone.localdate(now) - timezone.localdate(record.opened_at)).days
+    return (timezone.localdate(now) - timezone.localdate(opened_at)).days
 
 
 def to_dict(record: ProjectException, *, now: dt.datetime | None = None) -> dict[str, Any]:
@@ -304,7 +305,7 @@ def to_dict(record: ProjectException, *, now: dt.datetime | None = None) -> dict
         "id": str(record.pk),
         "state": record.state,
         "openedAt": record.opened_at.isoformat(),
-        "ageDays": age_days(record, now),
+        "ageDays": age_days(record.opened_at, now),
         "crossed": record.crossed,
         "withinTolerance": record.within,
         "events": record.events,

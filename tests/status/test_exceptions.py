@@ -329,3 +329,87 @@ def test_api_read_report_and_decide(cast, client, bearer, in_exception):
     assert decided.json()["inException"] is False
     history = client.get(f"{base}/exceptions", **bearer(cast.viewer)).json()["items"]
     assert [h["decision"] for h in history] == ["AcceptPlan"]
+
+
+# --- pages and portfolio ----------------------------------------------------------------------
+
+
+def test_the_approval_form_prefills_the_site_defaults(cast, arrange, client_for):
+    from governance.models import SiteSettings
+
+    site = SiteSettings.load()
+    site.tolerance_days_default = 15
+    site.tolerance_cost_percent_default = Decimal("7.5")
+    site.save()
+    arrange("Submitted")
+    page = client_for(cast.sponsor).get("/projects/ALPHA/charter/").content.decode()
+    assert 'name="toleranceDays" inputmode="decimal" value="15"' in page
+    assert 'name="toleranceCostPercent" inputmode="decimal" value="7.50"' in page
+    assert 'name="toleranceCostAmount" inputmode="decimal" value=""' in page
+
+
+def test_site_settings_answer_and_refuse_tolerance_defaults(cast, client, bearer):
+    headers = bearer(cast.site_admin)
+    sent = client.patch(
+        "/api/v1/site-settings",
+        data=json.dumps({"toleranceDaysDefault": 20, "toleranceCostPercentDefault": "NaN"}),
+        content_type="application/json",
+        **headers,
+    )
+    assert sent.status_code == 422
+    assert "toleranceCostPercentDefault" in sent.json()["error"]["fields"]
+    sent = client.patch(
+        "/api/v1/site-settings",
+        data=json.dumps({"toleranceDaysDefault": 20}),
+        content_type="application/json",
+        **headers,
+    )
+    assert sent.status_code == 200, sent.content
+    assert sent.json()["toleranceDaysDefault"] == 20
+
+
+def test_banner_exception_page_and_forms(cast, client_for, as_, in_exception):
+    viewer_page = client_for(cast.viewer).get("/projects/ALPHA/status/").content.decode()
+    assert "In exception since" in viewer_page
+    assert "/projects/ALPHA/status/exception/" in viewer_page
+    page = client_for(cast.viewer).get("/projects/ALPHA/status/exception/").content.decode()
+    assert "30 days late, beyond the 10-day tolerance." in page
+    assert "Write the exception report" not in page
+    lead = client_for(cast.lead)
+    assert (
+        "Write the exception report"
+        in lead.get("/projects/ALPHA/status/exception/").content.decode()
+    )
+    bad = lead.post("/projects/ALPHA/status/exception/report/", {"cause": "x", "options": ""})
+    assert bad.status_code == 422
+    assert "Give at least one option" in bad.content.decode()
+    form = {**REPORT, "options": "Accept the delay\nAdd a second team"}
+    assert lead.post("/projects/ALPHA/status/exception/report/", form).status_code == 302
+    sponsor = client_for(cast.sponsor)
+    shown = sponsor.get("/projects/ALPHA/status/exception/").content.decode()
+    assert "Accept the exception plan" in shown and "Add a second team" in shown
+    done = sponsor.post("/projects/ALPHA/status/exception/decision/", {"decision": "AcceptPlan"})
+    assert done.status_code == 302
+    after = sponsor.get("/projects/ALPHA/status/exception/").content.decode()
+    assert "This project is not in exception." in after
+    assert "Decided exceptions" in after
+
+
+def test_portfolio_flag_age_and_filter(cast, client_for, in_exception):
+    ProjectException.objects.filter(pk=in_exception.pk).update(
+        opened_at=timezone.now() - dt.timedelta(days=3)
+    )
+    cast.project.__class__.objects.filter(pk=cast.project.pk).update(
+        exception_opened_at=timezone.now() - dt.timedelta(days=3)
+    )
+    client = client_for(cast.site_admin)
+    rows = client.get("/api/v1/portfolio").json()
+    by_key = {row["projectKey"]: row for row in rows}
+    assert by_key["ALPHA"]["inException"] is True
+    assert by_key["ALPHA"]["exceptionAgeDays"] == 3
+    assert all(row["inException"] is False for key, row in by_key.items() if key != "ALPHA")
+    assert [r["projectKey"] for r in client.get("/api/v1/portfolio?exception=1").json()] == [
+        "ALPHA"
+    ]
+    page = client.get("/portfolio/?exception=1").content.decode()
+    assert "In exception</span> 3 days" in page
