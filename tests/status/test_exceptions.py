@@ -413,3 +413,43 @@ def test_portfolio_flag_age_and_filter(cast, client_for, in_exception):
     ]
     page = client.get("/portfolio/?exception=1").content.decode()
     assert "In exception</span> 3 days" in page
+
+
+# --- agent --------------------------------------------------------------------------------------
+
+
+def _agent(client, name, arguments):
+    return client.post(
+        f"/api/v1/agent/actions/{name}",
+        data=json.dumps({"arguments": arguments}),
+        content_type="application/json",
+    )
+
+
+def test_agent_reads_the_exception_and_the_lead_reports(cast, client_for, in_exception):
+    from governance.tracker.local import scripting
+    from tests.agent.conftest import EVERYONE, use_group
+
+    scripting.ensure_group(EVERYONE, members=["lead", "viewer"])
+    use_group(EVERYONE)
+    viewer = client_for(cast.viewer)
+    read = _agent(viewer, "project_exception", {"projectKey": "ALPHA"})
+    assert read.status_code == 200, read.content
+    body = read.json()
+    body = body.get("result", body)
+    assert body["inException"] is True
+    assert body["crossed"][0]["tolerance"] == "time"
+    status = _agent(viewer, "project_status", {"projectKey": "ALPHA"}).json()
+    status = status.get("result", status)
+    assert status["exception"]["inException"] is True
+    assert (
+        _agent(viewer, "write_exception_report", {"projectKey": "ALPHA", **REPORT}).status_code
+        == 403
+    )
+    written = _agent(
+        client_for(cast.lead), "write_exception_report", {"projectKey": "ALPHA", **REPORT}
+    )
+    assert written.status_code == 200, written.content
+    in_exception.refresh_from_db()
+    assert in_exception.state == "Reported"
+    assert in_exception.recommendation == REPORT["recommendation"]
