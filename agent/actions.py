@@ -1102,7 +1102,7 @@ def _exception_revision(found) -> int:
     ),
 )
 def write_exception_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    found, caller = project(ctx, args["projectKey"])
+    _, caller = project(ctx, args["projectKey"])
     record = exceptions.exception_report(
         caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
     )
