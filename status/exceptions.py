@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from charter.derive import CLOSED_OR_LATER
 from charter.services import charter_kill
-from governance import audit, notifications, specs
+from governance import audit, formatting, notifications, specs
 from governance.cleaning import decimal_to_json
 from governance.concurrency import check_version
 from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -142,9 +142,9 @@ def exception_state(view: derive.StatusView) -> ExceptionState:
                     "costPercent",
                     shown,
                     percent,
-                    f"Forecast {derive.money(eac)} is {derive.number(shown)}% over the approved "
-                    f"budget {derive.money(approved)}, beyond the "
-                    f"{derive.number(percent)}% tolerance.",
+                    f"Forecast {derive.money(eac)} is {formatting.percent_figure(shown)}% over "
+                    f"the approved budget {derive.money(approved)}, beyond the "
+                    f"{formatting.percent_figure(percent)}% tolerance.",
                 )
             )
         amount = found["toleranceCostAmount"]

@@ -453,3 +453,13 @@ def test_agent_reads_the_exception_and_the_lead_reports(cast, client_for, in_exc
     in_exception.refresh_from_db()
     assert in_exception.state == "Reported"
     assert in_exception.recommendation == REPORT["recommendation"]
+
+
+def test_the_demo_has_a_project_in_exception_reported_and_undecided(demo):
+    record = ProjectException.objects.get()
+    assert record.project.key == "BRIDGE"
+    assert record.state == "Reported" and record.decision == ""
+    assert exceptions.age_days(record.opened_at) == 9
+    assert record.project.exception_opened_at == record.opened_at
+    assert {c["tolerance"] for c in record.crossed} == {"time", "costPercent"}
+    assert ChangeRequest.objects.get(pk=record.change_request_id).status == "Proposed"
