@@ -463,3 +463,13 @@ def test_the_demo_has_a_project_in_exception_reported_and_undecided(demo):
     assert record.project.exception_opened_at == record.opened_at
     assert {c["tolerance"] for c in record.crossed} == {"time", "costPercent"}
     assert ChangeRequest.objects.get(pk=record.change_request_id).status == "Proposed"
+
+
+def test_the_portfolio_export_carries_the_days_in_exception(cast, client_for, in_exception):
+    import csv
+    import io
+
+    response = client_for(cast.site_admin).get("/portfolio/export/?format=csv")
+    header, *body = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    alpha = next(row for row in body if row[0] == "ALPHA")
+    assert alpha[header.index("In exception (days open)")] == "0"
