@@ -473,3 +473,14 @@ def test_the_portfolio_export_carries_the_days_in_exception(cast, client_for, in
     header, *body = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     alpha = next(row for row in body if row[0] == "ALPHA")
     assert alpha[header.index("In exception (days open)")] == "0"
+
+
+def test_tracking_reads_once_and_writes_only_what_moved(
+    cast, approved, as_, wp, django_assert_num_queries
+):
+    approved()
+    slip(cast, as_, wp, 30)
+    view = selectors.view_for(cast.project)
+    # Still beyond, already open: one read of the undecided exceptions, no write.
+    with django_assert_num_queries(1):
+        exceptions.track([view, view])
