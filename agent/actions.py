@@ -45,13 +45,20 @@ from registers.models import (
 from registers.selectors import register_counts
 from registers.services.common import EDIT_MESSAGE, get_in_project
 from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
+from status import exceptions
 from status import selectors as status_selectors
 from status import services as status_services
 from status.health import plain
 from status.models import DIMENSIONS, StatusReport
 from status.serializers import earned_value_body, report_summary
 from status.services import EDIT_MESSAGE as STATUS_EDIT_MESSAGE
-from status.specs import COMMENTARY_KEYS, CommentarySpec, StatusReportSpec, StatusSpec
+from status.specs import (
+    COMMENTARY_KEYS,
+    CommentarySpec,
+    ExceptionReportSpec,
+    StatusReportSpec,
+    StatusSpec,
+)
 
 # --- schema pieces ----------------------------------------------------------------------------
 
@@ -512,8 +519,31 @@ def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "lastUpdatedAt": _iso(status.last_updated_at),
         "revision": status.revision,
         "earnedValue": earned_value_body(view),
+        "exception": _exception_body(ctx, found, view),
         "link": ctx.link(_url("status:index", found.key)),
     }
+
+
+def _exception_body(ctx: Context, found, view=None) -> dict[str, Any]:
+    answer = exceptions.project_exception(found, view)
+    return {**answer, "link": ctx.link(_url("status:exception", found.key))}
+
+
+@action(
+    "project_exception",
+    title="Tolerances and exception",
+    kind=READ,
+    description=(
+        "A project's tolerances (days late, cost over budget as % or amount, benefit under), "
+        "which of them the current forecast crosses, and whether the project is in exception: "
+        "the undecided exception with its age, what it crossed, its events (back within "
+        "tolerance, beyond again) and the Project Lead's exception report."
+    ),
+    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+)
+def project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, _ = project(ctx, args["projectKey"])
+    return _exception_body(ctx, found)
 
 
 @action(
@@ -1042,3 +1072,38 @@ def draft_status_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "link": ctx.link(_url("status:report", found.key, report.pk)),
         },
     )
+
+
+def _exception_revision(found) -> int:
+    record = exceptions.current(found)
+    return record.revision if record else 0
+
+
+@action(
+    "write_exception_report",
+    title="Write the exception report",
+    kind=WRITE,
+    description=(
+        "The Project Lead's exception report on a project in exception: cause, consequences, "
+        "options (at least one), recommendation, and the exception plan's figures (budget and "
+        "days added), which become a change request to the sponsor. Rewriting replaces the "
+        "report until the sponsor decides. The sponsor's decision stays with people."
+    ),
+    schema=specs.tool_schema(
+        ExceptionReportSpec,
+        extra={"projectKey": PROJECT_KEY, "expectedRevision": REVISION},
+        required=["projectKey"],
+        creating=True,
+    ),
+    gate=gate(
+        allowed="may_report_exception",
+        message="Only the Project Lead writes the exception report.",
+        revision=_exception_revision,
+    ),
+)
+def write_exception_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    _, caller = project(ctx, args["projectKey"])
+    record = exceptions.exception_report(
+        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
+    )
+    return _written(ctx, "exception.reported", exceptions.to_dict(record))

@@ -158,6 +158,10 @@ def _fill(ctx, key, lead, *, complete=True) -> None:
     services.charter_update(caller=_caller(ctx, lead, project), data=data)
 
 
+# The tolerances the sponsor set when approving (a project not named here has none).
+TOLERANCES = {"BRIDGE": {"toleranceDays": 10, "toleranceCostPercent": 5}}
+
+
 def _approve(ctx, key, lead) -> None:
     project = ctx.projects[key]
     services.charter_act(caller=_caller(ctx, lead, project), act="submit")
@@ -167,6 +171,7 @@ def _approve(ctx, key, lead) -> None:
         data={
             "approvalComment": "Approved as presented.",
             "approvalRationale": "The return justifies the investment and adoption is owned.",
+            **TOLERANCES.get(key, {}),
         },
     )
 

@@ -114,6 +114,19 @@ class BusinessCase(models.Model):
     terminal_disposition = models.CharField(max_length=12, null=True, blank=True)
     amendment_enabled_by_change_id = models.CharField(max_length=64, null=True, blank=True)
     amendment_no_change_reason = models.TextField(null=True, blank=True)  # legacy, retired
+    # Tolerances the sponsor set at approval (null: none set, the project runs as before):
+    # days late against the plan baseline's end, cost over the approved budget (a percentage or
+    # an amount), benefits under the approved benefit (a percentage).
+    tolerance_days = models.PositiveIntegerField(null=True, blank=True)
+    tolerance_cost_percent = models.DecimalField(
+        max_digits=7, decimal_places=2, null=True, blank=True
+    )
+    tolerance_cost_amount = models.DecimalField(
+        max_digits=18, decimal_places=2, null=True, blank=True
+    )
+    tolerance_benefit_percent = models.DecimalField(
+        max_digits=7, decimal_places=2, null=True, blank=True
+    )
     first_steerco_scheduled_for = models.DateField(null=True, blank=True)
     first_steerco_held_at = models.DateTimeField(null=True, blank=True)
     first_steerco_attendees = models.JSONField(default=list, blank=True)

@@ -21,6 +21,7 @@ from charter.models import (
 )
 from governance import specs
 from governance.cleaning import FieldErrors, boolean, signed_number, text
+from governance.models import PERCENT_SCHEMA, clean_percent
 from governance.wiki import TEMPLATE_KINDS
 
 TEXT_MAX = 2000
@@ -174,6 +175,10 @@ class CharterSpec(specs.Spec):
     terminal_disposition: ReadOnly = None
     amendment_enabled_by_change_id: ReadOnly = None
     amendment_no_change_reason: ReadOnly = None
+    tolerance_days: ReadOnly = None
+    tolerance_cost_percent: ReadOnly = None
+    tolerance_cost_amount: ReadOnly = None
+    tolerance_benefit_percent: ReadOnly = None
     first_steerco_scheduled_for: Annotated[ReadOnly, specs.SiteLabel()] = Field(
         None, title="First steering committee scheduled for"
     )
@@ -327,8 +332,49 @@ class RealisationSpec(specs.Spec):
 # --- the bodies of the lifecycle acts that write the case's own fields ------------------------
 
 
-class ApproveSpec(specs.Spec):
-    """The sponsor's approval: a comment and a rationale, both optional."""
+TOLERANCE_DAYS_MAX = 3650
+
+
+def clean_tolerance_amount(value: Any) -> tuple[Any, str | None]:
+    """A cost tolerance as an amount: blank is none; otherwise 0 or more."""
+    number, error = signed_number(value)
+    if error:
+        return None, error
+    if number is not None and number < 0:
+        return None, "Must be 0 or more."
+    return number, None
+
+
+AMOUNT_SCHEMA: JsonDict = {"type": ["number", "null"], "minimum": 0}
+TolerancePercent = Annotated[Any, specs.Checked(clean_percent, PERCENT_SCHEMA)]
+
+
+class TolerancesSpec(specs.Spec):
+    """The project tolerances the sponsor sets when approving (and may change through an
+    amendment's approval): blank leaves a tolerance unset."""
+
+    noun = "tolerances"
+
+    tolerance_days: Annotated[
+        Any, specs.BoundedInteger(0, TOLERANCE_DAYS_MAX), specs.SiteLabel()
+    ] = Field(None, title="Time tolerance (days late)")
+    tolerance_cost_percent: Annotated[TolerancePercent, specs.SiteLabel()] = Field(
+        None, title="Cost tolerance (% over budget)"
+    )
+    tolerance_cost_amount: Annotated[
+        Any, specs.Checked(clean_tolerance_amount, AMOUNT_SCHEMA), specs.SiteLabel()
+    ] = Field(None, title="Cost tolerance (amount over budget)")
+    tolerance_benefit_percent: Annotated[TolerancePercent, specs.SiteLabel()] = Field(
+        None, title="Benefit tolerance (% under the approved benefit)"
+    )
+
+
+TOLERANCES = specs.writable(TolerancesSpec)
+
+
+class ApproveSpec(TolerancesSpec):
+    """The sponsor's approval: a comment and a rationale, both optional, and the project's
+    tolerances (each optional: one not sent keeps the value in force)."""
 
     noun = "approval"
 

@@ -71,6 +71,9 @@ class Project(models.Model):
     sponsor_account_id = models.CharField(max_length=128, blank=True, default="")
     steering_account_ids = models.JSONField(default=list, blank=True)
     bau_owner_account_id = models.CharField(max_length=128, blank=True, default="")
+    # When the project's undecided exception opened (beyond its tolerances), kept by the
+    # status services with the exception record; null when it has none.
+    exception_opened_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Versions the editor list, the one part of the project the API writes (its ETag).
     editors_revision = models.PositiveIntegerField(default=1)
     # Versions what the register pages show of the project: a new random stamp in the
@@ -146,6 +149,14 @@ class SiteSettings(models.Model):
     currency = models.CharField(max_length=3, default="EUR")
     # Overrides of the derived-RAG thresholds; missing keys take settings.RAG_THRESHOLDS.
     rag_thresholds = models.JSONField(default=dict, blank=True)
+    # The project tolerances the approval form pre-fills (null: none proposed).
+    tolerance_days_default = models.PositiveIntegerField(null=True, blank=True)
+    tolerance_cost_percent_default = models.DecimalField(
+        max_digits=7, decimal_places=2, null=True, blank=True
+    )
+    tolerance_benefit_percent_default = models.DecimalField(
+        max_digits=7, decimal_places=2, null=True, blank=True
+    )
     updated_at = models.DateTimeField(auto_now=True)
     updated_by_account_id = models.CharField(max_length=128, blank=True, default="")
     revision = models.PositiveIntegerField(default=1)
@@ -239,6 +250,19 @@ THEMES_SCHEMA = {
 }
 
 
+PERCENT_SCHEMA = {"type": ["number", "null"], "minimum": 0, "maximum": 1000}
+
+
+def clean_percent(value: Any) -> tuple[Any, str | None]:
+    """A percentage: blank is none; otherwise a number from 0 to 1000."""
+    number, error = cleaning.signed_number(value)
+    if error:
+        return None, error
+    if number is not None and not 0 <= number <= 1000:
+        return None, "Must be a percentage from 0 to 1000."
+    return number, None
+
+
 class SiteSettingsSpec(specs.Spec):
     """The site settings a site administrator writes, and what the API answers besides."""
 
@@ -263,6 +287,16 @@ class SiteSettingsSpec(specs.Spec):
     rag_thresholds: Annotated[dict | None, specs.Checked(clean_thresholds, {"type": "object"})] = (
         Field(None, title="RAG thresholds")
     )
+
+    tolerance_days_default: Annotated[Any, specs.BoundedInteger(0, 3650)] = Field(
+        None, title="Default time tolerance (days late)"
+    )
+    tolerance_cost_percent_default: Annotated[Any, specs.Checked(clean_percent, PERCENT_SCHEMA)] = (
+        Field(None, title="Default cost tolerance (% over budget)")
+    )
+    tolerance_benefit_percent_default: Annotated[
+        Any, specs.Checked(clean_percent, PERCENT_SCHEMA)
+    ] = Field(None, title="Default benefit tolerance (% under)")
 
     updated_at: specs.Moment = None
     updated_by_account_id: Annotated[Any, specs.ReadOnly()] = Field(None, title="Updated by")
@@ -463,6 +497,7 @@ NOTIFICATION_KINDS = {
     "change_routed": "A change request is routed to me to decide",
     "status_stale": "The status of a project I lead is going stale",
     "weekly_digest": "A weekly digest of what is waiting for me",
+    "project_exception": "A project I lead or sponsor goes beyond its tolerances",
 }
 
 

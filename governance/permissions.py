@@ -140,6 +140,16 @@ class Caller:
             self.can_view and bool(proposer_account_id) and proposer_account_id == self.account_id
         )
 
+    @property
+    def may_report_exception(self) -> bool:
+        """The Project Lead answers a project's exception with the exception report."""
+        return self.is_project_lead
+
+    def may_decide_exception(self, *, reported_by_account_id: str | None) -> bool:
+        """The sponsor decides an exception, unless they wrote its report themselves (nobody
+        decides on their own work)."""
+        return self.is_sponsor and reported_by_account_id != self.account_id
+
     def as_api(self) -> dict:
         return {"canEdit": self.can_edit, "isLead": self.is_lead, "isSponsor": self.is_sponsor}
 

@@ -227,6 +227,15 @@ def site_settings_to_dict(site: SiteSettings) -> dict:
         "brCadenceDefault": site.br_cadence_default,
         "currency": site.currency,
         "ragThresholds": rag_thresholds(site),
+        **specs.to_dict(
+            SiteSettingsSpec,
+            site,
+            [
+                api
+                for api, field in specs.fields(SiteSettingsSpec).items()
+                if field.name.startswith("tolerance_")
+            ],
+        ),
         "updatedAt": site.updated_at.isoformat() if site.updated_at else None,
         "updatedByAccountId": site.updated_by_account_id or None,
         "revision": site.revision,

@@ -58,6 +58,7 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
         ("Changes awaiting application", lambda r: r["changesAwaitingApplication"]),
         ("Adoption gap", lambda r: "Yes" if r["adoptionGap"] else "No"),
         ("Status stale", lambda r: "Yes" if r["stale"] else "No"),
+        ("In exception (days open)", lambda r: r["exceptionAgeDays"]),
         ("Status last updated", lambda r: r["lastUpdatedAt"] or ""),
         ("Benefit review due", lambda r: r["realisationReviewDueOn"] or ""),
         ("Cost: why", why("cost")),

@@ -14,7 +14,7 @@ from charter.models import APPROVAL_STATUSES, BusinessCase
 from governance import permissions, textsearch
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project
-from status import health
+from status import exceptions, health
 from status.derive import DIMENSION_LABELS, rag_severity
 from status.models import DIMENSIONS
 
@@ -35,6 +35,11 @@ def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]
         "leadAccountId": project.lead_account_id or None,
         "theme": values["theme"],
         "approvalStatus": project.approval_status,
+        # The undecided exception (status.exceptions), mirrored on the project: no query.
+        "inException": project.exception_opened_at is not None,
+        "exceptionAgeDays": None
+        if project.exception_opened_at is None
+        else exceptions.age_days(project.exception_opened_at),
         # In the stored row's own key order (a JSON column may keep its keys in another).
         **{key: values[key] for key in health.ROW_KEYS},
     }
@@ -100,6 +105,7 @@ SORTS = {
     "awaiting": lambda r: r["changesAwaitingApplication"],
     "adoptionGap": lambda r: not r["adoptionGap"],
     "stale": lambda r: not r["stale"],
+    "exception": lambda r: r["exceptionAgeDays"],
     "reviewDue": lambda r: r["realisationReviewDueOn"],
     "updated": lambda r: r["lastUpdatedAt"],
     # Earned value (status.earned_value): a project without the figure sorts last.
@@ -116,6 +122,7 @@ class Params:
     dimension: str = "any"
     lead: str = ""
     stale: bool = False
+    exception: bool = False
     sort: str = "key"
     descending: bool = False
     group: str = ""
@@ -128,6 +135,7 @@ class Params:
             "dimension": "" if self.dimension == "any" else self.dimension,
             "lead": self.lead,
             "stale": "1" if self.stale else "",
+            "exception": "1" if self.exception else "",
             "sort": ("-" if self.descending else "") + self.sort if self.sort != "key" else "",
             "group": self.group,
         }
@@ -154,6 +162,7 @@ def clean_params(query: Mapping[str, Any], *, strict: bool) -> Params:
     params.dimension = pick("dimension", DIMENSION_CHOICES) or "any"
     params.lead = (query.get("lead") or "").strip()
     params.stale = (query.get("stale") or "") in ("1", "true", "on")
+    params.exception = (query.get("exception") or "") in ("1", "true", "on")
     sort = (query.get("sort") or "").strip()
     descending = sort.startswith("-")
     sort = sort.lstrip("-")
@@ -181,6 +190,8 @@ def _matches(row: Mapping[str, Any], params: Params) -> bool:
         return False
     if params.stale and not row["stale"]:
         return False
+    if params.exception and not row["inException"]:
+        return False
     if params.rag:
         dimensions = RAG_DIMENSIONS if params.dimension == "any" else [params.dimension]
         if not any(_rag_of(row, d) == params.rag for d in dimensions):
@@ -206,6 +217,7 @@ def summary(rows: list[dict]) -> dict[str, Any]:
         "projects": len(rows),
         "overall": overall,
         "stale": sum(1 for r in rows if r["stale"]),
+        "inException": sum(1 for r in rows if r["inException"]),
         "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
         "pendingDecisions": sum(r["pendingDecisions"] for r in rows),
         "changesAwaitingApplication": sum(r["changesAwaitingApplication"] for r in rows),

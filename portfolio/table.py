@@ -87,6 +87,7 @@ class RowRenderer:
             return self.row(row)
         lead = row["leadAccountId"]
         key = (text, row["projectKey"], row["name"], row["approvalStatus"], self.chip(lead))
+        key += (row["exceptionAgeDays"],)
         key += self.setting
         html = _ROW_HTML.get(key)
         if html is None:
@@ -180,6 +181,13 @@ class RowRenderer:
                 cells.append(f"<td>{_e(day(review))}{flag}</td>")
             else:
                 cells.append('<td><span class="muted">—</span></td>')
+        if "exception" in shown:
+            age = row["exceptionAgeDays"]
+            if age is None:
+                cells.append('<td><span class="muted">No</span></td>')
+            else:
+                days = "1 day" if age == 1 else f"{age} days"
+                cells.append(f'<td><span class="badge rag-red">In exception</span> {days}</td>')
         for index in ("cpi", "spi"):
             if index in shown:
                 values = row.get("earnedValue") or {}

@@ -61,6 +61,12 @@ COLUMNS = [
     {"key": "stale", "label": "Status", "sort": "stale", "title": "Status freshness"},
     {"key": "reviewDue", "label": "Review due", "sort": "reviewDue"},
     {
+        "key": "exception",
+        "label": "Exception",
+        "sort": "exception",
+        "title": "In exception: beyond tolerance, days open until the sponsor decides",
+    },
+    {
         "key": "cpi",
         "label": "CPI",
         "sort": "cpi",
@@ -92,6 +98,7 @@ DEFAULT_COLUMNS = [
     "eac",
     "overrun",
     "slip",
+    "exception",
     "why",
 ]
 
@@ -131,6 +138,7 @@ def subtotal(rows: list[dict]) -> dict:
         "changesAwaitingApplication": sum(r["changesAwaitingApplication"] for r in rows),
         "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
         "stale": sum(1 for r in rows if r["stale"]),
+        "inException": sum(1 for r in rows if r["inException"]),
         "reviewsOverdue": sum(1 for r in rows if r["realisationReviewOverdue"]),
         "earnedValue": earned_value.portfolio_values(rows).as_dict(),
     }

@@ -1,11 +1,12 @@
-"""Django admin for project status, status reports and the stored health: read-only. Status is
-written through the status services; a published report is an immutable snapshot; a health row
-is derived (status.health)."""
+"""Django admin for project status, status reports, exceptions and the stored health:
+read-only. Status is written through the status services; a published report is an immutable
+snapshot; an exception moves only through status.exceptions; a health row is derived
+(status.health)."""
 
 from django.contrib import admin
 
 from governance.admin import ReadOnlyAdmin
-from status.models import ProjectHealth, ProjectStatus, StatusReport
+from status.models import ProjectException, ProjectHealth, ProjectStatus, StatusReport
 
 
 @admin.register(ProjectStatus)
@@ -46,4 +47,12 @@ class ProjectHealthAdmin(ReadOnlyAdmin):
     )
     list_filter = ("cost_rag", "schedule_rag", "scope_rag", "risk_rag", "stale", "as_of")
     search_fields = ("project__key", "project__name")
+    list_select_related = ("project",)
+
+
+@admin.register(ProjectException)
+class ProjectExceptionAdmin(ReadOnlyAdmin):
+    list_display = ("project", "state", "opened_at", "within", "decision", "decided_at")
+    list_filter = ("state", "decision", "within")
+    search_fields = ("project__key", "project__name", "cause", "recommendation")
     list_select_related = ("project",)

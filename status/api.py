@@ -8,10 +8,15 @@ from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of, with_etag
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
-from status import derive, selectors, services
+from status import derive, exceptions, selectors, services
 from status.models import REPORT_STATES
 from status.serializers import report_summary, report_to_dict, status_to_dict
-from status.specs import StatusReportSpec, StatusSpec
+from status.specs import (
+    ExceptionDecisionSpec,
+    ExceptionReportSpec,
+    StatusReportSpec,
+    StatusSpec,
+)
 
 router = Router(tags=["status"])
 
@@ -189,3 +194,55 @@ def report_publish(request, key: str, report_id: str, response: HttpResponse):
     )
     with_etag(response, report.revision)
     return report_to_dict(report)
+
+
+# --- tolerances and exceptions (status.exceptions) ------------------------------------------
+
+EXCEPTION_REPORT_BODY = body_schema(*specs.body(ExceptionReportSpec, creating=True))
+EXCEPTION_DECISION_BODY = body_schema(*specs.body(ExceptionDecisionSpec, creating=True))
+
+
+def _exception_response(project, response: HttpResponse) -> dict:
+    answer = exceptions.project_exception(project)
+    if answer["exception"]:
+        with_etag(response, answer["exception"]["revision"])
+    return answer
+
+
+@router.get("/projects/{key}/exception")
+def exception_get(request, key: str, response: HttpResponse):
+    """The tolerances, the figures beyond them now (`crossed`), whether the project is in
+    exception and its undecided exception (report, events, age) or null."""
+    project, _ = permissions.project_for(request, key)
+    return _exception_response(project, response)
+
+
+@router.get("/projects/{key}/exceptions")
+def exception_history(request, key: str):
+    """Every exception of the project, newest first, decided ones included."""
+    project, _ = permissions.project_for(request, key)
+    return {"items": [exceptions.to_dict(record) for record in exceptions.history(project)]}
+
+
+@router.put("/projects/{key}/exception/report", openapi_extra=EXCEPTION_REPORT_BODY)
+@honours_if_match
+def exception_report_put(request, key: str, response: HttpResponse):
+    """The Project Lead's exception report (written or rewritten until decided); the plan's
+    figures become a change request to the sponsor. Honours If-Match."""
+    project, caller = permissions.project_for(request, key)
+    exceptions.exception_report(
+        caller=caller, data=json_object(request), expected_revision=_if_match(request)
+    )
+    return _exception_response(project, response)
+
+
+@router.post("/projects/{key}/exception/decision", openapi_extra=EXCEPTION_DECISION_BODY)
+@honours_if_match
+def exception_decision_post(request, key: str, response: HttpResponse):
+    """The sponsor's decision: AcceptPlan (the plan's change request is approved) or Kill (the
+    business case's Kill act; comment required as its reason). Closes the exception."""
+    project, caller = permissions.project_for(request, key)
+    exceptions.exception_decide(
+        caller=caller, data=json_object(request), expected_revision=_if_match(request)
+    )
+    return _exception_response(project, response)

@@ -13,8 +13,8 @@ from governance import permissions
 from governance.models import Project
 from registers.models import WorkPackage
 from registers.services import work_package_update
-from status import services
-from status.models import ProjectStatus, StatusReport
+from status import exceptions, services
+from status.models import ProjectException, ProjectStatus, StatusReport
 
 # project -> (reporting cadence, [(days ago, status fields, published report title or None)])
 # Every project is reported on; GARNET's status is stale (weekly cadence, 12 days ago).
@@ -265,10 +265,43 @@ LEADS = {
 EARNED_VALUE_HISTORY = {"BRIDGE": {40: (0.55, 0.65), 3: (0.9, 1.0), 0: (1.0, 1.12)}}
 
 
+# The project in exception (its forecast beyond the tolerances its sponsor set): the lead's
+# report, undecided, so the sponsor has a decision waiting.
+EXCEPTION_REPORTS = {
+    "BRIDGE": {
+        "cause": (
+            "A package was re-planned three weeks later after approval, and the supplier's "
+            "actual costs run above plan."
+        ),
+        "consequences": "Go-live slips by about three weeks and the forecast exceeds the budget.",
+        "options": [
+            "Accept the later end and the extra cost (the exception plan).",
+            "Cut the reporting workstream to hold the date.",
+            "Stop the project.",
+        ],
+        "recommendation": "Accept the exception plan: the return still justifies it.",
+        "planScheduleDays": 45,
+        "planBudget": 150000,
+    }
+}
+
+
 def seed(ctx) -> None:
     for key in STATUS:
         project = Project.objects.get(pk=ctx.projects[key].pk)
         _ensure_status(ctx, project, key)
+    for key, report in EXCEPTION_REPORTS.items():
+        project = Project.objects.get(pk=ctx.projects[key].pk)
+        record = exceptions.current(project)
+        if record is None or record.reported_at is not None:
+            continue
+        lead = ctx.users[LEADS.get(key, "lena")]
+        caller = permissions.caller_for(lead, project, can_browse=True)
+        exceptions.exception_report(caller=caller, data=report)
+        # Demo history: the exception opened nine days ago, so it shows its age.
+        opened = timezone.now() - dt.timedelta(days=9)
+        ProjectException.objects.filter(pk=record.pk).update(opened_at=opened)
+        Project.objects.filter(pk=project.pk).update(exception_opened_at=opened)
 
 
 def _ensure_status(ctx, project: Project, key: str) -> None:

@@ -31,7 +31,7 @@ from governance.services import rag_thresholds
 from governance.sql import AnyOf
 from registers import pictures as registers_pictures
 from registers.models import Risk
-from status import derive, selectors
+from status import derive, exceptions, selectors
 from status.models import DIMENSIONS, ProjectHealth
 
 
@@ -207,10 +207,17 @@ def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> No
     projects = list(Project.objects.filter(pk__in=set(project_ids)))
     if not projects:
         return
-    records = _derive(projects, SiteSettings.load(), now or timezone.now())
+    site, now = SiteSettings.load(), now or timezone.now()
+    fingerprint = basis(site)
+    derived = derive_values(projects, site=site, now=now)
+    records = [
+        _record(pk, view, row, cells, fingerprint) for pk, (view, row, cells) in derived.items()
+    ]
     ProjectHealth.objects.bulk_create(
         records, update_conflicts=True, unique_fields=["project"], update_fields=UPDATED_FIELDS
     )
+    # The same figures, against the tolerances: a project may go into exception (or back).
+    exceptions.track([view for view, _, _ in derived.values()], now=now)
 
 
 def refresh_outdated(site: SiteSettings, *, now: dt.datetime | None = None) -> None:

@@ -171,3 +171,60 @@ class StatusReport(models.Model):
         if StatusReport.objects.filter(pk=self.pk, state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be deleted.")
         return super().delete(*args, **kwargs)
+
+
+EXCEPTION_STATES = ["Open", "Reported", "Decided"]
+EXCEPTION_DECISIONS = ["AcceptPlan", "Kill"]
+
+
+class ProjectException(models.Model):
+    """A project beyond its tolerances (management by exception): opened once when a derived
+    figure first crosses a tolerance the sponsor set, answered by the lead's exception report,
+    closed only by the sponsor's decision (accept the exception plan, or kill the project).
+    `crossed` is what was crossed when it opened ([{tolerance, figure, limit, summary}]);
+    `within` whether the figures are back within every tolerance now; `events` the record of
+    its life ([{at, kind, text}]): going back within tolerance and out again are recorded, never
+    silently closing it. At most one undecided exception per project."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exceptions")
+    opened_at = models.DateTimeField()
+    crossed = models.JSONField(default=list)
+    state = models.CharField(max_length=10, choices=_choices(EXCEPTION_STATES), default="Open")
+    within = models.BooleanField(default=False)
+    events = models.JSONField(default=list)
+    cause = models.TextField(blank=True, default="")
+    consequences = models.TextField(blank=True, default="")
+    options = models.JSONField(default=list)
+    recommendation = models.TextField(blank=True, default="")
+    plan_budget = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    plan_schedule_days = models.IntegerField(null=True, blank=True)
+    reported_at = models.DateTimeField(null=True, blank=True)
+    reported_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    decision = models.CharField(
+        max_length=10, choices=_choices(EXCEPTION_DECISIONS), blank=True, default=""
+    )
+    decision_comment = models.TextField(blank=True, default="")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    change_request = models.ForeignKey(
+        "registers.ChangeRequest",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["project", "-opened_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project"],
+                condition=~models.Q(state="Decided"),
+                name="one_undecided_exception",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Exception of {self.project_id} opened {self.opened_at:%Y-%m-%d} ({self.state})"

@@ -214,6 +214,10 @@ CASE_FIELD_NAMES = {
     "change_saturation",
     "realisation_started_at",
     "last_realisation_review_at",
+    "tolerance_days",
+    "tolerance_cost_percent",
+    "tolerance_cost_amount",
+    "tolerance_benefit_percent",
 }
 # In the model's field order, as Model.from_db expects.
 CASE_FIELDS = [f for f in BusinessCase._meta.concrete_fields if f.name in CASE_FIELD_NAMES]

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from governance import specs
-from governance.cleaning import refusals
+from governance.cleaning import refusals, text
 from governance.models import BR_CADENCES, RAG_CHOICES
 from status.models import (
     CONFIDENCES,
@@ -237,3 +237,68 @@ FORM_FIELDS = [
 NULL_WHEN_EMPTY = [
     api for api in FORM_FIELDS if _null_when_empty(specs.fields(StatusSpec)[api].rule)
 ]
+
+
+# --- the exception report and the sponsor's decision (status.exceptions) --------------------
+
+OPTIONS_MAX = 10
+OPTIONS_MESSAGE = "Give at least one option, as a list of short texts."
+
+
+def clean_options(raw: Any) -> tuple[list[str] | None, specs.Refusals]:
+    """The options the lead sets out: a list of 1 to OPTIONS_MAX texts, blanks refused."""
+    if not isinstance(raw, list) or not raw:
+        return None, {"": [OPTIONS_MESSAGE]}
+    if len(raw) > OPTIONS_MAX:
+        return None, {"": [f"At most {OPTIONS_MAX} options (this has {len(raw)})."]}
+    found: dict[str, list[str]] = {}
+    options = []
+    for index, item in enumerate(raw):
+        value, error = text(item, max_length=TEXT_MAX, required=True)
+        if error:
+            found[f"[{index}]"] = [error]
+        else:
+            options.append(value)
+    return (None, found) if found else (options, {})
+
+
+RequiredProse = Annotated[str | None, specs.Text(TEXT_MAX, required=True), specs.RequiredOnCreate()]
+
+
+class ExceptionReportSpec(specs.Spec):
+    """The Project Lead's exception report: why the project went beyond its tolerances, what
+    follows, the options (at least one) and the recommendation; with the exception plan's
+    figures (the budget and the days it adds), which become a change request to the sponsor."""
+
+    noun = "exception report"
+
+    cause: RequiredProse = Field(None, title="Cause")
+    consequences: RequiredProse = Field(None, title="Consequences")
+    options: Annotated[
+        list[str] | None,
+        specs.Checked(clean_options, {"type": "array", "items": {"type": "string"}, "minItems": 1}),
+        specs.RequiredOnCreate(),
+    ] = Field(None, title="Options")
+    recommendation: RequiredProse = Field(None, title="Recommendation")
+    plan_budget: Annotated[Decimal | None, specs.SignedAmount()] = Field(
+        None, title="Exception plan: budget added"
+    )
+    plan_schedule_days: Annotated[int | None, specs.ScheduleDays()] = Field(
+        None, title="Exception plan: days added"
+    )
+
+
+EXCEPTION_DECISION_CHOICES = ("AcceptPlan", "Kill")
+
+
+class ExceptionDecisionSpec(specs.Spec):
+    """The sponsor's decision on an exception: accept the exception plan (its change request
+    is approved), or kill the project (the business case's Kill act, with the comment as its
+    reason)."""
+
+    noun = "exception decision"
+
+    decision: Annotated[
+        str | None, specs.RequiredChoice(EXCEPTION_DECISION_CHOICES), specs.RequiredOnCreate()
+    ] = Field(None, title="Decision")
+    comment: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Comment")

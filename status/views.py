@@ -17,13 +17,21 @@ from governance.views import project_context
 from registers import pictures as register_pictures
 from registers import selectors as register_selectors
 from registers.derive import as_plan_baseline
-from status import derive, earned_value, earned_value_chart, forms, selectors, services
+from status import (
+    derive,
+    earned_value,
+    earned_value_chart,
+    exceptions,
+    forms,
+    selectors,
+    services,
+)
 from status.models import (
     STATUS_REASON_MAX,
     ProjectStatus,
 )
 from status.serializers import dimension_cards, report_summary, status_to_dict
-from status.specs import FORM_FIELDS, CommentarySpec, StatusSpec
+from status.specs import FORM_FIELDS, CommentarySpec, ExceptionReportSpec, StatusSpec
 
 TEMPLATE = "status/status.html"
 TREND_LENGTH = 12
@@ -374,3 +382,95 @@ def report_delete(request, key, report_id):
     except Stale:
         return _stale_draft(request, project, caller, "It was not discarded; review it first.")
     return _reports_response(request, project, caller, report_notice="Draft discarded.")
+
+
+# --- tolerances and exceptions (status.exceptions) ------------------------------------------
+
+EXCEPTION_TEMPLATE = "status/exception.html"
+
+
+def _exception_context(request, project, caller, **extra) -> dict:
+    answer = exceptions.project_exception(project)
+    record = answer["exception"]
+    report = (record or {}).get("report") or {}
+    people = resolve(
+        [
+            project.lead_account_id,
+            project.sponsor_account_id,
+            *(h.reported_by_account_id for h in exceptions.history(project)),
+        ]
+    )
+    form = {
+        "cause": report.get("cause") or "",
+        "consequences": report.get("consequences") or "",
+        "options": "\n".join(report.get("options") or []),
+        "recommendation": report.get("recommendation") or "",
+        "planBudget": "" if report.get("planBudget") is None else report["planBudget"],
+        "planScheduleDays": ""
+        if report.get("planScheduleDays") is None
+        else report["planScheduleDays"],
+    }
+    return project_context(
+        project,
+        caller,
+        tab="status",
+        x=answer,
+        record=record,
+        form=extra.pop("form", form),
+        people=people,
+        labels=specs.labels(ExceptionReportSpec),
+        may_report=bool(record) and caller.may_report_exception,
+        may_decide=bool(record)
+        and record["state"] == "Reported"
+        and caller.may_decide_exception(
+            reported_by_account_id=(record.get("report") or {}).get("reportedByAccountId")
+        ),
+        past=[exceptions.to_dict(h) for h in exceptions.history(project) if h.state == "Decided"],
+        **extra,
+    )
+
+
+@page("GET")
+def exception_page(request, key):
+    """The project's tolerances and exception: what is crossed, the lead's report (a form for
+    the lead), the sponsor's decision (buttons for the sponsor), the record's events."""
+    project, caller = permissions.project_for(request, key)
+    return render_htmx(request, EXCEPTION_TEMPLATE, _exception_context(request, project, caller))
+
+
+def _report_data(post) -> dict:
+    options = [line.strip() for line in post.get("options", "").splitlines() if line.strip()]
+    return {
+        "cause": post.get("cause", ""),
+        "consequences": post.get("consequences", ""),
+        "options": options,
+        "recommendation": post.get("recommendation", ""),
+        "planBudget": post.get("planBudget", "") or None,
+        "planScheduleDays": post.get("planScheduleDays", "") or None,
+    }
+
+
+@page("POST")
+def exception_report(request, key):
+    project, caller = permissions.project_for(request, key)
+    try:
+        exceptions.exception_report(caller=caller, data=_report_data(request.POST))
+    except ValidationFailed as exc:
+        submitted = {name: request.POST.get(name, "") for name in specs.labels(ExceptionReportSpec)}
+        context = _exception_context(request, project, caller, form=submitted, errors=exc.fields)
+        return render_htmx(request, EXCEPTION_TEMPLATE, context, status=422)
+    messages.success(request, "Exception report saved; the sponsor decides.")
+    return redirect("status:exception", project.key)
+
+
+@page("POST")
+def exception_decision(request, key):
+    project, caller = permissions.project_for(request, key)
+    data = {"decision": request.POST.get("decision", ""), "comment": request.POST.get("comment")}
+    try:
+        exceptions.exception_decide(caller=caller, data=data)
+    except ValidationFailed as exc:
+        context = _exception_context(request, project, caller, decision_errors=exc.fields)
+        return render_htmx(request, EXCEPTION_TEMPLATE, context, status=422)
+    messages.success(request, "Decision recorded; the exception is closed.")
+    return redirect("status:exception", project.key)

@@ -277,6 +277,8 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         case.approved_by_account_id = caller.account_id
         case.approval_comment = comment
         case.approval_rationale = rationale
+        # The tolerances sent (each one not sent keeps the value in force).
+        specs.apply(partial, case, skip=("approval_comment", "approval_rationale"))
         case.plan_baseline = plan_baseline(case, packages, now)
         if change is not None:
             change_apply(caller, project, change, kind="charter", ref=case.version, at=now)

@@ -25,9 +25,10 @@ from charter.services.closeout import missing_dispositions, pending_register_row
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
-from charter.specs import CharterSpec
+from charter.specs import CharterSpec, TolerancesSpec
 from governance import labels, specs
 from governance.http import announce_revision, render_htmx
+from governance.models import SiteSettings
 from governance.people import resolve
 from governance.services import enabled_themes
 from registers.services import changes_awaiting_application
@@ -150,6 +151,22 @@ def _stepper(case) -> list[dict]:
     ]
 
 
+def tolerance_proposal(case) -> dict:
+    """What the approval form pre-fills: the tolerances in force (an amendment), else the
+    site's defaults; {api name: {label, value}}."""
+    declared = specs.fields(TolerancesSpec)
+    in_force = {api: getattr(case, field.name) for api, field in declared.items()}
+    if all(value is None for value in in_force.values()):
+        site = SiteSettings.load()
+        in_force = {
+            api: getattr(site, f"{field.name}_default", None) for api, field in declared.items()
+        }
+    return {
+        api: {"label": field.label, "value": "" if in_force[api] is None else in_force[api]}
+        for api, field in declared.items()
+    }
+
+
 def lifecycle_context(request, project, caller, case, page: str) -> dict:
     """The lifecycle bar every business-case page shows: state, version, the acts this
     person may take now (and only those), with what their forms need."""
@@ -161,6 +178,7 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
         "act_labels": {name: acts.ACTS[name].label for name in available},
         "all_act_labels": ALL_ACT_LABELS,
         "form_acts": FORM_ACTS,
+        "tolerances": tolerance_proposal(case) if "approve" in available else {},
         "danger_acts": {name for name in available if acts.ACTS[name].danger},
         "stepper": _stepper(case),
         "state_label": STATE_LABELS.get(case.approval_status, case.approval_status),

@@ -1,7 +1,9 @@
 import pytest
+from django.utils import timezone
 
 from charter.models import BusinessCase
 from governance.tracker.local import scripting
+from status.models import ProjectException
 from tests.conftest import set_governance_group
 from tests.factories import (
     ChangeRequestFactory,
@@ -22,6 +24,8 @@ def world(cast):
     cast.risk = RiskFactory(project=project, title="Vendor lock-in", impact=4, likelihood=4)
     cast.decision = DecisionFactory(project=project)
     cast.awaiting_change = lambda: approved_change_on_baseline(cast)
+    # An open exception, for the lead's exception report.
+    ProjectException.objects.create(project=project, opened_at=timezone.now())
     scripting.ensure_group(
         EVERYONE,
         members=["lead", "editor", "viewer", "sponsor", "outsider", "site_admin", "pmo"],

@@ -20,7 +20,7 @@ ensure_loaded()
 # Actions that name no project: they read across whatever the caller can view.
 ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}
 # Writes reserved to the Project Lead.
-LEAD_ONLY = {"apply_change_to_baseline"}
+LEAD_ONLY = {"apply_change_to_baseline", "write_exception_report"}
 
 
 def arguments(name: str, world) -> dict:
@@ -50,6 +50,14 @@ def arguments(name: str, world) -> dict:
         "apply_change_to_baseline": {**key, "changeId": str(world.awaiting_change().pk)},
         "update_project_status": {**key, "keyMessages": "Build on track."},
         "draft_status_report": key,
+        "project_exception": key,
+        "write_exception_report": {
+            **key,
+            "cause": "Supplier late.",
+            "consequences": "A month later.",
+            "options": ["Accept the delay"],
+            "recommendation": "Accept the delay.",
+        },
     }[name]
 
 

@@ -40,6 +40,7 @@ def invalid(name: str, world) -> dict:
         },
         "update_project_status": {**key, "overallRag": "Purple"},
         "draft_status_report": {**key, "title": ""},
+        "write_exception_report": {**key, "cause": "x", "options": []},
     }[name]
 
 

@@ -60,6 +60,7 @@ def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page)
             f"{base}/charter/minutes/",
             f"{base}/status/",
             f"{base}/status/reports/{report.pk}/",
+            f"{base}/status/exception/",
             "/projects/CEDAR/charter/closeout/",
             "/projects/DELTA/charter/closeout/",
             "/projects/FALCON/charter/",
@@ -87,7 +88,11 @@ def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page)
 def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watched_page):
     page = watched_page
     demo_sign_in(page, live_server, "sofia")
-    check_pages(page, live_server, ["/", "/waiting/", "/projects/APOLLO/charter/"])
+    check_pages(
+        page,
+        live_server,
+        ["/", "/waiting/", "/projects/APOLLO/charter/", "/projects/BRIDGE/status/exception/"],
+    )
     page.context.clear_cookies()
     demo_sign_in(page, live_server, "priya")
     check_pages(

@@ -52,6 +52,8 @@ def _row(**changes):
         "stale": True,
         "realisationReviewDueOn": "2027-01-05",
         "realisationReviewOverdue": True,
+        "inException": True,
+        "exceptionAgeDays": 12,
     }
     row.update(changes)
     return row
@@ -81,8 +83,16 @@ ROWS = [
         stale=False,
         realisationReviewDueOn=None,
         realisationReviewOverdue=False,
+        inException=False,
+        exceptionAgeDays=None,
     ),
-    _row(projectKey="C0002", leadAccountId="acc-unknown", costOverrunPct=12.0, version=None),
+    _row(
+        projectKey="C0002",
+        exceptionAgeDays=1,
+        leadAccountId="acc-unknown",
+        costOverrunPct=12.0,
+        version=None,
+    ),
 ]
 PEOPLE = {"acc-1": Person(account_id="acc-1", display_name="Lena <Lead>", avatar_url="")}
 

@@ -1,0 +1,479 @@
+"""Management by exception (docs/product.md section 3, "Tolerances and exceptions").
+
+- `exception_state(view)`: the one comparison of the status page's derived figures (the
+  schedule slip against the plan baseline's end, the cost forecast against the approved
+  budget) with the tolerances the sponsor set on the business case. The banner, the portfolio,
+  the API and the agent all read it.
+- `track(views)`: called where the stored health is rewritten (every change of the facts,
+  `status.health.refresh`) and by the daily periodic check (days late grow with time): opens
+  the project's exception once (audited, the lead and the sponsor notified once through the
+  outbox), records going back within tolerance and out again. It never closes an exception.
+- `exception_report` (the Project Lead) and `exception_decide` (the sponsor): the report's
+  exception plan becomes a change request routed to the sponsor; accepting the plan approves
+  it (the existing change path: its budget and days are approved variations), killing the
+  project takes the business case's Kill act.
+A project without tolerances behaves as before: nothing is compared, nothing is opened.
+"""
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from charter.derive import CLOSED_OR_LATER
+from charter.services import charter_kill
+from governance import audit, formatting, notifications, specs
+from governance.cleaning import decimal_to_json
+from governance.concurrency import check_version
+from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from governance.models import Project
+from governance.permissions import Caller
+from registers.models import ChangeRequest
+from registers.services import change_adjudicate, change_create, change_for_update, change_withdraw
+from status import derive, selectors
+from status.models import ProjectException
+from status.specs import ExceptionDecisionSpec, ExceptionReportSpec
+
+# The business case's states in which delivery runs against the approved plan (an amendment in
+# progress included): only then is a forecast compared with the tolerances.
+RUNNING_STATES = frozenset({"Approved", "Draft", "Submitted", "ClosingSubmitted"})
+UNDECIDED = ("Open", "Reported")
+TOLERANCE_ATTRS = (
+    "tolerance_days",
+    "tolerance_cost_percent",
+    "tolerance_cost_amount",
+    "tolerance_benefit_percent",
+)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """One tolerance crossed: which, the figure and the limit, in words."""
+
+    tolerance: str  # "time", "costPercent", "costAmount"
+    figure: Any
+    limit: Any
+    summary: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tolerance": self.tolerance,
+            "figure": _plain(self.figure),
+            "limit": _plain(self.limit),
+            "summary": self.summary,
+        }
+
+
+@dataclass(frozen=True)
+class ExceptionState:
+    """The tolerances in force and which of them the current figures cross."""
+
+    tolerances: dict[str, Any] = field(default_factory=dict)
+    crossed: tuple[Crossing, ...] = ()
+
+    @property
+    def has_tolerances(self) -> bool:
+        return any(v is not None for v in self.tolerances.values())
+
+    @property
+    def beyond(self) -> bool:
+        return bool(self.crossed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tolerances": {k: _plain(v) for k, v in self.tolerances.items()},
+            "beyondTolerance": self.beyond,
+            "crossed": [c.as_dict() for c in self.crossed],
+        }
+
+
+def _plain(value: Any) -> Any:
+    return decimal_to_json(value) if isinstance(value, Decimal) else value
+
+
+def tolerances(case: Any) -> dict[str, Any]:
+    """The business case's tolerances by API name (None when unset or no case)."""
+    return {
+        "toleranceDays": getattr(case, "tolerance_days", None),
+        "toleranceCostPercent": getattr(case, "tolerance_cost_percent", None),
+        "toleranceCostAmount": getattr(case, "tolerance_cost_amount", None),
+        "toleranceBenefitPercent": getattr(case, "tolerance_benefit_percent", None),
+    }
+
+
+def _running(facts: derive.ProjectFacts) -> bool:
+    return (
+        derive.baselined(facts)
+        and facts.approval_status in RUNNING_STATES
+        and facts.approval_status not in CLOSED_OR_LATER
+    )
+
+
+def exception_state(view: derive.StatusView) -> ExceptionState:
+    """Compare the status page's figures (the same `derive` dimensions: slipDays of the
+    schedule, eac and approvedBudget of the cost) with the tolerances. Beyond a tolerance is
+    strictly more than it: 10 days late against a 10-day tolerance is within."""
+    facts = view.facts
+    found = tolerances(facts.case)
+    state = ExceptionState(tolerances=found)
+    if not state.has_tolerances or not _running(facts):
+        return state
+    crossed: list[Crossing] = []
+    days = found["toleranceDays"]
+    slip = view.dimensions["schedule"].figures.get("slipDays")
+    if days is not None and slip is not None and slip > days:
+        crossed.append(
+            Crossing("time", slip, days, f"{slip} days late, beyond the {days}-day tolerance.")
+        )
+    cost = view.dimensions["cost"].figures
+    eac, approved = cost.get("eac"), cost.get("approvedBudget")
+    if eac is not None and approved is not None and approved > 0:
+        over = Decimal(eac) - Decimal(approved)
+        percent = found["toleranceCostPercent"]
+        if percent is not None and over * 100 > Decimal(percent) * Decimal(approved):
+            shown = cost.get("overrunPct")
+            crossed.append(
+                Crossing(
+                    "costPercent",
+                    shown,
+                    percent,
+                    f"Forecast {derive.money(eac)} is {formatting.percent_figure(shown)}% over "
+                    f"the approved budget {derive.money(approved)}, beyond the "
+                    f"{formatting.percent_figure(percent)}% tolerance.",
+                )
+            )
+        amount = found["toleranceCostAmount"]
+        if amount is not None and over > Decimal(amount):
+            crossed.append(
+                Crossing(
+                    "costAmount",
+                    over,
+                    amount,
+                    f"Forecast {derive.money(eac)} is {derive.money(over)} over the approved "
+                    f"budget {derive.money(approved)}, beyond the {derive.money(amount)} "
+                    "tolerance.",
+                )
+            )
+    return ExceptionState(tolerances=found, crossed=tuple(crossed))
+
+
+# --- opening, going back within, out again ----------------------------------------------------
+
+
+def _event(record: ProjectException, at: dt.datetime, kind: str, text: str) -> None:
+    record.events = [*(record.events or []), {"at": at.isoformat(), "kind": kind, "text": text}]
+
+
+def _notify_opened(project: Project, record: ProjectException) -> None:
+    url = reverse("status:exception", args=[project.key])
+    what = " ".join(c["summary"] for c in record.crossed)
+    for account in {project.lead_account_id, project.sponsor_account_id} - {""}:
+        notifications.notify(
+            kind="project_exception",
+            recipient_account_id=account,
+            dedupe_key=f"project_exception:{record.pk}:{account}",
+            subject=f"{project.key}: beyond tolerance, in exception",
+            body=(
+                f"{project.name} ({project.key}) is forecast beyond its tolerances: {what} "
+                "The Project Lead answers with an exception report; the sponsor decides."
+            ),
+            url=url,
+            project_key=project.key,
+        )
+
+
+def _audit(record: ProjectException, project: Project, kind: str, actor: str, changes) -> None:
+    audit.record(
+        actor_account_id=actor,
+        project_key=project.key,
+        kind=kind,
+        target_type="projectException",
+        target_id=record.pk,
+        changes=changes,
+    )
+
+
+def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None) -> None:
+    """Open, or note the movement of, the exception of each project whose view is given. No
+    query at all when none of them has tolerances; else one read of their undecided
+    exceptions, and writes only where something changed."""
+    watched = {
+        view.facts.project.pk: view
+        for view in views
+        if any(v is not None for v in tolerances(view.facts.case).values())
+    }
+    if not watched:
+        return
+    now = now or timezone.now()
+    open_ = {
+        record.project_id: record
+        for record in ProjectException.objects.filter(
+            project_id__in=list(watched), state__in=UNDECIDED
+        )
+    }
+    for pk, view in watched.items():
+        if not _running(view.facts):
+            continue  # delivery is over or stopped: nothing moves against the plan
+        state = exception_state(view)
+        record = open_.get(pk)
+        project = view.facts.project
+        if record is None:
+            if state.beyond:
+                _open(project, state, now)
+            continue
+        if state.beyond and record.within:
+            record.within = False
+            _event(record, now, "beyond", "Went beyond tolerance again.")
+        elif not state.beyond and not record.within:
+            record.within = True
+            _event(
+                record,
+                now,
+                "within",
+                "Went back within tolerance; the exception stays open until the sponsor decides.",
+            )
+        else:
+            continue
+        record.save(update_fields=["within", "events"])
+        _audit(
+            record,
+            project,
+            "exception.within" if record.within else "exception.beyond",
+            "",
+            {"within": {"before": not record.within, "after": record.within}},
+        )
+
+
+def _open(project: Project, state: ExceptionState, now: dt.datetime) -> ProjectException:
+    crossed = [c.as_dict() for c in state.crossed]
+    with transaction.atomic():
+        record = ProjectException(project=project, opened_at=now, crossed=crossed)
+        _event(record, now, "opened", " ".join(c["summary"] for c in crossed))
+        record.save()
+        project.exception_opened_at = now
+        project.save(update_fields=["exception_opened_at"])
+        _audit(
+            record, project, "exception.opened", "", {"crossed": {"before": None, "after": crossed}}
+        )
+        _notify_opened(project, record)
+    return record
+
+
+def check_all(now: dt.datetime) -> int:
+    """The periodic check (days late grow with time, with no write to announce it): every
+    project with tolerances set is derived now and tracked. Idempotent. Returns how many."""
+    projects = list(
+        Project.objects.filter(business_case__approval_status__in=RUNNING_STATES).exclude(
+            business_case__tolerance_days=None,
+            business_case__tolerance_cost_percent=None,
+            business_case__tolerance_cost_amount=None,
+            business_case__tolerance_benefit_percent=None,
+        )
+    )
+    for start in range(0, len(projects), 200):
+        batch = projects[start : start + 200]
+        track(selectors.views_for(batch, now=now).values(), now=now)
+    return len(projects)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def current(project: Project) -> ProjectException | None:
+    """The project's undecided exception, or None."""
+    return ProjectException.objects.filter(project=project, state__in=UNDECIDED).first()
+
+
+def history(project: Project) -> list[ProjectException]:
+    return list(ProjectException.objects.filter(project=project).order_by("-opened_at"))
+
+
+def age_days(opened_at: dt.datetime, now: dt.datetime | None = None) -> int:
+    """Whole days (calendar days, site time) since an exception opened: its age, shown on
+    its page and on the portfolio while it is undecided."""
+    now = now or timezone.now()
+    return (timezone.localdate(now) - timezone.localdate(opened_at)).days
+
+
+def to_dict(record: ProjectException, *, now: dt.datetime | None = None) -> dict[str, Any]:
+    return {
+        "id": str(record.pk),
+        "state": record.state,
+        "openedAt": record.opened_at.isoformat(),
+        "ageDays": age_days(record.opened_at, now),
+        "crossed": record.crossed,
+        "withinTolerance": record.within,
+        "events": record.events,
+        "report": {
+            **specs.to_dict(ExceptionReportSpec, record),
+            "reportedAt": record.reported_at.isoformat() if record.reported_at else None,
+            "reportedByAccountId": record.reported_by_account_id or None,
+        }
+        if record.reported_at
+        else None,
+        "decision": record.decision or None,
+        "decisionComment": record.decision_comment or None,
+        "decidedAt": record.decided_at.isoformat() if record.decided_at else None,
+        "decidedByAccountId": record.decided_by_account_id or None,
+        "changeRequestId": str(record.change_request_id) if record.change_request_id else None,
+        "revision": record.revision,
+    }
+
+
+def project_exception(project: Project, view: derive.StatusView | None = None) -> dict[str, Any]:
+    """What the API, the agent and the pages answer: the tolerances and the current figures'
+    state, the undecided exception (or null) and whether the project is in exception."""
+    view = view or selectors.view_for(project)
+    record = current(project)
+    return {
+        "projectKey": project.key,
+        **exception_state(view).as_dict(),
+        "inException": record is not None,
+        "exception": to_dict(record) if record else None,
+    }
+
+
+# --- the lead's report and the sponsor's decision -------------------------------------------
+
+
+def _locked_current(project: Project) -> ProjectException:
+    record = (
+        ProjectException.objects.select_for_update()
+        .filter(project=project, state__in=UNDECIDED)
+        .first()
+    )
+    if record is None:
+        raise NotFound("This project has no open exception.")
+    return record
+
+
+def exception_report(
+    *, caller: Caller, data: Mapping[str, Any], expected_revision: int | None = None
+) -> ProjectException:
+    """The Project Lead writes (or rewrites, until decided) the exception report. The plan's
+    figures (budget and days added), when given, become a change request routed to the
+    sponsor; a rewritten report withdraws the previous one's still-proposed change."""
+    if not caller.may_report_exception:
+        raise Forbidden("Only the Project Lead writes the exception report.")
+    if not isinstance(data, Mapping):
+        raise ValidationFailed({"": ["Send a JSON object."]})
+    partial, errors = specs.validate(ExceptionReportSpec, data, creating=True)
+    errors.raise_if_any()
+    project = caller.project
+    with transaction.atomic():
+        record = _locked_current(project)
+        check_version(record.revision, expected_revision, current_repr=record)
+        before = specs.to_dict(ExceptionReportSpec, record)
+        specs.apply(partial, record)
+        now = timezone.now()
+        previous = record.change_request_id
+        if previous:
+            change = change_for_update(project, previous, status="Proposed")
+            if change is not None:
+                change_withdraw(
+                    caller, project, change, "Replaced by a rewritten exception report."
+                )
+            record.change_request = None
+        if record.plan_budget is not None or record.plan_schedule_days is not None:
+            record.change_request = change_create(
+                caller=caller,
+                data={
+                    "summary": f"Exception plan for {project.key}"[:200],
+                    "reason": record.recommendation,
+                    "impactBudget": record.plan_budget,
+                    "impactScheduleDays": record.plan_schedule_days,
+                    "approverAccountId": project.sponsor_account_id or None,
+                },
+                approver_locked=True,
+            )
+        record.refresh_from_db(fields=["within", "events"])
+        record.state = "Reported"
+        record.reported_at = now
+        record.reported_by_account_id = caller.account_id
+        record.revision += 1
+        _event(record, now, "reported", "The Project Lead reported on the exception.")
+        record.save()
+        after = specs.to_dict(ExceptionReportSpec, record)
+        _audit(record, project, "exception.reported", caller.account_id, audit.diff(before, after))
+    return record
+
+
+def exception_decide(
+    *, caller: Caller, data: Mapping[str, Any], expected_revision: int | None = None
+) -> ProjectException:
+    """The sponsor decides a reported exception: AcceptPlan approves the exception plan's
+    change request (the existing change path), Kill takes the business case's Kill act with
+    the comment as its reason. Either closes the exception."""
+    project = caller.project
+    record = current(project)
+    if record is None:
+        raise NotFound("This project has no open exception.")
+    if not caller.may_decide_exception(reported_by_account_id=record.reported_by_account_id):
+        raise Forbidden("Only the sponsor decides on an exception, and not on a report they wrote.")
+    if not isinstance(data, Mapping):
+        raise ValidationFailed({"": ["Send a JSON object."]})
+    partial, errors = specs.validate(ExceptionDecisionSpec, data, creating=True)
+    decision, comment = partial.decision, partial.comment or ""
+    if decision == "Kill" and not comment and "comment" not in errors:
+        errors.add("comment", "Give the reason for killing the project.")
+    errors.raise_if_any()
+    with transaction.atomic():
+        record = _locked_current(project)
+        check_version(record.revision, expected_revision, current_repr=record)
+        if record.state != "Reported":
+            raise Conflict("The Project Lead has not reported on this exception yet.")
+        now = timezone.now()
+        if decision == "AcceptPlan":
+            change = (
+                ChangeRequest.objects.filter(pk=record.change_request_id).first()
+                if record.change_request_id
+                else None
+            )
+            if change is None:
+                raise Conflict(
+                    "The exception report carries no exception plan (no budget or days "
+                    "added): ask the Project Lead for one, or kill the project."
+                )
+            if change.status == "Proposed":
+                change_adjudicate(
+                    caller=caller,
+                    change_id=change.pk,
+                    outcome="Approved",
+                    decision_comment=comment or "Exception plan accepted.",
+                )
+            elif change.status != "Approved":
+                raise Conflict(f"The exception plan's change request is {change.status}.")
+        else:
+            change = (
+                change_for_update(project, record.change_request_id, status="Proposed")
+                if record.change_request_id
+                else None
+            )
+            if change is not None:
+                change_withdraw(caller, project, change, "The project was killed.")
+            charter_kill(caller=caller, data={"reason": comment})
+        # The act moved the figures: `track` may have noted it on the record meanwhile.
+        record.refresh_from_db(fields=["within", "events"])
+        record.state = "Decided"
+        record.decision = decision
+        record.decision_comment = comment
+        record.decided_at = now
+        record.decided_by_account_id = caller.account_id
+        record.revision += 1
+        _event(record, now, "decided", f"The sponsor decided: {decision}.")
+        record.save()
+        Project.objects.filter(pk=project.pk).update(exception_opened_at=None)
+        project.exception_opened_at = None
+        _audit(
+            record,
+            project,
+            "exception.decided",
+            caller.account_id,
+            {"decision": {"before": None, "after": decision}},
+        )
+    return record
