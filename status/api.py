@@ -202,6 +202,71 @@ EXCEPTION_REPORT_BODY = body_schema(*specs.body(ExceptionReportSpec, creating=Tr
 EXCEPTION_DECISION_BODY = body_schema(*specs.body(ExceptionDecisionSpec, creating=True))
 
 
+# The exception's answers (status.exceptions.project_exception and to_dict).
+_TEXT = {"type": "string"}
+_TEXT_OR_NULL = {"type": ["string", "null"]}
+_FIGURE = {"type": ["number", "integer", "string", "null"]}
+_CROSSING = {
+    "type": "object",
+    "properties": {
+        "tolerance": {"type": "string", "enum": ["time", "costPercent", "costAmount"]},
+        "figure": _FIGURE,
+        "limit": _FIGURE,
+        "summary": _TEXT,
+    },
+    "required": ["tolerance", "figure", "limit", "summary"],
+}
+EXCEPTION_RECORD = component(
+    "ProjectException",
+    {
+        "type": "object",
+        "properties": {
+            "id": _TEXT,
+            "state": _TEXT,
+            "openedAt": {"type": "string", "format": "date-time"},
+            "ageDays": {"type": "integer"},
+            "crossed": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
+            "withinTolerance": {"type": "boolean"},
+            "events": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
+            "report": {"type": ["object", "null"], "additionalProperties": True},
+            "decision": _TEXT_OR_NULL,
+            "decisionComment": _TEXT_OR_NULL,
+            "decidedAt": _TEXT_OR_NULL,
+            "decidedByAccountId": _TEXT_OR_NULL,
+            "changeRequestId": _TEXT_OR_NULL,
+            "revision": {"type": "integer"},
+        },
+        "required": ["id", "state", "openedAt", "ageDays", "revision"],
+    },
+)
+PROJECT_EXCEPTION = component(
+    "ProjectExceptionState",
+    {
+        "type": "object",
+        "properties": {
+            "projectKey": _TEXT,
+            "tolerances": {
+                "type": "object",
+                "properties": {
+                    name: _FIGURE
+                    for name in (
+                        "toleranceDays",
+                        "toleranceCostPercent",
+                        "toleranceCostAmount",
+                        "toleranceBenefitPercent",
+                    )
+                },
+            },
+            "beyondTolerance": {"type": "boolean"},
+            "crossed": list_of(_CROSSING),
+            "inException": {"type": "boolean"},
+            "exception": {"anyOf": [EXCEPTION_RECORD, {"type": "null"}]},
+        },
+        "required": ["projectKey", "tolerances", "beyondTolerance", "crossed", "inException"],
+    },
+)
+
+
 def _exception_response(project, response: HttpResponse) -> dict:
     answer = exceptions.project_exception(project)
     if answer["exception"]:
@@ -210,6 +275,7 @@ def _exception_response(project, response: HttpResponse) -> dict:
 
 
 @router.get("/projects/{key}/exception")
+@answers(PROJECT_EXCEPTION, etag=True)
 def exception_get(request, key: str, response: HttpResponse):
     """The tolerances, the figures beyond them now (`crossed`), whether the project is in
     exception and its undecided exception (report, events, age) or null."""
@@ -218,6 +284,9 @@ def exception_get(request, key: str, response: HttpResponse):
 
 
 @router.get("/projects/{key}/exceptions")
+@answers(
+    {"type": "object", "properties": {"items": list_of(EXCEPTION_RECORD)}, "required": ["items"]}
+)
 def exception_history(request, key: str):
     """Every exception of the project, newest first, decided ones included."""
     project, _ = permissions.project_for(request, key)
@@ -226,6 +295,7 @@ def exception_history(request, key: str):
 
 @router.put("/projects/{key}/exception/report", openapi_extra=EXCEPTION_REPORT_BODY)
 @honours_if_match
+@answers(PROJECT_EXCEPTION, etag=True)
 def exception_report_put(request, key: str, response: HttpResponse):
     """The Project Lead's exception report (written or rewritten until decided); the plan's
     figures become a change request to the sponsor. Honours If-Match."""
@@ -238,6 +308,7 @@ def exception_report_put(request, key: str, response: HttpResponse):
 
 @router.post("/projects/{key}/exception/decision", openapi_extra=EXCEPTION_DECISION_BODY)
 @honours_if_match
+@answers(PROJECT_EXCEPTION, etag=True)
 def exception_decision_post(request, key: str, response: HttpResponse):
     """The sponsor's decision: AcceptPlan (the plan's change request is approved) or Kill (the
     business case's Kill act; comment required as its reason). Closes the exception."""

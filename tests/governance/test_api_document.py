@@ -84,7 +84,7 @@ def test_if_match_is_declared_on_every_write_that_reads_it_and_only_there(docume
         assert not pattern.search(bad), bad
 
 
-ETAG_SETTERS = ("with_etag(", "_charter(response", "_status_response(")
+ETAG_SETTERS = ("with_etag(", "_charter(response", "_status_response(", "_exception_response(")
 
 
 def test_the_etag_header_is_declared_exactly_where_a_view_sets_it(document):
@@ -193,6 +193,8 @@ def test_real_answers_match_their_declared_schemas(document, cast, bearer):
     send(lead, "get", "/projects/{key}/status/reports")
     send(lead, "get", "/projects/{key}/status/reports/{report_id}", report_id=report["id"])
     send(lead, "get", "/projects/{key}/minutes")
+    send(lead, "get", "/projects/{key}/exception")
+    send(lead, "get", "/projects/{key}/exceptions")
     send(admin, "get", "/agent/actions")
     send(admin, "post", "/agent/actions/{name}", {"arguments": {}}, name="find_projects")
     send(admin, "get", "/portfolio")

@@ -302,8 +302,17 @@ def _post(client, headers, path, body):
 
 
 def test_api_read_report_and_decide(cast, client, bearer, in_exception):
+    from config.api import api
+    from tests.governance.test_api_document import conforms
+
+    document = json.loads(json.dumps(api.get_openapi_schema()))
     base = "/api/v1/projects/ALPHA"
-    answer = client.get(f"{base}/exception", **bearer(cast.viewer)).json()
+    answer = conforms(
+        document,
+        client.get(f"{base}/exception", **bearer(cast.viewer)),
+        "get",
+        "/projects/{key}/exception",
+    )
     assert answer["inException"] is True
     assert answer["tolerances"]["toleranceDays"] == 10
     assert answer["exception"]["state"] == "Open"
@@ -315,6 +324,7 @@ def test_api_read_report_and_decide(cast, client, bearer, in_exception):
     assert bad.status_code == 422
     done = _put(client, bearer(cast.lead), f"{base}/exception/report", REPORT)
     assert done.status_code == 200, done.content
+    conforms(document, done, "put", "/projects/{key}/exception/report")
     assert done.json()["exception"]["report"]["recommendation"] == REPORT["recommendation"]
     assert (
         _post(
@@ -327,7 +337,13 @@ def test_api_read_report_and_decide(cast, client, bearer, in_exception):
     )
     assert decided.status_code == 200, decided.content
     assert decided.json()["inException"] is False
-    history = client.get(f"{base}/exceptions", **bearer(cast.viewer)).json()["items"]
+    conforms(document, decided, "post", "/projects/{key}/exception/decision")
+    history = conforms(
+        document,
+        client.get(f"{base}/exceptions", **bearer(cast.viewer)),
+        "get",
+        "/projects/{key}/exceptions",
+    )["items"]
     assert [h["decision"] for h in history] == ["AcceptPlan"]
 
 
