@@ -430,9 +430,10 @@ def build(register: str, records: list, params: QueryDict, people) -> Table:
     cell = pictures.parse_cell(params.get("cell", "")) if register == "risks" else None
     if cell:
         rows = [r for r in rows if pictures.in_cell(r, cell)]
-    query = textsearch.words(params.get("q", ""))
-    if query:
-        rows = [r for r in rows if textsearch.matches(query, r.search_text)]
+    query = params.get("q", "").strip()
+    words = textsearch.words(query)
+    if words:
+        rows = [r for r in rows if textsearch.matches(words, r.search_text)]
     sort = params.get("sort", "")
     sort = sort if sort in spec.sorts else ""
     direction = "desc" if params.get("dir") == "desc" else "asc"
