@@ -298,9 +298,21 @@ def seed(ctx) -> None:
         lead = ctx.users[LEADS.get(key, "lena")]
         caller = permissions.caller_for(lead, project, can_browse=True)
         exceptions.exception_report(caller=caller, data=report)
-        # Demo history: the exception opened nine days ago, so it shows its age.
+        # Demo history: the exception opened nine days ago and was reported two days later,
+        # so it shows its age; its events carry the same moments.
         opened = timezone.now() - dt.timedelta(days=9)
-        ProjectException.objects.filter(pk=record.pk).update(opened_at=opened)
+        reported = opened + dt.timedelta(days=2)
+        moments = {"opened": opened, "reported": reported}
+        record.refresh_from_db()
+        events = [
+            {**event, "at": moments[event["kind"]].isoformat()}
+            if event.get("kind") in moments
+            else event
+            for event in record.events or []
+        ]
+        ProjectException.objects.filter(pk=record.pk).update(
+            opened_at=opened, reported_at=reported, events=events
+        )
         Project.objects.filter(pk=project.pk).update(exception_opened_at=opened)
 
 
