@@ -1,5 +1,6 @@
 """Line charts (the budget curve, the benefits): series with markers."""
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,10 @@ class Series:
 
 MARKERS = ["circle", "square", "triangle", "diamond"]
 LABEL_GAP = 14  # the least distance between two lines' end names (a line of label text)
+
+
+TICK_CHAR_WIDTH = 6.5
+TICK_GAP = 8
 
 
 def _marker(kind: str, cx: float, cy: float, css: str) -> str:
@@ -118,7 +123,10 @@ def line_chart(
             f'<text x="{left - 6}" y="{_n(ty)}" class="axis-tick" text-anchor="end" '
             f'dominant-baseline="central">{_e(compact_money(value))}</text>'
         )
-    step = max(1, count // 12)
+    # Every step-th label, so that no two overlap: an 11px label is at most about 6.5px a
+    # character wide, and neighbours keep 8px apart.
+    widest = max(len(label) for label in labels) * TICK_CHAR_WIDTH + TICK_GAP
+    step = max(1, math.ceil(widest / slot))
     for i, label in enumerate(labels):
         if i % step == 0:
             parts.append(

@@ -282,3 +282,50 @@ def test_the_names_at_the_ends_of_lines_that_end_close_together_do_not_overlap()
     assert abs(names["Earned value"] - names["Actual cost"]) >= 14
     ends = sorted(names.values())
     assert all(b - a >= 14 for a, b in itertools.pairwise(ends))
+
+
+def test_the_month_names_under_a_long_line_chart_do_not_overlap():
+    """Thirteen months or more: every second (third, ...) month is named, so no two names
+    overlap at 11px (about 6.5px a character), and the first is always named."""
+    for months in (3, 13, 25, 60):
+        labels = [
+            f"{m} 20{26 + i // 12}"
+            for i, m in enumerate(
+                itertools.islice(
+                    itertools.cycle(
+                        [
+                            "Jan",
+                            "Feb",
+                            "Mar",
+                            "Apr",
+                            "May",
+                            "Jun",
+                            "Jul",
+                            "Aug",
+                            "Sep",
+                            "Oct",
+                            "Nov",
+                            "Dec",
+                        ]
+                    ),
+                    months,
+                )
+            )
+        ]
+        chart = charts.line_chart(
+            labels,
+            [charts.Series("Forecast", "series-forecast", [float(i) for i in range(months)])],
+            chart_id="m",
+            title="Budget",
+        )
+        root = ET.fromstring(str(chart.svg))
+        ticks = [
+            (float(t.get("x")), t.text)
+            for t in root.iter("{http://www.w3.org/2000/svg}text")
+            if t.get("class") == "axis-tick" and t.get("text-anchor") == "middle"
+        ]
+        assert ticks[0][1] == labels[0]
+        assert len(ticks) == months if months <= 6 else len(ticks) < months
+        for (a, text_a), (b, text_b) in itertools.pairwise(ticks):
+            half = (len(text_a) + len(text_b)) * 6.5 / 2
+            assert b - a >= half + 8, (months, text_a, text_b, b - a)
