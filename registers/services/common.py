@@ -2,21 +2,22 @@
 people and link cleaning, the after-commit tracker write-back queue."""
 
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from django.db import models
 
-from governance import audit, outbox, signals, specs
+from governance import audit, notifications, outbox, signals, specs
 from governance.cleaning import FieldErrors, account_id
 from governance.errors import NotFound
 from governance.models import Project
 from governance.people import resolve
 from governance.permissions import Caller, require
 
+T = TypeVar("T")
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the registers."
 WRITE_BACK_TASK = "registers.work_package_field"
 
@@ -35,6 +36,7 @@ def lock_project(project: Project) -> Project:
 class _Batch:
     project: Project  # locked and checked writable once, for the whole batch
     pending: list[models.Model] = field(default_factory=list)
+    memo: dict[str, Any] = field(default_factory=dict)  # `batch_memo`
 
 
 _BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
@@ -49,7 +51,7 @@ def batch(caller: Caller) -> Iterator[Project]:
     held = _Batch(writable_project(caller))
     token = _BATCH.set(held)
     try:
-        with audit.batched():
+        with audit.batched(), notifications.batched():
             yield held.project
             by_model: dict[type[models.Model], list[models.Model]] = {}
             for record in held.pending:
@@ -70,6 +72,18 @@ def insert(record: models.Model) -> None:
         record.save(force_insert=True)
     else:
         held.pending.append(record)
+
+
+def batch_memo(project: Project, key: str, load: Callable[[], T]) -> T | None:
+    """Inside `batch()` for `project`: what `load()` answered the first time `key` was asked
+    in the batch (the services keep it current as they queue records); None outside, where
+    the caller asks the database itself."""
+    held = _BATCH.get()
+    if held is None or held.project.pk != project.pk:
+        return None
+    if key not in held.memo:
+        held.memo[key] = load()
+    return cast(T, held.memo[key])
 
 
 def writable_project(caller: Caller) -> Project:

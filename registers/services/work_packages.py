@@ -19,9 +19,11 @@ from registers.models import WorkPackage
 from registers.selectors import ordered
 from registers.services.common import (
     as_uuid,
+    batch_memo,
     check_people,
     enqueue_write_back,
     get_in_project,
+    insert,
     writable_project,
 )
 from registers.specs import WorkPackageSpec
@@ -148,9 +150,7 @@ def _clean(
         else:
             wp.pk = pk
     specs.apply(partial, wp, skip=STATEFUL)
-    if "name" in values and (
-        WorkPackage.objects.filter(project=project, name__iexact=wp.name).exclude(pk=wp.pk).exists()
-    ):
+    if "name" in values and _name_taken(project, wp):
         errors.add("name", f"Another work package of {project.key} is called '{wp.name}'.")
     check_people(WorkPackageSpec, wp, partial, errors)
     _clean_actual_end(wp, values, errors)
@@ -167,6 +167,33 @@ def _clean(
         if keys is not None:
             wp.linked_issue_keys = keys
     return errors
+
+
+def _name_key(name: str) -> str:
+    return name.upper()  # as `iexact` compares on PostgreSQL (UPPER on both sides)
+
+
+def _batch_names(project: Project) -> set[str] | None:
+    """Inside `batch()`: the names of the project's packages (as `_name_key`), read once for
+    the batch, then kept by `write_work_package`; None outside a batch."""
+    return batch_memo(
+        project,
+        "work-package-names",
+        lambda: {
+            _name_key(name)
+            for name in WorkPackage.objects.filter(project=project).values_list("name", flat=True)
+        },
+    )
+
+
+def _name_taken(project: Project, wp: WorkPackage) -> bool:
+    """Another package of the project has this name, case aside (a new package in a batch:
+    against the names read once and those of the batch's earlier rows)."""
+    names = _batch_names(project) if wp._state.adding else None
+    if names is not None:
+        return _name_key(wp.name) in names
+    others = WorkPackage.objects.filter(project=project, name__iexact=wp.name).exclude(pk=wp.pk)
+    return others.exists()
 
 
 # Checked against stored state or folded into another field, not set as sent.
@@ -220,11 +247,27 @@ def work_package_create(*, caller: Caller, data: dict[str, Any]) -> WorkPackage:
     client; linked issues get their 'Work Package' field written after commit."""
     with transaction.atomic():
         project = writable_project(caller)
-        wp = WorkPackage(project=project, updated_by_account_id=caller.account_id)
-        _clean(project, wp, data, creating=True).raise_if_any()
-        wp.save(force_insert=True)
-        _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
-        enqueue_write_back(project, wp.linked_issue_keys)
+        return write_work_package(caller, project, build_work_package(caller, project, data))
+
+
+def build_work_package(caller: Caller, project: Project, data: dict[str, Any]) -> WorkPackage:
+    """A new work package of `project` from `data`, checked and not written: ValidationFailed
+    names every refused field. Reads, never writes: a refused row leaves nothing to undo, so
+    an import needs no savepoint per row."""
+    wp = WorkPackage(project=project, updated_by_account_id=caller.account_id)
+    _clean(project, wp, data, creating=True).raise_if_any()
+    return wp
+
+
+def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> WorkPackage:
+    """Insert a package `build_work_package` made (inside `batch()`, queued, its name taken
+    for the batch's later rows), with its audit entry and its issues' write-back."""
+    insert(wp)
+    names = _batch_names(project)
+    if names is not None:
+        names.add(_name_key(wp.name))
+    _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
+    enqueue_write_back(project, wp.linked_issue_keys)
     return wp
 
 
