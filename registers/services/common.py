@@ -1,6 +1,7 @@
 """Helpers every register service shares: locking, fetching within a project, payload keys,
 people and link cleaning, the after-commit tracker write-back queue."""
 
+import functools
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -168,13 +169,22 @@ def check_people(
     an accountId, and `also` (API names the caller has decided to check), when sent."""
     declared = specs.fields(spec)
     wanted = {
-        api: field.name
-        for api, field in declared.items()
-        if (isinstance(field.rule, specs.AccountId) or api in set(also))
-        and field.name in partial.model_fields_set
+        api: declared[api].name
+        for api in _people_fields(spec, frozenset(also))
+        if declared[api].name in partial.model_fields_set
     }
     sent = {api: getattr(partial, name) for api, name in wanted.items()}
     clean_people(record, sent, wanted, errors)
+
+
+@functools.cache
+def _people_fields(spec: type[specs.Spec], also: frozenset[str]) -> tuple[str, ...]:
+    """The API names `check_people` checks, in declaration order (worked out once)."""
+    return tuple(
+        api
+        for api, field in specs.fields(spec).items()
+        if isinstance(field.rule, specs.AccountId) or api in also
+    )
 
 
 def enqueue_write_back(project: Project, issue_keys: Iterable[str]) -> None:
