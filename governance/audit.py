@@ -74,7 +74,14 @@ def batched() -> Iterator[None]:
     AuditEntry.objects.bulk_create(entries, batch_size=BATCH_SIZE)
 
 
+# Values already JSON-ready, by exact type: most of what a write records (an import records
+# every field of thousands of rows) goes no further than this check.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     if isinstance(value, Decimal):

@@ -7,6 +7,9 @@ run of the reminders) makes no second notification and no second e-mail; the e-m
 sends only while `emailed_at` is empty. A person may turn any kind off: then nothing is made."""
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 
 from django.conf import settings
@@ -25,6 +28,9 @@ from governance.models import (
 logger = logging.getLogger(__name__)
 
 EMAIL_TASK = "notification.email"
+# Notifications told inside `batched()`: made together when the block ends.
+_BATCH: ContextVar[list[Notification] | None] = ContextVar("notification_batch", default=None)
+BATCH_SIZE = 500
 
 
 def opted_out(account_id: str, kind: str) -> bool:
@@ -42,10 +48,27 @@ def notify(
     project_key: str = "",
 ) -> Notification | None:
     """Tell one person of one event, once. None when there is nobody to tell, they turned
-    this kind off, or the event was already told."""
+    this kind off, or the event was already told (and inside `batched()`, where it is
+    made, or not, when the block ends)."""
     if kind not in NOTIFICATION_KINDS:
         raise LookupError(f"No notification kind {kind!r}.")
-    if not recipient_account_id or opted_out(recipient_account_id, kind):
+    if not recipient_account_id:
+        return None
+    queued = _BATCH.get()
+    if queued is not None:
+        queued.append(
+            Notification(
+                dedupe_key=dedupe_key[:255],
+                recipient_account_id=recipient_account_id,
+                kind=kind,
+                project_key=project_key,
+                subject=subject[:255],
+                body=body,
+                url=url[:500],
+            )
+        )
+        return None
+    if opted_out(recipient_account_id, kind):
         return None
     with transaction.atomic():
         note, created = Notification.objects.get_or_create(
@@ -63,6 +86,44 @@ def notify(
             return None
         outbox.enqueue(EMAIL_TASK, {"id": note.pk})
     return note
+
+
+@contextmanager
+def batched() -> Iterator[None]:
+    """Make the notifications told inside the block in a few statements when it ends (an
+    import of thousands of change requests tells a person of each): the opt-outs and the
+    events already told are read once, the new notifications and their e-mail tasks are
+    written in multi-row statements, with the same outcome as telling them one by one. Use
+    it inside the writing transaction; a block that raises makes none."""
+    queued: list[Notification] = []
+    token = _BATCH.set(queued)
+    try:
+        yield
+    finally:
+        _BATCH.reset(token)
+    if queued:
+        _make(queued)
+
+
+def _make(queued: list[Notification]) -> None:
+    people = {note.recipient_account_id for note in queued}
+    out = set(
+        NotificationOptOut.objects.filter(account_id__in=people).values_list("account_id", "kind")
+    )
+    keys = [note.dedupe_key for note in queued]
+    told = set()
+    for start in range(0, len(keys), BATCH_SIZE):
+        chunk = keys[start : start + BATCH_SIZE]
+        found = Notification.objects.filter(dedupe_key__in=chunk).values_list("dedupe_key")
+        told.update(key for (key,) in found)
+    fresh = []
+    for note in queued:
+        if (note.recipient_account_id, note.kind) in out or note.dedupe_key in told:
+            continue
+        told.add(note.dedupe_key)
+        fresh.append(note)
+    Notification.objects.bulk_create(fresh, batch_size=BATCH_SIZE)
+    outbox.enqueue_many(EMAIL_TASK, [{"id": note.pk} for note in fresh])
 
 
 @outbox.handler(EMAIL_TASK)

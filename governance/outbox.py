@@ -47,6 +47,19 @@ def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
     return task
 
 
+def enqueue_many(name: str, payloads: list[dict]) -> list[OutboundTask]:
+    """`enqueue` for many calls of one handler, in multi-row statements."""
+    if name not in _HANDLERS:
+        raise LookupError(f"No outbox handler named {name!r}.")
+    tasks = OutboundTask.objects.bulk_create(
+        [OutboundTask(name=name, payload=payload or {}) for payload in payloads], batch_size=500
+    )
+    if settings.OUTBOX_RUN_ON_COMMIT:
+        for task in tasks:
+            transaction.on_commit(_wake(task.pk))
+    return tasks
+
+
 def _wake(task_id) -> Callable[[], None]:
     """The after-commit try of a task in the web process. Its failure (the tracker, the
     database going away) is logged and left to the worker: the write it follows is stored and

@@ -858,6 +858,14 @@ def change_duty(
     return sponsor_clash(project, account_id, editor_account_ids)
 
 
+def editor_account_ids(project: Project) -> set[str]:
+    """The project's nominated editors (one query): `change_duty`'s `editor_account_ids` for
+    many answers in one write (an import's change requests)."""
+    return set(
+        EditorNomination.objects.filter(project_id=project.pk).values_list("account_id", flat=True)
+    )
+
+
 def may_browse(account_id: str, project: Project) -> bool:
     """Whether a person other than the caller can browse the project in the tracker: who may
     be named a change's proposer (and, in the editors list, an editor)."""

@@ -11,12 +11,19 @@ from governance import audit, notifications, specs
 from governance.cleaning import FieldErrors, text
 from governance.concurrency import check_version
 from governance.errors import Conflict, Forbidden
-from governance.permissions import Caller, change_duty, may_browse, require
+from governance.permissions import (
+    Caller,
+    change_duty,
+    editor_account_ids,
+    may_browse,
+    require,
+)
 from governance.seats import clean_seats, seat_account_id
 from registers.derive import change_application_state, change_dimensions, change_is_open
 from registers.models import TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
+    batch_memo,
     check_people,
     get_in_project,
     insert,
@@ -65,11 +72,11 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         if target in (None, ""):
             change.target_work_package_id = None
         else:
-            package = WorkPackage.objects.filter(project=change.project, pk=as_uuid(target)).first()
-            if package is None:
+            package_id = _package_of(change.project, target)
+            if package_id is None:
                 errors.add("targetWorkPackageId", "Must be a work package of this project.")
             else:
-                change.target_work_package_id = package.pk
+                change.target_work_package_id = package_id
     # Recorded on behalf of someone else: the proposer defaults to the raiser.
     names_proposer = creating and data.get("proposerAccountId") not in (None, "")
     if not creating and data.get("proposerAccountId", change.proposer_account_id) != (
@@ -83,7 +90,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
         names_proposer
         and "proposerAccountId" not in errors
         and proposer != change.created_by_account_id
-        and not may_browse(proposer, change.project)
+        and not _may_browse(proposer, change.project)
     ):
         errors.add("proposerAccountId", PROPOSER_MESSAGE.format(key=change.project.key))
     if "approver_seat" in values:
@@ -101,17 +108,50 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     field = "approverAccountId" if change.approver_account_id else "approverSeat"
     approver_named = creating or approver_after != approver_before
     if named and approver_named and field not in errors and not change.approver_locked:
-        duty = change_duty(
-            change.project,
-            named,
-            proposer_account_id=change.proposer_account_id,
-            created_by_account_id=change.created_by_account_id,
-        )
+        duty = _duty(change.project, named, change)
         if duty:
             errors.add(field, APPROVER_MESSAGES[duty])
     if not errors:
         change.dimensions = change_dimensions(change)
     return errors
+
+
+def _package_of(project, target: Any):
+    """The id of the project's work package `target` names, or None (inside `batch()`, the
+    project's package ids are read once for the batch)."""
+    pk = as_uuid(target)
+    if pk is None:
+        return None
+    ids = batch_memo(
+        project,
+        "work-package-ids",
+        lambda: set(WorkPackage.objects.filter(project=project).values_list("pk", flat=True)),
+    )
+    if ids is not None:
+        return pk if pk in ids else None
+    return WorkPackage.objects.filter(project=project, pk=pk).values_list("pk", flat=True).first()
+
+
+def _duty(project, account_id: str, change: ChangeRequest) -> str | None:
+    """`change_duty` of `account_id` as the change's decider (inside `batch()`, against the
+    project's editors read once for the batch)."""
+    return change_duty(
+        project,
+        account_id,
+        proposer_account_id=change.proposer_account_id,
+        created_by_account_id=change.created_by_account_id,
+        editor_account_ids=batch_memo(project, "editors", lambda: editor_account_ids(project)),
+    )
+
+
+def _may_browse(account_id: str, project) -> bool:
+    """`may_browse`, asked once per person inside `batch()`."""
+    asked = batch_memo(project, "may-browse", dict)
+    if asked is None:
+        return may_browse(account_id, project)
+    if account_id not in asked:
+        asked[account_id] = may_browse(account_id, project)
+    return bool(asked[account_id])
 
 
 PROPOSER_MESSAGE = (
@@ -158,24 +198,47 @@ def change_create(
     named in `data` for the life of the change."""
     with transaction.atomic():
         project = writable_project(caller)
-        change = ChangeRequest(
-            project=project,
-            created_by_account_id=caller.account_id,
-            proposer_account_id=caller.account_id,
-            imported=imported,
-            approver_locked=approver_locked,
+        change = build_change(
+            caller, project, data, imported=imported, approver_locked=approver_locked
         )
-        _clean(change, data, creating=True).raise_if_any()
-        insert(change)
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="change.created",
-            target_type="changeRequest",
-            target_id=change.pk,
-            changes=audit.diff({}, _snapshot(change)),
-        )
-        notify_routed(caller, project, change)
+        return write_change(caller, project, change)
+
+
+def build_change(
+    caller: Caller,
+    project,
+    data: dict[str, Any],
+    *,
+    imported: bool = False,
+    approver_locked: bool = False,
+) -> ChangeRequest:
+    """A new change request of `project` from `data`, checked and not written:
+    ValidationFailed names every refused field. Reads, never writes: a refused row leaves
+    nothing to undo, so an import needs no savepoint per row."""
+    change = ChangeRequest(
+        project=project,
+        created_by_account_id=caller.account_id,
+        proposer_account_id=caller.account_id,
+        imported=imported,
+        approver_locked=approver_locked,
+    )
+    _clean(change, data, creating=True).raise_if_any()
+    return change
+
+
+def write_change(caller: Caller, project, change: ChangeRequest) -> ChangeRequest:
+    """Insert a change `build_change` made, with its audit entry (inside `batch()`, queued),
+    and tell the person it is routed to."""
+    insert(change)
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind="change.created",
+        target_type="changeRequest",
+        target_id=change.pk,
+        changes=audit.diff({}, _snapshot(change)),
+    )
+    notify_routed(caller, project, change)
     return change
 
 
@@ -195,12 +258,7 @@ def notify_routed(caller: Caller, project, change: ChangeRequest) -> None:
     decider = decider_account_id(project, change)
     if not decider or decider == caller.account_id or not change_is_open(change):
         return
-    if change_duty(
-        project,
-        decider,
-        proposer_account_id=change.proposer_account_id,
-        created_by_account_id=change.created_by_account_id,
-    ):
+    if _duty(project, decider, change):
         return
     notifications.notify(
         kind="change_routed",

@@ -1,22 +1,24 @@
 """Helpers every register service shares: locking, fetching within a project, payload keys,
 people and link cleaning, the after-commit tracker write-back queue."""
 
+import functools
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from django.db import models
 
-from governance import audit, outbox, signals, specs
+from governance import audit, notifications, outbox, signals, specs
 from governance.cleaning import FieldErrors, account_id
 from governance.errors import NotFound
 from governance.models import Project
 from governance.people import resolve
 from governance.permissions import Caller, require
 
+T = TypeVar("T")
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the registers."
 WRITE_BACK_TASK = "registers.work_package_field"
 
@@ -35,7 +37,7 @@ def lock_project(project: Project) -> Project:
 class _Batch:
     project: Project  # locked and checked writable once, for the whole batch
     pending: list[models.Model] = field(default_factory=list)
-    memos: dict[str, dict] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)  # `batch_memo`
 
 
 _BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
@@ -50,7 +52,7 @@ def batch(caller: Caller) -> Iterator[Project]:
     held = _Batch(writable_project(caller))
     token = _BATCH.set(held)
     try:
-        with audit.batched():
+        with audit.batched(), notifications.batched():
             yield held.project
             by_model: dict[type[models.Model], list[models.Model]] = {}
             for record in held.pending:
@@ -73,14 +75,16 @@ def insert(record: models.Model) -> None:
         held.pending.append(record)
 
 
-def batch_memo(project: Project, name: str) -> dict | None:
-    """A dict kept for the current batch of `project` (None outside one): what the batch's
-    earlier rows wrote that its later rows must see before anything is inserted (a work
-    package's name, for the next row's uniqueness check)."""
+def batch_memo(project: Project, key: str, load: Callable[[], T]) -> T | None:
+    """Inside `batch()` for `project`: what `load()` answered the first time `key` was asked
+    in the batch (the services keep it current as they queue records); None outside, where
+    the caller asks the database itself."""
     held = _BATCH.get()
     if held is None or held.project.pk != project.pk:
         return None
-    return held.memos.setdefault(name, {})
+    if key not in held.memo:
+        held.memo[key] = load()
+    return cast(T, held.memo[key])
 
 
 def writable_project(caller: Caller) -> Project:
@@ -165,13 +169,22 @@ def check_people(
     an accountId, and `also` (API names the caller has decided to check), when sent."""
     declared = specs.fields(spec)
     wanted = {
-        api: field.name
-        for api, field in declared.items()
-        if (isinstance(field.rule, specs.AccountId) or api in set(also))
-        and field.name in partial.model_fields_set
+        api: declared[api].name
+        for api in _people_fields(spec, frozenset(also))
+        if declared[api].name in partial.model_fields_set
     }
     sent = {api: getattr(partial, name) for api, name in wanted.items()}
     clean_people(record, sent, wanted, errors)
+
+
+@functools.cache
+def _people_fields(spec: type[specs.Spec], also: frozenset[str]) -> tuple[str, ...]:
+    """The API names `check_people` checks, in declaration order (worked out once)."""
+    return tuple(
+        api
+        for api, field in specs.fields(spec).items()
+        if isinstance(field.rule, specs.AccountId) or api in also
+    )
 
 
 def enqueue_write_back(project: Project, issue_keys: Iterable[str]) -> None:

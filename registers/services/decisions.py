@@ -94,6 +94,21 @@ def create_decision(
 ) -> Decision:
     """The shared body of decision_create and the Risks register's Record-decision act. Call
     inside the caller's transaction, with the project locked and checked writable."""
+    decision = build_decision(caller, project, data, imported=imported, risk_id=risk_id)
+    return write_decision(caller, project, decision)
+
+
+def build_decision(
+    caller: Caller,
+    project: Project,
+    data: dict[str, Any],
+    *,
+    imported: bool = False,
+    risk_id: str | None = None,
+) -> Decision:
+    """A new decision of `project` from `data`, checked and not written: ValidationFailed
+    names every refused field. Reads, never writes: a refused row leaves nothing to
+    undo, so an import needs no savepoint per row."""
     decision = Decision(
         project=project,
         status="Proposed",
@@ -106,6 +121,12 @@ def create_decision(
     _clean(project, decision, data, creating=True).raise_if_any()
     if imported and decision.made_on is None:
         decision.made_on = timezone.localdate()  # historical rows are decisions already taken
+    return decision
+
+
+def write_decision(caller: Caller, project: Project, decision: Decision) -> Decision:
+    """Insert a decision `build_decision` made, with its audit entry (inside `batch()`,
+    queued)."""
     insert(decision)
     audit.record(
         actor_account_id=caller.account_id,

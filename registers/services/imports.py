@@ -1,5 +1,6 @@
 """Bulk import of a register: all rows or none. Each row goes through the register's own
-create service (imported rows are marked imported); any refused row refuses the file."""
+create service, its two steps (`Creator`: check, then write) without a savepoint per row
+(imported rows are marked imported); any refused row refuses the file."""
 
 import dataclasses
 import hashlib
@@ -12,22 +13,34 @@ from django.utils import timezone
 
 from governance import audit, cleaning, signals
 from governance.errors import Conflict, ValidationFailed
+from governance.models import Project
 from governance.permissions import Caller
 from registers import mspdi, spreadsheets
-from registers.services.changes import change_create
+from registers.services.changes import build_change, write_change
 from registers.services.common import batch, require_editor
-from registers.services.decisions import decision_create
-from registers.services.risks import risk_create
-from registers.services.work_packages import work_package_create
+from registers.services.decisions import build_decision, write_decision
+from registers.services.risks import build_risk, write_risk
+from registers.services.work_packages import build_work_package, write_work_package
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 
-CREATORS: dict[str, Callable[..., Any]] = {
+
+@dataclasses.dataclass(frozen=True)
+class Creator:
+    """A register's create service in its two steps: `build` checks a row into a new record
+    (ValidationFailed, nothing written), `write` inserts it with its audit entry (queued
+    inside `batch()`). The single-record create service is `write(build(...))`."""
+
+    build: Callable[[Caller, Project, dict[str, Any]], Any]
+    write: Callable[[Caller, Project, Any], Any]
+
+
+CREATORS: dict[str, Creator] = {
     # The work-package record has no `imported` field in the spec.
-    "work-packages": lambda caller, data: work_package_create(caller=caller, data=data),
-    "risks": lambda caller, data: risk_create(caller=caller, data=data, imported=True),
-    "decisions": lambda caller, data: decision_create(caller=caller, data=data, imported=True),
-    "changes": lambda caller, data: change_create(caller=caller, data=data, imported=True),
+    "work-packages": Creator(build_work_package, write_work_package),
+    "risks": Creator(lambda c, p, d: build_risk(c, p, d, imported=True), write_risk),
+    "decisions": Creator(lambda c, p, d: build_decision(c, p, d, imported=True), write_decision),
+    "changes": Creator(lambda c, p, d: build_change(c, p, d, imported=True), write_change),
 }
 
 
@@ -154,15 +167,17 @@ def _run(
     try:
         # The project is locked once, the records and their audit entries are written in
         # multi-row statements after the last row, and the project's health is derived once.
+        # No savepoint per row: a row is checked (`build`, which writes nothing) before its
+        # record and entry are queued, so a refused row leaves nothing to undo.
         with transaction.atomic():
-            with signals.deferred_project_changes(), batch(caller):
+            with signals.deferred_project_changes(), batch(caller) as project:
                 for number, data in reading.rows:
                     fingerprint["rows"].append([number, audit.jsonable(data)])
                     if number in unreadable_rows:
                         continue
                     with cleaning.noting_coercions() as coerced:
                         try:
-                            create(caller, data)
+                            record = create.build(caller, project, data)
                         except ValidationFailed as exc:
                             for field, messages in exc.fields.items():
                                 problems.extend(
@@ -170,6 +185,7 @@ def _run(
                                     for message in messages
                                 )
                             continue
+                        create.write(caller, project, record)
                     warnings.extend(
                         {"row": number, "field": note["field"], "message": note["message"]}
                         for note in coerced

@@ -72,15 +72,29 @@ def _record(caller: Caller, project: Project, kind: str, risk_id, changes: dict)
     )
 
 
+def build_risk(
+    caller: Caller, project: Project, data: dict[str, Any], *, imported: bool = False
+) -> Risk:
+    """A new risk of `project` from `data`, checked and not written: ValidationFailed names
+    every refused field. Reads, never writes (an import builds every row before it writes
+    any, without a savepoint per row). `risk_create` and the import's rows share it."""
+    risk = Risk(project=project, updated_by_account_id=caller.account_id, imported=imported)
+    _clean(risk, data, creating=True).raise_if_any()
+    _stamp_acceptance(caller, risk)
+    return risk
+
+
+def write_risk(caller: Caller, project: Project, risk: Risk) -> Risk:
+    """Insert a risk `build_risk` made, with its audit entry (inside `batch()`, queued)."""
+    insert(risk)
+    _record(caller, project, "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
+    return risk
+
+
 def risk_create(*, caller: Caller, data: dict[str, Any], imported: bool = False) -> Risk:
     with transaction.atomic():
         project = writable_project(caller)
-        risk = Risk(project=project, updated_by_account_id=caller.account_id, imported=imported)
-        _clean(risk, data, creating=True).raise_if_any()
-        _stamp_acceptance(caller, risk)
-        insert(risk)
-        _record(caller, project, "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
-    return risk
+        return write_risk(caller, project, build_risk(caller, project, data, imported=imported))
 
 
 def risk_update(

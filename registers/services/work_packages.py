@@ -169,28 +169,31 @@ def _clean(
     return errors
 
 
-NAMES_MEMO = "work-package-names"
+def _name_key(name: str) -> str:
+    return name.upper()  # as `iexact` compares on PostgreSQL (UPPER on both sides)
+
+
+def _batch_names(project: Project) -> set[str] | None:
+    """Inside `batch()`: the names of the project's packages (as `_name_key`), read once for
+    the batch, then kept by `write_work_package`; None outside a batch."""
+    return batch_memo(
+        project,
+        "work-package-names",
+        lambda: {
+            _name_key(name)
+            for name in WorkPackage.objects.filter(project=project).values_list("name", flat=True)
+        },
+    )
 
 
 def _name_taken(project: Project, wp: WorkPackage) -> bool:
-    """Another package of the project has this name, whatever its case. Inside an import's
-    batch the project's names are read once and the batch's own rows added to them (they
-    are inserted after the last row)."""
-    names = batch_memo(project, NAMES_MEMO)
-    if names is None or not wp._state.adding:
-        others = WorkPackage.objects.filter(project=project, name__iexact=wp.name)
-        return others.exclude(pk=wp.pk).exists()
-    if not names:
-        names[None] = True  # read once, even for a project without packages
-        stored = WorkPackage.objects.filter(project=project).values_list("name", flat=True)
-        names.update({name.lower(): True for name in stored})
-    return wp.name.lower() in names
-
-
-def _remember_name(project: Project, wp: WorkPackage) -> None:
-    names = batch_memo(project, NAMES_MEMO)
+    """Another package of the project has this name, case aside (a new package in a batch:
+    against the names read once and those of the batch's earlier rows)."""
+    names = _batch_names(project) if wp._state.adding else None
     if names is not None:
-        names[wp.name.lower()] = True
+        return _name_key(wp.name) in names
+    others = WorkPackage.objects.filter(project=project, name__iexact=wp.name).exclude(pk=wp.pk)
+    return others.exists()
 
 
 # Checked against stored state or folded into another field, not set as sent.
@@ -244,15 +247,32 @@ def work_package_create(*, caller: Caller, data: dict[str, Any]) -> WorkPackage:
     client; linked issues get their 'Work Package' field written after commit."""
     with transaction.atomic():
         project = writable_project(caller)
-        wp = WorkPackage(project=project, updated_by_account_id=caller.account_id)
-        _clean(project, wp, data, creating=True).raise_if_any()
-        if wp.linked_issue_keys:
-            wp.save(force_insert=True)  # a later row's link check reads it back
-        else:
-            insert(wp)  # inside an import's batch, with the batch's other rows
-        _remember_name(project, wp)
-        _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
-        enqueue_write_back(project, wp.linked_issue_keys)
+        return write_work_package(caller, project, build_work_package(caller, project, data))
+
+
+def build_work_package(caller: Caller, project: Project, data: dict[str, Any]) -> WorkPackage:
+    """A new work package of `project` from `data`, checked and not written: ValidationFailed
+    names every refused field. Reads, never writes: a refused row leaves nothing to undo, so
+    an import needs no savepoint per row."""
+    wp = WorkPackage(project=project, updated_by_account_id=caller.account_id)
+    _clean(project, wp, data, creating=True).raise_if_any()
+    return wp
+
+
+def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> WorkPackage:
+    """Insert a package `build_work_package` made (inside `batch()`, queued, its name taken
+    for the batch's later rows), with its audit entry and its issues' write-back. A package
+    that links issues is written at once: a later row's link check (`_linked_elsewhere`) reads
+    the stored packages."""
+    if wp.linked_issue_keys:
+        wp.save(force_insert=True)
+    else:
+        insert(wp)
+    names = _batch_names(project)
+    if names is not None:
+        names.add(_name_key(wp.name))
+    _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
+    enqueue_write_back(project, wp.linked_issue_keys)
     return wp
 
 

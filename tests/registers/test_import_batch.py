@@ -116,3 +116,25 @@ def test_outside_an_import_a_create_writes_at_once(cast):
     risk = risk_create(caller=caller, data={"title": "Now", "impact": 2, "likelihood": 2})
     assert Risk.objects.filter(pk=risk.pk).exists()
     assert AuditEntry.objects.filter(target_id=str(risk.pk), kind="risk.created").exists()
+
+
+def test_two_rows_of_one_file_cannot_link_the_same_issue(cast):
+    """An issue's 'Work Package' field holds one reference: the second row that links it is
+    refused, as a second create one by one would be, although the file's rows are written
+    without a savepoint each."""
+    from governance.tracker.local import scripting
+    from registers.models import WorkPackage
+
+    scripting.ensure_issue("ALPHA-1", summary="Epic 1")
+    upload = SimpleUploadedFile(
+        "work-packages.csv",
+        b"name,linkedIssueKeys\nBuild,ALPHA-1\nRun,ALPHA-1\n",
+    )
+    with pytest.raises(ValidationFailed) as refused:
+        register_import(
+            caller=caller_for(cast.lead, cast.project), register="work-packages", upload=upload
+        )
+    assert [(p["row"], p["message"]) for p in refused.value.extra["rows"]] == [
+        (3, "ALPHA-1 is already linked to the work package 'Build'.")
+    ]
+    assert not WorkPackage.objects.exists()

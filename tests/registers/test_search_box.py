@@ -1,9 +1,9 @@
 """The register's search box shows the text that was searched for, as typed."""
 
-import pytest
-
 import re
 from html import unescape
+
+import pytest
 
 from tests.factories import WorkPackageFactory
 
