@@ -58,9 +58,33 @@ IMPORT_PREVIEW = component(
             "rows": {"type": "integer", "description": "The rows the file holds."},
             "errors": ROW_MESSAGES,
             "warnings": ROW_MESSAGES,
+            "createRows": {
+                "type": "array",
+                "description": (
+                    "The first 500 records the file would create, as the register would store"
+                    " them: the row (or a plan's task ID) and the values of the fields a person"
+                    " checks first (API names). Empty when any row is refused."
+                ),
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "row": {"type": "integer"},
+                        "values": {"type": "object", "additionalProperties": True},
+                    },
+                    "required": ["row", "values"],
+                },
+            },
             "previewDigest": STRING,
         },
-        "required": ["register", "create", "rows", "errors", "warnings", "previewDigest"],
+        "required": [
+            "register",
+            "create",
+            "rows",
+            "errors",
+            "warnings",
+            "createRows",
+            "previewDigest",
+        ],
     },
 )
 IMPORT_DONE = component(

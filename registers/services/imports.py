@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit, cleaning, signals
+from governance import audit, cleaning, signals, specs
 from governance.errors import Conflict, ValidationFailed
 from governance.models import Project
 from governance.permissions import Caller
@@ -21,6 +21,7 @@ from registers.services.common import batch, require_editor
 from registers.services.decisions import build_decision, write_decision
 from registers.services.risks import build_risk, write_risk
 from registers.services.work_packages import build_work_package, write_work_package
+from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 
@@ -43,6 +44,26 @@ CREATORS: dict[str, Creator] = {
     "changes": Creator(lambda c, p, d: build_change(c, p, d, imported=True), write_change),
 }
 
+# What the preview lists of each row it would create: the register's declaration and the
+# fields (API names) a person checks first; at most PREVIEW_ROWS rows are listed.
+PREVIEWED: dict[str, tuple[type[specs.Spec], list[str]]] = {
+    "work-packages": (
+        WorkPackageSpec,
+        ["name", "status", "progress", "plannedStartDate", "plannedEndDate", "budget"],
+    ),
+    "risks": (RiskSpec, ["title", "status", "impact", "likelihood"]),
+    "decisions": (DecisionSpec, ["decision", "madeOn"]),
+    "changes": (ChangeSpec, ["summary", "impactScheduleDays", "impactBudget"]),
+}
+PREVIEW_ROWS = 500
+
+
+def preview_columns(register: str) -> list[tuple[str, str]]:
+    """(API name, label) of the fields the preview lists, labelled by the declaration."""
+    spec, names = PREVIEWED[register]
+    labels = specs.labels(spec)
+    return [(name, labels.get(name, name)) for name in names]
+
 
 @dataclasses.dataclass
 class ImportOutcome:
@@ -59,6 +80,9 @@ class ImportOutcome:
     errors: list[dict[str, Any]]
     warnings: list[dict[str, Any]]
     digest: str
+    # The first PREVIEW_ROWS records the file makes, as the register stores them:
+    # [{row, values: {API name: value}}] (the fields of PREVIEWED).
+    listed: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def preview(self) -> dict[str, Any]:
         return {
@@ -67,6 +91,7 @@ class ImportOutcome:
             "rows": self.created,
             "errors": self.errors,
             "warnings": self.warnings,
+            "createRows": [] if self.errors else self.listed,
             "previewDigest": self.digest,
         }
 
@@ -164,6 +189,8 @@ def _run(
     total = len({number for number, _ in reading.rows} | unreadable_rows)
     fingerprint = {"register": register, "file": reading.digest, "rows": []}
     today = timezone.localdate().isoformat()
+    spec, shown = PREVIEWED[register]
+    listed: list[dict[str, Any]] = []
     try:
         # The project is locked once, the records and their audit entries are written in
         # multi-row statements after the last row, and the project's health is derived once.
@@ -186,6 +213,10 @@ def _run(
                                 )
                             continue
                         create.write(caller, project, record)
+                        if len(listed) < PREVIEW_ROWS:
+                            listed.append(
+                                {"row": number, "values": specs.to_dict(spec, record, shown)}
+                            )
                     warnings.extend(
                         {"row": number, "field": note["field"], "message": note["message"]}
                         for note in coerced
@@ -204,7 +235,7 @@ def _run(
             digest = hashlib.sha256(
                 json.dumps(fingerprint, sort_keys=True, ensure_ascii=True).encode()
             ).hexdigest()
-            outcome = ImportOutcome(register, total, problems, warnings, digest)
+            outcome = ImportOutcome(register, total, problems, warnings, digest, listed)
             if dry_run:
                 raise _Rollback(outcome)
             if problems:

@@ -7,6 +7,7 @@ The file is kept for a short while under a token tied to the person, the project
 register; confirming imports that file, and is refused when the import would now do anything
 else than the preview showed (the outcome's digest)."""
 
+import datetime as dt
 import secrets
 
 from django.contrib import messages
@@ -15,10 +16,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
-from governance import permissions
+from governance import formatting, permissions
 from governance.errors import Conflict, ValidationFailed
 from governance.http import page
-from registers import import_templates, mspdi, services
+from registers import import_templates, mspdi, services, spreadsheets
+from registers.services.imports import preview_columns
 from registers.views import base
 
 PREVIEW_SECONDS = 30 * 60
@@ -107,6 +109,9 @@ def import_file(request, key, register):
                 "noun": reg.noun if outcome.created == 1 else f"{reg.noun}s",
                 "failed": len({e["row"] for e in outcome.errors}),
                 "plan": mspdi.is_xml(_head(upload)),
+                "columns": [label for _, label in preview_columns(register)],
+                "rows": _listed(register, outcome.preview()["createRows"]),
+                "more": outcome.created - len(outcome.listed),
             }
     context = reg.common_context(
         project,
@@ -117,6 +122,25 @@ def import_file(request, key, register):
         **context,
     )
     return render(request, "registers/import.html", context, status=status)
+
+
+def _listed(register: str, listed: list[dict]) -> list[tuple[int, list[str]]]:
+    """The preview's rows to create, each value as the register's pages write it."""
+    names = [name for name, _ in preview_columns(register)]
+    return [(item["row"], [_cell(n, item["values"].get(n)) for n in names]) for item in listed]
+
+
+def _cell(name: str, value) -> str:
+    if value is None or value == "":
+        return "—"
+    if name in spreadsheets.MONEY_FIELDS:
+        return formatting.money(value, empty="—")
+    if isinstance(value, str) and name.endswith(("Date", "On")):
+        try:
+            return formatting.day(dt.date.fromisoformat(value))
+        except ValueError:
+            return value
+    return str(value)
 
 
 def _head(upload) -> bytes:

@@ -144,6 +144,64 @@ def test_the_page_previews_then_imports_the_file_it_showed(cast, client_for):
     assert again.status_code == 422 and Decision.objects.count() == 1
 
 
+def test_the_preview_lists_the_rows_it_would_create_as_the_register_would_store_them(
+    cast, api, client_for
+):
+    _currency("EUR")
+    content = (
+        "name,budget,plannedStartDate,plannedEndDate,status,progress\n"
+        'Survey,"€130,500.00",2027-01-04,2027-02-26,In Progress,40\n'
+        "Build,,,,,\n"
+    ).encode()
+    answer = api("work-packages/import?dryRun=true", content).json()
+    assert answer["createRows"] == [
+        {
+            "row": 2,
+            "values": {
+                "name": "Survey",
+                "status": "In Progress",
+                "progress": 40,
+                "plannedStartDate": "2027-01-04",
+                "plannedEndDate": "2027-02-26",
+                "budget": 130500,
+            },
+        },
+        {
+            "row": 3,
+            "values": {
+                "name": "Build",
+                "status": "Not Started",
+                "progress": None,
+                "plannedStartDate": None,
+                "plannedEndDate": None,
+                "budget": None,
+            },
+        },
+    ]
+    html = text_of(
+        client_for(cast.lead).post(
+            f"{BASE}/work-packages/import/", {"file": SimpleUploadedFile("w.csv", content)}
+        )
+    )
+    table = html.split("The rows it would create", 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r"<td>([^<]*)</td>", table)
+    assert cells[:7] == [
+        "2",
+        "Survey",
+        "In Progress",
+        "40",
+        "4 Jan 2027",
+        "26 Feb 2027",
+        "EUR\xa0130,500",
+    ]
+    assert cells[7:] == ["3", "Build", "Not Started", "—", "—", "—", "—"]
+    assert ">Planned start<" in table or "Planned start" in table
+    # A file with a refused row lists no rows to create.
+    refused = api("work-packages/import?dryRun=true", b"name,progress\nA,40\n,50\n").json()
+    assert refused["createRows"] == [] and refused["errors"]
+    assert not WorkPackage.objects.exists()
+
+
 def test_the_page_lists_refused_rows_and_offers_no_confirmation(cast, client_for):
     client = client_for(cast.lead)
     response = client.post(
@@ -180,7 +238,7 @@ def test_the_page_commit_is_refused_when_the_file_would_now_read_differently(cas
     [
         ("€130,500.00", "EUR", "130500.00"),
         ("$45,000", "USD", "45000"),
-        ("EUR 130,500", "EUR", "130500"),
+        ("EUR\xa0130,500", "EUR", "130500"),
         ("130 500 EUR", "EUR", "130500"),
         ("1 250 000", "EUR", "1250000"),
         ("1\u00a0250\u00a0000,", "EUR", None),
