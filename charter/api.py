@@ -8,47 +8,21 @@ from ninja import Router
 from charter import services
 from charter.acts import ACTS
 from charter.serializers import charter_to_dict, minutes_to_dict
-from charter.services.common import TEXT_MAX
-from charter.specs import ACT_SPECS, CharterSpec, CloseoutSpec, RealisationSpec
+from charter.specs import (
+    ACT_SPECS,
+    CharterSpec,
+    CloseoutSpec,
+    LinkFromTemplateSpec,
+    MinutesSpec,
+    RealisationSpec,
+    ReturnNoteSpec,
+)
 from governance import permissions, specs
 from governance.api import body_schema, json_object, with_etag
-from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from registers.serializers import change_to_dict
 
 router = Router(tags=["business case"])
-
-NOTE = {
-    "type": "object",
-    "properties": {
-        "section": {"type": "string"},
-        "ask": required_text_schema(TEXT_MAX),
-        "severity": {"enum": ["Blocker", "Significant", "Minor"]},
-    },
-    "required": ["section", "ask", "severity"],
-}
-TEXT = {"type": "string", "maxLength": 2000}
-# What an act refuses without (422): the reasons for archiving, killing and escalating, the
-# note of a realisation review.
-ACT_REQUIRED = {
-    "archive": ["reason"],
-    "kill": ["reason"],
-    "handover-escalate": ["reason"],
-}
-ACT_BODIES = {
-    "return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
-    "reopen": {
-        "changeId": {"type": "string", "description": "an Approved change awaiting application"},
-        "summary": {"type": "string", "maxLength": 200},
-        "reason": TEXT,
-    },
-    "archive": {"reason": required_text_schema(TEXT_MAX)},
-    "kill": {"reason": required_text_schema(TEXT_MAX)},
-    "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
-    "handover-escalate": {"reason": required_text_schema(TEXT_MAX)},
-    "steerco-schedule": {"scheduledFor": {"type": ["string", "null"], "format": "date"}},
-    "steerco-confirm": {"attendees": {"type": "array", "items": {"type": "string"}}},
-}
 
 
 def _base_url(request: HttpRequest) -> str:
@@ -110,7 +84,7 @@ def _act_endpoint(act_name: str):
         operation_id=endpoint.__name__,
         openapi_extra=body_schema(*specs.body(ACT_SPECS[act_name], creating=True))
         if act_name in ACT_SPECS
-        else body_schema(ACT_BODIES.get(act_name, {}), ACT_REQUIRED.get(act_name)),
+        else body_schema({}),
     )(endpoint)
 
 
@@ -172,7 +146,7 @@ def realisation_patch(request, key: str, response: HttpResponse):
 
 @router.patch(
     "/projects/{key}/charter/return-notes/{note_id}",
-    openapi_extra=body_schema({"addressed": {"type": "boolean"}}, ["addressed"]),
+    openapi_extra=body_schema(*specs.body(ReturnNoteSpec, creating=True)),
 )
 @honours_if_match
 def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
@@ -191,10 +165,7 @@ def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
 @router.post(
     "/projects/{key}/charter/supporting-links/from-template",
     response={201: dict},
-    openapi_extra=body_schema(
-        {"templateKind": {"enum": ["boardPaper", "lessons"]}, "title": {"type": "string"}},
-        ["templateKind"],
-    ),
+    openapi_extra=body_schema(*specs.body(LinkFromTemplateSpec, creating=True)),
 )
 def link_from_template(request, key: str, response: HttpResponse):
     """Create a wiki page from the board paper (Exploring or Draft) or lessons (close-out)
@@ -223,17 +194,7 @@ def minutes_get(request, key: str):
 @router.post(
     "/projects/{key}/minutes",
     response={201: dict},
-    openapi_extra=body_schema(
-        {
-            "title": {"type": "string", "maxLength": 200},
-            "url": {"type": "string", "format": "uri"},
-            "pageId": {"type": "string"},
-            "heldOn": {"type": "string", "format": "date"},
-            "attendees": {"type": "array", "items": {"type": "string"}},
-            "createFromTemplate": {"type": "boolean"},
-        },
-        ["heldOn"],
-    ),
+    openapi_extra=body_schema(*specs.body(MinutesSpec, creating=True)),
 )
 def minutes_post(request, key: str, response: HttpResponse):
     """Record minutes (editors). The first minutes recorded set firstSteercoHeldAt and
