@@ -378,6 +378,15 @@ class Audited:
     """Marker on a read-only field: the audit snapshot keeps it (a server-written stamp)."""
 
 
+@dataclass(frozen=True)
+class Derived:
+    """Marker on a read-only field: computed on read by the one function that derives it,
+    found on the resource's view at `source` (a dotted attribute path; default: the field's
+    model attribute). The representation reads it there (`derived_values`)."""
+
+    source: str = ""
+
+
 class Account:
     """Marker: the field holds a person's tracker accountId (exports name the person)."""
 
@@ -496,6 +505,23 @@ def initial(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, A
 def with_marker(spec: type[Spec], marker: type) -> list[str]:
     """The API names carrying `marker` (the person fields...)."""
     return [api for api, field in fields(spec).items() if field.has(marker)]
+
+
+def derived_values(spec: type[Spec], view: object) -> dict[str, Any]:
+    """API name -> value, for each field declared `Derived`, read from `view` (a mapping
+    answered as a plain dict), in declaration order."""
+    found: dict[str, Any] = {}
+    for api, field in fields(spec).items():
+        marker = next(
+            (m for m in spec.model_fields[field.name].metadata if isinstance(m, Derived)), None
+        )
+        if marker is None:
+            continue
+        value: Any = view
+        for part in (marker.source or field.name).split("."):
+            value = getattr(value, part)
+        found[api] = dict(value) if isinstance(value, Mapping) else value
+    return found
 
 
 def json_kind(spec: type[Spec], api_name: str) -> str:

@@ -215,3 +215,32 @@ def test_the_reasons_and_dates_of_the_act_forms_are_read_by_their_declarations()
     assert act_body("steerco-schedule", post) == {"scheduledFor": "2026-03-01"}
     assert act_body("steerco-confirm", post) == {"attendees": ["a", "b"]}
     assert act_body("submit", post) == {}
+
+
+@pytest.mark.django_db
+def test_the_status_answer_is_its_declaration_with_the_derived_fields_read_from_the_view(cast):
+    from status import selectors
+    from status.serializers import status_to_dict
+
+    view = selectors.view_for(cast.project)
+    body = status_to_dict(view)
+    assert sorted(body) == sorted(specs.fields(StatusSpec))
+    derived = specs.derived_values(StatusSpec, view)
+    assert list(body)[-len(derived) :] == list(derived)
+    assert body["derived"] == view.derived and body["stale"] is view.stale
+    assert body["initiationChecklist"] == view.checklist
+    assert body["approvalStatus"] == view.facts.approval_status
+    assert body["revision"] == view.status.revision
+    assert set(body["drivers"]) == {"costRag", "scheduleRag", "scopeRag", "riskRag"}
+
+
+@pytest.mark.django_db
+def test_the_site_settings_answer_is_their_declaration():
+    from governance.models import SiteSettings
+    from governance.services import rag_thresholds, site_settings_to_dict
+
+    site = SiteSettings.load()
+    body = site_settings_to_dict(site)
+    assert list(body) == list(specs.fields(SiteSettingsSpec))
+    assert body["ragThresholds"] == rag_thresholds(site)
+    assert body["governanceGroup"] is None or body["governanceGroup"] == site.governance_group
