@@ -586,7 +586,7 @@ class MinutesSpec(specs.Spec):
 
     title: Annotated[str | None, specs.Text(NAME_MAX)] = Field(None, title="Title")
     url: Annotated[Any, specs.Passed({"type": "string", "format": "uri"})] = Field(
-        None, title="URL"
+        None, title="Minutes URL"
     )
     page_id: Annotated[str | None, specs.OptionalText(PAGE_ID_MAX)] = Field(None, title="Wiki page")
     held_on: Annotated[Any, specs.IsoDate(), specs.RequiredOnCreate()] = Field(
