@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from pydantic.config import JsonDict
 
+from charter import finance
 from charter.models import (
     CHANGE_SATURATIONS,
     CLOSEOUT_RETURN_NOTE_SECTIONS,
@@ -43,6 +44,7 @@ PRINCIPLES_MAX = 20
 BR_OWNER_MAX = 200
 KPI_VALUE_MAX = 200
 PAGE_ID_MAX = 64
+ACCOUNT_ID_MAX = 128  # governance.cleaning.account_id
 # The templates a supporting link is made from (minutes come from the minutes form).
 LINK_TEMPLATE_KINDS = ("boardPaper", "lessons")
 
@@ -74,6 +76,32 @@ LINKS_SCHEMA = {
 }
 
 
+def _members(names: Any) -> dict[str, Any]:
+    return {name: {} for name in names}
+
+
+# The financial case's members at each level (charter.finance.clean refuses any other).
+FINANCIAL_CASE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        **_members(["mode", "boardPaperPageId", "createdAt", "updatedAt"]),
+        "builtin": {
+            "type": ["object", "null"],
+            "properties": _members(
+                ["currency", "discountRatePct", "horizonYears", "lines", "computed"]
+            ),
+            "additionalProperties": False,
+        },
+        "attached": {
+            "type": ["object", "null"],
+            "properties": _members(["label", "url", "pageId", *finance.HEADLINE_FIGURES]),
+            "additionalProperties": False,
+        },
+    },
+    "additionalProperties": False,
+}
+
+
 def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
     """A normalised list: one principle per entry (or per line of a text), trimmed, blanks
     dropped, repeats (ignoring case) dropped."""
@@ -100,7 +128,13 @@ def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
 
 class Saturation(specs.Lenient):
     """The change saturation, lenient by the spec: blank is not set, anything outside the
-    choices is kept as Unknown (not refused)."""
+    choices is kept as Unknown (not refused): the document names the choices and no type."""
+
+    def schema(self) -> specs.JsonSchema:
+        return {
+            "description": f"{', '.join(self.values)}; anything else is kept as "
+            f"{self.fallback}, blank as not set."
+        }
 
     def check(self, value: Any, field: str | None) -> tuple[Any, specs.Refusals]:
         if value in (None, ""):
@@ -153,7 +187,7 @@ class CharterSpec(specs.Spec):
     steering_committee: Annotated[
         Any, specs.Passed({"type": "array", "items": {"type": "object"}})
     ] = Field(None, title="Steering committee")
-    financial_case: Annotated[Any, specs.Passed({"type": "object"})] = Field(
+    financial_case: Annotated[Any, specs.Passed(FINANCIAL_CASE_SCHEMA)] = Field(
         None, title="Financial case"
     )
     # Adoption inputs
@@ -559,7 +593,12 @@ class EscalateSpec(specs.Spec):
 
 
 # Tracker accountIds; whether the tracker knows each is asked by the service.
-Attendees = Annotated[Any, specs.Passed({"type": "array", "items": {"type": "string"}})]
+Attendees = Annotated[
+    Any,
+    specs.Passed(
+        {"type": ["array", "null"], "items": required_text_schema(ACCOUNT_ID_MAX)},
+    ),
+]
 
 
 class SteercoScheduleSpec(specs.Spec):
@@ -578,6 +617,13 @@ class SteercoConfirmSpec(specs.Spec):
     attendees: Attendees = Field(None, title="Attendees")
 
 
+# The minutes' address: an http or https URL, or none (a wiki page or the template instead).
+MINUTES_URL_SCHEMA = {
+    "type": ["string", "null"],
+    "pattern": "^$|" + specs.HTTP_URL_PATTERN,
+}
+
+
 class MinutesSpec(specs.Spec):
     """Steering committee minutes: a wiki page (pageId), a URL, or a new page made from the
     template (createFromTemplate); heldOn is required (and not in the future: the service)."""
@@ -585,11 +631,9 @@ class MinutesSpec(specs.Spec):
     noun = "minutes"
 
     title: Annotated[str | None, specs.Text(NAME_MAX)] = Field(None, title="Title")
-    url: Annotated[Any, specs.Passed({"type": "string", "format": "uri"})] = Field(
-        None, title="Minutes URL"
-    )
+    url: Annotated[Any, specs.Passed(MINUTES_URL_SCHEMA)] = Field(None, title="Minutes URL")
     page_id: Annotated[str | None, specs.OptionalText(PAGE_ID_MAX)] = Field(None, title="Wiki page")
-    held_on: Annotated[Any, specs.IsoDate(), specs.RequiredOnCreate()] = Field(
+    held_on: Annotated[Any, specs.IsoDate(required=True), specs.RequiredOnCreate()] = Field(
         None, title="Held on"
     )
     attendees: Attendees = Field(None, title="Attendees")
