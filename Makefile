@@ -8,7 +8,7 @@ AXE_VERSION := 4.14.1
 PG_URL ?= postgres://postgres@127.0.0.1:5432/governance
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-inspector test-browser bench faults worker lint format vendor-htmx vendor-axe check-deploy clean
+.PHONY: install chromium contract-prism run test test-sqlite test-postgres test-prism test-inspector test-bodies test-browser bench faults worker lint format vendor-htmx vendor-axe check-deploy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -92,6 +92,14 @@ test-inspector: install
 	else \
 		echo "== SKIPPED: the MCP Inspector CLI run (make test-inspector): npm is not installed =="; \
 	fi
+
+# The request bodies of the registers, the business case and the status against the OpenAPI
+# document with schemathesis's positive and negative data (tests/hardening/
+# test_bodies_schemathesis.py): a few minutes, so not part of `make test`.
+# BODIES_MAX_EXAMPLES (default 25) sets the examples per operation.
+test-bodies: install
+	BODIES_SCHEMATHESIS=1 env -u DATABASE_URL $(PY) -m pytest -q -n 0 -p no:randomly \
+		tests/hardening/test_bodies_schemathesis.py $(PYTEST_ARGS)
 
 BENCH_STAMP := $(VENV)/.installed-bench
 $(BENCH_STAMP): pyproject.toml $(STAMP)

@@ -16,7 +16,7 @@ from typing import Any
 from django.http import HttpRequest
 from jsonschema import Draft202012Validator
 
-from governance import audit, cleaning, permissions
+from governance import audit, cleaning, permissions, specs
 from governance.cleaning import NOT_BLANK_TEXT
 from governance.errors import BadRequest, Forbidden, Moved, NotFound, ValidationFailed
 from governance.models import User
@@ -267,7 +267,20 @@ def _message(error: Any) -> str:
         )
         if message:
             return message
+    cleaner = PATTERN_CLEANERS.get(schema.get("pattern")) if error.validator == "pattern" else None
+    if cleaner is not None:
+        _, message = cleaner(error.instance)
+        if message:
+            return message
     return error.message
+
+
+# A declared pattern says what a cleaner takes; a refusal is said in the cleaner's words.
+PATTERN_CLEANERS = {
+    specs.DATE_PATTERN: cleaning.iso_date,
+    specs.DATE_PATTERN.removeprefix("^$|"): cleaning.iso_date,
+    specs.AMOUNT_PATTERN: cleaning.signed_number,
+}
 
 
 def _types(schema: dict[str, Any]) -> list[str]:

@@ -8,27 +8,23 @@ from ninja import Router
 from charter import services
 from charter.acts import ACTS
 from charter.serializers import charter_to_dict, minutes_to_dict
-from charter.services.common import TEXT_MAX
-from charter.specs import ACT_SPECS, CharterSpec, CloseoutSpec, RealisationSpec
+from charter.specs import (
+    ACT_SPECS,
+    CharterSpec,
+    CloseoutSpec,
+    LinkFromTemplateSpec,
+    MinutesSpec,
+    RealisationSpec,
+    ReturnNoteSpec,
+)
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of, with_etag
-from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from registers.api import CHANGE
 from registers.serializers import change_to_dict
 
 router = Router(tags=["business case"])
 
-NOTE = {
-    "type": "object",
-    "properties": {
-        "section": {"type": "string"},
-        "ask": required_text_schema(TEXT_MAX),
-        "severity": {"enum": ["Blocker", "Significant", "Minor"]},
-    },
-    "required": ["section", "ask", "severity"],
-}
-TEXT = {"type": "string", "maxLength": 2000}
 STRING = {"type": "string"}
 # The business case as the API answers it (charter.serializers), from its declaration.
 BUSINESS_CASE = component("BusinessCase", specs.response_schema(CharterSpec))
@@ -79,27 +75,6 @@ MINUTES = component(
         "required": ["id", "title", "url", "heldOn", "attendees", "createdAt"],
     },
 )
-# What an act refuses without (422): the reasons for archiving, killing and escalating, the
-# note of a realisation review.
-ACT_REQUIRED = {
-    "archive": ["reason"],
-    "kill": ["reason"],
-    "handover-escalate": ["reason"],
-}
-ACT_BODIES = {
-    "return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
-    "reopen": {
-        "changeId": {"type": "string", "description": "an Approved change awaiting application"},
-        "summary": {"type": "string", "maxLength": 200},
-        "reason": TEXT,
-    },
-    "archive": {"reason": required_text_schema(TEXT_MAX)},
-    "kill": {"reason": required_text_schema(TEXT_MAX)},
-    "closeout-return": {"returnNotes": {"type": "array", "minItems": 1, "items": NOTE}},
-    "handover-escalate": {"reason": required_text_schema(TEXT_MAX)},
-    "steerco-schedule": {"scheduledFor": {"type": ["string", "null"], "format": "date"}},
-    "steerco-confirm": {"attendees": {"type": "array", "items": {"type": "string"}}},
-}
 
 
 def _base_url(request: HttpRequest) -> str:
@@ -164,7 +139,7 @@ def _act_endpoint(act_name: str):
         operation_id=endpoint.__name__,
         openapi_extra=body_schema(*specs.body(ACT_SPECS[act_name], creating=True))
         if act_name in ACT_SPECS
-        else body_schema(ACT_BODIES.get(act_name, {}), ACT_REQUIRED.get(act_name)),
+        else body_schema({}),
     )(endpoint)
 
 
@@ -229,7 +204,7 @@ def realisation_patch(request, key: str, response: HttpResponse):
 
 @router.patch(
     "/projects/{key}/charter/return-notes/{note_id}",
-    openapi_extra=body_schema({"addressed": {"type": "boolean"}}, ["addressed"]),
+    openapi_extra=body_schema(*specs.body(ReturnNoteSpec, creating=True)),
 )
 @answers(RETURN_NOTE, etag=True)
 @honours_if_match
@@ -249,10 +224,7 @@ def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
 @router.post(
     "/projects/{key}/charter/supporting-links/from-template",
     response={201: dict},
-    openapi_extra=body_schema(
-        {"templateKind": {"enum": ["boardPaper", "lessons"]}, "title": {"type": "string"}},
-        ["templateKind"],
-    ),
+    openapi_extra=body_schema(*specs.body(LinkFromTemplateSpec, creating=True)),
 )
 @answers(SUPPORTING_LINK, etag=True)
 def link_from_template(request, key: str, response: HttpResponse):
@@ -283,17 +255,7 @@ def minutes_get(request, key: str):
 @router.post(
     "/projects/{key}/minutes",
     response={201: dict},
-    openapi_extra=body_schema(
-        {
-            "title": {"type": "string", "maxLength": 200},
-            "url": {"type": "string", "format": "uri"},
-            "pageId": {"type": "string"},
-            "heldOn": {"type": "string", "format": "date"},
-            "attendees": {"type": "array", "items": {"type": "string"}},
-            "createFromTemplate": {"type": "boolean"},
-        },
-        ["heldOn"],
-    ),
+    openapi_extra=body_schema(*specs.body(MinutesSpec, creating=True)),
 )
 @answers(MINUTES)
 def minutes_post(request, key: str, response: HttpResponse):

@@ -10,12 +10,6 @@ from governance import specs
 THESIS_FIELDS = form_fields(THESIS_FORM)
 ADOPTION_FIELDS = form_fields(ADOPTION_FORM)
 NOTE_ROWS = 3  # blank note rows offered by the return forms
-ACT_FIELDS = {
-    "archive": ["reason"],
-    "kill": ["reason"],
-    "handover-escalate": ["reason"],
-    "steerco-schedule": ["scheduledFor"],
-}
 
 
 def revision(post: QueryDict) -> int | None:
@@ -110,12 +104,17 @@ def act_body(act: str, post: QueryDict) -> dict:
         if post.get("mode") == "cite":
             return {"changeId": post.get("changeId", "")}
         return {"summary": post.get("summary", ""), "reason": post.get("reason", "")}
+    spec = ACT_SPECS.get(act)
+    if spec is None:
+        return {}
     if act == "kpi-resolve":  # every field, sent empty when left blank
         return {key: post.get(key, "") for key in specs.writable(KpiSpec)}
-    if act == "steerco-confirm":
-        return {"attendees": post.getlist("attendees")}
-    fields = specs.writable(ACT_SPECS[act]) if act in ACT_SPECS else ACT_FIELDS.get(act, [])
-    return {key: post.get(key, "") for key in fields if key in post}
+    return {key: _value(post, spec, key) for key in specs.writable(spec) if key in post}
+
+
+def _value(post: QueryDict, spec: type[specs.Spec], key: str) -> object:
+    """A declared field from a form post: a list field's every value, else the one text."""
+    return post.getlist(key) if specs.json_kind(spec, key) == "list" else post.get(key, "")
 
 
 def closeout(post: QueryDict, rows: dict) -> dict:

@@ -7,22 +7,36 @@ services keep the stateful rules: seats and steering members asked of the tracke
 the wiki, the financial case merged onto the stored one, dispositions of the project's own
 register rows, the BAU owner."""
 
+import uuid
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from pydantic import Field
 from pydantic.config import JsonDict
 
+from charter import finance
 from charter.models import (
     CHANGE_SATURATIONS,
+    CLOSEOUT_RETURN_NOTE_SECTIONS,
     CONFIDENCES,
     PENDING_DISPOSITIONS,
+    RETURN_NOTE_SECTIONS,
     RIO_DISPOSITIONS,
     SCOPE_DISPOSITIONS,
+    SEVERITIES,
 )
 from governance import specs
-from governance.cleaning import FieldErrors, boolean, signed_number, text
+from governance.cleaning import (
+    FieldErrors,
+    boolean,
+    required_text_schema,
+    signed_number,
+    text,
+)
+from governance.links import LABEL_MAX
 from governance.models import PERCENT_SCHEMA, clean_percent
 from governance.wiki import TEMPLATE_KINDS
+from registers.models import NAME_MAX
 
 TEXT_MAX = 2000
 THEME_MAX = 200
@@ -30,6 +44,10 @@ PRINCIPLE_MAX = 200
 PRINCIPLES_MAX = 20
 BR_OWNER_MAX = 200
 KPI_VALUE_MAX = 200
+PAGE_ID_MAX = 64
+ACCOUNT_ID_MAX = 128  # governance.cleaning.account_id
+# The templates a supporting link is made from (minutes come from the minutes form).
+LINK_TEMPLATE_KINDS = ("boardPaper", "lessons")
 
 SEAT_SCHEMA = {
     "oneOf": [
@@ -59,6 +77,32 @@ LINKS_SCHEMA = {
 }
 
 
+def _members(names: Any) -> dict[str, Any]:
+    return {name: {} for name in names}
+
+
+# The financial case's members at each level (charter.finance.clean refuses any other).
+FINANCIAL_CASE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        **_members(["mode", "boardPaperPageId", "createdAt", "updatedAt"]),
+        "builtin": {
+            "type": ["object", "null"],
+            "properties": _members(
+                ["currency", "discountRatePct", "horizonYears", "lines", "computed"]
+            ),
+            "additionalProperties": False,
+        },
+        "attached": {
+            "type": ["object", "null"],
+            "properties": _members(["label", "url", "pageId", *finance.HEADLINE_FIGURES]),
+            "additionalProperties": False,
+        },
+    },
+    "additionalProperties": False,
+}
+
+
 def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
     """A normalised list: one principle per entry (or per line of a text), trimmed, blanks
     dropped, repeats (ignoring case) dropped."""
@@ -85,7 +129,13 @@ def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
 
 class Saturation(specs.Lenient):
     """The change saturation, lenient by the spec: blank is not set, anything outside the
-    choices is kept as Unknown (not refused)."""
+    choices is kept as Unknown (not refused): the document names the choices and no type."""
+
+    def schema(self) -> specs.JsonSchema:
+        return {
+            "description": f"{', '.join(self.values)}; anything else is kept as "
+            f"{self.fallback}, blank as not set."
+        }
 
     def check(self, value: Any, field: str | None) -> tuple[Any, specs.Refusals]:
         if value in (None, ""):
@@ -138,7 +188,7 @@ class CharterSpec(specs.Spec):
     steering_committee: Annotated[
         Any, specs.Passed({"type": "array", "items": {"type": "object"}})
     ] = Field(None, title="Steering committee")
-    financial_case: Annotated[Any, specs.Passed({"type": "object"})] = Field(
+    financial_case: Annotated[Any, specs.Passed(FINANCIAL_CASE_SCHEMA)] = Field(
         None, title="Financial case"
     )
     # Adoption inputs
@@ -457,10 +507,224 @@ class KpiSpec(specs.Spec):
     notes: Prose = Field(None, title="Notes")
 
 
-# Act name -> the declaration of its body.
+NOTE_KEYS = ("section", "ask", "severity", "id", "addressed")
+NOTES_MESSAGE = "Give at least one note {section, ask, severity}."
+
+
+def _clean_notes(sections: list[str]) -> Callable[[Any], tuple[Any, specs.Refusals]]:
+    def clean(raw: Any) -> tuple[Any, specs.Refusals]:
+        """Return notes {section, ask, severity}: at least one; every bad entry named. Each
+        note kept gets a fresh id and starts not addressed."""
+        if not isinstance(raw, list) or not raw:
+            return None, {"": [NOTES_MESSAGE]}
+        errors = FieldErrors()
+        notes = []
+        for index, item in enumerate(raw):
+            where = f"[{index}]"
+            if not isinstance(item, Mapping):
+                errors.add(where, "Must be an object {section, ask, severity}.")
+                continue
+            for extra in item:
+                if extra not in NOTE_KEYS:
+                    errors.add(f"{where}.{extra}", specs.UNKNOWN_MESSAGE)
+            section = item.get("section")
+            if section not in sections:
+                errors.add(f"{where}.section", f"Must be one of: {', '.join(sections)}.")
+            severity = item.get("severity")
+            if severity not in SEVERITIES:
+                errors.add(f"{where}.severity", f"Must be one of: {', '.join(SEVERITIES)}.")
+            ask, error = text(item.get("ask"), max_length=TEXT_MAX, required=True)
+            if error:
+                errors.add(f"{where}.ask", error)
+            notes.append(
+                {
+                    "id": str(uuid.uuid4()),
+                    "section": section,
+                    "ask": ask,
+                    "severity": severity,
+                    "addressed": False,
+                }
+            )
+        return notes, dict(errors)
+
+    return clean
+
+
+def _notes_rule(sections: list[str]) -> specs.Checked:
+    note = {
+        "type": "object",
+        "properties": {
+            "section": {"enum": list(sections)},
+            "ask": required_text_schema(TEXT_MAX),
+            "severity": {"enum": list(SEVERITIES)},
+            "id": {"type": "string"},
+            "addressed": {"type": "boolean"},
+        },
+        "required": ["section", "ask", "severity"],
+        "additionalProperties": False,
+    }
+    schema = {"type": "array", "minItems": 1, "items": note}
+    return specs.Checked(_clean_notes(sections), schema)
+
+
+class ReturnSpec(specs.Spec):
+    """The sponsor's return of a submitted case: at least one note."""
+
+    noun = "return"
+
+    return_notes: Annotated[Any, _notes_rule(RETURN_NOTE_SECTIONS), specs.RequiredOnCreate()] = (
+        Field(None, title="Return notes")
+    )
+
+
+class CloseoutReturnSpec(specs.Spec):
+    """The sponsor's return of a submitted close-out: at least one note."""
+
+    noun = "close-out return"
+
+    return_notes: Annotated[
+        Any, _notes_rule(CLOSEOUT_RETURN_NOTE_SECTIONS), specs.RequiredOnCreate()
+    ] = Field(None, title="Return notes")
+
+
+SUMMARY_MAX = 200
+
+
+class ReopenSpec(specs.Spec):
+    """Re-open for amendment: cite an Approved change awaiting application (changeId), or
+    have one raised (summary, reason; the reason is then required: the service says so)."""
+
+    noun = "re-opening"
+
+    change_id: Annotated[
+        Any,
+        specs.Passed({"type": "string", "description": "an Approved change awaiting application"}),
+    ] = Field(None, title="Enabling change")
+    summary: Annotated[str | None, specs.Text(SUMMARY_MAX)] = Field(None, title="Summary")
+    reason: Prose = Field(None, title="Reason")
+
+
+def _required_reason(message: str) -> specs.Checked:
+    """A reason that may not be left blank, refused in the act's own words."""
+
+    def clean(value: Any) -> tuple[Any, str | None]:
+        reason, error = text(value, max_length=TEXT_MAX)
+        if error:
+            return None, error
+        return (reason, None) if reason else (None, message)
+
+    return specs.Checked(clean, required_text_schema(TEXT_MAX))
+
+
+class StopSpec(specs.Spec):
+    """Archive or kill: why the case stops."""
+
+    noun = "stop decision"
+
+    reason: Annotated[
+        str | None, _required_reason("A reason is required."), specs.RequiredOnCreate()
+    ] = Field(None, title="Reason")
+
+
+class EscalateSpec(specs.Spec):
+    """Escalate the BAU handover: why."""
+
+    noun = "escalation"
+
+    reason: Annotated[
+        str | None,
+        _required_reason("A reason is required to escalate the handover."),
+        specs.RequiredOnCreate(),
+    ] = Field(None, title="Reason")
+
+
+# Tracker accountIds; whether the tracker knows each is asked by the service.
+Attendees = Annotated[
+    Any,
+    specs.Passed(
+        {"type": ["array", "null"], "items": required_text_schema(ACCOUNT_ID_MAX)},
+    ),
+]
+
+
+class SteercoScheduleSpec(specs.Spec):
+    """The date the first steering committee is scheduled for (null clears it)."""
+
+    noun = "steering committee schedule"
+
+    scheduled_for: Annotated[Any, specs.IsoDate()] = Field(None, title="Scheduled for")
+
+
+class SteercoConfirmSpec(specs.Spec):
+    """The first steering committee held without minutes, with whom."""
+
+    noun = "steering committee confirmation"
+
+    attendees: Attendees = Field(None, title="Attendees")
+
+
+# The minutes' address: an http or https URL, or none (a wiki page or the template instead).
+MINUTES_URL_SCHEMA = {
+    "type": ["string", "null"],
+    "pattern": "^$|" + specs.HTTP_URL_PATTERN,
+}
+
+
+class MinutesSpec(specs.Spec):
+    """Steering committee minutes: a wiki page (pageId), a URL, or a new page made from the
+    template (createFromTemplate); heldOn is required (and not in the future: the service)."""
+
+    noun = "minutes"
+
+    title: Annotated[str | None, specs.Text(NAME_MAX)] = Field(None, title="Title")
+    url: Annotated[Any, specs.Passed(MINUTES_URL_SCHEMA)] = Field(None, title="Minutes URL")
+    page_id: Annotated[str | None, specs.OptionalText(PAGE_ID_MAX)] = Field(None, title="Wiki page")
+    held_on: Annotated[Any, specs.IsoDate(required=True), specs.RequiredOnCreate()] = Field(
+        None, title="Held on"
+    )
+    attendees: Attendees = Field(None, title="Attendees")
+    create_from_template: Annotated[Any, specs.Passed({"type": "boolean"})] = Field(
+        None, title="Create from the template"
+    )
+
+    id: ReadOnly = None
+    created_at: ReadOnly = None
+    created_by_account_id: ReadOnly = None
+
+
+class LinkFromTemplateSpec(specs.Spec):
+    """A supporting link to a new wiki page made from the board paper or lessons template."""
+
+    noun = "page from a template"
+
+    template_kind: Annotated[
+        Any, specs.Passed({"enum": list(LINK_TEMPLATE_KINDS)}), specs.RequiredOnCreate()
+    ] = Field(None, title="Template")
+    title: Annotated[str | None, specs.Text(LABEL_MAX)] = Field(None, title="Title")
+
+
+class ReturnNoteSpec(specs.Spec):
+    """A return note marked addressed (or not)."""
+
+    noun = "return note"
+
+    addressed: Annotated[bool | None, specs.Boolean(), specs.RequiredOnCreate()] = Field(
+        None, title="Addressed"
+    )
+
+
+# Act name -> the declaration of its body (an act absent here takes no body).
 ACT_SPECS: dict[str, type[specs.Spec]] = {
+    "return": ReturnSpec,
     "approve": ApproveSpec,
-    "verdict": VerdictSpec,
+    "reopen": ReopenSpec,
+    "archive": StopSpec,
+    "kill": StopSpec,
+    "closeout-return": CloseoutReturnSpec,
+    "handover-escalate": EscalateSpec,
     "realisation-review": ReviewSpec,
     "kpi-resolve": KpiSpec,
+    "verdict": VerdictSpec,
+    "steerco-schedule": SteercoScheduleSpec,
+    "steerco-confirm": SteercoConfirmSpec,
 }

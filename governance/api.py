@@ -21,7 +21,6 @@ from ninja.security import APIKeyCookie, HttpBearer
 from governance import audit, cleaning, oauth, permissions, services, specs, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.http import SignInRequired
-from governance.cleaning import NOT_BLANK_TEXT
 from governance.concurrency import etag, honours_if_match, parse_if_match
 from governance.errors import (
     BadRequest,
@@ -381,7 +380,7 @@ def document_body_text(schema: dict, *, nullable: bool) -> dict:
             if (
                 nullable
                 and not is_item  # a list's members are not fields: null is no text there
-                and node.get("pattern") != NOT_BLANK_TEXT
+                and "pattern" not in node  # a text of a given form (not blank, a key, a month)
                 and "null" not in types
             ):
                 node["type"] = [*types, "null"]

@@ -219,27 +219,16 @@ def site_settings_for_everyone(site: SiteSettings) -> dict:
 
 
 def site_settings_to_dict(site: SiteSettings) -> dict:
-    return {
-        "governanceGroup": site.governance_group or None,
-        "themes": [
-            {"name": t["name"], "enabled": bool(t.get("enabled", True))} for t in site.themes
-        ],
-        "brCadenceDefault": site.br_cadence_default,
-        "currency": site.currency,
-        "ragThresholds": rag_thresholds(site),
-        **specs.to_dict(
-            SiteSettingsSpec,
-            site,
-            [
-                api
-                for api, field in specs.fields(SiteSettingsSpec).items()
-                if field.name.startswith("tolerance_")
-            ],
-        ),
-        "updatedAt": site.updated_at.isoformat() if site.updated_at else None,
-        "updatedByAccountId": site.updated_by_account_id or None,
-        "revision": site.revision,
-    }
+    """Every declared field of the site settings (SiteSettingsSpec), as stored, but the
+    thresholds: the effective ones (`rag_thresholds`). Blank reads as null."""
+    body = specs.to_dict(SiteSettingsSpec, site, specs.fields(SiteSettingsSpec))
+    body["themes"] = [
+        {"name": t["name"], "enabled": bool(t.get("enabled", True))} for t in site.themes
+    ]
+    body["ragThresholds"] = rag_thresholds(site)
+    for api in ("governanceGroup", "updatedByAccountId"):
+        body[api] = body[api] or None
+    return body
 
 
 def _merged_thresholds(sent: dict, stored: dict, errors: FieldErrors) -> dict:

@@ -43,9 +43,17 @@ SIGNED_AMOUNT_DESCRIPTION = (
     f"{cleaning.MAX_AMOUNT} either way; blank is null; anything else, and a comma that could "
     "be a decimal comma (12,5), is refused (422)."
 )
+# The years the accepted dates span (1900..2199), or blank (read as null): what a date's
+# format cannot say. The document's format says the rest (a real day of a real month).
+DATE_PATTERN = r"^$|^[ \t\r\n]*(19|2[01])[0-9]{2}-[0-9]{2}-[0-9]{2}[ \t\r\n]*$"
+# An http or https URL (`cleaning.http_url`), spaces around it trimmed.
+HTTP_URL_PATTERN = "^[ \t\r\n]*[Hh][Tt][Tt][Pp][Ss]?://[^ \t\r\n]"
+# An amount as text: at most 16 digits before the point and 2 after, or blank.
+AMOUNT_PATTERN = r"^[ \t\r\n]*(-?[0-9]{1,16}(\.[0-9]{1,2})?)?[ \t\r\n]*$"
 DATE_SCHEMA: JsonSchema = {
     "type": ["string", "null"],
     "format": "date",
+    "pattern": DATE_PATTERN,
     "description": (
         f"Between {cleaning.DATE_MIN} and {cleaning.DATE_MAX}; any other date is refused (422)."
     ),
@@ -157,7 +165,15 @@ class SignedAmount(Rule):
         return _one(cleaning.signed_number(value, places=self.places))
 
     def schema(self) -> JsonSchema:
-        return {"description": SIGNED_AMOUNT_DESCRIPTION}
+        limit = 1e15  # within MAX_AMOUNT, where a float still holds cents
+        return {
+            "anyOf": [
+                {"type": "number", "minimum": -limit, "maximum": limit, "multipleOf": 0.01},
+                {"type": "string", "pattern": AMOUNT_PATTERN},
+                {"type": "null"},
+            ],
+            "description": SIGNED_AMOUNT_DESCRIPTION,
+        }
 
 
 @dataclass(frozen=True)
@@ -208,14 +224,18 @@ class IsoDate(Rule):
     `description` replaces the document's default one."""
 
     description: str | None = None
+    required: bool = False  # documents a date the service refuses blank (never null)
 
     def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
         return _one(cleaning.iso_date(value))
 
     def schema(self) -> JsonSchema:
+        schema = dict(DATE_SCHEMA)
+        if self.required:
+            schema.update(type="string", pattern=DATE_PATTERN.removeprefix("^$|"))
         if self.description:
-            return {**DATE_SCHEMA, "description": self.description}
-        return dict(DATE_SCHEMA)
+            schema["description"] = self.description
+        return schema
 
 
 @dataclass(frozen=True)
@@ -410,6 +430,15 @@ class Audited:
     """Marker on a read-only field: the audit snapshot keeps it (a server-written stamp)."""
 
 
+@dataclass(frozen=True)
+class Derived:
+    """Marker on a read-only field: computed on read by the one function that derives it,
+    found on the resource's view at `source` (a dotted attribute path; default: the field's
+    model attribute). The representation reads it there (`derived_values`)."""
+
+    source: str = ""
+
+
 class Account:
     """Marker: the field holds a person's tracker accountId (exports name the person)."""
 
@@ -531,6 +560,23 @@ def initial(spec: type[Spec], names: Iterable[str] | None = None) -> dict[str, A
 def with_marker(spec: type[Spec], marker: type) -> list[str]:
     """The API names carrying `marker` (the person fields...)."""
     return [api for api, field in fields(spec).items() if field.has(marker)]
+
+
+def derived_values(spec: type[Spec], view: object) -> dict[str, Any]:
+    """API name -> value, for each field declared `Derived`, read from `view` (a mapping
+    answered as a plain dict), in declaration order."""
+    found: dict[str, Any] = {}
+    for api, field in fields(spec).items():
+        marker = next(
+            (m for m in spec.model_fields[field.name].metadata if isinstance(m, Derived)), None
+        )
+        if marker is None:
+            continue
+        value: Any = view
+        for part in (marker.source or field.name).split("."):
+            value = getattr(value, part)
+        found[api] = dict(value) if isinstance(value, Mapping) else value
+    return found
 
 
 def json_kind(spec: type[Spec], api_name: str) -> str:

@@ -30,7 +30,7 @@ from registers.serializers import (
     work_package_to_dict,
 )
 from registers.services.common import get_in_project
-from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
+from registers.specs import ISSUE_KEY_SCHEMA, ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 
 router = Router(tags=["registers"])
 
@@ -299,7 +299,7 @@ def work_package_delete(request, key: str, wp_id: str):
 
 @router.post(
     "/projects/{key}/work-packages/{wp_id}/links",
-    openapi_extra=body_schema({"issueKey": STRING}, ["issueKey"]),
+    openapi_extra=body_schema({"issueKey": ISSUE_KEY_SCHEMA}, ["issueKey"]),
 )
 @honours_if_match
 @answers(WORK_PACKAGE, etag=True)

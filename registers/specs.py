@@ -16,6 +16,7 @@ from governance import cleaning
 from governance.cleaning import FieldErrors
 from governance.models import RAG_CHOICES
 from governance.specs import (
+    HTTP_URL_PATTERN,
     Account,
     AccountId,
     ApiOnly,
@@ -44,6 +45,7 @@ from governance.specs import (
     Spec,
     Text,
 )
+from governance.wiki import TEMPLATE_KINDS
 from registers.models import (
     CHANGE_DIMENSIONS,
     NAME_MAX,
@@ -55,6 +57,11 @@ from registers.models import (
 )
 
 STRING: dict[str, Any] = {"type": "string"}
+# A tracker issue key (ABC-12), any case, spaces around it trimmed.
+ISSUE_KEY_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"^[ \t\r\n]*[A-Za-z][A-Za-z0-9_]*-[1-9][0-9]*[ \t\r\n]*$",
+}
 NULL_STRING: dict[str, Any] = {"type": ["string", "null"]}
 SORT_ORDER_MAX = 2_000_000_000
 CREATE_ID = "On create only; generated if absent."
@@ -126,14 +133,18 @@ def clean_treatment(value: Any) -> tuple[Any, cleaning.Error]:
     return (None if value in (None, "") else value), None
 
 
+# A month within the accepted dates (1900-01..2199-12).
+MONTH_PATTERN = "^(19|2[01])[0-9]{2}-(0[1-9]|1[0-2])$"
 PHASING_SCHEMA: dict[str, Any] = {
     "type": ["array", "null"],
     "items": {
         "type": "object",
         "properties": {
-            "period": {"type": "string", "pattern": "^\\d{4}-\\d{2}$"},
-            "amount": {"type": "number"},
+            "period": {"type": "string", "pattern": MONTH_PATTERN},
+            "amount": {"type": "number", "minimum": 0, "maximum": 1e15, "multipleOf": 0.01},
         },
+        "required": ["period", "amount"],
+        "additionalProperties": False,
     },
 }
 LINKS_SCHEMA: dict[str, Any] = {
@@ -143,18 +154,38 @@ LINKS_SCHEMA: dict[str, Any] = {
         "properties": {
             "id": STRING,
             "label": STRING,
-            "url": {"type": "string", "format": "uri"},
+            "url": {"type": "string", "format": "uri", "pattern": HTTP_URL_PATTERN},
             "type": {"enum": ["confluence", "link"]},
             "pageId": STRING,
             "spaceKey": STRING,
-            "templateKind": STRING,
+            "templateKind": {"enum": [*TEMPLATE_KINDS, None, ""]},
         },
         "required": ["url"],
+        "additionalProperties": False,
     },
 }
+# A seat (governance.seats.clean_seats): empty, a tracker accountId (as text or an object),
+# or an external person named in words, with an e-mail address or none.
 SEAT_SCHEMA: dict[str, Any] = {
-    "type": ["object", "null"],
-    "properties": {"accountId": NULL_STRING, "displayName": STRING, "email": STRING},
+    "anyOf": [
+        {"type": "null"},
+        {"type": "string", "description": "a tracker accountId"},
+        {"type": "object", "maxProperties": 0},
+        {
+            "type": "object",
+            "properties": {"accountId": {"type": "string", "minLength": 1}},
+            "required": ["accountId"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "accountId": {"enum": [None, ""]},
+                "displayName": cleaning.required_text_schema(NAME_MAX),
+                "email": {"anyOf": [{"type": "string", "format": "email"}, {"enum": [None, ""]}]},
+            },
+            "required": ["displayName"],
+        },
+    ]
 }
 MINUTES_SCHEMA: dict[str, Any] = {
     "type": ["object", "null"],
@@ -219,7 +250,7 @@ class WorkPackageSpec(Spec):
         NotStored(),
     ] = Field(None, title="Actual end")
     linked_issue_keys: Annotated[
-        Any, Passed({"type": "array", "items": STRING}), ApiOnly(), SiteLabel()
+        Any, Passed({"type": ["array", "null"], "items": ISSUE_KEY_SCHEMA}), ApiOnly(), SiteLabel()
     ] = Field(None, title="Linked issues", description="Issue keys separated by commas.")
     sort_order: Annotated[
         int | None, Checked(clean_sort_order, {"type": ["integer", "null"]}), ApiOnly(), SiteLabel()

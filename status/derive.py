@@ -32,6 +32,7 @@ from governance import formatting, labels
 from governance.cleaning import add_days, coerce_enum
 from governance.models import RAG_CHOICES, Project
 from registers.derive import application_state
+from status.earned_value import readings
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 
 DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
@@ -215,6 +216,21 @@ class StatusView:
     def checklist(self) -> list[dict]:
         """The initiation checklist (of a project's own status, loaded with its details)."""
         return initiation_checklist(self.facts)
+
+    @property
+    def drivers(self) -> dict[str, dict]:
+        """Per dimension ("costRag"...): its RAG, summary, drivers and figures."""
+        return {f"{key}Rag": self.dimensions[key].as_dict() for key in DIMENSIONS}
+
+    @property
+    def earned_value_body(self) -> dict[str, Any] | None:
+        """The earned value as answered: its figures, what is missing, a reading in words of
+        each figure, and each work package's figures."""
+        if self.earned_value is None:
+            return None
+        body = self.earned_value.as_dict(packages=True)
+        body["readings"] = readings(body)
+        return body
 
 
 # --- formatting for drivers ---------------------------------------------------------------

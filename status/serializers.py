@@ -6,7 +6,7 @@ from typing import Any
 
 from governance import specs
 from governance.audit import jsonable
-from status import derive, earned_value
+from status import derive
 from status.derive import DIMENSION_LABELS, StatusView
 from status.models import DIMENSIONS, ProjectStatus, StatusReport
 from status.specs import StatusSpec
@@ -32,37 +32,14 @@ def stored_fields(status: ProjectStatus) -> dict[str, Any]:
 
 
 def status_to_dict(view: StatusView) -> dict[str, Any]:
-    """GET /projects/{key}/status: stored fields, then `derived`, `effective` (both
-    {costRag, scheduleRag, scopeRag, riskRag}), `drivers` (per dimension: rag, summary,
-    drivers, figures), `stale` and the other derived values. JSON-ready."""
-    body = stored_fields(view.status)
-    body.update(
-        {
-            "derived": view.derived,
-            "effective": dict(view.effective),
-            "drivers": {f"{key}Rag": view.dimensions[key].as_dict() for key in DIMENSIONS},
-            "stale": view.stale,
-            "nextUpdateDueAt": view.next_update_due_at,
-            "initiationChecklist": view.checklist,
-            "realisationReview": view.realisation_review,
-            "approvalStatus": view.facts.approval_status,
-            "figures": dict(view.figures),
-            "thresholds": dict(view.thresholds),
-            "revision": view.status.revision,
-            "earnedValue": earned_value_body(view),
-        }
-    )
-    return jsonable(body)
+    """GET /projects/{key}/status: stored fields, then the fields StatusSpec declares derived
+    (`derived`, `effective`, `drivers`, `stale`...), each read from the view. JSON-ready."""
+    return jsonable({**stored_fields(view.status), **specs.derived_values(StatusSpec, view)})
 
 
 def earned_value_body(view: StatusView) -> dict[str, Any] | None:
-    """The project's earned value (`status.earned_value`): its figures, what is missing, a
-    reading in words of each figure, and each work package's figures."""
-    if view.earned_value is None:
-        return None
-    body = view.earned_value.as_dict(packages=True)
-    body["readings"] = earned_value.readings(body)
-    return body
+    """The project's earned value as answered (`StatusView.earned_value_body`)."""
+    return view.earned_value_body
 
 
 def report_summary(report: StatusReport) -> dict[str, Any]:

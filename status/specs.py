@@ -113,6 +113,7 @@ COMMENTARY_SCHEMA = {
     "additionalProperties": False,
 }
 ReadOnly = Annotated[Any, specs.ReadOnly()]
+Derived = Annotated[ReadOnly, specs.Derived()]
 
 
 class StatusSpec(specs.Spec):
@@ -182,18 +183,19 @@ class StatusSpec(specs.Spec):
     initiation_started_at: ReadOnly = None
     initiation_completed_at: ReadOnly = None
     initiation_dismissals: ReadOnly = None
-    derived: ReadOnly = None
-    effective: ReadOnly = None
-    drivers: ReadOnly = None
-    stale: ReadOnly = None
-    next_update_due_at: ReadOnly = None
-    initiation_checklist: ReadOnly = None
-    realisation_review: ReadOnly = None
-    approval_status: ReadOnly = None
-    figures: ReadOnly = None
-    thresholds: ReadOnly = None
-    revision: specs.Revision = None
-    earned_value: ReadOnly = None
+    # Derived on read (status.derive.StatusView), each by its one function.
+    derived: Derived = None
+    effective: Derived = None
+    drivers: Derived = None
+    stale: Derived = None
+    next_update_due_at: Derived = None
+    initiation_checklist: Annotated[ReadOnly, specs.Derived("checklist")] = None
+    realisation_review: Derived = None
+    approval_status: Annotated[ReadOnly, specs.Derived("facts.approval_status")] = None
+    figures: Derived = None
+    thresholds: Derived = None
+    revision: Annotated[specs.Revision, specs.Derived("status.revision")] = None
+    earned_value: Annotated[ReadOnly, specs.Derived("earned_value_body")] = None
 
 
 class StatusReportSpec(specs.Spec):

@@ -178,6 +178,7 @@ def _context(request, project, caller, **extra) -> dict:
         errors={},
         conflict=None,
         report_errors={},
+        labels={**specs.labels(StatusSpec), **specs.labels(CommentarySpec)},
         rag_choices=specs.choices(StatusSpec, "overallRag"),
         cadences=specs.choices(StatusSpec, "reportingCadence"),
         confidences=specs.choices(StatusSpec, "outcomeConfidence"),

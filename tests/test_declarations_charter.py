@@ -14,7 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from charter.specs import CharterSpec, CloseoutSpec, LessonsSpec, RealisationSpec
+from charter.acts import ACTS
+from charter.forms import act_body
+from charter.specs import (
+    ACT_SPECS,
+    CharterSpec,
+    CloseoutSpec,
+    LessonsSpec,
+    LinkFromTemplateSpec,
+    MinutesSpec,
+    RealisationSpec,
+    ReturnNoteSpec,
+)
 from governance import specs
 from governance.models import SiteSettingsSpec
 from status.specs import CommentarySpec, StatusReportSpec, StatusSpec
@@ -25,6 +36,10 @@ DECLARATIONS = [
     CloseoutSpec,
     LessonsSpec,
     RealisationSpec,
+    *dict.fromkeys(ACT_SPECS.values()),
+    MinutesSpec,
+    LinkFromTemplateSpec,
+    ReturnNoteSpec,
     StatusSpec,
     StatusReportSpec,
     CommentarySpec,
@@ -150,3 +165,82 @@ def test_every_writable_field_has_a_rule_and_a_label(spec):
             continue
         assert field.rule is not None, api
         assert spec.model_fields[field.name].title, api
+
+
+def _body(document: dict, path: str) -> dict:
+    operation = document["paths"][f"/api/v1/projects/{{key}}{path}"]
+    operation = operation.get("post") or operation.get("patch")
+    return operation["requestBody"]["content"]["application/json"]["schema"]
+
+
+@pytest.mark.parametrize("act", list(ACTS))
+def test_an_acts_body_in_the_document_is_its_declaration(client, act):
+    """Every act's request body is read from its declaration (ACT_SPECS), or is empty."""
+    body = _body(client.get("/api/v1/openapi.json").json(), f"/charter/{act}")
+    if act not in ACT_SPECS:
+        assert body["properties"] == {}
+        return
+    _is_declared(body, ACT_SPECS[act])
+    assert body["additionalProperties"] is False
+
+
+def _is_declared(body: dict, spec: type[specs.Spec]) -> None:
+    """The body names the declared fields, labelled by their titles, and requires the ones
+    a create requires (the document then adds its general rules: no control characters)."""
+    properties, required = specs.body(spec, creating=True)
+    assert list(body["properties"]) == list(properties)
+    assert body.get("required", []) == required
+    for api, schema in body["properties"].items():
+        assert schema["title"] == specs.fields(spec)[api].label
+
+
+@pytest.mark.parametrize(
+    ("path", "spec"),
+    [
+        ("/minutes", MinutesSpec),
+        ("/charter/supporting-links/from-template", LinkFromTemplateSpec),
+        ("/charter/return-notes/{note_id}", ReturnNoteSpec),
+    ],
+)
+def test_the_minutes_template_link_and_note_bodies_are_their_declarations(client, path, spec):
+    _is_declared(_body(client.get("/api/v1/openapi.json").json(), path), spec)
+
+
+def test_the_reasons_and_dates_of_the_act_forms_are_read_by_their_declarations():
+    from django.http import QueryDict
+
+    post = QueryDict("reason=Budget%20gone&scheduledFor=2026-03-01&attendees=a&attendees=b&x=1")
+    assert act_body("kill", post) == {"reason": "Budget gone"}
+    assert act_body("handover-escalate", post) == {"reason": "Budget gone"}
+    assert act_body("steerco-schedule", post) == {"scheduledFor": "2026-03-01"}
+    assert act_body("steerco-confirm", post) == {"attendees": ["a", "b"]}
+    assert act_body("submit", post) == {}
+
+
+@pytest.mark.django_db
+def test_the_status_answer_is_its_declaration_with_the_derived_fields_read_from_the_view(cast):
+    from status import selectors
+    from status.serializers import status_to_dict
+
+    view = selectors.view_for(cast.project)
+    body = status_to_dict(view)
+    assert sorted(body) == sorted(specs.fields(StatusSpec))
+    derived = specs.derived_values(StatusSpec, view)
+    assert list(body)[-len(derived) :] == list(derived)
+    assert body["derived"] == view.derived and body["stale"] is view.stale
+    assert body["initiationChecklist"] == view.checklist
+    assert body["approvalStatus"] == view.facts.approval_status
+    assert body["revision"] == view.status.revision
+    assert set(body["drivers"]) == {"costRag", "scheduleRag", "scopeRag", "riskRag"}
+
+
+@pytest.mark.django_db
+def test_the_site_settings_answer_is_their_declaration():
+    from governance.models import SiteSettings
+    from governance.services import rag_thresholds, site_settings_to_dict
+
+    site = SiteSettings.load()
+    body = site_settings_to_dict(site)
+    assert list(body) == list(specs.fields(SiteSettingsSpec))
+    assert body["ragThresholds"] == rag_thresholds(site)
+    assert body["governanceGroup"] is None or body["governanceGroup"] == site.governance_group

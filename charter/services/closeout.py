@@ -11,13 +11,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter import acts
-from charter.models import (
-    CLOSEOUT_RETURN_NOTE_SECTIONS,
-    BusinessCase,
-)
-from charter.services.common import TEXT_MAX, begin, body, precheck, required_text
-from charter.services.lifecycle import clean_notes
-from charter.specs import LESSONS, CloseoutSpec
+from charter.models import BusinessCase
+from charter.services.common import TEXT_MAX, act_body, begin, body, precheck
+from charter.specs import LESSONS, CloseoutReturnSpec, CloseoutSpec, EscalateSpec
 from governance import specs
 from governance.cleaning import account_id, decimal_to_json, only, text
 from governance.errors import ValidationFailed
@@ -341,9 +337,7 @@ def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int 
 def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
     precheck(caller, acts.ACTS["closeout-return"], expected_revision)
-    data = body(data)
-    only(data, "returnNotes")
-    notes = clean_notes(data.get("returnNotes"), CLOSEOUT_RETURN_NOTE_SECTIONS)
+    notes = act_body(CloseoutReturnSpec, data).return_notes
     with transaction.atomic():
         write = begin(caller, acts.ACTS["closeout-return"], expected_revision)
         case = write.case
@@ -389,9 +383,7 @@ def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision:
 def handover_escalate(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Pending -> Escalated by an editor, with a reason."""
     precheck(caller, acts.ACTS["handover-escalate"], expected_revision)
-    data = body(data)
-    only(data, "reason")
-    reason = required_text(data, "reason", "A reason is required to escalate the handover.")
+    reason = act_body(EscalateSpec, data).reason
     with transaction.atomic():
         write = begin(caller, acts.ACTS["handover-escalate"], expected_revision)
         write.case.close_out = _handover(

@@ -2,8 +2,6 @@
 return with notes, address a note, approve (baselines frozen), re-open for amendment,
 archive, kill, and the first steering committee (schedule, confirm)."""
 
-import uuid
-from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -12,25 +10,22 @@ from django.urls import reverse
 from django.utils import timezone
 
 from charter import acts, derive
-from charter.models import (
-    RETURN_NOTE_SECTIONS,
-    SEVERITIES,
-    ApprovedVersion,
-    BusinessCase,
-)
+from charter.models import ApprovedVersion, BusinessCase
 from charter.serializers import stored_fields
-from charter.services.common import (
-    TEXT_MAX,
-    begin,
-    body,
-    current_case,
-    precheck,
-    required_text,
-)
+from charter.services.common import TEXT_MAX, act_body, begin, body, current_case, precheck
 from charter.services.minutes import clean_attendees
-from charter.specs import THESIS, ApproveSpec
+from charter.specs import (
+    THESIS,
+    ApproveSpec,
+    ReopenSpec,
+    ReturnNoteSpec,
+    ReturnSpec,
+    SteercoConfirmSpec,
+    SteercoScheduleSpec,
+    StopSpec,
+)
 from governance import notifications, outbox, signals, specs
-from governance.cleaning import FieldErrors, boolean, decimal_to_json, iso_date, only, text
+from governance.cleaning import FieldErrors, decimal_to_json, only
 from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
 from governance.permissions import Caller
@@ -122,48 +117,10 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
         return case
 
 
-def clean_notes(raw: Any, sections: list[str], key: str = "returnNotes") -> list[dict]:
-    """Return notes {section, ask, severity}: at least one; every bad entry named."""
-    if not isinstance(raw, list) or not raw:
-        raise ValidationFailed({key: ["Give at least one note {section, ask, severity}."]})
-    errors = FieldErrors()
-    notes = []
-    for index, item in enumerate(raw):
-        where = f"{key}[{index}]"
-        if not isinstance(item, Mapping):
-            errors.add(where, "Must be an object {section, ask, severity}.")
-            continue
-        for extra in item:
-            if extra not in ("section", "ask", "severity", "id", "addressed"):
-                errors.add(f"{where}.{extra}", "Unknown field.")
-        section = item.get("section")
-        if section not in sections:
-            errors.add(f"{where}.section", f"Must be one of: {', '.join(sections)}.")
-        severity = item.get("severity")
-        if severity not in SEVERITIES:
-            errors.add(f"{where}.severity", f"Must be one of: {', '.join(SEVERITIES)}.")
-        ask, error = text(item.get("ask"), max_length=TEXT_MAX, required=True)
-        if error:
-            errors.add(f"{where}.ask", error)
-        notes.append(
-            {
-                "id": str(uuid.uuid4()),
-                "section": section,
-                "ask": ask,
-                "severity": severity,
-                "addressed": False,
-            }
-        )
-    errors.raise_if_any()
-    return notes
-
-
 def charter_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
     precheck(caller, acts.ACTS["return"], expected_revision)
-    data = body(data)
-    only(data, "returnNotes")
-    notes = clean_notes(data.get("returnNotes"), RETURN_NOTE_SECTIONS)
+    notes = act_body(ReturnSpec, data).return_notes
     with transaction.atomic():
         write = begin(caller, acts.ACTS["return"], expected_revision)
         case = write.case
@@ -201,12 +158,9 @@ def return_note_address(
     acts.check(act, case, caller)
     check_version(case.revision, expected_revision, current_repr=case)
     data = body(data)
-    only(data, "addressed")
-    if "addressed" not in data:
-        raise ValidationFailed({"addressed": ["This field is required."]})
-    addressed, error = boolean(data["addressed"])
-    if error:
-        raise ValidationFailed({"addressed": [error]})
+    if "addressed" not in data and not set(data) - set(specs.writable(ReturnNoteSpec)):
+        raise ValidationFailed({"addressed": [specs.REQUIRED_MESSAGE]})
+    addressed = act_body(ReturnNoteSpec, data).addressed
     with transaction.atomic():
         write = begin(caller, act, expected_revision)
         notes = [dict(n) for n in getattr(write.case, attr) or []]
@@ -247,10 +201,7 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
     package, writes planBaseline, records the approved version; for an amendment (version 2
     and up) the enabling change must be Approved and is stamped with its applicationRecord."""
     precheck(caller, acts.ACTS["approve"], expected_revision)
-    data = body(data)
-    only(data, *specs.writable(ApproveSpec))
-    partial, errors = specs.validate(ApproveSpec, data)
-    errors.raise_if_any()
+    partial = act_body(ApproveSpec, data)
     comment = partial.approval_comment or ""
     rationale = partial.approval_rationale or ""
     # Every package's baseline, the case and the status change: the health is derived once.
@@ -309,12 +260,13 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
     stays). Audited as charter.reopened citing the change."""
     precheck(caller, acts.ACTS["reopen"], expected_revision)
     data = body(data)
-    only(data, "changeId", "summary", "reason")
+    only(data, *specs.writable(ReopenSpec))
     change_id = data.get("changeId")
     if change_id and ("summary" in data or "reason" in data):
         raise ValidationFailed(
             {"changeId": ["Cite an approved change, or give a summary and reason: not both."]}
         )
+    partial = act_body(ReopenSpec, data)
     with transaction.atomic():
         write = begin(caller, acts.ACTS["reopen"], expected_revision)
         case, project = write.case, write.project
@@ -334,14 +286,11 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
                 )
             raised = False
         else:
-            reason, error = text(data.get("reason"), max_length=TEXT_MAX)
-            if error or not reason:
+            reason, summary = partial.reason, partial.summary
+            if not reason:
                 raise ValidationFailed(
-                    {"reason": [error or "A reason is required to raise the enabling change."]}
+                    {"reason": ["A reason is required to raise the enabling change."]}
                 )
-            summary, error = text(data.get("summary"), max_length=200)
-            if error:
-                raise ValidationFailed({"summary": [error]})
             sponsor = case.decision_authority
             change = change_create(
                 caller=caller,
@@ -373,10 +322,6 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
 
 def _next(case: BusinessCase) -> int:
     return case.version + 1 if case.approval_status == "Approved" else case.version
-
-
-def _reason(data: Mapping[str, Any]) -> str:
-    return required_text(data, "reason", "A reason is required.")
 
 
 def charter_archive(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
@@ -414,9 +359,7 @@ def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeReq
 
 def _archive(caller, act_name, disposition, data, expected_revision):
     precheck(caller, acts.ACTS[act_name], expected_revision)
-    data = body(data)
-    only(data, "reason")
-    reason = _reason(data)
+    reason = act_body(StopSpec, data).reason
     with transaction.atomic():
         write = begin(caller, acts.ACTS[act_name], expected_revision)
         case = write.case
@@ -438,11 +381,7 @@ def charter_steerco_schedule(
 ):
     """Set (or clear) the date the first steering committee is scheduled for."""
     precheck(caller, acts.ACTS["steerco-schedule"], expected_revision)
-    data = body(data)
-    only(data, "scheduledFor")
-    scheduled, error = iso_date(data.get("scheduledFor"))
-    if error:
-        raise ValidationFailed({"scheduledFor": [error]})
+    scheduled = act_body(SteercoScheduleSpec, data).scheduled_for
     with transaction.atomic():
         write = begin(caller, acts.ACTS["steerco-schedule"], expected_revision)
         write.case.first_steerco_scheduled_for = scheduled
@@ -455,10 +394,9 @@ def charter_steerco_confirm(
     """Confirm the first steering committee was held without recording minutes: sets
     firstSteercoHeldAt (and, optionally, firstSteercoAttendees), completing initiation."""
     precheck(caller, acts.ACTS["steerco-confirm"], expected_revision)
-    data = body(data)
-    only(data, "attendees")
+    sent = act_body(SteercoConfirmSpec, data)
     errors = FieldErrors()
-    attendees = clean_attendees(data.get("attendees"), errors)
+    attendees = clean_attendees(sent.attendees, errors)
     errors.raise_if_any()
     with transaction.atomic():
         write = begin(caller, acts.ACTS["steerco-confirm"], expected_revision)

@@ -13,17 +13,16 @@ from django.utils import timezone
 from charter.models import BusinessCase
 from charter.services.common import lock, sync_mirror
 from charter.services.thesis import create_template_page
-from governance import audit, signals
-from governance.cleaning import FieldErrors, account_id, http_url, iso_date, optional_text, text
+from charter.specs import MinutesSpec
+from governance import audit, signals, specs
+from governance.cleaning import FieldErrors, account_id, http_url
 from governance.errors import ValidationFailed
 from governance.people import resolve
 from governance.permissions import Caller, require
 from governance.wiki import WikiError, get_wiki
-from registers.models import NAME_MAX, SteeringMinutes
+from registers.models import SteeringMinutes
 
 ATTENDEES_MAX = 50
-WRITABLE = {"title", "url", "pageId", "heldOn", "attendees", "createFromTemplate"}
-READ_ONLY = {"id", "createdAt", "createdByAccountId"}
 
 
 def clean_attendees(raw: Any, errors: FieldErrors, key: str = "attendees") -> list[str]:
@@ -63,22 +62,15 @@ def minutes_record(
     require(caller.can_edit, "Only the Project Lead and the editors they nominate may do this.")
     if not isinstance(data, Mapping):
         raise ValidationFailed({"request": ["Must be an object."]})
-    errors = FieldErrors()
-    for key in data:
-        if key not in WRITABLE and key not in READ_ONLY:
-            errors.add(key, "Unknown field.")
-    title, error = text(data.get("title"), max_length=NAME_MAX)
-    if error:
-        errors.add("title", error)
-    held_on, error = iso_date(data.get("heldOn"))
-    if error or held_on is None:
-        errors.add("heldOn", error or "This field is required.")
-    elif held_on > timezone.localdate():
+    sent, errors = specs.validate(MinutesSpec, data, creating=True)
+    title = sent.title or ""
+    held_on = sent.held_on
+    if "held_on" in sent.model_fields_set and held_on is None:
+        errors.add("heldOn", specs.REQUIRED_MESSAGE)
+    elif held_on is not None and held_on > timezone.localdate():
         errors.add("heldOn", "Minutes record a meeting that has been held: not a future date.")
     attendees = clean_attendees(data.get("attendees"), errors)
-    page_id, error = optional_text(data.get("pageId"), max_length=64)
-    if error:
-        errors.add("pageId", error)
+    page_id = sent.page_id
     from_template = data.get("createFromTemplate") is True
     url = data.get("url") or ""
     if page_id and not from_template:

@@ -12,7 +12,7 @@ from django.db import transaction
 from charter import acts, finance
 from charter.models import BusinessCase
 from charter.services.common import Write, begin, current_case, precheck
-from charter.specs import MOVED_BY_ACTS, SEATS, CharterSpec
+from charter.specs import MOVED_BY_ACTS, SEATS, CharterSpec, LinkFromTemplateSpec
 from governance import specs
 from governance.cleaning import FieldErrors, text
 from governance.errors import Conflict, ValidationFailed
@@ -391,7 +391,7 @@ def link_from_template(
             }
         )
     precheck(caller, act)
-    unknown = sorted(set(extra_fields) - {"templateKind", "title"})
+    unknown = sorted(set(extra_fields) - set(specs.writable(LinkFromTemplateSpec)))
     if unknown:
         raise ValidationFailed({name: ["Unknown field."] for name in unknown})
     page = create_template_page(caller=caller, template_kind=template_kind, title=title)

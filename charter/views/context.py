@@ -25,7 +25,7 @@ from charter.services.closeout import missing_dispositions, pending_register_row
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
-from charter.specs import CharterSpec, TolerancesSpec
+from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
 from governance import labels, specs
 from governance.http import announce_revision, render_htmx
 from governance.models import SiteSettings
@@ -402,6 +402,7 @@ def realisation_context(request, project, caller, **extra) -> dict:
         "review": next_review(project, case),
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
         "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
+        "labels": specs.labels(RealisationSpec),
         "errors": {},
     }
     context.update(extra)
@@ -433,6 +434,7 @@ def minutes_context(request, project, caller, **extra) -> dict:
         "people": resolve(ids),
         "minutes": minutes,
         "attendee_choices": candidates,
+        "labels": specs.labels(MinutesSpec),
         "errors": {},
         "form": {},
     }

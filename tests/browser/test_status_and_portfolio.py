@@ -45,7 +45,9 @@ def test_lead_updates_status_and_publishes_a_report(cast, live_server, watched_p
 
     page.get_by_role("link", name="Update status").click()
     page.get_by_label("Overall RAG").select_option("Amber")
-    page.get_by_label("Reason (one line, at most 120 characters)").fill("Build costs running hot")
+    page.get_by_label("Overall reason (one line, at most 120 characters)").fill(
+        "Build costs running hot"
+    )
     page.get_by_label("Cost override (derived: Amber)").select_option("Red")
     page.get_by_label("Cost commentary").fill("Integration invoices arrive early.")
     page.get_by_label("Key messages").fill("Build is 8 % over budget.")

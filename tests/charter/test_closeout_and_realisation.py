@@ -417,6 +417,10 @@ def test_minutes_are_validated(cast, client, bearer):
         == 422
     )
     assert post_minutes(client, bearer(cast.viewer), {"title": "x"}).status_code == 403
+    for held_on in ({}, {"heldOn": None}, {"heldOn": ""}):
+        response = post_minutes(client, bearer(cast.lead), {"createFromTemplate": True, **held_on})
+        assert response.status_code == 422
+        assert response.json()["error"]["fields"] == {"heldOn": ["This field is required."]}
     assert not SteeringMinutes.objects.exists()
 
 

@@ -66,7 +66,9 @@ class Field:
         types = self.schema.get("type") or []
         types = {types} if isinstance(types, str) else set(types)
         described = self.schema.get("description", "").lower()
-        if types & {"integer", "number"} or "number" in described or "amount" in described:
+        if "amount" in described:  # an amount holds 2^31: past 16 digits is hostile
+            kinds.append([n for n in NUMBERS if abs(n) > 10**16])
+        elif types & {"integer", "number"} or "number" in described:
             kinds.append(NUMBERS)
         if self.schema.get("format") == "date" or "date" in self.name.lower():
             kinds.append(DATES)

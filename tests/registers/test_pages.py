@@ -658,3 +658,27 @@ def test_register_writes_vary_on_hx_request_in_both_branches(cast, client_for):
     ]
     assert [r.status_code for r in responses] == [302, 201, 302, 200, 302, 200, 302, 200]
     assert all("HX-Request" in r.get("Vary", "") for r in responses)
+
+
+@pytest.mark.parametrize(
+    ("register", "spec_name"),
+    [
+        ("work-packages", "WorkPackageSpec"),
+        ("risks", "RiskSpec"),
+        ("decisions", "DecisionSpec"),
+        ("changes", "ChangeSpec"),
+    ],
+)
+def test_the_add_forms_label_each_field_by_its_declaration(cast, client_for, register, spec_name):
+    from governance import specs
+    from registers import specs as register_specs
+
+    spec = getattr(register_specs, spec_name)
+    html = text_of(client_for(cast.lead).get(f"{BASE}/{register}/new/", **HX))
+    found = dict(re.findall(r'<label for="f-new-(\w+)">([^<]+)<', html))
+    found.update(re.findall(r'id="f-new-(\w+)" name="\w+"[^>]*> ([^<]+)</label>', html))
+    labels = specs.labels(spec)
+    assert found, html
+    for name, label in found.items():
+        assert label.strip() == labels[name], name
+    assert len(found) >= 5
