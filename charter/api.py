@@ -10,6 +10,7 @@ from charter.acts import ACTS
 from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.specs import (
     ACT_SPECS,
+    LINKS_SCHEMA,
     CharterSpec,
     CloseoutSpec,
     LinkFromTemplateSpec,
@@ -42,38 +43,23 @@ RETURN_NOTE = component(
         "required": ["id", "section", "ask", "severity", "addressed"],
     },
 )
+# A supporting link as the API answers it: an item of the business case's declared links.
 SUPPORTING_LINK = component(
     "SupportingLink",
     {
-        "type": "object",
-        "properties": {
-            "id": STRING,
-            "label": STRING,
-            "url": STRING,
-            "type": STRING,
-            "pageId": STRING,
-            "templateKind": {"enum": ["boardPaper", "lessons"]},
-            "spaceKey": STRING,
-        },
+        **LINKS_SCHEMA["items"],
         "required": ["id", "label", "url", "type", "pageId", "templateKind"],
     },
 )
+# Minutes as the API answers them (charter.serializers.minutes_to_dict), from their
+# declaration: what the body takes but `createFromTemplate`, and the stamps.
 MINUTES = component(
     "SteeringMinutes",
-    {
-        "type": "object",
-        "properties": {
-            "id": STRING,
-            "title": STRING,
-            "url": STRING,
-            "heldOn": {"type": ["string", "null"], "format": "date"},
-            "attendees": {"type": "array", "items": STRING},
-            "createdAt": {"type": ["string", "null"], "format": "date-time"},
-            "createdByAccountId": {"type": ["string", "null"]},
-            "pageId": STRING,
-        },
-        "required": ["id", "title", "url", "heldOn", "attendees", "createdAt"],
-    },
+    specs.response_schema(
+        MinutesSpec,
+        [name for name in specs.fields(MinutesSpec) if name != "createFromTemplate"],
+        optional=["pageId"],
+    ),
 )
 
 

@@ -428,3 +428,20 @@ SPECS: dict[str, type[Spec]] = {
     "decisions": DecisionSpec,
     "changes": ChangeSpec,
 }
+
+
+# The fields an import's preview lists of each row it would create (API names): what a
+# person checks first (registers.services.imports).
+PREVIEW_FIELDS: dict[str, list[str]] = {
+    "work-packages": [
+        "name",
+        "status",
+        "progress",
+        "plannedStartDate",
+        "plannedEndDate",
+        "budget",
+    ],
+    "risks": ["title", "status", "impact", "likelihood"],
+    "decisions": ["decision", "madeOn"],
+    "changes": ["summary", "impactScheduleDays", "impactBudget"],
+}

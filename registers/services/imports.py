@@ -21,7 +21,13 @@ from registers.services.common import batch, require_editor
 from registers.services.decisions import build_decision, write_decision
 from registers.services.risks import build_risk, write_risk
 from registers.services.work_packages import build_work_package, write_work_package
-from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
+from registers.specs import (
+    PREVIEW_FIELDS,
+    ChangeSpec,
+    DecisionSpec,
+    RiskSpec,
+    WorkPackageSpec,
+)
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 
@@ -45,15 +51,12 @@ CREATORS: dict[str, Creator] = {
 }
 
 # What the preview lists of each row it would create: the register's declaration and the
-# fields (API names) a person checks first; at most PREVIEW_ROWS rows are listed.
+# fields a person checks first (named there); at most PREVIEW_ROWS rows are listed.
 PREVIEWED: dict[str, tuple[type[specs.Spec], list[str]]] = {
-    "work-packages": (
-        WorkPackageSpec,
-        ["name", "status", "progress", "plannedStartDate", "plannedEndDate", "budget"],
-    ),
-    "risks": (RiskSpec, ["title", "status", "impact", "likelihood"]),
-    "decisions": (DecisionSpec, ["decision", "madeOn"]),
-    "changes": (ChangeSpec, ["summary", "impactScheduleDays", "impactBudget"]),
+    "work-packages": (WorkPackageSpec, PREVIEW_FIELDS["work-packages"]),
+    "risks": (RiskSpec, PREVIEW_FIELDS["risks"]),
+    "decisions": (DecisionSpec, PREVIEW_FIELDS["decisions"]),
+    "changes": (ChangeSpec, PREVIEW_FIELDS["changes"]),
 }
 PREVIEW_ROWS = 500
 
