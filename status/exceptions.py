@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -250,7 +250,18 @@ def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None)
 
 
 def _open(project: Project, state: ExceptionState, now: dt.datetime) -> ProjectException:
+    """Open the project's exception, or, when another writer opened it meanwhile (two saves
+    in parallel both read none), keep theirs: the unique constraint on the undecided
+    exception refuses the second insert, whose savepoint is rolled back (no second
+    notification, no second audit row, and the register save that started it goes on)."""
     crossed = [c.as_dict() for c in state.crossed]
+    try:
+        return _insert(project, crossed, now)
+    except IntegrityError:
+        return ProjectException.objects.get(project=project, state__in=UNDECIDED)
+
+
+def _insert(project: Project, crossed: list, now: dt.datetime) -> ProjectException:
     with transaction.atomic():
         record = ProjectException(project=project, opened_at=now, crossed=crossed)
         _event(record, now, "opened", " ".join(c["summary"] for c in crossed))

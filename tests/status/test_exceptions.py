@@ -500,3 +500,17 @@ def test_tracking_reads_once_and_writes_only_what_moved(
     # Still beyond, already open: one read of the undecided exceptions, no write.
     with django_assert_num_queries(1):
         exceptions.track([view, view])
+
+
+def test_a_second_writer_opening_the_same_exception_keeps_the_first(cast, as_, in_exception):
+    """Two saves in parallel may both read no open exception and both open one: the unique
+    constraint refuses the second, which must then keep the first (no error for the writer
+    whose register save started it, no second notification or audit row)."""
+    view = selectors.view_for(cast.project)
+    state = exceptions.exception_state(view)
+    assert state.beyond
+    record = exceptions._open(cast.project, state, timezone.now())
+    assert record.pk == in_exception.pk
+    assert ProjectException.objects.count() == 1
+    assert Notification.objects.filter(kind="project_exception").count() == 2
+    assert AuditEntry.objects.filter(kind="exception.opened").count() == 1
