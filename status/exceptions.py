@@ -226,19 +226,31 @@ def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None)
             if state.beyond:
                 _open(project, state, now)
             continue
-        if state.beyond and record.within:
-            record.within = False
+        if state.beyond != record.within:
+            continue  # nothing moved
+        _moved(record.pk, project, beyond=state.beyond, now=now)
+
+
+def _moved(pk: Any, project: Project, *, beyond: bool, now: dt.datetime) -> None:
+    """Note that the undecided exception `pk` went beyond tolerance again, or back within:
+    on the row read again under its lock, so a report or decision saved since `track` read it
+    keeps its events and fields (and a decided exception is left as it is)."""
+    with transaction.atomic():
+        record = (
+            ProjectException.objects.select_for_update().filter(pk=pk, state__in=UNDECIDED).first()
+        )
+        if record is None or record.within != beyond:
+            return
+        record.within = not beyond
+        if beyond:
             _event(record, now, "beyond", "Went beyond tolerance again.")
-        elif not state.beyond and not record.within:
-            record.within = True
+        else:
             _event(
                 record,
                 now,
                 "within",
                 "Went back within tolerance; the exception stays open until the sponsor decides.",
             )
-        else:
-            continue
         record.save(update_fields=["within", "events"])
         _audit(
             record,

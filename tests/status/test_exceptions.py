@@ -514,3 +514,28 @@ def test_a_second_writer_opening_the_same_exception_keeps_the_first(cast, as_, i
     assert ProjectException.objects.count() == 1
     assert Notification.objects.filter(kind="project_exception").count() == 2
     assert AuditEntry.objects.filter(kind="exception.opened").count() == 1
+
+
+def test_tracking_does_not_write_over_a_report_saved_meanwhile(
+    cast, as_, wp, in_exception, monkeypatch
+):
+    """`track` reads the undecided exceptions, then writes what moved: a report saved between
+    the read and the write (another request) keeps its event and its fields."""
+    slip(cast, as_, wp, 5)  # back within
+    ProjectException.objects.filter(pk=in_exception.pk).update(within=False)
+    view = selectors.view_for(cast.project)
+    real_state = exceptions.exception_state
+
+    def state_after_a_report(v):
+        monkeypatch.setattr(exceptions, "exception_state", real_state)
+        exceptions.exception_report(caller=as_(cast.lead), data=REPORT)
+        return real_state(v)
+
+    monkeypatch.setattr(exceptions, "exception_state", state_after_a_report)
+    exceptions.track([view])
+    record = ProjectException.objects.get()
+    assert record.state == "Reported" and record.cause == REPORT["cause"]
+    assert record.within is True
+    # The report's change request moved the figures once more (noted then, inside the
+    # report); the stale read's write is not made over it.
+    assert [e["kind"] for e in record.events] == ["opened", "within", "within", "reported"]
