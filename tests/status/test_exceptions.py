@@ -539,3 +539,18 @@ def test_tracking_does_not_write_over_a_report_saved_meanwhile(
     # The report's change request moved the figures once more (noted then, inside the
     # report); the stale read's write is not made over it.
     assert [e["kind"] for e in record.events] == ["opened", "within", "within", "reported"]
+
+
+def test_the_document_declares_the_exception_record_as_it_is_answered(cast, as_, in_exception):
+    """The record's schema names every key `to_dict` answers as required, its states and
+    decisions as enums, its moments as date-times and its crossings as the state's are."""
+    from config.api import api
+
+    schemas = json.loads(json.dumps(api.get_openapi_schema()))["components"]["schemas"]
+    record, state = schemas["ProjectException"], schemas["ProjectExceptionState"]
+    properties = record["properties"]
+    assert sorted(record["required"]) == sorted(exceptions.to_dict(in_exception))
+    assert properties["state"]["enum"] == ["Open", "Reported", "Decided"]
+    assert properties["decision"]["enum"] == ["AcceptPlan", "Kill", None]
+    assert properties["decidedAt"]["format"] == "date-time"
+    assert properties["crossed"]["items"] == state["properties"]["crossed"]["items"]
