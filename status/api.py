@@ -9,7 +9,7 @@ from governance.api import answers, body_schema, component, json_object, list_of
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from status import derive, exceptions, selectors, services
-from status.models import REPORT_STATES
+from status.models import EXCEPTION_DECISIONS, EXCEPTION_STATES, REPORT_STATES
 from status.serializers import report_summary, report_to_dict, status_to_dict
 from status.specs import (
     ExceptionDecisionSpec,
@@ -216,27 +216,29 @@ _CROSSING = {
     },
     "required": ["tolerance", "figure", "limit", "summary"],
 }
+_MOMENT_OR_NULL = {"type": ["string", "null"], "format": "date-time"}
+_EXCEPTION_RECORD_PROPERTIES = {
+    "id": _TEXT,
+    "state": {"type": "string", "enum": EXCEPTION_STATES},
+    "openedAt": {"type": "string", "format": "date-time"},
+    "ageDays": {"type": "integer"},
+    "crossed": list_of(_CROSSING),
+    "withinTolerance": {"type": "boolean"},
+    "events": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
+    "report": {"type": ["object", "null"], "additionalProperties": True},
+    "decision": {"type": ["string", "null"], "enum": [*EXCEPTION_DECISIONS, None]},
+    "decisionComment": _TEXT_OR_NULL,
+    "decidedAt": _MOMENT_OR_NULL,
+    "decidedByAccountId": _TEXT_OR_NULL,
+    "changeRequestId": _TEXT_OR_NULL,
+    "revision": {"type": "integer"},
+}
 EXCEPTION_RECORD = component(
     "ProjectException",
     {
         "type": "object",
-        "properties": {
-            "id": _TEXT,
-            "state": _TEXT,
-            "openedAt": {"type": "string", "format": "date-time"},
-            "ageDays": {"type": "integer"},
-            "crossed": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
-            "withinTolerance": {"type": "boolean"},
-            "events": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
-            "report": {"type": ["object", "null"], "additionalProperties": True},
-            "decision": _TEXT_OR_NULL,
-            "decisionComment": _TEXT_OR_NULL,
-            "decidedAt": _TEXT_OR_NULL,
-            "decidedByAccountId": _TEXT_OR_NULL,
-            "changeRequestId": _TEXT_OR_NULL,
-            "revision": {"type": "integer"},
-        },
-        "required": ["id", "state", "openedAt", "ageDays", "revision"],
+        "properties": _EXCEPTION_RECORD_PROPERTIES,
+        "required": list(_EXCEPTION_RECORD_PROPERTIES),
     },
 )
 PROJECT_EXCEPTION = component(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -226,19 +226,31 @@ def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None)
             if state.beyond:
                 _open(project, state, now)
             continue
-        if state.beyond and record.within:
-            record.within = False
+        if state.beyond != record.within:
+            continue  # nothing moved
+        _moved(record.pk, project, beyond=state.beyond, now=now)
+
+
+def _moved(pk: Any, project: Project, *, beyond: bool, now: dt.datetime) -> None:
+    """Note that the undecided exception `pk` went beyond tolerance again, or back within:
+    on the row read again under its lock, so a report or decision saved since `track` read it
+    keeps its events and fields (and a decided exception is left as it is)."""
+    with transaction.atomic():
+        record = (
+            ProjectException.objects.select_for_update().filter(pk=pk, state__in=UNDECIDED).first()
+        )
+        if record is None or record.within != beyond:
+            return
+        record.within = not beyond
+        if beyond:
             _event(record, now, "beyond", "Went beyond tolerance again.")
-        elif not state.beyond and not record.within:
-            record.within = True
+        else:
             _event(
                 record,
                 now,
                 "within",
                 "Went back within tolerance; the exception stays open until the sponsor decides.",
             )
-        else:
-            continue
         record.save(update_fields=["within", "events"])
         _audit(
             record,
@@ -250,7 +262,18 @@ def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None)
 
 
 def _open(project: Project, state: ExceptionState, now: dt.datetime) -> ProjectException:
+    """Open the project's exception, or, when another writer opened it meanwhile (two saves
+    in parallel both read none), keep theirs: the unique constraint on the undecided
+    exception refuses the second insert, whose savepoint is rolled back (no second
+    notification, no second audit row, and the register save that started it goes on)."""
     crossed = [c.as_dict() for c in state.crossed]
+    try:
+        return _insert(project, crossed, now)
+    except IntegrityError:
+        return ProjectException.objects.get(project=project, state__in=UNDECIDED)
+
+
+def _insert(project: Project, crossed: list, now: dt.datetime) -> ProjectException:
     with transaction.atomic():
         record = ProjectException(project=project, opened_at=now, crossed=crossed)
         _event(record, now, "opened", " ".join(c["summary"] for c in crossed))

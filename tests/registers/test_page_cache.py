@@ -263,3 +263,20 @@ def test_the_compressed_page_is_the_page(cast, client_for, settings):
             html = gzip.decompress(answer.content).decode()
             assert _scrub(html) == _scrub(plain)
             assert len(set(re.findall(r'csrfmiddlewaretoken" value="([^"]+)"', html))) == 2
+
+
+def test_the_htmx_table_and_the_full_page_are_told_apart(cast, client_for):
+    """A filter request (HX-Request) answers the table alone, never the cached full page, and
+    both answers say they vary on HX-Request and Accept-Encoding."""
+    RiskFactory(project=cast.project, title="Late supplier")
+    client = client_for(cast.lead)
+    url = f"{BASE}/risks/?q=Late"
+    full = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    table = client.get(url, HTTP_HX_REQUEST="true")
+    again = client.get(url)
+    for response in (full, table, again):
+        vary = {v.strip().lower() for v in response["Vary"].split(",")}
+        assert {"hx-request", "accept-encoding"} <= vary
+    assert table.content.lstrip().startswith(b'<div id="register-table"')
+    assert b"Late supplier" in table.content and b"<html" not in table.content
+    assert b"<html" in again.content and b"Late supplier" in again.content

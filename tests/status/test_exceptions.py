@@ -500,3 +500,57 @@ def test_tracking_reads_once_and_writes_only_what_moved(
     # Still beyond, already open: one read of the undecided exceptions, no write.
     with django_assert_num_queries(1):
         exceptions.track([view, view])
+
+
+def test_a_second_writer_opening_the_same_exception_keeps_the_first(cast, as_, in_exception):
+    """Two saves in parallel may both read no open exception and both open one: the unique
+    constraint refuses the second, which must then keep the first (no error for the writer
+    whose register save started it, no second notification or audit row)."""
+    view = selectors.view_for(cast.project)
+    state = exceptions.exception_state(view)
+    assert state.beyond
+    record = exceptions._open(cast.project, state, timezone.now())
+    assert record.pk == in_exception.pk
+    assert ProjectException.objects.count() == 1
+    assert Notification.objects.filter(kind="project_exception").count() == 2
+    assert AuditEntry.objects.filter(kind="exception.opened").count() == 1
+
+
+def test_tracking_does_not_write_over_a_report_saved_meanwhile(
+    cast, as_, wp, in_exception, monkeypatch
+):
+    """`track` reads the undecided exceptions, then writes what moved: a report saved between
+    the read and the write (another request) keeps its event and its fields."""
+    slip(cast, as_, wp, 5)  # back within
+    ProjectException.objects.filter(pk=in_exception.pk).update(within=False)
+    view = selectors.view_for(cast.project)
+    real_state = exceptions.exception_state
+
+    def state_after_a_report(v):
+        monkeypatch.setattr(exceptions, "exception_state", real_state)
+        exceptions.exception_report(caller=as_(cast.lead), data=REPORT)
+        return real_state(v)
+
+    monkeypatch.setattr(exceptions, "exception_state", state_after_a_report)
+    exceptions.track([view])
+    record = ProjectException.objects.get()
+    assert record.state == "Reported" and record.cause == REPORT["cause"]
+    assert record.within is True
+    # The report's change request moved the figures once more (noted then, inside the
+    # report); the stale read's write is not made over it.
+    assert [e["kind"] for e in record.events] == ["opened", "within", "within", "reported"]
+
+
+def test_the_document_declares_the_exception_record_as_it_is_answered(cast, as_, in_exception):
+    """The record's schema names every key `to_dict` answers as required, its states and
+    decisions as enums, its moments as date-times and its crossings as the state's are."""
+    from config.api import api
+
+    schemas = json.loads(json.dumps(api.get_openapi_schema()))["components"]["schemas"]
+    record, state = schemas["ProjectException"], schemas["ProjectExceptionState"]
+    properties = record["properties"]
+    assert sorted(record["required"]) == sorted(exceptions.to_dict(in_exception))
+    assert properties["state"]["enum"] == ["Open", "Reported", "Decided"]
+    assert properties["decision"]["enum"] == ["AcceptPlan", "Kill", None]
+    assert properties["decidedAt"]["format"] == "date-time"
+    assert properties["crossed"]["items"] == state["properties"]["crossed"]["items"]
