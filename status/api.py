@@ -242,7 +242,7 @@ EXCEPTION_RECORD = component(
     },
 )
 PROJECT_EXCEPTION = component(
-    "ProjectExceptionState",
+    "ProjectExceptionView",
     {
         "type": "object",
         "properties": {

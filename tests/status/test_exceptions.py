@@ -547,7 +547,7 @@ def test_the_document_declares_the_exception_record_as_it_is_answered(cast, as_,
     from config.api import api
 
     schemas = json.loads(json.dumps(api.get_openapi_schema()))["components"]["schemas"]
-    record, state = schemas["ProjectException"], schemas["ProjectExceptionState"]
+    record, state = schemas["ProjectException"], schemas["ProjectExceptionView"]
     properties = record["properties"]
     assert sorted(record["required"]) == sorted(exceptions.to_dict(in_exception))
     assert properties["state"]["enum"] == ["Open", "Reported", "Decided"]
