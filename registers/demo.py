@@ -28,6 +28,11 @@ CALM_SKIPPED_CHANGES = {2, 6}  # the calm projects have no scope change waiting
 # import, as a person would: its eight phases are work packages beside the Epics' packages.
 IMPORTED_PLAN = "FALCON"
 IMPORTED_PLAN_TASKS = 200
+# The projects the business-case demo takes past delivery (closing, closed, realising,
+# realised or not, in maintenance): their plan ended before today and every package is
+# complete, on its planned dates and budget, so earned value reads on plan (SPI 1) and the
+# registers agree with the narrative of a delivered project.
+DELIVERED = {"CEDAR", "DELTA", "EMBER", "IRIS", "JUNIPER", "KESTREL"}
 
 # What each project is about, so its risks and change requests read as its own: the supplier
 # it depends on, the system it replaces, the product it builds, the extra scope people ask
@@ -195,6 +200,11 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
     # Every project started long enough ago that its completed and running packages have
     # actual dates in the past; later projects are a little older.
     start = today - dt.timedelta(weeks=24 + index)
+    if project.key in CALM:
+        start = today - dt.timedelta(weeks=20)  # its running packages end ahead, on plan
+    elif project.key in DELIVERED:
+        plan_weeks = max(offset + weeks for *_, offset, weeks, _, _ in PACKAGES)
+        start = today - dt.timedelta(weeks=plan_weeks + 2 + index)
     scale = 1 + index * 0.25
     owners = [ctx.account("edward"), lead.account_id, ctx.account("priya"), None]
     key = project.key
@@ -212,6 +222,12 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
         elif key in TROUBLED:
             overrun = 2.0 if rag == "Red" else overrun
             slip = 45 if n == len(PACKAGES) - 1 else slip
+        if key in DELIVERED:
+            status, progress, slip, overrun = "Complete", 100, 0, 1.0
+            rag = "Blue" if rag == "Blue" else "Green"
+        elif status != "Complete" and planned_end < today:
+            # Unfinished past its planned end: the forecast says how late (two weeks on).
+            slip = max(slip, (today - planned_end).days + 14)
         amount = round(budget * scale, -3)
         data = {
             "name": name,

@@ -103,7 +103,7 @@ STATUS = {
             (
                 10,
                 {
-                    "overallRag": "Green",
+                    "overallRag": "Blue",
                     "overallReason": "Close-out submitted; the new ledger ran three month-ends.",
                     "phase": "Close-out",
                     "outcomeConfidence": "High",
