@@ -110,6 +110,11 @@ PENDING_MADE_TODAY = (
     "taken (the requirements' rule for historical rows). Give the date it was made, or add "
     "a pending decision on the register's page."
 )
+UTF16_MESSAGE = (
+    "This file is saved as UTF-16 text, which cannot be read here. Save a spreadsheet as "
+    "'CSV UTF-8' or as an XLSX workbook, or a plan from Microsoft Project as 'XML Format "
+    "(*.xml)' in UTF-8, and import that file."
+)
 STALE_PREVIEW = (
     "This import would now differ from the preview you checked (the file, the register or "
     "the values it reads have changed since). Nothing was imported: preview the file again."
@@ -164,6 +169,8 @@ def read_upload(register: str, upload: Any, outline_level: Any = None) -> spread
             if register == "work-packages" and not name.endswith(".xls"):
                 message = mspdi.MPP_MESSAGE
             raise ValidationFailed({"file": [message]})
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise ValidationFailed({"file": [UTF16_MESSAGE]})
         if mspdi.is_xml(head):
             if register != "work-packages":
                 raise ValidationFailed({"file": [mspdi.ONLY_WORK_PACKAGES]})

@@ -459,3 +459,13 @@ def test_the_template_is_a_workbook_and_not_a_bomb(cast, api):
     content = api("changes/template").content
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
         assert sum(i.file_size for i in archive.infolist()) < 200_000
+
+
+@pytest.mark.parametrize("bom", [b"\xff\xfe", b"\xfe\xff"])
+@pytest.mark.parametrize("text", ["name\nSurvey\n", '<?xml version="1.0"?><Project/>'])
+def test_a_utf16_file_is_refused_saying_how_to_save_it(cast, api, bom, text):
+    encoding = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
+    response = api("work-packages/import?dryRun=true", bom + text.encode(encoding))
+    assert response.status_code == 422
+    assert "saved as UTF-16 text" in response.json()["error"]["fields"]["file"][0]
+    assert not WorkPackage.objects.exists()
