@@ -426,6 +426,11 @@ def exception_report(
     return record
 
 
+def _may_decide(caller: Caller, record: ProjectException) -> None:
+    if not caller.may_decide_exception(reported_by_account_id=record.reported_by_account_id):
+        raise Forbidden("Only the sponsor decides on an exception, and not on a report they wrote.")
+
+
 def exception_decide(
     *, caller: Caller, data: Mapping[str, Any], expected_revision: int | None = None
 ) -> ProjectException:
@@ -436,8 +441,7 @@ def exception_decide(
     record = current(project)
     if record is None:
         raise NotFound("This project has no open exception.")
-    if not caller.may_decide_exception(reported_by_account_id=record.reported_by_account_id):
-        raise Forbidden("Only the sponsor decides on an exception, and not on a report they wrote.")
+    _may_decide(caller, record)
     if not isinstance(data, Mapping):
         raise ValidationFailed({"": ["Send a JSON object."]})
     partial, errors = specs.validate(ExceptionDecisionSpec, data, creating=True)
@@ -447,6 +451,7 @@ def exception_decide(
     errors.raise_if_any()
     with transaction.atomic():
         record = _locked_current(project)
+        _may_decide(caller, record)  # again under the lock: the report may be rewritten since
         check_version(record.revision, expected_revision, current_repr=record)
         if record.state != "Reported":
             raise Conflict("The Project Lead has not reported on this exception yet.")
