@@ -397,12 +397,8 @@ def caller_for(
         return memo[key]
     if can_browse is None:
         can_browse = get_tracker().can_browse(user.account_id, project.key)
-    can_view = can_browse
     group = _site_settings(memo).governance_group
-    if can_view and group:
-        can_view = user.account_id in (project.steering_account_ids or []) or _in_group(
-            user, group, memo
-        )
+    can_view = _may_view(user, project, can_browse, group, lambda: _in_group(user, group, memo))
     if nominated is None:
         nominated = (
             can_view
@@ -410,16 +406,36 @@ def caller_for(
                 project=project, account_id=user.account_id
             ).exists()
         )
-    caller = Caller(
+    caller = _caller(user, project, can_view, is_site_admin(user, request), nominated)
+    memo[key] = caller
+    return caller
+
+
+def _may_view(
+    user: User, project: Project, can_browse: bool, group: str, in_group: Callable[[], bool]
+) -> bool:
+    """The view rule: browsing the project in the tracker and, once a governance group is
+    set, membership of the project's steering committee or of that group (`in_group()`,
+    asked only when needed)."""
+    if not can_browse or not group:
+        return bool(can_browse)
+    return user.account_id in (project.steering_account_ids or []) or in_group()
+
+
+def _caller(
+    user: User, project: Project, can_view: bool, site_admin: bool, nominated: Any
+) -> Caller:
+    """The caller's role from the gate's answers (`caller_for`; a list's rows share the
+    request-wide ones: the group, membership of it, site administration)."""
+    lead = project.lead_account_id
+    return Caller(
         user=user,
         project=project,
         can_view=can_view,
-        is_site_admin=is_site_admin(user, request),
-        is_lead=bool(project.lead_account_id) and project.lead_account_id == user.account_id,
+        is_site_admin=site_admin,
+        is_lead=bool(lead) and lead == user.account_id,
         is_nominated_editor=bool(nominated),
     )
-    memo[key] = caller
-    return caller
 
 
 def _renamed_in_tracker(mirror: Project | None) -> TrackerProject | None:
@@ -565,7 +581,10 @@ def _compile(queryset, gate_names: Collection[str], site_names: Collection[str])
     for column, name in enumerate(names):
         expression = compiler.select[column][0]
         field = getattr(expression, "target", None)
-        if name in texts:
+        if name in gate_names and isinstance(expression.output_field, BooleanField):
+            # The gate's yes/no answers are read through bool() (SQLite's 0/1 as they come).
+            converters.pop(column, None)
+        elif name in texts:
             converters[column] = ((_datetime_from_text,), expression)
         elif isinstance(field, JSONField) and field.model is model and field.decoder is None:
             converters[column] = ((_json_list_or_value,), expression)
@@ -934,11 +953,21 @@ def _viewable_rows(
         Project.objects.bulk_update(stale, ["name", "lead_account_id", "tracker_id"])
     result = []
     memo = _memo(request)
-    for (row, values, site), gate in zip(rows, gates, strict=True):
-        _remember_gate(user, site, row._state.db, gate, memo)
-        caller = caller_for(
-            user, row, request=request, can_browse=True, nominated=values["gate_nominated"]
-        )
+    # The request-wide answers are the same on every row (uncorrelated sub-selects): read
+    # from the first row, once; each row adds its own (browse is given by the list, the
+    # nomination, the lead and the steering committee).
+    first, _, site = rows[0]
+    _remember_gate(user, site, first._state.db, gates[0], memo)
+    group = memo["site_settings"].governance_group
+    in_group = bool(group) and _in_group(user, group, memo)
+    site_admin = is_site_admin(user, request)
+    user_pk = user.pk
+    for row, values, _ in rows:
+        key = ("caller", user_pk, row.pk)
+        caller = memo.get(key)
+        if caller is None:
+            can_view = _may_view(user, row, True, group, lambda: in_group)
+            caller = memo[key] = _caller(user, row, can_view, site_admin, values["gate_nominated"])
         if caller.can_view:
             result.append((row, caller))
     return result
