@@ -29,6 +29,11 @@ LABEL_MAX = 200
 METRICS = ["totalCost", "totalBenefit", "npv", "irr", "paybackYears", "roiPct"]
 # Headline figures of an attached model: entered by hand, signed (a negative NPV is a fact).
 HEADLINE_FIGURES = METRICS
+# The members the financial case takes at each level (any other is refused); the API's
+# schema of the field (charter.specs.FINANCIAL_CASE_SCHEMA) is made from these.
+CASE_MEMBERS = ("mode", "attached", "builtin", "boardPaperPageId", "createdAt", "updatedAt")
+BUILTIN_MEMBERS = ("currency", "discountRatePct", "horizonYears", "lines", "computed")
+ATTACHED_MEMBERS = ("label", "url", "pageId", *HEADLINE_FIGURES)
 
 
 def empty_builtin() -> dict:
@@ -115,7 +120,7 @@ def clean_builtin(raw: Any, errors: FieldErrors, prefix: str = "financialCase.bu
     if not isinstance(raw, Mapping):
         errors.add(prefix, "Must be an object {currency, discountRatePct, horizonYears, lines}.")
         return empty_builtin()
-    known = {"currency", "discountRatePct", "horizonYears", "lines", "computed"}
+    known = set(BUILTIN_MEMBERS)
     for key in raw:
         if key not in known:
             errors.add(f"{prefix}.{key}", "Unknown field.")
@@ -183,7 +188,7 @@ def clean_attached(raw: Any, errors: FieldErrors, prefix: str = "financialCase.a
     if not isinstance(raw, Mapping):
         errors.add(prefix, "Must be an object {label, url, pageId, and headline figures}.")
         return empty_attached()
-    known = {"label", "url", "pageId", *HEADLINE_FIGURES}
+    known = set(ATTACHED_MEMBERS)
     for key in raw:
         if key not in known:
             errors.add(f"{prefix}.{key}", "Unknown field.")
@@ -222,7 +227,7 @@ def clean(raw: Any, stored: Mapping[str, Any] | None, errors: FieldErrors) -> di
             "financialCase", "Must be an object {mode, attached, builtin, boardPaperPageId}."
         )
         return result
-    known = {"mode", "attached", "builtin", "boardPaperPageId", "createdAt", "updatedAt"}
+    known = set(CASE_MEMBERS)
     for key in raw:
         if key not in known:
             errors.add(f"financialCase.{key}", "Unknown field.")

@@ -85,17 +85,15 @@ def _members(names: Any) -> dict[str, Any]:
 FINANCIAL_CASE_SCHEMA = {
     "type": "object",
     "properties": {
-        **_members(["mode", "boardPaperPageId", "createdAt", "updatedAt"]),
+        **_members([m for m in finance.CASE_MEMBERS if m not in ("builtin", "attached")]),
         "builtin": {
             "type": ["object", "null"],
-            "properties": _members(
-                ["currency", "discountRatePct", "horizonYears", "lines", "computed"]
-            ),
+            "properties": _members(finance.BUILTIN_MEMBERS),
             "additionalProperties": False,
         },
         "attached": {
             "type": ["object", "null"],
-            "properties": _members(["label", "url", "pageId", *finance.HEADLINE_FIGURES]),
+            "properties": _members(finance.ATTACHED_MEMBERS),
             "additionalProperties": False,
         },
     },

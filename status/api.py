@@ -9,13 +9,15 @@ from governance.api import answers, body_schema, component, json_object, list_of
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
 from status import derive, exceptions, selectors, services
-from status.models import EXCEPTION_DECISIONS, EXCEPTION_STATES, REPORT_STATES
+from status.models import REPORT_STATES
 from status.serializers import report_summary, report_to_dict, status_to_dict
 from status.specs import (
+    EXCEPTION_RECORD_SCHEMA,
     ExceptionDecisionSpec,
     ExceptionReportSpec,
     StatusReportSpec,
     StatusSpec,
+    exception_view_schema,
 )
 
 router = Router(tags=["status"])
@@ -202,71 +204,9 @@ EXCEPTION_REPORT_BODY = body_schema(*specs.body(ExceptionReportSpec, creating=Tr
 EXCEPTION_DECISION_BODY = body_schema(*specs.body(ExceptionDecisionSpec, creating=True))
 
 
-# The exception's answers (status.exceptions.project_exception and to_dict).
-_TEXT = {"type": "string"}
-_TEXT_OR_NULL = {"type": ["string", "null"]}
-_FIGURE = {"type": ["number", "integer", "string", "null"]}
-_CROSSING = {
-    "type": "object",
-    "properties": {
-        "tolerance": {"type": "string", "enum": ["time", "costPercent", "costAmount"]},
-        "figure": _FIGURE,
-        "limit": _FIGURE,
-        "summary": _TEXT,
-    },
-    "required": ["tolerance", "figure", "limit", "summary"],
-}
-_MOMENT_OR_NULL = {"type": ["string", "null"], "format": "date-time"}
-_EXCEPTION_RECORD_PROPERTIES = {
-    "id": _TEXT,
-    "state": {"type": "string", "enum": EXCEPTION_STATES},
-    "openedAt": {"type": "string", "format": "date-time"},
-    "ageDays": {"type": "integer"},
-    "crossed": list_of(_CROSSING),
-    "withinTolerance": {"type": "boolean"},
-    "events": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
-    "report": {"type": ["object", "null"], "additionalProperties": True},
-    "decision": {"type": ["string", "null"], "enum": [*EXCEPTION_DECISIONS, None]},
-    "decisionComment": _TEXT_OR_NULL,
-    "decidedAt": _MOMENT_OR_NULL,
-    "decidedByAccountId": _TEXT_OR_NULL,
-    "changeRequestId": _TEXT_OR_NULL,
-    "revision": {"type": "integer"},
-}
-EXCEPTION_RECORD = component(
-    "ProjectException",
-    {
-        "type": "object",
-        "properties": _EXCEPTION_RECORD_PROPERTIES,
-        "required": list(_EXCEPTION_RECORD_PROPERTIES),
-    },
-)
-PROJECT_EXCEPTION = component(
-    "ProjectExceptionView",
-    {
-        "type": "object",
-        "properties": {
-            "projectKey": _TEXT,
-            "tolerances": {
-                "type": "object",
-                "properties": {
-                    name: _FIGURE
-                    for name in (
-                        "toleranceDays",
-                        "toleranceCostPercent",
-                        "toleranceCostAmount",
-                        "toleranceBenefitPercent",
-                    )
-                },
-            },
-            "beyondTolerance": {"type": "boolean"},
-            "crossed": list_of(_CROSSING),
-            "inException": {"type": "boolean"},
-            "exception": {"anyOf": [EXCEPTION_RECORD, {"type": "null"}]},
-        },
-        "required": ["projectKey", "tolerances", "beyondTolerance", "crossed", "inException"],
-    },
-)
+# The exception's answers (status.exceptions.project_exception and to_dict), as declared.
+EXCEPTION_RECORD = component("ProjectException", EXCEPTION_RECORD_SCHEMA)
+PROJECT_EXCEPTION = component("ProjectExceptionView", exception_view_schema(EXCEPTION_RECORD))
 
 
 def _exception_response(project, response: HttpResponse) -> dict:

@@ -9,11 +9,14 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from charter.specs import TolerancesSpec
 from governance import specs
 from governance.cleaning import refusals, text
 from governance.models import BR_CADENCES, RAG_CHOICES
 from status.models import (
     CONFIDENCES,
+    EXCEPTION_DECISIONS,
+    EXCEPTION_STATES,
     PHASE_MAX,
     REPORT_TITLE_MAX,
     REPORTING_CADENCES,
@@ -304,3 +307,62 @@ class ExceptionDecisionSpec(specs.Spec):
         str | None, specs.RequiredChoice(EXCEPTION_DECISION_CHOICES), specs.RequiredOnCreate()
     ] = Field(None, title="Decision")
     comment: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Comment")
+
+
+# --- the exception's answers (status.exceptions.to_dict and project_exception) ---------------
+
+_TEXT: specs.JsonSchema = {"type": "string"}
+_TEXT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"]}
+_FIGURE: specs.JsonSchema = {"type": ["number", "integer", "string", "null"]}
+_MOMENT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"], "format": "date-time"}
+CROSSING_SCHEMA: specs.JsonSchema = {
+    "type": "object",
+    "properties": {
+        "tolerance": {"type": "string", "enum": ["time", "costPercent", "costAmount"]},
+        "figure": _FIGURE,
+        "limit": _FIGURE,
+        "summary": _TEXT,
+    },
+    "required": ["tolerance", "figure", "limit", "summary"],
+}
+_EXCEPTION_RECORD_PROPERTIES: specs.JsonSchema = {
+    "id": _TEXT,
+    "state": {"type": "string", "enum": list(EXCEPTION_STATES)},
+    "openedAt": {"type": "string", "format": "date-time"},
+    "ageDays": {"type": "integer"},
+    "crossed": {"type": "array", "items": CROSSING_SCHEMA},
+    "withinTolerance": {"type": "boolean"},
+    "events": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
+    "report": {"type": ["object", "null"], "additionalProperties": True},
+    "decision": {"type": ["string", "null"], "enum": [*EXCEPTION_DECISIONS, None]},
+    "decisionComment": _TEXT_OR_NULL,
+    "decidedAt": _MOMENT_OR_NULL,
+    "decidedByAccountId": _TEXT_OR_NULL,
+    "changeRequestId": _TEXT_OR_NULL,
+    "revision": {"type": "integer"},
+}
+EXCEPTION_RECORD_SCHEMA: specs.JsonSchema = {
+    "type": "object",
+    "properties": _EXCEPTION_RECORD_PROPERTIES,
+    "required": list(_EXCEPTION_RECORD_PROPERTIES),
+}
+
+
+def exception_view_schema(record: specs.JsonSchema) -> specs.JsonSchema:
+    """The project's tolerances, the figures beyond them and its undecided exception
+    (`record`, or null): what `project_exception` answers."""
+    return {
+        "type": "object",
+        "properties": {
+            "projectKey": _TEXT,
+            "tolerances": {
+                "type": "object",
+                "properties": {name: _FIGURE for name in specs.fields(TolerancesSpec)},
+            },
+            "beyondTolerance": {"type": "boolean"},
+            "crossed": {"type": "array", "items": CROSSING_SCHEMA},
+            "inException": {"type": "boolean"},
+            "exception": {"anyOf": [record, {"type": "null"}]},
+        },
+        "required": ["projectKey", "tolerances", "beyondTolerance", "crossed", "inException"],
+    }
