@@ -5,7 +5,11 @@ times the register page as the Project Lead sees it (inline-edit, reorder and de
 on every row) and as a viewer, and the admin changelist of the same 1,000 rows with
 list_per_page 1000, through the Django test client with signed-in users. Each figure is the
 median of REPEAT requests after WARMUP requests, the three interleaved; the ratio is
-register page / admin.
+register page / admin. The register page keeps its rendered body (and table and pictures)
+under the register's revision, so a repeated request is served from that cache; the page
+after a change (one row's name changed and the revision raised before each request, so the
+body, the table and the pictures are rendered again) is timed too, and the target is judged
+on it: Django admin keeps nothing.
 """
 
 import datetime as dt
@@ -111,12 +115,35 @@ def run() -> list[str]:
         expect=f"Work package {ROWS - 1:04d}",
     )
     ours_lead, ours_viewer, theirs = medians["lead"], medians["viewer"], medians["admin"]
+    changed = _after_a_change_ms(project, client_for(lead), page_url)
+    cold = max(changed / theirs, ours_lead / theirs, ours_viewer / theirs)
     return [
+        f"register page after a change, Project Lead ({ROWS} rows, rendered again): "
+        f"{changed:.1f} ms (median of {REPEAT}; ratio to admin {changed / theirs:.2f})",
         f"register page, Project Lead ({ROWS} rows): {ours_lead:.1f} ms (median of {REPEAT})",
         f"register page, viewer ({ROWS} rows): {ours_viewer:.1f} ms (median of {REPEAT})",
         f"admin changelist, list_per_page {ROWS}: {theirs:.1f} ms (median of {REPEAT})",
         f"ratio register page / admin: lead {ours_lead / theirs:.2f}, "
         f"viewer {ours_viewer / theirs:.2f} (target: at most {TARGET_RATIO:.2f})",
         f"target: register page within {TARGET_RATIO:.2f}x of admin's changelist: "
-        + ("met" if max(ours_lead, ours_viewer) / theirs <= TARGET_RATIO else "NOT met"),
+        + ("met" if cold <= TARGET_RATIO else "NOT met")
+        + " (judged on the page after a change)",
     ]
+
+
+def _after_a_change_ms(project, client, url: str) -> float:
+    """The page as the first request after a change of the register sees it: one row's
+    text changed and the register's revision raised before each timed request."""
+    from registers.models import WorkPackage
+    from registers.revision import bump_registers_revision
+
+    first = WorkPackage.objects.filter(project=project).order_by("pk").first()
+    times = []
+    for n in range(REPEAT):
+        WorkPackage.objects.filter(pk=first.pk).update(name=f"Changed {n}")
+        bump_registers_revision(project_ids=[project.pk])
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append(time.perf_counter() - started)
+        assert response.status_code == 200 and f"Changed {n}" in response.content.decode()
+    return statistics.median(times) * 1000
