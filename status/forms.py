@@ -9,8 +9,9 @@ from typing import Any
 
 from django.http import QueryDict
 
+from governance import cleaning, specs
 from governance.pageinput import check_numbers
-from status.specs import COMMENTARY_KEYS, FORM_FIELDS, NULL_WHEN_EMPTY
+from status.specs import COMMENTARY_KEYS, FORM_FIELDS, NULL_WHEN_EMPTY, ExceptionReportSpec
 
 # The dimensions whose override carries a commentary line (the risk override has none).
 REASONED_OVERRIDES = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope"}
@@ -47,8 +48,7 @@ def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
 
 
 def expected_revision(post: QueryDict) -> int | None:
-    raw = post.get("revision", "")
-    return int(raw) if raw.isdigit() else None
+    return cleaning.whole_number(post.get("revision", ""))
 
 
 def report_data(post: QueryDict, *, creating: bool = False) -> dict[str, Any]:
@@ -64,3 +64,27 @@ def metrics_text(value: Any) -> str:
     if value is None:
         return ""
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def exception_report_data(post: QueryDict) -> dict[str, Any]:
+    """The exception report form: every declared field as typed, a list field (the options)
+    one entry a line, blank lines dropped."""
+    data: dict[str, Any] = {}
+    for key in specs.writable(ExceptionReportSpec):
+        raw = post.get(key, "")
+        if specs.json_kind(ExceptionReportSpec, key) == "list":
+            data[key] = [line.strip() for line in raw.splitlines() if line.strip()]
+        else:
+            data[key] = raw
+    return data
+
+
+def exception_report_form(report: dict[str, Any]) -> dict[str, str]:
+    """A stored report's fields as the form shows them (the options one a line)."""
+    form = {}
+    for key in specs.writable(ExceptionReportSpec):
+        value = report.get(key)
+        if isinstance(value, list):
+            value = "\n".join(value)
+        form[key] = "" if value is None else value
+    return form

@@ -393,24 +393,15 @@ EXCEPTION_TEMPLATE = "status/exception.html"
 def _exception_context(request, project, caller, **extra) -> dict:
     answer = exceptions.project_exception(project)
     record = answer["exception"]
-    report = (record or {}).get("report") or {}
+    history = exceptions.history(project)
     people = resolve(
         [
             project.lead_account_id,
             project.sponsor_account_id,
-            *(h.reported_by_account_id for h in exceptions.history(project)),
+            *(h.reported_by_account_id for h in history),
         ]
     )
-    form = {
-        "cause": report.get("cause") or "",
-        "consequences": report.get("consequences") or "",
-        "options": "\n".join(report.get("options") or []),
-        "recommendation": report.get("recommendation") or "",
-        "planBudget": "" if report.get("planBudget") is None else report["planBudget"],
-        "planScheduleDays": ""
-        if report.get("planScheduleDays") is None
-        else report["planScheduleDays"],
-    }
+    form = forms.exception_report_form((record or {}).get("report") or {})
     return project_context(
         project,
         caller,
@@ -426,7 +417,7 @@ def _exception_context(request, project, caller, **extra) -> dict:
         and caller.may_decide_exception(
             reported_by_account_id=(record.get("report") or {}).get("reportedByAccountId")
         ),
-        past=[exceptions.to_dict(h) for h in exceptions.history(project) if h.state == "Decided"],
+        past=[exceptions.to_dict(h) for h in history if h.state == "Decided"],
         **extra,
     )
 
@@ -439,23 +430,11 @@ def exception_page(request, key):
     return render_htmx(request, EXCEPTION_TEMPLATE, _exception_context(request, project, caller))
 
 
-def _report_data(post) -> dict:
-    options = [line.strip() for line in post.get("options", "").splitlines() if line.strip()]
-    return {
-        "cause": post.get("cause", ""),
-        "consequences": post.get("consequences", ""),
-        "options": options,
-        "recommendation": post.get("recommendation", ""),
-        "planBudget": post.get("planBudget", "") or None,
-        "planScheduleDays": post.get("planScheduleDays", "") or None,
-    }
-
-
 @page("POST")
 def exception_report(request, key):
     project, caller = permissions.project_for(request, key)
     try:
-        exceptions.exception_report(caller=caller, data=_report_data(request.POST))
+        exceptions.exception_report(caller=caller, data=forms.exception_report_data(request.POST))
     except ValidationFailed as exc:
         submitted = {name: request.POST.get(name, "") for name in specs.labels(ExceptionReportSpec)}
         context = _exception_context(request, project, caller, form=submitted, errors=exc.fields)
