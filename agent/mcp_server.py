@@ -186,7 +186,7 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
         "headers": [
             (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in request.headers.items()
         ],
-        "server": (name, int(port) if port.isdigit() else 80),
+        "server": (name, cleaning.whole_number(port, max_digits=5) or 80),
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
     }
 

@@ -5,7 +5,7 @@ from django.http import QueryDict
 
 from charter import finance
 from charter.specs import ACT_SPECS, ADOPTION_FORM, THESIS_FORM, KpiSpec, form_fields
-from governance import specs
+from governance import cleaning, specs
 
 THESIS_FIELDS = form_fields(THESIS_FORM)
 ADOPTION_FIELDS = form_fields(ADOPTION_FORM)
@@ -13,8 +13,7 @@ NOTE_ROWS = 3  # blank note rows offered by the return forms
 
 
 def revision(post: QueryDict) -> int | None:
-    raw = post.get("revision", "")
-    return int(raw) if raw.isdigit() else None
+    return cleaning.whole_number(post.get("revision", ""))
 
 
 def thesis(post: QueryDict) -> dict:

@@ -37,6 +37,16 @@ class FieldErrors(dict):
             raise ValidationFailed(dict(self))
 
 
+def whole_number(raw: Any, *, max_digits: int = 18) -> int | None:
+    """A whole number written in ASCII digits, as a form field, a header, an id or a file
+    writes one (at most `max_digits`, so it fits a 64-bit column), else None. Not
+    `str.isdigit`: it also takes '²', which `int()` refuses, and '٣', which it reads."""
+    text = "" if raw is None else str(raw)
+    if text.isascii() and text.isdigit() and len(text) <= max_digits:
+        return int(text)
+    return None
+
+
 def only(data: Iterable[str], *keys: str) -> None:
     """Refuse (422, "Unknown field.") the members of a body that are not among `keys`."""
     errors = FieldErrors()

@@ -17,7 +17,7 @@ from django.core.mail import send_mail
 from django.db import connection, transaction
 from django.utils import timezone
 
-from governance import outbox
+from governance import cleaning, outbox
 from governance.models import (
     NOTIFICATION_KINDS,
     Notification,
@@ -178,7 +178,7 @@ def mark_read(account_id: str, ids: list | None = None) -> int:
     """Mark this person's notifications read (these ids, or all)."""
     rows = Notification.objects.filter(recipient_account_id=account_id, read_at=None)
     if ids is not None:
-        rows = rows.filter(pk__in=[i for i in ids if str(i).isdigit()])
+        rows = rows.filter(pk__in=[n for n in map(cleaning.whole_number, ids) if n is not None])
     return rows.update(read_at=timezone.now())
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
-from governance import formatting, permissions, services
+from governance import cleaning, formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
@@ -323,7 +323,7 @@ def site_settings(request):
             services.site_settings_update(
                 actor=user,
                 data=submitted,
-                expected_revision=int(revision) if revision.isdigit() else None,
+                expected_revision=cleaning.whole_number(revision),
             )
         except ValidationFailed as exc:
             errors, status = exc.fields, 422

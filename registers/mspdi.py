@@ -109,7 +109,12 @@ def outline_level_of(value: Any) -> int:
     if value is None or (isinstance(value, str) and not value.strip()):
         return DEFAULT_OUTLINE_LEVEL
     text = str(value).strip()
-    if len(text) > 4 or not text.isdigit() or not 1 <= int(text) <= MAX_OUTLINE_LEVEL:
+    # ASCII digits only: str.isdigit also takes '²', which int() refuses.
+    if (
+        len(text) > 4
+        or not (text.isascii() and text.isdigit())
+        or not 1 <= int(text) <= MAX_OUTLINE_LEVEL
+    ):
         raise ValidationFailed(
             {
                 "outlineLevel": [
@@ -138,8 +143,9 @@ class Task:
         """The row Microsoft Project shows (ID), else the UID."""
         for key in ("ID", "UID"):
             text = self.values.get(key, "")
-            if text.isdigit() and len(text) < 10:
-                return int(text)
+            number = cleaning.whole_number(text, max_digits=9)
+            if number is not None:
+                return number
         return 0
 
     def label(self) -> str:
@@ -234,9 +240,8 @@ def _task(element: ET.Element) -> Task:
             if fields.get("Number") == "0":
                 baseline = fields
     level_text = values.get("OutlineLevel", "").strip()
-    if level_text.isdigit() and len(level_text) < 4:
-        level = int(level_text)
-    else:  # from the outline number (1.2.3 is level 3)
+    level = cleaning.whole_number(level_text, max_digits=3)
+    if level is None:  # from the outline number (1.2.3 is level 3)
         level = (values.get("OutlineNumber", "").strip().count(".") + 1) if values else 1
     return Task(values, baseline, level)
 

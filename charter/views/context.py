@@ -26,7 +26,7 @@ from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
-from governance import labels, specs
+from governance import cleaning, labels, specs
 from governance.http import announce_revision, render_htmx
 from governance.models import SiteSettings
 from governance.people import resolve
@@ -250,7 +250,7 @@ def case_context(request, project, caller, **extra) -> dict:
     horizon = builtin.get("horizonYears")
     horizon = (
         int(horizon)
-        if str(horizon).isdigit() and 1 <= int(horizon) <= 30
+        if 1 <= (cleaning.whole_number(horizon) or 0) <= 30
         else (int(financial["builtin"]["horizonYears"]))
     )
     wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]

@@ -31,7 +31,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from governance import audit, outbox, periodic, signals
+from governance import audit, cleaning, outbox, periodic, signals
 from governance.cleaning import text_error
 from governance.http import page
 from governance.models import (
@@ -71,7 +71,7 @@ def linked_project_ids() -> list[str]:
     ids = Project.objects.filter(tracker_id__isnull=False, tracker_deleted_at=None).values_list(
         "tracker_id", flat=True
     )
-    return sorted((i for i in ids if i.isdigit()), key=int)
+    return sorted((i for i in ids if cleaning.whole_number(i) is not None), key=int)
 
 
 def wanted_jql() -> str:

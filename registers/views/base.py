@@ -29,7 +29,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import audit_text, deflate, formatting, permissions
+from governance import audit_text, cleaning, deflate, formatting, permissions
 from governance import services as kernel_services
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -59,8 +59,7 @@ def register(pages: "RegisterPages") -> "RegisterPages":
 
 
 def expected_revision(request: HttpRequest) -> int | None:
-    raw = request.POST.get("revision", "")
-    return int(raw) if raw.isdigit() else None
+    return cleaning.whole_number(request.POST.get("revision", ""))
 
 
 # --- people and choices --------------------------------------------------------------------

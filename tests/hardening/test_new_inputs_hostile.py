@@ -68,3 +68,79 @@ def test_a_client_registration_with_a_hostile_member_breaks_nothing(value, membe
         "/oauth/register/", json.dumps(body, allow_nan=True), content_type="application/json"
     )
     assert answer.status_code < 500, answer.content[:300]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", [*HOSTILE, "²", "٣", "-1", "0", "1.5", " 2 "])
+def test_a_plan_import_with_a_hostile_outline_level_is_refused_or_previewed(
+    cast, bearer, client_for, value
+):
+    """The outline level of a Microsoft Project plan, as an API query parameter and as the
+    import page's form field: a whole number from 1 to 100, else refused naming the field."""
+    import datetime as dt
+
+    from registers.models import WorkPackage
+    from registers.sample_plan import plan as sample_plan
+
+    plan = sample_plan(20, start=dt.date(2027, 1, 4), today=dt.date(2026, 11, 25))
+    client, auth = Client(), bearer(cast.lead)
+    raw = value.encode("utf-8", "surrogatepass")
+    answer = client.post(
+        f"/api/v1/projects/ALPHA/work-packages/import?dryRun=true&outlineLevel={quote(raw[:2000])}",
+        data={"file": SimpleUploadedFile("plan.xml", plan)},
+        **auth,
+    )
+    assert answer.status_code in (200, 400, 422), answer.content[:300]
+    if answer.status_code == 422:
+        assert "outlineLevel" in answer.json()["error"]["fields"]
+    page = client_for(cast.lead).post(
+        "/projects/ALPHA/registers/work-packages/import/",
+        {"file": SimpleUploadedFile("plan.xml", plan), "outlineLevel": value.replace("\ud800", "")},
+    )
+    assert page.status_code in (200, 422), page.content[:300]
+    assert not WorkPackage.objects.filter(project=cast.project).exists()
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("12", 12),
+        ("0", 0),
+        ("²", None),  # str.isdigit says yes; int() refuses it
+        ("٣", None),  # int() would read it as 3
+        ("1" * 18, int("1" * 18)),
+        ("1" * 19, None),  # past a 64-bit column
+        ("1" * 5000, None),  # past int()'s digit limit
+        ("-1", None),
+        (" 1", None),
+        ("1.0", None),
+        ("\x00", None),
+        ("\ud800", None),
+        ("", None),
+        (None, None),
+        (7, 7),
+    ],
+)
+def test_a_whole_number_is_ascii_digits_that_fit_a_column(raw, expected):
+    """Every revision, id and level read from a form, a header, a URL or a file goes through
+    cleaning.whole_number: no hostile digit reaches int() or the database."""
+    from governance import cleaning
+
+    assert cleaning.whole_number(raw) == expected
+
+
+def test_no_app_module_reads_digits_with_isdigit_alone():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for app in ("governance", "registers", "charter", "status", "portfolio", "agent")
+        for path in (root / app).rglob("*.py")
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"\.isdigit\(\)", line)
+        and "isascii" not in line
+        and "migrations" not in path.parts
+    ]
+    assert found == []

@@ -9,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
+from governance import cleaning
 from governance.atlassian import crypto, grants, scopes, service
 from governance.models import AtlassianGrant
 from governance.tracker import TrackerError
@@ -167,11 +168,11 @@ class Command(BaseCommand):
             self.warn("permissions: the service account's id is unknown; not checked")
             return
         projects = {
-            int(pid): key
+            cleaning.whole_number(pid): key
             for pid, key in Project.objects.filter(
                 tracker_id__isnull=False, tracker_deleted_at=None
             ).values_list("tracker_id", "key")
-            if pid.isdigit()
+            if cleaning.whole_number(pid) is not None
         }
         ids = sorted(projects)
         chunks = [ids[i : i + PROJECTS_PER_CHECK] for i in range(0, len(ids), PROJECTS_PER_CHECK)]

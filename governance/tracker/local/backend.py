@@ -4,6 +4,7 @@ from collections.abc import Iterable
 
 from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value
 
+from governance import cleaning
 from governance.tracker.base import TrackerIssue, TrackerProject, TrackerUser
 from governance.tracker.local.models import (
     LocalAccount,
@@ -154,7 +155,8 @@ class LocalTracker:
 
     def get_project(self, key: str) -> TrackerProject | None:
         """By key or by id (the row's id, stable when an administrator changes the key)."""
-        found = {"pk": int(key)} if (key or "").isdigit() else {"key": key}
+        pk = cleaning.whole_number(key)
+        found = {"pk": pk} if pk is not None else {"key": key}
         project = LocalProject.objects.select_related("lead").filter(**found).first()
         return _project(project) if project else None
 

@@ -5,6 +5,7 @@ import uuid
 
 from django.db import transaction
 
+from governance import cleaning
 from governance.models import User
 from governance.people import forget
 from governance.tracker.local.models import (
@@ -108,7 +109,7 @@ def ensure_project(key: str, *, name: str, lead: str, browsers: list[str] = ()) 
 def ensure_issue(key: str, *, summary: str, issue_type: str = "Epic") -> LocalIssue:
     key = key.strip().upper()
     project_key, _, number = key.rpartition("-")
-    if not project_key or not number.isdigit():
+    if not project_key or cleaning.whole_number(number) is None:
         raise ScriptError(f"Issue key {key!r} must look like PROJ-12.")
     project = LocalProject.objects.filter(key=project_key).first()
     if project is None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from django.db.models import Q
 from django.urls import reverse
 
+from governance import cleaning
 from governance.wiki.base import WikiPage
 from governance.wiki.local.models import LocalWikiComment, LocalWikiPage
 
@@ -22,9 +23,10 @@ def _page(page: LocalWikiPage) -> WikiPage:
 
 class LocalWiki:
     def get_page(self, page_id: str, *, project_key: str = "") -> WikiPage | None:
-        if not str(page_id).isdigit():
+        pk = cleaning.whole_number(page_id)
+        if pk is None:
             return None
-        page = LocalWikiPage.objects.filter(pk=int(page_id)).first()
+        page = LocalWikiPage.objects.filter(pk=pk).first()
         if page is None or (project_key and page.project_key not in ("", project_key)):
             return None  # another project's page is not there for this one (nor its title)
         return _page(page)
