@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from charter.services import charter_approve
 from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from governance.models import AuditEntry, Notification
+from governance.models import AuditEntry, Notification, Project
 from registers.models import ChangeRequest
 from registers.services import work_package_update
 from status import exceptions, selectors
@@ -554,3 +554,35 @@ def test_the_document_declares_the_exception_record_as_it_is_answered(cast, as_,
     assert properties["decision"]["enum"] == ["AcceptPlan", "Kill", None]
     assert properties["decidedAt"]["format"] == "date-time"
     assert properties["crossed"]["items"] == state["properties"]["crossed"]["items"]
+
+
+def test_the_days_late_and_the_days_open_read_the_same_on_every_surface(
+    cast, client, client_for, bearer, as_, in_exception
+):
+    """One figure, one function: the time tolerance's figure is the status page's slip (the
+    status API, its driver and the exception API), and the days open of the exception are
+    the same on the exception API, the exception page, the portfolio page and its export."""
+    import csv
+    import io
+
+    exceptions.exception_report(caller=as_(cast.lead), data=REPORT)
+    ProjectException.objects.update(opened_at=timezone.now() - dt.timedelta(days=4))
+    Project.objects.filter(pk=cast.project.pk).update(
+        exception_opened_at=timezone.now() - dt.timedelta(days=4)
+    )
+    auth = bearer(cast.viewer)
+    status = client.get("/api/v1/projects/ALPHA/status", **auth).json()
+    answer = client.get("/api/v1/projects/ALPHA/exception", **auth).json()
+    time = next(c for c in answer["crossed"] if c["tolerance"] == "time")
+    slip = status["figures"]["scheduleSlipDays"]
+    assert slip == 30
+    assert time["figure"] == slip == status["drivers"]["scheduleRag"]["figures"]["slipDays"]
+    assert answer["exception"]["ageDays"] == 4
+    page = client_for(cast.viewer).get("/projects/ALPHA/status/exception/").content.decode()
+    assert f"{slip} days late" in page and "(4 days ago)" in page
+    portfolio = client_for(cast.site_admin).get("/portfolio/?exception=1").content.decode()
+    assert "In exception</span> 4 days" in portfolio
+    export = client_for(cast.site_admin).get("/portfolio/export/?format=csv")
+    header, *body = list(csv.reader(io.StringIO(export.content.decode("utf-8-sig"))))
+    alpha = next(row for row in body if row[0] == "ALPHA")
+    assert alpha[header.index("In exception (days open)")] == "4"
