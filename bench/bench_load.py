@@ -66,6 +66,7 @@ ADMIN_TARGET = 2.0  # the register page at least twice Django admin's changelist
 P95_TARGET_MS = 60.0  # the register page's p95 at 8 users
 CEILING_TARGET = 0.45  # bench.ceiling:stored_page against /healthz
 CEILING_WSGI = "bench.ceiling:stored_page"
+CPU_GROUPS = ["locust", "app", "ceiling", "postgres", "redis"]
 
 
 # --- the data, written by `python bench/bench_load.py setup CONFIG` in the load database ----
@@ -278,6 +279,8 @@ def summarise(samples: dict[str, dict]) -> dict[str, dict]:
     `times` (ms), `errors`, `first_start` and `last_end` (epoch seconds)."""
     table = {}
     for name, sample in samples.items():
+        if name.startswith("__"):
+            continue
         times = sorted(sample["times"])
         span = sample["last_end"] - sample["first_start"] if times else 0
         table[name] = {
@@ -337,6 +340,8 @@ def format_table(table: dict[str, dict]) -> list[str]:
 
 
 def run() -> list[str]:
+    from bench import cpu_share
+
     database_url = os.environ.get("BENCH_LOAD_DATABASE_URL", DEFAULT_DATABASE_URL)
     why_not = _database_reachable(database_url)
     if why_not:
@@ -391,7 +396,7 @@ def run() -> list[str]:
             "BENCH_LOAD_SECONDS": str(seconds),
             "BENCH_LOAD_CEILING_URL": ceiling_url,
         }
-        locust = subprocess.run(
+        locust = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
@@ -417,11 +422,17 @@ def run() -> list[str]:
             ],
             cwd=ROOT,
             env=locust_env,
-            capture_output=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
         )
+        with cpu_share.Sampler(
+            lambda: {"locust": locust.pid, "app": server.pid, "ceiling": ceiling.pid},
+            {"postgres": ("postgres",), "redis": ("redis-server",)},
+        ) as sampler:
+            _, stderr = locust.communicate()
         if locust.returncode or not samples_path.exists():
-            raise RuntimeError(f"locust failed:\n{locust.stderr[-3000:]}")
+            raise RuntimeError(f"locust failed:\n{stderr[-3000:]}")
     finally:
         for process in (server, ceiling):
             process.terminate()
@@ -430,7 +441,20 @@ def run() -> list[str]:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-    table = summarise(json.loads(samples_path.read_text()))
+    samples = json.loads(samples_path.read_text())
+    table = summarise(samples)
+    run_info = samples.get("__run__") or {}
+    cpu = (
+        cpu_share.per_phase(
+            sampler.samples,
+            run_info["started"],
+            run_info["phaseSeconds"],
+            run_info["order"],
+            {name: row["requests"] + row["errors"] for name, row in table.items()},
+        )
+        if run_info.get("started")
+        else {}
+    )
     served = os.environ.get("BENCH_LOAD_WSGI", "")
     header = (
         (f"serving {served}: " if served else "")
@@ -438,7 +462,7 @@ def run() -> list[str]:
         f"locust {USERS} users, "
         f"{seconds:g} s in {len(ENDPOINTS)} equal phases, loopback"
     )
-    return [header, *format_table(table)]
+    return [header, *format_table(table), *cpu_share.format_report(cpu, CPU_GROUPS)]
 
 
 if __name__ == "__main__":

@@ -88,4 +88,6 @@ class PhasedUser(HttpUser):
 
 @events.quitting.add_listener
 def _write_samples(environment, **kwargs):
-    Path(os.environ["BENCH_LOAD_SAMPLES"]).write_text(json.dumps(SAMPLES))
+    # "__run__": when the phases began and how long each was, for the CPU report.
+    run = {"started": STARTED[0] if STARTED else None, "phaseSeconds": PHASE, "order": ORDER}
+    Path(os.environ["BENCH_LOAD_SAMPLES"]).write_text(json.dumps({**SAMPLES, "__run__": run}))
