@@ -442,6 +442,7 @@ def run() -> list[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
     samples = json.loads(samples_path.read_text())
+    (RESULTS / "load-cpu-samples.json").write_text(json.dumps(sampler.samples))
     table = summarise(samples)
     run_info = samples.get("__run__") or {}
     cpu = (
