@@ -3,7 +3,9 @@ services of the apps below, as the caller; none re-implements a rule. Results ar
 (ids, keys, names, figures and a link to the page) and lists take `limit` and `cursor`.
 
 The assistant never approves, returns, kills, archives, publishes or nominates: those acts
-stay with people in the pages, so no action here calls them."""
+stay with people in the pages, so no action here calls them, with one exception: the
+sponsor's decision on a reported exception (accept its plan, or kill the project) is an
+action, marked as not undoable so a client asks its person before calling it."""
 
 import datetime as dt
 from typing import Any
@@ -1090,7 +1092,7 @@ def _exception_revision(found) -> int:
         "The Project Lead's exception report on a project in exception: cause, consequences, "
         "options (at least one), recommendation, and the exception plan's figures (budget and "
         "days added), which become a change request to the sponsor. Rewriting replaces the "
-        "report until the sponsor decides. The sponsor's decision stays with people."
+        "report until the sponsor decides (decide_project_exception)."
     ),
     schema=specs.tool_schema(
         ExceptionReportSpec,
