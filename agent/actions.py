@@ -3,11 +3,14 @@ services of the apps below, as the caller; none re-implements a rule. Results ar
 (ids, keys, names, figures and a link to the page) and lists take `limit` and `cursor`.
 
 The assistant never approves, returns, kills, archives, publishes or nominates: those acts
-stay with people in the pages, so no action here calls them."""
+stay with people in the pages, so no action here calls them, with one exception: the
+sponsor's decision on a reported exception (accept its plan, or kill the project) is an
+action, marked as not undoable so a client asks its person before calling it."""
 
 import datetime as dt
 from typing import Any
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
@@ -24,6 +27,7 @@ from governance.concurrency import check_version
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry
 from portfolio import selectors as portfolio_selectors
+from registers import mspdi, spreadsheets
 from registers import services as register_services
 from registers.derive import (
     change_application_state,
@@ -55,6 +59,7 @@ from status.services import EDIT_MESSAGE as STATUS_EDIT_MESSAGE
 from status.specs import (
     COMMENTARY_KEYS,
     CommentarySpec,
+    ExceptionDecisionSpec,
     ExceptionReportSpec,
     StatusReportSpec,
     StatusSpec,
@@ -1087,7 +1092,7 @@ def _exception_revision(found) -> int:
         "The Project Lead's exception report on a project in exception: cause, consequences, "
         "options (at least one), recommendation, and the exception plan's figures (budget and "
         "days added), which become a change request to the sponsor. Rewriting replaces the "
-        "report until the sponsor decides. The sponsor's decision stays with people."
+        "report until the sponsor decides (decide_project_exception)."
     ),
     schema=specs.tool_schema(
         ExceptionReportSpec,
@@ -1107,3 +1112,168 @@ def write_exception_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]
         caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
     )
     return _written(ctx, "exception.reported", exceptions.to_dict(record))
+
+
+def _decision_gate(ctx: Context, args: dict[str, Any]) -> None:
+    """The decision's checks before its body, in the house order: the project (404), an open
+    exception (404) its caller may decide (403: the sponsor, not on a report they wrote),
+    the revision read (412)."""
+    key = args.get("projectKey")
+    if not isinstance(key, str) or not key.strip():
+        return  # the schema's own refusal names the missing key
+    _, caller = project(ctx, key)
+    record = exceptions.open_for_decision(caller)
+    expected = args.get("expectedRevision")
+    if isinstance(expected, int) and not isinstance(expected, bool):
+        check_version(record.revision, expected, current_repr=record)
+
+
+@action(
+    "decide_project_exception",
+    title="Decide on the exception",
+    kind=WRITE,
+    description=(
+        "The sponsor's decision on a project's reported exception: AcceptPlan approves the "
+        "exception plan's change request (the project comes back within its tolerances), Kill "
+        "kills the project (the business case's Kill act, with the comment as its reason: "
+        "required). Either closes the exception and cannot be undone: ask the person first. "
+        "The sponsor only, and not on a report they wrote; pass the exception's revision."
+    ),
+    schema=specs.tool_schema(
+        ExceptionDecisionSpec,
+        extra={"projectKey": PROJECT_KEY, "expectedRevision": REVISION},
+        required=["projectKey"],
+        creating=True,
+    ),
+    gate=_decision_gate,
+    offered_to=lambda caller: caller.is_sponsor,
+)
+def decide_project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    record = exceptions.exception_decide(
+        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
+    )
+    # The project's exception answer (no undecided exception any more), with the decided
+    # record and its revision.
+    return _written(
+        ctx,
+        "exception.decided",
+        {
+            **_exception_body(ctx, found),
+            "decided": exceptions.to_dict(record),
+            "revision": record.revision,
+        },
+    )
+
+
+# --- the plan import (registers.services.import_preview / import_file) ------------------------
+
+PLAN_REGISTER = "work-packages"
+# An .mpp (an OLE2 compound file) read as text: its first bytes as Latin-1 (or Windows-1252)
+# characters, or as UTF-8 with the undecodable bytes replaced.
+_OLE2_AS_TEXT = (
+    mspdi.OLE2_MAGIC.decode("latin-1"),
+    mspdi.OLE2_MAGIC[:7].decode("utf-8", "replace"),
+)
+
+
+def _refuse_binary_plan(text: Any) -> None:
+    """An .mpp sent as text is refused in the importer's words (the way to save it as XML),
+    not as text holding control characters."""
+    if isinstance(text, str) and text.startswith(_OLE2_AS_TEXT):
+        raise ValidationFailed({"xml": [mspdi.MPP_MESSAGE]})
+
+
+def _plan_gate(ctx: Context, args: dict[str, Any]) -> None:
+    gate()(ctx, args)  # the import's own: 404, 403 (editors), 409 (frozen registers)
+    _refuse_binary_plan(args.get("xml"))
+
+
+def _plan_file(text: str) -> SimpleUploadedFile:
+    """The plan as the importer reads an uploaded one: the text's UTF-8 bytes."""
+    return SimpleUploadedFile("plan.xml", text.encode("utf-8"), content_type=mspdi.CONTENT_TYPE)
+
+
+def _named_as_arguments(error: ValidationFailed) -> ValidationFailed:
+    """The importer's refusal with the file named as the argument that carries it (`xml`)."""
+    if "file" not in error.fields:
+        return error
+    fields = {("xml" if name == "file" else name): v for name, v in error.fields.items()}
+    return ValidationFailed(fields, error.message, **error.extra)
+
+
+@action(
+    "import_project_plan",
+    title="Import a Microsoft Project plan",
+    kind=WRITE,
+    description=(
+        "Import a Microsoft Project plan saved as XML (File > Save As > 'XML Format', or "
+        "ProjectLibre's XML; not an .mpp) into a project's work packages: the tasks at "
+        "outlineLevel (default 1) become packages, the tasks below roll up into them. Without "
+        "previewDigest it only previews: the rows it would create (createRows), the refused "
+        "cells (errors), the warnings and a previewDigest; send the same xml and outlineLevel "
+        "with that previewDigest to import all rows or none (refused if the file or the "
+        "register changed since). Project Lead and nominated editors only."
+    ),
+    schema={
+        "properties": {
+            "projectKey": PROJECT_KEY,
+            "xml": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": spreadsheets.MAX_BYTES,
+                "description": (
+                    "The plan file's text (MSPDI XML), at most "
+                    f"{spreadsheets.MAX_BYTES // (1024 * 1024)} MB as UTF-8."
+                ),
+            },
+            "outlineLevel": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": mspdi.MAX_OUTLINE_LEVEL,
+                "default": mspdi.DEFAULT_OUTLINE_LEVEL,
+                "description": "The outline level whose tasks become work packages.",
+            },
+            "previewDigest": {
+                "type": "string",
+                "pattern": "^[0-9a-f]{64}$",
+                "description": "The previewDigest of the preview you checked: imports.",
+            },
+        },
+        "required": ["projectKey", "xml"],
+    },
+    gate=_plan_gate,
+)
+def import_project_plan(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    _refuse_binary_plan(args["xml"])
+    upload = _plan_file(args["xml"])
+    level = args.get("outlineLevel")
+    digest = args.get("previewDigest")
+    link = ctx.link(_url("registers:work-packages", found.key))
+    try:
+        if digest is None:
+            preview = register_services.import_preview(
+                caller=caller, register=PLAN_REGISTER, upload=upload, outline_level=level, plan=True
+            )
+            return {"projectKey": found.key, "dryRun": True, **preview.preview(), "link": link}
+        outcome = register_services.import_file(
+            caller=caller,
+            register=PLAN_REGISTER,
+            upload=upload,
+            expected_digest=digest,
+            outline_level=level,
+            plan=True,
+        )
+    except ValidationFailed as refused:
+        raise _named_as_arguments(refused) from None
+    return _written(
+        ctx,
+        "work_packages.imported",
+        {
+            "projectKey": found.key,
+            "created": outcome.created,
+            "warnings": outcome.warnings,
+            "link": link,
+        },
+    )

@@ -66,8 +66,11 @@ class Hints:
 
 
 # The writes whose effect cannot be taken back in the app: a made decision can no longer be
-# changed (only annotated); a change applied to the baseline moves it for good.
-IRREVERSIBLE = frozenset({"record_decision_made", "apply_change_to_baseline"})
+# changed (only annotated); a change applied to the baseline moves it for good; the sponsor's
+# decision on an exception approves its plan or kills the project, and closes the exception.
+IRREVERSIBLE = frozenset(
+    {"record_decision_made", "apply_change_to_baseline", "decide_project_exception"}
+)
 # The writes that set values (or end a state) rather than add a record: sent twice with the
 # same arguments, the second changes nothing more (an act already done is refused).
 IDEMPOTENT_WRITES = frozenset(
@@ -89,9 +92,9 @@ class Action:
     kind: str
     schema: dict[str, Any]
     function: Callable[[Context, dict[str, Any]], Any]
-    # Whether the action needs edit rights on some project (writes); used to show only what
-    # the caller may use.
-    needs_edit: bool = False
+    # For a write: whether the caller's role on a project lets them use it there (default:
+    # edit rights); the write is offered to those who may use it on some project they view.
+    offered_to: Callable[[permissions.Caller], bool] | None = None
     # The gates a refused body must pass first (404, 403, 409, 412 before 422): called with
     # the unchecked arguments only when the schema refuses them.
     gate: Callable[[Context, dict[str, Any]], None] | None = None
@@ -140,9 +143,11 @@ def action(
     description: str,
     schema: dict[str, Any],
     gate: Callable[[Context, dict[str, Any]], None] | None = None,
+    offered_to: Callable[[permissions.Caller], bool] | None = None,
 ):
     """Register the decorated function as an action of the catalogue. `gate`: for a write,
-    the checks that come before the body's (see `run`)."""
+    the checks that come before the body's (see `run`). `offered_to`: for a write, who may
+    use it on a project (default: its editors)."""
 
     def register(function: Callable[[Context, dict[str, Any]], Any]):
         if name in CATALOGUE:
@@ -156,7 +161,7 @@ def action(
             kind=kind,
             schema=full,
             function=function,
-            needs_edit=kind == WRITE,
+            offered_to=(offered_to or _edits) if kind == WRITE else None,
             gate=gate,
         )
         return function
@@ -193,17 +198,22 @@ def project(ctx: Context, key: Any):
         return permissions.project_for(ctx.request, moved.new_key)
 
 
-def may_edit_somewhere(request: HttpRequest) -> bool:
-    return any(caller.can_edit for _, caller in permissions.viewable_projects(request))
+def _edits(caller: permissions.Caller) -> bool:
+    return caller.can_edit
 
 
 def available(request: HttpRequest) -> list[Action]:
-    """The actions the caller may use: every read once past the agent gate; the writes only
-    when they edit at least one project they can view."""
+    """The actions the caller may use: every read once past the agent gate; a write only when
+    the caller may use it on at least one project they can view (most: they edit it; the
+    sponsor's exception decision: they sponsor it)."""
     require_agent_access(request)
     ensure_loaded()
-    editor = may_edit_somewhere(request)
-    return [a for a in CATALOGUE.values() if editor or not a.needs_edit]
+    callers = [caller for _, caller in permissions.viewable_projects(request)]
+    return [
+        a
+        for a in CATALOGUE.values()
+        if a.offered_to is None or any(a.offered_to(caller) for caller in callers)
+    ]
 
 
 def get(name: str) -> Action:
@@ -267,6 +277,8 @@ def _message(error: Any) -> str:
         )
         if message:
             return message
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        return f"At most {error.validator_value:,} characters."  # never the text sent back
     cleaner = PATTERN_CLEANERS.get(schema.get("pattern")) if error.validator == "pattern" else None
     if cleaner is not None:
         _, message = cleaner(error.instance)

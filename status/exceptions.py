@@ -431,6 +431,16 @@ def _may_decide(caller: Caller, record: ProjectException) -> None:
         raise Forbidden("Only the sponsor decides on an exception, and not on a report they wrote.")
 
 
+def open_for_decision(caller: Caller) -> ProjectException:
+    """The undecided exception `caller` may decide, checked before the decision's body: none
+    open is 404, a caller who is not the sponsor (or wrote the report) 403."""
+    record = current(caller.project)
+    if record is None:
+        raise NotFound("This project has no open exception.")
+    _may_decide(caller, record)
+    return record
+
+
 def exception_decide(
     *, caller: Caller, data: Mapping[str, Any], expected_revision: int | None = None
 ) -> ProjectException:
@@ -438,10 +448,7 @@ def exception_decide(
     change request (the existing change path), Kill takes the business case's Kill act with
     the comment as its reason. Either closes the exception."""
     project = caller.project
-    record = current(project)
-    if record is None:
-        raise NotFound("This project has no open exception.")
-    _may_decide(caller, record)
+    open_for_decision(caller)
     if not isinstance(data, Mapping):
         raise ValidationFailed({"": ["Send a JSON object."]})
     partial, errors = specs.validate(ExceptionDecisionSpec, data, creating=True)

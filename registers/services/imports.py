@@ -127,13 +127,15 @@ def register_import(*, caller: Caller, register: str, upload: Any) -> int:
 
 
 def import_preview(
-    *, caller: Caller, register: str, upload: Any, outline_level: Any = None
+    *, caller: Caller, register: str, upload: Any, outline_level: Any = None, plan: bool = False
 ) -> ImportOutcome:
     """What `import_file` would do with this file, done and rolled back: the same checks in
     the same order (403, 409, then the file), every row through its create service, and
     nothing kept. A file that cannot be read at all is 422; refused rows are listed in the
-    outcome's `errors` rather than raised."""
-    return _run(caller, register, upload, dry_run=True, expected=None, level=outline_level)
+    outcome's `errors` rather than raised. `plan`: see `read_upload`."""
+    return _run(
+        caller, register, upload, dry_run=True, expected=None, level=outline_level, plan=plan
+    )
 
 
 def import_file(
@@ -143,6 +145,7 @@ def import_file(
     upload: Any,
     expected_digest: str | None = None,
     outline_level: Any = None,
+    plan: bool = False,
 ) -> ImportOutcome:
     """Create one record per row of the uploaded CSV or XLSX file, or of the Microsoft
     Project plan (MSPDI XML, work packages only: `registers.mspdi`, its tasks at
@@ -151,15 +154,25 @@ def import_file(
     read; a file that cannot be read, or refused rows, answer 422 (rows reported as [{row,
     field, message}] on the error's `rows`, the warnings on its `warnings`), and nothing is
     created. With `expected_digest` (a preview's), an import whose outcome differs from that
-    preview is refused (409) and nothing is created."""
+    preview is refused (409) and nothing is created. `plan`: see `read_upload`."""
     return _run(
-        caller, register, upload, dry_run=False, expected=expected_digest, level=outline_level
+        caller,
+        register,
+        upload,
+        dry_run=False,
+        expected=expected_digest,
+        level=outline_level,
+        plan=plan,
     )
 
 
-def read_upload(register: str, upload: Any, outline_level: Any = None) -> spreadsheets.Reading:
+def read_upload(
+    register: str, upload: Any, outline_level: Any = None, *, plan: bool = False
+) -> spreadsheets.Reading:
     """The rows of an import file, by what the file is: a Microsoft Project plan (XML) for
-    the work packages, an .mpp refused with the way to save it as XML, else CSV or XLSX."""
+    the work packages, an .mpp refused with the way to save it as XML, else CSV or XLSX.
+    `plan`: the file is meant as a plan (the assistant's plan import), so whatever does not
+    start as XML is refused in the plan reader's words, never read as CSV."""
     if upload is not None and upload.size <= spreadsheets.MAX_BYTES:
         head = upload.read(64)
         upload.seek(0)
@@ -171,10 +184,12 @@ def read_upload(register: str, upload: Any, outline_level: Any = None) -> spread
             raise ValidationFailed({"file": [message]})
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise ValidationFailed({"file": [UTF16_MESSAGE]})
-        if mspdi.is_xml(head):
+        if plan or mspdi.is_xml(head):
             if register != "work-packages":
                 raise ValidationFailed({"file": [mspdi.ONLY_WORK_PACKAGES]})
             return mspdi.read_file(upload, outline_level)
+    if plan:  # no file, or one over the size limit: the plan reader's words
+        return mspdi.read_file(upload, outline_level)
     return spreadsheets.read_file(register, upload)
 
 
@@ -186,11 +201,12 @@ def _run(
     dry_run: bool,
     expected: str | None,
     level: Any = None,
+    plan: bool = False,
 ) -> ImportOutcome:
     require_editor(caller)
     caller.project.assert_registers_unfrozen()
     create = CREATORS[register]
-    reading = read_upload(register, upload, level)
+    reading = read_upload(register, upload, level, plan=plan)
     if not reading.rows and not reading.problems:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
     problems: list[dict[str, Any]] = list(reading.problems)

@@ -3,7 +3,8 @@ the PMO analyst alone, and set to a group holding everyone: both gates, through 
 
 Expected: no credentials 401; outside the portfolio/agent gate 403; past it but unable to view
 ALPHA 404 for every action that names it; reads 200 for anyone who can view; writes 200 for
-the Project Lead and nominated editors only, 403 for the other viewers."""
+the Project Lead and nominated editors only (the lead's own acts: the lead; the exception's
+decision: the sponsor), 403 for the other viewers."""
 
 import json
 
@@ -12,7 +13,7 @@ from django.db import transaction
 from django.test import Client
 
 from agent.catalogue import CATALOGUE, ensure_loaded
-from tests.agent.conftest import EVERYONE, use_group
+from tests.agent.conftest import EVERYONE, PLAN_XML, use_group
 from tests.conftest import PMO_GROUP, ROLES
 
 ensure_loaded()
@@ -21,10 +22,15 @@ ensure_loaded()
 ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}
 # Writes reserved to the Project Lead.
 LEAD_ONLY = {"apply_change_to_baseline", "write_exception_report"}
+# Writes reserved to the sponsor.
+SPONSOR_ONLY = {"decide_project_exception"}
 
 
 def arguments(name: str, world) -> dict:
     key = {"projectKey": "ALPHA"}
+    if name == "decide_project_exception":  # a decision needs the lead's report first
+        world.reported_exception()
+        return {**key, "decision": "AcceptPlan", "comment": "Go on."}
     return {
         "find_projects": {},
         "portfolio_summary": {"since": "2026-01-01"},
@@ -58,6 +64,7 @@ def arguments(name: str, world) -> dict:
             "options": ["Accept the delay"],
             "recommendation": "Accept the delay.",
         },
+        "import_project_plan": {**key, "xml": PLAN_XML},
     }[name]
 
 
@@ -71,6 +78,8 @@ def expected(name: str, role: str, group: str | None) -> int:
         return 404
     if name in LEAD_ONLY:
         return 200 if role == "lead" else 403
+    if name in SPONSOR_ONLY:
+        return 200 if role == "sponsor" else 403
     if CATALOGUE[name].is_write:
         return 200 if role in ("lead", "editor") else 403
     return 200

@@ -198,7 +198,11 @@ def test_tool_annotations_come_from_the_catalogue():
     )
     assert tools["update_risk"].annotations.idempotent_hint is True
     assert tools["update_risk"].annotations.destructive_hint is False
-    for irreversible in ("record_decision_made", "apply_change_to_baseline"):
+    for irreversible in (
+        "record_decision_made",
+        "apply_change_to_baseline",
+        "decide_project_exception",
+    ):
         assert tools[irreversible].annotations.destructive_hint is True
     assert all(
         t.annotations.title == t.title and t.annotations.open_world_hint is False

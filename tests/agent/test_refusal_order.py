@@ -1,7 +1,8 @@
 """A refusal keeps the house order through the agent's doors as through the JSON API: 401,
 404 (a project the caller cannot view), 403 (may not write), 409 (frozen registers), 412
 (a stale revision), and only then 422 for the body. Every write action with a body the
-schema refuses: a viewer gets 403, an unknown project 404; through the agent API and MCP."""
+schema refuses: a viewer gets 403, an unknown project 404, the one who may write it (the
+lead; for the exception's decision, the sponsor) 422; through the agent API and MCP."""
 
 import json
 
@@ -41,7 +42,13 @@ def invalid(name: str, world) -> dict:
         "update_project_status": {**key, "overallRag": "Purple"},
         "draft_status_report": {**key, "title": ""},
         "write_exception_report": {**key, "cause": "x", "options": []},
+        "decide_project_exception": {**key, "decision": "Maybe"},
+        "import_project_plan": {**key, "xml": ""},
     }[name]
+
+
+# Who may write each action (its 422): the Project Lead unless named here.
+WRITER = {"decide_project_exception": "sponsor"}
 
 
 WRITES = sorted(name for name, a in CATALOGUE.items() if a.is_write)
@@ -61,12 +68,13 @@ def _post(user, name: str, arguments: dict):
 def test_the_gates_come_before_the_body_through_the_api(name, world):
     use_group(EVERYONE)
     arguments = invalid(name, world)
-    lead = _post(world.lead, name, arguments)
-    assert lead.status_code == 422, lead.content
+    writer = world.user(WRITER.get(name, "lead"))
+    allowed = _post(writer, name, arguments)
+    assert allowed.status_code == 422, allowed.content
     viewer = _post(world.viewer, name, arguments)
     assert viewer.status_code == 403, viewer.content
     assert viewer.json()["error"]["code"] == "forbidden"
-    unknown = _post(world.lead, name, {**arguments, "projectKey": "NOSUCH"})
+    unknown = _post(writer, name, {**arguments, "projectKey": "NOSUCH"})
     assert unknown.status_code == 404, unknown.content
     hidden = _post(world.outsider, name, arguments)
     assert hidden.status_code == 404, hidden.content
