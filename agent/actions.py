@@ -487,9 +487,10 @@ def business_case(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     description=(
         "A project's status: overall RAG and reason, the derived and effective RAG per "
         "dimension (cost, schedule, scope, risk) with the drivers behind each and any "
-        "override with its reason, commentary, confidence and whether it is stale; and its "
-        "earned value (PV, EV, AC, CPI, SPI, EAC, VAC, TCPI, each read in words, or what is "
-        "missing)."
+        "override with its reason, commentary, confidence and whether it is stale; the "
+        "benefit forecast against the approved benefit (the shortfall in percent, or why "
+        "there is none); and its earned value (PV, EV, AC, CPI, SPI, EAC, VAC, TCPI, each "
+        "read in words, or what is missing)."
     ),
     schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
 )
@@ -524,6 +525,7 @@ def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "lastUpdatedAt": _iso(status.last_updated_at),
         "revision": status.revision,
         "earnedValue": earned_value_body(view),
+        "benefit": {name: plain(value) for name, value in view.benefit.items()},
         "exception": _exception_body(ctx, found, view),
         "link": ctx.link(_url("status:index", found.key)),
     }

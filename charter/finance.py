@@ -322,6 +322,31 @@ def _round(value: float | None, places: int = 2) -> float | None:
     return rounded + 0.0  # no negative zero
 
 
+def _line_total(lines: list, key: str) -> float:
+    return sum(float(line.get(key) or 0) for line in lines)
+
+
+def total_benefit(stored: Mapping[str, Any] | None) -> Decimal | None:
+    """The total benefit a financial case states: the builtin model's computed totalBenefit
+    (the sum of its lines' benefits, as `compute` gives it), the attached model's headline
+    totalBenefit entered by hand, or None (mode none, no lines, no figure). Read at approval
+    (frozen into the plan baseline) and on every status (the benefit forecast)."""
+    shown = mode((stored or {}).get("mode")) if stored else "builtin"
+    value: Any = None
+    if shown == "builtin":
+        lines = ((stored or {}).get("builtin") or {}).get("lines") or []
+        value = _round(_line_total(lines, "benefit")) if lines else None
+    elif shown == "attached":
+        value = ((stored or {}).get("attached") or {}).get("totalBenefit")
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        found = Decimal(str(value))
+    except ArithmeticError:
+        return None
+    return found if found.is_finite() else None
+
+
 def compute(builtin: Mapping[str, Any]) -> dict:
     """{totalCost, totalBenefit, npv, irr, paybackYears, roiPct} from the builtin model; all
     null while there are no lines. irr and roiPct are percentages; money is in the model's
@@ -329,8 +354,8 @@ def compute(builtin: Mapping[str, Any]) -> dict:
     lines = builtin.get("lines") or []
     if not lines:
         return dict.fromkeys(METRICS)
-    total_cost = sum(float(line.get("cost") or 0) for line in lines)
-    total_benefit = sum(float(line.get("benefit") or 0) for line in lines)
+    total_cost = _line_total(lines, "cost")
+    total_benefit = _line_total(lines, "benefit")
     flows = net_flows(builtin)
     rate = float(builtin.get("discountRatePct") or 0) / 100
     found = irr(flows)

@@ -4,6 +4,8 @@ page, in published reports, on the portfolio and in the API (docs/product.md sec
 - the derived cost, schedule, scope and risk RAG, each with its drivers: a summary with the
   figures that made it what it is (for example "forecast 1,200 vs approved 1,000 + 0
   variations: +20 %") and, on a project's own status, the rows behind it;
+- the benefit forecast: the financial case's total benefit now against the approved benefit
+  the plan baseline froze, and the shortfall in percent (`derive_benefit`);
 - the effective value (the override when set, else derived);
 - staleness against the reporting cadence;
 - the initiation checklist;
@@ -27,6 +29,7 @@ from typing import Any
 from django.utils import timezone
 
 from charter.derive import CLOSED_OR_LATER, adoption_gap
+from charter.finance import total_benefit
 from charter.models import BusinessCase
 from governance import formatting, labels
 from governance.cleaning import add_days, coerce_enum
@@ -147,6 +150,11 @@ class ProjectFacts:
     plan_baseline_end: dt.date | None = None
     # When the plan baseline in force was approved: only variations decided later count.
     plan_baseline_approved_at: dt.datetime | None = None
+    # The approved benefit the plan baseline froze (its totalBenefit): whether the baseline
+    # recorded the key at all (baselines approved before it was frozen did not) and its amount
+    # (None when the financial case stated none).
+    plan_baseline_benefit_recorded: bool = False
+    plan_baseline_benefit: Decimal | None = None
     detailed: bool = False
     work_packages: list[WorkPackageFact] = field(default_factory=list)
     risks: list[RiskFact] = field(default_factory=list)
@@ -200,6 +208,8 @@ class StatusView:
     figures: Mapping[str, Any]
     thresholds: Mapping[str, Any]
     now: dt.datetime
+    # The approved and forecast benefit and the shortfall (`derive_benefit`).
+    benefit: Mapping[str, Any] = field(default_factory=dict)
     # The project's earned value (`status.earned_value.ProjectEarnedValue`), attached by the
     # selectors (it reads the work packages' phasing, which the aggregate query does not).
     earned_value: Any = None
@@ -432,6 +442,92 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
             )
         )
     return Dimension("cost", rag, summary, tuple(drivers), figures)
+
+
+# --- benefit --------------------------------------------------------------------------------
+
+
+def _fewest_places(value: Decimal, lines: list[tuple[Decimal, int]]) -> Decimal:
+    """`value` rounded half up to the fewest places, at least one, at which it compares with
+    every line as the exact figure does (each line with its exact side: -1, 0, 1)."""
+    shown = value
+    for places in range(1, 16):
+        shown = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        if all(_compare(shown, line) == side for line, side in lines):
+            break
+    return shown
+
+
+def derive_benefit(facts: ProjectFacts) -> dict[str, Any]:
+    """The benefit forecast against the approved benefit: approvedBenefit is the total benefit
+    the plan baseline froze at approval, forecastBenefit the total benefit the financial case
+    states now (`charter.finance.total_benefit`, the one reader of both), and
+    benefitShortfallPct = (approved - forecast) / approved x 100: positive under the approved,
+    zero or negative at or above it; None when either figure is missing or the approved is 0
+    (`summary` says why). The percentage is printed with the fewest places, at least one, at
+    which it compares with the benefit tolerance as the exact value does (the exception's
+    comparison, `status.exceptions`, is exact)."""
+    forecast = total_benefit(getattr(facts.case, "financial_case", None))
+    recorded = facts.has_plan_baseline and facts.plan_baseline_benefit_recorded
+    approved = facts.plan_baseline_benefit if recorded else None
+    body: dict[str, Any] = {
+        "approvedBenefit": approved,
+        "forecastBenefit": forecast,
+        "benefitShortfallPct": None,
+        "approvedRecorded": recorded,
+        "summary": "",
+    }
+    shown_forecast = f"Forecast benefit {money(forecast)}" if forecast is not None else ""
+    if not facts.has_plan_baseline:
+        if forecast is not None:
+            body["summary"] = (
+                f"{shown_forecast}: no approved plan baseline records an approved benefit to "
+                "compare it with."
+            )
+        return body
+    if not recorded:
+        body["summary"] = (
+            f"{shown_forecast or 'The forecast benefit'} is not compared: the approved benefit "
+            "was not recorded at approval."
+        )
+        return body
+    if approved is None:
+        body["summary"] = (
+            f"{shown_forecast or 'The forecast benefit'} is not compared: the financial case "
+            "stated no total benefit at approval."
+        )
+        return body
+    if forecast is None:
+        body["summary"] = (
+            f"The financial case states no total benefit now: nothing to compare with the "
+            f"approved {money(approved)}."
+        )
+        return body
+    if approved <= 0:
+        body["summary"] = (
+            f"{shown_forecast} is not compared: the approved benefit is {money(approved)}."
+        )
+        return body
+    under = (approved - forecast) * 100
+    tolerance = getattr(facts.case, "tolerance_benefit_percent", None)
+    lines = [(Decimal(0), _compare(under, Decimal(0)))]
+    if tolerance is not None:
+        lines.append((Decimal(tolerance), _compare(under, Decimal(tolerance) * approved)))
+    shortfall = _fewest_places(under / approved, lines)
+    body["benefitShortfallPct"] = shortfall
+    if under > 0:
+        body["summary"] = (
+            f"{shown_forecast} is {formatting.percent_figure(shortfall)}% under the approved "
+            f"{money(approved)}."
+        )
+    elif under < 0:
+        body["summary"] = (
+            f"{shown_forecast} is {formatting.percent_figure(-shortfall)}% over the approved "
+            f"{money(approved)}."
+        )
+    else:
+        body["summary"] = f"{shown_forecast} matches the approved {money(approved)}."
+    return body
 
 
 # --- schedule -------------------------------------------------------------------------------
@@ -887,6 +983,7 @@ def derive(
         figures=figures,
         thresholds=dict(thresholds),
         now=now,
+        benefit=derive_benefit(facts),
     )
 
 

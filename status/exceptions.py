@@ -2,8 +2,8 @@
 
 - `exception_state(view)`: the one comparison of the status page's derived figures (the
   schedule slip against the plan baseline's end, the cost forecast against the approved
-  budget) with the tolerances the sponsor set on the business case. The banner, the portfolio,
-  the API and the agent all read it.
+  budget, the benefit forecast against the approved benefit) with the tolerances the sponsor
+  set on the business case. The banner, the portfolio, the API and the agent all read it.
 - `track(views)`: called where the stored health is rewritten (every change of the facts,
   `status.health.refresh`) and by the daily periodic check (days late grow with time): opens
   the project's exception once (audited, the lead and the sponsor notified once through the
@@ -55,7 +55,7 @@ TOLERANCE_ATTRS = (
 class Crossing:
     """One tolerance crossed: which, the figure and the limit, in words."""
 
-    tolerance: str  # "time", "costPercent", "costAmount"
+    tolerance: str  # one of status.specs.CROSSING_TOLERANCES
     figure: Any
     limit: Any
     summary: str
@@ -116,8 +116,9 @@ def _running(facts: derive.ProjectFacts) -> bool:
 
 def exception_state(view: derive.StatusView) -> ExceptionState:
     """Compare the status page's figures (the same `derive` dimensions: slipDays of the
-    schedule, eac and approvedBudget of the cost) with the tolerances. Beyond a tolerance is
-    strictly more than it: 10 days late against a 10-day tolerance is within."""
+    schedule, eac and approvedBudget of the cost; the benefit forecast of `derive_benefit`)
+    with the tolerances. Beyond a tolerance is strictly more than it: 10 days late against a
+    10-day tolerance is within, and so is a benefit exactly 10 % under on a 10 % tolerance."""
     facts = view.facts
     found = tolerances(facts.case)
     state = ExceptionState(tolerances=found)
@@ -159,7 +160,31 @@ def exception_state(view: derive.StatusView) -> ExceptionState:
                     "tolerance.",
                 )
             )
+    benefit = _benefit_crossing(view.benefit, found["toleranceBenefitPercent"])
+    if benefit is not None:
+        crossed.append(benefit)
     return ExceptionState(tolerances=found, crossed=tuple(crossed))
+
+
+def _benefit_crossing(benefit: Mapping[str, Any], percent: Any) -> Crossing | None:
+    """The benefit forecast (`derive.derive_benefit`) against the benefit tolerance: beyond
+    when the shortfall under the approved benefit is strictly more than the tolerance,
+    compared exactly ((approved - forecast) x 100 against tolerance x approved)."""
+    approved, forecast = benefit.get("approvedBenefit"), benefit.get("forecastBenefit")
+    if percent is None or approved is None or forecast is None or approved <= 0:
+        return None
+    under = Decimal(approved) - Decimal(forecast)
+    if not under * 100 > Decimal(percent) * Decimal(approved):
+        return None
+    shown = benefit.get("benefitShortfallPct")
+    return Crossing(
+        "benefitPercent",
+        shown,
+        percent,
+        f"Forecast benefit {derive.money(forecast)} is {formatting.percent_figure(shown)}% "
+        f"under the approved benefit {derive.money(approved)}, beyond the "
+        f"{formatting.percent_figure(percent)}% tolerance.",
+    )
 
 
 # --- opening, going back within, out again ----------------------------------------------------

@@ -79,7 +79,8 @@ SELECT p.id,
   r.risks, r.open_risks, r.top_score, r.red_risks, r.amber_risks, r.unscored,
   d.pending,
   c.open_changes, c.awaiting, c.pending_scope, c.oldest_scope, c.later_scope,
-  {plan_present}, {plan_version}, {plan_end}, {plan_approved_at}, {status_columns},
+  {plan_present}, {plan_version}, {plan_end}, {plan_approved_at}, {plan_benefit},
+  {status_columns},
   {case_columns}
 FROM governance_project p
 LEFT JOIN status_projectstatus s ON s.project_id = p.id
@@ -218,6 +219,7 @@ CASE_FIELD_NAMES = {
     "tolerance_cost_percent",
     "tolerance_cost_amount",
     "tolerance_benefit_percent",
+    "financial_case",
 }
 # In the model's field order, as Model.from_db expects.
 CASE_FIELDS = [f for f in BusinessCase._meta.concrete_fields if f.name in CASE_FIELD_NAMES]
@@ -262,8 +264,9 @@ def _loader(fields):
 
 
 # The approved planBaseline ({"version", "approvedAt", "workPackages": {id: {...,
-# "plannedEndDate"}}, ...}): whether there is one, its version, its latest plannedEndDate and
-# when it was approved, read in the database with
+# "plannedEndDate"}}, "totalBenefit", ...}): whether there is one, its version, its latest
+# plannedEndDate, when it was approved and its totalBenefit as JSON text (SQL NULL when the
+# key is absent, 'null' when it holds none), read in the database with
 # each engine's JSON functions (a plan is a few kilobytes; the portfolio reads a thousand).
 PLAN_SQL = {
     "postgresql": (
@@ -273,6 +276,8 @@ PLAN_SQL = {
         "jsonb_typeof(b.plan_baseline -> 'workPackages') = 'object' THEN "
         "b.plan_baseline -> 'workPackages' ELSE '{}'::jsonb END) e)",
         "b.plan_baseline ->> 'approvedAt'",
+        "CASE WHEN jsonb_typeof(b.plan_baseline) = 'object' "
+        "THEN (b.plan_baseline -> 'totalBenefit')::text END",
     ),
     "sqlite": (
         "json_type(b.plan_baseline) = 'object'",
@@ -280,6 +285,10 @@ PLAN_SQL = {
         "(SELECT MAX(CASE WHEN e.type = 'object' THEN json_extract(e.value, '$.plannedEndDate') "
         "END) FROM json_each(b.plan_baseline, '$.workPackages') e)",
         "json_extract(b.plan_baseline, '$.approvedAt')",
+        "CASE WHEN json_type(b.plan_baseline) = 'object' "
+        "AND json_type(b.plan_baseline, '$.totalBenefit') IS NOT NULL "
+        "THEN COALESCE(CAST(json_extract(b.plan_baseline, '$.totalBenefit') AS TEXT), 'null') "
+        "END",
     ),
 }
 
@@ -291,19 +300,37 @@ def _plan_version(value):
         return value
 
 
+def _plan_benefit(value) -> tuple[bool, Decimal | None]:
+    """The plan baseline's totalBenefit as read by PLAN_SQL: whether the key was recorded, and
+    the amount (None for null or anything that is not a number)."""
+    if value is None:
+        return False, None
+    text = str(value).strip()
+    if text == "null":
+        return True, None
+    try:
+        amount = Decimal(text)
+    except ArithmeticError:
+        return True, None
+    return True, amount if amount.is_finite() else None
+
+
 def _figures_rows(ids: list[int], thresholds: Mapping[str, Any], now: dt.datetime):
     if connection.vendor == "postgresql":
         # One array parameter instead of a thousand: PostgreSQL plans it much faster.
         in_ids, id_params = "= ANY(%s)", [list(ids)]
     else:
         in_ids, id_params = f"IN ({', '.join(['%s'] * len(ids))})", list(ids)
-    plan_present, plan_version, plan_end, plan_approved_at = PLAN_SQL[connection.vendor]
+    plan_present, plan_version, plan_end, plan_approved_at, plan_benefit = PLAN_SQL[
+        connection.vendor
+    ]
     sql = FIGURES_SQL.format(
         in_ids=in_ids,
         plan_present=plan_present,
         plan_version=plan_version,
         plan_end=plan_end,
         plan_approved_at=plan_approved_at,
+        plan_benefit=plan_benefit,
         score=SCORE_SQL,
         awaiting=AWAITING_SQL,
         pending_scope=PENDING_SCOPE_SQL,
@@ -351,7 +378,7 @@ def load_facts(
     if not ids:
         return {}
     facts: dict[int, derive.ProjectFacts] = {}
-    status_end = 29 + len(STATUS_FIELDS)
+    status_end = 30 + len(STATUS_FIELDS)
     load_status = _loader(STATUS_FIELDS)
     load_case = _loader(CASE_FIELDS)
     rows = _figures_rows(ids, thresholds, now)
@@ -359,7 +386,7 @@ def load_facts(
     for row in rows:
         (pk, *w) = row[:13]
         r, d, c = row[13:19], row[19], row[20:25]
-        plan, s, b = row[25:29], row[29:status_end], row[status_end:]
+        plan, s, b = row[25:30], row[30:status_end], row[status_end:]
         project = by_id[pk]
         plan_approved_at = baseline_approved_at({"approvedAt": plan[3]}) if plan[0] else None
         counted = variations(approved_changes.get(pk, []), plan_approved_at)
@@ -396,6 +423,7 @@ def load_facts(
         case = None
         if b[0] is not None:
             case = load_case(b)
+        benefit_recorded, approved_benefit = _plan_benefit(plan[4]) if plan[0] else (False, None)
         try:
             plan_end = _date(plan[2])
         except ValueError:
@@ -409,6 +437,8 @@ def load_facts(
             plan_baseline_version=_plan_version(plan[1]),
             plan_baseline_end=plan_end,
             plan_baseline_approved_at=plan_approved_at,
+            plan_baseline_benefit_recorded=benefit_recorded,
+            plan_baseline_benefit=approved_benefit,
         )
     treated = set(
         Decision.objects.filter(project_id__in=ids, treated_risk_id__isnull=False).values_list(

@@ -196,6 +196,7 @@ class StatusSpec(specs.Spec):
     realisation_review: Derived = None
     approval_status: Annotated[ReadOnly, specs.Derived("facts.approval_status")] = None
     figures: Derived = None
+    benefit: Derived = None
     thresholds: Derived = None
     revision: Annotated[specs.Revision, specs.Derived("status.revision")] = None
     earned_value: Annotated[ReadOnly, specs.Derived("earned_value_body")] = None
@@ -311,6 +312,8 @@ class ExceptionDecisionSpec(specs.Spec):
 
 # --- the exception's answers (status.exceptions.to_dict and project_exception) ---------------
 
+# The tolerances a crossing names (status.exceptions.Crossing).
+CROSSING_TOLERANCES = ("time", "costPercent", "costAmount", "benefitPercent")
 _TEXT: specs.JsonSchema = {"type": "string"}
 _TEXT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"]}
 _FIGURE: specs.JsonSchema = {"type": ["number", "integer", "string", "null"]}
@@ -318,7 +321,7 @@ _MOMENT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"], "format": "date
 CROSSING_SCHEMA: specs.JsonSchema = {
     "type": "object",
     "properties": {
-        "tolerance": {"type": "string", "enum": ["time", "costPercent", "costAmount"]},
+        "tolerance": {"type": "string", "enum": list(CROSSING_TOLERANCES)},
         "figure": _FIGURE,
         "limit": _FIGURE,
         "summary": _TEXT,

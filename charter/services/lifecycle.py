@@ -9,7 +9,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from charter import acts, derive
+from charter import acts, derive, finance
 from charter.models import ApprovedVersion, BusinessCase
 from charter.serializers import stored_fields
 from charter.services.common import TEXT_MAX, act_body, begin, body, current_case, precheck
@@ -177,7 +177,9 @@ def return_note_address(
 
 def plan_baseline(case: BusinessCase, packages: list[WorkPackage], approved_at) -> dict:
     """{version, approvedAt, workPackages: {id: {budget, plannedStartDate, plannedEndDate}},
-    totalBudget}: the frozen plan that the status page's cost and schedule RAG read."""
+    totalBudget, totalBenefit}: the frozen plan that the status page's cost and schedule RAG
+    read, and the approved benefit (the financial case's total benefit,
+    `finance.total_benefit`; null when it states none) that the benefit forecast reads."""
     total = sum((p.budget or Decimal(0) for p in packages), Decimal(0))
     return {
         "version": case.version,
@@ -193,6 +195,7 @@ def plan_baseline(case: BusinessCase, packages: list[WorkPackage], approved_at) 
             for p in packages
         },
         "totalBudget": decimal_to_json(total),
+        "totalBenefit": decimal_to_json(finance.total_benefit(case.financial_case)),
     }
 
 
