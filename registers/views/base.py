@@ -20,7 +20,8 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import render
-from django.template.loader import render_to_string
+from django.template.context import make_context
+from django.template.loader import get_template, render_to_string
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
@@ -165,12 +166,13 @@ def _record_text(record: Any) -> str:
 _stored_text = tables.stored_text
 
 
-def table_cache_key(request: HttpRequest, reg: "RegisterPages", context: dict) -> str:
+def _table_parts(request: HttpRequest, reg: "RegisterPages", context: dict) -> list:
+    """Every input of the table's rendering but its rows. The project's row without its
+    `registers_revision`: a stamp of the facts, which the rows' own text carries."""
     caller: Caller = context["caller"]
     project: Project = context["project"]
     table = context["table"]
-    digest = hashlib.blake2b(digest_size=20)
-    parts = [
+    return [
         formatting.currency(),
         str(timezone.localdate()),
         reg.slug,
@@ -180,13 +182,23 @@ def table_cache_key(request: HttpRequest, reg: "RegisterPages", context: dict) -
         caller.account_id,
         [caller.can_view, caller.is_site_admin, caller.is_lead, caller.is_nominated_editor],
         [caller.can_edit, caller.can_edit_registers, caller.is_sponsor],
-        _values(project),
+        [kv for kv in _values(project) if kv[0] != "registers_revision"],
         [(k, repr(v)) for k, v in vars(table).items() if k != "rows"],
         sorted((k, repr(v)) for k, v in context["people"].items()),
         repr(context["extra"]),
     ]
-    digest.update(repr(parts).encode())
-    digest.update("\n".join(_record_text(row) for row in table.rows).encode())
+
+
+def table_cache_key(
+    request: HttpRequest, reg: "RegisterPages", context: dict, texts: list[str] | None = None
+) -> str:
+    """The table's key: every input but its rows (`_table_parts`), then every row's text
+    (`_record_text`, given as `texts` when the caller made them already)."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(repr(_table_parts(request, reg, context)).encode())
+    if texts is None:
+        texts = [_record_text(row) for row in context["table"].rows]
+    digest.update("\n".join(texts).encode())
     return f"registers:table:{digest.hexdigest()}"
 
 
@@ -209,18 +221,71 @@ def _keep_table(key: str, html: str) -> None:
 
 
 def table_html(request: HttpRequest, reg: "RegisterPages", context: dict) -> str:
-    """The table partial, from the cache when the same table was rendered before."""
-    key = table_cache_key(request, reg, context)
+    """The table partial, from the cache when the same table was rendered before; else
+    rendered around its rows, each row from the process's row cache (`rows_html`) when the
+    same row was rendered before."""
+    texts = [_record_text(row) for row in context["table"].rows]
+    key = table_cache_key(request, reg, context, texts)
     html = _TABLES.get(key)
     if html is None:
         html = shared_cache.get(key)
         if html is None:
             html = render_to_string(
-                f"{reg.template}#table", {**context, "csrf_input": _CSRF_SLOT}, request
+                f"{reg.template}#table",
+                {
+                    **context,
+                    "csrf_input": _CSRF_SLOT,
+                    "rows_html": rows_html(request, reg, context, texts),
+                },
+                request,
             )
             shared_cache.set(key, html, TABLE_CACHE_SECONDS)
         _keep_table(key, html)
     return mark_safe(html.replace(_CSRF_SLOT, context["csrf_input"]))
+
+
+# Each rendered row is kept by the process too, under a digest of every input of the table
+# but its rows (`_table_parts`: the person and their rights, the project's row, the people
+# shown, the register's `extra`, the day, the currency, the URL and query) and the row's own
+# text (`_record_text`: every stored and derived value of the record). After a change of one
+# row, the table is rendered again from the other rows' kept HTML and the changed row's
+# partial: a 1,000-row table costs one row's rendering, not a thousand. A row rendered with
+# a state of its own (being edited, just saved or moved, a notice, the link picker) is
+# neither kept nor read. Bounded by the characters held (emptied when over), like the tables.
+_ROWS: dict[bytes, str] = {}
+_ROWS_CHARS = 0
+_ROW_STATES = ("editing_id", "saved", "moved_id", "picking", "notice", "form")
+
+
+def rows_html(request: HttpRequest, reg: "RegisterPages", context: dict, texts: list[str]):
+    """The table's rows (`<reg.template>#row` for each), or None when the table shows a row in
+    a state of its own (the template then renders its rows itself)."""
+    global _ROWS_CHARS
+    if any(context.get(name) for name in _ROW_STATES):
+        return None
+    rows = context["table"].rows
+    base = hashlib.blake2b(repr(_table_parts(request, reg, context)).encode(), digest_size=20)
+    keys = []
+    for text in texts:
+        digest = base.copy()
+        digest.update(text.encode())
+        keys.append(digest.digest())
+    found = [_ROWS.get(k) for k in keys]
+    missing = [n for n, html in enumerate(found) if html is None]
+    if missing:
+        page = get_template(reg.template).template
+        row = get_template(f"{reg.template}#row").template
+        bound = make_context(context, request, autoescape=True)
+        with bound.render_context.push_state(page), bound.bind_template(page):
+            for n in missing:
+                with bound.push(r=rows[n]):
+                    found[n] = html = row.nodelist.render(bound)
+                if _ROWS_CHARS + len(html) > _TABLES_MAX_CHARS:
+                    _ROWS.clear()
+                    _ROWS_CHARS = 0
+                _ROWS[keys[n]] = html
+                _ROWS_CHARS += len(html)
+    return mark_safe("".join(found))
 
 
 # The page's body (the register tabs, the toolbar and filters, the pictures, the summary and
