@@ -2,13 +2,13 @@
 title, description and patterns, RAG marks and their legend, money on an axis, and small
 helpers (ticks, label placement, counting)."""
 
+import html
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
 RAG_LETTERS = {"Red": "R", "Amber": "A", "Green": "G", "Blue": "B", "None": "\u2013"}
@@ -47,7 +47,7 @@ class Chart:
         """The rows of the chart's table, written here rather than in the template: a
         portfolio of a thousand projects has a thousand cells (templates/charts/_figure.html
         keeps the template form of a row, and a test compares the two)."""
-        e = conditional_escape  # as the template's autoescape
+        e = _conditional  # as the template's autoescape
         out = []
         for row in self.rows:
             cells = []
@@ -66,8 +66,20 @@ def rag_key(value: str | None) -> str:
     return value if value in RAG_LETTERS else "None"
 
 
+# Django's `escape` is `html.escape` (quotes included) behind a lazy-text wrapper, which cost
+# more than the escaping itself at a thousand rows a picture: the same escaping, called
+# directly (tests compare the output with Django's).
+
+
 def _e(value: Any) -> str:
-    return str(escape(str(value)))
+    return html.escape(str(value))
+
+
+def _conditional(value: Any) -> str:
+    """Django's `conditional_escape`: a safe value as it is, anything else escaped."""
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return html.escape(str(value))
 
 
 def _n(value: float) -> str:
