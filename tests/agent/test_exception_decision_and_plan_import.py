@@ -317,3 +317,44 @@ def test_the_arguments_are_checked_and_the_size_is_the_importers(everyone, monke
     with pytest.raises(ValidationFailed) as refused:
         run(lead, "import_project_plan", PLAN)
     assert refused.value.fields == {"xml": ["At most 0 MB per file."]}
+
+
+# --- hostile values over the new arguments ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "xml",
+    ["<Project>\ud800</Project>", "<Project>\x00</Project>", "<Project>\ufffe</Project>"],
+    ids=["lone surrogate", "NUL", "non-character"],
+)
+def test_a_plan_text_holding_a_hostile_character_is_refused_naming_xml(everyone, xml):
+    with pytest.raises(ValidationFailed) as refused:
+        run(everyone.lead, "import_project_plan", {**PLAN, "xml": xml})
+    assert list(refused.value.fields) == ["xml"]
+    assert not WorkPackage.objects.filter(project=everyone.project).exists()
+
+
+@pytest.mark.parametrize(
+    "level", [2**31, 2**63, 10**400, float("nan"), float("inf"), -1, 1.5, True, None]
+)
+def test_a_hostile_outline_level_is_refused_naming_it(everyone, level):
+    with pytest.raises(ValidationFailed) as refused:
+        run(everyone.lead, "import_project_plan", {**PLAN, "outlineLevel": level})
+    assert "outlineLevel" in refused.value.fields
+
+
+@pytest.mark.parametrize("comment", ["a\ud800", "x" * 10_000_000], ids=["lone surrogate", "10 MB"])
+def test_a_hostile_decision_comment_is_refused_naming_it(everyone, reported, comment):
+    with pytest.raises(ValidationFailed) as refused:
+        run(
+            everyone.sponsor,
+            "decide_project_exception",
+            {
+                "projectKey": "ALPHA",
+                "decision": "Kill",
+                "comment": comment,
+                "expectedRevision": reported["revision"],
+            },
+        )
+    assert "comment" in refused.value.fields
+    assert ProjectException.objects.get().state == "Reported"
