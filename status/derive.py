@@ -334,12 +334,7 @@ def judge_overrun(eac: Decimal, approved: Decimal, thresholds: Mapping[str, Any]
 
     to_green, to_amber = against(green), against(amber)
     rag = "Green" if to_green <= 0 else "Amber" if to_amber <= 0 else "Red"
-    value = delta / approved
-    shown = value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    for places in range(1, 16):
-        shown = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-        if _compare(shown, green) == to_green and _compare(shown, amber) == to_amber:
-            break
+    shown = _fewest_places(delta / approved, [(green, to_green), (amber, to_amber)])
     sign = _compare(delta, Decimal(0))
 
     def on(line: Decimal, side: int) -> str:
