@@ -20,7 +20,7 @@ from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
 from charter.services.baseline import LEAD_ONLY
-from governance import permissions, specs, textsearch
+from governance import cleaning, permissions, specs, textsearch
 from governance.audit import entry_to_dict
 from governance.cleaning import required_text_schema
 from governance.concurrency import check_version
@@ -358,7 +358,7 @@ def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
         "dimensions": list(change.dimensions or []),
         "dimensionsChosen": change.dimensions_chosen,
         "impactScheduleDays": change.impact_schedule_days,
-        "impactBudget": float(change.impact_budget) if change.impact_budget is not None else None,
+        "impactBudget": cleaning.decimal_to_json(change.impact_budget),
         "revision": change.revision,
         "link": ctx.link(_url("registers:change-detail", key, change.pk)),
     }

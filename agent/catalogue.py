@@ -188,11 +188,15 @@ def require_agent_access(request: HttpRequest) -> User:
 
 def project(ctx: Context, key: Any):
     """The per-project gate: the project and the caller's role, 404 when they cannot view it
-    (the message names only what the caller typed)."""
+    (the message names only what the caller typed). A key no project can have is refused
+    naming `projectKey` (the API's one key check, `cleaning.project_key`) before any query."""
     if not isinstance(key, str) or not key.strip():
         raise ValidationFailed({"projectKey": ["Name a project key."]})
+    checked, error = cleaning.project_key(key)
+    if error or checked is None:
+        raise ValidationFailed({"projectKey": [error or cleaning.PROJECT_KEY_MESSAGE]})
     try:
-        return permissions.project_for(ctx.request, key.strip().upper())
+        return permissions.project_for(ctx.request, checked)
     except Moved as moved:
         # A key the project had before: the assistant goes on under the current key.
         return permissions.project_for(ctx.request, moved.new_key)

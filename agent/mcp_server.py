@@ -123,9 +123,10 @@ def build_server(
         payload = result if isinstance(result, dict) else {"result": result}
         if notes:  # what the spec's lenient fields coerced, as the API says it
             payload = {**payload, "warnings": list(notes)}
+        text = cleaning.json_text(payload, default=str)  # amounts in fixed-point notation
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(payload, default=str))],
-            structured_content=json.loads(json.dumps(payload, default=str)),
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=json.loads(text),
             is_error=False,
         )
 

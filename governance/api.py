@@ -16,6 +16,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from ninja import NinjaAPI, Query, Router
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
+from ninja.renderers import JSONRenderer
 from ninja.security import APIKeyCookie, HttpBearer
 
 from governance import audit, cleaning, oauth, permissions, services, specs, throttling
@@ -297,7 +298,11 @@ class GovernanceAPI(NinjaAPI):
         return found
 
 
-NO_CONTROL_CHARACTERS = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]*$"
+# No control character (but tab and line breaks) and no Unicode noncharacter (written as the
+# characters themselves, which every pattern dialect reads).
+NO_CONTROL_CHARACTERS = (
+    "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f" + "".join(cleaning.NONCHARACTER_LIST) + "]*$"
+)
 CLEAN_JSON = {"$ref": "#/components/schemas/CleanJson"}
 # A body schema with none of these says nothing of its value: any value is taken.
 ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not"}
@@ -309,7 +314,9 @@ ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "n
 CLEAN_JSON_SCHEMA = {
     "description": (
         "Any JSON value. No text in it, at any depth, nor any property name holds a control "
-        "character (but tab and line breaks): such a value is refused (422, the path named)."
+        "character (but tab and line breaks), a lone surrogate or a Unicode noncharacter "
+        "(U+FDD0..U+FDEF, U+FFFE, U+FFFF and the last two of every plane): such a value is "
+        "refused (422, the path named)."
     ),
     "anyOf": [
         {"type": "string", "pattern": NO_CONTROL_CHARACTERS},
@@ -400,6 +407,13 @@ def document_body_text(schema: dict, *, nullable: bool) -> dict:
     return schema
 
 
+class MoneyRenderer(JSONRenderer):
+    """Ninja's JSON, with each amount in fixed-point notation (`cleaning.json_text`)."""
+
+    def render(self, request: HttpRequest, data: Any, *, response_status: int) -> Any:
+        return cleaning.json_text(data, cls=self.encoder_class, **self.json_dumps_params)
+
+
 api = GovernanceAPI(
     title="Project governance API",
     version="1",
@@ -412,6 +426,7 @@ api = GovernanceAPI(
     urls_namespace="api",
     docs_url="/docs",
     openapi_url="/openapi.json",
+    renderer=MoneyRenderer(),
 )
 
 

@@ -5,8 +5,10 @@ dates in the accepted range, enums, seats and links. Each raises nothing; each r
 
 import contextlib
 import datetime as dt
+import json
 import math
 import re
+import secrets
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
@@ -47,6 +49,26 @@ def whole_number(raw: Any, *, max_digits: int = 18) -> int | None:
     return None
 
 
+# A project key is the column's 32 characters at most (Jira's are 10).
+PROJECT_KEY_MAX = 32
+PROJECT_KEY_MESSAGE = f"Must be a project key (at most {PROJECT_KEY_MAX} characters), e.g. APOLLO."
+
+
+def project_key(value: Any) -> tuple[str | None, Error]:
+    """The project key a path, a body or an action names, trimmed and upper-cased; refused
+    (before any query) when not text, blank, past the column, or holding a character no text
+    holds (a control character, a lone surrogate, a noncharacter: `text_error`)."""
+    if not isinstance(value, str) or not value.strip():
+        return None, PROJECT_KEY_MESSAGE
+    error = text_error(value)
+    if error:
+        return None, error
+    key = value.strip().upper()
+    if len(key) > PROJECT_KEY_MAX:
+        return None, PROJECT_KEY_MESSAGE
+    return key, None
+
+
 def only(data: Iterable[str], *keys: str) -> None:
     """Refuse (422, "Unknown field.") the members of a body that are not among `keys`."""
     errors = FieldErrors()
@@ -63,9 +85,10 @@ CONTROL_MESSAGE = "Must not contain control characters (such as NUL); only tabs 
 
 
 def control_error(value: Any) -> Error:
-    """The refusal for a string holding a control character, else None."""
-    if isinstance(value, str) and CONTROL_CHARACTERS.search(value):
-        return CONTROL_MESSAGE
+    """The refusal for a string holding a control character, a lone surrogate or a Unicode
+    noncharacter (`text_error`), else None."""
+    if isinstance(value, str):
+        return text_error(value)
     return None
 
 
@@ -77,14 +100,37 @@ SURROGATE_MESSAGE = (
 )
 NOT_FINITE_MESSAGE = "Must be a finite number (NaN, Infinity and numbers past 1e308 are not)."
 
+# Unicode's 66 noncharacters: U+FDD0..U+FDEF, and the last two code points of every plane
+# (U+FFFE, U+FFFF, U+1FFFE, U+1FFFF, ... U+10FFFE, U+10FFFF). No text holds them: XML (and so
+# XLSX) refuses U+FFFE and U+FFFF, and a workbook holding one is corrupt.
+NONCHARACTER_LIST = [
+    *map(chr, range(0xFDD0, 0xFDF0)),
+    *(chr(plane * 0x10000 + low) for plane in range(17) for low in (0xFFFE, 0xFFFF)),
+]
+NONCHARACTERS = re.compile("[" + "".join(NONCHARACTER_LIST) + "]")
+NONCHARACTER_MESSAGE = (
+    "Must be valid text: it holds a Unicode noncharacter (such as U+FFFE or U+FDD0), "
+    "which is no character."
+)
+
 
 def text_error(value: str) -> Error:
-    """The refusal for text holding a control character or a lone surrogate, else None."""
+    """The refusal for text holding a control character, a lone surrogate or a Unicode
+    noncharacter, else None."""
     if CONTROL_CHARACTERS.search(value):
         return CONTROL_MESSAGE
     if SURROGATES.search(value):
         return SURROGATE_MESSAGE
+    if NONCHARACTERS.search(value):
+        return NONCHARACTER_MESSAGE
     return None
+
+
+def file_text(value: str) -> str:
+    """Text as a file may hold it: each lone surrogate or noncharacter (stored before they
+    were refused) replaced by U+FFFD, so no stored row can corrupt an export."""
+    value = SURROGATES.sub("\ufffd", value)
+    return NONCHARACTERS.sub("\ufffd", value)
 
 
 def control_characters(value: Any) -> list[str]:
@@ -159,8 +205,9 @@ def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, E
 
 # The schema of `text(required=True)`: text the services refuse blank (trimmed by str.strip, then
 # empty) holds at least one character that is neither a control character nor whitespace
-# (the characters str.isspace accepts).
-_ALLOWED_CHARACTER = "[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]"
+# (the characters str.isspace accepts), and no control character or noncharacter (written
+# as the characters themselves, which every pattern dialect reads).
+_ALLOWED_CHARACTER = "[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f" + "".join(NONCHARACTER_LIST) + "]"
 _NOT_BLANK_CHARACTER = (
     "[^\\x00-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
 )
@@ -430,8 +477,9 @@ def http_url(value: Any) -> tuple[str, Error]:
     if not isinstance(value, str) or not value.strip():
         return "", "A URL is required."
     value = value.strip()
-    if CONTROL_CHARACTERS.search(value):
-        return value, CONTROL_MESSAGE
+    error = text_error(value)
+    if error:
+        return value, error
     if len(value) > 2000:
         return value, "At most 2000 characters."
     parts = urlsplit(value)
@@ -443,8 +491,9 @@ def http_url(value: Any) -> tuple[str, Error]:
 def account_id(value: Any) -> tuple[str | None, Error]:
     if value is None or value == "":
         return None, None
-    if isinstance(value, str) and CONTROL_CHARACTERS.search(value):
-        return None, CONTROL_MESSAGE
+    error = control_error(value)
+    if error:
+        return None, error
     if not isinstance(value, str) or len(value) > 128 or not value.strip():
         return None, "Must be a tracker accountId."
     return value.strip(), None
@@ -480,8 +529,65 @@ def _checked(number: Decimal, places: int) -> tuple[Decimal | None, Error]:
     return number.quantize(quantum), None
 
 
+class Money(float):
+    """An amount a float cannot hold exactly (9999999999999999.99 is 1e16 as a float): the
+    nearest float, for arithmetic, carrying its exact fixed-point `text`, which `repr` and
+    `str` give (so the CSV writer and the pages write it), `json_text` writes as the JSON
+    number and the XLSX writers as a text cell (a spreadsheet's number is a float too)."""
+
+    text: str
+
+    def __new__(cls, value: Decimal) -> "Money":
+        money = super().__new__(cls, value)
+        money.text = format(value, "f")
+        _MONEY_MADE[0] = True
+        return money
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+
+# Set, for the process, once a Money is made (one may be kept for a later answer, in any
+# thread): `json_text` walks the data only in a process that holds amounts past 10^14.
+_MONEY_MADE = [False]
+
+
 def decimal_to_json(value: Decimal | None) -> int | float | None:
-    """Money goes out as a JSON number: an integer when whole, else a float."""
+    """Money goes out as a JSON number in fixed-point notation: an integer when whole, else a
+    float when the float's shortest writing is the amount exactly (12.5), else `Money` (the
+    exact digits: 9999999999999999.99, never 1e+16)."""
     if value is None:
         return None
-    return int(value) if value == value.to_integral_value() else float(value)
+    if value == value.to_integral_value():
+        return int(value)
+    number = float(value)
+    shortest = repr(number)
+    if "e" not in shortest and Decimal(shortest) == value:
+        return number
+    return Money(value)
+
+
+# A marker no text can hold (unknown outside this process, and replaced in every answer).
+_MONEY_MARK = f"money-{secrets.token_hex(12)}:"
+_MARKED = re.compile(f'"{_MONEY_MARK}(-?[0-9]+(?:\\.[0-9]+)?)"')
+
+
+def json_text(data: Any, **options: Any) -> str:
+    """`json.dumps(data, **options)`, each Money written as its exact digits (a JSON number in
+    fixed-point notation). The data are walked only once a Money was made in this process."""
+    if not _MONEY_MADE[0]:
+        return json.dumps(data, **options)
+    text = json.dumps(_marked(data), **options)
+    return _MARKED.sub(r"\1", text)
+
+
+def _marked(value: Any) -> Any:
+    if isinstance(value, Money):
+        return _MONEY_MARK + value.text
+    if isinstance(value, dict):
+        return {key: _marked(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_marked(item) for item in value]
+    return value

@@ -3,6 +3,7 @@ on an older revision is refused (Stale), in the UI as a conflict row and in the 
 
 import re
 
+from governance import cleaning
 from governance.errors import BadRequest, Stale
 
 
@@ -17,17 +18,32 @@ def honours_if_match(view):
     return view
 
 
+IF_MATCH_MESSAGE = 'If-Match must be an ETag from this API, for example "3".'
+
+
+class Unreadable(int):
+    """An If-Match that is no ETag of this API (not digits in quotes, or more digits than a
+    revision has: 4,300 of them are past what int() reads). Refused (400) where the revision
+    is checked, so who may act is answered first (a viewer's write is 403 whatever it sends)."""
+
+
+UNREADABLE = Unreadable(-1)
+
+
 def parse_if_match(header: str | None) -> int | None:
-    """The expected revision from an If-Match header (None when absent or '*')."""
+    """The expected revision from an If-Match header (None when absent or '*'); UNREADABLE,
+    refused by `check_version`, for anything else."""
     if not header or header.strip() == "*":
         return None
-    match = re.fullmatch(r'\s*(?:W/)?"(\d+)"\s*', header)
-    if not match:
-        raise BadRequest('If-Match must be an ETag from this API, for example "3".')
-    return int(match.group(1))
+    match = re.fullmatch(r'\s*(?:W/)?"([0-9]+)"\s*', header)
+    revision = cleaning.whole_number(match.group(1)) if match else None
+    return UNREADABLE if revision is None else revision
 
 
 def check_version(current: int, expected: int | None, *, current_repr=None) -> None:
-    """Raise Stale when the client's revision is not the stored one."""
+    """Raise BadRequest for an unreadable If-Match, Stale when the client's revision is not
+    the stored one."""
+    if isinstance(expected, Unreadable):
+        raise BadRequest(IF_MATCH_MESSAGE)
     if expected is not None and int(expected) != int(current):
         raise Stale(current=current_repr)

@@ -117,11 +117,10 @@ class DomainErrorMiddleware:
         if getattr(request, "htmx", False) and isinstance(error, ValidationFailed):
             # An in-place form keeps what was typed; the refusal is flashed, naming the field.
             names = ", ".join(error.fields)
+            message = next(iter(error.fields.values()))[0]
             reswap(response, "none")
             trigger_client_event(
-                response,
-                "flash",
-                {"message": f"{names}: {cleaning.CONTROL_MESSAGE}", "kind": "error"},
+                response, "flash", {"message": f"{names}: {message}", "kind": "error"}
             )
         return response
 
@@ -236,9 +235,10 @@ FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def _control_characters(request) -> DomainError | None:
-    """NotFound for a path holding a control character; ValidationFailed naming each query
-    parameter or form field that holds one; else None."""
-    if cleaning.CONTROL_CHARACTERS.search(request.path):
+    """NotFound for a path holding a control character or a Unicode noncharacter;
+    ValidationFailed naming each query parameter or form field that holds one (or a lone
+    surrogate: `cleaning.text_error`); else None."""
+    if cleaning.text_error(request.path):
         return NotFound()
     fields: dict[str, list[str]] = {}
     sources = [request.GET]
@@ -246,10 +246,11 @@ def _control_characters(request) -> DomainError | None:
         sources.append(request.POST)
     for source in sources:
         for name, values in source.lists():
-            if cleaning.CONTROL_CHARACTERS.search(name) or any(
-                cleaning.CONTROL_CHARACTERS.search(value) for value in values
-            ):
-                fields[name] = [cleaning.CONTROL_MESSAGE]
+            for text in (name, *values):
+                error = cleaning.text_error(text)
+                if error:
+                    fields[cleaning.file_text(name)] = [error]
+                    break
     return ValidationFailed(fields) if fields else None
 
 

@@ -210,10 +210,39 @@ def clean_themes(value: Any) -> tuple[list[dict] | None, specs.Refusals | None]:
     return themes, dict(errors)
 
 
+# The range each RAG threshold takes (docs/product.md): an overrun of up to 1000 %, up to ten
+# years of slip or of waiting, a risk score of up to 25 (5 x 5). Taken at every entry (API,
+# settings page) and applied again where the thresholds are read (`clamp_thresholds`), so a
+# value stored out of range draws the status rather than overflowing a date.
+THRESHOLD_RANGES: dict[str, tuple[int, int]] = {
+    "costGreenMaxPct": (0, 1000),
+    "costAmberMaxPct": (0, 1000),
+    "scheduleGreenMaxDays": (0, 3650),
+    "scheduleAmberMaxDays": (0, 3650),
+    "scopeRedAfterDays": (0, 3650),
+    "riskAmberMinScore": (0, 25),
+    "riskRedMinScore": (0, 25),
+}
+
+
+THRESHOLDS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        key: {"type": ["number", "null"], "minimum": low, "maximum": high}
+        for key, (low, high) in THRESHOLD_RANGES.items()
+    },
+}
+
+
+def threshold_message(key: str) -> str:
+    low, high = THRESHOLD_RANGES[key]
+    return f"Must be a number from {low} to {high}."
+
+
 def clean_thresholds(value: Any) -> tuple[dict | None, specs.Refusals | None]:
-    """Threshold overrides as sent: each a known threshold, a number of at least 0, or null
-    (back to the default). The service merges them onto the stored ones and checks each pair's
-    order on the result."""
+    """Threshold overrides as sent: each a known threshold, a number in its range
+    (THRESHOLD_RANGES), or null (back to the default). The service merges them onto the
+    stored ones and checks each pair's order on the result."""
     if not isinstance(value, dict):
         return None, {"": ["Must be an object."]}
     errors = FieldErrors()
@@ -221,13 +250,31 @@ def clean_thresholds(value: Any) -> tuple[dict | None, specs.Refusals | None]:
     for key, raw in value.items():
         if key not in settings.RAG_THRESHOLDS:
             errors.add(f".{key}", "Unknown threshold.")
-        elif raw is not None and (
-            isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0
-        ):
-            errors.add(f".{key}", "Must be a number of at least 0.")
+        elif raw is not None and not _in_range(key, raw):
+            errors.add(f".{key}", threshold_message(key))
         else:
             sent[key] = raw
     return sent, dict(errors)
+
+
+def _in_range(key: str, raw: Any) -> bool:
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return False
+    low, high = THRESHOLD_RANGES.get(key, (0, 0))
+    return low <= raw <= high  # NaN is in no range; compared before any int() of the digits
+
+
+def clamp_thresholds(thresholds: dict[str, Any]) -> dict[str, Any]:
+    """The thresholds with each value brought into its range (a value stored before the
+    ranges, or set in the environment, past it or not a number takes the nearest bound)."""
+    clamped = dict(thresholds)
+    for key, (low, high) in THRESHOLD_RANGES.items():
+        value = clamped.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            clamped[key] = low
+        elif not low <= value <= high:
+            clamped[key] = min(max(value, low), high)
+    return clamped
 
 
 def clean_currency(value: Any) -> tuple[str | None, str | None]:
@@ -284,7 +331,7 @@ class SiteSettingsSpec(specs.Spec):
             {"type": "string", "description": "An ISO 4217 code (EUR, GBP), any case."},
         ),
     ] = Field(None, title="Currency")
-    rag_thresholds: Annotated[dict | None, specs.Checked(clean_thresholds, {"type": "object"})] = (
+    rag_thresholds: Annotated[dict | None, specs.Checked(clean_thresholds, THRESHOLDS_SCHEMA)] = (
         Field(None, title="RAG thresholds")
     )
 

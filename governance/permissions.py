@@ -33,7 +33,7 @@ from django.db.models.signals import post_init, pre_init
 from django.http import HttpRequest
 from django.utils.functional import LazyObject
 
-from governance import audit
+from governance import audit, cleaning
 from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
 from governance.tracker import TrackerError, TrackerProject, get_tracker
@@ -788,7 +788,10 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
 
     One SQL statement when the project's mirror holds the key (`_gate_for_key`); the first
     sight of a project, a former key (Moved) and a refusal go the long way
-    (`_project_for_first_sight`)."""
+    (`_project_for_first_sight`). A key no project can have (`cleaning.project_key`: NUL, a
+    lone surrogate, a noncharacter, past the column) is 404 before any query."""
+    if cleaning.project_key(key)[1]:
+        raise NotFound("No project with that key that you can see.")
     user = request_user(request)
     tracker = get_tracker()
     if not hasattr(tracker, "gate_expressions"):

@@ -19,6 +19,7 @@ from governance.models import (
     SiteSettings,
     SiteSettingsSpec,
     User,
+    clamp_thresholds,
 )
 from governance.permissions import Caller, require, sponsor_clash
 from governance.tracker import get_tracker
@@ -199,9 +200,10 @@ def user_for_token(raw: str) -> User | None:
 
 
 def rag_thresholds(site: SiteSettings | None = None) -> dict[str, float]:
-    """The effective thresholds: the site's overrides over the settings defaults."""
+    """The effective thresholds: the site's overrides over the settings defaults, each in its
+    range (`clamp_thresholds`: one stored before the ranges cannot overflow a date)."""
     site = site or SiteSettings.load()
-    return {**settings.RAG_THRESHOLDS, **(site.rag_thresholds or {})}
+    return clamp_thresholds({**settings.RAG_THRESHOLDS, **(site.rag_thresholds or {})})
 
 
 def enabled_themes(site: SiteSettings | None = None) -> list[str]:

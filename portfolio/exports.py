@@ -10,6 +10,7 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 
+from governance import cleaning
 from governance.people import Person
 from status import earned_value
 
@@ -17,9 +18,16 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _safe(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
+    if isinstance(value, str):
+        value = cleaning.file_text(value)  # no noncharacter stored before the rule corrupts it
+        if value.startswith(FORMULA_STARTS):
+            return "'" + value
     return value
+
+
+def _xlsx(value: Any) -> Any:
+    """A cell as the workbook takes it: an amount a float cannot hold as its digits, text."""
+    return value.text if isinstance(value, cleaning.Money) else _safe(value)
 
 
 def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]]:
@@ -90,7 +98,7 @@ def to_xlsx(rows: list[dict], people: dict[str, Person]) -> bytes:
     sheet.title = "Portfolio"
     sheet.append([header for header, _ in cols])
     for row in rows:
-        sheet.append([_safe(get(row)) for _, get in cols])
+        sheet.append([_xlsx(get(row)) for _, get in cols])
     sheet.freeze_panes = "C2"
     for index, (header, _) in enumerate(cols, start=1):
         sheet.column_dimensions[get_column_letter(index)].width = max(12, min(40, len(header) + 4))

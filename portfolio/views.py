@@ -2,6 +2,8 @@
 thresholds) are edited here by site administrators; the portfolio itself (page, exports) and
 the lessons across projects are read here behind the portfolio/agent gate."""
 
+import re
+
 from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
@@ -294,9 +296,14 @@ def _settings_form(post) -> dict:
         if raw == "":
             thresholds[key] = None
             continue
-        try:
-            thresholds[key] = float(raw) if "." in raw else int(raw)
-        except ValueError:
+        # Digits (cleaning.whole_number: never int() of thousands of them), or a decimal;
+        # anything else goes on as typed, refused by the service naming the threshold.
+        whole = cleaning.whole_number(raw)
+        if whole is not None:
+            thresholds[key] = whole
+        elif re.fullmatch(r"[0-9]{1,18}\.[0-9]{1,6}", raw):
+            thresholds[key] = float(raw)
+        else:
             thresholds[key] = raw
     data = {
         "governanceGroup": post.get("governance_group", ""),

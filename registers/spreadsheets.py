@@ -182,9 +182,11 @@ def _csv_text(value: Any) -> Any:
         return "true" if value else "false"
     if isinstance(value, dt.date):
         return value.isoformat()
-    if isinstance(value, str) and value.startswith(CSV_GUARDED):
-        return "'" + value
-    return value
+    if isinstance(value, str):
+        value = cleaning.file_text(value)  # a noncharacter stored before the rule
+        if value.startswith(CSV_GUARDED):
+            return "'" + value
+    return value  # an amount a float cannot hold writes its digits (cleaning.Money)
 
 
 def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
@@ -199,8 +201,11 @@ def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
 
 
 def _xlsx_cell(sheet, value: Any) -> Any:
+    if isinstance(value, cleaning.Money):
+        return value.text  # a number cell is a float: the exact digits as text
     if not isinstance(value, str):
         return value
+    value = cleaning.file_text(value)  # no noncharacter corrupts the workbook
     if "_x" in value:  # text that reads as an escape keeps its underscore (_x005F_)
         value = XLSX_ESCAPE.sub(r"_x005F_x\1_", value)
     value = value.replace("\r", "_x000D_")
@@ -322,10 +327,9 @@ def _rows(register: str, grid, *, csv_text: bool):
             if column in WRITABLE[register] and not _blank(value):
                 if isinstance(value, str) and not csv_text:
                     value = _xlsx_text(value)
-                if cleaning.control_error(value):
-                    problems.append(
-                        {"row": number, "field": column, "message": cleaning.CONTROL_MESSAGE}
-                    )
+                refused = cleaning.control_error(value)  # or a surrogate or noncharacter
+                if refused:
+                    problems.append({"row": number, "field": column, "message": refused})
                     continue
                 value = _value(column, value, csv_text=csv_text)
                 value, problem, note = _read_as_written(register, column, value, currency)

@@ -287,8 +287,10 @@ def test_if_match_and_stale_mapping():
     assert parse_if_match('"4"') == 4
     assert parse_if_match('W/"4"') == 4
     assert etag(4) == '"4"'
-    with pytest.raises(BadRequest):
-        parse_if_match("4")
+    # An unreadable If-Match is refused where the revision is checked (after who may act).
+    for unreadable in ("4", '"' + "9" * 5000 + '"', '"-1"', '"٣"'):
+        with pytest.raises(BadRequest):
+            check_version(3, parse_if_match(unreadable))
     check_version(3, None)
     check_version(3, 3)
     with pytest.raises(Stale):

@@ -1,7 +1,8 @@
 """The hostile-value property at the service boundary: every writable field of every resource
 (read from the OpenAPI document the code serves, so a new field or endpoint is covered without
-touching this test) given a lone surrogate, NaN or an infinity, 2^31, 2^63, 10^400, a far
-date or a 10 MB string answers 4xx, and nothing is stored (no row, no audit entry).
+touching this test) given a lone surrogate, a noncharacter, NaN or an infinity, 2^31, 2^63,
+10^400, a far date or a 10 MB string answers 4xx, and nothing is stored (no row, no audit
+entry).
 
 Values go where they are hostile: every field gets one of the surrogates, the non-finite
 literals and the 10 MB string; fields the document types or describes as numbers also get one
@@ -41,6 +42,9 @@ TEN_MB = "x" * 10_000_000
 EVERYWHERE = [
     SURROGATE,
     "\udfff",
+    "Cost\ufffeOut",  # Unicode noncharacters: the BMP's, the U+FDD0 block's, an astral plane's
+    "\ufdd0",
+    "a\U0010ffffb",
     Raw("NaN"),
     Raw("Infinity"),
     Raw("-Infinity"),
