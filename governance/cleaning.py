@@ -560,6 +560,8 @@ def decimal_to_json(value: Decimal | None) -> int | float | None:
     exact digits: 9999999999999999.99, never 1e+16)."""
     if value is None:
         return None
+    if not value.is_finite():
+        return float(value)  # as before: no column holds one
     if value == value.to_integral_value():
         return int(value)
     number = float(value)
