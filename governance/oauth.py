@@ -480,6 +480,8 @@ def forget_unused_registrations(now: dt.datetime) -> str:
         | Exists(_refresh_model().objects.filter(application=used))
     )
     _, removed = unused.delete()
+    # Registration tokens are issued no more (no management endpoint): any left are dead.
+    get_access_token_model().objects.filter(scope=oauth2_settings.DCR_REGISTRATION_SCOPE).delete()
     lifetime = dt.timedelta(seconds=oauth2_settings.REFRESH_TOKEN_EXPIRE_SECONDS or 0)
     SpentAuthorizationCode.objects.filter(
         created_at__lt=now - lifetime - dt.timedelta(days=1)
@@ -692,6 +694,7 @@ def connected_clients(user: User) -> list[ConnectedClient]:
     access = (
         get_access_token_model()
         .objects.filter(user=user, application__isnull=False, expires__gt=now)
+        .exclude(scope=oauth2_settings.DCR_REGISTRATION_SCOPE)
         .values("application_id")
         .annotate(since=Min("created"), last=Max("updated"), expires=Max("expires"))
     )

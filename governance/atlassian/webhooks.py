@@ -289,7 +289,8 @@ def _token_problem(claims: dict, request: HttpRequest) -> str:
     if not isinstance(qsh, str) or qsh == CONTEXT_QSH:
         return "qsh is not a request's hash"
     query = [(name, value) for name in request.GET for value in request.GET.getlist(name)]
-    expected = query_string_hash(request.method or "POST", request.path, query)
+    # The path below the site's own prefix: Atlassian's canonical URI leaves the base out.
+    expected = query_string_hash(request.method or "POST", request.path_info, query)
     if not hmac.compare_digest(qsh.encode("utf-8", "surrogatepass"), expected.encode()):
         return "qsh does not match this request (method, path and query)"
     return ""

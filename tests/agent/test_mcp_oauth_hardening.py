@@ -179,10 +179,26 @@ def test_registrations_never_used_are_removed_after_the_documented_age(world, se
     )
     Application.objects.update(created=timezone.now() - dt.timedelta(hours=25))
     fresh_id = _register(anonymous).json()["client_id"]  # made just now
+    # A registration token the toolkit's management endpoint once issued, to the person
+    # signed in when a page posted the registration: it listed a client they never saw.
+    legacy = AccessToken.objects.create(
+        user=world.lead,
+        application=Application.objects.get(client_id=used_id),
+        token_checksum="0" * 64,
+        expires=timezone.now() + dt.timedelta(days=3650),
+        scope="oauth2_provider:registration",
+    )
+    assert {c.name for c in oauth.connected_clients(world.lead)} == {"Inspector test"}
+    legacy_only = Application.objects.create(
+        name="Never seen", client_type="public", authorization_grant_type="authorization-code"
+    )
+    AccessToken.objects.filter(pk=legacy.pk).update(application=legacy_only)
+    assert [c.name for c in oauth.connected_clients(world.lead)] == ["Inspector test"]
 
     assert oauth.forget_unused_registrations(timezone.now()) == "1 unused registrations removed"
     left = set(Application.objects.values_list("client_id", flat=True))
-    assert left == {used_id, granted_id, manual.client_id, fresh_id}
+    assert left == {used_id, granted_id, manual.client_id, fresh_id, legacy_only.client_id}
+    assert not AccessToken.objects.filter(scope="oauth2_provider:registration").exists()
     assert unused_id not in left
     # The job is the periodic one, run by manage.py runperiodic.
     from governance import periodic
