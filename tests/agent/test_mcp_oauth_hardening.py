@@ -310,6 +310,12 @@ def test_an_unreachable_client_metadata_document_is_named_on_the_page(world, cli
         assert "Invalid client_id parameter value" not in page
         assert "could not fetch client_id document: connection refused" in page
         assert url in page
+    monkeypatch.undo()
+    # The toolkit's own fetcher, for real: an address on this machine is never fetched.
+    local = "https://localhost/metadata.json"
+    answer = client.get("/oauth/authorize/?" + urlencode(_query(local, challenge)))
+    assert answer.status_code == 400
+    assert "non-public address" in answer.content.decode()
     unknown = client.get("/oauth/authorize/?" + urlencode(_query("no-such-client", challenge)))
     assert "This server knows no client" in unknown.content.decode()
 
