@@ -181,25 +181,29 @@ def test_the_query_string_hash_follows_atlassians_canonical_request():
     assert webhooks.query_string_hash("GET", "/", [("param", "foo")]) == expected
 
 
+def _ahead(**delta) -> dt.datetime:
+    return timezone.now() + dt.timedelta(**delta)
+
+
 @pytest.mark.parametrize(
     "claims",
     [
-        {"exp": 4_000_000_000},  # 31 years ahead
-        {"iat": None, "exp": 4_000_000_000},
-        {"exp": timezone.now() + dt.timedelta(minutes=11)},  # past the ten-minute cap
-        {"iat": timezone.now() - dt.timedelta(hours=1), "exp": timezone.now()},  # lived an hour
-        {"qsh": None},  # not bound to a request
-        {"qsh": "context-qsh"},  # a context token, bound to no request
-        {"qsh": webhooks.query_string_hash("GET", "/hooks/jira/", [])},  # another method
-        {"qsh": webhooks.query_string_hash("POST", "/oauth/token/", [])},  # another path
-        {"qsh": webhooks.query_string_hash("POST", "/hooks/jira/", [("a", "1")])},  # a query
-        {"qsh": "0" * 64},
-        {"qsh": 12},
+        lambda: {"exp": 4_000_000_000},  # 31 years ahead
+        lambda: {"iat": None, "exp": 4_000_000_000},
+        lambda: {"exp": _ahead(minutes=11)},  # past the ten-minute cap
+        lambda: {"iat": _ahead(hours=-1), "exp": _ahead()},  # lived an hour
+        lambda: {"qsh": None},  # not bound to a request
+        lambda: {"qsh": "context-qsh"},  # a context token, bound to no request
+        lambda: {"qsh": webhooks.query_string_hash("GET", "/hooks/jira/", [])},  # another method
+        lambda: {"qsh": webhooks.query_string_hash("POST", "/oauth/token/", [])},  # another path
+        lambda: {"qsh": webhooks.query_string_hash("POST", "/hooks/jira/", [("a", "1")])},
+        lambda: {"qsh": "0" * 64},
+        lambda: {"qsh": 12},
     ],
 )
 def test_a_long_lived_or_unbound_token_is_refused_storing_nothing(site, cast, client, claims):
     WorkPackageFactory(project=cast.project, name="Build", linked_issue_keys=["ALPHA-1"])
-    answer = deliver(client, deleted("ALPHA-1"), bearer=token(**claims))
+    answer = deliver(client, deleted("ALPHA-1"), bearer=token(**claims()))
     assert answer.status_code == 401
     assert TrackerEventReceipt.objects.count() == 0
     assert WorkPackage.objects.get().broken_issue_keys == {}
