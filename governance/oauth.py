@@ -10,8 +10,14 @@ specification's authorization section asks (django-oauth-toolkit does the protoc
 - Every token is bound to `{site}/mcp` (RFC 8707 `resource`; a request naming another resource
   is refused, one naming none gets /mcp) and is accepted there only: the JSON API and the pages
   read personal API tokens and sessions, never these.
-- Refresh tokens rotate; a reused one revokes its family. Each connected client is listed on
-  the profile page and revoked there (`client_revoke`)."""
+- Refresh tokens rotate; a reused one revokes its family, and of two refreshes with one token
+  at the same moment one gets the new pair, the other invalid_grant. A code exchanged twice
+  revokes what it gave (`SpentAuthorizationCode`). Each connected client is listed on the
+  profile page and revoked there (`client_revoke`).
+- Registration is JSON only, throttled per address and without RFC 7592 management; a
+  registration never used is removed (`forget_unused_registrations`). The consent page is
+  always shown; an error before it is shown on the app's page unless the redirect URI is
+  trusted (`redirect_trusted`). Every discovery document names one issuer (`issuer`)."""
 
 import datetime as dt
 import hashlib
@@ -180,7 +186,8 @@ def revoke_issued_from(spent: SpentAuthorizationCode) -> None:
 
 class McpValidator(OAuth2Validator):
     """The toolkit's validator with the resource fixed to the MCP endpoint: a token request
-    naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target)."""
+    naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target).
+    Codes are spent once, raced refreshes refused, a metadata document's failure kept."""
 
     def validate_redirect_uri(self, client_id, redirect_uri, request, *args, **kwargs):
         """The client's registered URI, and one this server sends codes to at all (http only
