@@ -369,6 +369,21 @@ API_TOKEN_FAILURE_WINDOW_SECONDS = env.int("API_TOKEN_FAILURE_WINDOW_SECONDS", d
 # nowhere else, refresh tokens rotated. MCP_OAUTH_REDIRECT_SCHEMES: the schemes a client's
 # redirect URI may use besides https and http on a loopback address (desktop apps' own).
 MCP_OAUTH_REDIRECT_SCHEMES = env.list("MCP_OAUTH_REDIRECT_SCHEMES", default=["vscode", "cursor"])
+# Dynamic Client Registration is open to anyone, so it is counted per client address:
+# MCP_OAUTH_REGISTRATION_LIMIT registrations within MCP_OAUTH_REGISTRATION_WINDOW_SECONDS,
+# then 429 until the window ends. A registration no code or token ever used is removed
+# MCP_OAUTH_UNUSED_REGISTRATION_HOURS after it was made (the hourly `oauth_registrations`
+# job of `manage.py runperiodic`).
+MCP_OAUTH_REGISTRATION_LIMIT = env.int("MCP_OAUTH_REGISTRATION_LIMIT", default=20)
+MCP_OAUTH_REGISTRATION_WINDOW_SECONDS = env.int(
+    "MCP_OAUTH_REGISTRATION_WINDOW_SECONDS", default=3600
+)
+MCP_OAUTH_UNUSED_REGISTRATION_HOURS = env.int("MCP_OAUTH_UNUSED_REGISTRATION_HOURS", default=24)
+# The origins (scheme://host[:port]) the authorization endpoint sends an error back to
+# without showing a page first (RFC 9700 section 4.11.2), besides a loopback address (the
+# person's own machine). Anyone may register any https redirect URI, so none is trusted by
+# default: an error before consent shows the app's error page.
+MCP_OAUTH_TRUSTED_REDIRECT_ORIGINS = env.list("MCP_OAUTH_TRUSTED_REDIRECT_ORIGINS", default=[])
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "governance.oauth.McpValidator",
     "OAUTH2_BACKEND_CLASS": "governance.oauth.AbsoluteUriCore",

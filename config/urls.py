@@ -38,7 +38,7 @@ urlpatterns = [
 ]
 
 # --- MCP OAuth (governance/oauth.py): discovery at the root, the server under oauth/ ---------
-_oauth_metadata = oauth_views.OAuthServerMetadataView.as_view()
+_oauth_metadata = oauth.ServerMetadata.as_view()
 _resource_metadata = oauth.ProtectedResourceMetadata.as_view()
 urlpatterns += [
     path(".well-known/oauth-protected-resource", _resource_metadata),
@@ -55,16 +55,12 @@ urlpatterns += [
             (
                 [
                     path("authorize/", oauth.Authorize.as_view(), name="authorize"),
-                    path("token/", oauth_views.TokenView.as_view(), name="token"),
+                    path("token/", oauth.Token.as_view(), name="token"),
                     path(
                         "revoke_token/", oauth_views.RevokeTokenView.as_view(), name="revoke-token"
                     ),
+                    # Registration only: no RFC 7592 management endpoint (governance/oauth.py).
                     path("register/", oauth.Register.as_view(), name="dcr-register"),
-                    path(
-                        "register/<str:client_id>/",
-                        oauth_views.DynamicClientRegistrationManagementView.as_view(),
-                        name="dcr-register-management",
-                    ),
                     path(".well-known/oauth-authorization-server", _oauth_metadata),
                 ],
                 "oauth2_provider",

@@ -19,5 +19,6 @@ class GovernanceConfig(AppConfig):
 
         post_save.connect(forget_user, sender=User, dispatch_uid="forget-cached-user")
         post_delete.connect(forget_user, sender=User, dispatch_uid="forget-cached-user-deleted")
-        from governance import checks, notifications  # noqa: F401  (register the outbox handler, the checks)
+        # Each registers something: the checks, an outbox handler, a periodic job.
+        from governance import checks, notifications, oauth  # noqa: F401
         from governance.atlassian import webhooks  # noqa: F401  (its outbox handler, periodic job)

@@ -450,6 +450,20 @@ class FailureCount(models.Model):
         return f"{self.key}: {self.count}"
 
 
+class SpentAuthorizationCode(models.Model):
+    """An OAuth authorization code already exchanged for tokens (governance.oauth): a second
+    exchange is refused and ends every token issued from the first (RFC 6749 section 4.1.2).
+    Kept as long as those tokens can live (the refresh token's lifetime)."""
+
+    code_digest = models.CharField(max_length=64, unique=True)  # SHA-256 of the code
+    token_family = models.UUIDField(null=True, blank=True)
+    access_token_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"code {self.code_digest[:12]}…"
+
+
 class PeriodicJob(models.Model):
     """One job `manage.py runperiodic` runs on a schedule (governance.periodic): its row is
     the lock two concurrent runs contend for, and records when it last ran."""

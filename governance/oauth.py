@@ -10,36 +10,56 @@ specification's authorization section asks (django-oauth-toolkit does the protoc
 - Every token is bound to `{site}/mcp` (RFC 8707 `resource`; a request naming another resource
   is refused, one naming none gets /mcp) and is accepted there only: the JSON API and the pages
   read personal API tokens and sessions, never these.
-- Refresh tokens rotate; a reused one revokes its family. Each connected client is listed on
-  the profile page and revoked there (`client_revoke`)."""
+- Refresh tokens rotate; a reused one revokes its family, and of two refreshes with one token
+  at the same moment one gets the new pair, the other invalid_grant. A code exchanged twice
+  revokes what it gave (`SpentAuthorizationCode`). Each connected client is listed on the
+  profile page and revoked there (`client_revoke`).
+- Registration is JSON only, throttled per address and without RFC 7592 management; a
+  registration never used is removed (`forget_unused_registrations`). The consent page is
+  always shown; an error before it is shown on the app's page unless the redirect URI is
+  trusted (`redirect_trusted`). Every discovery document names one issuer (`issuer`)."""
 
+import datetime as dt
 import hashlib
 import ipaddress
 import json
+import logging
+import math
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Max, Min
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, Max, Min, OuterRef
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
+from oauth2_provider import cimd
+from oauth2_provider.exceptions import FatalClientError
 from oauth2_provider.models import get_access_token_model, get_application_model
+from oauth2_provider.models import get_grant_model as _grant_model
 from oauth2_provider.models import get_refresh_token_model as _refresh_model
 from oauth2_provider.oauth2_backends import OAuthLibCore
 from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauth2_provider.settings import oauth2_settings
 from oauth2_provider.views import (
     AuthorizationView,
     DynamicClientRegistrationView,
     OAuthProtectedResourceMetadataView,
+    OAuthServerMetadataView,
+    TokenView,
 )
 from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
-from governance import audit, cleaning
+from governance import audit, cleaning, periodic, throttling
 from governance.errors import NotFound
-from governance.models import User
+from governance.models import SpentAuthorizationCode, User
 from governance.people import resolve
+
+logger = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 SCOPE = "mcp"
@@ -60,6 +80,79 @@ def _same_resource(value: str, resource: str) -> bool:
     return value.rstrip("/") == resource.rstrip("/")
 
 
+def issuer(request: HttpRequest) -> str:
+    """The one issuer identifier of this authorization server, the site's root: both
+    addresses of its metadata (RFC 8414), the resource's `authorization_servers` (RFC 9728)
+    and the `iss` of each authorization response (RFC 9207) name it."""
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def redirect_trusted(uri: object) -> bool:
+    """Whether the authorization endpoint may send a person to `uri` without showing a page
+    first (RFC 9700 section 4.11.2): http on a loopback address (the person's own machine),
+    or an origin MCP_OAUTH_TRUSTED_REDIRECT_ORIGINS names. Anyone may register any https
+    address, so a registered one is not trusted for that alone."""
+    if not isinstance(uri, str) or redirect_uri_problem(uri) is not None:
+        return False
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if scheme == "http":  # redirect_uri_problem allows http on a loopback address only
+        return True
+    origin = f"{scheme}://{parts.netloc.lower()}"
+    trusted = {o.strip().rstrip("/").lower() for o in settings.MCP_OAUTH_TRUSTED_REDIRECT_ORIGINS}
+    return origin in trusted
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# --- client ID metadata documents: the reason one could not be used ---------------------------
+
+
+def _problem_key(client_id: str) -> str:
+    return "oauth:cimd-problem:" + _digest(client_id)
+
+
+def _note_problem(client_id: str, problem: str, seconds: int) -> None:
+    cache.set(_problem_key(client_id), problem, max(1, seconds))
+
+
+def metadata_client_problem(client_id: str) -> str | None:
+    """Why the client ID metadata document at `client_id` could not be used, while that
+    failure stands (CIMD_FAILURE_BACKOFF_SECONDS), or None."""
+    return cache.get(_problem_key(client_id))
+
+
+def resolve_metadata_client(client_id: str, request) -> None:
+    """Fetch the client ID metadata document `client_id` names and store its client, as the
+    toolkit does on first sight of such a client_id, keeping the reason of a failure (the
+    toolkit logs it and answers only "Invalid client_id") so the page can say it. The same
+    gates as the toolkit's: its permission classes, its failure backoff, its cap on fetches
+    in flight and its fetcher (https only, no private address, a timeout, a size limit)."""
+    backoff_seconds = oauth2_settings.CIMD_FAILURE_BACKOFF_SECONDS
+    if not cimd._registration_permitted(request, client_id):
+        _note_problem(client_id, "this server takes no client metadata document from there", 60)
+        return
+    backoff = cimd._backoff_cache_key(client_id)
+    if cache.get(backoff):
+        return  # the failure noted then still stands
+    with cimd._fetch_slot() as acquired:
+        if not acquired:
+            _note_problem(client_id, "too many client documents are being fetched; try again", 5)
+            return
+        try:
+            cimd._fetch_validate_upsert(client_id)
+        except cimd.CIMDError as exc:
+            logger.info("Client ID metadata document %r refused: %s", client_id, exc)
+            cache.set(backoff, True, backoff_seconds)
+            _note_problem(client_id, str(exc), backoff_seconds)
+        except Exception:
+            logger.exception("Client ID metadata document %r could not be read", client_id)
+            cache.set(backoff, True, backoff_seconds)
+            _note_problem(client_id, "the document could not be read", backoff_seconds)
+
+
 class AbsoluteUriCore(OAuthLibCore):
     """The toolkit's bridge to oauthlib, with the request's absolute URI (scheme and host as
     Django reads them, behind a proxy too), so the validator knows the site's /mcp."""
@@ -71,9 +164,30 @@ class AbsoluteUriCore(OAuthLibCore):
 # --- the validator: every token bound to /mcp -------------------------------------------------
 
 
+SPENT_CODE = (
+    "This authorization code was exchanged already; every token issued from it is revoked "
+    "now. Connect the client again."
+)
+RACED_REFRESH = (
+    "This refresh token was used by another request at the same moment; use the tokens that "
+    "request received, or connect the client again."
+)
+
+
+def revoke_issued_from(spent: SpentAuthorizationCode) -> None:
+    """End every token issued from a spent code: its refresh token family (each rotation
+    since) and the access token the exchange gave."""
+    with transaction.atomic():
+        if spent.token_family:
+            _refresh_model().revoke_family(spent.token_family)
+        if spent.access_token_id:
+            get_access_token_model().objects.filter(pk=spent.access_token_id).delete()
+
+
 class McpValidator(OAuth2Validator):
     """The toolkit's validator with the resource fixed to the MCP endpoint: a token request
-    naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target)."""
+    naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target).
+    Codes are spent once, raced refreshes refused, a metadata document's failure kept."""
 
     def validate_redirect_uri(self, client_id, redirect_uri, request, *args, **kwargs):
         """The client's registered URI, and one this server sends codes to at all (http only
@@ -81,6 +195,68 @@ class McpValidator(OAuth2Validator):
         document, the admin)."""
         allowed = super().validate_redirect_uri(client_id, redirect_uri, request, *args, **kwargs)
         return allowed and redirect_uri_problem(redirect_uri) is None
+
+    def _load_application(self, client_id, request):
+        """The toolkit's lookup; a client_id that is a metadata document's URL and is not
+        stored yet is resolved here first, so a failure's reason is kept for the page."""
+        if (
+            oauth2_settings.CIMD_ENABLED
+            and isinstance(client_id, str)
+            and "\x00" not in client_id
+            and cimd.is_cimd_client_id(client_id)
+            and not get_application_model().objects.filter(client_id=client_id).exists()
+        ):
+            resolve_metadata_client(client_id, request)
+        return super()._load_application(client_id, request)
+
+    def validate_code(self, client_id, code, client, request, *args, **kwargs):
+        """The toolkit's check; a code exchanged already is refused and every token issued
+        from it ends now (RFC 6749 section 4.1.2)."""
+        if super().validate_code(client_id, code, client, request, *args, **kwargs):
+            return True
+        spent = SpentAuthorizationCode.objects.filter(code_digest=_digest(code or "")).first()
+        if spent is not None:
+            revoke_issued_from(spent)
+            raise oauth_errors.InvalidGrantError(description=SPENT_CODE, request=request)
+        return False
+
+    def _create_access_token(self, expires, request, token, source_refresh_token=None):
+        created = super()._create_access_token(expires, request, token, source_refresh_token)
+        request.mcp_access_token_id = created.pk
+        return created
+
+    def _create_refresh_token(self, request, refresh_token_code, access_token, previous):
+        created = super()._create_refresh_token(request, refresh_token_code, access_token, previous)
+        request.mcp_token_family = created.token_family
+        return created
+
+    def _save_bearer_token(self, token, request, *args, **kwargs):
+        """The toolkit's save (inside its transaction), with two rules of this server:
+        a refresh token another request rotated meanwhile is refused (invalid_grant, never a
+        500), and an exchanged code is recorded as spent with what was issued from it."""
+        model = _refresh_model()
+        presented = getattr(request, "refresh_token_instance", None)
+        if (
+            request.grant_type == "refresh_token"
+            and isinstance(presented, model)
+            and presented.revoked is None
+        ):
+            current = model.objects.select_for_update().filter(pk=presented.pk).first()
+            if current is None or current.revoked is not None:
+                raise oauth_errors.InvalidGrantError(description=RACED_REFRESH, request=request)
+        super()._save_bearer_token(token, request, *args, **kwargs)
+        if request.grant_type == "authorization_code" and request.code:
+            try:
+                with transaction.atomic():
+                    SpentAuthorizationCode.objects.create(
+                        code_digest=_digest(request.code),
+                        token_family=getattr(request, "mcp_token_family", None),
+                        access_token_id=getattr(request, "mcp_access_token_id", None),
+                    )
+            except IntegrityError:
+                raise oauth_errors.InvalidGrantError(
+                    description=SPENT_CODE, request=request
+                ) from None
 
     def _check_and_set_request_resource(self, request):
         super()._check_and_set_request_resource(request)
@@ -107,10 +283,23 @@ class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
         return mcp_resource(request)
 
     def get_authorization_servers(self, request):
-        return [request.build_absolute_uri("/").rstrip("/")]
+        return [issuer(request)]
 
     def get_resource_documentation(self):
         return ""
+
+
+class ServerMetadata(OAuthServerMetadataView):
+    """RFC 8414 at /.well-known/oauth-authorization-server and under /oauth/: the toolkit's
+    document with the one issuer (`issuer`), whichever address it is read at. No OpenID
+    Connect discovery is served (OIDC is off)."""
+
+    def get(self, request, *args, **kwargs):
+        data = json.loads(super().get(request, *args, **kwargs).content)
+        data["issuer"] = issuer(request)
+        response = JsonResponse(data)
+        response["Access-Control-Allow-Origin"] = "*"
+        return response
 
 
 # --- Dynamic Client Registration (RFC 7591): public clients, checked redirect URIs -------------
@@ -166,12 +355,58 @@ def _redirect_refused(description: str) -> JsonResponse:
     )
 
 
+def _too_many(retry_after: int) -> JsonResponse:
+    response = JsonResponse(
+        {
+            "error": "too_many_requests",
+            "error_description": (
+                "Too many client registrations from your address "
+                f"({settings.MCP_OAUTH_REGISTRATION_LIMIT} within "
+                f"{settings.MCP_OAUTH_REGISTRATION_WINDOW_SECONDS} seconds). Try again in "
+                f"{retry_after} seconds."
+            ),
+        },
+        status=429,
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+def _registration_throttled(request: HttpRequest) -> JsonResponse | None:
+    """Count this registration against the client's address; past the limit, the 429."""
+    key = f"throttle:oauth-register:{throttling.client_ip(request) or 'unknown'}"
+    window = settings.MCP_OAUTH_REGISTRATION_WINDOW_SECONDS
+    count, until = throttling.counted(key, window)
+    if count <= settings.MCP_OAUTH_REGISTRATION_LIMIT:
+        return None
+    return _too_many(max(1, math.ceil(until - time.time())))
+
+
 class Register(DynamicClientRegistrationView):
     """RFC 7591 registration, open to anyone (an MCP client registers before its person signs
     in), for public clients only: no secret is issued; `token_endpoint_auth_method` is `none`
-    (left out, it is taken as none) and the redirect URIs are checked first."""
+    (left out, it is taken as none) and the redirect URIs are checked first. JSON only (415
+    otherwise, so no cross-site form can post one), counted per client address (429 past
+    MCP_OAUTH_REGISTRATION_LIMIT), never tied to whoever is signed in, and without RFC 7592
+    management: no registration access token and no configuration endpoint are issued (a
+    client registers again instead). A registration no code or token ever used is removed
+    after MCP_OAUTH_UNUSED_REGISTRATION_HOURS (`forget_unused_registrations`)."""
 
     def post(self, request, *args, **kwargs):
+        throttled = _registration_throttled(request)
+        if throttled is not None:
+            return throttled
+        if request.content_type != "application/json":
+            return JsonResponse(
+                {
+                    "error": "invalid_client_metadata",
+                    "error_description": (
+                        "Send the registration as JSON with Content-Type: application/json "
+                        f"(this request's is {request.content_type or 'missing'!r})."
+                    ),
+                },
+                status=415,
+            )
         try:
             data = json.loads(request.body or b"null")
         except ValueError:
@@ -199,11 +434,81 @@ class Register(DynamicClientRegistrationView):
         grants = data.get("grant_types") or ["authorization_code"]
         if not isinstance(grants, list) or not all(isinstance(g, str) for g in grants):
             return _registration_refused("grant_types must be a list of grant type names.")
-        data["client_name"] = name
-        data["token_endpoint_auth_method"] = "none"
-        data["grant_types"] = [g for g in grants if g != "refresh_token"] or ["authorization_code"]
-        request._body = json.dumps(data).encode()
-        return super().post(request, *args, **kwargs)
+        other = [g for g in grants if g not in ("authorization_code", "refresh_token")]
+        if other:
+            return _registration_refused(
+                "grant_types may name authorization_code and refresh_token only; "
+                f"{other[0]!r} is not offered here."
+            )
+        responses = data.get("response_types", ["code"])
+        if responses != ["code"]:
+            return _registration_refused('response_types may name "code" only.')
+        model = get_application_model()
+        application = model(
+            user=None,
+            name=name,
+            client_type=model.CLIENT_PUBLIC,
+            authorization_grant_type=model.GRANT_AUTHORIZATION_CODE,
+            redirect_uris=" ".join(uris),
+            registration_source=model.RegistrationSource.DCR,
+        )
+        try:
+            application.full_clean()
+        except ValidationError as exc:
+            return _registration_refused("; ".join(exc.messages))
+        application.save()
+        body = {
+            "client_id": application.client_id,
+            "client_id_issued_at": int(application.created.timestamp()),
+            "redirect_uris": uris,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }
+        if name:
+            body["client_name"] = name
+        return JsonResponse(body, status=201)
+
+
+def forget_unused_registrations(now: dt.datetime) -> str:
+    """The `oauth_registrations` periodic job (hourly): remove each dynamically registered
+    client that no code or token ever used, MCP_OAUTH_UNUSED_REGISTRATION_HOURS after it was
+    made; and the record of each spent code once every token issued from it has expired
+    (the refresh token's lifetime)."""
+    cutoff = now - dt.timedelta(hours=settings.MCP_OAUTH_UNUSED_REGISTRATION_HOURS)
+    model = get_application_model()
+    used = OuterRef("pk")
+    access = get_access_token_model().objects.filter(application=used)
+    unused = model.objects.filter(
+        registration_source=model.RegistrationSource.DCR, created__lt=cutoff
+    ).exclude(
+        Exists(_grant_model().objects.filter(application=used))
+        | Exists(access.exclude(scope=oauth2_settings.DCR_REGISTRATION_SCOPE))
+        | Exists(_refresh_model().objects.filter(application=used))
+    )
+    _, removed = unused.delete()
+    # Registration tokens are issued no more (no management endpoint): any left are dead.
+    get_access_token_model().objects.filter(scope=oauth2_settings.DCR_REGISTRATION_SCOPE).delete()
+    lifetime = dt.timedelta(seconds=oauth2_settings.REFRESH_TOKEN_EXPIRE_SECONDS or 0)
+    SpentAuthorizationCode.objects.filter(
+        created_at__lt=now - lifetime - dt.timedelta(days=1)
+    ).delete()
+    return f"{removed.get(model._meta.label, 0)} unused registrations removed"
+
+
+periodic.register("oauth_registrations", every=dt.timedelta(hours=1))(forget_unused_registrations)
+
+
+class Token(TokenView):
+    """The toolkit's token endpoint; a refusal raised while the tokens are saved (a refresh
+    token raced by another request, a code spent meanwhile) is JSON like every other one."""
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)
+        if response.status_code >= 400 and response.content.startswith(b"{"):
+            response["Content-Type"] = "application/json"
+            response["Cache-Control"] = "no-store"
+        return response
 
 
 # --- authorization: the consent page ------------------------------------------------------------
@@ -219,7 +524,91 @@ class Authorize(AuthorizationView):
         context = {"error": {"error": error, "description": description}}
         return self.render_to_response(context, status=400)
 
+    def _client_id(self) -> str:
+        return self.request.POST.get("client_id") or self.request.GET.get("client_id") or ""
+
+    def _words(self, oauthlib_error) -> str:
+        """The error's sentence for the page; for a client_id that names a metadata document
+        that could not be used, the reason."""
+        client_id = self._client_id()
+        if isinstance(oauthlib_error, oauth_errors.InvalidClientIdError):
+            shown = client_id if len(client_id) <= 200 else client_id[:200] + "…"
+            problem = metadata_client_problem(client_id) if client_id else None
+            if problem:
+                return (
+                    f"The client's metadata document {shown} could not be used: {problem}. "
+                    "Check that this address serves the client's JSON document and that this "
+                    "server can reach it."
+                )
+            if client_id:
+                return (
+                    f"This server knows no client {shown!r}. The client must register again "
+                    "(or name a metadata document this server can fetch)."
+                )
+            return "The request names no client (client_id)."
+        return oauthlib_error.description or "The client's request is not valid."
+
+    def error_response(self, error, application, **kwargs):
+        """An error before the person's choice is shown on this page, never sent on by
+        itself, unless the redirect URI is trusted (RFC 9700 section 4.11.2); after their
+        choice it goes back to the redirect URI only when the client registered it."""
+        oauthlib_error = error.oauthlib_error
+        uri = oauthlib_error.redirect_uri or ""
+        if isinstance(error, FatalClientError):
+            return self._refused(oauthlib_error.error, self._words(oauthlib_error))
+        if self.request.method == "POST":
+            registered = application is not None and application.redirect_uri_allowed(uri)
+            if not registered or redirect_uri_problem(uri) is not None:
+                return self._refused(oauthlib_error.error, self._words(oauthlib_error))
+        elif not redirect_trusted(uri):
+            return self._refused(oauthlib_error.error, self._words(oauthlib_error))
+        return super().error_response(error, application, **kwargs)
+
+    def handle_no_permission(self):
+        """Signed out with prompt=none: said on this page (sign in first), not sent to a
+        redirect URI this server does not trust."""
+        prompt = set(self.request.GET.get("prompt", "").split())
+        if "none" in prompt and not redirect_trusted(self.request.GET.get("redirect_uri")):
+            return self._refused(
+                "login_required",
+                "Sign in to this site first, then connect the client again (it asked not to "
+                "be shown a sign-in page).",
+            )
+        return super().handle_no_permission()
+
+    def form_invalid(self, form):
+        """A consent form missing what the page put in it was changed after it was shown."""
+        fields = ", ".join(sorted(form.errors)) or "the form"
+        return self._refused(
+            "invalid_request",
+            f"The consent form was changed after the page was shown ({fields}). Nothing was "
+            "shared; go back to the client and connect again.",
+        )
+
+    def form_valid(self, form):
+        """The person's choice. A form whose client_id was changed after the page was shown
+        (no such client) is refused with words, not a server error."""
+        client_id = form.cleaned_data.get("client_id") or ""
+        try:
+            known = get_application_model().objects.filter(client_id=client_id).exists()
+        except ValueError:  # a NUL character: PostgreSQL cannot even look for it
+            known = False
+        if not known:
+            return self._refused(
+                "invalid_request",
+                "The consent form names a client this server does not know (client_id): it "
+                "was changed after the page was shown. Nothing was shared; go back to the "
+                "client and connect again.",
+            )
+        return super().form_valid(form)
+
     def get(self, request, *args, **kwargs):
+        if "approval_prompt" in request.GET:
+            # The person always sees the consent page (REQUEST_APPROVAL_PROMPT "force"):
+            # a request's approval_prompt=auto does not skip it.
+            query = request.GET.copy()
+            query.pop("approval_prompt")
+            request.GET = query
         resource = mcp_resource(request)
         for value in request.GET.getlist("resource"):
             if not _same_resource(value, resource):
@@ -254,7 +643,8 @@ class Authorize(AuthorizationView):
         context = super().get_context_data(**kwargs)
         context["mcp_resource"] = mcp_resource(self.request)
         me = self.request.user
-        context["person"] = resolve([me.account_id]).get(me.account_id) if me.account_id else None
+        account = getattr(me, "account_id", "")
+        context["person"] = resolve([account]).get(account) if account else None
         form = context.get("form")
         if form is not None and hasattr(form, "initial"):
             context["redirect_uri"] = form.initial.get("redirect_uri", "")
@@ -311,6 +701,7 @@ def connected_clients(user: User) -> list[ConnectedClient]:
     access = (
         get_access_token_model()
         .objects.filter(user=user, application__isnull=False, expires__gt=now)
+        .exclude(scope=oauth2_settings.DCR_REGISTRATION_SCOPE)
         .values("application_id")
         .annotate(since=Min("created"), last=Max("updated"), expires=Max("expires"))
     )

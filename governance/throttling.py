@@ -93,6 +93,18 @@ def hit(key: str, window: int) -> tuple[int, float]:
     return count, shared.get(until_key) or time.time() + window
 
 
+def counted(key: str, window: int) -> tuple[int, float]:
+    """Count one more under `key` (a fixed window of `window` seconds): in the shared cache,
+    or in the database while the cache cannot be reached. The count so far and when the
+    window ends (epoch seconds)."""
+    try:
+        return hit(key, window)
+    except STRICT_ERRORS:
+        _store_failure(f"{key}:count", window)
+        count, until = _stored_count(f"{key}:count")
+        return count, until or time.time() + window
+
+
 # --- Bearer tokens: the API and /mcp ------------------------------------------------------
 
 

@@ -11,8 +11,11 @@ grant) and queues one outbox task to register again or to refresh; the task make
 outside any request, retried by the outbox.
 
 Received: POST /hooks/jira/ with `Authorization: Bearer <JWT>` that Jira signs with the
-app's client secret (HS256). Anything else (no token, another key or algorithm, expired, an
-issuer other than the client id) is refused with 401 and nothing is stored. The same delivery
+app's client secret (HS256), bound to the request by its `qsh` claim (Atlassian's query string
+hash of the method, path and query; docs/atlassian.md item 13). Anything else (no token,
+another key or algorithm, expired, living longer than MAX_TOKEN_LIFETIME, an issuer other
+than the client id, no qsh or another request's) is refused with 401 and nothing is stored.
+The body is bound by nothing Atlassian documents: no claim carries its hash. The same delivery
 twice (Jira's webhook identifier header; else event, timestamp and entity) changes nothing
 twice. A deleted issue, or one moved under another key, marks the links to it broken; a
 project event (sent only to webhooks an administrator registers; dynamic webhooks do not
@@ -20,9 +23,12 @@ carry them) follows a key change or marks the project deleted."""
 
 import datetime as dt
 import hashlib
+import hmac
 import json
 import logging
+import time
 from typing import Any
+from urllib.parse import quote
 
 import jwt
 from django.conf import settings
@@ -203,25 +209,91 @@ def sync_webhooks(payload: dict) -> None:
 # --- receiving -------------------------------------------------------------------------------
 
 
-def verify(authorization: str) -> dict | None:
+# A delivery's token lives minutes (Atlassian's libraries issue 3): one whose `exp` is more
+# than this past its `iat` or past now is refused, so a leaked token is not good for years.
+MAX_TOKEN_LIFETIME = dt.timedelta(minutes=10)
+LEEWAY_SECONDS = 30
+# The fixed qsh of Atlassian's context JWTs, which are bound to no request: never a delivery.
+CONTEXT_QSH = "context-qsh"
+
+
+def _encode(value: str) -> str:
+    """Percent-encoding as the query string hash asks: RFC 3986's unreserved characters
+    stay, everything else (a space as %20, + as %2B, * as %2A) is encoded as UTF-8."""
+    return quote(value, safe="-._~")
+
+
+def canonical_request(method: str, path: str, query: list[tuple[str, str]]) -> str:
+    """Atlassian's canonical request: `METHOD&URI&QUERY`. The method in upper case; the URI
+    the path alone, "/" when empty, without a trailing "/" unless it is all, "&" encoded as
+    %26; the query without its `jwt` parameter, each name and value percent-encoded, sorted
+    by name, a name's values sorted and joined by commas, pairs joined by "&"."""
+    uri = (path or "/").replace("&", "%26")
+    if len(uri) > 1:
+        uri = uri.rstrip("/") or "/"
+    values: dict[str, list[str]] = {}
+    for name, value in query:
+        if name != "jwt":
+            values.setdefault(_encode(name), []).append(_encode(value))
+    canonical_query = "&".join(
+        f"{name}={','.join(sorted(values[name]))}" for name in sorted(values)
+    )
+    return f"{method.upper()}&{uri}&{canonical_query}"
+
+
+def query_string_hash(method: str, path: str, query: list[tuple[str, str]]) -> str:
+    """The `qsh` claim a token for this request carries: the hex SHA-256 of its canonical
+    request."""
+    return hashlib.sha256(canonical_request(method, path, query).encode("utf-8")).hexdigest()
+
+
+def verify(authorization: str, request: HttpRequest) -> dict | None:
     """The claims of Jira's bearer JWT when it is signed with the client secret (HS256),
-    unexpired and issued for the client id; None otherwise."""
+    issued for the client id, unexpired, living at most MAX_TOKEN_LIFETIME, and bound to
+    this request by its `qsh` (method, path and query; a context token's fixed qsh is
+    refused); None otherwise, the reason logged."""
     scheme, _, token = (authorization or "").partition(" ")
     secret = settings.ATLASSIAN_CLIENT_SECRET
     if scheme.lower() != "bearer" or not token.strip() or not secret:
         return None
     try:
-        return jwt.decode(
+        claims = jwt.decode(
             token.strip(),
             secret,
             algorithms=["HS256"],
             issuer=settings.ATLASSIAN_CLIENT_ID,
-            leeway=30,
-            options={"require": ["exp", "iss"], "verify_aud": False},
+            leeway=LEEWAY_SECONDS,
+            options={"require": ["exp", "iss", "qsh"], "verify_aud": False},
         )
     except jwt.InvalidTokenError as exc:
         logger.warning("Jira webhook refused: %s", exc)
         return None
+    problem = _token_problem(claims, request)
+    if problem:
+        logger.warning("Jira webhook refused: %s", problem)
+        return None
+    return claims
+
+
+def _token_problem(claims: dict, request: HttpRequest) -> str:
+    """Why verified claims are still refused: a lifetime past the cap, or a qsh that is not
+    this request's; "" when none."""
+    now = time.time()
+    longest = MAX_TOKEN_LIFETIME.total_seconds() + LEEWAY_SECONDS
+    exp, iat = claims.get("exp"), claims.get("iat")
+    if not isinstance(exp, int | float) or exp - now > longest:
+        return f"exp is more than {MAX_TOKEN_LIFETIME} ahead"
+    if iat is not None and (not isinstance(iat, int | float) or exp - iat > longest):
+        return f"exp is more than {MAX_TOKEN_LIFETIME} after iat"
+    qsh = claims.get("qsh")
+    if not isinstance(qsh, str) or qsh == CONTEXT_QSH:
+        return "qsh is not a request's hash"
+    query = [(name, value) for name in request.GET for value in request.GET.getlist(name)]
+    # The path below the site's own prefix: Atlassian's canonical URI leaves the base out.
+    expected = query_string_hash(request.method or "POST", request.path_info, query)
+    if not hmac.compare_digest(qsh.encode("utf-8", "surrogatepass"), expected.encode()):
+        return "qsh does not match this request (method, path and query)"
+    return ""
 
 
 def _part(data: Any, name: str) -> dict:
@@ -347,7 +419,7 @@ def _refused(message: str) -> JsonResponse:
 def receive(request: HttpRequest) -> HttpResponse:
     """POST /hooks/jira/: Jira's dynamic webhooks. 401, nothing stored, unless the bearer
     JWT verifies; 204 once applied (or already applied)."""
-    if verify(request.headers.get("Authorization", "")) is None:
+    if verify(request.headers.get("Authorization", ""), request) is None:
         return _refused("A Jira webhook signed with this app's client secret is expected.")
     try:
         event = json.loads(request.body or b"{}")

@@ -9,6 +9,7 @@ events): project events are handled when an administrator's webhook sends them, 
 change is followed anyway on the next read by id (item 8)."""
 
 import datetime as dt
+import hashlib
 import json
 
 import jwt
@@ -143,19 +144,78 @@ def test_a_new_linked_project_or_a_lost_grant_registers_them_again(site, cast):
 # --- receiving --------------------------------------------------------------------------------
 
 
+DELIVERY_QSH = webhooks.query_string_hash("POST", "/hooks/jira/", [])
+
+
 def token(**claims) -> str:
     now = timezone.now()
-    body = {"iss": "client-id", "iat": now, "exp": now + dt.timedelta(minutes=5), **claims}
+    body = {
+        "iss": "client-id",
+        "iat": now,
+        "exp": now + dt.timedelta(minutes=5),
+        "qsh": DELIVERY_QSH,
+        **claims,
+    }
     return jwt.encode({k: v for k, v in body.items() if v is not None}, SECRET, algorithm="HS256")
 
 
-def deliver(client, event: dict, *, bearer=None, identifier="delivery-1"):
+def deliver(client, event: dict, *, bearer=None, identifier="delivery-1", path="/hooks/jira/"):
     headers = {"HTTP_X_ATLASSIAN_WEBHOOK_IDENTIFIER": identifier} if identifier else {}
     if bearer is not False:
         headers["HTTP_AUTHORIZATION"] = f"Bearer {bearer or token()}"
-    return client.post(
-        "/hooks/jira/", json.dumps(event), content_type="application/json", **headers
-    )
+    return client.post(path, json.dumps(event), content_type="application/json", **headers)
+
+
+def test_the_query_string_hash_follows_atlassians_canonical_request():
+    canonical = webhooks.canonical_request
+    # Atlassian's own examples: GET / ?param=foo, and POST /user.
+    assert canonical("get", "/", [("param", "foo")]) == "GET&/&param=foo"
+    assert canonical("POST", "/user", []) == "POST&/user&"
+    assert canonical("POST", "/hooks/jira/", []) == "POST&/hooks/jira&"
+    assert canonical("POST", "", []) == "POST&/&"
+    assert canonical("GET", "/a&b", []) == "GET&/a%26b&"
+    # jwt left out; names sorted; a name's values sorted and joined by commas; RFC 3986.
+    query = [("b", "2"), ("jwt", "x"), ("a", "z y"), ("a", "x+*~"), ("c", "é")]
+    assert canonical("GET", "/p", query) == "GET&/p&a=x%2B%2A~,z%20y&b=2&c=%C3%A9"
+    expected = hashlib.sha256(b"GET&/&param=foo").hexdigest()
+    assert webhooks.query_string_hash("GET", "/", [("param", "foo")]) == expected
+
+
+def _ahead(**delta) -> dt.datetime:
+    return timezone.now() + dt.timedelta(**delta)
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        lambda: {"exp": 4_000_000_000},  # 31 years ahead
+        lambda: {"iat": None, "exp": 4_000_000_000},
+        lambda: {"exp": _ahead(minutes=11)},  # past the ten-minute cap
+        lambda: {"iat": _ahead(hours=-1), "exp": _ahead()},  # lived an hour
+        lambda: {"qsh": None},  # not bound to a request
+        lambda: {"qsh": "context-qsh"},  # a context token, bound to no request
+        lambda: {"qsh": webhooks.query_string_hash("GET", "/hooks/jira/", [])},  # another method
+        lambda: {"qsh": webhooks.query_string_hash("POST", "/oauth/token/", [])},  # another path
+        lambda: {"qsh": webhooks.query_string_hash("POST", "/hooks/jira/", [("a", "1")])},
+        lambda: {"qsh": "0" * 64},
+        lambda: {"qsh": 12},
+    ],
+)
+def test_a_long_lived_or_unbound_token_is_refused_storing_nothing(site, cast, client, claims):
+    WorkPackageFactory(project=cast.project, name="Build", linked_issue_keys=["ALPHA-1"])
+    answer = deliver(client, deleted("ALPHA-1"), bearer=token(**claims()))
+    assert answer.status_code == 401
+    assert TrackerEventReceipt.objects.count() == 0
+    assert WorkPackage.objects.get().broken_issue_keys == {}
+
+
+def test_a_token_bound_to_the_query_it_came_with_is_accepted(site, cast, client):
+    query = [("user_id", "a b"), ("user_key", "k")]
+    bound = token(qsh=webhooks.query_string_hash("POST", "/hooks/jira/", query))
+    path = "/hooks/jira/?user_key=k&user_id=a%20b"
+    assert deliver(client, deleted("ALPHA-1"), bearer=bound, path=path).status_code == 204
+    other = deliver(client, deleted("ALPHA-2"), bearer=bound, path="/hooks/jira/?user_id=x")
+    assert other.status_code == 401
 
 
 def deleted(key: str) -> dict:

@@ -104,15 +104,17 @@ def test_runperiodic_sends_stale_reminders_and_digests_once(
         call_command("runperiodic", stdout=out)
         call_command("runperiodic", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[:4] == [
+    assert lines[:5] == [
         "exception_check: ran (0)",
         "jira_webhooks: ran (not Jira)",
+        "oauth_registrations: ran (0 unused registrations removed)",
         "stale_status_reminders: ran (1)",
         "weekly_digests: ran (0)",
     ]
-    assert lines[4:] == [
+    assert lines[5:] == [
         "exception_check: not due",
         "jira_webhooks: not due",
+        "oauth_registrations: not due",
         "stale_status_reminders: not due",
         "weekly_digests: not due",
     ]

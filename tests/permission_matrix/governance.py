@@ -109,8 +109,8 @@ CELLS = {
     "GET api/v1/site-settings": SIGNED_IN,
     "PATCH api/v1/site-settings": SITE_ADMIN,
     # MCP OAuth (governance/oauth.py): discovery and registration are public; the consent
-    # page needs a signed-in person; the token endpoints judge the client, not a session;
-    # managing a registration needs its registration token.
+    # page needs a signed-in person; the token endpoints judge the client, not a session.
+    # There is no registration management endpoint (RFC 7592).
     "GET .well-known/oauth-protected-resource": PUBLIC,
     "GET .well-known/oauth-protected-resource/mcp": PUBLIC,
     "GET .well-known/oauth-authorization-server": PUBLIC,
@@ -121,7 +121,4 @@ CELLS = {
     "POST oauth/token/": PUBLIC,
     "POST oauth/revoke_token/": PUBLIC,
     "POST oauth/register/": PUBLIC,
-    "GET oauth/register/<str:client_id>/": profile(LOGIN),
-    "PUT oauth/register/<str:client_id>/": profile(LOGIN),
-    "DELETE oauth/register/<str:client_id>/": profile(LOGIN),
 }
