@@ -150,6 +150,13 @@ DIMENSION_SCHEMA = specs.object_answer(
     }
 )
 DRIVERS_SCHEMA = specs.object_answer({f"{key}Rag": DIMENSION_SCHEMA for key in DIMENSIONS})
+# A portfolio row's drivers: each dimension's RAG, summary and figures, without the rows.
+DRIVER_SUMMARIES_SCHEMA = specs.object_answer(
+    {
+        f"{key}Rag": {**DIMENSION_SCHEMA, "required": ["rag", "summary", "figures"]}
+        for key in DIMENSIONS
+    }
+)
 FIGURES_SCHEMA = specs.object_answer(
     {
         "approvedBudget": _MONEY,
