@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from ninja import Router
 
 from agent import catalogue
+from governance import specs
 from governance.api import (
     ERROR_DESCRIPTIONS,
     FREE_OBJECT,
@@ -41,7 +42,13 @@ ACTION_RESULT = component(
     "AgentActionResult",
     {
         "type": "object",
-        "properties": {"result": {"description": "What the action answers (any JSON value)."}},
+        "properties": {
+            "result": {
+                **specs.ANY_JSON_SCHEMA,
+                "description": "What the action answers (any JSON value).",
+            },
+            "warnings": specs.WARNINGS_SCHEMA,
+        },
         "required": ["result"],
     },
 )

@@ -16,6 +16,7 @@ from pydantic.config import JsonDict
 
 from charter import finance
 from charter.models import (
+    APPROVAL_STATUSES,
     CHANGE_SATURATIONS,
     CLOSEOUT_RETURN_NOTE_SECTIONS,
     CONFIDENCES,
@@ -24,6 +25,7 @@ from charter.models import (
     RIO_DISPOSITIONS,
     SCOPE_DISPOSITIONS,
     SEVERITIES,
+    TERMINAL_DISPOSITIONS,
 )
 from governance import specs
 from governance.cleaning import (
@@ -37,6 +39,7 @@ from governance.links import LABEL_MAX
 from governance.models import PERCENT_SCHEMA, clean_percent
 from governance.wiki import TEMPLATE_KINDS
 from registers.models import NAME_MAX
+from registers.specs import SEAT_SCHEMA
 
 TEXT_MAX = 2000
 THEME_MAX = 200
@@ -49,17 +52,6 @@ ACCOUNT_ID_MAX = 128  # governance.cleaning.account_id
 # The templates a supporting link is made from (minutes come from the minutes form).
 LINK_TEMPLATE_KINDS = ("boardPaper", "lessons")
 
-SEAT_SCHEMA = {
-    "oneOf": [
-        {"type": "null"},
-        {"type": "string", "description": "a tracker accountId"},
-        {"type": "object", "properties": {"accountId": {"type": "string"}}},
-        {
-            "type": "object",
-            "properties": {"displayName": {"type": "string"}, "email": {"type": "string"}},
-        },
-    ]
-}
 LINKS_SCHEMA = {
     "type": "array",
     "items": {
@@ -99,6 +91,157 @@ FINANCIAL_CASE_SCHEMA = {
     },
     "additionalProperties": False,
 }
+
+
+_MONEY = specs.MONEY_ANSWER
+_NUMBER = specs.NUMBER_OR_NULL_SCHEMA
+_TEXT_OR_NULL = specs.TEXT_OR_NULL_SCHEMA
+_MOMENT = specs.MOMENT_SCHEMA
+# The financial figures that are amounts (the others: a rate, a percentage, years).
+MONEY_FIGURES = ("totalCost", "totalBenefit", "npv")
+# The financial case as answered (charter.finance.present): every member there, the mode read
+# leniently, the builtin model's metrics recomputed on every read.
+FINANCIAL_CASE_ANSWER = specs.object_answer(
+    {
+        "mode": specs.enum_answer(finance.FINANCIAL_MODES),
+        "attached": specs.object_answer(
+            {
+                "label": {"type": "string"},
+                "url": _TEXT_OR_NULL,
+                "pageId": _TEXT_OR_NULL,
+                **{
+                    figure: _MONEY if figure in MONEY_FIGURES else _NUMBER
+                    for figure in finance.HEADLINE_FIGURES
+                },
+            }
+        ),
+        "builtin": specs.object_answer(
+            {
+                "currency": {"type": "string"},
+                "discountRatePct": {"type": "number"},
+                "horizonYears": {"type": "integer"},
+                "lines": {
+                    "type": "array",
+                    "items": specs.object_answer(
+                        {"year": {"type": "integer"}, "cost": _MONEY, "benefit": _MONEY}
+                    ),
+                },
+                "computed": specs.object_answer(
+                    {
+                        metric: _MONEY if metric in MONEY_FIGURES else _NUMBER
+                        for metric in finance.METRICS
+                    }
+                ),
+            }
+        ),
+        "boardPaperPageId": _TEXT_OR_NULL,
+        "createdAt": _MOMENT,
+        "updatedAt": _MOMENT,
+    }
+)
+STEERING_MEMBER_ANSWER = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "accountId": specs.ACCOUNT_SCHEMA,
+        "displayName": {"type": "string"},
+        "role": {"type": "string"},
+    },
+    "additionalProperties": True,
+}
+RETURN_NOTE_ANSWER = specs.object_answer(
+    {
+        "id": {"type": "string"},
+        "section": {"type": "string"},
+        "ask": {"type": "string"},
+        "severity": {"type": "string", "enum": list(SEVERITIES)},
+        "addressed": {"type": "boolean"},
+    },
+    optional=["id", "addressed"],
+)
+APPROVED_VERSION_ANSWER = specs.object_answer(
+    {
+        "version": {"type": "integer"},
+        "approvedAt": _MOMENT,
+        "approvedByAccountId": specs.ACCOUNT_SCHEMA,
+        "approvalComment": _TEXT_OR_NULL,
+        "approvalRationale": _TEXT_OR_NULL,
+        "enablingChangeId": _TEXT_OR_NULL,
+    }
+)
+PLAN_BASELINE_ANSWER = {
+    "type": ["object", "null"],
+    "description": (
+        "The plan approved with the case's version in force: each work package's budget and "
+        "planned dates, by id."
+    ),
+    "properties": {
+        "version": {"type": "integer"},
+        "approvedAt": _MOMENT,
+        "workPackages": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "budget": _MONEY,
+                    "plannedStartDate": specs.DAY_SCHEMA,
+                    "plannedEndDate": specs.DAY_SCHEMA,
+                },
+                "additionalProperties": True,
+            },
+        },
+    },
+    "additionalProperties": True,
+}
+CLOSE_OUT_ANSWER = {
+    "type": ["object", "null"],
+    "description": (
+        "The close-out record once started: the as-built record, the dispositions of the "
+        "register rows by id, the lessons, the BAU handover, when it started and was submitted."
+    ),
+    "properties": {
+        "asBuiltOutcome": _TEXT_OR_NULL,
+        "asBuiltReturn": _TEXT_OR_NULL,
+        "asBuiltReturnValue": _MONEY,
+        "asBuiltEndDate": specs.DAY_SCHEMA,
+        "scopeDispositions": {"type": ["object", "null"], "additionalProperties": True},
+        "rioDispositions": {"type": ["object", "null"], "additionalProperties": True},
+        "pendingDispositions": {"type": ["object", "null"], "additionalProperties": True},
+        "lessons": {"type": ["object", "null"], "additionalProperties": True},
+        "bauHandover": {"type": ["object", "null"], "additionalProperties": True},
+        "commentary": _TEXT_OR_NULL,
+        "startedAt": _MOMENT,
+        "submittedAt": _MOMENT,
+    },
+    "additionalProperties": True,
+}
+KPI_RESOLUTION_ANSWER = {
+    "type": ["object", "null"],
+    "properties": {
+        "resolvedAt": _MOMENT,
+        "resolvedBy": specs.ACCOUNT_SCHEMA,
+        "resolvedValue": _TEXT_OR_NULL,
+        "met": {"type": ["boolean", "null"]},
+        "notes": _TEXT_OR_NULL,
+    },
+    "additionalProperties": True,
+}
+REALISATION_REVIEW_ANSWER = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "at": _MOMENT,
+        "byAccountId": specs.ACCOUNT_SCHEMA,
+        "note": {"type": "string"},
+        "confidence": {"type": "string"},
+        "benefitRealisedToDate": _MONEY,
+    },
+    "additionalProperties": True,
+}
+
+
+def _answered(schema: specs.JsonSchema) -> specs.ReadOnly:
+    return specs.ReadOnly(schema)
 
 
 def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
@@ -146,7 +289,6 @@ Prose = Annotated[str | None, specs.Text(TEXT_MAX)]
 THESIS_FORM: JsonDict = {"form": "thesis"}
 ADOPTION_FORM: JsonDict = {"form": "adoption"}
 Seat = Annotated[Any, specs.Passed(SEAT_SCHEMA)]
-ReadOnly = Annotated[Any, specs.ReadOnly()]
 
 
 class CharterSpec(specs.Spec):
@@ -184,11 +326,15 @@ class CharterSpec(specs.Spec):
     supplier_rep: Annotated[Seat, specs.SiteLabel()] = Field(None, title="Supplier representative")
     adoption_owner: Seat = Field(None, title="Adoption owner")
     steering_committee: Annotated[
-        Any, specs.Passed({"type": "array", "items": {"type": "object"}})
+        Any,
+        specs.Passed(
+            {"type": "array", "items": {"type": "object"}},
+            answered={"type": "array", "items": STEERING_MEMBER_ANSWER},
+        ),
     ] = Field(None, title="Steering committee")
-    financial_case: Annotated[Any, specs.Passed(FINANCIAL_CASE_SCHEMA)] = Field(
-        None, title="Financial case"
-    )
+    financial_case: Annotated[
+        Any, specs.Passed(FINANCIAL_CASE_SCHEMA, answered=FINANCIAL_CASE_ANSWER)
+    ] = Field(None, title="Financial case")
     # Adoption inputs
     adoption_affected: Prose = Field(
         None, title="Adoption affected", json_schema_extra=ADOPTION_FORM
@@ -200,67 +346,95 @@ class CharterSpec(specs.Spec):
 
     # Kept by the lifecycle acts (answered, ignored when sent back)
     project_key: specs.Identifier = None
-    plan_baseline: ReadOnly = Field(None, title="Plan baseline")
-    updated_at: specs.Moment = None
-    updated_by_account_id: ReadOnly = None
-    approval_status: Annotated[ReadOnly, specs.SiteLabel(), specs.RefusedWhenChanged()] = Field(
-        None, title="Business case state"
+    plan_baseline: Annotated[Any, _answered(PLAN_BASELINE_ANSWER)] = Field(
+        None, title="Plan baseline"
     )
-    version: Annotated[ReadOnly, specs.RefusedWhenChanged()] = None
-    submitted_at: ReadOnly = None
-    approved_at: ReadOnly = None
-    approved_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+    updated_at: specs.Moment = None
+    updated_by_account_id: specs.AnsweredAccount = None
+    approval_status: Annotated[
+        Any,
+        _answered(specs.enum_answer(APPROVAL_STATUSES)),
+        specs.SiteLabel(),
+        specs.RefusedWhenChanged(),
+    ] = Field(None, title="Business case state")
+    version: Annotated[specs.AnsweredInteger, specs.RefusedWhenChanged()] = None
+    submitted_at: specs.Moment = None
+    approved_at: specs.Moment = None
+    approved_by_account_id: Annotated[specs.AnsweredAccount, specs.SiteLabel()] = Field(
         None, title="Approved by"
     )
-    approval_comment: ReadOnly = None
-    approval_rationale: ReadOnly = None
-    return_notes: ReadOnly = None
-    returned_at: ReadOnly = None
-    archived_at: ReadOnly = None
-    archived_by_account_id: ReadOnly = None
-    archive_reason: ReadOnly = None
-    archived_from_status: ReadOnly = None
-    terminal_disposition: ReadOnly = None
-    amendment_enabled_by_change_id: ReadOnly = None
-    amendment_no_change_reason: ReadOnly = None
-    tolerance_days: ReadOnly = None
-    tolerance_cost_percent: ReadOnly = None
-    tolerance_cost_amount: ReadOnly = None
-    tolerance_benefit_percent: ReadOnly = None
-    first_steerco_scheduled_for: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+    approval_comment: specs.AnsweredTextOrNull = None
+    approval_rationale: specs.AnsweredTextOrNull = None
+    return_notes: Annotated[Any, _answered({"type": "array", "items": RETURN_NOTE_ANSWER})] = None
+    returned_at: specs.Moment = None
+    archived_at: specs.Moment = None
+    archived_by_account_id: specs.AnsweredAccount = None
+    archive_reason: specs.AnsweredTextOrNull = None
+    archived_from_status: Annotated[
+        Any, _answered(specs.enum_answer(APPROVAL_STATUSES, nullable=True))
+    ] = None
+    terminal_disposition: Annotated[
+        Any, _answered(specs.enum_answer(TERMINAL_DISPOSITIONS, nullable=True))
+    ] = None
+    amendment_enabled_by_change_id: specs.AnsweredTextOrNull = None
+    amendment_no_change_reason: specs.AnsweredTextOrNull = None
+    tolerance_days: Annotated[Any, _answered(specs.INTEGER_OR_NULL_SCHEMA)] = None
+    tolerance_cost_percent: Annotated[Any, _answered(specs.NUMBER_OR_NULL_SCHEMA)] = None
+    tolerance_cost_amount: specs.AnsweredMoney = None
+    tolerance_benefit_percent: Annotated[Any, _answered(specs.NUMBER_OR_NULL_SCHEMA)] = None
+    first_steerco_scheduled_for: Annotated[specs.AnsweredDay, specs.SiteLabel()] = Field(
         None, title="First steering committee scheduled for"
     )
-    first_steerco_held_at: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+    first_steerco_held_at: Annotated[specs.Moment, specs.SiteLabel()] = Field(
         None, title="First steering committee held"
     )
-    first_steerco_attendees: Annotated[ReadOnly, specs.SiteLabel()] = Field(
-        None, title="First steering committee attendees"
+    first_steerco_attendees: Annotated[
+        Any, _answered({"type": ["array", "null"], "items": {"type": "string"}}), specs.SiteLabel()
+    ] = Field(None, title="First steering committee attendees")
+    close_out: Annotated[Any, _answered(CLOSE_OUT_ANSWER), specs.SiteLabel()] = Field(
+        None, title="Close-out"
     )
-    close_out: Annotated[ReadOnly, specs.SiteLabel()] = Field(None, title="Close-out")
-    closeout_return_notes: ReadOnly = Field(None, alias="closeOutReturnNotes")
-    closed_at: ReadOnly = None
-    closed_by_account_id: ReadOnly = None
-    return_realised: ReadOnly = None
-    realisation_summary: ReadOnly = None
-    realisation_lessons: ReadOnly = None
-    realisation_confidence: ReadOnly = None
-    realisation_date: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+    closeout_return_notes: Annotated[
+        Any, _answered({"type": "array", "items": RETURN_NOTE_ANSWER})
+    ] = Field(None, alias="closeOutReturnNotes")
+    closed_at: specs.Moment = None
+    closed_by_account_id: specs.AnsweredAccount = None
+    return_realised: specs.AnsweredTextOrNull = None
+    realisation_summary: specs.AnsweredTextOrNull = None
+    realisation_lessons: specs.AnsweredTextOrNull = None
+    realisation_confidence: Annotated[Any, _answered(specs.enum_answer(CONFIDENCES))] = None
+    realisation_date: Annotated[specs.AnsweredDay, specs.SiteLabel()] = Field(
         None, title="Measured by (date)"
     )
-    kpi_resolution: ReadOnly = None
-    br_owner: Annotated[ReadOnly, specs.SiteLabel()] = Field(None, title="Benefits owner")
-    realisation_reviews: ReadOnly = None
-    realisation_started_at: ReadOnly = None
-    realisation_decided_at: ReadOnly = None
-    realisation_decided_by_account_id: ReadOnly = None
-    maintenance_started_at: ReadOnly = None
-    maintenance_retired_at: ReadOnly = None
-    last_realisation_review_at: ReadOnly = None
+    kpi_resolution: Annotated[Any, _answered(KPI_RESOLUTION_ANSWER)] = None
+    br_owner: Annotated[specs.AnsweredTextOrNull, specs.SiteLabel()] = Field(
+        None, title="Benefits owner"
+    )
+    realisation_reviews: Annotated[
+        Any, _answered({"type": "array", "items": REALISATION_REVIEW_ANSWER})
+    ] = None
+    realisation_started_at: specs.Moment = None
+    realisation_decided_at: specs.Moment = None
+    realisation_decided_by_account_id: specs.AnsweredAccount = None
+    maintenance_started_at: specs.Moment = None
+    maintenance_retired_at: specs.Moment = None
+    last_realisation_review_at: specs.Moment = None
     # Derived on read
-    adoption_gap: ReadOnly = None
-    registers_frozen: ReadOnly = None
-    approved_versions: ReadOnly = None
-    available_acts: ReadOnly = None
+    adoption_gap: specs.AnsweredFlag = None
+    registers_frozen: specs.AnsweredFlag = None
+    approved_versions: Annotated[
+        Any, _answered({"type": "array", "items": APPROVED_VERSION_ANSWER})
+    ] = None
+    available_acts: Annotated[
+        Any,
+        _answered(
+            {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "The acts the caller may take on the case now.",
+            }
+        ),
+    ] = None
     revision: specs.Revision = None
 
 
@@ -361,8 +535,8 @@ class CloseoutSpec(specs.Spec):
     ] = Field(None, title="BAU handover")
     commentary: Prose = Field(None, title="Commentary")
 
-    started_at: ReadOnly = None
-    submitted_at: ReadOnly = None
+    started_at: specs.Moment = None
+    submitted_at: specs.Moment = None
 
 
 class RealisationSpec(specs.Spec):
@@ -685,9 +859,9 @@ class MinutesSpec(specs.Spec):
         None, title="Create from the template"
     )
 
-    id: ReadOnly = None
-    created_at: ReadOnly = None
-    created_by_account_id: ReadOnly = None
+    id: specs.AnsweredText = None
+    created_at: specs.Moment = None
+    created_by_account_id: specs.AnsweredAccount = None
 
 
 class LinkFromTemplateSpec(specs.Spec):

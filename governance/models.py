@@ -346,7 +346,7 @@ class SiteSettingsSpec(specs.Spec):
     ] = Field(None, title="Default benefit tolerance (% under)")
 
     updated_at: specs.Moment = None
-    updated_by_account_id: Annotated[Any, specs.ReadOnly()] = Field(None, title="Updated by")
+    updated_by_account_id: specs.AnsweredAccount = Field(None, title="Updated by")
     revision: specs.Revision = None
 
 

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.contrib.staticfiles import finders
-from django.http import HttpResponse
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
 from django.utils.text import slugify
 
-from governance.errors import Unauthenticated
+from governance.errors import DomainError, Forbidden, NotFound, TooManyRequests, Unauthenticated
 
 logger = logging.getLogger(__name__)
 
@@ -61,31 +62,64 @@ OAUTH_ONLY = (
 )
 
 
+# A page's refusal by its status, answered to a token as the API answers it.
+REFUSALS: dict[int, type[DomainError]] = {
+    401: Unauthenticated,
+    403: Forbidden,
+    404: NotFound,
+    429: TooManyRequests,
+}
+
+
+def error_response(error: DomainError) -> HttpResponse:
+    """The API's error body (`{"error": {code, message, ...}}`) with the error's headers."""
+    response = HttpResponse(
+        json.dumps(error.body()), status=error.status, content_type="application/json"
+    )
+    for name, value in error.headers().items():
+        response[name] = value
+    if isinstance(error, Unauthenticated):
+        response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
 def bearer(view: Callable) -> Callable:
     """Let a page's PDF (`?format=pdf`) be fetched with a personal API token, as the JSON API
     is (Authorization: Bearer <token>): the token's owner is the request's user, and the view's
-    own gates apply (404 for what they may not see). A bad token answers 401 with the error
-    body; an OAuth token (for /mcp only) is refused. Without the header, the page as before."""
+    own gates apply (404 for what they may not see). A token's caller is a program: every
+    refusal (a bad token 401, a gate's 403 or 404, too many bad tokens 429 with Retry-After)
+    is the API's JSON error body, never a page; an OAuth token (for /mcp only) is refused.
+    Without the header, the page as before."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not wants_pdf(request):
             return view(request, *args, **kwargs)
-        from governance import oauth, throttling
-        from governance.atlassian.context import act_for
-
-        user = throttling.bearer_user(request, token)
-        if user is None:
-            mcp_only = oauth.user_for_access_token(request, token.strip()) is not None
-            refused = Unauthenticated(OAUTH_ONLY if mcp_only else None)
-            response = HttpResponse(
-                json.dumps(refused.body()), status=refused.status, content_type="application/json"
-            )
-            response["WWW-Authenticate"] = "Bearer"
-            return response
-        request.user = user
-        act_for(user.account_id)
-        return view(request, *args, **kwargs)
+        try:
+            return _as_token(request, token, view, *args, **kwargs)
+        except DomainError as error:
+            return error_response(error)
+        except Http404:
+            return error_response(NotFound())
+        except PermissionDenied as denied:
+            return error_response(Forbidden(str(denied) or None))
 
     return wrapped
+
+
+def _as_token(request, token: str, view: Callable, *args, **kwargs) -> HttpResponse:
+    from governance import oauth, throttling
+    from governance.atlassian.context import act_for
+
+    user = throttling.bearer_user(request, token)
+    if user is None:
+        mcp_only = oauth.user_for_access_token(request, token.strip()) is not None
+        return error_response(Unauthenticated(OAUTH_ONLY if mcp_only else None))
+    request.user = user
+    act_for(user.account_id)
+    response = view(request, *args, **kwargs)
+    refusal = REFUSALS.get(response.status_code)
+    if refusal is not None and response.get("Content-Type", "").startswith("text/html"):
+        return error_response(refusal())  # a page's refusal the view rendered itself
+    return response

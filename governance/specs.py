@@ -154,6 +154,10 @@ class NullableNumber(Rule):
     def schema(self) -> JsonSchema:
         return cleaning.nullable_number_schema(self.places)
 
+    def answer_schema(self) -> JsonSchema:
+        # Whatever was sent, what is stored is a number or null (the money convention).
+        return {**MONEY_ANSWER, "description": MONEY_DESCRIPTION}
+
 
 @dataclass(frozen=True)
 class SignedAmount(Rule):
@@ -336,6 +340,7 @@ class Checked(Rule):
     clean: Callable[[Any], tuple[Any, cleaning.Error | Refusals]]
     json_schema: Mapping[str, Any]
     values: tuple[str, ...] | None = None
+    answered: Mapping[str, Any] | None = None  # what the API answers, when not what it takes
 
     def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
         cleaned, error = self.clean(value)
@@ -345,6 +350,9 @@ class Checked(Rule):
 
     def schema(self) -> JsonSchema:
         return dict(self.json_schema)
+
+    def answer_schema(self) -> JsonSchema:
+        return dict(self.answered) if self.answered is not None else self.schema()
 
     def choices(self) -> tuple[str, ...] | None:
         return self.values
@@ -357,9 +365,13 @@ class Passed(Rule):
 
     json_schema: Mapping[str, Any]
     values: tuple[str, ...] | None = None
+    answered: Mapping[str, Any] | None = None  # what the API answers, when not what it takes
 
     def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
         return value, {}
+
+    def answer_schema(self) -> JsonSchema:
+        return dict(self.answered) if self.answered is not None else self.schema()
 
     def schema(self) -> JsonSchema:
         return dict(self.json_schema)
@@ -396,11 +408,72 @@ REVISION_SCHEMA: JsonSchema = {
 }
 MOMENT_SCHEMA: JsonSchema = {"type": ["string", "null"], "format": "date-time"}
 ID_SCHEMA: JsonSchema = {"type": "string"}
-ACCOUNT_SCHEMA: JsonSchema = {"type": ["string", "null"]}
+ACCOUNT_SCHEMA: JsonSchema = {"type": ["string", "null"], "description": "A tracker accountId."}
+# What the API answers in its read-only fields, typed for the response schema (OpenAPI 3.1:
+# null is a type of the list). Money is a JSON number (an integer when whole), at most 2
+# decimal places, null when not given (docs/api.md).
+TEXT_SCHEMA: JsonSchema = {"type": "string"}
+TEXT_OR_NULL_SCHEMA: JsonSchema = {"type": ["string", "null"]}
+FLAG_SCHEMA: JsonSchema = {"type": "boolean"}
+INTEGER_SCHEMA: JsonSchema = {"type": "integer"}
+INTEGER_OR_NULL_SCHEMA: JsonSchema = {"type": ["integer", "null"]}
+DAY_SCHEMA: JsonSchema = {"type": ["string", "null"], "format": "date"}
+MONEY_DESCRIPTION = "Money: a JSON number, at most 2 decimal places; null when not given."
+MONEY_ANSWER: JsonSchema = {"type": ["number", "null"], "description": MONEY_DESCRIPTION}
+NUMBER_OR_NULL_SCHEMA: JsonSchema = {"type": ["number", "null"]}
+TEXTS_SCHEMA: JsonSchema = {"type": "array", "items": TEXT_SCHEMA}
+# Any JSON value, typed member by member (a free-form field: metrics, an action's result).
+ANY_JSON_SCHEMA: JsonSchema = {
+    "anyOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "array", "items": {}},
+        {"type": "object", "additionalProperties": True},
+        {"type": "null"},
+    ]
+}
+
+
+def enum_answer(values: Iterable[Any], *, nullable: bool = False) -> JsonSchema:
+    """A closed set of texts as answered (null among them when `nullable`)."""
+    found = list(dict.fromkeys(values))
+    return {
+        "type": ["string", "null"] if nullable else "string",
+        "enum": [*found, None] if nullable else found,
+    }
+
+
+def object_answer(
+    properties: Mapping[str, JsonSchema],
+    *,
+    nullable: bool = False,
+    optional: Iterable[str] = (),
+    description: str = "",
+) -> JsonSchema:
+    """An object as answered: its members typed, every one required but `optional`."""
+    skipped = set(optional)
+    schema: JsonSchema = {
+        "type": ["object", "null"] if nullable else "object",
+        "properties": dict(properties),
+        "required": [name for name in properties if name not in skipped],
+    }
+    if description:
+        schema["description"] = description
+    return schema
+
+
 # The server stamps most resources carry, typed for the response schema.
 Revision = Annotated[Any, ReadOnly(REVISION_SCHEMA)]
 Moment = Annotated[Any, ReadOnly(MOMENT_SCHEMA)]
 Identifier = Annotated[Any, ReadOnly(ID_SCHEMA)]
+AnsweredText = Annotated[Any, ReadOnly(TEXT_SCHEMA)]
+AnsweredTextOrNull = Annotated[Any, ReadOnly(TEXT_OR_NULL_SCHEMA)]
+AnsweredAccount = Annotated[Any, ReadOnly(ACCOUNT_SCHEMA)]
+AnsweredFlag = Annotated[Any, ReadOnly(FLAG_SCHEMA)]
+AnsweredInteger = Annotated[Any, ReadOnly(INTEGER_SCHEMA)]
+AnsweredMoney = Annotated[Any, ReadOnly(MONEY_ANSWER)]
+AnsweredDay = Annotated[Any, ReadOnly(DAY_SCHEMA)]
 
 
 class RefusedWhenChanged:
@@ -804,6 +877,27 @@ def answer_schema(spec: type[Spec], api_name: str) -> JsonSchema:
     return {**schema, "title": field.label} if field.label else schema
 
 
+# What a successful write answers besides the resource when a lenient field coerced a value
+# (`cleaning.noting_coercions`): one entry per coerced field. Absent when nothing was coerced.
+WARNINGS_SCHEMA: JsonSchema = {
+    "type": "array",
+    "description": (
+        "Present on a write's answer when a lenient field coerced what was sent: one entry "
+        "per field (the value received, the value stored, why)."
+    ),
+    "items": {
+        "type": "object",
+        "properties": {
+            "field": {"type": "string", "description": "The field's API name."},
+            "received": {**ANY_JSON_SCHEMA, "description": "The value as sent."},
+            "stored": {**ANY_JSON_SCHEMA, "description": "The value stored (null or a number)."},
+            "message": {"type": "string"},
+        },
+        "required": ["field", "received", "stored", "message"],
+    },
+}
+
+
 def response_schema(
     spec: type[Spec],
     names: Iterable[str] | None = None,
@@ -817,7 +911,10 @@ def response_schema(
     wanted = list(fields(spec)) if names is None else list(names)
     schema: JsonSchema = {
         "type": "object",
-        "properties": {api: answer_schema(spec, api) for api in wanted},
+        "properties": {
+            **{api: answer_schema(spec, api) for api in wanted},
+            "warnings": WARNINGS_SCHEMA,
+        },
         "required": [api for api in wanted if api not in set(optional)],
     }
     if description:

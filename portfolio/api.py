@@ -2,20 +2,74 @@
 
 from ninja import Router
 
-from governance import permissions
-from governance.api import FREE_OBJECT, answers, component, list_of
+from governance import permissions, specs
+from governance.api import answers, component, list_of
 from governance.errors import ValidationFailed
 from portfolio import selectors
+from status import specs as status_specs
 
 router = Router(tags=["portfolio"])
 
+_TEXT = {"type": "string"}
 PORTFOLIO_ROW = component(
     "PortfolioRow",
-    {**FREE_OBJECT, "description": "One viewable project's row, as the portfolio page shows it."},
+    specs.object_answer(
+        {
+            "projectKey": _TEXT,
+            "name": _TEXT,
+            "leadAccountId": specs.ACCOUNT_SCHEMA,
+            "theme": _TEXT,
+            "approvalStatus": specs.enum_answer(selectors.APPROVAL_STATUSES),
+            "inException": {"type": "boolean"},
+            "exceptionAgeDays": specs.INTEGER_OR_NULL_SCHEMA,
+            "version": {"type": "integer"},
+            "phase": _TEXT,
+            "overallRag": specs.enum_answer(selectors.RAG_CHOICES),
+            "overallReason": _TEXT,
+            "derived": status_specs.RAGS_SCHEMA,
+            "effective": status_specs.RAGS_SCHEMA,
+            "overrides": {
+                **status_specs.RAGS_SCHEMA,
+                "properties": {
+                    name: specs.enum_answer(selectors.RAG_CHOICES, nullable=True)
+                    for name in status_specs.RAGS_SCHEMA["properties"]
+                },
+            },
+            "drivers": status_specs.DRIVER_SUMMARIES_SCHEMA,
+            "approvedBudget": specs.MONEY_ANSWER,
+            "eac": {**specs.MONEY_ANSWER, "description": "The forecast at completion."},
+            "costOverrunPct": specs.NUMBER_OR_NULL_SCHEMA,
+            "scheduleSlipDays": specs.INTEGER_OR_NULL_SCHEMA,
+            "topRiskScore": specs.INTEGER_OR_NULL_SCHEMA,
+            "pendingDecisions": {"type": "integer"},
+            "changesAwaitingApplication": {"type": "integer"},
+            "adoptionGap": {"type": "boolean"},
+            "stale": {"type": "boolean"},
+            "lastUpdatedAt": specs.MOMENT_SCHEMA,
+            "nextUpdateDueAt": specs.MOMENT_SCHEMA,
+            "realisationReviewDueOn": specs.DAY_SCHEMA,
+            "realisationReviewOverdue": {"type": "boolean"},
+            "earnedValue": status_specs.EARNED_VALUE_SCHEMA,
+        },
+        optional=["eac"],
+        description="One viewable project's row, as the portfolio page shows it.",
+    ),
 )
 LESSON = component(
     "Lesson",
-    {**FREE_OBJECT, "description": "One close-out or realisation lesson of a viewable project."},
+    specs.object_answer(
+        {
+            "projectKey": _TEXT,
+            "projectName": _TEXT,
+            "approvalStatus": specs.enum_answer(selectors.APPROVAL_STATUSES),
+            "theme": _TEXT,
+            "kind": specs.enum_answer(selectors.LESSON_KINDS),
+            "kindLabel": _TEXT,
+            "text": _TEXT,
+            "recordedAt": specs.MOMENT_SCHEMA,
+        },
+        description="One close-out or realisation lesson of a viewable project.",
+    ),
 )
 
 
@@ -43,6 +97,7 @@ def portfolio(
     dimension: str | None = None,
     lead: str | None = None,
     stale: bool | None = None,
+    exception: bool | None = None,
     sort: str | None = None,
 ):
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
@@ -50,7 +105,8 @@ def portfolio(
     forecast (EAC), schedule slip in days, top risk score, pending decisions, changes awaiting
     application, adoption gap, stale status and the benefit review due date. Filters: theme
     (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;
-    default any), lead (accountId), stale. sort: a column name, `-` to reverse."""
+    default any), lead (accountId), stale, exception (the projects in exception: beyond a
+    tolerance with the exception undecided). sort: a column name, `-` to reverse."""
     permissions.require_portfolio_access(request)
     query = {
         "theme": theme,
@@ -59,6 +115,7 @@ def portfolio(
         "dimension": dimension,
         "lead": lead,
         "stale": "1" if stale else "",
+        "exception": "1" if exception else "",
         "sort": sort,
     }
     return selectors.portfolio(request, query, strict=True).rows

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from governance import cleaning
+from governance import cleaning, specs
 from governance.cleaning import FieldErrors
 from governance.models import RAG_CHOICES
 from governance.specs import (
@@ -46,8 +46,12 @@ from governance.specs import (
     Text,
 )
 from governance.wiki import TEMPLATE_KINDS
+from registers.derive import BASIS_BASELINE, BASIS_NO_BASELINE, BASIS_PLANNED
 from registers.models import (
+    APPLICATION_STATES,
     CHANGE_DIMENSIONS,
+    CHANGE_STATUSES,
+    DECISION_STATES,
     NAME_MAX,
     RISK_DIRECTIONS,
     RISK_STATUSES,
@@ -199,7 +203,35 @@ Person = Annotated[str | None, AccountId(), Account()]
 Day = Annotated[dt.date | None, IsoDate()]
 Money = Annotated[Decimal | None, NullableNumber()]
 Score = Annotated[int | None, BoundedInteger(low=1, high=5)]
-Stamp = Annotated[Any, ReadOnly()]
+# What the registers answer in their read-only fields (the response schema).
+TextOrNull = specs.AnsweredTextOrNull
+By = specs.AnsweredAccount
+Flag = specs.AnsweredFlag
+Imported = Annotated[
+    Any, ReadOnly({"type": "boolean", "description": "Present (true) only on imported rows."})
+]
+DECISION_NOTE_SCHEMA: dict[str, Any] = specs.object_answer(
+    {
+        "id": STRING,
+        "text": STRING,
+        "authorAccountId": specs.ACCOUNT_SCHEMA,
+        "at": {"type": "string", "format": "date-time"},
+    }
+)
+APPLICATION_RECORD_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "description": (
+        "How an Approved change was applied: kind 'charter' (the business case's amendment, "
+        "ref its version) or 'baseline' (the plan baseline moved), when and by whom."
+    ),
+    "properties": {
+        "kind": STRING,
+        "ref": {"type": ["integer", "string", "null"]},
+        "at": {"type": ["string", "null"], "format": "date-time"},
+        "by": specs.ACCOUNT_SCHEMA,
+    },
+    "additionalProperties": True,
+}
 
 
 class WorkPackageSpec(Spec):
@@ -257,17 +289,38 @@ class WorkPackageSpec(Spec):
     ] = Field(None, title="Position")
     # Answered, and ignored when sent back.
     project_key: Identifier = None
-    budget_baseline: Annotated[Stamp, SiteLabel()] = Field(None, title="Baseline budget")
-    budget_baseline_locked_at: Stamp = None
-    planned_dates_baseline_locked_at: Stamp = None
+    budget_baseline: Annotated[specs.AnsweredMoney, SiteLabel()] = Field(
+        None, title="Baseline budget"
+    )
+    budget_baseline_locked_at: Moment = None
+    planned_dates_baseline_locked_at: Moment = None
     created_at: Moment = None
     updated_at: Moment = None
-    updated_by_account_id: Stamp = None
-    schedule_variance_days: Stamp = None
-    schedule_variance_basis: Stamp = None
-    baseline_start_date: Stamp = None
-    baseline_end_date: Stamp = None
-    broken_issue_keys: Stamp = None
+    updated_by_account_id: By = None
+    schedule_variance_days: Annotated[
+        Any,
+        ReadOnly(
+            {
+                "type": ["integer", "null"],
+                "description": "Days late (positive) or early (negative); null without dates.",
+            }
+        ),
+    ] = None
+    schedule_variance_basis: Annotated[
+        Any, ReadOnly(specs.enum_answer([BASIS_BASELINE, BASIS_PLANNED, BASIS_NO_BASELINE]))
+    ] = None
+    baseline_start_date: specs.AnsweredDay = None
+    baseline_end_date: specs.AnsweredDay = None
+    broken_issue_keys: Annotated[
+        Any,
+        ReadOnly(
+            {
+                "type": "object",
+                "additionalProperties": STRING,
+                "description": "Issue key -> why it is broken (deleted, moved to OTHER-7).",
+            }
+        ),
+    ] = None
     revision: Revision = None
 
 
@@ -301,17 +354,25 @@ class RiskSpec(Spec):
     # Answered, and ignored when sent back.
     id: Identifier = None
     project_key: Identifier = None
-    accepted_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
+    accepted_by_account_id: Annotated[By, Audited(), SiteLabel(), Account()] = Field(
         None, title="Accepted by"
     )
-    accepted_at: Annotated[Stamp, Audited()] = None
-    acceptance_rationale: Annotated[Stamp, Audited()] = None
+    accepted_at: Annotated[Moment, Audited()] = None
+    acceptance_rationale: Annotated[TextOrNull, Audited()] = None
     created_at: Moment = None
     updated_at: Moment = None
-    updated_by_account_id: Stamp = None
-    imported: Stamp = None
-    score: Stamp = None
-    treating_decision_ids: Stamp = None
+    updated_by_account_id: By = None
+    imported: Imported = None
+    score: Annotated[
+        Any,
+        ReadOnly(
+            {
+                "type": ["integer", "null"],
+                "description": "Impact x likelihood (the residual ones once both are given).",
+            }
+        ),
+    ] = None
+    treating_decision_ids: Annotated[Any, ReadOnly(specs.TEXTS_SCHEMA)] = None
     revision: Revision = None
 
 
@@ -339,21 +400,21 @@ class DecisionSpec(Spec):
     # and treatedRiskId are set only by the Risks register's Record-decision act.
     id: Identifier = None
     project_key: Identifier = None
-    recorded_by: Annotated[Stamp, Account()] = None
-    owner_account_id: Stamp = None
-    approver_account_id: Stamp = None
-    approver_seat: Stamp = None
-    risk_id: Annotated[Stamp, Audited()] = None
-    treated_risk_id: Annotated[Stamp, Audited()] = None
-    notes: Stamp = None
-    status: Stamp = None
-    decided_at: Stamp = None
-    decided_by_account_id: Stamp = None
+    recorded_by: Annotated[By, Account()] = None
+    owner_account_id: By = None
+    approver_account_id: By = None
+    approver_seat: Annotated[Any, ReadOnly(SEAT_SCHEMA)] = None
+    risk_id: Annotated[TextOrNull, Audited()] = None
+    treated_risk_id: Annotated[TextOrNull, Audited()] = None
+    notes: Annotated[Any, ReadOnly({"type": "array", "items": DECISION_NOTE_SCHEMA})] = None
+    status: TextOrNull = None
+    decided_at: Moment = None
+    decided_by_account_id: By = None
     created_at: Moment = None
-    created_by_account_id: Stamp = None
+    created_by_account_id: By = None
     updated_at: Moment = None
-    imported: Stamp = None
-    state: Stamp = None
+    imported: Imported = None
+    state: Annotated[Any, ReadOnly(specs.enum_answer(DECISION_STATES))] = None
     revision: Revision = None
 
 
@@ -403,21 +464,25 @@ class ChangeSpec(Spec):
     # Answered, and ignored when sent back.
     id: Identifier = None
     project_key: Identifier = None
-    status: Annotated[Stamp, Audited(), RefusedWhenChanged()] = None
-    decided_at: Annotated[Stamp, Audited()] = None
-    decided_by_account_id: Annotated[Stamp, Audited(), SiteLabel(), Account()] = Field(
+    status: Annotated[
+        Any, ReadOnly(specs.enum_answer(CHANGE_STATUSES)), Audited(), RefusedWhenChanged()
+    ] = None
+    decided_at: Annotated[Moment, Audited()] = None
+    decided_by_account_id: Annotated[By, Audited(), SiteLabel(), Account()] = Field(
         None, title="Decided by"
     )
-    decision_comment: Annotated[Stamp, Audited()] = None
+    decision_comment: Annotated[TextOrNull, Audited()] = None
     created_at: Moment = None
-    created_by_account_id: Stamp = None
+    created_by_account_id: By = None
     updated_at: Moment = None
-    imported: Stamp = None
-    application_record: Stamp = None
-    application_state: Stamp = None
-    approver_locked: Stamp = None
-    dimensions_chosen: Annotated[Stamp, Audited()] = None
-    impact_timeline: Stamp = None
+    imported: Imported = None
+    application_record: Annotated[Any, ReadOnly(APPLICATION_RECORD_SCHEMA)] = None
+    application_state: Annotated[Any, ReadOnly(specs.enum_answer(APPLICATION_STATES))] = None
+    approver_locked: Flag = None
+    dimensions_chosen: Annotated[Flag, Audited()] = None
+    impact_timeline: Annotated[
+        Any, ReadOnly({"type": ["string", "null"], "description": "Legacy; always empty."})
+    ] = None
     revision: Revision = None
 
 

@@ -9,15 +9,19 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from charter.models import APPROVAL_STATUSES
 from charter.specs import TolerancesSpec
 from governance import specs
 from governance.cleaning import refusals, text
 from governance.models import BR_CADENCES, RAG_CHOICES
+from status import earned_value
 from status.models import (
     CONFIDENCES,
+    DIMENSIONS,
     EXCEPTION_DECISIONS,
     EXCEPTION_STATES,
     PHASE_MAX,
+    REPORT_STATES,
     REPORT_TITLE_MAX,
     REPORTING_CADENCES,
     STATUS_REASON_MAX,
@@ -115,8 +119,157 @@ COMMENTARY_SCHEMA = {
     "properties": specs.properties(CommentarySpec),
     "additionalProperties": False,
 }
-ReadOnly = Annotated[Any, specs.ReadOnly()]
-Derived = Annotated[ReadOnly, specs.Derived()]
+# --- what the status answers in its read-only fields (the response schema) -------------------
+
+_MONEY = specs.MONEY_ANSWER
+_NUMBER = specs.NUMBER_OR_NULL_SCHEMA
+_INTEGER = specs.INTEGER_OR_NULL_SCHEMA
+_STRING: specs.JsonSchema = {"type": "string"}
+_RAG: specs.JsonSchema = specs.enum_answer(RAG_CHOICES)
+RAGS_SCHEMA = specs.object_answer(
+    {f"{key}Rag": _RAG for key in DIMENSIONS},
+    description="The RAG of each dimension: cost, schedule, scope, risk.",
+)
+DRIVER_SCHEMA = specs.object_answer(
+    {
+        "text": _STRING,
+        "type": {**specs.TEXT_OR_NULL_SCHEMA, "description": "The kind of record it points at."},
+        "id": {**specs.TEXT_OR_NULL_SCHEMA, "description": "The record's id."},
+    }
+)
+DIMENSION_SCHEMA = specs.object_answer(
+    {
+        "rag": _RAG,
+        "summary": _STRING,
+        "figures": {
+            "type": "object",
+            "additionalProperties": True,
+            "description": "The figures the RAG was derived from (by dimension).",
+        },
+        "drivers": {"type": "array", "items": DRIVER_SCHEMA},
+    }
+)
+DRIVERS_SCHEMA = specs.object_answer({f"{key}Rag": DIMENSION_SCHEMA for key in DIMENSIONS})
+# A portfolio row's drivers: each dimension's RAG, summary and figures, without the rows.
+DRIVER_SUMMARIES_SCHEMA = specs.object_answer(
+    {
+        f"{key}Rag": {**DIMENSION_SCHEMA, "required": ["rag", "summary", "figures"]}
+        for key in DIMENSIONS
+    }
+)
+FIGURES_SCHEMA = specs.object_answer(
+    {
+        "approvedBudget": _MONEY,
+        "eac": _MONEY,
+        "costOverrunPct": _NUMBER,
+        "scheduleSlipDays": _INTEGER,
+        "topRiskScore": _INTEGER,
+        "pendingDecisions": {"type": "integer"},
+        "changesAwaitingApplication": {"type": "integer"},
+        "adoptionGap": {"type": "boolean"},
+        "theme": _STRING,
+        "version": {"type": "integer"},
+    },
+    optional=["eac"],
+)
+BENEFIT_SCHEMA = specs.object_answer(
+    {
+        "approvedBenefit": _MONEY,
+        "forecastBenefit": _MONEY,
+        "benefitShortfallPct": _NUMBER,
+        "approvedRecorded": {"type": "boolean"},
+        "summary": _STRING,
+    },
+    optional=["approvedRecorded", "summary"],
+)
+THRESHOLDS_SCHEMA: specs.JsonSchema = {
+    "type": "object",
+    "description": "The thresholds the RAGs are derived with (the site's, or this project's).",
+    "additionalProperties": {"type": "number"},
+}
+CHECKLIST_ITEM_SCHEMA = specs.object_answer(
+    {
+        "id": _STRING,
+        "label": _STRING,
+        "done": {"type": "boolean"},
+        "detail": _STRING,
+        "dismissedAt": specs.MOMENT_SCHEMA,
+    }
+)
+REALISATION_REVIEW_SCHEMA = specs.object_answer(
+    {
+        "cadence": specs.enum_answer(BR_CADENCES, nullable=True),
+        "cadenceSource": specs.TEXT_OR_NULL_SCHEMA,
+        "lastReviewAt": specs.MOMENT_SCHEMA,
+        "startedAt": specs.MOMENT_SCHEMA,
+        "dueOn": specs.DAY_SCHEMA,
+        "overdue": {"type": "boolean"},
+    },
+    nullable=True,
+    optional=["cadence", "cadenceSource", "lastReviewAt", "startedAt", "dueOn", "overdue"],
+)
+
+
+def _earned_value_properties() -> dict[str, specs.JsonSchema]:
+    """Each figure (status.earned_value.FIGURES): money or an index, null when not given."""
+    found: dict[str, specs.JsonSchema] = {}
+    for key, (abbreviation, name, formula) in earned_value.FIGURES.items():
+        kind = _MONEY if key in earned_value.MONEY_KEYS else _NUMBER
+        found[key] = {
+            **kind,
+            "description": f"{abbreviation}, {name.lower()}: {formula}. Null when not given.",
+        }
+    return found
+
+
+EARNED_VALUE_MISSING = {
+    "type": "array",
+    "description": "Why a figure is not given: the input missing, in words, and the packages.",
+    "items": specs.object_answer(
+        {
+            "input": specs.enum_answer(["baseline", "phasing", "progress", "actuals"]),
+            "text": _STRING,
+            "packages": {"type": "array", "items": _STRING},
+        },
+        optional=["packages"],
+    ),
+}
+EARNED_VALUE_PACKAGE = specs.object_answer(
+    {
+        "id": _STRING,
+        "name": _STRING,
+        **_earned_value_properties(),
+        "missing": EARNED_VALUE_MISSING,
+        "counted": {"type": "integer"},
+        "notCounted": specs.TEXTS_SCHEMA,
+    },
+    optional=["notCounted"],
+)
+EARNED_VALUE_SCHEMA = specs.object_answer(
+    {
+        **_earned_value_properties(),
+        "missing": EARNED_VALUE_MISSING,
+        "counted": {"type": "integer", "description": "The work packages counted."},
+        "notCounted": {
+            **specs.TEXTS_SCHEMA,
+            "description": "The packages without a baseline budget (absent when none).",
+        },
+        "readings": {
+            "type": "object",
+            "description": "Each figure in words, or why it is not given.",
+            "properties": {key: _STRING for key in earned_value.FIGURES},
+            "additionalProperties": _STRING,
+        },
+        "workPackages": {"type": "array", "items": EARNED_VALUE_PACKAGE},
+    },
+    nullable=True,
+    optional=["notCounted", "readings", "workPackages"],
+    description="The project's earned value (docs/product.md, Earned value).",
+)
+
+
+def _answered(schema: specs.JsonSchema) -> Any:
+    return specs.ReadOnly(schema)
 
 
 class StatusSpec(specs.Spec):
@@ -174,32 +327,56 @@ class StatusSpec(specs.Spec):
         dict[str, Any] | None, specs.Checked(clean_commentary, COMMENTARY_SCHEMA)
     ] = Field(None, title="Structured commentary")
     project_metrics: Annotated[
-        Any, specs.Checked(clean_metrics, {"description": "Any JSON, stored as given."})
+        Any,
+        specs.Checked(
+            clean_metrics,
+            {"description": "Any JSON, stored as given."},
+            answered={**specs.ANY_JSON_SCHEMA, "description": "Any JSON, stored as given."},
+        ),
     ] = Field(None, title="Project metrics")
 
     # Answered, never written from a body.
     project_key: specs.Identifier = None
     last_updated_at: specs.Moment = None
-    last_updated_by_account_id: Annotated[ReadOnly, specs.SiteLabel()] = Field(
+    last_updated_by_account_id: Annotated[specs.AnsweredAccount, specs.SiteLabel()] = Field(
         None, title="Last updated by"
     )
-    initiation_started_at: ReadOnly = None
-    initiation_completed_at: ReadOnly = None
-    initiation_dismissals: ReadOnly = None
+    initiation_started_at: specs.Moment = None
+    initiation_completed_at: specs.Moment = None
+    initiation_dismissals: Annotated[
+        Any,
+        _answered(
+            {
+                "type": "object",
+                "additionalProperties": specs.MOMENT_SCHEMA,
+                "description": "Checklist item id -> when it was dismissed.",
+            }
+        ),
+    ] = None
     # Derived on read (status.derive.StatusView), each by its one function.
-    derived: Derived = None
-    effective: Derived = None
-    drivers: Derived = None
-    stale: Derived = None
-    next_update_due_at: Derived = None
-    initiation_checklist: Annotated[ReadOnly, specs.Derived("checklist")] = None
-    realisation_review: Derived = None
-    approval_status: Annotated[ReadOnly, specs.Derived("facts.approval_status")] = None
-    figures: Derived = None
-    benefit: Derived = None
-    thresholds: Derived = None
+    derived: Annotated[Any, _answered(RAGS_SCHEMA), specs.Derived()] = None
+    effective: Annotated[Any, _answered(RAGS_SCHEMA), specs.Derived()] = None
+    drivers: Annotated[Any, _answered(DRIVERS_SCHEMA), specs.Derived()] = None
+    stale: Annotated[specs.AnsweredFlag, specs.Derived()] = None
+    next_update_due_at: Annotated[specs.Moment, specs.Derived()] = None
+    initiation_checklist: Annotated[
+        Any,
+        _answered({"type": "array", "items": CHECKLIST_ITEM_SCHEMA}),
+        specs.Derived("checklist"),
+    ] = None
+    realisation_review: Annotated[Any, _answered(REALISATION_REVIEW_SCHEMA), specs.Derived()] = None
+    approval_status: Annotated[
+        Any,
+        _answered(specs.enum_answer(APPROVAL_STATUSES)),
+        specs.Derived("facts.approval_status"),
+    ] = None
+    figures: Annotated[Any, _answered(FIGURES_SCHEMA), specs.Derived()] = None
+    benefit: Annotated[Any, _answered(BENEFIT_SCHEMA), specs.Derived()] = None
+    thresholds: Annotated[Any, _answered(THRESHOLDS_SCHEMA), specs.Derived()] = None
     revision: Annotated[specs.Revision, specs.Derived("status.revision")] = None
-    earned_value: Annotated[ReadOnly, specs.Derived("earned_value_body")] = None
+    earned_value: Annotated[
+        Any, _answered(EARNED_VALUE_SCHEMA), specs.Derived("earned_value_body")
+    ] = None
 
 
 class StatusReportSpec(specs.Spec):
@@ -212,17 +389,28 @@ class StatusReportSpec(specs.Spec):
     )
     key_messages: Annotated[str | None, specs.Text(TEXT_MAX)] = Field(None, title="Key messages")
 
-    id: ReadOnly = None
+    id: specs.AnsweredText = None
     project_key: specs.Identifier = None
-    state: ReadOnly = None
-    created_at: ReadOnly = None
-    created_by_account_id: ReadOnly = None
+    state: Annotated[Any, _answered(specs.enum_answer(REPORT_STATES))] = None
+    created_at: specs.Moment = None
+    created_by_account_id: specs.AnsweredAccount = None
     updated_at: specs.Moment = None
-    published_at: ReadOnly = None
-    published_by_account_id: ReadOnly = None
-    overall_rag: ReadOnly = None
-    effective: ReadOnly = None
-    snapshot: ReadOnly = None
+    published_at: specs.Moment = None
+    published_by_account_id: specs.AnsweredAccount = None
+    overall_rag: Annotated[Any, _answered(specs.enum_answer(RAG_CHOICES, nullable=True))] = None
+    effective: Annotated[
+        Any, _answered({**RAGS_SCHEMA, "type": ["object", "null"], "required": []})
+    ] = None
+    snapshot: Annotated[
+        Any,
+        _answered(
+            {
+                "type": ["object", "null"],
+                "additionalProperties": True,
+                "description": "A published report's frozen status, as it was (null on a draft).",
+            }
+        ),
+    ] = None
     revision: specs.Revision = None
 
 

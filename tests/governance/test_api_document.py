@@ -102,6 +102,132 @@ def test_the_etag_header_is_declared_exactly_where_a_view_sets_it(document):
                 assert ("ETag" in response.get("headers", {})) == sets, view.__name__
 
 
+# --- every answered field typed -----------------------------------------------------------------
+
+
+def _typed(schema) -> bool:
+    """A schema that says what the value is: a type, a reference, a closed set, or a choice of
+    branches that each say it."""
+    if not isinstance(schema, dict):
+        return False
+    if {"type", "$ref", "enum", "const"} & schema.keys():
+        return True
+    branches = [b for key in ("anyOf", "oneOf", "allOf") for b in schema.get(key, [])]
+    return bool(branches) and all(_typed(branch) for branch in branches)
+
+
+def untyped_answer_fields(document) -> list[str]:
+    """Every property (at any depth) of every success answer's body that says nothing of its
+    value: a client generated from the document would read it as `unknown`."""
+    components = document["components"]["schemas"]
+    found: list[str] = []
+    seen: set[str] = set()
+    stack: list[tuple[dict, str]] = []
+    for path, method, operation in _operations(document):
+        for code, response in operation["responses"].items():
+            if str(code).startswith("2"):
+                for media, body in response.get("content", {}).items():
+                    stack.append((body.get("schema", {}), f"{method} {path} {code} {media}"))
+    while stack:
+        schema, where = stack.pop()
+        if not isinstance(schema, dict):
+            continue
+        if "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[1]
+            if name not in seen:
+                seen.add(name)
+                stack.append((components[name], name))
+            continue
+        for name, member in schema.get("properties", {}).items():
+            if not _typed(member):
+                found.append(f"{where}.{name}")
+            stack.append((member, f"{where}.{name}"))
+        for key in ("anyOf", "oneOf", "allOf"):
+            stack.extend((branch, where) for branch in schema.get(key, []))
+        for key, suffix in (("items", "[]"), ("additionalProperties", "{}")):
+            member = schema.get(key)
+            if isinstance(member, dict) and member:
+                if not _typed(member):
+                    found.append(where + suffix)
+                stack.append((member, where + suffix))
+    return sorted(set(found))
+
+
+def test_every_field_of_every_answer_says_its_type(document):
+    assert document["openapi"].startswith("3.1")  # null is a type of the list (no `nullable`)
+    assert untyped_answer_fields(document) == []
+
+
+def test_the_typed_field_check_finds_an_untyped_field():
+    document = {
+        "paths": {
+            "/x": {
+                "get": {
+                    "responses": {
+                        "200": {
+                            "content": {
+                                "application/json": {"schema": {"$ref": "#/components/schemas/X"}}
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                "X": {
+                    "type": "object",
+                    "properties": {
+                        "typed": {"type": ["number", "null"]},
+                        "choice": {"anyOf": [{"type": "string"}, {"description": "any"}]},
+                        "bare": {"readOnly": True, "title": "Bare"},
+                        "nested": {"type": "object", "properties": {"inner": {}}},
+                        "list": {"type": "array", "items": {"title": "item"}},
+                    },
+                }
+            }
+        },
+    }
+    assert untyped_answer_fields(document) == ["X.bare", "X.choice", "X.list[]", "X.nested.inner"]
+
+
+def test_the_seats_say_one_shape_each(document):
+    """A seat is empty, an accountId (text or object) or a person named in words: each value a
+    seat takes matches a branch, and never two of a oneOf (an answered seat is {accountId,
+    displayName, avatarUrl}, which once matched two)."""
+    body = _body_properties(document, "/projects/{key}/charter", "patch")
+    validator_for = jsonschema.Draft202012Validator
+    components = {"components": document["components"]}
+    seats = [
+        name
+        for name in body
+        if name
+        in ("decisionAuthority", "projectManager", "customerRep", "supplierRep", "adoptionOwner")
+    ]
+    assert len(seats) == 5
+    answered = _resolve(document, _schema_for(document, "get", "/projects/{key}/charter", 200))
+    values = [
+        None,
+        "712020:abc",
+        {},
+        {"accountId": "712020:abc"},
+        {"accountId": "712020:abc", "displayName": "Sofia Santos", "avatarUrl": ""},
+        {"accountId": None, "displayName": "Ann External", "email": "ann@example.com"},
+        {"displayName": "Ann External"},
+    ]
+    for name in seats:
+        for schema in (body[name], answered["properties"][name]):
+            exclusive = "oneOf" in schema
+            branches = schema.get("oneOf") or schema.get("anyOf")
+            assert branches, name
+            for value in values:
+                matching = [
+                    b for b in branches if validator_for({**b, **components}).is_valid(value)
+                ]
+                # oneOf: exactly one branch; anyOf may overlap (null is text's too in a body).
+                assert len(matching) == 1 if exclusive else matching, (name, value, matching)
+
+
 # --- real answers against their declared schemas ------------------------------------------------
 
 
@@ -229,9 +355,10 @@ def test_the_document_says_what_a_patch_writes_and_ignores_as_the_declaration_do
     ignored = [name for name, schema in properties.items() if schema.get("readOnly")]
     assert writable == specs.writable(spec)
     assert ignored == specs.ignored(spec, creating=False)
-    # What the API answers is all declared: a body may send back any of it.
+    # What the API answers is all declared: a body may send back any of it (`warnings`, the
+    # coercion notes of a write, is no field of the resource).
     answered = _resolve(document, _schema_for(document, "get", template, 200))["properties"]
-    assert set(answered) <= set(properties)
+    assert set(answered) - {"warnings"} <= set(properties)
     for name in specs.read_only(spec):
         assert answered[name]["readOnly"] is True
 

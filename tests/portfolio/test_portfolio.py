@@ -457,3 +457,24 @@ def test_an_override_is_marked_even_when_it_equals_the_derived_value(admin_portf
     assert red["overrides"]["costRag"] == red["derived"]["costRag"] == red["effective"]["costRag"]
     page = client.get("/portfolio/").content.decode()
     assert f"(override; derived {red['derived']['costRag']})" in page
+
+
+def test_the_api_keeps_the_projects_in_exception_as_the_page_does(admin_portfolio, client_for):
+    from governance.models import Project
+
+    Project.objects.filter(key__in=["AMB", "RED"]).update(
+        exception_opened_at=timezone.now() - dt.timedelta(days=3)
+    )
+    client = client_for(admin_portfolio.site_admin)
+    everyone = ["ALPHA", "AMB", "BLU", "GRN", "RED"]
+    assert keys(client) == everyone
+    for query in ("?exception=1", "?exception=true", "?exception=1&sort=-key"):
+        found = keys(client, query)
+        assert sorted(found) == ["AMB", "RED"], query
+        assert all(row["inException"] for row in rows(client, query)), query
+    assert keys(client, "?exception=0") == everyone
+    assert keys(client, "?exception=1&theme=Strategic") == []
+    # The page's in-exception filter keeps the same projects.
+    page = client.get("/portfolio/?exception=1").content.decode()
+    assert "/projects/AMB/" in page and "/projects/RED/" in page
+    assert "/projects/GRN/" not in page and "/projects/ALPHA/" not in page

@@ -92,3 +92,60 @@ def test_pdf_file_names_say_each_word_once():
     assert file_name("ALPHA status report Status report 12") == "alpha-status-report-12"
     assert file_name("ALPHA business case") == "alpha-business-case"
     assert file_name("") == "page"
+
+
+def test_every_refusal_of_a_pdf_asked_for_with_a_token_is_the_api_error_body(cast, case):
+    """A token's caller is a program: each PDF's refusals (a bad token, a project or a report
+    it may not see or that does not exist, too many bad tokens from its address) answer the
+    API's JSON error body with the API's status and headers, never an HTML page."""
+    import uuid
+
+    from django.conf import settings
+    from django.test import Client
+
+    from governance.api import ERROR_CODES
+    from governance.services import token_create
+
+    report = StatusReport.objects.create(
+        project=cast.project,
+        title="Week 12",
+        state="Published",
+        snapshot={"status": {}},
+        created_by_account_id=cast.lead.account_id,
+    )
+    _, viewer = token_create(user=cast.viewer, name="reports")
+    _, outsider = token_create(user=cast.outsider, name="reports")
+    pdfs = [
+        "/projects/{key}/charter/?format=pdf",
+        "/projects/{key}/status/reports/{report}/?format=pdf",
+    ]
+    cases = [
+        ("ALPHA", report.pk, "Bearer not-a-token", 401, "unauthenticated"),
+        ("ALPHA", report.pk, f"Bearer {outsider}", 404, "not_found"),
+        ("NOPE", report.pk, f"Bearer {viewer}", 404, "not_found"),
+        ("ALPHA", uuid.uuid4(), f"Bearer {viewer}", 404, "not_found"),
+    ]
+    client = Client()
+    for template in pdfs:
+        for key, report_id, authorization, status, code in cases:
+            if key == "ALPHA" and "{report}" not in template and report_id != report.pk:
+                continue
+            url = template.format(key=key, report=report_id)
+            response = client.get(url, HTTP_AUTHORIZATION=authorization, REMOTE_ADDR="10.9.9.1")
+            assert response.status_code == status, (url, authorization)
+            assert response["Content-Type"] == "application/json", (url, authorization)
+            assert response.json()["error"]["code"] == code, (url, response.content[:200])
+            assert response.json()["error"]["code"] in ERROR_CODES
+    # Past the limit of bad tokens from one address: 429 with Retry-After, as the API says.
+    for number in range(settings.API_TOKEN_FAILURE_LIMIT + 1):
+        client.get(pdfs[0].format(key="ALPHA"), HTTP_AUTHORIZATION=f"Bearer gov_bad{number}")
+    for template in pdfs:
+        url = template.format(key="ALPHA", report=report.pk)
+        throttled = client.get(url, HTTP_AUTHORIZATION="Bearer gov_bad")
+        assert throttled.status_code == 429, url
+        assert throttled["Content-Type"] == "application/json"
+        assert throttled.json()["error"]["code"] == "throttled"
+        assert int(throttled["Retry-After"]) > 0
+        # The right token still passes from that address.
+        fetched = client.get(url, HTTP_AUTHORIZATION=f"Bearer {viewer}")
+        assert fetched.status_code == 200 and fetched.content.startswith(b"%PDF-")
