@@ -232,7 +232,7 @@ def _request_id_of(request: HttpRequest) -> Any:
     """The JSON-RPC id of the request refused, so the client matches the error to its call
     (null when the body is not one request)."""
     try:
-        message = json.loads(request.body or b"null")
+        message = cleaning.json_loads(request.body or b"null")
     except (ValueError, RequestDataTooBig):
         return None
     if isinstance(message, dict) and isinstance(message.get("id"), str | int):

@@ -173,7 +173,9 @@ class Register(DynamicClientRegistrationView):
 
     def post(self, request, *args, **kwargs):
         try:
-            data = json.loads(request.body or b"null")
+            data = cleaning.json_loads(request.body or b"null", what="The registration")
+        except cleaning.JsonRefused as exc:
+            return _registration_refused(str(exc))
         except ValueError:
             return _registration_refused("The registration must be a JSON object.")
         if not isinstance(data, dict):

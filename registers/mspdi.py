@@ -46,6 +46,11 @@ CONTENT_TYPE = "application/xml; charset=utf-8"
 DEFAULT_OUTLINE_LEVEL = 1
 MAX_OUTLINE_LEVEL = 100
 MAX_ELEMENTS = 250_000  # a 5 MB plan of Microsoft Project holds about 150,000
+# XML elements inside one another: Microsoft Project and ProjectLibre write 8 at most
+# (Project > Tasks > Task > Baseline > TimephasedData > ...).
+MAX_XML_DEPTH = 32
+# Tasks inside one another (the outline): deeper plans are refused, with the depth found.
+MAX_OUTLINE_DEPTH = MAX_OUTLINE_LEVEL
 MAX_NUMBER_CHARS = 40  # an amount in hundredths or a percentage, as text
 MILESTONE_TYPE = "Milestone"
 MPP_MESSAGE = (
@@ -194,6 +199,15 @@ def _tasks(content: bytes) -> list[Task]:
                     )
                 if not path and (element.tag != f"{{{NS}}}Project"):
                     raise ValidationFailed({"file": [NOT_MSPDI]})
+                if len(path) >= MAX_XML_DEPTH:
+                    raise ValidationFailed(
+                        {
+                            "file": [
+                                f"The file nests XML elements more than {MAX_XML_DEPTH} levels "
+                                "deep (a Microsoft Project plan nests 8); it is refused unread."
+                            ]
+                        }
+                    )
                 path.append(_local(element.tag))
                 continue
             path.pop()
@@ -240,7 +254,7 @@ def _task(element: ET.Element) -> Task:
             if fields.get("Number") == "0":
                 baseline = fields
     level_text = values.get("OutlineLevel", "").strip()
-    level = cleaning.whole_number(level_text, max_digits=3)
+    level = cleaning.whole_number(level_text, max_digits=9)
     if level is None:  # from the outline number (1.2.3 is level 3)
         level = (values.get("OutlineNumber", "").strip().count(".") + 1) if values else 1
     return Task(values, baseline, level)
@@ -248,12 +262,23 @@ def _task(element: ET.Element) -> Task:
 
 def _outline(tasks: list[Task]) -> list[Task]:
     """The top tasks under the project summary, each with its children (a task's parent is
-    the closest task before it of a lower level). Blank rows (IsNull) are left out."""
+    the closest task before it of a lower level). Blank rows (IsNull) are left out. A plan
+    whose outline goes deeper than MAX_OUTLINE_DEPTH is refused, naming the deepest task."""
     roots: list[Task] = []
     stack: list[Task] = []
-    for task in tasks:
-        if task.values.get("IsNull", "").strip() == "1" or task.level < 1:
-            continue
+    kept = [t for t in tasks if t.values.get("IsNull", "").strip() != "1" and t.level >= 1]
+    deepest = max(kept, key=lambda t: t.level, default=None)
+    if deepest is not None and deepest.level > MAX_OUTLINE_DEPTH:
+        raise ValidationFailed(
+            {
+                "file": [
+                    f"The plan nests tasks {deepest.level:,} levels deep ({deepest.label()}); "
+                    f"at most {MAX_OUTLINE_DEPTH} are supported. Outdent the tasks in "
+                    "Microsoft Project and save the plan as XML again."
+                ]
+            }
+        )
+    for task in kept:
         while stack and stack[-1].level >= task.level:
             stack.pop()
         (stack[-1].children if stack else roots).append(task)
@@ -262,9 +287,12 @@ def _outline(tasks: list[Task]) -> list[Task]:
 
 
 def _descendants(task: Task) -> Iterable[Task]:
-    for child in task.children:
+    """The tasks below one, each before its own children (iterative: any depth)."""
+    pending = list(reversed(task.children))
+    while pending:
+        child = pending.pop()
         yield child
-        yield from _descendants(child)
+        pending.extend(reversed(child.children))
 
 
 class _Problems:
@@ -362,16 +390,13 @@ STATUS_OF_PROGRESS = {0: "Not Started", 100: "Complete"}
 
 def _rows(tasks: list[Task], level: int):
     packages: list[Task] = []
-
-    def visit(task: Task) -> None:
+    pending = list(reversed(_outline(tasks)))
+    while pending:  # in the outline's order, iterative
+        task = pending.pop()
         if task.level >= level or not task.children:
             packages.append(task)
         else:
-            for child in task.children:
-                visit(child)
-
-    for root in _outline(tasks):
-        visit(root)
+            pending.extend(reversed(task.children))
     if not packages:
         raise ValidationFailed({"file": ["The plan has no tasks under its project summary task."]})
     if len(packages) > spreadsheets.MAX_ROWS:

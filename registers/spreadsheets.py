@@ -327,7 +327,11 @@ def _rows(register: str, grid, *, csv_text: bool):
                         {"row": number, "field": column, "message": cleaning.CONTROL_MESSAGE}
                     )
                     continue
-                value = _value(column, value, csv_text=csv_text)
+                try:
+                    value = _value(column, value, csv_text=csv_text)
+                except cleaning.JsonRefused as refused:
+                    problems.append({"row": number, "field": column, "message": str(refused)})
+                    continue
                 value, problem, note = _read_as_written(register, column, value, currency)
                 if problem:
                     problems.append({"row": number, "field": column, "message": problem})
@@ -654,7 +658,9 @@ def _value(column: str, value: Any, *, csv_text: bool) -> Any:
         return value.lower()
     if column in JSON_FIELDS and isinstance(value, str):
         try:
-            return json.loads(value)
+            return cleaning.json_loads(value, what="The cell's JSON")
+        except cleaning.JsonRefused:
+            raise
         except ValueError:
             if column == "evidenceLinks":
                 return value.split()
