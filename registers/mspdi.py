@@ -35,7 +35,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 from django.utils import timezone
 
-from governance import cleaning
+from governance import cleaning, formatting, spreadsheet_values
 from governance.errors import ValidationFailed
 from governance.models import Project
 from registers import selectors, spreadsheets
@@ -176,15 +176,48 @@ def read_file(upload, outline_level: Any = None) -> spreadsheets.Reading:
     content = upload.read()
     if is_mpp(content[:8]):
         raise ValidationFailed({"file": [MPP_MESSAGE]})
-    tasks = _tasks(content)
+    tasks, project = _tasks(content)
     rows, problems, notes = _rows(tasks, level)
+    _check_currency(project, rows)
     digest = hashlib.sha256(content + f"\0outlineLevel={level}".encode()).hexdigest()
     return spreadsheets.Reading(rows, problems, notes, digest)
 
 
-def _tasks(content: bytes) -> list[Task]:
-    """The tasks of the plan in the file's order, each with its outline level."""
+MONEY_FIELDS = ("budget", "budgetForecast", "budgetActual")
+
+
+def _check_currency(project: dict[str, str], rows: list[tuple[int, dict[str, Any]]]) -> None:
+    """A plan whose costs are in another currency than the site's is refused, by the rule
+    of every importer (`spreadsheet_values.is_other_currency`): its CurrencyCode, else its
+    CurrencySymbol. A plan without costs (or only zeros) imports whatever its currency."""
+    for element in ("CurrencyCode", "CurrencySymbol"):
+        written = (project.get(element) or "").strip()
+        if written:
+            break
+    else:
+        return
+    site = formatting.currency()
+    if not spreadsheet_values.is_other_currency(written, site):
+        return
+    if not any(Decimal(data.get(f) or 0) for _, data in rows for f in MONEY_FIELDS):
+        return  # no cost, or only zeros: the same in every currency
+    raise ValidationFailed(
+        {
+            "file": [
+                f"Read the plan's {element} “{written[:10]}”: its costs are in another "
+                f"currency than this site's ({site}), and amounts are never converted. "
+                f"Convert the costs to {site} in Microsoft Project (or set the site's "
+                "currency), save the plan as XML again and import that."
+            ]
+        }
+    )
+
+
+def _tasks(content: bytes) -> tuple[list[Task], dict[str, str]]:
+    """The tasks of the plan in the file's order, each with its outline level, and the
+    project's own values read here (its currency)."""
     tasks: list[Task] = []
+    project: dict[str, str] = {}
     path: list[str] = []
     elements = 0
     try:
@@ -215,6 +248,9 @@ def _tasks(content: bytes) -> list[Task]:
                 tasks.append(_task(element))
                 element.clear()
             elif len(path) == 1:
+                name = _local(element.tag)
+                if name in ("CurrencyCode", "CurrencySymbol"):
+                    project[name] = (element.text or "")[:40]
                 element.clear()  # calendars, resources, assignments: not read
     except ValidationFailed:
         raise
@@ -239,7 +275,7 @@ def _tasks(content: bytes) -> list[Task]:
         ) from None
     if not path and not tasks and elements == 0:
         raise ValidationFailed({"file": [NOT_MSPDI]})
-    return tasks
+    return tasks, project
 
 
 def _task(element: ET.Element) -> Task:
@@ -469,6 +505,18 @@ def _package(package: Task) -> tuple[dict[str, Any], _Problems, list[tuple[str, 
         base_finish = _date(
             task, task.baseline.get("Finish"), "Baseline finish", "plannedEndDate", problems
         )
+        single = base_start or base_finish
+        if single is not None and not (base_start and base_finish):
+            given, missing = ("start", "finish") if base_start else ("finish", "start")
+            said.append(
+                (
+                    "plannedEndDate" if base_start else "plannedStartDate",
+                    f"Baseline 0 of {task.label()} gives a {given} "
+                    f"({single.isoformat()}) but no {missing}: a baseline "
+                    "needs both, so it is not used and the task's current dates are read "
+                    "instead.",
+                )
+            )
         if base_start and base_finish:
             base_starts.append(base_start)
             base_finishes.append(base_finish)
@@ -668,6 +716,10 @@ def document(project: Project) -> bytes:
     _add(root, "StartDate", _stamp(first, "08:00:00"))
     _add(root, "FinishDate", _stamp(last, "17:00:00"))
     _add(root, "CurrencyDigits", 2)
+    code = formatting.currency()
+    symbols = spreadsheet_values.CURRENCY_SYMBOLS.get(code.upper(), ())
+    _add(root, "CurrencySymbol", symbols[0] if symbols else code)
+    _add(root, "CurrencyCode", code)
     _add(root, "CalendarUID", 1)
     _add(root, "DefaultStartTime", "08:00:00")
     _add(root, "DefaultFinishTime", "17:00:00")

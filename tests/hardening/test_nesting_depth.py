@@ -269,5 +269,5 @@ def test_a_deep_plan_is_refused_in_words_at_every_door(cast, bearer, client_for,
 def test_a_plan_at_the_depth_limit_imports():
     from registers.mspdi import _rows, _tasks
 
-    rows, problems, _ = _rows(_tasks(_levels(mspdi.MAX_OUTLINE_DEPTH).encode()), 1)
+    rows, problems, _ = _rows(_tasks(_levels(mspdi.MAX_OUTLINE_DEPTH).encode())[0], 1)
     assert len(rows) == 1 and not problems
