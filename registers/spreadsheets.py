@@ -20,6 +20,7 @@ from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.reader.excel import ExcelReader
+from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
@@ -406,6 +407,14 @@ def _typed(register: str, column: str, value: Any) -> tuple[Any, str | None, str
     by a date or boolean column, read as the text it shows by a text column (noted), and
     refused by any other, saying what the cell holds."""
     kind = FIELD_KINDS[register].get(column, "text")
+    if isinstance(value, _Priced):
+        number = int(value) if value.is_integer() else float(value)
+        site = formatting.currency()
+        if column in MONEY_COLUMNS[register] and spreadsheet_values.is_other_currency(
+            value.symbol, site
+        ):  # refused by the money rule, saying what was read
+            return _Text(f"{value.symbol} {number}"), None, None
+        return number, None, None
     if isinstance(value, bool):
         shown, what = ("TRUE" if value else "FALSE"), "true/false value"
         if kind == "boolean":
@@ -595,6 +604,40 @@ class _Sheet(ReadOnlyWorksheet):
         self._min_column = self._min_row = 1
         self._max_row = self._max_column = None
 
+    def _get_row(self, row, min_col=1, max_col=None, values_only=False):
+        """The row's values, a number shown with a currency (its number format) as `_Priced`,
+        so a money column reads its currency by the importers' one rule."""
+        values = super()._get_row(row, min_col, max_col, values_only)
+        if not any(cell["style_id"] and cell["data_type"] == "n" for cell in row):
+            return values
+        priced = list(values)
+        for cell in row:
+            value, index = cell["value"], cell["column"] - min_col
+            if cell["data_type"] != "n" or not cell["style_id"] or index >= len(priced):
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                symbol = self._currency_of(cell["style_id"])
+                if symbol:
+                    priced[index] = _Priced(value, symbol)
+        return tuple(priced)
+
+    def _currency_of(self, style_id) -> str | None:
+        known = self.__dict__.setdefault("_currencies", {})
+        if style_id not in known:
+            # Only a workbook's own formats: the built-in currency formats (5-8) show the
+            # currency of the reader's locale, which the file does not say.
+            try:
+                number = self.parent._cell_styles[int(style_id)].numFmtId
+                fmt = (
+                    self.parent._number_formats[number - BUILTIN_FORMATS_MAX_SIZE]
+                    if number >= BUILTIN_FORMATS_MAX_SIZE
+                    else ""
+                )
+            except (IndexError, ValueError, TypeError, AttributeError):
+                fmt = ""
+            known[style_id] = format_currency(str(fmt))
+        return known[style_id]
+
     def _cells_by_row(self, min_col, min_row, max_col, max_row, values_only=False):
         """The rows from the first, a missing row as an empty one (openpyxl's, without the
         padding to declared dimensions), read by `_SheetParser`."""
@@ -615,6 +658,41 @@ class _Sheet(ReadOnlyWorksheet):
                 if expected == number:
                     expected += 1
                     yield self._get_row(row, min_col, max_col, values_only)
+
+
+class _Priced(float):
+    """A number cell whose number format shows a currency (`£#,##0.00`, `[$EUR] 0`)."""
+
+    symbol: str
+
+    def __new__(cls, value: float, symbol: str) -> "_Priced":
+        number = super().__new__(cls, value)
+        number.symbol = symbol
+        return number
+
+
+_BRACKET_CURRENCY = re.compile(r"\[\$([^\]\-]+)(?:-[0-9A-Fa-f]+)?\]")
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def format_currency(fmt: str) -> str | None:
+    """The currency a number format shows (`[$£-809]#,##0.00`, `"€"#,##0`, `#,##0 [$EUR]`,
+    `£#,##0.00`), or None: the symbol or code, for `spreadsheet_values`' rule."""
+    if not fmt or fmt == "General":
+        return None
+    bracket = _BRACKET_CURRENCY.search(fmt)
+    if bracket and bracket[1].strip():
+        return bracket[1].strip()
+    for quoted in _QUOTED.findall(fmt):
+        if quoted.strip() in spreadsheet_values.KNOWN_SYMBOLS or re.fullmatch(
+            r"[A-Z]{3}", quoted.strip()
+        ):
+            return quoted.strip()
+    bare = re.sub(r"\[[^\]]*\]", "", _QUOTED.sub("", fmt))  # no locale or colour tags
+    for symbol in ("€", "£", "¥", "₹", "₩", "₪", "₽", "₴", "₺", "₦", "₱", "฿", "₫", "$"):
+        if symbol in bare:
+            return symbol
+    return None
 
 
 class _TooManyCells(Exception):

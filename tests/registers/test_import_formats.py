@@ -105,6 +105,18 @@ def xlsx(rows: list[list]) -> bytes:
     return buffer.getvalue()
 
 
+def xlsx_priced(amount: float, number_format: str) -> bytes:
+    """A workbook whose budget is a number cell shown in a currency by its number format."""
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["name", "budget"])
+    sheet.append(["Survey", amount])
+    sheet["B2"].number_format = number_format
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
 def csv(rows: list[list]) -> bytes:
     lines = [",".join(f'"{str(v).replace(chr(34), chr(34) * 2)}"' for v in row) for row in rows]
     return ("\n".join(lines) + "\n").encode()
@@ -396,6 +408,8 @@ def _assistant(cast, xml: str, **extra):
             "w.ods",
             "an amount in GBP",
         ),
+        (xlsx_priced(1500, "[$£-809]#,##0.00"), "w.xlsx", "an amount in £"),
+        (xlsx_priced(1500.5, '"GBP" #,##0.00'), "w.xlsx", "an amount in GBP"),
         (plan("GBP").encode(), "p.xml", "Read the plan's CurrencyCode “GBP”"),
     ],
 )
@@ -413,6 +427,15 @@ def test_another_currency_is_refused_in_every_importer(cast, doors, content, nam
             _assistant(cast, content.decode())
         assert words in " ".join(refused.value.fields["xml"])
     assert not WorkPackage.objects.exists()
+
+
+@pytest.mark.parametrize("number_format", ["[$€-407]#,##0.00", "#,##0.00", "0", "[$-409]0.00"])
+def test_a_number_shown_in_the_sites_currency_or_none_imports_without_a_word(doors, number_format):
+    site_currency("EUR")
+    answer = doors.commit("work-packages", xlsx_priced(1500.5, number_format), "w.xlsx")
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["warnings"] == []
+    assert str(WorkPackage.objects.get().budget) == "1500.50"
 
 
 def test_a_plan_in_the_sites_currency_or_without_costs_imports(cast, doors):
