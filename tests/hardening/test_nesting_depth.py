@@ -107,8 +107,10 @@ def test_mcp_refuses_a_deep_message_without_a_500(cast, depth):
         HTTP_AUTHORIZATION=f"Bearer {raw}",
         HTTP_ACCEPT="application/json, text/event-stream",
     )
-    assert 400 <= answer.status_code < 500 or "error" in answer.json(), answer.content
-    assert answer.status_code != 500
+    assert answer.status_code == 400, answer.content
+    body = answer.json()
+    assert body["jsonrpc"] == "2.0" and body["error"]["data"]["code"] == "bad_request"
+    assert f"The message nests more than {LIMIT} levels deep" in body["error"]["message"]
 
 
 @pytest.mark.parametrize("depth", DEPTHS)
