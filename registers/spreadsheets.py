@@ -423,6 +423,15 @@ def _typed(register: str, column: str, value: Any) -> tuple[Any, str | None, str
         what, shown = _shown(value)
         if kind == "date" and what != "time":
             return value, None, None
+    elif kind == "date" and isinstance(value, int | float):
+        # A date saved without its date format is the spreadsheet's day number.
+        number = int(value) if float(value).is_integer() else value
+        return (
+            value,
+            f"{EXPECTED[kind]}; the cell holds the number {number} (format the cell as a "
+            "date, or write YYYY-MM-DD).",
+            None,
+        )
     else:
         return value, None, None
     if kind in ("text", "list"):

@@ -326,6 +326,13 @@ REFUSED = [
         False,
         "Must be a number; the cell holds the true/false value FALSE.",
     ),
+    (
+        "work-packages",
+        "plannedStartDate",
+        46082,
+        "Must be a date; the cell holds the number 46082 (format the cell as a date, or write "
+        "YYYY-MM-DD).",
+    ),
 ]
 FIRST = {"risks": "title", "work-packages": "name"}
 
