@@ -183,9 +183,6 @@ def read_file(upload, outline_level: Any = None) -> spreadsheets.Reading:
     return spreadsheets.Reading(rows, problems, notes, digest)
 
 
-MONEY_FIELDS = ("budget", "budgetForecast", "budgetActual")
-
-
 def _check_currency(project: dict[str, str], rows: list[tuple[int, dict[str, Any]]]) -> None:
     """A plan whose costs are in another currency than the site's is refused, by the rule
     of every importer (`spreadsheet_values.is_other_currency`): its CurrencyCode, else its
@@ -199,7 +196,8 @@ def _check_currency(project: dict[str, str], rows: list[tuple[int, dict[str, Any
     site = formatting.currency()
     if not spreadsheet_values.is_other_currency(written, site):
         return
-    if not any(Decimal(data.get(f) or 0) for _, data in rows for f in MONEY_FIELDS):
+    money = spreadsheets.MONEY_COLUMNS["work-packages"]
+    if not any(Decimal(data.get(f) or 0) for _, data in rows for f in money):
         return  # no cost, or only zeros: the same in every currency
     raise ValidationFailed(
         {
