@@ -30,6 +30,7 @@ from agent import catalogue
 from governance import cleaning, oauth, throttling
 from governance.atlassian.context import act_for
 from governance.errors import (
+    BadRequest,
     DomainError,
     Internal,
     PayloadTooLarge,
@@ -229,11 +230,27 @@ def _handle(server: Server, request: HttpRequest) -> HttpResponse:
     return response
 
 
+def _refuse_deep(request: HttpRequest) -> None:
+    """A message nested past the JSON readers' limit (`cleaning.MAX_JSON_DEPTH`) is refused
+    in the API's words before the MCP SDK parses it, as every other door refuses it."""
+    if request.method != "POST":
+        return
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return  # the SDK's own refusal (413) follows
+    if body and cleaning.json_nesting(body, cleaning.MAX_JSON_DEPTH) > cleaning.MAX_JSON_DEPTH:
+        limit = cleaning.MAX_JSON_DEPTH
+        raise BadRequest(
+            f"The message nests more than {limit} levels deep; at most {limit} are read."
+        )
+
+
 def _request_id_of(request: HttpRequest) -> Any:
     """The JSON-RPC id of the request refused, so the client matches the error to its call
     (null when the body is not one request)."""
     try:
-        message = json.loads(request.body or b"null")
+        message = cleaning.json_loads(request.body or b"null")
     except (ValueError, RequestDataTooBig):
         return None
     if isinstance(message, dict) and isinstance(message.get("id"), str | int):
@@ -299,6 +316,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         request.user = user
         act_for(user.account_id)
         catalogue.require_agent_access(request)
+        _refuse_deep(request)
     except Exception as exc:  # no or a bad token, outside the gate, the database down
         error = exc if isinstance(exc, DomainError) else database_unavailable(exc)
         if error is None:

@@ -3,7 +3,6 @@ endpoints. Each app's `api.router` is mounted by the site (config/api.py); no ru
 endpoint."""
 
 import copy
-import json
 import logging
 import math
 from collections.abc import Iterable
@@ -42,7 +41,7 @@ from governance.models import AuditEntry, EditorNomination, SiteSettings, SiteSe
 from governance.people import resolve
 from governance.tracker import TrackerError
 
-MAX_BODY_DEPTH = 32
+MAX_BODY_DEPTH = cleaning.MAX_JSON_DEPTH
 MAX_OFFSET = 1_000_000_000
 logger = logging.getLogger("governance.api")
 
@@ -547,17 +546,21 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
     if not raw or not raw.strip():
         return {}
     try:
-        body = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        body = cleaning.json_loads(
+            raw,
+            max_depth=MAX_BODY_DEPTH,
+            what="The request body",
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+        )
     except _NotFinite as exc:
         raise BadRequest(f"The request body holds {exc}: {cleaning.NOT_FINITE_MESSAGE}") from None
+    except cleaning.JsonRefused as exc:
+        raise BadRequest(str(exc)) from None
     except (ValueError, UnicodeDecodeError):
         raise BadRequest("The request body is not valid JSON.") from None
-    except RecursionError:
-        raise BadRequest(f"The request body nests deeper than {MAX_BODY_DEPTH} levels.") from None
     if not isinstance(body, dict):
         raise BadRequest("The request body must be a JSON object.")
-    if cleaning.json_depth(body) > MAX_BODY_DEPTH:
-        raise BadRequest(f"The request body nests deeper than {MAX_BODY_DEPTH} levels.")
     refused = cleaning.refusals(body)
     if refused:
         raise ValidationFailed({path: [message] for path, message in sorted(refused.items())})

@@ -183,6 +183,66 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
+# How deeply untrusted JSON may nest (a request body, a registration, a webhook, a file's
+# cell): 32 levels holds every body the app takes; Python's parser recurses once per level.
+MAX_JSON_DEPTH = 32
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+_INNERMOST = re.compile(rb"[\[{][\]}]")
+
+
+class JsonRefused(ValueError):
+    """Text `json_loads` refuses before parsing: it nests too deeply or is too long. A
+    ValueError, as the parser's own refusal of text that is not JSON is; its text says what
+    was found and the limit, for a person to act on."""
+
+
+def json_nesting(raw: str | bytes, limit: int | None = None) -> int:
+    """How deeply JSON text nests ([] and {} are 1, an unclosed bracket counts; brackets in
+    strings do not), counted without parsing: each pass of a regular expression takes off
+    the innermost pairs, so the work is the text's length times the depth, never recursion.
+    With `limit`, counting stops past it (the answer is then limit + 1)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
+    brackets = _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", data))
+    depth = 0
+    while brackets:
+        if limit is not None and depth > limit:
+            return depth
+        inner = _INNERMOST.sub(b"", brackets)
+        if len(inner) == len(brackets):  # unbalanced: each opener left is a level more
+            return depth + inner.count(b"[") + inner.count(b"{")
+        brackets, depth = inner, depth + 1
+    return depth
+
+
+def json_loads(
+    raw: str | bytes,
+    *,
+    max_depth: int = MAX_JSON_DEPTH,
+    max_chars: int | None = None,
+    what: str = "The JSON",
+    **options: Any,
+) -> Any:
+    """Untrusted JSON text parsed: the one reader of every door (request bodies, OAuth
+    registrations, webhooks, spreadsheet cells, form fields). Text longer than `max_chars`
+    or nesting deeper than `max_depth` is refused with `JsonRefused` (its words name `what`
+    and the limit) before the parser runs, so no depth reaches a RecursionError. Text that
+    is not JSON raises the parser's ValueError; `options` go to `json.loads`."""
+    import json
+
+    if isinstance(raw, bytes | bytearray):
+        raw = bytes(raw).decode(json.detect_encoding(raw), "surrogatepass")
+    if max_chars is not None and len(raw) > max_chars:
+        raise JsonRefused(
+            f"{what} is {len(raw):,} characters long; at most {max_chars:,} are read."
+        )
+    if json_nesting(raw, max_depth) > max_depth:
+        raise JsonRefused(
+            f"{what} nests more than {max_depth} levels deep; at most {max_depth} are read."
+        )
+    return json.loads(raw, **options)
+
+
 def text(value: Any, *, max_length: int, required: bool = False) -> tuple[str, Error]:
     """Sanitised text: trimmed; over the cap is refused (never cut), naming the cap; control
     characters other than tab and line breaks are refused."""

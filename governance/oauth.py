@@ -408,7 +408,9 @@ class Register(DynamicClientRegistrationView):
                 status=415,
             )
         try:
-            data = json.loads(request.body or b"null")
+            data = cleaning.json_loads(request.body or b"null", what="The registration")
+        except cleaning.JsonRefused as exc:
+            return _registration_refused(str(exc))
         except ValueError:
             return _registration_refused("The registration must be a JSON object.")
         if not isinstance(data, dict):

@@ -95,10 +95,9 @@ def money(text: str, currency: str) -> tuple[str, str | None, str | None]:
     if (match["sign1"] or match["sign2"]) == "-":
         negative = not negative
     if symbol is not None:
-        accepted = {currency.upper(), *CURRENCY_SYMBOLS.get(currency.upper(), ())}
-        if symbol.upper() in accepted or symbol in accepted:
+        if is_site_currency(symbol, currency):
             pass
-        elif symbol in KNOWN_SYMBOLS or re.fullmatch(r"[A-Z]{3}", symbol):
+        elif is_other_currency(symbol, currency):
             return (
                 raw,
                 f"Read “{raw}”: an amount in {symbol}, which is not this site's currency "
@@ -117,6 +116,25 @@ def money(text: str, currency: str) -> tuple[str, str | None, str | None]:
     if plain == raw.strip():
         return plain, None, None
     return plain, None, f"Read “{raw}” as {plain}" + (f" ({currency})." if symbol else ".")
+
+
+def is_site_currency(symbol: str, currency: str) -> bool:
+    """Whether a currency symbol or ISO code (`€`, `EUR`, `$`) may be the site's currency
+    (`currency`, an ISO code): a symbol shared by several currencies is the site's when the
+    site's currency is one of them."""
+    accepted = {currency.upper(), *CURRENCY_SYMBOLS.get(currency.upper(), ())}
+    return symbol.upper() in accepted or symbol in accepted
+
+
+def is_other_currency(symbol: str, currency: str) -> bool:
+    """The rule of every importer (a spreadsheet's cells, a Microsoft Project plan's
+    CurrencyCode or CurrencySymbol): amounts written in a currency that is not the site's
+    are refused, never converted nor taken as the site's. True when `symbol` is a known
+    symbol or a three-letter code that cannot be the site's currency."""
+    symbol = symbol.strip()
+    if not symbol or is_site_currency(symbol, currency):
+        return False
+    return symbol in KNOWN_SYMBOLS or bool(re.fullmatch(r"[A-Z]{3}", symbol))
 
 
 def _plain(number: str) -> str | None:

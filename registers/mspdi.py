@@ -35,7 +35,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 from django.utils import timezone
 
-from governance import cleaning
+from governance import cleaning, formatting, spreadsheet_values
 from governance.errors import ValidationFailed
 from governance.models import Project
 from registers import selectors, spreadsheets
@@ -46,6 +46,11 @@ CONTENT_TYPE = "application/xml; charset=utf-8"
 DEFAULT_OUTLINE_LEVEL = 1
 MAX_OUTLINE_LEVEL = 100
 MAX_ELEMENTS = 250_000  # a 5 MB plan of Microsoft Project holds about 150,000
+# XML elements inside one another: Microsoft Project and ProjectLibre write 8 at most
+# (Project > Tasks > Task > Baseline > TimephasedData > ...).
+MAX_XML_DEPTH = 32
+# Tasks inside one another (the outline): deeper plans are refused, with the depth found.
+MAX_OUTLINE_DEPTH = MAX_OUTLINE_LEVEL
 MAX_NUMBER_CHARS = 40  # an amount in hundredths or a percentage, as text
 MILESTONE_TYPE = "Milestone"
 MPP_MESSAGE = (
@@ -171,15 +176,46 @@ def read_file(upload, outline_level: Any = None) -> spreadsheets.Reading:
     content = upload.read()
     if is_mpp(content[:8]):
         raise ValidationFailed({"file": [MPP_MESSAGE]})
-    tasks = _tasks(content)
+    tasks, project = _tasks(content)
     rows, problems, notes = _rows(tasks, level)
+    _check_currency(project, rows)
     digest = hashlib.sha256(content + f"\0outlineLevel={level}".encode()).hexdigest()
     return spreadsheets.Reading(rows, problems, notes, digest)
 
 
-def _tasks(content: bytes) -> list[Task]:
-    """The tasks of the plan in the file's order, each with its outline level."""
+def _check_currency(project: dict[str, str], rows: list[tuple[int, dict[str, Any]]]) -> None:
+    """A plan whose costs are in another currency than the site's is refused, by the rule
+    of every importer (`spreadsheet_values.is_other_currency`): its CurrencyCode, else its
+    CurrencySymbol. A plan without costs (or only zeros) imports whatever its currency."""
+    for element in ("CurrencyCode", "CurrencySymbol"):
+        written = (project.get(element) or "").strip()
+        if written:
+            break
+    else:
+        return
+    site = formatting.currency()
+    if not spreadsheet_values.is_other_currency(written, site):
+        return
+    money = spreadsheets.MONEY_COLUMNS["work-packages"]
+    if not any(Decimal(data.get(f) or 0) for _, data in rows for f in money):
+        return  # no cost, or only zeros: the same in every currency
+    raise ValidationFailed(
+        {
+            "file": [
+                f"Read the plan's {element} “{written[:10]}”: its costs are in another "
+                f"currency than this site's ({site}), and amounts are never converted. "
+                f"Convert the costs to {site} in Microsoft Project (or set the site's "
+                "currency), save the plan as XML again and import that."
+            ]
+        }
+    )
+
+
+def _tasks(content: bytes) -> tuple[list[Task], dict[str, str]]:
+    """The tasks of the plan in the file's order, each with its outline level, and the
+    project's own values read here (its currency)."""
     tasks: list[Task] = []
+    project: dict[str, str] = {}
     path: list[str] = []
     elements = 0
     try:
@@ -194,6 +230,15 @@ def _tasks(content: bytes) -> list[Task]:
                     )
                 if not path and (element.tag != f"{{{NS}}}Project"):
                     raise ValidationFailed({"file": [NOT_MSPDI]})
+                if len(path) >= MAX_XML_DEPTH:
+                    raise ValidationFailed(
+                        {
+                            "file": [
+                                f"The file nests XML elements more than {MAX_XML_DEPTH} levels "
+                                "deep (a Microsoft Project plan nests 8); it is refused unread."
+                            ]
+                        }
+                    )
                 path.append(_local(element.tag))
                 continue
             path.pop()
@@ -201,6 +246,9 @@ def _tasks(content: bytes) -> list[Task]:
                 tasks.append(_task(element))
                 element.clear()
             elif len(path) == 1:
+                name = _local(element.tag)
+                if name in ("CurrencyCode", "CurrencySymbol"):
+                    project[name] = (element.text or "")[:40]
                 element.clear()  # calendars, resources, assignments: not read
     except ValidationFailed:
         raise
@@ -225,7 +273,7 @@ def _tasks(content: bytes) -> list[Task]:
         ) from None
     if not path and not tasks and elements == 0:
         raise ValidationFailed({"file": [NOT_MSPDI]})
-    return tasks
+    return tasks, project
 
 
 def _task(element: ET.Element) -> Task:
@@ -240,7 +288,7 @@ def _task(element: ET.Element) -> Task:
             if fields.get("Number") == "0":
                 baseline = fields
     level_text = values.get("OutlineLevel", "").strip()
-    level = cleaning.whole_number(level_text, max_digits=3)
+    level = cleaning.whole_number(level_text, max_digits=9)
     if level is None:  # from the outline number (1.2.3 is level 3)
         level = (values.get("OutlineNumber", "").strip().count(".") + 1) if values else 1
     return Task(values, baseline, level)
@@ -248,12 +296,23 @@ def _task(element: ET.Element) -> Task:
 
 def _outline(tasks: list[Task]) -> list[Task]:
     """The top tasks under the project summary, each with its children (a task's parent is
-    the closest task before it of a lower level). Blank rows (IsNull) are left out."""
+    the closest task before it of a lower level). Blank rows (IsNull) are left out. A plan
+    whose outline goes deeper than MAX_OUTLINE_DEPTH is refused, naming the deepest task."""
     roots: list[Task] = []
     stack: list[Task] = []
-    for task in tasks:
-        if task.values.get("IsNull", "").strip() == "1" or task.level < 1:
-            continue
+    kept = [t for t in tasks if t.values.get("IsNull", "").strip() != "1" and t.level >= 1]
+    deepest = max(kept, key=lambda t: t.level, default=None)
+    if deepest is not None and deepest.level > MAX_OUTLINE_DEPTH:
+        raise ValidationFailed(
+            {
+                "file": [
+                    f"The plan nests tasks {deepest.level:,} levels deep ({deepest.label()}); "
+                    f"at most {MAX_OUTLINE_DEPTH} are supported. Outdent the tasks in "
+                    "Microsoft Project and save the plan as XML again."
+                ]
+            }
+        )
+    for task in kept:
         while stack and stack[-1].level >= task.level:
             stack.pop()
         (stack[-1].children if stack else roots).append(task)
@@ -262,9 +321,12 @@ def _outline(tasks: list[Task]) -> list[Task]:
 
 
 def _descendants(task: Task) -> Iterable[Task]:
-    for child in task.children:
+    """The tasks below one, each before its own children (iterative: any depth)."""
+    pending = list(reversed(task.children))
+    while pending:
+        child = pending.pop()
         yield child
-        yield from _descendants(child)
+        pending.extend(reversed(child.children))
 
 
 class _Problems:
@@ -362,16 +424,13 @@ STATUS_OF_PROGRESS = {0: "Not Started", 100: "Complete"}
 
 def _rows(tasks: list[Task], level: int):
     packages: list[Task] = []
-
-    def visit(task: Task) -> None:
+    pending = list(reversed(_outline(tasks)))
+    while pending:  # in the outline's order, iterative
+        task = pending.pop()
         if task.level >= level or not task.children:
             packages.append(task)
         else:
-            for child in task.children:
-                visit(child)
-
-    for root in _outline(tasks):
-        visit(root)
+            pending.extend(reversed(task.children))
     if not packages:
         raise ValidationFailed({"file": ["The plan has no tasks under its project summary task."]})
     if len(packages) > spreadsheets.MAX_ROWS:
@@ -444,6 +503,18 @@ def _package(package: Task) -> tuple[dict[str, Any], _Problems, list[tuple[str, 
         base_finish = _date(
             task, task.baseline.get("Finish"), "Baseline finish", "plannedEndDate", problems
         )
+        single = base_start or base_finish
+        if single is not None and not (base_start and base_finish):
+            given, missing = ("start", "finish") if base_start else ("finish", "start")
+            said.append(
+                (
+                    "plannedEndDate" if base_start else "plannedStartDate",
+                    f"Baseline 0 of {task.label()} gives a {given} "
+                    f"({single.isoformat()}) but no {missing}: a baseline "
+                    "needs both, so it is not used and the task's current dates are read "
+                    "instead.",
+                )
+            )
         if base_start and base_finish:
             base_starts.append(base_start)
             base_finishes.append(base_finish)
@@ -643,6 +714,10 @@ def document(project: Project) -> bytes:
     _add(root, "StartDate", _stamp(first, "08:00:00"))
     _add(root, "FinishDate", _stamp(last, "17:00:00"))
     _add(root, "CurrencyDigits", 2)
+    code = formatting.currency()
+    symbols = spreadsheet_values.CURRENCY_SYMBOLS.get(code.upper(), ())
+    _add(root, "CurrencySymbol", symbols[0] if symbols else code)
+    _add(root, "CurrencyCode", code)
     _add(root, "CalendarUID", 1)
     _add(root, "DefaultStartTime", "08:00:00")
     _add(root, "DefaultFinishTime", "17:00:00")

@@ -14,10 +14,13 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import iterparse as defused_iterparse
 from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.reader.excel import ExcelReader
+from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
@@ -72,9 +75,43 @@ LIST_FIELDS = {api for api, kind in _KINDS if kind == "list"}
 JSON_FIELDS = {api for api, kind in _KINDS if kind == "object"}
 BOOLEAN_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, Boolean)}
 DATE_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, IsoDate)}
+
+
+def _field_kind(spec, api: str) -> str:
+    """What a column takes, for reading a typed cell (a date, a true/false) into it."""
+    if api in DATE_FIELDS:
+        return "date"
+    if api in BOOLEAN_FIELDS:
+        return "boolean"
+    if api in MONEY_FIELDS:
+        return "number"
+    if api in JSON_FIELDS:
+        return "object"
+    if api in LIST_FIELDS:
+        return "list"
+    rule = specs.fields(spec)[api].rule
+    kinds = (rule.schema() if rule else {}).get("type", [])
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return "number" if {"integer", "number"} & set(kinds) else "text"
+
+
+# {register: {column: "date" | "boolean" | "number" | "object" | "list" | "text"}}
+FIELD_KINDS = {
+    slug: {api: _field_kind(spec, api) for api in specs.writable(spec)}
+    for slug, spec in SPECS.items()
+}
+EXPECTED = {
+    "date": "Must be a date",
+    "boolean": "Must be true or false",
+    "number": "Must be a number",
+    "object": "Must be JSON",
+}
 # A cell a spreadsheet would run as a formula is written with a leading apostrophe in CSV; so
 # is a cell that starts with an apostrophe, so that the import, which takes one leading
-# apostrophe off when one of these follows it, gives back exactly the text exported.
+# apostrophe off when one of these follows it, gives back exactly the text exported. The
+# import takes it off in every format: a CSV export opened in LibreOffice and saved as XLSX
+# or ODS keeps the apostrophe as text, and the XLSX export doubles a leading apostrophe
+# before one of these for the same reason.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_GUARDED = (*FORMULA_START, "'")
 # A line break in XLSX text: XML reads a literal carriage return as a line feed, so the
@@ -209,6 +246,8 @@ def _xlsx_cell(sheet, value: Any) -> Any:
     if "_x" in value:  # text that reads as an escape keeps its underscore (_x005F_)
         value = XLSX_ESCAPE.sub(r"_x005F_x\1_", value)
     value = value.replace("\r", "_x000D_")
+    if len(value) > 1 and value[0] == "'" and value[1] in CSV_GUARDED:
+        value = "'" + value  # the import takes one off (see CSV_GUARDED)
     if value.startswith("="):
         cell = WriteOnlyCell(sheet, value=value)
         cell.data_type = "s"  # text, never a formula
@@ -281,20 +320,28 @@ def read_file(register: str, upload) -> Reading:
     are ignored. CSV is read as RFC 4180; only its delimiter is guessed. Money and dates in
     text cells are read as spreadsheets write them (`governance.spreadsheet_values`)."""
     if upload is None:
-        raise ValidationFailed({"file": ["Choose a CSV or XLSX file to import."]})
+        raise ValidationFailed({"file": ["Choose a CSV, XLSX or ODS file to import."]})
     if upload.size > MAX_BYTES:
         raise ValidationFailed({"file": [f"At most {MAX_BYTES // (1024 * 1024)} MB per file."]})
     content = upload.read()
-    is_xlsx = content[:4] == b"PK\x03\x04"
-    grid = _xlsx_grid(content) if is_xlsx else _csv_grid(content)
+    is_zip = content[:4] == b"PK\x03\x04"
+    is_ods = is_zip and _is_ods(content)
+    if not is_zip:
+        grid = _csv_grid(content)
+    elif is_ods:
+        grid = _ods_grid(content)
+    else:
+        grid = _xlsx_grid(content)
     try:
-        rows, problems, notes = _rows(register, grid, csv_text=not is_xlsx)
+        rows, problems, notes = _rows(register, grid, csv_text=not is_zip, escapes=not is_ods)
     finally:
         grid.close()
     return Reading(rows, problems, notes, hashlib.sha256(content).hexdigest())
 
 
-def _rows(register: str, grid, *, csv_text: bool):
+def _rows(register: str, grid, *, csv_text: bool, escapes: bool = True):
+    """The rows of a grid; `csv_text`: every cell is text (CSV); `escapes`: text holds
+    OOXML's escapes (XLSX, not ODS)."""
     read = _TextCount()
     header = _checked_row(next(grid, None), 1, read)
     if not header or all(_blank(h) for h in header):
@@ -326,12 +373,23 @@ def _rows(register: str, grid, *, csv_text: bool):
         for column, value in zip(columns, cells, strict=False):
             if column in WRITABLE[register] and not _blank(value):
                 if isinstance(value, str) and not csv_text:
-                    value = _xlsx_text(value)
+                    value = _xlsx_text(value) if escapes else value
+                elif not csv_text:
+                    value, problem, note = _typed(register, column, value)
+                    if problem:
+                        problems.append({"row": number, "field": column, "message": problem})
+                        continue
+                    if note:
+                        notes.append({"row": number, "field": column, "message": note})
                 refused = cleaning.control_error(value)  # or a surrogate or noncharacter
                 if refused:
                     problems.append({"row": number, "field": column, "message": refused})
                     continue
-                value = _value(column, value, csv_text=csv_text)
+                try:
+                    value = _value(column, value, csv_text=csv_text)
+                except cleaning.JsonRefused as exc:
+                    problems.append({"row": number, "field": column, "message": str(exc)})
+                    continue
                 value, problem, note = _read_as_written(register, column, value, currency)
                 if problem:
                     problems.append({"row": number, "field": column, "message": problem})
@@ -346,6 +404,54 @@ def _rows(register: str, grid, *, csv_text: bool):
                     {"file": [f"At most {MAX_ROWS:,} rows per import (this file has more)."]}
                 )
     return rows, problems, notes
+
+
+def _typed(register: str, column: str, value: Any) -> tuple[Any, str | None, str | None]:
+    """(value, problem, note) of a workbook's typed cell: a date or true/false cell is taken
+    by a date or boolean column, read as the text it shows by a text column (noted), and
+    refused by any other, saying what the cell holds."""
+    kind = FIELD_KINDS[register].get(column, "text")
+    if isinstance(value, _Priced):
+        number = int(value) if value.is_integer() else float(value)
+        site = formatting.currency()
+        if column in MONEY_COLUMNS[register] and spreadsheet_values.is_other_currency(
+            value.symbol, site
+        ):  # refused by the money rule, saying what was read
+            return _Text(f"{value.symbol} {number}"), None, None
+        return number, None, None
+    if isinstance(value, bool):
+        shown, what = ("TRUE" if value else "FALSE"), "true/false value"
+        if kind == "boolean":
+            return value, None, None
+    elif isinstance(value, dt.datetime | dt.date | dt.time):
+        what, shown = _shown(value)
+        if kind == "date" and what != "time":
+            return value, None, None
+    elif kind == "date" and isinstance(value, int | float):
+        # A date saved without its date format is the spreadsheet's day number.
+        number = int(value) if float(value).is_integer() else value
+        return (
+            value,
+            f"{EXPECTED[kind]}; the cell holds the number {number} (format the cell as a "
+            "date, or write YYYY-MM-DD).",
+            None,
+        )
+    else:
+        return value, None, None
+    if kind in ("text", "list"):
+        return shown, None, f"A {what} cell: read as the text {shown}."
+    return value, f"{EXPECTED[kind]}; the cell holds the {what} {shown}.", None
+
+
+def _shown(value: dt.date | dt.time) -> tuple[str, str]:
+    """(what, text) of a date, date-and-time or time cell, as ISO text."""
+    if isinstance(value, dt.time):
+        return "time", value.strftime("%H:%M:%S" if value.second else "%H:%M")
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0):
+            return "date", value.date().isoformat()
+        return "date and time", value.strftime("%Y-%m-%d %H:%M")
+    return "date", value.isoformat()
 
 
 def _ignored_note(register: str, column: str) -> str:
@@ -447,7 +553,7 @@ def _csv_grid(content: bytes) -> Iterator[list[str]]:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValidationFailed(
-            {"file": ["The file is neither an XLSX workbook nor UTF-8 CSV."]}
+            {"file": ["The file is neither an XLSX or ODS workbook nor UTF-8 CSV."]}
         ) from None
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
     try:
@@ -511,6 +617,40 @@ class _Sheet(ReadOnlyWorksheet):
         self._min_column = self._min_row = 1
         self._max_row = self._max_column = None
 
+    def _get_row(self, row, min_col=1, max_col=None, values_only=False):
+        """The row's values, a number shown with a currency (its number format) as `_Priced`,
+        so a money column reads its currency by the importers' one rule."""
+        values = super()._get_row(row, min_col, max_col, values_only)
+        if not any(cell["style_id"] and cell["data_type"] == "n" for cell in row):
+            return values
+        priced = list(values)
+        for cell in row:
+            value, index = cell["value"], cell["column"] - min_col
+            if cell["data_type"] != "n" or not cell["style_id"] or index >= len(priced):
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                symbol = self._currency_of(cell["style_id"])
+                if symbol:
+                    priced[index] = _Priced(value, symbol)
+        return tuple(priced)
+
+    def _currency_of(self, style_id) -> str | None:
+        known = self.__dict__.setdefault("_currencies", {})
+        if style_id not in known:
+            # Only a workbook's own formats: the built-in currency formats (5-8) show the
+            # currency of the reader's locale, which the file does not say.
+            try:
+                number = self.parent._cell_styles[int(style_id)].numFmtId
+                fmt = (
+                    self.parent._number_formats[number - BUILTIN_FORMATS_MAX_SIZE]
+                    if number >= BUILTIN_FORMATS_MAX_SIZE
+                    else ""
+                )
+            except (IndexError, ValueError, TypeError, AttributeError):
+                fmt = ""
+            known[style_id] = format_currency(str(fmt))
+        return known[style_id]
+
     def _cells_by_row(self, min_col, min_row, max_col, max_row, values_only=False):
         """The rows from the first, a missing row as an empty one (openpyxl's, without the
         padding to declared dimensions), read by `_SheetParser`."""
@@ -531,6 +671,41 @@ class _Sheet(ReadOnlyWorksheet):
                 if expected == number:
                     expected += 1
                     yield self._get_row(row, min_col, max_col, values_only)
+
+
+class _Priced(float):
+    """A number cell whose number format shows a currency (`£#,##0.00`, `[$EUR] 0`)."""
+
+    symbol: str
+
+    def __new__(cls, value: float, symbol: str) -> "_Priced":
+        number = super().__new__(cls, value)
+        number.symbol = symbol
+        return number
+
+
+_BRACKET_CURRENCY = re.compile(r"\[\$([^\]\-]+)(?:-[0-9A-Fa-f]+)?\]")
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def format_currency(fmt: str) -> str | None:
+    """The currency a number format shows (`[$£-809]#,##0.00`, `"€"#,##0`, `#,##0 [$EUR]`,
+    `£#,##0.00`), or None: the symbol or code, for `spreadsheet_values`' rule."""
+    if not fmt or fmt == "General":
+        return None
+    bracket = _BRACKET_CURRENCY.search(fmt)
+    if bracket and bracket[1].strip():
+        return bracket[1].strip()
+    for quoted in _QUOTED.findall(fmt):
+        if quoted.strip() in spreadsheet_values.KNOWN_SYMBOLS or re.fullmatch(
+            r"[A-Z]{3}", quoted.strip()
+        ):
+            return quoted.strip()
+    bare = re.sub(r"\[[^\]]*\]", "", _QUOTED.sub("", fmt))  # no locale or colour tags
+    for symbol in ("€", "£", "¥", "₹", "₩", "₪", "₽", "₴", "₺", "₦", "₱", "฿", "₫", "$"):
+        if symbol in bare:
+            return symbol
+    return None
 
 
 class _TooManyCells(Exception):
@@ -637,6 +812,182 @@ def _check_zip(content: bytes) -> None:
         )
 
 
+ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
+_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ODS_TABLE, ODS_ROW = f"{{{_TABLE}}}table", f"{{{_TABLE}}}table-row"
+ODS_CELLS = {f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"}
+ODS_PARAGRAPH = f"{{{_TEXT}}}p"
+MAX_ODS_DEPTH = 32  # elements inside one another in content.xml (LibreOffice writes about 10)
+
+
+def _is_ods(content: bytes) -> bool:
+    """An OpenDocument spreadsheet: its first entry is `mimetype`, stored, holding its type
+    (the ODF rule, so the check reads 100 bytes rather than the archive)."""
+    return content[30:38] == b"mimetype" and ODS_MIMETYPE in content[38:120]
+
+
+def _ods_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
+    """The rows of an ODS file's first sheet, read as a stream from `content.xml` (defusedxml,
+    no DTD): each cell as openpyxl gives an XLSX cell (a float, a datetime, a bool, or its
+    text), a currency cell as its code and amount (`GBP 1500`, read by the money rule). The
+    repeats ODS writes for runs of equal cells and rows are expanded only up to a value
+    (the trailing blanks LibreOffice writes up to column 1,024 and row 1,048,576 never are),
+    and a run past the limits stops the reading."""
+    _check_zip(content)
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            part = archive.read("content.xml")
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, NotImplementedError):
+        raise ValidationFailed({"file": [ODS_UNREADABLE]}) from None
+    try:
+        yield from _ods_rows(part)
+    except ValidationFailed:
+        raise
+    except (DefusedXmlException, SyntaxError, ValueError):  # ParseError is a SyntaxError
+        raise ValidationFailed({"file": [ODS_UNREADABLE]}) from None
+
+
+ODS_UNREADABLE = (
+    "The file is not a readable OpenDocument spreadsheet (.ods). Save it again from "
+    "LibreOffice Calc, or as XLSX or CSV UTF-8, and import that."
+)
+
+
+def _ods_rows(part: bytes) -> Iterator[tuple[Any, ...]]:
+    depth = cells_met = blank_rows = number = 0
+    sheet = "before"  # the first sheet is read; the others are not
+    for event, element in defused_iterparse(
+        io.BytesIO(part), events=("start", "end"), forbid_dtd=True
+    ):
+        if event == "start":
+            depth += 1
+            if depth > MAX_ODS_DEPTH:
+                raise ValidationFailed(
+                    {"file": [f"The file nests XML more than {MAX_ODS_DEPTH} levels deep."]}
+                )
+            if element.tag == ODS_TABLE:
+                if sheet == "after":
+                    return
+                sheet = "in"
+            elif element.tag in ODS_CELLS:
+                cells_met += 1
+                if cells_met > MAX_CELLS:
+                    raise ValidationFailed(
+                        {
+                            "file": [
+                                f"At most {MAX_CELLS:,} cells per workbook, empty ones included."
+                            ]
+                        }
+                    )
+            continue
+        depth -= 1
+        if element.tag == ODS_TABLE:
+            sheet = "after"
+            element.clear()
+        elif element.tag == ODS_ROW and sheet == "in":
+            cells = _ods_cells(element, number + blank_rows + 1)
+            repeat = _repeat(element, "number-rows-repeated")
+            element.clear()
+            if not cells:
+                blank_rows += repeat
+                continue
+            for _ in range(min(blank_rows, MAX_SCANNED_ROWS + 1)):  # a gap between rows
+                number += 1
+                yield ()
+            blank_rows = 0
+            for _ in range(min(repeat, MAX_SCANNED_ROWS + 1)):
+                number += 1
+                yield cells
+
+
+def _repeat(element, name: str) -> int:
+    text = element.get(f"{{{_TABLE}}}{name}") or "1"
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else 1
+
+
+def _ods_cells(row, number: int) -> tuple[Any, ...]:
+    """One row's cells, trailing blanks left out (an empty tuple for a blank row)."""
+    cells: list[Any] = []
+    blanks = 0
+    for cell in row:
+        if cell.tag not in ODS_CELLS:
+            continue
+        repeat = _repeat(cell, "number-columns-repeated")
+        value = _ods_value(cell)
+        if value is None:
+            blanks += repeat
+            continue
+        if len(cells) + blanks + min(repeat, MAX_COLUMNS + 1) > MAX_COLUMNS:
+            raise ValidationFailed(
+                {"file": [f"At most {MAX_COLUMNS} columns per row (row {number} has more)."]}
+            )
+        cells.extend([None] * blanks)
+        blanks = 0
+        cells.extend([value] * repeat)
+    return tuple(cells)
+
+
+def _ods_value(cell) -> Any:
+    """A cell as openpyxl reads XLSX: the value its type gives, else its text (None when
+    blank)."""
+    kind = cell.get(f"{{{_OFFICE}}}value-type")
+    value = cell.get(f"{{{_OFFICE}}}value")
+    if kind in ("float", "percentage") and value is not None:
+        return float(value)
+    if kind == "currency" and value is not None:
+        code = cell.get(f"{{{_OFFICE}}}currency")
+        return f"{code} {value}" if code else float(value)
+    if kind == "date":
+        text = cell.get(f"{{{_OFFICE}}}date-value") or ""
+        try:
+            return dt.datetime.fromisoformat(text[:40])
+        except ValueError:
+            return text or None
+    if kind == "boolean":
+        return (cell.get(f"{{{_OFFICE}}}boolean-value") or "").lower() == "true"
+    paragraphs = [_ods_text(p) for p in cell if p.tag == ODS_PARAGRAPH]
+    if kind == "string" and cell.get(f"{{{_OFFICE}}}string-value") is not None:
+        return cell.get(f"{{{_OFFICE}}}string-value")
+    text = "\n".join(paragraphs)
+    return text if text else None
+
+
+_SPACE, _TAB, _BREAK = f"{{{_TEXT}}}s", f"{{{_TEXT}}}tab", f"{{{_TEXT}}}line-break"
+
+
+def _ods_text(paragraph) -> str:
+    """A paragraph's text, its spans and links included: `text:s` is that many spaces,
+    `text:tab` a tab, `text:line-break` a line break (iterative; stops past a cell's limit)."""
+    parts: list[str] = []
+    length = 0
+    pending: list[tuple[Any, bool]] = [(paragraph, False)]
+    while pending and length <= MAX_CELL_CHARS:
+        node, tail = pending.pop()
+        if tail:
+            piece = node.tail or ""
+        elif node.tag == _SPACE:
+            piece = " " * min(_repeat_text(node), MAX_CELL_CHARS + 1)
+        elif node.tag == _TAB:
+            piece = "\t"
+        elif node.tag == _BREAK:
+            piece = "\n"
+        else:
+            piece = node.text or ""
+            for child in reversed(node):
+                pending.append((child, True))
+                pending.append((child, False))
+        parts.append(piece)
+        length += len(piece)
+    return "".join(parts)
+
+
+def _repeat_text(node) -> int:
+    text = node.get(f"{{{_TEXT}}}c") or "1"
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else 1
+
+
 def _xlsx_text(value: str) -> str:
     """An XLSX cell's text with OOXML's escapes read (_x000D_ is a carriage return,
     _x005F_ an underscore), as Excel reads them."""
@@ -648,8 +999,8 @@ def _xlsx_text(value: str) -> str:
 def _value(column: str, value: Any, *, csv_text: bool) -> Any:
     if isinstance(value, str):
         value = value.strip()
-        if csv_text and len(value) > 1 and value[0] == "'" and value[1] in CSV_GUARDED:
-            value = value[1:]  # the export's guard (see CSV_GUARDED)
+        if len(value) > 1 and value[0] == "'" and value[1] in CSV_GUARDED:
+            value = value[1:]  # the export's guard, in every format (see CSV_GUARDED)
         if column in MONEY_FIELDS:
             return _Text(value)
     if column in LIST_FIELDS and isinstance(value, str):
@@ -658,7 +1009,9 @@ def _value(column: str, value: Any, *, csv_text: bool) -> Any:
         return value.lower()
     if column in JSON_FIELDS and isinstance(value, str):
         try:
-            return json.loads(value)
+            return cleaning.json_loads(value, what="The cell's JSON")
+        except cleaning.JsonRefused:
+            raise
         except ValueError:
             if column == "evidenceLinks":
                 return value.split()

@@ -31,7 +31,9 @@ def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
         raw = post.get("projectMetrics", "").strip()
         if raw:
             try:
-                data["projectMetrics"] = json.loads(raw)
+                data["projectMetrics"] = cleaning.json_loads(raw, what="projectMetrics")
+            except cleaning.JsonRefused as exc:
+                errors["projectMetrics"] = [str(exc)]
             except ValueError:
                 errors["projectMetrics"] = ["Must be valid JSON (or empty)."]
         else:

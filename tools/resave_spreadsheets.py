@@ -6,7 +6,9 @@ Builds the registers of one project in a throwaway SQLite database (the rows of 
 commas, line breaks, non-ASCII text, formula-like text, dates, amounts), exports each register
 as CSV and XLSX into OUT/original/, and has LibreOffice (headless `soffice`) open and save them
 again as a person would: CSV saved as CSV (OUT/libreoffice-csv/), XLSX saved as XLSX
-(OUT/libreoffice-xlsx/) and XLSX saved as CSV (OUT/libreoffice-xlsx-to-csv/).
+(OUT/libreoffice-xlsx/), XLSX saved as CSV (OUT/libreoffice-xlsx-to-csv/), CSV saved as XLSX
+and ODS (OUT/libreoffice-csv-to-xlsx/, OUT/libreoffice-csv-to-ods/) and XLSX saved as ODS
+(OUT/libreoffice-xlsx-to-ods/).
 `tests/registers/test_spreadsheet_programs.py` imports the committed files (no LibreOffice
 needed) and, when `soffice` is there, does the same round trip live with `resave`."""
 
@@ -30,6 +32,11 @@ KINDS = {
     "libreoffice-csv": ("csv", f"csv:{CSV_FILTER}"),
     "libreoffice-xlsx": ("xlsx", "xlsx:Calc MS Excel 2007 XML"),
     "libreoffice-xlsx-to-csv": ("xlsx", f"csv:{CSV_FILTER}"),
+    # A CSV export opened in LibreOffice and saved as a workbook: the formula guard's
+    # apostrophe becomes text, dates and numbers become typed cells.
+    "libreoffice-csv-to-xlsx": ("csv", "xlsx:Calc MS Excel 2007 XML"),
+    "libreoffice-csv-to-ods": ("csv", "ods:calc8"),
+    "libreoffice-xlsx-to-ods": ("xlsx", "ods:calc8"),
 }
 TEXTS = [
     'Vendor "X", late',

@@ -24,7 +24,6 @@ carry them) follows a key change or marks the project deleted."""
 import datetime as dt
 import hashlib
 import hmac
-import json
 import logging
 import time
 from typing import Any
@@ -421,15 +420,15 @@ def receive(request: HttpRequest) -> HttpResponse:
     JWT verifies; 204 once applied (or already applied)."""
     if verify(request.headers.get("Authorization", ""), request) is None:
         return _refused("A Jira webhook signed with this app's client secret is expected.")
+    message = "The body must be a JSON object."
     try:
-        event = json.loads(request.body or b"{}")
+        event = cleaning.json_loads(request.body or b"{}", what="The body")
+    except cleaning.JsonRefused as exc:
+        event, message = None, str(exc)
     except ValueError:
         event = None
     if not isinstance(event, dict):
-        return JsonResponse(
-            {"error": {"code": "bad_request", "message": "The body must be a JSON object."}},
-            status=400,
-        )
+        return JsonResponse({"error": {"code": "bad_request", "message": message}}, status=400)
     outcome = record(event, identifier=request.headers.get(IDENTIFIER_HEADER, ""))
     # The event's own text is logged only when plain (a lone surrogate breaks log handlers).
     logger.info("Jira webhook %s: %s", _plain(event.get("webhookEvent"), 64) or "-", outcome)

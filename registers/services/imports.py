@@ -4,10 +4,12 @@ create service, its two steps (`Creator`: check, then write) without a savepoint
 
 import dataclasses
 import hashlib
+import hmac
 import json
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -119,6 +121,56 @@ STALE_PREVIEW = (
     "This import would now differ from the preview you checked (the file, the register or "
     "the values it reads have changed since). Nothing was imported: preview the file again."
 )
+OTHER_PREVIEW = (
+    "This previewDigest is of a preview made {made}, not of this import into {key}'s "
+    "{register}: a preview answers only for the person who made it, in the project and "
+    "register it was made in. Nothing was imported: preview the file here and send that "
+    "preview's digest."
+)
+# A preview's digest: 40 hex digits of the outcome, then who it is for (6 of the project, 4
+# of the register, 6 of the person) and 8 of a MAC over the rest, keyed by the site's secret,
+# so a digest this site made says which of the three differs (and a made-up one says none).
+_PARTS = (("project", 40, 46), ("register", 46, 50), ("person", 50, 56))
+_MADE = {
+    "project": "in another project",
+    "register": "for another register",
+    "person": "by another person",
+}
+
+
+def _tag(kind: str, value: Any, width: int) -> str:
+    return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()[:width]
+
+
+def _mac(body: str) -> str:
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, b"preview-digest:" + body.encode(), hashlib.sha256).hexdigest()[:8]
+
+
+def preview_digest(outcome: str, caller: Caller, register: str) -> str:
+    """The digest a preview answers and its commit must send back (see `_PARTS`)."""
+    body = (
+        outcome[:40]
+        + _tag("project", caller.project.pk, 6)
+        + _tag("register", register, 4)
+        + _tag("person", caller.account_id, 6)
+    )
+    return body + _mac(body)
+
+
+def digest_refusal(expected: str, digest: str, caller: Caller, register: str) -> Conflict:
+    """The 409 of a commit whose previewDigest is not this import's: made for another
+    project, register or person (said so), else the import would now differ."""
+    genuine = len(expected) == 64 and expected.isascii()
+    if genuine and hmac.compare_digest(_mac(expected[:56]), expected[56:]):
+        for part, start, end in _PARTS:
+            if expected[start:end] != digest[start:end]:
+                return Conflict(
+                    OTHER_PREVIEW.format(
+                        made=_MADE[part], key=caller.project.key, register=register
+                    )
+                )
+    return Conflict(STALE_PREVIEW)
 
 
 def register_import(*, caller: Caller, register: str, upload: Any) -> int:
@@ -213,7 +265,13 @@ def _run(
     warnings: list[dict[str, Any]] = list(reading.notes)
     unreadable_rows = {p["row"] for p in problems}
     total = len({number for number, _ in reading.rows} | unreadable_rows)
-    fingerprint = {"register": register, "file": reading.digest, "rows": []}
+    fingerprint = {
+        "register": register,
+        "project": caller.project.pk,
+        "person": caller.account_id,
+        "file": reading.digest,
+        "rows": [],
+    }
     today = timezone.localdate().isoformat()
     spec, shown = PREVIEWED[register]
     listed: list[dict[str, Any]] = []
@@ -258,9 +316,13 @@ def _run(
             problems.sort(key=lambda p: p["row"])
             warnings.sort(key=lambda w: w["row"])
             fingerprint["warnings"] = warnings
-            digest = hashlib.sha256(
-                json.dumps(fingerprint, sort_keys=True, ensure_ascii=True).encode()
-            ).hexdigest()
+            digest = preview_digest(
+                hashlib.sha256(
+                    json.dumps(fingerprint, sort_keys=True, ensure_ascii=True, default=str).encode()
+                ).hexdigest(),
+                caller,
+                register,
+            )
             outcome = ImportOutcome(register, total, problems, warnings, digest, listed)
             if dry_run:
                 raise _Rollback(outcome)
@@ -272,7 +334,7 @@ def _run(
                     warnings=warnings,
                 )
             if expected is not None and expected != digest:
-                raise Conflict(STALE_PREVIEW)
+                raise digest_refusal(expected, digest, caller, register)
     except _Rollback as rollback:
         return rollback.outcome
     return outcome

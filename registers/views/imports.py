@@ -5,7 +5,10 @@ The upload is previewed first (every row through its create service, rolled back
 create, refused rows, and a warning for each value read in a way the person might not expect.
 The file is kept for a short while under a token tied to the person, the project and the
 register; confirming imports that file, and is refused when the import would now do anything
-else than the preview showed (the outcome's digest)."""
+else than the preview showed (the outcome's digest). A person keeps at most
+PREVIEWS_PER_PERSON previews (each up to the 5 MB of its file) in the shared cache: each
+takes one of the person's slots in turn, so a new preview replaces the oldest, and
+confirming a replaced one says so."""
 
 import datetime as dt
 import secrets
@@ -24,13 +27,43 @@ from registers.services.imports import preview_columns
 from registers.views import base
 
 PREVIEW_SECONDS = 30 * 60
+PREVIEWS_PER_PERSON = 3
 PREVIEW_EXPIRED = (
     "This preview has expired or was already imported. Choose the file again to preview it."
 )
+PREVIEW_REPLACED = (
+    f"This preview was replaced by a newer one: each person keeps at most "
+    f"{PREVIEWS_PER_PERSON} import previews at a time, for {PREVIEW_SECONDS // 60} minutes, "
+    "and a new one takes the place of the oldest. Choose the file again to preview it."
+)
 
 
-def _key(token: str) -> str:
-    return f"registers:import-preview:{token}"
+def _key(account: str, slot: int) -> str:
+    return f"registers:import-preview:{account}:{slot}"
+
+
+def _next_slot(account: str) -> int:
+    """The person's slot for a new preview, in turn (the count is atomic in the cache)."""
+    counter = f"registers:import-previews:{account}"
+    cache.add(counter, 0, PREVIEW_SECONDS)
+    try:
+        return cache.incr(counter) % PREVIEWS_PER_PERSON
+    except ValueError:  # the count expired in between, or the cache cannot be reached
+        return 0
+
+
+def _stored(account: str, token: str) -> tuple[dict | None, str]:
+    """The preview a token names, if it is the person's and still kept, else the refusal."""
+    slot, _, _ = token.partition("-")
+    number = int(slot) if slot.isascii() and slot.isdigit() and len(slot) < 3 else -1
+    if len(token) >= 100 or not 0 <= number < PREVIEWS_PER_PERSON:
+        return None, PREVIEW_EXPIRED
+    stored = cache.get(_key(account, number))
+    if not stored:
+        return None, PREVIEW_EXPIRED
+    if stored.get("token") != token:
+        return None, PREVIEW_REPLACED
+    return stored, ""
 
 
 @page("GET", "POST")
@@ -43,11 +76,14 @@ def import_file(request, key, register):
     status = 200
     if request.method == "POST" and request.POST.get("token"):
         token = request.POST["token"]
-        stored = cache.get(_key(token)) if len(token) < 100 else None
+        stored, refusal = _stored(caller.account_id, token)
         owner = (caller.account_id, project.key, register)
-        if not stored or (stored["account"], stored["project"], stored["register"]) != owner:
-            context["errors"], status = {"file": [PREVIEW_EXPIRED]}, 422
+        if stored and (stored["account"], stored["project"], stored["register"]) != owner:
+            stored, refusal = None, PREVIEW_EXPIRED
+        if not stored:
+            context["errors"], status = {"file": [refusal]}, 422
         else:
+            kept = _key(caller.account_id, int(token.partition("-")[0]))
             upload = SimpleUploadedFile(stored["name"], stored["content"])
             try:
                 outcome = services.import_file(
@@ -58,14 +94,14 @@ def import_file(request, key, register):
                     outline_level=stored.get("outlineLevel"),
                 )
             except ValidationFailed as exc:
-                cache.delete(_key(token))
+                cache.delete(kept)
                 context["errors"], context["rows"] = exc.fields, exc.extra.get("rows", [])
                 status = exc.status
             except Conflict as exc:  # frozen since, or no longer what the preview showed
-                cache.delete(_key(token))
+                cache.delete(kept)
                 context["errors"], status = {"file": [exc.message]}, exc.status
             else:
-                cache.delete(_key(token))
+                cache.delete(kept)
                 noun = reg.noun if outcome.created == 1 else f"{reg.noun}s"
                 plan = mspdi.is_xml(stored["content"][:64])
                 read = len([w for w in outcome.warnings if plan or w["row"] > 1])
@@ -87,11 +123,13 @@ def import_file(request, key, register):
             if outcome.errors:
                 status = 422
             else:
-                token = secrets.token_urlsafe(24)
+                slot = _next_slot(caller.account_id)
+                token = f"{slot}-{secrets.token_urlsafe(24)}"
                 upload.seek(0)
                 cache.set(
-                    _key(token),
+                    _key(caller.account_id, slot),
                     {
+                        "token": token,
                         "account": caller.account_id,
                         "project": project.key,
                         "register": register,
@@ -112,6 +150,8 @@ def import_file(request, key, register):
                 "columns": [label for _, label in preview_columns(register)],
                 "rows": _listed(register, outcome.preview()["createRows"]),
                 "more": outcome.created - len(outcome.listed),
+                "kept_minutes": PREVIEW_SECONDS // 60,
+                "kept_previews": PREVIEWS_PER_PERSON,
             }
     context = reg.common_context(
         project,

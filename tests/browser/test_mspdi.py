@@ -24,9 +24,8 @@ def test_a_plan_is_previewed_then_imported_on_the_page(
     sign_in(page, "lead")
     page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/import/")
     assert_accessible(page, "the import page")
-    page.get_by_label("File (CSV, XLSX or a Microsoft Project plan saved as XML)").set_input_files(
-        str(plan)
-    )
+    label = "File (CSV, XLSX, ODS or a Microsoft Project plan saved as XML)"
+    page.get_by_label(label).set_input_files(str(plan))
     page.get_by_label("Outline level of a Microsoft Project plan").select_option("1")
     page.get_by_role("button", name="Preview the import").click()
     preview = page.get_by_role("region", name="Preview of delivery-plan.xml")

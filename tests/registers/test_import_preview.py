@@ -222,7 +222,7 @@ def test_the_page_commit_is_refused_when_the_file_would_now_read_differently(cas
         {"file": SimpleUploadedFile("d.csv", b"decision\nPending one\n")},
     )
     token = re.search(r'name="token" value="([^"]+)"', preview.content.decode())[1]
-    key = f"registers:import-preview:{token}"
+    key = f"registers:import-preview:{cast.lead.account_id}:{token.partition('-')[0]}"
     stored = cache.get(key)
     cache.set(key, {**stored, "digest": "0" * 64})  # as if checked yesterday
     response = client.post(f"{BASE}/decisions/import/", {"token": token})

@@ -463,9 +463,22 @@ def test_an_independent_reader_opens_the_export(cast):
 SAMPLES = os.environ.get("MSPDI_SAMPLES_DIR")
 
 
+def site_currency(code: str) -> None:
+    from governance import formatting
+    from governance.models import SiteSettings
+
+    site = SiteSettings.load()
+    site.currency = code
+    site.save()
+    formatting.forget_currency()
+
+
 @pytest.mark.skipif(not SAMPLES, reason="MSPDI_SAMPLES_DIR names no folder of real plans")
 def test_real_plans_of_microsoft_project_and_projectlibre_import(cast):
     folder = Path(SAMPLES or ".")
+    # The two plans of Microsoft Project cost in pounds (CurrencyCode GBP, CurrencySymbol £);
+    # ProjectLibre's has no costs, so its $ does not matter.
+    site_currency("GBP")
     expected = {
         "mpxj_sample_msp2003.xml": 3,
         "mpxj_task_baselines_msp2019.xml": 110,
@@ -581,6 +594,7 @@ def test_the_reader_agrees_with_mpxj_on_real_plans(cast):
         pytest.skip("MPXJ needs the mpxj and JPype1 packages and a Java runtime")
     paths = sorted(Path(SAMPLES or ".").glob("*.xml"))
     assert len(paths) == 3
+    site_currency("GBP")
     for path in paths:
         content = path.read_bytes()
         ours = dict(mspdi.read_file(upload(content), 100).rows)

@@ -1,6 +1,7 @@
 """A workbook opened and saved again by a spreadsheet program imports the same rows as the
 file it came from: every register's CSV and XLSX export, saved again by LibreOffice (CSV as
-CSV, XLSX as XLSX, XLSX as CSV), committed under tests/fixtures/spreadsheets/ by
+CSV, XLSX as XLSX, XLSX as CSV, CSV as XLSX and as ODS, keeping the formula guard's apostrophe
+as text and typing dates and numbers, XLSX as ODS), committed under tests/fixtures/spreadsheets/ by
 `tools/resave_spreadsheets.py`. When `soffice` is installed, the round trip also runs live."""
 
 from pathlib import Path
@@ -76,7 +77,10 @@ def test_the_fixtures_are_what_libreoffice_writes():
 
 
 @pytest.mark.skipif(resave.soffice() is None, reason="LibreOffice (soffice) is not installed")
-@pytest.mark.parametrize("kind", ["libreoffice-csv", "libreoffice-xlsx"])
+@pytest.mark.parametrize(
+    "kind",
+    ["libreoffice-csv", "libreoffice-xlsx", "libreoffice-csv-to-xlsx", "libreoffice-csv-to-ods"],
+)
 def test_a_live_round_trip_through_libreoffice(lead, bearer, kind, tmp_path):
     from governance.permissions import caller_for
 
