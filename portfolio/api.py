@@ -43,6 +43,7 @@ def portfolio(
     dimension: str | None = None,
     lead: str | None = None,
     stale: bool | None = None,
+    exception: bool | None = None,
     sort: str | None = None,
 ):
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
@@ -50,7 +51,8 @@ def portfolio(
     forecast (EAC), schedule slip in days, top risk score, pending decisions, changes awaiting
     application, adoption gap, stale status and the benefit review due date. Filters: theme
     (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;
-    default any), lead (accountId), stale. sort: a column name, `-` to reverse."""
+    default any), lead (accountId), stale, exception (only the projects in exception). sort:
+    a column name, `-` to reverse."""
     permissions.require_portfolio_access(request)
     query = {
         "theme": theme,
@@ -59,6 +61,7 @@ def portfolio(
         "dimension": dimension,
         "lead": lead,
         "stale": "1" if stale else "",
+        "exception": "1" if exception else "",
         "sort": sort,
     }
     return selectors.portfolio(request, query, strict=True).rows

@@ -12,7 +12,15 @@ from django.utils import timezone
 from charter import acts, derive, finance
 from charter.models import ApprovedVersion, BusinessCase
 from charter.serializers import stored_fields
-from charter.services.common import TEXT_MAX, act_body, begin, body, current_case, precheck
+from charter.services.common import (
+    TEXT_MAX,
+    act_body,
+    begin,
+    body,
+    current_case,
+    ended,
+    precheck,
+)
 from charter.services.minutes import clean_attendees
 from charter.specs import (
     THESIS,
@@ -392,7 +400,9 @@ def _archive(caller, act_name, disposition, data, expected_revision):
         extra = (
             {"withdrawnChange": {"before": None, "after": str(withdrawn.pk)}} if withdrawn else None
         )
-        return write.finish(f"charter.{disposition}", extra=extra)
+        case = write.finish(f"charter.{disposition}", extra=extra)
+        ended(write, act_name, reason)
+        return case
 
 
 def charter_steerco_schedule(
