@@ -120,6 +120,11 @@ def test_the_approved_budget_and_end_date_read_the_same_before_and_after_approva
     ]
     # The approved version keeps the same record.
     assert case.approved_versions.get().plan_baseline["carriedChanges"] == list(carried.values())
+    # The project's audit log reads the approval with the changes it carried.
+    audit = client_for(cast.lead).get("/projects/ALPHA/audit/")
+    assert audit.status_code == 200
+    text = audit.content.decode()
+    assert "More testing" in text and "Later go-live" in text
 
 
 def test_re_approval_carries_them_again_and_the_figures_stay(
