@@ -326,18 +326,17 @@ def _line_total(lines: list, key: str) -> float:
     return sum(float(line.get(key) or 0) for line in lines)
 
 
-def total_benefit(stored: Mapping[str, Any] | None) -> Decimal | None:
-    """The total benefit a financial case states: the builtin model's computed totalBenefit
-    (the sum of its lines' benefits, as `compute` gives it), the attached model's headline
-    totalBenefit entered by hand, or None (mode none, no lines, no figure). Read at approval
-    (frozen into the plan baseline) and on every status (the benefit forecast)."""
+def _stated_total(stored: Mapping[str, Any] | None, key: str) -> Decimal | None:
+    """The total `key` ("cost" or "benefit") a financial case states: the builtin model's
+    computed total (the sum of its lines, as `compute` gives it), the attached model's
+    headline figure entered by hand, or None (mode none, no lines, no figure)."""
     shown = mode((stored or {}).get("mode")) if stored else "builtin"
     value: Any = None
     if shown == "builtin":
         lines = ((stored or {}).get("builtin") or {}).get("lines") or []
-        value = _round(_line_total(lines, "benefit")) if lines else None
+        value = _round(_line_total(lines, key)) if lines else None
     elif shown == "attached":
-        value = ((stored or {}).get("attached") or {}).get("totalBenefit")
+        value = ((stored or {}).get("attached") or {}).get(f"total{key.capitalize()}")
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -345,6 +344,18 @@ def total_benefit(stored: Mapping[str, Any] | None) -> Decimal | None:
     except ArithmeticError:
         return None
     return found if found.is_finite() else None
+
+
+def total_benefit(stored: Mapping[str, Any] | None) -> Decimal | None:
+    """The total benefit a financial case states (`_stated_total`). Read at approval (frozen
+    into the plan baseline) and on every status (the benefit forecast)."""
+    return _stated_total(stored, "benefit")
+
+
+def total_cost(stored: Mapping[str, Any] | None) -> Decimal | None:
+    """The total cost a financial case states (`_stated_total`): the approval panel sets it
+    beside the budget of the plan being frozen."""
+    return _stated_total(stored, "cost")
 
 
 def compute(builtin: Mapping[str, Any]) -> dict:

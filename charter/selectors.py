@@ -1,14 +1,19 @@
 """Reads that pages need across projects, with their joins, in a constant number of queries."""
 
+import datetime as dt
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Q
 from django.utils.dateparse import parse_datetime
 
-from charter import acts
+from charter import acts, finance
 from charter.models import BusinessCase
-from governance import permissions
+from governance import formatting, permissions
+from governance.cleaning import add_days
+from registers.derive import carried_changes
 from registers.models import ChangeRequest
+from registers.selectors import work_packages
 
 # What each awaited state asks of the person, and the act that answers it.
 AWAITED = {
@@ -89,3 +94,107 @@ def waiting_for(request) -> dict:
     # Oldest first: what has waited longest comes first (an item without a date last).
     cases.sort(key=lambda a: (a.since is None, a.since or 0, a.project.key, a.act))
     return {"cases": cases, "changes": changes}
+
+
+# --- the plan an approval freezes ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ApprovalPreview:
+    """What the sponsor approves (the approval panel): the plan being frozen (its packages,
+    total budget and latest end), the approved changes the approval carries on top of it
+    (`registers.derive.carried_changes`), the approved budget and end date they make together
+    (the same the status page reads just before and just after approval), and the financial
+    case's total cost set beside the plan's budget, with the difference in words."""
+
+    packages: list
+    total_budget: Decimal
+    end: dt.date | None
+    carried: list
+    carried_budget: Decimal
+    carried_days: int
+    approved_budget: Decimal
+    approved_end: dt.date | None
+    total_cost: Decimal | None
+    reconciliation: str
+
+    @property
+    def carried_lines(self) -> list[str]:
+        """Each carried change in words: its summary, deltas and when it was approved."""
+        lines = []
+        for change in self.carried:
+            parts = []
+            if change.impact_budget:
+                parts.append(formatting.money(change.impact_budget, signed=True))
+            if change.impact_schedule_days:
+                n = change.impact_schedule_days
+                parts.append(f"{n:+d} day{'s' if abs(n) != 1 else ''}")
+            text = f"“{change.summary}”" + (f": {', '.join(parts)}" if parts else "")
+            if change.decided_at:
+                text += f" (approved {formatting.day(change.decided_at)})"
+            lines.append(text)
+        return lines
+
+    @property
+    def budget_sentence(self) -> str:
+        """The approved budget after approval, in the status page's words."""
+        text = f"Approved budget after approval: {formatting.money(self.approved_budget)}"
+        if self.carried_budget:
+            more = "plus" if self.carried_budget > 0 else "less"
+            text += (
+                f" ({formatting.money(self.total_budget)} {more} "
+                f"{formatting.money(abs(self.carried_budget))} of approved changes)"
+            )
+        return text + "."
+
+    @property
+    def end_sentence(self) -> str:
+        """The approved end date after approval, in the status page's words."""
+        if self.approved_end is None:
+            return "Approved end date after approval: none yet (no planned end date)."
+        text = f"Approved end date after approval: {formatting.day(self.approved_end)}"
+        if self.carried_days and self.end:
+            more = "plus" if self.carried_days > 0 else "less"
+            days = abs(self.carried_days)
+            text += (
+                f" ({formatting.day(self.end)} {more} {days} day{'s' if days != 1 else ''} "
+                "of approved changes)"
+            )
+        return text + "."
+
+
+def cost_reconciliation(total_cost: Decimal | None, budget: Decimal) -> str:
+    """The financial case's total cost beside the plan's budget, in words."""
+    plan = f"the plan's budget {formatting.money(budget)}"
+    if total_cost is None:
+        return f"The financial case states no total cost to set beside {plan}."
+    stated = f"The financial case's total cost {formatting.money(total_cost)}"
+    gap = total_cost - budget
+    if gap == 0:
+        return f"{stated} matches {plan}."
+    side = "more" if gap > 0 else "less"
+    return f"{stated} is {formatting.money(abs(gap))} {side} than {plan}."
+
+
+def approval_preview(project, case: BusinessCase) -> ApprovalPreview:
+    """The approval panel's figures, in two queries (the packages, the carried changes)."""
+    packages = work_packages(project)
+    total = sum((p.budget or Decimal(0) for p in packages), Decimal(0))
+    ends = [p.planned_end_date for p in packages if p.planned_end_date]
+    end = max(ends) if ends else None
+    carried = carried_changes(project)
+    budget = sum((c.impact_budget or Decimal(0) for c in carried), Decimal(0))
+    days = sum(c.impact_schedule_days or 0 for c in carried)
+    cost = finance.total_cost(case.financial_case)
+    return ApprovalPreview(
+        packages=packages,
+        total_budget=total,
+        end=end,
+        carried=carried,
+        carried_budget=budget,
+        carried_days=days,
+        approved_budget=total + budget,
+        approved_end=add_days(end, days) if end else None,
+        total_cost=cost,
+        reconciliation=cost_reconciliation(cost, total),
+    )

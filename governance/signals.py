@@ -1,5 +1,5 @@
 """Signals through which a lower layer tells a higher one that something happened, inside the
-same transaction (Django signals are synchronous). The charter app sends the first two; the
+same transaction (Django signals are synchronous). The charter app sends the first three; the
 status app receives them, so the charter never imports the status app. `project_changed` is
 announced through `project_facts_changed` (the status app connects the saves and deletes of the
 facts it derives from to it; a write that bypasses the models calls it itself)."""
@@ -12,6 +12,13 @@ from django.dispatch import Signal
 # Sent when a business case is approved. kwargs: project (governance.Project), at (datetime).
 # Receiver: project status sets initiationStartedAt when unset.
 charter_approved = Signal()
+
+# Sent when an act of the business case ends delivery: Kill, Archive or Close. kwargs: project,
+# act (the act's name: "kill", "archive" or "close"), label (its label), caller (the Caller who
+# took it), at (datetime), reason (str, the reason given; "" for Close). Sent inside the act's
+# transaction. Receiver: the status app settles the project's undecided exception, naming the
+# act, and withdraws its exception plan's Proposed change request.
+charter_ended = Signal()
 
 # Sent when initiation completes: the first steering minutes are recorded or the first
 # steering committee is confirmed as held. kwargs: project, at (datetime).

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from governance import formatting
+from governance.cleaning import decimal_to_json
 from governance.models import Project
 from registers.models import ChangeRequest
 
@@ -224,26 +225,24 @@ class Variations:
     budget_changes: int = 0  # counted changes with a non-zero budget impact
 
 
-def counts_as_variation(change: Any, approved_at: dt.datetime | None) -> bool:
+def counts_as_variation(change: Any) -> bool:
     """Whether an Approved change adds to the approved budget and schedule on top of the
     baseline in force: its application is the roll-up (Budget and/or Schedule only, derived
-    state Applied without an applicationRecord) and it was decided after that baseline was
-    approved (or there is no baseline yet, or its decision time is unknown). A change with an
-    applicationRecord is folded into a baseline already; an AwaitingApplication change is not
-    applied yet."""
+    state Applied without an applicationRecord). It counts for as long as it stands, through
+    every approval after it: approving (or re-approving) the business case freezes the plan
+    together with these changes (the approval lists them in its planBaseline's carriedChanges
+    and its audit entry), never folding them away unseen. A change with an applicationRecord
+    is folded into a baseline already; an AwaitingApplication change is not applied yet."""
     if change.status != "Approved" or change.application_record:
         return False
-    if change_application_state(change) != "Applied":
-        return False
-    decided = change.decided_at
-    return approved_at is None or decided is None or decided > approved_at
+    return change_application_state(change) == "Applied"
 
 
-def variations(changes: Iterable[Any], approved_at: dt.datetime | None) -> Variations:
+def variations(changes: Iterable[Any]) -> Variations:
     """The sums of impactBudget and impactScheduleDays over the changes that count."""
     budget, days, count = Decimal("0"), 0, 0
     for change in changes:
-        if not counts_as_variation(change, approved_at):
+        if not counts_as_variation(change):
             continue
         budget += change.impact_budget or 0
         days += change.impact_schedule_days or 0
@@ -289,9 +288,32 @@ def approved_change_facts(project_ids: Iterable[Any]) -> dict[Any, list[Variatio
 def approved_variations(project: Project) -> tuple[Decimal, int]:
     """Sums of impactBudget and impactScheduleDays over the project's Approved changes that
     count on top of the plan baseline in force (`counts_as_variation`)."""
-    approved_at = baseline_approved_at(plan_baseline_of(project))
-    found = variations(approved_change_facts([project.pk]).get(project.pk, []), approved_at)
+    found = variations(approved_change_facts([project.pk]).get(project.pk, []))
     return found.budget, found.days
+
+
+def carried_changes(project: Project) -> list[ChangeRequest]:
+    """The changes an approval of the business case carries on top of the plan it freezes:
+    the project's Approved changes that count as variations (`counts_as_variation`), oldest
+    decision first. The approval panel lists them; the approval records them."""
+    rows = ChangeRequest.objects.filter(project=project, status="Approved").order_by(
+        "decided_at", "created_at", "pk"
+    )
+    return [change for change in rows if counts_as_variation(change)]
+
+
+def carried_record(changes: Iterable[Any]) -> list[dict[str, Any]]:
+    """The carried changes as the plan baseline and the audit entry record them."""
+    return [
+        {
+            "id": str(change.pk),
+            "summary": change.summary,
+            "impactBudget": decimal_to_json(change.impact_budget),
+            "impactScheduleDays": change.impact_schedule_days,
+            "decidedAt": change.decided_at.isoformat() if change.decided_at else None,
+        }
+        for change in changes
+    ]
 
 
 def risk_heat(score: int | None, thresholds: Mapping[str, float]) -> str:

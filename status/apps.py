@@ -30,6 +30,9 @@ class StatusConfig(AppConfig):
         signals.charter_approved.connect(
             receivers.on_charter_approved, dispatch_uid="status.charter_approved"
         )
+        signals.charter_ended.connect(
+            receivers.on_charter_ended, dispatch_uid="status.charter_ended"
+        )
         signals.initiation_completed.connect(
             receivers.on_initiation_completed, dispatch_uid="status.initiation_completed"
         )

@@ -148,7 +148,7 @@ class ProjectFacts:
     has_plan_baseline: bool = False
     plan_baseline_version: Any = None
     plan_baseline_end: dt.date | None = None
-    # When the plan baseline in force was approved: only variations decided later count.
+    # When the plan baseline in force was approved.
     plan_baseline_approved_at: dt.datetime | None = None
     # The approved benefit the plan baseline froze (its totalBenefit): whether the baseline
     # recorded the key at all (baselines approved before it was frozen did not) and its amount

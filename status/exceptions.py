@@ -12,6 +12,11 @@
   exception plan becomes a change request routed to the sponsor; accepting the plan approves
   it (the existing change path: its budget and days are approved variations), killing the
   project takes the business case's Kill act.
+- `exception_settle`: an act of the business case that ends delivery (Kill, Archive or Close,
+  taken on the business case itself) settles the undecided exception, naming the act
+  (`governance.signals.charter_ended`, received in status.receivers): its plan's Proposed
+  change is withdrawn saying why, the project leaves every exception queue and flag, and the
+  unread notifications of it are marked read.
 A project without tolerances behaves as before: nothing is compared, nothing is opened.
 """
 
@@ -31,18 +36,18 @@ from governance import audit, formatting, notifications, specs
 from governance.cleaning import decimal_to_json
 from governance.concurrency import check_version
 from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
-from governance.models import Project
+from governance.models import Notification, Project
 from governance.permissions import Caller
 from registers.models import ChangeRequest
 from registers.services import change_adjudicate, change_create, change_for_update, change_withdraw
 from status import derive, selectors
-from status.models import ProjectException
+from status.models import UNDECIDED_STATES, ProjectException
 from status.specs import ExceptionDecisionSpec, ExceptionReportSpec
 
 # The business case's states in which delivery runs against the approved plan (an amendment in
 # progress included): only then is a forecast compared with the tolerances.
 RUNNING_STATES = frozenset({"Approved", "Draft", "Submitted", "ClosingSubmitted"})
-UNDECIDED = ("Open", "Reported")
+UNDECIDED = tuple(UNDECIDED_STATES)
 TOLERANCE_ATTRS = (
     "tolerance_days",
     "tolerance_cost_percent",
@@ -368,6 +373,9 @@ def to_dict(record: ProjectException, *, now: dt.datetime | None = None) -> dict
         "decisionComment": record.decision_comment or None,
         "decidedAt": record.decided_at.isoformat() if record.decided_at else None,
         "decidedByAccountId": record.decided_by_account_id or None,
+        "settledByAct": record.settled_by_act or None,
+        "settledAt": record.settled_at.isoformat() if record.settled_at else None,
+        "settledByAccountId": record.settled_by_account_id or None,
         "changeRequestId": str(record.change_request_id) if record.change_request_id else None,
         "revision": record.revision,
     }
@@ -482,6 +490,8 @@ def exception_decide(
         errors.add("comment", "Give the reason for killing the project.")
     errors.raise_if_any()
     with transaction.atomic():
+        # The project first, as the business case's acts lock it (then this exception).
+        Project.objects.select_for_update().filter(pk=project.pk).first()
         record = _locked_current(project)
         _may_decide(caller, record)  # again under the lock: the report may be rewritten since
         check_version(record.revision, expected_revision, current_repr=record)
@@ -516,7 +526,6 @@ def exception_decide(
             )
             if change is not None:
                 change_withdraw(caller, project, change, "The project was killed.")
-            charter_kill(caller=caller, data={"reason": comment})
         # The act moved the figures: `track` may have noted it on the record meanwhile.
         record.refresh_from_db(fields=["within", "events"])
         record.state = "Decided"
@@ -536,4 +545,86 @@ def exception_decide(
             caller.account_id,
             {"decision": {"before": None, "after": decision}},
         )
+        if decision == "Kill":
+            # Decided first: the Kill act's end (`exception_settle`) finds nothing to settle.
+            charter_kill(caller=caller, data={"reason": comment})
+    return record
+
+
+# --- an end of the business case settles the exception ---------------------------------------
+
+ENDED_WORDS = {"kill": "killed", "archive": "archived", "close": "closed"}
+
+
+def exception_settle(
+    *, project: Project, act: str, label: str, caller: Caller, at: dt.datetime, reason: str = ""
+) -> ProjectException | None:
+    """An act of the business case that ends delivery (`act`: kill, archive or close) settles
+    the project's undecided exception, in the act's transaction: state Settled naming the act
+    (settledByAct, an event saying which act and why), its exception plan's Proposed change
+    request withdrawn with the reason (`change_withdraw`), the project's in-exception flag
+    cleared (the banner, the portfolio's flag and filter) and the unread notifications of it
+    marked read. Audited as exception.settled. None when there was no undecided exception
+    (the sponsor's Kill decision marks its exception Decided before it takes the act)."""
+    record = (
+        ProjectException.objects.select_for_update()
+        .filter(project=project, state__in=UNDECIDED)
+        .first()
+    )
+    if record is None:
+        return None
+    what = ENDED_WORDS.get(act, act)
+    why = f" Reason given: {reason}" if reason else ""
+    change = (
+        change_for_update(project, record.change_request_id, status="Proposed")
+        if record.change_request_id
+        else None
+    )
+    if change is not None:
+        comment = (
+            f"Withdrawn because the business case was {what} (its {label} act) while this "
+            "exception plan awaited the sponsor's decision: the exception is settled."
+        )
+        room = 2000 - len(comment)
+        if why and room > 1:
+            comment += why if len(why) <= room else why[: room - 1] + "…"
+        change_withdraw(caller, project, change, comment)
+    before = record.state
+    record.state = "Settled"
+    record.settled_by_act = act
+    record.settled_at = at
+    record.settled_by_account_id = caller.account_id
+    record.revision += 1
+    _event(
+        record,
+        at,
+        "settled",
+        f"Settled by the business case's {label} act: the project was {what}.{why}",
+    )
+    record.events[-1]["act"] = act
+    record.save()
+    Project.objects.filter(pk=project.pk).update(exception_opened_at=None)
+    project.exception_opened_at = None
+    if caller.project is not project:
+        caller.project.exception_opened_at = None
+    Notification.objects.filter(
+        kind="project_exception",
+        dedupe_key__startswith=f"project_exception:{record.pk}:",
+        read_at=None,
+    ).update(read_at=at)
+    _audit(
+        record,
+        project,
+        "exception.settled",
+        caller.account_id,
+        {
+            "state": {"before": before, "after": "Settled"},
+            "settledByAct": {"before": None, "after": act},
+            **(
+                {"withdrawnChange": {"before": None, "after": str(change.pk)}}
+                if change is not None
+                else {}
+            ),
+        },
+    )
     return record

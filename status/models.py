@@ -173,14 +173,21 @@ class StatusReport(models.Model):
         return super().delete(*args, **kwargs)
 
 
-EXCEPTION_STATES = ["Open", "Reported", "Decided"]
+EXCEPTION_STATES = ["Open", "Reported", "Decided", "Settled"]
+# The undecided states: at most one exception of a project is in one of them.
+UNDECIDED_STATES = ["Open", "Reported"]
 EXCEPTION_DECISIONS = ["AcceptPlan", "Kill"]
+# The business-case acts that end delivery and so settle an undecided exception (the name of
+# the act in charter.acts.ACTS).
+SETTLING_ACTS = ["kill", "archive", "close"]
 
 
 class ProjectException(models.Model):
     """A project beyond its tolerances (management by exception): opened once when a derived
     figure first crosses a tolerance the sponsor set, answered by the lead's exception report,
-    closed only by the sponsor's decision (accept the exception plan, or kill the project).
+    closed by the sponsor's decision (accept the exception plan, or kill the project: Decided)
+    or by an act of the business case that ends delivery (Kill, Archive or Close, taken on the
+    business case itself: Settled, `settled_by_act` naming it).
     `crossed` is what was crossed when it opened ([{tolerance, figure, limit, summary}]);
     `within` whether the figures are back within every tolerance now; `events` the record of
     its life ([{at, kind, text}]): going back within tolerance and out again are recorded, never
@@ -207,6 +214,11 @@ class ProjectException(models.Model):
     decision_comment = models.TextField(blank=True, default="")
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by_account_id = models.CharField(max_length=128, blank=True, default="")
+    settled_by_act = models.CharField(
+        max_length=16, choices=_choices(SETTLING_ACTS), blank=True, default=""
+    )
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_by_account_id = models.CharField(max_length=128, blank=True, default="")
     change_request = models.ForeignKey(
         "registers.ChangeRequest",
         on_delete=models.SET_NULL,
@@ -221,7 +233,7 @@ class ProjectException(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["project"],
-                condition=~models.Q(state="Decided"),
+                condition=models.Q(state__in=UNDECIDED_STATES),
                 name="one_undecided_exception",
             )
         ]

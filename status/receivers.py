@@ -1,5 +1,6 @@
 """Receivers of the kernel signals the business-case services send inside their transaction:
-approval starts initiation, the first steering committee held completes it. And the writes that
+approval starts initiation, the first steering committee held completes it, an act that ends
+delivery (Kill, Archive, Close) settles the project's undecided exception. And the writes that
 move a project's stored health: every save or delete of a fact its derivation reads (registers,
 business case, status, the project's approval state) announces the project
 (`governance.signals.project_facts_changed`), and the announcement rewrites its row in the same
@@ -9,7 +10,7 @@ from django.db.models import QuerySet
 
 from governance import signals
 from governance.models import Project
-from status import health, services
+from status import exceptions, health, services
 
 
 def on_charter_approved(sender, *, project, at, **kwargs) -> None:
@@ -18,6 +19,12 @@ def on_charter_approved(sender, *, project, at, **kwargs) -> None:
 
 def on_initiation_completed(sender, *, project, at, **kwargs) -> None:
     services.status_initiation_complete(project=project, at=at)
+
+
+def on_charter_ended(sender, *, project, act, label, caller, at, reason="", **kwargs) -> None:
+    exceptions.exception_settle(
+        project=project, act=act, label=label, caller=caller, at=at, reason=reason
+    )
 
 
 def on_fact_saved(sender, *, instance, raw=False, **kwargs) -> None:

@@ -389,7 +389,7 @@ def load_facts(
         plan, s, b = row[25:30], row[30:status_end], row[status_end:]
         project = by_id[pk]
         plan_approved_at = baseline_approved_at({"approvedAt": plan[3]}) if plan[0] else None
-        counted = variations(approved_changes.get(pk, []), plan_approved_at)
+        counted = variations(approved_changes.get(pk, []))
         figures = derive.Figures(
             packages=_int(w[0]),
             complete=_int(w[1]),

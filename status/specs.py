@@ -24,6 +24,7 @@ from status.models import (
     REPORT_STATES,
     REPORT_TITLE_MAX,
     REPORTING_CADENCES,
+    SETTLING_ACTS,
     STATUS_REASON_MAX,
     TEXT_MAX,
 )
@@ -529,6 +530,9 @@ _EXCEPTION_RECORD_PROPERTIES: specs.JsonSchema = {
     "decisionComment": _TEXT_OR_NULL,
     "decidedAt": _MOMENT_OR_NULL,
     "decidedByAccountId": _TEXT_OR_NULL,
+    "settledByAct": {"type": ["string", "null"], "enum": [*SETTLING_ACTS, None]},
+    "settledAt": _MOMENT_OR_NULL,
+    "settledByAccountId": _TEXT_OR_NULL,
     "changeRequestId": _TEXT_OR_NULL,
     "revision": {"type": "integer"},
 }

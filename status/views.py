@@ -399,6 +399,7 @@ def _exception_context(request, project, caller, **extra) -> dict:
             project.lead_account_id,
             project.sponsor_account_id,
             *(h.reported_by_account_id for h in history),
+            *(h.decided_by_account_id or h.settled_by_account_id for h in history),
         ]
     )
     form = forms.exception_report_form((record or {}).get("report") or {})
@@ -417,7 +418,7 @@ def _exception_context(request, project, caller, **extra) -> dict:
         and caller.may_decide_exception(
             reported_by_account_id=(record.get("report") or {}).get("reportedByAccountId")
         ),
-        past=[exceptions.to_dict(h) for h in history if h.state == "Decided"],
+        past=[exceptions.to_dict(h) for h in history if h.state in ("Decided", "Settled")],
         **extra,
     )
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from charter import acts
 from charter.models import BusinessCase
-from charter.services.common import TEXT_MAX, act_body, begin, body, precheck
+from charter.services.common import TEXT_MAX, act_body, begin, body, ended, precheck
 from charter.specs import LESSONS, CloseoutReturnSpec, CloseoutSpec, EscalateSpec
 from governance import specs
 from governance.cleaning import account_id, decimal_to_json, only, text
@@ -356,7 +356,9 @@ def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | 
         case.approval_status = "Closed"
         case.closed_at = timezone.now()
         case.closed_by_account_id = caller.account_id
-        return write.finish("charter.closed")
+        case = write.finish("charter.closed")
+        ended(write, "close", "")
+        return case
 
 
 def _handover(case: BusinessCase, **changes) -> dict:

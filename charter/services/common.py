@@ -100,6 +100,20 @@ class Write:
         return case
 
 
+def ended(write: Write, act_name: str, reason: str) -> None:
+    """Tell the apps above that this act ended delivery (`signals.charter_ended`): the status
+    app settles the project's undecided exception, naming the act."""
+    signals.charter_ended.send(
+        sender=BusinessCase,
+        project=write.project,
+        act=act_name,
+        label=acts.ACTS[act_name].label,
+        caller=write.caller,
+        at=timezone.now(),
+        reason=reason or "",
+    )
+
+
 def lock(caller: Caller) -> tuple[Project, BusinessCase]:
     """Lock the project row (register writes of the project serialise behind it, so the
     freeze cannot race them), then the business case, created with its defaults if needed.

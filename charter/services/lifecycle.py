@@ -12,7 +12,15 @@ from django.utils import timezone
 from charter import acts, derive, finance
 from charter.models import ApprovedVersion, BusinessCase
 from charter.serializers import stored_fields
-from charter.services.common import TEXT_MAX, act_body, begin, body, current_case, precheck
+from charter.services.common import (
+    TEXT_MAX,
+    act_body,
+    begin,
+    body,
+    current_case,
+    ended,
+    precheck,
+)
 from charter.services.minutes import clean_attendees
 from charter.specs import (
     THESIS,
@@ -30,7 +38,7 @@ from governance.concurrency import check_version
 from governance.errors import Conflict, GateBlocked, NotFound, ValidationFailed
 from governance.permissions import Caller
 from governance.seats import seat_account_id
-from registers.derive import change_application_state
+from registers.derive import carried_changes, carried_record, change_application_state
 from registers.models import ChangeRequest, WorkPackage
 from registers.services import (
     change_apply,
@@ -175,11 +183,19 @@ def return_note_address(
         return write.case, note
 
 
-def plan_baseline(case: BusinessCase, packages: list[WorkPackage], approved_at) -> dict:
+def plan_baseline(
+    case: BusinessCase,
+    packages: list[WorkPackage],
+    approved_at,
+    carried: list[dict] | None = None,
+) -> dict:
     """{version, approvedAt, workPackages: {id: {budget, plannedStartDate, plannedEndDate}},
-    totalBudget, totalBenefit}: the frozen plan that the status page's cost and schedule RAG
-    read, and the approved benefit (the financial case's total benefit,
-    `finance.total_benefit`; null when it states none) that the benefit forecast reads."""
+    totalBudget, totalBenefit, carriedChanges}: the frozen plan that the status page's cost
+    and schedule RAG read, the approved benefit (the financial case's total benefit,
+    `finance.total_benefit`; null when it states none) that the benefit forecast reads, and
+    the approved changes the approval carried on top of the plan (`registers.derive.
+    carried_record`: they go on counting as approved variations, so the approved budget and
+    end date read the same just before and just after approval)."""
     total = sum((p.budget or Decimal(0) for p in packages), Decimal(0))
     return {
         "version": case.version,
@@ -196,13 +212,18 @@ def plan_baseline(case: BusinessCase, packages: list[WorkPackage], approved_at) 
         },
         "totalBudget": decimal_to_json(total),
         "totalBenefit": decimal_to_json(finance.total_benefit(case.financial_case)),
+        "carriedChanges": list(carried or []),
     }
 
 
 def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
     """Submitted -> Approved by the sponsor. Freezes budgetBaseline := budget on every work
     package, writes planBaseline, records the approved version; for an amendment (version 2
-    and up) the enabling change must be Approved and is stamped with its applicationRecord."""
+    and up) the enabling change must be Approved and is stamped with its applicationRecord.
+    The Approved budget and schedule changes standing on top of the plan are carried: listed
+    in planBaseline.carriedChanges and in the audit entry (carriedChanges), they go on
+    counting as approved variations, so approval moves neither the approved budget nor the
+    approved end date."""
     precheck(caller, acts.ACTS["approve"], expected_revision)
     partial = act_body(ApproveSpec, data)
     comment = partial.approval_comment or ""
@@ -233,7 +254,8 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         case.approval_rationale = rationale
         # The tolerances sent (each one not sent keeps the value in force).
         specs.apply(partial, case, skip=("approval_comment", "approval_rationale"))
-        case.plan_baseline = plan_baseline(case, packages, now)
+        carried = carried_record(carried_changes(project))
+        case.plan_baseline = plan_baseline(case, packages, now, carried)
         if change is not None:
             change_apply(caller, project, change, kind="charter", ref=case.version, at=now)
         ApprovedVersion.objects.create(
@@ -247,7 +269,9 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
             plan_baseline=case.plan_baseline,
             thesis={k: v for k, v in stored_fields(case).items() if k in THESIS},
         )
-        case = write.finish("charter.approved")
+        case = write.finish(
+            "charter.approved", extra={"carriedChanges": {"before": None, "after": carried}}
+        )
         signals.charter_approved.send(sender=BusinessCase, project=project, at=now)
         if case.first_steerco_held_at:
             # The committee met before approval: initiation is complete as soon as it starts.
@@ -376,7 +400,9 @@ def _archive(caller, act_name, disposition, data, expected_revision):
         extra = (
             {"withdrawnChange": {"before": None, "after": str(withdrawn.pk)}} if withdrawn else None
         )
-        return write.finish(f"charter.{disposition}", extra=extra)
+        case = write.finish(f"charter.{disposition}", extra=extra)
+        ended(write, act_name, reason)
+        return case
 
 
 def charter_steerco_schedule(

@@ -20,6 +20,7 @@ from charter.models import (
 )
 from charter.pictures import benefits_chart
 from charter.reviews import next_review
+from charter.selectors import approval_preview
 from charter.services import current_case, submission_missing
 from charter.services.closeout import missing_dispositions, pending_register_rows
 from charter.services.minutes import minutes_list
@@ -190,6 +191,8 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
         "severities": SEVERITIES,
         "confidences": CONFIDENCES,
     }
+    if "approve" in available:
+        context["approval"] = approval_preview(project, case)
     if "reopen" in available:
         context["awaiting_changes"] = changes_awaiting_application(
             project, excluding=case.amendment_enabled_by_change_id

@@ -73,5 +73,5 @@ def test_the_lead_reports_and_the_sponsor_accepts_the_plan(
     page.get_by_role("button", name="Accept the exception plan").click()
     expect(page.get_by_text("Decision recorded; the exception is closed.")).to_be_visible()
     expect(page.locator(".exception-banner")).to_have_count(0)
-    expect(page.get_by_role("heading", name="Decided exceptions")).to_be_visible()
+    expect(page.get_by_role("heading", name="Decided and settled exceptions")).to_be_visible()
     assert ProjectException.objects.get().decision == "AcceptPlan"

@@ -101,6 +101,7 @@ def test_approve_freezes_every_budget_baseline_and_writes_the_plan_baseline(
         },
         "totalBudget": 5000.5,
         "totalBenefit": None,  # the financial case states no total benefit
+        "carriedChanges": [],  # no approved change stands on top of the plan
     }
     assert received and received[0][0] == "ALPHA"
     assert [v["version"] for v in body["approvedVersions"]] == [1]

@@ -79,20 +79,25 @@ def test_the_demo_shows_a_replanned_package_and_an_amended_project_that_agree(de
     html = client.get("/projects/BRIDGE/registers/work-packages/").content.decode()
     assert "re-planned" in html and f"+{REPLAN_DAYS}\u00a0d" in html
 
-    # After the amendment: the approved budget is version 2's baseline, the enabling change
-    # folded in once; the status API, the portfolio and the change register agree.
+    # After the amendment: the approved budget is version 2's baseline (the enabling change
+    # folded in once) plus the budget change approved before it, which both approvals carried;
+    # the status API, the portfolio and the change register agree.
     baseline = sum(
         (Decimal(str(p["budgetBaseline"])) for p in packages if p["budgetBaseline"] is not None),
         Decimal(0),
     )
     total = Decimal(str(case.plan_baseline["totalBudget"]))
     assert baseline == total
+    carried = case.plan_baseline["carriedChanges"]
+    assert [c["impactBudget"] for c in carried if c["impactBudget"]] == [15_000]
+    assert [c["impactScheduleDays"] for c in carried if c["impactScheduleDays"]] == [14]
+    approved = total + 15_000
     status = client.get("/api/v1/projects/BRIDGE/status").json()
-    assert Decimal(str(status["figures"]["approvedBudget"])) == total
+    assert Decimal(str(status["figures"]["approvedBudget"])) == approved
     row = next(r for r in client.get("/api/v1/portfolio").json() if r["projectKey"] == "BRIDGE")
-    assert Decimal(str(row["approvedBudget"])) == total
+    assert Decimal(str(row["approvedBudget"])) == approved
     assert row["costOverrunPct"] == status["figures"]["costOverrunPct"]
     assert row["derived"] == status["derived"]
     assert row["derived"]["costRag"] == "Red"
     changes = client.get("/projects/BRIDGE/registers/changes/").content.decode()
-    assert "leave the budget as it is" in changes
+    assert "add EUR\u00a015,000 to the budget" in changes

@@ -408,7 +408,7 @@ def test_banner_exception_page_and_forms(cast, client_for, as_, in_exception):
     assert done.status_code == 302
     after = sponsor.get("/projects/ALPHA/status/exception/").content.decode()
     assert "This project is not in exception." in after
-    assert "Decided exceptions" in after
+    assert "Decided and settled exceptions" in after
 
 
 def test_portfolio_flag_age_and_filter(cast, client_for, in_exception):
@@ -550,7 +550,9 @@ def test_the_document_declares_the_exception_record_as_it_is_answered(cast, as_,
     record, state = schemas["ProjectException"], schemas["ProjectExceptionView"]
     properties = record["properties"]
     assert sorted(record["required"]) == sorted(exceptions.to_dict(in_exception))
-    assert properties["state"]["enum"] == ["Open", "Reported", "Decided"]
+    assert properties["state"]["enum"] == ["Open", "Reported", "Decided", "Settled"]
+    assert properties["settledByAct"]["enum"] == ["kill", "archive", "close", None]
+    assert properties["settledAt"]["format"] == "date-time"
     assert properties["decision"]["enum"] == ["AcceptPlan", "Kill", None]
     assert properties["decidedAt"]["format"] == "date-time"
     assert properties["crossed"]["items"] == state["properties"]["crossed"]["items"]

@@ -4,8 +4,9 @@ status page, the portfolio (page, API and export), the JSON API, the register ex
 assistant's actions.
 
 1. A package re-planned after approval is measured against its baseline, not its live plan.
-2. After an amendment, the approved budget counts only the variations decided after the
-   baseline in force; the enabling change and AwaitingApplication changes are not added.
+2. After an amendment, the approved budget is the version-2 plan plus the roll-up variations
+   its approval carried and those decided since; the enabling change and AwaitingApplication
+   changes are not added.
 3. A cost sentence never contradicts its colour: it prints the overrun with enough places.
 """
 
@@ -207,9 +208,9 @@ def test_before_approval_a_package_is_measured_against_its_planned_end(cast, cli
 @pytest.fixture
 def amended(cast):
     """Version 1 approved at 1,666; a budget-only change of +200 approved after it (rolled up);
-    an amendment enabled by a Scope+Budget change of +134; version 2 approved at 2,000 with
-    both folded in; a Scope+Budget change of +500 approved and still AwaitingApplication.
-    Forecast 2,112: +5.6% over the version-2 plan, Amber."""
+    an amendment enabled by a Scope+Budget change of +134 folded into the plan; version 2
+    approved at 1,800 carrying the +200 (2,000 approved); a Scope+Budget change of +500
+    approved and still AwaitingApplication. Forecast 2,112: +5.6% over 2,000, Amber."""
     design = WorkPackageFactory(project=cast.project, name="Design", budget=Decimal(1000))
     WorkPackageFactory(project=cast.project, name="Build", budget=Decimal(666))
     submitted(cast)
@@ -233,7 +234,7 @@ def amended(cast):
     )
     act(cast, cast.editor, "reopen", {"changeId": str(enabling.pk)})
     design.refresh_from_db()
-    design.budget = Decimal(1334)
+    design.budget = Decimal(1134)
     design.save()
     act(cast, cast.editor, "submit")
     act(cast, cast.sponsor, "approve")
@@ -259,7 +260,10 @@ def test_after_an_amendment_the_approved_budget_is_the_v2_plan_on_every_surface(
     assert status["figures"]["approvedBudget"] == 2000
     assert Decimal(str(status["figures"]["costOverrunPct"])) == Decimal("5.6")
     html = lead.get("/projects/ALPHA/status/").content.decode()
-    assert "is 5.6% over the approved budget of EUR\u00a02,000, above the 5% line." in html
+    assert (
+        "is 5.6% over the approved budget of EUR\u00a02,000 (EUR\u00a01,800 plus "
+        "EUR\u00a0200 of approved changes), above the 5% line." in html
+    )
     row = portfolio_row(client_for, cast)
     assert row["approvedBudget"] == 2000
     assert Decimal(str(row["costOverrunPct"])) == Decimal("5.6")
@@ -273,9 +277,9 @@ def test_after_an_amendment_the_approved_budget_is_the_v2_plan_on_every_surface(
     assert cost["derived"] == "Amber" and cost["figures"]["approvedBudget"] == 2000
     found = agent(client, bearer, cast.pmo, "find_projects", {"q": "ALPHA"})
     assert found["items"][0]["approvedBudget"] == 2000
-    # The change register's roll-up says the same: nothing on top of the version-2 plan.
+    # The change register's roll-up says the same: the carried +200 on top of the v2 plan.
     changes = lead.get("/projects/ALPHA/registers/changes/").content.decode()
-    assert "leave the budget as it is" in changes
+    assert "add EUR\u00a0200 to the budget" in changes
 
 
 def test_a_variation_decided_after_the_baseline_in_force_is_added(cast, amended, client_for):
