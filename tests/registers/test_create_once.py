@@ -11,6 +11,7 @@ from django.test import Client
 
 from governance.models import AuditEntry
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+from tests.factories import RiskFactory
 
 BASE = "/projects/ALPHA/registers"
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -122,3 +123,16 @@ def test_three_parallel_posts_of_one_form_create_one_risk(cast):
     assert not errors, errors
     assert sorted(statuses) == [200, 200, 201], statuses
     assert Risk.objects.filter(title=data["title"]).count() == 1
+
+
+def test_recording_the_treating_decision_twice_records_once(cast, client_for):
+    risk = RiskFactory(project=cast.project, title="Outage", materialised=True)
+    client = client_for(cast.lead)
+    html = client.get(f"{BASE}/risks/{risk.pk}/record-decision/", **HX).content.decode()
+    token = re.search(r'name="form_token" value="([^"]+)"', html).group(1)
+    data = {"decision": "Buy a second line", "form_token": token}
+    url = f"{BASE}/risks/{risk.pk}/record-decision/"
+    assert client.post(url, data, **HX).status_code == 201
+    again = client.post(url, data, **HX)
+    assert again.status_code == 200 and "recorded once, not twice" in again.content.decode()
+    assert Decision.objects.filter(treated_risk_id=str(risk.pk)).count() == 1
