@@ -11,7 +11,7 @@ from django.test import Client
 
 from governance.models import AuditEntry
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
-from tests.factories import RiskFactory
+from tests.factories import DecisionFactory, RiskFactory
 
 BASE = "/projects/ALPHA/registers"
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -136,3 +136,22 @@ def test_recording_the_treating_decision_twice_records_once(cast, client_for):
     again = client.post(url, data, **HX)
     assert again.status_code == 200 and "recorded once, not twice" in again.content.decode()
     assert Decision.objects.filter(treated_risk_id=str(risk.pk)).count() == 1
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_a_decision_note_sent_twice_is_added_once(htmx, cast, client_for):
+    decision = DecisionFactory(project=cast.project, decision="Pick vendor")
+    client = client_for(cast.lead)
+    url = f"{BASE}/decisions/{decision.pk}/notes/"
+    form = client.get(url, **HX) if htmx else client.get(f"{BASE}/decisions/{decision.pk}/")
+    token = re.search(r'name="form_token" value="([^"]+)"', form.content.decode()).group(1)
+    headers = HX if htmx else {}
+    data = {"text": "Vendor confirmed in writing.", "form_token": token}
+    first = client.post(url, data, **headers)
+    assert first.status_code == (200 if htmx else 302)
+    again = client.post(url, data, **headers)
+    assert again.status_code == (200 if htmx else 302)
+    if htmx:
+        assert "added once, not twice" in again.content.decode()
+    decision.refresh_from_db()
+    assert [n["text"] for n in decision.notes] == ["Vendor confirmed in writing."]
