@@ -19,8 +19,8 @@ from governance.api import (
     document_body_text,
     json_object,
     list_of,
+    other_members,
 )
-from governance.errors import ValidationFailed
 
 router = Router(tags=["agent"])
 
@@ -83,11 +83,11 @@ def action_run(request, name: str):
     exactly as the API does (403, 404, 409, 412, 422 with the one error body). Writes are
     audited with the channel `agent`."""
     body = json_object(request)
-    unknown = [k for k in body if k != "arguments"]
-    if unknown:
-        raise ValidationFailed({k: ["Unknown field."] for k in unknown})
     ctx = context_for(request)
-    return {"result": catalogue.run(ctx, name, body.get("arguments"))}
+    result = catalogue.run(
+        ctx, name, body.get("arguments"), other_members=other_members(body, "arguments")
+    )
+    return {"result": result}
 
 
 # --- the catalogue in the OpenAPI document -----------------------------------------------------

@@ -9,7 +9,7 @@ cannot view answers 404 and is never named or counted). Validation, refusals, au
 concurrency stay the services' own; writes are audited with the channel `agent`.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,15 +304,25 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return [kind] if isinstance(kind, str) else list(kind)
 
 
-def run(ctx: Context, name: str, arguments: Any) -> Any:
+def run(ctx: Context, name: str, arguments: Any, *, other_members: Iterable[str] = ()) -> Any:
     """Run one action as the caller: the agent gate, the arguments against the schema, then
     the action (which applies the per-project gate and calls the services). A refusal keeps
     the house order (401, 404, 403, 409, 412, then 422): arguments the schema refuses first
-    go through the action's gate, so an unknown project answers 404 and a viewer 403."""
+    go through the action's gate, so an unknown project answers 404 and a viewer 403.
+    `other_members`: the members of the API's request body beside `arguments`, refused with
+    the arguments (422, "Unknown field.") after the same gates."""
     require_agent_access(ctx.request)
     chosen = get(name)
+    unknown = {member: ["Unknown field."] for member in other_members}
     try:
-        arguments = validate(chosen, arguments)
+        try:
+            arguments = validate(chosen, arguments)
+        except ValidationFailed as refused:
+            if unknown:
+                raise ValidationFailed({**refused.fields, **unknown}) from None
+            raise
+        if unknown:
+            raise ValidationFailed(unknown)
     except ValidationFailed:
         if chosen.gate is not None and isinstance(arguments, dict):
             chosen.gate(ctx, arguments)

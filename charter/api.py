@@ -19,7 +19,15 @@ from charter.specs import (
     ReturnNoteSpec,
 )
 from governance import permissions, specs
-from governance.api import answers, body_schema, component, json_object, list_of, with_etag
+from governance.api import (
+    answers,
+    body_schema,
+    component,
+    json_object,
+    list_of,
+    other_members,
+    with_etag,
+)
 from governance.concurrency import honours_if_match, parse_if_match
 from registers.api import CHANGE
 from registers.serializers import change_to_dict
@@ -143,11 +151,12 @@ def change_apply_to_baseline(request, key: str, change_id: str, response: HttpRe
     package has no baseline entry, or the change is in the wrong state. Honours If-Match (the
     change's revision). Answers the change."""
     _, caller = permissions.project_for(request, key)
-    json_object(request, fields=[])
+    body = json_object(request)
     change = services.change_apply_to_baseline(
         caller=caller,
         change_id=change_id,
         expected_revision=parse_if_match(request.headers.get("If-Match")),
+        other_members=other_members(body),
     )
     with_etag(response, change.revision)
     return change_to_dict(change)

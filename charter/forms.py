@@ -5,15 +5,11 @@ from django.http import QueryDict
 
 from charter import finance
 from charter.specs import ACT_SPECS, ADOPTION_FORM, THESIS_FORM, KpiSpec, form_fields
-from governance import cleaning, specs
+from governance import specs
 
 THESIS_FIELDS = form_fields(THESIS_FORM)
 ADOPTION_FIELDS = form_fields(ADOPTION_FORM)
 NOTE_ROWS = 3  # blank note rows offered by the return forms
-
-
-def revision(post: QueryDict) -> int | None:
-    return cleaning.whole_number(post.get("revision", ""))
 
 
 def thesis(post: QueryDict) -> dict:

@@ -132,9 +132,6 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Parallel test runs on one server each name their own test database.
     if env.str("TEST_DATABASE_NAME", default=""):
         DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME")}
-# The access gate's statements as server-side prepared statements on PostgreSQL
-# (governance.permissions); off behind a transaction-pooling PgBouncer older than 1.21.
-GATE_PREPARED_STATEMENTS = env.bool("GATE_PREPARED_STATEMENTS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://governance")}

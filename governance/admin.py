@@ -13,6 +13,7 @@ from governance.models import (
     AuditEntry,
     EditorNomination,
     FailureCount,
+    FormSubmission,
     Notification,
     NotificationOptOut,
     OutboundTask,
@@ -210,6 +211,13 @@ class TrackerEventReceiptAdmin(ReadOnlyAdmin):
     list_display = ("received_at", "event", "dedupe_key")
     list_filter = ("event",)
     search_fields = ("dedupe_key",)
+
+
+@admin.register(FormSubmission)
+class FormSubmissionAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "kind", "account_id", "target_id")
+    list_filter = ("kind",)
+    search_fields = ("target_id", "account_id")
 
 
 @admin.register(Notification)

@@ -569,6 +569,14 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
     return body
 
 
+def other_members(body: dict[str, Any], *fields: str) -> list[str]:
+    """The members of a body that a write of single values does not take: handed to its
+    service, which refuses them (422) after the caller, state and revision checks, so that
+    a caller who may not write hears 403 whatever the body (`json_object(fields=...)` would
+    refuse them before the service runs)."""
+    return [name for name in body if name not in fields]
+
+
 def with_etag(response: HttpResponse, revision: int) -> None:
     response["ETag"] = etag(revision)
 

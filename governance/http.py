@@ -5,11 +5,16 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import trigger_client_event
+
+from governance import cleaning
+
+# What `form_revision` reads from a revision it cannot read: no record has it.
+UNREADABLE_REVISION = -1
 
 
 def page(*methods: str, login: bool = True) -> Callable:
@@ -70,3 +75,16 @@ def announce_revision(
     return trigger_client_event(
         response, "revised", {"resource": resource, "from": before, "to": after}
     )
+
+
+def form_revision(post: QueryDict) -> int | None:
+    """The revision an edit form was rendered at (its hidden `revision`), read the same way
+    for every form: None when the form sends none (a create); UNREADABLE_REVISION when what
+    it sends is not a whole number, a revision no record has, so the write is refused as stale
+    (412, after the caller's 403 and the state's 409) and the form shows the stored version
+    to save again, never applied unchecked."""
+    raw = post.get("revision", "")
+    if not raw:
+        return None
+    revision = cleaning.whole_number(raw)
+    return UNREADABLE_REVISION if revision is None else revision

@@ -551,6 +551,21 @@ class TrackerEventReceipt(models.Model):
         return self.dedupe_key
 
 
+class FormSubmission(models.Model):
+    """A create form's one-time token, written in the transaction of the record it created
+    (governance.submissions): the same form sent again (a double click, a resend, three
+    tabs) finds it and is answered with that record instead of creating another."""
+
+    token = models.CharField(max_length=64, unique=True)
+    account_id = models.CharField(max_length=128)
+    kind = models.CharField(max_length=64)
+    target_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.target_id}"
+
+
 # --- Notifications ---------------------------------------------------------------------------
 # What a person is told, by e-mail and in the app. Each kind can be turned off per person.
 NOTIFICATION_KINDS = {

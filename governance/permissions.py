@@ -471,58 +471,6 @@ _KEY = "\x00gate key\x00"
 _statements: dict[tuple, "_Statement"] = {}
 
 
-# On PostgreSQL the gate's statements run as server-side prepared statements: planning the
-# statement's forty sub-selects cost about four times more than running them (measured in
-# docs/decisions.md, "The gate prepared"). Django's cursors bind parameters on the client and
-# never prepare; the gate takes a server-binding cursor of the same connection, wrapped as
-# Django wraps its own (the query counts and logging see it, errors are Django's), and asks
-# psycopg to prepare it. The plan is per connection and is made again when the tables change;
-# the answers are read fresh on every execution. GATE_PREPARED_STATEMENTS=false turns this
-# off (e.g. behind a transaction-pooling PgBouncer older than 1.21, which cannot keep a
-# session's prepared statements).
-# psycopg prepares nothing while the connection's threshold is None (Django's default); a
-# threshold this high never prepares a statement by its count: only the gate asks to.
-_NEVER_BY_COUNT = 2**31
-_preparing_cursor: Any = None
-
-
-class _Logged:
-    def __init__(self, connection, sql, params) -> None:
-        self.connection, self.sql, self.params = connection, sql, params
-
-    @property
-    def query(self) -> bytes:
-        return self.connection.ops.compose_sql(self.sql, self.params).encode()
-
-
-def _gate_cursor(connection):
-    """A cursor for the gate's statement: Django's own, or on PostgreSQL (unless
-    GATE_PREPARED_STATEMENTS is off) a preparing server-binding cursor wrapped as Django's."""
-    global _preparing_cursor
-    if connection.vendor != "postgresql" or not settings.GATE_PREPARED_STATEMENTS:
-        return connection.cursor()
-    if _preparing_cursor is None:
-        import psycopg
-
-        class PreparingCursor(psycopg.Cursor):
-            def execute(self, query, params=None, *, prepare=None, binary=None):
-                result = super().execute(query, params, prepare=True, binary=binary)
-                # What Django's query log reads (`last_executed_query`), written out only
-                # when read: a server-binding cursor keeps no query text of its own.
-                self._query = _Logged(connection, query, params)
-                return result
-
-        _preparing_cursor = PreparingCursor
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    raw = connection.connection
-    if raw.prepare_threshold is None:
-        raw.prepare_threshold = _NEVER_BY_COUNT
-    with connection.wrap_database_errors:
-        cursor = _preparing_cursor(raw)
-    return connection._prepare_cursor(cursor)
-
-
 @dataclass(frozen=True)
 class _Statement:
     """One gate statement, compiled: its SQL and parameters (with the stand-ins), and where
@@ -546,7 +494,7 @@ class _Statement:
             account_id if p == _ACCOUNT else key if p == _KEY else p for p in self.params
         )
         connection = connections[self.alias]
-        with _gate_cursor(connection) as cursor:
+        with connection.cursor() as cursor:
             cursor.execute(self.sql, params)
             raw = cursor.fetchall()
         make, alias, names = self.make, self.alias, self.gate_names

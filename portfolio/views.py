@@ -14,9 +14,9 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
-from governance import cleaning, formatting, permissions, services
+from governance import formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
-from governance.http import page, render_htmx
+from governance.http import form_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
 from governance.people import resolve
 from portfolio import exports, pictures, selectors, table
@@ -325,12 +325,11 @@ def site_settings(request):
     submitted = None
     if request.method == "POST":
         submitted = _settings_form(request.POST)
-        revision = request.POST.get("revision", "")
         try:
             services.site_settings_update(
                 actor=user,
                 data=submitted,
-                expected_revision=cleaning.whole_number(revision),
+                expected_revision=form_revision(request.POST),
             )
         except ValidationFailed as exc:
             errors, status = exc.fields, 422

@@ -14,6 +14,7 @@ from governance.api import (
     component,
     json_object,
     list_of,
+    other_members,
     with_etag,
 )
 from governance.cleaning import required_text_schema
@@ -262,8 +263,10 @@ def work_package_create(request, key: str, response: HttpResponse):
 def work_package_reorder(request, key: str):
     """Set the manual order; `ids` lists every work package of the project once."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request, fields=["ids"])
-    packages = services.work_package_reorder(caller=caller, ids=body.get("ids"))
+    body = json_object(request)
+    packages = services.work_package_reorder(
+        caller=caller, ids=body.get("ids"), other_members=other_members(body, "ids")
+    )
     plan = plan_baseline_of(caller.project) if packages else None
     return [work_package_to_dict(wp, plan) for wp in packages]
 
@@ -306,12 +309,13 @@ def work_package_delete(request, key: str, wp_id: str):
 def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
     """Link a tracker issue; its 'Work Package' field is written after commit."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request, fields=["issueKey"])
+    body = json_object(request)
     wp = services.work_package_link_issue(
         caller=caller,
         wp_id=wp_id,
         issue_key=body.get("issueKey"),
         expected_revision=_if_match(request),
+        other_members=other_members(body, "issueKey"),
     )
     with_etag(response, wp.revision)
     return work_package_to_dict(wp)
@@ -476,12 +480,13 @@ def decision_note(request, key: str, decision_id: str, response: HttpResponse):
     """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
     timestamp are written by the server. Answers the decision with its notes."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request, fields=["text", *NOTE_WRITTEN])
+    body = json_object(request)
     decision = services.decision_append_note(
         caller=caller,
         decision_id=decision_id,
         text_value=body.get("text"),
         expected_revision=_if_match(request),
+        other_members=other_members(body, "text", *NOTE_WRITTEN),
     )
     with_etag(response, decision.revision)
     return decision_to_dict(decision)
@@ -560,13 +565,14 @@ def change_adjudicate(request, key: str, change_id: str, response: HttpResponse)
     """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
     Withdrawn by the proposer or an editor."""
     _, caller = permissions.project_for(request, key)
-    body = json_object(request, fields=["outcome", "decisionComment"])
+    body = json_object(request)
     change = services.change_adjudicate(
         caller=caller,
         change_id=change_id,
         outcome=body.get("outcome"),
         decision_comment=body.get("decisionComment", ""),
         expected_revision=_if_match(request),
+        other_members=other_members(body, "outcome", "decisionComment"),
     )
     with_etag(response, change.revision)
     return change_to_dict(change)

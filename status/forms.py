@@ -9,7 +9,7 @@ from typing import Any
 
 from django.http import QueryDict
 
-from governance import cleaning, specs
+from governance import specs
 from governance.pageinput import check_numbers
 from status.specs import COMMENTARY_KEYS, FORM_FIELDS, NULL_WHEN_EMPTY, ExceptionReportSpec
 
@@ -47,10 +47,6 @@ def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
                 "or set the override back to “Use derived”."
             )
     return data, errors
-
-
-def expected_revision(post: QueryDict) -> int | None:
-    return cleaning.whole_number(post.get("revision", ""))
 
 
 def report_data(post: QueryDict, *, creating: bool = False) -> dict[str, Any]:

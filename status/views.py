@@ -11,7 +11,7 @@ from django.utils.dateparse import parse_datetime
 from governance import charts, pdf, permissions, specs
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
-from governance.http import announce_revision, page, render_htmx
+from governance.http import announce_revision, form_revision, page, render_htmx
 from governance.people import resolve
 from governance.views import project_context
 from registers import pictures as register_pictures
@@ -213,7 +213,7 @@ def status_edit(request, key):
         if parse_errors:
             raise ValidationFailed(parse_errors)
         services.status_update(
-            caller=caller, data=data, expected_revision=forms.expected_revision(request.POST)
+            caller=caller, data=data, expected_revision=form_revision(request.POST)
         )
     except ValidationFailed as exc:
         context = _context(request, project, caller, editing=True, form=submitted)
@@ -242,7 +242,7 @@ def initiation(request, key):
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action", "")
     item_id = request.POST.get("item", "")
-    expected = forms.expected_revision(request.POST)
+    expected = form_revision(request.POST)
     before = (
         ProjectStatus.objects.filter(project=project).values_list("revision", flat=True).first()
     )
@@ -337,7 +337,7 @@ def report_detail(request, key, report_id):
             caller=caller,
             report_id=report_id,
             data=forms.report_data(request.POST),
-            expected_revision=forms.expected_revision(request.POST),
+            expected_revision=form_revision(request.POST),
         )
     except ValidationFailed as exc:
         return _reports_response(request, project, caller, status=422, report_errors=exc.fields)
@@ -362,7 +362,7 @@ def report_publish(request, key, report_id):
         report = services.status_report_publish(
             caller=caller,
             report_id=report_id,
-            expected_revision=forms.expected_revision(request.POST),
+            expected_revision=form_revision(request.POST),
         )
     except Stale:
         return _stale_draft(
@@ -378,7 +378,7 @@ def report_delete(request, key, report_id):
         services.status_report_delete(
             caller=caller,
             report_id=report_id,
-            expected_revision=forms.expected_revision(request.POST),
+            expected_revision=form_revision(request.POST),
         )
     except Stale:
         return _stale_draft(request, project, caller, "It was not discarded; review it first.")

@@ -3,6 +3,7 @@ Scope, Quality or Other change anchored to one package without re-opening the wh
 case (docs/product.md section 3)."""
 
 import datetime as dt
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -12,14 +13,14 @@ from django.utils import timezone
 from charter.serializers import stored_fields
 from charter.services.common import Write, lock
 from governance import signals
-from governance.cleaning import add_days, decimal_to_json
+from governance.cleaning import FieldErrors, add_days, decimal_to_json
 from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.permissions import Caller, require
 from registers.derive import change_application_state, change_awaits_baseline
 from registers.models import ChangeRequest, WorkPackage
 from registers.services import change_apply, work_package_baseline, work_package_for_update
-from registers.services.common import get_in_project
+from registers.services.common import get_in_project, refuse_members
 
 LEAD_ONLY = "Only the Project Lead may apply a change to a work package's baseline."
 
@@ -31,7 +32,11 @@ def _moved(value: str | None, days: int) -> str | None:
 
 
 def change_apply_to_baseline(
-    *, caller: Caller, change_id: Any, expected_revision: int | None = None
+    *,
+    caller: Caller,
+    change_id: Any,
+    expected_revision: int | None = None,
+    other_members: Iterable[str] = (),
 ) -> ChangeRequest:
     """The Project Lead applies an Approved change awaiting application that names a work
     package to that package's baseline: in the business case's planBaseline the package's
@@ -42,7 +47,7 @@ def change_apply_to_baseline(
     old baseline end (a plan the lead already re-planned stays as set), so it does not read
     re-planned after an approved change. Refused in the house order: not the lead (403),
     frozen registers, the wrong state, no plan baseline or no baseline entry for the package
-    (409), a stale revision (412)."""
+    (409), a stale revision (412), then any member of the request body (it takes none: 422)."""
     require(caller.may_apply_change_to_baseline, LEAD_ONLY)
     with transaction.atomic(), signals.deferred_project_changes():
         project, case = lock(caller)
@@ -71,6 +76,9 @@ def change_apply_to_baseline(
                 "when the amended case is approved."
             )
         check_version(change.revision, expected_revision, current_repr=change)
+        errors = FieldErrors()
+        refuse_members(errors, other_members)
+        errors.raise_if_any()
         plan = case.plan_baseline if isinstance(case.plan_baseline, dict) else None
         entries = (plan or {}).get("workPackages")
         if not plan or not isinstance(entries, dict):

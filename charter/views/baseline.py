@@ -9,8 +9,7 @@ from django.views.decorators.vary import vary_on_headers
 from charter import services
 from governance import permissions
 from governance.errors import Conflict, Frozen, Stale
-from governance.http import page
-from registers.views import base
+from governance.http import form_revision, page
 from registers.views.changes import PAGES
 
 
@@ -22,7 +21,7 @@ def apply_to_baseline(request, key, change_id):
         change = services.change_apply_to_baseline(
             caller=caller,
             change_id=change_id,
-            expected_revision=base.expected_revision(request),
+            expected_revision=form_revision(request.POST),
         )
     except (Stale, Conflict, Frozen) as exc:
         message = (

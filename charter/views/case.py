@@ -20,7 +20,7 @@ from charter.views.context import (
 from governance import pdf, permissions, specs
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import page, render_htmx
+from governance.http import form_revision, page, render_htmx
 from governance.people import PEOPLE_SEARCH_DOWN, search_browsers
 from governance.tracker import TrackerError
 from governance.wiki import WikiError, get_wiki
@@ -100,7 +100,7 @@ def _edit(request, key, section: str, parse):
         case = services.charter_update(
             caller=caller,
             data=data,
-            expected_revision=forms.revision(request.POST),
+            expected_revision=form_revision(request.POST),
             base_url=_base_url(request),
         )
     except ValidationFailed as exc:

@@ -9,7 +9,7 @@ from charter.services.closeout import pending_register_rows
 from charter.views.context import page_url, render_page, render_section
 from governance import permissions
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import page
+from governance.http import form_revision, page
 from governance.pageinput import check_numbers
 
 
@@ -27,7 +27,7 @@ def closeout(request, key):
             data.setdefault("asBuiltReturnValue", request.POST.get("asBuiltReturnValue", ""))
             raise ValidationFailed(unreadable)
         services.closeout_update(
-            caller=caller, data=data, expected_revision=forms.revision(request.POST)
+            caller=caller, data=data, expected_revision=form_revision(request.POST)
         )
     except ValidationFailed as exc:
         return render_page(

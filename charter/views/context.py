@@ -27,7 +27,7 @@ from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
-from governance import cleaning, labels, specs
+from governance import cleaning, labels, specs, submissions
 from governance.http import announce_revision, render_htmx
 from governance.models import SiteSettings
 from governance.people import resolve
@@ -440,6 +440,8 @@ def minutes_context(request, project, caller, **extra) -> dict:
         "labels": specs.labels(MinutesSpec),
         "errors": {},
         "form": {},
+        # The record form's one-time token (governance.submissions): sent twice, it records once.
+        "form_token": submissions.new_token(),
     }
     context.update(extra)
     return context

@@ -9,7 +9,7 @@ from charter import forms, services
 from charter.views.context import DONE, PAGES, page_url, render_page
 from governance import permissions
 from governance.errors import Conflict, GateBlocked, Stale, ValidationFailed
-from governance.http import page
+from governance.http import form_revision, page
 
 
 @page("POST")
@@ -23,7 +23,7 @@ def act(request, key, act):
             caller=caller,
             act=act,
             data=forms.act_body(act, request.POST),
-            expected_revision=forms.revision(request.POST),
+            expected_revision=form_revision(request.POST),
         )
     except Stale as exc:
         exc.message = (

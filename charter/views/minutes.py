@@ -6,7 +6,7 @@ from django.shortcuts import redirect
 
 from charter import forms, services
 from charter.views.context import page_url, render_page
-from governance import permissions
+from governance import permissions, submissions
 from governance.errors import Conflict, ValidationFailed
 from governance.http import page
 
@@ -18,9 +18,15 @@ def minutes(request, key):
         return render_page(request, project, caller, "minutes")
     project, caller = permissions.editable_project_for(request, key)
     data = forms.minutes(request.POST)
+    token = submissions.token_of(request.POST)
     try:
-        record = services.minutes_record(
-            caller=caller, data=data, base_url=request.build_absolute_uri("/")
+        record, _ = submissions.create_once(
+            token,
+            account_id=caller.account_id,
+            kind=f"minutes:{project.key}",
+            create=lambda: services.minutes_record(
+                caller=caller, data=data, base_url=request.build_absolute_uri("/")
+            ),
         )
     except (ValidationFailed, Conflict) as exc:
         return render_page(
@@ -32,6 +38,10 @@ def minutes(request, key):
             errors=exc.fields,
             record_error=exc.message,
             form={**data, "source": request.POST.get("source", "url")},
+            **({"form_token": token} if token and isinstance(exc, ValidationFailed) else {}),
         )
+    if record is None:
+        messages.info(request, "This form was already sent: the minutes were recorded once.")
+        return redirect(page_url(project, "minutes"))
     messages.success(request, f"Minutes “{record.title}” recorded.")
     return redirect(page_url(project, "minutes"))

@@ -4,12 +4,12 @@ the realisation record (summary, 'measured by' date, benefits owner)."""
 from django.contrib import messages
 from django.shortcuts import redirect
 
-from charter import forms, services
+from charter import services
 from charter.specs import RealisationSpec
 from charter.views.context import page_url, render_page
 from governance import permissions, specs
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import page
+from governance.http import form_revision, page
 
 FIELDS = specs.writable(RealisationSpec)
 
@@ -22,7 +22,7 @@ def realisation(request, key):
     data = {field: request.POST.get(field, "") for field in FIELDS}
     try:
         services.realisation_update(
-            caller=caller, data=data, expected_revision=forms.revision(request.POST)
+            caller=caller, data=data, expected_revision=form_revision(request.POST)
         )
     except (ValidationFailed, Conflict, Stale) as exc:
         return render_page(

@@ -1,6 +1,7 @@
 """Change requests: raise, edit and delete while Proposed; adjudicate (Approved, Rejected,
 Withdrawn). Decided changes are immutable."""
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -28,6 +29,7 @@ from registers.services.common import (
     get_in_project,
     insert,
     lock_project,
+    refuse_members,
     writable_project,
 )
 from registers.specs import ChangeSpec
@@ -359,6 +361,7 @@ def change_adjudicate(
     outcome: Any,
     decision_comment: Any = "",
     expected_revision: int | None = None,
+    other_members: Iterable[str] = (),
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
     sponsor, unless separation of duties keeps them from it; Withdrawn by the proposer or an
@@ -389,6 +392,7 @@ def change_adjudicate(
         require_open(change, "decided")
         check_version(change.revision, expected_revision, current_repr=change)
         errors = FieldErrors()
+        refuse_members(errors, other_members)
         if outcome not in OUTCOMES:
             errors.add("outcome", f"Must be one of: {', '.join(OUTCOMES)}.")
         comment, error = text(decision_comment, max_length=TEXT_MAX)

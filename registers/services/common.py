@@ -122,6 +122,14 @@ def get_in_project(
     return record
 
 
+def refuse_members(errors: FieldErrors, members: Iterable[str]) -> None:
+    """The members of a request body that a write of single values does not take (the API's
+    `other_members`), refused with the body's other faults (422, "Unknown field."): after the
+    caller (403), the state (409) and the revision (412), so the body is judged last."""
+    for name in members:
+        errors.add(name, "Unknown field.")
+
+
 def check_keys(
     data: Mapping[str, Any], writable: Iterable[str], read_only: Iterable[str], errors: FieldErrors
 ) -> None:

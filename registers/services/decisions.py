@@ -3,6 +3,7 @@ takes it (audited as decision.made); a made decision refuses every update and ac
 appended notes. Nobody approves a decision: there is no adjudication of decisions."""
 
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -11,7 +12,7 @@ from django.utils import timezone
 from governance import audit, specs
 from governance.cleaning import FieldErrors, text
 from governance.concurrency import check_version
-from governance.errors import Conflict, ValidationFailed
+from governance.errors import Conflict
 from governance.links import clean_links
 from governance.models import Project
 from governance.permissions import Caller
@@ -23,6 +24,7 @@ from registers.services.common import (
     get_in_project,
     insert,
     lock_project,
+    refuse_members,
     require_editor,
     writable_project,
 )
@@ -191,7 +193,12 @@ def decision_update(
 
 
 def decision_append_note(
-    *, caller: Caller, decision_id: Any, text_value: Any, expected_revision: int | None = None
+    *,
+    caller: Caller,
+    decision_id: Any,
+    text_value: Any,
+    expected_revision: int | None = None,
+    other_members: Iterable[str] = (),
 ) -> Decision:
     """appendDecisionNote: the one write onto a made decision, allowed on frozen registers
     too. Author and timestamp are server-written. The text is checked last (422), after
@@ -201,9 +208,12 @@ def decision_append_note(
         project = lock_project(caller.project)
         decision = get_in_project(Decision, project, decision_id)
         check_version(decision.revision, expected_revision, current_repr=decision)
+        errors = FieldErrors()
+        refuse_members(errors, other_members)
         note_text, error = text(text_value, max_length=TEXT_MAX, required=True)
         if error:
-            raise ValidationFailed({"text": [error]})
+            errors.add("text", error)
+        errors.raise_if_any()
         note = {
             "id": str(uuid.uuid4()),
             "text": note_text,

@@ -2,6 +2,7 @@
 unlinking, renaming and deleting queue the 'Work Package' write-back onto the issues."""
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -24,6 +25,7 @@ from registers.services.common import (
     enqueue_write_back,
     get_in_project,
     insert,
+    refuse_members,
     writable_project,
 )
 from registers.specs import WorkPackageSpec
@@ -317,19 +319,26 @@ def work_package_delete(
 
 
 def work_package_link_issue(
-    *, caller: Caller, wp_id: Any, issue_key: Any, expected_revision: int | None = None
+    *,
+    caller: Caller,
+    wp_id: Any,
+    issue_key: Any,
+    expected_revision: int | None = None,
+    other_members: Iterable[str] = (),
 ) -> WorkPackage:
     """Link one tracker issue (idempotent for an issue already linked to this package)."""
     with transaction.atomic():
         project = writable_project(caller)
         wp = get_in_project(WorkPackage, project, wp_id)
         check_version(wp.revision, expected_revision, current_repr=wp)
+        errors = FieldErrors()
+        refuse_members(errors, other_members)
         key = normalise_issue_key(issue_key)
         if key is None:
-            raise ValidationFailed({"issueKey": ["Must be an issue key such as ABC-12."]})
+            errors.add("issueKey", "Must be an issue key such as ABC-12.")
+        errors.raise_if_any()
         if key in (wp.linked_issue_keys or []):
             return wp
-        errors = FieldErrors()
         check_new_issue_keys(project, wp, [("issueKey", key)], errors)
         errors.raise_if_any()
         before = list(wp.linked_issue_keys or [])
@@ -440,18 +449,21 @@ def _apply_order(caller: Caller, project: Project, packages: list[WorkPackage]) 
     )
 
 
-def work_package_reorder(*, caller: Caller, ids: Any) -> list[WorkPackage]:
-    """Set the manual order: `ids` lists every work package of the project exactly once."""
+def work_package_reorder(
+    *, caller: Caller, ids: Any, other_members: Iterable[str] = ()
+) -> list[WorkPackage]:
+    """Set the manual order: `ids` lists every work package of the project exactly once.
+    Refused in the house order: the editor and frozen registers, then the body (422)."""
     with transaction.atomic():
         project = writable_project(caller)
         packages = {
             wp.pk: wp for wp in WorkPackage.objects.select_for_update().filter(project=project)
         }
         errors = FieldErrors()
+        refuse_members(errors, other_members)
         if not isinstance(ids, list):
-            raise ValidationFailed(
-                {"ids": ["Must be the list of every work package id, in order."]}
-            )
+            errors.add("ids", "Must be the list of every work package id, in order.")
+            errors.raise_if_any()
         wanted, seen = [], set()
         for index, raw in enumerate(ids):
             pk = as_uuid(raw)

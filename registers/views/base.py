@@ -30,11 +30,11 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import audit_text, cleaning, deflate, formatting, permissions
+from governance import audit_text, deflate, formatting, permissions, submissions
 from governance import services as kernel_services
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.http import page, render_htmx
+from governance.http import form_revision, page, render_htmx
 from governance.models import RAG_CHOICES, AuditEntry, Project
 from governance.people import browsers_among, resolve, search_browsers
 from governance.permissions import Caller
@@ -57,10 +57,6 @@ REGISTERS: dict[str, "RegisterPages"] = {}
 def register(pages: "RegisterPages") -> "RegisterPages":
     REGISTERS[pages.slug] = pages
     return pages
-
-
-def expected_revision(request: HttpRequest) -> int | None:
-    return cleaning.whole_number(request.POST.get("revision", ""))
 
 
 # --- people and choices --------------------------------------------------------------------
@@ -567,7 +563,7 @@ class RegisterPages:
             else None
         )
         try:
-            self.delete(caller=caller, pk=pk, expected_revision=expected_revision(request))
+            self.delete(caller=caller, pk=pk, expected_revision=form_revision(request.POST))
         except (Stale, Conflict, Frozen) as exc:
             current = self.current(project, pk)
             notice = (
@@ -786,6 +782,7 @@ class RegisterPages:
             "message": "",
             "conflict": [],
             "revision": None,
+            "token": submissions.new_token(),
             "choices": self.form_choices(project, values),
         }
 
@@ -836,18 +833,25 @@ class RegisterPages:
         # Numbers the page cannot read are refused with the service's own errors, in one
         # answer: the service still checks the rest, and what it wrote is rolled back.
         unreadable = forms.number_errors(self.slug, data)
+        repeated = None
         try:
             with transaction.atomic():
                 if pk is None:
-                    record = self.create(caller=caller, data=data)
+                    # The form's one-time token: the same form sent again creates nothing.
+                    record, repeated = submissions.create_once(
+                        submissions.token_of(request.POST),
+                        account_id=caller.account_id,
+                        kind=f"{self.slug}:{project.key}",
+                        create=lambda: self.create(caller=caller, data=data),
+                    )
                 else:
                     record = self.update(
                         caller=caller,
                         pk=pk,
                         data=data,
-                        expected_revision=expected_revision(request),
+                        expected_revision=form_revision(request.POST),
                     )
-                if unreadable:
+                if unreadable and repeated is None:
                     raise ValidationFailed({})
         except ValidationFailed as exc:
             current = self.current(project, pk)
@@ -872,6 +876,8 @@ class RegisterPages:
             return self.render_form(
                 request, project, caller, form, status=exc.status, record=current
             )
+        if repeated is not None:
+            return self.already_created(request, project, caller, repeated)
         if not request.htmx:
             return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
         return self.render_row(
@@ -883,6 +889,18 @@ class RegisterPages:
             tabs=pk is None,
             saved=True,
         )
+
+    def already_created(
+        self, request: HttpRequest, project: Project, caller: Caller, pk: str
+    ) -> HttpResponse:
+        """The answer to a create form sent again: the record its first submission created,
+        with a word that nothing was added twice."""
+        record = self.current(project, pk)
+        notice = f"This form was already sent: the {self.noun} was added once, not twice."
+        if not request.htmx:
+            messages.info(request, notice)
+            return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
+        return self.render_row(request, project, caller, record, tabs=True, notice=notice)
 
     def current(self, project: Project, pk):
         """The stored record (404 when it is not the project's), or None for a new one."""

@@ -7,6 +7,7 @@ from django.urls import path
 
 from governance import permissions, specs
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
+from governance.http import form_revision
 from governance.permissions import require
 from registers import selectors, services
 from registers.derive import approved_variations
@@ -119,7 +120,7 @@ class ChangePages(base.RegisterPages):
                 change_id=change.pk,
                 outcome=request.POST.get("outcome"),
                 decision_comment=comment,
-                expected_revision=base.expected_revision(request),
+                expected_revision=form_revision(request.POST),
             )
         except ValidationFailed as exc:
             return self.decide_row(

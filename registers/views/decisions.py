@@ -2,10 +2,11 @@
 pending decisions, and appended notes (the one write onto a made decision, allowed on frozen
 registers too). There is no delete and no approval of decisions."""
 
+from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.urls import path
 
-from governance import permissions, specs
+from governance import permissions, specs, submissions
 from governance.errors import ValidationFailed
 from registers import selectors, services
 from registers.models import Decision
@@ -72,9 +73,15 @@ class DecisionPages(base.RegisterPages):
                 return HttpResponseRedirect(f"{self.base_url(project)}{decision.pk}/#notes")
             return self.note_row(request, project, caller, decision, {}, "", 200)
         text = request.POST.get("text", "")
+        token = submissions.token_of(request.POST)
         try:
-            decision = services.decision_append_note(
-                caller=caller, decision_id=decision.pk, text_value=text
+            noted, repeated = submissions.create_once(
+                token,
+                account_id=caller.account_id,
+                kind=f"decision-note:{decision.pk}",
+                create=lambda: services.decision_append_note(
+                    caller=caller, decision_id=decision.pk, text_value=text
+                ),
             )
         except ValidationFailed as exc:
             if not request.htmx:
@@ -86,11 +93,24 @@ class DecisionPages(base.RegisterPages):
                     status=422,
                     note_errors=exc.fields,
                     note_text=text,
+                    note_token=token or submissions.new_token(),
                 )
             return self.note_row(request, project, caller, decision, exc.fields, text, 422)
+        notice = "This form was already sent: the note was added once, not twice."
+        if repeated is not None:
+            decision = self.current(project, decision.pk)
+            if not request.htmx:
+                messages.info(request, notice)
+        elif noted is not None:
+            decision = noted
         if not request.htmx:
             return HttpResponseRedirect(f"{self.base_url(project)}{decision.pk}/#notes")
-        return self.render_row(request, project, caller, decision)
+        return self.render_row(
+            request, project, caller, decision, notice=notice if repeated is not None else ""
+        )
+
+    def detail_extra(self, record) -> dict:
+        return {"note_token": submissions.new_token()}
 
     def note_row(self, request, project, caller, decision, errors, text, status):
         return self.render_partial(
@@ -102,6 +122,7 @@ class DecisionPages(base.RegisterPages):
             status=status,
             note_errors=errors,
             note_text=text,
+            note_token=submissions.token_of(request.POST) or submissions.new_token(),
         )
 
 

@@ -1,10 +1,11 @@
 """The risks and opportunities register page: inline add / edit / delete, scores with their
 heat colour, and the Record-decision act on a materialised risk."""
 
+from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.urls import path
 
-from governance import permissions, specs
+from governance import permissions, specs, submissions
 from governance.errors import Conflict, Frozen, ValidationFailed
 from governance.services import rag_thresholds
 from registers import forms, pictures, selectors, services
@@ -79,7 +80,14 @@ class RiskPages(base.RegisterPages):
             return self.record_response(request, project, caller, risk, form, 200)
         data = forms.data_from_post("decisions", request.POST)
         try:
-            services.risk_record_decision(caller=caller, risk_id=risk.pk, data=data)
+            _, repeated = submissions.create_once(
+                submissions.token_of(request.POST),
+                account_id=caller.account_id,
+                kind=f"record-decision:{risk.pk}",
+                create=lambda: services.risk_record_decision(
+                    caller=caller, risk_id=risk.pk, data=data
+                ),
+            )
         except ValidationFailed as exc:
             form = self.record_form(
                 project, risk, forms.values_from_post("decisions", request.POST)
@@ -93,8 +101,13 @@ class RiskPages(base.RegisterPages):
             )
             form["message"] = exc.message
             return self.record_response(request, project, caller, risk, form, exc.status)
+        notice = "This form was already sent: the decision was recorded once, not twice."
+        if repeated is not None and not request.htmx:
+            messages.info(request, notice)
         if not request.htmx:
             return HttpResponseRedirect(f"{self.base_url(project)}#risk-{risk.pk}")
+        if repeated is not None:
+            return self.render_row(request, project, caller, risk, tabs=True, notice=notice)
         return self.render_row(request, project, caller, risk, status=201, tabs=True)
 
     def record_form(self, project, risk, values=None) -> dict:

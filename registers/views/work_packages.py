@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
-from governance.http import render_htmx
+from governance.http import form_revision, render_htmx
 from governance.tracker import TrackerError, get_tracker
 from registers import forms, pictures, selectors, services
 from registers.derive import plan_baseline_of
@@ -124,7 +124,7 @@ class WorkPackagePages(base.RegisterPages):
                 caller=caller,
                 wp_id=wp.pk,
                 issue_key=issue_key,
-                expected_revision=base.expected_revision(request),
+                expected_revision=form_revision(request.POST),
             )
         except ValidationFailed as exc:
             return self.picker_row(request, project, caller, wp, errors=exc.fields, status=422)
