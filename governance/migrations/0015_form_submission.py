@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("governance", "0013_tolerances_and_exceptions"),
+        ("governance", "0014_spent_authorization_code"),
     ]
 
     operations = [
