@@ -7,6 +7,7 @@ transaction ends, so parallel submissions create one record on PostgreSQL as on 
 submission that is refused (422) rolls its token back with everything else, so the corrected
 form can be sent again. A form without a token (an older page, a script) creates as before."""
 
+import datetime as dt
 import re
 import secrets
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 from django.db import IntegrityError, transaction
 from django.http import QueryDict
 
+from governance import periodic
 from governance.errors import Conflict
 from governance.models import FormSubmission
 
@@ -63,3 +65,16 @@ def create_once(
         record = create()
         FormSubmission.objects.filter(token=token).update(target_id=str(record.pk))  # type: ignore[attr-defined]
     return record, None
+
+
+# How long a form's token is remembered: a form sent again later than this (a tab left open
+# for days, then resent) creates again. The daily `form_submissions` job forgets older ones.
+KEPT = dt.timedelta(days=2)
+
+
+@periodic.register("form_submissions", every=dt.timedelta(days=1))
+def forget_old_submissions(now: dt.datetime) -> str:
+    """The `form_submissions` periodic job (daily): remove the tokens of forms sent more than
+    KEPT ago, so the table holds about two days of create forms, not every form ever sent."""
+    removed, _ = FormSubmission.objects.filter(created_at__lt=now - KEPT).delete()
+    return f"{removed} form tokens removed"

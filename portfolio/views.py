@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
-from governance import formatting, permissions, services
+from governance import cleaning, formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings

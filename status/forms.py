@@ -9,7 +9,7 @@ from typing import Any
 
 from django.http import QueryDict
 
-from governance import specs
+from governance import cleaning, specs
 from governance.pageinput import check_numbers
 from status.specs import COMMENTARY_KEYS, FORM_FIELDS, NULL_WHEN_EMPTY, ExceptionReportSpec
 

@@ -104,15 +104,17 @@ def test_runperiodic_sends_stale_reminders_and_digests_once(
         call_command("runperiodic", stdout=out)
         call_command("runperiodic", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[:5] == [
+    assert lines[:6] == [
         "exception_check: ran (0)",
+        "form_submissions: ran (0 form tokens removed)",
         "jira_webhooks: ran (not Jira)",
         "oauth_registrations: ran (0 unused registrations removed)",
         "stale_status_reminders: ran (1)",
         "weekly_digests: ran (0)",
     ]
-    assert lines[5:] == [
+    assert lines[6:] == [
         "exception_check: not due",
+        "form_submissions: not due",
         "jira_webhooks: not due",
         "oauth_registrations: not due",
         "stale_status_reminders: not due",
@@ -168,3 +170,15 @@ def test_two_runs_at_once_run_a_job_once(monkeypatch):
     assert [o.state for o in first] == ["ran"]
     assert len(runs) == 1
     assert [o.state for o in periodic.run_due(MONDAY)] == ["not due"]
+
+
+def test_form_tokens_are_forgotten_after_two_days(db):
+    from governance import submissions
+    from governance.models import FormSubmission
+
+    now = timezone.now()
+    old = FormSubmission.objects.create(token="a" * 24, account_id="acc", kind="risk")
+    FormSubmission.objects.filter(pk=old.pk).update(created_at=now - dt.timedelta(days=3))
+    FormSubmission.objects.create(token="b" * 24, account_id="acc", kind="risk")
+    assert submissions.forget_old_submissions(now) == "1 form tokens removed"
+    assert list(FormSubmission.objects.values_list("token", flat=True)) == ["b" * 24]
