@@ -85,8 +85,8 @@ def risk_matrices(
                 chart.rows.append(
                     [
                         charts.Cell(
-                            f"Impact {impact} \u00d7 likelihood {likelihood} (score "
-                            f"{impact * likelihood})"
+                            f"Impact {impact} \u00d7 likelihood {likelihood} "
+                            f"({label.lower()} score {impact * likelihood})"
                             if first
                             else "″",
                             anchor=f"{chart_id}-cell-{impact}-{likelihood}" if first else "",

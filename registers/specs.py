@@ -310,7 +310,12 @@ class RiskSpec(Spec):
     updated_at: Moment = None
     updated_by_account_id: Stamp = None
     imported: Stamp = None
-    score: Stamp = None
+    score: Stamp = Field(
+        None,
+        description="The residual score, the one the risk RAG judges: residualImpact x "
+        "residualLikelihood when both are set, else the inherent impact x likelihood; null "
+        "when neither pair is set. The inherent score is impact x likelihood.",
+    )
     treating_decision_ids: Stamp = None
     revision: Revision = None
 

@@ -85,7 +85,14 @@ def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
         "nextUpdateDueAt": plain(view.next_update_due_at),
         "realisationReviewDueOn": plain(review["dueOn"]),
         "realisationReviewOverdue": review["overdue"],
-        "earnedValue": view.earned_value.total.as_dict() if view.earned_value else None,
+        "earnedValue": (
+            {
+                **view.earned_value.total.as_dict(),
+                "estimatesCompared": view.estimates_compared,
+            }
+            if view.earned_value
+            else None
+        ),
     }
 
 

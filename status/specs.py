@@ -195,11 +195,25 @@ class StatusSpec(specs.Spec):
     initiation_checklist: Annotated[ReadOnly, specs.Derived("checklist")] = None
     realisation_review: Derived = None
     approval_status: Annotated[ReadOnly, specs.Derived("facts.approval_status")] = None
-    figures: Derived = None
+    figures: Derived = Field(
+        None,
+        description="The portfolio figures of the project: approvedBudget; eac, the estimate at "
+        "completion (the project manager's revisedForecast, else the work packages' forecasts: "
+        "the cost RAG judges it); costOverrunPct; scheduleSlipDays; topRiskScore, the highest "
+        "open risk score (residual where assessed, else inherent); pendingDecisions; "
+        "changesAwaitingApplication; adoptionGap; theme; version.",
+    )
     benefit: Derived = None
     thresholds: Derived = None
     revision: Annotated[specs.Revision, specs.Derived("status.revision")] = None
-    earned_value: Annotated[ReadOnly, specs.Derived("earned_value_body")] = None
+    earned_value: Annotated[ReadOnly, specs.Derived("earned_value_body")] = Field(
+        None,
+        description="Earned value: bac, pv, ev, ac, cv, sv, cpi, spi, costPerformanceEstimate "
+        "(BAC / CPI: not the estimate at completion, which is figures.eac), atypicalEstimate "
+        "(AC + (BAC - EV)), vac (BAC - costPerformanceEstimate), tcpi; missing, readings, "
+        "workPackages; estimatesCompared, how the cost-performance estimate differs from "
+        "figures.eac in words.",
+    )
 
 
 class StatusReportSpec(specs.Spec):
