@@ -67,6 +67,7 @@ def risk_matrices(
             counts,
             chart_id=chart_id,
             title=f"{label} risk matrix, all projects shown",
+            score_name=f"{label.lower()} score",
             amber_min=amber,
             red_min=red,
             link=lambda i, lk, chart_id=chart_id: f"#{chart_id}-cell-{i}-{lk}",

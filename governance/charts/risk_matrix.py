@@ -39,6 +39,7 @@ def risk_matrix(
     red_min: int,
     link: Callable[[int, int], str] | None = None,
     noun: str = "risk",
+    score_name: str = "score",
 ) -> Chart:
     """A 5x5 matrix: likelihood 1-5 across, impact 1-5 up, the number of risks in each cell.
     `counts` maps (impact, likelihood) to a count; `link(impact, likelihood)` gives each cell's
@@ -78,7 +79,7 @@ def risk_matrix(
                 )
             words = (
                 f"{n} {noun}{'' if n == 1 else 's'} with impact {impact} and likelihood "
-                f"{likelihood} (score {score}, {zone})"
+                f"{likelihood} ({score_name} {score}, {zone})"
             )
             if n and link:
                 parts.append(

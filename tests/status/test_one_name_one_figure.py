@@ -256,8 +256,8 @@ def test_a_treated_risk_reads_inherent_16_and_residual_6_everywhere(
     # The matrices: the inherent one places it at 4 x 4 (high), the residual one at 2 x 3 (low).
     inherent = register.split('id="risk-matrix-inherent"')[1].split("</figure>")[0]
     residual = register.split('id="risk-matrix-residual"')[1].split("</figure>")[0]
-    assert "1 risk with impact 4 and likelihood 4 (score 16, high)" in inherent
-    assert "1 risk with impact 2 and likelihood 3 (score 6, low)" in residual
+    assert "1 risk with impact 4 and likelihood 4 (inherent score 16, high)" in inherent
+    assert "1 risk with impact 2 and likelihood 3 (residual score 6, low)" in residual
 
     # The status card and its API: the residual score is judged, the inherent one named.
     status = lead.get("/api/v1/projects/ALPHA/status").json()
