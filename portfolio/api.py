@@ -49,7 +49,8 @@ def portfolio(
     the `drivers` behind each), approval status, version, phase, theme, approved budget and
     `eac`, the estimate at completion (the forecast the cost RAG judges), schedule slip in
     days, `topRiskScore` (the highest open residual score: residual where assessed, else
-    inherent), pending decisions, changes awaiting application, adoption gap, stale status, the
+    inherent) with `topRiskZone` (its colour: Red, Amber, Green, or None without a score),
+    pending decisions, changes awaiting application, adoption gap, stale status, the
     benefit review due date and `earnedValue` (its BAC / CPI is `costPerformanceEstimate`, with
     `estimatesCompared` saying how it differs from `eac`). Filters: theme
     (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;

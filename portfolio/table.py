@@ -161,7 +161,14 @@ class RowRenderer:
         if "slip" in shown:
             cells.append(f'<td class="num">{_or_dash(row["scheduleSlipDays"])}</td>')
         if "topRisk" in shown:
-            cells.append(f'<td class="num">{_or_dash(row["topRiskScore"])}</td>')
+            top, zone = row["topRiskScore"], row.get("topRiskZone") or "None"
+            if top is None:
+                cells.append(f'<td class="num">{_or_dash(top)}</td>')
+            else:
+                cells.append(
+                    f'<td class="num"><span class="heat heat-{_e(zone.lower())}" title="The '
+                    f'highest residual score">{_e(top)}</span></td>'
+                )
         if "decisions" in shown:
             cells.append(f'<td class="num">{_e(row["pendingDecisions"])}</td>')
         if "awaiting" in shown:

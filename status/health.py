@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
+from governance.rag import risk_zone
 from governance.services import rag_thresholds
 from governance.sql import AnyOf
 from registers import pictures as registers_pictures
@@ -77,6 +78,8 @@ def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
         "costOverrunPct": plain(figures["costOverrunPct"]),
         "scheduleSlipDays": figures["scheduleSlipDays"],
         "topRiskScore": figures["topRiskScore"],
+        # Its colour, by the one colouring of a score (the register's and the matrices').
+        "topRiskZone": risk_zone(figures["topRiskScore"], view.thresholds),
         "pendingDecisions": figures["pendingDecisions"],
         "changesAwaitingApplication": figures["changesAwaitingApplication"],
         "adoptionGap": figures["adoptionGap"],
@@ -111,6 +114,7 @@ ROW_KEYS = [
     "costOverrunPct",
     "scheduleSlipDays",
     "topRiskScore",
+    "topRiskZone",
     "pendingDecisions",
     "changesAwaitingApplication",
     "adoptionGap",

@@ -272,12 +272,14 @@ def test_a_treated_risk_reads_inherent_16_and_residual_6_everywhere(
     # The portfolio: the row, the export's labelled column, the matrices' tables.
     pmo = client_for(cast.pmo)
     row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "ALPHA")
-    assert row["topRiskScore"] == 6
+    assert (row["topRiskScore"], row["topRiskZone"]) == (6, "Green")
     export = pmo.get("/portfolio/export/?format=csv").content.decode("utf-8-sig")
     header, *body = list(csv.reader(io.StringIO(export)))
     line = next(dict(zip(header, r, strict=True)) for r in body if r[0] == "ALPHA")
     assert line["Top risk score (residual)"] == "6"
+    pmo.post("/portfolio/columns/", {"columns": ["topRisk"]})
     portfolio = pmo.get("/portfolio/").content.decode()
+    assert 'class="heat heat-green" title="The highest residual score">6<' in portfolio
     assert "Impact 4 \u00d7 likelihood 4 (inherent score 16)" in portfolio
     assert "Impact 2 \u00d7 likelihood 3 (residual score 6)" in portfolio
 
