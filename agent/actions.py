@@ -324,6 +324,11 @@ def _risk_item(ctx: Context, risk: Risk) -> dict[str, Any]:
         "status": risk.status,
         "likelihood": risk.likelihood,
         "impact": risk.impact,
+        "residualLikelihood": risk.residual_likelihood,
+        "residualImpact": risk.residual_impact,
+        # Both scores by name: `score` is the residual one the risk RAG judges (the inherent
+        # one where no residual is assessed).
+        "inherentScore": risk.inherent_score,
         "score": risk.score,
         "ownerAccountId": risk.owner_account_id,
         "revision": risk.revision,
@@ -371,7 +376,9 @@ def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
     description=(
         "Rows of one register (work-packages, risks, decisions, changes) of one project, or "
         "across every project you can see when projectKey is omitted. Filters: q (words), "
-        "status; risks: minScore, direction; decisions: state (Pending/Made), "
+        "status; risks: minScore (on `score`, the residual score the risk RAG judges: "
+        "residual impact x likelihood where assessed, else the inherent; each risk also "
+        "carries its `inherentScore`), direction; decisions: state (Pending/Made), "
         "pendingForDaysAtLeast; changes: applicationState (e.g. AwaitingApplication)."
     ),
     schema={
@@ -489,8 +496,10 @@ def business_case(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "dimension (cost, schedule, scope, risk) with the drivers behind each and any "
         "override with its reason, commentary, confidence and whether it is stale; the "
         "benefit forecast against the approved benefit (the shortfall in percent, or why "
-        "there is none); and its earned value (PV, EV, AC, CPI, SPI, EAC, VAC, TCPI, each "
-        "read in words, or what is missing)."
+        "there is none); and its earned value (PV, EV, AC, CPI, SPI, the cost-performance "
+        "estimate BAC / CPI, VAC, TCPI, each read in words, or what is missing, and how the "
+        "cost-performance estimate differs from the estimate at completion, the cost "
+        "dimension's figures.eac)."
     ),
     schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
 )

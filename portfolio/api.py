@@ -102,8 +102,12 @@ def portfolio(
 ):
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
     the `drivers` behind each), approval status, version, phase, theme, approved budget and
-    forecast (EAC), schedule slip in days, top risk score, pending decisions, changes awaiting
-    application, adoption gap, stale status and the benefit review due date. Filters: theme
+    `eac`, the estimate at completion (the forecast the cost RAG judges), schedule slip in
+    days, `topRiskScore` (the highest open residual score: residual where assessed, else
+    inherent) with `topRiskZone` (its colour: Red, Amber, Green, or None without a score),
+    pending decisions, changes awaiting application, adoption gap, stale status, the
+    benefit review due date and `earnedValue` (its BAC / CPI is `costPerformanceEstimate`, with
+    `estimatesCompared` saying how it differs from `eac`). Filters: theme
     (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;
     default any), lead (accountId), stale, exception (the projects in exception: beyond a
     tolerance with the exception undecided). sort: a column name, `-` to reverse."""

@@ -58,10 +58,10 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
         ("Scope RAG", rag("scope")),
         ("Risk RAG", rag("risk")),
         ("Approved budget", lambda r: r["approvedBudget"]),
-        ("Forecast (EAC)", lambda r: r["eac"]),
+        ("Forecast: estimate at completion (EAC)", lambda r: r["eac"]),
         ("Cost overrun %", lambda r: r["costOverrunPct"]),
         ("Schedule slip (days)", lambda r: r["scheduleSlipDays"]),
-        ("Top risk score", lambda r: r["topRiskScore"]),
+        ("Top risk score (residual)", lambda r: r["topRiskScore"]),
         ("Pending decisions", lambda r: r["pendingDecisions"]),
         ("Changes awaiting application", lambda r: r["changesAwaitingApplication"]),
         ("Adoption gap", lambda r: "Yes" if r["adoptionGap"] else "No"),
@@ -74,9 +74,10 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
         ("Scope: why", why("scope")),
         ("Risk: why", why("risk")),
         *[
-            (f"Earned value: {abbr}", earned(key))
-            for key, (abbr, _, _) in earned_value.FIGURES.items()
+            (f"Earned value: {earned_value.heading(key)}", earned(key))
+            for key in earned_value.FIGURES
         ],
+        ("Estimates compared", earned("estimatesCompared")),
     ]
 
 

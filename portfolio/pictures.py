@@ -67,6 +67,7 @@ def risk_matrices(
             counts,
             chart_id=chart_id,
             title=f"{label} risk matrix, all projects shown",
+            score_name=f"{label.lower()} score",
             amber_min=amber,
             red_min=red,
             link=lambda i, lk, chart_id=chart_id: f"#{chart_id}-cell-{i}-{lk}",
@@ -85,8 +86,8 @@ def risk_matrices(
                 chart.rows.append(
                     [
                         charts.Cell(
-                            f"Impact {impact} \u00d7 likelihood {likelihood} (score "
-                            f"{impact * likelihood})"
+                            f"Impact {impact} \u00d7 likelihood {likelihood} "
+                            f"({label.lower()} score {impact * likelihood})"
                             if first
                             else "″",
                             anchor=f"{chart_id}-cell-{impact}-{likelihood}" if first else "",

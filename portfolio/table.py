@@ -151,7 +151,9 @@ class RowRenderer:
                 note = '<span class="sub muted">not yet approved</span>'
             cells.append(f'<td class="num">{_e(amount(budget))}{note}</td>')
         if "eac" in shown:
-            cells.append(f'<td class="num">{_e(amount(row["eac"]))}</td>')
+            compared = (row.get("earnedValue") or {}).get("estimatesCompared")
+            title = f' title="{_e(compared)}"' if compared else ""
+            cells.append(f'<td class="num"{title}>{_e(amount(row["eac"]))}</td>')
         if "overrun" in shown:
             overrun = row["costOverrunPct"]
             text = DASH if overrun is None else f"{formatting.percent_figure(overrun)} %"
@@ -159,7 +161,14 @@ class RowRenderer:
         if "slip" in shown:
             cells.append(f'<td class="num">{_or_dash(row["scheduleSlipDays"])}</td>')
         if "topRisk" in shown:
-            cells.append(f'<td class="num">{_or_dash(row["topRiskScore"])}</td>')
+            top, zone = row["topRiskScore"], row.get("topRiskZone") or "None"
+            if top is None:
+                cells.append(f'<td class="num">{_or_dash(top)}</td>')
+            else:
+                cells.append(
+                    f'<td class="num"><span class="heat heat-{_e(zone.lower())}" title="The '
+                    f'highest residual score">{_e(top)}</span></td>'
+                )
         if "decisions" in shown:
             cells.append(f'<td class="num">{_e(row["pendingDecisions"])}</td>')
         if "awaiting" in shown:
@@ -203,6 +212,9 @@ class RowRenderer:
                 f"<dt>{label}</dt><dd>{_e((drivers.get(f'{d}Rag') or {}).get('summary'))}</dd>"
                 for d, label in WHY
             )
+            compared = (row.get("earnedValue") or {}).get("estimatesCompared")
+            if compared:
+                items += f"<dt>Estimates</dt><dd>{_e(compared)}</dd>"
             cells.append(
                 '<td><details class="why"><summary>Why<span class="visually-hidden"> '
                 f'{key}</span></summary><dl class="why-list">{items}</dl></details></td>'

@@ -53,10 +53,25 @@ COLUMNS = [
     {"key": "scope", "label": "Scope", "sort": "scope"},
     {"key": "risk", "label": "Risk", "sort": "risk"},
     {"key": "budget", "label": "Approved budget", "sort": "approvedBudget", "num": True},
-    {"key": "eac", "label": "Forecast (EAC)", "sort": "eac", "num": True},
+    {
+        "key": "eac",
+        "label": "Forecast (EAC)",
+        "sort": "eac",
+        "num": True,
+        "title": "Estimate at completion: the work packages' forecasts, or the project "
+        "manager's revised forecast (the cost-performance estimate BAC \u00f7 CPI is another "
+        "figure: the Why column compares them)",
+    },
     {"key": "overrun", "label": "Overrun", "sort": "overrun", "num": True},
     {"key": "slip", "label": "Slip (days)", "sort": "slip", "num": True},
-    {"key": "topRisk", "label": "Top risk", "sort": "topRisk", "num": True},
+    {
+        "key": "topRisk",
+        "label": "Top risk",
+        "sort": "topRisk",
+        "num": True,
+        "title": "The highest open risk score: its residual score where one is assessed, "
+        "else its inherent score",
+    },
     {"key": "decisions", "label": "Pending decisions", "sort": "decisions", "num": True},
     {"key": "awaiting", "label": "Awaiting application", "sort": "awaiting", "num": True},
     {"key": "adoption", "label": "Adoption", "sort": "adoptionGap"},

@@ -13,6 +13,7 @@ from typing import Any
 from governance import formatting
 from governance.cleaning import decimal_to_json
 from governance.models import Project
+from governance.rag import risk_zone
 from registers.models import ChangeRequest
 
 AMENDMENT_DIMENSIONS = {"Scope", "Quality", "Other"}
@@ -317,13 +318,15 @@ def carried_record(changes: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def risk_heat(score: int | None, thresholds: Mapping[str, float]) -> str:
-    """The heat colour of a risk score on the register, on the same thresholds as the derived
-    risk RAG: red from riskRedMinScore, amber from riskAmberMinScore, else green; none
-    without a score."""
-    if score is None:
-        return "none"
-    if score >= thresholds["riskRedMinScore"]:
-        return "red"
-    if score >= thresholds["riskAmberMinScore"]:
-        return "amber"
-    return "green"
+    """The heat class of a risk score on the register ("red", "amber", "green", "none"): the
+    one colouring of a score (`governance.rag.risk_zone`), as the derived risk RAG and the
+    matrices read it."""
+    return risk_zone(score, thresholds).lower()
+
+
+def residual_score(risk: Any) -> int | None:
+    """The residual score as assessed: residualImpact x residualLikelihood when both are set,
+    else None (the judged `score` then falls back to the inherent score)."""
+    if risk.residual_impact and risk.residual_likelihood:
+        return int(risk.residual_impact) * int(risk.residual_likelihood)
+    return None

@@ -112,6 +112,7 @@ def risk_matrices(
             matrix_counts(risks, view),
             chart_id=f"{prefix}-matrix-{view}",
             title=f"{label} risk matrix",
+            score_name=f"{label.lower()} score",
             amber_min=amber,
             red_min=red,
             link=cell_link(register_url, view),

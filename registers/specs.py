@@ -368,7 +368,10 @@ class RiskSpec(Spec):
         ReadOnly(
             {
                 "type": ["integer", "null"],
-                "description": "Impact x likelihood (the residual ones once both are given).",
+                "description": "The residual score, the one the risk RAG judges: "
+                "residualImpact x residualLikelihood when both are set, else the inherent "
+                "impact x likelihood; null when neither pair is set. The inherent score is "
+                "impact x likelihood.",
             }
         ),
     ] = None

@@ -27,6 +27,7 @@ from registers.derive import (
     decision_is_editable,
     decision_state,
     package_schedule,
+    residual_score,
     risk_heat,
 )
 from registers.models import (
@@ -135,8 +136,12 @@ _span = formatting.date_span
 
 
 def decorate_risk(risk, people, caller, extra) -> None:
+    # Both scores, each coloured by the one `risk_zone`: the residual (judged) score falls
+    # back to the inherent one where no residual is assessed.
     risk.heat = risk_heat(risk.score, extra["thresholds"])
     risk.inherent = risk.inherent_score
+    risk.inherent_heat = risk_heat(risk.inherent_score, extra["thresholds"])
+    risk.residual_assessed = residual_score(risk) is not None
     risk.treating = extra["treating"].get(str(risk.pk), [])
     risk.decision_recordable = decision_can_be_recorded(risk)
     risk.awaits_treating_decision = risk.decision_recordable and not risk.treating
@@ -248,6 +253,7 @@ SPECS = {
             "owner": lambda r, p: _name(p, r.owner_account_id).casefold() or None,
             "status": lambda r, p: r.status,
             "direction": lambda r, p: r.direction,
+            "inherent": lambda r, p: r.inherent_score,
             "score": lambda r, p: r.score,
             "treatment": lambda r, p: r.treatment,
         },

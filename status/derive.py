@@ -34,8 +34,9 @@ from charter.models import BusinessCase
 from governance import formatting, labels
 from governance.cleaning import add_days, coerce_enum
 from governance.models import RAG_CHOICES, Project
+from governance.rag import risk_zone
 from registers.derive import application_state
-from status.earned_value import readings
+from status.earned_value import estimates_compared, readings
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 
 DIMENSION_LABELS = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope", "risk": "Risk"}
@@ -240,7 +241,21 @@ class StatusView:
             return None
         body = self.earned_value.as_dict(packages=True)
         body["readings"] = readings(body)
+        body["estimatesCompared"] = self.estimates_compared
         return body
+
+    @property
+    def estimates_compared(self) -> str | None:
+        """The estimate at completion (the cost forecast, `figures["eac"]`) against earned
+        value's cost-performance estimate (BAC / CPI), in words (`estimates_compared`)."""
+        if self.earned_value is None:
+            return None
+        cost = self.dimensions["cost"].figures
+        return estimates_compared(
+            self.figures.get("eac"),
+            cost.get("eacSource", ""),
+            self.earned_value.total.figures.get("costPerformanceEstimate"),
+        )
 
 
 # --- formatting for drivers ---------------------------------------------------------------
@@ -323,7 +338,9 @@ def judge_overrun(eac: Decimal, approved: Decimal, thresholds: Mapping[str, Any]
     the lines exactly (as (EAC - approved) x 100 against line x approved, no rounding), Green up
     to and on costGreenMaxPct, Amber up to and on costAmberMaxPct, else Red. The figure and the
     sentence print it with enough places that they never contradict the colour: 1,050.01
-    against 1,000 is "5.001% over, above the 5% line", Amber."""
+    against 1,000 is "5.001% over, above the Green line at 5%", Amber. The lines are named by
+    the colour they bound, so that no page reads them as the business case's cost tolerance
+    (`status.exceptions`: "the cost tolerance of 5%")."""
     green = _threshold(thresholds, "costGreenMaxPct")
     amber = _threshold(thresholds, "costAmberMaxPct")
     delta = (Decimal(eac) - Decimal(approved)) * 100
@@ -337,16 +354,17 @@ def judge_overrun(eac: Decimal, approved: Decimal, thresholds: Mapping[str, Any]
     shown = _fewest_places(delta / approved, [(green, to_green), (amber, to_amber)])
     sign = _compare(delta, Decimal(0))
 
-    def on(line: Decimal, side: int) -> str:
+    def on(name: str, line: Decimal, side: int) -> str:
+        # Named by the colour it bounds: a RAG line, never to be read as a tolerance.
         where = {-1: "within", 0: "exactly on", 1: "above"}[side]
-        return f"{where} the {formatting.percent_figure(line)}% line"
+        return f"{where} the {name} line at {formatting.percent_figure(line)}%"
 
     if rag == "Green":
-        line = on(green, to_green) if sign >= 0 or to_green == 0 else ""
+        line = on("Green", green, to_green) if sign >= 0 or to_green == 0 else ""
     elif rag == "Amber":
-        line = on(green, 1) + (f", {on(amber, 0)}" if to_amber == 0 else "")
+        line = on("Green", green, 1) + (f", {on('Amber', amber, 0)}" if to_amber == 0 else "")
     else:
-        line = on(amber, 1)
+        line = on("Amber", amber, 1)
     return Overrun(rag, shown, sign, line)
 
 
@@ -686,27 +704,49 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
 
 
 def score(risk: RiskFact) -> int | None:
+    """The judged (residual) score: residual impact x likelihood when both are assessed, else
+    the inherent impact x likelihood (registers.models.RISK_SCORE)."""
     return risk.score
 
 
+def inherent_score(risk: RiskFact) -> int | None:
+    """Impact x likelihood before treatment, else None."""
+    return risk.impact * risk.likelihood if risk.impact and risk.likelihood else None
+
+
+def scores_in_words(risk: RiskFact) -> str:
+    """A risk's scores, each by its name: "residual score 6 (inherent 16)", or "inherent score
+    12 (no residual assessed)" where the judged score falls back to the inherent one."""
+    inherent = inherent_score(risk)
+    if risk.residual_impact and risk.residual_likelihood:
+        judged = risk.residual_impact * risk.residual_likelihood
+        return f"residual score {judged}" + (f" (inherent {inherent})" if inherent else "")
+    return f"inherent score {inherent} (no residual assessed)"
+
+
 def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
-    """Over open Risk items, score = residual impact x likelihood when both are set, else
-    impact x likelihood. Red when any score >= red min or a materialised risk has no treating
-    decision; Amber when any score >= amber min; else Green."""
+    """Over open Risk items, the residual score = residual impact x likelihood when both are
+    set, else the inherent impact x likelihood. Red when the highest residual score is in the
+    Red zone (`risk_zone`: from the red min) or a materialised risk has no treating decision;
+    Amber when it is in the Amber zone; else Green."""
     f = facts.figures
     red_min, amber_min = thresholds["riskRedMinScore"], thresholds["riskAmberMinScore"]
     figures = {"topScore": f.top_score, "untreatedMaterialised": len(facts.untreated)}
     if not f.open_risks:
         return Dimension("risk", "None", "No open risks recorded: nothing to judge.", (), figures)
     top = f.top_score
-    if facts.untreated or (top is not None and top >= red_min):
+    zone = risk_zone(top, thresholds)
+    if facts.untreated or zone == "Red":
         rag = "Red"
-    elif top is not None and top >= amber_min:
+    elif zone == "Amber":
         rag = "Amber"
     else:
         rag = "Green"
     if top is not None:
-        parts = [f"{_plural(f.open_risks, 'open risk')}; the highest scores {top}."]
+        parts = [
+            f"{_plural(f.open_risks, 'open risk')}; the highest residual score is {top} "
+            "(residual where assessed, else inherent)."
+        ]
     else:
         parts = [f"{_plural(f.open_risks, 'open risk')}, none scored yet."]
     if f.red_risks:
@@ -727,17 +767,25 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         Driver(f"{title} has happened and has no treating decision.", "risk", str(risk_id))
         for risk_id, title in sorted(facts.untreated, key=lambda pair: pair[1])
     ]
-    high = sorted(
-        (
-            (s, r)
-            for r in facts.risks
-            if r.status != "Closed" and r.direction == "Risk"
-            for s in [score(r)]
-            if s is not None and s >= amber_min
-        ),
-        key=lambda pair: (-pair[0], pair[1].title),
+    high, held = [], []
+    for r in facts.risks:
+        if r.status == "Closed" or r.direction != "Risk" or score(r) is None:
+            continue
+        if risk_zone(score(r), thresholds) != "Green":
+            high.append((score(r), r))
+        elif risk_zone(inherent_score(r), thresholds) != "Green":
+            held.append((inherent_score(r), r))  # treated down out of the Amber and Red zones
+    high.sort(key=lambda pair: (-pair[0], pair[1].title))
+    held.sort(key=lambda pair: (-pair[0], pair[1].title))
+    drivers.extend(Driver(f"{r.title}: {scores_in_words(r)}.", "risk", str(r.id)) for _, r in high)
+    drivers.extend(
+        Driver(
+            f"{r.title}: {scores_in_words(r)}; its treatment holds it below {number(amber_min)}.",
+            "risk",
+            str(r.id),
+        )
+        for _, r in held
     )
-    drivers.extend(Driver(f"{r.title} scores {s}.", "risk", str(r.id)) for s, r in high)
     return Dimension("risk", rag, " ".join(parts), _limit(drivers, "risk"), figures)
 
 

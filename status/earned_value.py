@@ -1,8 +1,12 @@
 """Earned value: planned value to date, earned value and actual cost, per work package and
-rolled up per project and portfolio, with the indices and forecasts read from them (CPI, SPI,
-EAC both ways, VAC, TCPI). The rules are in docs/product.md (section 3, "Earned value"); they
-live here and nowhere else: the status page, its API, the portfolio (page, API, exports) and
-the assistant all show what `project_values` returns.
+rolled up per project and portfolio, with the indices and estimates read from them (CPI, SPI,
+the cost-performance estimate BAC / CPI, the atypical estimate AC + (BAC - EV), VAC, TCPI).
+Neither estimate is called EAC: the estimate at completion is the cost dimension's forecast
+(`status.derive.derive_cost`: the packages' forecasts or the project manager's revised
+forecast), and `estimates_compared` says how far this one differs from it. The rules are in
+docs/product.md (section 3, "Earned value"); they live here and nowhere else: the status page,
+its API, the portfolio (page, API, exports) and the assistant all show what `project_values`
+returns.
 
 Inputs, all already held by the app:
 
@@ -53,20 +57,40 @@ FIGURES = {
     "sv": ("SV", "Schedule variance", "SV = EV \u2212 PV"),
     "cpi": ("CPI", "Cost performance index", "CPI = EV \u00f7 AC"),
     "spi": ("SPI", "Schedule performance index", "SPI = EV \u00f7 PV"),
-    "eac": ("EAC", "Estimate at completion", "EAC = BAC \u00f7 CPI"),
-    "eacAtypical": (
-        "EAC (atypical)",
-        "Estimate at completion, if the variance so far does not recur",
-        "EAC = AC + (BAC \u2212 EV)",
+    "costPerformanceEstimate": (
+        "BAC / CPI",
+        "Cost-performance estimate",
+        "Cost-performance estimate = BAC \u00f7 CPI (not the EAC: that is the forecast)",
     ),
-    "vac": ("VAC", "Variance at completion", "VAC = BAC \u2212 EAC (EAC = BAC \u00f7 CPI)"),
+    "atypicalEstimate": (
+        "AC + (BAC \u2212 EV)",
+        "Atypical estimate, if the variance so far does not recur",
+        "Atypical estimate = AC + (BAC \u2212 EV)",
+    ),
+    "vac": (
+        "VAC",
+        "Variance at completion",
+        "VAC = BAC \u2212 cost-performance estimate (BAC \u00f7 CPI)",
+    ),
     "tcpi": (
         "TCPI",
         "To-complete performance index",
         "TCPI = (BAC \u2212 EV) \u00f7 (BAC \u2212 AC)",
     ),
 }
-MONEY_KEYS = ("bac", "pv", "ev", "ac", "cv", "sv", "eac", "eacAtypical", "vac")
+MONEY_KEYS = (
+    "bac",
+    "pv",
+    "ev",
+    "ac",
+    "cv",
+    "sv",
+    "costPerformanceEstimate",
+    "atypicalEstimate",
+    "vac",
+)
+# The figures whose abbreviation is a formula, not a name: a heading spells out the name too.
+ESTIMATE_KEYS = ("costPerformanceEstimate", "atypicalEstimate")
 INDEX_KEYS = ("cpi", "spi", "tcpi")
 # What each figure needs (besides BAC).
 NEEDS = {
@@ -77,8 +101,8 @@ NEEDS = {
     "sv": ("ev", "pv"),
     "cpi": ("ev", "ac"),
     "spi": ("ev", "pv"),
-    "eac": ("ev", "ac"),
-    "eacAtypical": ("ev", "ac"),
+    "costPerformanceEstimate": ("ev", "ac"),
+    "atypicalEstimate": ("ev", "ac"),
     "vac": ("ev", "ac"),
     "tcpi": ("ev", "ac"),
 }
@@ -191,9 +215,10 @@ def indices(
     out["cpi"] = _divide(ev, ac) if ev is not None and ac is not None else None
     out["spi"] = _divide(ev, pv) if ev is not None and pv is not None else None
     cpi = out["cpi"]
-    out["eac"] = _divide(bac, cpi) if bac is not None and cpi else None
-    out["eacAtypical"] = ac + (bac - ev) if None not in (bac, ev, ac) else None
-    out["vac"] = bac - out["eac"] if bac is not None and out["eac"] is not None else None
+    estimate = _divide(bac, cpi) if bac is not None and cpi else None
+    out["costPerformanceEstimate"] = estimate
+    out["atypicalEstimate"] = ac + (bac - ev) if None not in (bac, ev, ac) else None
+    out["vac"] = bac - estimate if bac is not None and estimate is not None else None
     out["tcpi"] = None
     if None not in (bac, ev, ac) and bac - ac > 0:
         out["tcpi"] = (bac - ev) / (bac - ac)
@@ -386,17 +411,17 @@ def reading(key: str, values: Mapping[str, Any]) -> str:
         return f"For each 1.00 spent, {_n(value)} of planned work done."
     if key == "spi":
         return f"For each 1.00 of work planned by today, {_n(value)} done."
-    if key == "eac":
-        return f"If costs keep running as they have, the work will cost {_m(value)} in all."
-    if key == "eacAtypical":
-        return f"If the variance so far does not recur, the work will cost {_m(value)} in all."
+    if key == "costPerformanceEstimate":
+        return f"At the cost performance so far, the work would cost {_m(value)} in all."
+    if key == "atypicalEstimate":
+        return f"If the variance so far does not recur, the work would cost {_m(value)} in all."
     if key == "vac":
         if value < 0:
-            return f"Expected to finish {_m(value)} over budget."
+            return f"At the cost performance so far, {_m(value)} over budget at the end."
         return (
-            f"Expected to finish {_m(value)} under budget."
+            f"At the cost performance so far, {_m(value)} under budget at the end."
             if value
-            else ("Expected to finish on budget.")
+            else ("At the cost performance so far, on budget at the end.")
         )
     if key == "tcpi":
         return f"Each 1.00 still to spend must do {_n(value)} of planned work to finish on budget."
@@ -412,13 +437,48 @@ def _why_not(key: str, values: Mapping[str, Any]) -> str:
     lacking = [INPUT_WORDS[need][0] for need in NEEDS.get(key, ()) if values.get(need) is None]
     if lacking:
         return "Not given: " + " and ".join(f"no {word}" for word in lacking) + "."
-    if key in ("cpi", "eac", "vac"):
+    if key in ("cpi", "costPerformanceEstimate", "vac"):
         return "Not given: nothing spent yet."
     if key == "spi":
         return "Not given: no work was planned by today."
     if key == "tcpi":
         return "Not given: the budget is spent, no efficiency finishes the work within it."
     return "Not given."
+
+
+def heading(key: str) -> str:
+    """A figure's column heading (an export's, a table's): its abbreviation, or for an estimate
+    its name with its formula ("Cost-performance estimate (BAC / CPI)"), never "EAC"."""
+    abbr, name, _ = FIGURES[key]
+    if key in ESTIMATE_KEYS:
+        return f"{name.split(',')[0]} ({abbr})"
+    return abbr
+
+
+ESTIMATE_SOURCES = {
+    "workPackages": "the work packages' forecasts",
+    "revisedForecast": "the project manager's revised forecast",
+}
+
+
+def estimates_compared(eac: Any, source: str, estimate: Any) -> str | None:
+    """How the estimate at completion (the cost dimension's forecast: the packages' forecasts,
+    or the project manager's revised forecast) and the cost-performance estimate (BAC / CPI)
+    differ, in one sentence: what each is and by how much. None when either is not given."""
+    if eac is None or estimate is None:
+        return None
+    eac = Decimal(str(eac)).quantize(CENT, rounding=ROUND_HALF_UP)
+    estimate = Decimal(str(estimate)).quantize(CENT, rounding=ROUND_HALF_UP)
+    says = ESTIMATE_SOURCES.get(source, ESTIMATE_SOURCES["workPackages"])
+    first = (
+        f"At the cost performance so far (BAC / CPI) the work would cost {_m(estimate)}; "
+        f"{says} put the estimate at completion (EAC) at {_m(eac)}"
+    )
+    gap = eac - estimate
+    if not gap:
+        return f"{first}: the two agree."
+    more = "more" if gap > 0 else "less"
+    return f"{first}, {_m(gap)} {more}."
 
 
 def readings(values: Mapping[str, Any]) -> dict[str, str]:
@@ -435,6 +495,7 @@ def described(values: Mapping[str, Any]) -> list[dict[str, Any]]:
             "formula": formula,
             "value": values.get(key),
             "index": key in INDEX_KEYS,
+            "estimate": key in ESTIMATE_KEYS,
             "reading": reading(key, values),
         }
         for key, (abbr, name, formula) in FIGURES.items()

@@ -134,7 +134,9 @@ def exception_state(view: derive.StatusView) -> ExceptionState:
     slip = view.dimensions["schedule"].figures.get("slipDays")
     if days is not None and slip is not None and slip > days:
         crossed.append(
-            Crossing("time", slip, days, f"{slip} days late, beyond the {days}-day tolerance.")
+            Crossing(
+                "time", slip, days, f"{slip} days late, beyond the time tolerance of {days} days."
+            )
         )
     cost = view.dimensions["cost"].figures
     eac, approved = cost.get("eac"), cost.get("approvedBudget")
@@ -149,8 +151,8 @@ def exception_state(view: derive.StatusView) -> ExceptionState:
                     shown,
                     percent,
                     f"Forecast {derive.money(eac)} is {formatting.percent_figure(shown)}% over "
-                    f"the approved budget {derive.money(approved)}, beyond the "
-                    f"{formatting.percent_figure(percent)}% tolerance.",
+                    f"the approved budget {derive.money(approved)}, beyond the cost tolerance "
+                    f"of {formatting.percent_figure(percent)}%.",
                 )
             )
         amount = found["toleranceCostAmount"]
@@ -161,8 +163,8 @@ def exception_state(view: derive.StatusView) -> ExceptionState:
                     over,
                     amount,
                     f"Forecast {derive.money(eac)} is {derive.money(over)} over the approved "
-                    f"budget {derive.money(approved)}, beyond the {derive.money(amount)} "
-                    "tolerance.",
+                    f"budget {derive.money(approved)}, beyond the cost tolerance of "
+                    f"{derive.money(amount)}.",
                 )
             )
     benefit = _benefit_crossing(view.benefit, found["toleranceBenefitPercent"])
@@ -187,8 +189,8 @@ def _benefit_crossing(benefit: Mapping[str, Any], percent: Any) -> Crossing | No
         shown,
         percent,
         f"Forecast benefit {derive.money(forecast)} is {formatting.percent_figure(shown)}% "
-        f"under the approved benefit {derive.money(approved)}, beyond the "
-        f"{formatting.percent_figure(percent)}% tolerance.",
+        f"under the approved benefit {derive.money(approved)}, beyond the benefit tolerance "
+        f"of {formatting.percent_figure(percent)}%.",
     )
 
 

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
+from governance.rag import risk_zone
 from governance.services import rag_thresholds
 from governance.sql import AnyOf
 from registers import pictures as registers_pictures
@@ -77,6 +78,8 @@ def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
         "costOverrunPct": plain(figures["costOverrunPct"]),
         "scheduleSlipDays": figures["scheduleSlipDays"],
         "topRiskScore": figures["topRiskScore"],
+        # Its colour, by the one colouring of a score (the register's and the matrices').
+        "topRiskZone": risk_zone(figures["topRiskScore"], view.thresholds),
         "pendingDecisions": figures["pendingDecisions"],
         "changesAwaitingApplication": figures["changesAwaitingApplication"],
         "adoptionGap": figures["adoptionGap"],
@@ -85,7 +88,14 @@ def portfolio_values(view: derive.StatusView) -> dict[str, Any]:
         "nextUpdateDueAt": plain(view.next_update_due_at),
         "realisationReviewDueOn": plain(review["dueOn"]),
         "realisationReviewOverdue": review["overdue"],
-        "earnedValue": view.earned_value.total.as_dict() if view.earned_value else None,
+        "earnedValue": (
+            {
+                **view.earned_value.total.as_dict(),
+                "estimatesCompared": view.estimates_compared,
+            }
+            if view.earned_value
+            else None
+        ),
     }
 
 
@@ -104,6 +114,7 @@ ROW_KEYS = [
     "costOverrunPct",
     "scheduleSlipDays",
     "topRiskScore",
+    "topRiskZone",
     "pendingDecisions",
     "changesAwaitingApplication",
     "adoptionGap",

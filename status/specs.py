@@ -262,9 +262,14 @@ EARNED_VALUE_SCHEMA = specs.object_answer(
             "additionalProperties": _STRING,
         },
         "workPackages": {"type": "array", "items": EARNED_VALUE_PACKAGE},
+        "estimatesCompared": {
+            **specs.TEXT_OR_NULL_SCHEMA,
+            "description": "How the cost-performance estimate differs from figures.eac, in "
+            "words (null when either is not given).",
+        },
     },
     nullable=True,
-    optional=["notCounted", "readings", "workPackages"],
+    optional=["notCounted", "readings", "workPackages", "estimatesCompared"],
     description="The project's earned value (docs/product.md, Earned value).",
 )
 
@@ -371,13 +376,27 @@ class StatusSpec(specs.Spec):
         _answered(specs.enum_answer(APPROVAL_STATUSES)),
         specs.Derived("facts.approval_status"),
     ] = None
-    figures: Annotated[Any, _answered(FIGURES_SCHEMA), specs.Derived()] = None
+    figures: Annotated[Any, _answered(FIGURES_SCHEMA), specs.Derived()] = Field(
+        None,
+        description="The portfolio figures of the project: approvedBudget; eac, the estimate at "
+        "completion (the project manager's revisedForecast, else the work packages' forecasts: "
+        "the cost RAG judges it); costOverrunPct; scheduleSlipDays; topRiskScore, the highest "
+        "open risk score (residual where assessed, else inherent); pendingDecisions; "
+        "changesAwaitingApplication; adoptionGap; theme; version.",
+    )
     benefit: Annotated[Any, _answered(BENEFIT_SCHEMA), specs.Derived()] = None
     thresholds: Annotated[Any, _answered(THRESHOLDS_SCHEMA), specs.Derived()] = None
     revision: Annotated[specs.Revision, specs.Derived("status.revision")] = None
     earned_value: Annotated[
         Any, _answered(EARNED_VALUE_SCHEMA), specs.Derived("earned_value_body")
-    ] = None
+    ] = Field(
+        None,
+        description="Earned value: bac, pv, ev, ac, cv, sv, cpi, spi, costPerformanceEstimate "
+        "(BAC / CPI: not the estimate at completion, which is figures.eac), atypicalEstimate "
+        "(AC + (BAC - EV)), vac (BAC - costPerformanceEstimate), tcpi; missing, readings, "
+        "workPackages; estimatesCompared, how the cost-performance estimate differs from "
+        "figures.eac in words.",
+    )
 
 
 class StatusReportSpec(specs.Spec):

@@ -13,6 +13,7 @@ from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
 from governance.http import announce_revision, form_revision, page, render_htmx
 from governance.people import resolve
+from governance.services import rag_thresholds
 from governance.views import project_context
 from registers import pictures as register_pictures
 from registers import selectors as register_selectors
@@ -408,6 +409,7 @@ def _exception_context(request, project, caller, **extra) -> dict:
         caller,
         tab="status",
         x=answer,
+        rag_lines=rag_thresholds(),
         record=record,
         form=extra.pop("form", form),
         people=people,

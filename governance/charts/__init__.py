@@ -28,7 +28,7 @@ from governance.charts.base import (
 from governance.charts.heat_map import HeatRow, heat_map
 from governance.charts.line_chart import MARKERS, Series, line_chart
 from governance.charts.rag_trend import rag_trend
-from governance.charts.risk_matrix import ZONE_PATTERN, ZONE_WORDS, risk_matrix, risk_zone
+from governance.charts.risk_matrix import ZONE_PATTERN, ZONE_WORDS, cell_zone, risk_matrix
 from governance.charts.scatter import LABELLED, Point, scatter
 from governance.charts.timeline import Span, TimelineRow, timeline
 
@@ -49,6 +49,7 @@ __all__ = [
     "Series",
     "Span",
     "TimelineRow",
+    "cell_zone",
     "collect",
     "compact_money",
     "full_money",
@@ -59,7 +60,6 @@ __all__ = [
     "rag_key",
     "rag_trend",
     "risk_matrix",
-    "risk_zone",
     "scatter",
     "timeline",
 ]

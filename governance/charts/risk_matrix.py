@@ -11,17 +11,19 @@ from governance.charts.base import (
     _n,
     _svg,
 )
+from governance.rag import risk_zone
 
 # --- risk matrix ------------------------------------------------------------------------------
 
 
-def risk_zone(score: int, amber_min: int, red_min: int) -> str:
-    """high / medium / low for a cell's score against the risk RAG thresholds."""
-    if score >= red_min:
-        return "high"
-    if score >= amber_min:
-        return "medium"
-    return "low"
+# A cell's zone, named for its pattern, from the one colouring of a score (`rag.risk_zone`).
+ZONE_OF_RAG = {"Red": "high", "Amber": "medium", "Green": "low"}
+
+
+def cell_zone(score: int, amber_min: int, red_min: int) -> str:
+    """high / medium / low for a cell's score: `rag.risk_zone` under these thresholds."""
+    thresholds = {"riskAmberMinScore": amber_min, "riskRedMinScore": red_min}
+    return ZONE_OF_RAG[risk_zone(score, thresholds)]
 
 
 ZONE_PATTERN = {"high": "hatch", "medium": "dots", "low": ""}
@@ -37,6 +39,7 @@ def risk_matrix(
     red_min: int,
     link: Callable[[int, int], str] | None = None,
     noun: str = "risk",
+    score_name: str = "score",
 ) -> Chart:
     """A 5x5 matrix: likelihood 1-5 across, impact 1-5 up, the number of risks in each cell.
     `counts` maps (impact, likelihood) to a count; `link(impact, likelihood)` gives each cell's
@@ -54,7 +57,7 @@ def risk_matrix(
         for likelihood in range(1, 6):
             x = left + (likelihood - 1) * cell
             score = impact * likelihood
-            zone = risk_zone(score, amber_min, red_min)
+            zone = cell_zone(score, amber_min, red_min)
             n = counts.get((impact, likelihood), 0)
             shape = (
                 f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" class="mx-cell '
@@ -76,7 +79,7 @@ def risk_matrix(
                 )
             words = (
                 f"{n} {noun}{'' if n == 1 else 's'} with impact {impact} and likelihood "
-                f"{likelihood} (score {score}, {zone})"
+                f"{likelihood} ({score_name} {score}, {zone})"
             )
             if n and link:
                 parts.append(
@@ -107,7 +110,7 @@ def risk_matrix(
         row = [Cell(str(impact))]
         for likelihood in range(1, 6):
             n = counts.get((impact, likelihood), 0)
-            zone = risk_zone(impact * likelihood, amber_min, red_min)
+            zone = cell_zone(impact * likelihood, amber_min, red_min)
             row.append(
                 Cell(
                     str(n) if n else "0",

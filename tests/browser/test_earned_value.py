@@ -30,7 +30,7 @@ def test_the_status_page_and_the_portfolio_show_earned_value(
         "For each 1.00 spent, 0.89 of planned work done."
     )
     expect(section.locator("#ev-spi")).to_contain_text("0.83")
-    expect(section.locator("#ev-eac")).to_contain_text("4,480")
+    expect(section.locator("#ev-costPerformanceEstimate")).to_contain_text("4,480")
     expect(section.locator("#ev-tcpi")).to_contain_text("1.25")
 
     # The formula: on the abbreviation's title, reached by keyboard, and named to assistive

@@ -55,7 +55,8 @@ def test_the_lead_reports_and_the_sponsor_accepts_the_plan(
     banner = page.locator(".exception-banner")
     expect(banner).to_contain_text("In exception since")
     banner.get_by_role("link", name="See the exception").click()
-    expect(page.get_by_text("30 days late, beyond the 10-day tolerance.").first).to_be_visible()
+    crossed = page.get_by_text("30 days late, beyond the time tolerance of 10 days.")
+    expect(crossed.first).to_be_visible()
     page.get_by_label("Cause").fill("The supplier delivered late.")
     page.get_by_label("Consequences").fill("Go-live moves by a month.")
     page.get_by_label("Options (one a line, at least one)").fill(

@@ -44,7 +44,7 @@ def test_risk_matrix_cell_filters_the_register(cast, live_server, watched_page, 
     expect(matrix.locator("svg")).to_be_visible()
     shot(page.locator(".pictures"), "risk-matrix-register.png")
     matrix.get_by_role(
-        "link", name="2 risks with impact 4 and likelihood 3 (score 12, medium)"
+        "link", name="2 risks with impact 4 and likelihood 3 (inherent score 12, medium)"
     ).click()
     expect(page.get_by_text("Only the open risks in the matrix cell")).to_be_visible()
     rows = page.locator("#risk-rows > tr:not(.empty-row)")
@@ -76,7 +76,7 @@ def test_status_page_and_portfolio_matrices(cast, live_server, watched_page, sig
     expect(matrix.locator("svg")).to_be_visible()
     shot(matrix.locator(".."), "risk-matrix-portfolio.png")
     matrix.get_by_role(
-        "link", name="3 risks with impact 4 and likelihood 3 (score 12, medium)"
+        "link", name="3 risks with impact 4 and likelihood 3 (inherent score 12, medium)"
     ).click()
     row_head = page.locator("#portfolio-matrix-inherent-cell-4-3")
     expect(row_head).to_be_visible()  # the fragment opens the table at that cell

@@ -6,6 +6,7 @@ import itertools
 import xml.etree.ElementTree as ET
 
 from governance import charts
+from governance.rag import risk_zone
 from tests.html import inline_problems
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -56,9 +57,17 @@ def test_risk_matrix_without_risks_says_so():
 
 
 def test_risk_zone_follows_the_thresholds():
-    assert charts.risk_zone(16, 8, 15) == "high"
-    assert charts.risk_zone(8, 8, 15) == "medium"
-    assert charts.risk_zone(7, 8, 15) == "low"
+    assert charts.cell_zone(16, 8, 15) == "high"
+    assert charts.cell_zone(8, 8, 15) == "medium"
+    assert charts.cell_zone(7, 8, 15) == "low"
+    thresholds = {"riskAmberMinScore": 8, "riskRedMinScore": 15}
+    assert [risk_zone(s, thresholds) for s in (None, 7, 8, 14, 15)] == [
+        "None",
+        "Green",
+        "Amber",
+        "Amber",
+        "Red",
+    ]
 
 
 def test_labels_are_escaped():

@@ -119,7 +119,7 @@ def test_the_portfolio_matrices_add_up_the_stored_cells_of_the_projects_shown(ca
     page = client.get("/portfolio/").content.decode()
     inherent = page.split('id="portfolio-matrix-inherent"')[1].split("</figure>")[0]
     residual = page.split('id="portfolio-matrix-residual"')[1].split("</figure>")[0]
-    assert "Impact 4 \u00d7 likelihood 3 (score 12)" in inherent
+    assert "Impact 4 \u00d7 likelihood 3 (inherent score 12)" in inherent
     cell = inherent.split("Impact 4 \u00d7 likelihood 3")[1].split("Impact 2")[0]
     assert ">AAA</a></td><td>3</td>" in cell and ">BBB</a></td><td>1</td>" in cell
     assert "score 25" not in inherent.split("<details")[1]  # a closed risk is not counted

@@ -51,7 +51,7 @@ def test_register_draws_both_matrices_with_linked_cells_and_tables(cast, client_
     assert html.count("Show as a table") == 2
     cell = f"{REGISTER}?status=Open&amp;direction=Risk&amp;cell=inherent-4-3#register-table"
     assert f'href="{cell}"' in html
-    assert "1 risk with impact 5 and likelihood 4 (score 20, high)" in html
+    assert "1 risk with impact 5 and likelihood 4 (inherent score 20, high)" in html
     # Residual: by the residual scores where assessed; closed risks and opportunities not drawn.
     assert "cell=residual-2-2" in html
     assert "cell=residual-5-4" not in html

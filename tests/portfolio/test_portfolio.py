@@ -317,7 +317,7 @@ def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, cl
     assert body[0][header.index("Phase")] == "'=HYPERLINK(evil)"
     assert body[0][header.index("Cost RAG")] == "Red"
     assert body[0][header.index("Cost: why")].endswith(
-        "is 20% over the approved budget of EUR\u00a01,000, above the 10% line."
+        "is 20% over the approved budget of EUR\u00a01,000, above the Amber line at 10%."
     )
     assert body[1][header.index("Lead")] == "Lee Second"
 
@@ -332,7 +332,7 @@ def test_xlsx_export(admin_portfolio, client_for):
     assert [row[0] for row in values[1:]] == ["ALPHA", "AMB", "BLU", "GRN", "RED"]
     red = values[-1]
     assert red[values[0].index("Approved budget")] == 1000
-    assert red[values[0].index("Top risk score")] == 16
+    assert red[values[0].index("Top risk score (residual)")] == 16
 
 
 def test_an_unknown_export_format_is_refused(cast, client_for):

@@ -92,6 +92,8 @@ ROWS = [
         leadAccountId="acc-unknown",
         costOverrunPct=12.0,
         version=None,
+        topRiskZone="Red",
+        earnedValue={"estimatesCompared": "At <the> cost & 'so far' \"x\" the work would cost"},
     ),
 ]
 PEOPLE = {"acc-1": Person(account_id="acc-1", display_name="Lena <Lead>", avatar_url="")}

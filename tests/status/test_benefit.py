@@ -206,7 +206,7 @@ def test_just_over_the_tolerance_is_beyond():
             "figure": 10.0001,
             "limit": 10,
             "summary": "Forecast benefit EUR\u00a0899,999 is 10.0001% under the approved "
-            "benefit EUR\u00a01,000,000, beyond the 10% tolerance.",
+            "benefit EUR\u00a01,000,000, beyond the benefit tolerance of 10%.",
         }
     ]
     assert "benefitPercent" in CROSSING_SCHEMA["properties"]["tolerance"]["enum"]

@@ -119,7 +119,7 @@ def test_cost_drivers_name_the_figures_and_the_packages_over_budget(project):
     assert result.rag == "Red"
     assert result.summary == (
         "The forecast EUR\u00a01,200 is 20% over the approved budget of EUR\u00a01,000, "
-        "above the 10% line."
+        "above the Amber line at 10%."
     )
     assert [d.text for d in result.drivers] == [
         "Build is forecast at EUR\u00a0800, EUR\u00a0200 over its baseline of EUR\u00a0600."
@@ -137,7 +137,7 @@ def test_cost_eac_falls_back_to_budget_and_revised_forecast_replaces_it(project)
     assert revised.rag == "Green"
     assert revised.summary == (
         "The revised forecast EUR\u00a01,000 matches the budget (not yet approved) "
-        "of EUR\u00a01,000, within the 5% line."
+        "of EUR\u00a01,000, within the Green line at 5%."
     )
     assert "replaces the work packages' forecast EUR\u00a01,060" in revised.drivers[0].text
 
@@ -157,7 +157,7 @@ def test_cost_approved_budget_is_the_baseline_after_approval_plus_approved_varia
     assert result.rag == "Green"  # +4.17 %
     assert result.summary == (
         "The forecast EUR\u00a01,250 is 4.2% over the approved budget of EUR\u00a01,200 "
-        "(EUR\u00a01,000 plus EUR\u00a0200 of approved changes), within the 5% line."
+        "(EUR\u00a01,000 plus EUR\u00a0200 of approved changes), within the Green line at 5%."
     )
     assert result.drivers[-1].text == "1 approved change adds EUR\u00a0200 to the budget."
 
@@ -414,10 +414,13 @@ def test_risk_summary_counts_the_bands(project):
     RiskFactory(project=project, title="C", impact=None, likelihood=None)
     result = dimension(project, "risk")
     assert result.summary == (
-        "3 open risks; the highest scores 16. 1 scores 15 or more. 1 scores from 8 to below 15. "
-        "1 is not scored."
+        "3 open risks; the highest residual score is 16 (residual where assessed, else "
+        "inherent). 1 scores 15 or more. 1 scores from 8 to below 15. 1 is not scored."
     )
-    assert [d.text for d in result.drivers] == ["A scores 16.", "B scores 9."]
+    assert [d.text for d in result.drivers] == [
+        "A: inherent score 16 (no residual assessed).",
+        "B: inherent score 9 (no residual assessed).",
+    ]
 
 
 # --- Blue, effective, thresholds from settings ------------------------------------------------

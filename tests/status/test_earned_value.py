@@ -51,8 +51,9 @@ def test_the_fence_worked_example_from_the_formulas():
     assert shown["sv"] == -500
     assert shown["cpi"] == 0.89
     assert shown["spi"] == 0.83
-    assert shown["eac"] == 4480
-    assert shown["eacAtypical"] == 4300
+    assert shown["costPerformanceEstimate"] == 4480
+    assert shown["atypicalEstimate"] == 4300
+    assert "eac" not in shown and "eacAtypical" not in shown
     assert shown["vac"] == -480
     assert shown["tcpi"] == 1.25
 
@@ -60,7 +61,12 @@ def test_the_fence_worked_example_from_the_formulas():
 def test_the_fence_worked_example_from_its_work_packages(db):
     values = evm.project_values(FENCE, END_OF_DAY_3).as_dict(packages=True)
     assert (values["bac"], values["pv"], values["ev"], values["ac"]) == (4000, 3000, 2500, 2800)
-    assert (values["cpi"], values["spi"], values["eac"], values["tcpi"]) == (0.89, 0.83, 4480, 1.25)
+    assert (values["cpi"], values["spi"], values["costPerformanceEstimate"], values["tcpi"]) == (
+        0.89,
+        0.83,
+        4480,
+        1.25,
+    )
     assert values["missing"] == []
     by_name = {p["name"]: p for p in values["workPackages"]}
     assert by_name["Side 3"]["pv"] == 1000 and by_name["Side 3"]["ev"] == 500

@@ -79,7 +79,14 @@ def fence(cast):
     return build_fence(cast.project, timezone.localdate(), approve=approve)
 
 
-EXPECTED = {"cpi": 0.89, "spi": 0.83, "eac": 4480, "eacAtypical": 4300, "vac": -480, "tcpi": 1.25}
+EXPECTED = {
+    "cpi": 0.89,
+    "spi": 0.83,
+    "costPerformanceEstimate": 4480,
+    "atypicalEstimate": 4300,
+    "vac": -480,
+    "tcpi": 1.25,
+}
 
 
 def test_the_same_earned_value_on_every_surface(cast, fence, client_for, client, bearer):
@@ -99,7 +106,7 @@ def test_the_same_earned_value_on_every_surface(cast, fence, client_for, client,
     # The status page: each figure with its formula on an abbreviation, its reading, the chart.
     html = lead.get("/projects/ALPHA/status/").content.decode()
     assert 'id="ev-cpi" data-value="0.89"' in html
-    assert 'id="ev-eac" data-value="4480"' in html
+    assert 'id="ev-costPerformanceEstimate" data-value="4480"' in html
     assert 'title="CPI = EV \u00f7 AC" tabindex="0"' in html
     assert "For each 1.00 spent, 0.89 of planned work done." in html
     assert 'id="earned-value"' in html and "Planned value, earned value and actual cost" in html
@@ -122,7 +129,9 @@ def test_the_same_earned_value_on_every_surface(cast, fence, client_for, client,
     export = pmo.get("/portfolio/export/?format=csv").content.decode("utf-8-sig")
     header, *body = list(csv.reader(io.StringIO(export)))
     line = next(dict(zip(header, r, strict=True)) for r in body if r[0] == "ALPHA")
-    assert line["Earned value: CPI"] == "0.89" and line["Earned value: EAC"] == "4480"
+    assert line["Earned value: CPI"] == "0.89" and (
+        line["Earned value: Cost-performance estimate (BAC / CPI)"] == "4480"
+    )
     workbook = load_workbook(io.BytesIO(pmo.get("/portfolio/export/?format=xlsx").content))
     sheet = workbook.active
     titles = [c.value for c in sheet[1]]

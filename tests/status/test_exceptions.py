@@ -135,7 +135,7 @@ def test_crossing_opens_once_notifies_once_and_audits(cast, approved, as_, wp):
             "tolerance": "time",
             "figure": 11,
             "limit": 10,
-            "summary": "11 days late, beyond the 10-day tolerance.",
+            "summary": "11 days late, beyond the time tolerance of 10 days.",
         }
     ]
     # Further saves beyond tolerance: still one record, no second notification.
@@ -389,7 +389,7 @@ def test_banner_exception_page_and_forms(cast, client_for, as_, in_exception):
     assert "In exception since" in viewer_page
     assert "/projects/ALPHA/status/exception/" in viewer_page
     page = client_for(cast.viewer).get("/projects/ALPHA/status/exception/").content.decode()
-    assert "30 days late, beyond the 10-day tolerance." in page
+    assert "30 days late, beyond the time tolerance of 10 days." in page
     assert "Write the exception report" not in page
     lead = client_for(cast.lead)
     assert (

@@ -262,7 +262,7 @@ def test_after_an_amendment_the_approved_budget_is_the_v2_plan_on_every_surface(
     html = lead.get("/projects/ALPHA/status/").content.decode()
     assert (
         "is 5.6% over the approved budget of EUR\u00a02,000 (EUR\u00a01,800 plus "
-        "EUR\u00a0200 of approved changes), above the 5% line." in html
+        "EUR\u00a0200 of approved changes), above the Green line at 5%." in html
     )
     row = portfolio_row(client_for, cast)
     assert row["approvedBudget"] == 2000
@@ -302,17 +302,17 @@ def test_a_variation_decided_after_the_baseline_in_force_is_added(cast, amended,
     ("forecast", "rag", "words"),
     [
         ("1049.99", "Green", "4.999% over the budget (not yet approved) of EUR\u00a01,000, "
-         "within the 5% line."),
+         "within the Green line at 5%."),
         ("1050.00", "Green", "5% over the budget (not yet approved) of EUR\u00a01,000, "
-         "exactly on the 5% line."),
+         "exactly on the Green line at 5%."),
         ("1050.01", "Amber", "5.001% over the budget (not yet approved) of EUR\u00a01,000, "
-         "above the 5% line."),
+         "above the Green line at 5%."),
         ("1099.99", "Amber", "9.999% over the budget (not yet approved) of EUR\u00a01,000, "
-         "above the 5% line."),
+         "above the Green line at 5%."),
         ("1100.00", "Amber", "10% over the budget (not yet approved) of EUR\u00a01,000, "
-         "above the 5% line, exactly on the 10% line."),
+         "above the Green line at 5%, exactly on the Amber line at 10%."),
         ("1100.01", "Red", "10.001% over the budget (not yet approved) of EUR\u00a01,000, "
-         "above the 10% line."),
+         "above the Amber line at 10%."),
         ("900", "Green", "10% under the budget (not yet approved) of EUR\u00a01,000."),
     ],
 )  # fmt: skip
@@ -379,7 +379,7 @@ def test_the_schedule_sentence_agrees_with_its_colour_at_every_line(cast, slip, 
 @pytest.mark.parametrize(
     ("impact", "likelihood", "rag", "words"),
     [
-        (1, 7, "Green", "the highest scores 7."),
+        (1, 7, "Green", "the highest residual score is 7 "),
         (2, 4, "Amber", "1 scores from 8 to below 15."),
         (3, 3, "Amber", "1 scores from 8 to below 15."),
         (2, 7, "Amber", "1 scores from 8 to below 15."),

@@ -368,7 +368,7 @@ def test_publishing_freezes_a_snapshot_of_status_derived_values_and_drivers(cast
     assert status["derived"]["costRag"] == "Red"
     assert status["drivers"]["costRag"]["summary"] == (
         "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved) of EUR\u00a01,000, "
-        "above the 10% line."
+        "above the Amber line at 10%."
     )
     assert status["effective"] == status_of(cast.project)["effective"]
 

@@ -44,7 +44,7 @@ def test_the_page_shows_each_dimension_with_the_drivers_the_api_sends(cast, clie
         for driver in api["drivers"][key]["drivers"]:
             assert driver["text"] in html
     assert "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved)" in html
-    assert "Vendor exit scores 16." in html
+    assert "Vendor exit: inherent score 16 (no residual assessed)." in html
     assert "Update status" not in html
     assert "Start a report" not in html
     assert "Dismiss" not in html
