@@ -41,6 +41,11 @@ PORTFOLIO_ROW = component(
             "costOverrunPct": specs.NUMBER_OR_NULL_SCHEMA,
             "scheduleSlipDays": specs.INTEGER_OR_NULL_SCHEMA,
             "topRiskScore": specs.INTEGER_OR_NULL_SCHEMA,
+            "topRiskZone": {
+                **specs.enum_answer(["Red", "Amber", "Green", "None"]),
+                "description": "The top risk score's colour (governance.rag.risk_zone): None "
+                "without a score.",
+            },
             "pendingDecisions": {"type": "integer"},
             "changesAwaitingApplication": {"type": "integer"},
             "adoptionGap": {"type": "boolean"},
