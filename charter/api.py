@@ -230,7 +230,7 @@ def link_from_template(request, key: str, response: HttpResponse):
     case, link = services.link_from_template(
         caller=caller,
         template_kind=body.get("templateKind"),
-        title=body.get("title") or "",
+        title=body.get("title"),  # the service's text rule reads null as empty, refuses {}
         base_url=_base_url(request),
         extra_fields=body.keys(),
     )

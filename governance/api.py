@@ -748,7 +748,9 @@ def project_detail(request, key: str, response: HttpResponse):
 @kernel.put(
     "/projects/{key}/editors",
     openapi_extra=body_schema(
-        {"accountIds": {"type": "array", "items": {"type": "string"}}}, ["accountIds"]
+        # Each a tracker accountId: never blank (whether the tracker knows it is stateful).
+        {"accountIds": {"type": "array", "items": cleaning.required_text_schema(128)}},
+        ["accountIds"],
     ),
 )
 @answers(EDITORS, etag=True)

@@ -24,7 +24,7 @@ def clean_seats(raw: Mapping[str, Any], errors: FieldErrors) -> dict[str, dict |
             wanted[field] = value.strip()
         elif isinstance(value, Mapping):
             account_id = value.get("accountId")
-            if account_id:
+            if account_id not in (None, ""):  # {}, 0 or false is no accountId: refused
                 if not isinstance(account_id, str):
                     errors.add(f"{field}.accountId", "Must be a tracker accountId.")
                 else:

@@ -68,7 +68,7 @@ ISSUE_KEY_SCHEMA: dict[str, Any] = {
 }
 NULL_STRING: dict[str, Any] = {"type": ["string", "null"]}
 SORT_ORDER_MAX = 2_000_000_000
-CREATE_ID = "On create only; generated if absent."
+CREATE_ID = "On create only; generated when absent, empty or null."
 TREATMENTS = tuple(t for choices in RISK_TREATMENTS.values() for t in choices)
 
 
@@ -239,7 +239,12 @@ class WorkPackageSpec(Spec):
 
     id: Annotated[
         Any,
-        Passed({"type": "string", "format": "uuid", "description": CREATE_ID}),
+        Passed(
+            {
+                "anyOf": [{"type": "string", "format": "uuid"}, {"enum": ["", None]}],
+                "description": CREATE_ID,
+            }
+        ),
         CreateOnly(),
     ] = Field(None, title="Id")
     name: Annotated[Name, SiteLabel()] = Field(None, title="Name", examples=["Site survey"])

@@ -12,7 +12,7 @@ from pydantic import Field
 from charter.models import APPROVAL_STATUSES
 from charter.specs import TolerancesSpec
 from governance import specs
-from governance.cleaning import refusals, text
+from governance.cleaning import refusals, required_text_schema, text
 from governance.models import BR_CADENCES, RAG_CHOICES
 from status import earned_value
 from status.models import (
@@ -490,7 +490,15 @@ class ExceptionReportSpec(specs.Spec):
     consequences: RequiredProse = Field(None, title="Consequences")
     options: Annotated[
         list[str] | None,
-        specs.Checked(clean_options, {"type": "array", "items": {"type": "string"}, "minItems": 1}),
+        specs.Checked(
+            clean_options,
+            {
+                "type": "array",
+                "items": required_text_schema(TEXT_MAX),
+                "minItems": 1,
+                "maxItems": OPTIONS_MAX,
+            },
+        ),
         specs.RequiredOnCreate(),
     ] = Field(None, title="Options")
     recommendation: RequiredProse = Field(None, title="Recommendation")
