@@ -52,19 +52,32 @@ ACCOUNT_ID_MAX = 128  # governance.cleaning.account_id
 # The templates a supporting link is made from (minutes come from the minutes form).
 LINK_TEMPLATE_KINDS = ("boardPaper", "lessons")
 
+# A supporting link (governance.links.clean_link): a URL, or an object with its URL; a wiki
+# link ('confluence') with a pageId may leave the URL out (the page's is taken).
+_LINK_PROPERTIES = {
+    "id": {"type": "string", "maxLength": 64},
+    "label": {"type": "string"},
+    "url": {"type": "string", "format": "uri", "pattern": specs.HTTP_URL_PATTERN},
+    "type": {"enum": ["confluence", "link"]},
+    "pageId": {"type": "string"},
+    "spaceKey": {"type": "string"},
+    "templateKind": {"enum": list(TEMPLATE_KINDS)},
+}
 LINKS_SCHEMA = {
     "type": "array",
     "items": {
         "type": "object",
-        "properties": {
-            "id": {"type": "string"},
-            "label": {"type": "string"},
-            "url": {"type": "string", "format": "uri"},
-            "type": {"enum": ["confluence", "link"]},
-            "pageId": {"type": "string"},
-            "spaceKey": {"type": "string"},
-            "templateKind": {"enum": list(TEMPLATE_KINDS)},
-        },
+        "properties": _LINK_PROPERTIES,
+        "anyOf": [
+            {"required": ["url"]},
+            {
+                "properties": {
+                    "type": {"const": "confluence"},
+                    "pageId": {"type": "string", "minLength": 1},
+                },
+                "required": ["type", "pageId"],
+            },
+        ],
     },
 }
 
@@ -93,6 +106,42 @@ FINANCIAL_CASE_SCHEMA = {
 }
 
 
+ROLE_MAX = 100
+STEERING_MAX = 30
+_MEMBER_COMMON = {
+    "id": {"type": "string", "maxLength": 64},
+    "role": {"type": ["string", "null"], "maxLength": ROLE_MAX},
+    "avatarUrl": {"type": ["string", "null"]},
+}
+# A steering committee member (charter.services.thesis.clean_steering): a tracker person (an
+# accountId, as text or an object) or an external person named in words, with a role.
+STEERING_MEMBER_SCHEMA = {
+    "anyOf": [
+        {"type": "string", "minLength": 1, "description": "a tracker accountId"},
+        {
+            "type": "object",
+            "properties": {
+                "accountId": required_text_schema(ACCOUNT_ID_MAX),
+                "displayName": {"type": ["string", "null"]},
+                "email": {"type": ["string", "null"]},
+                **_MEMBER_COMMON,
+            },
+            "required": ["accountId"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {
+                "accountId": {"enum": [None, ""]},
+                "displayName": required_text_schema(NAME_MAX),
+                "email": {"anyOf": [{"type": "string", "format": "email"}, {"enum": [None, ""]}]},
+                **_MEMBER_COMMON,
+            },
+            "required": ["displayName"],
+            "additionalProperties": False,
+        },
+    ]
+}
 _MONEY = specs.MONEY_ANSWER
 _NUMBER = specs.NUMBER_OR_NULL_SCHEMA
 _TEXT_OR_NULL = specs.TEXT_OR_NULL_SCHEMA
@@ -328,7 +377,7 @@ class CharterSpec(specs.Spec):
     steering_committee: Annotated[
         Any,
         specs.Passed(
-            {"type": "array", "items": {"type": "object"}},
+            {"type": ["array", "null"], "items": STEERING_MEMBER_SCHEMA, "maxItems": STEERING_MAX},
             answered={"type": "array", "items": STEERING_MEMBER_ANSWER},
         ),
     ] = Field(None, title="Steering committee")

@@ -177,7 +177,7 @@ SEAT_SCHEMA: dict[str, Any] = {
         {"type": "object", "maxProperties": 0},
         {
             "type": "object",
-            "properties": {"accountId": {"type": "string", "minLength": 1}},
+            "properties": {"accountId": cleaning.required_text_schema(128)},
             "required": ["accountId"],
         },
         {

@@ -12,7 +12,14 @@ from django.db import transaction
 from charter import acts, finance
 from charter.models import BusinessCase
 from charter.services.common import Write, begin, current_case, precheck
-from charter.specs import MOVED_BY_ACTS, SEATS, CharterSpec, LinkFromTemplateSpec
+from charter.specs import (
+    MOVED_BY_ACTS,
+    ROLE_MAX,
+    SEATS,
+    STEERING_MAX,
+    CharterSpec,
+    LinkFromTemplateSpec,
+)
 from governance import specs
 from governance.cleaning import FieldErrors, text
 from governance.errors import Conflict, ValidationFailed
@@ -27,9 +34,6 @@ from governance.links import (
 from governance.permissions import Caller, require, sponsor_clash
 from governance.seats import clean_seats, seat_account_id
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
-
-ROLE_MAX = 100
-STEERING_MAX = 30
 
 # Who may sit where: these seats (and steering committee members) take a tracker person or an
 # external person {displayName, email}; the others a tracker person only (the sponsor approves
