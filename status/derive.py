@@ -1029,9 +1029,10 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
     if not f.open_risks:
         return Dimension("risk", "None", "No open risks recorded: nothing to judge.", (), figures)
     top = f.top_score
-    if facts.untreated or (top is not None and top >= red_min):
+    zone = risk_heat(top, thresholds)  # the one score-to-colour rule
+    if facts.untreated or zone == "red":
         rag = "Red"
-    elif top is not None and top >= amber_min:
+    elif zone == "amber":
         rag = "Amber"
     else:
         rag = "Green"
@@ -1063,7 +1064,7 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
             for r in (facts.risks if facts.detailed else ())
             if r.status != "Closed" and r.direction == "Risk"
             for s in [score(r)]
-            if s is not None and s >= amber_min
+            if risk_heat(s, thresholds) in ("red", "amber")
         ),
         key=lambda pair: (-pair[0], pair[1].title),
     )

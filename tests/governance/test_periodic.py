@@ -104,14 +104,16 @@ def test_runperiodic_sends_stale_reminders_and_digests_once(
         call_command("runperiodic", stdout=out)
         call_command("runperiodic", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[:4] == [
+    assert lines[:5] == [
         "exception_check: ran (0)",
+        "health_refresh: ran (1)",
         "jira_webhooks: ran (not Jira)",
         "stale_status_reminders: ran (1)",
         "weekly_digests: ran (0)",
     ]
-    assert lines[4:] == [
+    assert lines[5:] == [
         "exception_check: not due",
+        "health_refresh: not due",
         "jira_webhooks: not due",
         "stale_status_reminders: not due",
         "weekly_digests: not due",

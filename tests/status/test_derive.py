@@ -1,7 +1,7 @@
 """Every derived value of project status at its thresholds (just below, at, just above), with
-its drivers (docs/product.md section 3). The register figures are aggregated in the database, so the
-derivations are tested through the loader, on the path of a project's own status and on the
-portfolio's path at once (they must agree)."""
+its drivers (docs/product.md section 3). The derivations are tested through the loader (the
+rows it reads by name, the figures `status.derive` computes from them), on the path of a
+project's own status and on the portfolio's path at once (they must agree)."""
 
 import datetime as dt
 import itertools
