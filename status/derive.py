@@ -106,7 +106,7 @@ class Figures:
     next_pending_scope_at: dt.datetime | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WorkPackageFact:
     """A work package as the status model reads it (`selectors.WP_FIELDS`, by name): what
     the figures, the drivers, the earned value and the status page's pictures need."""
@@ -135,22 +135,23 @@ class WorkPackageFact:
         return self.id
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RiskFact:
     id: Any
     title: str
     status: str
     direction: str
     materialised: bool
-    impact: int | None
-    likelihood: int | None
-    residual_impact: int | None
-    residual_likelihood: int | None
     score: int | None  # the stored risk score (registers.models.RISK_SCORE)
     project_id: Any = None
+    # Where the risk matrices place it (a project's own status only).
+    impact: int | None = None
+    likelihood: int | None = None
+    residual_impact: int | None = None
+    residual_likelihood: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ChangeFact:
     """A Proposed or Approved change: what the scope rule, the application state and the
     approved variations (`registers.derive.counts_as_variation`) read."""
@@ -168,7 +169,7 @@ class ChangeFact:
     impact_scope: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DecisionFact:
     made_on: dt.date | None
     treated_risk_id: str | None

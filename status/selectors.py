@@ -27,9 +27,19 @@ from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from status import derive, earned_value
 from status.models import ProjectStatus, StatusReport
 
-# The columns each table is read with, by name.
+# The columns each table is read with, by name; those only a project's own page shows (its
+# timeline and risk matrices) are left out of the portfolio's read of a thousand projects.
 WP_FIELDS = [f.name for f in dataclasses.fields(derive.WorkPackageFact)]
 RISK_FIELDS = [f.name for f in dataclasses.fields(derive.RiskFact)]
+PAGE_ONLY_FIELDS = {
+    "type",
+    "forecast_start_date",
+    "actual_start_date",
+    "impact",
+    "likelihood",
+    "residual_impact",
+    "residual_likelihood",
+}
 DECISION_FIELDS = [f.name for f in dataclasses.fields(derive.DecisionFact)]
 CHANGE_FIELDS = [f.name for f in dataclasses.fields(derive.ChangeFact)]
 OPEN_CHANGE_STATES = ("Proposed", "Approved")
@@ -137,18 +147,20 @@ def load_facts(
     ids = list(by_id)
     if not ids:
         return {}
+    wp_fields = [f for f in WP_FIELDS if detail or f not in PAGE_ONLY_FIELDS]
+    risk_fields = [f for f in RISK_FIELDS if detail or f not in PAGE_ONLY_FIELDS]
     statuses = _statuses(ids, detail)
     cases = _cases(ids, detail)
     packages = _grouped(
         register_selectors.ordered(WorkPackage.objects.filter(project_id__in=ids)).values(
-            *WP_FIELDS
+            *wp_fields
         ),
         derive.WorkPackageFact,
     )
     risks = _grouped(
         Risk.objects.filter(project_id__in=ids, direction="Risk")
         .order_by("title", "id")
-        .values(*RISK_FIELDS),
+        .values(*risk_fields),
         derive.RiskFact,
     )
     decisions = _grouped(
