@@ -688,3 +688,60 @@ def test_load_facts_runs_the_same_queries_for_one_project_or_many(db, django_ass
         loaded = selectors.load_facts(many, thresholds=TH, now=NOW)
     assert all(f.figures.packages == 3 and f.figures.open_risks == 3 for f in loaded.values())
     assert all(f.untreated == [] for f in loaded.values())
+
+
+def test_a_late_package_behind_the_end_is_named_and_the_project_is_not_early(project):
+    """APOLLO's shape: two packages late against their own ends while a later package holds
+    the project's end, and an approved +10-day change moved that end. The project's end is
+    within its target, but the worst package is 18 days beyond the approved 10: Red, and
+    never "earlier"."""
+    package(
+        project,
+        name="Build: core platform",
+        planned_end_date=dt.date(2026, 6, 1),
+        forecast_end_date=dt.date(2026, 6, 29),
+    )
+    package(
+        project,
+        name="Data migration",
+        planned_end_date=dt.date(2026, 7, 1),
+        forecast_end_date=dt.date(2026, 7, 8),
+    )
+    package(project, name="Go-live", planned_end_date=END, forecast_end_date=END)
+    change(project, status="Approved", dimensions=["Schedule"], impact_schedule_days=10)
+    result = dimension(project, "schedule")
+    assert result.figures["endSlipDays"] == -10
+    assert result.figures["worstPackageSlipDays"] == 28
+    assert result.figures["latePackages"] == 2
+    assert result.figures["slipDays"] == 18
+    assert result.rag == "Red"
+    assert result.summary == (
+        "2 work packages are late (Build: core platform by 28 days, Data migration by 7 days), "
+        "the worst 18 days beyond the 10 days of approved changes; the forecast end "
+        "30 Sep 2026 is within the end of the current plan (no approved baseline yet), "
+        "10 Oct 2026 (30 Sep 2026 plus 10 days of approved changes)."
+    )
+    assert "earlier" not in result.summary
+    assert [d.text for d in result.drivers][:2] == [
+        "Build: core platform is 28 days late: forecast to end on 29 Jun 2026, against its "
+        "planned end 1 Jun 2026.",
+        "Data migration is 7 days late: forecast to end on 8 Jul 2026, against its planned "
+        "end 1 Jul 2026.",
+    ]
+
+
+def test_packages_late_within_the_approved_days_leave_the_slip_at_zero_not_early(project):
+    package(
+        project,
+        name="Build",
+        planned_end_date=dt.date(2026, 6, 1),
+        forecast_end_date=dt.date(2026, 6, 8),
+    )
+    package(project, name="Go-live", planned_end_date=END, forecast_end_date=END)
+    change(project, status="Approved", dimensions=["Schedule"], impact_schedule_days=10)
+    result = dimension(project, "schedule")
+    assert result.figures["slipDays"] == 0
+    assert result.rag == "Green"
+    assert result.summary.startswith(
+        "Build is 7 days late, within the 10 days of approved changes; the forecast end "
+    )
