@@ -188,7 +188,8 @@ def package_schedule(wp: Any, plan: Mapping[str, Any] | None) -> PackageSchedule
     beside it); a package the baseline does not name was added after approval and has no
     baseline; before approval, the planned dates. The end measured is forecastEndDate, falling
     back to plannedEndDate when there is a baseline (a re-plan without a forecast still moves
-    the end); without either, or without a basis end, there is no variance."""
+    the end), and a finished package's actualEndDate before either (`measured_end`); without
+    any, or without a basis end, there is no variance."""
     planned_start, planned_end = wp.planned_start_date, wp.planned_end_date
     entry = None
     if plan:
@@ -198,13 +199,21 @@ def package_schedule(wp: Any, plan: Mapping[str, Any] | None) -> PackageSchedule
     if entry is not None:
         start = _iso_day(entry.get("plannedStartDate"))
         end = _iso_day(entry.get("plannedEndDate"))
-        measured = wp.forecast_end_date or planned_end
+        measured = measured_end(wp)
         variance = (measured - end).days if measured and end else None
         replanned = (start, end) != (planned_start, planned_end)
         return PackageSchedule(BASIS_BASELINE, start, end, variance, replanned)
     basis = BASIS_NO_BASELINE if plan else BASIS_PLANNED
-    variance = schedule_variance_days(planned_end, wp.forecast_end_date)
+    actual_end = getattr(wp, "actual_end_date", None)
+    variance = schedule_variance_days(planned_end, actual_end or wp.forecast_end_date)
     return PackageSchedule(basis, planned_start, planned_end, variance, False)
+
+
+def measured_end(wp: Any) -> dt.date | None:
+    """The end a package is measured by: its actualEndDate once it finished, else its
+    forecastEndDate, else its plannedEndDate. A package's slip and the project's forecast end
+    both read it."""
+    return getattr(wp, "actual_end_date", None) or wp.forecast_end_date or wp.planned_end_date
 
 
 def schedule_variance_days(

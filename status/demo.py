@@ -52,14 +52,16 @@ STATUS = {
                 1,
                 {
                     "overallRag": "Amber",
-                    "overallReason": "Business case with the sponsor; integrations blocked.",
+                    "overallReason": "Core platform late; integrations blocked.",
                     "outcomeConfidence": "Modest",
                     "adoptionConfidence": "High",
                     "confidenceReason": "Pilot users adopted the portal within a week.",
                     "scheduleRagOverrideReason": "Blocked on the supplier's API credentials.",
-                    "pmKeyMessage": "Build on schedule apart from the integrations.",
+                    "pmKeyMessage": "Core platform and data migration late against their "
+                    "baselines; integrations blocked.",
                     "structuredCommentary": {
-                        "keyMessages": "Core platform on schedule. Integrations blocked on "
+                        "keyMessages": "Core platform running late against its baseline, and "
+                        "the data migration behind it. Integrations blocked on "
                         "supplier credentials. Business case submitted for approval.",
                         "keyRisks": "The integration supplier has missed two drops.",
                         "decisionsRequired": "Approve the business case; decide on the "

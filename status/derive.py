@@ -13,15 +13,17 @@ page, in published reports, on the portfolio and in the API (docs/product.md sec
 - the portfolio figures (approved budget, EAC, slip, top risk score, pending decisions,
   changes awaiting application, adoption gap).
 
-The functions are pure. They read `ProjectFacts`: per-project `Figures` that
-`selectors.load_facts` aggregates in the database for any number of projects at once, and, for
-a single project's status, the register rows that become the listed drivers. They take `now`
+The functions are pure. They read `ProjectFacts`: the rows `selectors.load_facts` loads by
+field name for any number of projects at once (work packages, risks, decisions, changes, the
+status and the business case with its plan baseline) and the per-project `Figures` that
+`figures_of` computes from them here, one function per figure; on a project's own status the
+rows also become the listed drivers. They take `now`
 so that tests and reports can pin the clock.
 """
 
 import calendar
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -35,7 +37,13 @@ from governance import formatting, labels
 from governance.cleaning import add_days, coerce_enum
 from governance.models import RAG_CHOICES, Project
 from governance.rag import risk_zone
-from registers.derive import application_state
+from registers.derive import (
+    BASIS_BASELINE,
+    application_state,
+    measured_end,
+    package_schedule,
+    variations,
+)
 from status.earned_value import estimates_compared, readings
 from status.models import CONFIDENCES, DIMENSIONS, ProjectStatus
 
@@ -56,7 +64,7 @@ ZERO = Decimal("0")
 
 @dataclass(frozen=True)
 class Figures:
-    """One project's register figures, aggregated in the database (see selectors)."""
+    """One project's register figures (`figures_of`)."""
 
     # Work packages
     packages: int = 0
@@ -68,9 +76,13 @@ class Figures:
     baseline_sum: Decimal = ZERO
     baselined_packages: int = 0
     forecast_sum: Decimal = ZERO  # budgetForecast, falling back to budget
-    latest_end: dt.date | None = None  # forecastEndDate, falling back to plannedEndDate
+    latest_end: dt.date | None = None  # the latest `registers.derive.measured_end`
     latest_planned_end: dt.date | None = None
     latest_locked_end: dt.date | None = None  # legacy plannedDatesBaselineLockedAt packages
+    # Each package's slip against its own baseline (`registers.derive.package_schedule`): the
+    # worst of them, and the late ones (slip > 0), the latest first.
+    worst_package_slip: int | None = None
+    late_packages: tuple["PackageSlip", ...] = ()
     # Risks (direction Risk)
     risks: int = 0  # any status
     open_risks: int = 0
@@ -93,41 +105,89 @@ class Figures:
     next_pending_scope_at: dt.datetime | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WorkPackageFact:
+    """A work package as the status model reads it (`selectors.WP_FIELDS`, by name): what
+    the figures, the drivers, the earned value and the status page's pictures need."""
+
     id: Any
     name: str
     status: str
-    budget: Decimal | None
-    budget_baseline: Decimal | None
-    budget_forecast: Decimal | None
-    planned_start_date: dt.date | None
-    planned_end_date: dt.date | None
-    forecast_end_date: dt.date | None
+    budget: Decimal | None = None
+    budget_baseline: Decimal | None = None
+    budget_forecast: Decimal | None = None
+    planned_start_date: dt.date | None = None
+    planned_end_date: dt.date | None = None
+    forecast_end_date: dt.date | None = None
+    project_id: Any = None
+    type: str = ""
+    progress: int | None = None
+    budget_actual: Decimal | None = None
+    budget_phasing: Any = None
+    forecast_start_date: dt.date | None = None
+    actual_start_date: dt.date | None = None
+    actual_end_date: dt.date | None = None
+    planned_dates_baseline_locked_at: dt.datetime | None = None
+
+    @property
+    def pk(self) -> Any:
+        return self.id
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RiskFact:
     id: Any
     title: str
     status: str
     direction: str
     materialised: bool
-    impact: int | None
-    likelihood: int | None
-    residual_impact: int | None
-    residual_likelihood: int | None
     score: int | None  # the stored risk score (registers.models.RISK_SCORE)
+    project_id: Any = None
+    # Where the risk matrices place it (a project's own status only).
+    impact: int | None = None
+    likelihood: int | None = None
+    residual_impact: int | None = None
+    residual_likelihood: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ChangeFact:
+    """A Proposed or Approved change: what the scope rule, the application state and the
+    approved variations (`registers.derive.counts_as_variation`) read."""
+
     id: Any
     summary: str
     status: str
     dimensions: list
     application_record: dict | None
     created_at: dt.datetime
+    project_id: Any = None
+    decided_at: dt.datetime | None = None
+    impact_budget: Decimal | None = None
+    impact_schedule_days: int | None = None
+    impact_scope: str = ""
+
+
+@dataclass(slots=True)
+class DecisionFact:
+    made_on: dt.date | None
+    treated_risk_id: str | None
+    project_id: Any = None
+
+
+@dataclass(frozen=True)
+class PackageSlip:
+    """A package's slip in days against its own baseline end (its planned end before any
+    approval, or when added after it), the end measured and what it is (actual, forecast or
+    planned), and the end it is measured against and what that is."""
+
+    id: Any
+    name: str
+    days: int
+    end: dt.date
+    source: str
+    baseline_end: dt.date | None
+    basis: str = BASIS_BASELINE
 
 
 @dataclass
@@ -157,6 +217,8 @@ class ProjectFacts:
     plan_baseline_benefit_recorded: bool = False
     plan_baseline_benefit: Decimal | None = None
     detailed: bool = False
+    # The plan baseline in force (the business case's planBaseline object), or None.
+    plan_baseline: dict | None = None
     work_packages: list[WorkPackageFact] = field(default_factory=list)
     risks: list[RiskFact] = field(default_factory=list)
     changes: list[ChangeFact] = field(default_factory=list)
@@ -164,6 +226,193 @@ class ProjectFacts:
     @property
     def approval_status(self) -> str:
         return self.project.approval_status
+
+
+# --- the figures, from the rows -------------------------------------------------------------
+
+
+def _latest(days: Iterable[dt.date | None]) -> dt.date | None:
+    return max((d for d in days if d is not None), default=None)
+
+
+def _sum(amounts: Iterable[Decimal | None]) -> Decimal:
+    return sum((a for a in amounts if a is not None), ZERO)
+
+
+def package_slips(
+    packages: Sequence[WorkPackageFact], plan: Mapping[str, Any] | None
+) -> list[PackageSlip]:
+    """Each package's slip against its own baseline end, as its register row, the timeline and
+    the export show it (`registers.derive.package_schedule`), for the packages that have one."""
+    slips = []
+    for wp in packages:
+        schedule = package_schedule(wp, plan)
+        end = measured_end(wp)
+        if schedule.variance_days is None or end is None:
+            continue
+        source = (
+            "actual" if wp.actual_end_date else "forecast" if wp.forecast_end_date else "planned"
+        )
+        slips.append(
+            PackageSlip(
+                wp.id, wp.name, schedule.variance_days, end, source, schedule.end, schedule.basis
+            )
+        )
+    return slips
+
+
+def package_figures(
+    packages: Sequence[WorkPackageFact], plan: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The work packages' counts, sums, ends and slips."""
+    slips = package_slips(packages, plan)
+    late = sorted((s for s in slips if s.days > 0), key=lambda s: (-s.days, s.name))
+    return {
+        "packages": len(packages),
+        "complete": sum(1 for wp in packages if wp.status == "Complete"),
+        "blocked": sum(1 for wp in packages if wp.status == "Blocked"),
+        "unplanned": sum(
+            1
+            for wp in packages
+            if wp.planned_start_date is None or wp.planned_end_date is None or wp.budget is None
+        ),
+        "with_budget_figures": sum(
+            1
+            for wp in packages
+            if wp.budget is not None
+            or wp.budget_baseline is not None
+            or wp.budget_forecast is not None
+        ),
+        "budget_sum": _sum(wp.budget for wp in packages),
+        "baseline_sum": _sum(wp.budget_baseline for wp in packages),
+        "baselined_packages": sum(1 for wp in packages if wp.budget_baseline is not None),
+        "forecast_sum": _sum(
+            wp.budget_forecast if wp.budget_forecast is not None else wp.budget for wp in packages
+        ),
+        "latest_end": _latest(measured_end(wp) for wp in packages),
+        "latest_planned_end": _latest(wp.planned_end_date for wp in packages),
+        "latest_locked_end": _latest(
+            wp.planned_end_date for wp in packages if wp.planned_dates_baseline_locked_at
+        ),
+        "worst_package_slip": max((s.days for s in slips), default=None),
+        "late_packages": tuple(late),
+    }
+
+
+def risk_figures(risks: Sequence[RiskFact], thresholds: Mapping[str, Any]) -> dict[str, Any]:
+    """Over the Risk items: how many, how many open, the top score of the open ones, and how
+    many of those fall in each zone of the one score-to-colour rule (`governance.rag.risk_zone`)."""
+    open_risks = [r for r in risks if r.direction == "Risk" and r.status != "Closed"]
+    zones = [risk_zone(r.score, thresholds) for r in open_risks]
+    return {
+        "risks": sum(1 for r in risks if r.direction == "Risk"),
+        "open_risks": len(open_risks),
+        "top_score": max((r.score for r in open_risks if r.score is not None), default=None),
+        "red_risks": zones.count("Red"),
+        "amber_risks": zones.count("Amber"),
+        "unscored_risks": zones.count("None"),
+    }
+
+
+def untreated_risks(
+    risks: Sequence[RiskFact], decisions: Sequence[DecisionFact]
+) -> list[tuple[Any, str]]:
+    """The open materialised risks no decision treats (id, title), by title."""
+    treated = {d.treated_risk_id for d in decisions if d.treated_risk_id}
+    return sorted(
+        (
+            (r.id, r.title)
+            for r in risks
+            if r.direction == "Risk"
+            and r.materialised
+            and r.status != "Closed"
+            and str(r.id) not in treated
+        ),
+        key=lambda pair: pair[1],
+    )
+
+
+def change_figures(changes: Sequence[ChangeFact], now: dt.datetime) -> dict[str, Any]:
+    """Over the Proposed and Approved changes: how many are open, the approved variations on
+    top of the baseline in force (`registers.derive.variations`), how many await application
+    (`application_state`) and the Scope changes waiting (`is_pending_scope`)."""
+    counted = variations(changes)
+    pending = [c.created_at for c in changes if is_pending_scope(c, now)]
+    later = [
+        c.created_at for c in changes if c.created_at > now and is_pending_scope(c, c.created_at)
+    ]
+    return {
+        "open_changes": sum(1 for c in changes if c.status in ("Proposed", "Approved")),
+        "variation_budget": counted.budget,
+        "variation_days": counted.days,
+        "budget_variations": counted.budget_changes,
+        "awaiting_application": sum(
+            1
+            for c in changes
+            if application_state(c.status, c.dimensions or [], c.application_record)
+            == "AwaitingApplication"
+        ),
+        "pending_scope": len(pending),
+        "oldest_pending_scope_at": min(pending, default=None),
+        "next_pending_scope_at": min(later, default=None),
+    }
+
+
+def figures_of(
+    *,
+    packages: Sequence[WorkPackageFact],
+    risks: Sequence[RiskFact],
+    decisions: Sequence[DecisionFact],
+    changes: Sequence[ChangeFact],
+    plan: Mapping[str, Any] | None,
+    thresholds: Mapping[str, Any],
+    now: dt.datetime,
+) -> Figures:
+    """A project's `Figures` from its rows."""
+    return Figures(
+        **package_figures(packages, plan),
+        **risk_figures(risks, thresholds),
+        pending_decisions=sum(1 for d in decisions if d.made_on is None),
+        **change_figures(changes, now),
+    )
+
+
+def plan_end(plan: Mapping[str, Any] | None) -> dt.date | None:
+    """The latest plannedEndDate of the plan baseline's packages."""
+    entries = plan.get("workPackages") if plan else None
+    if not isinstance(entries, Mapping):
+        return None
+    ends = []
+    for entry in entries.values():
+        if isinstance(entry, Mapping) and entry.get("plannedEndDate"):
+            try:
+                ends.append(dt.date.fromisoformat(str(entry["plannedEndDate"])[:10]))
+            except ValueError:
+                continue
+    return max(ends, default=None)
+
+
+def plan_benefit(plan: Mapping[str, Any] | None) -> tuple[bool, Decimal | None]:
+    """The plan baseline's totalBenefit: whether the key was recorded, and the amount (None for
+    null or anything that is not a finite number)."""
+    if not plan or "totalBenefit" not in plan:
+        return False, None
+    value = plan["totalBenefit"]
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
+        return True, None
+    try:
+        amount = Decimal(str(value).strip())
+    except ArithmeticError:
+        return True, None
+    return True, amount if amount.is_finite() else None
+
+
+def plan_version(plan: Mapping[str, Any] | None) -> Any:
+    value = plan.get("version") if plan else None
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return value
 
 
 # --- outputs ------------------------------------------------------------------------------
@@ -429,7 +678,7 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
             )
         )
     over = []
-    for wp in facts.work_packages:
+    for wp in facts.work_packages if facts.detailed else ():
         wp_base = wp.budget_baseline if is_baselined else wp.budget
         wp_forecast = wp.budget_forecast if wp.budget_forecast is not None else wp.budget
         if wp_forecast is None:
@@ -560,10 +809,51 @@ def baseline_end(facts: ProjectFacts) -> tuple[dt.date | None, str]:
     return f.latest_planned_end, "current plan (no approved baseline yet)"
 
 
+def _late_clause(late: Sequence[PackageSlip], variation_days: int) -> str:
+    """The late packages named, the worst first, up to three, each by its slip against its own
+    baseline (as its register row shows it), and the worst against the approved changes'
+    days: "2 work packages are late (Build by 28 days, Migration by 7 days), the worst 18 days
+    beyond the 10 days of approved changes"."""
+    worst = late[0]
+    if len(late) == 1:
+        text = f"{worst.name} is {_days(worst.days)} late"
+    else:
+        named = [f"{s.name} by {_days(s.days)}" for s in late[:3]]
+        if len(late) > 3:
+            named.append(f"{len(late) - 3} more")
+        text = f"{_plural(len(late), 'work package')} are late ({', '.join(named)})"
+    if variation_days:
+        which = "" if len(late) == 1 else "the worst "
+        beyond = worst.days - variation_days
+        allowance = f"the {_days(variation_days)} of approved changes"
+        if variation_days < 0:
+            allowance = f"the approved changes taking {_days(variation_days)} off"
+        if beyond > 0:
+            text += f", {which}{_days(beyond)} beyond {allowance}"
+        else:
+            text += f", {which}within {allowance}"
+    return text
+
+
+def _package_driver(s: PackageSlip) -> Driver:
+    verb = "ended" if s.source == "actual" else f"{s.source} to end"
+    against = "baseline" if s.basis == BASIS_BASELINE else "planned"
+    text = f"{s.name} is {_days(s.days)} late: {verb} on {day(s.end)}"
+    text += f", against its {against} end {day(s.baseline_end)}." if s.baseline_end else "."
+    return Driver(text, "workPackage", str(s.id))
+
+
 def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension:
-    """slip = latest forecastEndDate (falling back to plannedEndDate) minus (latest baselined
-    plannedEndDate + approved schedule variations), in days. <= green max Green, <= amber max
-    Amber, else Red; any Blocked package makes it at least Amber."""
+    """Two slips, in days, positive late. Each package's: its forecast (or actual) end against
+    its own baseline end (`registers.derive.package_schedule`, as its register row shows it).
+    The project's end: the latest package end against the end of the baseline plus the
+    approved schedule variations. slipDays = the worse of the project's end slip and the worst
+    package slip beyond the approved variations' days (they are the project's allowance, so a
+    package late by no more than they add is within it), and never below 0 while a package is
+    late: <= green max Green, <= amber max Amber, else Red; any Blocked package makes it at
+    least Amber. The summary names the late packages in the same sentence as the project's
+    end, which it then calls "within" its target, never "earlier": a project is never called
+    early while a package is late."""
     f = facts.figures
     base_end, base_source = baseline_end(facts)
     blocked = sorted(
@@ -572,8 +862,12 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
     blocked_drivers = [
         Driver(f"{wp.name} is blocked.", "workPackage", str(wp.id)) for wp in blocked
     ]
+    late = f.late_packages
     figures: dict[str, Any] = {
         "slipDays": None,
+        "endSlipDays": None,
+        "worstPackageSlipDays": f.worst_package_slip,
+        "latePackages": len(late),
         "latestEndDate": f.latest_end,
         "baselineEndDate": base_end,
         "baselineSource": base_source,
@@ -583,7 +877,17 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
     blocked_text = (
         f"{_plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} blocked"
     )
-    if f.latest_end is None or base_end is None:
+    end_slip, target = None, None
+    if f.latest_end is not None and base_end is not None:
+        target = add_days(base_end, f.variation_days)
+        end_slip = (f.latest_end - target).days
+    package_slip = (
+        f.worst_package_slip - f.variation_days if f.worst_package_slip is not None else None
+    )
+    slips = [s for s in (end_slip, package_slip) if s is not None]
+    if late:
+        slips.append(0)  # never early while a package is late
+    if not slips:
         if f.blocked:
             return Dimension(
                 "schedule",
@@ -599,9 +903,9 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
             (),
             figures,
         )
-    target = add_days(base_end, f.variation_days)
-    slip = (f.latest_end - target).days
+    slip = max(slips)
     figures["slipDays"] = slip
+    figures["endSlipDays"] = end_slip
     if slip <= thresholds["scheduleGreenMaxDays"]:
         rag = "Green"
     elif slip <= thresholds["scheduleAmberMaxDays"]:
@@ -610,34 +914,57 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         rag = "Red"
     if f.blocked and rag == "Green":
         rag = "Amber"
-    target_text = f"the end of the {base_source}, {day(target)}"
-    if f.variation_days:
-        more = "plus" if f.variation_days > 0 else "less"
-        target_text += f" ({day(base_end)} {more} {_days(f.variation_days)} of approved changes)"
-    if slip > 0:
-        summary = f"Forecast end {day(f.latest_end)} is {_days(slip)} later than {target_text}."
-    elif slip < 0:
-        summary = f"Forecast end {day(f.latest_end)} is {_days(slip)} earlier than {target_text}."
+    end_text = ""
+    if end_slip is not None and target is not None and base_end is not None:
+        target_text = f"the end of the {base_source}, {day(target)}"
+        if f.variation_days:
+            more = "plus" if f.variation_days > 0 else "less"
+            target_text += (
+                f" ({day(base_end)} {more} {_days(f.variation_days)} of approved changes)"
+            )
+        if end_slip > 0:
+            how = f"{_days(end_slip)} later than"
+        elif end_slip < 0:
+            # With a package late the project is not early: its end is within the target.
+            how = "within" if late else f"{_days(end_slip)} earlier than"
+        else:
+            how = "on"
+        end_text = f"forecast end {day(f.latest_end)} is {how} {target_text}"
+    if late:
+        packages_text = _late_clause(late, f.variation_days)
+        if not end_text:
+            summary = f"{packages_text}."
+        elif end_slip is not None and end_slip > 0:
+            summary = f"The {end_text}, and {packages_text}."
+        elif end_slip == 0:
+            summary = f"The {end_text}, but {packages_text}."
+        else:
+            summary = f"{packages_text}; the {end_text}."
+    elif end_text:
+        summary = f"{end_text[:1].upper()}{end_text[1:]}."
     else:
-        summary = f"Forecast end {day(f.latest_end)} is on {target_text}."
+        summary = "No work package is late against its plan; no project end to measure."
     if f.blocked:
         summary += f" {blocked_text[:1].upper()}{blocked_text[1:]}."
-    drivers = []
-    latest = [
-        wp
-        for wp in facts.work_packages
-        if (wp.forecast_end_date or wp.planned_end_date) == f.latest_end
-    ]
-    for wp in sorted(latest, key=lambda wp: wp.name)[:1]:
-        source = "forecast" if wp.forecast_end_date else "planned"
-        drivers.append(
-            Driver(
-                f"{wp.name} is {source} to end on {day(f.latest_end)}, the latest of the plan.",
-                "workPackage",
-                str(wp.id),
+    drivers: list[Driver] = []
+    if facts.detailed:
+        drivers.extend(_limit([_package_driver(s) for s in late], "late work package"))
+        latest = [wp for wp in facts.work_packages if measured_end(wp) == f.latest_end]
+        for wp in sorted(latest, key=lambda wp: wp.name)[:1]:
+            if any(s.id == wp.id for s in late):
+                continue
+            if wp.actual_end_date:
+                verb = "ended"
+            else:
+                verb = "is forecast to end" if wp.forecast_end_date else "is planned to end"
+            drivers.append(
+                Driver(
+                    f"{wp.name} {verb} on {day(f.latest_end)}, the latest of the plan.",
+                    "workPackage",
+                    str(wp.id),
+                )
             )
-        )
-    drivers.extend(_limit(blocked_drivers, "blocked work package"))
+        drivers.extend(_limit(blocked_drivers, "blocked work package"))
     return Dimension("schedule", rag, summary, tuple(drivers), figures)
 
 
@@ -687,7 +1014,7 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
         f"applied; the oldest {waiting}. Scope turns Red after {number(red_after)} days."
     )
     waits = []
-    for change in facts.changes:
+    for change in facts.changes if facts.detailed else ():
         if not is_pending_scope(change, now):
             continue
         waited = (now - change.created_at).days
@@ -768,7 +1095,7 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         for risk_id, title in sorted(facts.untreated, key=lambda pair: pair[1])
     ]
     high, held = [], []
-    for r in facts.risks:
+    for r in facts.risks if facts.detailed else ():
         if r.status == "Closed" or r.direction != "Risk" or score(r) is None:
             continue
         if risk_zone(score(r), thresholds) != "Green":

@@ -518,31 +518,27 @@ PACKAGE_FIELDS = (
 )
 
 
-def package_inputs(rows: Iterable[tuple], plans: Mapping[Any, Any]) -> dict[Any, list]:
-    """PackageInputs by project id from `PACKAGE_FIELDS` rows and each project's plan
-    baseline (its baselined dates for each package)."""
-    out: dict[Any, list[PackageInputs]] = {}
-    for pk, project_id, name, status, progress, bac, actual, phasing, start, end in rows:
-        plan = plans.get(project_id) or {}
-        entries = plan.get("workPackages") if isinstance(plan, Mapping) else None
-        entry = entries.get(str(pk)) if isinstance(entries, Mapping) else None
-        if isinstance(entry, Mapping) and entry.get("plannedStartDate"):
-            start = _day(entry.get("plannedStartDate")) or start
-            end = _day(entry.get("plannedEndDate")) or end
-        out.setdefault(project_id, []).append(
-            PackageInputs(
-                id=pk,
-                name=name,
-                status=status,
-                progress=progress,
-                bac=bac,
-                actual=actual,
-                phasing=phasing,
-                start=start,
-                end=end,
-            )
-        )
-    return out
+def inputs_of(package: Any, plan: Mapping[str, Any] | None) -> PackageInputs:
+    """A package's inputs, read by attribute name (a model instance or a loaded record with
+    `PACKAGE_FIELDS`), its dates the baselined ones of the plan baseline in force when it
+    names the package."""
+    start, end = package.planned_start_date, package.planned_end_date
+    entries = plan.get("workPackages") if isinstance(plan, Mapping) else None
+    entry = entries.get(str(package.id)) if isinstance(entries, Mapping) else None
+    if isinstance(entry, Mapping) and entry.get("plannedStartDate"):
+        start = _day(entry.get("plannedStartDate")) or start
+        end = _day(entry.get("plannedEndDate")) or end
+    return PackageInputs(
+        id=package.id,
+        name=package.name,
+        status=package.status,
+        progress=package.progress,
+        bac=package.budget_baseline,
+        actual=package.budget_actual,
+        phasing=package.budget_phasing,
+        start=start,
+        end=end,
+    )
 
 
 def planned_value_on(inputs: Sequence[PackageInputs], day: dt.date) -> Decimal | None:
@@ -601,15 +597,19 @@ def project_values(inputs: Sequence[PackageInputs], today: dt.date) -> ProjectEa
 
 
 def for_projects(project_ids: Sequence[Any], today: dt.date) -> dict[Any, ProjectEarnedValue]:
-    """`project_values` of each project, by id, in two queries whatever their number."""
+    """`project_values` of each project, by id, in two queries whatever their number (the
+    status model, `status.selectors.load_facts`, computes the same from the packages it
+    loads)."""
     ids = list(project_ids)
     if not ids:
         return {}
     plans = plan_baselines_of(ids)
+    inputs: dict[Any, list[PackageInputs]] = {pk: [] for pk in ids}
     rows = (
         WorkPackage.objects.filter(project_id__in=ids)
         .order_by("project_id", "sort_order", "name")
-        .values_list(*PACKAGE_FIELDS)
+        .only(*PACKAGE_FIELDS)
     )
-    inputs = package_inputs(rows, plans)
-    return {pk: project_values(inputs.get(pk, []), today) for pk in ids}
+    for package in rows:
+        inputs[package.project_id].append(inputs_of(package, plans.get(package.project_id)))
+    return {pk: project_values(inputs[pk], today) for pk in ids}

@@ -241,6 +241,22 @@ def refresh_outdated(site: SiteSettings, *, now: dt.datetime | None = None) -> N
         refresh(ids[start : start + 500], now=now)
 
 
+def refresh_expired(now: dt.datetime | None = None) -> int:
+    """The periodic job: derive again, from the same model, every row that is missing, has
+    expired (`valid_until`) or was derived under other thresholds or rules, so the portfolio's
+    pages read stored rows instead of deriving a thousand projects on a reader's request.
+    Returns how many projects were refreshed."""
+    now = now or timezone.now()
+    fingerprint = basis(SiteSettings.load())
+    current = ProjectHealth.objects.filter(basis=fingerprint, valid_until__gt=now)
+    ids = list(
+        Project.objects.exclude(pk__in=current.values("project_id")).values_list("pk", flat=True)
+    )
+    for start in range(0, len(ids), 500):
+        refresh(ids[start : start + 500], now=now)
+    return len(ids)
+
+
 def rows_for(
     projects: Sequence[Project],
     *,

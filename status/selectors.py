@@ -1,137 +1,48 @@
-"""Reads for status pages, reports, the API and the portfolio. `load_facts` fetches what the
-derivations need for any number of projects in a constant number of queries: the register
-figures are aggregated per project in the database, never row by row in Python, except the
-approved variations, which `registers.derive.variations` counts over the Approved changes
-(read in one query) so that the rule is written once; the
-single-project status uses the same path with one project and adds the rows behind its
-drivers."""
+"""Reads for status pages, reports, the API and the portfolio. `load_facts` loads what the
+status model reads for any number of projects in a fixed number of ORM queries, each row by
+field name: the status, the business case (with its plan baseline), the work packages, the
+Risk items, the decisions that are pending or treat a risk, and the Proposed and Approved
+changes; one query per table whatever the number of projects. Every figure is then derived in
+Python, once, by `status.derive` (`derive.figures_of`) with the registers' own rules
+(`application_state`, `is_pending_scope`, `as_plan_baseline`, `package_schedule`), and the
+earned value (`status.earned_value`) from the same work-package rows. A project's own status
+takes the same path with one project, and its rows become the listed drivers."""
 
 import dataclasses
 import datetime as dt
-import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
-from django.db import connection
-from django.db.models import DateField, DateTimeField, DecimalField, JSONField
+from django.db.models import Q
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from charter.models import BusinessCase
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
-from registers.derive import approved_change_facts, baseline_approved_at, variations
+from registers import selectors as register_selectors
+from registers.derive import as_plan_baseline, baseline_approved_at
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from status import derive, earned_value
 from status.models import ProjectStatus, StatusReport
 
-WP_FIELDS = [
-    "id",
-    "name",
-    "status",
-    "budget",
-    "budget_baseline",
-    "budget_forecast",
-    "planned_start_date",
-    "planned_end_date",
-    "forecast_end_date",
-]
-RISK_FIELDS = [
-    "id",
-    "title",
-    "status",
-    "direction",
-    "materialised",
+# The columns each table is read with, by name; those only a project's own page shows (its
+# timeline and risk matrices) are left out of the portfolio's read of a thousand projects.
+WP_FIELDS = [f.name for f in dataclasses.fields(derive.WorkPackageFact)]
+RISK_FIELDS = [f.name for f in dataclasses.fields(derive.RiskFact)]
+PAGE_ONLY_FIELDS = {
+    "type",
+    "forecast_start_date",
+    "actual_start_date",
     "impact",
     "likelihood",
     "residual_impact",
     "residual_likelihood",
-    "score",
-]
-CHANGE_FIELDS = ["id", "summary", "status", "dimensions", "application_record", "created_at"]
-
-# The risk score: the risk's generated column (registers.models.RISK_SCORE).
-SCORE_SQL = "score"
-# registers.derive.application_state in SQL, over Proposed and Approved changes whose
-# dimensions are read as JSON text (tests prove it equal to the Python rule for every input).
-UNAPPLIED_SQL = "(application_record IS NULL OR CAST(application_record AS TEXT) = '{}')"
-AWAITING_SQL = (
-    f"(status = 'Approved' AND {UNAPPLIED_SQL} AND (dims IS NULL OR dims = '[]' "
-    "OR dims LIKE %s OR dims LIKE %s OR dims LIKE %s))"
-)
-PENDING_SCOPE_SQL = (
-    f"(dims LIKE %s AND created_at <= %s AND (status = 'Proposed' "
-    f"OR (status = 'Approved' AND {UNAPPLIED_SQL})))"
-)
-# The same changes raised after `now` (their wait starts later).
-LATER_SCOPE_SQL = (
-    f"(dims LIKE %s AND created_at > %s AND (status = 'Proposed' "
-    f"OR (status = 'Approved' AND {UNAPPLIED_SQL})))"
-)
-
-FIGURES_SQL = """
-SELECT p.id,
-  w.packages, w.complete, w.blocked, w.unplanned, w.with_figures, w.budget_sum, w.baseline_sum,
-  w.baselined, w.forecast_sum, w.latest_end, w.latest_planned, w.latest_locked,
-  r.risks, r.open_risks, r.top_score, r.red_risks, r.amber_risks, r.unscored,
-  d.pending,
-  c.open_changes, c.awaiting, c.pending_scope, c.oldest_scope, c.later_scope,
-  {plan_present}, {plan_version}, {plan_end}, {plan_approved_at}, {plan_benefit},
-  {status_columns},
-  {case_columns}
-FROM governance_project p
-LEFT JOIN status_projectstatus s ON s.project_id = p.id
-LEFT JOIN charter_businesscase b ON b.project_id = p.id
-LEFT JOIN (
-  SELECT project_id, COUNT(*) AS packages,
-    SUM(CASE WHEN status = 'Complete' THEN 1 ELSE 0 END) AS complete,
-    SUM(CASE WHEN status = 'Blocked' THEN 1 ELSE 0 END) AS blocked,
-    SUM(CASE WHEN planned_start_date IS NULL OR planned_end_date IS NULL OR budget IS NULL
-        THEN 1 ELSE 0 END) AS unplanned,
-    SUM(CASE WHEN budget IS NOT NULL OR budget_baseline IS NOT NULL
-        OR budget_forecast IS NOT NULL THEN 1 ELSE 0 END) AS with_figures,
-    SUM(COALESCE(budget, 0)) AS budget_sum,
-    SUM(COALESCE(budget_baseline, 0)) AS baseline_sum,
-    COUNT(budget_baseline) AS baselined,
-    SUM(COALESCE(budget_forecast, budget, 0)) AS forecast_sum,
-    MAX(COALESCE(forecast_end_date, planned_end_date)) AS latest_end,
-    MAX(planned_end_date) AS latest_planned,
-    MAX(CASE WHEN planned_dates_baseline_locked_at IS NOT NULL THEN planned_end_date END)
-        AS latest_locked
-  FROM registers_workpackage WHERE project_id {in_ids} GROUP BY project_id
-) w ON w.project_id = p.id
-LEFT JOIN (
-  SELECT project_id, COUNT(*) AS risks,
-    SUM(CASE WHEN status <> 'Closed' THEN 1 ELSE 0 END) AS open_risks,
-    MAX(CASE WHEN status <> 'Closed' THEN {score} END) AS top_score,
-    SUM(CASE WHEN status <> 'Closed' AND {score} >= %s THEN 1 ELSE 0 END) AS red_risks,
-    SUM(CASE WHEN status <> 'Closed' AND {score} >= %s AND {score} < %s THEN 1 ELSE 0 END)
-        AS amber_risks,
-    SUM(CASE WHEN status <> 'Closed' AND {score} IS NULL THEN 1 ELSE 0 END) AS unscored
-  FROM registers_risk WHERE direction = 'Risk' AND project_id {in_ids} GROUP BY project_id
-) r ON r.project_id = p.id
-LEFT JOIN (
-  SELECT project_id, COUNT(*) AS pending FROM registers_decision
-  WHERE made_on IS NULL AND project_id {in_ids} GROUP BY project_id
-) d ON d.project_id = p.id
-LEFT JOIN (
-  SELECT project_id, COUNT(*) AS open_changes,
-    SUM(CASE WHEN {awaiting} THEN 1 ELSE 0 END) AS awaiting,
-    SUM(CASE WHEN {pending_scope} THEN 1 ELSE 0 END) AS pending_scope,
-    MIN(CASE WHEN {pending_scope} THEN created_at END) AS oldest_scope,
-    MIN(CASE WHEN {later_scope} THEN created_at END) AS later_scope
-  FROM (
-    SELECT project_id, status, application_record, created_at,
-           CAST(dimensions AS TEXT) AS dims
-    FROM registers_changerequest
-    WHERE status IN ('Proposed', 'Approved') AND project_id {in_ids}
-  ) ch GROUP BY project_id
-) c ON c.project_id = p.id
-WHERE p.id {in_ids}
-"""
+}
+DECISION_FIELDS = [f.name for f in dataclasses.fields(derive.DecisionFact)]
+CHANGE_FIELDS = [f.name for f in dataclasses.fields(derive.ChangeFact)]
+OPEN_CHANGE_STATES = ("Proposed", "Approved")
 
 
 def next_review(project: Project, case: BusinessCase | None) -> dict:
@@ -153,40 +64,6 @@ def default_status(project: Project) -> ProjectStatus:
     return ProjectStatus(project=project)
 
 
-def _int(value) -> int:
-    return int(value or 0)
-
-
-def _money(value) -> Decimal:
-    if value is None:
-        return Decimal("0")
-    if not isinstance(value, Decimal):
-        value = Decimal(str(value))
-    return value.quantize(Decimal("0.01"))
-
-
-def _date(value) -> dt.date | None:
-    if value is None or isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value)[:10])
-
-
-def _datetime(value) -> dt.datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, dt.datetime):
-        value = parse_datetime(str(value))
-    if timezone.is_naive(value):
-        value = timezone.make_aware(value, dt.UTC)
-    return value
-
-
-def _json(value):
-    if isinstance(value, str):
-        return json.loads(value)
-    return value
-
-
 # The status and business-case columns the bulk path reads (the prose and the nested objects
 # of the business case stay in the database; a project's own status loads them in full).
 STATUS_FIELD_NAMES = {
@@ -204,7 +81,6 @@ STATUS_FIELD_NAMES = {
     "br_cadence",
     "revision",
 }
-STATUS_FIELDS = [f for f in ProjectStatus._meta.concrete_fields if f.name in STATUS_FIELD_NAMES]
 CASE_FIELD_NAMES = {
     "project",
     "theme",
@@ -220,145 +96,39 @@ CASE_FIELD_NAMES = {
     "tolerance_cost_amount",
     "tolerance_benefit_percent",
     "financial_case",
-}
-# In the model's field order, as Model.from_db expects.
-CASE_FIELDS = [f for f in BusinessCase._meta.concrete_fields if f.name in CASE_FIELD_NAMES]
-
-
-def _column(alias: str, field) -> str:
-    column = f"{alias}.{connection.ops.quote_name(field.column)}"
-    if isinstance(field, JSONField):
-        return f"CAST({column} AS TEXT)"
-    return column
-
-
-def _converter(field):
-    """How a raw column value becomes what the model field holds, on SQLite and PostgreSQL
-    alike (None: as it comes)."""
-    if isinstance(field, JSONField):
-        return _json
-    if isinstance(field, DateTimeField):
-        return _datetime
-    if isinstance(field, DateField):
-        return _date
-    if isinstance(field, DecimalField):
-        return _money
-    return None
-
-
-def _loader(fields):
-    """Reads raw columns into a plain record with the model's attribute names (the bulk path
-    reads a thousand of them; a model instance per row would cost more than the query)."""
-    names = [f.attname for f in fields]
-    converters = [_converter(f) for f in fields]
-
-    def load(values):
-        return SimpleNamespace(
-            **{
-                name: value if value is None or convert is None else convert(value)
-                for name, convert, value in zip(names, converters, values, strict=True)
-            }
-        )
-
-    return load
-
-
-# The approved planBaseline ({"version", "approvedAt", "workPackages": {id: {...,
-# "plannedEndDate"}}, "totalBenefit", ...}): whether there is one, its version, its latest
-# plannedEndDate, when it was approved and its totalBenefit as JSON text (SQL NULL when the
-# key is absent, 'null' when it holds none), read in the database with
-# each engine's JSON functions (a plan is a few kilobytes; the portfolio reads a thousand).
-PLAN_SQL = {
-    "postgresql": (
-        "jsonb_typeof(b.plan_baseline) = 'object'",
-        "b.plan_baseline ->> 'version'",
-        "(SELECT MAX(e.value ->> 'plannedEndDate') FROM jsonb_each(CASE WHEN "
-        "jsonb_typeof(b.plan_baseline -> 'workPackages') = 'object' THEN "
-        "b.plan_baseline -> 'workPackages' ELSE '{}'::jsonb END) e)",
-        "b.plan_baseline ->> 'approvedAt'",
-        "CASE WHEN jsonb_typeof(b.plan_baseline) = 'object' "
-        "THEN (b.plan_baseline -> 'totalBenefit')::text END",
-    ),
-    "sqlite": (
-        "json_type(b.plan_baseline) = 'object'",
-        "json_extract(b.plan_baseline, '$.version')",
-        "(SELECT MAX(CASE WHEN e.type = 'object' THEN json_extract(e.value, '$.plannedEndDate') "
-        "END) FROM json_each(b.plan_baseline, '$.workPackages') e)",
-        "json_extract(b.plan_baseline, '$.approvedAt')",
-        "CASE WHEN json_type(b.plan_baseline) = 'object' "
-        "AND json_type(b.plan_baseline, '$.totalBenefit') IS NOT NULL "
-        "THEN COALESCE(CAST(json_extract(b.plan_baseline, '$.totalBenefit') AS TEXT), 'null') "
-        "END",
-    ),
+    "plan_baseline",
 }
 
 
-def _plan_version(value):
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
-        return value
+def _attnames(model, names: set[str]) -> list[str]:
+    return [f.attname for f in model._meta.concrete_fields if f.name in names]
 
 
-def _plan_benefit(value) -> tuple[bool, Decimal | None]:
-    """The plan baseline's totalBenefit as read by PLAN_SQL: whether the key was recorded, and
-    the amount (None for null or anything that is not a number)."""
-    if value is None:
-        return False, None
-    text = str(value).strip()
-    if text == "null":
-        return True, None
-    try:
-        amount = Decimal(text)
-    except ArithmeticError:
-        return True, None
-    return True, amount if amount.is_finite() else None
+STATUS_COLUMNS = _attnames(ProjectStatus, STATUS_FIELD_NAMES)
+CASE_COLUMNS = _attnames(BusinessCase, CASE_FIELD_NAMES)
 
 
-def _figures_rows(ids: list[int], thresholds: Mapping[str, Any], now: dt.datetime):
-    if connection.vendor == "postgresql":
-        # One array parameter instead of a thousand: PostgreSQL plans it much faster.
-        in_ids, id_params = "= ANY(%s)", [list(ids)]
-    else:
-        in_ids, id_params = f"IN ({', '.join(['%s'] * len(ids))})", list(ids)
-    plan_present, plan_version, plan_end, plan_approved_at, plan_benefit = PLAN_SQL[
-        connection.vendor
-    ]
-    sql = FIGURES_SQL.format(
-        in_ids=in_ids,
-        plan_present=plan_present,
-        plan_version=plan_version,
-        plan_end=plan_end,
-        plan_approved_at=plan_approved_at,
-        plan_benefit=plan_benefit,
-        score=SCORE_SQL,
-        awaiting=AWAITING_SQL,
-        pending_scope=PENDING_SCOPE_SQL,
-        later_scope=LATER_SCOPE_SQL,
-        status_columns=", ".join(_column("s", f) for f in STATUS_FIELDS),
-        case_columns=", ".join(_column("b", f) for f in CASE_FIELDS),
-    )
-    at = connection.ops.adapt_datetimefield_value(now)
-    amendment = ['%"Scope"%', '%"Quality"%', '%"Other"%']
-    scope = ['%"Scope"%', at]
-    red, amber = thresholds["riskRedMinScore"], thresholds["riskAmberMinScore"]
-    params = [
-        *id_params,
-        red,
-        amber,
-        red,
-        *id_params,
-        *id_params,
-        *amendment,
-        *scope,
-        *scope,
-        *scope,
-        *id_params,
-        *id_params,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+def _statuses(ids: list[int], detail: bool) -> dict[int, Any]:
+    """Each project's stored status: the model in full on a project's own status, else a
+    plain record of the columns the derivations read."""
+    rows = ProjectStatus.objects.filter(project_id__in=ids)
+    if detail:
+        return {status.project_id: status for status in rows}
+    return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*STATUS_COLUMNS)}
+
+
+def _cases(ids: list[int], detail: bool) -> dict[int, Any]:
+    rows = BusinessCase.objects.filter(project_id__in=ids)
+    if detail:
+        return {case.project_id: case for case in rows}
+    return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*CASE_COLUMNS)}
+
+
+def _grouped(rows: Iterable[Mapping[str, Any]], make) -> dict[Any, list]:
+    found: dict[Any, list] = {}
+    for row in rows:
+        found.setdefault(row["project_id"], []).append(make(**row))
+    return found
 
 
 def load_facts(
@@ -368,123 +138,90 @@ def load_facts(
     now: dt.datetime,
     detail: bool = False,
 ) -> dict[int, derive.ProjectFacts]:
-    """ProjectFacts per project id, for any number of projects in three queries: one that
-    aggregates the registers, the status and the business case per project in the database,
-    and two small ones for materialised risks and the decisions that treat them. With `detail`
-    (a project's own status) it also loads the full status, the business case and the
-    register rows that become the listed drivers."""
+    """ProjectFacts per project id, for any number of projects in six queries, one per table
+    (status, business case, work packages, risks, decisions, changes), every row read by field
+    name, every figure derived in Python (`derive.figures_of`). With `detail` (a project's own
+    status) the status and the business case are the full models and the rows become the
+    listed drivers."""
     by_id = {p.pk: p for p in projects}
     ids = list(by_id)
     if not ids:
         return {}
+    wp_fields = [f for f in WP_FIELDS if detail or f not in PAGE_ONLY_FIELDS]
+    risk_fields = [f for f in RISK_FIELDS if detail or f not in PAGE_ONLY_FIELDS]
+    statuses = _statuses(ids, detail)
+    cases = _cases(ids, detail)
+    packages = _grouped(
+        register_selectors.ordered(WorkPackage.objects.filter(project_id__in=ids)).values(
+            *wp_fields
+        ),
+        derive.WorkPackageFact,
+    )
+    risks = _grouped(
+        Risk.objects.filter(project_id__in=ids, direction="Risk")
+        .order_by("title", "id")
+        .values(*risk_fields),
+        derive.RiskFact,
+    )
+    decisions = _grouped(
+        Decision.objects.filter(project_id__in=ids)
+        .filter(Q(made_on__isnull=True) | Q(treated_risk_id__isnull=False))
+        .values(*DECISION_FIELDS),
+        derive.DecisionFact,
+    )
+    changes = _grouped(
+        ChangeRequest.objects.filter(project_id__in=ids, status__in=OPEN_CHANGE_STATES)
+        .order_by("created_at", "id")
+        .values(*CHANGE_FIELDS),
+        derive.ChangeFact,
+    )
     facts: dict[int, derive.ProjectFacts] = {}
-    status_end = 30 + len(STATUS_FIELDS)
-    load_status = _loader(STATUS_FIELDS)
-    load_case = _loader(CASE_FIELDS)
-    rows = _figures_rows(ids, thresholds, now)
-    approved_changes = approved_change_facts(ids)
-    for row in rows:
-        (pk, *w) = row[:13]
-        r, d, c = row[13:19], row[19], row[20:25]
-        plan, s, b = row[25:30], row[30:status_end], row[status_end:]
-        project = by_id[pk]
-        plan_approved_at = baseline_approved_at({"approvedAt": plan[3]}) if plan[0] else None
-        counted = variations(approved_changes.get(pk, []))
-        figures = derive.Figures(
-            packages=_int(w[0]),
-            complete=_int(w[1]),
-            blocked=_int(w[2]),
-            unplanned=_int(w[3]),
-            with_budget_figures=_int(w[4]),
-            budget_sum=_money(w[5]),
-            baseline_sum=_money(w[6]),
-            baselined_packages=_int(w[7]),
-            forecast_sum=_money(w[8]),
-            latest_end=_date(w[9]),
-            latest_planned_end=_date(w[10]),
-            latest_locked_end=_date(w[11]),
-            risks=_int(r[0]),
-            open_risks=_int(r[1]),
-            top_score=int(r[2]) if r[2] is not None else None,
-            red_risks=_int(r[3]),
-            amber_risks=_int(r[4]),
-            unscored_risks=_int(r[5]),
-            pending_decisions=_int(d),
-            open_changes=_int(c[0]),
-            variation_budget=_money(counted.budget),
-            variation_days=counted.days,
-            budget_variations=counted.budget_changes,
-            awaiting_application=_int(c[1]),
-            pending_scope=_int(c[2]),
-            oldest_pending_scope_at=_datetime(c[3]),
-            next_pending_scope_at=_datetime(c[4]),
-        )
-        status = default_status(project) if s[0] is None else load_status(s)
-        case = None
-        if b[0] is not None:
-            case = load_case(b)
-        benefit_recorded, approved_benefit = _plan_benefit(plan[4]) if plan[0] else (False, None)
-        try:
-            plan_end = _date(plan[2])
-        except ValueError:
-            plan_end = None
+    for pk, project in by_id.items():
+        status = statuses.get(pk) or default_status(project)
+        case = cases.get(pk)
+        if detail:
+            status.project = project
+            if case is not None:
+                case.project = project
+        plan = as_plan_baseline(case.plan_baseline if case is not None else None)
+        project_risks = risks.get(pk, [])
+        project_decisions = decisions.get(pk, [])
+        recorded, benefit = derive.plan_benefit(plan)
         facts[pk] = derive.ProjectFacts(
             project=project,
             status=status,
             case=case,
-            figures=figures,
-            has_plan_baseline=bool(plan[0]),
-            plan_baseline_version=_plan_version(plan[1]),
-            plan_baseline_end=plan_end,
-            plan_baseline_approved_at=plan_approved_at,
-            plan_baseline_benefit_recorded=benefit_recorded,
-            plan_baseline_benefit=approved_benefit,
+            figures=derive.figures_of(
+                packages=packages.get(pk, []),
+                risks=project_risks,
+                decisions=project_decisions,
+                changes=changes.get(pk, []),
+                plan=plan,
+                thresholds=thresholds,
+                now=now,
+            ),
+            untreated=derive.untreated_risks(project_risks, project_decisions),
+            has_plan_baseline=plan is not None,
+            plan_baseline_version=derive.plan_version(plan),
+            plan_baseline_end=derive.plan_end(plan),
+            plan_baseline_approved_at=baseline_approved_at(plan),
+            plan_baseline_benefit_recorded=recorded,
+            plan_baseline_benefit=benefit,
+            detailed=detail,
+            plan_baseline=plan,
+            work_packages=packages.get(pk, []),
+            risks=project_risks,
+            changes=changes.get(pk, []),
         )
-    treated = set(
-        Decision.objects.filter(project_id__in=ids, treated_risk_id__isnull=False).values_list(
-            "project_id", "treated_risk_id"
-        )
-    )
-    for project_id, risk_id, title in (
-        Risk.objects.filter(project_id__in=ids, direction="Risk", materialised=True)
-        .exclude(status="Closed")
-        .order_by("title")
-        .values_list("project_id", "id", "title")
-    ):
-        if (project_id, str(risk_id)) not in treated:
-            facts[project_id].untreated.append((risk_id, title))
-    if detail:
-        for project_facts in facts.values():
-            _add_detail(project_facts)
     return facts
 
 
-def _add_detail(facts: derive.ProjectFacts) -> None:
-    """The full status and business case, and the register rows behind the drivers."""
-    project = facts.project
-    status = ProjectStatus.objects.filter(project=project).first()
-    if status is not None:
-        status.project = project
-        facts.status = status
-    case = BusinessCase.objects.filter(project=project).first()
-    if case is not None:
-        case.project = project
-        facts.case = case
-    facts.work_packages = [
-        derive.WorkPackageFact(*row)
-        for row in WorkPackage.objects.filter(project=project).values_list(*WP_FIELDS)
-    ]
-    facts.risks = [
-        derive.RiskFact(*row)
-        for row in Risk.objects.filter(project=project).values_list(*RISK_FIELDS)
-    ]
-    facts.changes = [
-        derive.ChangeFact(*row)
-        for row in ChangeRequest.objects.filter(
-            project=project, status__in=["Proposed", "Approved"]
-        ).values_list(*CHANGE_FIELDS)
-    ]
-    facts.detailed = True
+def _earned(facts: derive.ProjectFacts, today: dt.date) -> earned_value.ProjectEarnedValue:
+    """The project's earned value from the packages the model loaded."""
+    plan = facts.plan_baseline
+    return earned_value.project_values(
+        [earned_value.inputs_of(wp, plan) for wp in facts.work_packages], today
+    )
 
 
 def views_for(
@@ -499,7 +236,7 @@ def views_for(
     thresholds = rag_thresholds(site)
     now = now or timezone.now()
     facts = load_facts(projects, thresholds=thresholds, now=now, detail=detail)
-    earned = earned_value.for_projects(list(facts), timezone.localdate(now))
+    today = timezone.localdate(now)
     return {
         pk: dataclasses.replace(
             derive.derive(
@@ -508,7 +245,7 @@ def views_for(
                 br_cadence_default=site.br_cadence_default,
                 now=now,
             ),
-            earned_value=earned[pk],
+            earned_value=_earned(project_facts, today),
         )
         for pk, project_facts in facts.items()
     }

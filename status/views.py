@@ -16,8 +16,6 @@ from governance.people import resolve
 from governance.services import rag_thresholds
 from governance.views import project_context
 from registers import pictures as register_pictures
-from registers import selectors as register_selectors
-from registers.derive import as_plan_baseline
 from status import (
     derive,
     earned_value,
@@ -90,10 +88,11 @@ def _trend(published) -> list[dict]:
 
 def _pictures(project, view) -> list:
     """The status page's pictures: the risk matrices from the rows behind the risk drivers;
-    the work-package timeline against the approved plan (one read of the packages)."""
+    the work-package timeline against the approved plan and the budget curve from the packages
+    the status model loaded (the page reads the work-package table once)."""
     risks_url = reverse("registers:risks", args=[project.key])
-    packages = register_selectors.work_packages(project)
-    plan = as_plan_baseline(view.facts.case.plan_baseline if view.facts.case else None)
+    packages = view.facts.work_packages
+    plan = view.facts.plan_baseline
     return [
         *register_pictures.risk_matrices(
             view.facts.risks, view.thresholds, risks_url, prefix="status-risk"

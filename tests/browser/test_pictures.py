@@ -97,7 +97,7 @@ def packages(project):
         forecast_start_date=day(-20),
         forecast_end_date=day(-14),
         actual_start_date=day(-20),
-        actual_end_date=day(-13),
+        actual_end_date=day(-14),
     )
     WorkPackageFactory(
         project=project,
@@ -128,8 +128,9 @@ def test_timeline_on_the_register_and_the_status_page(cast, live_server, watched
     page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
     timeline = page.locator("#wp-timeline")
     expect(timeline.locator("svg")).to_be_visible()
-    # The slip drawn is each package's schedule variance (forecastEndDate against its plan,
-    # registers.derive.package_schedule), as the register shows it: Discovery ended on plan.
+    # The slip drawn is each package's schedule variance (its actual, else forecast, end
+    # against its plan, registers.derive.package_schedule), as the register shows it:
+    # Discovery ended on plan.
     expect(timeline.locator("text.slip-label")).to_have_text(["+28 d", "+14 d"])
     expect(timeline.locator("path.milestone")).to_have_count(1)
     expect(timeline.locator("line.today-line")).to_have_count(1)

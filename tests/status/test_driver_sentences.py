@@ -25,11 +25,12 @@ def test_schedule_says_how_much_later_than_the_baseline(project):  # noqa: F811
     )
     result = dimension(project, "schedule")
     assert result.summary == (
-        "Forecast end 14 Mar 2027 is 24 days later than the end of the current plan (no "
-        "approved baseline yet), 18 Feb 2027."
+        "The forecast end 14 Mar 2027 is 24 days later than the end of the current plan (no "
+        "approved baseline yet), 18 Feb 2027, and Go-live is 24 days late."
     )
     assert result.drivers[0].text == (
-        "Go-live is forecast to end on 14 Mar 2027, the latest of the plan."
+        "Go-live is 24 days late: forecast to end on 14 Mar 2027, against its planned end "
+        "18 Feb 2027."
     )
 
 

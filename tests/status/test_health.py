@@ -434,3 +434,21 @@ def test_the_basis_and_every_cache_key_carry_the_deploy_version(db, settings):
     assert caches["default"].version == settings.DEPLOY_VERSION
     settings.DEPLOY_VERSION = f"{settings.DEPLOY_VERSION}-next"
     assert health.basis(site) != before
+
+
+def test_the_periodic_job_derives_again_the_rows_that_expired(db):
+    """`health_refresh` rewrites, from the same model as every write, the rows that are missing
+    or expired, and leaves the current ones."""
+    from status import health
+    from status.models import ProjectHealth
+    from tests.factories import ProjectFactory
+
+    first, second = ProjectFactory(), ProjectFactory()
+    health.refresh([first.pk, second.pk])
+    ProjectHealth.objects.filter(project=second).update(valid_until=timezone.now())
+    ProjectHealth.objects.filter(project=first).delete()
+    kept = ProjectHealth.objects.get(project=second).computed_at
+    assert health.refresh_expired() == 2
+    assert ProjectHealth.objects.filter(project__in=[first, second]).count() == 2
+    assert ProjectHealth.objects.get(project=second).computed_at > kept
+    assert health.refresh_expired() == 0
