@@ -304,6 +304,11 @@ AGENT_PROPOSAL_MINUTES = env.int("AGENT_PROPOSAL_MINUTES", default=15)
 ATLASSIAN_SITE_URL = env.str("ATLASSIAN_SITE_URL", default="").rstrip("/")
 ATLASSIAN_CLIENT_ID = env.str("ATLASSIAN_CLIENT_ID", default="")
 ATLASSIAN_CLIENT_SECRET = env.str("ATLASSIAN_CLIENT_SECRET", default="")
+# The Jira webhook's token must carry a qsh claim binding it to the request (Atlassian's query
+# string hash). Atlassian does not list the claims of an OAuth 2.0 app's webhook token: should
+# a site's deliveries come without one, false accepts a token without qsh (one that carries
+# a qsh is still checked against the request). docs/atlassian.md, Webhooks.
+ATLASSIAN_WEBHOOK_REQUIRE_QSH = env.bool("ATLASSIAN_WEBHOOK_REQUIRE_QSH", default=True)
 ATLASSIAN_TOKEN_KEY = env.str("ATLASSIAN_TOKEN_KEY", default="")
 ATLASSIAN_SERVICE_EMAIL = env.str("ATLASSIAN_SERVICE_EMAIL", default="")
 ATLASSIAN_SERVICE_API_TOKEN = env.str("ATLASSIAN_SERVICE_API_TOKEN", default="")

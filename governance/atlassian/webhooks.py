@@ -262,7 +262,12 @@ def verify(authorization: str, request: HttpRequest) -> dict | None:
             algorithms=["HS256"],
             issuer=settings.ATLASSIAN_CLIENT_ID,
             leeway=LEEWAY_SECONDS,
-            options={"require": ["exp", "iss", "qsh"], "verify_aud": False},
+            options={
+                "require": ["exp", "iss", "qsh"]
+                if settings.ATLASSIAN_WEBHOOK_REQUIRE_QSH
+                else ["exp", "iss"],
+                "verify_aud": False,
+            },
         )
     except jwt.InvalidTokenError as exc:
         logger.warning("Jira webhook refused: %s", exc)
@@ -285,6 +290,8 @@ def _token_problem(claims: dict, request: HttpRequest) -> str:
     if iat is not None and (not isinstance(iat, int | float) or exp - iat > longest):
         return f"exp is more than {MAX_TOKEN_LIFETIME} after iat"
     qsh = claims.get("qsh")
+    if qsh is None and not settings.ATLASSIAN_WEBHOOK_REQUIRE_QSH:
+        return ""  # the operator accepts tokens without qsh; one that has one is checked
     if not isinstance(qsh, str) or qsh == CONTEXT_QSH:
         return "qsh is not a request's hash"
     query = [(name, value) for name in request.GET for value in request.GET.getlist(name)]

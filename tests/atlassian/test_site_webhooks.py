@@ -218,6 +218,20 @@ def test_a_token_bound_to_the_query_it_came_with_is_accepted(site, cast, client)
     assert other.status_code == 401
 
 
+def test_without_the_qsh_requirement_a_token_without_qsh_passes_and_a_wrong_one_does_not(
+    site, cast, client, settings
+):
+    settings.ATLASSIAN_WEBHOOK_REQUIRE_QSH = False
+    WorkPackageFactory(project=cast.project, name="Build", linked_issue_keys=["ALPHA-1"])
+    wrong = token(qsh=webhooks.query_string_hash("GET", "/hooks/jira/", []))
+    assert deliver(client, deleted("ALPHA-1"), bearer=wrong).status_code == 401
+    assert deliver(client, deleted("ALPHA-1"), bearer=token(qsh=None)).status_code == 204
+    # The lifetime cap holds either way.
+    long_lived = token(qsh=None, exp=4_000_000_000)
+    answer = deliver(client, deleted("ALPHA-2"), bearer=long_lived, identifier="d2")
+    assert answer.status_code == 401
+
+
 def deleted(key: str) -> dict:
     return {
         "webhookEvent": "jira:issue_deleted",
