@@ -2,6 +2,7 @@
 the RAG heat map (projects by dimension) and the slip / overrun scatter, both from the rows the
 page already has."""
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -56,7 +57,10 @@ def risk_matrices(
     row in the chart's table, which lists the projects with risks in that cell, each linking
     to that project's register filtered to the cell."""
     register_url = project_urls("registers:risks")
-    amber, red = int(thresholds["riskAmberMinScore"]), int(thresholds["riskRedMinScore"])
+    # Whole scores: a fractional line (7.5) starts its zone at the next whole score, as
+    # `risk_zone` reads it, so a cell is shaded as the register colours its score.
+    amber = math.ceil(thresholds["riskAmberMinScore"])
+    red = math.ceil(thresholds["riskRedMinScore"])
     out = []
     cells_by_view = _cells_by_view(keys, stored)
     for view, label in register_pictures.MATRIX_VIEWS.items():

@@ -3,6 +3,7 @@ cells, the work-package timeline lanes and the budget curve by month. `governanc
 draws them; the register pages, the status page and the portfolio call these."""
 
 import datetime as dt
+import math
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
@@ -106,7 +107,10 @@ def risk_matrices(
 ) -> list[charts.Chart]:
     """The inherent and residual matrices of one project's open risks, each cell linking to
     the register filtered to it."""
-    amber, red = int(thresholds["riskAmberMinScore"]), int(thresholds["riskRedMinScore"])
+    # Whole scores: a fractional line (7.5) starts its zone at the next whole score, as
+    # `risk_zone` reads it, so a cell is shaded as the register colours its score.
+    amber = math.ceil(thresholds["riskAmberMinScore"])
+    red = math.ceil(thresholds["riskRedMinScore"])
     return [
         charts.risk_matrix(
             matrix_counts(risks, view),

@@ -1098,10 +1098,11 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
     for r in facts.risks if facts.detailed else ():
         if r.status == "Closed" or r.direction != "Risk" or score(r) is None:
             continue
-        if risk_zone(score(r), thresholds) != "Green":
+        inherent = inherent_score(r)
+        if risk_zone(score(r), thresholds) in ("Red", "Amber"):
             high.append((score(r), r))
-        elif risk_zone(inherent_score(r), thresholds) != "Green":
-            held.append((inherent_score(r), r))  # treated down out of the Amber and Red zones
+        elif inherent is not None and risk_zone(inherent, thresholds) in ("Red", "Amber"):
+            held.append((inherent, r))  # treated down out of the Amber and Red zones
     high.sort(key=lambda pair: (-pair[0], pair[1].title))
     held.sort(key=lambda pair: (-pair[0], pair[1].title))
     drivers.extend(Driver(f"{r.title}: {scores_in_words(r)}.", "risk", str(r.id)) for _, r in high)

@@ -1,7 +1,8 @@
 """Management by exception (docs/product.md section 3, "Tolerances and exceptions").
 
 - `exception_state(view)`: the one comparison of the status page's derived figures (the
-  schedule slip against the plan baseline's end, the cost forecast against the approved
+  schedule slip (the status page's slipDays: the worse of the end slip and the worst package
+  slip beyond the approved days), the cost forecast against the approved
   budget, the benefit forecast against the approved benefit) with the tolerances the sponsor
   set on the business case. The banner, the portfolio, the API and the agent all read it.
 - `track(views)`: called where the stored health is rewritten (every change of the facts,

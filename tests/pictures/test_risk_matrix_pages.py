@@ -141,3 +141,20 @@ def test_portfolio_matrix_costs_one_query_whatever_the_projects(cast, portfolio_
         project = ProjectFactory(key=f"P{n}", lead=cast.lead, browsers=[cast.pmo])
         add_risks(project, 5)
     assert queries(portfolio_client, "/portfolio/") == few
+
+
+@pytest.mark.parametrize(("amber", "red"), [(7.5, 14.5), (8, 15), (4.2, 9.9)])
+def test_a_matrix_cell_is_shaded_as_the_register_colours_its_score(monkeypatch, amber, red):
+    from governance import charts
+    from governance.charts.risk_matrix import ZONE_OF_RAG, cell_zone
+    from governance.rag import risk_zone
+
+    seen = []
+    monkeypatch.setattr(charts, "risk_matrix", lambda *a, **k: seen.append(k) or None)
+    thresholds = {"riskAmberMinScore": amber, "riskRedMinScore": red}
+    pictures.risk_matrices([], thresholds, REGISTER)
+    assert seen
+    for drawn in seen:
+        for score in range(1, 26):
+            shaded = cell_zone(score, drawn["amber_min"], drawn["red_min"])
+            assert shaded == ZONE_OF_RAG[risk_zone(score, thresholds)], (score, drawn)

@@ -404,6 +404,32 @@ def test_a_materialised_risk_without_a_treating_decision_is_red(project):
     assert dimension(project, "risk").rag == "Green"
 
 
+def test_a_risk_with_only_residual_scores_is_judged_without_an_inherent_one(project):
+    RiskFactory(
+        project=project,
+        title="Residual only",
+        impact=None,
+        likelihood=None,
+        residual_impact=1,
+        residual_likelihood=2,
+    )
+    RiskFactory(
+        project=project,
+        title="Held",
+        impact=4,
+        likelihood=4,
+        residual_impact=1,
+        residual_likelihood=2,
+    )
+    result = dimension(project, "risk")
+    assert result.rag == "Green"
+    # Only the risk its treatment holds down out of a zone is named; the other has no
+    # inherent score to have been held from.
+    assert [d.text for d in result.drivers] == [
+        "Held: residual score 2 (inherent 16); its treatment holds it below 8."
+    ]
+
+
 def test_risk_is_none_without_open_risks(project):
     assert dimension(project, "risk").rag == "None"
     RiskFactory(project=project, status="Closed", impact=5, likelihood=5)
