@@ -20,6 +20,7 @@ from governance.models import (
     PeriodicJob,
     Project,
     SiteSettings,
+    SpentAuthorizationCode,
     TrackerEventReceipt,
     TrackerFieldState,
     TrackerWebhooks,
@@ -218,6 +219,12 @@ class FormSubmissionAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "kind", "account_id", "target_id")
     list_filter = ("kind",)
     search_fields = ("target_id", "account_id")
+
+
+@admin.register(SpentAuthorizationCode)
+class SpentAuthorizationCodeAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "code_digest", "token_family")
+    search_fields = ("code_digest",)
 
 
 @admin.register(Notification)

@@ -58,7 +58,7 @@ COLUMNS = [
         "label": "Forecast (EAC)",
         "sort": "eac",
         "num": True,
-        "title": "Estimate at completion: the work packages' forecasts, or the project "
+        "hint": "Estimate at completion: the work packages' forecasts, or the project "
         "manager's revised forecast (the cost-performance estimate BAC \u00f7 CPI is another "
         "figure: the Why column compares them)",
     },
@@ -69,7 +69,7 @@ COLUMNS = [
         "label": "Top risk",
         "sort": "topRisk",
         "num": True,
-        "title": "The highest open risk score: its residual score where one is assessed, "
+        "hint": "The highest open risk score: its residual score where one is assessed, "
         "else its inherent score",
     },
     {"key": "decisions", "label": "Pending decisions", "sort": "decisions", "num": True},
@@ -98,6 +98,11 @@ COLUMNS = [
         "title": "Schedule performance index: SPI = EV \u00f7 PV",
     },
     {"key": "why", "label": "Why"},
+]
+# A column's header tooltip says what its figure is (its hint), else its full name (its
+# title, which the column chooser lists); the chooser never lists a hint's long sentence.
+COLUMNS = [
+    {**c, "hint": c.get("hint") or c.get("title", ""), "title": c.get("title", "")} for c in COLUMNS
 ]
 COLUMN_KEYS = [c["key"] for c in COLUMNS]
 # The project column is always shown; the rest fit 1,440 px by default.

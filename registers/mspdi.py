@@ -509,8 +509,8 @@ def _package(package: Task) -> tuple[dict[str, Any], _Problems, list[tuple[str, 
             said.append(
                 (
                     "plannedEndDate" if base_start else "plannedStartDate",
-                    f"Baseline 0 of {task.label()} gives a {given} "
-                    f"({single.isoformat()}) but no {missing}: a baseline "
+                    f"Baseline 0 of {task.label()} gives only its {given} "
+                    f"({single.isoformat()}), no {missing}: a baseline "
                     "needs both, so it is not used and the task's current dates are read "
                     "instead.",
                 )

@@ -439,7 +439,7 @@ def _typed(register: str, column: str, value: Any) -> tuple[Any, str | None, str
     else:
         return value, None, None
     if kind in ("text", "list"):
-        return shown, None, f"A {what} cell: read as the text {shown}."
+        return shown, None, f"The cell's {what} is read as the text {shown}."
     return value, f"{EXPECTED[kind]}; the cell holds the {what} {shown}.", None
 
 

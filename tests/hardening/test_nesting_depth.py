@@ -123,7 +123,7 @@ def test_the_oauth_registration_refuses_a_deep_body(depth):
 
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_the_signed_jira_webhook_refuses_a_deep_body(monkeypatch, depth):
-    monkeypatch.setattr(webhooks, "verify", lambda authorization: {"iss": "client-id"})
+    monkeypatch.setattr(webhooks, "verify", lambda authorization, request: {"iss": "client-id"})
     body = '{"webhookEvent": "jira:issue_updated", "issue": ' + nested(depth) + "}"
     answer = Client().post(
         "/hooks/jira/", body, content_type="application/json", HTTP_AUTHORIZATION="Bearer x"

@@ -295,9 +295,9 @@ TYPED = [
         "title",
         ("date", "2026-03-01"),
         "2026-03-01",
-        "A date cell: read as the text 2026-03-01.",
+        "The cell's date is read as the text 2026-03-01.",
     ),
-    ("risks", "description", True, "TRUE", "A true/false value cell: read as the text TRUE."),
+    ("risks", "description", True, "TRUE", "The cell's true/false value is read as the text TRUE."),
     ("risks", "materialised", True, True, None),
     ("work-packages", "plannedStartDate", ("date", "2027-01-04"), "2027-01-04", None),
 ]
@@ -484,8 +484,8 @@ def test_the_plan_export_writes_the_sites_currency_and_imports_back(cast, doors,
 @pytest.mark.parametrize(
     ("baseline", "words"),
     [
-        ("<Start>2026-12-01T08:00:00</Start>", "gives a start (2026-12-01) but no finish"),
-        ("<Finish>2027-01-29T17:00:00</Finish>", "gives a finish (2027-01-29) but no start"),
+        ("<Start>2026-12-01T08:00:00</Start>", "gives only its start (2026-12-01), no finish"),
+        ("<Finish>2027-01-29T17:00:00</Finish>", "gives only its finish (2027-01-29), no start"),
     ],
 )
 def test_a_baseline_with_one_date_is_warned_at_every_door(cast, doors, baseline, words):
