@@ -5,6 +5,7 @@ dates in the accepted range, enums, seats and links. Each raises nothing; each r
 
 import contextlib
 import datetime as dt
+import io
 import json
 import math
 import re
@@ -14,6 +15,8 @@ from contextvars import ContextVar
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
+
+from defusedxml.ElementTree import iterparse as _defused_iterparse
 
 Error = str | None
 
@@ -189,6 +192,37 @@ MAX_JSON_DEPTH = 32
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 _INNERMOST = re.compile(rb"[\[{][\]}]")
+
+
+# How deeply untrusted XML may nest its elements (a Microsoft Project plan nests 8, an
+# OpenDocument spreadsheet's content about 10): every XML reader reads through `xml_events`,
+# so the bound is kept once, as JSON's is by `json_loads`.
+MAX_XML_DEPTH = 32
+XML_DEPTH_MESSAGE = (
+    f"The file nests XML elements more than {MAX_XML_DEPTH} levels deep; it is refused unread."
+)
+
+
+class XmlRefused(ValueError):
+    """An XML document `xml_events` stops reading: it nests elements past MAX_XML_DEPTH."""
+
+
+def xml_events(source: bytes) -> Iterator[tuple[str, Any]]:
+    """The ("start" | "end", element) events of an untrusted XML document, streamed by
+    defusedxml (a DTD or entities raise its DefusedXmlException, malformed text a
+    ParseError); nesting past MAX_XML_DEPTH raises XmlRefused before anything deeper is read.
+    The reader clears what it has read; nothing recurses, whatever the depth."""
+    depth = 0
+    for event, element in _defused_iterparse(
+        io.BytesIO(source), events=("start", "end"), forbid_dtd=True
+    ):
+        if event == "start":
+            depth += 1
+            if depth > MAX_XML_DEPTH:
+                raise XmlRefused(XML_DEPTH_MESSAGE)
+        else:
+            depth -= 1
+        yield event, element
 
 
 class JsonRefused(ValueError):

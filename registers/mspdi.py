@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-import io
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
@@ -32,7 +31,6 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import iterparse
 from django.utils import timezone
 
 from governance import cleaning, formatting, spreadsheet_values
@@ -48,7 +46,6 @@ MAX_OUTLINE_LEVEL = 100
 MAX_ELEMENTS = 250_000  # a 5 MB plan of Microsoft Project holds about 150,000
 # XML elements inside one another: Microsoft Project and ProjectLibre write 8 at most
 # (Project > Tasks > Task > Baseline > TimephasedData > ...).
-MAX_XML_DEPTH = 32
 # Tasks inside one another (the outline): deeper plans are refused, with the depth found.
 MAX_OUTLINE_DEPTH = MAX_OUTLINE_LEVEL
 MAX_NUMBER_CHARS = 40  # an amount in hundredths or a percentage, as text
@@ -219,9 +216,7 @@ def _tasks(content: bytes) -> tuple[list[Task], dict[str, str]]:
     path: list[str] = []
     elements = 0
     try:
-        for event, element in iterparse(
-            io.BytesIO(content), events=("start", "end"), forbid_dtd=True
-        ):
+        for event, element in cleaning.xml_events(content):
             if event == "start":
                 elements += 1
                 if elements > MAX_ELEMENTS:
@@ -230,15 +225,6 @@ def _tasks(content: bytes) -> tuple[list[Task], dict[str, str]]:
                     )
                 if not path and (element.tag != f"{{{NS}}}Project"):
                     raise ValidationFailed({"file": [NOT_MSPDI]})
-                if len(path) >= MAX_XML_DEPTH:
-                    raise ValidationFailed(
-                        {
-                            "file": [
-                                f"The file nests XML elements more than {MAX_XML_DEPTH} levels "
-                                "deep (a Microsoft Project plan nests 8); it is refused unread."
-                            ]
-                        }
-                    )
                 path.append(_local(element.tag))
                 continue
             path.pop()
@@ -252,6 +238,8 @@ def _tasks(content: bytes) -> tuple[list[Task], dict[str, str]]:
                 element.clear()  # calendars, resources, assignments: not read
     except ValidationFailed:
         raise
+    except cleaning.XmlRefused as exc:
+        raise ValidationFailed({"file": [str(exc)]}) from None
     except DefusedXmlException:
         raise ValidationFailed(
             {

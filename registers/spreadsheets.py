@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import iterparse as defused_iterparse
 from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -819,7 +818,6 @@ _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 ODS_TABLE, ODS_ROW = f"{{{_TABLE}}}table", f"{{{_TABLE}}}table-row"
 ODS_CELLS = {f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"}
 ODS_PARAGRAPH = f"{{{_TEXT}}}p"
-MAX_ODS_DEPTH = 32  # elements inside one another in content.xml (LibreOffice writes about 10)
 
 
 def _is_ods(content: bytes) -> bool:
@@ -845,6 +843,8 @@ def _ods_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
         yield from _ods_rows(part)
     except ValidationFailed:
         raise
+    except cleaning.XmlRefused as exc:
+        raise ValidationFailed({"file": [str(exc)]}) from None
     except (DefusedXmlException, SyntaxError, ValueError):  # ParseError is a SyntaxError
         raise ValidationFailed({"file": [ODS_UNREADABLE]}) from None
 
@@ -856,17 +856,10 @@ ODS_UNREADABLE = (
 
 
 def _ods_rows(part: bytes) -> Iterator[tuple[Any, ...]]:
-    depth = cells_met = blank_rows = number = 0
+    cells_met = blank_rows = number = 0
     sheet = "before"  # the first sheet is read; the others are not
-    for event, element in defused_iterparse(
-        io.BytesIO(part), events=("start", "end"), forbid_dtd=True
-    ):
+    for event, element in cleaning.xml_events(part):
         if event == "start":
-            depth += 1
-            if depth > MAX_ODS_DEPTH:
-                raise ValidationFailed(
-                    {"file": [f"The file nests XML more than {MAX_ODS_DEPTH} levels deep."]}
-                )
             if element.tag == ODS_TABLE:
                 if sheet == "after":
                     return
@@ -882,7 +875,6 @@ def _ods_rows(part: bytes) -> Iterator[tuple[Any, ...]]:
                         }
                     )
             continue
-        depth -= 1
         if element.tag == ODS_TABLE:
             sheet = "after"
             element.clear()

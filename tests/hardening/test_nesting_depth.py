@@ -235,8 +235,8 @@ PLANS = [
     ),
     (_levels(mspdi.MAX_OUTLINE_DEPTH + 1), "The plan nests tasks 101 levels deep"),
     (_outline_number(100_000), "The plan nests tasks 100,001 levels deep (task 1 'Deep')"),
-    (_xml_nesting(1_000), f"more than {mspdi.MAX_XML_DEPTH} levels deep"),
-    (_xml_nesting(100_000), f"more than {mspdi.MAX_XML_DEPTH} levels deep"),
+    (_xml_nesting(1_000), f"more than {cleaning.MAX_XML_DEPTH} levels deep"),
+    (_xml_nesting(100_000), f"more than {cleaning.MAX_XML_DEPTH} levels deep"),
 ]
 
 

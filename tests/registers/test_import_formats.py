@@ -9,6 +9,7 @@ writes the site's currency; a baseline with only a start or a finish is warned."
 
 import io
 import json
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -20,7 +21,7 @@ from odf.text import LineBreak, P, S
 from openpyxl import Workbook
 
 from agent import catalogue
-from governance import formatting
+from governance import cleaning, formatting
 from governance.errors import ValidationFailed
 from governance.models import SiteSettings
 from registers import mspdi, spreadsheets
@@ -500,3 +501,33 @@ def test_a_baseline_with_one_date_is_warned_at_every_door(cast, doors, baseline,
     assert preview["warnings"] == dry["warnings"]
     done = doors.commit("work-packages", xml.encode(), "p.xml").json()
     assert any(words in w["message"] for w in done["warnings"])
+
+
+def _deep_ods(depth: int) -> bytes:
+    """A spreadsheet whose content.xml nests `depth` elements inside one another."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr(
+            zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet"
+        )
+        archive.writestr("content.xml", "<a>" * depth + "</a>" * depth)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("depth", [33, 1_000, 100_000])
+def test_an_ods_file_nesting_too_deep_is_refused_by_the_one_xml_bound(doors, depth):
+    content = _deep_ods(depth)
+    for answer in (
+        doors.dry_run("risks", content, "deep.ods"),
+        doors.commit("risks", content, "deep.ods"),
+        doors.preview_page("risks", content, "deep.ods"),
+    ):
+        assert answer.status_code == 422, answer.content
+        text = answer.content.decode()
+        assert f"more than {cleaning.MAX_XML_DEPTH} levels deep" in text
+    assert not Risk.objects.exists()
+
+
+def test_an_ods_file_at_the_xml_bound_is_read():
+    content = _deep_ods(cleaning.MAX_XML_DEPTH)
+    assert list(spreadsheets._ods_grid(content)) == []
