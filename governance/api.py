@@ -322,7 +322,11 @@ CLEAN_JSON_SCHEMA = {
         {"type": "number"},
         {"type": "boolean"},
         {"type": "array", "items": {}},
-        {"type": "object", "additionalProperties": True},
+        {
+            "type": "object",
+            "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
+            "additionalProperties": True,
+        },
         {"type": "null"},
     ],
 }
