@@ -93,7 +93,7 @@ STATUS = {
                     "scheduleRagOverrideReason": "Recovery plan agreed at steering: +30 days.",
                     "outcomeConfidence": "Low",
                     "adoptionConfidence": "Modest",
-                    "pmKeyMessage": "We need a decision on the accessibility audit now.",
+                    "pmKeyMessage": "We need a decision on the penetration test now.",
                 },
                 "Steering report: wave 2 recovery",
             ),

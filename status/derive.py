@@ -651,7 +651,7 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
     judged = judge_overrun(eac, approved, thresholds)
     rag, overrun = judged.rag, judged.shown
     figures["overrunPct"] = overrun
-    what = "The revised forecast" if revised is not None else "The forecast"
+    what = "The revised forecast (EAC)" if revised is not None else "The forecast (EAC)"
     budget = "approved budget" if is_baselined else "budget (not yet approved)"
     if f.variation_budget:
         more = "plus" if f.variation_budget > 0 else "less"

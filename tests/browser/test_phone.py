@@ -82,3 +82,22 @@ def test_wide_screen_keeps_the_full_top_bar(demo, live_server, watched_page):
     expect(
         page.get_by_role("navigation", name="Main").get_by_role("link", name="Portfolio")
     ).to_be_visible()
+
+
+def test_the_sponsors_open_approval_panel_scrolls_its_plan_not_the_page(
+    demo, live_server, watched_page
+):
+    page = watched_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill("sofia")
+    page.get_by_label("Password").fill("governance-demo")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server.url}/")
+    page.goto(f"{live_server.url}/projects/APOLLO/charter/")
+    page.locator("summary", has_text="Approve").first.click()
+    plan = page.get_by_role("region", name="The plan you freeze (scrolls sideways)")
+    expect(plan).to_be_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the open approval panel makes the page {width}px wide"
+    assert_accessible(page, "the open approval panel on a phone")

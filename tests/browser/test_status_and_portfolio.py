@@ -20,7 +20,7 @@ from tests.factories import (
 
 pytestmark = pytest.mark.browser
 COST_SENTENCE = (
-    "The forecast EUR\u00a01,080 is 8% over the budget (not yet approved) of EUR\u00a01,000, "
+    "The forecast (EAC) EUR\u00a01,080 is 8% over the budget (not yet approved) of EUR\u00a01,000, "
     "above the Green line at 5%."
 )
 

@@ -46,7 +46,8 @@ def test_get_carries_derived_effective_stale_and_an_etag(cast, lead_api):
     assert body["derived"]["riskRag"] == "Amber"
     assert body["effective"] == body["derived"]
     assert body["stale"] is True  # never updated
-    assert body["drivers"]["costRag"]["summary"].startswith("The forecast EUR\u00a0120 is 20% over")
+    summary = body["drivers"]["costRag"]["summary"]
+    assert summary.startswith("The forecast (EAC) EUR\u00a0120 is 20% over")
     assert body["projectKey"] == "ALPHA"
 
 

@@ -117,7 +117,7 @@ def test_cost_drivers_name_the_figures_and_the_packages_over_budget(project):
     result = dimension(project, "cost")
     assert result.rag == "Red"
     assert result.summary == (
-        "The forecast EUR\u00a01,200 is 20% over the approved budget of EUR\u00a01,000, "
+        "The forecast (EAC) EUR\u00a01,200 is 20% over the approved budget of EUR\u00a01,000, "
         "above the Amber line at 10%."
     )
     assert [d.text for d in result.drivers] == [
@@ -135,7 +135,7 @@ def test_cost_eac_falls_back_to_budget_and_revised_forecast_replaces_it(project)
     assert revised.figures["eac"] == Decimal(1000)
     assert revised.rag == "Green"
     assert revised.summary == (
-        "The revised forecast EUR\u00a01,000 matches the budget (not yet approved) "
+        "The revised forecast (EAC) EUR\u00a01,000 matches the budget (not yet approved) "
         "of EUR\u00a01,000, within the Green line at 5%."
     )
     assert "replaces the work packages' forecast EUR\u00a01,060" in revised.drivers[0].text
@@ -155,7 +155,7 @@ def test_cost_approved_budget_is_the_baseline_after_approval_plus_approved_varia
     assert result.figures["eac"] == Decimal(1250)
     assert result.rag == "Green"  # +4.17 %
     assert result.summary == (
-        "The forecast EUR\u00a01,250 is 4.2% over the approved budget of EUR\u00a01,200 "
+        "The forecast (EAC) EUR\u00a01,250 is 4.2% over the approved budget of EUR\u00a01,200 "
         "(EUR\u00a01,000 plus EUR\u00a0200 of approved changes), within the Green line at 5%."
     )
     assert result.drivers[-1].text == "1 approved change adds EUR\u00a0200 to the budget."

@@ -367,8 +367,8 @@ def test_publishing_freezes_a_snapshot_of_status_derived_values_and_drivers(cast
     assert status["overallRag"] == "Amber"
     assert status["derived"]["costRag"] == "Red"
     assert status["drivers"]["costRag"]["summary"] == (
-        "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved) of EUR\u00a01,000, "
-        "above the Amber line at 10%."
+        "The forecast (EAC) EUR\u00a01,200 is 20% over the budget (not yet approved) of "
+        "EUR\u00a01,000, above the Amber line at 10%."
     )
     assert status["effective"] == status_of(cast.project)["effective"]
 

@@ -43,7 +43,7 @@ def test_the_page_shows_each_dimension_with_the_drivers_the_api_sends(cast, clie
         assert api["drivers"][key]["summary"] in html
         for driver in api["drivers"][key]["drivers"]:
             assert driver["text"] in html
-    assert "The forecast EUR\u00a01,200 is 20% over the budget (not yet approved)" in html
+    assert "The forecast (EAC) EUR\u00a01,200 is 20% over the budget (not yet approved)" in html
     assert "Vendor exit: inherent score 16 (no residual assessed)." in html
     assert "Update status" not in html
     assert "Start a report" not in html
@@ -214,9 +214,9 @@ def test_a_past_report_opens_as_it_was(cast, client_for):
     html = client_for(cast.viewer).get(f"/projects/ALPHA/status/reports/{report.pk}/").content
     html = html.decode()
     assert "All calm" in html and "Storm" not in html
-    assert "The forecast EUR\u00a01,000 matches the budget (not yet approved)" in html
+    assert "The forecast (EAC) EUR\u00a01,000 matches the budget (not yet approved)" in html
     live = client_for(cast.viewer).get(PAGE).content.decode()
-    assert "The forecast EUR\u00a03,000" in live
+    assert "The forecast (EAC) EUR\u00a03,000" in live
 
 
 def test_reports_of_another_project_are_hidden(cast, client_for):
