@@ -275,7 +275,7 @@ EXCEPTION_REPORTS = {
             "A package was re-planned three weeks later after approval, and the supplier's "
             "actual costs run above plan."
         ),
-        "consequences": "Go-live slips by about three weeks and the forecast exceeds the budget.",
+        "consequences": "Go-live slips by about a month and the forecast exceeds the budget.",
         "options": [
             "Accept the later end and the extra cost (the exception plan).",
             "Cut the reporting workstream to hold the date.",

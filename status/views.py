@@ -134,6 +134,7 @@ def _earned(view, s: dict, published) -> dict | None:
         return None
     return {
         "values": values,
+        "approved": view.facts.has_plan_baseline,  # why a package may lack its baseline budget
         "figures": earned_value.described(values),
         "packages": values.get("workPackages") or [],
         "chart": earned_value_chart.history_chart(

@@ -229,3 +229,18 @@ def test_the_portfolio_reads_earned_value_in_the_same_queries_at_2_and_7_project
     row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "EV6")
     assert row["earnedValue"]["cpi"] == 0.89
     assert WorkPackage.objects.filter(project__key="EV6").count() == 4
+
+
+def test_a_package_without_a_baseline_budget_gives_the_true_reason(cast, client_for):
+    """Before any approval no package has a baseline budget because nothing is approved yet,
+    not because it was added after approval."""
+    counted = WorkPackageFactory(
+        project=cast.project, name="Build", budget=Decimal(1000), budget_baseline=Decimal(1000)
+    )
+    WorkPackageFactory(project=cast.project, name="Added later", budget=Decimal(500))
+    lead = client_for(cast.lead)
+    html = lead.get("/projects/ALPHA/status/").content.decode()
+    assert "Not counted (no baseline budget: the business case is not approved yet)" in html
+    assert "added after approval" not in html
+    counted.delete()
+    assert "added after approval" not in lead.get("/projects/ALPHA/status/").content.decode()
