@@ -13,6 +13,7 @@ import pytest
 from django.utils import timezone
 
 from charter.models import BusinessCase
+from charter.selectors import approval_preview
 from charter.services import charter_approve, charter_reopen, charter_submit
 from governance.models import AuditEntry, User
 from governance.tracker.local import scripting
@@ -99,6 +100,11 @@ def test_the_approved_budget_and_end_date_read_the_same_before_and_after_approva
     assert before["target"] == END + dt.timedelta(days=14)
     assert "plus EUR\u00a0150 of approved changes" in before["page"]
     assert "plus 14 days of approved changes" in before["page"]
+
+    # The approval panel's figures are the status page's, not a second sum of their own.
+    preview = approval_preview(cast.project, BusinessCase.objects.get(project=cast.project))
+    assert preview.approved_budget == before["approvedBudget"]
+    assert preview.approved_end == before["target"]
 
     charter_approve(caller=as_(cast.sponsor), data={})
     after = figures(cast, client, bearer, client_for)
