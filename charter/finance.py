@@ -1,6 +1,6 @@
 """The financial case: normalise what a client sends (mode attached, builtin or none; an
 invalid mode becomes none) and compute the builtin model's metrics. The formulas are written
-down in docs/decisions.md (Business case); they live here and nowhere else."""
+down in docs/decisions/0159 ("Financial case formulas"); they live here and nowhere else."""
 
 import itertools
 import math

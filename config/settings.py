@@ -70,7 +70,7 @@ MIDDLEWARE = [
     "governance.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Compresses what the views answer (BREACH: docs/decisions.md, Security).
+    # Compresses what the views answer (BREACH: docs/decisions/0045).
     "governance.middleware.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -1,5 +1,5 @@
-"""The signed-in user without a query per request (docs/decisions.md, "The session and the
-user from the shared cache"): the session comes from the shared cache (`cached_db`), and the
+"""The signed-in user without a query per request (docs/decisions/0082, "The session and
+the user from the shared cache"): the session comes from the shared cache (`cached_db`), and the
 user row from the shared cache too, dropped on every save or delete of the row (and again
 when the writing transaction commits), so a password change, a deactivation or a deletion
 takes effect on the next request. The database stays the truth: a cache miss, or a cache

@@ -261,8 +261,8 @@ class CompressionMiddleware(GZipMiddleware):
     it, serves their precompressed copies.
 
     At `GZIP_LEVEL` (default 1) rather than Django's fixed 6: a 100-row register page (367 KB)
-    is 36 KB at level 1 in 1.9 ms of CPU, 30 KB at level 6 in 4.1 ms (docs/decisions.md,
-    Throughput); the bytes saved are not worth the worker's time on every request."""
+    is 36 KB at level 1 in 1.9 ms of CPU, 30 KB at level 6 in 4.1 ms (docs/decisions/0045,
+    "Compression and BREACH"); the bytes saved are not worth the worker's time on every request."""
 
     def process_response(self, request, response):
         if getattr(response, "uncompressed", False):

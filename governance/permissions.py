@@ -651,7 +651,7 @@ def _statement(shape: str, tracker: Any, account_id: str, build) -> _Statement:
 
 
 def _gate_queryset(account_id: str, tracker: Any) -> tuple[Any, list[str], list[str]]:
-    """The access gate's statement (docs/decisions.md, "The access gate in one statement"):
+    """The access gate's statement (docs/decisions/0080, "The access gate in one statement"):
     governance project rows annotated with everything the gate decides from: the site
     settings row, the caller's nomination, and the tracker's part (the local tracker's
     browse, lead, site-admin and group answers; Jira's grant, its other answers coming from

@@ -8,7 +8,7 @@ objects that live as long as the process. `tune_gc` (called by `config.wsgi` onc
 app is loaded, and by the benchmarks at the same point) moves what is alive at start-up out
 of the collector's reach (`gc.freeze`) and collects the youngest generation every
 GC_YOUNG_THRESHOLD allocations. Reference cycles are still collected; measured in
-docs/decisions.md ("Garbage collection in the workers")."""
+docs/decisions/0211 ("Start-up objects frozen")."""
 
 import gc
 

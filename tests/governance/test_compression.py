@@ -1,5 +1,5 @@
 """Responses are gzip-compressed when the client asks (Accept-Encoding), never otherwise, and
-never a page that shows a new API token (BREACH: docs/decisions.md, Security)."""
+never a page that shows a new API token (BREACH: docs/decisions/0045)."""
 
 import gzip
 import json

@@ -134,7 +134,7 @@ def test_viewable_projects_runs_a_constant_number_of_queries(db):
     assert count_for(1) == count_for(25)
 
 
-# --- the gate in one statement (docs/decisions.md, "The access gate in one statement") -------
+# --- the gate in one statement (docs/decisions/0080, "The access gate in one statement") ----
 
 
 def _gate(user, key):
@@ -219,8 +219,8 @@ def _bound(statement, account_id, key=""):
 
 def test_the_gate_statement_is_compiled_once_and_binds_each_requests_values(cast):
     """The gate's SQL is compiled once per process; a request binds the person and the key
-    into the very statement Django would compile for them (docs/decisions.md, "The gate's
-    statement compiled once")."""
+    into the very statement Django would compile for them (docs/decisions/0085, "The
+    gate's statement compiled once")."""
     from governance.tracker import get_tracker
 
     tracker = get_tracker()

@@ -1,5 +1,5 @@
-"""The session and the signed-in user from the shared cache (docs/decisions.md, "The session
-and the user from the shared cache"): no round trip for either on a warm request, and
+"""The session and the signed-in user from the shared cache (docs/decisions/0082, "The
+session and the user from the shared cache"): no round trip for either on a warm request, and
 sign-out, a password change, a deactivation or a deletion still take effect at once."""
 
 import pytest

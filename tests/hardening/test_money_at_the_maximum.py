@@ -50,7 +50,7 @@ def test_a_text_that_looks_like_the_marker_is_left_as_text():
 
 
 # SQLite keeps a decimal as a float: 9999999999999999.99 is read back as 1e16, past the
-# column. The amounts at the maximum are stored exactly by PostgreSQL only (docs/decisions.md).
+# column. The amounts at the maximum are stored exactly by PostgreSQL only (docs/decisions/0057).
 needs_numeric = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="SQLite keeps decimals as floats"
 )
