@@ -32,7 +32,7 @@ if not DEBUG:
             f"DEBUG=false needs {' and '.join(missing)} set in the environment "
             "(for example SECRET_KEY=<50+ random characters> "
             "ALLOWED_HOSTS=governance.example.com). "
-            "See README.md, 'Configuration'."
+            "See docs/reference.md, 'Settings'."
         )
 else:
     SECRET_KEY = SECRET_KEY or _DEV_SECRET_KEY

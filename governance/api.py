@@ -101,6 +101,8 @@ ERROR_CODES = [
     "gate",
     "throttled",
     "internal",
+    "unavailable",
+    "moved",
 ]
 ERROR_SCHEMA = {
     "type": "object",

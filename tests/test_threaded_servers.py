@@ -1,9 +1,9 @@
-"""Parallel requests through every server the README names, on PostgreSQL with DEBUG=true:
-runserver (threaded) and gunicorn with threads. The rest of the suite serves one request at a
-time in one thread, so an object of the request path bound to the thread that made it (a
-connection kept across requests, a cursor class closing over one) passes there and answers
-500 here. Four threads send 25 authenticated GETs each, as different roles, to project pages
-and the API: no 5xx, and each role gets its 200 or its 404.
+"""Parallel requests through every server the docs name (`make run`, docs/operations.md), on
+PostgreSQL with DEBUG=true: runserver (threaded) and gunicorn with threads. The rest of the
+suite serves one request at a time in one thread, so an object of the request path bound to the
+thread that made it (a connection kept across requests, a cursor class closing over one) passes
+there and answers 500 here. Four threads send 25 authenticated GETs each, as different roles, to
+project pages and the API: no 5xx, and each role gets its 200 or its 404.
 
 The servers are subprocesses on free loopback ports, reading this test's own database (the
 test database, with the rows committed: a transactional test); they are stopped whatever

@@ -282,7 +282,7 @@ class FakeJira:
         if not self._as_service(request):
             return 403, {"errorMessages": ["You do not have the permission to check others."]}
         account = body.get("accountId", "")
-        # The service account is set up as the README asks (Browse users and groups; Browse
+        # The service account is set up as docs/atlassian.md asks (Browse users and groups; Browse
         # projects and Edit issues in the linked projects) but for what `service_lacks` names.
         service = account == SERVICE_ACCOUNT_ID
         rows = []

@@ -7,7 +7,7 @@ sends the request to Prism unchanged (so Prism still validates it) and hands the
 entry back under each permission asked for. `getBulkPermissions`' example likewise answers
 `ADMINISTER` and `EDIT_ISSUES` in project 10001 whatever is asked; `granted_bulk_permissions`
 forwards the request unchanged and answers that every permission asked is held (a service
-account set up as the README asks)."""
+account set up as docs/atlassian.md asks)."""
 
 import json
 import os
