@@ -81,8 +81,10 @@ def action_list(request):
 def action_run(request, name: str):
     """Run one action as the caller: {"arguments": {...}} -> {"result": ...}. Refusals answer
     exactly as the API does (403, 404, 409, 412, 422 with the one error body). Writes are
-    audited with the channel `agent`."""
-    body = json_object(request)
+    audited with the channel `agent`. Text the arguments may not hold (a control character,
+    a noncharacter, a lone surrogate, at any depth) is refused by the catalogue after the
+    action's gate, so a viewer hears 403 and an unknown project 404 whatever they hold."""
+    body = json_object(request, walk_text=False)
     ctx = context_for(request)
     result = catalogue.run(
         ctx, name, body.get("arguments"), other_members=other_members(body, "arguments")

@@ -442,6 +442,10 @@ def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
 
 @api.exception_handler(DomainError)
 def _domain_error(request, exc: DomainError):
+    if isinstance(exc, (BadRequest, ValidationFailed)):
+        # A body json_object could not take is refused in its own words, once the caller,
+        # state and revision checks have passed (they answer before any body refusal).
+        exc = body_refusal(request) or exc
     return _error_response(request, exc)
 
 
@@ -532,13 +536,46 @@ def _content_length(request: HttpRequest) -> int:
         return 0
 
 
-def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> dict[str, Any]:
-    """The request body as a JSON object; 400 bad_request for anything else (NaN, Infinity
-    and numbers past a float's range included: JSON has none). 413 over the upload limit,
-    415 for a form or multipart body. An empty body reads as {} (acts without arguments).
-    Text holding a control character or a lone surrogate is refused (422, each named). With
-    `fields`, any other member is refused (422) for views whose service takes single values
-    rather than the body."""
+UNREADABLE_BODY = "(unreadable body)"
+"""The one member `json_object` answers for a body it cannot take: no body declares it, so
+every write refuses it as an unknown member (422) after judging the caller, and the error
+handler answers the body's own refusal in its place (`body_refusal`)."""
+
+
+def json_object(
+    request: HttpRequest, fields: Iterable[str] | None = None, *, walk_text: bool = True
+) -> dict[str, Any]:
+    """The request body as a JSON object. 413 over the upload limit, 415 for a form or
+    multipart body, at once. An empty body reads as {} (acts without arguments).
+
+    A body that cannot be taken (not JSON, not an object, NaN, Infinity or a number past a
+    float's range: 400; text holding a control character, a noncharacter or a lone surrogate
+    at any depth, keys included: 422, each named) is refused after the caller: the view gets
+    `{UNREADABLE_BODY: None}`, which its service refuses as an unknown member once it has
+    answered 403, 404, 409 and 412, and the refusal answered is the body's
+    (`body_refusal`). So the order is the documented one whatever the body.
+
+    With `fields`, any other member is refused (422) for views whose service takes single
+    values rather than the body (after their own caller check). `walk_text=False` leaves the
+    text walk to the view's own reader (the agent's catalogue walks an action's arguments
+    after the action's gate, which needs the project the arguments name)."""
+    try:
+        body = _read_json_object(request, walk_text=walk_text)
+    except (BadRequest, ValidationFailed) as refusal:
+        request._unreadable_body = refusal  # type: ignore[attr-defined]
+        return {UNREADABLE_BODY: None}
+    if fields is not None:
+        cleaning.only(body, *fields)
+    return body
+
+
+def body_refusal(request: HttpRequest) -> DomainError | None:
+    """The refusal of the body `json_object` could not take, if it could not."""
+    refusal = getattr(request, "_unreadable_body", None)
+    return refusal if isinstance(refusal, DomainError) else None
+
+
+def _read_json_object(request: HttpRequest, *, walk_text: bool) -> dict[str, Any]:
     if request.content_type in FORM_TYPES and _content_length(request):
         raise UnsupportedMediaType()  # (an empty body, whatever its type, reads as {})
     try:
@@ -565,11 +602,9 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
         raise BadRequest("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise BadRequest("The request body must be a JSON object.")
-    refused = cleaning.refusals(body)
+    refused = cleaning.refusals(body) if walk_text else {}
     if refused:
         raise ValidationFailed({path: [message] for path, message in sorted(refused.items())})
-    if fields is not None:
-        cleaning.only(body, *fields)
     return body
 
 
