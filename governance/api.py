@@ -220,6 +220,7 @@ class GovernanceAPI(NinjaAPI):
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components["Error"] = ERROR_SCHEMA
         components["CleanJson"] = CLEAN_JSON_SCHEMA
+        components["CleanJsonObject"] = CLEAN_JSON_OBJECT_SCHEMA
         components.update(copy.deepcopy(RESPONSE_COMPONENTS))
         honours = self._operations_honouring_if_match()
         declared = self._declared_answers()
@@ -306,29 +307,48 @@ CLEAN_JSON = {"$ref": "#/components/schemas/CleanJson"}
 # A body schema with none of these says nothing of its value: any value is taken.
 ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not"}
 # Any JSON value the body cleaner lets through: no control characters (but tab and line
-# breaks) in any text or any property name, at any depth. Where a body nests an object or a
-# list whose members the document does not name, they are this. Not self-referencing (the
-# common client generators cannot take a recursive schema): a nested object is a free-form
-# one, and the rule on its text is said in words (the server checks it at every depth).
-CLEAN_JSON_SCHEMA = {
-    "description": (
-        "Any JSON value. No text in it, at any depth, nor any property name holds a control "
-        "character (but tab and line breaks), a lone surrogate or a Unicode noncharacter "
-        "(U+FDD0..U+FDEF, U+FFFE, U+FFFF and the last two of every plane): such a value is "
-        "refused (422, the path named)."
-    ),
-    "anyOf": [
-        {"type": "string", "pattern": NO_CONTROL_CHARACTERS},
-        {"type": "number"},
-        {"type": "boolean"},
-        {"type": "array", "items": {}},
-        {
-            "type": "object",
-            "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
-            "additionalProperties": True,
-        },
-        {"type": "null"},
-    ],
+# breaks) and no noncharacter in any text or any property name, at any depth. Where a body
+# nests an object or a list whose members the document does not name, they are this. The
+# rule holds at every depth, so the schema does: an object's members refer back to
+# `CleanJsonObject` (OpenAPI 3.1 takes a recursive $ref). The recursion goes through that
+# object only, the one form client generators take (openapi-python-client drops an
+# operation whose body reaches a recursive union or list); lists within lists are spelt out
+# to the depth a body may have at all (`cleaning.MAX_JSON_DEPTH`; deeper is refused, 400).
+CLEAN_JSON_OBJECT = {"$ref": "#/components/schemas/CleanJsonObject"}
+_CLEAN_TEXT = {"type": "string", "pattern": NO_CONTROL_CHARACTERS}
+_CLEAN_SCALARS: list[dict[str, Any]] = [
+    _CLEAN_TEXT,
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "null"},
+]
+
+
+def _clean_list(depth: int) -> dict[str, Any]:
+    """A list of clean values, its lists nesting `depth` levels more at most."""
+    members: list[dict[str, Any]] = [*_CLEAN_SCALARS, CLEAN_JSON_OBJECT]
+    if depth > 0:
+        members.append(_clean_list(depth - 1))
+    return {"type": "array", "items": {"anyOf": members}}
+
+
+_CLEAN_VALUE: list[dict[str, Any]] = [
+    *_CLEAN_SCALARS,
+    _clean_list(cleaning.MAX_JSON_DEPTH),
+    CLEAN_JSON_OBJECT,
+]
+_CLEAN_RULE = (
+    "No text in it, at any depth, nor any property name holds a control character (but tab "
+    "and line breaks), a lone surrogate or a Unicode noncharacter (U+FDD0..U+FDEF, U+FFFE, "
+    "U+FFFF and the last two of every plane): such a value is refused (422, the path named). "
+    f"A body nests at most {cleaning.MAX_JSON_DEPTH} levels (deeper is refused, 400)."
+)
+CLEAN_JSON_SCHEMA = {"description": f"Any JSON value. {_CLEAN_RULE}", "anyOf": _CLEAN_VALUE}
+CLEAN_JSON_OBJECT_SCHEMA = {
+    "description": f"A JSON object of any members. {_CLEAN_RULE}",
+    "type": "object",
+    "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
+    "additionalProperties": {"anyOf": _CLEAN_VALUE},
 }
 
 
