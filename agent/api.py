@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Router
 
 from agent import catalogue
-from governance import specs
+from governance import cleaning, specs
 from governance.api import (
     ERROR_DESCRIPTIONS,
     FREE_OBJECT,
@@ -21,6 +21,7 @@ from governance.api import (
     list_of,
     other_members,
 )
+from governance.errors import ValidationFailed
 
 router = Router(tags=["agent"])
 
@@ -81,9 +82,15 @@ def action_list(request):
 def action_run(request, name: str):
     """Run one action as the caller: {"arguments": {...}} -> {"result": ...}. Refusals answer
     exactly as the API does (403, 404, 409, 412, 422 with the one error body). Writes are
-    audited with the channel `agent`."""
-    body = json_object(request)
+    audited with the channel `agent`. Text the arguments may not hold (a control character,
+    a noncharacter, a lone surrogate, at any depth) is refused after the action's gate, so
+    a viewer hears 403 and an unknown project 404 whatever they hold."""
+    body = json_object(request, walk_text=False)
     ctx = context_for(request)
+    refused = cleaning.refusals(body)
+    if refused:  # the body's words, named from its top (`arguments.title`), after the gates
+        catalogue.judge_caller(ctx, name, body.get("arguments"))
+        raise ValidationFailed({path: [message] for path, message in sorted(refused.items())})
     result = catalogue.run(
         ctx, name, body.get("arguments"), other_members=other_members(body, "arguments")
     )

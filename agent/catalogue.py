@@ -333,6 +333,15 @@ def run(ctx: Context, name: str, arguments: Any, *, other_members: Iterable[str]
     return chosen.function(ctx, arguments)
 
 
+def judge_caller(ctx: Context, name: str, arguments: Any) -> None:
+    """The checks an action makes before its arguments' faults are told (the agent gate, then
+    the action's own gate: 404, 403, 409, 412), for a door that refuses the arguments itself."""
+    require_agent_access(ctx.request)
+    chosen = get(name)
+    if chosen.gate is not None and isinstance(arguments, dict):
+        chosen.gate(ctx, arguments)
+
+
 # --- results --------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ optimistic-concurrency counter every mutable record carries."""
 
 from django.db import models
 
-from governance.models import Project
+from governance.models import MoneyField, Project
 
 APPROVAL_STATUSES = [
     "Exploring",
@@ -121,9 +121,7 @@ class BusinessCase(models.Model):
     tolerance_cost_percent = models.DecimalField(
         max_digits=7, decimal_places=2, null=True, blank=True
     )
-    tolerance_cost_amount = models.DecimalField(
-        max_digits=18, decimal_places=2, null=True, blank=True
-    )
+    tolerance_cost_amount = MoneyField(null=True, blank=True)
     tolerance_benefit_percent = models.DecimalField(
         max_digits=7, decimal_places=2, null=True, blank=True
     )

@@ -91,6 +91,8 @@ FINANCIAL_CASE_SCHEMA = {
     "type": "object",
     "properties": {
         **_members([m for m in finance.CASE_MEMBERS if m not in ("builtin", "attached")]),
+        # A wiki page id (charter.finance.clean: optional text).
+        "boardPaperPageId": {"type": ["string", "null"], "maxLength": 64},
         "builtin": {
             "type": ["object", "null"],
             "properties": _members(finance.BUILTIN_MEMBERS),
@@ -98,7 +100,10 @@ FINANCIAL_CASE_SCHEMA = {
         },
         "attached": {
             "type": ["object", "null"],
-            "properties": _members(finance.ATTACHED_MEMBERS),
+            "properties": {
+                **_members(finance.ATTACHED_MEMBERS),
+                "pageId": {"type": ["string", "null"], "maxLength": 64},
+            },
             "additionalProperties": False,
         },
     },

@@ -222,6 +222,7 @@ class GovernanceAPI(NinjaAPI):
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components["Error"] = ERROR_SCHEMA
         components["CleanJson"] = CLEAN_JSON_SCHEMA
+        components["CleanJsonObject"] = CLEAN_JSON_OBJECT_SCHEMA
         components.update(copy.deepcopy(RESPONSE_COMPONENTS))
         honours = self._operations_honouring_if_match()
         declared = self._declared_answers()
@@ -308,29 +309,48 @@ CLEAN_JSON = {"$ref": "#/components/schemas/CleanJson"}
 # A body schema with none of these says nothing of its value: any value is taken.
 ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not"}
 # Any JSON value the body cleaner lets through: no control characters (but tab and line
-# breaks) in any text or any property name, at any depth. Where a body nests an object or a
-# list whose members the document does not name, they are this. Not self-referencing (the
-# common client generators cannot take a recursive schema): a nested object is a free-form
-# one, and the rule on its text is said in words (the server checks it at every depth).
-CLEAN_JSON_SCHEMA = {
-    "description": (
-        "Any JSON value. No text in it, at any depth, nor any property name holds a control "
-        "character (but tab and line breaks), a lone surrogate or a Unicode noncharacter "
-        "(U+FDD0..U+FDEF, U+FFFE, U+FFFF and the last two of every plane): such a value is "
-        "refused (422, the path named)."
-    ),
-    "anyOf": [
-        {"type": "string", "pattern": NO_CONTROL_CHARACTERS},
-        {"type": "number"},
-        {"type": "boolean"},
-        {"type": "array", "items": {}},
-        {
-            "type": "object",
-            "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
-            "additionalProperties": True,
-        },
-        {"type": "null"},
-    ],
+# breaks) and no noncharacter in any text or any property name, at any depth. Where a body
+# nests an object or a list whose members the document does not name, they are this. The
+# rule holds at every depth, so the schema does: an object's members refer back to
+# `CleanJsonObject` (OpenAPI 3.1 takes a recursive $ref). The recursion goes through that
+# object only, the one form client generators take (openapi-python-client drops an
+# operation whose body reaches a recursive union or list); lists within lists are spelt out
+# to the depth a body may have at all (`cleaning.MAX_JSON_DEPTH`; deeper is refused, 400).
+CLEAN_JSON_OBJECT = {"$ref": "#/components/schemas/CleanJsonObject"}
+_CLEAN_TEXT = {"type": "string", "pattern": NO_CONTROL_CHARACTERS}
+_CLEAN_SCALARS: list[dict[str, Any]] = [
+    _CLEAN_TEXT,
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "null"},
+]
+
+
+def _clean_list(depth: int) -> dict[str, Any]:
+    """A list of clean values, its lists nesting `depth` levels more at most."""
+    members: list[dict[str, Any]] = [*_CLEAN_SCALARS, CLEAN_JSON_OBJECT]
+    if depth > 0:
+        members.append(_clean_list(depth - 1))
+    return {"type": "array", "items": {"anyOf": members}}
+
+
+_CLEAN_VALUE: list[dict[str, Any]] = [
+    *_CLEAN_SCALARS,
+    _clean_list(cleaning.MAX_JSON_DEPTH),
+    CLEAN_JSON_OBJECT,
+]
+_CLEAN_RULE = (
+    "No text in it, at any depth, nor any property name holds a control character (but tab "
+    "and line breaks), a lone surrogate or a Unicode noncharacter (U+FDD0..U+FDEF, U+FFFE, "
+    "U+FFFF and the last two of every plane): such a value is refused (422, the path named). "
+    f"A body nests at most {cleaning.MAX_JSON_DEPTH} levels (deeper is refused, 400)."
+)
+CLEAN_JSON_SCHEMA = {"description": f"Any JSON value. {_CLEAN_RULE}", "anyOf": _CLEAN_VALUE}
+CLEAN_JSON_OBJECT_SCHEMA = {
+    "description": f"A JSON object of any members. {_CLEAN_RULE}",
+    "type": "object",
+    "propertyNames": {"pattern": NO_CONTROL_CHARACTERS},
+    "additionalProperties": {"anyOf": _CLEAN_VALUE},
 }
 
 
@@ -444,6 +464,10 @@ def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
 
 @api.exception_handler(DomainError)
 def _domain_error(request, exc: DomainError):
+    if isinstance(exc, (BadRequest, ValidationFailed)):
+        # A body json_object could not take is refused in its own words, once the caller,
+        # state and revision checks have passed (they answer before any body refusal).
+        exc = body_refusal(request) or exc
     return _error_response(request, exc)
 
 
@@ -534,13 +558,46 @@ def _content_length(request: HttpRequest) -> int:
         return 0
 
 
-def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> dict[str, Any]:
-    """The request body as a JSON object; 400 bad_request for anything else (NaN, Infinity
-    and numbers past a float's range included: JSON has none). 413 over the upload limit,
-    415 for a form or multipart body. An empty body reads as {} (acts without arguments).
-    Text holding a control character or a lone surrogate is refused (422, each named). With
-    `fields`, any other member is refused (422) for views whose service takes single values
-    rather than the body."""
+UNREADABLE_BODY = "(unreadable body)"
+"""The one member `json_object` answers for a body it cannot take: no body declares it, so
+every write refuses it as an unknown member (422) after judging the caller, and the error
+handler answers the body's own refusal in its place (`body_refusal`)."""
+
+
+def json_object(
+    request: HttpRequest, fields: Iterable[str] | None = None, *, walk_text: bool = True
+) -> dict[str, Any]:
+    """The request body as a JSON object. 413 over the upload limit, 415 for a form or
+    multipart body, at once. An empty body reads as {} (acts without arguments).
+
+    A body that cannot be taken (not JSON, not an object, NaN, Infinity or a number past a
+    float's range: 400; text holding a control character, a noncharacter or a lone surrogate
+    at any depth, keys included: 422, each named) is refused after the caller: the view gets
+    `{UNREADABLE_BODY: None}`, which its service refuses as an unknown member once it has
+    answered 403, 404, 409 and 412, and the refusal answered is the body's
+    (`body_refusal`). So the order is the documented one whatever the body.
+
+    With `fields`, any other member is refused (422) for views whose service takes single
+    values rather than the body (after their own caller check). `walk_text=False` leaves the
+    text walk to the view's own reader (the agent's catalogue walks an action's arguments
+    after the action's gate, which needs the project the arguments name)."""
+    try:
+        body = _read_json_object(request, walk_text=walk_text)
+    except (BadRequest, ValidationFailed) as refusal:
+        request._unreadable_body = refusal  # type: ignore[attr-defined]
+        return {UNREADABLE_BODY: None}
+    if fields is not None:
+        cleaning.only(body, *fields)
+    return body
+
+
+def body_refusal(request: HttpRequest) -> DomainError | None:
+    """The refusal of the body `json_object` could not take, if it could not."""
+    refusal = getattr(request, "_unreadable_body", None)
+    return refusal if isinstance(refusal, DomainError) else None
+
+
+def _read_json_object(request: HttpRequest, *, walk_text: bool) -> dict[str, Any]:
     if request.content_type in FORM_TYPES and _content_length(request):
         raise UnsupportedMediaType()  # (an empty body, whatever its type, reads as {})
     try:
@@ -567,11 +624,9 @@ def json_object(request: HttpRequest, fields: Iterable[str] | None = None) -> di
         raise BadRequest("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise BadRequest("The request body must be a JSON object.")
-    refused = cleaning.refusals(body)
+    refused = cleaning.refusals(body) if walk_text else {}
     if refused:
         raise ValidationFailed({path: [message] for path, message in sorted(refused.items())})
-    if fields is not None:
-        cleaning.only(body, *fields)
     return body
 
 

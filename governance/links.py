@@ -84,16 +84,20 @@ def clean_link(
     if page_id and link_type != "confluence":
         errors.add(f"{where}.pageId", "Only wiki links ('confluence') carry a pageId.")
     url = raw.get("url")
+    no_page = False
     if page_id and link_type == "confluence" and page_id not in (known_page_ids or set()):
         page = page_exists(page_id, checked, project_key=project_key)
         if page is None:
             errors.add(f"{where}.pageId", f"No wiki page with id {page_id}.")
+            no_page = True
         elif page:
             url = url or absolute(page.url, base_url)
             label = label or page.title
             space_key = space_key or page.space_key or None
     url, error = http_url(url)
-    if error:
+    given = raw.get("url")
+    blank = given is None or (isinstance(given, str) and not given.strip())
+    if error and not (no_page and blank):  # the page would have given it
         errors.add(f"{where}.url", error)
     link = {"id": link_id, "label": label or url, "url": url, "type": link_type}
     if page_id:

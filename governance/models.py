@@ -3,6 +3,7 @@ site settings, the append-only audit log, API tokens and the outbound-call outbo
 
 import re
 import uuid
+from decimal import Decimal
 from typing import Annotated, Any
 
 from django.conf import settings
@@ -34,6 +35,38 @@ FROZEN_APPROVAL_STATUSES: set[str] = set()
 def freeze_registers_in(states) -> None:
     FROZEN_APPROVAL_STATUSES.clear()
     FROZEN_APPROVAL_STATUSES.update(states)
+
+
+class MoneyField(models.DecimalField):
+    """An amount: numeric(18, 2), at most 9999999999999999.99 either way
+    (`cleaning.MAX_AMOUNT`), read back with its exact digits on every database.
+
+    PostgreSQL stores numeric(18, 2). SQLite has no decimal type: a "decimal" column keeps
+    15 significant digits as a float, so amounts past 10^13 lost their cents and the maximum
+    (read back as 1e16, past the column) could not be read at all. There the column is text
+    holding the decimal's digits (the driver writes a Decimal as its text), and the amount is
+    read from them. Sums in SQL would read as floats there; the app sums amounts in Python."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max_digits", 18)
+        kwargs.setdefault("decimal_places", 2)
+        super().__init__(*args, **kwargs)
+
+    def get_internal_type(self) -> str:
+        # Not "DecimalField": SQLite's converter for that type reads a float to 15 digits.
+        return "MoneyField"
+
+    def db_type(self, connection: Any) -> str:
+        if connection.vendor == "sqlite":
+            return "text"
+        return str(connection.data_types["DecimalField"] % self.db_type_parameters(connection))
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Decimal | None:
+        if value is None or isinstance(value, Decimal):
+            return value
+        # SQLite's text (or, for a value written before the column was text, a float or an
+        # int; `str` gives a float's shortest exact form).
+        return Decimal(str(value)).quantize(Decimal(1).scaleb(-self.decimal_places))
 
 
 class User(AbstractUser):

@@ -8,7 +8,7 @@ import uuid
 from django.db import models
 from django.db.models.functions import Lower
 
-from governance.models import RAG_CHOICES, Project
+from governance.models import RAG_CHOICES, MoneyField, Project
 
 WP_STATUSES = ["Not Started", "In Progress", "Blocked", "Complete"]
 RISK_STATUSES = ["Open", "Closed"]
@@ -24,8 +24,6 @@ APPLICATION_STATES = ["Proposed", "Rejected", "Withdrawn", "Applied", "AwaitingA
 
 NAME_MAX = 200
 TEXT_MAX = 2000
-
-MONEY = {"max_digits": 18, "decimal_places": 2, "null": True, "blank": True}
 
 
 def _choices(values):
@@ -47,12 +45,12 @@ class WorkPackage(models.Model):
     status = models.CharField(max_length=16, choices=_choices(WP_STATUSES), default="Not Started")
     rag = models.CharField(max_length=8, choices=_choices(RAG_CHOICES), default="None")
     progress = models.PositiveSmallIntegerField(null=True, blank=True)
-    budget = models.DecimalField(**MONEY)
+    budget = MoneyField(null=True, blank=True)
     budget_phasing = models.JSONField(null=True, blank=True)
     # Written only by business-case approval; an ordinary save keeps the stored value.
-    budget_baseline = models.DecimalField(**MONEY)
-    budget_forecast = models.DecimalField(**MONEY)
-    budget_actual = models.DecimalField(**MONEY)
+    budget_baseline = MoneyField(null=True, blank=True)
+    budget_forecast = MoneyField(null=True, blank=True)
+    budget_actual = MoneyField(null=True, blank=True)
     commentary = models.TextField(null=True, blank=True)
     linked_issue_keys = models.JSONField(default=list, blank=True)
     # Linked issue key -> why the link is broken ("deleted", "moved to KEY"), as the tracker
@@ -200,7 +198,7 @@ class ChangeRequest(models.Model):
     dimensions = models.JSONField(default=list, blank=True)
     dimensions_chosen = models.BooleanField(default=False)
     impact_schedule_days = models.IntegerField(null=True, blank=True)
-    impact_budget = models.DecimalField(**MONEY)
+    impact_budget = MoneyField(null=True, blank=True)
     impact_scope = models.TextField(blank=True, default="")
     impact_quality_other = models.TextField(blank=True, default="")
     impact_timeline = models.TextField(blank=True, default="")  # legacy: nothing reads or writes it

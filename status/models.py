@@ -6,7 +6,7 @@ import uuid
 
 from django.db import models
 
-from governance.models import BR_CADENCES, RAG_CHOICES, Project
+from governance.models import BR_CADENCES, RAG_CHOICES, MoneyField, Project
 
 REPORTING_CADENCES = ["Daily", "Weekly", "Monthly"]
 CONFIDENCES = ["High", "Modest", "Low", "Unknown"]
@@ -49,7 +49,7 @@ class ProjectStatus(models.Model):
     )
     outcome_confidence = models.CharField(max_length=8, null=True, blank=True)
     adoption_confidence = models.CharField(max_length=8, null=True, blank=True)
-    revised_forecast = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    revised_forecast = MoneyField(null=True, blank=True)
     pm_key_message = models.TextField(blank=True, default="")
     overall_reason = models.CharField(max_length=STATUS_REASON_MAX, blank=True, default="")
     confidence_reason = models.CharField(max_length=STATUS_REASON_MAX, blank=True, default="")
@@ -204,7 +204,7 @@ class ProjectException(models.Model):
     consequences = models.TextField(blank=True, default="")
     options = models.JSONField(default=list)
     recommendation = models.TextField(blank=True, default="")
-    plan_budget = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    plan_budget = MoneyField(null=True, blank=True)
     plan_schedule_days = models.IntegerField(null=True, blank=True)
     reported_at = models.DateTimeField(null=True, blank=True)
     reported_by_account_id = models.CharField(max_length=128, blank=True, default="")

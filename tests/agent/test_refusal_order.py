@@ -118,3 +118,45 @@ def test_the_gates_come_before_the_body_through_mcp(world):
     lead = _mcp_call(world.lead, "add_risk", arguments)
     assert lead.is_error
     assert lead.structured_content["error"]["code"] == "validation"
+
+
+HOSTILE = {
+    "a NUL in a property name": {"\u0000": 1},
+    "a control character in a value": {"colour": "red\u0007"},
+    "a noncharacter in a nested value": {"colour": [{"shade": "\ufffe"}]},
+}
+
+
+@pytest.mark.parametrize("name", WRITES)
+@pytest.mark.parametrize("hostile", sorted(HOSTILE))
+def test_hostile_text_in_the_arguments_comes_after_the_gates(name, hostile, world):
+    """Text no field takes, anywhere in the arguments (the API's body walk would refuse it
+    before the action's gate): 403 to a viewer, 404 to an outsider, 422 naming it to the one
+    who may write, through the agent API and MCP."""
+    use_group(EVERYONE)
+    arguments = {**invalid(name, world), **HOSTILE[hostile]}
+    writer = world.user(WRITER.get(name, "lead"))
+    allowed = _post(writer, name, arguments)
+    assert allowed.status_code == 422, allowed.content
+    assert allowed.json()["error"]["fields"], allowed.content
+    viewer = _post(world.viewer, name, arguments)
+    assert viewer.status_code == 403, viewer.content
+    hidden = _post(world.outsider, name, arguments)
+    assert hidden.status_code == 404, hidden.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hostile_and_deep_arguments_come_after_the_gates_through_mcp(world):
+    use_group(EVERYONE)
+    deep: object = "x"
+    for _ in range(40):
+        deep = [deep]
+    base = {"projectKey": "ALPHA", "title": "A risk", "likelihood": 3, "impact": 4}
+    for extra in [*HOSTILE.values(), {"colour": deep}]:
+        arguments = {**base, **extra}
+        viewer = _mcp_call(world.viewer, "add_risk", arguments)
+        assert viewer.structured_content["error"]["code"] == "forbidden", extra
+        hidden = _mcp_call(world.outsider, "add_risk", arguments)
+        assert hidden.structured_content["error"]["code"] == "not_found", extra
+        lead = _mcp_call(world.lead, "add_risk", arguments)
+        assert lead.structured_content["error"]["code"] == "validation", extra

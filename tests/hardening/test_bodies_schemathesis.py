@@ -29,6 +29,9 @@ WRITES = r"^/api/v1/projects/\{key\}/(work-packages|risks|decisions|changes|char
 # A body the document allows meets state the document cannot say (the case's lifecycle
 # state, a record's id, a tracker user): those refusals are not 422.
 ACCEPTED = ["2xx", "401", "403", "404", "409", "412", "428", "429"]
+# A body the document forbids is refused, by the body's own 400 or 422, or for what the
+# refusal order puts before the body (the caller, the state, the revision).
+REFUSED = ["400", "401", "403", "404", "405", "406", "409", "412", "415", "422", "428", "429"]
 
 CONFIG = schemathesis.config.SchemathesisConfig.from_dict(
     {
@@ -44,7 +47,11 @@ CONFIG = schemathesis.config.SchemathesisConfig.from_dict(
             "coverage": {"enabled": False},
             "stateful": {"enabled": False},
         },
-        "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED}},
+        "checks": {
+            "positive_data_acceptance": {"expected-statuses": ACCEPTED},
+            # A body is judged last (docs/api.md): a stale If-Match answers 412 first.
+            "negative_data_rejection": {"expected-statuses": REFUSED},
+        },
     }
 )
 
