@@ -311,11 +311,10 @@ def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> No
     if not projects:
         return
     site, now = SiteSettings.load(), now or timezone.now()
-    with transaction.atomic():
-        records, views = _derive(projects, site, now)
-        _upsert(records)
-        # The same figures, against the tolerances: a project may go into exception (or back).
-        exceptions.track(views, now=now)
+    records, views = _derive(projects, site, now)
+    _upsert(records)
+    # The same figures, against the tolerances: a project may go into exception (or back).
+    exceptions.track(views, now=now)
 
 
 REFRESH_CHUNK = 500
