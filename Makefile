@@ -110,6 +110,8 @@ $(BENCH_STAMP): pyproject.toml $(STAMP)
 	touch $(BENCH_STAMP)
 
 # The benchmarks, with production settings; the load run needs PostgreSQL (see bench/).
+# PROJECTS and ROWS (comma-separated sizes, e.g. `make bench PROJECTS=1000,5000,10000
+# ROWS=1000,10000`) set the sizes measured; each figure is reported against its target.
 bench: $(BENCH_STAMP)
 	$(PY) bench/run.py
 

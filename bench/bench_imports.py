@@ -10,7 +10,7 @@ limit), and a sheet inflating to just under the 50 MB uncompressed limit (refuse
 row limit). A Microsoft Project plan of 200 tasks (`registers.sample_plan`, the demo's) is
 imported into the work packages at outline level 1 (its 8 phases) and 2 (its 192 tasks),
 preview and commit timed apart. Each figure is the median of REPEAT imports; the target is
-5 s.
+5 s, judged for an honest file on what a person waits for: its preview plus its commit.
 """
 
 import csv
@@ -179,14 +179,14 @@ def _setup():
 def _timed(client, url, name, content, repeat, expect, clear, **fields):
     """Median seconds (wall clock, and this process's CPU: on a shared machine the CPU time
     is what the import costs) of `repeat` uploads, each answered `expect` (302 created, 422
-    refused). The page previews an upload first (every row created and rolled back) and
+    refused). The page previews an upload first (every row checked, none written) and
     imports it on confirmation: for 302 the figure is the confirmation's, the import itself,
-    and the preview's median is returned beside it."""
+    and the preview's median is returned beside it, with the median of the two together."""
     import re
 
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    times, cpu, previews, answer = [], [], [], None
+    times, cpu, previews, both, answer = [], [], [], [], None
     for _ in range(repeat):
         clear()
         started, started_cpu = time.perf_counter(), time.process_time()
@@ -199,9 +199,12 @@ def _timed(client, url, name, content, repeat, expect, clear, **fields):
             answer = client.post(url, {"token": token})
         times.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
+        if previews:
+            both.append(previews[-1] + times[-1])
         assert answer.status_code == expect, (name, answer.status_code, answer.content[:300])
     preview = statistics.median(previews) if previews else None
-    return statistics.median(times), statistics.median(cpu), answer, preview
+    waited = statistics.median(both) if both else None
+    return statistics.median(times), statistics.median(cpu), answer, preview, waited
 
 
 def _reading(name, content, repeat):
@@ -253,15 +256,15 @@ def run(rows: int = ROWS, repeat: int = REPEAT) -> list[str]:
     ]
     for label, name, content in honest:
         read, read_cpu = _reading(name, content, repeat)
-        seconds, cpu, _, preview = _timed(client, url, name, content, repeat, 302, clear)
+        seconds, cpu, _, preview, waited = _timed(client, url, name, content, repeat, 302, clear)
         created = Risk.objects.filter(project=project).count()
         assert created == rows, created
         lines.append(
-            f"{label} ({len(content) / 1e6:.2f} MB, {rows:,} rows created): "
-            f"{seconds:.2f} s, CPU {cpu:.2f} s (median of {repeat}; target "
-            f"{TARGET_SECONDS:.0f} s: {verdict(seconds)}); of which reading and checking "
-            f"the file {read:.2f} s, CPU {read_cpu:.2f} s; its preview before it "
-            f"{preview:.2f} s"
+            f"{label} ({len(content) / 1e6:.2f} MB, {rows:,} rows created): preview "
+            f"{preview:.2f} s + commit {seconds:.2f} s = {waited:.2f} s (median of {repeat}; "
+            f"target {TARGET_SECONDS:.0f} s for preview plus commit: {verdict(waited)}); the "
+            f"commit's CPU {cpu:.2f} s, of which reading and checking the file {read:.2f} s, "
+            f"CPU {read_cpu:.2f} s"
         )
     hostile = [
         (
@@ -278,7 +281,9 @@ def run(rows: int = ROWS, repeat: int = REPEAT) -> list[str]:
         ),
     ]
     for label, content in hostile:
-        seconds, cpu, answer, _ = _timed(client, url, "hostile.xlsx", content, repeat, 422, clear)
+        seconds, cpu, answer, _, _ = _timed(
+            client, url, "hostile.xlsx", content, repeat, 422, clear
+        )
         reason = answer.content.decode()
         said = next(
             (
@@ -324,15 +329,15 @@ def _plan_lines(client, project, repeat, verdict) -> list[str]:
 
     lines = []
     for level in (1, 2):
-        seconds, cpu, _, preview = _timed(
+        seconds, cpu, _, preview, waited = _timed(
             client, url, "plan.xml", content, repeat, 302, clear, outlineLevel=str(level)
         )
         created = WorkPackage.objects.filter(project=project).count()
         lines.append(
             f"Microsoft Project plan, {PLAN_TASKS} tasks ({len(content) / 1e3:.0f} KB) at "
-            f"outline level {level}, {created} work packages: preview {preview:.2f} s, commit "
-            f"{seconds:.2f} s, CPU {cpu:.2f} s (median of {repeat}; target "
-            f"{TARGET_SECONDS:.0f} s: {verdict(max(seconds, preview))})"
+            f"outline level {level}, {created} work packages: preview {preview:.2f} s + commit "
+            f"{seconds:.2f} s = {waited:.2f} s, CPU {cpu:.2f} s (median of {repeat}; target "
+            f"{TARGET_SECONDS:.0f} s for preview plus commit: {verdict(waited)})"
         )
     clear()
     return lines

@@ -12,6 +12,15 @@ difference:
 requests come over plain loopback HTTP with no TLS proxy in front, so the redirect to https is
 off for the in-process benchmarks (the load run keeps it and sends X-Forwarded-Proto, as a
 proxy would).
+
+Sizes: `PROJECTS` and `ROWS` (environment or make variables, comma-separated, e.g.
+`make bench PROJECTS=1000,5000,10000 ROWS=1000,10000`) are the numbers of projects and of
+register rows the benchmarks that scale measure at (`sizes`); each keeps its own defaults.
+Names given as arguments pick the benchmarks (`bench/run.py refresh imports`).
+
+Targets: every line a benchmark prints that judges a figure against its target ends its
+judgement with "met" or "MISSED" (also "NOT met"); the run ends with those lines gathered, and
+`latest.txt` keeps them.
 """
 
 import importlib
@@ -27,6 +36,49 @@ RESULTS = HERE / "results"
 
 
 BENCH_HOSTS = "127.0.0.1,localhost,testserver"
+VERDICTS = ("MISSED", "NOT met", "met")
+
+
+def sizes(name: str, default: list[int], environ: Mapping[str, str] | None = None) -> list[int]:
+    """The sizes `name` (PROJECTS, ROWS) gives, comma-separated ("1000,10000", "10k"), or
+    `default` when it is not set."""
+    text = (os.environ if environ is None else environ).get(name, "").strip()
+    if not text:
+        return list(default)
+    found = []
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        part = part.lower().replace("_", "")
+        scale = 1000 if part.endswith("k") else 1
+        value = int(part.removesuffix("k")) * scale
+        if value <= 0:
+            raise ValueError(f"{name}: sizes are positive numbers, not {part!r}")
+        found.append(value)
+    return found
+
+
+def verdict(line: str) -> str | None:
+    """The verdict a benchmark's line gives against its target ("met", "MISSED", "NOT met"),
+    or None for a line that judges nothing."""
+    if "target" not in line.lower():
+        return None
+    for word in VERDICTS:
+        if word in line:
+            return "MISSED" if word == "NOT met" else word
+    return None
+
+
+def summary(lines: list[str]) -> list[str]:
+    """The lines that judge a figure against its target, the missed ones first."""
+    judged = [(verdict(line), line) for line in lines]
+    missed = [line for word, line in judged if word == "MISSED"]
+    met = [line for word, line in judged if word == "met"]
+    return [
+        f"{len(met)} met, {len(missed)} missed",
+        *(f"MISSED  {line}" for line in missed),
+        *(f"met     {line}" for line in met),
+    ]
 
 
 def production_environment(environ: Mapping[str, str], database_url: str) -> dict[str, str]:
@@ -81,6 +133,10 @@ def main() -> int:
     print(
         f"== settings: DEBUG={settings.DEBUG}, database {settings.DATABASES['default']['ENGINE']}"
     )
+    print(
+        f"== sizes: PROJECTS={os.environ.get('PROJECTS') or 'each benchmark default'}, "
+        f"ROWS={os.environ.get('ROWS') or 'each benchmark default'}"
+    )
     names = sorted(p.stem for p in HERE.glob("bench_*.py"))
     if len(sys.argv) > 1:
         names = [n for n in names if any(arg in n for arg in sys.argv[1:])]
@@ -94,7 +150,11 @@ def main() -> int:
         for line in module.run():
             print("  " + line)
             lines.append(f"{name}: {line}")
-    (RESULTS / "latest.txt").write_text("\n".join(lines) + "\n")
+    targets = summary(lines)
+    print("== targets: " + targets[0])
+    for line in targets[1:]:
+        print("  " + line)
+    (RESULTS / "latest.txt").write_text("\n".join([*lines, "", *targets]) + "\n")
     return 0
 
 

@@ -14,7 +14,6 @@ from django.utils.safestring import SafeString, mark_safe
 
 from governance import charts, formatting
 from registers import pictures as register_pictures
-from status.health import stored_text
 
 KEY_MARK = "PORTFOLIOKEY"
 
@@ -214,7 +213,7 @@ def _drawn_from(rows, thresholds, risk_cells, texts) -> tuple | None:
         key = row["projectKey"]
         text = texts.get(key)
         cells = risk_cells.get(key)
-        cells_text = stored_text(cells) if cells is not None else ""
+        cells_text = repr(cells)
         if text is None or cells_text is None:
             return None
         shown.append((key, row["name"], row["approvalStatus"], text, cells_text))

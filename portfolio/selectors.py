@@ -50,13 +50,13 @@ def rows_and_cells(
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, str]]:
     """Every viewable project's row, in project-key order, read from the stored health rows,
     the open risks per matrix cell stored beside each (by project key), and the stored text
-    each row was read from (by project key, where known: `health.stored_text`)."""
+    each row was read from (by project key, where known: none now, the stored rows are read
+    as JSON and no process keeps their texts)."""
     projects = [project for project, _ in permissions.viewable_projects(request)]
     site = permissions.site_settings(request)
     values, cells = health.rows_and_cells_for(projects, site=site, now=now)
     rows = [portfolio_row(p, values[p.pk]) for p in projects]
-    texts = {p.key: text for p in projects if (text := health.stored_text(values[p.pk]))}
-    return rows, {p.key: cells[p.pk] for p in projects}, texts
+    return rows, {p.key: cells[p.pk] for p in projects}, {}
 
 
 def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:

@@ -8,6 +8,11 @@ shape the portfolio, its API and its exports show, one row per project.
   (`valid_until`: the first moment a time-dependent rule may answer differently, never later
   than the end of the day it was derived on) or derived under other thresholds or rules
   (`basis`) is derived again, for all such projects at once, and stored.
+- `refresh_changed`, the periodic job, derives again only the rows whose inputs changed since
+  they were stored (`inputs`: a fingerprint of the project's facts, read in one aggregate query
+  per table, so a change that reached the tables without the write's own refresh is caught),
+  that the clock overtook (`valid_until`: staleness, a date passing, the day changing) or that
+  were derived under other thresholds or rules.
 
 The rules stay in `status.derive`; this module only keeps their results.
 """
@@ -20,20 +25,20 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count, F, TextField
-from django.db.models.functions import Cast
+from django.db import connection, transaction
+from django.db.models import Count, F, Max, Model
 from django.utils import timezone
 
+from charter.models import BusinessCase
 from governance.cleaning import decimal_to_json
 from governance.models import Project, SiteSettings
 from governance.rag import risk_zone
 from governance.services import rag_thresholds
 from governance.sql import AnyOf
 from registers import pictures as registers_pictures
-from registers.models import Risk
+from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from status import derive, exceptions, selectors
-from status.models import DIMENSIONS, ProjectHealth
+from status.models import DIMENSIONS, ProjectHealth, ProjectStatus
 
 
 def plain(value: Any) -> Any:
@@ -179,8 +184,57 @@ def derive_values(
     return {pk: (view, portfolio_values(view), cells[pk]) for pk, view in views.items()}
 
 
+# The tables a row is derived from, each with the column a change of one of its rows moves
+# (`auto_now` timestamps, or a revision every write raises). With each table's row count per
+# project (a deletion moves it) and the project's approval state, they make `inputs`. A bulk
+# `update()` that stamps neither is not seen here (nor by the write's own refresh): such code
+# refreshes the projects it touched itself.
+INPUT_TABLES: list[tuple[type[Model], str]] = [
+    (WorkPackage, "updated_at"),
+    (Risk, "updated_at"),
+    (Decision, "updated_at"),
+    (ChangeRequest, "updated_at"),
+    (BusinessCase, "revision"),
+    (ProjectStatus, "revision"),
+]
+
+
+def inputs_of(project_ids: Sequence[int] | None = None) -> dict[int, str]:
+    """Each project's inputs fingerprint (all projects when `project_ids` is None): per input
+    table, how many rows it has and the latest of its change column, and the project's
+    approval state. One aggregate query per table; a project is always present."""
+    projects = Project.objects.all()
+    if project_ids is not None:
+        projects = projects.filter(AnyOf(F("pk"), list(project_ids)))
+    marks: dict[int, list[Any]] = {
+        pk: [state] for pk, state in projects.values_list("pk", "approval_status")
+    }
+    for model, column in INPUT_TABLES:
+        rows = model._default_manager.all()
+        if project_ids is not None:
+            rows = rows.filter(AnyOf(F("project_id"), list(project_ids)))
+        found = (
+            rows.values("project_id")
+            .annotate(n=Count("pk"), latest=Max(column))
+            .values_list("project_id", "n", "latest")
+            .order_by()
+        )
+        for pk, n, latest in found:
+            if pk in marks:
+                marks[pk].append([model._meta.label, n, plain(latest)])
+    return {
+        pk: hashlib.sha256(json.dumps(mark, default=str).encode()).hexdigest()[:32]
+        for pk, mark in marks.items()
+    }
+
+
 def _record(
-    pk: int, view: derive.StatusView, row: dict[str, Any], cells: dict, fingerprint: str
+    pk: int,
+    view: derive.StatusView,
+    row: dict[str, Any],
+    cells: dict[str, list[int]],
+    fingerprint: str,
+    inputs: str,
 ) -> ProjectHealth:
     effective, derived = view.effective, view.derived
     return ProjectHealth(
@@ -189,6 +243,7 @@ def _record(
         computed_at=view.now,
         valid_until=derive.valid_until(view),
         basis=fingerprint,
+        inputs=inputs,
         **{f"{key}_rag": effective[f"{key}Rag"] for key in DIMENSIONS},
         **{f"derived_{key}_rag": derived[f"{key}Rag"] for key in DIMENSIONS},
         stale=view.stale,
@@ -197,19 +252,56 @@ def _record(
     )
 
 
-UPDATED_FIELDS = [
-    f.name for f in ProjectHealth._meta.concrete_fields if not f.primary_key and f.name != "project"
-]
-
-
 def _derive(
     projects: Sequence[Project], site: SiteSettings, now: dt.datetime
-) -> list[ProjectHealth]:
+) -> tuple[list[ProjectHealth], list[derive.StatusView]]:
+    """The rows of these projects derived now (and their views), nothing written."""
     fingerprint = basis(site)
     derived = derive_values(projects, site=site, now=now)
-    return [
-        _record(pk, view, row, cells, fingerprint) for pk, (view, row, cells) in derived.items()
+    inputs = inputs_of(list(derived))
+    records = [
+        _record(pk, view, row, cells, fingerprint, inputs.get(pk, ""))
+        for pk, (view, row, cells) in derived.items()
     ]
+    return records, [view for view, _, _ in derived.values()]
+
+
+def _upsert(records: Sequence[ProjectHealth], *, replace: bool = True) -> None:
+    """Insert these rows, replacing a stored row of the same project (`replace`) or keeping
+    it, in multi-row statements. Each value goes as its field
+    prepares it for the database (the JSON columns through the driver's own JSON adaptation:
+    psycopg's Jsonb on PostgreSQL), one parameter per value: not the array parameters Django's
+    bulk insert sends on PostgreSQL, whose JSON elements the driver escapes text by text."""
+    if not records:
+        return
+    meta = ProjectHealth._meta
+    fields = list(meta.concrete_fields)
+    quote = connection.ops.quote_name
+    key = quote(meta.pk.column)
+    columns = ", ".join(quote(field.column) for field in fields)
+    changes = ", ".join(
+        f"{quote(field.column)} = EXCLUDED.{quote(field.column)}"
+        for field in fields
+        if not field.primary_key
+    )
+    conflict = f"DO UPDATE SET {changes}" if replace else "DO NOTHING"
+    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    limit = connection.features.max_query_params or 30000
+    size = max(1, min(500, limit // len(fields)))
+    with connection.cursor() as cursor:
+        for start in range(0, len(records), size):
+            chunk = records[start : start + size]
+            params = [
+                field.get_db_prep_save(getattr(record, field.attname), connection)
+                for record in chunk
+                for field in fields
+            ]
+            cursor.execute(
+                f"INSERT INTO {quote(meta.db_table)} ({columns}) "
+                f"VALUES {', '.join([placeholders] * len(chunk))} "
+                f"ON CONFLICT ({key}) {conflict}",
+                params,
+            )
 
 
 def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> None:
@@ -219,16 +311,18 @@ def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> No
     if not projects:
         return
     site, now = SiteSettings.load(), now or timezone.now()
-    fingerprint = basis(site)
-    derived = derive_values(projects, site=site, now=now)
-    records = [
-        _record(pk, view, row, cells, fingerprint) for pk, (view, row, cells) in derived.items()
-    ]
-    ProjectHealth.objects.bulk_create(
-        records, update_conflicts=True, unique_fields=["project"], update_fields=UPDATED_FIELDS
-    )
+    records, views = _derive(projects, site, now)
+    _upsert(records)
     # The same figures, against the tolerances: a project may go into exception (or back).
-    exceptions.track([view for view, _, _ in derived.values()], now=now)
+    exceptions.track(views, now=now)
+
+
+REFRESH_CHUNK = 500
+
+
+def _refresh_in_chunks(ids: Sequence[int], now: dt.datetime | None) -> None:
+    for start in range(0, len(ids), REFRESH_CHUNK):
+        refresh(ids[start : start + REFRESH_CHUNK], now=now)
 
 
 def refresh_outdated(site: SiteSettings, *, now: dt.datetime | None = None) -> None:
@@ -237,23 +331,43 @@ def refresh_outdated(site: SiteSettings, *, now: dt.datetime | None = None) -> N
     ids = list(
         ProjectHealth.objects.exclude(basis=basis(site)).values_list("project_id", flat=True)
     )
-    for start in range(0, len(ids), 500):
-        refresh(ids[start : start + 500], now=now)
+    _refresh_in_chunks(ids, now)
 
 
-def refresh_expired(now: dt.datetime | None = None) -> int:
-    """The periodic job: derive again, from the same model, every row that is missing, has
-    expired (`valid_until`) or was derived under other thresholds or rules, so the portfolio's
-    pages read stored rows instead of deriving a thousand projects on a reader's request.
-    Returns how many projects were refreshed."""
-    now = now or timezone.now()
+def due_for_refresh(now: dt.datetime) -> list[int]:
+    """The projects whose row the periodic job derives again: missing, derived under other
+    thresholds or rules (`basis`), overtaken by the clock (`valid_until`: staleness, a date
+    passing, the day changing), or whose inputs changed since it was stored (`inputs`)."""
     fingerprint = basis(SiteSettings.load())
-    current = ProjectHealth.objects.filter(basis=fingerprint, valid_until__gt=now)
-    ids = list(
-        Project.objects.exclude(pk__in=current.values("project_id")).values_list("pk", flat=True)
-    )
-    for start in range(0, len(ids), 500):
-        refresh(ids[start : start + 500], now=now)
+    stored = {
+        pk: (row_basis, until, inputs)
+        for pk, row_basis, until, inputs in ProjectHealth.objects.values_list(
+            "project_id", "basis", "valid_until", "inputs"
+        )
+    }
+    current = inputs_of()
+    due = []
+    for pk in sorted(current):
+        row = stored.get(pk)
+        if row is None or row[0] != fingerprint or row[1] <= now or row[2] != current[pk]:
+            due.append(pk)
+    return due
+
+
+def refresh_changed(now: dt.datetime | None = None) -> int:
+    """The periodic job: derive again, from the same model as every write, the rows that are
+    due (`due_for_refresh`) and no other, so the portfolio's pages read stored rows instead of
+    deriving a thousand projects on a reader's request. Returns how many were refreshed."""
+    now = now or timezone.now()
+    ids = due_for_refresh(now)
+    _refresh_in_chunks(ids, now)
+    return len(ids)
+
+
+def refresh_all(now: dt.datetime | None = None) -> int:
+    """Derive and write every project's row (a full refresh). Returns how many."""
+    ids = list(Project.objects.order_by("pk").values_list("pk", flat=True))
+    _refresh_in_chunks(ids, now)
     return len(ids)
 
 
@@ -279,7 +393,13 @@ def rows_and_cells_for(
     return _read(projects, site, now, with_cells=True)
 
 
-def _read(projects, site, now, *, with_cells: bool) -> tuple[dict, dict]:
+def _read(
+    projects: Sequence[Project],
+    site: SiteSettings | None,
+    now: dt.datetime | None,
+    *,
+    with_cells: bool,
+) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, list[int]]]]:
     if not projects:
         return {}, {}
     site = site or SiteSettings.load()
@@ -289,58 +409,21 @@ def _read(projects, site, now, *, with_cells: bool) -> tuple[dict, dict]:
     valid = ProjectHealth.objects.filter(
         AnyOf(F("project_id"), ids), basis=fingerprint, computed_at__lte=now, valid_until__gt=now
     )
-    rows, cells = {}, {}
-    # The JSON as stored (text), decoded through the process's memo (`_decoded`).
+    rows: dict[int, dict[str, Any]] = {}
+    cells: dict[int, dict[str, list[int]]] = {}
     if with_cells:
-        texts = valid.values_list(
-            "project_id", Cast("row", TextField()), Cast("risk_cells", TextField())
-        )
-        for pk, row, risk_cells_ in texts:
-            rows[pk], cells[pk] = _decoded(row), _decoded(risk_cells_)
+        for pk, row, risk_cells_ in valid.values_list("project_id", "row", "risk_cells"):
+            rows[pk], cells[pk] = row, risk_cells_
     else:
-        texts = valid.values_list("project_id", Cast("row", TextField()))
-        rows = {pk: _decoded(row) for pk, row in texts}
+        rows = dict(valid.values_list("project_id", "row"))
     missing = [p for p in projects if p.pk not in rows]
     if missing:
-        records = _derive(missing, site, now)
+        records, _ = _derive(missing, site, now)
         _store(records, fingerprint, now)
         for record in records:
             rows[record.project_id] = record.row
             cells[record.project_id] = record.risk_cells
     return rows, cells if with_cells else {}
-
-
-# Decoding the stored JSON was a third of reading a thousand projects' rows; most rows are
-# read again unchanged many times between writes. Each distinct text is decoded once per
-# process: the text is the key, so a rewritten row (new text) is decoded afresh and an old
-# text can never answer for a new row. Bounded: emptied when full. The decoded values are
-# shared between readers, which only read them (`portfolio_row` copies the top level).
-_DECODED: dict[str, Any] = {}
-_TEXTS: dict[int, str] = {}  # id of a value held in _DECODED -> its text
-_DECODED_MAX = 4096
-
-
-def _decoded(text: str | None) -> Any:
-    if text is None:
-        return None
-    value = _DECODED.get(text)
-    if value is None:
-        value = json.loads(text)
-        if len(_DECODED) >= _DECODED_MAX:
-            _DECODED.clear()
-            _TEXTS.clear()
-        _DECODED[text] = value
-        _TEXTS[id(value)] = text
-    return value
-
-
-def stored_text(value: Any) -> str | None:
-    """The stored JSON text a value of `rows_for` was decoded from, while the memo holds it
-    (else None): a key for what is made from the row alone (the portfolio's row HTML)."""
-    text = _TEXTS.get(id(value))
-    if text is not None and _DECODED.get(text) is value:
-        return text
-    return None
 
 
 def _store(records: list[ProjectHealth], fingerprint: str, now: dt.datetime) -> None:
@@ -351,4 +434,4 @@ def _store(records: list[ProjectHealth], fingerprint: str, now: dt.datetime) -> 
         ProjectHealth.objects.filter(project_id__in=ids, computed_at__lte=now).exclude(
             basis=fingerprint, valid_until__gt=now
         ).delete()
-        ProjectHealth.objects.bulk_create(records, ignore_conflicts=True)
+        _upsert(records, replace=False)

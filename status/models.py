@@ -87,6 +87,9 @@ class ProjectHealth(models.Model):
     computed_at = models.DateTimeField()
     valid_until = models.DateTimeField()
     basis = models.CharField(max_length=64)
+    # The fingerprint of the project's facts it was derived from (`status.health.inputs_of`):
+    # the periodic job derives again only the rows whose inputs moved since.
+    inputs = models.CharField(max_length=64, blank=True, default="")
     cost_rag = models.CharField(max_length=8)
     schedule_rag = models.CharField(max_length=8)
     scope_rag = models.CharField(max_length=8)

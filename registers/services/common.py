@@ -44,13 +44,29 @@ _BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
 
 
 @contextmanager
-def batch(caller: Caller) -> Iterator[Project]:
+def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
     """One locked, writable project for many creates (an import): inside the block the
     register services skip their per-row lock, `insert` queues new records, and the audit
     entries are queued too; both are written in multi-row statements when the block ends.
-    Use it inside the writing transaction; a block that raises writes nothing."""
-    held = _Batch(writable_project(caller))
+    Use it inside the writing transaction; a block that raises writes nothing.
+
+    `write=False` (an import's preview): the same checks on the same project (editor, not
+    frozen), without the lock, and nothing is written when the block ends: the rows are built
+    and claimed (`batch_memo`) as in the import, never inserted."""
+    if write:
+        project = writable_project(caller)
+    else:
+        require_editor(caller)
+        project = caller.project
+        project.assert_registers_unfrozen()
+    held = _Batch(project)
     token = _BATCH.set(held)
+    if not write:
+        try:
+            yield held.project
+        finally:
+            _BATCH.reset(token)
+        return
     try:
         with audit.batched(), notifications.batched():
             yield held.project

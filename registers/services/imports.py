@@ -1,6 +1,7 @@
 """Bulk import of a register: all rows or none. Each row goes through the register's own
-create service, its two steps (`Creator`: check, then write) without a savepoint per row
-(imported rows are marked imported); any refused row refuses the file."""
+create service, its steps (`Creator`: check, claim, then write) without a savepoint per row
+(imported rows are marked imported); any refused row refuses the file. The preview runs the
+same steps but the write: every check the import makes, nothing written."""
 
 import dataclasses
 import hashlib
@@ -22,7 +23,11 @@ from registers.services.changes import build_change, write_change
 from registers.services.common import batch, require_editor
 from registers.services.decisions import build_decision, write_decision
 from registers.services.risks import build_risk, write_risk
-from registers.services.work_packages import build_work_package, write_work_package
+from registers.services.work_packages import (
+    build_work_package,
+    claim_work_package,
+    write_work_package,
+)
 from registers.specs import (
     PREVIEW_FIELDS,
     ChangeSpec,
@@ -34,19 +39,27 @@ from registers.specs import (
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 
 
+def _nothing_to_claim(project: Project, record: Any) -> None:
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class Creator:
-    """A register's create service in its two steps: `build` checks a row into a new record
-    (ValidationFailed, nothing written), `write` inserts it with its audit entry (queued
-    inside `batch()`). The single-record create service is `write(build(...))`."""
+    """A register's create service in its steps: `build` checks a row into a new record
+    (ValidationFailed, nothing written), `claim` takes from the batch's later rows what the
+    record will hold (a work package's name, id and linked issues: their checks read the
+    batch's claims, not the stored rows, so a preview that writes nothing checks them as the
+    import does), `write` inserts it with its audit entry (queued inside `batch()`). The
+    single-record create service is `write(build(...))`."""
 
     build: Callable[[Caller, Project, dict[str, Any]], Any]
     write: Callable[[Caller, Project, Any], Any]
+    claim: Callable[[Project, Any], None] = _nothing_to_claim
 
 
 CREATORS: dict[str, Creator] = {
     # The work-package record has no `imported` field in the spec.
-    "work-packages": Creator(build_work_package, write_work_package),
+    "work-packages": Creator(build_work_package, write_work_package, claim_work_package),
     "risks": Creator(lambda c, p, d: build_risk(c, p, d, imported=True), write_risk),
     "decisions": Creator(lambda c, p, d: build_decision(c, p, d, imported=True), write_decision),
     "changes": Creator(lambda c, p, d: build_change(c, p, d, imported=True), write_change),
@@ -99,12 +112,6 @@ class ImportOutcome:
             "createRows": [] if self.errors else self.listed,
             "previewDigest": self.digest,
         }
-
-
-class _Rollback(Exception):
-    def __init__(self, outcome: ImportOutcome) -> None:
-        super().__init__()
-        self.outcome = outcome
 
 
 PENDING_MADE_TODAY = (
@@ -181,10 +188,10 @@ def register_import(*, caller: Caller, register: str, upload: Any) -> int:
 def import_preview(
     *, caller: Caller, register: str, upload: Any, outline_level: Any = None, plan: bool = False
 ) -> ImportOutcome:
-    """What `import_file` would do with this file, done and rolled back: the same checks in
-    the same order (403, 409, then the file), every row through its create service, and
-    nothing kept. A file that cannot be read at all is 422; refused rows are listed in the
-    outcome's `errors` rather than raised. `plan`: see `read_upload`."""
+    """What `import_file` would do with this file, nothing written: the same checks in the
+    same order (403, 409, then the file), every row through its create service's checks and
+    claims (`Creator`), no row inserted. A file that cannot be read at all is 422; refused
+    rows are listed in the outcome's `errors` rather than raised. `plan`: see `read_upload`."""
     return _run(
         caller, register, upload, dry_run=True, expected=None, level=outline_level, plan=plan
     )
@@ -275,66 +282,67 @@ def _run(
     today = timezone.localdate().isoformat()
     spec, shown = PREVIEWED[register]
     listed: list[dict[str, Any]] = []
-    try:
-        # The project is locked once, the records and their audit entries are written in
-        # multi-row statements after the last row, and the project's health is derived once.
-        # No savepoint per row: a row is checked (`build`, which writes nothing) before its
-        # record and entry are queued, so a refused row leaves nothing to undo.
-        with transaction.atomic():
-            with signals.deferred_project_changes(), batch(caller) as project:
-                for number, data in reading.rows:
-                    fingerprint["rows"].append([number, audit.jsonable(data)])
-                    if number in unreadable_rows:
-                        continue
-                    with cleaning.noting_coercions() as coerced:
-                        try:
-                            record = create.build(caller, project, data)
-                        except ValidationFailed as exc:
-                            for field, messages in exc.fields.items():
-                                problems.extend(
-                                    {"row": number, "field": field, "message": message}
-                                    for message in messages
-                                )
-                            continue
-                        create.write(caller, project, record)
-                        if len(listed) < PREVIEW_ROWS:
-                            listed.append(
-                                {"row": number, "values": specs.to_dict(spec, record, shown)}
-                            )
-                    warnings.extend(
-                        {"row": number, "field": note["field"], "message": note["message"]}
-                        for note in coerced
-                    )
-                    if register == "decisions" and not data.get("madeOn"):
-                        warnings.append(
-                            {
-                                "row": number,
-                                "field": "madeOn",
-                                "message": PENDING_MADE_TODAY.format(today=today),
-                            }
+    # The project is locked once (an import; its preview only checks it), the records and
+    # their audit entries are written in multi-row statements after the last row, and the
+    # project's health is derived once. No savepoint per row: a row is checked (`build`,
+    # which writes nothing) before its record and entry are queued, so a refused row leaves
+    # nothing to undo. The preview stops before `write`: it never inserts a row.
+    with (
+        transaction.atomic(),
+        signals.deferred_project_changes(),
+        batch(caller, write=not dry_run) as project,
+    ):
+        for number, data in reading.rows:
+            fingerprint["rows"].append([number, audit.jsonable(data)])
+            if number in unreadable_rows:
+                continue
+            with cleaning.noting_coercions() as coerced:
+                try:
+                    record = create.build(caller, project, data)
+                except ValidationFailed as exc:
+                    for field, messages in exc.fields.items():
+                        problems.extend(
+                            {"row": number, "field": field, "message": message}
+                            for message in messages
                         )
-            problems.sort(key=lambda p: p["row"])
-            warnings.sort(key=lambda w: w["row"])
-            fingerprint["warnings"] = warnings
-            digest = preview_digest(
-                hashlib.sha256(
-                    json.dumps(fingerprint, sort_keys=True, ensure_ascii=True, default=str).encode()
-                ).hexdigest(),
-                caller,
-                register,
+                    continue
+                create.claim(project, record)
+                if not dry_run:
+                    create.write(caller, project, record)
+                if len(listed) < PREVIEW_ROWS:
+                    listed.append({"row": number, "values": specs.to_dict(spec, record, shown)})
+            warnings.extend(
+                {"row": number, "field": note["field"], "message": note["message"]}
+                for note in coerced
             )
-            outcome = ImportOutcome(register, total, problems, warnings, digest, listed)
-            if dry_run:
-                raise _Rollback(outcome)
-            if problems:
-                failed = len({p["row"] for p in problems})
-                raise ValidationFailed(
-                    {"file": [f"{failed} of {total} rows have errors; nothing was imported."]},
-                    rows=problems,
-                    warnings=warnings,
+            if register == "decisions" and not data.get("madeOn"):
+                warnings.append(
+                    {
+                        "row": number,
+                        "field": "madeOn",
+                        "message": PENDING_MADE_TODAY.format(today=today),
+                    }
                 )
-            if expected is not None and expected != digest:
-                raise digest_refusal(expected, digest, caller, register)
-    except _Rollback as rollback:
-        return rollback.outcome
+        problems.sort(key=lambda p: p["row"])
+        warnings.sort(key=lambda w: w["row"])
+        fingerprint["warnings"] = warnings
+        digest = preview_digest(
+            hashlib.sha256(
+                json.dumps(fingerprint, sort_keys=True, ensure_ascii=True, default=str).encode()
+            ).hexdigest(),
+            caller,
+            register,
+        )
+        outcome = ImportOutcome(register, total, problems, warnings, digest, listed)
+        if dry_run:
+            return outcome
+        if problems:
+            failed = len({p["row"] for p in problems})
+            raise ValidationFailed(
+                {"file": [f"{failed} of {total} rows have errors; nothing was imported."]},
+                rows=problems,
+                warnings=warnings,
+            )
+        if expected is not None and expected != digest:
+            raise digest_refusal(expected, digest, caller, register)
     return outcome

@@ -62,14 +62,25 @@ def _progress_agrees(status: str, progress: int | None) -> str | None:
     return None
 
 
-def _linked_elsewhere(project: Project, wp: WorkPackage) -> dict[str, str]:
-    """Issue key -> name of the other package of the project that links it."""
+def _stored_links(project: Project, exclude: Any = None) -> dict[str, str]:
     taken: dict[str, str] = {}
-    others = WorkPackage.objects.filter(project=project).exclude(pk=wp.pk)
+    others = WorkPackage.objects.filter(project=project)
+    if exclude is not None:
+        others = others.exclude(pk=exclude)
     for name, keys in others.values_list("name", "linked_issue_keys"):
         for key in keys or []:
             taken[key] = name
     return taken
+
+
+def _linked_elsewhere(project: Project, wp: WorkPackage) -> dict[str, str]:
+    """Issue key -> name of the other package of the project that links it (a new package in
+    a batch: the links read once for the batch and those its earlier rows claimed)."""
+    if wp._state.adding:
+        links = batch_memo(project, "work-package-links", lambda: _stored_links(project))
+        if links is not None:
+            return links
+    return _stored_links(project, exclude=wp.pk)
 
 
 def check_new_issue_keys(
@@ -177,7 +188,7 @@ def _name_key(name: str) -> str:
 
 def _batch_names(project: Project) -> set[str] | None:
     """Inside `batch()`: the names of the project's packages (as `_name_key`), read once for
-    the batch, then kept by `write_work_package`; None outside a batch."""
+    the batch, then kept by `claim_work_package`; None outside a batch."""
     return batch_memo(
         project,
         "work-package-names",
@@ -261,18 +272,25 @@ def build_work_package(caller: Caller, project: Project, data: dict[str, Any]) -
     return wp
 
 
-def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> WorkPackage:
-    """Insert a package `build_work_package` made (inside `batch()`, queued, its name taken
-    for the batch's later rows), with its audit entry and its issues' write-back. A package
-    that links issues is written at once: a later row's link check (`_linked_elsewhere`) reads
-    the stored packages."""
-    if wp.linked_issue_keys:
-        wp.save(force_insert=True)
-    else:
-        insert(wp)
+def claim_work_package(project: Project, wp: WorkPackage) -> None:
+    """Inside `batch()`: what a package `build_work_package` made takes from the batch's later
+    rows (its name, its linked issues), whether the batch writes it (an import) or
+    only checks it (its preview). Nothing outside a batch (a single create is then stored)."""
     names = _batch_names(project)
-    if names is not None:
-        names.add(_name_key(wp.name))
+    if names is None:
+        return
+    names.add(_name_key(wp.name))
+    links = batch_memo(project, "work-package-links", lambda: _stored_links(project))
+    if links is not None:
+        for key in wp.linked_issue_keys or []:
+            links[key] = wp.name
+
+
+def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> WorkPackage:
+    """Insert a package `build_work_package` made (inside `batch()`, queued: the import claims
+    it for the batch's later rows first, `claim_work_package`), with its audit entry and its
+    issues' write-back."""
+    insert(wp)
     _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
     enqueue_write_back(project, wp.linked_issue_keys)
     return wp

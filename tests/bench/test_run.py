@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench import run as bench_run
 from bench.run import production_environment
 
@@ -56,3 +58,41 @@ def test_static_files_are_collected_when_the_manifest_is_missing(tmp_path, monke
     calls = []
     bench_run.collect_static(lambda *args, **kwargs: calls.append(args))
     assert calls == [("collectstatic",)]
+
+
+def test_sizes_come_from_projects_and_rows_or_the_benchmarks_defaults():
+    assert bench_run.sizes("PROJECTS", [1000], {}) == [1000]
+    assert bench_run.sizes("PROJECTS", [1000], {"PROJECTS": "1000,5000,10000"}) == [
+        1000,
+        5000,
+        10000,
+    ]
+    assert bench_run.sizes("ROWS", [1], {"ROWS": " 1k, 10_000 "}) == [1000, 10000]
+    with pytest.raises(ValueError):
+        bench_run.sizes("ROWS", [1], {"ROWS": "0"})
+
+
+def test_each_figure_is_reported_against_its_target():
+    lines = [
+        "bench_refresh: database: postgresql",
+        "bench_refresh: full health refresh of 10,000 projects: 2.50 s; target 3 s: met",
+        "bench_imports: CSV: preview 1 s + commit 2 s = 3 s (target 5 s for preview plus "
+        "commit: MISSED)",
+        "bench_portfolio: target: HTML page within 3x of the aggregate query: NOT met",
+    ]
+    assert [bench_run.verdict(line) for line in lines] == [None, "met", "MISSED", "MISSED"]
+    summary = bench_run.summary(lines)
+    assert summary[0] == "1 met, 2 missed"
+    assert summary[1].startswith("MISSED  bench_imports") and summary[3].startswith("met ")
+
+
+def test_the_make_target_passes_projects_and_rows_to_the_run(tmp_path):
+    """`make bench PROJECTS=... ROWS=...`: make exports command-line variables to the run."""
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("show:\n\t@echo $$PROJECTS/$$ROWS\n")
+    done = subprocess.run(
+        ["make", "-s", "-f", str(makefile), "show", "PROJECTS=1000,10000", "ROWS=1000"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == "1000,10000/1000"

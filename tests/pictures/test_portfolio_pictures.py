@@ -133,7 +133,6 @@ def test_the_portfolio_matrices_add_up_the_stored_cells_of_the_projects_shown(ca
 def test_the_pictures_are_drawn_once_for_the_same_stored_rows(db, monkeypatch):
     from governance.services import rag_thresholds
     from portfolio import pictures
-    from status import health
 
     monkeypatch.setattr(pictures, "_HTML", {})
     drawn = []
@@ -153,7 +152,7 @@ def test_the_pictures_are_drawn_once_for_the_same_stored_rows(db, monkeypatch):
         "approvedBudget": 100,
         "eac": 110,
     }
-    cells = {"P1": health._decoded("{}")}
+    cells = {"P1": {}}
     limits = rag_thresholds()
     first = pictures.pictures_html([row], limits, cells, {"P1": text})
     assert pictures.pictures_html([row], limits, cells, {"P1": text}) is first and len(drawn) == 1

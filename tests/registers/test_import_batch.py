@@ -138,3 +138,87 @@ def test_two_rows_of_one_file_cannot_link_the_same_issue(cast):
         (3, "ALPHA-1 is already linked to the work package 'Build'.")
     ]
     assert not WorkPackage.objects.exists()
+
+
+WRITES = ("INSERT", "UPDATE", "DELETE")
+
+
+@pytest.mark.parametrize(
+    ("register", "content"),
+    [
+        (
+            "work-packages",
+            b"id,name,linkedIssueKeys,budget,status,progress\n"
+            b"11111111-1111-4111-8111-111111111111,Build,ALPHA-1,100,,\n"
+            b"11111111-1111-4111-8111-111111111111,build,ALPHA-1,x,,\n"
+            b",Run,ALPHA-2,5,Complete,40\n"
+            b",Stored,,,,\n"
+            b",Test,ALPHA-9,,,\n",
+        ),
+        ("risks", b"title,impact,likelihood,treatment\nOne,5,4,\n,9,4,\nTwo,3,3,Exploit\n"),
+        ("decisions", b"decision,madeOn\nGo,2026-01-15\n,2026-01-15\nStop,yesterday\n"),
+        ("changes", b"summary,impactBudget\nMore,100\n,5\nLess,lots\n"),
+    ],
+)
+def test_the_preview_shows_every_error_the_commit_would_and_writes_nothing(cast, register, content):
+    """The preview runs every check the import makes, on the same rows in the same order
+    (within the file too: a name, an id or an issue taken by an earlier row), and sends no
+    INSERT, UPDATE or DELETE; the import then refuses exactly the rows the preview named."""
+    from governance.tracker.local import scripting
+    from registers.models import WorkPackage
+    from registers.services.imports import import_preview
+
+    for key in ("ALPHA-1", "ALPHA-2"):
+        scripting.ensure_issue(key, summary=f"Epic {key}")
+    caller = caller_for(cast.lead, cast.project)
+    if register == "work-packages":
+        WorkPackage.objects.create(project=cast.project, name="Stored")
+    entries = AuditEntry.objects.count()
+    with CaptureQueriesContext(connection) as queries:
+        preview = import_preview(
+            caller=caller, register=register, upload=SimpleUploadedFile("f.csv", content)
+        )
+    written = [
+        q["sql"] for q in queries.captured_queries if q["sql"].lstrip().upper().startswith(WRITES)
+    ]
+    assert written == []
+    assert preview.errors
+    assert AuditEntry.objects.count() == entries
+    with pytest.raises(ValidationFailed) as refused:
+        register_import(
+            caller=caller, register=register, upload=SimpleUploadedFile("f.csv", content)
+        )
+    assert refused.value.extra["rows"] == preview.errors
+    if register == "work-packages":
+        # Rows 3 (the name and issue of row 2), 4 (progress), 5 (a stored name), 6 (no issue).
+        assert sorted({e["row"] for e in preview.errors}) == [3, 4, 5, 6]
+        assert {e["field"] for e in preview.errors if e["row"] == 3} >= {
+            "name",
+            "linkedIssueKeys[0]",
+        }
+        assert WorkPackage.objects.filter(project=cast.project).count() == 1
+
+
+def test_a_clean_preview_writes_nothing_and_its_import_creates_what_it_listed(cast):
+    from registers.services.imports import import_file, import_preview
+
+    caller = caller_for(cast.lead, cast.project)
+    content = b"title,impact,likelihood\nOne,5,4\nTwo,3,3\n"
+    with CaptureQueriesContext(connection) as queries:
+        preview = import_preview(
+            caller=caller, register="risks", upload=SimpleUploadedFile("r.csv", content)
+        )
+    assert not [q for q in queries.captured_queries if q["sql"].lstrip().upper().startswith(WRITES)]
+    assert (preview.created, preview.errors) == (2, [])
+    assert not Risk.objects.filter(project=cast.project).exists()
+    done = import_file(
+        caller=caller,
+        register="risks",
+        upload=SimpleUploadedFile("r.csv", content),
+        expected_digest=preview.digest,
+    )
+    assert done.created == 2 and done.listed == preview.listed
+    assert sorted(Risk.objects.filter(project=cast.project).values_list("title", flat=True)) == [
+        "One",
+        "Two",
+    ]

@@ -37,6 +37,7 @@ from status.models import ProjectHealth, ProjectStatus
 from tests.factories import (
     ChangeRequestFactory,
     ProjectFactory,
+    RiskFactory,
     UserFactory,
     WorkPackageFactory,
 )
@@ -413,14 +414,95 @@ def test_an_import_derives_the_health_once(world, monkeypatch):
     assert calls == [{project.pk}]
 
 
-def test_stored_json_is_decoded_once_per_text_and_never_answers_for_another(monkeypatch):
-    monkeypatch.setattr(health, "_DECODED", {})
-    monkeypatch.setattr(health, "_DECODED_MAX", 2)
-    first = health._decoded('{"overallRag": "Red"}')
-    assert health._decoded('{"overallRag": "Red"}') is first
-    assert health._decoded('{"overallRag": "Green"}') == {"overallRag": "Green"}
-    assert health._decoded('{"overallRag": "Amber"}') == {"overallRag": "Amber"}  # full: emptied
-    assert len(health._DECODED) == 1 and health._decoded(None) is None
+def test_the_stored_json_round_trips(world):
+    """The row and its risk cells are stored as JSON through the driver's own adaptation and
+    read back equal to what was derived: quotes, backslashes, line breaks and letters beyond
+    ASCII in the text, money as numbers, None as null."""
+    project = world.projects[0]
+    RiskFactory(project=project, impact=4, likelihood=3)
+    WorkPackageFactory(project=project, budget=Decimal("1234.50"))
+    ProjectStatus.objects.update_or_create(
+        project=project,
+        defaults={"overall_rag": "Amber", "overall_reason": 'A "quoted" \\ reason\nnext: äöü €'},
+    )
+    health.refresh([project.pk])
+    now = timezone.now()
+    expected_row, expected_cells = fresh([project], now=now)[project.pk]
+    record = ProjectHealth.objects.get(project=project)
+    assert record.row["overallReason"] == 'A "quoted" \\ reason\nnext: äöü €'
+    assert record.row == expected_row
+    assert record.risk_cells == expected_cells
+    rows, cells = health.rows_and_cells_for([project], now=now)
+    assert rows[project.pk] == expected_row and cells[project.pk] == expected_cells
+    assert health.rows_for([project], now=now)[project.pk] == expected_row
+    assert not hasattr(health, "_DECODED") and not hasattr(health, "_TEXTS")
+
+
+def test_a_write_stores_the_inputs_it_was_derived_from(world):
+    """A write refreshes its own project's row, with the fingerprint of the inputs it read: the
+    periodic job then finds nothing to do for it."""
+    project = world.projects[0]
+    health.refresh([p.pk for p in world.projects])
+    before = ProjectHealth.objects.get(project=project)
+    risk_create(
+        caller=caller_for(world.lead, project),
+        data={"title": "Supplier", "impact": 5, "likelihood": 5},
+    )
+    after = ProjectHealth.objects.get(project=project)
+    assert after.row["topRiskScore"] == 25 and before.row["topRiskScore"] != 25
+    assert after.inputs == health.inputs_of([project.pk])[project.pk] != before.inputs
+    assert health.due_for_refresh(timezone.now()) == []
+
+
+def test_the_periodic_job_skips_unchanged_rows_and_refreshes_changed_ones(world):
+    """A change that reached the tables without its write's own refresh (a bulk update) is
+    caught by the inputs fingerprint; every other row is left as stored, not derived again."""
+    first, second = world.projects[:2]
+    RiskFactory(project=first, impact=2, likelihood=2)
+    health.refresh([p.pk for p in world.projects])
+    stamps = dict(ProjectHealth.objects.values_list("project_id", "computed_at"))
+    assert health.refresh_changed() == 0
+    assert dict(ProjectHealth.objects.values_list("project_id", "computed_at")) == stamps
+    # No signal: a bulk update (stamping its rows, as `auto_now` would) and a bulk insert.
+    Risk.objects.filter(project=first).update(impact=5, likelihood=5, updated_at=timezone.now())
+    WorkPackage.objects.bulk_create([WorkPackage(project=second, name="Bulk", budget=70)])
+    assert set(health.due_for_refresh(timezone.now())) == {first.pk, second.pk}
+    assert health.refresh_changed() == 2
+    now = dict(ProjectHealth.objects.values_list("project_id", "computed_at"))
+    assert {pk for pk in now if now[pk] != stamps[pk]} == {first.pk, second.pk}
+    assert ProjectHealth.objects.get(project=first).row["topRiskScore"] == 25
+    assert ProjectHealth.objects.get(project=second).row["eac"] == 70
+    assert health.refresh_changed() == 0
+
+
+def test_the_periodic_job_refreshes_the_rows_the_clock_overtook(world):
+    """An update falling due (staleness) or a new day (dates passing) moves figures without
+    any write: the rows the clock overtakes are derived again, the others are left."""
+    project = world.projects[0]
+    services.status_update(
+        caller=caller_for(world.lead, project), data={"reportingCadence": "Weekly"}
+    )
+    start = timezone.make_aware(
+        dt.datetime.combine(timezone.localdate() + dt.timedelta(days=1), dt.time(10, 0))
+    )
+    ProjectStatus.objects.filter(project=project).update(
+        last_updated_at=start - dt.timedelta(days=7) + dt.timedelta(hours=1)
+    )
+    health.refresh([p.pk for p in world.projects], now=start)
+    assert health.refresh_changed(start) == 0
+    row = ProjectHealth.objects.get(project=project).row
+    due = dt.datetime.fromisoformat(row["nextUpdateDueAt"])
+    assert row["stale"] is False and start < due < start + dt.timedelta(hours=12)
+    later = due + dt.timedelta(minutes=1)
+    assert health.refresh_changed(later) == 1  # that project's row alone, now stale
+    record = ProjectHealth.objects.get(project=project)
+    assert record.row["stale"] is True and record.computed_at == later
+    assert health.refresh_changed(later) == 0
+    next_day = timezone.make_aware(
+        dt.datetime.combine(timezone.localdate(start) + dt.timedelta(days=1), dt.time(0, 30))
+    )
+    assert health.refresh_changed(next_day) == PROJECTS  # each row holds for one day at most
+    assert health.refresh_changed(next_day) == 0
 
 
 def test_the_basis_and_every_cache_key_carry_the_deploy_version(db, settings):
@@ -448,7 +530,7 @@ def test_the_periodic_job_derives_again_the_rows_that_expired(db):
     ProjectHealth.objects.filter(project=second).update(valid_until=timezone.now())
     ProjectHealth.objects.filter(project=first).delete()
     kept = ProjectHealth.objects.get(project=second).computed_at
-    assert health.refresh_expired() == 2
+    assert health.refresh_changed() == 2
     assert ProjectHealth.objects.filter(project__in=[first, second]).count() == 2
     assert ProjectHealth.objects.get(project=second).computed_at > kept
-    assert health.refresh_expired() == 0
+    assert health.refresh_changed() == 0
