@@ -12,11 +12,6 @@ class GovernanceConfig(AppConfig):
         from governance.auth_views import forget_grant_on_sign_out
 
         user_logged_out.connect(forget_grant_on_sign_out, dispatch_uid="forget-atlassian-grant")
-        from django.contrib.auth.signals import user_logged_in
-
-        from governance.mirror import on_sign_in
-
-        user_logged_in.connect(on_sign_in, dispatch_uid="mirror-projects-at-sign-in")
         from django.db.models.signals import post_delete, post_save
 
         from governance.auth_backends import forget_user

@@ -189,8 +189,10 @@ def _site_value(field: Any, text: str | None) -> Any:
 def site_from(texts: tuple[Any, ...] | None) -> SiteSettings:
     """The site settings row from the texts a gate statement read (the defaults while none
     is stored)."""
-    if texts is None or texts[0] is None:
+    if texts is None:
         return SiteSettings.read()
+    if texts[0] is None:  # the statement read no row: none is stored yet
+        return SiteSettings(pk=1)
     fields = SiteSettings._meta.concrete_fields
     values = [_site_value(field, text) for field, text in zip(fields, texts, strict=True)]
     return SiteSettings.from_db(router.db_for_read(SiteSettings), None, values)

@@ -3,7 +3,7 @@ tracker's id), which the registers, the business case and the status hang from.
 
 Its upkeep (created, refreshed, renamed with an audit entry when a key changes in the
 tracker) is written here only, by the paths that hear from the tracker: sign-in (the
-person's browsable projects, `on_sign_in`), Jira's webhooks
+person's browsable projects, `sync_browsable`), Jira's webhooks
 (`governance.atlassian.webhooks`), the periodic job `project_mirrors` (`refresh_all`) and
 the local tracker's own saves. The access gate (`governance.permissions`) only reads: a
 mirror the tracker has moved on from is shown with the tracker's name, lead and key of the
@@ -12,7 +12,6 @@ moment (`current`), in memory, and is written by the next upkeep."""
 import datetime as dt
 import logging
 from collections.abc import Collection
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -278,26 +277,20 @@ def sync_projects(tracker_projects: Collection[TrackerProject]) -> dict[str, Pro
 
 
 def sync_browsable(account_id: str) -> int:
-    """The mirrors of every project the person browses in the tracker, brought up to date
-    (at sign-in). The number of projects."""
-    projects = get_tracker().browsable_projects(account_id)
+    """The mirrors of every project the person browses in the tracker, brought up to date:
+    at sign-in (Atlassian's callback, `governance.auth_views`; the local tracker's
+    `user_logged_in`). The tracker not answering does not stop the sign-in (the periodic
+    upkeep follows). The number of projects read."""
+    try:
+        projects = get_tracker().browsable_projects(account_id)
+    except TrackerError as exc:
+        logger.info("Project mirrors not refreshed at sign-in: %s", type(exc).__name__)
+        return 0
     sync_projects(projects)
     return len(projects)
 
 
-def on_sign_in(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
-    """`user_logged_in`: the person's projects are mirrored before their first page. The
-    tracker not answering does not stop the sign-in (the periodic upkeep follows)."""
-    account_id = getattr(user, "account_id", "")
-    if not account_id:
-        return
-    try:
-        sync_browsable(account_id)
-    except TrackerError as exc:
-        logger.info("Project mirrors not refreshed at sign-in: %s", type(exc).__name__)
-
-
-def refresh_all(now: dt.datetime | None = None) -> dict[str, int]:
+def refresh_all(now: dt.datetime | None = None) -> str:
     """Every mirror read again from the tracker by its id (and, from a tracker that lists
     all its projects, the projects not mirrored yet): the upkeep that catches what no
     webhook told."""
@@ -314,7 +307,7 @@ def refresh_all(now: dt.datetime | None = None) -> dict[str, int]:
         if found is not None:
             known.append(found)
     sync_projects(known)
-    return {"projects": len(known)}
+    return f"{len(known)} projects read from the tracker"
 
 
 periodic.register("project_mirrors", every=dt.timedelta(hours=1))(refresh_all)

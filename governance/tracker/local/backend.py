@@ -228,3 +228,10 @@ def mirror_saved_project(
     once, as Jira's project events mirror Jira's (`governance.mirror`)."""
     if not raw and isinstance(get_tracker(), LocalTracker):
         mirror.sync_project(_project(instance))
+
+
+def mirror_on_sign_in(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """`user_logged_in` with the local tracker: the person's projects are mirrored before
+    their first page (`governance.mirror.sync_browsable`)."""
+    if getattr(user, "account_id", "") and isinstance(get_tracker(), LocalTracker):
+        mirror.sync_browsable(user.account_id)
