@@ -111,7 +111,6 @@ def document_actions(schema: dict[str, Any]) -> None:
     if not generic:
         return
     template = generic["post"]
-    catalogue.ensure_loaded()
     for name, act in sorted(catalogue.CATALOGUE.items()):
         operation = copy.deepcopy(template)
         operation["operationId"] = f"{template.get('operationId', 'agent_action_run')}_{name}"

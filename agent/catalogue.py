@@ -211,7 +211,6 @@ def available(request: HttpRequest) -> list[Action]:
     the caller may use it on at least one project they can view (most: they edit it; the
     sponsor's exception decision: they sponsor it)."""
     require_agent_access(request)
-    ensure_loaded()
     callers = [caller for _, caller in permissions.viewable_projects(request)]
     return [
         a
@@ -221,7 +220,6 @@ def available(request: HttpRequest) -> list[Action]:
 
 
 def get(name: str) -> Action:
-    ensure_loaded()
     found = CATALOGUE.get(name)
     if found is None:
         raise NotFound(f"No action called {name!r}.")
@@ -373,8 +371,3 @@ def page(items: list[Any], arguments: dict[str, Any]) -> dict[str, Any]:
         "total": len(items),
         "nextCursor": str(following) if following < len(items) else None,
     }
-
-
-def ensure_loaded() -> None:
-    """Import the modules that register actions (once)."""
-    from agent import actions  # noqa: F401

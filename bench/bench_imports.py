@@ -166,13 +166,13 @@ def inflated_workbook(inflated_bytes: int) -> bytes:
 
 
 def _setup():
-    from governance import permissions
+    from governance import mirror
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
 
     lead = scripting.ensure_user("bench-import-lead", display_name="Import Lead")
     scripting.ensure_project("BIMP", name="Import benchmark", lead="bench-import-lead")
-    project = permissions.sync_project(get_tracker().get_project("BIMP"))
+    project = mirror.sync_project(get_tracker().get_project("BIMP"))
     return project, lead
 
 

@@ -84,7 +84,7 @@ def setup(config_path: Path) -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from governance import permissions, services
+    from governance import mirror, services
     from governance.models import User
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
@@ -96,7 +96,7 @@ def setup(config_path: Path) -> None:
     scripting.ensure_project(PROJECT_KEY, name="Load benchmark", lead="lena", browsers=browsers)
     for number in range(1, 21):
         scripting.ensure_issue(f"{PROJECT_KEY}-{number}", summary=f"Epic {number}")
-    project = permissions.sync_project(get_tracker().get_project(PROJECT_KEY))
+    project = mirror.sync_project(get_tracker().get_project(PROJECT_KEY))
     owners = list(
         User.objects.filter(username__in=["lena", "marco", "edward", "sofia"]).values_list(
             "account_id", flat=True

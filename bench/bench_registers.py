@@ -24,7 +24,7 @@ TARGET_RATIO = 0.15
 
 
 def _setup():
-    from governance import permissions
+    from governance import mirror
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
     from registers.models import WorkPackage
@@ -39,7 +39,7 @@ def _setup():
     scripting.ensure_project(
         "BENCH", name="Benchmark", lead="bench-lead", browsers=["bench-viewer"]
     )
-    project = permissions.sync_project(get_tracker().get_project("BENCH"))
+    project = mirror.sync_project(get_tracker().get_project("BENCH"))
     statuses = [("Not Started", None), ("In Progress", 40), ("Blocked", 20), ("Complete", 100)]
     start = dt.date(2026, 1, 5)
     WorkPackage.objects.filter(project=project).delete()

@@ -20,7 +20,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 
 from governance import audit, cleaning, oauth, permissions, services, specs, throttling
 from governance.atlassian.context import act_for
-from governance.atlassian.http import SignInRequired
+from governance.atlassian.errors import SignInRequired
 from governance.concurrency import etag, honours_if_match, parse_if_match
 from governance.errors import (
     BadRequest,

@@ -8,9 +8,8 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from django.db import transaction
-
 from governance import cleaning
+from governance.errors import note_stored_on_commit
 from governance.models import AuditEntry
 
 # The channel a write came through when it was not a person's own page or API call: "agent"
@@ -22,31 +21,6 @@ CHANNEL_MAX, CLIENT_MAX = 16, 100
 # Entries recorded inside `batched()`: written together when the block ends.
 _BATCH: ContextVar[list[AuditEntry] | None] = ContextVar("audit_batch", default=None)
 BATCH_SIZE = 500
-
-
-# Whether a write of this request has committed (set by `RequestIdMiddleware` around the
-# request): an answer that fails after that must not say that nothing was stored.
-_STORED: ContextVar[list[bool] | None] = ContextVar("audit_stored", default=None)
-
-
-@contextmanager
-def noting_stored_writes() -> Iterator[None]:
-    token = _STORED.set([])
-    try:
-        yield
-    finally:
-        _STORED.reset(token)
-
-
-def stored_this_request() -> bool:
-    """True once an audited write of the current request has committed."""
-    return bool(_STORED.get())
-
-
-def _note_stored_on_commit() -> None:
-    stored = _STORED.get()
-    if stored is not None and not stored:
-        transaction.on_commit(lambda: stored.append(True))
 
 
 @contextmanager
@@ -118,7 +92,7 @@ def record(
     same `transaction.atomic()` block as the write.
     The values the spec's lenient fields coerced since the last entry are recorded as
     `received` ({field: value as sent})."""
-    _note_stored_on_commit()
+    note_stored_on_commit()
     channel, client = _CHANNEL.get()
     received = {note["field"]: note["received"] for note in cleaning.coercions().unaudited()}
     if received:

@@ -19,7 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from governance import auth_backends
+from governance import auth_backends, mirror
 from governance.atlassian import grants, scopes
 from governance.atlassian.http import BearerCredentials
 from governance.http import page
@@ -186,6 +186,7 @@ def atlassian_callback(request):
         return _refuse(request, "This account is disabled here.", 403)
     login(request, user, backend=auth_backends.PATH)
     grants.store(user, account_id=account_id, cloud_id=site["id"], token=token)
+    mirror.sync_browsable(account_id)  # their projects mirrored before their first page
     messages.success(request, f"Signed in as {me.get('displayName') or account_id}.")
     return redirect(pending.get("next") or "project-list")
 

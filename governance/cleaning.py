@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 from defusedxml.ElementTree import iterparse as _defused_iterparse
 
+from governance.errors import ValidationFailed
+
 Error = str | None
 
 # The accepted dates: every date taken (API, forms, import, agent) lies in this range, so
@@ -37,8 +39,6 @@ class FieldErrors(dict):
 
     def raise_if_any(self) -> None:
         if self:
-            from governance.errors import ValidationFailed
-
             raise ValidationFailed(dict(self))
 
 

@@ -3,7 +3,7 @@
 
 from dataclasses import dataclass, field
 
-from governance import permissions, services
+from governance import mirror, permissions, services
 from governance.models import Project, SiteSettings, User
 from governance.tracker import get_tracker
 from governance.tracker.local import scripting
@@ -74,7 +74,7 @@ def seed(stdout=None) -> DemoContext:
         scripting.ensure_project(key, name=title, lead=lead, browsers=browsers)
         for number, summary in enumerate(EPICS, start=1):
             scripting.ensure_issue(f"{key}-{number}", summary=summary)
-        ctx.projects[key] = permissions.sync_project(tracker.get_project(key))
+        ctx.projects[key] = mirror.sync_project(tracker.get_project(key))
     scripting.ensure_group(GOVERNANCE_GROUP, members=browsers)
     site = SiteSettings.load()
     if not site.governance_group:

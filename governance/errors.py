@@ -2,7 +2,12 @@
 and status code, `governance.middleware` to HTML responses, views to form errors."""
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.db import transaction
+from django.db.utils import InterfaceError, OperationalError
 
 
 class DomainError(Exception):
@@ -215,10 +220,32 @@ def database_unavailable(error: BaseException | None) -> DatabaseUnavailable | N
     server shutting down): DatabaseUnavailable for such an error, else None. A failed
     statement rolls its transaction back, so nothing of the request was stored, unless a
     write of the request had committed before: then the answer says it was stored."""
-    from django.db.utils import InterfaceError, OperationalError
-
     if isinstance(error, OperationalError | InterfaceError):
-        from governance.audit import stored_this_request
-
         return DatabaseUnavailable(stored=stored_this_request())
     return None
+
+
+# Whether a write of this request has committed (set by `RequestIdMiddleware` around the
+# request, noted by `governance.audit.record`): an answer that fails after that must not say
+# that nothing was stored (`database_unavailable`).
+_STORED: ContextVar[list[bool] | None] = ContextVar("audit_stored", default=None)
+
+
+@contextmanager
+def noting_stored_writes() -> Iterator[None]:
+    token = _STORED.set([])
+    try:
+        yield
+    finally:
+        _STORED.reset(token)
+
+
+def stored_this_request() -> bool:
+    """True once an audited write of the current request has committed."""
+    return bool(_STORED.get())
+
+
+def note_stored_on_commit() -> None:
+    stored = _STORED.get()
+    if stored is not None and not stored:
+        transaction.on_commit(lambda: stored.append(True))

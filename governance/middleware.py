@@ -22,8 +22,8 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from django_htmx.http import reswap, trigger_client_event
 
-from governance import audit, cleaning, deflate
-from governance.atlassian.http import SignInRequired
+from governance import cleaning, deflate, errors
+from governance.atlassian.errors import SignInRequired
 from governance.errors import (
     BadRequest,
     DatabaseUnavailable,
@@ -63,7 +63,7 @@ class RequestIdMiddleware:
         rid = request_id(request)
         # Coercions: the API answers them as `warnings`; stored writes: an answer that fails
         # afterwards says the change was stored.
-        with cleaning.noting_coercions(), audit.noting_stored_writes():
+        with cleaning.noting_coercions(), errors.noting_stored_writes():
             response = self.get_response(request)
         if (
             request.path.startswith("/api/")

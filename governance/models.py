@@ -206,6 +206,12 @@ class SiteSettings(models.Model):
         obj, _ = cls.objects.get_or_create(pk=1)
         return obj
 
+    @classmethod
+    def read(cls) -> "SiteSettings":
+        """The stored row, or the defaults while none is stored (nothing written: the access
+        gate's read; `load` makes the row)."""
+        return cls.objects.filter(pk=1).first() or cls(pk=1)
+
 
 THEME_NAME_MAX = 60
 GROUP_MAX = 255

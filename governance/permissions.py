@@ -9,34 +9,16 @@ Rules (docs/product.md section 1):
 - a project the user cannot view is not found (404); a write they may not do is forbidden (403).
 """
 
-import datetime
-import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-from django.db import connections, router, transaction
-from django.db.models import (
-    BooleanField,
-    DateTimeField,
-    Exists,
-    JSONField,
-    OuterRef,
-    Q,
-    Subquery,
-    TextField,
-)
-from django.db.models.base import ModelState
-from django.db.models.functions import Cast
-from django.db.models.signals import post_init, pre_init
 from django.http import HttpRequest
-from django.utils.functional import LazyObject
 
-from governance import audit, cleaning
+from governance import cleaning, gatesql, mirror
 from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
-from governance.tracker import TrackerError, TrackerProject, get_tracker
+from governance.tracker import TrackerError, get_tracker
 
 
 @dataclass(frozen=True)
@@ -164,92 +146,37 @@ def request_user(request: HttpRequest) -> User:
         user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         raise Unauthenticated()
-    if isinstance(user, LazyObject):
-        # The session's user, already loaded by the check above: the object itself, so that
-        # a page of a thousand projects does not go through the proxy for each of its reads.
-        user = user._wrapped
     return user
-
-
-def _memo(request: HttpRequest | None) -> dict:
-    if request is None:
-        return {}
-    memo = getattr(request, "_governance_memo", None)
-    if memo is None:
-        memo = {}
-        request._governance_memo = memo
-    return memo
-
-
-def _site_settings(memo: dict) -> SiteSettings:
-    if "site_settings" not in memo:
-        memo["site_settings"] = SiteSettings.load()
-    return memo["site_settings"]
 
 
 def site_settings(request: HttpRequest | None) -> SiteSettings:
     """The site settings row as this request's access gate read it (read once a request)."""
-    return _site_settings(_memo(request))
-
-
-def _site_gate(user: User, memo: dict) -> None:
-    """The site-wide part of the gate in one statement, for requests that ask it before (or
-    without) a project: the site settings row with whether the user is a site administrator
-    and a member of the governance group (the local tracker's answers; Jira's come from its
-    cache and are asked as before)."""
-    if "site_settings" in memo:
-        return
-    tracker = get_tracker()
-    expressions = getattr(tracker, "site_gate_expressions", None)
-    if expressions is None:
-        return
-
-    def build(account_id):
-        site = SiteSettings.objects.filter(pk=1)
-        group = Subquery(site.values("governance_group")[:1])
-        answers = expressions(account_id, group)
-        return _compile(site.annotate(**answers), list(answers), ())
-
-    rows = _statement("site", tracker, user.account_id, build).run(user.account_id)
-    if not rows:
-        return
-    site, gate, _ = rows[0]
-    memo["site_settings"] = site
-    memo.setdefault(("site_admin", user.pk), bool(user.is_superuser) or bool(gate["gate_t_admin"]))
-    if site.governance_group:
-        memo.setdefault(("group", user.pk, site.governance_group), bool(gate["gate_t_group"]))
+    return gatesql.memo_site_settings(gatesql.request_memo(request))
 
 
 def governance_group(request: HttpRequest | None = None) -> str:
-    return _site_settings(_memo(request)).governance_group
+    return gatesql.memo_site_settings(gatesql.request_memo(request)).governance_group
 
 
 def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
     """Django superuser, or a site administrator in the tracker."""
-    memo = _memo(request)
+    memo = gatesql.request_memo(request)
     key = ("site_admin", user.pk)
     if request is not None and not user.is_superuser:
-        _site_gate(user, memo)
+        gatesql.read_site_gate(user, memo)
     if key not in memo:
         memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
-    return memo[key]
-
-
-def _in_group(user: User, group: str, memo: dict) -> bool:
-    key = ("group", user.pk, group)
-    if key not in memo:
-        memo[key] = get_tracker().is_group_member(user.account_id, group)
     return memo[key]
 
 
 def has_portfolio_access(user: User, request: HttpRequest | None = None) -> bool:
     """The portfolio/agent gate: site admins while no governance group is set; once one is
     set, that group's members only."""
-    memo = _memo(request)
-    _site_gate(user, memo)
-    group = _site_settings(memo).governance_group
+    memo = gatesql.request_memo(request)
+    gatesql.read_site_gate(user, memo)
+    group = gatesql.memo_site_settings(memo).governance_group
     if group:
-        return _in_group(user, group, memo)
+        return gatesql.memo_in_group(user, group, memo)
     return is_site_admin(user, request)
 
 
@@ -279,108 +206,6 @@ def require_site_admin(request: HttpRequest) -> User:
     return user
 
 
-def _mirrors_of(tracker_projects: Collection[TrackerProject]) -> dict[str, Project]:
-    """The governance mirrors of these tracker projects, by the tracker's id, in one query:
-    matched by the tracker's project id, or by key for a mirror not yet keyed by id."""
-    ids = [t.id for t in tracker_projects if t.id]
-    keys = [t.key for t in tracker_projects]
-    rows = list(Project.objects.filter(Q(tracker_id__in=ids) | Q(key__in=keys, tracker_id=None)))
-    by_id = {p.tracker_id: p for p in rows if p.tracker_id}
-    by_key = {p.key: p for p in rows if not p.tracker_id}
-    found = {}
-    for t in tracker_projects:
-        mirror = by_id.get(t.id) if t.id else None
-        if mirror is None:
-            mirror = by_key.pop(t.key, None)
-        if mirror is not None:
-            found[t.id or t.key] = mirror
-    return found
-
-
-def _free_key(key: str, tracker_id: str) -> None:
-    """Another mirror holding `key` under another tracker id: that project's key changed
-    since (Jira lets a new project take an old key), so it is read again by its id and
-    follows; gone from the tracker, it keeps its registers under a key of its own."""
-    other = Project.objects.filter(key=key).exclude(tracker_id=tracker_id).first()
-    if other is None:
-        return
-    current = get_tracker().get_project(other.tracker_id) if other.tracker_id else None
-    new_key = current.key if current and current.key != key else f"{key}_{other.pk}"[:32]
-    _rename(other, new_key)
-
-
-def _rename(project: Project, new_key: str, former: Collection[str] = ()) -> None:
-    old_key = project.key
-    project.former_keys = sorted({*(project.former_keys or []), old_key, *former} - {new_key})
-    project.key = new_key
-    project.save(update_fields=["key", "former_keys"])
-    audit.record(
-        actor_account_id="",
-        kind="project.key_changed",
-        target_type="project",
-        target_id=project.pk,
-        project_key=new_key,
-        changes={"key": {"before": old_key, "after": new_key}},
-    )
-
-
-def sync_project(tracker_project: TrackerProject, existing: Project | None = None) -> Project:
-    """The governance mirror of a tracker project, created or refreshed as needed. Mirrors are
-    keyed by the tracker's project id: a project whose key changed keeps its mirror (and its
-    registers), which takes the new key and keeps the old ones as redirects."""
-    t = tracker_project
-    if existing is None:
-        existing = _mirrors_of([t]).get(t.id or t.key)
-    if existing is None:
-        with transaction.atomic():
-            if t.id:
-                _free_key(t.key, t.id)
-            project, _ = Project.objects.get_or_create(
-                key=t.key,
-                defaults={
-                    "tracker_id": t.id or None,
-                    "name": t.name,
-                    "lead_account_id": t.lead_account_id,
-                    "former_keys": sorted(set(t.former_keys) - {t.key}),
-                },
-            )
-        return project
-    fields = []
-    if t.id and existing.tracker_id != t.id:
-        existing.tracker_id = t.id
-        fields.append("tracker_id")
-    if existing.key != t.key:
-        with transaction.atomic():
-            _free_key(t.key, t.id or existing.tracker_id or "")
-            if fields:
-                existing.save(update_fields=fields)
-                fields = []
-            _rename(existing, t.key, t.former_keys)
-    elif set(t.former_keys) - set(existing.former_keys or []) - {t.key}:
-        existing.former_keys = sorted({*(existing.former_keys or []), *t.former_keys} - {t.key})
-        fields.append("former_keys")
-    if (existing.name, existing.lead_account_id) != (t.name, t.lead_account_id):
-        existing.name = t.name
-        existing.lead_account_id = t.lead_account_id
-        fields += ["name", "lead_account_id"]
-    if existing.tracker_deleted_at is not None:
-        existing.tracker_deleted_at = None
-        fields.append("tracker_deleted_at")
-    if fields:
-        existing.save(update_fields=fields)  # one UPDATE: atomic as it is
-    return existing
-
-
-def mirror_for_key(key: str) -> Project | None:
-    """The mirror a URL's key names: the project with that key now, else the one that had it
-    before (its URLs redirect to the current key)."""
-    project = Project.objects.filter(key=key).first()
-    if project is not None:
-        return project
-    candidates = Project.objects.filter(former_keys__icontains=f'"{key}"')
-    return next((p for p in candidates if key in (p.former_keys or [])), None)
-
-
 def caller_for(
     user: User,
     project: Project,
@@ -391,14 +216,16 @@ def caller_for(
 ) -> Caller:
     """Compute the caller's role on `project`. `can_browse` and `nominated` may be passed in
     when the caller already fetched them in bulk (project lists)."""
-    memo = _memo(request)
+    memo = gatesql.request_memo(request)
     key = ("caller", user.pk, project.pk)
     if key in memo:
         return memo[key]
     if can_browse is None:
         can_browse = get_tracker().can_browse(user.account_id, project.key)
-    group = _site_settings(memo).governance_group
-    can_view = _may_view(user, project, can_browse, group, lambda: _in_group(user, group, memo))
+    group = gatesql.memo_site_settings(memo).governance_group
+    can_view = _may_view(
+        user, project, can_browse, group, lambda: gatesql.memo_in_group(user, group, memo)
+    )
     if nominated is None:
         nominated = (
             can_view
@@ -438,303 +265,11 @@ def _caller(
     )
 
 
-def _renamed_in_tracker(mirror: Project | None) -> TrackerProject | None:
-    """The project as the tracker has it now, when its key is no longer the mirror's."""
-    if mirror is None or not mirror.tracker_id:
-        return None
-    try:
-        current = get_tracker().get_project(mirror.tracker_id)
-    except TrackerError:
-        return None
-    return current if current is not None and current.key != mirror.key else None
-
-
-def _holder_of(key: str) -> TrackerProject | None:
-    """The tracker project whose key is `key` now (not one that had it before), if any."""
-    try:
-        current = get_tracker().get_project(key)
-    except TrackerError:
-        return None
-    return current if current is not None and current.key == key else None
-
-
-# --- the gate's statements, compiled once per process ---------------------------------------
-#
-# Building the gate's statement with the ORM (some forty sub-selects) and compiling it to SQL
-# cost more than running it. Each statement's shape is compiled once per process and
-# database, with stand-ins for the two values a request binds (the person's account id and
-# the project key); a request binds them and runs the SQL. Nothing the statement reads is
-# kept: every answer is read fresh on every request.
-
-_ACCOUNT = "\x00gate account\x00"
-_KEY = "\x00gate key\x00"
-_statements: dict[tuple, "_Statement"] = {}
-
-
-@dataclass(frozen=True)
-class _Statement:
-    """One gate statement, compiled: its SQL and parameters (with the stand-ins), and where
-    its rows carry the model's columns, the gate's answers and the site settings' columns
-    (as text, parsed once a request, not once a row)."""
-
-    alias: str
-    sql: str
-    params: tuple
-    make: Callable[[str, list], Any]
-    model_columns: tuple[int, ...]
-    gate_names: tuple[str, ...]
-    gate_columns: tuple[int, ...]
-    site_columns: tuple[int, ...]
-    converters: tuple[tuple[int, tuple, Any], ...]
-
-    def run(self, account_id: str, key: str = "") -> list[tuple[Any, dict, tuple | None]]:
-        """The statement's rows for this person (and key): (model instance, the gate's
-        answers, the site settings' texts on the first row only)."""
-        params = tuple(
-            account_id if p == _ACCOUNT else key if p == _KEY else p for p in self.params
-        )
-        connection = connections[self.alias]
-        with connection.cursor() as cursor:
-            cursor.execute(self.sql, params)
-            raw = cursor.fetchall()
-        make, alias, names = self.make, self.alias, self.gate_names
-        model_columns, gate_columns = self.model_columns, self.gate_columns
-        converters = self.converters
-        result = []
-        for n, row in enumerate(raw):
-            if converters:
-                row = list(row)
-                for column, functions, expression in converters:
-                    value = row[column]
-                    if value is not None:
-                        for function in functions:
-                            value = function(value, expression, connection)
-                        row[column] = value
-            instance = make(alias, [row[c] for c in model_columns])
-            gate = {name: row[c] for name, c in zip(names, gate_columns, strict=True)}
-            site = tuple(row[c] for c in self.site_columns) if n == 0 else None
-            result.append((instance, gate, site))
-        return result
-
-
-def _json_list_or_value(value, expression, connection):
-    """A model's JSON column, parsed: the empty list (most rows) without the parser."""
-    return [] if value == "[]" else json.loads(value)
-
-
-def _datetime_from_text(value, expression=None, connection=None) -> datetime.datetime:
-    """A date and time read as text: PostgreSQL's carries its offset ("+00"), SQLite's is
-    UTC. Python's own ISO parser, not the driver's (one a row of a thousand-row list)."""
-    parsed = datetime.datetime.fromisoformat(value)
-    if settings.USE_TZ and parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=datetime.UTC)
-    return parsed
-
-
-def _maker(model) -> Callable[[str, list], Any]:
-    """How a statement's row becomes a model instance: `from_db`, or, when nothing listens
-    to the model's init signals, the instance's attributes set directly (what `__init__`
-    does with every field given, without its per-argument checks)."""
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return lambda alias, values: model.from_db(alias, None, values)
-    attnames = tuple(field.attname for field in model._meta.concrete_fields)
-    new = model.__new__
-
-    def make(alias, values):
-        instance = new(model)
-        instance.__dict__.update(zip(attnames, values, strict=True))
-        state = instance._state = ModelState()
-        state.adding, state.db = False, alias
-        return instance
-
-    return make
-
-
-def _compile(queryset, gate_names: Collection[str], site_names: Collection[str]) -> _Statement:
-    """Compile a gate queryset (the model's rows, annotated with the gate's answers and the
-    site settings' texts) once. Its date-time columns are read as text (`_datetime_from_text`)."""
-    model = queryset.model
-    fields = model._meta.concrete_fields
-    texts = {
-        f"gate_text_{field.attname}": Cast(field.attname, TextField())
-        for field in fields
-        if isinstance(field, DateTimeField)
-    }
-    columns = [
-        f"gate_text_{field.attname}" if isinstance(field, DateTimeField) else field.attname
-        for field in fields
-    ]
-    queryset = queryset.annotate(**texts).values_list(*columns, *gate_names, *site_names)
-    compiler = queryset.query.get_compiler(using=queryset.db)
-    sql, params = compiler.as_sql()
-    assert _ACCOUNT not in sql and _KEY not in sql, "the stand-ins must be parameters"
-    names = list(queryset._fields)  # a values_list's columns come in the order it names
-    assert len(names) == len(compiler.select), "one column for each name"
-    index = {name: n for n, name in enumerate(names)}
-    converters = {
-        column: (tuple(functions), expression)
-        for column, (functions, expression) in compiler.get_converters(
-            [expression for expression, _, _ in compiler.select]
-        ).items()
-        if names[column] not in site_names  # parsed once, from the first row (`_site_from`)
-    }
-    for column, name in enumerate(names):
-        expression = compiler.select[column][0]
-        field = getattr(expression, "target", None)
-        if name in gate_names and isinstance(expression.output_field, BooleanField):
-            # The gate's yes/no answers are read through bool() (SQLite's 0/1 as they come).
-            converters.pop(column, None)
-        elif name in texts:
-            converters[column] = ((_datetime_from_text,), expression)
-        elif isinstance(field, JSONField) and field.model is model and field.decoder is None:
-            converters[column] = ((_json_list_or_value,), expression)
-    return _Statement(
-        alias=queryset.db,
-        sql=sql,
-        params=tuple(params),
-        make=_maker(model),
-        model_columns=tuple(index[name] for name in columns),
-        gate_names=tuple(gate_names),
-        gate_columns=tuple(index[name] for name in gate_names),
-        site_columns=tuple(index[name] for name in site_names),
-        converters=tuple(
-            (column, functions, expression)
-            for column, (functions, expression) in sorted(converters.items())
-        ),
-    )
-
-
-def _site_texts() -> dict:
-    """The site settings row's columns, each as its text: the same on every row of a list,
-    so each row carries text only and the request parses it once (`_site_from`)."""
-    site = SiteSettings.objects.filter(pk=1)
-    return {
-        f"gate_site_{field.attname}": Subquery(
-            site.annotate(gate_text=Cast(field.attname, TextField())).values("gate_text")[:1]
-        )
-        for field in SiteSettings._meta.concrete_fields
-    }
-
-
-def _site_value(field, text: str | None):
-    if text is None:
-        return None
-    if isinstance(field, JSONField):
-        return field.from_db_value(text, None, None)
-    if isinstance(field, DateTimeField):
-        return _datetime_from_text(text)
-    if isinstance(field, BooleanField):
-        return text.lower() in ("1", "t", "true")
-    return field.to_python(text)
-
-
-def _site_from(texts: tuple | None, alias: str) -> SiteSettings:
-    """The site settings row from the texts a gate statement read (the row is made when
-    there is none yet)."""
-    if texts is None or texts[0] is None:
-        return SiteSettings.load()
-    fields = SiteSettings._meta.concrete_fields
-    values = [_site_value(field, text) for field, text in zip(fields, texts, strict=True)]
-    return SiteSettings.from_db(alias, None, values)
-
-
-def _statement(shape: str, tracker: Any, account_id: str, build) -> _Statement:
-    """The statement of this shape for this tracker, compiled by `build(stand_in)` the first
-    time in the process (per database)."""
-    alias = router.db_for_read(Project)
-    cache_key = (alias, connections[alias].vendor, shape, type(tracker), bool(account_id))
-    statement = _statements.get(cache_key)
-    if statement is None:
-        statement = build(_ACCOUNT if account_id else "")
-        _statements[cache_key] = statement
-    return statement
-
-
-def _gate_queryset(account_id: str, tracker: Any) -> tuple[Any, list[str], list[str]]:
-    """The access gate's statement (docs/decisions/0080, "The access gate in one statement"):
-    governance project rows annotated with everything the gate decides from: the site
-    settings row, the caller's nomination, and the tracker's part (the local tracker's
-    browse, lead, site-admin and group answers; Jira's grant, its other answers coming from
-    Jira's cache). With the names of the gate's answers and of the site settings' texts."""
-    site_texts = _site_texts()
-    annotations = dict(site_texts)
-    annotations["gate_nominated"] = Exists(
-        EditorNomination.objects.filter(project_id=OuterRef("pk"), account_id=account_id)
-    )
-    group = Subquery(SiteSettings.objects.filter(pk=1).values("governance_group")[:1])
-    annotations.update(tracker.gate_expressions(account_id, group))
-    gate_names = [name for name in annotations if name not in site_texts]
-    return Project.objects.annotate(**annotations), gate_names, list(site_texts)
-
-
-def _gate_for_key(user: User, tracker: Any, key: str) -> list[tuple[Project, dict, tuple]]:
-    """The gate's one statement for the project whose mirror holds `key` (no row or one)."""
-
-    def build(account_id):
-        queryset, gate_names, site_names = _gate_queryset(account_id, tracker)
-        return _compile(queryset.filter(key=_KEY), gate_names, site_names)
-
-    return _statement("project", tracker, user.account_id, build).run(user.account_id, key)
-
-
-def _gate_for_browsable(user: User, tracker: Any) -> list[tuple[Project, dict, tuple]]:
-    """The gate's one statement for every project the person browses in the local tracker,
-    each row with the number of those projects (`gate_count`: a mirror missing tells)."""
-
-    def build(account_id):
-        queryset, gate_names, site_names = _gate_queryset(account_id, tracker)
-        keys, count = tracker.gate_browsable_keys(account_id)
-        queryset = queryset.filter(key__in=keys).annotate(gate_count=count)
-        return _compile(queryset, [*gate_names, "gate_count"], site_names)
-
-    return _statement("browsable", tracker, user.account_id, build).run(user.account_id)
-
-
-def _gate_for_keys(user: User, tracker: Any, keys: Collection[str]) -> list[tuple]:
-    """The gate's one statement for these projects (Jira's cached listing): its list of keys
-    varies, so it is compiled each time."""
-    queryset, gate_names, site_names = _gate_queryset(_ACCOUNT, tracker)
-    statement = _compile(queryset.filter(key__in=list(keys)), gate_names, site_names)
-    return statement.run(user.account_id)
-
-
-def _remember_gate(
-    user: User, site: tuple | None, alias: str | None, gate: Any, memo: dict
-) -> None:
-    """Keep the statement's request-wide answers (site settings, site admin, group) in the
-    request's memo, for the rest of the request to read without asking again."""
-    if "site_settings" not in memo:
-        memo["site_settings"] = _site_from(site, alias or "default")
-    admin_key = ("site_admin", user.pk)
-    if admin_key not in memo:
-        memo[admin_key] = bool(user.is_superuser) or gate.is_site_admin()
-    group = memo["site_settings"].governance_group
-    if group and ("group", user.pk, group) not in memo:
-        memo[("group", user.pk, group)] = gate.is_group_member(group)
-
-
-def _gated_project(
-    request: HttpRequest,
-    user: User,
-    row: tuple[Project, dict, tuple | None],
-    gate: Any,
-    tracker_project: Any,
-) -> tuple[Project, Caller]:
-    """The caller's role on a gate row, with the mirror refreshed from `tracker_project`."""
-    mirror, values, site = row
-    _remember_gate(user, site, mirror._state.db, gate, _memo(request))
-    project = sync_project(tracker_project, mirror) if tracker_project is not None else mirror
-    caller = caller_for(
-        user, project, request=request, can_browse=True, nominated=values["gate_nominated"]
-    )
-    return project, caller
-
-
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     """The project and the caller's role on it; NotFound (404) when they may not view it,
     so a hidden project's existence is never revealed.
 
-    One SQL statement when the project's mirror holds the key (`_gate_for_key`); the first
+    One SQL statement when the project's mirror holds the key (`gatesql.rows_for_key`); the first
     sight of a project, a former key (Moved) and a refusal go the long way
     (`_project_for_first_sight`). A key no project can have (`cleaning.project_key`: NUL, a
     lone surrogate, a noncharacter, past the column) is 404 before any query."""
@@ -744,11 +279,11 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     tracker = get_tracker()
     if not hasattr(tracker, "gate_expressions"):
         return _project_for_first_sight(request, user, key)
-    rows = _gate_for_key(user, tracker, key)
+    rows = gatesql.rows_for_key(user.account_id, tracker, key)
     if not rows:
         return _project_for_first_sight(request, user, key)
     row = rows[0]
-    mirror, values, _ = row
+    stored, values, _ = row
     gate = tracker.gate(user.account_id, values)
     if not gate.can_browse(key):
         # Refused, unless the key changed in the tracker since: the long way tells.
@@ -761,54 +296,24 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     else:
         if tracker_project is None:
             raise NotFound(f"No project {key} that you can see.")
-        if tracker_project.id and mirror.tracker_id and tracker_project.id != mirror.tracker_id:
+        if tracker_project.id and stored.tracker_id and tracker_project.id != stored.tracker_id:
             # Another tracker project holds the key now (this one's key changed).
             return _project_for_first_sight(request, user, key)
-    project, caller = _gated_project(request, user, row, gate, tracker_project)
+    gatesql.remember_gate(user, row[2], gate, gatesql.request_memo(request))
+    project = mirror.current(tracker_project, stored) if tracker_project else stored
+    nominated = values["gate_nominated"]
+    caller = caller_for(user, project, request=request, can_browse=True, nominated=nominated)
     if not caller.can_view:
         raise NotFound(f"No project {key} that you can see.")
     return project, caller
 
 
 def _project_for_first_sight(request: HttpRequest, user: User, key: str) -> tuple[Project, Caller]:
-    """The long way: the first sight of a project (its mirror is created), a key that is
-    not the mirror's (a former key: Moved; a key changed in the tracker: followed), and
-    every refusal (which must not tell a former key from an unknown one)."""
-    tracker = get_tracker()
-    mirror = mirror_for_key(key)
-    renamed = None
-    if not tracker.can_browse(user.account_id, mirror.key if mirror is not None else key):
-        # Refused, unless the key changed in the tracker since the mirror last saw it.
-        renamed = _renamed_in_tracker(mirror)
-        if renamed is None or not tracker.can_browse(user.account_id, renamed.key):
-            raise NotFound(f"No project {key} that you can see.")
-    try:
-        # A known mirror is read by the tracker's id, so a key changed since is followed.
-        asked = mirror.tracker_id if mirror is not None and mirror.tracker_id else key
-        tracker_project = renamed or tracker.get_project(asked)
-    except TrackerError:
-        # The page renders from the local mirror, once browsing is confirmed (from the cache).
-        if mirror is None:
-            raise
-        project = mirror
-    else:
-        if tracker_project is None:
-            raise NotFound(f"No project {key} that you can see.")
-        project = sync_project(tracker_project, mirror)
-        if project.key != (renamed or tracker_project).key:
-            raise NotFound(f"No project {key} that you can see.")
-        browsed = mirror.key if mirror is not None else key
-        if (
-            renamed is None
-            and project.key != browsed
-            and not tracker.can_browse(user.account_id, project.key)
-        ):
-            raise NotFound(f"No project {key} that you can see.")
-    if project.key != key:
-        # The key named moved on; unless another project has taken it since, redirect.
-        holder = _holder_of(key)
-        if holder is not None and tracker.can_browse(user.account_id, key):
-            project = sync_project(holder)
+    """The long way (`mirror.named_by`): a key that is not the mirror's (a former key: Moved;
+    a key changed in the tracker: followed), a project not mirrored yet (not found until the
+    mirror's upkeep makes it), and every refusal (which must not tell a former key from an
+    unknown one). Reads only."""
+    project = mirror.named_by(user.account_id, key)
     caller = caller_for(user, project, request=request, can_browse=True)
     if not caller.can_view:
         raise NotFound(f"No project {key} that you can see.")
@@ -902,11 +407,11 @@ def require(allowed: bool, message: str) -> None:
 
 def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
     """Every project the user can view, with their role: one SQL statement once the mirrors
-    exist (`_gate_for_browsable`, `_gate_for_keys`), a constant number the first time."""
+    exist (`gatesql.rows_for_browsable`, `gatesql.rows_for_keys`), a few statements else."""
     user = request_user(request)
     tracker = get_tracker()
     if hasattr(tracker, "gate_browsable_keys"):
-        rows = _gate_for_browsable(user, tracker)
+        rows = gatesql.rows_for_browsable(user.account_id, tracker)
         if rows and len(rows) == rows[0][1]["gate_count"]:
             viewable = _viewable_rows(request, user, tracker, rows, None)
             if viewable is not None:
@@ -917,7 +422,7 @@ def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
             return []
         if listing is not None:
             by_key = {t.key: t for t in listing}
-            rows = _gate_for_keys(user, tracker, by_key)
+            rows = gatesql.rows_for_keys(user.account_id, tracker, by_key)
             if rows and not rows[0][1]["gate_t_grant"]:
                 return []
             if len(rows) == len(by_key):
@@ -936,33 +441,23 @@ def _viewable_rows(
 ) -> list[tuple[Project, Caller]] | None:
     """The gate rows' callers; None when a mirror's key is held by another tracker project
     now (a key changed in the tracker: the long way follows it)."""
-    stale = []
     gates = []
     for row, values, _ in rows:
         gate = tracker.gate(user.account_id, values)
         t = listing[row.key] if listing is not None else gate.project(row.key)
         if t.id and row.tracker_id and t.id != row.tracker_id:
             return None
-        if (row.name, row.lead_account_id, row.tracker_id) != (
-            t.name,
-            t.lead_account_id,
-            row.tracker_id or t.id or None,
-        ):
-            row.name, row.lead_account_id = t.name, t.lead_account_id
-            row.tracker_id = row.tracker_id or t.id or None
-            stale.append(row)
+        mirror.current(t, row)  # the tracker's name and lead of the moment, in memory
         gates.append(gate)
-    if stale:
-        Project.objects.bulk_update(stale, ["name", "lead_account_id", "tracker_id"])
     result = []
-    memo = _memo(request)
+    memo = gatesql.request_memo(request)
     # The request-wide answers are the same on every row (uncorrelated sub-selects): read
     # from the first row, once; each row adds its own (browse is given by the list, the
     # nomination, the lead and the steering committee).
-    first, _, site = rows[0]
-    _remember_gate(user, site, first._state.db, gates[0], memo)
+    site = rows[0][2]
+    gatesql.remember_gate(user, site, gates[0], memo)
     group = memo["site_settings"].governance_group
-    in_group = bool(group) and _in_group(user, group, memo)
+    in_group = bool(group) and gatesql.memo_in_group(user, group, memo)
     site_admin = is_site_admin(user, request)
     user_pk = user.pk
     for row, values, _ in rows:
@@ -979,66 +474,17 @@ def _viewable_rows(
 def _viewable_projects_first_sight(
     request: HttpRequest, user: User
 ) -> list[tuple[Project, Caller]]:
-    tracker_projects = get_tracker().browsable_projects(user.account_id)
-    if not tracker_projects:
-        return []
-
-    def ident(t: TrackerProject) -> str:
-        return t.id or t.key
-
-    existing = _mirrors_of(tracker_projects)
-    missing = [t for t in tracker_projects if ident(t) not in existing]
-    moved = [
-        t for t in tracker_projects if ident(t) in existing and existing[ident(t)].key != t.key
-    ]
-    for t in moved:
-        # Rare (a key changed in the tracker): one project at a time, as on its own page.
-        existing[ident(t)] = sync_project(t, existing[ident(t)])
-    if missing:
-        taken = set(
-            Project.objects.filter(key__in=[t.key for t in missing]).values_list("key", flat=True)
-        )
-        for t in [t for t in missing if t.key in taken]:
-            existing[ident(t)] = sync_project(t)  # a stale mirror holds the key: freed first
-        fresh = [t for t in missing if t.key not in taken]
-        Project.objects.bulk_create(
-            [
-                Project(
-                    key=t.key,
-                    tracker_id=t.id or None,
-                    name=t.name,
-                    lead_account_id=t.lead_account_id,
-                )
-                for t in fresh
-            ],
-            ignore_conflicts=True,
-        )
-        created = {p.key: p for p in Project.objects.filter(key__in=[t.key for t in fresh])}
-        existing.update({ident(t): created[t.key] for t in fresh if t.key in created})
-    stale = []
-    for t in tracker_projects:
-        project = existing[ident(t)]
-        if (project.name, project.lead_account_id, project.tracker_id) != (
-            t.name,
-            t.lead_account_id,
-            t.id or project.tracker_id,
-        ):
-            project.name, project.lead_account_id = t.name, t.lead_account_id
-            project.tracker_id = t.id or project.tracker_id
-            stale.append(project)
-    if stale:
-        Project.objects.bulk_update(stale, ["name", "lead_account_id", "tracker_id"])
+    """The long way: the projects the tracker lists for the person, those mirrored (as the
+    tracker has them now, `mirror.current`); one not mirrored yet is listed once its
+    upkeep made it (`governance.mirror`). Reads only."""
+    projects = mirror.mirrored(get_tracker().browsable_projects(user.account_id))
     nominated = set(
         EditorNomination.objects.filter(
-            account_id=user.account_id, project_id__in=[p.pk for p in existing.values()]
+            account_id=user.account_id, project_id__in=[p.pk for p in projects]
         ).values_list("project_id", flat=True)
     )
-    result = []
-    for t in tracker_projects:
-        project = existing[ident(t)]
-        caller = caller_for(
-            user, project, request=request, can_browse=True, nominated=project.pk in nominated
-        )
-        if caller.can_view:
-            result.append((project, caller))
-    return result
+    callers = [
+        caller_for(user, p, request=request, can_browse=True, nominated=p.pk in nominated)
+        for p in projects
+    ]
+    return [(caller.project, caller) for caller in callers if caller.can_view]

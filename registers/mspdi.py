@@ -36,7 +36,7 @@ from django.utils import timezone
 from governance import cleaning, formatting, spreadsheet_values
 from governance.errors import ValidationFailed
 from governance.models import Project
-from registers import selectors, spreadsheets
+from registers import selectors, uploads
 
 NS = "http://schemas.microsoft.com/project"
 OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -159,16 +159,16 @@ def _local(tag: str) -> str:
     return tag.rpartition("}")[2]
 
 
-def read_file(upload, outline_level: Any = None) -> spreadsheets.Reading:
+def read_file(upload, outline_level: Any = None) -> uploads.Reading:
     """The work-package rows of an uploaded MSPDI plan (see the module's text), as a
-    `spreadsheets.Reading`: row numbers are the tasks' IDs (the rows Microsoft Project
+    `uploads.Reading`: row numbers are the tasks' IDs (the rows Microsoft Project
     shows); the digest covers the file's bytes and the outline level."""
     level = outline_level_of(outline_level)
     if upload is None:
         raise ValidationFailed({"file": ["Choose a file to import."]})
-    if upload.size > spreadsheets.MAX_BYTES:
+    if upload.size > uploads.MAX_BYTES:
         raise ValidationFailed(
-            {"file": [f"At most {spreadsheets.MAX_BYTES // (1024 * 1024)} MB per file."]}
+            {"file": [f"At most {uploads.MAX_BYTES // (1024 * 1024)} MB per file."]}
         )
     content = upload.read()
     if is_mpp(content[:8]):
@@ -177,7 +177,7 @@ def read_file(upload, outline_level: Any = None) -> spreadsheets.Reading:
     rows, problems, notes = _rows(tasks, level)
     _check_currency(project, rows)
     digest = hashlib.sha256(content + f"\0outlineLevel={level}".encode()).hexdigest()
-    return spreadsheets.Reading(rows, problems, notes, digest)
+    return uploads.Reading(rows, problems, notes, digest)
 
 
 def _check_currency(project: dict[str, str], rows: list[tuple[int, dict[str, Any]]]) -> None:
@@ -193,7 +193,7 @@ def _check_currency(project: dict[str, str], rows: list[tuple[int, dict[str, Any
     site = formatting.currency()
     if not spreadsheet_values.is_other_currency(written, site):
         return
-    money = spreadsheets.MONEY_COLUMNS["work-packages"]
+    money = uploads.MONEY_COLUMNS["work-packages"]
     if not any(Decimal(data.get(f) or 0) for _, data in rows for f in money):
         return  # no cost, or only zeros: the same in every currency
     raise ValidationFailed(
@@ -421,11 +421,11 @@ def _rows(tasks: list[Task], level: int):
             pending.extend(reversed(task.children))
     if not packages:
         raise ValidationFailed({"file": ["The plan has no tasks under its project summary task."]})
-    if len(packages) > spreadsheets.MAX_ROWS:
+    if len(packages) > uploads.MAX_ROWS:
         raise ValidationFailed(
             {
                 "file": [
-                    f"At most {spreadsheets.MAX_ROWS:,} work packages per import (this plan "
+                    f"At most {uploads.MAX_ROWS:,} work packages per import (this plan "
                     f"gives {len(packages):,} at outline level {level})."
                 ]
             }

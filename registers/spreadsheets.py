@@ -3,7 +3,6 @@ derived fields included, plus display names next to people), and the reading of 
 file into rows of API field names for `registers.services.register_import`."""
 
 import csv
-import dataclasses
 import datetime as dt
 import functools
 import hashlib
@@ -29,8 +28,8 @@ from governance import cleaning, formatting, specs, spreadsheet_values
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import resolve
-from governance.specs import Account, Boolean, IsoDate, NullableNumber, SignedAmount
-from registers import selectors
+from governance.specs import Account, Boolean, IsoDate
+from registers import mspdi, selectors
 from registers.derive import plan_baseline_of
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
@@ -40,6 +39,7 @@ from registers.serializers import (
     work_package_to_dict,
 )
 from registers.specs import SPECS
+from registers.uploads import MAX_BYTES, MAX_ROWS, MONEY_COLUMNS, Reading
 
 REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 TITLES = {
@@ -64,10 +64,6 @@ WRITABLE = {slug: set(specs.writable(spec)) for slug, spec in SPECS.items()}
 READ_ONLY = {slug: set(specs.read_only(spec)) for slug, spec in SPECS.items()}
 _KINDS = {
     (api, specs.json_kind(spec, api)) for spec in SPECS.values() for api in specs.writable(spec)
-}
-# Money, read in files as spreadsheets write it (`governance.spreadsheet_values.money`).
-MONEY_COLUMNS = {
-    slug: set(specs.with_rule(spec, (NullableNumber, SignedAmount))) for slug, spec in SPECS.items()
 }
 MONEY_FIELDS = set().union(*MONEY_COLUMNS.values())
 LIST_FIELDS = {api for api, kind in _KINDS if kind == "list"}
@@ -116,9 +112,8 @@ CSV_GUARDED = (*FORMULA_START, "'")
 # A line break in XLSX text: XML reads a literal carriage return as a line feed, so the
 # export writes it as OOXML's escape and the import reads the escapes (as Excel does).
 XLSX_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
-MAX_BYTES = 5 * 1024 * 1024
-# Import limits, applied while reading (a file is never expanded whole into memory).
-MAX_ROWS = 5000  # rows with data under the header
+# Import limits, applied while reading (a file is never expanded whole into memory):
+# MAX_BYTES and MAX_ROWS (`registers.uploads`, shared with the plan's reader), and these.
 MAX_SCANNED_ROWS = 50_000  # rows read at all, blank ones included
 MAX_COLUMNS = 200
 MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024  # a workbook's parts, inflated
@@ -258,8 +253,6 @@ def export(project: Project, register: str, file_format: str) -> tuple[bytes, st
     """(content, content type, file name) of the register as CSV or XLSX, or the work
     packages as a Microsoft Project plan (`mspdi`, `registers.mspdi`)."""
     if file_format == "mspdi" and register == "work-packages":
-        from registers import mspdi  # it reads files through this module
-
         return mspdi.export(project)
     if file_format not in CONTENT_TYPES:
         message = "Must be csv or xlsx"
@@ -276,20 +269,6 @@ def export(project: Project, register: str, file_format: str) -> tuple[bytes, st
 
 
 # --- import ----------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Reading:
-    """An import file as read: the rows with data, (row number, data in API field names); the
-    cells that cannot be read (`problems`, [{row, field, message}]); and how values were read
-    where that is not the text as it stands (`notes`, [{row, field, message}]: an amount with
-    its currency and grouping, a date in the day order of the settings, a read-only column
-    ignored; row 1 is the header). `digest` is the SHA-256 of the file's bytes."""
-
-    rows: list[tuple[int, dict[str, Any]]]
-    problems: list[dict[str, Any]]
-    notes: list[dict[str, Any]]
-    digest: str
 
 
 def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:

@@ -3,7 +3,7 @@ functions, so a test user is exactly what `local_tracker user` would make."""
 
 import factory
 
-from governance import permissions
+from governance import mirror
 from governance.models import EditorNomination, Project, User
 from governance.tracker import get_tracker
 from governance.tracker.local import scripting
@@ -46,7 +46,7 @@ class ProjectFactory(factory.Factory):
         scripting.ensure_project(
             key, name=name, lead=lead.username, browsers=[b.username for b in browsers]
         )
-        return permissions.sync_project(get_tracker().get_project(key))
+        return mirror.sync_project(get_tracker().get_project(key))
 
 
 def nominate(project: Project, user: User, by: User | None = None) -> EditorNomination:

@@ -248,3 +248,125 @@ def test_the_names_check_sees_the_wiring(tmp_path, monkeypatch):
         "governance/x.py:5 get_model('status')",
         "governance/x.py:6 import_module(<a computed app name>)",
     ]
+
+
+# --- no circles of imports -------------------------------------------------------------------
+
+
+def _app_modules(root: Path) -> dict[str, Path]:
+    """Every app module by its dotted name (a package by its own name), migrations aside."""
+    modules = {}
+    for app in LAYERS:
+        for path in sorted((root / app).rglob("*.py")) if (root / app).is_dir() else []:
+            if "migrations" in path.parts:
+                continue
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def import_graph(root: Path) -> dict[str, dict[str, int]]:
+    """Which app module imports which (with the line of the first import): every import
+    statement, those inside functions included, so that a circle closed by a deferred import
+    is still a circle. `from package import module` names the module, not the package."""
+    modules = _app_modules(root)
+
+    def owner(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        edges = graph.setdefault(module, {})
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*parts, base] if base else parts)
+                wanted = [f"{base}.{alias.name}" for alias in node.names]
+                names = [name for name in wanted if name in modules]
+                if len(names) < len(wanted):
+                    names.append(base)
+            else:
+                continue
+            for name in names:
+                target = owner(name)
+                if target is not None and target != module:
+                    edges.setdefault(target, node.lineno)
+    return graph
+
+
+def import_circles(root: Path) -> list[str]:
+    """Each circle of imports among app modules, as "a:line -> b:line -> ... -> a"."""
+    graph = import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph.get(node, {}):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    circles = []
+    for component in sorted(components):
+        members = set(component)
+        # One circle through the component's first module, walked along its own edges.
+        path, seen, node = [], set(), component[0]
+        while node not in seen:
+            seen.add(node)
+            following = next(m for m in sorted(graph[node]) if m in members)
+            path.append(f"{node}:{graph[node][following]}")
+            node = following
+        start = next(n for n, step in enumerate(path) if step.startswith(f"{node}:"))
+        circles.append(" -> ".join([*path[start:], node]))
+    return circles
+
+
+def test_no_circle_of_imports_among_app_modules():
+    """The import graph of every app module (imports inside functions included: a deferred
+    import that closes a circle is still one) has no circle; the shared piece of two
+    modules that need each other lives in a lower module both import."""
+    assert import_circles(ROOT) == []
+
+
+def test_the_circle_check_sees_a_circle(tmp_path, monkeypatch):
+    (tmp_path / "governance").mkdir()
+    (tmp_path / "governance" / "__init__.py").write_text("")
+    (tmp_path / "governance" / "a.py").write_text("from governance import b\n")
+    (tmp_path / "governance" / "b.py").write_text(
+        "import os\n\n\ndef f():\n    from governance.c import x\n"
+    )
+    (tmp_path / "governance" / "c.py").write_text("from governance.a import y\n")
+    (tmp_path / "governance" / "d.py").write_text("from governance import a, b\n")
+    assert import_circles(tmp_path) == [
+        "governance.a:1 -> governance.b:5 -> governance.c:1 -> governance.a"
+    ]

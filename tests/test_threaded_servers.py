@@ -48,10 +48,20 @@ PATHS = [
 EXPECTED = {"viewer": 200, "lead": 200, "sponsor": 200, "outsider": 404}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_port(taken: tuple[int, ...] = ()) -> int:
+    """A free loopback port: from TEST_SERVER_PORTS ("8620-8629") when set, for a machine
+    whose ports are shared out, else any the system gives."""
+    first, _, last = os.environ.get("TEST_SERVER_PORTS", "0-0").partition("-")
+    for port in range(int(first), int(last or first) + 1):
+        if port in taken:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError("no free port in TEST_SERVER_PORTS")
 
 
 def _database_url() -> str:
@@ -173,7 +183,7 @@ def test_parallel_requests_through_every_server(transactional_db, cast, tmp_path
     servers = []
     try:
         for name in ("runserver", "gunicorn --threads 4"):
-            port = _free_port()
+            port = _free_port(tuple(server.port for server in servers))
             log = tmp_path / f"{name.split()[0]}.log"
             servers.append(Server(name, _commands(port)[name], port, log))
         deadline = time.monotonic() + START_LIMIT

@@ -83,7 +83,7 @@ def setup(config_path: Path) -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from governance import permissions, services
+    from governance import mirror, services
     from governance.models import User
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
@@ -91,7 +91,7 @@ def setup(config_path: Path) -> None:
     call_command("migrate", verbosity=0)
     scripting.ensure_user("lena", display_name="Lena Lead")
     scripting.ensure_project(PROJECT_KEY, name="Fault run", lead="lena", browsers=[])
-    permissions.sync_project(get_tracker().get_project(PROJECT_KEY))
+    mirror.sync_project(get_tracker().get_project(PROJECT_KEY))
     lena = User.objects.get(username="lena")
     _, token = services.token_create(user=lena, name="fault run")
     client = Client()

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from governance.atlassian import crypto
-from governance.atlassian.http import AtlassianUnavailable, SignInRequired
+from governance.atlassian import crypto, scopes
+from governance.atlassian.errors import AtlassianUnavailable, SignInRequired
 from governance.models import AtlassianGrant
 
 logger = logging.getLogger(__name__)
@@ -23,8 +23,6 @@ def sign_in_scopes() -> list[str]:
     """The scopes asked for at sign-in, derived from the one table of calls
     (governance.atlassian.scopes): those of the calls made as the person (Confluence's only
     when the wiki is Confluence), and refresh tokens."""
-    from governance.atlassian import scopes
-
     return scopes.sign_in_scopes()
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import requests
 from django.conf import settings
 
-from governance.atlassian import scopes
-from governance.tracker.base import TrackerError
+from governance.atlassian import grants, scopes
+from governance.atlassian.errors import AtlassianUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -53,15 +53,6 @@ def retry_after_seconds(value: str | None) -> int | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.UTC)
     return max(0, math.ceil((when - dt.datetime.now(dt.UTC)).total_seconds()))
-
-
-class AtlassianUnavailable(Exception):
-    """The Atlassian authorization server could not answer a token refresh."""
-
-
-class SignInRequired(TrackerError):
-    """The person's Atlassian grant is missing, expired beyond refresh, or revoked: they go
-    back through sign-in. A TrackerError, so callers that degrade on tracker trouble do."""
 
 
 class Credentials:
@@ -108,8 +99,6 @@ class UserCredentials(Credentials):
     stored) once on a 401 or when it has expired."""
 
     def __init__(self, account_id: str, product: str):
-        from governance.atlassian import grants
-
         self.account_id = account_id
         self.product = product
         self._grants = grants

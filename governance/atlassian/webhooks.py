@@ -344,14 +344,12 @@ def _moved_from(event: dict) -> str:
 
 
 def _project_changed(data: dict) -> None:
-    from governance.permissions import sync_project
-
     lead = _part(data, "projectLead") or _part(data, "lead")
     mirror = _mirror_named(data)
     key = _key(data.get("key"), PROJECT_KEY)
     if mirror is None or not key:
         return
-    sync_project(
+    mirror.sync_project(
         TrackerProject(
             key=key,
             name=_plain(data.get("name"), 255) or mirror.name,

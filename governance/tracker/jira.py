@@ -17,13 +17,8 @@ from django.db.models import Exists
 
 from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account, incomplete_listings, mark_incomplete
-from governance.atlassian.http import (
-    AtlassianUnavailable,
-    Client,
-    Credentials,
-    SignInRequired,
-    UserCredentials,
-)
+from governance.atlassian.errors import AtlassianUnavailable, SignInRequired
+from governance.atlassian.http import Client, Credentials, UserCredentials
 from governance.models import AtlassianGrant, TrackerFieldState
 from governance.tracker.base import TrackerError, TrackerIssue, TrackerProject, TrackerUser
 

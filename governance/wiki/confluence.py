@@ -15,12 +15,8 @@ from django.core.cache import cache
 
 from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account
-from governance.atlassian.http import (
-    AtlassianUnavailable,
-    Client,
-    Credentials,
-    UserCredentials,
-)
+from governance.atlassian.errors import AtlassianUnavailable
+from governance.atlassian.http import Client, Credentials, UserCredentials
 from governance.wiki.base import WikiError, WikiPage
 
 PAGE_ID = re.compile(r"^[0-9]{1,20}$")

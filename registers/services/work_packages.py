@@ -13,6 +13,7 @@ from governance.cleaning import FieldErrors
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
 from governance.formatting import with_article
+from governance.mirror import mirror_for_key
 from governance.models import Project
 from governance.permissions import Caller
 from governance.tracker import TrackerError, get_tracker
@@ -409,8 +410,6 @@ def mark_issue_link_broken(*, issue_key: str, reason: str, project_key: str = ""
     """The tracker says `issue_key` is gone (deleted, or moved under another key): every work
     package linking it, in the project its key names, marks that link broken at once, audited
     as the tracker's doing. The same news twice changes nothing. Returns how many changed."""
-    from governance.permissions import mirror_for_key
-
     project = mirror_for_key(project_key or issue_key.rsplit("-", 1)[0])
     if project is None:
         return 0

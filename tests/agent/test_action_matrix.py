@@ -12,11 +12,9 @@ import pytest
 from django.db import transaction
 from django.test import Client
 
-from agent.catalogue import CATALOGUE, ensure_loaded
+from agent.catalogue import CATALOGUE
 from tests.agent.conftest import EVERYONE, PLAN_XML, use_group
 from tests.conftest import PMO_GROUP, ROLES
-
-ensure_loaded()
 
 # Actions that name no project: they read across whatever the caller can view.
 ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}

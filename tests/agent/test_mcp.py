@@ -182,7 +182,6 @@ def test_the_stdio_server_runs_tools_as_its_user_under_the_gates(world):
 def test_tool_annotations_come_from_the_catalogue():
     from agent.mcp_server import tool_for
 
-    catalogue.ensure_loaded()
     tools = {name: tool_for(a) for name, a in catalogue.CATALOGUE.items()}
     read = tools["list_register"].annotations
     assert (read.read_only_hint, read.destructive_hint, read.idempotent_hint) == (

@@ -11,12 +11,10 @@ from django.test import Client
 from mcp import Client as McpClient
 
 from agent import catalogue
-from agent.catalogue import CATALOGUE, ensure_loaded
+from agent.catalogue import CATALOGUE
 from agent.mcp_server import build_server
 from tests.agent.conftest import EVERYONE, use_group
 from tests.conftest import run_async
-
-ensure_loaded()
 
 
 def invalid(name: str, world) -> dict:

@@ -537,7 +537,7 @@ def test_expired_token_is_refreshed_before_the_call(tracker, jira, rsps, person)
 
 
 def test_revoked_grant_asks_to_sign_in_again(tracker, jira, rsps, person):
-    from governance.atlassian.http import SignInRequired
+    from governance.atlassian.errors import SignInRequired
 
     rsps.add(
         responses.POST,

@@ -11,7 +11,7 @@ import responses
 from django.test import Client
 
 from governance.atlassian import crypto
-from governance.models import AtlassianGrant, User
+from governance.models import AtlassianGrant, Project, User
 from tests.atlassian.conftest import API_URL, AUTH_URL, user_json
 from tests.factories import PASSWORD, UserFactory
 
@@ -70,6 +70,11 @@ def fake_auth(rsps, jira):
             200,
             {"isLast": True, "values": [user_json(a, "Fresh Person") for a in q["accountId"]]},
         ),
+    )
+    fresh = {"id": "10077", "key": "FRESH", "name": "Fresh project", "lead": {"accountId": ACCOUNT}}
+    jira.on(
+        "searchProjects",
+        lambda r, q, b: (200, {"isLast": True, "startAt": 0, "total": 1, "values": [fresh]}),
     )
     return seen
 
@@ -141,6 +146,13 @@ def test_the_whole_dance_signs_in_stores_encrypted_tokens_and_sign_out_deletes_t
 
     user = User.objects.get(account_id=ACCOUNT)
     assert not user.has_usable_password()
+    # Their projects are mirrored at sign-in, before their first page.
+    mirrored = Project.objects.get(tracker_id="10077")
+    assert (mirrored.key, mirrored.name, mirrored.lead_account_id) == (
+        "FRESH",
+        "Fresh project",
+        ACCOUNT,
+    )
     grant = AtlassianGrant.objects.get(user=user)
     assert grant.cloud_id == "cloud-1"  # the configured site, not the first one listed
     row = json.dumps(AtlassianGrant.objects.filter(pk=grant.pk).values().get(), default=str)

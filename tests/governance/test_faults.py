@@ -20,6 +20,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from governance import cache as soft_cache
+from governance import errors
 from governance.models import AuditEntry, FailureCount, OutboundTask
 from registers.models import Risk
 
@@ -330,7 +331,7 @@ def test_a_failure_after_a_committed_write_says_the_write_was_stored(transaction
     from governance import audit
     from governance.errors import database_unavailable
 
-    with audit.noting_stored_writes():
+    with errors.noting_stored_writes():
         with pytest.raises(RuntimeError), transaction.atomic():
             audit.record(actor_account_id="a", kind="test.rolled_back", target_type="t")
             raise RuntimeError("rolled back")

@@ -104,21 +104,23 @@ def test_runperiodic_sends_stale_reminders_and_digests_once(
         call_command("runperiodic", stdout=out)
         call_command("runperiodic", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[:7] == [
+    assert lines[:8] == [
         "exception_check: ran (0)",
         "form_submissions: ran (0 form tokens removed)",
         "health_refresh: ran (1)",
         "jira_webhooks: ran (not Jira)",
         "oauth_registrations: ran (0 unused registrations removed)",
+        "project_mirrors: ran (2 projects read from the tracker)",
         "stale_status_reminders: ran (1)",
         "weekly_digests: ran (0)",
     ]
-    assert lines[7:] == [
+    assert lines[8:] == [
         "exception_check: not due",
         "form_submissions: not due",
         "health_refresh: not due",
         "jira_webhooks: not due",
         "oauth_registrations: not due",
+        "project_mirrors: not due",
         "stale_status_reminders: not due",
         "weekly_digests: not due",
     ]

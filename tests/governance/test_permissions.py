@@ -5,7 +5,7 @@ from django.db import connection
 from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
-from governance import permissions
+from governance import gatesql, permissions
 from governance.errors import Forbidden, NotFound
 from governance.tracker.local import scripting
 from tests.conftest import PMO_GROUP as PMO
@@ -212,7 +212,7 @@ def test_the_portfolio_gate_is_one_statement(cast):
 
 def _bound(statement, account_id, key=""):
     return tuple(
-        account_id if p == permissions._ACCOUNT else key if p == permissions._KEY else p
+        account_id if p == gatesql.ACCOUNT else key if p == gatesql.KEY else p
         for p in statement.params
     )
 
@@ -228,14 +228,14 @@ def test_the_gate_statement_is_compiled_once_and_binds_each_requests_values(cast
     permissions.viewable_projects(_request(cast.lead))
     for user in (cast.lead, cast.viewer):
         account = user.account_id
-        compiled = permissions._statement("project", tracker, account, None)
-        assert compiled is permissions._statement("project", tracker, "another", None)
-        queryset, gate_names, site_names = permissions._gate_queryset(account, tracker)
-        fresh = permissions._compile(queryset.filter(key="ALPHA"), gate_names, site_names)
+        compiled = gatesql.statement("project", tracker, account, None)
+        assert compiled is gatesql.statement("project", tracker, "another", None)
+        queryset, gate_names, site_names = gatesql.gate_queryset(account, tracker)
+        fresh = gatesql.compile_statement(queryset.filter(key="ALPHA"), gate_names, site_names)
         assert (compiled.sql, _bound(compiled, account, "ALPHA")) == (fresh.sql, fresh.params)
-        listed = permissions._statement("browsable", tracker, account, None)
+        listed = gatesql.statement("browsable", tracker, account, None)
         keys, count = tracker.gate_browsable_keys(account)
-        fresh = permissions._compile(
+        fresh = gatesql.compile_statement(
             queryset.filter(key__in=keys).annotate(gate_count=count),
             [*gate_names, "gate_count"],
             site_names,

@@ -148,7 +148,6 @@ def everyone(cast):
 
 
 def _keyed_actions():
-    catalogue.ensure_loaded()
     return sorted(
         name
         for name, action in catalogue.CATALOGUE.items()

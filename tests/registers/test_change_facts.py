@@ -12,7 +12,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 
-from agent.catalogue import ensure_loaded
 from charter.models import BusinessCase
 from charter.services import sync_mirror
 from charter.services.lifecycle import plan_baseline
@@ -21,8 +20,6 @@ from registers.models import ChangeRequest, WorkPackage
 from tests.charter.conftest import complete_inputs
 from tests.conftest import PMO_GROUP, set_governance_group
 from tests.factories import WorkPackageFactory
-
-ensure_loaded()
 
 CHANGES = "/api/v1/projects/ALPHA/changes"
 

@@ -1,10 +1,12 @@
 """The local tracker backend: the Tracker protocol over the local_tracker models."""
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value
 
-from governance import cleaning
+from governance import cleaning, mirror
+from governance.tracker import get_tracker
 from governance.tracker.base import TrackerIssue, TrackerProject, TrackerUser
 from governance.tracker.local.models import (
     LocalAccount,
@@ -171,6 +173,10 @@ class LocalTracker:
             for k, name, lead, pk in rows
         ]
 
+    def all_projects(self) -> list[TrackerProject]:
+        """Every project (for the mirror's periodic upkeep, `governance.mirror.refresh_all`)."""
+        return [_project(p) for p in LocalProject.objects.select_related("lead")]
+
     def can_browse(self, account_id: str, project_key: str) -> bool:
         if not account_id:
             return False
@@ -213,3 +219,19 @@ class LocalTracker:
 
     def set_work_package_field(self, issue_key: str, value: str | None) -> None:
         LocalIssue.objects.filter(key=issue_key).update(work_package=value)
+
+
+def mirror_saved_project(
+    sender: Any, instance: LocalProject, raw: bool = False, **kwargs: Any
+) -> None:
+    """The local tracker's own webhook (`post_save`): a project saved here is mirrored at
+    once, as Jira's project events mirror Jira's (`governance.mirror`)."""
+    if not raw and isinstance(get_tracker(), LocalTracker):
+        mirror.sync_project(_project(instance))
+
+
+def mirror_on_sign_in(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """`user_logged_in` with the local tracker: the person's projects are mirrored before
+    their first page (`governance.mirror.sync_browsable`)."""
+    if getattr(user, "account_id", "") and isinstance(get_tracker(), LocalTracker):
+        mirror.sync_browsable(user.account_id)
