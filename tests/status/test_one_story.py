@@ -36,7 +36,7 @@ def _schedule():
 
 def test_apollo_names_its_late_packages_and_is_not_called_early(priya):
     schedule = _schedule()
-    packages = priya.get("/api/v1/projects/APOLLO/work-packages").json()
+    packages = priya.get("/api/v1/projects/APOLLO/work-packages").json()["items"]
     late = {p["name"]: p["scheduleVarianceDays"] for p in packages if p["scheduleVarianceDays"]}
     late = {name: days for name, days in late.items() if days > 0}
     assert {"Build: core platform", "Data migration"} <= set(late)
