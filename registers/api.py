@@ -6,8 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Case, IntegerField, QuerySet, When
-from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 from ninja import Path, Router, Status
 
@@ -25,11 +23,10 @@ from governance.api import (
 from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound
-from governance.models import Project
 from governance.specs import Spec
-from registers import import_templates, services, spreadsheets
+from registers import import_templates, listing, services, spreadsheets
 from registers.derive import plan_baseline_of
-from registers.models import TEXT_MAX, Decision, Risk, WorkPackage
+from registers.models import TEXT_MAX, Decision, Risk
 from registers.serializers import (
     change_to_dict,
     decision_to_dict,
@@ -145,10 +142,7 @@ def register_export(
     """The register as CSV or XLSX (`format`), one column per field, people with names; the
     work packages also as a Microsoft Project XML plan (`format=mspdi`)."""
     project, _ = permissions.project_for(request, key)
-    content, content_type, name = spreadsheets.export(project, _register(register_name), format)
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return spreadsheets.export_response(project, _register(register_name), format)
 
 
 @router.post(
@@ -246,17 +240,14 @@ def register_template(
 class RegisterApi:
     """One register's API. The page declaration (`registers.views`) gives its URL segment,
     model, record id and writes; this adds what only the API says: the operations' names
-    (`{noun}_list`, `{noun}_create`, ...), the answer's schema, the list's order (keyset
-    paging, the last key unique) and how records read as the API answers them."""
+    (`{noun}_list`, `{noun}_create`, ...), the answer's schema and how records read as
+    the API answers them. The list's order is the register's (`registers.listing`)."""
 
     pages: RegisterPages
     noun: str
     spec: type[Spec]
     schema: dict[str, Any]
     page_schema: dict[str, Any]
-    order: tuple[paging.Key, ...]
-    # A page of records as the API lists them (any figure read once for the page).
-    listed: Callable[[Project, list[Any]], list[dict[str, Any]]]
     # One record as a detail or a write answers it.
     one: Callable[[Any], dict[str, Any]]
     docs: dict[str, str] = field(default_factory=dict)
@@ -268,12 +259,6 @@ class RegisterApi:
     @property
     def item(self) -> str:
         return f"{self.collection}/{{{self.pages.id_kwarg}}}"
-
-    def records(self, project: Project) -> QuerySet[Any]:
-        """The project's rows, through its related manager (each row's `project` is the given
-        instance: no query per row)."""
-        relation = self.pages.model._meta.get_field("project").remote_field
-        return getattr(project, relation.get_accessor_name()).all()
 
 
 _REQUEST = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -304,14 +289,20 @@ def register_collection(register: RegisterApi) -> None:
     pages = register.pages
     salt = f"registers:{pages.slug}"
 
-    def listing(
+    def list_page(
         request: HttpRequest, key: str, cursor: str | None, pageSize: int
     ) -> dict[str, Any]:
         project, _ = permissions.project_for(request, key)
         found = paging.page(
-            register.records(project), register.order, cursor=cursor, size=pageSize, salt=salt
+            listing.records(project, pages.slug),
+            listing.ORDERS[pages.slug],
+            cursor=cursor,
+            size=pageSize,
+            salt=salt,
         )
-        return paging.answer(request, register.listed(project, found.rows), found.next_cursor)
+        return paging.answer(
+            request, listing.dicts(project, pages.slug, found.rows), found.next_cursor
+        )
 
     def create(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
         _, caller = permissions.project_for(request, key)
@@ -324,7 +315,7 @@ def register_collection(register: RegisterApi) -> None:
         _param("cursor", str | None, paging.cursor_parameter()),
         _param("pageSize", int, paging.page_size_parameter()),
     ]
-    view = _operation(register, "list", query, listing)
+    view = _operation(register, "list", query, list_page)
     router.get(register.collection)(answers(register.page_schema)(view))
     view = _operation(
         register, "create", [_param("key", str), _param("response", HttpResponse)], create
@@ -378,26 +369,12 @@ def register_items(register: RegisterApi) -> None:
 # --- work packages ---------------------------------------------------------------------------
 
 
-def _work_packages(project: Project, rows: list[WorkPackage]) -> list[dict[str, Any]]:
-    plan = plan_baseline_of(project)
-    return [work_package_to_dict(wp, plan) for wp in rows]
-
-
 WORK_PACKAGES = RegisterApi(
     pages=work_package_pages.PAGES,
     noun="work_package",
     spec=WorkPackageSpec,
     schema=WORK_PACKAGE,
     page_schema=component("WorkPackagePage", paging.schema_of(WORK_PACKAGE, "work packages")),
-    # selectors.ordered, the page's order, with the id last.
-    order=(
-        paging.Key("sort_order", nullable=True),
-        paging.Key("planned_start_date", nullable=True),
-        paging.Key(Lower("name")),
-        paging.Key("created_at"),
-        paging.Key("id"),
-    ),
-    listed=_work_packages,
     one=work_package_to_dict,
     docs={
         "list": "Ordered: sortOrder, then plannedStartDate, then name.",
@@ -469,31 +446,12 @@ def _risk_dict(risk: Risk) -> dict[str, Any]:
     return risk_to_dict(risk, [str(pk) for pk in treating.values_list("id", flat=True)])
 
 
-def _risks(project: Project, rows: list[Risk]) -> list[dict[str, Any]]:
-    treating: dict[str, list[str]] = {}
-    decisions = (
-        Decision.objects.filter(project=project, treated_risk_id__in=[str(r.pk) for r in rows])
-        .order_by("created_at")
-        .values_list("treated_risk_id", "id")
-    )
-    for risk_id, decision_id in decisions:
-        treating.setdefault(risk_id, []).append(str(decision_id))
-    return [risk_to_dict(r, treating.get(str(r.pk), [])) for r in rows]
-
-
 RISKS = RegisterApi(
     pages=risk_pages.PAGES,
     noun="risk",
     spec=RiskSpec,
     schema=RISK,
     page_schema=component("RiskPage", paging.schema_of(RISK, "risks")),
-    # selectors.risks: Open before Closed, then the newest first.
-    order=(
-        paging.Key(Case(When(status="Closed", then=1), default=0, output_field=IntegerField())),
-        paging.Key("created_at", descending=True),
-        paging.Key("id", descending=True),
-    ),
-    listed=_risks,
     one=_risk_dict,
     docs={"list": "Open before Closed, newest first."},
 )
@@ -521,18 +479,12 @@ def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse
 
 # --- decisions -------------------------------------------------------------------------------
 
-NEWEST_FIRST = (
-    paging.Key("created_at", descending=True),
-    paging.Key("id", descending=True),
-)
 DECISIONS = RegisterApi(
     pages=decision_pages.PAGES,
     noun="decision",
     spec=DecisionSpec,
     schema=DECISION,
     page_schema=component("DecisionPage", paging.schema_of(DECISION, "decisions")),
-    order=NEWEST_FIRST,
-    listed=lambda project, rows: [decision_to_dict(d) for d in rows],
     one=decision_to_dict,
     docs={
         "list": "Newest first.",
@@ -580,8 +532,6 @@ CHANGES = RegisterApi(
     spec=ChangeSpec,
     schema=CHANGE,
     page_schema=component("ChangeRequestPage", paging.schema_of(CHANGE, "change requests")),
-    order=NEWEST_FIRST,
-    listed=lambda project, rows: [change_to_dict(c) for c in rows],
     one=change_to_dict,
     docs={
         "list": "Newest first.",

@@ -291,7 +291,7 @@ def test_exports_csv_and_xlsx_with_blank_unnamed_maker(api, cast):
     assert "attachment" in csv_response["Content-Disposition"]
     import csv
 
-    rows = list(csv.DictReader(csv_response.content.decode("utf-8-sig").splitlines()))
+    rows = list(csv.DictReader(csv_response.getvalue().decode("utf-8-sig").splitlines()))
     by_text = {r["decision"].lstrip("'"): r for r in rows}
     assert by_text["=HYPERLINK(evil)"]["decision"] == "'=HYPERLINK(evil)"
     unnamed = by_text["=HYPERLINK(evil)"]
@@ -299,7 +299,7 @@ def test_exports_csv_and_xlsx_with_blank_unnamed_maker(api, cast):
     assert unnamed["state"] == "Made" and unnamed["madeOn"] == "2026-01-01"
     assert by_text["Named"]["madeByName"] == "Sam Sponsor"
     xlsx = api("viewer").get("/decisions/export?format=xlsx")
-    sheet = load_workbook(BytesIO(xlsx.content), read_only=True).worksheets[0]
+    sheet = load_workbook(BytesIO(xlsx.getvalue()), read_only=True).worksheets[0]
     table = [list(r) for r in sheet.iter_rows(values_only=True)]
     header = table[0]
     records = {r[header.index("decision")]: dict(zip(header, r, strict=False)) for r in table[1:]}
@@ -350,7 +350,7 @@ def test_export_imports_back_into_another_project(api, cast):
     )
     lead.post("/changes", {"summary": "Scope", "dimensions": ["Scope", "Quality"]})
     for register in ("work-packages", "changes", "risks", "decisions"):
-        exported = lead.get(f"/{register}/export?format=xlsx").content
+        exported = lead.get(f"/{register}/export?format=xlsx").getvalue()
         if register == "work-packages":
             WorkPackage.objects.all().delete()
         if register == "changes":
@@ -402,7 +402,7 @@ def test_imported_is_present_only_on_bulk_imported_rows(api, cast):
         detail = lead.get(f"/{register}/{listed['From a file']['id']}").json()
         assert detail["imported"] is True
         assert "imported" not in lead.get(f"/{register}/{record['id']}").json()
-        export = lead.get(f"/{register}/export?format=csv").content.decode("utf-8-sig")
+        export = lead.get(f"/{register}/export?format=csv").getvalue().decode("utf-8-sig")
         rows = {r[title[register]]: r for r in csv.DictReader(export.splitlines())}
         assert rows["Typed"]["imported"] == "" and rows["From a file"]["imported"] == "true"
 
