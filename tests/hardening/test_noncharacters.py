@@ -317,4 +317,4 @@ def test_a_stored_noncharacter_theme_leaves_the_portfolio_export_whole(
         values = list(openpyxl.load_workbook(io.BytesIO(response.getvalue()))["Portfolio"].values)
         assert values[1][values[0].index("Theme")] == "Cost\ufffdOut"
     else:
-        assert "Cost\ufffdOut" in response.content.decode("utf-8-sig")
+        assert "Cost\ufffdOut" in response.getvalue().decode("utf-8-sig")

@@ -84,7 +84,7 @@ def portfolio_row(client_for, cast):
 
 def portfolio_csv(client_for, cast) -> dict:
     response = client_for(cast.pmo).get("/portfolio/export/?format=csv")
-    header, *body = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header, *body = list(csv.reader(io.StringIO(response.getvalue().decode("utf-8-sig"))))
     return next(dict(zip(header, r, strict=True)) for r in body if r[0] == "ALPHA")
 
 
