@@ -4,8 +4,9 @@ are prefixed with an apostrophe."""
 
 import csv
 import io
-from collections.abc import Callable
-from typing import Any
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
 
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
@@ -81,28 +82,61 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
     ]
 
 
-def to_csv(rows: list[dict], people: dict[str, Person]) -> bytes:
+# Rows written and sent at a time.
+CHUNK = 500
+
+
+def csv_chunks(rows: Iterable[dict], people: dict[str, Person]) -> Iterator[bytes]:
+    """The CSV file, with a byte-order mark so spreadsheet programs read UTF-8, in pieces of
+    `CHUNK` rows, written as the rows come."""
     cols = columns(people)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
+    buffer.write("\ufeff")
     writer.writerow([header for header, _ in cols])
-    for row in rows:
+    for number, row in enumerate(rows, 1):
         writer.writerow(["" if (v := get(row)) is None else _safe(v) for _, get in cols])
-    # A byte-order mark so spreadsheet programs read UTF-8.
-    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+        if number % CHUNK == 0:
+            yield buffer.getvalue().encode("utf-8")
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue().encode("utf-8")
 
 
-def to_xlsx(rows: list[dict], people: dict[str, Person]) -> bytes:
+def to_csv(rows: Iterable[dict], people: dict[str, Person]) -> bytes:
+    return b"".join(csv_chunks(rows, people))
+
+
+def xlsx_file(rows: Iterable[dict], people: dict[str, Person]) -> IO[bytes]:
+    """The workbook written row by row (openpyxl's write-only mode keeps no cell in memory)
+    into a temporary file, at its start: a workbook is a zip whose directory comes last, so
+    it is whole only once every row is written."""
     cols = columns(people)
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Portfolio"
-    sheet.append([header for header, _ in cols])
-    for row in rows:
-        sheet.append([_xlsx(get(row)) for _, get in cols])
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("Portfolio")
     sheet.freeze_panes = "C2"
     for index, (header, _) in enumerate(cols, start=1):
         sheet.column_dimensions[get_column_letter(index)].width = max(12, min(40, len(header) + 4))
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+    sheet.append([header for header, _ in cols])
+    for row in rows:
+        sheet.append([_xlsx(get(row)) for _, get in cols])
+    file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller sends, then closes it)
+    try:
+        book.save(file)
+    except BaseException:
+        file.close()
+        raise
+    file.seek(0)
+    return file
+
+
+def to_xlsx(rows: Iterable[dict], people: dict[str, Person]) -> bytes:
+    with xlsx_file(rows, people) as file:
+        return file.read()
+
+
+def file_chunks(file: IO[bytes], size: int = 64 * 1024) -> Iterator[bytes]:
+    """A file's bytes in pieces, the file closed at the end."""
+    with file:
+        while piece := file.read(size):
+            yield piece

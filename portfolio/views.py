@@ -2,12 +2,13 @@
 thresholds) are edited here by site administrators; the portfolio itself (page, exports) and
 the lessons across projects are read here behind the portfolio/agent gate."""
 
+import io
 import re
 
 from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
-from django.http import HttpResponse, QueryDict
+from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -264,15 +265,20 @@ def portfolio_export(request):
     data = selectors.portfolio(request, request.GET)
     people = resolve(data.leads)
     stamp = timezone.localdate().isoformat()
+    # Streamed: the CSV written as it is sent, the XLSX sent from the file it was written to.
     if kind == "csv":
-        response = HttpResponse(
-            exports.to_csv(data.rows, people), content_type="text/csv; charset=utf-8"
+        response = StreamingHttpResponse(
+            exports.csv_chunks(data.rows, people), content_type="text/csv; charset=utf-8"
         )
     else:
-        response = HttpResponse(
-            exports.to_xlsx(data.rows, people),
+        file = exports.xlsx_file(data.rows, people)
+        size = file.seek(0, io.SEEK_END)
+        file.seek(0)
+        response = StreamingHttpResponse(
+            exports.file_chunks(file),
             content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         )
+        response["Content-Length"] = str(size)
     response["Content-Disposition"] = f'attachment; filename="portfolio-{stamp}.{kind}"'
     return response
 

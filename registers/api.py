@@ -1,12 +1,15 @@
 """The registers' JSON API (docs/api.md): work packages, risks, decisions, change
 requests, their acts, exports and imports. Every write calls a service; no rule lives here."""
 
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Path, Router, Status
 
-from governance import permissions, specs
+from governance import paging, permissions, specs
 from governance.api import (
     CLEAN_JSON,
     answers,
@@ -21,9 +24,9 @@ from governance.cleaning import required_text_schema
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound
 from governance.specs import Spec
-from registers import import_templates, selectors, services, spreadsheets
+from registers import import_templates, listing, services, spreadsheets
 from registers.derive import plan_baseline_of
-from registers.models import TEXT_MAX, ChangeRequest, Decision, Risk, WorkPackage
+from registers.models import TEXT_MAX, Decision, Risk
 from registers.serializers import (
     change_to_dict,
     decision_to_dict,
@@ -32,6 +35,11 @@ from registers.serializers import (
 )
 from registers.services.common import get_in_project
 from registers.specs import ISSUE_KEY_SCHEMA, ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
+from registers.views import changes as change_pages
+from registers.views import decisions as decision_pages
+from registers.views import risks as risk_pages
+from registers.views import work_packages as work_package_pages
+from registers.views.base import RegisterPages
 
 router = Router(tags=["registers"])
 
@@ -134,10 +142,7 @@ def register_export(
     """The register as CSV or XLSX (`format`), one column per field, people with names; the
     work packages also as a Microsoft Project XML plan (`format=mspdi`)."""
     project, _ = permissions.project_for(request, key)
-    content, content_type, name = spreadsheets.export(project, _register(register_name), format)
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return spreadsheets.export_response(project, _register(register_name), format)
 
 
 @router.post(
@@ -228,29 +233,155 @@ def register_template(
     return response
 
 
+# --- the four registers: list, create, detail, update and delete from one declaration ------
+
+
+@dataclass(frozen=True)
+class RegisterApi:
+    """One register's API. The page declaration (`registers.views`) gives its URL segment,
+    model, record id and writes; this adds what only the API says: the operations' names
+    (`{noun}_list`, `{noun}_create`, ...), the answer's schema and how records read as
+    the API answers them. The list's order is the register's (`registers.listing`)."""
+
+    pages: RegisterPages
+    noun: str
+    spec: type[Spec]
+    schema: dict[str, Any]
+    page_schema: dict[str, Any]
+    # One record as a detail or a write answers it.
+    one: Callable[[Any], dict[str, Any]]
+    docs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def collection(self) -> str:
+        return f"/projects/{{key}}/{self.pages.slug}"
+
+    @property
+    def item(self) -> str:
+        return f"{self.collection}/{{{self.pages.id_kwarg}}}"
+
+
+_REQUEST = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _param(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default
+    )
+
+
+def _operation(
+    register: RegisterApi,
+    act: str,
+    params: list[inspect.Parameter],
+    view: Callable[..., Any],
+) -> Callable[..., Any]:
+    """`view` named `{noun}_{act}` (its operation id, URL name and summary), its docstring
+    the declaration's, taking `params` (the path's, the query's, the response)."""
+    view.__name__ = view.__qualname__ = f"{register.noun}_{act}"
+    view.__doc__ = register.docs.get(act)
+    view.__signature__ = inspect.Signature([_REQUEST, *params])  # type: ignore[attr-defined]
+    return view
+
+
+def register_collection(register: RegisterApi) -> None:
+    """GET (one page of the list) and POST (create) on the register's collection."""
+    pages = register.pages
+    salt = f"registers:{pages.slug}"
+
+    def list_page(
+        request: HttpRequest, key: str, cursor: str | None, pageSize: int
+    ) -> dict[str, Any]:
+        project, _ = permissions.project_for(request, key)
+        found = paging.page(
+            listing.records(project, pages.slug),
+            listing.ORDERS[pages.slug],
+            cursor=cursor,
+            size=pageSize,
+            salt=salt,
+        )
+        return paging.answer(
+            request, listing.dicts(project, pages.slug, found.rows), found.next_cursor
+        )
+
+    def create(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
+        _, caller = permissions.project_for(request, key)
+        record = pages.create(caller=caller, data=json_object(request))
+        with_etag(response, record.revision)
+        return register.one(record)
+
+    query = [
+        _param("key", str),
+        _param("cursor", str | None, paging.cursor_parameter()),
+        _param("pageSize", int, paging.page_size_parameter()),
+    ]
+    view = _operation(register, "list", query, list_page)
+    router.get(register.collection)(answers(register.page_schema)(view))
+    view = _operation(
+        register, "create", [_param("key", str), _param("response", HttpResponse)], create
+    )
+    router.post(
+        register.collection,
+        response={201: dict},
+        openapi_extra=_body(register.spec, creating=True),
+    )(answers(register.schema, etag=True)(view))
+
+
+def register_items(register: RegisterApi) -> None:
+    """GET, PATCH (If-Match) and, where the register deletes, DELETE (If-Match) on one
+    record."""
+    pages = register.pages
+    record_id = pages.id_kwarg
+    params = [_param("key", str), _param(record_id, str), _param("response", HttpResponse)]
+
+    def detail(request: HttpRequest, key: str, response: HttpResponse, **ids: str) -> Any:
+        project, _ = permissions.project_for(request, key)
+        record = get_in_project(pages.model, project, ids[record_id], lock=False)
+        with_etag(response, record.revision)
+        return register.one(record)
+
+    def update(request: HttpRequest, key: str, response: HttpResponse, **ids: str) -> Any:
+        _, caller = permissions.project_for(request, key)
+        record = pages.update(
+            caller=caller,
+            pk=ids[record_id],
+            data=json_object(request),
+            expected_revision=_if_match(request),
+        )
+        with_etag(response, record.revision)
+        return register.one(record)
+
+    def delete(request: HttpRequest, key: str, **ids: str) -> None:
+        _, caller = permissions.project_for(request, key)
+        pages.delete(caller=caller, pk=ids[record_id], expected_revision=_if_match(request))
+
+    view = _operation(register, "detail", params, detail)
+    router.get(register.item)(answers(register.schema, etag=True)(view))
+    view = _operation(register, "update", params, update)
+    router.patch(register.item, openapi_extra=_body(register.spec))(
+        honours_if_match(answers(register.schema, etag=True)(view))
+    )
+    if pages.deletable:
+        view = _operation(register, "delete", params[:2], delete)
+        router.delete(register.item, response={204: None})(honours_if_match(view))
+
+
 # --- work packages ---------------------------------------------------------------------------
 
 
-@router.get("/projects/{key}/work-packages")
-@answers(list_of(WORK_PACKAGE))
-def work_package_list(request, key: str):
-    """Ordered: sortOrder, then plannedStartDate, then name."""
-    project, _ = permissions.project_for(request, key)
-    plan = plan_baseline_of(project)
-    return [work_package_to_dict(wp, plan) for wp in selectors.work_packages(project)]
-
-
-@router.post(
-    "/projects/{key}/work-packages",
-    response={201: dict},
-    openapi_extra=_body(WorkPackageSpec, creating=True),
+WORK_PACKAGES = RegisterApi(
+    pages=work_package_pages.PAGES,
+    noun="work_package",
+    spec=WorkPackageSpec,
+    schema=WORK_PACKAGE,
+    page_schema=component("WorkPackagePage", paging.schema_of(WORK_PACKAGE, "work packages")),
+    one=work_package_to_dict,
+    docs={
+        "list": "Ordered: sortOrder, then plannedStartDate, then name.",
+        "update": "budgetBaseline, the lock stamps and derived fields are ignored when sent.",
+    },
 )
-@answers(WORK_PACKAGE, etag=True)
-def work_package_create(request, key: str, response: HttpResponse):
-    _, caller = permissions.project_for(request, key)
-    wp = services.work_package_create(caller=caller, data=json_object(request))
-    with_etag(response, wp.revision)
-    return work_package_to_dict(wp)
+register_collection(WORK_PACKAGES)
 
 
 @router.post(
@@ -271,33 +402,7 @@ def work_package_reorder(request, key: str):
     return [work_package_to_dict(wp, plan) for wp in packages]
 
 
-@router.get("/projects/{key}/work-packages/{wp_id}")
-@answers(WORK_PACKAGE, etag=True)
-def work_package_detail(request, key: str, wp_id: str, response: HttpResponse):
-    project, _ = permissions.project_for(request, key)
-    wp = get_in_project(WorkPackage, project, wp_id, lock=False)
-    with_etag(response, wp.revision)
-    return work_package_to_dict(wp)
-
-
-@router.patch("/projects/{key}/work-packages/{wp_id}", openapi_extra=_body(WorkPackageSpec))
-@honours_if_match
-@answers(WORK_PACKAGE, etag=True)
-def work_package_update(request, key: str, wp_id: str, response: HttpResponse):
-    """budgetBaseline, the lock stamps and derived fields are ignored when sent."""
-    _, caller = permissions.project_for(request, key)
-    wp = services.work_package_update(
-        caller=caller, wp_id=wp_id, data=json_object(request), expected_revision=_if_match(request)
-    )
-    with_etag(response, wp.revision)
-    return work_package_to_dict(wp)
-
-
-@router.delete("/projects/{key}/work-packages/{wp_id}", response={204: None})
-@honours_if_match
-def work_package_delete(request, key: str, wp_id: str):
-    _, caller = permissions.project_for(request, key)
-    services.work_package_delete(caller=caller, wp_id=wp_id, expected_revision=_if_match(request))
+register_items(WORK_PACKAGES)
 
 
 @router.post(
@@ -341,58 +446,17 @@ def _risk_dict(risk: Risk) -> dict[str, Any]:
     return risk_to_dict(risk, [str(pk) for pk in treating.values_list("id", flat=True)])
 
 
-@router.get("/projects/{key}/risks")
-@answers(list_of(RISK))
-def risk_list(request, key: str):
-    """Open before Closed, newest first."""
-    project, _ = permissions.project_for(request, key)
-    treating = selectors.treating_decisions(project)
-    return [
-        risk_to_dict(r, [pk for pk, _ in treating.get(str(r.pk), [])])
-        for r in selectors.risks(project)
-    ]
-
-
-@router.post(
-    "/projects/{key}/risks", response={201: dict}, openapi_extra=_body(RiskSpec, creating=True)
+RISKS = RegisterApi(
+    pages=risk_pages.PAGES,
+    noun="risk",
+    spec=RiskSpec,
+    schema=RISK,
+    page_schema=component("RiskPage", paging.schema_of(RISK, "risks")),
+    one=_risk_dict,
+    docs={"list": "Open before Closed, newest first."},
 )
-@answers(RISK, etag=True)
-def risk_create(request, key: str, response: HttpResponse):
-    _, caller = permissions.project_for(request, key)
-    risk = services.risk_create(caller=caller, data=json_object(request))
-    with_etag(response, risk.revision)
-    return _risk_dict(risk)
-
-
-@router.get("/projects/{key}/risks/{risk_id}")
-@answers(RISK, etag=True)
-def risk_detail(request, key: str, risk_id: str, response: HttpResponse):
-    project, _ = permissions.project_for(request, key)
-    risk = get_in_project(Risk, project, risk_id, lock=False)
-    with_etag(response, risk.revision)
-    return _risk_dict(risk)
-
-
-@router.patch("/projects/{key}/risks/{risk_id}", openapi_extra=_body(RiskSpec))
-@honours_if_match
-@answers(RISK, etag=True)
-def risk_update(request, key: str, risk_id: str, response: HttpResponse):
-    _, caller = permissions.project_for(request, key)
-    risk = services.risk_update(
-        caller=caller,
-        risk_id=risk_id,
-        data=json_object(request),
-        expected_revision=_if_match(request),
-    )
-    with_etag(response, risk.revision)
-    return _risk_dict(risk)
-
-
-@router.delete("/projects/{key}/risks/{risk_id}", response={204: None})
-@honours_if_match
-def risk_delete(request, key: str, risk_id: str):
-    _, caller = permissions.project_for(request, key)
-    services.risk_delete(caller=caller, risk_id=risk_id, expected_revision=_if_match(request))
+register_collection(RISKS)
+register_items(RISKS)
 
 
 @router.post(
@@ -415,52 +479,20 @@ def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse
 
 # --- decisions -------------------------------------------------------------------------------
 
-
-@router.get("/projects/{key}/decisions")
-@answers(list_of(DECISION))
-def decision_list(request, key: str):
-    """Newest first."""
-    project, _ = permissions.project_for(request, key)
-    return [decision_to_dict(d) for d in selectors.decisions(project)]
-
-
-@router.post(
-    "/projects/{key}/decisions",
-    response={201: dict},
-    openapi_extra=_body(DecisionSpec, creating=True),
+DECISIONS = RegisterApi(
+    pages=decision_pages.PAGES,
+    noun="decision",
+    spec=DecisionSpec,
+    schema=DECISION,
+    page_schema=component("DecisionPage", paging.schema_of(DECISION, "decisions")),
+    one=decision_to_dict,
+    docs={
+        "list": "Newest first.",
+        "update": "updateDecision: pending decisions only; a made decision answers 409.",
+    },
 )
-@answers(DECISION, etag=True)
-def decision_create(request, key: str, response: HttpResponse):
-    _, caller = permissions.project_for(request, key)
-    decision = services.decision_create(caller=caller, data=json_object(request))
-    with_etag(response, decision.revision)
-    return decision_to_dict(decision)
-
-
-@router.get("/projects/{key}/decisions/{decision_id}")
-@answers(DECISION, etag=True)
-def decision_detail(request, key: str, decision_id: str, response: HttpResponse):
-    project, _ = permissions.project_for(request, key)
-    decision = get_in_project(Decision, project, decision_id, lock=False)
-    with_etag(response, decision.revision)
-    return decision_to_dict(decision)
-
-
-@router.patch("/projects/{key}/decisions/{decision_id}", openapi_extra=_body(DecisionSpec))
-@honours_if_match
-@answers(DECISION, etag=True)
-def decision_update(request, key: str, decision_id: str, response: HttpResponse):
-    """updateDecision: pending decisions only; a made decision answers 409."""
-    _, caller = permissions.project_for(request, key)
-    decision = services.decision_update(
-        caller=caller,
-        decision_id=decision_id,
-        data=json_object(request),
-        expected_revision=_if_match(request),
-    )
-    with_etag(response, decision.revision)
-    return decision_to_dict(decision)
-
+register_collection(DECISIONS)
+register_items(DECISIONS)
 
 # A note's server-written fields, ignored when a client sends a note back.
 NOTE_WRITTEN = {
@@ -494,59 +526,21 @@ def decision_note(request, key: str, decision_id: str, response: HttpResponse):
 
 # --- change requests -------------------------------------------------------------------------
 
-
-@router.get("/projects/{key}/changes")
-@answers(list_of(CHANGE))
-def change_list(request, key: str):
-    """Newest first."""
-    project, _ = permissions.project_for(request, key)
-    return [change_to_dict(c) for c in selectors.changes(project)]
-
-
-@router.post(
-    "/projects/{key}/changes",
-    response={201: dict},
-    openapi_extra=_body(ChangeSpec, creating=True),
+CHANGES = RegisterApi(
+    pages=change_pages.PAGES,
+    noun="change",
+    spec=ChangeSpec,
+    schema=CHANGE,
+    page_schema=component("ChangeRequestPage", paging.schema_of(CHANGE, "change requests")),
+    one=change_to_dict,
+    docs={
+        "list": "Newest first.",
+        "update": "While Proposed only (409 once decided).",
+        "delete": "While Proposed only (409 once decided).",
+    },
 )
-@answers(CHANGE, etag=True)
-def change_create(request, key: str, response: HttpResponse):
-    _, caller = permissions.project_for(request, key)
-    change = services.change_create(caller=caller, data=json_object(request))
-    with_etag(response, change.revision)
-    return change_to_dict(change)
-
-
-@router.get("/projects/{key}/changes/{change_id}")
-@answers(CHANGE, etag=True)
-def change_detail(request, key: str, change_id: str, response: HttpResponse):
-    project, _ = permissions.project_for(request, key)
-    change = get_in_project(ChangeRequest, project, change_id, lock=False)
-    with_etag(response, change.revision)
-    return change_to_dict(change)
-
-
-@router.patch("/projects/{key}/changes/{change_id}", openapi_extra=_body(ChangeSpec))
-@honours_if_match
-@answers(CHANGE, etag=True)
-def change_update(request, key: str, change_id: str, response: HttpResponse):
-    """While Proposed only (409 once decided)."""
-    _, caller = permissions.project_for(request, key)
-    change = services.change_update(
-        caller=caller,
-        change_id=change_id,
-        data=json_object(request),
-        expected_revision=_if_match(request),
-    )
-    with_etag(response, change.revision)
-    return change_to_dict(change)
-
-
-@router.delete("/projects/{key}/changes/{change_id}", response={204: None})
-@honours_if_match
-def change_delete(request, key: str, change_id: str):
-    """While Proposed only (409 once decided)."""
-    _, caller = permissions.project_for(request, key)
-    services.change_delete(caller=caller, change_id=change_id, expected_revision=_if_match(request))
+register_collection(CHANGES)
+register_items(CHANGES)
 
 
 @router.post(

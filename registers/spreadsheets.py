@@ -9,11 +9,14 @@ import hashlib
 import io
 import json
 import re
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import IO, Any
 
 from defusedxml import DefusedXmlException
+from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -27,10 +30,9 @@ from openpyxl.xml.functions import iterparse
 from governance import cleaning, formatting, specs, spreadsheet_values
 from governance.errors import ValidationFailed
 from governance.models import Project
-from governance.people import resolve
+from governance.people import Person, resolve
 from governance.specs import Account, Boolean, IsoDate
-from registers import mspdi, selectors
-from registers.derive import plan_baseline_of
+from registers import listing, mspdi
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
     change_to_dict,
@@ -134,44 +136,50 @@ CONTENT_TYPES = {
 # --- export ----------------------------------------------------------------------------------
 
 
+# Rows read, written and sent at a time: an export holds this many, never the whole register.
+EXPORT_CHUNK = 500
+
+
 def records(project: Project, register: str) -> list[dict]:
     """The register as the API represents it, in the register's order."""
-    if register == "work-packages":
-        plan = plan_baseline_of(project)
-        return [work_package_to_dict(wp, plan) for wp in selectors.work_packages(project)]
-    if register == "risks":
-        treating = selectors.treating_decisions(project)
-        return [
-            risk_to_dict(r, [pk for pk, _ in treating.get(str(r.pk), [])])
-            for r in selectors.risks(project)
-        ]
-    if register == "decisions":
-        return [decision_to_dict(d) for d in selectors.decisions(project)]
-    return [change_to_dict(c) for c in selectors.changes(project)]
+    return list(listing.each_dict(project, register, EXPORT_CHUNK))
 
 
-def table(project: Project, register: str) -> tuple[list[str], list[list[Any]]]:
-    """Header and rows. People appear as accountId and display name; an unnamed person (a
-    decision without a maker) is blank in both."""
-    rows = records(project, register)
+def _people(project: Project, register: str) -> dict[str, Person]:
+    """Everyone the register's rows name, resolved in one call: their distinct ids read in
+    SQL (a query per person field), not from the rows."""
+    stored = specs.attributes(SPECS[register], NAME_COLUMNS[register])
+    rows = listing.records(project, register)
+    ids: set[str] = set()
+    for attribute in stored.values():
+        ids.update(rows.order_by().values_list(attribute, flat=True).distinct())
+    return resolve(ids)
+
+
+def table(project: Project, register: str) -> tuple[list[str], Iterator[list[Any]]]:
+    """Header and rows, the rows read as they are iterated (`EXPORT_CHUNK` at a time). People
+    appear as accountId and display name; an unnamed person (a decision without a maker) is
+    blank in both. The people are resolved here, before any row is read."""
     names = NAME_COLUMNS[register]
-    people = resolve(r.get(field) for r in rows for field in names)
+    people = _people(project, register)
     fields = [f for f in _fields(project, register) if f != "revision"]
     header = []
     for field in fields:
         header.append(field)
         if field in names:
             header.append(names[field])
-    body = []
-    for record in rows:
-        line = []
-        for field in fields:
-            line.append(_cell(field, record.get(field)))
-            if field in names:
-                person = people.get(record.get(field) or "")
-                line.append(person.display_name if person else "")
-        body.append(line)
-    return header, body
+
+    def body() -> Iterator[list[Any]]:
+        for record in listing.each_dict(project, register, EXPORT_CHUNK):
+            line = []
+            for field in fields:
+                line.append(_cell(field, record.get(field)))
+                if field in names:
+                    person = people.get(record.get(field) or "")
+                    line.append(person.display_name if person else "")
+            yield line
+
+    return header, body()
 
 
 def _fields(project: Project, register: str) -> list[str]:
@@ -199,13 +207,23 @@ def _cell(field: str, value: Any) -> Any:
     return value
 
 
-def to_csv(header: list[str], rows: Iterable[list[Any]]) -> bytes:
+def csv_chunks(header: list[str], rows: Iterable[list[Any]]) -> Iterator[bytes]:
+    """The CSV file (UTF-8 with a byte order mark) in pieces of `EXPORT_CHUNK` rows."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
+    buffer.write("\ufeff")
     writer.writerow(header)
-    for row in rows:
+    for number, row in enumerate(rows, 1):
         writer.writerow([_csv_text(v) for v in row])
-    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+        if number % EXPORT_CHUNK == 0:
+            yield buffer.getvalue().encode("utf-8")
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue().encode("utf-8")
+
+
+def to_csv(header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    return b"".join(csv_chunks(header, rows))
 
 
 def _csv_text(value: Any) -> Any:
@@ -220,15 +238,34 @@ def _csv_text(value: Any) -> Any:
     return value  # an amount a float cannot hold writes its digits (cleaning.Money)
 
 
-def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
+def xlsx_file(title: str, header: list[str], rows: Iterable[list[Any]]) -> IO[bytes]:
+    """The workbook written row by row (openpyxl's write-only mode keeps no cell in memory)
+    into a temporary file, at its start. A workbook is a zip whose directory comes last, so it
+    is whole only once every row is written: the file, not the memory, holds it."""
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet(title)
     sheet.append(header)
     for row in rows:
         sheet.append([_xlsx_cell(sheet, v) for v in row])
-    buffer = io.BytesIO()
-    workbook.save(buffer)
-    return buffer.getvalue()
+    file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller sends, then closes it)
+    try:
+        workbook.save(file)
+    except BaseException:
+        file.close()
+        raise
+    file.seek(0)
+    return file
+
+
+def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    with xlsx_file(title, header, rows) as file:
+        return file.read()
+
+
+def _file_chunks(file: IO[bytes], size: int = 64 * 1024) -> Iterator[bytes]:
+    with file:
+        while piece := file.read(size):
+            yield piece
 
 
 def _xlsx_cell(sheet, value: Any) -> Any:
@@ -249,23 +286,50 @@ def _xlsx_cell(sheet, value: Any) -> Any:
     return value
 
 
-def export(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:
-    """(content, content type, file name) of the register as CSV or XLSX, or the work
-    packages as a Microsoft Project plan (`mspdi`, `registers.mspdi`)."""
+def export_stream(
+    project: Project, register: str, file_format: str
+) -> tuple[Iterator[bytes], str, str, int | None]:
+    """(content in pieces, content type, file name, size if known) of the register as CSV or
+    XLSX, or the work packages as a Microsoft Project plan (`mspdi`, `registers.mspdi`). The
+    CSV is written as it is sent, `EXPORT_CHUNK` rows at a time; the XLSX is written to a
+    temporary file first (a workbook is whole only at its end), then sent from it."""
     if file_format == "mspdi" and register == "work-packages":
-        return mspdi.export(project)
+        content, content_type, name = mspdi.export(project)
+        return iter([content]), content_type, name, len(content)
     if file_format not in CONTENT_TYPES:
         message = "Must be csv or xlsx"
         if register == "work-packages":
             message += ", or mspdi (a Microsoft Project XML plan)"
         raise ValidationFailed({"format": [message + "."]})
+    name = f"{project.key}-{register}-{timezone.localdate().isoformat()}.{file_format}"
     header, rows = table(project, register)
     if file_format == "csv":
-        content = to_csv(header, rows)
+        return csv_chunks(header, rows), CONTENT_TYPES["csv"], name, None
+    file = xlsx_file(TITLES[register], header, rows)
+    size = file.seek(0, io.SEEK_END)
+    file.seek(0)
+    return _file_chunks(file), CONTENT_TYPES[file_format], name, size
+
+
+def export(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:
+    """(content, content type, file name): `export_stream`, whole."""
+    pieces, content_type, name, _ = export_stream(project, register, file_format)
+    return b"".join(pieces), content_type, name
+
+
+def export_response(project: Project, register: str, file_format: str) -> HttpResponseBase:
+    """The export as a download. CSV and XLSX are streamed: no answer holds the whole file
+    in memory."""
+    pieces, content_type, name, size = export_stream(project, register, file_format)
+    response: HttpResponseBase
+    if file_format == "mspdi":  # a plan, written whole by registers.mspdi
+        response = HttpResponse(b"".join(pieces), content_type=content_type)
     else:
-        content = to_xlsx(TITLES[register], header, rows)
-    name = f"{project.key}-{register}-{timezone.localdate().isoformat()}.{file_format}"
-    return content, CONTENT_TYPES[file_format], name
+        response = StreamingHttpResponse(pieces, content_type=content_type)
+        if size is not None:
+            response["Content-Length"] = str(size)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 # --- import ----------------------------------------------------------------------------------

@@ -7,12 +7,14 @@ import importlib
 import json
 import subprocess
 import sys
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.test import Client
 
 from governance.errors import Stale
 from governance.services import token_create
+from tests.factories import RiskFactory
 
 PACKAGE = "governance_client"
 
@@ -95,7 +97,9 @@ def test_the_generated_client_lists_creates_and_patches_with_if_match(
         return importlib.import_module(f"{registers.__name__}.registers_api_{name}")
 
     listed = operation("work_package_list").sync_detailed(key="ALPHA", client=client)
-    assert listed.status_code == 200 and listed.parsed == []
+    assert listed.status_code == 200
+    assert isinstance(listed.parsed, models.WorkPackagePage)
+    assert listed.parsed.items == [] and listed.parsed.next_ is None
 
     created = operation("work_package_create").sync_detailed(
         key="ALPHA",
@@ -110,8 +114,9 @@ def test_the_generated_client_lists_creates_and_patches_with_if_match(
     assert created.headers["ETag"].removeprefix("W/") == '"1"'
 
     listed = operation("work_package_list").sync_detailed(key="ALPHA", client=client)
-    assert [type(p) for p in listed.parsed] == [models.WorkPackage]
-    assert listed.parsed[0].id == package.id and listed.parsed[0].project_key == "ALPHA"
+    assert [type(p) for p in listed.parsed.items] == [models.WorkPackage]
+    assert listed.parsed.items[0].id == package.id
+    assert listed.parsed.items[0].project_key == "ALPHA"
 
     update = operation("work_package_update")
     patched = update.sync_detailed(
@@ -137,3 +142,22 @@ def test_the_generated_client_lists_creates_and_patches_with_if_match(
     assert isinstance(stale.parsed, models.Error)
     assert stale.parsed.error.code.value == "stale"
     assert stale.parsed.error.message == Stale.default_message
+
+
+def test_the_generated_client_pages_a_list_by_its_next_link(client_package, live_server, cast):
+    """A list answers a page and the link to the next: the client follows it by passing the
+    link's `cursor` back, and sees every row once."""
+    registers = importlib.import_module(f"{PACKAGE}.api.registers")
+    listing = importlib.import_module(f"{registers.__name__}.registers_api_risk_list")
+    for number in range(5):
+        RiskFactory(project=cast.project, title=f"Risk {number}")
+    _, token = token_create(user=cast.lead, name="generated client")
+    client = client_package.AuthenticatedClient(base_url=live_server.url, token=token)
+    seen, cursor = [], None
+    for _ in range(5):
+        page = listing.sync(key="ALPHA", client=client, page_size=2, cursor=cursor)
+        seen.extend(risk.title for risk in page.items)
+        if page.next_ is None:
+            break
+        cursor = parse_qs(urlsplit(page.next_).query)["cursor"][0]
+    assert sorted(seen) == [f"Risk {number}" for number in range(5)]

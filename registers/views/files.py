@@ -1,7 +1,7 @@
 """The Registers tab landing, and the CSV / XLSX export of each register (imports:
 `registers.views.imports`)."""
 
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 
 from governance import permissions
 from governance.http import page
@@ -19,12 +19,7 @@ def index(request, key):
 @page("GET")
 def export(request, key, register):
     project, _ = permissions.project_for(request, key)
-    content, content_type, name = spreadsheets.export(
-        project, register, request.GET.get("format", "csv")
-    )
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return spreadsheets.export_response(project, register, request.GET.get("format", "csv"))
 
 
 @page("POST")

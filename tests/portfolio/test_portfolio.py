@@ -310,7 +310,7 @@ def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, cl
     )
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
-    table = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    table = list(csv.reader(io.StringIO(response.getvalue().decode("utf-8-sig"))))
     header, *body = table
     assert header[:2] == ["Project key", "Project"]
     assert [r[0] for r in body] == ["RED", "AMB"]
@@ -325,7 +325,7 @@ def test_csv_export_follows_the_filters_and_defuses_formulas(admin_portfolio, cl
 def test_xlsx_export(admin_portfolio, client_for):
     response = client_for(admin_portfolio.site_admin).get("/portfolio/export/?format=xlsx")
     assert response.status_code == 200
-    book = openpyxl.load_workbook(io.BytesIO(response.content))
+    book = openpyxl.load_workbook(io.BytesIO(response.getvalue()))
     sheet = book["Portfolio"]
     values = list(sheet.values)
     assert values[0][0] == "Project key"

@@ -141,7 +141,7 @@ def test_body_must_be_a_json_object(api, cast):
 def test_viewer_reads_but_may_not_write_and_outsider_sees_nothing(api, cast):
     wp = WorkPackageFactory(project=cast.project)
     viewer = api("viewer")
-    assert viewer.get("/work-packages").json()[0]["id"] == str(wp.pk)
+    assert viewer.get("/work-packages").json()["items"][0]["id"] == str(wp.pk)
     error(viewer.post("/work-packages", {"name": "x"}), 403, "forbidden")
     error(viewer.patch(f"/work-packages/{wp.pk}", {"name": "x"}), 403, "forbidden")
     error(viewer.delete(f"/work-packages/{wp.pk}"), 403, "forbidden")
@@ -180,8 +180,8 @@ def test_links_reorder_and_list_order(api, cast):
     error(lead.delete(f"/work-packages/{a['id']}/links/ALPHA-7"), 404, "not_found")
     reordered = lead.post("/work-packages/reorder", {"ids": [b["id"], a["id"]]})
     assert [wp["name"] for wp in reordered.json()] == ["B", "A"]
-    assert [wp["name"] for wp in lead.get("/work-packages").json()] == ["B", "A"]
-    assert [wp["sortOrder"] for wp in lead.get("/work-packages").json()] == [1, 2]
+    assert [wp["name"] for wp in lead.get("/work-packages").json()["items"]] == ["B", "A"]
+    assert [wp["sortOrder"] for wp in lead.get("/work-packages").json()["items"]] == [1, 2]
     error(lead.post("/work-packages/reorder", {"ids": [a["id"]]}), 422, "validation")
 
 
@@ -238,7 +238,7 @@ def test_decision_api_pending_made_and_notes(api, cast):
     error(lead.post(f"{path}/notes", {}), 422, "validation")
     older = DecisionFactory(project=cast.project, decision="Older")
     Decision.objects.filter(pk=older.pk).update(created_at="2020-01-01T00:00:00Z")
-    assert [d["decision"] for d in lead.get("/decisions").json()] == ["Go", "Older"]
+    assert [d["decision"] for d in lead.get("/decisions").json()["items"]] == ["Go", "Older"]
 
 
 def test_decisions_have_no_delete_and_no_adjudication(api, cast):
@@ -291,7 +291,7 @@ def test_exports_csv_and_xlsx_with_blank_unnamed_maker(api, cast):
     assert "attachment" in csv_response["Content-Disposition"]
     import csv
 
-    rows = list(csv.DictReader(csv_response.content.decode("utf-8-sig").splitlines()))
+    rows = list(csv.DictReader(csv_response.getvalue().decode("utf-8-sig").splitlines()))
     by_text = {r["decision"].lstrip("'"): r for r in rows}
     assert by_text["=HYPERLINK(evil)"]["decision"] == "'=HYPERLINK(evil)"
     unnamed = by_text["=HYPERLINK(evil)"]
@@ -299,7 +299,7 @@ def test_exports_csv_and_xlsx_with_blank_unnamed_maker(api, cast):
     assert unnamed["state"] == "Made" and unnamed["madeOn"] == "2026-01-01"
     assert by_text["Named"]["madeByName"] == "Sam Sponsor"
     xlsx = api("viewer").get("/decisions/export?format=xlsx")
-    sheet = load_workbook(BytesIO(xlsx.content), read_only=True).worksheets[0]
+    sheet = load_workbook(BytesIO(xlsx.getvalue()), read_only=True).worksheets[0]
     table = [list(r) for r in sheet.iter_rows(values_only=True)]
     header = table[0]
     records = {r[header.index("decision")]: dict(zip(header, r, strict=False)) for r in table[1:]}
@@ -350,7 +350,7 @@ def test_export_imports_back_into_another_project(api, cast):
     )
     lead.post("/changes", {"summary": "Scope", "dimensions": ["Scope", "Quality"]})
     for register in ("work-packages", "changes", "risks", "decisions"):
-        exported = lead.get(f"/{register}/export?format=xlsx").content
+        exported = lead.get(f"/{register}/export?format=xlsx").getvalue()
         if register == "work-packages":
             WorkPackage.objects.all().delete()
         if register == "changes":
@@ -396,13 +396,13 @@ def test_imported_is_present_only_on_bulk_imported_rows(api, cast):
         assert "imported" not in record
         response = _upload(lead, f"/{register}/import", "rows.csv", files[register])
         assert response.status_code == 201, response.content
-        listed = {r[title[register]]: r for r in lead.get(f"/{register}").json()}
+        listed = {r[title[register]]: r for r in lead.get(f"/{register}").json()["items"]}
         assert "imported" not in listed["Typed"]
         assert listed["From a file"]["imported"] is True
         detail = lead.get(f"/{register}/{listed['From a file']['id']}").json()
         assert detail["imported"] is True
         assert "imported" not in lead.get(f"/{register}/{record['id']}").json()
-        export = lead.get(f"/{register}/export?format=csv").content.decode("utf-8-sig")
+        export = lead.get(f"/{register}/export?format=csv").getvalue().decode("utf-8-sig")
         rows = {r[title[register]]: r for r in csv.DictReader(export.splitlines())}
         assert rows["Typed"]["imported"] == "" and rows["From a file"]["imported"] == "true"
 

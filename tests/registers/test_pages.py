@@ -481,11 +481,11 @@ def test_exports_from_the_pages(cast, client_for):
     assert f"{BASE}/decisions/export/?format=csv" in page and "?format=xlsx" in page
     csv = client.get(f"{BASE}/decisions/export/?format=csv")
     assert csv.status_code == 200 and "attachment" in csv["Content-Disposition"]
-    header, row = csv.content.decode("utf-8-sig").splitlines()[:2]
+    header, row = csv.getvalue().decode("utf-8-sig").splitlines()[:2]
     columns = dict(zip(header.split(","), row.split(","), strict=False))
     assert columns["madeByAccountId"] == "" and columns["madeByName"] == ""
     xlsx = client.get(f"{BASE}/decisions/export/?format=xlsx")
-    assert xlsx.content[:2] == b"PK"
+    assert xlsx.getvalue()[:2] == b"PK"
     assert client.get(f"{BASE}/ledger/export/").status_code == 404
 
 

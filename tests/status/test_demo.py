@@ -68,7 +68,7 @@ def test_the_demo_shows_a_replanned_package_and_an_amended_project_that_agree(de
     assert enabling.impact_budget == DR_SITE_COST
 
     # A package re-planned after approval: measured against its baseline end.
-    packages = client.get("/api/v1/projects/BRIDGE/work-packages").json()
+    packages = client.get("/api/v1/projects/BRIDGE/work-packages").json()["items"]
     replanned = [
         p for p in packages if p["baselineEndDate"] and p["plannedEndDate"] != p["baselineEndDate"]
     ]

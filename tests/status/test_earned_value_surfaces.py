@@ -126,13 +126,13 @@ def test_the_same_earned_value_on_every_surface(cast, fence, client_for, client,
     assert 'title="For each 1.00 spent, 0.89 of planned work done.">0.89</td>' in page
     assert ">0.83</td>" in page
     assert 'id="portfolio-cpi"' in page
-    export = pmo.get("/portfolio/export/?format=csv").content.decode("utf-8-sig")
+    export = pmo.get("/portfolio/export/?format=csv").getvalue().decode("utf-8-sig")
     header, *body = list(csv.reader(io.StringIO(export)))
     line = next(dict(zip(header, r, strict=True)) for r in body if r[0] == "ALPHA")
     assert line["Earned value: CPI"] == "0.89" and (
         line["Earned value: Cost-performance estimate (BAC / CPI)"] == "4480"
     )
-    workbook = load_workbook(io.BytesIO(pmo.get("/portfolio/export/?format=xlsx").content))
+    workbook = load_workbook(io.BytesIO(pmo.get("/portfolio/export/?format=xlsx").getvalue()))
     sheet = workbook.active
     titles = [c.value for c in sheet[1]]
     values = {titles[i]: c.value for i, c in enumerate(sheet[2])}

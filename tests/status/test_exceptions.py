@@ -486,7 +486,7 @@ def test_the_portfolio_export_carries_the_days_in_exception(cast, client_for, in
     import io
 
     response = client_for(cast.site_admin).get("/portfolio/export/?format=csv")
-    header, *body = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header, *body = list(csv.reader(io.StringIO(response.getvalue().decode("utf-8-sig"))))
     alpha = next(row for row in body if row[0] == "ALPHA")
     assert alpha[header.index("In exception (days open)")] == "0"
 
@@ -585,6 +585,6 @@ def test_the_days_late_and_the_days_open_read_the_same_on_every_surface(
     portfolio = client_for(cast.site_admin).get("/portfolio/?exception=1").content.decode()
     assert "In exception</span> 4 days" in portfolio
     export = client_for(cast.site_admin).get("/portfolio/export/?format=csv")
-    header, *body = list(csv.reader(io.StringIO(export.content.decode("utf-8-sig"))))
+    header, *body = list(csv.reader(io.StringIO(export.getvalue().decode("utf-8-sig"))))
     alpha = next(row for row in body if row[0] == "ALPHA")
     assert alpha[header.index("In exception (days open)")] == "4"

@@ -84,7 +84,7 @@ def portfolio_row(client_for, cast):
 
 def portfolio_csv(client_for, cast) -> dict:
     response = client_for(cast.pmo).get("/portfolio/export/?format=csv")
-    header, *body = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header, *body = list(csv.reader(io.StringIO(response.getvalue().decode("utf-8-sig"))))
     return next(dict(zip(header, r, strict=True)) for r in body if r[0] == "ALPHA")
 
 
@@ -125,7 +125,8 @@ def test_a_replanned_package_reads_90_days_late_on_every_surface(
     lead = client_for(cast.lead)
 
     # JSON API: the package's variance is against its baseline, the re-plan beside it.
-    packages = {p["name"]: p for p in lead.get("/api/v1/projects/ALPHA/work-packages").json()}
+    listed = lead.get("/api/v1/projects/ALPHA/work-packages").json()["items"]
+    packages = {p["name"]: p for p in listed}
     api = packages["Build"]
     assert api["scheduleVarianceDays"] == 90
     assert api["scheduleVarianceBasis"] == BASIS_BASELINE
@@ -153,7 +154,7 @@ def test_a_replanned_package_reads_90_days_late_on_every_surface(
 
     # The register export carries the same figure.
     export = lead.get("/projects/ALPHA/registers/work-packages/export/?format=csv")
-    header, *body = list(csv.reader(io.StringIO(export.content.decode("utf-8-sig"))))
+    header, *body = list(csv.reader(io.StringIO(export.getvalue().decode("utf-8-sig"))))
     row = next(
         dict(zip(header, r, strict=True)) for r in body if r[header.index("name")] == "Build"
     )
@@ -196,7 +197,7 @@ def test_before_approval_a_package_is_measured_against_its_planned_end(cast, cli
         planned_end_date=END,
         forecast_end_date=REPLANNED,
     )
-    body = client_for(cast.lead).get("/api/v1/projects/ALPHA/work-packages").json()[0]
+    body = client_for(cast.lead).get("/api/v1/projects/ALPHA/work-packages").json()["items"][0]
     assert body["scheduleVarianceDays"] == 90
     assert body["scheduleVarianceBasis"] == BASIS_PLANNED
     assert body["baselineEndDate"] is None

@@ -116,7 +116,7 @@ def test_no_answer_holds_one_name_with_two_numbers(pmo, client, bearer_headers):
     # The export: one heading, one column.
     header = next(
         csv.reader(
-            io.StringIO(pmo.get("/portfolio/export/?format=csv").content.decode("utf-8-sig"))
+            io.StringIO(pmo.get("/portfolio/export/?format=csv").getvalue().decode("utf-8-sig"))
         )
     )
     assert len(set(header)) == len(header)
@@ -149,7 +149,7 @@ def test_bridge_tells_its_two_estimates_apart_on_every_surface(pmo, client, bear
     escaped = escape(SENTENCE)
     assert f'title="{escaped}"' in portfolio
     assert f"<dt>Estimates</dt><dd>{escaped}</dd>" in portfolio
-    export = pmo.get("/portfolio/export/?format=csv").content.decode("utf-8-sig")
+    export = pmo.get("/portfolio/export/?format=csv").getvalue().decode("utf-8-sig")
     header, *body = list(csv.reader(io.StringIO(export)))
     line = next(dict(zip(header, r, strict=True)) for r in body if r[0] == "BRIDGE")
     assert Decimal(line["Forecast: estimate at completion (EAC)"]) == BRIDGE_EAC
@@ -273,7 +273,7 @@ def test_a_treated_risk_reads_inherent_16_and_residual_6_everywhere(
     pmo = client_for(cast.pmo)
     row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "ALPHA")
     assert (row["topRiskScore"], row["topRiskZone"]) == (6, "Green")
-    export = pmo.get("/portfolio/export/?format=csv").content.decode("utf-8-sig")
+    export = pmo.get("/portfolio/export/?format=csv").getvalue().decode("utf-8-sig")
     header, *body = list(csv.reader(io.StringIO(export)))
     line = next(dict(zip(header, r, strict=True)) for r in body if r[0] == "ALPHA")
     assert line["Top risk score (residual)"] == "6"
