@@ -309,10 +309,10 @@ def _beyond(named: list[tuple], values: dict, after: bool) -> Q:
 
 def _cursor_values(scope: QuerySet, keys: list[tuple], pk: str) -> dict | None:
     """The order's values of the row `pk` of `scope`, or None (no such row, or no key)."""
-    queryset, named = _annotated(scope.filter(pk=pk), keys)
     try:
+        queryset, named = _annotated(scope.filter(pk=pk), keys)
         return queryset.values(*(n for n, _, _ in named)).first()
-    except (ValueError, ValidationError):
+    except (ValueError, ValidationError):  # not a primary key at all
         return None
 
 
