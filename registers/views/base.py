@@ -293,6 +293,10 @@ class RegisterPages(RowForms):
             before=params.get("before", ""),
         )
         records = page.rows
+        editing = form.get("uuid") if form else None
+        if editing is not None and all(r.pk != editing for r in records):
+            # The row being edited without script stays open on whichever page is shown.
+            records.insert(0, self.current(project, editing))
         people, extra = self.decorated(
             project, caller, records, {*form_people(form), *owners, *([chosen] if chosen else [])}
         )

@@ -227,3 +227,26 @@ def test_a_readable_save_still_writes_once(cast, client_for):
     )
     assert response.status_code == 201
     assert WorkPackage.objects.get().budget == Decimal(12000)
+
+
+def test_drag_and_drop_reordering_is_offered_only_when_every_package_is_on_the_page(
+    cast, client_for
+):
+    """A drag and drop sends the whole order, which a page of a longer register cannot."""
+    fill(cast, "work-packages", 20)
+    client = client_for(cast.lead)
+    assert 'id="wp-reorder-form"' in client.get(f"{BASE}/work-packages/").content.decode()
+    fill(cast, "work-packages", 100)
+    text = client.get(f"{BASE}/work-packages/").content.decode()
+    assert 'id="wp-reorder-form"' not in text and "Move" in text  # the move buttons stay
+
+
+def test_without_script_the_edit_form_of_a_row_on_a_later_page_is_shown(cast, client_for):
+    fill(cast, "work-packages", 150)
+    client = client_for(cast.lead)
+    _, next_link, _ = _page(client, f"{BASE}/work-packages/")
+    later, _, _ = _page(client, f"{BASE}/work-packages/{next_link}")
+    text = client.get(f"{BASE}/work-packages/{later[-1]}/edit/").content.decode()
+    assert f'<tr id="wp-{later[-1]}" class="editing">' in text or (
+        f'id="wp-{later[-1]}"' in text and 'class="editing"' in text
+    )
