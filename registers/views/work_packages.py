@@ -1,6 +1,8 @@
 """The work-package register page: inline add / edit / delete, the issue-link picker, and
 reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
+from types import SimpleNamespace
+
 from django.db.models import Sum
 from django.http import HttpResponseRedirect
 from django.urls import path
@@ -17,6 +19,17 @@ from registers.serializers import work_package_to_dict
 from registers.services.work_packages import build_work_package
 from registers.specs import WorkPackageSpec
 from registers.views import base
+
+# What the budget curve reads of a package (registers.pictures.budget_series).
+BUDGET_CURVE_FIELDS = (
+    "budget_phasing",
+    "planned_start_date",
+    "planned_end_date",
+    "budget",
+    "budget_baseline",
+    "budget_forecast",
+    "budget_actual",
+)
 
 
 class WorkPackagePages(base.RegisterPages):
@@ -37,12 +50,15 @@ class WorkPackagePages(base.RegisterPages):
 
     def pictures(self, project, records, extra, url):
         """The timeline of the page's packages; the budget curve of every package."""
-        every = project.work_packages.all()
+        # Every package's money and months only, as plain values (no model per row).
+        every = [
+            SimpleNamespace(**row) for row in project.work_packages.values(*BUDGET_CURVE_FIELDS)
+        ]
         return [
             pictures.work_package_timeline(
                 records, url, timezone.localdate(), plan=extra.get("plan")
             ),
-            pictures.budget_curve(list(every), timezone.localdate()),
+            pictures.budget_curve(every, timezone.localdate()),
         ]
 
     def totals(self, queryset):
