@@ -104,9 +104,7 @@ def _patch() -> None:
     for name in ("project_for", "editable_project_for"):
         setattr(permissions, name, SECTIONS.wrap("gate", getattr(permissions, name)))
     base.RegisterPages.page_context = SECTIONS.wrap("context", base.RegisterPages.page_context)
-    base.table_html = SECTIONS.wrap("table (key, cache, csrf)", base.table_html)
     base.render_htmx = SECTIONS.wrap("template", base.render_htmx)
-    base.render_to_string = SECTIONS.wrap("table render", base.render_to_string)
     loader.render_to_string = SECTIONS.wrap("template", loader.render_to_string)
     context_processors.shell = SECTIONS.wrap("context processor shell", context_processors.shell)
     for method in ("get", "set", "get_many", "set_many", "delete", "incr", "add"):

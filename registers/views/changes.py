@@ -14,7 +14,7 @@ from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
 from registers.services.changes import WRITABLE as CHANGE_WRITABLE
-from registers.services.changes import adjudication_rights, require_open
+from registers.services.changes import adjudication_rights, build_change, require_open
 from registers.specs import ChangeSpec
 from registers.tables import money
 from registers.views import base
@@ -56,9 +56,6 @@ class ChangePages(base.RegisterPages):
         "the approved plan. The named approver, or else the sponsor, decides it."
     )
 
-    def records(self, project):
-        return selectors.changes(project)
-
     def extra(self, project):
         return {"packages": selectors.work_package_names(project)}
 
@@ -70,6 +67,9 @@ class ChangePages(base.RegisterPages):
 
     def create(self, *, caller, data):
         return services.change_create(caller=caller, data=data)
+
+    def build(self, *, caller, project, data):
+        return build_change(caller, project, data)
 
     def update(self, *, caller, pk, data, expected_revision):
         return services.change_update(

@@ -11,7 +11,7 @@ from governance.errors import ValidationFailed
 from registers import selectors, services
 from registers.models import Decision
 from registers.serializers import decision_to_dict
-from registers.services.decisions import require_editable
+from registers.services.decisions import build_decision, require_editable
 from registers.specs import DecisionSpec
 from registers.views import base
 
@@ -31,14 +31,14 @@ class DecisionPages(base.RegisterPages):
         "empty while a decision is pending; fill it when the decision is taken."
     )
 
-    def records(self, project):
-        return selectors.decisions(project)
-
     def to_dict(self, record):
         return decision_to_dict(record)
 
     def create(self, *, caller, data):
         return services.decision_create(caller=caller, data=data)
+
+    def build(self, *, caller, project, data):
+        return build_decision(caller, project, data)
 
     def update(self, *, caller, pk, data, expected_revision):
         return services.decision_update(

@@ -12,7 +12,7 @@ from registers import forms, pictures, selectors, services
 from registers.models import Risk
 from registers.serializers import risk_to_dict
 from registers.services.risks import WRITABLE as RISK_WRITABLE
-from registers.services.risks import decision_prefill, require_decision_recordable
+from registers.services.risks import build_risk, decision_prefill, require_decision_recordable
 from registers.specs import RiskSpec
 from registers.views import base
 from registers.views.decisions import PAGES as DECISIONS
@@ -32,23 +32,21 @@ class RiskPages(base.RegisterPages):
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
 
-    def records(self, project):
-        return selectors.risks(project)
-
     def extra(self, project):
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
-    def page_key_parts(self, project):
-        return rag_thresholds()
-
     def pictures(self, project, records, extra, url):
-        return pictures.risk_matrices(records, extra["thresholds"], url)
+        # Every risk of the register, whatever the page shows.
+        return pictures.risk_matrices(selectors.risks(project), extra["thresholds"], url)
 
     def to_dict(self, record):
         return risk_to_dict(record, [])
 
     def create(self, *, caller, data):
         return services.risk_create(caller=caller, data=data)
+
+    def build(self, *, caller, project, data):
+        return build_risk(caller, project, data)
 
     def update(self, *, caller, pk, data, expected_revision):
         return services.risk_update(

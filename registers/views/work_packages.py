@@ -1,6 +1,9 @@
 """The work-package register page: inline add / edit / delete, the issue-link picker, and
 reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
+from types import SimpleNamespace
+
+from django.db.models import Sum
 from django.http import HttpResponseRedirect
 from django.urls import path
 from django.utils import timezone
@@ -9,12 +12,24 @@ from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, render_htmx
 from governance.tracker import TrackerError, get_tracker
-from registers import forms, pictures, selectors, services
+from registers import forms, pictures, services, tables
 from registers.derive import plan_baseline_of
 from registers.models import WorkPackage
 from registers.serializers import work_package_to_dict
+from registers.services.work_packages import build_work_package
 from registers.specs import WorkPackageSpec
 from registers.views import base
+
+# What the budget curve reads of a package (registers.pictures.budget_series).
+BUDGET_CURVE_FIELDS = (
+    "budget_phasing",
+    "planned_start_date",
+    "planned_end_date",
+    "budget",
+    "budget_baseline",
+    "budget_forecast",
+    "budget_actual",
+)
 
 
 class WorkPackagePages(base.RegisterPages):
@@ -30,25 +45,37 @@ class WorkPackagePages(base.RegisterPages):
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
 
-    def records(self, project):
-        return selectors.work_packages(project)
-
     def extra(self, project):
         return {"plan": plan_baseline_of(project)}
 
     def pictures(self, project, records, extra, url):
+        """The timeline of the page's packages; the budget curve of every package."""
+        # Every package's money and months only, as plain values (no model per row).
+        every = [
+            SimpleNamespace(**row) for row in project.work_packages.values(*BUDGET_CURVE_FIELDS)
+        ]
         return [
             pictures.work_package_timeline(
                 records, url, timezone.localdate(), plan=extra.get("plan")
             ),
-            pictures.budget_curve(records, timezone.localdate()),
+            pictures.budget_curve(every, timezone.localdate()),
         ]
+
+    def totals(self, queryset):
+        """The money columns summed over every package the filters keep (one query)."""
+        sums = queryset.order_by().aggregate(
+            budget=Sum("budget"), forecast=Sum("budget_forecast"), actual=Sum("budget_actual")
+        )
+        return {name: tables.money(value) for name, value in sums.items()}
 
     def to_dict(self, record):
         return work_package_to_dict(record)
 
     def create(self, *, caller, data):
         return services.work_package_create(caller=caller, data=data)
+
+    def build(self, *, caller, project, data):
+        return build_work_package(caller, project, data)
 
     def update(self, *, caller, pk, data, expected_revision):
         return services.work_package_update(

@@ -1,0 +1,271 @@
+"""The register pages' row forms, the undo of a delete and the read-only detail page:
+the part of `RegisterPages` (registers.views.base) that reads a submitted row and answers
+it. A save reads the form first: a number it cannot read is refused with the person's
+values before any service is called; the service then checks and writes in one
+transaction (422 with its errors, 412 with a conflict row, 409 with the reason)."""
+
+import secrets
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+
+from governance import audit_text, submissions
+from governance.conflicts import conflict_rows
+from governance.errors import Conflict, Frozen, Stale, ValidationFailed
+from governance.http import form_revision
+from governance.models import Project
+from governance.permissions import Caller
+from registers import forms
+from registers.services.common import get_in_project
+from registers.views.shared import history
+
+UNDO_SESSION_KEY = "register_undo"
+UNDO_KEEP = 10
+
+if TYPE_CHECKING:
+    from registers.views.base import RegisterPages
+
+    _Pages = RegisterPages
+else:
+    _Pages = object
+
+
+class RowForms(_Pages):
+    """The row forms, undo and detail of a register's pages (mixed into `RegisterPages`)."""
+
+    # --- the row forms ------------------------------------------------------------------
+
+    def new_form(self, project: Project, values: dict | None = None) -> dict:
+        values = forms.blank_values(self.slug, values)
+        return {
+            "id": None,
+            "key": "new",
+            "uuid": None,
+            "values": values,
+            "errors": {},
+            "message": "",
+            "conflict": [],
+            "revision": None,
+            "token": submissions.new_token(),
+            "choices": self.form_choices(project, values),
+        }
+
+    def edit_form(self, project: Project, record, values: dict | None = None) -> dict:
+        values = values or forms.values_from_record(self.slug, self.to_dict(record))
+        return {
+            "id": str(record.pk),
+            "key": str(record.pk),
+            "uuid": record.pk,
+            "values": values,
+            "errors": {},
+            "message": "",
+            "conflict": [],
+            "revision": record.revision,
+            "choices": self.form_choices(project, values),
+        }
+
+    def render_form(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        form: dict,
+        *,
+        status: int = 200,
+        record=None,
+    ) -> HttpResponse:
+        """The add or edit row: alone for HTMX, else the whole page with that row open."""
+        if not request.htmx:
+            return self.render_page(request, project, caller, form=form, status=status)
+        return self.render_partial(
+            request, project, caller, record, "row-edit", status=status, form=form
+        )
+
+    def conflict_rows(self, mine: dict, current) -> list[dict]:
+        """Field by field, what the person submitted and what is stored now, where they
+        differ."""
+        labels = {field: self.labels.get(field, field) for field in forms.FIELDS[self.slug]}
+        stored = forms.values_from_record(self.slug, self.to_dict(current))
+        return conflict_rows(labels, mine, stored)
+
+    def save(self, request: HttpRequest, project: Project, caller: Caller, pk=None):
+        """Create (pk None) or update from the submitted row form. 201/200 with the read row;
+        422 with the errors in the row; 412 with a conflict row that shows yours and theirs;
+        409 with the reason in the row when the register or the record no longer allows it."""
+        data = forms.data_from_post(self.slug, request.POST)
+        values = forms.values_from_post(self.slug, request.POST)
+        # Numbers the page cannot read are refused before the service is called: it writes
+        # only what the form could read whole.
+        unreadable = forms.number_errors(self.slug, data)
+        if unreadable:
+            errors = dict(unreadable)
+            if pk is None:  # and the create service's own check of the rest, which never writes
+                try:
+                    self.build(caller=caller, project=project, data=data)
+                except ValidationFailed as exc:
+                    errors = {**exc.fields, **unreadable}
+            return self.refused(request, project, caller, pk, values, errors)
+        repeated = None
+        try:
+            with transaction.atomic():
+                if pk is None:
+                    # The form's one-time token: the same form sent again creates nothing.
+                    record, repeated = submissions.create_once(
+                        submissions.token_of(request.POST),
+                        account_id=caller.account_id,
+                        kind=f"{self.slug}:{project.key}",
+                        create=lambda: self.create(caller=caller, data=data),
+                    )
+                else:
+                    record = self.update(
+                        caller=caller,
+                        pk=pk,
+                        data=data,
+                        expected_revision=form_revision(request.POST),
+                    )
+        except ValidationFailed as exc:
+            return self.refused(request, project, caller, pk, values, exc.fields)
+        except Stale:
+            current = self.current(project, pk)
+            form = self.form_for(project, current, values)
+            form["conflict"] = self.conflict_rows(values, current)
+            form["message"] = (
+                f"Someone else saved this {self.noun} while you were editing it. Their version "
+                "is shown beside yours; save again to replace it with yours, or cancel to keep "
+                "theirs."
+            )
+            return self.render_form(request, project, caller, form, status=412, record=current)
+        except (Conflict, Frozen) as exc:
+            current = self.current(project, pk)
+            form = self.form_for(project, current, values)
+            form["message"] = exc.message
+            return self.render_form(
+                request, project, caller, form, status=exc.status, record=current
+            )
+        if repeated is not None:
+            return self.already_created(request, project, caller, repeated)
+        if not request.htmx:
+            return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
+        return self.render_row(
+            request,
+            project,
+            caller,
+            record,
+            status=201 if pk is None else 200,
+            tabs=pk is None,
+            saved=True,
+        )
+
+    def refused(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        pk: Any,
+        values: dict,
+        errors: Mapping[str, list[str]],
+    ) -> HttpResponse:
+        """422: the form again with the person's values and the errors by their fields."""
+        current = self.current(project, pk)
+        form = self.form_for(project, current, values)
+        form["errors"] = forms.errors_by_field(self.slug, errors)
+        form["message"] = "This was not saved: correct the fields marked below."
+        return self.render_form(request, project, caller, form, status=422, record=current)
+
+    def already_created(
+        self, request: HttpRequest, project: Project, caller: Caller, pk: str
+    ) -> HttpResponse:
+        """The answer to a create form sent again: the record its first submission created,
+        with a word that nothing was added twice."""
+        record = self.current(project, pk)
+        notice = f"This form was already sent: the {self.noun} was added once, not twice."
+        if not request.htmx:
+            messages.info(request, notice)
+            return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
+        return self.render_row(request, project, caller, record, tabs=True, notice=notice)
+
+    def current(self, project: Project, pk):
+        """The stored record (404 when it is not the project's), or None for a new one."""
+        if pk is None:
+            return None
+        return get_in_project(self.model, project, pk, lock=False)
+
+    def form_for(self, project: Project, current, values: dict) -> dict:
+        if current is None:
+            return self.new_form(project, values)
+        return self.edit_form(project, current, values)
+
+    # --- undo a delete ---------------------------------------------------------------------
+
+    def record_name(self, record) -> str:
+        return str(getattr(record, self.name_field, "") or "").strip() or f"this {self.noun}"
+
+    def stash_undo(self, request, project: Project, name: str, data: dict) -> str:
+        """Keep what Undo needs in the person's session (the last few deletes only)."""
+        token = secrets.token_urlsafe(12)
+        stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
+        stash[token] = {"register": self.slug, "project": project.key, "name": name, "data": data}
+        request.session[UNDO_SESSION_KEY] = dict(list(stash.items())[-UNDO_KEEP:])
+        return token
+
+    def undo_delete(
+        self, request: HttpRequest, project: Project, caller: Caller, token: str
+    ) -> HttpResponse:
+        """Undo a delete made in this session: the register's create service makes the record
+        again from what it held (a new record, audited as created). Once only."""
+        stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
+        entry = stash.pop(token, None)
+        request.session[UNDO_SESSION_KEY] = stash
+        if not entry or entry["register"] != self.slug or entry["project"] != project.key:
+            messages.error(request, "There is nothing to undo: it was undone already or expired.")
+            return HttpResponseRedirect(self.base_url(project))
+        try:
+            record = self.create(caller=caller, data=entry["data"])
+        except (ValidationFailed, Conflict, Frozen) as exc:
+            messages.error(
+                request, f"The {self.noun} “{entry['name']}” could not be restored: {exc.message}"
+            )
+            return HttpResponseRedirect(self.base_url(project))
+        messages.success(request, f"Restored the {self.noun} “{entry['name']}”.")
+        return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
+
+    # --- read-only detail ------------------------------------------------------------------
+
+    def detail_context(
+        self, request: HttpRequest, project: Project, caller: Caller, record, **more
+    ) -> dict:
+        entries = history(project, record)
+        people, extra = self.decorated(
+            project, caller, [record], {e.actor_account_id for e in entries}
+        )
+        return self.common_context(
+            project,
+            caller,
+            request,
+            r=record,
+            people=people,
+            extra=extra,
+            entries=entries,
+            history_lines=audit_text.describe(entries, record_known=True),
+            detail_page=True,
+            registers=self.tabs(project),
+            **more,
+        )
+
+    def detail_response(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record,
+        *,
+        status: int = 200,
+        **more,
+    ) -> HttpResponse:
+        """The detail page, with a register act's form or answer (`more`) on it."""
+        context = self.detail_context(request, project, caller, record, **more)
+        return render(request, "registers/detail.html", context, status=status)

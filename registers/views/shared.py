@@ -1,0 +1,99 @@
+"""What every register page's views share beside the page class: the people pickers'
+choices, the fixed choices of the row forms, the CSRF input the rows' forms repeat, an HTMX
+answer, a record's history and the register's pictures."""
+
+import contextlib
+from collections.abc import Iterable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from governance import services as kernel_services
+from governance.models import RAG_CHOICES, AuditEntry, Project
+from governance.people import browsers_among, resolve, search_browsers
+from governance.tracker import TrackerError
+from registers.models import (
+    CHANGE_DIMENSIONS,
+    RISK_DIRECTIONS,
+    RISK_STATUSES,
+    RISK_TREATMENTS,
+    WP_STATUSES,
+)
+
+
+def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
+    """People offered by the owner / maker / approver pickers: of the project's lead,
+    editors, sponsor and steering committee and the tracker's people directory, those who
+    can browse the project; and whoever the record already names. Resolved in one call."""
+    ids = {
+        project.lead_account_id,
+        project.sponsor_account_id,
+        *kernel_services.editor_account_ids(project),
+        *(project.steering_account_ids or []),
+        *current,
+    }
+    with contextlib.suppress(TrackerError):  # the picker still offers the known people
+        ids.update(u.account_id for u in search_browsers(project.key, "", limit=100))
+    ids.discard(None)
+    ids.discard("")
+    # Only people who can browse the project are offered (and whoever the record names now).
+    ids = browsers_among(project.key, ids) | {a for a in current if a}
+    people = resolve(ids)
+    return sorted(
+        ((a, p.display_name) for a, p in people.items()), key=lambda pair: pair[1].casefold()
+    )
+
+
+STATIC_CHOICES = {
+    "wp_status": [(v, v) for v in WP_STATUSES],
+    "rag": [(v, "No RAG" if v == "None" else v) for v in RAG_CHOICES],
+    "progress": [(str(v), f"{v}%") for v in range(0, 101, 10)],
+    "risk_status": [(v, v) for v in RISK_STATUSES],
+    "direction": [(v, v) for v in RISK_DIRECTIONS],
+    "score": [(str(v), str(v)) for v in range(1, 6)],
+    "treatments": list(RISK_TREATMENTS.items()),
+    "dimensions": CHANGE_DIMENSIONS,
+}
+
+
+def csrf_input(request: HttpRequest | None) -> str:
+    """The CSRF hidden input, built once per response: rows repeat it in every form (htmx
+    sends the token in a header; the input serves forms posted without script)."""
+    if request is None:
+        return ""
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request)
+    )
+
+
+def form_people(form: dict | None) -> set[str]:
+    return {a for a, _ in (form or {}).get("choices", {}).get("people", [])}
+
+
+def htmx_response(content: str, status: int) -> HttpResponse:
+    response = HttpResponse(content, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+def history(project: Project, record) -> list[AuditEntry]:
+    return list(
+        AuditEntry.objects.filter(project_key=project.key, target_id=str(record.pk)).order_by(
+            "-at", "-id"
+        )[:50]
+    )
+
+
+def pictures_html(reg: Any, project: Project, records: list, extra: Any) -> str:
+    """The register's pictures (its risk matrices, its timeline and budget curve), drawn
+    from `records` and `extra`; nothing for a register without pictures."""
+    if not reg.draws_pictures:
+        return ""
+    drawn = reg.pictures(project, records, extra, reg.base_url(project))
+    html = render_to_string("charts/_pictures.html", {"pictures": drawn})
+    return mark_safe(html)  # rendered by our template, autoescaped
