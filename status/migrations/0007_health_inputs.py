@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("status", "0005_exception_settled"),
+        ("status", "0006_money_exact_on_sqlite"),
     ]
 
     operations = [
