@@ -3,6 +3,9 @@ views, the section saves (HTMX partials) and the acts (which re-render the page 
 taken from when refused). Every flag a template reads is computed here from the lifecycle
 table and the caller; templates derive no rule."""
 
+from typing import Any, NamedTuple, Protocol
+
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -17,6 +20,7 @@ from charter.models import (
     RIO_DISPOSITIONS,
     SCOPE_DISPOSITIONS,
     SEVERITIES,
+    BusinessCase,
 )
 from charter.pictures import benefits_chart
 from charter.reviews import next_review
@@ -29,8 +33,9 @@ from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
 from governance import cleaning, labels, specs, submissions
 from governance.http import announce_revision, render_htmx
-from governance.models import SiteSettings
+from governance.models import Project, SiteSettings
 from governance.people import resolve
+from governance.permissions import Caller
 from governance.services import enabled_themes
 from registers.services import changes_awaiting_application
 
@@ -447,32 +452,67 @@ def minutes_context(request, project, caller, **extra) -> dict:
     return context
 
 
-PAGES = {
-    "case": ("charter/business_case.html", case_context, "charter:index"),
-    "closeout": ("charter/closeout.html", closeout_context, "charter:closeout"),
-    "realisation": ("charter/realisation.html", realisation_context, "charter:realisation"),
-    "minutes": ("charter/minutes.html", minutes_context, "charter:minutes"),
+class ContextBuilder(Protocol):
+    def __call__(
+        self, request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    ) -> dict[str, Any]: ...
+
+
+class Page(NamedTuple):
+    """A business-case page: its template, its context builder and its URL's name."""
+
+    template: str
+    builder: ContextBuilder
+    url_name: str
+
+
+# Each page is read by name (`page.template`), never unpacked: mypy 1.20 crashes
+# (AssertionError in check_multi_assignment_from_tuple) unpacking into `_` a dict.get whose
+# value is a tuple holding a callable with an untyped parameter.
+PAGES: dict[str, Page] = {
+    "case": Page("charter/business_case.html", case_context, "charter:index"),
+    "closeout": Page("charter/closeout.html", closeout_context, "charter:closeout"),
+    "realisation": Page("charter/realisation.html", realisation_context, "charter:realisation"),
+    "minutes": Page("charter/minutes.html", minutes_context, "charter:minutes"),
 }
 
 
-def page_url(project, page: str) -> str:
-    return reverse(PAGES.get(page, PAGES["case"])[2], args=[project.key])
+def page_url(project: Project, page: str) -> str:
+    return reverse(PAGES.get(page, PAGES["case"]).url_name, args=[project.key])
 
 
-def render_page(request, project, caller, page: str, *, status: int = 200, **extra):
+def render_page(
+    request: HttpRequest,
+    project: Project,
+    caller: Caller,
+    page: str,
+    *,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
     """A whole business-case page (also after a refused act, with `act_error`)."""
-    template, builder, _ = PAGES.get(page, PAGES["case"])
-    return render(request, template, builder(request, project, caller, **extra), status=status)
+    shown = PAGES.get(page, PAGES["case"])
+    context = shown.builder(request, project, caller, **extra)
+    return render(request, shown.template, context, status=status)
 
 
-def render_section(request, project, caller, page: str, partial: str, *, status=200, **extra):
+def render_section(
+    request: HttpRequest,
+    project: Project,
+    caller: Caller,
+    page: str,
+    partial: str,
+    *,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
     """A section of a page: its partial for HTMX, else the whole page."""
-    template, builder, _ = PAGES[page]
-    context = builder(request, project, caller, **extra)
-    return render_htmx(request, template, context, partial=partial, status=status)
+    shown = PAGES[page]
+    context = shown.builder(request, project, caller, **extra)
+    return render_htmx(request, shown.template, context, partial=partial, status=status)
 
 
-def revised(response, case):
+def revised(response: HttpResponse, case: BusinessCase) -> HttpResponse:
     """Announce the business case's new revision to the page (governance.http)."""
     return announce_revision(
         response, resource="charter", before=case.revision - 1, after=case.revision
