@@ -183,7 +183,7 @@ def find_projects(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     return page([_project_row(ctx, r) for r in rows], args)
 
 
-def _went_red_since(projects: list, since: dt.date) -> dict[int, str | None]:
+def _went_red_since(projects: list[Any], since: dt.date) -> dict[int, str | None]:
     """Per project, the overall RAG of its last published report before `since` (None when
     it had none): the baseline for 'went red since'."""
     before: dict[int, str | None] = {}
@@ -277,7 +277,7 @@ def project_overview(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _register_scope(ctx: Context, args: dict[str, Any]) -> list:
+def _register_scope(ctx: Context, args: dict[str, Any]) -> list[Any]:
     if args.get("projectKey"):
         found, _ = project(ctx, args["projectKey"])
         return [found]

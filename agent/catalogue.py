@@ -133,6 +133,7 @@ class Action:
 
 
 CATALOGUE: dict[str, Action] = {}
+ActionFunction = Callable[[Context, dict[str, Any]], Any]
 
 
 def action(
@@ -144,12 +145,12 @@ def action(
     schema: dict[str, Any],
     gate: Callable[[Context, dict[str, Any]], None] | None = None,
     offered_to: Callable[[permissions.Caller], bool] | None = None,
-):
+) -> Callable[[ActionFunction], ActionFunction]:
     """Register the decorated function as an action of the catalogue. `gate`: for a write,
     the checks that come before the body's (see `run`). `offered_to`: for a write, who may
     use it on a project (default: its editors)."""
 
-    def register(function: Callable[[Context, dict[str, Any]], Any]):
+    def register(function: ActionFunction) -> ActionFunction:
         if name in CATALOGUE:
             raise ValueError(f"Action {name} is registered twice.")
         full = {"type": "object", "additionalProperties": False, **schema}

@@ -11,6 +11,14 @@ Writes run at once (the MCP client asks its person before calling a tool: the to
 annotations say which only read and which cannot be undone) and are audited with the channel
 `agent` and the client's name."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.catalogue import Context
+
+
 import json
 import logging
 from collections.abc import Callable
@@ -131,7 +139,7 @@ def build_server(
             is_error=False,
         )
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
+    async def list_tools(ctx: Context, params) -> types.ListToolsResult:
         try:
             tools = await sync_to_async(tools_sync)()
         except DomainError as error:  # outside the agent gate: the reason, in words
@@ -140,7 +148,7 @@ def build_server(
             ) from None
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         client = _client_name(ctx, user_agent)
         return await sync_to_async(call_sync)(params.name, params.arguments or {}, client)
 
@@ -209,14 +217,14 @@ def _handle(server: Server, request: HttpRequest) -> HttpResponse:
             return {"type": "http.request", "body": chunk, "more_body": False}
         return {"type": "http.disconnect"}
 
-    async def send(message):
+    async def send(message) -> None:
         if message["type"] == "http.response.start":
             sent["status"] = message["status"]
             sent["headers"] = message.get("headers", [])
         elif message["type"] == "http.response.body":
             sent["body"] += message.get("body", b"")
 
-    async def run():
+    async def run() -> None:
         manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
         async with manager.run():
             await manager.handle_request(scope, receive, send)

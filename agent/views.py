@@ -1,6 +1,14 @@
 """The Assistant page: ask in words (with a language model configured), confirm or dismiss
 the writes it proposes, or run any action of the catalogue through its form."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.http import HttpResponse
 from django.shortcuts import redirect
 
@@ -13,7 +21,7 @@ from governance.http import page, render_htmx
 TEMPLATE = "agent/assistant.html"
 
 
-def _context(request, **extra) -> dict:
+def _context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     user = request.user
     actions = catalogue.available(request)
     messages = assistant.transcript(user)
@@ -30,7 +38,7 @@ def _context(request, **extra) -> dict:
     }
 
 
-def _conversation(request, status: int = 200) -> HttpResponse:
+def _conversation(request: HttpRequest, status: int = 200) -> HttpResponse:
     if getattr(request, "htmx", False):
         return render_htmx(
             request, TEMPLATE, _context(request), partial="conversation", status=status
@@ -39,7 +47,7 @@ def _conversation(request, status: int = 200) -> HttpResponse:
 
 
 @page("GET", "POST")
-def assistant_page(request):
+def assistant_page(request: HttpRequest):
     """GET the page; POST a question (`q`) for the model."""
     catalogue.require_agent_access(request)
     if request.method == "POST":
@@ -54,14 +62,14 @@ def assistant_page(request):
 
 
 @page("POST")
-def assistant_clear(request):
+def assistant_clear(request: HttpRequest):
     catalogue.require_agent_access(request)
     assistant.clear(request.user)
     return _conversation(request)
 
 
 @page("GET", "POST")
-def action_form(request, name: str):
+def action_form(request: HttpRequest, name: str) -> HttpResponse:
     """An action as a form generated from its schema; POST runs it as the person."""
     catalogue.require_agent_access(request)
     action = catalogue.get(name)
@@ -90,14 +98,14 @@ def action_form(request, name: str):
 
 
 @page("POST")
-def proposal_confirm(request, proposal_id):
+def proposal_confirm(request: HttpRequest, proposal_id):
     catalogue.require_agent_access(request)
     assistant.confirm(request, request.user, proposal_id)
     return _conversation(request)
 
 
 @page("POST")
-def proposal_dismiss(request, proposal_id):
+def proposal_dismiss(request: HttpRequest, proposal_id):
     catalogue.require_agent_access(request)
     assistant.dismiss(request.user, proposal_id)
     return _conversation(request)

@@ -24,7 +24,7 @@ def proposal_state(state):
 
 
 @register.filter
-def field_errors(error, name):
+def field_errors(error, name: str):
     """The messages of one field of a refused action (none when there is no error)."""
     if error is None:
         return []
@@ -32,5 +32,5 @@ def field_errors(error, name):
 
 
 @register.filter
-def dictitem(mapping, key):
+def dictitem(mapping, key: str):
     return (mapping or {}).get(key, "")
