@@ -1,5 +1,15 @@
 """Reads that pages need across projects, with their joins, in a constant number of queries."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import Project
+
+
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,7 +43,7 @@ class Awaiting:
     page: str
 
 
-def waiting_for(request) -> dict:
+def waiting_for(request: HttpRequest) -> dict[str, Any]:
     """The business cases and change requests awaiting the signed-in person's decision,
     across every project they can view."""
     rows = permissions.viewable_projects(request)
@@ -107,10 +117,10 @@ class ApprovalPreview:
     (the same the status page reads just before and just after approval), and the financial
     case's total cost set beside the plan's budget, with the difference in words."""
 
-    packages: list
+    packages: list[Any]
     total_budget: Decimal
     end: dt.date | None
-    carried: list
+    carried: list[Any]
     carried_budget: Decimal
     carried_days: int
     approved_budget: Decimal
@@ -176,7 +186,7 @@ def cost_reconciliation(total_cost: Decimal | None, budget: Decimal) -> str:
     return f"{stated} is {formatting.money(abs(gap))} {side} than {plan}."
 
 
-def approval_preview(project, case: BusinessCase) -> ApprovalPreview:
+def approval_preview(project: Project, case: BusinessCase) -> ApprovalPreview:
     """The approval panel's figures, in two queries (the packages, the carried changes)."""
     packages = work_packages(project)
     total = sum((p.budget or Decimal(0) for p in packages), Decimal(0))

@@ -1,5 +1,7 @@
 """Outbound calls of the business case, run by the outbox after commit."""
 
+from typing import Any
+
 from charter import finance
 from charter.models import BusinessCase
 from governance import outbox
@@ -20,7 +22,7 @@ def board_paper_page_id(case: BusinessCase) -> str | None:
 
 
 @outbox.handler("charter.approval_nudge", "Approval nudge on the board paper")
-def approval_nudge(payload: dict) -> None:
+def approval_nudge(payload: dict[str, Any]) -> None:
     """Best effort: a footer comment on the board paper @mentioning the sponsor. Recomputed
     from the case as it is now: nothing is posted once the case has left Submitted, without a
     board paper or a sponsor, or when this submission was already nudged."""

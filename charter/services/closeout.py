@@ -2,6 +2,15 @@
 owner), submit (the completeness check), return with close-out notes, close; then the BAU
 handover (acknowledge by the BAU owner, escalate by an editor)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+
+
 import datetime as dt
 from collections.abc import Mapping
 from decimal import Decimal
@@ -32,7 +41,7 @@ HANDOVER_READ_ONLY = {
 }
 
 
-def empty_closeout(now) -> dict:
+def empty_closeout(now) -> dict[str, Any]:
     return {
         "asBuiltOutcome": "",
         "asBuiltReturn": "",
@@ -60,7 +69,7 @@ def empty_closeout(now) -> dict:
 # --- what the close-out must cover -----------------------------------------------------------
 
 
-def pending_register_rows(project) -> dict[str, list]:
+def pending_register_rows(project: Project) -> dict[str, list[Any]]:
     """The register rows a close-out disposes of, four queries whatever their number: every
     work package, every open risk, every pending decision, every Proposed change and every
     change awaiting application."""
@@ -85,7 +94,9 @@ def pending_register_rows(project) -> dict[str, list]:
     }
 
 
-def missing_dispositions(close_out: Mapping[str, Any], rows: dict[str, list]) -> list[dict]:
+def missing_dispositions(
+    close_out: Mapping[str, Any], rows: dict[str, list[Any]]
+) -> list[dict[str, Any]]:
     """What the completeness check still needs: [{field, kind, id, name}], in form order."""
     close_out = close_out or {}
     pending = close_out.get("pendingDispositions") or {}
@@ -147,8 +158,13 @@ def _json(value: Any) -> Any:
 
 
 def _clean_map(
-    raw: Any, field: str, choices: list[str], valid_ids: set[str], current: dict, errors
-) -> dict:
+    raw: Any,
+    field: str,
+    choices: list[str],
+    valid_ids: set[str],
+    current: dict[str, Any],
+    errors: FieldErrors,
+) -> dict[str, Any]:
     """Merge {id: {disposition, note}} onto the current map; null removes an entry."""
     if not isinstance(raw, Mapping):
         errors.add(field, "Must be an object {id: {disposition, note}}.")
@@ -178,7 +194,9 @@ def _clean_map(
     return result
 
 
-def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
+def clean_closeout(
+    data: Mapping[str, Any], close_out: dict[str, Any], project: Project
+) -> dict[str, Any]:
     """The close-out with `data` merged in (charter.specs.CloseoutSpec): text and scalars
     replace; dispositions merge per id (null removes); lessons merge per field; of bauHandover
     only the owner is writable."""
@@ -361,7 +379,7 @@ def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | 
         return case
 
 
-def _handover(case: BusinessCase, **changes) -> dict:
+def _handover(case: BusinessCase, **changes: Any) -> dict[str, Any]:
     close_out = dict(case.close_out or {})
     close_out["bauHandover"] = {**(close_out.get("bauHandover") or {}), **changes}
     return close_out

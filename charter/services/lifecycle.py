@@ -2,6 +2,14 @@
 return with notes, address a note, approve (baselines frozen), re-open for amendment,
 archive, kill, and the first steering committee (schedule, confirm)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from charter.services.common import Write
+
+
 from decimal import Decimal
 from typing import Any
 
@@ -158,7 +166,7 @@ def _note_home(case: BusinessCase, note_id: str):
 
 def return_note_address(
     *, caller: Caller, note_id: str, data: Any = None, expected_revision: int | None = None
-) -> tuple[BusinessCase, dict]:
+) -> tuple[BusinessCase, dict[str, Any]]:
     """Mark a return note addressed (or not): a business-case note while Draft, a close-out
     note while the close-out is being reworked. Editors only."""
     case = current_case(caller.project)
@@ -187,8 +195,8 @@ def plan_baseline(
     case: BusinessCase,
     packages: list[WorkPackage],
     approved_at,
-    carried: list[dict] | None = None,
-) -> dict:
+    carried: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """{version, approvedAt, workPackages: {id: {budget, plannedStartDate, plannedEndDate}},
     totalBudget, totalBenefit, carriedChanges}: the frozen plan that the status page's cost
     and schedule RAG read, the approved benefit (the financial case's total benefit,
@@ -363,7 +371,7 @@ def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | N
     return _archive(caller, "kill", "killed", data, expected_revision)
 
 
-def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeRequest | None:
+def _withdraw_enabling_change(write: Write, disposition: str, reason: str) -> ChangeRequest | None:
     """The Proposed change that enables the amendment (derive.change_withdrawn_on_stop) could
     not be decided once the case is archived (its register freezes), and the amendment it asks
     for will not be made: it is withdrawn in the same transaction, by the person who stopped
@@ -384,7 +392,7 @@ def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeReq
     return change
 
 
-def _archive(caller, act_name, disposition, data, expected_revision):
+def _archive(caller: Caller, act_name: str, disposition, data, expected_revision: int | None):
     precheck(caller, acts.ACTS[act_name], expected_revision)
     reason = act_body(StopSpec, data).reason
     with transaction.atomic():

@@ -2,6 +2,14 @@
 recorded set the business case's firstSteercoHeldAt (and its attendees), which completes
 initiation. Decisions cite minutes (minutesRef) from this list."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.models import Project
+
+
 import datetime as dt
 from collections.abc import Mapping
 from typing import Any
@@ -49,7 +57,7 @@ def clean_attendees(raw: Any, errors: FieldErrors, key: str = "attendees") -> li
     return ids
 
 
-def minutes_list(project) -> list[SteeringMinutes]:
+def minutes_list(project: Project) -> list[SteeringMinutes]:
     return list(SteeringMinutes.objects.filter(project=project).order_by("-held_on", "-created_at"))
 
 
@@ -135,7 +143,9 @@ def minutes_record(
     return minutes
 
 
-def _complete_initiation(caller, project, case: BusinessCase, held_on: dt.date, attendees):
+def _complete_initiation(
+    caller: Caller, project: Project, case: BusinessCase, held_on: dt.date, attendees
+) -> None:
     """The first minutes recorded: firstSteercoHeldAt := the meeting's date (start of day),
     firstSteercoAttendees := its attendees; initiation completes (once the case is approved)."""
     held_at = timezone.make_aware(dt.datetime.combine(held_on, dt.time.min))

@@ -2,6 +2,14 @@
 or the change's page: the button is offered to the Project Lead only, on a change that may be
 applied (registers.tables)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.views.decorators.vary import vary_on_headers
@@ -15,7 +23,7 @@ from registers.views.changes import PAGES
 
 @page("POST")
 @vary_on_headers("HX-Request")
-def apply_to_baseline(request, key, change_id):
+def apply_to_baseline(request: HttpRequest, key: str, change_id):
     project, caller = permissions.project_for(request, key)
     try:
         change = services.change_apply_to_baseline(

@@ -2,6 +2,18 @@
 seats, financial case, supporting documents), the people and wiki pickers, and the return
 notes' 'addressed' toggle."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from charter.models import BusinessCase
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -30,13 +42,13 @@ ADOPTION_LABELS = {field: specs.labels(CharterSpec)[field] for field in forms.AD
 SEAT_FIELDS = set(SEATS)
 
 
-def _base_url(request) -> str:
+def _base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
 @pdf.bearer
 @page("GET")
-def index(request, key):
+def index(request: HttpRequest, key: str):
     project, caller = permissions.project_for(request, key)
     response = render_page(request, project, caller, "case")
     if pdf.wants_pdf(request):
@@ -56,7 +68,7 @@ FINANCIAL_LABELS = {
 }
 
 
-def _financial_text(financial_case: dict) -> dict:
+def _financial_text(financial_case: dict[str, Any]) -> dict[str, Any]:
     """The financial case's fields the conflict panel compares, as text."""
     builtin = financial_case["builtin"]
     return {
@@ -70,7 +82,9 @@ def _financial_text(financial_case: dict) -> dict:
     }
 
 
-def _conflict_rows(section: str, submitted: dict, case) -> list[dict]:
+def _conflict_rows(
+    section: str, submitted: dict[str, Any], case: BusinessCase
+) -> list[dict[str, Any]]:
     """Yours and the stored value of each field that differs, for the conflict panel."""
     if section == "financial":
         return conflict_rows(
@@ -83,7 +97,7 @@ def _conflict_rows(section: str, submitted: dict, case) -> list[dict]:
     return conflict_rows(ADOPTION_LABELS, submitted, stored_adoption(case))
 
 
-def _form_values(section: str, data: dict) -> dict:
+def _form_values(section: str, data: dict[str, Any]) -> dict[str, Any]:
     if section == "thesis":
         return {**data, "designPrinciples": "\n".join(data["designPrinciples"])}
     if section == "financial":
@@ -91,7 +105,7 @@ def _form_values(section: str, data: dict) -> dict:
     return data
 
 
-def _edit(request, key, section: str, parse):
+def _edit(request: HttpRequest, key: str, section: str, parse) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     data = parse(request.POST)
     extra = {}
@@ -129,22 +143,22 @@ def _edit(request, key, section: str, parse):
 
 
 @page("POST")
-def edit_thesis(request, key):
+def edit_thesis(request: HttpRequest, key: str):
     return _edit(request, key, "thesis", forms.thesis)
 
 
 @page("POST")
-def edit_adoption(request, key):
+def edit_adoption(request: HttpRequest, key: str):
     return _edit(request, key, "adoption", forms.adoption)
 
 
 @page("POST")
-def edit_financial(request, key):
+def edit_financial(request: HttpRequest, key: str):
     return _edit(request, key, "financial", forms.financial)
 
 
 @page("GET")
-def checklist(request, key):
+def checklist(request: HttpRequest, key: str) -> HttpResponse:
     """The adoption checklist for the values being typed (nothing is saved): the same
     function the submission gate uses."""
     project, caller = permissions.project_for(request, key)
@@ -175,7 +189,7 @@ def _seat_section(field: str) -> tuple[str, str]:
 
 
 @page("GET")
-def people_search(request, key):
+def people_search(request: HttpRequest, key: str) -> HttpResponse:
     """Search tracker people for a seat (editors). HTMX gets the results list; without
     JavaScript the same list comes as a page."""
     project, caller = permissions.editable_project_for(request, key)
@@ -204,7 +218,7 @@ def people_search(request, key):
 
 
 @page("POST")
-def seat(request, key):
+def seat(request: HttpRequest, key: str) -> HttpResponse:
     """Set or clear one seat (tracker person or external person), add or remove a steering
     committee member, or name the BAU owner of the close-out."""
     project, caller = permissions.editable_project_for(request, key)
@@ -253,7 +267,7 @@ def seat(request, key):
 
 
 @page("GET")
-def wiki_search(request, key):
+def wiki_search(request: HttpRequest, key: str) -> HttpResponse:
     """The supporting-documents picker: wiki pages matching the query (editors)."""
     project, caller = permissions.editable_project_for(request, key)
     query = request.GET.get("q", "").strip()
@@ -277,7 +291,7 @@ def wiki_search(request, key):
 
 
 @page("POST")
-def links(request, key):
+def links(request: HttpRequest, key: str) -> HttpResponse:
     """Add a plain link, add a wiki page picked in the picker, or remove a link."""
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action")
@@ -323,7 +337,7 @@ def links(request, key):
 
 
 @page("POST")
-def link_template(request, key):
+def link_template(request: HttpRequest, key: str) -> HttpResponse:
     """Create a board paper (business case) or a lessons page (close-out) from its template."""
     project, caller = permissions.editable_project_for(request, key)
     kind = request.POST.get("templateKind", "")
@@ -356,7 +370,7 @@ def link_template(request, key):
 
 
 @page("POST")
-def return_note(request, key, note_id):
+def return_note(request: HttpRequest, key: str, note_id: str) -> HttpResponse:
     """Toggle a return note's 'addressed' flag (editors; business-case notes while Draft,
     close-out notes while the close-out is reworked)."""
     project, caller = permissions.editable_project_for(request, key)

@@ -1,6 +1,16 @@
 """The close-out page: the as-built record, a disposition for every register row, lessons,
 the BAU handover, and the completeness of it all before submission."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -14,7 +24,7 @@ from governance.pageinput import check_numbers
 
 
 @page("GET", "POST")
-def closeout(request, key):
+def closeout(request: HttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         return render_page(request, project, caller, "closeout")

@@ -87,7 +87,7 @@ DONE = {
 }
 
 
-def stored_thesis(case) -> dict:
+def stored_thesis(case: BusinessCase) -> dict[str, Any]:
     return {
         "businessProblem": case.business_problem,
         "outcome": derive.outcome(case),
@@ -99,7 +99,7 @@ def stored_thesis(case) -> dict:
     }
 
 
-def stored_adoption(case) -> dict:
+def stored_adoption(case: BusinessCase) -> dict[str, Any]:
     return {
         "adoptionAffected": case.adoption_affected,
         "adoptionKpi": case.adoption_kpi,
@@ -127,7 +127,9 @@ FORM_ACTS = frozenset(
 ALL_ACT_LABELS = {name: act.label for name, act in acts.ACTS.items()}
 
 
-def _grouped(notes: list[dict], sections: list[str]) -> list[tuple[str, str, list[dict]]]:
+def _grouped(
+    notes: list[dict[str, Any]], sections: list[str]
+) -> list[tuple[str, str, list[dict[str, Any]]]]:
     groups = []
     for section in sections:
         in_section = [n for n in notes if n.get("section") == section]
@@ -136,7 +138,7 @@ def _grouped(notes: list[dict], sections: list[str]) -> list[tuple[str, str, lis
     return groups
 
 
-def _stepper(case) -> list[dict]:
+def _stepper(case: BusinessCase) -> list[dict[str, Any]]:
     status = case.approval_status
     shown = list(LIFECYCLE)
     if status == "NotRealised":
@@ -157,7 +159,7 @@ def _stepper(case) -> list[dict]:
     ]
 
 
-def tolerance_proposal(case) -> dict:
+def tolerance_proposal(case: BusinessCase) -> dict[str, Any]:
     """What the approval form pre-fills: the tolerances in force (an amendment), else the
     site's defaults; {api name: {label, value}}."""
     declared = specs.fields(TolerancesSpec)
@@ -173,7 +175,9 @@ def tolerance_proposal(case) -> dict:
     }
 
 
-def lifecycle_context(request, project, caller, case, page: str) -> dict:
+def lifecycle_context(
+    request: HttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
+) -> dict[str, Any]:
     """The lifecycle bar every business-case page shows: state, version, the acts this
     person may take now (and only those), with what their forms need."""
     available = acts.available_acts(case, caller)
@@ -214,7 +218,9 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
     return context
 
 
-def board_paper_choices(chosen: str | None, wiki_links: list[dict]) -> list[dict]:
+def board_paper_choices(
+    chosen: str | None, wiki_links: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The board-paper select: every wiki page among the supporting documents, and the page
     the financial case names (or the form was sent with) when it is not among them (set
     through the API, or its link was removed), so saving the form keeps it unless the person
@@ -232,7 +238,9 @@ def board_paper_choices(chosen: str | None, wiki_links: list[dict]) -> list[dict
     return [{**choice, "selected": choice["pageId"] == chosen} for choice in choices]
 
 
-def case_context(request, project, caller, **extra) -> dict:
+def case_context(
+    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     financial = finance.present(case.financial_case)
     saved = not case._state.adding
@@ -306,7 +314,9 @@ def case_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def closeout_context(request, project, caller, **extra) -> dict:
+def closeout_context(
+    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     rows = pending_register_rows(project)
     close_out = case.close_out or {}
@@ -322,7 +332,7 @@ def closeout_context(request, project, caller, **extra) -> dict:
     source = form or close_out
     source_pending = source.get("pendingDispositions") or {}
 
-    def disposition_rows(records, given, label_attr):
+    def disposition_rows(records: list[Any], given, label_attr):
         given = given or {}
         result = []
         for record in records:
@@ -387,7 +397,9 @@ def closeout_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def realisation_context(request, project, caller, **extra) -> dict:
+def realisation_context(
+    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     reviews = list(reversed(case.realisation_reviews or []))
     kpi = case.kpi_resolution or {}
@@ -417,7 +429,9 @@ def realisation_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def minutes_context(request, project, caller, **extra) -> dict:
+def minutes_context(
+    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     minutes = minutes_list(project)
     ids = [

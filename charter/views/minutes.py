@@ -1,6 +1,16 @@
 """Steering committee minutes: the list, and recording a meeting (a URL, or a new wiki page
 from the steering-minutes template). The first minutes complete initiation."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -12,7 +22,7 @@ from governance.http import page
 
 
 @page("GET", "POST")
-def minutes(request, key):
+def minutes(request: HttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         return render_page(request, project, caller, "minutes")

@@ -1,6 +1,16 @@
 """The realisation page: the review log, the KPI resolution, the verdict, maintenance, and
 the realisation record (summary, 'measured by' date, benefits owner)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -15,7 +25,7 @@ FIELDS = specs.writable(RealisationSpec)
 
 
 @page("GET", "POST")
-def realisation(request, key):
+def realisation(request: HttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     if request.method == "GET":
         return render_page(request, project, caller, "realisation")
