@@ -3,6 +3,14 @@ through its service (validated, audited, permission-checked), so the admin canno
 nominate editors, name a sponsor, unfreeze registers or change settings around the audit log.
 Editor nominations are made by the Project Lead, settings in Portfolio settings."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils import timezone
@@ -31,26 +39,26 @@ from governance.models import (
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Lists, filters and detail pages; no add, change or delete."""
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj=None):
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj=None):
         return False
 
 
 class ReadOnlyInline(admin.TabularInline):
     extra = 0
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj=None):
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj=None):
         return False
 
 
@@ -69,7 +77,7 @@ class UserAdmin(BaseUserAdmin):
     fieldsets = (*BaseUserAdmin.fieldsets, ("Tracker", {"fields": ("account_id",)}))
     add_fieldsets = (*BaseUserAdmin.add_fieldsets, ("Tracker", {"fields": ("account_id",)}))
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
         # The accountId is the person's identity on every governance record: changing it would
         # hand one person another's roles.
         fields = super().get_readonly_fields(request, obj)
@@ -128,11 +136,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = ("user", "name", "prefix", "digest", "created_at", "last_used_at")
     actions = ["revoke"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest):
         return False  # tokens are created on the profile page, where the raw token is shown once
 
     @admin.action(description="Revoke selected tokens")
-    def revoke(self, request, queryset):
+    def revoke(self, request: HttpRequest, queryset) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"{count} token(s) revoked.")
 
@@ -177,7 +185,7 @@ class OutboundTaskAdmin(admin.ModelAdmin):
     actions = ["retry_now"]
 
     @admin.action(description="Retry now")
-    def retry_now(self, request, queryset):
+    def retry_now(self, request: HttpRequest, queryset) -> None:
         count = queryset.exclude(state=OutboundTask.State.DONE).update(
             state=OutboundTask.State.PENDING, run_after=timezone.now(), locked_until=None
         )
@@ -193,7 +201,7 @@ class AtlassianGrantAdmin(ReadOnlyAdmin):
     fields = ("account_id", "user", "cloud_id", "scopes", "expires_at", "updated_at")
     search_fields = ("account_id", "user__username")
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj=None):
         return True
 
 

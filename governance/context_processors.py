@@ -1,5 +1,13 @@
 """What the page shell needs on every page: who is signed in and which sections they reach."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.utils.functional import SimpleLazyObject
 
 from governance import notifications, permissions
@@ -8,7 +16,7 @@ from governance.tracker import TrackerError
 
 
 class Shell:
-    def __init__(self, request):
+    def __init__(self, request: HttpRequest) -> None:
         self.request = request
         self.user = request.user
 
@@ -41,7 +49,7 @@ class Shell:
             return False
 
 
-def shell(request):
+def shell(request: HttpRequest):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"shell": None}

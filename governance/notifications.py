@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -127,7 +128,7 @@ def _make(queued: list[Notification]) -> None:
 
 
 @outbox.handler(EMAIL_TASK)
-def send_notification_email(payload: dict) -> None:
+def send_notification_email(payload: dict[str, Any]) -> None:
     """Send the notification's e-mail unless it was sent already, the person has no address,
     or they turned the kind off since."""
     note = Notification.objects.filter(pk=payload.get("id"), emailed_at__isnull=True).first()
@@ -174,7 +175,7 @@ def _unread_statement(vendor: str) -> str:
     return f"SELECT COUNT(*) FROM ({sql}) AS unread"
 
 
-def mark_read(account_id: str, ids: list | None = None) -> int:
+def mark_read(account_id: str, ids: list[Any] | None = None) -> int:
     """Mark this person's notifications read (these ids, or all)."""
     rows = Notification.objects.filter(recipient_account_id=account_id, read_at=None)
     if ids is not None:

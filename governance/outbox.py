@@ -8,6 +8,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -37,7 +38,7 @@ def handler(name: str, label: str = "") -> Callable[[Handler], Handler]:
     return register
 
 
-def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
+def enqueue(name: str, payload: dict[str, Any] | None = None) -> OutboundTask:
     """Queue an outbound call. Call inside the transaction of the change that needs it."""
     if name not in _HANDLERS:
         raise LookupError(f"No outbox handler named {name!r}.")
@@ -47,7 +48,7 @@ def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
     return task
 
 
-def enqueue_many(name: str, payloads: list[dict]) -> list[OutboundTask]:
+def enqueue_many(name: str, payloads: list[dict[str, Any]]) -> list[OutboundTask]:
     """`enqueue` for many calls of one handler, in multi-row statements."""
     if name not in _HANDLERS:
         raise LookupError(f"No outbox handler named {name!r}.")
@@ -132,7 +133,7 @@ def run_task(task_id) -> bool:
     return True
 
 
-def due_task_ids(limit: int = 50) -> list:
+def due_task_ids(limit: int = 50) -> list[Any]:
     now = timezone.now()
     tasks = OutboundTask.objects.filter(_due(now)).order_by("run_after", "created_at")
     if connection.features.has_select_for_update_skip_locked:

@@ -5,6 +5,7 @@ import time
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -35,7 +36,7 @@ class Person:
         parts = [p for p in self.display_name.replace("(", " ").split() if p[:1].isalnum()]
         return "".join(p[0] for p in parts[:2]).upper() or "?"
 
-    def as_seat(self) -> dict:
+    def as_seat(self) -> dict[str, Any]:
         return {
             "accountId": self.account_id,
             "displayName": self.display_name,
@@ -127,7 +128,7 @@ def browsers_among(project_key: str, account_ids) -> set[str]:
     return {a for a in ids if tracker.can_browse(a, project_key)}
 
 
-def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list:
+def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list[Any]:
     """People who may browse the project matching `query`: the tracker's own filtered search
     where it has one (one request), else its people search filtered by `browsers_among`."""
     from governance.tracker import get_tracker

@@ -1,5 +1,17 @@
 """Kernel pages: My projects, project overview, editor nominations, audit, profile (tokens)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 import datetime as dt
 
 from django.contrib import messages
@@ -26,7 +38,7 @@ from governance.tracker import TrackerError, work_package_field_note
 
 
 @page("GET")
-def project_list(request):
+def project_list(request: HttpRequest) -> HttpResponse:
     rows = permissions.viewable_projects(request)
     people = resolve(p.lead_account_id for p, _ in rows)
     query = request.GET.get("q", "").strip()
@@ -47,13 +59,13 @@ def project_list(request):
     )
 
 
-def project_context(project, caller, **extra) -> dict:
+def project_context(project: Project, caller: Caller, **extra: Any) -> dict[str, Any]:
     """What every project page (the tab shell) needs."""
     return {"project": project, "caller": caller, **extra}
 
 
 @page("GET")
-def project_overview(request, key):
+def project_overview(request: HttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     editor_ids = services.editor_account_ids(project)
     people = resolve(
@@ -73,7 +85,14 @@ def project_overview(request, key):
     )
 
 
-def _editors_context(request, project, caller, *, query: str = "", errors=None) -> dict:
+def _editors_context(
+    request: HttpRequest,
+    project: Project,
+    caller: Caller,
+    *,
+    query: str = "",
+    errors: FieldErrors | None = None,
+) -> dict[str, Any]:
     editor_ids = services.editor_account_ids(project)
     results = []
     search_error = ""
@@ -103,7 +122,7 @@ def _editors_context(request, project, caller, *, query: str = "", errors=None) 
 
 
 @page("GET", "POST")
-def project_editors(request, key):
+def project_editors(request: HttpRequest, key: str) -> HttpResponse:
     """The Project Lead nominates and removes editors (search, add, remove)."""
     project, caller = permissions.lead_project_for(request, key)
     template = "governance/project_editors.html"
@@ -137,7 +156,7 @@ AUDIT_PAGE_SIZE = 50
 
 
 @page("GET")
-def project_audit(request, key):
+def project_audit(request: HttpRequest, key: str) -> HttpResponse:
     """The project's audit log as sentences with names, newest first, 50 a page; filtered by
     person, kind and date; each entry's stored form behind a "details" toggle."""
     project, caller = permissions.project_for(request, key)
@@ -195,7 +214,7 @@ def _day(raw: str | None) -> dt.date | None:
 
 @page("GET", "POST")
 @uncompressed
-def profile(request):
+def profile(request: HttpRequest) -> HttpResponse:
     """The signed-in person's profile: API tokens (create, list, revoke)."""
     new_token = None
     errors = {}
@@ -226,14 +245,14 @@ def profile(request):
 
 
 @page("POST")
-def token_revoke(request, token_id):
+def token_revoke(request: HttpRequest, token_id) -> HttpResponse:
     token = services.token_revoke(user=request.user, token_id=token_id)
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("profile")
 
 
 @page("POST")
-def client_revoke(request, application_id):
+def client_revoke(request: HttpRequest, application_id) -> HttpResponse:
     """Disconnect an MCP client (OAuth) from the signed-in person."""
     name = oauth.client_revoke(user=request.user, application_id=application_id)
     messages.success(request, f"“{name}” is disconnected; it must ask you again to connect.")
@@ -241,14 +260,14 @@ def client_revoke(request, application_id):
 
 
 @page("GET", login=False)
-def healthz(request):
+def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness: the process answers. Asks nothing of the database or the cache, so an
     outage of either never has a healthy worker restarted."""
     return HttpResponse("ok", content_type="text/plain")
 
 
 @page("GET", login=False)
-def readyz(request):
+def readyz(request: HttpRequest):
     """Readiness: 200 when the database answers (the cache may be down: the app then answers
     from the database), 503 when it does not. The body says what each dependency answered,
     the outbox's backlog and how long its oldest pending task has waited."""
@@ -287,7 +306,7 @@ def readyz(request):
 
 
 @page("GET")
-def wiki_page(request, page_id):
+def wiki_page(request: HttpRequest, page_id: str) -> HttpResponse:
     """A page of the built-in wiki (local backend only), so supporting links work on a laptop.
     A page made for a project is read by those who can view that project; a page of no
     project by site admins; anyone else is told there is no such page (404)."""
@@ -307,7 +326,7 @@ def wiki_page(request, page_id):
 
 
 @page("GET")
-def outbox_tasks(request):
+def outbox_tasks(request: HttpRequest) -> HttpResponse:
     """Site admins: outbound calls that failed (dead, or waiting for their next retry), with
     their last error and a retry button."""
     permissions.require_site_admin(request)
@@ -318,7 +337,7 @@ def outbox_tasks(request):
 
 
 @page("POST")
-def outbox_retry(request, task_id):
+def outbox_retry(request: HttpRequest, task_id) -> HttpResponse:
     user = permissions.require_site_admin(request)
     from governance import outbox
 
@@ -328,7 +347,7 @@ def outbox_retry(request, task_id):
 
 
 @page("GET", "POST")
-def notification_list(request):
+def notification_list(request: HttpRequest) -> HttpResponse:
     """The signed-in person's notifications, newest first (50 a page), unread ones marked;
     POST marks them all read. Below: which kinds they receive."""
     me = request.user.account_id
@@ -352,7 +371,7 @@ def notification_list(request):
 
 
 @page("POST")
-def notification_settings(request):
+def notification_settings(request: HttpRequest) -> HttpResponse:
     """Turn kinds of notification on or off for the signed-in person."""
     wanted = set(request.POST.getlist("kinds"))
     notifications.set_opt_outs(request.user.account_id, set(NOTIFICATION_KINDS) - wanted)

@@ -1,6 +1,7 @@
 """Template helpers: people by accountId (names resolved in bulk by the view), RAG badges."""
 
 import json
+from typing import Any
 
 from django import template
 from django.utils.html import format_html
@@ -27,7 +28,7 @@ def percent_figure(value):
 
 
 @register.filter
-def person(people, account_id):
+def person(people, account_id: str):
     """Display name for an accountId from the view's `people` map; a dash when unnamed."""
     if not account_id:
         return "—"
@@ -36,7 +37,7 @@ def person(people, account_id):
 
 
 @register.simple_tag
-def person_chip(people, account_id):
+def person_chip(people, account_id: str):
     if not account_id:
         return mark_safe('<span class="muted">—</span>')
     found = (people or {}).get(account_id)
@@ -60,12 +61,12 @@ def rag_badge(value, label=""):
 
 
 @register.filter
-def get_item(mapping, key):
+def get_item(mapping, key: str):
     return (mapping or {}).get(key)
 
 
 @register.simple_tag(takes_context=True)
-def query_with(context, **changes):
+def query_with(context: dict[str, Any], **changes: Any):
     """The current query string with some parameters replaced (for sort and filter links)."""
     params = context["request"].GET.copy()
     for key, value in changes.items():
@@ -95,7 +96,7 @@ def label_filter(code):
 
 
 @register.filter
-def field_label(name):
+def field_label(name: str):
     return labels.field_label(name)
 
 
