@@ -1,5 +1,13 @@
 """JSON API of the portfolio (mounted at /api/v1), behind the portfolio/agent gate."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from ninja import Router
 
 from governance import permissions, specs
@@ -95,7 +103,7 @@ def _sort_values() -> list[str]:
 )
 @answers(list_of(PORTFOLIO_ROW))
 def portfolio(
-    request,
+    request: HttpRequest,
     theme: str | None = None,
     approvalStatus: str | None = None,
     rag: str | None = None,
@@ -134,7 +142,7 @@ def portfolio(
     "/portfolio/lessons", openapi_extra={"x-enums": {"kind": ["", *selectors.LESSON_KINDS]}}
 )
 @answers(list_of(LESSON))
-def lessons(request, q: str = "", kind: str = "", theme: str = ""):
+def lessons(request: HttpRequest, q: str = "", kind: str = "", theme: str = ""):
     """Close-out lessons (closeOut.lessons: worked, differently, nextSponsor) and realisation
     lessons of the viewable projects, newest first. q matches every word; kind is one of
     worked, differently, nextSponsor, realisation."""

@@ -30,7 +30,7 @@ def _xlsx(value: Any) -> Any:
     return value.text if isinstance(value, cleaning.Money) else _safe(value)
 
 
-def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]]:
+def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
     def lead(row):
         person = people.get(row["leadAccountId"] or "")
         return person.display_name if person else (row["leadAccountId"] or "")
@@ -38,7 +38,7 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
     def rag(dimension):
         return lambda row: row["effective"][f"{dimension}Rag"]
 
-    def earned(key):
+    def earned(key: str):
         return lambda row: (row.get("earnedValue") or {}).get(key)
 
     def why(dimension):
@@ -81,7 +81,7 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]
     ]
 
 
-def to_csv(rows: list[dict], people: dict[str, Person]) -> bytes:
+def to_csv(rows: list[dict[str, Any]], people: dict[str, Person]) -> bytes:
     cols = columns(people)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -92,7 +92,7 @@ def to_csv(rows: list[dict], people: dict[str, Person]) -> bytes:
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
-def to_xlsx(rows: list[dict], people: dict[str, Person]) -> bytes:
+def to_xlsx(rows: list[dict[str, Any]], people: dict[str, Person]) -> bytes:
     cols = columns(people)
     book = Workbook()
     sheet = book.active

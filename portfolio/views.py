@@ -2,6 +2,16 @@
 thresholds) are edited here by site administrators; the portfolio itself (page, exports) and
 the lessons across projects are read here behind the portfolio/agent gate."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import User
+
+
 import re
 
 from django.conf import settings
@@ -125,7 +135,7 @@ DEFAULT_COLUMNS = [
 ]
 
 
-def shown_columns(user) -> list[str]:
+def shown_columns(user: User) -> list[str]:
     """The column keys this person chose (in the page's order), or the default set."""
     chosen = PortfolioColumns.objects.filter(user=user).values_list("columns", flat=True).first()
     keys = set(chosen or DEFAULT_COLUMNS) | FIXED_COLUMNS
@@ -137,7 +147,7 @@ def _total(values) -> float | int | None:
     return sum(numbers) if numbers else None
 
 
-def subtotal(rows: list[dict]) -> dict:
+def subtotal(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """A theme group's line: sums of money and counts, the worst slip and risk score, and the
     overrun of the summed forecast against the summed approved budget (projects with both)."""
     both = [r for r in rows if r["approvedBudget"] and r["eac"] is not None]
@@ -166,7 +176,7 @@ def subtotal(rows: list[dict]) -> dict:
     }
 
 
-def _sort_links(params: selectors.Params) -> dict[str, dict]:
+def _sort_links(params: selectors.Params) -> dict[str, dict[str, Any]]:
     """Each sortable column's link: ascending first, then reversed; the current one marked."""
     query = params.as_query()
     links = {}
@@ -181,14 +191,14 @@ def _sort_links(params: selectors.Params) -> dict[str, dict]:
     return links
 
 
-def _earned(rows: list[dict]) -> dict:
+def _earned(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The portfolio's earned value: the projects' figures summed (`status.earned_value`)."""
     values = earned_value.portfolio_values(rows).as_dict()
     return {"values": values, "readings": earned_value.readings(values)}
 
 
 @page("GET")
-def portfolio_index(request):
+def portfolio_index(request: HttpRequest) -> HttpResponse:
     """One row per viewable project: effective RAGs with their drivers, approval state, budget
     against forecast, slip, risks, pending decisions and changes; filters, sorting, grouping by
     theme, summary counts and a RAG heat grid. HTMX swaps the results on filter changes."""
@@ -235,7 +245,7 @@ def portfolio_index(request):
 
 
 @page("POST")
-def portfolio_columns(request):
+def portfolio_columns(request: HttpRequest) -> HttpResponse:
     """Save the columns this person sees in the portfolio (or go back to the default set)."""
     permissions.require_portfolio_access(request)
     if request.POST.get("reset"):
@@ -255,7 +265,7 @@ def portfolio_columns(request):
 
 
 @page("GET")
-def portfolio_export(request):
+def portfolio_export(request: HttpRequest):
     """The portfolio as CSV or XLSX (format=csv|xlsx), with the page's filters and sorting."""
     permissions.require_portfolio_access(request)
     kind = request.GET.get("format", "csv")
@@ -278,7 +288,7 @@ def portfolio_export(request):
 
 
 @page("GET")
-def lessons(request):
+def lessons(request: HttpRequest) -> HttpResponse:
     """Every close-out and realisation lesson across the viewable projects, searchable."""
     permissions.require_portfolio_access(request)
     q = request.GET.get("q", "").strip()
@@ -304,7 +314,7 @@ def lessons(request):
     )
 
 
-def _settings_form(post) -> dict:
+def _settings_form(post: QueryDict) -> dict[str, Any]:
     themes = []
     for index in range(THEMES_MAX):
         name = post.get(f"theme-{index}-name", "").strip()
@@ -337,10 +347,10 @@ def _settings_form(post) -> dict:
 
 
 @page("GET", "POST")
-def site_settings(request):
+def site_settings(request: HttpRequest) -> HttpResponse:
     user = permissions.require_site_admin(request)
     site = SiteSettings.load()
-    errors: dict = {}
+    errors: dict[str, Any] = {}
     status = 200
     submitted = None
     if request.method == "POST":
