@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -26,7 +28,9 @@ class RegistersConfig(AppConfig):
         project_changed.connect(bump_registers_revision, dispatch_uid="registers-revision")
         from registers.services.work_packages import mark_issue_link_broken
 
-        def issue_gone(sender, issue_key, reason, project_key="", **kwargs):
+        def issue_gone(
+            sender, issue_key: str, reason: str, project_key: str = "", **kwargs: Any
+        ) -> None:
             mark_issue_link_broken(issue_key=issue_key, reason=reason, project_key=project_key)
 
         tracker_issue_gone.connect(

@@ -2,6 +2,14 @@
 derived fields included, plus display names next to people), and the reading of an import
 file into rows of API field names for `registers.services.register_import`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.specs import Spec
+
+
 import csv
 import dataclasses
 import datetime as dt
@@ -76,7 +84,7 @@ BOOLEAN_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec
 DATE_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, IsoDate)}
 
 
-def _field_kind(spec, api: str) -> str:
+def _field_kind(spec: type[Spec], api: str) -> str:
     """What a column takes, for reading a typed cell (a date, a true/false) into it."""
     if api in DATE_FIELDS:
         return "date"
@@ -139,7 +147,7 @@ CONTENT_TYPES = {
 # --- export ----------------------------------------------------------------------------------
 
 
-def records(project: Project, register: str) -> list[dict]:
+def records(project: Project, register: str) -> list[dict[str, Any]]:
     """The register as the API represents it, in the register's order."""
     if register == "work-packages":
         plan = plan_baseline_of(project)
@@ -292,7 +300,7 @@ class Reading:
     digest: str
 
 
-def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
+def read_rows(register: str, upload: Any) -> list[tuple[int, dict[str, Any]]]:
     """The rows of an uploaded file (see `read_file`); any cell that cannot be read refuses
     the file (422, each cell listed)."""
     reading = read_file(register, upload)
@@ -310,7 +318,7 @@ def unreadable(problems: list[dict[str, Any]]) -> ValidationFailed:
     )
 
 
-def read_file(register: str, upload) -> Reading:
+def read_file(register: str, upload: Any) -> Reading:
     """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
     Read-only and derived columns of an export are ignored (and noted), so an export imports
     back; an unknown column refuses the file. The file is read as a stream and reading stops
@@ -677,7 +685,7 @@ class _Priced(float):
 
     symbol: str
 
-    def __new__(cls, value: float, symbol: str) -> "_Priced":
+    def __new__(cls, value: float, symbol: str) -> _Priced:
         number = super().__new__(cls, value)
         number.symbol = symbol
         return number
@@ -921,7 +929,7 @@ def _ods_cells(row, number: int) -> tuple[Any, ...]:
     return tuple(cells)
 
 
-def _ods_value(cell) -> Any:
+def _ods_value(cell: tuple[str, int, int]) -> Any:
     """A cell as openpyxl reads XLSX: the value its type gives, else its text (None when
     blank)."""
     kind = cell.get(f"{{{_OFFICE}}}value-type")

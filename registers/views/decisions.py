@@ -2,6 +2,18 @@
 pending decisions, and appended notes (the one write onto a made decision, allowed on frozen
 registers too). There is no delete and no approval of decisions."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.urls import path
@@ -31,25 +43,25 @@ class DecisionPages(base.RegisterPages):
         "empty while a decision is pending; fill it when the decision is taken."
     )
 
-    def records(self, project):
+    def records(self, project: Project):
         return selectors.decisions(project)
 
     def to_dict(self, record):
         return decision_to_dict(record)
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data):
         return services.decision_create(caller=caller, data=data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
         return services.decision_update(
             caller=caller, decision_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def check_editable(self, record):
+    def check_editable(self, record) -> None:
         """Pending decisions only: a made decision answers 409 (add a note instead)."""
         require_editable(record)
 
-    def form_choices(self, project, values):
+    def form_choices(self, project: Project, values):
         choices = super().form_choices(project, values)
         choices["minutes"] = [
             (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
@@ -64,7 +76,7 @@ class DecisionPages(base.RegisterPages):
             path(f"{self.item_route()}notes/", notes, name="decision-notes"),
         ]
 
-    def notes_view(self, request, key, decision_id):
+    def notes_view(self, request: HttpRequest, key: str, decision_id):
         """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
         project, caller = permissions.editable_project_for(request, key)
         decision = self.current(project, decision_id)
@@ -109,10 +121,19 @@ class DecisionPages(base.RegisterPages):
             request, project, caller, decision, notice=notice if repeated is not None else ""
         )
 
-    def detail_extra(self, record) -> dict:
+    def detail_extra(self, record) -> dict[str, Any]:
         return {"note_token": submissions.new_token()}
 
-    def note_row(self, request, project, caller, decision, errors, text, status):
+    def note_row(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        decision: Decision,
+        errors: FieldErrors,
+        text: str,
+        status,
+    ):
         return self.render_partial(
             request,
             project,

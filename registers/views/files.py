@@ -1,6 +1,14 @@
 """The Registers tab landing, and the CSV / XLSX export of each register (imports:
 `registers.views.imports`)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from django.http import HttpResponse, HttpResponseRedirect
 
 from governance import permissions
@@ -10,14 +18,14 @@ from registers.views import base
 
 
 @page("GET")
-def index(request, key):
+def index(request: HttpRequest, key: str) -> HttpResponse:
     """The Registers tab opens on the work packages."""
     project, _ = permissions.project_for(request, key)
     return HttpResponseRedirect(base.REGISTERS["work-packages"].base_url(project))
 
 
 @page("GET")
-def export(request, key, register):
+def export(request: HttpRequest, key: str, register: str):
     project, _ = permissions.project_for(request, key)
     content, content_type, name = spreadsheets.export(
         project, register, request.GET.get("format", "csv")
@@ -28,7 +36,7 @@ def export(request, key, register):
 
 
 @page("POST")
-def undo_delete(request, key, register):
+def undo_delete(request: HttpRequest, key: str, register: str):
     """Undo one of this person's recent deletes (the token the "Deleted" notice carried)."""
     project, caller = permissions.editable_project_for(request, key)
     reg = base.REGISTERS[register]

@@ -1,6 +1,17 @@
 """The risks and opportunities register page: inline add / edit / delete, scores with their
 heat colour, and the Record-decision act on a materialised risk."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.urls import path
@@ -32,30 +43,30 @@ class RiskPages(base.RegisterPages):
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
 
-    def records(self, project):
+    def records(self, project: Project):
         return selectors.risks(project)
 
-    def extra(self, project):
+    def extra(self, project: Project):
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
-    def page_key_parts(self, project):
+    def page_key_parts(self, project: Project):
         return rag_thresholds()
 
-    def pictures(self, project, records, extra, url):
+    def pictures(self, project: Project, records: list[Any], extra, url: str):
         return pictures.risk_matrices(records, extra["thresholds"], url)
 
     def to_dict(self, record):
         return risk_to_dict(record, [])
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data):
         return services.risk_create(caller=caller, data=data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
         return services.risk_update(
             caller=caller, risk_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller, pk, expected_revision):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None):
         return services.risk_delete(caller=caller, risk_id=pk, expected_revision=expected_revision)
 
     def get_urls(self):
@@ -67,7 +78,7 @@ class RiskPages(base.RegisterPages):
 
     # --- record the decision that treats a materialised risk -------------------------------
 
-    def record_decision_view(self, request, key, risk_id):
+    def record_decision_view(self, request: HttpRequest, key: str, risk_id):
         """Record the decision that treats a materialised risk: a decision form pre-filled
         from the risk, inline under its row. Refused (409) for a risk that has not
         materialised."""
@@ -110,13 +121,15 @@ class RiskPages(base.RegisterPages):
             return self.render_row(request, project, caller, risk, tabs=True, notice=notice)
         return self.render_row(request, project, caller, risk, status=201, tabs=True)
 
-    def record_form(self, project, risk, values=None) -> dict:
+    def record_form(self, project: Project, risk, values=None) -> dict[str, Any]:
         prefill = forms.values_from_record("decisions", decision_prefill(risk))
         form = DECISIONS.new_form(project, values or prefill)
         form["risk"] = risk
         return form
 
-    def record_response(self, request, project, caller, risk, form, status):
+    def record_response(
+        self, request: HttpRequest, project: Project, caller: Caller, risk, form, status
+    ):
         if not request.htmx:
             return self.detail_response(
                 request, project, caller, risk, status=status, record_form=form

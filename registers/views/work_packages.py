@@ -1,6 +1,20 @@
 """The work-package register page: inline add / edit / delete, the issue-link picker, and
 reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.http import HttpResponseRedirect
 from django.urls import path
 from django.utils import timezone
@@ -30,13 +44,13 @@ class WorkPackagePages(base.RegisterPages):
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
 
-    def records(self, project):
+    def records(self, project: Project):
         return selectors.work_packages(project)
 
-    def extra(self, project):
+    def extra(self, project: Project):
         return {"plan": plan_baseline_of(project)}
 
-    def pictures(self, project, records, extra, url):
+    def pictures(self, project: Project, records: list[Any], extra, url: str):
         return [
             pictures.work_package_timeline(
                 records, url, timezone.localdate(), plan=extra.get("plan")
@@ -47,20 +61,20 @@ class WorkPackagePages(base.RegisterPages):
     def to_dict(self, record):
         return work_package_to_dict(record)
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data):
         return services.work_package_create(caller=caller, data=data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
         return services.work_package_update(
             caller=caller, wp_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller, pk, expected_revision):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None):
         return services.work_package_delete(
             caller=caller, wp_id=pk, expected_revision=expected_revision
         )
 
-    def prepare_form(self, form):
+    def prepare_form(self, form) -> None:
         """The budget phasing month grid."""
         form["phasing_rows"] = forms.phasing_rows(form["values"].get("budgetPhasing") or "")
 
@@ -90,7 +104,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- reordering ------------------------------------------------------------------------
 
-    def move_view(self, request, key, wp_id):
+    def move_view(self, request: HttpRequest, key: str, wp_id):
         """Keyboard reordering: move one package up or down; focus stays on the moved row."""
         project, caller = permissions.editable_project_for(request, key)
         direction = request.POST.get("direction")
@@ -99,7 +113,7 @@ class WorkPackagePages(base.RegisterPages):
             request, project, caller, moved_id=wp_id, moved_direction=direction
         )
 
-    def reorder_view(self, request, key):
+    def reorder_view(self, request: HttpRequest, key: str):
         """Mouse reordering: the whole order after a drag and drop."""
         project, caller = permissions.project_for(request, key)
         services.work_package_reorder(caller=caller, ids=request.POST.getlist("ids"))
@@ -107,7 +121,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- linked issues ---------------------------------------------------------------------
 
-    def links_view(self, request, key, wp_id):
+    def links_view(self, request: HttpRequest, key: str, wp_id):
         """The issue-link picker. GET without `q`: the row with the picker open; GET with `q`:
         the matching issues of the project; POST: link `issue_key`."""
         project, caller = permissions.editable_project_for(request, key)
@@ -137,14 +151,24 @@ class WorkPackagePages(base.RegisterPages):
             return HttpResponseRedirect(f"{self.base_url(project)}{wp.pk}/")
         return self.picker_row(request, project, caller, wp, linked=issue_key.strip().upper())
 
-    def unlink_view(self, request, key, wp_id, issue_key):
+    def unlink_view(self, request: HttpRequest, key: str, wp_id, issue_key: str):
         project, caller = permissions.project_for(request, key)
         wp = services.work_package_unlink_issue(caller=caller, wp_id=wp_id, issue_key=issue_key)
         if not request.htmx:
             return HttpResponseRedirect(f"{self.base_url(project)}{wp.pk}/")
         return self.picker_row(request, project, caller, wp)
 
-    def picker_row(self, request, project, caller, wp, *, errors=None, status=200, linked=""):
+    def picker_row(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        wp: WorkPackage,
+        *,
+        errors: FieldErrors | None = None,
+        status=200,
+        linked="",
+    ):
         return self.render_partial(
             request,
             project,
@@ -157,7 +181,9 @@ class WorkPackagePages(base.RegisterPages):
             linked=linked,
         )
 
-    def issue_results(self, request, project, caller, wp, query):
+    def issue_results(
+        self, request: HttpRequest, project: Project, caller: Caller, wp: WorkPackage, query
+    ) -> HttpResponse:
         query = query.strip()
         error = ""
         issues = []
