@@ -1,6 +1,16 @@
 """JSON API of project status and status reports (mounted at /api/v1). Every write goes
 through `status.services`; reads carry the derived values from `derive`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import Project
+
+
 from django.http import HttpResponse
 from ninja import Router
 
@@ -37,19 +47,19 @@ REPORT_SUMMARY = component(
 )
 
 
-def _status_response(project, response: HttpResponse) -> dict:
+def _status_response(project: Project, response: HttpResponse) -> dict[str, Any]:
     view = selectors.view_for(project)
     with_etag(response, view.status.revision)
     return status_to_dict(view)
 
 
-def _if_match(request) -> int | None:
+def _if_match(request: HttpRequest) -> int | None:
     return parse_if_match(request.headers.get("If-Match"))
 
 
 @router.get("/projects/{key}/status")
 @answers(PROJECT_STATUS, etag=True)
-def status_get(request, key: str, response: HttpResponse):
+def status_get(request: HttpRequest, key: str, response: HttpResponse):
     """The project status: the spec's stored fields, `derived` and `effective`
     ({costRag, scheduleRag, scopeRag, riskRag}), `drivers` per dimension, `stale`, the
     initiation checklist and the realisation review due date."""
@@ -60,7 +70,7 @@ def status_get(request, key: str, response: HttpResponse):
 @router.patch("/projects/{key}/status", openapi_extra=STATUS_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def status_patch(request, key: str, response: HttpResponse):
+def status_patch(request: HttpRequest, key: str, response: HttpResponse):
     """Editors. Derived read-only fields sent back are ignored; unknown fields are refused.
     Honours If-Match (412 when stale). Always stamps lastUpdatedAt/By."""
     project, caller = permissions.editable_project_for(request, key)
@@ -69,7 +79,7 @@ def status_patch(request, key: str, response: HttpResponse):
     return _status_response(project, response)
 
 
-def _item_id(request) -> str:
+def _item_id(request: HttpRequest) -> str:
     body = json_object(request)
     unknown = [k for k in body if k != "itemId"]
     if unknown:
@@ -83,7 +93,7 @@ _ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
 @router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def checklist_dismiss(request, key: str, response: HttpResponse):
+def checklist_dismiss(request: HttpRequest, key: str, response: HttpResponse):
     """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
     project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -96,7 +106,7 @@ def checklist_dismiss(request, key: str, response: HttpResponse):
 @router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def checklist_restore(request, key: str, response: HttpResponse):
+def checklist_restore(request: HttpRequest, key: str, response: HttpResponse):
     """Bring a dismissed initiation checklist item back."""
     project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -109,7 +119,7 @@ def checklist_restore(request, key: str, response: HttpResponse):
 @router.post("/projects/{key}/status/initiation/acknowledge")
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def initiation_acknowledge(request, key: str, response: HttpResponse):
+def initiation_acknowledge(request: HttpRequest, key: str, response: HttpResponse):
     """Acknowledge initiation as complete (initiationCompletedAt); 409 when already complete."""
     project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -121,7 +131,7 @@ def initiation_acknowledge(request, key: str, response: HttpResponse):
     "/projects/{key}/status/reports", openapi_extra={"x-enums": {"state": list(REPORT_STATES)}}
 )
 @answers(list_of(REPORT_SUMMARY))
-def report_list(request, key: str, state: str | None = None):
+def report_list(request: HttpRequest, key: str, state: str | None = None):
     """Status reports: the draft (if any) first, then the published ones, newest first. Each
     carries the overall and effective RAGs it froze (the trend). Filter: state."""
     project, _ = permissions.project_for(request, key)
@@ -133,7 +143,7 @@ def report_list(request, key: str, state: str | None = None):
 
 @router.post("/projects/{key}/status/reports", response={201: dict}, openapi_extra=REPORT_BODY)
 @answers(STATUS_REPORT, etag=True)
-def report_create(request, key: str, response: HttpResponse):
+def report_create(request: HttpRequest, key: str, response: HttpResponse):
     """Start a draft (editors). Title defaults to today's date; key messages start from the
     status' key messages. 409 while another draft exists."""
     _project, caller = permissions.editable_project_for(request, key)
@@ -142,7 +152,7 @@ def report_create(request, key: str, response: HttpResponse):
     return report_to_dict(report)
 
 
-def _report(project, report_id: str):
+def _report(project: Project, report_id: str):
     report = selectors.report_in(project, report_id)
     if report is None:
         raise NotFound(f"No such status report in {project.key}.")
@@ -151,7 +161,7 @@ def _report(project, report_id: str):
 
 @router.get("/projects/{key}/status/reports/{report_id}")
 @answers(STATUS_REPORT, etag=True)
-def report_get(request, key: str, report_id: str, response: HttpResponse):
+def report_get(request: HttpRequest, key: str, report_id: str, response: HttpResponse):
     """One report; a published one with its immutable `snapshot` (the status representation
     as it was, with derived values and drivers)."""
     project, _ = permissions.project_for(request, key)
@@ -163,7 +173,7 @@ def report_get(request, key: str, report_id: str, response: HttpResponse):
 @router.patch("/projects/{key}/status/reports/{report_id}", openapi_extra=REPORT_BODY)
 @honours_if_match
 @answers(STATUS_REPORT, etag=True)
-def report_patch(request, key: str, report_id: str, response: HttpResponse):
+def report_patch(request: HttpRequest, key: str, report_id: str, response: HttpResponse):
     """Edit a draft's title and key messages. 409 once published."""
     _project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -176,7 +186,7 @@ def report_patch(request, key: str, report_id: str, response: HttpResponse):
 
 @router.delete("/projects/{key}/status/reports/{report_id}", response={204: None})
 @honours_if_match
-def report_delete(request, key: str, report_id: str):
+def report_delete(request: HttpRequest, key: str, report_id: str) -> None:
     """Discard a draft. 409 for a published report: those are never deleted."""
     _project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -187,7 +197,7 @@ def report_delete(request, key: str, report_id: str):
 @router.post("/projects/{key}/status/reports/{report_id}/publish")
 @honours_if_match
 @answers(STATUS_REPORT, etag=True)
-def report_publish(request, key: str, report_id: str, response: HttpResponse):
+def report_publish(request: HttpRequest, key: str, report_id: str, response: HttpResponse):
     """Publish a draft: freezes the snapshot. 409 when already published."""
     _project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -209,7 +219,7 @@ EXCEPTION_RECORD = component("ProjectException", EXCEPTION_RECORD_SCHEMA)
 PROJECT_EXCEPTION = component("ProjectExceptionView", exception_view_schema(EXCEPTION_RECORD))
 
 
-def _exception_response(project, response: HttpResponse) -> dict:
+def _exception_response(project: Project, response: HttpResponse) -> dict[str, Any]:
     answer = exceptions.project_exception(project)
     if answer["exception"]:
         with_etag(response, answer["exception"]["revision"])
@@ -218,7 +228,7 @@ def _exception_response(project, response: HttpResponse) -> dict:
 
 @router.get("/projects/{key}/exception")
 @answers(PROJECT_EXCEPTION, etag=True)
-def exception_get(request, key: str, response: HttpResponse):
+def exception_get(request: HttpRequest, key: str, response: HttpResponse):
     """The tolerances, the figures beyond them now (`crossed`), whether the project is in
     exception and its undecided exception (report, events, age) or null."""
     project, _ = permissions.project_for(request, key)
@@ -229,7 +239,7 @@ def exception_get(request, key: str, response: HttpResponse):
 @answers(
     {"type": "object", "properties": {"items": list_of(EXCEPTION_RECORD)}, "required": ["items"]}
 )
-def exception_history(request, key: str):
+def exception_history(request: HttpRequest, key: str):
     """Every exception of the project, newest first, decided ones included."""
     project, _ = permissions.project_for(request, key)
     return {"items": [exceptions.to_dict(record) for record in exceptions.history(project)]}
@@ -238,7 +248,7 @@ def exception_history(request, key: str):
 @router.put("/projects/{key}/exception/report", openapi_extra=EXCEPTION_REPORT_BODY)
 @honours_if_match
 @answers(PROJECT_EXCEPTION, etag=True)
-def exception_report_put(request, key: str, response: HttpResponse):
+def exception_report_put(request: HttpRequest, key: str, response: HttpResponse):
     """The Project Lead's exception report (written or rewritten until decided); the plan's
     figures become a change request to the sponsor. Honours If-Match."""
     project, caller = permissions.project_for(request, key)
@@ -251,7 +261,7 @@ def exception_report_put(request, key: str, response: HttpResponse):
 @router.post("/projects/{key}/exception/decision", openapi_extra=EXCEPTION_DECISION_BODY)
 @honours_if_match
 @answers(PROJECT_EXCEPTION, etag=True)
-def exception_decision_post(request, key: str, response: HttpResponse):
+def exception_decision_post(request: HttpRequest, key: str, response: HttpResponse):
     """The sponsor's decision: AcceptPlan (the plan's change request is approved) or Kill (the
     business case's Kill act; comment required as its reason). Closes the exception."""
     project, caller = permissions.project_for(request, key)

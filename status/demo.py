@@ -5,6 +5,15 @@ reports, a schedule override on the troubled project, stale statuses and project
 reported on yet. Statuses are set through the status services, once per project (a project
 whose status was already updated is left alone), so a second run changes nothing."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.catalogue import Context
+    from governance.permissions import Caller
+
+
 import datetime as dt
 
 from django.utils import timezone
@@ -288,7 +297,7 @@ EXCEPTION_REPORTS = {
 }
 
 
-def seed(ctx) -> None:
+def seed(ctx: Context) -> None:
     for key in STATUS:
         project = Project.objects.get(pk=ctx.projects[key].pk)
         _ensure_status(ctx, project, key)
@@ -318,7 +327,7 @@ def seed(ctx) -> None:
         Project.objects.filter(pk=project.pk).update(exception_opened_at=opened)
 
 
-def _ensure_status(ctx, project: Project, key: str) -> None:
+def _ensure_status(ctx: Context, project: Project, key: str) -> None:
     existing = ProjectStatus.objects.filter(project=project).first()
     if existing is not None and existing.last_updated_at is not None:
         return
@@ -347,14 +356,14 @@ def _ensure_status(ctx, project: Project, key: str) -> None:
         _set_back(caller, today, *history[0])
 
 
-def _progress_and_actuals(project: Project) -> dict:
+def _progress_and_actuals(project: Project) -> dict[str, Any]:
     return {
         wp.pk: (wp.status, wp.progress, wp.budget_actual, wp.actual_end_date)
         for wp in WorkPackage.objects.filter(project=project).order_by("pk")
     }
 
 
-def _set_back(caller, today: dict, progress_share, actual_share) -> None:
+def _set_back(caller: Caller, today: dict[str, Any], progress_share, actual_share) -> None:
     """Each started package's progress and actual cost at these shares of today's (a package
     not complete then is In Progress, or still Blocked), or today's when the shares are None;
     through the register service, audited like any edit."""
@@ -379,5 +388,5 @@ def _set_back(caller, today: dict, progress_share, actual_share) -> None:
         work_package_update(caller=caller, wp_id=pk, data=data)
 
 
-def _iso(day) -> str | None:
+def _iso(day: dt.date) -> str | None:
     return day.isoformat() if day else None

@@ -158,8 +158,8 @@ class ChangeFact:
     id: Any
     summary: str
     status: str
-    dimensions: list
-    application_record: dict | None
+    dimensions: list[Any]
+    application_record: dict[str, Any] | None
     created_at: dt.datetime
     project_id: Any = None
     decided_at: dt.datetime | None = None
@@ -218,7 +218,7 @@ class ProjectFacts:
     plan_baseline_benefit: Decimal | None = None
     detailed: bool = False
     # The plan baseline in force (the business case's planBaseline object), or None.
-    plan_baseline: dict | None = None
+    plan_baseline: dict[str, Any] | None = None
     work_packages: list[WorkPackageFact] = field(default_factory=list)
     risks: list[RiskFact] = field(default_factory=list)
     changes: list[ChangeFact] = field(default_factory=list)
@@ -426,7 +426,7 @@ class Driver:
     type: str = ""
     id: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "type": self.type or None, "id": self.id or None}
 
 
@@ -438,7 +438,7 @@ class Dimension:
     drivers: tuple[Driver, ...] = ()
     figures: Mapping[str, Any] = field(default_factory=dict)
 
-    def as_dict(self, *, rows: bool = True) -> dict:
+    def as_dict(self, *, rows: bool = True) -> dict[str, Any]:
         body = {"rag": self.rag, "summary": self.summary, "figures": dict(self.figures)}
         if rows:
             body["drivers"] = [d.as_dict() for d in self.drivers]
@@ -454,7 +454,7 @@ class StatusView:
     effective: Mapping[str, str]
     stale: bool
     next_update_due_at: dt.datetime | None
-    realisation_review: dict
+    realisation_review: dict[str, Any]
     figures: Mapping[str, Any]
     thresholds: Mapping[str, Any]
     now: dt.datetime
@@ -473,12 +473,12 @@ class StatusView:
         return {f"{key}Rag": dim.rag for key, dim in self.dimensions.items()}
 
     @property
-    def checklist(self) -> list[dict]:
+    def checklist(self) -> list[dict[str, Any]]:
         """The initiation checklist (of a project's own status, loaded with its details)."""
         return initiation_checklist(self.facts)
 
     @property
-    def drivers(self) -> dict[str, dict]:
+    def drivers(self) -> dict[str, dict[str, Any]]:
         """Per dimension ("costRag"...): its RAG, summary, drivers and figures."""
         return {f"{key}Rag": self.dimensions[key].as_dict() for key in DIMENSIONS}
 

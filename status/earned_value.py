@@ -230,7 +230,7 @@ class EarnedValue:
     """The figures of a package, a project or the portfolio, and why any is missing."""
 
     figures: dict[str, Decimal | None]
-    missing: list[dict] = field(default_factory=list)
+    missing: list[dict[str, Any]] = field(default_factory=list)
     counted: int = 0  # packages (or projects) counted
     left_out: list[str] = field(default_factory=list)  # packages without a baseline budget
     name: str = ""
@@ -291,7 +291,7 @@ def package_values(inputs: PackageInputs, today: dt.date) -> EarnedValue:
     )
 
 
-def missing_baseline() -> dict:
+def missing_baseline() -> dict[str, Any]:
     return {
         "input": "baseline",
         "text": "No approved baseline budget (the business case sets it when approved).",

@@ -306,7 +306,7 @@ def _open(project: Project, state: ExceptionState, now: dt.datetime) -> ProjectE
         return ProjectException.objects.get(project=project, state__in=UNDECIDED)
 
 
-def _insert(project: Project, crossed: list, now: dt.datetime) -> ProjectException:
+def _insert(project: Project, crossed: list[Any], now: dt.datetime) -> ProjectException:
     with transaction.atomic():
         record = ProjectException(project=project, opened_at=now, crossed=crossed)
         _event(record, now, "opened", " ".join(c["summary"] for c in crossed))

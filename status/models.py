@@ -3,6 +3,7 @@
 names in snake_case; `revision` is the optimistic-concurrency counter."""
 
 import uuid
+from typing import Any
 
 from django.db import models
 
@@ -114,7 +115,7 @@ class PublishedReportChanged(TypeError):
 
 
 class StatusReportQuerySet(models.QuerySet):
-    def update(self, **kwargs):
+    def update(self, **kwargs: Any):
         if self.filter(state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be changed.")
         return super().update(**kwargs)
@@ -159,7 +160,7 @@ class StatusReport(models.Model):
     def __str__(self) -> str:
         return f"{self.project.key}: {self.title} ({self.state})"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if (
             not self._state.adding
             and StatusReport.objects.filter(pk=self.pk, state="Published").exists()
@@ -167,7 +168,7 @@ class StatusReport(models.Model):
             raise PublishedReportChanged("A published status report cannot be changed.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any):
         if StatusReport.objects.filter(pk=self.pk, state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be deleted.")
         return super().delete(*args, **kwargs)

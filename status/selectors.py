@@ -45,7 +45,7 @@ CHANGE_FIELDS = [f.name for f in dataclasses.fields(derive.ChangeFact)]
 OPEN_CHANGE_STATES = ("Proposed", "Approved")
 
 
-def next_review(project: Project, case: BusinessCase | None) -> dict:
+def next_review(project: Project, case: BusinessCase | None) -> dict[str, Any]:
     """When the next benefit review is due (the realisation page asks, through
     `charter.reviews`): the project's cadence or the site's, the same computation the status
     page and the portfolio show."""
@@ -124,8 +124,8 @@ def _cases(ids: list[int], detail: bool) -> dict[int, Any]:
     return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*CASE_COLUMNS)}
 
 
-def _grouped(rows: Iterable[Mapping[str, Any]], make) -> dict[Any, list]:
-    found: dict[Any, list] = {}
+def _grouped(rows: Iterable[Mapping[str, Any]], make) -> dict[Any, list[Any]]:
+    found: dict[Any, list[Any]] = {}
     for row in rows:
         found.setdefault(row["project_id"], []).append(make(**row))
     return found

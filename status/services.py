@@ -53,7 +53,7 @@ def _locked_status(project: Project) -> ProjectStatus:
     return status
 
 
-def _record(project: Project, actor: str, kind: str, target_type: str, target_id, changes):
+def _record(project: Project, actor: str, kind: str, target_type: str, target_id, changes) -> None:
     audit.record(
         actor_account_id=actor,
         project_key=project.key,

@@ -1,6 +1,19 @@
 """The status page (HTML + HTMX): current status with derived RAG and drivers, the edit form,
 the initiation checklist, and status reports (draft, publish, history, trend, past reports)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -41,7 +54,7 @@ FORM_LABELS = {
 }
 
 
-def _initial(status) -> dict:
+def _initial(status) -> dict[str, Any]:
     """The edit form's values from the stored status."""
     commentary = status.structured_commentary or {}
     return {
@@ -71,7 +84,7 @@ def _initial(status) -> dict:
     }
 
 
-def _trend(published) -> list[dict]:
+def _trend(published) -> list[dict[str, Any]]:
     """The RAG trend over published reports: one row per RAG, one column per report (oldest
     first, the last TREND_LENGTH)."""
     columns = [report_summary(r) for r in reversed(published[:TREND_LENGTH])]
@@ -86,7 +99,7 @@ def _trend(published) -> list[dict]:
     return [{"columns": columns, "rows": rows}] if columns else []
 
 
-def _pictures(project, view) -> list:
+def _pictures(project: Project, view) -> list[Any]:
     """The status page's pictures: the risk matrices from the rows behind the risk drivers;
     the work-package timeline against the approved plan and the budget curve from the packages
     the status model loaded (the page reads the work-package table once)."""
@@ -108,7 +121,7 @@ def _pictures(project, view) -> list:
     ]
 
 
-def _trend_chart(trend: list[dict]) -> charts.Chart | None:
+def _trend_chart(trend: list[dict[str, Any]]) -> charts.Chart | None:
     """The RAG trend as a small picture; its table is the trend table beside it."""
     if not trend:
         return None
@@ -126,7 +139,7 @@ def _trend_chart(trend: list[dict]) -> charts.Chart | None:
     return chart
 
 
-def _earned(view, s: dict, published) -> dict | None:
+def _earned(view, s: dict[str, Any], published) -> dict[str, Any] | None:
     """The page's earned value: the figures with their formulas and readings, each work
     package's figures, and the picture over time (`status.earned_value`)."""
     values = s.get("earnedValue")
@@ -143,7 +156,9 @@ def _earned(view, s: dict, published) -> dict | None:
     }
 
 
-def _context(request, project, caller, **extra) -> dict:
+def _context(
+    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     view = selectors.view_for(project)
     s = status_to_dict(view)
     reports = selectors.reports(project)
@@ -191,13 +206,13 @@ def _context(request, project, caller, **extra) -> dict:
 
 
 @page("GET")
-def status_index(request, key):
+def status_index(request: HttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     return render_htmx(request, TEMPLATE, _context(request, project, caller))
 
 
 @page("GET", "POST")
-def status_edit(request, key):
+def status_edit(request: HttpRequest, key: str) -> HttpResponse:
     """GET: the edit form (an HTMX swap of the status panel, or a page of its own).
     POST: save; the panel again, or the form with errors (422) or a conflict (409)."""
     project, caller = permissions.editable_project_for(request, key)
@@ -238,7 +253,7 @@ def status_edit(request, key):
 
 
 @page("POST")
-def initiation(request, key):
+def initiation(request: HttpRequest, key: str) -> HttpResponse:
     """Dismiss or restore a checklist item, or acknowledge initiation as complete."""
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action", "")
@@ -268,7 +283,9 @@ def initiation(request, key):
     return redirect(reverse("status:index", args=[project.key]) + "#initiation")
 
 
-def _reports_response(request, project, caller, *, status=200, **extra):
+def _reports_response(
+    request: HttpRequest, project: Project, caller: Caller, *, status=200, **extra: Any
+) -> HttpResponse:
     if request.htmx:
         return render_htmx(
             request,
@@ -285,7 +302,7 @@ def _reports_response(request, project, caller, *, status=200, **extra):
 
 
 @page("POST")
-def report_create(request, key):
+def report_create(request: HttpRequest, key: str):
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_create(
@@ -298,7 +315,7 @@ def report_create(request, key):
 
 @pdf.bearer
 @page("GET", "POST")
-def report_detail(request, key, report_id):
+def report_detail(request: HttpRequest, key: str, report_id):
     """GET: a report as it was published (or a draft). POST: edit a draft's title and key
     messages."""
     if request.method == "GET":
@@ -349,7 +366,7 @@ def report_detail(request, key, report_id):
     return _reports_response(request, project, caller, report_notice="Draft saved.")
 
 
-def _stale_draft(request, project, caller, outcome: str):
+def _stale_draft(request: HttpRequest, project: Project, caller: Caller, outcome: str):
     message = f"Someone else changed this draft since you opened it. {outcome}"
     return _reports_response(
         request, project, caller, status=409, report_errors={"revision": [message]}
@@ -357,7 +374,7 @@ def _stale_draft(request, project, caller, outcome: str):
 
 
 @page("POST")
-def report_publish(request, key, report_id):
+def report_publish(request: HttpRequest, key: str, report_id):
     project, caller = permissions.editable_project_for(request, key)
     try:
         report = services.status_report_publish(
@@ -373,7 +390,7 @@ def report_publish(request, key, report_id):
 
 
 @page("POST")
-def report_delete(request, key, report_id):
+def report_delete(request: HttpRequest, key: str, report_id):
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_delete(
@@ -391,7 +408,9 @@ def report_delete(request, key, report_id):
 EXCEPTION_TEMPLATE = "status/exception.html"
 
 
-def _exception_context(request, project, caller, **extra) -> dict:
+def _exception_context(
+    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     answer = exceptions.project_exception(project)
     record = answer["exception"]
     history = exceptions.history(project)
@@ -426,7 +445,7 @@ def _exception_context(request, project, caller, **extra) -> dict:
 
 
 @page("GET")
-def exception_page(request, key):
+def exception_page(request: HttpRequest, key: str) -> HttpResponse:
     """The project's tolerances and exception: what is crossed, the lead's report (a form for
     the lead), the sponsor's decision (buttons for the sponsor), the record's events."""
     project, caller = permissions.project_for(request, key)
@@ -434,7 +453,7 @@ def exception_page(request, key):
 
 
 @page("POST")
-def exception_report(request, key):
+def exception_report(request: HttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     try:
         exceptions.exception_report(caller=caller, data=forms.exception_report_data(request.POST))
@@ -447,7 +466,7 @@ def exception_report(request, key):
 
 
 @page("POST")
-def exception_decision(request, key):
+def exception_decision(request: HttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     data = {"decision": request.POST.get("decision", ""), "comment": request.POST.get("comment")}
     try:

@@ -30,6 +30,6 @@ def rag_initial(value):
 
 
 @register.filter
-def ev_reading(values, key):
+def ev_reading(values, key: str):
     """The reading in words of an earned-value figure (`status.earned_value.reading`)."""
     return earned_value.reading(key, values or {})
