@@ -5,6 +5,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from django.db.models import Model
+
 from governance import cleaning
 from governance.errors import BadRequest, Stale
 
@@ -45,9 +47,7 @@ def parse_if_match(header: str | None) -> int | None:
     return UNREADABLE if revision is None else revision
 
 
-def check_version(
-    current: int, expected: int | None, *, current_repr: dict[str, Any] | None = None
-) -> None:
+def check_version(current: int, expected: int | None, *, current_repr: Model | None = None) -> None:
     """Raise BadRequest for an unreadable If-Match, Stale when the client's revision is not
     the stored one."""
     if isinstance(expected, Unreadable):

@@ -5,6 +5,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.db.models import Model
+
 
 class DomainError(Exception):
     code = "bad_request"
@@ -108,7 +110,9 @@ class Stale(DomainError):
     code, status = "stale", 412
     default_message = "Someone else changed this since you loaded it. Reload and try again."
 
-    def __init__(self, message: str | None = None, *, current=None, **kwargs: Any) -> None:
+    def __init__(
+        self, message: str | None = None, *, current: Model | None = None, **kwargs: Any
+    ) -> None:
         self.current = current
         super().__init__(message, **kwargs)
 
