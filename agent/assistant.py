@@ -12,6 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pydantic_ai import AgentRunResult
+    from pydantic_ai.models import Model
+
     from governance.models import User
 
 
@@ -67,10 +70,10 @@ def configured() -> bool:
     return bool(settings.AGENT_MODEL)
 
 
-def get_model():
+def get_model() -> Model | str:
     """The configured model: "openai:<name>" (OpenAI-compatible, AGENT_BASE_URL for a local
     Ollama or vLLM) or "anthropic:<name>"; anything else is handed to pydantic-ai as is."""
-    name = settings.AGENT_MODEL
+    name: str = settings.AGENT_MODEL
     provider, _, model_name = name.partition(":")
     if provider == "openai" or (settings.AGENT_BASE_URL and not model_name):
         from pydantic_ai.models.openai import OpenAIChatModel
@@ -100,7 +103,11 @@ def get_model():
 
 
 def say(
-    user: User, role: str, text: str = "", data: dict[str, Any] | None = None, proposal=None
+    user: User,
+    role: str,
+    text: str = "",
+    data: dict[str, Any] | None = None,
+    proposal: Proposal | None = None,
 ) -> Message:
     return Message.objects.create(
         user=user, role=role, text=text, data=data or {}, proposal=proposal
@@ -211,7 +218,7 @@ def propose(request: HttpRequest, user: User, name: str, arguments: dict[str, An
     )
 
 
-def confirm(request: HttpRequest, user: User, proposal_id) -> Proposal:
+def confirm(request: HttpRequest, user: User, proposal_id: uuid.UUID) -> Proposal:
     """Run a pending proposal of this person (404 for anyone else's). Expired or decided
     proposals are refused (409); a refusal of the services marks it Refused."""
     with transaction.atomic():
@@ -252,7 +259,7 @@ def _refusal_from_body(body: dict[str, Any]) -> str:
     return f"Not done: {error.get('message', 'refused')}"
 
 
-def dismiss(user: User, proposal_id) -> Proposal:
+def dismiss(user: User, proposal_id: uuid.UUID) -> Proposal:
     proposal = Proposal.objects.filter(pk=proposal_id, user=user).first()
     if proposal is None:
         raise NotFound("No such proposal.")
@@ -366,7 +373,7 @@ def ask(request: HttpRequest, user: User, question: str) -> str:
     history = _history(user)
     timeout = settings.AGENT_TIMEOUT_SECONDS
 
-    async def go():
+    async def go() -> AgentRunResult[str]:
         return await asyncio.wait_for(
             agent.run(
                 question,

@@ -5,7 +5,7 @@ from typing import Any
 
 import anyio
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from mcp.server.stdio import stdio_server
 
 from agent import catalogue
@@ -16,7 +16,7 @@ from governance.models import User
 class Command(BaseCommand):
     help = "Serve the assistant's actions as MCP tools over stdio, as the given user."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--user", required=True, help="username the tools run as")
         parser.add_argument(
             "--base-url",
