@@ -11,11 +11,18 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import trigger_client_event
+from django_htmx.middleware import HtmxDetails
 
 from governance import cleaning
 
 # What `form_revision` reads from a revision it cannot read: no record has it.
 UNREADABLE_REVISION = -1
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as the views see it: django-htmx's middleware sets `htmx` on every one."""
+
+    htmx: HtmxDetails
 
 
 def page(*methods: str, login: bool = True) -> Callable[..., Any]:
@@ -27,8 +34,8 @@ def page(*methods: str, login: bool = True) -> Callable[..., Any]:
         wrapped = require_http_methods(list(methods))(view)
         if login:
             wrapped = login_required(wrapped)
-        wrapped.http_methods = tuple(methods)
-        wrapped.login_required = login
+        wrapped.__dict__["http_methods"] = tuple(methods)
+        wrapped.__dict__["login_required"] = login
         return wraps(view)(wrapped)
 
     return decorate

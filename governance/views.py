@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from governance.cleaning import FieldErrors
     from governance.models import Project
     from governance.permissions import Caller
@@ -25,7 +23,7 @@ from django.utils import timezone
 from governance import audit_text, notifications, oauth, permissions, services, textsearch
 from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
-from governance.http import page, render_htmx, uncompressed
+from governance.http import HtmxHttpRequest, page, render_htmx, uncompressed
 from governance.models import (
     NOTIFICATION_KINDS,
     ApiToken,
@@ -38,7 +36,7 @@ from governance.tracker import TrackerError, work_package_field_note
 
 
 @page("GET")
-def project_list(request: HttpRequest) -> HttpResponse:
+def project_list(request: HtmxHttpRequest) -> HttpResponse:
     rows = permissions.viewable_projects(request)
     people = resolve(p.lead_account_id for p, _ in rows)
     query = request.GET.get("q", "").strip()
@@ -65,7 +63,7 @@ def project_context(project: Project, caller: Caller, **extra: Any) -> dict[str,
 
 
 @page("GET")
-def project_overview(request: HttpRequest, key: str) -> HttpResponse:
+def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     editor_ids = services.editor_account_ids(project)
     people = resolve(
@@ -86,7 +84,7 @@ def project_overview(request: HttpRequest, key: str) -> HttpResponse:
 
 
 def _editors_context(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     project: Project,
     caller: Caller,
     *,
@@ -122,7 +120,7 @@ def _editors_context(
 
 
 @page("GET", "POST")
-def project_editors(request: HttpRequest, key: str) -> HttpResponse:
+def project_editors(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The Project Lead nominates and removes editors (search, add, remove)."""
     project, caller = permissions.lead_project_for(request, key)
     template = "governance/project_editors.html"
@@ -156,7 +154,7 @@ AUDIT_PAGE_SIZE = 50
 
 
 @page("GET")
-def project_audit(request: HttpRequest, key: str) -> HttpResponse:
+def project_audit(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The project's audit log as sentences with names, newest first, 50 a page; filtered by
     person, kind and date; each entry's stored form behind a "details" toggle."""
     project, caller = permissions.project_for(request, key)
@@ -214,7 +212,7 @@ def _day(raw: str | None) -> dt.date | None:
 
 @page("GET", "POST")
 @uncompressed
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: HtmxHttpRequest) -> HttpResponse:
     """The signed-in person's profile: API tokens (create, list, revoke)."""
     new_token = None
     errors = {}
@@ -245,14 +243,14 @@ def profile(request: HttpRequest) -> HttpResponse:
 
 
 @page("POST")
-def token_revoke(request: HttpRequest, token_id) -> HttpResponse:
+def token_revoke(request: HtmxHttpRequest, token_id) -> HttpResponse:
     token = services.token_revoke(user=request.user, token_id=token_id)
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("profile")
 
 
 @page("POST")
-def client_revoke(request: HttpRequest, application_id) -> HttpResponse:
+def client_revoke(request: HtmxHttpRequest, application_id) -> HttpResponse:
     """Disconnect an MCP client (OAuth) from the signed-in person."""
     name = oauth.client_revoke(user=request.user, application_id=application_id)
     messages.success(request, f"“{name}” is disconnected; it must ask you again to connect.")
@@ -260,14 +258,14 @@ def client_revoke(request: HttpRequest, application_id) -> HttpResponse:
 
 
 @page("GET", login=False)
-def healthz(request: HttpRequest) -> HttpResponse:
+def healthz(request: HtmxHttpRequest) -> HttpResponse:
     """Liveness: the process answers. Asks nothing of the database or the cache, so an
     outage of either never has a healthy worker restarted."""
     return HttpResponse("ok", content_type="text/plain")
 
 
 @page("GET", login=False)
-def readyz(request: HttpRequest):
+def readyz(request: HtmxHttpRequest):
     """Readiness: 200 when the database answers (the cache may be down: the app then answers
     from the database), 503 when it does not. The body says what each dependency answered,
     the outbox's backlog and how long its oldest pending task has waited."""
@@ -306,7 +304,7 @@ def readyz(request: HttpRequest):
 
 
 @page("GET")
-def wiki_page(request: HttpRequest, page_id: str) -> HttpResponse:
+def wiki_page(request: HtmxHttpRequest, page_id: str) -> HttpResponse:
     """A page of the built-in wiki (local backend only), so supporting links work on a laptop.
     A page made for a project is read by those who can view that project; a page of no
     project by site admins; anyone else is told there is no such page (404)."""
@@ -326,7 +324,7 @@ def wiki_page(request: HttpRequest, page_id: str) -> HttpResponse:
 
 
 @page("GET")
-def outbox_tasks(request: HttpRequest) -> HttpResponse:
+def outbox_tasks(request: HtmxHttpRequest) -> HttpResponse:
     """Site admins: outbound calls that failed (dead, or waiting for their next retry), with
     their last error and a retry button."""
     permissions.require_site_admin(request)
@@ -337,7 +335,7 @@ def outbox_tasks(request: HttpRequest) -> HttpResponse:
 
 
 @page("POST")
-def outbox_retry(request: HttpRequest, task_id) -> HttpResponse:
+def outbox_retry(request: HtmxHttpRequest, task_id) -> HttpResponse:
     user = permissions.require_site_admin(request)
     from governance import outbox
 
@@ -347,7 +345,7 @@ def outbox_retry(request: HttpRequest, task_id) -> HttpResponse:
 
 
 @page("GET", "POST")
-def notification_list(request: HttpRequest) -> HttpResponse:
+def notification_list(request: HtmxHttpRequest) -> HttpResponse:
     """The signed-in person's notifications, newest first (50 a page), unread ones marked;
     POST marks them all read. Below: which kinds they receive."""
     me = request.user.account_id
@@ -371,7 +369,7 @@ def notification_list(request: HttpRequest) -> HttpResponse:
 
 
 @page("POST")
-def notification_settings(request: HttpRequest) -> HttpResponse:
+def notification_settings(request: HtmxHttpRequest) -> HttpResponse:
     """Turn kinds of notification on or off for the signed-in person."""
     wanted = set(request.POST.getlist("kinds"))
     notifications.set_opt_outs(request.user.account_id, set(NOTIFICATION_KINDS) - wanted)
