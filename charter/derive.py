@@ -115,7 +115,7 @@ def change_withdrawn_on_stop(case: BusinessCase):
     return change if change is not None and change.status == "Proposed" else None
 
 
-def as_uuid(value):
+def as_uuid(value: object) -> uuid.UUID | None:
     try:
         return uuid.UUID(str(value))
     except ValueError:

@@ -5,6 +5,7 @@ fields adoptionGap and registersFrozen."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ from governance import specs
 from registers.models import SteeringMinutes
 
 
-def iso(value):
+def iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 

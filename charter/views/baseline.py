@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.contrib import messages
@@ -17,13 +17,13 @@ from django.views.decorators.vary import vary_on_headers
 from charter import services
 from governance import permissions
 from governance.errors import Conflict, Frozen, Stale
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 from registers.views.changes import PAGES
 
 
 @page("POST")
 @vary_on_headers("HX-Request")
-def apply_to_baseline(request: HttpRequest, key: str, change_id):
+def apply_to_baseline(request: HtmxHttpRequest, key: str, change_id):
     project, caller = permissions.project_for(request, key)
     try:
         change = services.change_apply_to_baseline(

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from charter.models import BusinessCase
 
 
@@ -32,7 +30,7 @@ from charter.views.context import (
 from governance import pdf, permissions, specs
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import form_revision, page, render_htmx
+from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
 from governance.people import PEOPLE_SEARCH_DOWN, search_browsers
 from governance.tracker import TrackerError
 from governance.wiki import WikiError, get_wiki
@@ -42,13 +40,13 @@ ADOPTION_LABELS = {field: specs.labels(CharterSpec)[field] for field in forms.AD
 SEAT_FIELDS = set(SEATS)
 
 
-def _base_url(request: HttpRequest) -> str:
+def _base_url(request: HtmxHttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
 @pdf.bearer
 @page("GET")
-def index(request: HttpRequest, key: str):
+def index(request: HtmxHttpRequest, key: str):
     project, caller = permissions.project_for(request, key)
     response = render_page(request, project, caller, "case")
     if pdf.wants_pdf(request):
@@ -105,7 +103,7 @@ def _form_values(section: str, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _edit(request: HttpRequest, key: str, section: str, parse) -> HttpResponse:
+def _edit(request: HtmxHttpRequest, key: str, section: str, parse) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     data = parse(request.POST)
     extra = {}
@@ -143,22 +141,22 @@ def _edit(request: HttpRequest, key: str, section: str, parse) -> HttpResponse:
 
 
 @page("POST")
-def edit_thesis(request: HttpRequest, key: str):
+def edit_thesis(request: HtmxHttpRequest, key: str):
     return _edit(request, key, "thesis", forms.thesis)
 
 
 @page("POST")
-def edit_adoption(request: HttpRequest, key: str):
+def edit_adoption(request: HtmxHttpRequest, key: str):
     return _edit(request, key, "adoption", forms.adoption)
 
 
 @page("POST")
-def edit_financial(request: HttpRequest, key: str):
+def edit_financial(request: HtmxHttpRequest, key: str):
     return _edit(request, key, "financial", forms.financial)
 
 
 @page("GET")
-def checklist(request: HttpRequest, key: str) -> HttpResponse:
+def checklist(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The adoption checklist for the values being typed (nothing is saved): the same
     function the submission gate uses."""
     project, caller = permissions.project_for(request, key)
@@ -189,7 +187,7 @@ def _seat_section(field: str) -> tuple[str, str]:
 
 
 @page("GET")
-def people_search(request: HttpRequest, key: str) -> HttpResponse:
+def people_search(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Search tracker people for a seat (editors). HTMX gets the results list; without
     JavaScript the same list comes as a page."""
     project, caller = permissions.editable_project_for(request, key)
@@ -218,7 +216,7 @@ def people_search(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def seat(request: HttpRequest, key: str) -> HttpResponse:
+def seat(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Set or clear one seat (tracker person or external person), add or remove a steering
     committee member, or name the BAU owner of the close-out."""
     project, caller = permissions.editable_project_for(request, key)
@@ -267,7 +265,7 @@ def seat(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("GET")
-def wiki_search(request: HttpRequest, key: str) -> HttpResponse:
+def wiki_search(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The supporting-documents picker: wiki pages matching the query (editors)."""
     project, caller = permissions.editable_project_for(request, key)
     query = request.GET.get("q", "").strip()
@@ -291,7 +289,7 @@ def wiki_search(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def links(request: HttpRequest, key: str) -> HttpResponse:
+def links(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Add a plain link, add a wiki page picked in the picker, or remove a link."""
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action")
@@ -337,7 +335,7 @@ def links(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def link_template(request: HttpRequest, key: str) -> HttpResponse:
+def link_template(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Create a board paper (business case) or a lessons page (close-out) from its template."""
     project, caller = permissions.editable_project_for(request, key)
     kind = request.POST.get("templateKind", "")
@@ -370,7 +368,7 @@ def link_template(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def return_note(request: HttpRequest, key: str, note_id: str) -> HttpResponse:
+def return_note(request: HtmxHttpRequest, key: str, note_id: str) -> HttpResponse:
     """Toggle a return note's 'addressed' flag (editors; business-case notes while Draft,
     close-out notes while the close-out is reworked)."""
     project, caller = permissions.editable_project_for(request, key)

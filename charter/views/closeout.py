@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.contrib import messages
@@ -19,12 +19,12 @@ from charter.services.closeout import pending_register_rows
 from charter.views.context import page_url, render_page, render_section
 from governance import permissions
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 from governance.pageinput import check_numbers
 
 
 @page("GET", "POST")
-def closeout(request: HttpRequest, key: str) -> HttpResponse:
+def closeout(request: HtmxHttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         return render_page(request, project, caller, "closeout")

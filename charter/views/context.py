@@ -5,7 +5,7 @@ table and the caller; templates derive no rule."""
 
 from typing import Any, NamedTuple, Protocol
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -32,7 +32,7 @@ from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
 from governance import cleaning, labels, specs, submissions
-from governance.http import announce_revision, render_htmx
+from governance.http import HtmxHttpRequest, announce_revision, render_htmx
 from governance.models import Project, SiteSettings
 from governance.people import resolve
 from governance.permissions import Caller
@@ -176,7 +176,7 @@ def tolerance_proposal(case: BusinessCase) -> dict[str, Any]:
 
 
 def lifecycle_context(
-    request: HttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
+    request: HtmxHttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
 ) -> dict[str, Any]:
     """The lifecycle bar every business-case page shows: state, version, the acts this
     person may take now (and only those), with what their forms need."""
@@ -239,7 +239,7 @@ def board_paper_choices(
 
 
 def case_context(
-    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     financial = finance.present(case.financial_case)
@@ -315,7 +315,7 @@ def case_context(
 
 
 def closeout_context(
-    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     rows = pending_register_rows(project)
@@ -398,7 +398,7 @@ def closeout_context(
 
 
 def realisation_context(
-    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     reviews = list(reversed(case.realisation_reviews or []))
@@ -430,7 +430,7 @@ def realisation_context(
 
 
 def minutes_context(
-    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     minutes = minutes_list(project)
@@ -468,7 +468,7 @@ def minutes_context(
 
 class ContextBuilder(Protocol):
     def __call__(
-        self, request: HttpRequest, project: Project, caller: Caller, **extra: Any
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
     ) -> dict[str, Any]: ...
 
 
@@ -496,7 +496,7 @@ def page_url(project: Project, page: str) -> str:
 
 
 def render_page(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     project: Project,
     caller: Caller,
     page: str,
@@ -511,7 +511,7 @@ def render_page(
 
 
 def render_section(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     project: Project,
     caller: Caller,
     page: str,

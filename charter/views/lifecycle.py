@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.contrib import messages
@@ -19,11 +19,11 @@ from charter import forms, services
 from charter.views.context import DONE, PAGES, page_url, render_page
 from governance import permissions
 from governance.errors import Conflict, GateBlocked, Stale, ValidationFailed
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 
 
 @page("POST")
-def act(request: HttpRequest, key: str, act) -> HttpResponse:
+def act(request: HtmxHttpRequest, key: str, act) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     page_name = request.POST.get("page", "case")
     if page_name not in PAGES:

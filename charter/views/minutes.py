@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.contrib import messages
@@ -18,11 +18,11 @@ from charter import forms, services
 from charter.views.context import page_url, render_page
 from governance import permissions, submissions
 from governance.errors import Conflict, ValidationFailed
-from governance.http import page
+from governance.http import HtmxHttpRequest, page
 
 
 @page("GET", "POST")
-def minutes(request: HttpRequest, key: str) -> HttpResponse:
+def minutes(request: HtmxHttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         return render_page(request, project, caller, "minutes")

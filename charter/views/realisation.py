@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.contrib import messages
@@ -19,13 +19,13 @@ from charter.specs import RealisationSpec
 from charter.views.context import page_url, render_page
 from governance import permissions, specs
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 
 FIELDS = specs.writable(RealisationSpec)
 
 
 @page("GET", "POST")
-def realisation(request: HttpRequest, key: str) -> HttpResponse:
+def realisation(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     if request.method == "GET":
         return render_page(request, project, caller, "realisation")

@@ -8,18 +8,18 @@ from typing import TYPE_CHECKING
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.shortcuts import render
 
 from charter.selectors import waiting_for
-from governance.http import page
+from governance.http import HtmxHttpRequest, page
 from governance.people import resolve
 
 
 @page("GET")
-def waiting(request: HttpRequest) -> HttpResponse:
+def waiting(request: HtmxHttpRequest) -> HttpResponse:
     found = waiting_for(request)
     people = resolve([c.proposer_account_id or c.created_by_account_id for c in found["changes"]])
     return render(
