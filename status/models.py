@@ -20,7 +20,7 @@ REPORT_STATES = ["Draft", "Published"]
 DIMENSIONS = ["cost", "schedule", "scope", "risk"]
 
 
-def _choices(values):
+def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 

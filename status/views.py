@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from governance.models import Project
     from governance.permissions import Caller
 
@@ -24,7 +22,7 @@ from django.utils.dateparse import parse_datetime
 from governance import charts, pdf, permissions, specs
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
-from governance.http import announce_revision, form_revision, page, render_htmx
+from governance.http import HtmxHttpRequest, announce_revision, form_revision, page, render_htmx
 from governance.people import resolve
 from governance.services import rag_thresholds
 from governance.views import project_context
@@ -157,7 +155,7 @@ def _earned(view, s: dict[str, Any], published) -> dict[str, Any] | None:
 
 
 def _context(
-    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
     view = selectors.view_for(project)
     s = status_to_dict(view)
@@ -206,13 +204,13 @@ def _context(
 
 
 @page("GET")
-def status_index(request: HttpRequest, key: str) -> HttpResponse:
+def status_index(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     return render_htmx(request, TEMPLATE, _context(request, project, caller))
 
 
 @page("GET", "POST")
-def status_edit(request: HttpRequest, key: str) -> HttpResponse:
+def status_edit(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """GET: the edit form (an HTMX swap of the status panel, or a page of its own).
     POST: save; the panel again, or the form with errors (422) or a conflict (409)."""
     project, caller = permissions.editable_project_for(request, key)
@@ -253,7 +251,7 @@ def status_edit(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def initiation(request: HttpRequest, key: str) -> HttpResponse:
+def initiation(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Dismiss or restore a checklist item, or acknowledge initiation as complete."""
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action", "")
@@ -284,7 +282,7 @@ def initiation(request: HttpRequest, key: str) -> HttpResponse:
 
 
 def _reports_response(
-    request: HttpRequest, project: Project, caller: Caller, *, status=200, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, *, status=200, **extra: Any
 ) -> HttpResponse:
     if request.htmx:
         return render_htmx(
@@ -302,7 +300,7 @@ def _reports_response(
 
 
 @page("POST")
-def report_create(request: HttpRequest, key: str):
+def report_create(request: HtmxHttpRequest, key: str):
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_create(
@@ -315,7 +313,7 @@ def report_create(request: HttpRequest, key: str):
 
 @pdf.bearer
 @page("GET", "POST")
-def report_detail(request: HttpRequest, key: str, report_id):
+def report_detail(request: HtmxHttpRequest, key: str, report_id):
     """GET: a report as it was published (or a draft). POST: edit a draft's title and key
     messages."""
     if request.method == "GET":
@@ -366,7 +364,7 @@ def report_detail(request: HttpRequest, key: str, report_id):
     return _reports_response(request, project, caller, report_notice="Draft saved.")
 
 
-def _stale_draft(request: HttpRequest, project: Project, caller: Caller, outcome: str):
+def _stale_draft(request: HtmxHttpRequest, project: Project, caller: Caller, outcome: str):
     message = f"Someone else changed this draft since you opened it. {outcome}"
     return _reports_response(
         request, project, caller, status=409, report_errors={"revision": [message]}
@@ -374,7 +372,7 @@ def _stale_draft(request: HttpRequest, project: Project, caller: Caller, outcome
 
 
 @page("POST")
-def report_publish(request: HttpRequest, key: str, report_id):
+def report_publish(request: HtmxHttpRequest, key: str, report_id):
     project, caller = permissions.editable_project_for(request, key)
     try:
         report = services.status_report_publish(
@@ -390,7 +388,7 @@ def report_publish(request: HttpRequest, key: str, report_id):
 
 
 @page("POST")
-def report_delete(request: HttpRequest, key: str, report_id):
+def report_delete(request: HtmxHttpRequest, key: str, report_id):
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_delete(
@@ -409,7 +407,7 @@ EXCEPTION_TEMPLATE = "status/exception.html"
 
 
 def _exception_context(
-    request: HttpRequest, project: Project, caller: Caller, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
 ) -> dict[str, Any]:
     answer = exceptions.project_exception(project)
     record = answer["exception"]
@@ -445,7 +443,7 @@ def _exception_context(
 
 
 @page("GET")
-def exception_page(request: HttpRequest, key: str) -> HttpResponse:
+def exception_page(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The project's tolerances and exception: what is crossed, the lead's report (a form for
     the lead), the sponsor's decision (buttons for the sponsor), the record's events."""
     project, caller = permissions.project_for(request, key)
@@ -453,7 +451,7 @@ def exception_page(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def exception_report(request: HttpRequest, key: str) -> HttpResponse:
+def exception_report(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     try:
         exceptions.exception_report(caller=caller, data=forms.exception_report_data(request.POST))
@@ -466,7 +464,7 @@ def exception_report(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @page("POST")
-def exception_decision(request: HttpRequest, key: str) -> HttpResponse:
+def exception_decision(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     data = {"decision": request.POST.get("decision", ""), "comment": request.POST.get("comment")}
     try:
