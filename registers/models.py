@@ -29,7 +29,7 @@ TEXT_MAX = 2000
 MONEY = {"max_digits": 18, "decimal_places": 2, "null": True, "blank": True}
 
 
-def _choices(values):
+def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 

@@ -2,6 +2,7 @@
 the audited server stamps) as JSON, then the derived read-only fields; server-only fields as
 the spec allows (`imported` only on bulk-imported rows)."""
 
+import datetime as dt
 from typing import Any
 
 from governance import specs
@@ -16,7 +17,7 @@ from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 
 
-def _iso(value):
+def _iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from governance.cleaning import FieldErrors
     from governance.models import Project
     from governance.permissions import Caller
@@ -19,7 +17,7 @@ from django.urls import path
 
 from governance import permissions, specs
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.http import form_revision
+from governance.http import HtmxHttpRequest, form_revision
 from governance.permissions import require
 from registers import selectors, services
 from registers.derive import approved_variations
@@ -110,7 +108,7 @@ class ChangePages(base.RegisterPages):
             path(f"{self.item_route()}adjudicate/", decide, name="change-adjudicate"),
         ]
 
-    def adjudicate_view(self, request: HttpRequest, key: str, change_id):
+    def adjudicate_view(self, request: HtmxHttpRequest, key: str, change_id):
         """GET: the decide form under the row (HTMX) or the detail page. POST: Approved,
         Rejected (a reason is required) or Withdrawn, as the clicked button says."""
         project, caller = permissions.project_for(request, key)
@@ -160,7 +158,7 @@ class ChangePages(base.RegisterPages):
 
     def decide_row(
         self,
-        request: HttpRequest,
+        request: HtmxHttpRequest,
         project: Project,
         caller: Caller,
         change: ChangeRequest,

@@ -7,8 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from governance.cleaning import FieldErrors
     from governance.models import Project
     from governance.permissions import Caller
@@ -20,6 +18,7 @@ from django.urls import path
 
 from governance import permissions, specs, submissions
 from governance.errors import ValidationFailed
+from governance.http import HtmxHttpRequest
 from registers import selectors, services
 from registers.models import Decision
 from registers.serializers import decision_to_dict
@@ -76,7 +75,7 @@ class DecisionPages(base.RegisterPages):
             path(f"{self.item_route()}notes/", notes, name="decision-notes"),
         ]
 
-    def notes_view(self, request: HttpRequest, key: str, decision_id):
+    def notes_view(self, request: HtmxHttpRequest, key: str, decision_id):
         """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
         project, caller = permissions.editable_project_for(request, key)
         decision = self.current(project, decision_id)
@@ -126,7 +125,7 @@ class DecisionPages(base.RegisterPages):
 
     def note_row(
         self,
-        request: HttpRequest,
+        request: HtmxHttpRequest,
         project: Project,
         caller: Caller,
         decision: Decision,

@@ -6,26 +6,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 from django.http import HttpResponse, HttpResponseRedirect
 
 from governance import permissions
-from governance.http import page
+from governance.http import HtmxHttpRequest, page
 from registers import spreadsheets
 from registers.views import base
 
 
 @page("GET")
-def index(request: HttpRequest, key: str) -> HttpResponse:
+def index(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The Registers tab opens on the work packages."""
     project, _ = permissions.project_for(request, key)
     return HttpResponseRedirect(base.REGISTERS["work-packages"].base_url(project))
 
 
 @page("GET")
-def export(request: HttpRequest, key: str, register: str):
+def export(request: HtmxHttpRequest, key: str, register: str):
     project, _ = permissions.project_for(request, key)
     content, content_type, name = spreadsheets.export(
         project, register, request.GET.get("format", "csv")
@@ -36,7 +36,7 @@ def export(request: HttpRequest, key: str, register: str):
 
 
 @page("POST")
-def undo_delete(request: HttpRequest, key: str, register: str):
+def undo_delete(request: HtmxHttpRequest, key: str, register: str):
     """Undo one of this person's recent deletes (the token the "Deleted" notice carried)."""
     project, caller = permissions.editable_project_for(request, key)
     reg = base.REGISTERS[register]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
+    pass
 
 
 import datetime as dt
@@ -29,7 +29,7 @@ from django.shortcuts import render
 
 from governance import formatting, permissions
 from governance.errors import Conflict, ValidationFailed
-from governance.http import page
+from governance.http import HtmxHttpRequest, page
 from registers import import_templates, mspdi, services, spreadsheets
 from registers.services.imports import preview_columns
 from registers.views import base
@@ -75,7 +75,7 @@ def _stored(account: str, token: str) -> tuple[dict[str, Any] | None, str]:
 
 
 @page("GET", "POST")
-def import_file(request: HttpRequest, key: str, register: str) -> HttpResponse:
+def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
     """GET: the upload form. POST with a file: the preview. POST with a preview's token: the
     import of that file, all rows or none."""
     project, caller = permissions.editable_project_for(request, key)
@@ -199,7 +199,7 @@ def _head(upload: Any) -> bytes:
 
 
 @page("GET")
-def template(request: HttpRequest, key: str, register: str):
+def template(request: HtmxHttpRequest, key: str, register: str):
     """The register's import template, XLSX (an example row, drop-down lists) or CSV."""
     project, _ = permissions.project_for(request, key)
     content, content_type, name = import_templates.template(

@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from governance.models import Project
     from governance.permissions import Caller
 
@@ -18,6 +16,7 @@ from django.urls import path
 
 from governance import permissions, specs, submissions
 from governance.errors import Conflict, Frozen, ValidationFailed
+from governance.http import HtmxHttpRequest
 from governance.services import rag_thresholds
 from registers import forms, pictures, selectors, services
 from registers.models import Risk
@@ -78,7 +77,7 @@ class RiskPages(base.RegisterPages):
 
     # --- record the decision that treats a materialised risk -------------------------------
 
-    def record_decision_view(self, request: HttpRequest, key: str, risk_id):
+    def record_decision_view(self, request: HtmxHttpRequest, key: str, risk_id):
         """Record the decision that treats a materialised risk: a decision form pre-filled
         from the risk, inline under its row. Refused (409) for a risk that has not
         materialised."""
@@ -128,7 +127,7 @@ class RiskPages(base.RegisterPages):
         return form
 
     def record_response(
-        self, request: HttpRequest, project: Project, caller: Caller, risk, form, status
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, risk, form, status
     ):
         if not request.htmx:
             return self.detail_response(

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from governance.cleaning import FieldErrors
     from governance.models import Project
     from governance.permissions import Caller
@@ -21,7 +19,7 @@ from django.utils import timezone
 
 from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
-from governance.http import form_revision, render_htmx
+from governance.http import HtmxHttpRequest, form_revision, render_htmx
 from governance.tracker import TrackerError, get_tracker
 from registers import forms, pictures, selectors, services
 from registers.derive import plan_baseline_of
@@ -104,7 +102,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- reordering ------------------------------------------------------------------------
 
-    def move_view(self, request: HttpRequest, key: str, wp_id):
+    def move_view(self, request: HtmxHttpRequest, key: str, wp_id):
         """Keyboard reordering: move one package up or down; focus stays on the moved row."""
         project, caller = permissions.editable_project_for(request, key)
         direction = request.POST.get("direction")
@@ -113,7 +111,7 @@ class WorkPackagePages(base.RegisterPages):
             request, project, caller, moved_id=wp_id, moved_direction=direction
         )
 
-    def reorder_view(self, request: HttpRequest, key: str):
+    def reorder_view(self, request: HtmxHttpRequest, key: str):
         """Mouse reordering: the whole order after a drag and drop."""
         project, caller = permissions.project_for(request, key)
         services.work_package_reorder(caller=caller, ids=request.POST.getlist("ids"))
@@ -121,7 +119,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- linked issues ---------------------------------------------------------------------
 
-    def links_view(self, request: HttpRequest, key: str, wp_id):
+    def links_view(self, request: HtmxHttpRequest, key: str, wp_id):
         """The issue-link picker. GET without `q`: the row with the picker open; GET with `q`:
         the matching issues of the project; POST: link `issue_key`."""
         project, caller = permissions.editable_project_for(request, key)
@@ -151,7 +149,7 @@ class WorkPackagePages(base.RegisterPages):
             return HttpResponseRedirect(f"{self.base_url(project)}{wp.pk}/")
         return self.picker_row(request, project, caller, wp, linked=issue_key.strip().upper())
 
-    def unlink_view(self, request: HttpRequest, key: str, wp_id, issue_key: str):
+    def unlink_view(self, request: HtmxHttpRequest, key: str, wp_id, issue_key: str):
         project, caller = permissions.project_for(request, key)
         wp = services.work_package_unlink_issue(caller=caller, wp_id=wp_id, issue_key=issue_key)
         if not request.htmx:
@@ -160,7 +158,7 @@ class WorkPackagePages(base.RegisterPages):
 
     def picker_row(
         self,
-        request: HttpRequest,
+        request: HtmxHttpRequest,
         project: Project,
         caller: Caller,
         wp: WorkPackage,
@@ -182,7 +180,7 @@ class WorkPackagePages(base.RegisterPages):
         )
 
     def issue_results(
-        self, request: HttpRequest, project: Project, caller: Caller, wp: WorkPackage, query
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, wp: WorkPackage, query
     ) -> HttpResponse:
         query = query.strip()
         error = ""
