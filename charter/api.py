@@ -2,20 +2,14 @@
 close-out and the realisation record, address return notes, and the steering minutes. Every
 endpoint authorises through governance.permissions and hands the body to a service."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from charter.models import BusinessCase
-    from governance.permissions import Caller
-
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
 from charter import services
 from charter.acts import ACTS
+from charter.models import BusinessCase
 from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.specs import (
     ACT_SPECS,
@@ -38,6 +32,7 @@ from governance.api import (
     with_etag,
 )
 from governance.concurrency import honours_if_match, parse_if_match
+from governance.permissions import Caller
 from registers.api import CHANGE
 from registers.serializers import change_to_dict
 

@@ -2,15 +2,6 @@
 endpoints. Each app's `api.router` is mounted by the site (config/api.py); no rule lives in an
 endpoint."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from governance.models import Project
-    from governance.permissions import Caller
-
-
 import copy
 import logging
 import math
@@ -46,8 +37,9 @@ from governance.errors import (
     database_unavailable,
 )
 from governance.middleware import FORM_TYPES, request_id, unavailable_response
-from governance.models import AuditEntry, EditorNomination, SiteSettings, SiteSettingsSpec
+from governance.models import AuditEntry, EditorNomination, Project, SiteSettings, SiteSettingsSpec
 from governance.people import resolve
+from governance.permissions import Caller
 from governance.tracker import TrackerError
 
 MAX_BODY_DEPTH = cleaning.MAX_JSON_DEPTH

@@ -4,7 +4,7 @@ filtered, sorted, grouped and summarised; and the lessons of every close-out and
 A constant number of queries whatever the number of projects."""
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,12 +70,11 @@ def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[di
 
 
 def _rag_of(row: Mapping[str, Any], dimension: str) -> str:
-    if dimension == "overall":
-        return row["overallRag"]
-    return row["effective"][f"{dimension}Rag"]
+    rag: str = row["overallRag"] if dimension == "overall" else row["effective"][f"{dimension}Rag"]
+    return rag
 
 
-def _by_rag(dimension: str):
+def _by_rag(dimension: str) -> Callable[[Mapping[str, Any]], int]:
     return lambda row: rag_severity(_rag_of(row, dimension))
 
 
@@ -88,7 +87,7 @@ def _approval_order(row: Mapping[str, Any]) -> int:
 
 # Sort keys by column; a key returning None puts the row last whatever the direction. RAGs sort
 # worst first (Red, Amber, Green, Blue, None).
-SORTS = {
+SORTS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "key": lambda r: r["projectKey"],
     "name": lambda r: r["name"].casefold(),
     "theme": lambda r: r["theme"].casefold() or None,
@@ -367,7 +366,7 @@ def lessons(request: HttpRequest, *, q: str = "", kind: str = "", theme: str = "
 
 
 def _lesson(
-    project: Project, case: BusinessCase, kind: str, text: str, at: dt.datetime
+    project: Project, case: BusinessCase, kind: str, text: str, at: dt.datetime | None
 ) -> dict[str, Any]:
     return {
         "projectKey": project.key,

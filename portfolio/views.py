@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 
 import re
+from collections.abc import Iterable
+from decimal import Decimal
 
 from django.conf import settings
 from django.contrib import messages
@@ -50,7 +52,7 @@ THRESHOLD_LABELS = {
 }
 
 
-COLUMNS = [
+COLUMNS: list[dict[str, Any]] = [
     {"key": "project", "label": "Project", "sort": "key"},
     {"key": "lead", "label": "Lead"},
     {"key": "theme", "label": "Theme", "sort": "theme"},
@@ -142,7 +144,7 @@ def shown_columns(user: User) -> list[str]:
     return [k for k in COLUMN_KEYS if k in keys]
 
 
-def _total(values) -> float | int | None:
+def _total(values: Iterable[Decimal | float | int | None]) -> Decimal | float | int | None:
     numbers = [v for v in values if v is not None]
     return sum(numbers) if numbers else None
 
@@ -205,7 +207,7 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
     permissions.require_portfolio_access(request)
     data = selectors.portfolio(request, request.GET, with_cells=True)
     people = resolve(data.leads)
-    shown = shown_columns(request.user)
+    shown = shown_columns(permissions.request_user(request))
     groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
     grouped = [row for g in groups for row in g["rows"] if "html" not in row]
     table.render_rows([*data.rows, *grouped], people, shown, DIMENSIONS, texts=data.row_texts)
@@ -249,14 +251,14 @@ def portfolio_columns(request: HttpRequest) -> HttpResponse:
     """Save the columns this person sees in the portfolio (or go back to the default set)."""
     permissions.require_portfolio_access(request)
     if request.POST.get("reset"):
-        PortfolioColumns.objects.filter(user=request.user).delete()
+        PortfolioColumns.objects.filter(user=permissions.request_user(request)).delete()
         messages.success(request, "The portfolio shows the default columns again.")
     else:
         wanted = set(request.POST.getlist("columns")) | FIXED_COLUMNS
         chosen = [k for k in COLUMN_KEYS if k in wanted]
         with transaction.atomic():
             PortfolioColumns.objects.update_or_create(
-                user=request.user, defaults={"columns": chosen}
+                user=permissions.request_user(request), defaults={"columns": chosen}
             )
         messages.success(request, f"Columns saved: the portfolio shows {len(chosen)} of them.")
     # Back to the same filters: the query is re-encoded, so it can only ever be a query.
@@ -265,7 +267,7 @@ def portfolio_columns(request: HttpRequest) -> HttpResponse:
 
 
 @page("GET")
-def portfolio_export(request: HttpRequest):
+def portfolio_export(request: HttpRequest) -> HttpResponse:
     """The portfolio as CSV or XLSX (format=csv|xlsx), with the page's filters and sorting."""
     permissions.require_portfolio_access(request)
     kind = request.GET.get("format", "csv")
@@ -320,7 +322,7 @@ def _settings_form(post: QueryDict) -> dict[str, Any]:
         name = post.get(f"theme-{index}-name", "").strip()
         if name:
             themes.append({"name": name, "enabled": post.get(f"theme-{index}-enabled") == "on"})
-    thresholds = {}
+    thresholds: dict[str, int | float | str | None] = {}
     for key in settings.RAG_THRESHOLDS:
         raw = post.get(f"threshold-{key}", "").strip()
         if raw == "":
@@ -335,7 +337,7 @@ def _settings_form(post: QueryDict) -> dict[str, Any]:
             thresholds[key] = float(raw)
         else:
             thresholds[key] = raw
-    data = {
+    data: dict[str, Any] = {
         "governanceGroup": post.get("governance_group", ""),
         "themes": themes,
         "brCadenceDefault": post.get("br_cadence_default", ""),

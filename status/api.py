@@ -1,23 +1,16 @@
 """JSON API of project status and status reports (mounted at /api/v1). Every write goes
 through `status.services`; reads carry the derived values from `derive`."""
 
-from __future__ import annotations
+from typing import Any
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from django.http import HttpRequest
-
-    from governance.models import Project
-
-
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of, with_etag
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
+from governance.models import Project
 from status import derive, exceptions, selectors, services
 from status.models import REPORT_STATES
 from status.serializers import report_summary, report_to_dict, status_to_dict
