@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent.catalogue import Context
+    from governance.demo import DemoContext
     from governance.models import Project
 
 
@@ -120,12 +120,12 @@ FLOWS = [  # year, cost, benefit
 ]
 
 
-def _caller(ctx: Context, name: str, project: Project):
+def _caller(ctx: DemoContext, name: str, project: Project):
     project.refresh_from_db()
     return permissions.caller_for(ctx.users[name], project, can_browse=True)
 
 
-def _fill(ctx: Context, key: str, lead, *, complete=True) -> None:
+def _fill(ctx: DemoContext, key: str, lead, *, complete=True) -> None:
     project = ctx.projects[key]
     problem, outcome, ret, theme = THESES[key]
     data = {
@@ -171,7 +171,7 @@ def _fill(ctx: Context, key: str, lead, *, complete=True) -> None:
 TOLERANCES = {"BRIDGE": {"toleranceDays": 10, "toleranceCostPercent": 5}}
 
 
-def _approve(ctx: Context, key: str, lead) -> None:
+def _approve(ctx: DemoContext, key: str, lead) -> None:
     project = ctx.projects[key]
     services.charter_act(caller=_caller(ctx, lead, project), act="submit")
     services.charter_act(
@@ -185,7 +185,7 @@ def _approve(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _close_out(ctx: Context, key: str, lead, *, submit=True, bau_owner="victor") -> None:
+def _close_out(ctx: DemoContext, key: str, lead, *, submit=True, bau_owner="victor") -> None:
     project = ctx.projects[key]
     lead_caller = _caller(ctx, lead, project)
     services.charter_act(caller=lead_caller, act="closeout-start")
@@ -226,13 +226,13 @@ def _close_out(ctx: Context, key: str, lead, *, submit=True, bau_owner="victor")
         services.charter_act(caller=_caller(ctx, lead, project), act="closeout-submit")
 
 
-def _closed(ctx: Context, key: str, lead) -> None:
+def _closed(ctx: DemoContext, key: str, lead) -> None:
     _approve(ctx, key, lead)
     _close_out(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, "sofia", ctx.projects[key]), act="close")
 
 
-def _in_realisation(ctx: Context, key: str, lead, *, acknowledge=True) -> None:
+def _in_realisation(ctx: DemoContext, key: str, lead, *, acknowledge=True) -> None:
     _closed(ctx, key, lead)
     project = ctx.projects[key]
     if acknowledge:
@@ -249,7 +249,7 @@ def _in_realisation(ctx: Context, key: str, lead, *, acknowledge=True) -> None:
     )
 
 
-def _minutes(ctx: Context, key: str, lead) -> None:
+def _minutes(ctx: DemoContext, key: str, lead) -> None:
     project = ctx.projects[key]
     services.minutes_record(
         caller=_caller(ctx, lead, project),
@@ -262,7 +262,7 @@ def _minutes(ctx: Context, key: str, lead) -> None:
     )
 
 
-def seed(ctx: Context) -> None:
+def seed(ctx: DemoContext) -> None:
     for key, state in PLAN.items():
         project = ctx.projects[key]
         if BusinessCase.objects.filter(project=project).exists():
@@ -271,11 +271,11 @@ def seed(ctx: Context) -> None:
         SEEDERS[state](ctx, key, lead)
 
 
-def _exploring(ctx: Context, key: str, lead) -> None:
+def _exploring(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead, complete=False)
 
 
-def _draft(ctx: Context, key: str, lead) -> None:
+def _draft(ctx: DemoContext, key: str, lead) -> None:
     project = ctx.projects[key]
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, project), act="draft")
@@ -307,7 +307,7 @@ def _draft(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _submitted(ctx: Context, key: str, lead) -> None:
+def _submitted(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
     # Demo history: submitted a week ago, so the sponsor's Waiting for me shows its age.
@@ -316,7 +316,7 @@ def _submitted(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _approved(ctx: Context, key: str, lead) -> None:
+def _approved(ctx: DemoContext, key: str, lead) -> None:
     """Approved, then amended once (version 2), with a change awaiting the sponsor."""
     project = ctx.projects[key]
     _fill(ctx, key, lead)
@@ -380,19 +380,19 @@ def _approved(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _closing(ctx: Context, key: str, lead) -> None:
+def _closing(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     _minutes(ctx, key, lead)
     _close_out(ctx, key, lead)
 
 
-def _closed_state(ctx: Context, key: str, lead) -> None:
+def _closed_state(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     _closed(ctx, key, lead)
 
 
-def _realising(ctx: Context, key: str, lead) -> None:
+def _realising(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     project = ctx.projects[key]
@@ -414,7 +414,7 @@ def _realising(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _realised(ctx: Context, key: str, lead) -> None:
+def _realised(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     services.charter_act(
@@ -424,7 +424,7 @@ def _realised(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _not_realised(ctx: Context, key: str, lead) -> None:
+def _not_realised(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     services.charter_act(
@@ -439,12 +439,12 @@ def _not_realised(ctx: Context, key: str, lead) -> None:
     )
 
 
-def _maintenance(ctx: Context, key: str, lead) -> None:
+def _maintenance(ctx: DemoContext, key: str, lead) -> None:
     _realised(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="maintenance-start")
 
 
-def _archived(ctx: Context, key: str, lead) -> None:
+def _archived(ctx: DemoContext, key: str, lead) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     services.charter_act(

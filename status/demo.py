@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent.catalogue import Context
+    from governance.demo import DemoContext
     from governance.permissions import Caller
 
 
@@ -297,7 +297,7 @@ EXCEPTION_REPORTS = {
 }
 
 
-def seed(ctx: Context) -> None:
+def seed(ctx: DemoContext) -> None:
     for key in STATUS:
         project = Project.objects.get(pk=ctx.projects[key].pk)
         _ensure_status(ctx, project, key)
@@ -327,7 +327,7 @@ def seed(ctx: Context) -> None:
         Project.objects.filter(pk=project.pk).update(exception_opened_at=opened)
 
 
-def _ensure_status(ctx: Context, project: Project, key: str) -> None:
+def _ensure_status(ctx: DemoContext, project: Project, key: str) -> None:
     existing = ProjectStatus.objects.filter(project=project).first()
     if existing is not None and existing.last_updated_at is not None:
         return
