@@ -7,11 +7,12 @@ nothing."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from governance.demo import DemoContext
     from governance.models import Project
+    from governance.permissions import Caller
 
 
 import datetime as dt
@@ -120,15 +121,15 @@ FLOWS = [  # year, cost, benefit
 ]
 
 
-def _caller(ctx: DemoContext, name: str, project: Project):
+def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
     project.refresh_from_db()
     return permissions.caller_for(ctx.users[name], project, can_browse=True)
 
 
-def _fill(ctx: DemoContext, key: str, lead, *, complete=True) -> None:
+def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> None:
     project = ctx.projects[key]
     problem, outcome, ret, theme = THESES[key]
-    data = {
+    data: dict[str, Any] = {
         "businessProblem": problem,
         "outcome": outcome,
         "returnExpected": ret,
@@ -171,7 +172,7 @@ def _fill(ctx: DemoContext, key: str, lead, *, complete=True) -> None:
 TOLERANCES = {"BRIDGE": {"toleranceDays": 10, "toleranceCostPercent": 5}}
 
 
-def _approve(ctx: DemoContext, key: str, lead) -> None:
+def _approve(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     services.charter_act(caller=_caller(ctx, lead, project), act="submit")
     services.charter_act(
@@ -185,7 +186,9 @@ def _approve(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _close_out(ctx: DemoContext, key: str, lead, *, submit=True, bau_owner="victor") -> None:
+def _close_out(
+    ctx: DemoContext, key: str, lead: str, *, submit: bool = True, bau_owner: str = "victor"
+) -> None:
     project = ctx.projects[key]
     lead_caller = _caller(ctx, lead, project)
     services.charter_act(caller=lead_caller, act="closeout-start")
@@ -226,13 +229,13 @@ def _close_out(ctx: DemoContext, key: str, lead, *, submit=True, bau_owner="vict
         services.charter_act(caller=_caller(ctx, lead, project), act="closeout-submit")
 
 
-def _closed(ctx: DemoContext, key: str, lead) -> None:
+def _closed(ctx: DemoContext, key: str, lead: str) -> None:
     _approve(ctx, key, lead)
     _close_out(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, "sofia", ctx.projects[key]), act="close")
 
 
-def _in_realisation(ctx: DemoContext, key: str, lead, *, acknowledge=True) -> None:
+def _in_realisation(ctx: DemoContext, key: str, lead: str, *, acknowledge: bool = True) -> None:
     _closed(ctx, key, lead)
     project = ctx.projects[key]
     if acknowledge:
@@ -249,7 +252,7 @@ def _in_realisation(ctx: DemoContext, key: str, lead, *, acknowledge=True) -> No
     )
 
 
-def _minutes(ctx: DemoContext, key: str, lead) -> None:
+def _minutes(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     services.minutes_record(
         caller=_caller(ctx, lead, project),
@@ -271,11 +274,11 @@ def seed(ctx: DemoContext) -> None:
         SEEDERS[state](ctx, key, lead)
 
 
-def _exploring(ctx: DemoContext, key: str, lead) -> None:
+def _exploring(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead, complete=False)
 
 
-def _draft(ctx: DemoContext, key: str, lead) -> None:
+def _draft(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, project), act="draft")
@@ -307,7 +310,7 @@ def _draft(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _submitted(ctx: DemoContext, key: str, lead) -> None:
+def _submitted(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
     # Demo history: submitted a week ago, so the sponsor's Waiting for me shows its age.
@@ -316,7 +319,7 @@ def _submitted(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _approved(ctx: DemoContext, key: str, lead) -> None:
+def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     """Approved, then amended once (version 2), with a change awaiting the sponsor."""
     project = ctx.projects[key]
     _fill(ctx, key, lead)
@@ -363,6 +366,7 @@ def _approved(ctx: DemoContext, key: str, lead) -> None:
     replanned = WorkPackage.objects.filter(project=project, status="Not Started").order_by(
         "planned_start_date", "name"
     )[0]
+    assert replanned.planned_end_date is not None  # every seeded package is planned
     moved = replanned.planned_end_date + dt.timedelta(days=REPLAN_DAYS)
     work_package_update(
         caller=_caller(ctx, lead, project),
@@ -380,19 +384,19 @@ def _approved(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _closing(ctx: DemoContext, key: str, lead) -> None:
+def _closing(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     _minutes(ctx, key, lead)
     _close_out(ctx, key, lead)
 
 
-def _closed_state(ctx: DemoContext, key: str, lead) -> None:
+def _closed_state(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _closed(ctx, key, lead)
 
 
-def _realising(ctx: DemoContext, key: str, lead) -> None:
+def _realising(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     project = ctx.projects[key]
@@ -414,7 +418,7 @@ def _realising(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _realised(ctx: DemoContext, key: str, lead) -> None:
+def _realised(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     services.charter_act(
@@ -424,7 +428,7 @@ def _realised(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _not_realised(ctx: DemoContext, key: str, lead) -> None:
+def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     services.charter_act(
@@ -439,12 +443,12 @@ def _not_realised(ctx: DemoContext, key: str, lead) -> None:
     )
 
 
-def _maintenance(ctx: DemoContext, key: str, lead) -> None:
+def _maintenance(ctx: DemoContext, key: str, lead: str) -> None:
     _realised(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="maintenance-start")
 
 
-def _archived(ctx: DemoContext, key: str, lead) -> None:
+def _archived(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     services.charter_act(

@@ -301,7 +301,9 @@ def clean_closeout(
 # --- acts ----------------------------------------------------------------------------------
 
 
-def closeout_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def closeout_start(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved, close-out not started: the close-out record is created (startedAt)."""
     precheck(caller, acts.ACTS["closeout-start"], expected_revision)
     only(body(data))
@@ -327,7 +329,9 @@ def closeout_update(
         return write.finish("closeout.updated")
 
 
-def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def closeout_submit(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved -> ClosingSubmitted when every work package, open risk, pending decision and
     pending change has its disposition. Otherwise refused (422 `validation`) listing, by
     field, every row still without one: a completeness check of the form, not a gate."""
@@ -352,7 +356,9 @@ def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int 
         return write.finish("closeout.submitted")
 
 
-def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def closeout_return(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
     precheck(caller, acts.ACTS["closeout-return"], expected_revision)
     notes = act_body(CloseoutReturnSpec, data).return_notes
@@ -385,7 +391,9 @@ def _handover(case: BusinessCase, **changes: Any) -> dict[str, Any]:
     return close_out
 
 
-def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def handover_acknowledge(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Pending or Escalated -> Acknowledged, by the BAU owner."""
     precheck(caller, acts.ACTS["handover-acknowledge"], expected_revision)
     only(body(data))
@@ -400,7 +408,9 @@ def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision:
         return write.finish("closeout.handover_acknowledged")
 
 
-def handover_escalate(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def handover_escalate(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Pending -> Escalated by an editor, with a reason."""
     precheck(caller, acts.ACTS["handover-escalate"], expected_revision)
     reason = act_body(EscalateSpec, data).reason

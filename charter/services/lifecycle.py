@@ -83,7 +83,9 @@ def submission_missing(case: BusinessCase) -> dict[str, str]:
 # --- acts ----------------------------------------------------------------------------------
 
 
-def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_draft(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     precheck(caller, acts.ACTS["draft"], expected_revision)
     only(body(data))
     with transaction.atomic():
@@ -133,7 +135,9 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
         return case
 
 
-def charter_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_return(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
     precheck(caller, acts.ACTS["return"], expected_revision)
     notes = act_body(ReturnSpec, data).return_notes
@@ -287,7 +291,9 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         return case
 
 
-def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_reopen(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved -> Draft at version + 1, enabled by a change request: cite an Approved change
     deriving AwaitingApplication ({"changeId"}), or have one raised ({"summary", "reason"};
     the reason is required; it routes to the sponsor, Proposed). A Draft amendment whose
@@ -415,7 +421,7 @@ def _archive(caller: Caller, act_name: str, disposition, data, expected_revision
 
 def charter_steerco_schedule(
     *, caller: Caller, data: Any = None, expected_revision: int | None = None
-):
+) -> BusinessCase:
     """Set (or clear) the date the first steering committee is scheduled for."""
     precheck(caller, acts.ACTS["steerco-schedule"], expected_revision)
     scheduled = act_body(SteercoScheduleSpec, data).scheduled_for

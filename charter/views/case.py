@@ -141,17 +141,17 @@ def _edit(request: HtmxHttpRequest, key: str, section: str, parse) -> HttpRespon
 
 
 @page("POST")
-def edit_thesis(request: HtmxHttpRequest, key: str):
+def edit_thesis(request: HtmxHttpRequest, key: str) -> HttpResponse:
     return _edit(request, key, "thesis", forms.thesis)
 
 
 @page("POST")
-def edit_adoption(request: HtmxHttpRequest, key: str):
+def edit_adoption(request: HtmxHttpRequest, key: str) -> HttpResponse:
     return _edit(request, key, "adoption", forms.adoption)
 
 
 @page("POST")
-def edit_financial(request: HtmxHttpRequest, key: str):
+def edit_financial(request: HtmxHttpRequest, key: str) -> HttpResponse:
     return _edit(request, key, "financial", forms.financial)
 
 
