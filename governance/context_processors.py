@@ -5,6 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agent.catalogue import Action
+
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
     from django.http import HttpRequest
 
 
@@ -21,7 +27,7 @@ class Shell:
         self.user = request.user
 
     @property
-    def me(self):
+    def me(self) -> Action:
         return resolve([self.user.account_id]).get(self.user.account_id)
 
     @property

@@ -286,7 +286,7 @@ class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
     """RFC 9728 at /.well-known/oauth-protected-resource and .../mcp: the one protected
     resource (the MCP endpoint) and the app as its authorization server."""
 
-    def get_resource(self, request: HttpRequest):
+    def get_resource(self, request: HttpRequest) -> str:
         return mcp_resource(request)
 
     def get_authorization_servers(self, request: HttpRequest):
@@ -585,7 +585,7 @@ class Authorize(AuthorizationView):
             )
         return super().handle_no_permission()
 
-    def form_invalid(self, form):
+    def form_invalid(self, form) -> JsonResponse:
         """A consent form missing what the page put in it was changed after it was shown."""
         fields = ", ".join(sorted(form.errors)) or "the form"
         return self._refused(

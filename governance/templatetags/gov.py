@@ -1,5 +1,13 @@
 """Template helpers: people by accountId (names resolved in bulk by the view), RAG badges."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.catalogue import Action
+
+
 import json
 from typing import Any
 
@@ -61,7 +69,7 @@ def rag_badge(value, label=""):
 
 
 @register.filter
-def get_item(mapping, key: str):
+def get_item(mapping, key: str) -> Action:
     return (mapping or {}).get(key)
 
 
@@ -90,7 +98,7 @@ def audit_value(value):
 
 
 @register.filter(name="label")
-def label_filter(code):
+def label_filter(code) -> str:
     """A state, choice or field name as people read it (the API keeps the code)."""
     return labels.label(code)
 
