@@ -4,6 +4,12 @@ offered only to whom the access gate allows."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+
+
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -66,27 +72,27 @@ class ChangePages(base.RegisterPages):
         "the approved plan. The named approver, or else the sponsor, decides it."
     )
 
-    def records(self, project: Project):
+    def records(self, project: Project) -> list[ChangeRequest]:
         return selectors.changes(project)
 
     def extra(self, project: Project):
         return {"packages": selectors.work_package_names(project)}
 
-    def summary(self, project: Project):
+    def summary(self, project: Project) -> dict[str, Any]:
         return variations_summary(project)
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return change_to_dict(record)
 
-    def create(self, *, caller: Caller, data):
+    def create(self, *, caller: Caller, data) -> ChangeRequest:
         return services.change_create(caller=caller, data=data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> ChangeRequest:
         return services.change_update(
             caller=caller, change_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
         return services.change_delete(
             caller=caller, change_id=pk, expected_revision=expected_revision
         )
@@ -167,7 +173,7 @@ class ChangePages(base.RegisterPages):
         errors: FieldErrors | None = None,
         message="",
         comment="",
-    ):
+    ) -> HttpResponse:
         shown = {
             "decide_errors": errors or {},
             "decide_message": message,

@@ -4,6 +4,12 @@ registers too). There is no delete and no approval of decisions."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+
+
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,16 +48,16 @@ class DecisionPages(base.RegisterPages):
         "empty while a decision is pending; fill it when the decision is taken."
     )
 
-    def records(self, project: Project):
+    def records(self, project: Project) -> list[Decision]:
         return selectors.decisions(project)
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return decision_to_dict(record)
 
-    def create(self, *, caller: Caller, data):
+    def create(self, *, caller: Caller, data) -> Decision:
         return services.decision_create(caller=caller, data=data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> Decision:
         return services.decision_update(
             caller=caller, decision_id=pk, data=data, expected_revision=expected_revision
         )
@@ -132,7 +138,7 @@ class DecisionPages(base.RegisterPages):
         errors: FieldErrors,
         text: str,
         status,
-    ):
+    ) -> HttpResponse:
         return self.render_partial(
             request,
             project,

@@ -3,6 +3,14 @@ heat colour, and the Record-decision act on a materialised risk."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+
+    from governance import charts
+
+
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,30 +50,30 @@ class RiskPages(base.RegisterPages):
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
 
-    def records(self, project: Project):
+    def records(self, project: Project) -> list[Risk]:
         return selectors.risks(project)
 
     def extra(self, project: Project):
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
-    def page_key_parts(self, project: Project):
+    def page_key_parts(self, project: Project) -> dict[str, float]:
         return rag_thresholds()
 
-    def pictures(self, project: Project, records: list[Any], extra, url: str):
+    def pictures(self, project: Project, records: list[Any], extra, url: str) -> list[charts.Chart]:
         return pictures.risk_matrices(records, extra["thresholds"], url)
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return risk_to_dict(record, [])
 
-    def create(self, *, caller: Caller, data):
+    def create(self, *, caller: Caller, data) -> Risk:
         return services.risk_create(caller=caller, data=data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> Risk:
         return services.risk_update(
             caller=caller, risk_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
         return services.risk_delete(caller=caller, risk_id=pk, expected_revision=expected_revision)
 
     def get_urls(self):
@@ -128,7 +136,7 @@ class RiskPages(base.RegisterPages):
 
     def record_response(
         self, request: HtmxHttpRequest, project: Project, caller: Caller, risk, form, status
-    ):
+    ) -> HttpResponse:
         if not request.htmx:
             return self.detail_response(
                 request, project, caller, risk, status=status, record_form=form

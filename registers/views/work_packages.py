@@ -42,7 +42,7 @@ class WorkPackagePages(base.RegisterPages):
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
 
-    def records(self, project: Project):
+    def records(self, project: Project) -> list[WorkPackage]:
         return selectors.work_packages(project)
 
     def extra(self, project: Project):
@@ -56,18 +56,18 @@ class WorkPackagePages(base.RegisterPages):
             pictures.budget_curve(records, timezone.localdate()),
         ]
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return work_package_to_dict(record)
 
-    def create(self, *, caller: Caller, data):
+    def create(self, *, caller: Caller, data) -> WorkPackage:
         return services.work_package_create(caller=caller, data=data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> WorkPackage:
         return services.work_package_update(
             caller=caller, wp_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
         return services.work_package_delete(
             caller=caller, wp_id=pk, expected_revision=expected_revision
         )
@@ -166,7 +166,7 @@ class WorkPackagePages(base.RegisterPages):
         errors: FieldErrors | None = None,
         status=200,
         linked="",
-    ):
+    ) -> HttpResponse:
         return self.render_partial(
             request,
             project,
