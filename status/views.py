@@ -300,7 +300,7 @@ def _reports_response(
 
 
 @page("POST")
-def report_create(request: HtmxHttpRequest, key: str):
+def report_create(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_create(
@@ -364,7 +364,9 @@ def report_detail(request: HtmxHttpRequest, key: str, report_id):
     return _reports_response(request, project, caller, report_notice="Draft saved.")
 
 
-def _stale_draft(request: HtmxHttpRequest, project: Project, caller: Caller, outcome: str):
+def _stale_draft(
+    request: HtmxHttpRequest, project: Project, caller: Caller, outcome: str
+) -> HttpResponse:
     message = f"Someone else changed this draft since you opened it. {outcome}"
     return _reports_response(
         request, project, caller, status=409, report_errors={"revision": [message]}

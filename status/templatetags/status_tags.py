@@ -1,6 +1,14 @@
 """Template helpers of the status pages: ISO timestamps from representations (live or
 snapshot) back to dates for the `date` filter, and money as the drivers print it."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.catalogue import Action
+
+
 import datetime as dt
 
 from django import template
@@ -24,12 +32,12 @@ def isodatetime(value):
 
 
 @register.filter
-def rag_initial(value):
+def rag_initial(value) -> Action:
     """A RAG as a one-letter cell label (the full word goes to screen readers)."""
     return {"Red": "R", "Amber": "A", "Green": "G", "Blue": "B"}.get(value or "None", "-")
 
 
 @register.filter
-def ev_reading(values, key: str):
+def ev_reading(values, key: str) -> str:
     """The reading in words of an earned-value figure (`status.earned_value.reading`)."""
     return earned_value.reading(key, values or {})
