@@ -85,7 +85,7 @@ def ever_approved(case: BusinessCase) -> bool:
     return case.approved_at is not None or (case.version or 1) >= 2
 
 
-def enabling_change(case: BusinessCase):
+def enabling_change(case: BusinessCase) -> ChangeRequest | None:
     """The change request that enabled the current amendment (None when there is none or it
     was deleted). Looked up once per case instance."""
     if not case.amendment_enabled_by_change_id:
@@ -93,12 +93,12 @@ def enabling_change(case: BusinessCase):
     cache = case.__dict__.setdefault("_enabling_change", {})
     key = case.amendment_enabled_by_change_id
     if key not in cache:
+        pk = as_uuid(key)
         cache[key] = (
-            ChangeRequest.objects.filter(project_id=case.project_id, pk=as_uuid(key)).first()
-            if as_uuid(key)
-            else None
+            ChangeRequest.objects.filter(project_id=case.project_id, pk=pk).first() if pk else None
         )
-    return cache[key]
+    change: ChangeRequest | None = cache[key]
+    return change
 
 
 def amendment_change_viable(case: BusinessCase) -> bool:
@@ -108,7 +108,7 @@ def amendment_change_viable(case: BusinessCase) -> bool:
     return change is not None and change.status in ("Proposed", "Approved")
 
 
-def change_withdrawn_on_stop(case: BusinessCase):
+def change_withdrawn_on_stop(case: BusinessCase) -> ChangeRequest | None:
     """The enabling change that archiving or killing this case withdraws: the amendment's
     change while it is still Proposed (None otherwise)."""
     change = enabling_change(case)

@@ -15,7 +15,7 @@ NOTE_ROWS = 3  # blank note rows offered by the return forms
 
 
 def thesis(post: QueryDict) -> dict[str, Any]:
-    data = {key: post.get(key, "") for key in THESIS_FIELDS}
+    data: dict[str, Any] = {key: post.get(key, "") for key in THESIS_FIELDS}
     data["designPrinciples"] = post.get("designPrinciples", "").splitlines()
     return data
 
@@ -147,7 +147,7 @@ def closeout(post: QueryDict, rows: dict[str, Any]) -> dict[str, Any]:
 
 
 def minutes(post: QueryDict) -> dict[str, Any]:
-    data = {
+    data: dict[str, Any] = {
         "title": post.get("title", ""),
         "heldOn": post.get("heldOn", ""),
         "attendees": post.getlist("attendees"),

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 from collections.abc import Callable
 from typing import Any
 
-NextReview = Callable[[Any, Any], dict]
+NextReview = Callable[[Any, Any], dict[str, Any]]
 
 _answer: NextReview | None = None
 

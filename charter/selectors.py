@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils.dateparse import parse_datetime
 
 from charter import acts, finance
+from charter.derive import CLOSED_OR_LATER
 from charter.models import BusinessCase
 from governance import formatting, permissions
 from governance.cleaning import add_days
@@ -35,11 +36,11 @@ AWAITED = {
 
 @dataclass(frozen=True)
 class Awaiting:
-    project: object
+    project: Project
     case: BusinessCase
     act: str
     what: str
-    since: object
+    since: dt.datetime | None
     page: str
 
 
@@ -53,10 +54,10 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     me = user.account_id
     callers = {project.pk: caller for project, caller in rows}
     projects = [project for project, _ in rows]
-    cases = []
+    cases: list[Awaiting] = []
     for case in BusinessCase.objects.filter(project__in=projects).filter(
         Q(approval_status__in=list(AWAITED), project__sponsor_account_id=me)
-        | Q(approval_status__in=list(acts.CLOSED_OR_LATER), project__bau_owner_account_id=me)
+        | Q(approval_status__in=list(CLOSED_OR_LATER), project__bau_owner_account_id=me)
     ):
         caller = callers[case.project_id]
         case.project = caller.project

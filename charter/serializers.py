@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 from charter import derive, finance
 from charter.acts import available_acts
-from charter.models import BusinessCase
+from charter.models import ApprovedVersion, BusinessCase
 from charter.specs import STORED, CharterSpec
 from governance import specs
 from registers.models import SteeringMinutes
@@ -50,7 +50,7 @@ def charter_to_dict(case: BusinessCase, *, caller: Caller | None = None) -> dict
     return data
 
 
-def version_to_dict(version) -> dict[str, Any]:
+def version_to_dict(version: ApprovedVersion) -> dict[str, Any]:
     return {
         "version": version.version,
         "approvedAt": iso(version.approved_at),

@@ -12,12 +12,13 @@ from governance.wiki import get_wiki
 def board_paper_page_id(case: BusinessCase) -> str | None:
     """The financial case's board paper, else the first supporting link made from the board
     paper template."""
-    page_id = finance.present(case.financial_case)["boardPaperPageId"]
+    page_id: str | None = finance.present(case.financial_case)["boardPaperPageId"]
     if page_id:
         return page_id
     for link in case.supporting_links or []:
-        if link.get("templateKind") == "boardPaper" and link.get("pageId"):
-            return link["pageId"]
+        linked: str | None = link.get("pageId")
+        if link.get("templateKind") == "boardPaper" and linked:
+            return linked
     return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from governance.atlassian.http import Credentials
+    from charter.models import BusinessCase
 
 
 from typing import Any
@@ -86,7 +86,7 @@ ACT_SERVICES = {
 
 def charter_act(
     *, caller: Caller, act: str, data: Any = None, expected_revision: int | None = None
-) -> Credentials:
+) -> BusinessCase:
     """Take one lifecycle act by name (the API's and the pages' single entry point)."""
     service = ACT_SERVICES.get(act)
     if service is None:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -41,7 +41,7 @@ HANDOVER_READ_ONLY = {
 }
 
 
-def empty_closeout(now) -> dict[str, Any]:
+def empty_closeout(now: dt.datetime) -> dict[str, Any]:
     return {
         "asBuiltOutcome": "",
         "asBuiltReturn": "",
@@ -95,7 +95,7 @@ def pending_register_rows(project: Project) -> dict[str, list[Any]]:
 
 
 def missing_dispositions(
-    close_out: Mapping[str, Any], rows: dict[str, list[Any]]
+    close_out: Mapping[str, Any] | None, rows: dict[str, list[Any]]
 ) -> list[dict[str, Any]]:
     """What the completeness check still needs: [{field, kind, id, name}], in form order."""
     close_out = close_out or {}
@@ -160,7 +160,7 @@ def _json(value: Any) -> Any:
 def _clean_map(
     raw: Any,
     field: str,
-    choices: list[str],
+    choices: Sequence[str],
     valid_ids: set[str],
     current: dict[str, Any],
     errors: FieldErrors,
@@ -195,12 +195,13 @@ def _clean_map(
 
 
 def clean_closeout(
-    data: Mapping[str, Any], close_out: dict[str, Any], project: Project
+    data: Mapping[str, Any], close_out: Mapping[str, Any] | None, project: Project
 ) -> dict[str, Any]:
     """The close-out with `data` merged in (charter.specs.CloseoutSpec): text and scalars
     replace; dispositions merge per id (null removes); lessons merge per field; of bauHandover
     only the owner is writable."""
     partial, errors = specs.validate(CloseoutSpec, data)
+    close_out = close_out or {}  # a started close-out is never null
     result = {**close_out}
     declared = specs.fields(CloseoutSpec)
     for api in SCALARS:
@@ -270,7 +271,7 @@ def clean_closeout(
         result["lessons"] = {
             **dict.fromkeys(LESSONS, ""),
             **(close_out.get("lessons") or {}),
-            **partial.lessons,
+            **(partial.lessons or {}),
         }
     if "bauHandover" in data:
         raw = data["bauHandover"]
@@ -351,7 +352,7 @@ def closeout_submit(
                 f"row{'s' if len(missing) != 1 else ''} still need a disposition.",
                 missing=missing,
             )
-        case.close_out = {**case.close_out, "submittedAt": timezone.now().isoformat()}
+        case.close_out = {**(case.close_out or {}), "submittedAt": timezone.now().isoformat()}
         case.approval_status = "ClosingSubmitted"
         return write.finish("closeout.submitted")
 
@@ -370,7 +371,9 @@ def closeout_return(
         return write.finish("closeout.returned")
 
 
-def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_close(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """ClosingSubmitted -> Closed by the sponsor: stamps closedAt and closedByAccountId."""
     precheck(caller, acts.ACTS["close"], expected_revision)
     only(body(data))

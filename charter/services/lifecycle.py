@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from charter.services.common import Write
 
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -94,7 +95,9 @@ def charter_draft(
         return write.finish("charter.drafting_started")
 
 
-def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_submit(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Exploring or Draft -> Submitted. Refused with 422 `gate` naming each missing adoption
     input and a missing sponsor. Queues the best-effort approval nudge."""
     precheck(caller, acts.ACTS["submit"], expected_revision)
@@ -111,19 +114,20 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
                 fields={field: [message] for field, message in missing.items()},
             )
         case.approval_status = "Submitted"
-        case.submitted_at = timezone.now()
+        submitted_at = timezone.now()
+        case.submitted_at = submitted_at
         case.submitted_by_account_id = caller.account_id
         case = write.finish("charter.submitted")
         outbox.enqueue(
             "charter.approval_nudge",
-            {"projectKey": write.project.key, "submittedAt": case.submitted_at.isoformat()},
+            {"projectKey": write.project.key, "submittedAt": submitted_at.isoformat()},
         )
         project = write.project
         notifications.notify(
             kind="case_submitted",
             recipient_account_id=seat_account_id(case.decision_authority)
             or project.sponsor_account_id,
-            dedupe_key=f"case_submitted:{project.key}:{case.submitted_at.isoformat()}",
+            dedupe_key=f"case_submitted:{project.key}:{submitted_at.isoformat()}",
             subject=f"{project.key}: business case submitted for your approval",
             body=(
                 f"The business case of {project.name} ({project.key}), version {case.version}, "
@@ -161,7 +165,7 @@ NOTE_LISTS = (
 )
 
 
-def _note_home(case: BusinessCase, note_id: str):
+def _note_home(case: BusinessCase, note_id: str) -> tuple[str, str, acts.Act, str]:
     for attr, name, act, kind in NOTE_LISTS:
         if any(n.get("id") == note_id for n in getattr(case, attr) or []):
             return attr, name, act, kind
@@ -198,7 +202,7 @@ def return_note_address(
 def plan_baseline(
     case: BusinessCase,
     packages: list[WorkPackage],
-    approved_at,
+    approved_at: dt.datetime,
     carried: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """{version, approvedAt, workPackages: {id: {budget, plannedStartDate, plannedEndDate}},
@@ -228,7 +232,9 @@ def plan_baseline(
     }
 
 
-def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_approve(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Submitted -> Approved by the sponsor. Freezes budgetBaseline := budget on every work
     package, writes planBaseline, records the approved version; for an amendment (version 2
     and up) the enabling change must be Approved and is stamped with its applicationRecord.
@@ -332,15 +338,13 @@ def charter_reopen(
                 raise ValidationFailed(
                     {"reason": ["A reason is required to raise the enabling change."]}
                 )
-            sponsor = case.decision_authority
+            sponsor_id = seat_account_id(case.decision_authority)
             change = change_create(
                 caller=caller,
                 data={
                     "summary": summary or f"Amend the business case (version {_next(case)})",
                     "reason": reason,
-                    "approverSeat": {"accountId": sponsor["accountId"]}
-                    if seat_account_id(sponsor)
-                    else None,
+                    "approverSeat": {"accountId": sponsor_id} if sponsor_id else None,
                 },
                 approver_locked=True,
             )
@@ -365,13 +369,17 @@ def _next(case: BusinessCase) -> int:
     return case.version + 1 if case.approval_status == "Approved" else case.version
 
 
-def charter_archive(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_archive(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Exploring, Draft or Submitted -> Archived (explored, not pursued), for a case that was
     never approved (else 409: the sponsor kills it). Reason required."""
     return _archive(caller, "archive", "archived", data, expected_revision)
 
 
-def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_kill(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved -> Archived by the sponsor: a stop decision on a running investment; also
     from Draft or Submitted while an approved case is being amended."""
     return _archive(caller, "kill", "killed", data, expected_revision)
@@ -398,9 +406,12 @@ def _withdraw_enabling_change(write: Write, disposition: str, reason: str) -> Ch
     return change
 
 
-def _archive(caller: Caller, act_name: str, disposition, data, expected_revision: int | None):
+def _archive(
+    caller: Caller, act_name: str, disposition: str, data: Any, expected_revision: int | None
+) -> BusinessCase:
     precheck(caller, acts.ACTS[act_name], expected_revision)
     reason = act_body(StopSpec, data).reason
+    assert reason is not None  # StopSpec requires it
     with transaction.atomic():
         write = begin(caller, acts.ACTS[act_name], expected_revision)
         case = write.case
@@ -433,7 +444,7 @@ def charter_steerco_schedule(
 
 def charter_steerco_confirm(
     *, caller: Caller, data: Any = None, expected_revision: int | None = None
-):
+) -> BusinessCase:
     """Confirm the first steering committee was held without recording minutes: sets
     firstSteercoHeldAt (and, optionally, firstSteercoAttendees), completing initiation."""
     precheck(caller, acts.ACTS["steerco-confirm"], expected_revision)

@@ -82,11 +82,13 @@ def minutes_record(
     from_template = data.get("createFromTemplate") is True
     url = data.get("url") or ""
     if page_id and not from_template:
+        unchecked = False
         try:
             page = get_wiki().get_page(page_id, project_key=caller.project.key)
         except WikiError:
-            page = False  # an outage must not block recording; the page stays unchecked
-        if page is None:
+            page = None
+            unchecked = True  # an outage must not block recording; the page stays unchecked
+        if page is None and not unchecked:
             errors.add("pageId", f"No wiki page with id {page_id}.")
         elif page:
             url = url or urljoin(base_url, page.url)
@@ -144,7 +146,11 @@ def minutes_record(
 
 
 def _complete_initiation(
-    caller: Caller, project: Project, case: BusinessCase, held_on: dt.date, attendees
+    caller: Caller,
+    project: Project,
+    case: BusinessCase,
+    held_on: dt.date,
+    attendees: list[str],
 ) -> None:
     """The first minutes recorded: firstSteercoHeldAt := the meeting's date (start of day),
     firstSteercoAttendees := its attendees; initiation completes (once the case is approved)."""

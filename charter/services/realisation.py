@@ -40,7 +40,9 @@ def realisation_start(
         return write.finish("realisation.started")
 
 
-def realisation_update(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def realisation_update(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """While InRealisation: the summary, the 'measured by' date and the benefits owner."""
     precheck(caller, acts.EDIT_REALISATION, expected_revision)
     data = body(data)
@@ -75,7 +77,7 @@ def realisation_review(
         write = begin(caller, acts.ACTS["realisation-review"], expected_revision)
         case = write.case
         now = timezone.now()
-        review = {
+        review: dict[str, Any] = {
             "id": str(uuid.uuid4()),
             "at": now.isoformat(),
             "byAccountId": caller.account_id,
@@ -85,6 +87,7 @@ def realisation_review(
         if realised is not None:
             review["benefitRealisedToDate"] = decimal_to_json(realised)
         case.realisation_reviews = [*(case.realisation_reviews or []), review]
+        assert confidence is not None  # ReviewSpec requires it
         case.realisation_confidence = confidence
         case.last_realisation_review_at = now
         return write.finish("realisation.reviewed")

@@ -90,7 +90,7 @@ def clean_steering(raw: Any, errors: FieldErrors) -> list[dict[str, Any]]:
         if not isinstance(member_id, str) or len(member_id) > 64:
             errors.add(f"{where}.id", "Must be a string id.")
             continue
-        seat = (
+        seat: dict[str, Any] | None = (
             {"accountId": member["accountId"]}
             if member.get("accountId")
             else {"displayName": member.get("displayName"), "email": member.get("email") or ""}
@@ -299,7 +299,7 @@ def steering_member_add(*, caller: Caller, member: Mapping[str, Any]) -> Busines
         return write.finish("charter.updated")
 
 
-def steering_member_remove(*, caller: Caller, member_id: str) -> BusinessCase:
+def steering_member_remove(*, caller: Caller, member_id: str | None) -> BusinessCase:
     precheck(caller, acts.EDIT_THESIS)
     with transaction.atomic():
         write = begin(caller, acts.EDIT_THESIS, None)
@@ -373,8 +373,8 @@ TEMPLATE_ACTS = {"boardPaper": acts.EDIT_THESIS, "lessons": acts.TEMPLATE_LESSON
 def link_from_template(
     *,
     caller: Caller,
-    template_kind: str,
-    title: str = "",
+    template_kind: Any,
+    title: Any = "",
     base_url: str = "",
     extra_fields: Iterable[str] = (),
 ) -> tuple[BusinessCase, dict[str, Any]]:

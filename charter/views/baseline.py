@@ -4,6 +4,7 @@ applied (registers.tables)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
 
 
 from django.contrib import messages
-from django.http import HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.vary import vary_on_headers
 
 from charter import services
@@ -23,7 +24,7 @@ from registers.views.changes import PAGES
 
 @page("POST")
 @vary_on_headers("HX-Request")
-def apply_to_baseline(request: HtmxHttpRequest, key: str, change_id):
+def apply_to_baseline(request: HtmxHttpRequest, key: str, change_id: uuid.UUID) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     try:
         change = services.change_apply_to_baseline(

@@ -4,9 +4,10 @@ notes' 'addressed' toggle."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 
 if TYPE_CHECKING:
     from charter.models import BusinessCase
@@ -46,7 +47,7 @@ def _base_url(request: HtmxHttpRequest) -> str:
 
 @pdf.bearer
 @page("GET")
-def index(request: HtmxHttpRequest, key: str):
+def index(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     response = render_page(request, project, caller, "case")
     if pdf.wants_pdf(request):
@@ -103,10 +104,12 @@ def _form_values(section: str, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _edit(request: HtmxHttpRequest, key: str, section: str, parse) -> HttpResponse:
+def _edit(
+    request: HtmxHttpRequest, key: str, section: str, parse: Callable[[QueryDict], dict[str, Any]]
+) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     data = parse(request.POST)
-    extra = {}
+    extra: dict[str, Any] = {}
     status = 200
     try:
         case = services.charter_update(

@@ -263,10 +263,10 @@ def case_context(
     fin_input = extra.pop("financial_input", None) or finance.storable(case.financial_case)
     builtin = fin_input.get("builtin") or {}
     line_by_year = {line.get("year"): line for line in builtin.get("lines") or []}
-    horizon = builtin.get("horizonYears")
+    sent_horizon = cleaning.whole_number(builtin.get("horizonYears"))
     horizon = (
-        int(horizon)
-        if 1 <= (cleaning.whole_number(horizon) or 0) <= 30
+        sent_horizon
+        if sent_horizon is not None and 1 <= sent_horizon <= 30
         else (int(financial["builtin"]["horizonYears"]))
     )
     wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
@@ -332,7 +332,9 @@ def closeout_context(
     source = form or close_out
     source_pending = source.get("pendingDispositions") or {}
 
-    def disposition_rows(records: list[Any], given, label_attr):
+    def disposition_rows(
+        records: list[Any], given: dict[str, Any] | None, label_attr: str
+    ) -> list[dict[str, Any]]:
         given = given or {}
         result = []
         for record in records:

@@ -23,7 +23,7 @@ from governance.http import HtmxHttpRequest, form_revision, page
 
 
 @page("POST")
-def act(request: HtmxHttpRequest, key: str, act) -> HttpResponse:
+def act(request: HtmxHttpRequest, key: str, act: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     page_name = request.POST.get("page", "case")
     if page_name not in PAGES:
