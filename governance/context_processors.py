@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent.catalogue import Action
+    from governance.people import Person
 
 
 from typing import TYPE_CHECKING
@@ -27,7 +27,7 @@ class Shell:
         self.user = request.user
 
     @property
-    def me(self) -> Action:
+    def me(self) -> Person | None:
         return resolve([self.user.account_id]).get(self.user.account_id)
 
     @property

@@ -1,14 +1,7 @@
 """Template helpers: people by accountId (names resolved in bulk by the view), RAG badges."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent.catalogue import Action
-
-
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
@@ -69,7 +62,7 @@ def rag_badge(value, label=""):
 
 
 @register.filter
-def get_item(mapping, key: str) -> Action:
+def get_item(mapping: Mapping[str, Any] | None, key: str) -> Any:
     return (mapping or {}).get(key)
 
 

@@ -1,14 +1,6 @@
 """Template helpers of the status pages: ISO timestamps from representations (live or
 snapshot) back to dates for the `date` filter, and money as the drivers print it."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent.catalogue import Action
-
-
 import datetime as dt
 
 from django import template
@@ -32,7 +24,7 @@ def isodatetime(value):
 
 
 @register.filter
-def rag_initial(value) -> Action:
+def rag_initial(value: str | None) -> str:
     """A RAG as a one-letter cell label (the full word goes to screen readers)."""
     return {"Red": "R", "Amber": "A", "Green": "G", "Blue": "B"}.get(value or "None", "-")
 
