@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 
 import datetime as dt
+import uuid
 
 from django.utils import timezone
 
@@ -27,7 +28,9 @@ from status.models import ProjectException, ProjectStatus, StatusReport
 
 # project -> (reporting cadence, [(days ago, status fields, published report title or None)])
 # Every project is reported on; GARNET's status is stale (weekly cadence, 12 days ago).
-STATUS = {
+# Per project: its reporting cadence and the reports it has published, oldest first (days ago,
+# the status fields then, the report's title).
+STATUS: dict[str, tuple[str, list[tuple[int, dict[str, Any], str | None]]]] = {
     "APOLLO": (
         "Monthly",
         [
@@ -273,7 +276,9 @@ LEADS = {
 # the registers demo's values: progress, actual cost), and after the last report to today's
 # (the troubled project has spent 12 % more than the registers demo's actuals), so each
 # report froze a different point and the cost index reads below 1.
-EARNED_VALUE_HISTORY = {"BRIDGE": {40: (0.55, 0.65), 3: (0.9, 1.0), 0: (1.0, 1.12)}}
+EARNED_VALUE_HISTORY: dict[str, dict[int, tuple[float, float]]] = {
+    "BRIDGE": {40: (0.55, 0.65), 3: (0.9, 1.0), 0: (1.0, 1.12)}
+}
 
 
 # The project in exception (its forecast beyond the tolerances its sponsor set): the lead's
@@ -356,14 +361,19 @@ def _ensure_status(ctx: DemoContext, project: Project, key: str) -> None:
         _set_back(caller, today, *history[0])
 
 
-def _progress_and_actuals(project: Project) -> dict[str, Any]:
+def _progress_and_actuals(project: Project) -> dict[uuid.UUID, tuple[Any, ...]]:
     return {
         wp.pk: (wp.status, wp.progress, wp.budget_actual, wp.actual_end_date)
         for wp in WorkPackage.objects.filter(project=project).order_by("pk")
     }
 
 
-def _set_back(caller: Caller, today: dict[str, Any], progress_share, actual_share) -> None:
+def _set_back(
+    caller: Caller,
+    today: dict[uuid.UUID, tuple[Any, ...]],
+    progress_share: float | None,
+    actual_share: float | None,
+) -> None:
     """Each started package's progress and actual cost at these shares of today's (a package
     not complete then is In Progress, or still Blocked), or today's when the shares are None;
     through the register service, audited like any edit."""

@@ -114,13 +114,13 @@ class PublishedReportChanged(TypeError):
     """A published status report is an immutable snapshot."""
 
 
-class StatusReportQuerySet(models.QuerySet):
-    def update(self, **kwargs: Any):
+class StatusReportQuerySet(models.QuerySet["StatusReport"]):
+    def update(self, **kwargs: Any) -> int:
         if self.filter(state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be changed.")
         return super().update(**kwargs)
 
-    def delete(self):
+    def delete(self) -> tuple[int, dict[str, int]]:
         if self.filter(state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be deleted.")
         return super().delete()
@@ -168,7 +168,7 @@ class StatusReport(models.Model):
             raise PublishedReportChanged("A published status report cannot be changed.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if StatusReport.objects.filter(pk=self.pk, state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be deleted.")
         return super().delete(*args, **kwargs)

@@ -3,6 +3,7 @@ the initiation checklist, and status reports (draft, publish, history, trend, pa
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from django.http import HttpResponse
@@ -39,6 +40,7 @@ from status import (
 from status.models import (
     STATUS_REASON_MAX,
     ProjectStatus,
+    StatusReport,
 )
 from status.serializers import dimension_cards, report_summary, status_to_dict
 from status.specs import FORM_FIELDS, CommentarySpec, ExceptionReportSpec, StatusSpec
@@ -52,7 +54,7 @@ FORM_LABELS = {
 }
 
 
-def _initial(status) -> dict[str, Any]:
+def _initial(status: ProjectStatus) -> dict[str, Any]:
     """The edit form's values from the stored status."""
     commentary = status.structured_commentary or {}
     return {
@@ -82,7 +84,7 @@ def _initial(status) -> dict[str, Any]:
     }
 
 
-def _trend(published) -> list[dict[str, Any]]:
+def _trend(published: list[StatusReport]) -> list[dict[str, Any]]:
     """The RAG trend over published reports: one row per RAG, one column per report (oldest
     first, the last TREND_LENGTH)."""
     columns = [report_summary(r) for r in reversed(published[:TREND_LENGTH])]
@@ -97,7 +99,7 @@ def _trend(published) -> list[dict[str, Any]]:
     return [{"columns": columns, "rows": rows}] if columns else []
 
 
-def _pictures(project: Project, view) -> list[Any]:
+def _pictures(project: Project, view: derive.StatusView) -> list[Any]:
     """The status page's pictures: the risk matrices from the rows behind the risk drivers;
     the work-package timeline against the approved plan and the budget curve from the packages
     the status model loaded (the page reads the work-package table once)."""
@@ -119,14 +121,16 @@ def _pictures(project: Project, view) -> list[Any]:
     ]
 
 
+def _published_on(published_at: str | None) -> str:
+    stamp = parse_datetime(published_at) if published_at else None
+    return format_date(stamp, "j M y") if stamp else "—"
+
+
 def _trend_chart(trend: list[dict[str, Any]]) -> charts.Chart | None:
     """The RAG trend as a small picture; its table is the trend table beside it."""
     if not trend:
         return None
-    labels = [
-        format_date(parse_datetime(c["publishedAt"]), "j M y") if c.get("publishedAt") else "—"
-        for c in trend[0]["columns"]
-    ]
+    labels = [_published_on(c.get("publishedAt")) for c in trend[0]["columns"]]
     chart = charts.rag_trend(
         labels,
         [(row["label"], row["cells"]) for row in trend[0]["rows"]],
@@ -137,7 +141,9 @@ def _trend_chart(trend: list[dict[str, Any]]) -> charts.Chart | None:
     return chart
 
 
-def _earned(view, s: dict[str, Any], published) -> dict[str, Any] | None:
+def _earned(
+    view: derive.StatusView, s: dict[str, Any], published: list[StatusReport]
+) -> dict[str, Any] | None:
     """The page's earned value: the figures with their formulas and readings, each work
     package's figures, and the picture over time (`status.earned_value`)."""
     values = s.get("earnedValue")
@@ -282,7 +288,7 @@ def initiation(request: HtmxHttpRequest, key: str) -> HttpResponse:
 
 
 def _reports_response(
-    request: HtmxHttpRequest, project: Project, caller: Caller, *, status=200, **extra: Any
+    request: HtmxHttpRequest, project: Project, caller: Caller, *, status: int = 200, **extra: Any
 ) -> HttpResponse:
     if request.htmx:
         return render_htmx(
@@ -313,7 +319,7 @@ def report_create(request: HtmxHttpRequest, key: str) -> HttpResponse:
 
 @pdf.bearer
 @page("GET", "POST")
-def report_detail(request: HtmxHttpRequest, key: str, report_id):
+def report_detail(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
     """GET: a report as it was published (or a draft). POST: edit a draft's title and key
     messages."""
     if request.method == "GET":
@@ -374,7 +380,7 @@ def _stale_draft(
 
 
 @page("POST")
-def report_publish(request: HtmxHttpRequest, key: str, report_id):
+def report_publish(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     try:
         report = services.status_report_publish(
@@ -390,7 +396,7 @@ def report_publish(request: HtmxHttpRequest, key: str, report_id):
 
 
 @page("POST")
-def report_delete(request: HtmxHttpRequest, key: str, report_id):
+def report_delete(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_delete(
