@@ -1,6 +1,7 @@
 """Display names and avatars for accountIds, resolved from the tracker in bulk at render time
 and cached (names are never stored on governance records)."""
 
+import datetime as dt
 import time
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -106,7 +107,7 @@ def forget(account_ids: Iterable[str]) -> None:
     cache.delete_many([_PREFIX + a for a in account_ids if a])
 
 
-def stale_names_since():
+def stale_names_since() -> dt.datetime | None:
     """When names on this page come from a saved copy because the tracker did not answer:
     the datetime of the oldest; else None."""
     import datetime as dt
@@ -115,7 +116,7 @@ def stale_names_since():
     return dt.datetime.fromtimestamp(stamp, tz=dt.UTC) if stamp else None
 
 
-def browsers_among(project_key: str, account_ids) -> set[str]:
+def browsers_among(project_key: str, account_ids: Iterable[str | None]) -> set[str]:
     """Which of these people can browse the project: the tracker's bulk answer where it has
     one, else one question per person."""
     from governance.tracker import get_tracker
@@ -136,7 +137,7 @@ def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list[An
     tracker = get_tracker()
     search = getattr(tracker, "search_browsers", None)
     if search is not None:
-        return search(project_key, query, limit=limit)
+        return list(search(project_key, query, limit=limit))
     found = tracker.search_users(query, limit=limit)
     browsers = browsers_among(project_key, [u.account_id for u in found])
     return [u for u in found if u.account_id in browsers]
