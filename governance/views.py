@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from governance.cleaning import FieldErrors
     from governance.models import Project
     from governance.permissions import Caller
 
 
 import datetime as dt
+import uuid
+from collections.abc import Mapping
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -89,7 +90,7 @@ def _editors_context(
     caller: Caller,
     *,
     query: str = "",
-    errors: FieldErrors | None = None,
+    errors: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     editor_ids = services.editor_account_ids(project)
     results = []
@@ -220,14 +221,15 @@ def profile(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             _, new_token = services.token_create(
-                user=request.user, name=request.POST.get("name", "")
+                user=permissions.request_user(request), name=request.POST.get("name", "")
             )
             status = 201
         except ValidationFailed as exc:
             errors = exc.fields
             status = 422
-    tokens = ApiToken.objects.filter(user=request.user)
-    person = resolve([request.user.account_id]).get(request.user.account_id)
+    user = permissions.request_user(request)
+    tokens = ApiToken.objects.filter(user=user)
+    person = resolve([user.account_id]).get(user.account_id)
     return render(
         request,
         "governance/profile.html",
@@ -236,23 +238,25 @@ def profile(request: HtmxHttpRequest) -> HttpResponse:
             "new_token": new_token,
             "errors": errors,
             "person": person,
-            "clients": oauth.connected_clients(request.user),
+            "clients": oauth.connected_clients(permissions.request_user(request)),
         },
         status=status,
     )
 
 
 @page("POST")
-def token_revoke(request: HtmxHttpRequest, token_id) -> HttpResponse:
-    token = services.token_revoke(user=request.user, token_id=token_id)
+def token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    token = services.token_revoke(user=permissions.request_user(request), token_id=token_id)
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("profile")
 
 
 @page("POST")
-def client_revoke(request: HtmxHttpRequest, application_id) -> HttpResponse:
+def client_revoke(request: HtmxHttpRequest, application_id: int) -> HttpResponse:
     """Disconnect an MCP client (OAuth) from the signed-in person."""
-    name = oauth.client_revoke(user=request.user, application_id=application_id)
+    name = oauth.client_revoke(
+        user=permissions.request_user(request), application_id=application_id
+    )
     messages.success(request, f"“{name}” is disconnected; it must ask you again to connect.")
     return redirect("profile")
 
@@ -265,7 +269,7 @@ def healthz(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @page("GET", login=False)
-def readyz(request: HtmxHttpRequest):
+def readyz(request: HtmxHttpRequest) -> JsonResponse:
     """Readiness: 200 when the database answers (the cache may be down: the app then answers
     from the database), 503 when it does not. The body says what each dependency answered,
     the outbox's backlog and how long its oldest pending task has waited."""
@@ -275,7 +279,7 @@ def readyz(request: HtmxHttpRequest):
     from governance.cache import cache_status
     from governance.models import OutboundTask
 
-    body = {"database": "ok", "cache": cache_status()}
+    body: dict[str, Any] = {"database": "ok", "cache": cache_status()}
     try:
         waiting = Q(state__in=[OutboundTask.State.PENDING, OutboundTask.State.RUNNING])
         backlog = OutboundTask.objects.aggregate(
@@ -335,7 +339,7 @@ def outbox_tasks(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @page("POST")
-def outbox_retry(request: HtmxHttpRequest, task_id) -> HttpResponse:
+def outbox_retry(request: HtmxHttpRequest, task_id: uuid.UUID) -> HttpResponse:
     user = permissions.require_site_admin(request)
     from governance import outbox
 
@@ -348,7 +352,7 @@ def outbox_retry(request: HtmxHttpRequest, task_id) -> HttpResponse:
 def notification_list(request: HtmxHttpRequest) -> HttpResponse:
     """The signed-in person's notifications, newest first (50 a page), unread ones marked;
     POST marks them all read. Below: which kinds they receive."""
-    me = request.user.account_id
+    me = permissions.request_user(request).account_id
     if request.method == "POST":
         count = notifications.mark_read(me)
         messages.success(request, f"{count} notification{pluralize(count)} marked as read.")
@@ -372,6 +376,8 @@ def notification_list(request: HtmxHttpRequest) -> HttpResponse:
 def notification_settings(request: HtmxHttpRequest) -> HttpResponse:
     """Turn kinds of notification on or off for the signed-in person."""
     wanted = set(request.POST.getlist("kinds"))
-    notifications.set_opt_outs(request.user.account_id, set(NOTIFICATION_KINDS) - wanted)
+    notifications.set_opt_outs(
+        permissions.request_user(request).account_id, set(NOTIFICATION_KINDS) - wanted
+    )
     messages.success(request, "Notification settings saved.")
     return redirect("notifications")
