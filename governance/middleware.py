@@ -7,6 +7,7 @@ and line breaks) in the path (404), the query parameters and form fields (422, n
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -52,9 +53,10 @@ logger = logging.getLogger("governance.requests")
 
 def request_id(request: HttpRequest) -> str:
     """The id of this request (X-Request-ID on every response, in the log of any failure)."""
-    rid = getattr(request, "request_id", None)
+    rid: str | None = getattr(request, "request_id", None)
     if rid is None:
-        rid = request.request_id = uuid.uuid4().hex
+        rid = uuid.uuid4().hex
+        request.__dict__["request_id"] = rid
     return rid
 
 
@@ -64,10 +66,10 @@ class RequestIdMiddleware:
     not answer, a failure in a middleware, Django's own 400 and 500 pages) is replaced by the
     error body; a 500 carries the request id, which the log line names."""
 
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         rid = request_id(request)
         # Coercions: the API answers them as `warnings`; stored writes: an answer that fails
         # afterwards says the change was stored.
@@ -83,8 +85,9 @@ class RequestIdMiddleware:
         return response
 
     @staticmethod
-    def _api_error(request: HttpRequest, response: HttpResponse):
+    def _api_error(request: HttpRequest, response: HttpResponseBase) -> HttpResponse:
         status = response.status_code
+        error: DomainError
         if status == 404:
             error = NotFound()
         elif status == 405:
@@ -107,13 +110,19 @@ class RequestIdMiddleware:
 
 
 class DomainErrorMiddleware:
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         return self.get_response(request)
 
-    def process_view(self, request: HttpRequest, view, args: dict[str, Any], kwargs: Any):
+    def process_view(
+        self,
+        request: HttpRequest,
+        view: Callable[..., Any],
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+    ) -> HttpResponse | None:
         error = _control_characters(request)
         if error is None:
             return None
@@ -132,7 +141,9 @@ class DomainErrorMiddleware:
             )
         return response
 
-    def process_exception(self, request: HttpRequest, exception):
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponseBase | None:
         unavailable = database_unavailable(exception)
         if unavailable is not None:
             return unavailable_response(request, unavailable, exception)
@@ -160,7 +171,7 @@ class DomainErrorMiddleware:
         return self._page(request, exception)
 
     @staticmethod
-    def _page(request: HttpRequest, exception):
+    def _page(request: HttpRequest, exception: DomainError) -> HttpResponse:
         if isinstance(exception, Unauthenticated):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         template = "partials/error.html" if getattr(request, "htmx", False) else "error.html"
@@ -186,7 +197,7 @@ def wants_json(request: HttpRequest) -> bool:
 
 
 def unavailable_response(
-    request: HttpRequest, error: DatabaseUnavailable, exception=None
+    request: HttpRequest, error: DatabaseUnavailable, exception: BaseException | None = None
 ) -> HttpResponse:
     """503 with Retry-After while the database cannot be reached: the error body (`code:
     unavailable`) for the API, else a page in words that needs no database (no user, no
@@ -213,7 +224,7 @@ def unavailable_response(
     return response
 
 
-def server_error(request: HttpRequest, *args: Any, **kwargs: Any):
+def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     """handler500: a failure anywhere (a middleware reading the session or the user
     included) that is the database not answering is a 503 that says so; the rest is the
     500 page."""
@@ -230,7 +241,7 @@ def server_error(request: HttpRequest, *args: Any, **kwargs: Any):
 def moved_response(request: HttpRequest, moved: Moved) -> HttpResponse:
     """A URL naming a project's former key: the same URL under its current key (301 for a
     read, 308 for a write). Only someone who may view the project is told."""
-    status = moved.status_for(request.method)
+    status = moved.status_for(request.method or "GET")
     if request.path.startswith("/api/"):
         response = HttpResponse(
             json.dumps(moved.body()), status=status, content_type="application/json"
@@ -274,11 +285,13 @@ class CompressionMiddleware(GZipMiddleware):
     is 36 KB at level 1 in 1.9 ms of CPU, 30 KB at level 6 in 4.1 ms (docs/decisions.md,
     Throughput); the bytes saved are not worth the worker's time on every request."""
 
-    def process_response(self, request: HttpRequest, response: HttpResponse):
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
         if getattr(response, "uncompressed", False):
             patch_vary_headers(response, ("Accept-Encoding",))
             return response
-        if response.streaming:
+        if response.streaming or not isinstance(response, HttpResponse):
             return super().process_response(request, response)
         # Django's GZipMiddleware for a whole body, at our level.
         if len(response.content) < 200 or response.has_header("Content-Encoding"):
