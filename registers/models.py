@@ -26,7 +26,7 @@ APPLICATION_STATES = ["Proposed", "Rejected", "Withdrawn", "Applied", "AwaitingA
 NAME_MAX = 200
 TEXT_MAX = 2000
 
-MONEY = {"max_digits": 18, "decimal_places": 2, "null": True, "blank": True}
+MONEY: dict[str, Any] = {"max_digits": 18, "decimal_places": 2, "null": True, "blank": True}
 
 
 def _choices(values: list[str]) -> list[tuple[str, str]]:

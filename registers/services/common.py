@@ -58,7 +58,7 @@ def batch(caller: Caller) -> Iterator[Project]:
             for record in held.pending:
                 by_model.setdefault(type(record), []).append(record)
             for model, records in by_model.items():
-                model.objects.bulk_create(records, batch_size=audit.BATCH_SIZE)
+                model._default_manager.bulk_create(records, batch_size=audit.BATCH_SIZE)
     finally:
         _BATCH.reset(token)
     if held.pending:  # bulk_create sends no post_save: the project's health is told here

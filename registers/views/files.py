@@ -25,7 +25,7 @@ def index(request: HtmxHttpRequest, key: str) -> HttpResponse:
 
 
 @page("GET")
-def export(request: HtmxHttpRequest, key: str, register: str):
+def export(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
     project, _ = permissions.project_for(request, key)
     content, content_type, name = spreadsheets.export(
         project, register, request.GET.get("format", "csv")
@@ -36,7 +36,7 @@ def export(request: HtmxHttpRequest, key: str, register: str):
 
 
 @page("POST")
-def undo_delete(request: HtmxHttpRequest, key: str, register: str):
+def undo_delete(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
     """Undo one of this person's recent deletes (the token the "Deleted" notice carried)."""
     project, caller = permissions.editable_project_for(request, key)
     reg = base.REGISTERS[register]

@@ -199,7 +199,7 @@ def _head(upload: Any) -> bytes:
 
 
 @page("GET")
-def template(request: HtmxHttpRequest, key: str, register: str):
+def template(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
     """The register's import template, XLSX (an example row, drop-down lists) or CSV."""
     project, _ = permissions.project_for(request, key)
     content, content_type, name = import_templates.template(
