@@ -8,17 +8,10 @@ once a minute per process). After a failure the cache is not asked again for
 cache call. The few callers that must know whether the cache counted (the throttles and rate
 limits) use `strict(cache)`, which raises `UNAVAILABLE` errors, and decide for themselves."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from charter.services.common import Write
-
-
 import logging
 import threading
 import time
+from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
@@ -49,7 +42,7 @@ class _KeptClientRedisCacheClient(RedisCacheClient):
         super().__init__(*args, **kwargs)
         self._clients: dict[int, object] = {}
 
-    def get_client(self, key: str | None = None, *, write: Write = False):
+    def get_client(self, key: str | None = None, *, write: bool = False):
         index = self._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
