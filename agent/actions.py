@@ -8,6 +8,7 @@ sponsor's decision on a reported exception (accept its plan, or kill the project
 action, marked as not undoable so a client asks its person before calling it."""
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -25,7 +26,7 @@ from governance.audit import entry_to_dict
 from governance.cleaning import required_text_schema
 from governance.concurrency import check_version
 from governance.errors import ValidationFailed
-from governance.models import AuditEntry
+from governance.models import AuditEntry, Project
 from portfolio import selectors as portfolio_selectors
 from registers import mspdi, spreadsheets
 from registers import services as register_services
@@ -49,7 +50,7 @@ from registers.models import (
 from registers.selectors import register_counts
 from registers.services.common import EDIT_MESSAGE, get_in_project
 from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
-from status import exceptions
+from status import derive, exceptions
 from status import selectors as status_selectors
 from status import services as status_services
 from status.health import plain
@@ -183,7 +184,7 @@ def find_projects(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     return page([_project_row(ctx, r) for r in rows], args)
 
 
-def _went_red_since(projects: list, since: dt.date) -> dict[int, str | None]:
+def _went_red_since(projects: list[Any], since: dt.date) -> dict[int, str | None]:
     """Per project, the overall RAG of its last published report before `since` (None when
     it had none): the baseline for 'went red since'."""
     before: dict[int, str | None] = {}
@@ -277,7 +278,7 @@ def project_overview(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _register_scope(ctx: Context, args: dict[str, Any]) -> list:
+def _register_scope(ctx: Context, args: dict[str, Any]) -> list[Any]:
     if args.get("projectKey"):
         found, _ = project(ctx, args["projectKey"])
         return [found]
@@ -288,7 +289,7 @@ def _words(args: dict[str, Any]) -> list[str]:
     return textsearch.words(args.get("q"))
 
 
-def _matches(words: list[str], *texts: str) -> bool:
+def _matches(words: list[str], *texts: str | None) -> bool:
     return textsearch.matches(words, textsearch.haystack(*texts))
 
 
@@ -405,14 +406,14 @@ def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     now = timezone.now()
     items: list[dict[str, Any]] = []
     if register == "work-packages":
-        rows = WorkPackage.objects.filter(project__in=projects).select_related("project")
+        packages = WorkPackage.objects.filter(project__in=projects).select_related("project")
         plans = plan_baselines_of(p.pk for p in projects)
-        for wp in rows.order_by("project__key", "sort_order", "name"):
+        for wp in packages.order_by("project__key", "sort_order", "name"):
             if (not status or wp.status == status) and _matches(words, wp.name, wp.commentary):
                 items.append(_wp_item(ctx, wp, plans.get(wp.project_id)))
     elif register == "risks":
-        rows = Risk.objects.filter(project__in=projects).select_related("project")
-        for risk in rows.order_by("project__key", "-created_at"):
+        risks = Risk.objects.filter(project__in=projects).select_related("project")
+        for risk in risks.order_by("project__key", "-created_at"):
             item = _risk_item(ctx, risk)
             if status and risk.status != status:
                 continue
@@ -425,8 +426,8 @@ def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         if args.get("minScore"):
             items.sort(key=lambda i: -(i["score"] or 0))
     elif register == "decisions":
-        rows = Decision.objects.filter(project__in=projects).select_related("project")
-        for decision in rows.order_by("project__key", "-created_at"):
+        decisions = Decision.objects.filter(project__in=projects).select_related("project")
+        for decision in decisions.order_by("project__key", "-created_at"):
             item = _decision_item(ctx, decision, now)
             if args.get("state") and item["state"] != args["state"]:
                 continue
@@ -438,8 +439,8 @@ def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             if _matches(words, decision.decision, decision.decision_notes, decision.rationale):
                 items.append(item)
     else:
-        rows = ChangeRequest.objects.filter(project__in=projects).select_related("project")
-        for change in rows.order_by("project__key", "-created_at"):
+        changes = ChangeRequest.objects.filter(project__in=projects).select_related("project")
+        for change in changes.order_by("project__key", "-created_at"):
             item = _change_item(ctx, change)
             if (
                 args.get("applicationState")
@@ -540,7 +541,9 @@ def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _exception_body(ctx: Context, found, view=None) -> dict[str, Any]:
+def _exception_body(
+    ctx: Context, found: Project, view: derive.StatusView | None = None
+) -> dict[str, Any]:
     answer = exceptions.project_exception(found, view)
     return {**answer, "link": ctx.link(_url("status:exception", found.key))}
 
@@ -708,10 +711,10 @@ def gate(
     allowed: str = "can_edit",
     message: str = EDIT_MESSAGE,
     frozen: bool = True,
-    model: type | None = None,
+    model: type[Risk | WorkPackage | Decision | ChangeRequest] | None = None,
     id_arg: str = "",
-    revision: Any = None,
-):
+    revision: Callable[[Project], int] | None = None,
+) -> Callable[[Context, dict[str, Any]], None]:
     """The checks a write makes before it reads its body, in the house order: the project
     (404), the caller's right (403), frozen registers (409), the row named (404) and the
     revision read (412). `revision(project)` gives the revision of a write that names no
@@ -1090,7 +1093,7 @@ def draft_status_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _exception_revision(found) -> int:
+def _exception_revision(found: Project) -> int:
     record = exceptions.current(found)
     return record.revision if record else 0
 

@@ -64,7 +64,7 @@ def context_for(request: HttpRequest) -> catalogue.Context:
 
 @router.get("/agent/actions")
 @answers(list_of(ACTION))
-def action_list(request):
+def action_list(request: HttpRequest) -> list[dict[str, Any]]:
     """The catalogue: name, title, a description written for a language model, kind (read or
     write) and the JSON Schema of its arguments; only the actions the caller may use (writes
     only for editors of some project). 403 outside the portfolio/agent gate."""
@@ -79,7 +79,7 @@ def action_list(request):
     ),
 )
 @answers(ACTION_RESULT)
-def action_run(request, name: str):
+def action_run(request: HttpRequest, name: str) -> dict[str, Any]:
     """Run one action as the caller: {"arguments": {...}} -> {"result": ...}. Refusals answer
     exactly as the API does (403, 404, 409, 412, 422 with the one error body). Writes are
     audited with the channel `agent`. Text the arguments may not hold (a control character,

@@ -7,6 +7,17 @@ Text from the data can say anything: the model only ever proposes writes, so not
 can make a write happen without the person's click. The model sees the person's own data
 through the catalogue and nothing else (no tokens, no other people's conversations)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic_ai import AgentRunResult
+    from pydantic_ai.models import Model
+
+    from governance.models import User
+
+
 import asyncio
 import datetime as dt
 import json
@@ -59,10 +70,10 @@ def configured() -> bool:
     return bool(settings.AGENT_MODEL)
 
 
-def get_model():
+def get_model() -> Model | str:
     """The configured model: "openai:<name>" (OpenAI-compatible, AGENT_BASE_URL for a local
     Ollama or vLLM) or "anthropic:<name>"; anything else is handed to pydantic-ai as is."""
-    name = settings.AGENT_MODEL
+    name: str = settings.AGENT_MODEL
     provider, _, model_name = name.partition(":")
     if provider == "openai" or (settings.AGENT_BASE_URL and not model_name):
         from pydantic_ai.models.openai import OpenAIChatModel
@@ -91,18 +102,24 @@ def get_model():
 # --- transcript -------------------------------------------------------------------------------
 
 
-def say(user, role: str, text: str = "", data: dict | None = None, proposal=None) -> Message:
+def say(
+    user: User,
+    role: str,
+    text: str = "",
+    data: dict[str, Any] | None = None,
+    proposal: Proposal | None = None,
+) -> Message:
     return Message.objects.create(
         user=user, role=role, text=text, data=data or {}, proposal=proposal
     )
 
 
-def transcript(user) -> list[Message]:
+def transcript(user: User) -> list[Message]:
     expire_old(user)
     return list(Message.objects.filter(user=user).select_related("proposal"))
 
 
-def clear(user) -> None:
+def clear(user: User) -> None:
     """Forget the conversation; pending proposals are dismissed with it."""
     with transaction.atomic():
         Proposal.objects.filter(user=user, state="Pending").update(
@@ -112,7 +129,7 @@ def clear(user) -> None:
         Conversation.objects.filter(user=user).delete()
 
 
-def expire_old(user) -> None:
+def expire_old(user: User) -> None:
     Proposal.objects.filter(user=user, state="Pending", expires_at__lte=timezone.now()).update(
         state="Expired"
     )
@@ -121,7 +138,7 @@ def expire_old(user) -> None:
 # --- rate limit -------------------------------------------------------------------------------
 
 
-def take_turn(user) -> None:
+def take_turn(user: User) -> None:
     """Count one question against the person's hourly allowance; refuse beyond it."""
     limit = settings.AGENT_RATE_LIMIT_PER_HOUR
     try:
@@ -158,7 +175,7 @@ def _expected_revision(action: catalogue.Action, result: Any, changed: bool) -> 
     return revision - 1 if changed else revision
 
 
-def propose(request: HttpRequest, user, name: str, arguments: dict) -> Proposal:
+def propose(request: HttpRequest, user: User, name: str, arguments: dict[str, Any]) -> Proposal:
     """Dry-run the write as the person (every gate, validation and refusal of the services),
     keep what it would change, roll it back, and store it as a pending proposal. A refusal
     raises the services' DomainError."""
@@ -167,7 +184,7 @@ def propose(request: HttpRequest, user, name: str, arguments: dict) -> Proposal:
         raise NotFound(f"No write called {name!r}.")
     marker = f"preview:{uuid.uuid4()}"
     ctx = catalogue.Context(request=request, client=marker)
-    preview: list[dict] = []
+    preview: list[dict[str, Any]] = []
     result: Any = None
 
     class _Rollback(Exception):
@@ -201,7 +218,7 @@ def propose(request: HttpRequest, user, name: str, arguments: dict) -> Proposal:
     )
 
 
-def confirm(request: HttpRequest, user, proposal_id) -> Proposal:
+def confirm(request: HttpRequest, user: User, proposal_id: uuid.UUID) -> Proposal:
     """Run a pending proposal of this person (404 for anyone else's). Expired or decided
     proposals are refused (409); a refusal of the services marks it Refused."""
     with transaction.atomic():
@@ -237,12 +254,12 @@ def confirm(request: HttpRequest, user, proposal_id) -> Proposal:
     return proposal
 
 
-def _refusal_from_body(body: dict) -> str:
+def _refusal_from_body(body: dict[str, Any]) -> str:
     error = body.get("error", {})
     return f"Not done: {error.get('message', 'refused')}"
 
 
-def dismiss(user, proposal_id) -> Proposal:
+def dismiss(user: User, proposal_id: uuid.UUID) -> Proposal:
     proposal = Proposal.objects.filter(pk=proposal_id, user=user).first()
     if proposal is None:
         raise NotFound("No such proposal.")
@@ -253,7 +270,7 @@ def dismiss(user, proposal_id) -> Proposal:
     return proposal
 
 
-def run_form(request: HttpRequest, user, name: str, arguments: dict) -> Any:
+def run_form(request: HttpRequest, user: User, name: str, arguments: dict[str, Any]) -> Any:
     """Run an action the person filled in by hand (no model): reads and writes at once, the
     form's submit being the person's own act."""
     ctx = catalogue.Context(request=request, client=f"{CLIENT} (form)")
@@ -263,11 +280,11 @@ def run_form(request: HttpRequest, user, name: str, arguments: dict) -> Any:
 # --- the model loop ---------------------------------------------------------------------------
 
 
-def _tools(request: HttpRequest, user, actions: list[catalogue.Action]) -> list:
+def _tools(request: HttpRequest, user: User, actions: list[catalogue.Action]) -> list[Any]:
     from pydantic_ai import Tool
 
-    def make(action: catalogue.Action) -> Callable:
-        def read_sync(arguments: dict) -> str:
+    def make(action: catalogue.Action) -> Callable[..., Any]:
+        def read_sync(arguments: dict[str, Any]) -> str:
             ctx = catalogue.Context(request=request, client=CLIENT)
             try:
                 result = catalogue.run(ctx, action.name, arguments)
@@ -277,7 +294,7 @@ def _tools(request: HttpRequest, user, actions: list[catalogue.Action]) -> list:
             say(user, "read", action.title, {"action": action.name, "result": result})
             return json.dumps(result, default=str)
 
-        def write_sync(arguments: dict) -> str:
+        def write_sync(arguments: dict[str, Any]) -> str:
             try:
                 proposal = propose(request, user, action.name, arguments)
             except DomainError as error:
@@ -310,7 +327,7 @@ def _tools(request: HttpRequest, user, actions: list[catalogue.Action]) -> list:
     ]
 
 
-def _history(user) -> list:
+def _history(user: User) -> list[Any]:
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     conversation = Conversation.objects.filter(user=user).first()
@@ -322,7 +339,7 @@ def _history(user) -> list:
         return []
 
 
-def _keep(messages: list) -> list:
+def _keep(messages: list[Any]) -> list[Any]:
     """The tail of the history, starting at a request that is not a tool return (so the
     model never sees a tool result without its call)."""
     from pydantic_ai.messages import ModelRequest, ToolReturnPart
@@ -336,7 +353,7 @@ def _keep(messages: list) -> list:
     return tail
 
 
-def ask(request: HttpRequest, user, question: str) -> str:
+def ask(request: HttpRequest, user: User, question: str) -> str:
     """One question: the model plans calls over the catalogue; the answer in words. Raises
     AssistantUnavailable (with the reason in words) when it cannot answer."""
     from pydantic_ai import Agent
@@ -356,7 +373,7 @@ def ask(request: HttpRequest, user, question: str) -> str:
     history = _history(user)
     timeout = settings.AGENT_TIMEOUT_SECONDS
 
-    async def go():
+    async def go() -> AgentRunResult[str]:
         return await asyncio.wait_for(
             agent.run(
                 question,

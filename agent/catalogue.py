@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from governance import audit, cleaning, permissions, specs
 from governance.cleaning import NOT_BLANK_TEXT
 from governance.errors import BadRequest, Forbidden, Moved, NotFound, ValidationFailed
-from governance.models import User
+from governance.models import Project, User
 
 CHANNEL = "agent"
 READ, WRITE = "read", "write"
@@ -47,7 +47,7 @@ def request_for(user: User) -> HttpRequest:
     """A request standing for `user` outside HTTP (the MCP stdio server, tests)."""
     request = HttpRequest()
     request.user = user
-    request.auth = user
+    request.auth = user  # type: ignore[attr-defined]  # read by permissions.request_user
     request.method = "POST"
     return request
 
@@ -133,6 +133,7 @@ class Action:
 
 
 CATALOGUE: dict[str, Action] = {}
+ActionFunction = Callable[[Context, dict[str, Any]], Any]
 
 
 def action(
@@ -144,12 +145,12 @@ def action(
     schema: dict[str, Any],
     gate: Callable[[Context, dict[str, Any]], None] | None = None,
     offered_to: Callable[[permissions.Caller], bool] | None = None,
-):
+) -> Callable[[ActionFunction], ActionFunction]:
     """Register the decorated function as an action of the catalogue. `gate`: for a write,
     the checks that come before the body's (see `run`). `offered_to`: for a write, who may
     use it on a project (default: its editors)."""
 
-    def register(function: Callable[[Context, dict[str, Any]], Any]):
+    def register(function: ActionFunction) -> ActionFunction:
         if name in CATALOGUE:
             raise ValueError(f"Action {name} is registered twice.")
         full = {"type": "object", "additionalProperties": False, **schema}
@@ -186,7 +187,7 @@ def require_agent_access(request: HttpRequest) -> User:
     return user
 
 
-def project(ctx: Context, key: Any):
+def project(ctx: Context, key: Any) -> tuple[Project, permissions.Caller]:
     """The per-project gate: the project and the caller's role, 404 when they cannot view it
     (the message names only what the caller typed). A key no project can have is refused
     naming `projectKey` (the API's one key check, `cleaning.project_key`) before any query."""
@@ -286,11 +287,11 @@ def _message(error: Any) -> str:
         _, message = cleaner(error.instance)
         if message:
             return message
-    return error.message
+    return str(error.message)
 
 
 # A declared pattern says what a cleaner takes; a refusal is said in the cleaner's words.
-PATTERN_CLEANERS = {
+PATTERN_CLEANERS: dict[str, Callable[[Any], tuple[object, cleaning.Error]]] = {
     specs.DATE_PATTERN: cleaning.iso_date,
     specs.DATE_PATTERN.removeprefix("^$|"): cleaning.iso_date,
     specs.AMOUNT_PATTERN: cleaning.signed_number,

@@ -1,6 +1,14 @@
 """The catalogue as forms, generated from each action's JSON Schema (the Assistant page
 without a language model), and the arguments read back from a submitted form."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import QueryDict
+
+
 import re
 from typing import Any
 
@@ -99,7 +107,7 @@ def fields(
     return found
 
 
-def arguments(action: Action, post) -> dict[str, Any]:
+def arguments(action: Action, post: QueryDict) -> dict[str, Any]:
     """The submitted form as arguments: empty fields are left out; numbers and yes/no are
     converted; anything unconvertible is passed as typed so the schema refuses it (422)."""
     args: dict[str, Any] = {}

@@ -11,9 +11,17 @@ Writes run at once (the MCP client asks its person before calling a tool: the to
 annotations say which only read and which cannot be undone) and are audited with the channel
 `agent` and the client's name."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import mcp.types as types
@@ -22,6 +30,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
@@ -131,7 +140,9 @@ def build_server(
             is_error=False,
         )
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         try:
             tools = await sync_to_async(tools_sync)()
         except DomainError as error:  # outside the agent gate: the reason, in words
@@ -140,7 +151,9 @@ def build_server(
             ) from None
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         client = _client_name(ctx, user_agent)
         return await sync_to_async(call_sync)(params.name, params.arguments or {}, client)
 
@@ -202,21 +215,23 @@ def _handle(server: Server, request: HttpRequest) -> HttpResponse:
         return _error(request, PayloadTooLarge())
     sent: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
 
-    async def receive():
-        nonlocal body
-        if body is not None:
-            chunk, body = body, None
+    pending: bytes | None = body
+
+    async def receive() -> dict[str, Any]:
+        nonlocal pending
+        if pending is not None:
+            chunk, pending = pending, None
             return {"type": "http.request", "body": chunk, "more_body": False}
         return {"type": "http.disconnect"}
 
-    async def send(message):
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             sent["status"] = message["status"]
             sent["headers"] = message.get("headers", [])
         elif message["type"] == "http.response.body":
             sent["body"] += message.get("body", b"")
 
-    async def run():
+    async def run() -> None:
         manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
         async with manager.run():
             await manager.handle_request(scope, receive, send)
@@ -312,7 +327,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     token, 403 outside the portfolio/agent gate, each with a JSON-RPC error body."""
     try:
         user, oauth_client = _caller(request)
-        request.auth = user
+        request.auth = user  # type: ignore[attr-defined]  # django-ninja's attribute, read by the gate
         request.user = user
         act_for(user.account_id)
         catalogue.require_agent_access(request)
@@ -335,4 +350,4 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     return _handle(server, request)
 
 
-mcp_endpoint.http_methods = ("GET", "POST", "DELETE")
+mcp_endpoint.__dict__["http_methods"] = ("GET", "POST", "DELETE")

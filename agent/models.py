@@ -2,6 +2,7 @@
 the model's message history) and the write proposals awaiting a click."""
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -10,7 +11,7 @@ MESSAGE_ROLES = ["person", "assistant", "read", "proposal", "notice"]
 PROPOSAL_STATES = ["Pending", "Applied", "Refused", "Dismissed", "Expired"]
 
 
-def _choices(values):
+def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 
@@ -40,6 +41,8 @@ class Message(models.Model):
     proposal = models.ForeignKey(
         "Proposal", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages"
     )
+    # Not stored: what the page shows of `data["result"]` (agent.present), set by the view.
+    shown: dict[str, Any] | None = None
 
     class Meta:
         ordering = ["at", "id"]

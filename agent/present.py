@@ -23,7 +23,7 @@ def _account_ids(value: Any, found: set[str]) -> set[str]:
     return found
 
 
-def _with_names(value: Any, people: dict) -> Any:
+def _with_names(value: Any, people: dict[str, Any]) -> Any:
     """Account ids replaced by people's names (keys `xAccountId` become `x`)."""
     if isinstance(value, dict):
         named = {}
@@ -126,7 +126,7 @@ def proposal_label(kind: str) -> str:
     }.get(act, kind_label(kind))
 
 
-def preview_rows(preview: list[dict]) -> list[dict]:
+def preview_rows(preview: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A proposal's changes as the card shows them: what, where, and each field's before and
     after."""
     rows = []

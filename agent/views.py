@@ -1,7 +1,12 @@
 """The Assistant page: ask in words (with a language model configured), confirm or dismiss
 the writes it proposes, or run any action of the catalogue through its form."""
 
-from django.http import HttpResponse
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
 from agent import assistant, catalogue, forms
@@ -13,8 +18,8 @@ from governance.http import page, render_htmx
 TEMPLATE = "agent/assistant.html"
 
 
-def _context(request, **extra) -> dict:
-    user = request.user
+def _context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+    user = permissions.request_user(request)
     actions = catalogue.available(request)
     messages = assistant.transcript(user)
     for message in messages:
@@ -30,7 +35,7 @@ def _context(request, **extra) -> dict:
     }
 
 
-def _conversation(request, status: int = 200) -> HttpResponse:
+def _conversation(request: HttpRequest, status: int = 200) -> HttpResponse:
     if getattr(request, "htmx", False):
         return render_htmx(
             request, TEMPLATE, _context(request), partial="conversation", status=status
@@ -39,29 +44,30 @@ def _conversation(request, status: int = 200) -> HttpResponse:
 
 
 @page("GET", "POST")
-def assistant_page(request):
+def assistant_page(request: HttpRequest) -> HttpResponse:
     """GET the page; POST a question (`q`) for the model."""
     catalogue.require_agent_access(request)
     if request.method == "POST":
         question = (request.POST.get("q") or "").strip()[:2000]
         if question:
             try:
-                assistant.ask(request, request.user, question)
+                assistant.ask(request, permissions.request_user(request), question)
             except assistant.AssistantUnavailable as error:
-                assistant.say(request.user, "notice", str(error), {"failed": True})
+                user = permissions.request_user(request)
+                assistant.say(user, "notice", str(error), {"failed": True})
         return _conversation(request)
     return render_htmx(request, TEMPLATE, _context(request))
 
 
 @page("POST")
-def assistant_clear(request):
+def assistant_clear(request: HttpRequest) -> HttpResponse:
     catalogue.require_agent_access(request)
-    assistant.clear(request.user)
+    assistant.clear(permissions.request_user(request))
     return _conversation(request)
 
 
 @page("GET", "POST")
-def action_form(request, name: str):
+def action_form(request: HttpRequest, name: str) -> HttpResponse:
     """An action as a form generated from its schema; POST runs it as the person."""
     catalogue.require_agent_access(request)
     action = catalogue.get(name)
@@ -74,7 +80,7 @@ def action_form(request, name: str):
         arguments = forms.arguments(action, request.POST)
         context["fields"] = forms.fields(action, request.POST.dict(), projects)
         try:
-            result = assistant.run_form(request, request.user, name, arguments)
+            result = assistant.run_form(request, permissions.request_user(request), name, arguments)
         except DomainError as error:
             context["error"] = error
             status = error.status
@@ -90,14 +96,14 @@ def action_form(request, name: str):
 
 
 @page("POST")
-def proposal_confirm(request, proposal_id):
+def proposal_confirm(request: HttpRequest, proposal_id: uuid.UUID) -> HttpResponse:
     catalogue.require_agent_access(request)
-    assistant.confirm(request, request.user, proposal_id)
+    assistant.confirm(request, permissions.request_user(request), proposal_id)
     return _conversation(request)
 
 
 @page("POST")
-def proposal_dismiss(request, proposal_id):
+def proposal_dismiss(request: HttpRequest, proposal_id: uuid.UUID) -> HttpResponse:
     catalogue.require_agent_access(request)
-    assistant.dismiss(request.user, proposal_id)
+    assistant.dismiss(permissions.request_user(request), proposal_id)
     return _conversation(request)

@@ -3,6 +3,14 @@ states it may start from, who may take it and where it leads. The services check
 it (403 for the wrong person, then 409 for the wrong state) and the pages offer exactly the
 acts `available_acts` returns, so a button is shown only when pressing it passes both checks."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from charter.models import BusinessCase
+
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -42,39 +50,39 @@ def may(caller: Caller, who: str) -> bool:
     raise ValueError(who)
 
 
-def _closeout_started(case) -> str | None:
+def _closeout_started(case: BusinessCase) -> str | None:
     return None if case.close_out else "Close-out has not been started."
 
 
-def _closeout_not_started(case) -> str | None:
+def _closeout_not_started(case: BusinessCase) -> str | None:
     return "Close-out has already started." if case.close_out else None
 
 
-def _handover_state(case) -> str:
+def _handover_state(case: BusinessCase) -> str:
     return ((case.close_out or {}).get("bauHandover") or {}).get("state") or "Pending"
 
 
-def _handover_open(case) -> str | None:
+def _handover_open(case: BusinessCase) -> str | None:
     state = _handover_state(case)
     return None if state in ("Pending", "Escalated") else f"The handover is already {state}."
 
 
-def _handover_pending(case) -> str | None:
+def _handover_pending(case: BusinessCase) -> str | None:
     state = _handover_state(case)
     return None if state == "Pending" else f"The handover is {state}, not Pending."
 
 
-def _steerco_not_held(case) -> str | None:
+def _steerco_not_held(case: BusinessCase) -> str | None:
     if case.first_steerco_held_at:
         return "The first steering committee has already been held."
     return None
 
 
-def _not_retired(case) -> str | None:
+def _not_retired(case: BusinessCase) -> str | None:
     return "Already retired." if case.maintenance_retired_at else None
 
 
-def _reopenable(case) -> str | None:
+def _reopenable(case: BusinessCase) -> str | None:
     """Approved (before close-out), or a Draft amendment whose enabling change can no longer
     enable it (rejected, withdrawn or deleted): then a new change may be cited or raised."""
     if case.approval_status == "Approved":
@@ -84,7 +92,7 @@ def _reopenable(case) -> str | None:
     return "Only an approved business case can be re-opened for amendment."
 
 
-def _amendment_enabled(case) -> str | None:
+def _amendment_enabled(case: BusinessCase) -> str | None:
     """An amendment (version 2 and up) is approved only once its enabling change is."""
     if case.version < 2:
         return None
@@ -102,7 +110,7 @@ def _amendment_enabled(case) -> str | None:
     return None
 
 
-def _never_approved(case) -> str | None:
+def _never_approved(case: BusinessCase) -> str | None:
     """Archive records 'explored, not pursued': only for a case that was never approved."""
     if ever_approved(case):
         return (
@@ -112,7 +120,7 @@ def _never_approved(case) -> str | None:
     return None
 
 
-def _approved_or_amendment(case) -> str | None:
+def _approved_or_amendment(case: BusinessCase) -> str | None:
     """Kill records 'a stop decision on a running investment': from Approved, or from Draft
     or Submitted while an approved case is being amended."""
     if case.approval_status == "Approved" or ever_approved(case):
@@ -124,13 +132,13 @@ def _approved_or_amendment(case) -> str | None:
 class Act:
     name: str
     label: str
-    from_states: frozenset
+    from_states: frozenset[Any]
     who: str
     to: str | None = None  # None: the state does not change
-    condition: Callable | None = None  # a further check of the state; returns why not
+    condition: Callable[..., Any] | None = None  # a further check of the state; returns why not
     danger: bool = False
 
-    def state_refusal(self, case) -> str | None:
+    def state_refusal(self, case: BusinessCase) -> str | None:
         """Why the case's state does not allow this act, or None when it does."""
         if case.approval_status not in self.from_states:
             return (
@@ -143,7 +151,7 @@ class Act:
         return None
 
 
-def _s(*states: str) -> frozenset:
+def _s(*states: str) -> frozenset[Any]:
     return frozenset(states)
 
 
@@ -271,12 +279,12 @@ OWN_WORK_MESSAGE = (
 )
 
 
-def own_work(act: Act, case, caller: Caller) -> bool:
+def own_work(act: Act, case: BusinessCase, caller: Caller) -> bool:
     submitter = getattr(case, "submitted_by_account_id", "")
     return act.name in OWN_WORK_ACTS and bool(submitter) and submitter == caller.account_id
 
 
-def check(act: Act, case, caller: Caller) -> None:
+def check(act: Act, case: BusinessCase, caller: Caller) -> None:
     """Forbidden (403) for the wrong person (or the case's own submitter deciding on it),
     then Conflict (409) for the wrong state."""
     if not may(caller, act.who):
@@ -288,12 +296,12 @@ def check(act: Act, case, caller: Caller) -> None:
         raise Conflict(reason)
 
 
-def allowed(act: Act, case, caller: Caller) -> bool:
+def allowed(act: Act, case: BusinessCase, caller: Caller) -> bool:
     return (
         may(caller, act.who) and not own_work(act, case, caller) and act.state_refusal(case) is None
     )
 
 
-def available_acts(case, caller: Caller) -> list[str]:
+def available_acts(case: BusinessCase, caller: Caller) -> list[str]:
     """The names of the acts this person may take on this case now, in table order."""
     return [name for name, act in ACTS.items() if allowed(act, case, caller)]

@@ -2,11 +2,14 @@
 close-out and the realisation record, address return notes, and the steering minutes. Every
 endpoint authorises through governance.permissions and hands the body to a service."""
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
 from charter import services
 from charter.acts import ACTS
+from charter.models import BusinessCase
 from charter.serializers import charter_to_dict, minutes_to_dict
 from charter.specs import (
     ACT_SPECS,
@@ -29,6 +32,7 @@ from governance.api import (
     with_etag,
 )
 from governance.concurrency import honours_if_match, parse_if_match
+from governance.permissions import Caller
 from registers.api import CHANGE
 from registers.serializers import change_to_dict
 
@@ -75,14 +79,14 @@ def _base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
-def _charter(response: HttpResponse, case, caller) -> dict:
+def _charter(response: HttpResponse, case: BusinessCase, caller: Caller) -> dict[str, Any]:
     with_etag(response, case.revision)
     return charter_to_dict(case, caller=caller)
 
 
 @router.get("/projects/{key}/charter")
 @answers(BUSINESS_CASE, etag=True)
-def charter_get(request, key: str, response: HttpResponse):
+def charter_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """The business case. A never-saved case reads as the defaults, with a fresh empty
     builtin financial model. Carries the derived adoptionGap and registersFrozen, the
     approved versions and the acts the caller may take now."""
@@ -95,7 +99,7 @@ def charter_get(request, key: str, response: HttpResponse):
 )
 @answers(BUSINESS_CASE, etag=True)
 @honours_if_match
-def charter_patch(request, key: str, response: HttpResponse):
+def charter_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft;
     editors). Honours If-Match."""
     _, caller = permissions.project_for(request, key)
@@ -108,12 +112,12 @@ def charter_patch(request, key: str, response: HttpResponse):
     return _charter(response, case, caller)
 
 
-def _act_endpoint(act_name: str):
+def _act_endpoint(act_name: str) -> None:
     act = ACTS[act_name]
 
     @answers(BUSINESS_CASE, etag=True)
     @honours_if_match
-    def endpoint(request, key: str, response: HttpResponse):
+    def endpoint(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
         _, caller = permissions.project_for(request, key)
         case = services.charter_act(
             caller=caller,
@@ -144,7 +148,9 @@ for _name in ACTS:
 @router.post("/projects/{key}/changes/{change_id}/apply-to-baseline", openapi_extra=body_schema({}))
 @answers(CHANGE, etag=True)
 @honours_if_match
-def change_apply_to_baseline(request, key: str, change_id: str, response: HttpResponse):
+def change_apply_to_baseline(
+    request: HttpRequest, key: str, change_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """The Project Lead applies an Approved change awaiting application that names a work
     package to that package's baseline (the business case's planBaseline and the package's
     budgetBaseline); the change reads Applied. 409 when the case has no plan baseline, the
@@ -168,7 +174,7 @@ def change_apply_to_baseline(request, key: str, change_id: str, response: HttpRe
 )
 @answers(BUSINESS_CASE, etag=True)
 @honours_if_match
-def closeout_patch(request, key: str, response: HttpResponse):
+def closeout_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Edit the close-out while it is open (Approved, close-out started; editors).
     Dispositions merge per id (null removes one); lessons merge per field."""
     _, caller = permissions.project_for(request, key)
@@ -186,7 +192,7 @@ def closeout_patch(request, key: str, response: HttpResponse):
 )
 @answers(BUSINESS_CASE, etag=True)
 @honours_if_match
-def realisation_patch(request, key: str, response: HttpResponse):
+def realisation_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """While InRealisation (an editor or the sponsor): summary, 'measured by' date, owner."""
     _, caller = permissions.project_for(request, key)
     case = services.realisation_update(
@@ -203,7 +209,9 @@ def realisation_patch(request, key: str, response: HttpResponse):
 )
 @answers(RETURN_NOTE, etag=True)
 @honours_if_match
-def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
+def return_note_patch(
+    request: HttpRequest, key: str, note_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """Mark a return note (of the business case or of the close-out) addressed or not."""
     _, caller = permissions.project_for(request, key)
     case, note = services.return_note_address(
@@ -222,7 +230,7 @@ def return_note_patch(request, key: str, note_id: str, response: HttpResponse):
     openapi_extra=body_schema(*specs.body(LinkFromTemplateSpec, creating=True)),
 )
 @answers(SUPPORTING_LINK, etag=True)
-def link_from_template(request, key: str, response: HttpResponse):
+def link_from_template(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Create a wiki page from the board paper (Exploring or Draft) or lessons (close-out)
     template, labelled, and add it to the supporting links. Returns the new link."""
     _, caller = permissions.project_for(request, key)
@@ -241,7 +249,7 @@ def link_from_template(request, key: str, response: HttpResponse):
 
 @router.get("/projects/{key}/minutes")
 @answers(list_of(MINUTES))
-def minutes_get(request, key: str):
+def minutes_get(request: HttpRequest, key: str) -> list[dict[str, Any]]:
     """The project's steering committee minutes, newest meeting first."""
     project, _ = permissions.project_for(request, key)
     return [minutes_to_dict(m) for m in services.minutes_list(project)]
@@ -253,7 +261,7 @@ def minutes_get(request, key: str):
     openapi_extra=body_schema(*specs.body(MinutesSpec, creating=True)),
 )
 @answers(MINUTES)
-def minutes_post(request, key: str, response: HttpResponse):
+def minutes_post(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Record minutes (editors). The first minutes recorded set firstSteercoHeldAt and
     complete initiation."""
     _, caller = permissions.project_for(request, key)

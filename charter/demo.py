@@ -5,6 +5,16 @@ case. Runs after the registers demo; creates the few register rows a case needs 
 project has none. A project whose business case exists is left alone: running twice changes
 nothing."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.demo import DemoContext
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 import datetime as dt
 
 from django.utils import timezone
@@ -111,15 +121,15 @@ FLOWS = [  # year, cost, benefit
 ]
 
 
-def _caller(ctx, name, project):
+def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
     project.refresh_from_db()
     return permissions.caller_for(ctx.users[name], project, can_browse=True)
 
 
-def _fill(ctx, key, lead, *, complete=True) -> None:
+def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> None:
     project = ctx.projects[key]
     problem, outcome, ret, theme = THESES[key]
-    data = {
+    data: dict[str, Any] = {
         "businessProblem": problem,
         "outcome": outcome,
         "returnExpected": ret,
@@ -162,7 +172,7 @@ def _fill(ctx, key, lead, *, complete=True) -> None:
 TOLERANCES = {"BRIDGE": {"toleranceDays": 10, "toleranceCostPercent": 5}}
 
 
-def _approve(ctx, key, lead) -> None:
+def _approve(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     services.charter_act(caller=_caller(ctx, lead, project), act="submit")
     services.charter_act(
@@ -176,7 +186,9 @@ def _approve(ctx, key, lead) -> None:
     )
 
 
-def _close_out(ctx, key, lead, *, submit=True, bau_owner="victor") -> None:
+def _close_out(
+    ctx: DemoContext, key: str, lead: str, *, submit: bool = True, bau_owner: str = "victor"
+) -> None:
     project = ctx.projects[key]
     lead_caller = _caller(ctx, lead, project)
     services.charter_act(caller=lead_caller, act="closeout-start")
@@ -217,13 +229,13 @@ def _close_out(ctx, key, lead, *, submit=True, bau_owner="victor") -> None:
         services.charter_act(caller=_caller(ctx, lead, project), act="closeout-submit")
 
 
-def _closed(ctx, key, lead) -> None:
+def _closed(ctx: DemoContext, key: str, lead: str) -> None:
     _approve(ctx, key, lead)
     _close_out(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, "sofia", ctx.projects[key]), act="close")
 
 
-def _in_realisation(ctx, key, lead, *, acknowledge=True) -> None:
+def _in_realisation(ctx: DemoContext, key: str, lead: str, *, acknowledge: bool = True) -> None:
     _closed(ctx, key, lead)
     project = ctx.projects[key]
     if acknowledge:
@@ -240,7 +252,7 @@ def _in_realisation(ctx, key, lead, *, acknowledge=True) -> None:
     )
 
 
-def _minutes(ctx, key, lead) -> None:
+def _minutes(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     services.minutes_record(
         caller=_caller(ctx, lead, project),
@@ -253,7 +265,7 @@ def _minutes(ctx, key, lead) -> None:
     )
 
 
-def seed(ctx) -> None:
+def seed(ctx: DemoContext) -> None:
     for key, state in PLAN.items():
         project = ctx.projects[key]
         if BusinessCase.objects.filter(project=project).exists():
@@ -262,11 +274,11 @@ def seed(ctx) -> None:
         SEEDERS[state](ctx, key, lead)
 
 
-def _exploring(ctx, key, lead):
+def _exploring(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead, complete=False)
 
 
-def _draft(ctx, key, lead):
+def _draft(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, project), act="draft")
@@ -298,7 +310,7 @@ def _draft(ctx, key, lead):
     )
 
 
-def _submitted(ctx, key, lead):
+def _submitted(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
     # Demo history: submitted a week ago, so the sponsor's Waiting for me shows its age.
@@ -307,7 +319,7 @@ def _submitted(ctx, key, lead):
     )
 
 
-def _approved(ctx, key, lead):
+def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     """Approved, then amended once (version 2), with a change awaiting the sponsor."""
     project = ctx.projects[key]
     _fill(ctx, key, lead)
@@ -354,6 +366,7 @@ def _approved(ctx, key, lead):
     replanned = WorkPackage.objects.filter(project=project, status="Not Started").order_by(
         "planned_start_date", "name"
     )[0]
+    assert replanned.planned_end_date is not None  # every seeded package is planned
     moved = replanned.planned_end_date + dt.timedelta(days=REPLAN_DAYS)
     work_package_update(
         caller=_caller(ctx, lead, project),
@@ -371,19 +384,19 @@ def _approved(ctx, key, lead):
     )
 
 
-def _closing(ctx, key, lead):
+def _closing(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     _minutes(ctx, key, lead)
     _close_out(ctx, key, lead)
 
 
-def _closed_state(ctx, key, lead):
+def _closed_state(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _closed(ctx, key, lead)
 
 
-def _realising(ctx, key, lead):
+def _realising(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     project = ctx.projects[key]
@@ -405,7 +418,7 @@ def _realising(ctx, key, lead):
     )
 
 
-def _realised(ctx, key, lead):
+def _realised(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     services.charter_act(
@@ -415,7 +428,7 @@ def _realised(ctx, key, lead):
     )
 
 
-def _not_realised(ctx, key, lead):
+def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     services.charter_act(
@@ -430,12 +443,12 @@ def _not_realised(ctx, key, lead):
     )
 
 
-def _maintenance(ctx, key, lead):
+def _maintenance(ctx: DemoContext, key: str, lead: str) -> None:
     _realised(ctx, key, lead)
     services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="maintenance-start")
 
 
-def _archived(ctx, key, lead):
+def _archived(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     services.charter_act(

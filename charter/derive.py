@@ -1,6 +1,14 @@
 """Derived business-case values, computed here once: adoptionGap, the read-time fallbacks of
 the spec (changeSaturation, terminalDisposition, legacy objectives), lifecycle groupings."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from charter.models import BusinessCase
+
+
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -22,12 +30,12 @@ def confidence(value: str | None) -> str:
     return value if value in CONFIDENCES else "Unknown"
 
 
-def outcome(case) -> str:
+def outcome(case: BusinessCase) -> str:
     """A legacy 'objectives' value surfaces as outcome on read."""
     return case.outcome or case.objectives or ""
 
 
-def terminal_disposition(case) -> str | None:
+def terminal_disposition(case: BusinessCase) -> str | None:
     """Recorded at archive time; older archived records without one read as archived."""
     if case.terminal_disposition:
         return case.terminal_disposition
@@ -54,7 +62,7 @@ def adoption_missing(
     return missing
 
 
-def adoption_gap_fields(case) -> list[str]:
+def adoption_gap_fields(case: BusinessCase) -> list[str]:
     return adoption_missing(
         adoption_affected=case.adoption_affected,
         adoption_kpi=case.adoption_kpi,
@@ -63,21 +71,21 @@ def adoption_gap_fields(case) -> list[str]:
     )
 
 
-def adoption_gap(case) -> bool:
+def adoption_gap(case: BusinessCase) -> bool:
     """True when adoptionAffected or adoptionKpi is empty, changeSaturation is absent or
     Unknown, or the adoptionOwner seat is not actionable (no tracker account and no usable
     external address)."""
     return bool(adoption_gap_fields(case))
 
 
-def ever_approved(case) -> bool:
+def ever_approved(case: BusinessCase) -> bool:
     """Whether this business case has been approved at least once: it carries an approval
     stamp, or it is an amendment (version 2 and up only come from re-opening an approved
     case). Such a case is a running investment: stopping it is a kill, never an archive."""
     return case.approved_at is not None or (case.version or 1) >= 2
 
 
-def enabling_change(case):
+def enabling_change(case: BusinessCase) -> ChangeRequest | None:
     """The change request that enabled the current amendment (None when there is none or it
     was deleted). Looked up once per case instance."""
     if not case.amendment_enabled_by_change_id:
@@ -85,29 +93,29 @@ def enabling_change(case):
     cache = case.__dict__.setdefault("_enabling_change", {})
     key = case.amendment_enabled_by_change_id
     if key not in cache:
+        pk = as_uuid(key)
         cache[key] = (
-            ChangeRequest.objects.filter(project_id=case.project_id, pk=as_uuid(key)).first()
-            if as_uuid(key)
-            else None
+            ChangeRequest.objects.filter(project_id=case.project_id, pk=pk).first() if pk else None
         )
-    return cache[key]
+    change: ChangeRequest | None = cache[key]
+    return change
 
 
-def amendment_change_viable(case) -> bool:
+def amendment_change_viable(case: BusinessCase) -> bool:
     """Whether the enabling change can still lead to approving the amendment: it exists and
     is Proposed (awaiting the sponsor) or Approved."""
     change = enabling_change(case)
     return change is not None and change.status in ("Proposed", "Approved")
 
 
-def change_withdrawn_on_stop(case):
+def change_withdrawn_on_stop(case: BusinessCase) -> ChangeRequest | None:
     """The enabling change that archiving or killing this case withdraws: the amendment's
     change while it is still Proposed (None otherwise)."""
     change = enabling_change(case)
     return change if change is not None and change.status == "Proposed" else None
 
 
-def as_uuid(value):
+def as_uuid(value: object) -> uuid.UUID | None:
     try:
         return uuid.UUID(str(value))
     except ValueError:

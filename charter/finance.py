@@ -36,7 +36,7 @@ BUILTIN_MEMBERS = ("currency", "discountRatePct", "horizonYears", "lines", "comp
 ATTACHED_MEMBERS = ("label", "url", "pageId", *HEADLINE_FIGURES)
 
 
-def empty_builtin() -> dict:
+def empty_builtin() -> dict[str, Any]:
     return {
         "currency": DEFAULT_CURRENCY,
         "discountRatePct": DEFAULT_DISCOUNT_RATE_PCT,
@@ -45,11 +45,11 @@ def empty_builtin() -> dict:
     }
 
 
-def empty_attached() -> dict:
+def empty_attached() -> dict[str, Any]:
     return {"label": "", "url": None, "pageId": None, **dict.fromkeys(HEADLINE_FIGURES)}
 
 
-def fresh() -> dict:
+def fresh() -> dict[str, Any]:
     """What a never-saved business case serves: an empty builtin model."""
     return {
         "mode": "builtin",
@@ -61,7 +61,7 @@ def fresh() -> dict:
     }
 
 
-def present(stored: Mapping[str, Any] | None) -> dict:
+def present(stored: Mapping[str, Any] | None) -> dict[str, Any]:
     """The stored financial case as the API and pages show it: every key present, the mode
     read leniently, the builtin metrics recomputed from the lines."""
     if not stored:
@@ -78,7 +78,7 @@ def present(stored: Mapping[str, Any] | None) -> dict:
     }
 
 
-def storable(stored: Mapping[str, Any] | None) -> dict:
+def storable(stored: Mapping[str, Any] | None) -> dict[str, Any]:
     """The stored shape of a financial case: as presented, without the computed metrics
     (recomputed on every read) and without the timestamps."""
     shown = present(stored)
@@ -91,7 +91,7 @@ def storable(stored: Mapping[str, Any] | None) -> dict:
     }
 
 
-def stamped(value: Mapping[str, Any], stored: Mapping[str, Any] | None) -> dict:
+def stamped(value: Mapping[str, Any], stored: Mapping[str, Any] | None) -> dict[str, Any]:
     now = timezone.now().isoformat()
     return {**value, "createdAt": (stored or {}).get("createdAt") or now, "updatedAt": now}
 
@@ -116,7 +116,9 @@ def _non_negative(value: Any) -> tuple[Decimal, str | None]:
     return number, None
 
 
-def clean_builtin(raw: Any, errors: FieldErrors, prefix: str = "financialCase.builtin") -> dict:
+def clean_builtin(
+    raw: Any, errors: FieldErrors, prefix: str = "financialCase.builtin"
+) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         errors.add(prefix, "Must be an object {currency, discountRatePct, horizonYears, lines}.")
         return empty_builtin()
@@ -184,7 +186,9 @@ def clean_builtin(raw: Any, errors: FieldErrors, prefix: str = "financialCase.bu
     return model
 
 
-def clean_attached(raw: Any, errors: FieldErrors, prefix: str = "financialCase.attached") -> dict:
+def clean_attached(
+    raw: Any, errors: FieldErrors, prefix: str = "financialCase.attached"
+) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         errors.add(prefix, "Must be an object {label, url, pageId, and headline figures}.")
         return empty_attached()
@@ -218,7 +222,7 @@ def clean_attached(raw: Any, errors: FieldErrors, prefix: str = "financialCase.a
     return model
 
 
-def clean(raw: Any, stored: Mapping[str, Any] | None, errors: FieldErrors) -> dict:
+def clean(raw: Any, stored: Mapping[str, Any] | None, errors: FieldErrors) -> dict[str, Any]:
     """Merge a client's financialCase onto the stored one: keys present replace, keys absent
     keep the stored value. An invalid mode becomes none. Timestamps are the server's."""
     result = storable(stored)
@@ -322,7 +326,7 @@ def _round(value: float | None, places: int = 2) -> float | None:
     return rounded + 0.0  # no negative zero
 
 
-def _line_total(lines: list, key: str) -> float:
+def _line_total(lines: list[Any], key: str) -> float:
     return sum(float(line.get(key) or 0) for line in lines)
 
 
@@ -358,7 +362,7 @@ def total_cost(stored: Mapping[str, Any] | None) -> Decimal | None:
     return _stated_total(stored, "cost")
 
 
-def compute(builtin: Mapping[str, Any]) -> dict:
+def compute(builtin: Mapping[str, Any]) -> dict[str, Any]:
     """{totalCost, totalBenefit, npv, irr, paybackYears, roiPct} from the builtin model; all
     null while there are no lines. irr and roiPct are percentages; money is in the model's
     currency, rounded to cents."""

@@ -1,6 +1,8 @@
 """Input parsing only: the business-case pages' form posts turned into the same payloads the
 JSON API takes (spec field names). Every rule is applied by the services."""
 
+from typing import Any
+
 from django.http import QueryDict
 
 from charter import finance
@@ -12,17 +14,17 @@ ADOPTION_FIELDS = form_fields(ADOPTION_FORM)
 NOTE_ROWS = 3  # blank note rows offered by the return forms
 
 
-def thesis(post: QueryDict) -> dict:
-    data = {key: post.get(key, "") for key in THESIS_FIELDS}
+def thesis(post: QueryDict) -> dict[str, Any]:
+    data: dict[str, Any] = {key: post.get(key, "") for key in THESIS_FIELDS}
     data["designPrinciples"] = post.get("designPrinciples", "").splitlines()
     return data
 
 
-def adoption(post: QueryDict) -> dict:
+def adoption(post: QueryDict) -> dict[str, Any]:
     return {key: post.get(key, "") for key in ADOPTION_FIELDS}
 
 
-def financial(post: QueryDict) -> dict:
+def financial(post: QueryDict) -> dict[str, Any]:
     """The financial-case form: mode, the builtin model (one row per year), the attached
     model's headline figures and the board paper."""
     lines = []
@@ -63,7 +65,7 @@ def seat(post: QueryDict) -> object:
     return None
 
 
-def steering_member(post: QueryDict) -> dict:
+def steering_member(post: QueryDict) -> dict[str, Any]:
     """A steering committee member from the picker (a tracker accountId) or from the external
     person form ({displayName, email}), with a role."""
     role = post.get("role", "")
@@ -76,7 +78,7 @@ def steering_member(post: QueryDict) -> dict:
     }
 
 
-def notes(post: QueryDict) -> list[dict]:
+def notes(post: QueryDict) -> list[dict[str, Any]]:
     """The note rows of a return form; rows whose ask is blank are skipped."""
     rows = []
     for index in range(NOTE_ROWS):
@@ -92,7 +94,7 @@ def notes(post: QueryDict) -> list[dict]:
     return rows
 
 
-def act_body(act: str, post: QueryDict) -> dict:
+def act_body(act: str, post: QueryDict) -> dict[str, Any]:
     if act in ("return", "closeout-return"):
         return {"returnNotes": notes(post)}
     if act == "reopen":
@@ -112,11 +114,11 @@ def _value(post: QueryDict, spec: type[specs.Spec], key: str) -> object:
     return post.getlist(key) if specs.json_kind(spec, key) == "list" else post.get(key, "")
 
 
-def closeout(post: QueryDict, rows: dict) -> dict:
+def closeout(post: QueryDict, rows: dict[str, Any]) -> dict[str, Any]:
     """The close-out form: as-built record, one disposition select and note per register
     row, lessons, commentary. A blank disposition removes it."""
 
-    def dispositions(prefix: str, records) -> dict:
+    def dispositions(prefix: str, records: list[Any]) -> dict[str, Any]:
         result = {}
         for record in records:
             value = post.get(f"{prefix}-{record.pk}", "")
@@ -144,8 +146,8 @@ def closeout(post: QueryDict, rows: dict) -> dict:
     }
 
 
-def minutes(post: QueryDict) -> dict:
-    data = {
+def minutes(post: QueryDict) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "title": post.get("title", ""),
         "heldOn": post.get("heldOn", ""),
         "attendees": post.getlist("attendees"),

@@ -57,7 +57,7 @@ PENDING_DISPOSITIONS = ["Adjudicated", "Withdrawn", "ApprovedAsShipped", "Deferr
 BAU_HANDOVER_STATES = ["Pending", "Acknowledged", "Escalated"]
 
 
-def _choices(values):
+def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 

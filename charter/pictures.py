@@ -2,6 +2,14 @@
 financial model, cumulative by year) against those realised so far (the reviews'
 benefitRealisedToDate). Read from the business case already loaded: no query."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from charter.models import BusinessCase
+
+
 import datetime as dt
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -25,7 +33,7 @@ def _date(value: Any) -> dt.date | None:
         return None
 
 
-def planned_benefits(case) -> dict[int, Decimal]:
+def planned_benefits(case: BusinessCase) -> dict[int, Decimal]:
     """Year index -> benefit planned that year, from the builtin financial model's lines."""
     builtin = (case.financial_case or {}).get("builtin") or {}
     planned: dict[int, Decimal] = {}
@@ -37,7 +45,7 @@ def planned_benefits(case) -> dict[int, Decimal]:
     return planned
 
 
-def realised_benefits(case, first_year: int) -> dict[int, Decimal]:
+def realised_benefits(case: BusinessCase, first_year: int) -> dict[int, Decimal]:
     """Year index -> the benefit realised to date at the last review of that year."""
     realised: dict[int, Decimal] = {}
     for review in case.realisation_reviews or []:
@@ -49,7 +57,7 @@ def realised_benefits(case, first_year: int) -> dict[int, Decimal]:
     return realised
 
 
-def benefits_chart(case) -> charts.Chart:
+def benefits_chart(case: BusinessCase) -> charts.Chart:
     """Cumulative planned benefit by year of the case (year 0 = the year it was approved)
     against the benefit realised to date as the reviews recorded it."""
     start = _date(case.approved_at) or _date(case.realisation_started_at) or dt.date.today()

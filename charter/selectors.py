@@ -1,5 +1,15 @@
 """Reads that pages need across projects, with their joins, in a constant number of queries."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import Project
+
+
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
@@ -8,6 +18,7 @@ from django.db.models import Q
 from django.utils.dateparse import parse_datetime
 
 from charter import acts, finance
+from charter.derive import CLOSED_OR_LATER
 from charter.models import BusinessCase
 from governance import formatting, permissions
 from governance.cleaning import add_days
@@ -25,15 +36,15 @@ AWAITED = {
 
 @dataclass(frozen=True)
 class Awaiting:
-    project: object
+    project: Project
     case: BusinessCase
     act: str
     what: str
-    since: object
+    since: dt.datetime | None
     page: str
 
 
-def waiting_for(request) -> dict:
+def waiting_for(request: HttpRequest) -> dict[str, Any]:
     """The business cases and change requests awaiting the signed-in person's decision,
     across every project they can view."""
     rows = permissions.viewable_projects(request)
@@ -43,10 +54,10 @@ def waiting_for(request) -> dict:
     me = user.account_id
     callers = {project.pk: caller for project, caller in rows}
     projects = [project for project, _ in rows]
-    cases = []
+    cases: list[Awaiting] = []
     for case in BusinessCase.objects.filter(project__in=projects).filter(
         Q(approval_status__in=list(AWAITED), project__sponsor_account_id=me)
-        | Q(approval_status__in=list(acts.CLOSED_OR_LATER), project__bau_owner_account_id=me)
+        | Q(approval_status__in=list(CLOSED_OR_LATER), project__bau_owner_account_id=me)
     ):
         caller = callers[case.project_id]
         case.project = caller.project
@@ -107,10 +118,10 @@ class ApprovalPreview:
     (the same the status page reads just before and just after approval), and the financial
     case's total cost set beside the plan's budget, with the difference in words."""
 
-    packages: list
+    packages: list[Any]
     total_budget: Decimal
     end: dt.date | None
-    carried: list
+    carried: list[Any]
     carried_budget: Decimal
     carried_days: int
     approved_budget: Decimal
@@ -176,7 +187,7 @@ def cost_reconciliation(total_cost: Decimal | None, budget: Decimal) -> str:
     return f"{stated} is {formatting.money(abs(gap))} {side} than {plan}."
 
 
-def approval_preview(project, case: BusinessCase) -> ApprovalPreview:
+def approval_preview(project: Project, case: BusinessCase) -> ApprovalPreview:
     """The approval panel's figures, in two queries (the packages, the carried changes)."""
     packages = work_packages(project)
     total = sum((p.budget or Decimal(0) for p in packages), Decimal(0))

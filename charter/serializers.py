@@ -3,19 +3,28 @@ fallbacks (legacy objectives as outcome, changeSaturation Unknown, terminalDispo
 archived, financialCase mode none, recomputed financial metrics) and the derived read-only
 fields adoptionGap and registersFrozen."""
 
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.permissions import Caller
+
+
 from charter import derive, finance
 from charter.acts import available_acts
-from charter.models import BusinessCase
+from charter.models import ApprovedVersion, BusinessCase
 from charter.specs import STORED, CharterSpec
 from governance import specs
 from registers.models import SteeringMinutes
 
 
-def iso(value):
+def iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def stored_fields(case: BusinessCase) -> dict:
+def stored_fields(case: BusinessCase) -> dict[str, Any]:
     """Every stored field of the declaration (charter.specs) with its read-time fallback (no
     derived fields): the shape the audit log diffs."""
     data = specs.to_dict(CharterSpec, case, STORED)
@@ -27,7 +36,7 @@ def stored_fields(case: BusinessCase) -> dict:
     return data
 
 
-def charter_to_dict(case: BusinessCase, *, caller=None) -> dict:
+def charter_to_dict(case: BusinessCase, *, caller: Caller | None = None) -> dict[str, Any]:
     data = {"projectKey": case.project.key, **stored_fields(case)}
     data["adoptionGap"] = derive.adoption_gap(case)
     data["registersFrozen"] = case.project.registers_frozen
@@ -41,7 +50,7 @@ def charter_to_dict(case: BusinessCase, *, caller=None) -> dict:
     return data
 
 
-def version_to_dict(version) -> dict:
+def version_to_dict(version: ApprovedVersion) -> dict[str, Any]:
     return {
         "version": version.version,
         "approvedAt": iso(version.approved_at),
@@ -52,7 +61,7 @@ def version_to_dict(version) -> dict:
     }
 
 
-def minutes_to_dict(minutes: SteeringMinutes) -> dict:
+def minutes_to_dict(minutes: SteeringMinutes) -> dict[str, Any]:
     data = {
         "id": str(minutes.pk),
         "title": minutes.title,

@@ -63,7 +63,7 @@ _LINK_PROPERTIES = {
     "spaceKey": {"type": "string"},
     "templateKind": {"enum": list(TEMPLATE_KINDS)},
 }
-LINKS_SCHEMA = {
+LINKS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "items": {
         "type": "object",

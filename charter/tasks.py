@@ -1,5 +1,7 @@
 """Outbound calls of the business case, run by the outbox after commit."""
 
+from typing import Any
+
 from charter import finance
 from charter.models import BusinessCase
 from governance import outbox
@@ -10,17 +12,18 @@ from governance.wiki import get_wiki
 def board_paper_page_id(case: BusinessCase) -> str | None:
     """The financial case's board paper, else the first supporting link made from the board
     paper template."""
-    page_id = finance.present(case.financial_case)["boardPaperPageId"]
+    page_id: str | None = finance.present(case.financial_case)["boardPaperPageId"]
     if page_id:
         return page_id
     for link in case.supporting_links or []:
-        if link.get("templateKind") == "boardPaper" and link.get("pageId"):
-            return link["pageId"]
+        linked: str | None = link.get("pageId")
+        if link.get("templateKind") == "boardPaper" and linked:
+            return linked
     return None
 
 
 @outbox.handler("charter.approval_nudge", "Approval nudge on the board paper")
-def approval_nudge(payload: dict) -> None:
+def approval_nudge(payload: dict[str, Any]) -> None:
     """Best effort: a footer comment on the board paper @mentioning the sponsor. Recomputed
     from the case as it is now: nothing is posted once the case has left Submitted, without a
     board paper or a sponsor, or when this submission was already nudged."""

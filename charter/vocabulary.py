@@ -35,7 +35,7 @@ LABEL_FIELDS = {
 
 AUDIT_NOUNS = {"businessCase": "the business case"}
 
-AUDIT_VERBS = {}
+AUDIT_VERBS: dict[str, str] = {}
 
 AUDIT_PHRASES = {
     "charter.updated": "edited the business case",
@@ -69,6 +69,6 @@ AUDIT_PHRASES = {
     "maintenance.retired": "retired the project from maintenance",
 }
 
-AUDIT_IMPERSONAL = {}
+AUDIT_IMPERSONAL: dict[str, str] = {}
 
-AUDIT_KIND_NOUNS = {}
+AUDIT_KIND_NOUNS: dict[str, str] = {}

@@ -3,6 +3,15 @@ through its service (validated, audited, permission-checked), so the admin canno
 nominate editors, name a sponsor, unfreeze registers or change settings around the audit log.
 Editor nominations are made by the Project Lead, settings in Portfolio settings."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.db.models import Model, QuerySet
+    from django.http import HttpRequest
+
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils import timezone
@@ -28,34 +37,34 @@ from governance.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """Lists, filters and detail pages; no add, change or delete."""
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[Any, Any]):
     extra = 0
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):
+class UserAdmin(BaseUserAdmin[User]):
     list_display = (
         "username",
         "account_id",
@@ -66,10 +75,12 @@ class UserAdmin(BaseUserAdmin):
         "last_login",
     )
     search_fields = ("username", "account_id", "email", "first_name", "last_name")
-    fieldsets = (*BaseUserAdmin.fieldsets, ("Tracker", {"fields": ("account_id",)}))
+    fieldsets = (*(BaseUserAdmin.fieldsets or ()), ("Tracker", {"fields": ("account_id",)}))
     add_fieldsets = (*BaseUserAdmin.add_fieldsets, ("Tracker", {"fields": ("account_id",)}))
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: User | None = None
+    ) -> list[str] | tuple[str, ...]:
         # The accountId is the person's identity on every governance record: changing it would
         # hand one person another's roles.
         fields = super().get_readonly_fields(request, obj)
@@ -121,18 +132,18 @@ class AuditEntryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
     search_fields = ("name", "user__username", "prefix")
     readonly_fields = ("user", "name", "prefix", "digest", "created_at", "last_used_at")
     actions = ["revoke"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # tokens are created on the profile page, where the raw token is shown once
 
     @admin.action(description="Revoke selected tokens")
-    def revoke(self, request, queryset):
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"{count} token(s) revoked.")
 
@@ -153,7 +164,7 @@ class FailureCountAdmin(ReadOnlyAdmin):
 
 
 @admin.register(OutboundTask)
-class OutboundTaskAdmin(admin.ModelAdmin):
+class OutboundTaskAdmin(admin.ModelAdmin[OutboundTask]):
     list_display = (
         "name",
         "state",
@@ -177,7 +188,7 @@ class OutboundTaskAdmin(admin.ModelAdmin):
     actions = ["retry_now"]
 
     @admin.action(description="Retry now")
-    def retry_now(self, request, queryset):
+    def retry_now(self, request: HttpRequest, queryset: QuerySet[OutboundTask]) -> None:
         count = queryset.exclude(state=OutboundTask.State.DONE).update(
             state=OutboundTask.State.PENDING, run_after=timezone.now(), locked_until=None
         )
@@ -193,7 +204,7 @@ class AtlassianGrantAdmin(ReadOnlyAdmin):
     fields = ("account_id", "user", "cloud_id", "scopes", "expires_at", "updated_at")
     search_fields = ("account_id", "user__username")
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return True
 
 

@@ -5,7 +5,7 @@ endpoint."""
 import copy
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +21,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from governance import audit, cleaning, oauth, permissions, services, specs, throttling
 from governance.atlassian.context import act_for
 from governance.atlassian.errors import SignInRequired
-from governance.concurrency import etag, honours_if_match, parse_if_match
+from governance.concurrency import View, etag, honours_if_match, parse_if_match
 from governance.errors import (
     BadRequest,
     DomainError,
@@ -37,8 +37,9 @@ from governance.errors import (
     database_unavailable,
 )
 from governance.middleware import FORM_TYPES, request_id, unavailable_response
-from governance.models import AuditEntry, EditorNomination, SiteSettings, SiteSettingsSpec
+from governance.models import AuditEntry, EditorNomination, Project, SiteSettings, SiteSettingsSpec
 from governance.people import resolve
+from governance.permissions import Caller
 from governance.tracker import TrackerError
 
 MAX_BODY_DEPTH = cleaning.MAX_JSON_DEPTH
@@ -62,7 +63,7 @@ class BearerToken(HttpBearer):
 
 
 class _CsrfCheck(CsrfViewMiddleware):
-    def _reject(self, request, reason):
+    def _reject(self, request: HttpRequest, reason: str):
         return reason
 
 
@@ -167,35 +168,35 @@ ETAG_HEADER = {
     "schema": {"type": "string"},
 }
 # Response schemas the operations name by reference (`component`), by name.
-RESPONSE_COMPONENTS: dict[str, dict] = {}
+RESPONSE_COMPONENTS: dict[str, dict[str, Any]] = {}
 FREE_OBJECT = {"type": "object", "additionalProperties": True}
 
 
-def component(name: str, schema: dict) -> dict:
+def component(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     """Register a response schema under components/schemas; its reference."""
     RESPONSE_COMPONENTS[name] = schema
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def list_of(schema: dict) -> dict:
+def list_of(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": schema}
 
 
 def answers(
-    schema: dict | None = None,
+    schema: dict[str, Any] | None = None,
     *,
     etag: bool = False,
-    content: dict | None = None,
-    statuses: dict[int, dict] | None = None,
-):
+    content: dict[str, Any] | None = None,
+    statuses: dict[int, dict[str, Any]] | None = None,
+) -> Callable[[View], View]:
     """Declare an operation's success answer for the OpenAPI document: `schema` the JSON body
     of each of its 2xx answers (but 204), `statuses` one per status code, or `content` (media
     type -> schema) for a file; `etag`: the answer carries the resource's ETag. The handler's
     dict is returned as is (no response model re-serialises it: the list endpoints stay as
     fast, and tests validate real answers against these schemas)."""
 
-    def mark(view):
-        view.answers = {
+    def mark(view: View) -> View:
+        view.__dict__["answers"] = {
             "content": content or {"application/json": {"schema": schema}},
             "statuses": {
                 str(code): {"application/json": {"schema": body}}
@@ -214,9 +215,9 @@ class GovernanceAPI(NinjaAPI):
 
     # Functions an app above the kernel registers to finish the document (the agent app lists
     # one path per action): called last, with the document.
-    schema_hooks: list = []
+    schema_hooks: list[Any] = []
 
-    def get_openapi_schema(self, *args, **kwargs):
+    def get_openapi_schema(self, *args: Any, **kwargs: Any):
         # A copy: the bodies' schemas are module constants shared by several operations.
         schema = copy.deepcopy(super().get_openapi_schema(*args, **kwargs))
         components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -263,7 +264,7 @@ class GovernanceAPI(NinjaAPI):
             hook(schema)
         return schema
 
-    def create_response(self, request, data, *, status=None, temporal_response=None):
+    def create_response(self, request: HttpRequest, data, *, status=None, temporal_response=None):
         """Every answer; a successful one also carries `warnings` when the spec's lenient
         fields coerced what was sent: [{field, received, stored, message}]."""
         status = temporal_response.status_code if temporal_response else status
@@ -274,7 +275,7 @@ class GovernanceAPI(NinjaAPI):
             request, data, status=status, temporal_response=temporal_response
         )
 
-    def _declared_answers(self) -> dict[str, dict]:
+    def _declared_answers(self) -> dict[str, dict[str, Any]]:
         """Operation id -> what its view declares it answers (`answers`)."""
         found = {}
         for _prefix, router in self._routers:
@@ -354,7 +355,7 @@ CLEAN_JSON_OBJECT_SCHEMA = {
 }
 
 
-def _document_answer(operation: dict, declared: dict | None) -> None:
+def _document_answer(operation: dict[str, Any], declared: dict[str, Any] | None) -> None:
     """Each success answer's body (but 204's) as the view declares it (`answers`), with the
     ETag header where the view sets one."""
     if declared is None:
@@ -368,7 +369,7 @@ def _document_answer(operation: dict, declared: dict | None) -> None:
             response.setdefault("headers", {})["ETag"] = dict(ETAG_HEADER)
 
 
-def _document_text(operation: dict) -> None:
+def _document_text(operation: dict[str, Any]) -> None:
     """What every text input accepts, said in the document: in a JSON body, null wherever
     text is (it reads as empty, which clears an optional field); in a body and in the query,
     no control characters but tab and line breaks (they are refused with 422)."""
@@ -393,7 +394,7 @@ def _document_text(operation: dict) -> None:
         document_body_text(content.get("schema", {}), nullable=True)
 
 
-def document_body_text(schema: dict, *, nullable: bool) -> dict:
+def document_body_text(schema: dict[str, Any], *, nullable: bool) -> dict[str, Any]:
     """Say, in a JSON body's schema (changed in place, and returned), what the text cleaner
     does: no control characters but tab and line breaks in text or in property names;
     `nullable`: null accepted wherever text is (the API's bodies read it as empty)."""
@@ -463,7 +464,7 @@ def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
 
 
 @api.exception_handler(DomainError)
-def _domain_error(request, exc: DomainError):
+def _domain_error(request: HttpRequest, exc: DomainError):
     if isinstance(exc, (BadRequest, ValidationFailed)):
         # A body json_object could not take is refused in its own words, once the caller,
         # state and revision checks have passed (they answer before any body refusal).
@@ -472,48 +473,48 @@ def _domain_error(request, exc: DomainError):
 
 
 @api.exception_handler(Moved)
-def _moved(request, exc: Moved):
+def _moved(request: HttpRequest, exc: Moved):
     from governance.middleware import moved_response
 
     return moved_response(request, exc)
 
 
 @api.exception_handler(TrackerError)
-def _tracker_error(request, exc: TrackerError):
+def _tracker_error(request: HttpRequest, exc: TrackerError):
     if isinstance(exc, SignInRequired):
         return _error_response(request, Unauthenticated(str(exc)))
     return _error_response(request, Unavailable.from_tracker(exc))
 
 
 @api.exception_handler(AuthenticationError)
-def _authentication_error(request, exc):
+def _authentication_error(request: HttpRequest, exc):
     return _error_response(request, Unauthenticated())
 
 
 @api.exception_handler(RequestDataTooBig)
-def _too_large(request, exc):
+def _too_large(request: HttpRequest, exc):
     return _error_response(request, PayloadTooLarge())
 
 
 @api.exception_handler(Http404)
-def _not_found(request, exc):
+def _not_found(request: HttpRequest, exc):
     return _error_response(request, NotFound())
 
 
 @api.exception_handler(PermissionDenied)
-def _permission_denied(request, exc):
+def _permission_denied(request: HttpRequest, exc):
     return _error_response(request, Forbidden(str(exc) or None))
 
 
 @api.exception_handler(HttpError)
-def _http_error(request, exc: HttpError):
+def _http_error(request: HttpRequest, exc: HttpError):
     by_status = {401: Unauthenticated, 403: Forbidden, 404: NotFound}
     error_class = by_status.get(exc.status_code, BadRequest)
     return _error_response(request, error_class(str(exc)))
 
 
 @api.exception_handler(Exception)
-def _internal(request, exc):
+def _internal(request: HttpRequest, exc):
     """Anything unexpected: the error body (`internal`, 500) with the request id; the log has
     the traceback under the same id."""
     unavailable = database_unavailable(exc)
@@ -525,7 +526,7 @@ def _internal(request, exc):
 
 
 @api.exception_handler(NinjaValidationError)
-def _ninja_validation(request, exc: NinjaValidationError):
+def _ninja_validation(request: HttpRequest, exc: NinjaValidationError):
     fields: dict[str, list[str]] = {}
     for item in exc.errors:
         loc = [str(p) for p in item.get("loc", []) if p not in ("query", "path", "body", "form")]
@@ -644,7 +645,7 @@ def with_etag(response: HttpResponse, revision: int) -> None:
 
 def body_schema(
     properties: dict[str, Any], required: list[str] | None = None, *, closed: bool = True
-) -> dict:
+) -> dict[str, Any]:
     """openapi_extra for an endpoint that reads `json_object(request)`; `closed` (every
     body's view or service refuses the fields it does not know, 422) says so."""
     schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -758,7 +759,7 @@ SITE_SETTINGS = component(
 
 @kernel.get("/me")
 @answers(ME)
-def me(request):
+def me(request: HttpRequest):
     """The caller: accountId, display name, site-admin flag, portfolio/agent access."""
     user = permissions.request_user(request)
     person = resolve([user.account_id]).get(user.account_id)
@@ -770,7 +771,7 @@ def me(request):
     }
 
 
-def project_to_dict(project, caller, editor_ids: list[str]) -> dict:
+def project_to_dict(project: Project, caller: Caller, editor_ids: list[str]) -> dict[str, Any]:
     return {
         "projectKey": project.key,
         "name": project.name,
@@ -784,7 +785,7 @@ def project_to_dict(project, caller, editor_ids: list[str]) -> dict:
 
 @kernel.get("/projects")
 @answers(list_of(PROJECT))
-def project_list(request):
+def project_list(request: HttpRequest):
     """Every project the caller can view."""
     rows = permissions.viewable_projects(request)
     nominations: dict[int, list[str]] = {}
@@ -798,7 +799,7 @@ def project_list(request):
 @kernel.get("/projects/{key}")
 @answers(PROJECT, etag=True)
 @honours_if_match
-def project_detail(request, key: str, response: HttpResponse):
+def project_detail(request: HttpRequest, key: str, response: HttpResponse):
     """The project, its lead and editors, and what the caller may do. The ETag versions the
     editor list (send it as If-Match on PUT .../editors)."""
     project, caller = permissions.project_for(request, key)
@@ -816,7 +817,7 @@ def project_detail(request, key: str, response: HttpResponse):
 )
 @answers(EDITORS, etag=True)
 @honours_if_match
-def project_editors_put(request, key: str, response: HttpResponse):
+def project_editors_put(request: HttpRequest, key: str, response: HttpResponse):
     """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
     project, caller = permissions.lead_project_for(request, key)
     expected = parse_if_match(request.headers.get("If-Match"))
@@ -833,7 +834,7 @@ def project_editors_put(request, key: str, response: HttpResponse):
 @kernel.get("/projects/{key}/audit")
 @answers(list_of(AUDIT_ENTRY))
 def project_audit(
-    request,
+    request: HttpRequest,
     key: str,
     kind: str | None = None,
     actorAccountId: str | None = None,
@@ -854,7 +855,7 @@ def project_audit(
 
 @kernel.get("/site-settings")
 @answers(SITE_SETTINGS, etag=True)
-def site_settings_get(request, response: HttpResponse):
+def site_settings_get(request: HttpRequest, response: HttpResponse):
     """Site administrators and the governance group read every setting (with ETag); anyone
     else signed in reads what editing a business case needs: the enabled themes and the
     currency."""
@@ -871,7 +872,7 @@ def site_settings_get(request, response: HttpResponse):
 )
 @answers(SITE_SETTINGS, etag=True)
 @honours_if_match
-def site_settings_patch(request, response: HttpResponse):
+def site_settings_patch(request: HttpRequest, response: HttpResponse):
     """Site administrators only. Honours If-Match (412 when stale)."""
     user = permissions.require_site_admin(request)
     expected = parse_if_match(request.headers.get("If-Match"))

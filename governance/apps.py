@@ -6,7 +6,7 @@ class GovernanceConfig(AppConfig):
     verbose_name = "Governance"
     default_auto_field = "django.db.models.BigAutoField"
 
-    def ready(self):
+    def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
         from governance.auth_views import forget_grant_on_sign_out

@@ -115,7 +115,7 @@ def record(
     return entry
 
 
-def entry_to_dict(entry: AuditEntry) -> dict:
+def entry_to_dict(entry: AuditEntry) -> dict[str, Any]:
     """`channel` and `client` appear only on writes made through a channel (the assistant)."""
     body = {
         "id": entry.pk,

@@ -6,6 +6,7 @@ takes effect on the next request. The database stays the truth: a cache miss, or
 that does not answer, reads the row."""
 
 import logging
+from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
@@ -49,7 +50,7 @@ def _forget(user_id) -> None:
         logger.warning("user cache unavailable", exc_info=True)
 
 
-def forget_user(sender, instance, **kwargs) -> None:
+def forget_user(sender, instance, **kwargs: Any) -> None:
     """Drop the cached row now and once the write commits: a request that read the old row
     between the two cannot leave it cached."""
     if instance.pk is None:

@@ -2,6 +2,18 @@
 TRACKER_BACKEND=jira: "Sign in with Atlassian" (OAuth 2.0 3LO, authorization code with state
 and PKCE, through Authlib); only Django superusers may still use a password there."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from governance.models import User
+
+
 import hmac
 import logging
 
@@ -36,7 +48,7 @@ def atlassian_mode() -> bool:
 class SuperuserPasswordForm(AuthenticationForm):
     """With Jira, a password signs in Django superusers only; people use Atlassian."""
 
-    def confirm_login_allowed(self, user):
+    def confirm_login_allowed(self, user: User) -> None:
         super().confirm_login_allowed(user)
         if not user.is_superuser:
             raise ValidationError(
@@ -51,11 +63,11 @@ class LoginView(auth_views.LoginView):
     def get_form_class(self):
         return SuperuserPasswordForm if atlassian_mode() else AuthenticationForm
 
-    def get_context_data(self, **kwargs):
+    def get_context_data(self, **kwargs: Any):
         return {**super().get_context_data(**kwargs), "atlassian": atlassian_mode()}
 
 
-def _refuse(request, message: str, status: int = 400):
+def _refuse(request: HttpRequest, message: str, status: int = 400) -> HttpResponse:
     return render(
         request,
         "registration/atlassian_refused.html",
@@ -64,12 +76,12 @@ def _refuse(request, message: str, status: int = 400):
     )
 
 
-def _callback_url(request) -> str:
+def _callback_url(request: HttpRequest) -> str:
     return request.build_absolute_uri(reverse("atlassian-callback"))
 
 
 @page("GET", login=False)
-def atlassian_login(request):
+def atlassian_login(request: HttpRequest):
     if not atlassian_mode():
         raise Http404
     if not (settings.ATLASSIAN_CLIENT_ID and settings.ATLASSIAN_CLIENT_SECRET):
@@ -107,7 +119,7 @@ def atlassian_login(request):
     return redirect(url)
 
 
-def _pick_site(resources: list) -> dict | None:
+def _pick_site(resources: list[Any]) -> dict[str, Any] | None:
     wanted = settings.ATLASSIAN_SITE_URL.rstrip("/").lower()
     for resource in resources if isinstance(resources, list) else []:
         if str(resource.get("url", "")).rstrip("/").lower() == wanted:
@@ -116,7 +128,7 @@ def _pick_site(resources: list) -> dict | None:
 
 
 @page("GET", login=False)
-def atlassian_callback(request):
+def atlassian_callback(request: HttpRequest):
     if not atlassian_mode():
         raise Http404
     pending = request.session.pop(SESSION_KEY, None)
@@ -191,7 +203,7 @@ def atlassian_callback(request):
     return redirect(pending.get("next") or "project-list")
 
 
-def _user_for(account_id: str, me: dict):
+def _user_for(account_id: str, me: dict[str, Any]):
     """The person keyed by their accountId (the tracker accountId records use)."""
     User = get_user_model()
     with transaction.atomic():
@@ -205,7 +217,7 @@ def _user_for(account_id: str, me: dict):
     return user
 
 
-def forget_grant_on_sign_out(sender, request, user, **kwargs):
+def forget_grant_on_sign_out(sender, request: HttpRequest, user: User, **kwargs: Any) -> None:
     """Signing out of any session deletes the person's Atlassian tokens: every other session
     of theirs then goes back through sign-in."""
     if user is not None:

@@ -11,6 +11,7 @@ limits) use `strict(cache)`, which raises `UNAVAILABLE` errors, and decide for t
 import logging
 import threading
 import time
+from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
@@ -37,11 +38,11 @@ class _KeptClientRedisCacheClient(RedisCacheClient):
     a small read from Redis. The `redis.Redis` object holds no connection of its own (its
     pool does) and is safe to share between threads."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, object] = {}
 
-    def get_client(self, key=None, *, write=False):
+    def get_client(self, key: str | None = None, *, write: bool = False):
         index = self._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
@@ -57,7 +58,7 @@ class SoftRedisCache(RedisCache):
     """Django's RedisCache whose every call answers a miss (or does nothing) when Redis
     cannot be reached."""
 
-    def __init__(self, server, params):
+    def __init__(self, server, params) -> None:
         super().__init__(server, params)
         self._class = _KeptClientRedisCacheClient
         self._down_until = 0.0
@@ -85,7 +86,7 @@ class SoftRedisCache(RedisCache):
                 error,
             )
 
-    def _soft(self, name, default, *args, **kwargs):
+    def _soft(self, name: str, default, *args: Any, **kwargs: Any):
         if self.is_down():
             return default
         try:
@@ -94,7 +95,7 @@ class SoftRedisCache(RedisCache):
             self._failed(error)
             return default
 
-    def _strict(self, name, *args, **kwargs):
+    def _strict(self, name: str, *args: Any, **kwargs: Any):
         if self.is_down():
             raise CacheDown("The cache did not answer a moment ago.")
         try:
@@ -105,28 +106,28 @@ class SoftRedisCache(RedisCache):
 
     # --- the cache's calls, soft ------------------------------------------------------------
 
-    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def add(self, key: str, value, timeout=DEFAULT_TIMEOUT, version=None):
         return self._soft("add", False, key, value, timeout, version)
 
-    def get(self, key, default=None, version=None):
+    def get(self, key: str, default=None, version=None):
         return self._soft("get", default, key, default, version)
 
-    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def set(self, key: str, value, timeout=DEFAULT_TIMEOUT, version=None):
         return self._soft("set", None, key, value, timeout, version)
 
-    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+    def touch(self, key: str, timeout=DEFAULT_TIMEOUT, version=None):
         return self._soft("touch", False, key, timeout, version)
 
-    def delete(self, key, version=None):
+    def delete(self, key: str, version=None):
         return self._soft("delete", False, key, version)
 
     def get_many(self, keys, version=None):
         return self._soft("get_many", {}, keys, version)
 
-    def has_key(self, key, version=None):
+    def has_key(self, key: str, version=None):
         return self._soft("has_key", False, key, version)
 
-    def incr(self, key, delta=1, version=None):
+    def incr(self, key: str, delta=1, version=None):
         # No count can be read: as for a key that does not exist (callers handle ValueError).
         if self.is_down():
             raise ValueError(f"Key '{key}' not found (the cache cannot be reached).")
@@ -149,11 +150,11 @@ class SoftRedisCache(RedisCache):
 class _Strict:
     """The same backend, its calls raising when the cache cannot be reached."""
 
-    def __init__(self, backend: SoftRedisCache):
+    def __init__(self, backend: SoftRedisCache) -> None:
         self._backend = backend
 
-    def __getattr__(self, name):
-        def call(*args, **kwargs):
+    def __getattr__(self, name: str):
+        def call(*args: Any, **kwargs: Any):
             return self._backend._strict(name, *args, **kwargs)
 
         return call

@@ -1,5 +1,7 @@
 """The project's own system checks (`manage.py check --deploy`)."""
 
+from typing import Any
+
 from django.conf import settings
 from django.core.checks import Tags, Warning, register
 
@@ -12,7 +14,7 @@ PER_PROCESS_CACHES = {
 
 
 @register(Tags.caches, deploy=True)
-def shared_cache(app_configs, **kwargs):
+def shared_cache(app_configs, **kwargs: Any):
     """Production needs a cache every process shares (Redis: CACHE_URL=redis://...)."""
     if settings.DEBUG:
         return []

@@ -308,7 +308,7 @@ _NOT_BLANK_CHARACTER = (
 NOT_BLANK_TEXT = f"^{_ALLOWED_CHARACTER}*{_NOT_BLANK_CHARACTER}{_ALLOWED_CHARACTER}*$"
 
 
-def required_text_schema(max_length: int) -> dict:
+def required_text_schema(max_length: int) -> dict[str, Any]:
     """The schema of a text field the services refuse blank: a string (never null), with at
     least one character that is not whitespace, and no control characters."""
     return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": NOT_BLANK_TEXT}
@@ -352,7 +352,7 @@ class Coercions(list):
 
     audited = 0
 
-    def unaudited(self) -> list[dict]:
+    def unaudited(self) -> list[dict[str, Any]]:
         fresh = self[self.audited :]
         self.audited = len(self)
         return fresh
@@ -388,7 +388,7 @@ NOT_A_NUMBER_NOTE = "Not a number: stored as null (the spec's nullable number)."
 NEGATIVE_NOTE = "Negative: stored as null (the spec's nullable number)."
 
 
-def nullable_number_schema(places: int = 2) -> dict:
+def nullable_number_schema(places: int = 2) -> dict[str, Any]:
     """The OpenAPI schema of a nullable number: any value is taken; the description says what
     becomes of it."""
     return {
@@ -547,7 +547,7 @@ def enum(
     return None, f"Must be one of: {', '.join(choices)}."
 
 
-def enum_schema(choices: Iterable[str]) -> dict:
+def enum_schema(choices: Iterable[str]) -> dict[str, Any]:
     """The schema of `enum`: one of the choices, or null or empty text (the default)."""
     return {"enum": [*choices, None, ""]}
 

@@ -2,6 +2,10 @@
 on an older revision is refused (Stale), in the UI as a conflict row and in the API as 412."""
 
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.db.models import Model
 
 from governance import cleaning
 from governance.errors import BadRequest, Stale
@@ -11,10 +15,13 @@ def etag(revision: int) -> str:
     return f'"{revision}"'
 
 
-def honours_if_match(view):
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def honours_if_match(view: View) -> View:
     """Declare that an API operation reads If-Match (and so may answer 412): the OpenAPI
     document lists the header and the 412 for exactly the operations marked."""
-    view.honours_if_match = True
+    view.__dict__["honours_if_match"] = True
     return view
 
 
@@ -40,7 +47,7 @@ def parse_if_match(header: str | None) -> int | None:
     return UNREADABLE if revision is None else revision
 
 
-def check_version(current: int, expected: int | None, *, current_repr=None) -> None:
+def check_version(current: int, expected: int | None, *, current_repr: Model | None = None) -> None:
     """Raise BadRequest for an unreadable If-Match, Stale when the client's revision is not
     the stored one."""
     if isinstance(expected, Unreadable):

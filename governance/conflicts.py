@@ -12,7 +12,7 @@ NOTHING = "—"
 
 def conflict_rows(
     labels: Mapping[str, str], yours: Mapping[str, Any], stored: Mapping[str, Any]
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """In the order of `labels` (field: label), each field whose submitted and stored values
     differ: `{field, label, yours, stored}`. Text is compared without its surrounding spaces
     and with one kind of line end, a list whatever its order. Shown: people by their display
@@ -44,7 +44,7 @@ def _normal(value: Any) -> Any:
     return ("" if value is None else str(value)).strip().replace("\r\n", "\n")
 
 
-def _shown(value: Any, people: Mapping) -> str:
+def _shown(value: Any, people: Mapping[str, Any]) -> str:
     if isinstance(value, list):
         return ", ".join(value) or NOTHING
     person = people.get(value) if isinstance(value, str) else None

@@ -1,23 +1,30 @@
 """What the page shell needs on every page: who is signed in and which sections they reach."""
 
+import datetime as dt
+from typing import Any
+
+from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 from governance import notifications, permissions
-from governance.people import resolve, stale_names_since
+from governance.models import User
+from governance.people import Person, resolve, stale_names_since
 from governance.tracker import TrackerError
 
 
 class Shell:
-    def __init__(self, request):
+    """What the page shell shows a signed-in person (built only for one)."""
+
+    def __init__(self, request: HttpRequest, user: User) -> None:
         self.request = request
-        self.user = request.user
+        self.user = user
 
     @property
-    def me(self):
+    def me(self) -> Person | None:
         return resolve([self.user.account_id]).get(self.user.account_id)
 
     @property
-    def names_as_of(self):
+    def names_as_of(self) -> dt.datetime | None:
         return stale_names_since()
 
     # Navigation only: when the tracker cannot answer, the links are left out (the pages
@@ -41,8 +48,8 @@ class Shell:
             return False
 
 
-def shell(request):
+def shell(request: HttpRequest) -> dict[str, Any]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"shell": None}
-    return {"shell": SimpleLazyObject(lambda: Shell(request))}
+    return {"shell": SimpleLazyObject(lambda: Shell(request, user))}

@@ -58,7 +58,7 @@ class DemoContext:
         return self.users[name].account_id
 
 
-def seed(stdout=None) -> DemoContext:
+def seed(stdout: object = None) -> DemoContext:
     ctx = DemoContext()
     for name, (display_name, _) in CAST.items():
         ctx.users[name] = scripting.ensure_user(
@@ -74,7 +74,9 @@ def seed(stdout=None) -> DemoContext:
         scripting.ensure_project(key, name=title, lead=lead, browsers=browsers)
         for number, summary in enumerate(EPICS, start=1):
             scripting.ensure_issue(f"{key}-{number}", summary=summary)
-        ctx.projects[key] = mirror.sync_project(tracker.get_project(key))
+        found = tracker.get_project(key)
+        assert found is not None  # ensured just above
+        ctx.projects[key] = mirror.sync_project(found)
     scripting.ensure_group(GOVERNANCE_GROUP, members=browsers)
     site = SiteSettings.load()
     if not site.governance_group:
@@ -83,8 +85,8 @@ def seed(stdout=None) -> DemoContext:
         )
     for key, editors in EDITORS.items():
         project = ctx.projects[key]
-        lead = ctx.users[PROJECTS[key][1]]
-        caller = permissions.caller_for(lead, project, can_browse=True)
+        lead_user = ctx.users[PROJECTS[key][1]]
+        caller = permissions.caller_for(lead_user, project, can_browse=True)
         wanted = sorted({*services.editor_account_ids(project), *(ctx.account(e) for e in editors)})
         if sorted(services.editor_account_ids(project)) != wanted:
             services.editors_set(caller=caller, account_ids=wanted)

@@ -5,8 +5,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from django.db import transaction
+from django.db.models import Model
 from django.db.utils import InterfaceError, OperationalError
 
 
@@ -17,13 +19,13 @@ class DomainError(Exception):
 
     def __init__(
         self, message: str | None = None, *, fields: Mapping[str, Iterable[str]] | None = None
-    ):
+    ) -> None:
         self.message = message or self.default_message
         self.fields: dict[str, list[str]] = {k: list(v) for k, v in (fields or {}).items()}
         super().__init__(self.message)
 
-    def body(self) -> dict:
-        error: dict = {"code": self.code, "message": self.message}
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.fields:
             error["fields"] = self.fields
         return {"error": error}
@@ -73,7 +75,7 @@ class Moved(DomainError):
     code, status = "moved", 301
     default_message = "This project's key changed."
 
-    def __init__(self, old_key: str, new_key: str):
+    def __init__(self, old_key: str, new_key: str) -> None:
         self.old_key, self.new_key = old_key, new_key
         super().__init__(f"Project {old_key} is now {new_key}.")
 
@@ -88,7 +90,7 @@ class Moved(DomainError):
         """301 for a read; 308 for a write, so that the client sends it again as it was."""
         return 301 if method in ("GET", "HEAD") else 308
 
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         body = super().body()
         body["error"]["key"] = self.new_key
         return body
@@ -112,7 +114,9 @@ class Stale(DomainError):
     code, status = "stale", 412
     default_message = "Someone else changed this since you loaded it. Reload and try again."
 
-    def __init__(self, message: str | None = None, *, current=None, **kwargs):
+    def __init__(
+        self, message: str | None = None, *, current: Model | None = None, **kwargs: Any
+    ) -> None:
         self.current = current
         super().__init__(message, **kwargs)
 
@@ -121,11 +125,13 @@ class ValidationFailed(DomainError):
     code, status = "validation", 422
     default_message = "Some fields are not valid."
 
-    def __init__(self, fields: Mapping[str, Iterable[str]], message: str | None = None, **extra):
+    def __init__(
+        self, fields: Mapping[str, Iterable[str]], message: str | None = None, **extra: Any
+    ) -> None:
         self.extra = extra
         super().__init__(message, fields=fields)
 
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         body = super().body()
         body["error"].update(self.extra)
         return body
@@ -140,11 +146,11 @@ class Internal(DomainError):
         "if you report it."
     )
 
-    def __init__(self, request_id: str, message: str | None = None):
+    def __init__(self, request_id: str, message: str | None = None) -> None:
         self.request_id = request_id
         super().__init__(message)
 
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         body = super().body()
         body["error"]["requestId"] = self.request_id
         return body
@@ -154,7 +160,7 @@ class TooManyRequests(DomainError):
     code, status = "throttled", 429
     default_message = "Too many attempts. Wait and try again."
 
-    def __init__(self, message: str | None = None, *, retry_after: int = 60, **kwargs):
+    def __init__(self, message: str | None = None, *, retry_after: int = 60, **kwargs: Any) -> None:
         self.retry_after = retry_after
         super().__init__(message, **kwargs)
 
@@ -202,14 +208,14 @@ class DatabaseUnavailable(Unavailable):
         "complete. Reload to see it; do not send it again."
     )
 
-    def __init__(self, message: str | None = None, *, stored: bool = False, **kwargs):
+    def __init__(self, message: str | None = None, *, stored: bool = False, **kwargs: Any) -> None:
         self.stored = stored
         super().__init__(self.stored_message if stored and not message else message, **kwargs)
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.retry_after)}
 
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         body = super().body()
         body["error"]["stored"] = self.stored
         return body

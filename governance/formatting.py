@@ -85,18 +85,20 @@ def moment(value: Any) -> str:
 # WSGI (gunicorn, the test client) the signal runs in the request's own context; under ASGI
 # Django sends it from a copied context, so there the memo never starts and every call reads
 # the cache: slower, never wrong.
-_request_memo: ContextVar[dict | None] = ContextVar("formatting_request_memo", default=None)
+_request_memo: ContextVar[dict[str, Any] | None] = ContextVar(
+    "formatting_request_memo", default=None
+)
 
 
-def _start_memo(**kwargs) -> None:
+def _start_memo(**kwargs: Any) -> None:
     _request_memo.set({})
 
 
-def _end_memo(**kwargs) -> None:
+def _end_memo(**kwargs: Any) -> None:
     _request_memo.set(None)
 
 
-def _forget_formats(*, setting, **kwargs) -> None:
+def _forget_formats(*, setting, **kwargs: Any) -> None:
     if setting in ("DATE_FORMAT", "LANGUAGE_CODE", "USE_I18N", "FORMAT_MODULE_PATH"):
         _date_text.cache_clear()
         _span_html.cache_clear()

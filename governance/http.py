@@ -3,6 +3,7 @@ partial rendering with `Vary: HX-Request`, and the people map for templates."""
 
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -10,6 +11,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import trigger_client_event
+from django_htmx.middleware import HtmxDetails
 
 from governance import cleaning
 
@@ -17,27 +19,33 @@ from governance import cleaning
 UNREADABLE_REVISION = -1
 
 
-def page(*methods: str, login: bool = True) -> Callable:
+class HtmxHttpRequest(HttpRequest):
+    """A request as the views see it: django-htmx's middleware sets `htmx` on every one."""
+
+    htmx: HtmxDetails
+
+
+def page(*methods: str, login: bool = True) -> Callable[..., Any]:
     """Declare an HTML view: the HTTP methods it answers (others get 405) and, by default,
     that it needs a signed-in user. The methods are kept on the view for the permission
     matrix test."""
 
-    def decorate(view: Callable) -> Callable:
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
         wrapped = require_http_methods(list(methods))(view)
         if login:
             wrapped = login_required(wrapped)
-        wrapped.http_methods = tuple(methods)
-        wrapped.login_required = login
+        wrapped.__dict__["http_methods"] = tuple(methods)
+        wrapped.__dict__["login_required"] = login
         return wraps(view)(wrapped)
 
     return decorate
 
 
-def uncompressed(view: Callable) -> Callable:
+def uncompressed(view: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a view's responses not to be compressed: it shows a long-lived secret (BREACH)."""
 
     @wraps(view)
-    def wrapped(request, *args, **kwargs):
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any):
         response = view(request, *args, **kwargs)
         response.uncompressed = True
         return response
@@ -48,7 +56,7 @@ def uncompressed(view: Callable) -> Callable:
 def render_htmx(
     request: HttpRequest,
     template: str,
-    context: dict,
+    context: dict[str, Any],
     *,
     partial: str | None = None,
     status: int = 200,

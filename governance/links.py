@@ -45,9 +45,9 @@ def clean_link(
     *,
     known_page_ids: set[str] | None = None,
     base_url: str = "",
-    checked: dict | None = None,
+    checked: dict[str, Any] | None = None,
     project_key: str = "",
-) -> dict | None:
+) -> dict[str, Any] | None:
     """One link. A wiki link ('confluence') with a pageId not already known is checked
     against the wiki and takes its URL and title from the page when they are not given."""
     checked = {} if checked is None else checked
@@ -114,10 +114,10 @@ def clean_links(
     field: str,
     errors: FieldErrors,
     *,
-    stored: list[dict] | None = None,
+    stored: list[dict[str, Any]] | None = None,
     base_url: str = "",
     project_key: str = "",
-) -> list[dict] | None:
+) -> list[dict[str, Any]] | None:
     """A whole list of links. An entry that matches a stored link (by id, else by url) keeps
     that link's id and the wiki fields it omits. Returns None (each offending entry named)
     when the list cannot be taken."""
@@ -134,7 +134,7 @@ def clean_links(
     by_url = {link.get("url"): link for link in stored if link.get("url")}
     known = {link.get("pageId") for link in stored if link.get("pageId")}
     before = len(errors)
-    checked: dict = {}
+    checked: dict[str, Any] = {}
     links, ids = [], set()
     for index, item in enumerate(raw):
         if isinstance(item, str):

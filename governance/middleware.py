@@ -5,6 +5,15 @@ failure under /api/ (`internal`, 500, with the request id).
 Before any view runs, it refuses control characters (NUL and the other C0 controls but tab
 and line breaks) in the path (404), the query parameters and form fields (422, named)."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 import gzip
 import json
 import logging
@@ -15,7 +24,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -42,11 +51,12 @@ from governance.tracker import TrackerError
 logger = logging.getLogger("governance.requests")
 
 
-def request_id(request) -> str:
+def request_id(request: HttpRequest) -> str:
     """The id of this request (X-Request-ID on every response, in the log of any failure)."""
-    rid = getattr(request, "request_id", None)
+    rid: str | None = getattr(request, "request_id", None)
     if rid is None:
-        rid = request.request_id = uuid.uuid4().hex
+        rid = uuid.uuid4().hex
+        request.__dict__["request_id"] = rid
     return rid
 
 
@@ -56,10 +66,10 @@ class RequestIdMiddleware:
     not answer, a failure in a middleware, Django's own 400 and 500 pages) is replaced by the
     error body; a 500 carries the request id, which the log line names."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         rid = request_id(request)
         # Coercions: the API answers them as `warnings`; stored writes: an answer that fails
         # afterwards says the change was stored.
@@ -75,8 +85,9 @@ class RequestIdMiddleware:
         return response
 
     @staticmethod
-    def _api_error(request, response):
+    def _api_error(request: HttpRequest, response: HttpResponseBase) -> HttpResponse:
         status = response.status_code
+        error: DomainError
         if status == 404:
             error = NotFound()
         elif status == 405:
@@ -99,13 +110,19 @@ class RequestIdMiddleware:
 
 
 class DomainErrorMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         return self.get_response(request)
 
-    def process_view(self, request, view, args, kwargs):
+    def process_view(
+        self,
+        request: HttpRequest,
+        view: Callable[..., Any],
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+    ) -> HttpResponse | None:
         error = _control_characters(request)
         if error is None:
             return None
@@ -124,7 +141,9 @@ class DomainErrorMiddleware:
             )
         return response
 
-    def process_exception(self, request, exception):
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponseBase | None:
         unavailable = database_unavailable(exception)
         if unavailable is not None:
             return unavailable_response(request, unavailable, exception)
@@ -152,7 +171,7 @@ class DomainErrorMiddleware:
         return self._page(request, exception)
 
     @staticmethod
-    def _page(request, exception):
+    def _page(request: HttpRequest, exception: DomainError) -> HttpResponse:
         if isinstance(exception, Unauthenticated):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         template = "partials/error.html" if getattr(request, "htmx", False) else "error.html"
@@ -169,7 +188,7 @@ class DomainErrorMiddleware:
         return response
 
 
-def wants_json(request) -> bool:
+def wants_json(request: HttpRequest) -> bool:
     """The API, /mcp and clients asking for JSON get the error body; browsers a page."""
     if request.path.startswith("/api/") or request.path == "/mcp":
         return True
@@ -177,7 +196,9 @@ def wants_json(request) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
-def unavailable_response(request, error: DatabaseUnavailable, exception=None) -> HttpResponse:
+def unavailable_response(
+    request: HttpRequest, error: DatabaseUnavailable, exception: BaseException | None = None
+) -> HttpResponse:
     """503 with Retry-After while the database cannot be reached: the error body (`code:
     unavailable`) for the API, else a page in words that needs no database (no user, no
     menu, no session) to render."""
@@ -203,7 +224,7 @@ def unavailable_response(request, error: DatabaseUnavailable, exception=None) ->
     return response
 
 
-def server_error(request, *args, **kwargs):
+def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     """handler500: a failure anywhere (a middleware reading the session or the user
     included) that is the database not answering is a 503 that says so; the rest is the
     500 page."""
@@ -217,10 +238,10 @@ def server_error(request, *args, **kwargs):
     return default_server_error(request, *args, **kwargs)
 
 
-def moved_response(request, moved: Moved) -> HttpResponse:
+def moved_response(request: HttpRequest, moved: Moved) -> HttpResponse:
     """A URL naming a project's former key: the same URL under its current key (301 for a
     read, 308 for a write). Only someone who may view the project is told."""
-    status = moved.status_for(request.method)
+    status = moved.status_for(request.method or "GET")
     if request.path.startswith("/api/"):
         response = HttpResponse(
             json.dumps(moved.body()), status=status, content_type="application/json"
@@ -234,7 +255,7 @@ def moved_response(request, moved: Moved) -> HttpResponse:
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-def _control_characters(request) -> DomainError | None:
+def _control_characters(request: HttpRequest) -> DomainError | None:
     """NotFound for a path holding a control character or a Unicode noncharacter;
     ValidationFailed naming each query parameter or form field that holds one (or a lone
     surrogate: `cleaning.text_error`); else None."""
@@ -264,11 +285,13 @@ class CompressionMiddleware(GZipMiddleware):
     is 36 KB at level 1 in 1.9 ms of CPU, 30 KB at level 6 in 4.1 ms (docs/decisions/0045,
     "Compression and BREACH"); the bytes saved are not worth the worker's time on every request."""
 
-    def process_response(self, request, response):
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
         if getattr(response, "uncompressed", False):
             patch_vary_headers(response, ("Accept-Encoding",))
             return response
-        if response.streaming:
+        if response.streaming or not isinstance(response, HttpResponse):
             return super().process_response(request, response)
         # Django's GZipMiddleware for a whole body, at our level.
         if len(response.content) < 200 or response.has_header("Content-Encoding"):

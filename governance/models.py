@@ -122,7 +122,7 @@ class Project(models.Model):
     def __str__(self) -> str:
         return f"{self.key}: {self.name}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         # A save of a row read before a register write must not put the revision back.
         if not self._state.adding and kwargs.get("update_fields") is None:
             kwargs["update_fields"] = [
@@ -168,7 +168,7 @@ class EditorNomination(models.Model):
         return f"{self.project.key}: {self.account_id}"
 
 
-def default_themes() -> list[dict]:
+def default_themes() -> list[dict[str, Any]]:
     return [{"name": name, "enabled": True} for name in CANONICAL_THEMES]
 
 
@@ -218,7 +218,7 @@ GROUP_MAX = 255
 CURRENCY_MESSAGE = "Must be a three-letter currency code, like EUR or GBP."
 
 
-def clean_themes(value: Any) -> tuple[list[dict] | None, specs.Refusals | None]:
+def clean_themes(value: Any) -> tuple[list[dict[str, Any]] | None, specs.Refusals | None]:
     """The themes a business case may take: {name, enabled} each (a bare name is enabled),
     names required and unique ignoring case, at most THEMES_MAX."""
     if not isinstance(value, list):
@@ -278,7 +278,7 @@ def threshold_message(key: str) -> str:
     return f"Must be a number from {low} to {high}."
 
 
-def clean_thresholds(value: Any) -> tuple[dict | None, specs.Refusals | None]:
+def clean_thresholds(value: Any) -> tuple[dict[str, Any] | None, specs.Refusals | None]:
     """Threshold overrides as sent: each a known threshold, a number in its range
     (THRESHOLD_RANGES), or null (back to the default). The service merges them onto the
     stored ones and checks each pair's order on the result."""
@@ -357,7 +357,7 @@ class SiteSettingsSpec(specs.Spec):
     governance_group: Annotated[str | None, specs.Text(GROUP_MAX, nullable=True)] = Field(
         None, title="Governance group"
     )
-    themes: Annotated[list | None, specs.Checked(clean_themes, THEMES_SCHEMA)] = Field(
+    themes: Annotated[list[Any] | None, specs.Checked(clean_themes, THEMES_SCHEMA)] = Field(
         None, title="Themes"
     )
     br_cadence_default: Annotated[str | None, specs.RequiredChoice(tuple(BR_CADENCES))] = Field(
@@ -370,9 +370,9 @@ class SiteSettingsSpec(specs.Spec):
             {"type": "string", "description": "An ISO 4217 code (EUR, GBP), any case."},
         ),
     ] = Field(None, title="Currency")
-    rag_thresholds: Annotated[dict | None, specs.Checked(clean_thresholds, THRESHOLDS_SCHEMA)] = (
-        Field(None, title="RAG thresholds")
-    )
+    rag_thresholds: Annotated[
+        dict[str, Any] | None, specs.Checked(clean_thresholds, THRESHOLDS_SCHEMA)
+    ] = Field(None, title="RAG thresholds")
 
     tolerance_days_default: Annotated[Any, specs.BoundedInteger(0, 3650)] = Field(
         None, title="Default time tolerance (days late)"
@@ -390,10 +390,10 @@ class SiteSettingsSpec(specs.Spec):
 
 
 class AuditEntryQuerySet(models.QuerySet):
-    def update(self, **kwargs):
+    def update(self, **kwargs: Any) -> None:
         raise TypeError("Audit entries are append-only.")
 
-    def delete(self):
+    def delete(self) -> None:
         raise TypeError("Audit entries are append-only.")
 
 
@@ -421,12 +421,12 @@ class AuditEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.kind} {self.target_type}:{self.target_id}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None:
             raise TypeError("Audit entries are append-only.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("Audit entries are append-only.")
 
 

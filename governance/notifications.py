@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -111,7 +112,7 @@ def _make(queued: list[Notification]) -> None:
         NotificationOptOut.objects.filter(account_id__in=people).values_list("account_id", "kind")
     )
     keys = [note.dedupe_key for note in queued]
-    told = set()
+    told: set[str] = set()
     for start in range(0, len(keys), BATCH_SIZE):
         chunk = keys[start : start + BATCH_SIZE]
         found = Notification.objects.filter(dedupe_key__in=chunk).values_list("dedupe_key")
@@ -127,10 +128,13 @@ def _make(queued: list[Notification]) -> None:
 
 
 @outbox.handler(EMAIL_TASK)
-def send_notification_email(payload: dict) -> None:
+def send_notification_email(payload: dict[str, Any]) -> None:
     """Send the notification's e-mail unless it was sent already, the person has no address,
     or they turned the kind off since."""
-    note = Notification.objects.filter(pk=payload.get("id"), emailed_at__isnull=True).first()
+    note_id = payload.get("id")
+    if note_id is None:
+        return
+    note = Notification.objects.filter(pk=note_id, emailed_at__isnull=True).first()
     if note is None or opted_out(note.recipient_account_id, note.kind):
         return
     address = (
@@ -161,20 +165,20 @@ def unread_count(account_id: str) -> int:
     and compiling the ORM's COUNT cost three times running it)."""
     with connection.cursor() as cursor:
         cursor.execute(_unread_statement(connection.vendor), [account_id])
-        return cursor.fetchone()[0]
+        row = cursor.fetchone()
+        return int(row[0]) if row else 0
 
 
 @cache
 def _unread_statement(vendor: str) -> str:
     """`Notification.objects.filter(recipient_account_id=..., read_at=None).count()`."""
     query = Notification.objects.filter(recipient_account_id="", read_at=None).order_by()
-    query = query.values("pk")
-    sql, params = query.query.get_compiler(connection=connection).as_sql()
+    sql, params = query.values("pk").query.get_compiler(connection=connection).as_sql()
     assert list(params) == [""], params
     return f"SELECT COUNT(*) FROM ({sql}) AS unread"
 
 
-def mark_read(account_id: str, ids: list | None = None) -> int:
+def mark_read(account_id: str, ids: list[Any] | None = None) -> int:
     """Mark this person's notifications read (these ids, or all)."""
     rows = Notification.objects.filter(recipient_account_id=account_id, read_at=None)
     if ids is not None:

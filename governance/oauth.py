@@ -28,6 +28,7 @@ import math
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -124,7 +125,7 @@ def metadata_client_problem(client_id: str) -> str | None:
     return cache.get(_problem_key(client_id))
 
 
-def resolve_metadata_client(client_id: str, request) -> None:
+def resolve_metadata_client(client_id: str, request: HttpRequest) -> None:
     """Fetch the client ID metadata document `client_id` names and store its client, as the
     toolkit does on first sight of such a client_id, keeping the reason of a failure (the
     toolkit logs it and answers only "Invalid client_id") so the page can say it. The same
@@ -157,7 +158,7 @@ class AbsoluteUriCore(OAuthLibCore):
     """The toolkit's bridge to oauthlib, with the request's absolute URI (scheme and host as
     Django reads them, behind a proxy too), so the validator knows the site's /mcp."""
 
-    def _get_escaped_full_path(self, request):
+    def _get_escaped_full_path(self, request: HttpRequest):
         return request.build_absolute_uri(super()._get_escaped_full_path(request))
 
 
@@ -189,14 +190,16 @@ class McpValidator(OAuth2Validator):
     naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target).
     Codes are spent once, raced refreshes refused, a metadata document's failure kept."""
 
-    def validate_redirect_uri(self, client_id, redirect_uri, request, *args, **kwargs):
+    def validate_redirect_uri(
+        self, client_id: str, redirect_uri, request: HttpRequest, *args: Any, **kwargs: Any
+    ):
         """The client's registered URI, and one this server sends codes to at all (http only
         on a loopback address), whichever way the client came (registration, a metadata
         document, the admin)."""
         allowed = super().validate_redirect_uri(client_id, redirect_uri, request, *args, **kwargs)
         return allowed and redirect_uri_problem(redirect_uri) is None
 
-    def _load_application(self, client_id, request):
+    def _load_application(self, client_id: str, request: HttpRequest):
         """The toolkit's lookup; a client_id that is a metadata document's URL and is not
         stored yet is resolved here first, so a failure's reason is kept for the page."""
         if (
@@ -209,7 +212,9 @@ class McpValidator(OAuth2Validator):
             resolve_metadata_client(client_id, request)
         return super()._load_application(client_id, request)
 
-    def validate_code(self, client_id, code, client, request, *args, **kwargs):
+    def validate_code(
+        self, client_id: str, code, client: str, request: HttpRequest, *args: Any, **kwargs: Any
+    ):
         """The toolkit's check; a code exchanged already is refused and every token issued
         from it ends now (RFC 6749 section 4.1.2)."""
         if super().validate_code(client_id, code, client, request, *args, **kwargs):
@@ -220,17 +225,19 @@ class McpValidator(OAuth2Validator):
             raise oauth_errors.InvalidGrantError(description=SPENT_CODE, request=request)
         return False
 
-    def _create_access_token(self, expires, request, token, source_refresh_token=None):
+    def _create_access_token(self, expires, request: HttpRequest, token, source_refresh_token=None):
         created = super()._create_access_token(expires, request, token, source_refresh_token)
         request.mcp_access_token_id = created.pk
         return created
 
-    def _create_refresh_token(self, request, refresh_token_code, access_token, previous):
+    def _create_refresh_token(
+        self, request: HttpRequest, refresh_token_code, access_token, previous
+    ):
         created = super()._create_refresh_token(request, refresh_token_code, access_token, previous)
         request.mcp_token_family = created.token_family
         return created
 
-    def _save_bearer_token(self, token, request, *args, **kwargs):
+    def _save_bearer_token(self, token, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
         """The toolkit's save (inside its transaction), with two rules of this server:
         a refresh token another request rotated meanwhile is refused (invalid_grant, never a
         500), and an exchanged code is recorded as spent with what was issued from it."""
@@ -258,7 +265,7 @@ class McpValidator(OAuth2Validator):
                     description=SPENT_CODE, request=request
                 ) from None
 
-    def _check_and_set_request_resource(self, request):
+    def _check_and_set_request_resource(self, request: HttpRequest) -> None:
         super()._check_and_set_request_resource(request)
         parts = urlsplit(request.uri or "")
         resource = f"{parts.scheme}://{parts.netloc}{MCP_PATH}"
@@ -279,10 +286,10 @@ class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
     """RFC 9728 at /.well-known/oauth-protected-resource and .../mcp: the one protected
     resource (the MCP endpoint) and the app as its authorization server."""
 
-    def get_resource(self, request):
+    def get_resource(self, request: HttpRequest) -> str:
         return mcp_resource(request)
 
-    def get_authorization_servers(self, request):
+    def get_authorization_servers(self, request: HttpRequest):
         return [issuer(request)]
 
     def get_resource_documentation(self):
@@ -294,7 +301,7 @@ class ServerMetadata(OAuthServerMetadataView):
     document with the one issuer (`issuer`), whichever address it is read at. No OpenID
     Connect discovery is served (OIDC is off)."""
 
-    def get(self, request, *args, **kwargs):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any):
         data = json.loads(super().get(request, *args, **kwargs).content)
         data["issuer"] = issuer(request)
         response = JsonResponse(data)
@@ -392,7 +399,7 @@ class Register(DynamicClientRegistrationView):
     client registers again instead). A registration no code or token ever used is removed
     after MCP_OAUTH_UNUSED_REGISTRATION_HOURS (`forget_unused_registrations`)."""
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any):
         throttled = _registration_throttled(request)
         if throttled is not None:
             return throttled
@@ -505,7 +512,7 @@ class Token(TokenView):
     """The toolkit's token endpoint; a refusal raised while the tokens are saved (a refresh
     token raced by another request, a code spent meanwhile) is JSON like every other one."""
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any):
         response = super().post(request, *args, **kwargs)
         if response.status_code >= 400 and response.content.startswith(b"{"):
             response["Content-Type"] = "application/json"
@@ -550,7 +557,7 @@ class Authorize(AuthorizationView):
             return "The request names no client (client_id)."
         return oauthlib_error.description or "The client's request is not valid."
 
-    def error_response(self, error, application, **kwargs):
+    def error_response(self, error, application, **kwargs: Any):
         """An error before the person's choice is shown on this page, never sent on by
         itself, unless the redirect URI is trusted (RFC 9700 section 4.11.2); after their
         choice it goes back to the redirect URI only when the client registered it."""
@@ -578,7 +585,7 @@ class Authorize(AuthorizationView):
             )
         return super().handle_no_permission()
 
-    def form_invalid(self, form):
+    def form_invalid(self, form) -> JsonResponse:
         """A consent form missing what the page put in it was changed after it was shown."""
         fields = ", ".join(sorted(form.errors)) or "the form"
         return self._refused(
@@ -604,7 +611,7 @@ class Authorize(AuthorizationView):
             )
         return super().form_valid(form)
 
-    def get(self, request, *args, **kwargs):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any):
         if "approval_prompt" in request.GET:
             # The person always sees the consent page (REQUEST_APPROVAL_PROMPT "force"):
             # a request's approval_prompt=auto does not skip it.
@@ -629,7 +636,7 @@ class Authorize(AuthorizationView):
             )
         return super().get(request, *args, **kwargs)
 
-    def dispatch(self, request, *args, **kwargs):
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any):
         response = super().dispatch(request, *args, **kwargs)
         # The form's answer redirects to the client: a browser applies form-action to that
         # redirect, so the client's redirect URI (checked against its registration by then)
@@ -641,7 +648,7 @@ class Authorize(AuthorizationView):
             response._csp_update = {"form-action": [origin]}
         return response
 
-    def get_context_data(self, **kwargs):
+    def get_context_data(self, **kwargs: Any):
         context = super().get_context_data(**kwargs)
         context["mcp_resource"] = mcp_resource(self.request)
         me = self.request.user

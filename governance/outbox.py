@@ -7,7 +7,9 @@ expired lease). Handlers must be idempotent: a task may run more than once."""
 import datetime as dt
 import logging
 import time
+import uuid
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -18,7 +20,7 @@ from governance.models import OutboundTask
 
 logger = logging.getLogger(__name__)
 
-Handler = Callable[[dict], None]
+Handler = Callable[[dict[str, Any]], None]
 _HANDLERS: dict[str, Handler] = {}
 # What people see for each kind of task (`handler(name, label)`).
 TASK_LABELS: dict[str, str] = {}
@@ -37,7 +39,7 @@ def handler(name: str, label: str = "") -> Callable[[Handler], Handler]:
     return register
 
 
-def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
+def enqueue(name: str, payload: dict[str, Any] | None = None) -> OutboundTask:
     """Queue an outbound call. Call inside the transaction of the change that needs it."""
     if name not in _HANDLERS:
         raise LookupError(f"No outbox handler named {name!r}.")
@@ -47,7 +49,7 @@ def enqueue(name: str, payload: dict | None = None) -> OutboundTask:
     return task
 
 
-def enqueue_many(name: str, payloads: list[dict]) -> list[OutboundTask]:
+def enqueue_many(name: str, payloads: list[dict[str, Any]]) -> list[OutboundTask]:
     """`enqueue` for many calls of one handler, in multi-row statements."""
     if name not in _HANDLERS:
         raise LookupError(f"No outbox handler named {name!r}.")
@@ -60,7 +62,7 @@ def enqueue_many(name: str, payloads: list[dict]) -> list[OutboundTask]:
     return tasks
 
 
-def _wake(task_id) -> Callable[[], None]:
+def _wake(task_id: uuid.UUID) -> Callable[[], None]:
     """The after-commit try of a task in the web process. Its failure (the tracker, the
     database going away) is logged and left to the worker: the write it follows is stored and
     is answered as stored."""
@@ -81,7 +83,7 @@ def backoff(attempts: int) -> dt.timedelta:
     )
 
 
-def _claim(task_id) -> bool:
+def _claim(task_id: uuid.UUID) -> bool:
     now = timezone.now()
     lease = now + dt.timedelta(seconds=settings.OUTBOX_LEASE_SECONDS)
     claimed = (
@@ -98,7 +100,7 @@ def _due(now: dt.datetime) -> Q:
     )
 
 
-def run_task(task_id) -> bool:
+def run_task(task_id: uuid.UUID) -> bool:
     """Claim and run one task if it is due. Returns True when it ran and succeeded."""
     if not _claim(task_id):
         return False
@@ -132,7 +134,7 @@ def run_task(task_id) -> bool:
     return True
 
 
-def due_task_ids(limit: int = 50) -> list:
+def due_task_ids(limit: int = 50) -> list[Any]:
     now = timezone.now()
     tasks = OutboundTask.objects.filter(_due(now)).order_by("run_after", "created_at")
     if connection.features.has_select_for_update_skip_locked:
@@ -181,7 +183,7 @@ def failing_tasks(limit: int = 200) -> list[OutboundTask]:
     return [*dead[:limit], *retrying[:limit]]
 
 
-def retry(task_id, *, actor_account_id: str) -> OutboundTask:
+def retry(task_id: uuid.UUID, *, actor_account_id: str) -> OutboundTask:
     """A site admin sends a dead (or waiting) task back to the queue, due now, with a fresh
     allowance of attempts. Audited. Running or finished tasks are left alone."""
     from governance import audit

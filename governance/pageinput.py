@@ -7,6 +7,7 @@ the value the services receive is the plain number."""
 import re
 from collections.abc import Iterable, MutableMapping
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 # 12000, 12000.50, 12,000, 12 000, 12 000.50 (comma, space, no-break or thin space groups).
 _PLAIN = re.compile(r"[+-]?\d+(?:\.\d+)?")
@@ -35,7 +36,7 @@ def read_number(raw: str) -> tuple[str | None, str | None]:
 
 
 def check_numbers(
-    data: MutableMapping,
+    data: MutableMapping[str, Any],
     errors: MutableMapping[str, list[str]],
     *,
     amounts: Iterable[str] = (),

@@ -3,6 +3,14 @@ HTML, laid out by the stylesheet's print rules, so the PDF and the browser's pri
 same. Nothing is fetched while rendering: the stylesheet is read from the static files and
 every other URL in the page is refused (no request leaves the server)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 import json
 import logging
 from collections.abc import Callable
@@ -22,7 +30,7 @@ def _no_fetching():
     from weasyprint.urls import URLFetcher
 
     class NoFetching(URLFetcher):
-        def fetch(self, url, headers=None):
+        def fetch(self, url: str, headers=None) -> None:
             raise ValueError(f"not fetched while making a PDF: {url[:80]}")
 
     return NoFetching()
@@ -52,7 +60,7 @@ def file_name(words: str) -> str:
     return "-".join(seen) or "page"
 
 
-def wants_pdf(request) -> bool:
+def wants_pdf(request: HttpRequest) -> bool:
     return request.method == "GET" and request.GET.get("format") == "pdf"
 
 
@@ -83,7 +91,7 @@ def error_response(error: DomainError) -> HttpResponse:
     return response
 
 
-def bearer(view: Callable) -> Callable:
+def bearer(view: Callable[..., Any]) -> Callable[..., Any]:
     """Let a page's PDF (`?format=pdf`) be fetched with a personal API token, as the JSON API
     is (Authorization: Bearer <token>): the token's owner is the request's user, and the view's
     own gates apply (404 for what they may not see). A token's caller is a program: every
@@ -92,7 +100,7 @@ def bearer(view: Callable) -> Callable:
     Without the header, the page as before."""
 
     @wraps(view)
-    def wrapped(request, *args, **kwargs):
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any):
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not wants_pdf(request):
             return view(request, *args, **kwargs)
@@ -108,7 +116,9 @@ def bearer(view: Callable) -> Callable:
     return wrapped
 
 
-def _as_token(request, token: str, view: Callable, *args, **kwargs) -> HttpResponse:
+def _as_token(
+    request: HttpRequest, token: str, view: Callable[..., Any], *args: Any, **kwargs: Any
+) -> HttpResponse:
     from governance import oauth, throttling
     from governance.atlassian.context import act_for
 

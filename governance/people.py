@@ -1,10 +1,12 @@
 """Display names and avatars for accountIds, resolved from the tracker in bulk at render time
 and cached (names are never stored on governance records)."""
 
+import datetime as dt
 import time
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -35,7 +37,7 @@ class Person:
         parts = [p for p in self.display_name.replace("(", " ").split() if p[:1].isalnum()]
         return "".join(p[0] for p in parts[:2]).upper() or "?"
 
-    def as_seat(self) -> dict:
+    def as_seat(self) -> dict[str, Any]:
         return {
             "accountId": self.account_id,
             "displayName": self.display_name,
@@ -105,7 +107,7 @@ def forget(account_ids: Iterable[str]) -> None:
     cache.delete_many([_PREFIX + a for a in account_ids if a])
 
 
-def stale_names_since():
+def stale_names_since() -> dt.datetime | None:
     """When names on this page come from a saved copy because the tracker did not answer:
     the datetime of the oldest; else None."""
     import datetime as dt
@@ -114,7 +116,7 @@ def stale_names_since():
     return dt.datetime.fromtimestamp(stamp, tz=dt.UTC) if stamp else None
 
 
-def browsers_among(project_key: str, account_ids) -> set[str]:
+def browsers_among(project_key: str, account_ids: Iterable[str | None]) -> set[str]:
     """Which of these people can browse the project: the tracker's bulk answer where it has
     one, else one question per person."""
     from governance.tracker import get_tracker
@@ -127,7 +129,7 @@ def browsers_among(project_key: str, account_ids) -> set[str]:
     return {a for a in ids if tracker.can_browse(a, project_key)}
 
 
-def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list:
+def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list[Any]:
     """People who may browse the project matching `query`: the tracker's own filtered search
     where it has one (one request), else its people search filtered by `browsers_among`."""
     from governance.tracker import get_tracker
@@ -135,7 +137,7 @@ def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list:
     tracker = get_tracker()
     search = getattr(tracker, "search_browsers", None)
     if search is not None:
-        return search(project_key, query, limit=limit)
+        return list(search(project_key, query, limit=limit))
     found = tracker.search_users(query, limit=limit)
     browsers = browsers_among(project_key, [u.account_id for u in found])
     return [u for u in found if u.account_id in browsers]

@@ -12,10 +12,10 @@ from governance.cleaning import FieldErrors, text
 from governance.people import resolve
 
 
-def clean_seats(raw: Mapping[str, Any], errors: FieldErrors) -> dict[str, dict | None]:
+def clean_seats(raw: Mapping[str, Any], errors: FieldErrors) -> dict[str, dict[str, Any] | None]:
     """Clean several seats at once (one tracker lookup). Keys are field names used in error
     messages; values are seat objects, accountId strings, or None/{} for an empty seat."""
-    cleaned: dict[str, dict | None] = {}
+    cleaned: dict[str, dict[str, Any] | None] = {}
     wanted: dict[str, str] = {}
     for field, value in raw.items():
         if value in (None, "", {}):

@@ -211,7 +211,7 @@ def enabled_themes(site: SiteSettings | None = None) -> list[str]:
     return [t["name"] for t in site.themes if t.get("enabled", True)]
 
 
-def site_settings_for_everyone(site: SiteSettings) -> dict:
+def site_settings_for_everyone(site: SiteSettings) -> dict[str, Any]:
     """The site settings a signed-in person outside the governance group reads: the themes a
     business case may take (enabled ones) and the currency amounts are in."""
     return {
@@ -220,7 +220,7 @@ def site_settings_for_everyone(site: SiteSettings) -> dict:
     }
 
 
-def site_settings_to_dict(site: SiteSettings) -> dict:
+def site_settings_to_dict(site: SiteSettings) -> dict[str, Any]:
     """Every declared field of the site settings (SiteSettingsSpec), as stored, but the
     thresholds: the effective ones (`rag_thresholds`). Blank reads as null."""
     body = specs.to_dict(SiteSettingsSpec, site, specs.fields(SiteSettingsSpec))
@@ -233,7 +233,9 @@ def site_settings_to_dict(site: SiteSettings) -> dict:
     return body
 
 
-def _merged_thresholds(sent: dict, stored: dict, errors: FieldErrors) -> dict:
+def _merged_thresholds(
+    sent: dict[str, Any], stored: dict[str, Any], errors: FieldErrors
+) -> dict[str, Any]:
     """The site's threshold overrides after this PATCH: keys sent are set (a null goes back to
     the default), keys not sent keep their stored override. The order of each pair is checked
     on the result."""
@@ -255,7 +257,7 @@ def _merged_thresholds(sent: dict, stored: dict, errors: FieldErrors) -> dict:
 
 
 def site_settings_update(
-    *, actor: User, data: dict, expected_revision: int | None = None
+    *, actor: User, data: dict[str, Any], expected_revision: int | None = None
 ) -> SiteSettings:
     """Site admins only (checked by the caller's gate). Keys: governanceGroup, themes,
     brCadenceDefault, ragThresholds, currency; any other key is refused."""

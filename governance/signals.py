@@ -6,6 +6,7 @@ facts it derives from to it; a write that bypasses the models calls it itself)."
 
 import threading
 from contextlib import contextmanager
+from typing import Any
 
 from django.dispatch import Signal
 
@@ -40,7 +41,7 @@ tracker_issue_gone = Signal()
 _deferred = threading.local()
 
 
-def project_facts_changed(*project_ids) -> None:
+def project_facts_changed(*project_ids: Any) -> None:
     """Announce that these projects' facts changed. Inside `deferred_project_changes()` the ids
     are collected and announced once when the block ends; otherwise at once."""
     ids = {pk for pk in project_ids if pk is not None}

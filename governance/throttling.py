@@ -189,14 +189,14 @@ class SigninHandler(AxesDatabaseHandler):
     it) at SIGNIN_ADDRESS_FAILURE_LIMIT. A success clears its own pair only, so a person
     who signs in between guesses does not clear the address's count."""
 
-    def get_failures(self, request, credentials=None) -> int:
+    def get_failures(self, request: HttpRequest, credentials=None) -> int:
         lock = signin_lock(request, credentials, handler=self)
         if lock is not None:
             return max(lock.failures, settings.AXES_FAILURE_LIMIT)
         pair = self.get_user_attempts(request, credentials)[PAIR]
         return _failures(pair)
 
-    def reset_user_attempts(self, request, credentials=None) -> int:
+    def reset_user_attempts(self, request: HttpRequest, credentials=None) -> int:
         count, _ = self.filter_user_attempts(request, credentials)[PAIR].delete()
         return count
 
@@ -225,7 +225,7 @@ def _lock_until(attempts, limit: int) -> datetime | None:
     return None
 
 
-def signin_lock(request, credentials=None, *, handler=None) -> SigninLock | None:
+def signin_lock(request: HttpRequest, credentials=None, *, handler=None) -> SigninLock | None:
     """The lock that holds for this sign-in (address first, then the pair), or None."""
     handler = handler or SigninHandler()
     if not hasattr(request, "axes_attempt_time"):
@@ -246,7 +246,7 @@ def signin_lock(request, credentials=None, *, handler=None) -> SigninLock | None
     return None
 
 
-def signin_locked(request, original_response=None, credentials=None):
+def signin_locked(request: HttpRequest, original_response=None, credentials=None):
     """django-axes' answer once a pair or an address is locked out: the sign-in page again,
     saying which and until when, with 429 and Retry-After. The password is not checked."""
     lock = signin_lock(request, credentials)

@@ -1,6 +1,17 @@
 """Kernel pages: My projects, project overview, editor nominations, audit, profile (tokens)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 import datetime as dt
+import uuid
+from collections.abc import Mapping
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -13,7 +24,7 @@ from django.utils import timezone
 from governance import audit_text, notifications, oauth, permissions, services, textsearch
 from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
-from governance.http import page, render_htmx, uncompressed
+from governance.http import HtmxHttpRequest, page, render_htmx, uncompressed
 from governance.models import (
     NOTIFICATION_KINDS,
     ApiToken,
@@ -26,7 +37,7 @@ from governance.tracker import TrackerError, work_package_field_note
 
 
 @page("GET")
-def project_list(request):
+def project_list(request: HtmxHttpRequest) -> HttpResponse:
     rows = permissions.viewable_projects(request)
     people = resolve(p.lead_account_id for p, _ in rows)
     query = request.GET.get("q", "").strip()
@@ -47,13 +58,13 @@ def project_list(request):
     )
 
 
-def project_context(project, caller, **extra) -> dict:
+def project_context(project: Project, caller: Caller, **extra: Any) -> dict[str, Any]:
     """What every project page (the tab shell) needs."""
     return {"project": project, "caller": caller, **extra}
 
 
 @page("GET")
-def project_overview(request, key):
+def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     editor_ids = services.editor_account_ids(project)
     people = resolve(
@@ -73,7 +84,14 @@ def project_overview(request, key):
     )
 
 
-def _editors_context(request, project, caller, *, query: str = "", errors=None) -> dict:
+def _editors_context(
+    request: HtmxHttpRequest,
+    project: Project,
+    caller: Caller,
+    *,
+    query: str = "",
+    errors: Mapping[str, list[str]] | None = None,
+) -> dict[str, Any]:
     editor_ids = services.editor_account_ids(project)
     results = []
     search_error = ""
@@ -103,7 +121,7 @@ def _editors_context(request, project, caller, *, query: str = "", errors=None) 
 
 
 @page("GET", "POST")
-def project_editors(request, key):
+def project_editors(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The Project Lead nominates and removes editors (search, add, remove)."""
     project, caller = permissions.lead_project_for(request, key)
     template = "governance/project_editors.html"
@@ -137,7 +155,7 @@ AUDIT_PAGE_SIZE = 50
 
 
 @page("GET")
-def project_audit(request, key):
+def project_audit(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The project's audit log as sentences with names, newest first, 50 a page; filtered by
     person, kind and date; each entry's stored form behind a "details" toggle."""
     project, caller = permissions.project_for(request, key)
@@ -195,7 +213,7 @@ def _day(raw: str | None) -> dt.date | None:
 
 @page("GET", "POST")
 @uncompressed
-def profile(request):
+def profile(request: HtmxHttpRequest) -> HttpResponse:
     """The signed-in person's profile: API tokens (create, list, revoke)."""
     new_token = None
     errors = {}
@@ -203,14 +221,15 @@ def profile(request):
     if request.method == "POST":
         try:
             _, new_token = services.token_create(
-                user=request.user, name=request.POST.get("name", "")
+                user=permissions.request_user(request), name=request.POST.get("name", "")
             )
             status = 201
         except ValidationFailed as exc:
             errors = exc.fields
             status = 422
-    tokens = ApiToken.objects.filter(user=request.user)
-    person = resolve([request.user.account_id]).get(request.user.account_id)
+    user = permissions.request_user(request)
+    tokens = ApiToken.objects.filter(user=user)
+    person = resolve([user.account_id]).get(user.account_id)
     return render(
         request,
         "governance/profile.html",
@@ -219,36 +238,38 @@ def profile(request):
             "new_token": new_token,
             "errors": errors,
             "person": person,
-            "clients": oauth.connected_clients(request.user),
+            "clients": oauth.connected_clients(permissions.request_user(request)),
         },
         status=status,
     )
 
 
 @page("POST")
-def token_revoke(request, token_id):
-    token = services.token_revoke(user=request.user, token_id=token_id)
+def token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    token = services.token_revoke(user=permissions.request_user(request), token_id=token_id)
     messages.success(request, f"Token “{token.name}” revoked.")
     return redirect("profile")
 
 
 @page("POST")
-def client_revoke(request, application_id):
+def client_revoke(request: HtmxHttpRequest, application_id: int) -> HttpResponse:
     """Disconnect an MCP client (OAuth) from the signed-in person."""
-    name = oauth.client_revoke(user=request.user, application_id=application_id)
+    name = oauth.client_revoke(
+        user=permissions.request_user(request), application_id=application_id
+    )
     messages.success(request, f"“{name}” is disconnected; it must ask you again to connect.")
     return redirect("profile")
 
 
 @page("GET", login=False)
-def healthz(request):
+def healthz(request: HtmxHttpRequest) -> HttpResponse:
     """Liveness: the process answers. Asks nothing of the database or the cache, so an
     outage of either never has a healthy worker restarted."""
     return HttpResponse("ok", content_type="text/plain")
 
 
 @page("GET", login=False)
-def readyz(request):
+def readyz(request: HtmxHttpRequest) -> JsonResponse:
     """Readiness: 200 when the database answers (the cache may be down: the app then answers
     from the database), 503 when it does not. The body says what each dependency answered,
     the outbox's backlog and how long its oldest pending task has waited."""
@@ -258,7 +279,7 @@ def readyz(request):
     from governance.cache import cache_status
     from governance.models import OutboundTask
 
-    body = {"database": "ok", "cache": cache_status()}
+    body: dict[str, Any] = {"database": "ok", "cache": cache_status()}
     try:
         waiting = Q(state__in=[OutboundTask.State.PENDING, OutboundTask.State.RUNNING])
         backlog = OutboundTask.objects.aggregate(
@@ -287,7 +308,7 @@ def readyz(request):
 
 
 @page("GET")
-def wiki_page(request, page_id):
+def wiki_page(request: HtmxHttpRequest, page_id: str) -> HttpResponse:
     """A page of the built-in wiki (local backend only), so supporting links work on a laptop.
     A page made for a project is read by those who can view that project; a page of no
     project by site admins; anyone else is told there is no such page (404)."""
@@ -307,7 +328,7 @@ def wiki_page(request, page_id):
 
 
 @page("GET")
-def outbox_tasks(request):
+def outbox_tasks(request: HtmxHttpRequest) -> HttpResponse:
     """Site admins: outbound calls that failed (dead, or waiting for their next retry), with
     their last error and a retry button."""
     permissions.require_site_admin(request)
@@ -318,7 +339,7 @@ def outbox_tasks(request):
 
 
 @page("POST")
-def outbox_retry(request, task_id):
+def outbox_retry(request: HtmxHttpRequest, task_id: uuid.UUID) -> HttpResponse:
     user = permissions.require_site_admin(request)
     from governance import outbox
 
@@ -328,10 +349,10 @@ def outbox_retry(request, task_id):
 
 
 @page("GET", "POST")
-def notification_list(request):
+def notification_list(request: HtmxHttpRequest) -> HttpResponse:
     """The signed-in person's notifications, newest first (50 a page), unread ones marked;
     POST marks them all read. Below: which kinds they receive."""
-    me = request.user.account_id
+    me = permissions.request_user(request).account_id
     if request.method == "POST":
         count = notifications.mark_read(me)
         messages.success(request, f"{count} notification{pluralize(count)} marked as read.")
@@ -352,9 +373,11 @@ def notification_list(request):
 
 
 @page("POST")
-def notification_settings(request):
+def notification_settings(request: HtmxHttpRequest) -> HttpResponse:
     """Turn kinds of notification on or off for the signed-in person."""
     wanted = set(request.POST.getlist("kinds"))
-    notifications.set_opt_outs(request.user.account_id, set(NOTIFICATION_KINDS) - wanted)
+    notifications.set_opt_outs(
+        permissions.request_user(request).account_id, set(NOTIFICATION_KINDS) - wanted
+    )
     messages.success(request, "Notification settings saved.")
     return redirect("notifications")

@@ -4,6 +4,6 @@ from portfolio.models import PortfolioColumns
 
 
 @admin.register(PortfolioColumns)
-class PortfolioColumnsAdmin(admin.ModelAdmin):
+class PortfolioColumnsAdmin(admin.ModelAdmin[PortfolioColumns]):
     list_display = ["user", "updated_at"]
     readonly_fields = ["updated_at"]

@@ -1,10 +1,15 @@
 """JSON API of the portfolio (mounted at /api/v1), behind the portfolio/agent gate."""
 
+from typing import Any
+
+from django.http import HttpRequest
 from ninja import Router
 
+from charter.models import APPROVAL_STATUSES
 from governance import permissions, specs
 from governance.api import answers, component, list_of
 from governance.errors import ValidationFailed
+from governance.models import RAG_CHOICES
 from portfolio import selectors
 from status import specs as status_specs
 
@@ -19,19 +24,19 @@ PORTFOLIO_ROW = component(
             "name": _TEXT,
             "leadAccountId": specs.ACCOUNT_SCHEMA,
             "theme": _TEXT,
-            "approvalStatus": specs.enum_answer(selectors.APPROVAL_STATUSES),
+            "approvalStatus": specs.enum_answer(APPROVAL_STATUSES),
             "inException": {"type": "boolean"},
             "exceptionAgeDays": specs.INTEGER_OR_NULL_SCHEMA,
             "version": {"type": "integer"},
             "phase": _TEXT,
-            "overallRag": specs.enum_answer(selectors.RAG_CHOICES),
+            "overallRag": specs.enum_answer(RAG_CHOICES),
             "overallReason": _TEXT,
             "derived": status_specs.RAGS_SCHEMA,
             "effective": status_specs.RAGS_SCHEMA,
             "overrides": {
                 **status_specs.RAGS_SCHEMA,
                 "properties": {
-                    name: specs.enum_answer(selectors.RAG_CHOICES, nullable=True)
+                    name: specs.enum_answer(RAG_CHOICES, nullable=True)
                     for name in status_specs.RAGS_SCHEMA["properties"]
                 },
             },
@@ -66,7 +71,7 @@ LESSON = component(
         {
             "projectKey": _TEXT,
             "projectName": _TEXT,
-            "approvalStatus": specs.enum_answer(selectors.APPROVAL_STATUSES),
+            "approvalStatus": specs.enum_answer(APPROVAL_STATUSES),
             "theme": _TEXT,
             "kind": specs.enum_answer(selectors.LESSON_KINDS),
             "kindLabel": _TEXT,
@@ -86,8 +91,8 @@ def _sort_values() -> list[str]:
     "/portfolio",
     openapi_extra={
         "x-enums": {
-            "approvalStatus": ["", *selectors.APPROVAL_STATUSES],
-            "rag": ["", *selectors.RAG_CHOICES],
+            "approvalStatus": ["", *APPROVAL_STATUSES],
+            "rag": ["", *RAG_CHOICES],
             "dimension": ["", *selectors.DIMENSION_CHOICES],
             "sort": _sort_values(),
         }
@@ -95,7 +100,7 @@ def _sort_values() -> list[str]:
 )
 @answers(list_of(PORTFOLIO_ROW))
 def portfolio(
-    request,
+    request: HttpRequest,
     theme: str | None = None,
     approvalStatus: str | None = None,
     rag: str | None = None,
@@ -104,7 +109,7 @@ def portfolio(
     stale: bool | None = None,
     exception: bool | None = None,
     sort: str | None = None,
-):
+) -> list[dict[str, Any]]:
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
     the `drivers` behind each), approval status, version, phase, theme, approved budget and
     `eac`, the estimate at completion (the forecast the cost RAG judges), schedule slip in
@@ -134,7 +139,9 @@ def portfolio(
     "/portfolio/lessons", openapi_extra={"x-enums": {"kind": ["", *selectors.LESSON_KINDS]}}
 )
 @answers(list_of(LESSON))
-def lessons(request, q: str = "", kind: str = "", theme: str = ""):
+def lessons(
+    request: HttpRequest, q: str = "", kind: str = "", theme: str = ""
+) -> list[dict[str, Any]]:
     """Close-out lessons (closeOut.lessons: worked, differently, nextSponsor) and realisation
     lessons of the viewable projects, newest first. q matches every word; kind is one of
     worked, differently, nextSponsor, realisation."""

@@ -31,18 +31,18 @@ def _xlsx(value: Any) -> Any:
     return value.text if isinstance(value, cleaning.Money) else _safe(value)
 
 
-def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict], Any]]]:
-    def lead(row):
+def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
+    def lead(row: dict[str, Any]) -> str:
         person = people.get(row["leadAccountId"] or "")
         return person.display_name if person else (row["leadAccountId"] or "")
 
-    def rag(dimension):
+    def rag(dimension: str) -> Callable[[dict[str, Any]], Any]:
         return lambda row: row["effective"][f"{dimension}Rag"]
 
-    def earned(key):
+    def earned(key: str) -> Callable[[dict[str, Any]], Any]:
         return lambda row: (row.get("earnedValue") or {}).get(key)
 
-    def why(dimension):
+    def why(dimension: str) -> Callable[[dict[str, Any]], Any]:
         return lambda row: row["drivers"][f"{dimension}Rag"]["summary"]
 
     return [

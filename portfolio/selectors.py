@@ -4,7 +4,7 @@ filtered, sorted, grouped and summarised; and the lessons of every close-out and
 A constant number of queries whatever the number of projects."""
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,12 +70,11 @@ def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[di
 
 
 def _rag_of(row: Mapping[str, Any], dimension: str) -> str:
-    if dimension == "overall":
-        return row["overallRag"]
-    return row["effective"][f"{dimension}Rag"]
+    rag: str = row["overallRag"] if dimension == "overall" else row["effective"][f"{dimension}Rag"]
+    return rag
 
 
-def _by_rag(dimension: str):
+def _by_rag(dimension: str) -> Callable[[Mapping[str, Any]], int]:
     return lambda row: rag_severity(_rag_of(row, dimension))
 
 
@@ -88,7 +87,7 @@ def _approval_order(row: Mapping[str, Any]) -> int:
 
 # Sort keys by column; a key returning None puts the row last whatever the direction. RAGs sort
 # worst first (Red, Amber, Green, Blue, None).
-SORTS = {
+SORTS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "key": lambda r: r["projectKey"],
     "name": lambda r: r["name"].casefold(),
     "theme": lambda r: r["theme"].casefold() or None,
@@ -199,7 +198,7 @@ def _matches(row: Mapping[str, Any], params: Params) -> bool:
     return True
 
 
-def apply(rows: list[dict], params: Params) -> list[dict]:
+def apply(rows: list[dict[str, Any]], params: Params) -> list[dict[str, Any]]:
     """The rows matching the filters, sorted (ties by project key; missing values last)."""
     key = SORTS[params.sort]
     selected = sorted((r for r in rows if _matches(r, params)), key=lambda r: r["projectKey"])
@@ -209,7 +208,7 @@ def apply(rows: list[dict], params: Params) -> list[dict]:
     return present + missing
 
 
-def summary(rows: list[dict]) -> dict[str, Any]:
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     overall = {rag: 0 for rag in RAG_CHOICES}
     for row in rows:
         overall[row["overallRag"] if row["overallRag"] in overall else "None"] += 1
@@ -226,7 +225,7 @@ def summary(rows: list[dict]) -> dict[str, Any]:
     }
 
 
-def heat_grid(rows: list[dict]) -> list[dict]:
+def heat_grid(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Counts of projects per RAG dimension (overall and the effective four) and colour."""
     grid = []
     for dimension in RAG_DIMENSIONS:
@@ -244,8 +243,8 @@ def heat_grid(rows: list[dict]) -> list[dict]:
     return grid
 
 
-def group_by_theme(rows: list[dict]) -> list[dict]:
-    groups: dict[str, list[dict]] = {}
+def group_by_theme(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(row["theme"] or "", []).append(row)
     ordered = sorted(groups, key=lambda theme: (theme == "", theme.casefold()))
@@ -254,12 +253,12 @@ def group_by_theme(rows: list[dict]) -> list[dict]:
 
 @dataclass
 class Portfolio:
-    rows: list[dict]
+    rows: list[dict[str, Any]]
     total: int
     params: Params
-    summary: dict
-    heat: list[dict]
-    groups: list[dict] | None
+    summary: dict[str, Any]
+    heat: list[dict[str, Any]]
+    groups: list[dict[str, Any]] | None
     themes: list[str] = field(default_factory=list)
     leads: list[str] = field(default_factory=list)
     # Each project's open risks per matrix cell, by key (for the portfolio's risk matrices).
@@ -309,7 +308,7 @@ LESSON_KINDS = {
 
 @dataclass
 class Lessons:
-    entries: list[dict]
+    entries: list[dict[str, Any]]
     total: int
     themes: list[str]
 
@@ -366,7 +365,9 @@ def lessons(request: HttpRequest, *, q: str = "", kind: str = "", theme: str = "
     return Lessons(entries=selected, total=total, themes=themes)
 
 
-def _lesson(project, case, kind: str, text: str, at) -> dict:
+def _lesson(
+    project: Project, case: BusinessCase, kind: str, text: str, at: dt.datetime | None
+) -> dict[str, Any]:
     return {
         "projectKey": project.key,
         "projectName": project.name,

@@ -4,11 +4,14 @@ the lessons across projects are read here behind the portfolio/agent gate."""
 
 import io
 import re
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
-from django.http import QueryDict, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -18,7 +21,7 @@ from charter.models import APPROVAL_STATUSES
 from governance import cleaning, formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
-from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings
+from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings, User
 from governance.people import resolve
 from portfolio import exports, pictures, selectors, table
 from portfolio.models import PortfolioColumns
@@ -41,7 +44,7 @@ THRESHOLD_LABELS = {
 }
 
 
-COLUMNS = [
+COLUMNS: list[dict[str, Any]] = [
     {"key": "project", "label": "Project", "sort": "key"},
     {"key": "lead", "label": "Lead"},
     {"key": "theme", "label": "Theme", "sort": "theme"},
@@ -126,19 +129,19 @@ DEFAULT_COLUMNS = [
 ]
 
 
-def shown_columns(user) -> list[str]:
+def shown_columns(user: User) -> list[str]:
     """The column keys this person chose (in the page's order), or the default set."""
     chosen = PortfolioColumns.objects.filter(user=user).values_list("columns", flat=True).first()
     keys = set(chosen or DEFAULT_COLUMNS) | FIXED_COLUMNS
     return [k for k in COLUMN_KEYS if k in keys]
 
 
-def _total(values) -> float | int | None:
+def _total(values: Iterable[Decimal | float | int | None]) -> Decimal | float | int | None:
     numbers = [v for v in values if v is not None]
     return sum(numbers) if numbers else None
 
 
-def subtotal(rows: list[dict]) -> dict:
+def subtotal(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """A theme group's line: sums of money and counts, the worst slip and risk score, and the
     overrun of the summed forecast against the summed approved budget (projects with both)."""
     both = [r for r in rows if r["approvedBudget"] and r["eac"] is not None]
@@ -167,7 +170,7 @@ def subtotal(rows: list[dict]) -> dict:
     }
 
 
-def _sort_links(params: selectors.Params) -> dict[str, dict]:
+def _sort_links(params: selectors.Params) -> dict[str, dict[str, Any]]:
     """Each sortable column's link: ascending first, then reversed; the current one marked."""
     query = params.as_query()
     links = {}
@@ -182,21 +185,21 @@ def _sort_links(params: selectors.Params) -> dict[str, dict]:
     return links
 
 
-def _earned(rows: list[dict]) -> dict:
+def _earned(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The portfolio's earned value: the projects' figures summed (`status.earned_value`)."""
     values = earned_value.portfolio_values(rows).as_dict()
     return {"values": values, "readings": earned_value.readings(values)}
 
 
 @page("GET")
-def portfolio_index(request):
+def portfolio_index(request: HttpRequest) -> HttpResponse:
     """One row per viewable project: effective RAGs with their drivers, approval state, budget
     against forecast, slip, risks, pending decisions and changes; filters, sorting, grouping by
     theme, summary counts and a RAG heat grid. HTMX swaps the results on filter changes."""
     permissions.require_portfolio_access(request)
     data = selectors.portfolio(request, request.GET, with_cells=True)
     people = resolve(data.leads)
-    shown = shown_columns(request.user)
+    shown = shown_columns(permissions.request_user(request))
     groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
     grouped = [row for g in groups for row in g["rows"] if "html" not in row]
     table.render_rows([*data.rows, *grouped], people, shown, DIMENSIONS, texts=data.row_texts)
@@ -236,18 +239,18 @@ def portfolio_index(request):
 
 
 @page("POST")
-def portfolio_columns(request):
+def portfolio_columns(request: HttpRequest) -> HttpResponse:
     """Save the columns this person sees in the portfolio (or go back to the default set)."""
     permissions.require_portfolio_access(request)
     if request.POST.get("reset"):
-        PortfolioColumns.objects.filter(user=request.user).delete()
+        PortfolioColumns.objects.filter(user=permissions.request_user(request)).delete()
         messages.success(request, "The portfolio shows the default columns again.")
     else:
         wanted = set(request.POST.getlist("columns")) | FIXED_COLUMNS
         chosen = [k for k in COLUMN_KEYS if k in wanted]
         with transaction.atomic():
             PortfolioColumns.objects.update_or_create(
-                user=request.user, defaults={"columns": chosen}
+                user=permissions.request_user(request), defaults={"columns": chosen}
             )
         messages.success(request, f"Columns saved: the portfolio shows {len(chosen)} of them.")
     # Back to the same filters: the query is re-encoded, so it can only ever be a query.
@@ -256,7 +259,7 @@ def portfolio_columns(request):
 
 
 @page("GET")
-def portfolio_export(request):
+def portfolio_export(request: HttpRequest) -> HttpResponse:
     """The portfolio as CSV or XLSX (format=csv|xlsx), with the page's filters and sorting."""
     permissions.require_portfolio_access(request)
     kind = request.GET.get("format", "csv")
@@ -284,7 +287,7 @@ def portfolio_export(request):
 
 
 @page("GET")
-def lessons(request):
+def lessons(request: HttpRequest) -> HttpResponse:
     """Every close-out and realisation lesson across the viewable projects, searchable."""
     permissions.require_portfolio_access(request)
     q = request.GET.get("q", "").strip()
@@ -310,13 +313,13 @@ def lessons(request):
     )
 
 
-def _settings_form(post) -> dict:
+def _settings_form(post: QueryDict) -> dict[str, Any]:
     themes = []
     for index in range(THEMES_MAX):
         name = post.get(f"theme-{index}-name", "").strip()
         if name:
             themes.append({"name": name, "enabled": post.get(f"theme-{index}-enabled") == "on"})
-    thresholds = {}
+    thresholds: dict[str, int | float | str | None] = {}
     for key in settings.RAG_THRESHOLDS:
         raw = post.get(f"threshold-{key}", "").strip()
         if raw == "":
@@ -331,7 +334,7 @@ def _settings_form(post) -> dict:
             thresholds[key] = float(raw)
         else:
             thresholds[key] = raw
-    data = {
+    data: dict[str, Any] = {
         "governanceGroup": post.get("governance_group", ""),
         "themes": themes,
         "brCadenceDefault": post.get("br_cadence_default", ""),
@@ -343,10 +346,10 @@ def _settings_form(post) -> dict:
 
 
 @page("GET", "POST")
-def site_settings(request):
+def site_settings(request: HttpRequest) -> HttpResponse:
     user = permissions.require_site_admin(request)
     site = SiteSettings.load()
-    errors: dict = {}
+    errors: dict[str, Any] = {}
     status = 200
     submitted = None
     if request.method == "POST":

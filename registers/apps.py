@@ -1,4 +1,8 @@
+from collections.abc import Callable
+from typing import Any
+
 from django.apps import AppConfig
+from django.db import models
 
 
 class RegistersConfig(AppConfig):
@@ -14,10 +18,10 @@ class RegistersConfig(AppConfig):
         )
         from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
 
-        def titles(model, attr):
+        def titles(model: type[models.Model], attr: str) -> Callable[[list[str]], dict[str, str]]:
             return lambda ids: {
                 str(pk): text
-                for pk, text in model.objects.filter(pk__in=ids).values_list("pk", attr)
+                for pk, text in model._default_manager.filter(pk__in=ids).values_list("pk", attr)
             }
 
         from governance.signals import project_changed, tracker_issue_gone
@@ -26,7 +30,9 @@ class RegistersConfig(AppConfig):
         project_changed.connect(bump_registers_revision, dispatch_uid="registers-revision")
         from registers.services.work_packages import mark_issue_link_broken
 
-        def issue_gone(sender, issue_key, reason, project_key="", **kwargs):
+        def issue_gone(
+            sender: object, issue_key: str, reason: str, project_key: str = "", **kwargs: Any
+        ) -> None:
             mark_issue_link_broken(issue_key=issue_key, reason=reason, project_key=project_key)
 
         tracker_issue_gone.connect(

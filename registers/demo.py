@@ -4,6 +4,15 @@ opportunities, a decision log and change requests, written through the register 
 every status, RAG, direction, treatment, decision state, change outcome and application
 state. A project that already has register rows is left alone."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 import datetime as dt
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -176,7 +185,7 @@ CHANGES = [
 ]  # fmt: skip
 
 
-def _has_registers(project) -> bool:
+def _has_registers(project: Project) -> bool:
     return any(
         model.objects.filter(project=project).exists()
         for model in (WorkPackage, Risk, Decision, ChangeRequest)
@@ -197,7 +206,7 @@ def seed(ctx: DemoContext) -> None:
         _seed_project(ctx, project, index, lead, sofia)
 
 
-def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
+def _seed_project(ctx: DemoContext, project: Project, index: int, lead, sofia) -> None:
     caller = caller_for(lead, project, can_browse=True)
     sponsor = caller_for(sofia, project, can_browse=True)
     today = timezone.localdate()
@@ -361,7 +370,7 @@ def _seed_project(ctx: DemoContext, project, index: int, lead, sofia) -> None:
             )
 
 
-def _import_plan(caller, project, start: dt.date, today: dt.date) -> None:
+def _import_plan(caller: Caller, project: Project, start: dt.date, today: dt.date) -> None:
     """The project's Microsoft Project plan, imported at outline level 1 (its phases) through
     the import service: preview, then the commit checked against it."""
     content = sample_plan.plan(

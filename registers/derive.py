@@ -4,6 +4,14 @@ state, approved variations, schedule variance; and the state predicates (may thi
 be updated, this risk have a decision recorded, this change be edited or decided) that the
 services enforce and the pages read to offer or hide their controls."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from registers.models import Decision
+
+
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -25,7 +33,7 @@ def decision_state(made_on: dt.date | None) -> str:
     return "Made" if made_on else "Pending"
 
 
-def decision_is_editable(decision) -> bool:
+def decision_is_editable(decision: Decision) -> bool:
     """A pending decision may be updated; a made one refuses every update (only notes are
     appended to it)."""
     return decision_state(decision.made_on) == "Pending"
@@ -36,7 +44,7 @@ def decision_can_be_recorded(risk) -> bool:
     return risk.direction == "Risk" and bool(risk.materialised)
 
 
-def change_is_open(change) -> bool:
+def change_is_open(change: ChangeRequest) -> bool:
     """A change request is edited, deleted and adjudicated only while Proposed; a decided
     change is immutable."""
     return change.status == "Proposed"
@@ -61,7 +69,7 @@ def infer_dimensions(
     return inferred
 
 
-def change_dimensions(change) -> list[str]:
+def change_dimensions(change: ChangeRequest) -> list[str]:
     """The dimensions of a change: the person's choice once they made one, else those its
     current impacts imply (re-inferred on every save, so they follow the impacts)."""
     if change.dimensions_chosen:
@@ -87,11 +95,11 @@ def application_state(
     return "AwaitingApplication"
 
 
-def change_application_state(change) -> str:
+def change_application_state(change: ChangeRequest) -> str:
     return application_state(change.status, change.dimensions or [], change.application_record)
 
 
-def change_awaits_baseline(change) -> bool:
+def change_awaits_baseline(change: ChangeRequest) -> bool:
     """An Approved change awaiting application that names a work package: it may be applied
     to that package's baseline (by the Project Lead; the business case's service checks the
     baseline itself)."""
@@ -104,7 +112,7 @@ def change_awaits_baseline(change) -> bool:
 # --- the plan baseline in force and what is measured against it ----------------------------
 
 
-def plan_baseline_of(project: Project) -> dict | None:
+def plan_baseline_of(project: Project) -> dict[str, Any] | None:
     """The plan baseline in force: the business case's planBaseline ({version, approvedAt,
     workPackages: {id: {budget, plannedStartDate, plannedEndDate}}, totalBudget}) when an
     approval wrote one, else None. One query (the case is read through the project's reverse
@@ -114,7 +122,7 @@ def plan_baseline_of(project: Project) -> dict | None:
     return as_plan_baseline(value.first())
 
 
-def plan_baselines_of(project_ids: Iterable[Any]) -> dict[Any, dict | None]:
+def plan_baselines_of(project_ids: Iterable[Any]) -> dict[Any, dict[str, Any] | None]:
     """`plan_baseline_of` for any number of projects, by project id, in one query."""
     case_model = Project._meta.get_field("business_case").related_model
     rows = case_model.objects.filter(project_id__in=list(project_ids))
@@ -123,7 +131,7 @@ def plan_baselines_of(project_ids: Iterable[Any]) -> dict[Any, dict | None]:
     }
 
 
-def as_plan_baseline(value: Any) -> dict | None:
+def as_plan_baseline(value: Any) -> dict[str, Any] | None:
     """A stored planBaseline when it is one (an object), else None."""
     return value if isinstance(value, dict) and value else None
 

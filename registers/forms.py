@@ -108,7 +108,7 @@ def phasing_rows(text: str, blank: int = 2) -> list[tuple[str, str]]:
     return rows + [("", "")] * blank
 
 
-def parse_phasing(raw: str) -> list[dict] | None:
+def parse_phasing(raw: str) -> list[dict[str, Any]] | None:
     """One entry per line, "YYYY-MM: amount" (or "=" or a tab between). A line without a
     separator becomes an entry without an amount, which the service refuses, naming it."""
     entries = []
@@ -124,7 +124,7 @@ def parse_phasing(raw: str) -> list[dict] | None:
     return entries or None
 
 
-def parse_links(raw: str) -> list[dict]:
+def parse_links(raw: str) -> list[dict[str, Any]]:
     """One link per line: "label | url", or the url alone."""
     links = []
     for line in raw.splitlines():
@@ -146,11 +146,11 @@ def _text(value: Any) -> str:
     return str(decimal_to_json(value)) if hasattr(value, "quantize") else str(value)
 
 
-def phasing_text(entries: list[dict] | None) -> str:
+def phasing_text(entries: list[dict[str, Any]] | None) -> str:
     return "\n".join(f"{e.get('period')}: {e.get('amount')}" for e in entries or [])
 
 
-def links_text(links: list[dict] | None) -> str:
+def links_text(links: list[dict[str, Any]] | None) -> str:
     lines = []
     for link in links or []:
         label, url = link.get("label") or "", link.get("url") or ""

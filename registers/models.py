@@ -4,6 +4,7 @@ names are the spec's camelCase names in snake_case; every record carries `revisi
 optimistic concurrency."""
 
 import uuid
+from typing import Any
 
 from django.db import models
 from django.db.models.functions import Lower
@@ -26,7 +27,7 @@ NAME_MAX = 200
 TEXT_MAX = 2000
 
 
-def _choices(values):
+def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 
@@ -134,7 +135,7 @@ class Risk(models.Model):
     def __str__(self) -> str:
         return self.title
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if not args:
             # A risk made here, not read: no score until the insert returns it (never a query
@@ -142,7 +143,7 @@ class Risk(models.Model):
             for name in self.GENERATED:
                 self.__dict__.setdefault(name, None)
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         adding = self._state.adding
         super().save(*args, **kwargs)
         if not adding:

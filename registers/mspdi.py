@@ -21,6 +21,12 @@ compound file) is refused with the way to save it as XML."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from registers.models import WorkPackage
+
+
 import dataclasses
 import datetime as dt
 import hashlib
@@ -159,7 +165,7 @@ def _local(tag: str) -> str:
     return tag.rpartition("}")[2]
 
 
-def read_file(upload, outline_level: Any = None) -> uploads.Reading:
+def read_file(upload: Any, outline_level: Any = None) -> uploads.Reading:
     """The work-package rows of an uploaded MSPDI plan (see the module's text), as a
     `uploads.Reading`: row numbers are the tasks' IDs (the rows Microsoft Project
     shows); the digest covers the file's bytes and the outline level."""
@@ -734,7 +740,7 @@ def document(project: Project) -> bytes:
     return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + body).encode("utf-8")
 
 
-def _dates(wp) -> list[dt.date | None]:
+def _dates(wp: WorkPackage) -> list[dt.date | None]:
     return [
         wp.planned_start_date,
         wp.planned_end_date,
@@ -743,7 +749,7 @@ def _dates(wp) -> list[dt.date | None]:
     ]
 
 
-def _package_task(tasks: ET.Element, number: int, wp) -> None:
+def _package_task(tasks: ET.Element, number: int, wp: WorkPackage) -> None:
     """One package as a task: Start and Finish are the forecast dates when the package has
     both (its planned dates then Baseline 0's), else the planned dates; Cost is the forecast
     spend when there is one (the budget then Baseline 0's cost), else the budget."""

@@ -2,6 +2,14 @@
 cells, the work-package timeline lanes and the budget curve by month. `governance.charts`
 draws them; the register pages, the status page and the portfolio call these."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from registers.models import WorkPackage
+
+
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -38,7 +46,7 @@ class Scores(NamedTuple):
     residual_likelihood: int | None
 
 
-def place_groups(groups: Iterable[tuple]) -> dict[str, dict[tuple[int, int], int]]:
+def place_groups(groups: Iterable[tuple[Any, ...]]) -> dict[str, dict[tuple[int, int], int]]:
     """Open risks grouped by scores, `(impact, likelihood, residual_impact,
     residual_likelihood, count)`, counted per cell of each matrix where `risk_cell` places a
     risk with those scores: {view: {(impact, likelihood): count}}."""
@@ -60,7 +68,7 @@ def on_matrix(risk) -> bool:
     return all(getattr(risk, name) == value for name, value in ON_MATRIX.items())
 
 
-def matrix_counts(risks: Iterable, view: str) -> dict[tuple[int, int], int]:
+def matrix_counts(risks: Iterable[Any], view: str) -> dict[tuple[int, int], int]:
     return charts.collect(
         (cell, 1) for r in risks if on_matrix(r) and (cell := risk_cell(r, view)) is not None
     )
@@ -103,7 +111,7 @@ def cell_link(register_url: str, view: str) -> Callable[[int, int], str]:
 
 
 def risk_matrices(
-    risks: list, thresholds: Mapping[str, Any], register_url: str, *, prefix: str = "risk"
+    risks: list[Any], thresholds: Mapping[str, Any], register_url: str, *, prefix: str = "risk"
 ) -> list[charts.Chart]:
     """The inherent and residual matrices of one project's open risks, each cell linking to
     the register filtered to it."""
@@ -128,7 +136,7 @@ def risk_matrices(
 # --- timeline ---------------------------------------------------------------------------------
 
 
-def is_milestone(wp) -> bool:
+def is_milestone(wp: WorkPackage) -> bool:
     """A work package typed Milestone, or planned to start and end on the same day."""
     if (wp.type or "").strip().casefold() == "milestone":
         return True
@@ -136,7 +144,7 @@ def is_milestone(wp) -> bool:
 
 
 def timeline_rows(
-    packages: Iterable, base_url: str, plan: Mapping[str, Any] | None = None
+    packages: Iterable[Any], base_url: str, plan: Mapping[str, Any] | None = None
 ) -> list[charts.TimelineRow]:
     """One lane per work package in register order. The baseline bar and the slip are the
     package's schedule against the plan baseline in force (`registers.derive.package_schedule`):
@@ -175,7 +183,7 @@ def timeline_rows(
 
 
 def work_package_timeline(
-    packages: list,
+    packages: list[Any],
     base_url: str,
     today: dt.date,
     *,
@@ -217,7 +225,7 @@ def _amount(value: Any) -> Decimal | None:
         return None
 
 
-def profile(wp) -> dict[str, Decimal]:
+def profile(wp: WorkPackage) -> dict[str, Decimal]:
     """How a package's money falls by month: its budgetPhasing when it has one with a positive
     total, else its budget spread evenly over its planned months. Shares summing to 1."""
     weights: dict[str, Decimal] = {}
@@ -238,7 +246,9 @@ def profile(wp) -> dict[str, Decimal]:
     return {period: amount / total for period, amount in weights.items()}
 
 
-def budget_series(packages: Iterable, today: dt.date) -> tuple[list[str], dict[str, list]]:
+def budget_series(
+    packages: Iterable[Any], today: dt.date
+) -> tuple[list[str], dict[str, list[Any]]]:
     """Cumulative money by month across the packages: baseline (budgetBaseline), forecast
     (budgetForecast, else budget) and actual (budgetActual), each spread by the package's
     profile. Actual is spent up to this month: it falls on the profile's months up to today
@@ -272,7 +282,7 @@ def budget_series(packages: Iterable, today: dt.date) -> tuple[list[str], dict[s
     if not periods:
         return [], {}
     labels = _month_range(periods[0], periods[-1])
-    series: dict[str, list] = {}
+    series: dict[str, list[Any]] = {}
     for name, by_month in monthly.items():
         if name == "baseline" and not seen_baseline:
             continue
@@ -293,7 +303,9 @@ SERIES = {
 }
 
 
-def budget_curve(packages: list, today: dt.date, *, chart_id: str = "budget-curve") -> charts.Chart:
+def budget_curve(
+    packages: list[Any], today: dt.date, *, chart_id: str = "budget-curve"
+) -> charts.Chart:
     labels, series = budget_series(packages, today)
     now = _month(today)
     marker = (labels.index(now), "This month") if now in labels else None

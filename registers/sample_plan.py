@@ -4,6 +4,7 @@ closing milestone; dates on working days, costs in hundredths, a Baseline 0 on t
 that have slipped, percent complete that follows the day the plan is read against."""
 
 import datetime as dt
+from typing import Any
 from xml.sax.saxutils import escape
 
 NS = "http://schemas.microsoft.com/project"
@@ -50,7 +51,7 @@ def _percent(start: dt.date, finish: dt.date, today: dt.date) -> int:
     return max(1, min(99, round(100 * (today - start).days / ((finish - start).days + 1))))
 
 
-def _task(lines: list[str], **values) -> None:
+def _task(lines: list[str], **values: Any) -> None:
     lines.append("<Task>")
     baseline = values.pop("baseline", None)
     for tag, value in values.items():

@@ -5,14 +5,14 @@ import uuid
 from functools import cache
 
 from django.db import connection
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.db.models.functions import Lower
 
 from governance.models import Project
 from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
 
 
-def ordered(queryset):
+def ordered(queryset: QuerySet[WorkPackage]) -> QuerySet[WorkPackage]:
     """The work-package register's order: sortOrder, then plannedStartDate, then name (nulls
     last, names case-insensitively)."""
     return queryset.order_by(

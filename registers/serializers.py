@@ -2,6 +2,7 @@
 the audited server stamps) as JSON, then the derived read-only fields; server-only fields as
 the spec allows (`imported` only on bulk-imported rows)."""
 
+import datetime as dt
 from typing import Any
 
 from governance import specs
@@ -16,11 +17,11 @@ from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 
 
-def _iso(value):
+def _iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _imported(record) -> dict:
+def _imported(record) -> dict[str, Any]:
     """The spec's `imported`: present (true) only on bulk-imported rows, absent otherwise."""
     return {"imported": True} if record.imported else {}
 
@@ -28,7 +29,7 @@ def _imported(record) -> dict:
 READ_PLAN = object()
 
 
-def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict:
+def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict[str, Any]:
     """`plan`: the project's plan baseline in force (`plan_baseline_of`), read once by a caller
     that serialises many packages; read here when not given."""
     if plan is READ_PLAN:
@@ -54,7 +55,7 @@ def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict:
     }
 
 
-def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict:
+def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict[str, Any]:
     """`treating_decision_ids`: the decisions whose treatedRiskId is this risk (derived)."""
     return {
         "id": str(risk.pk),
@@ -70,7 +71,7 @@ def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict:
     }
 
 
-def decision_to_dict(decision: Decision) -> dict:
+def decision_to_dict(decision: Decision) -> dict[str, Any]:
     return {
         "id": str(decision.pk),
         "projectKey": decision.project.key,
@@ -92,7 +93,7 @@ def decision_to_dict(decision: Decision) -> dict:
     }
 
 
-def change_to_dict(change: ChangeRequest) -> dict:
+def change_to_dict(change: ChangeRequest) -> dict[str, Any]:
     return {
         "id": str(change.pk),
         "projectKey": change.project.key,

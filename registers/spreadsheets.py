@@ -2,6 +2,14 @@
 derived fields included, plus display names next to people), and the reading of an import
 file into rows of API field names for `registers.services.register_import`."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.specs import Spec
+
+
 import csv
 import datetime as dt
 import functools
@@ -74,7 +82,7 @@ BOOLEAN_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec
 DATE_FIELDS = {api for spec in SPECS.values() for api in specs.with_rule(spec, IsoDate)}
 
 
-def _field_kind(spec, api: str) -> str:
+def _field_kind(spec: type[Spec], api: str) -> str:
     """What a column takes, for reading a typed cell (a date, a true/false) into it."""
     if api in DATE_FIELDS:
         return "date"
@@ -140,7 +148,7 @@ CONTENT_TYPES = {
 EXPORT_CHUNK = 500
 
 
-def records(project: Project, register: str) -> list[dict]:
+def records(project: Project, register: str) -> list[dict[str, Any]]:
     """The register as the API represents it, in the register's order."""
     return list(listing.each_dict(project, register, EXPORT_CHUNK))
 
@@ -353,7 +361,7 @@ def unreadable(problems: list[dict[str, Any]]) -> ValidationFailed:
     )
 
 
-def read_file(register: str, upload) -> Reading:
+def read_file(register: str, upload: Any) -> Reading:
     """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
     Read-only and derived columns of an export are ignored (and noted), so an export imports
     back; an unknown column refuses the file. The file is read as a stream and reading stops
@@ -720,7 +728,7 @@ class _Priced(float):
 
     symbol: str
 
-    def __new__(cls, value: float, symbol: str) -> "_Priced":
+    def __new__(cls, value: float, symbol: str) -> _Priced:
         number = super().__new__(cls, value)
         number.symbol = symbol
         return number
@@ -964,7 +972,7 @@ def _ods_cells(row, number: int) -> tuple[Any, ...]:
     return tuple(cells)
 
 
-def _ods_value(cell) -> Any:
+def _ods_value(cell: tuple[str, int, int]) -> Any:
     """A cell as openpyxl reads XLSX: the value its type gives, else its text (None when
     blank)."""
     kind = cell.get(f"{{{_OFFICE}}}value-type")

@@ -43,9 +43,9 @@ AUDIT_VERBS = {
     "minutes.recorded": "recorded",
 }
 
-AUDIT_PHRASES = {}
+AUDIT_PHRASES: dict[str, str] = {}
 
-AUDIT_IMPERSONAL = {}
+AUDIT_IMPERSONAL: dict[str, str] = {}
 
 AUDIT_KIND_NOUNS = {
     "change": "change request",

@@ -1,15 +1,18 @@
 """JSON API of project status and status reports (mounted at /api/v1). Every write goes
 through `status.services`; reads carry the derived values from `derive`."""
 
-from django.http import HttpResponse
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of, with_etag
 from governance.concurrency import honours_if_match, parse_if_match
 from governance.errors import NotFound, ValidationFailed
+from governance.models import Project
 from status import derive, exceptions, selectors, services
-from status.models import REPORT_STATES
+from status.models import REPORT_STATES, StatusReport
 from status.serializers import report_summary, report_to_dict, status_to_dict
 from status.specs import (
     EXCEPTION_RECORD_SCHEMA,
@@ -37,19 +40,19 @@ REPORT_SUMMARY = component(
 )
 
 
-def _status_response(project, response: HttpResponse) -> dict:
+def _status_response(project: Project, response: HttpResponse) -> dict[str, Any]:
     view = selectors.view_for(project)
     with_etag(response, view.status.revision)
     return status_to_dict(view)
 
 
-def _if_match(request) -> int | None:
+def _if_match(request: HttpRequest) -> int | None:
     return parse_if_match(request.headers.get("If-Match"))
 
 
 @router.get("/projects/{key}/status")
 @answers(PROJECT_STATUS, etag=True)
-def status_get(request, key: str, response: HttpResponse):
+def status_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """The project status: the spec's stored fields, `derived` and `effective`
     ({costRag, scheduleRag, scopeRag, riskRag}), `drivers` per dimension, `stale`, the
     initiation checklist and the realisation review due date."""
@@ -60,7 +63,7 @@ def status_get(request, key: str, response: HttpResponse):
 @router.patch("/projects/{key}/status", openapi_extra=STATUS_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def status_patch(request, key: str, response: HttpResponse):
+def status_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Editors. Derived read-only fields sent back are ignored; unknown fields are refused.
     Honours If-Match (412 when stale). Always stamps lastUpdatedAt/By."""
     project, caller = permissions.editable_project_for(request, key)
@@ -69,7 +72,8 @@ def status_patch(request, key: str, response: HttpResponse):
     return _status_response(project, response)
 
 
-def _item_id(request) -> str:
+def _item_id(request: HttpRequest) -> Any:
+    """The body's itemId as sent (any JSON value): the service checks it."""
     body = json_object(request)
     unknown = [k for k in body if k != "itemId"]
     if unknown:
@@ -83,7 +87,7 @@ _ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
 @router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def checklist_dismiss(request, key: str, response: HttpResponse):
+def checklist_dismiss(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
     project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -96,7 +100,7 @@ def checklist_dismiss(request, key: str, response: HttpResponse):
 @router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def checklist_restore(request, key: str, response: HttpResponse):
+def checklist_restore(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Bring a dismissed initiation checklist item back."""
     project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -109,7 +113,9 @@ def checklist_restore(request, key: str, response: HttpResponse):
 @router.post("/projects/{key}/status/initiation/acknowledge")
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
-def initiation_acknowledge(request, key: str, response: HttpResponse):
+def initiation_acknowledge(
+    request: HttpRequest, key: str, response: HttpResponse
+) -> dict[str, Any]:
     """Acknowledge initiation as complete (initiationCompletedAt); 409 when already complete."""
     project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -121,7 +127,7 @@ def initiation_acknowledge(request, key: str, response: HttpResponse):
     "/projects/{key}/status/reports", openapi_extra={"x-enums": {"state": list(REPORT_STATES)}}
 )
 @answers(list_of(REPORT_SUMMARY))
-def report_list(request, key: str, state: str | None = None):
+def report_list(request: HttpRequest, key: str, state: str | None = None) -> list[dict[str, Any]]:
     """Status reports: the draft (if any) first, then the published ones, newest first. Each
     carries the overall and effective RAGs it froze (the trend). Filter: state."""
     project, _ = permissions.project_for(request, key)
@@ -133,7 +139,7 @@ def report_list(request, key: str, state: str | None = None):
 
 @router.post("/projects/{key}/status/reports", response={201: dict}, openapi_extra=REPORT_BODY)
 @answers(STATUS_REPORT, etag=True)
-def report_create(request, key: str, response: HttpResponse):
+def report_create(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Start a draft (editors). Title defaults to today's date; key messages start from the
     status' key messages. 409 while another draft exists."""
     _project, caller = permissions.editable_project_for(request, key)
@@ -142,7 +148,7 @@ def report_create(request, key: str, response: HttpResponse):
     return report_to_dict(report)
 
 
-def _report(project, report_id: str):
+def _report(project: Project, report_id: str) -> StatusReport:
     report = selectors.report_in(project, report_id)
     if report is None:
         raise NotFound(f"No such status report in {project.key}.")
@@ -151,7 +157,9 @@ def _report(project, report_id: str):
 
 @router.get("/projects/{key}/status/reports/{report_id}")
 @answers(STATUS_REPORT, etag=True)
-def report_get(request, key: str, report_id: str, response: HttpResponse):
+def report_get(
+    request: HttpRequest, key: str, report_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """One report; a published one with its immutable `snapshot` (the status representation
     as it was, with derived values and drivers)."""
     project, _ = permissions.project_for(request, key)
@@ -163,7 +171,9 @@ def report_get(request, key: str, report_id: str, response: HttpResponse):
 @router.patch("/projects/{key}/status/reports/{report_id}", openapi_extra=REPORT_BODY)
 @honours_if_match
 @answers(STATUS_REPORT, etag=True)
-def report_patch(request, key: str, report_id: str, response: HttpResponse):
+def report_patch(
+    request: HttpRequest, key: str, report_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """Edit a draft's title and key messages. 409 once published."""
     _project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -176,7 +186,7 @@ def report_patch(request, key: str, report_id: str, response: HttpResponse):
 
 @router.delete("/projects/{key}/status/reports/{report_id}", response={204: None})
 @honours_if_match
-def report_delete(request, key: str, report_id: str):
+def report_delete(request: HttpRequest, key: str, report_id: str) -> None:
     """Discard a draft. 409 for a published report: those are never deleted."""
     _project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -187,7 +197,9 @@ def report_delete(request, key: str, report_id: str):
 @router.post("/projects/{key}/status/reports/{report_id}/publish")
 @honours_if_match
 @answers(STATUS_REPORT, etag=True)
-def report_publish(request, key: str, report_id: str, response: HttpResponse):
+def report_publish(
+    request: HttpRequest, key: str, report_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """Publish a draft: freezes the snapshot. 409 when already published."""
     _project, caller = permissions.editable_project_for(request, key)
     expected = _if_match(request)
@@ -209,7 +221,7 @@ EXCEPTION_RECORD = component("ProjectException", EXCEPTION_RECORD_SCHEMA)
 PROJECT_EXCEPTION = component("ProjectExceptionView", exception_view_schema(EXCEPTION_RECORD))
 
 
-def _exception_response(project, response: HttpResponse) -> dict:
+def _exception_response(project: Project, response: HttpResponse) -> dict[str, Any]:
     answer = exceptions.project_exception(project)
     if answer["exception"]:
         with_etag(response, answer["exception"]["revision"])
@@ -218,7 +230,7 @@ def _exception_response(project, response: HttpResponse) -> dict:
 
 @router.get("/projects/{key}/exception")
 @answers(PROJECT_EXCEPTION, etag=True)
-def exception_get(request, key: str, response: HttpResponse):
+def exception_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """The tolerances, the figures beyond them now (`crossed`), whether the project is in
     exception and its undecided exception (report, events, age) or null."""
     project, _ = permissions.project_for(request, key)
@@ -229,7 +241,7 @@ def exception_get(request, key: str, response: HttpResponse):
 @answers(
     {"type": "object", "properties": {"items": list_of(EXCEPTION_RECORD)}, "required": ["items"]}
 )
-def exception_history(request, key: str):
+def exception_history(request: HttpRequest, key: str) -> dict[str, Any]:
     """Every exception of the project, newest first, decided ones included."""
     project, _ = permissions.project_for(request, key)
     return {"items": [exceptions.to_dict(record) for record in exceptions.history(project)]}
@@ -238,7 +250,7 @@ def exception_history(request, key: str):
 @router.put("/projects/{key}/exception/report", openapi_extra=EXCEPTION_REPORT_BODY)
 @honours_if_match
 @answers(PROJECT_EXCEPTION, etag=True)
-def exception_report_put(request, key: str, response: HttpResponse):
+def exception_report_put(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """The Project Lead's exception report (written or rewritten until decided); the plan's
     figures become a change request to the sponsor. Honours If-Match."""
     project, caller = permissions.project_for(request, key)
@@ -251,7 +263,9 @@ def exception_report_put(request, key: str, response: HttpResponse):
 @router.post("/projects/{key}/exception/decision", openapi_extra=EXCEPTION_DECISION_BODY)
 @honours_if_match
 @answers(PROJECT_EXCEPTION, etag=True)
-def exception_decision_post(request, key: str, response: HttpResponse):
+def exception_decision_post(
+    request: HttpRequest, key: str, response: HttpResponse
+) -> dict[str, Any]:
     """The sponsor's decision: AcceptPlan (the plan's change request is approved) or Kill (the
     business case's Kill act; comment required as its reason). Closes the exception."""
     project, caller = permissions.project_for(request, key)

@@ -5,7 +5,17 @@ reports, a schedule override on the troubled project, stale statuses and project
 reported on yet. Statuses are set through the status services, once per project (a project
 whose status was already updated is left alone), so a second run changes nothing."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.demo import DemoContext
+    from governance.permissions import Caller
+
+
 import datetime as dt
+import uuid
 
 from django.utils import timezone
 
@@ -18,7 +28,9 @@ from status.models import ProjectException, ProjectStatus, StatusReport
 
 # project -> (reporting cadence, [(days ago, status fields, published report title or None)])
 # Every project is reported on; GARNET's status is stale (weekly cadence, 12 days ago).
-STATUS = {
+# Per project: its reporting cadence and the reports it has published, oldest first (days ago,
+# the status fields then, the report's title).
+STATUS: dict[str, tuple[str, list[tuple[int, dict[str, Any], str | None]]]] = {
     "APOLLO": (
         "Monthly",
         [
@@ -264,7 +276,9 @@ LEADS = {
 # the registers demo's values: progress, actual cost), and after the last report to today's
 # (the troubled project has spent 12 % more than the registers demo's actuals), so each
 # report froze a different point and the cost index reads below 1.
-EARNED_VALUE_HISTORY = {"BRIDGE": {40: (0.55, 0.65), 3: (0.9, 1.0), 0: (1.0, 1.12)}}
+EARNED_VALUE_HISTORY: dict[str, dict[int, tuple[float, float]]] = {
+    "BRIDGE": {40: (0.55, 0.65), 3: (0.9, 1.0), 0: (1.0, 1.12)}
+}
 
 
 # The project in exception (its forecast beyond the tolerances its sponsor set): the lead's
@@ -288,7 +302,7 @@ EXCEPTION_REPORTS = {
 }
 
 
-def seed(ctx) -> None:
+def seed(ctx: DemoContext) -> None:
     for key in STATUS:
         project = Project.objects.get(pk=ctx.projects[key].pk)
         _ensure_status(ctx, project, key)
@@ -318,7 +332,7 @@ def seed(ctx) -> None:
         Project.objects.filter(pk=project.pk).update(exception_opened_at=opened)
 
 
-def _ensure_status(ctx, project: Project, key: str) -> None:
+def _ensure_status(ctx: DemoContext, project: Project, key: str) -> None:
     existing = ProjectStatus.objects.filter(project=project).first()
     if existing is not None and existing.last_updated_at is not None:
         return
@@ -347,14 +361,19 @@ def _ensure_status(ctx, project: Project, key: str) -> None:
         _set_back(caller, today, *history[0])
 
 
-def _progress_and_actuals(project: Project) -> dict:
+def _progress_and_actuals(project: Project) -> dict[uuid.UUID, tuple[Any, ...]]:
     return {
         wp.pk: (wp.status, wp.progress, wp.budget_actual, wp.actual_end_date)
         for wp in WorkPackage.objects.filter(project=project).order_by("pk")
     }
 
 
-def _set_back(caller, today: dict, progress_share, actual_share) -> None:
+def _set_back(
+    caller: Caller,
+    today: dict[uuid.UUID, tuple[Any, ...]],
+    progress_share: float | None,
+    actual_share: float | None,
+) -> None:
     """Each started package's progress and actual cost at these shares of today's (a package
     not complete then is In Progress, or still Blocked), or today's when the shares are None;
     through the register service, audited like any edit."""
@@ -379,5 +398,5 @@ def _set_back(caller, today: dict, progress_share, actual_share) -> None:
         work_package_update(caller=caller, wp_id=pk, data=data)
 
 
-def _iso(day) -> str | None:
+def _iso(day: dt.date) -> str | None:
     return day.isoformat() if day else None

@@ -158,8 +158,8 @@ class ChangeFact:
     id: Any
     summary: str
     status: str
-    dimensions: list
-    application_record: dict | None
+    dimensions: list[Any]
+    application_record: dict[str, Any] | None
     created_at: dt.datetime
     project_id: Any = None
     decided_at: dt.datetime | None = None
@@ -218,7 +218,7 @@ class ProjectFacts:
     plan_baseline_benefit: Decimal | None = None
     detailed: bool = False
     # The plan baseline in force (the business case's planBaseline object), or None.
-    plan_baseline: dict | None = None
+    plan_baseline: dict[str, Any] | None = None
     work_packages: list[WorkPackageFact] = field(default_factory=list)
     risks: list[RiskFact] = field(default_factory=list)
     changes: list[ChangeFact] = field(default_factory=list)
@@ -426,7 +426,7 @@ class Driver:
     type: str = ""
     id: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "type": self.type or None, "id": self.id or None}
 
 
@@ -438,8 +438,12 @@ class Dimension:
     drivers: tuple[Driver, ...] = ()
     figures: Mapping[str, Any] = field(default_factory=dict)
 
-    def as_dict(self, *, rows: bool = True) -> dict:
-        body = {"rag": self.rag, "summary": self.summary, "figures": dict(self.figures)}
+    def as_dict(self, *, rows: bool = True) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "rag": self.rag,
+            "summary": self.summary,
+            "figures": dict(self.figures),
+        }
         if rows:
             body["drivers"] = [d.as_dict() for d in self.drivers]
         return body
@@ -454,7 +458,7 @@ class StatusView:
     effective: Mapping[str, str]
     stale: bool
     next_update_due_at: dt.datetime | None
-    realisation_review: dict
+    realisation_review: dict[str, Any]
     figures: Mapping[str, Any]
     thresholds: Mapping[str, Any]
     now: dt.datetime
@@ -473,12 +477,12 @@ class StatusView:
         return {f"{key}Rag": dim.rag for key, dim in self.dimensions.items()}
 
     @property
-    def checklist(self) -> list[dict]:
+    def checklist(self) -> list[dict[str, Any]]:
         """The initiation checklist (of a project's own status, loaded with its details)."""
         return initiation_checklist(self.facts)
 
     @property
-    def drivers(self) -> dict[str, dict]:
+    def drivers(self) -> dict[str, dict[str, Any]]:
         """Per dimension ("costRag"...): its RAG, summary, drivers and figures."""
         return {f"{key}Rag": self.dimensions[key].as_dict() for key in DIMENSIONS}
 
@@ -488,7 +492,7 @@ class StatusView:
         each figure, and each work package's figures."""
         if self.earned_value is None:
             return None
-        body = self.earned_value.as_dict(packages=True)
+        body: dict[str, Any] = self.earned_value.as_dict(packages=True)
         body["readings"] = readings(body)
         body["estimatesCompared"] = self.estimates_compared
         return body
@@ -541,7 +545,7 @@ def _score_verb(count: int) -> str:
     return "scores" if count == 1 else "score"
 
 
-def day(value: dt.date) -> str:
+def day(value: dt.date | None) -> str:
     return formatting.day(value)
 
 
@@ -1001,6 +1005,7 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
         return Dimension(
             "scope", "Green", "No scope change is awaiting a decision or application.", (), figures
         )
+    assert f.oldest_pending_scope_at is not None  # a pending scope change has its age
     waited_for = now - f.oldest_pending_scope_at
     oldest = waited_for.days
     rag = "Red" if waited_for > dt.timedelta(days=red_after) else "Amber"
@@ -1094,13 +1099,15 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         Driver(f"{title} has happened and has no treating decision.", "risk", str(risk_id))
         for risk_id, title in sorted(facts.untreated, key=lambda pair: pair[1])
     ]
-    high, held = [], []
+    high: list[tuple[int, RiskFact]] = []
+    held: list[tuple[int, RiskFact]] = []
     for r in facts.risks if facts.detailed else ():
-        if r.status == "Closed" or r.direction != "Risk" or score(r) is None:
+        judged = score(r)
+        if r.status == "Closed" or r.direction != "Risk" or judged is None:
             continue
         inherent = inherent_score(r)
-        if risk_zone(score(r), thresholds) in ("Red", "Amber"):
-            high.append((score(r), r))
+        if risk_zone(judged, thresholds) in ("Red", "Amber"):
+            high.append((judged, r))
         elif inherent is not None and risk_zone(inherent, thresholds) in ("Red", "Amber"):
             held.append((inherent, r))  # treated down out of the Amber and Red zones
     high.sort(key=lambda pair: (-pair[0], pair[1].title))
@@ -1168,7 +1175,8 @@ def effective(status: ProjectStatus, dimensions: Mapping[str, Dimension]) -> dic
 
 def confidence(value: str | None) -> str:
     """outcomeConfidence and adoptionConfidence read as Unknown when missing."""
-    return coerce_enum(value if isinstance(value, str) else None, CONFIDENCES, fallback="Unknown")
+    read = coerce_enum(value if isinstance(value, str) else None, CONFIDENCES, fallback="Unknown")
+    return read or "Unknown"
 
 
 def next_update_due(status: ProjectStatus) -> dt.datetime | None:

@@ -217,10 +217,12 @@ def indices(
     cpi = out["cpi"]
     estimate = _divide(bac, cpi) if bac is not None and cpi else None
     out["costPerformanceEstimate"] = estimate
-    out["atypicalEstimate"] = ac + (bac - ev) if None not in (bac, ev, ac) else None
+    out["atypicalEstimate"] = (
+        ac + (bac - ev) if bac is not None and ev is not None and ac is not None else None
+    )
     out["vac"] = bac - estimate if bac is not None and estimate is not None else None
     out["tcpi"] = None
-    if None not in (bac, ev, ac) and bac - ac > 0:
+    if bac is not None and ev is not None and ac is not None and bac - ac > 0:
         out["tcpi"] = (bac - ev) / (bac - ac)
     return out
 
@@ -230,7 +232,7 @@ class EarnedValue:
     """The figures of a package, a project or the portfolio, and why any is missing."""
 
     figures: dict[str, Decimal | None]
-    missing: list[dict] = field(default_factory=list)
+    missing: list[dict[str, Any]] = field(default_factory=list)
     counted: int = 0  # packages (or projects) counted
     left_out: list[str] = field(default_factory=list)  # packages without a baseline budget
     name: str = ""
@@ -291,7 +293,7 @@ def package_values(inputs: PackageInputs, today: dt.date) -> EarnedValue:
     )
 
 
-def missing_baseline() -> dict:
+def missing_baseline() -> dict[str, Any]:
     return {
         "input": "baseline",
         "text": "No approved baseline budget (the business case sets it when approved).",
@@ -307,7 +309,9 @@ def rollup(packages: Sequence[EarnedValue], left_out: Sequence[str] = ()) -> Ear
         return EarnedValue(
             figures=dict.fromkeys(FIGURES), missing=[missing_baseline()], left_out=list(left_out)
         )
-    sums: dict[str, Decimal | None] = {"bac": sum((p.figures["bac"] for p in counted), ZERO)}
+    sums: dict[str, Decimal | None] = {
+        "bac": sum((p.figures["bac"] or ZERO for p in counted), ZERO)
+    }
     missing = []
     for key in ("pv", "ev", "ac"):
         lacking = [p.name for p in counted if p.figures.get(key) is None]
@@ -324,7 +328,7 @@ def rollup(packages: Sequence[EarnedValue], left_out: Sequence[str] = ()) -> Ear
                 }
             )
         else:
-            sums[key] = sum((p.figures[key] for p in counted), ZERO)
+            sums[key] = sum((p.figures[key] or ZERO for p in counted), ZERO)
     return EarnedValue(
         figures=indices(sums["bac"], sums["pv"], sums["ev"], sums["ac"]),
         missing=missing,

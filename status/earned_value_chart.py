@@ -32,7 +32,8 @@ def _month(day: dt.date) -> tuple[int, int]:
 
 
 def _months(first: tuple[int, int], last: tuple[int, int]) -> list[tuple[int, int]]:
-    out, (year, month) = [], first
+    out: list[tuple[int, int]] = []
+    year, month = first
     while (year, month) <= last and len(out) < MAX_MONTHS:
         out.append((year, month))
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)

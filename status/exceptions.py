@@ -32,7 +32,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from charter.derive import CLOSED_OR_LATER
-from charter.services import charter_kill
+from charter.services.lifecycle import charter_kill
 from governance import audit, formatting, notifications, specs
 from governance.cleaning import decimal_to_json
 from governance.concurrency import check_version
@@ -220,7 +220,13 @@ def _notify_opened(project: Project, record: ProjectException) -> None:
         )
 
 
-def _audit(record: ProjectException, project: Project, kind: str, actor: str, changes) -> None:
+def _audit(
+    record: ProjectException,
+    project: Project,
+    kind: str,
+    actor: str,
+    changes: Mapping[str, Any] | None,
+) -> None:
     audit.record(
         actor_account_id=actor,
         project_key=project.key,
@@ -306,7 +312,7 @@ def _open(project: Project, state: ExceptionState, now: dt.datetime) -> ProjectE
         return ProjectException.objects.get(project=project, state__in=UNDECIDED)
 
 
-def _insert(project: Project, crossed: list, now: dt.datetime) -> ProjectException:
+def _insert(project: Project, crossed: list[Any], now: dt.datetime) -> ProjectException:
     with transaction.atomic():
         record = ProjectException(project=project, opened_at=now, crossed=crossed)
         _event(record, now, "opened", " ".join(c["summary"] for c in crossed))
@@ -492,6 +498,7 @@ def exception_decide(
     if decision == "Kill" and not comment and "comment" not in errors:
         errors.add("comment", "Give the reason for killing the project.")
     errors.raise_if_any()
+    assert decision is not None  # ExceptionDecisionSpec requires it on create
     with transaction.atomic():
         # The project first, as the business case's acts lock it (then this exception).
         Project.objects.select_for_update().filter(pk=project.pk).first()

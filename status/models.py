@@ -3,6 +3,7 @@
 names in snake_case; `revision` is the optimistic-concurrency counter."""
 
 import uuid
+from typing import Any
 
 from django.db import models
 
@@ -19,7 +20,7 @@ REPORT_STATES = ["Draft", "Published"]
 DIMENSIONS = ["cost", "schedule", "scope", "risk"]
 
 
-def _choices(values):
+def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 
@@ -116,13 +117,13 @@ class PublishedReportChanged(TypeError):
     """A published status report is an immutable snapshot."""
 
 
-class StatusReportQuerySet(models.QuerySet):
-    def update(self, **kwargs):
+class StatusReportQuerySet(models.QuerySet["StatusReport"]):
+    def update(self, **kwargs: Any) -> int:
         if self.filter(state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be changed.")
         return super().update(**kwargs)
 
-    def delete(self):
+    def delete(self) -> tuple[int, dict[str, int]]:
         if self.filter(state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be deleted.")
         return super().delete()
@@ -162,7 +163,7 @@ class StatusReport(models.Model):
     def __str__(self) -> str:
         return f"{self.project.key}: {self.title} ({self.state})"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if (
             not self._state.adding
             and StatusReport.objects.filter(pk=self.pk, state="Published").exists()
@@ -170,7 +171,7 @@ class StatusReport(models.Model):
             raise PublishedReportChanged("A published status report cannot be changed.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         if StatusReport.objects.filter(pk=self.pk, state="Published").exists():
             raise PublishedReportChanged("A published status report cannot be deleted.")
         return super().delete(*args, **kwargs)

@@ -4,8 +4,8 @@ and the weekly digest of "Waiting for me" (to each person with something waiting
 keyed by its event, so running it again the same day or week tells nobody twice."""
 
 import datetime as dt
-from types import SimpleNamespace
 
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 
@@ -58,7 +58,9 @@ def weekly_digests(now: dt.datetime | None = None) -> int:
     for user in User.objects.filter(is_active=True).exclude(account_id=""):
         if notifications.opted_out(user.account_id, "weekly_digest"):
             continue
-        found = waiting_for(SimpleNamespace(user=user))
+        request = HttpRequest()  # stands for the person: whose decisions are awaited
+        request.user = user
+        found = waiting_for(request)
         lines = [f"- {a.project.key}: {a.what}" for a in found["cases"]]
         lines += [
             f"- {c.project.key}: decide the change request “{c.summary}”" for c in found["changes"]

@@ -11,11 +11,11 @@ takes the same path with one project, and its rows become the listed drivers."""
 import dataclasses
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.utils import timezone
 
 from charter.models import BusinessCase
@@ -45,7 +45,7 @@ CHANGE_FIELDS = [f.name for f in dataclasses.fields(derive.ChangeFact)]
 OPEN_CHANGE_STATES = ("Proposed", "Approved")
 
 
-def next_review(project: Project, case: BusinessCase | None) -> dict:
+def next_review(project: Project, case: BusinessCase | None) -> dict[str, Any]:
     """When the next benefit review is due (the realisation page asks, through
     `charter.reviews`): the project's cadence or the site's, the same computation the status
     page and the portfolio show."""
@@ -100,7 +100,7 @@ CASE_FIELD_NAMES = {
 }
 
 
-def _attnames(model, names: set[str]) -> list[str]:
+def _attnames(model: type[Model], names: set[str]) -> list[str]:
     return [f.attname for f in model._meta.concrete_fields if f.name in names]
 
 
@@ -124,8 +124,8 @@ def _cases(ids: list[int], detail: bool) -> dict[int, Any]:
     return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*CASE_COLUMNS)}
 
 
-def _grouped(rows: Iterable[Mapping[str, Any]], make) -> dict[Any, list]:
-    found: dict[Any, list] = {}
+def _grouped(rows: Iterable[Mapping[str, Any]], make: Callable[..., Any]) -> dict[Any, list[Any]]:
+    found: dict[Any, list[Any]] = {}
     for row in rows:
         found.setdefault(row["project_id"], []).append(make(**row))
     return found
@@ -272,7 +272,7 @@ def reports(project: Project, *, states: Iterable[str] | None = None) -> list[St
     return found
 
 
-def report_in(project: Project, report_id) -> StatusReport | None:
+def report_in(project: Project, report_id: object) -> StatusReport | None:
     """The project's report with this id, or None (also for a malformed id)."""
     try:
         pk = uuid.UUID(str(report_id))

@@ -34,7 +34,10 @@ def stored_fields(status: ProjectStatus) -> dict[str, Any]:
 def status_to_dict(view: StatusView) -> dict[str, Any]:
     """GET /projects/{key}/status: stored fields, then the fields StatusSpec declares derived
     (`derived`, `effective`, `drivers`, `stale`...), each read from the view. JSON-ready."""
-    return jsonable({**stored_fields(view.status), **specs.derived_values(StatusSpec, view)})
+    body: dict[str, Any] = jsonable(
+        {**stored_fields(view.status), **specs.derived_values(StatusSpec, view)}
+    )
+    return body
 
 
 def earned_value_body(view: StatusView) -> dict[str, Any] | None:
@@ -46,7 +49,7 @@ def report_summary(report: StatusReport) -> dict[str, Any]:
     """A report in a list: who, when, and the RAGs it froze (for the trend)."""
     snapshot = report.snapshot or {}
     status = snapshot.get("status") or {}
-    return jsonable(
+    summary: dict[str, Any] = jsonable(
         {
             "id": str(report.pk),
             "projectKey": report.project.key,
@@ -62,6 +65,7 @@ def report_summary(report: StatusReport) -> dict[str, Any]:
             "revision": report.revision,
         }
     )
+    return summary
 
 
 def report_to_dict(report: StatusReport) -> dict[str, Any]:

@@ -8,6 +8,7 @@ business case does so when they are an editor; the seat alone grants nothing."""
 
 import datetime as dt
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
@@ -53,7 +54,14 @@ def _locked_status(project: Project) -> ProjectStatus:
     return status
 
 
-def _record(project: Project, actor: str, kind: str, target_type: str, target_id, changes):
+def _record(
+    project: Project,
+    actor: str,
+    kind: str,
+    target_type: str,
+    target_id: Any,
+    changes: Mapping[str, Any] | None,
+) -> None:
     audit.record(
         actor_account_id=actor,
         project_key=project.key,
@@ -102,7 +110,7 @@ def status_update(
 def _checklist_item(item_id: Any) -> str:
     if item_id not in derive.CHECKLIST_IDS:
         raise ValidationFailed({"itemId": [f"Must be one of: {', '.join(derive.CHECKLIST_IDS)}."]})
-    return item_id
+    return str(item_id)
 
 
 def _set_dismissal(
@@ -253,7 +261,9 @@ def _report_in_project(project: Project, report_id: Any) -> StatusReport:
         pk = uuid.UUID(str(report_id))
     except ValueError:
         raise NotFound() from None
-    report = StatusReport.objects.select_for_update().filter(project=project, pk=pk).first()
+    report: StatusReport | None = (
+        StatusReport.objects.select_for_update().filter(project=project, pk=pk).first()
+    )
     if report is None:
         raise NotFound(f"No such status report in {project.key}.")
     report.project = project

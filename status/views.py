@@ -1,6 +1,18 @@
 """The status page (HTML + HTMX): current status with derived RAG and drivers, the edit form,
 the initiation checklist, and status reports (draft, publish, history, trend, past reports)."""
 
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -11,7 +23,7 @@ from django.utils.dateparse import parse_datetime
 from governance import charts, pdf, permissions, specs
 from governance.cleaning import decimal_to_json
 from governance.errors import NotFound, Stale, ValidationFailed
-from governance.http import announce_revision, form_revision, page, render_htmx
+from governance.http import HtmxHttpRequest, announce_revision, form_revision, page, render_htmx
 from governance.people import resolve
 from governance.services import rag_thresholds
 from governance.views import project_context
@@ -28,6 +40,7 @@ from status import (
 from status.models import (
     STATUS_REASON_MAX,
     ProjectStatus,
+    StatusReport,
 )
 from status.serializers import dimension_cards, report_summary, status_to_dict
 from status.specs import FORM_FIELDS, CommentarySpec, ExceptionReportSpec, StatusSpec
@@ -41,7 +54,7 @@ FORM_LABELS = {
 }
 
 
-def _initial(status) -> dict:
+def _initial(status: ProjectStatus) -> dict[str, Any]:
     """The edit form's values from the stored status."""
     commentary = status.structured_commentary or {}
     return {
@@ -71,7 +84,7 @@ def _initial(status) -> dict:
     }
 
 
-def _trend(published) -> list[dict]:
+def _trend(published: list[StatusReport]) -> list[dict[str, Any]]:
     """The RAG trend over published reports: one row per RAG, one column per report (oldest
     first, the last TREND_LENGTH)."""
     columns = [report_summary(r) for r in reversed(published[:TREND_LENGTH])]
@@ -86,7 +99,7 @@ def _trend(published) -> list[dict]:
     return [{"columns": columns, "rows": rows}] if columns else []
 
 
-def _pictures(project, view) -> list:
+def _pictures(project: Project, view: derive.StatusView) -> list[Any]:
     """The status page's pictures: the risk matrices from the rows behind the risk drivers;
     the work-package timeline against the approved plan and the budget curve from the packages
     the status model loaded (the page reads the work-package table once)."""
@@ -108,14 +121,16 @@ def _pictures(project, view) -> list:
     ]
 
 
-def _trend_chart(trend: list[dict]) -> charts.Chart | None:
+def _published_on(published_at: str | None) -> str:
+    stamp = parse_datetime(published_at) if published_at else None
+    return format_date(stamp, "j M y") if stamp else "—"
+
+
+def _trend_chart(trend: list[dict[str, Any]]) -> charts.Chart | None:
     """The RAG trend as a small picture; its table is the trend table beside it."""
     if not trend:
         return None
-    labels = [
-        format_date(parse_datetime(c["publishedAt"]), "j M y") if c.get("publishedAt") else "—"
-        for c in trend[0]["columns"]
-    ]
+    labels = [_published_on(c.get("publishedAt")) for c in trend[0]["columns"]]
     chart = charts.rag_trend(
         labels,
         [(row["label"], row["cells"]) for row in trend[0]["rows"]],
@@ -126,7 +141,9 @@ def _trend_chart(trend: list[dict]) -> charts.Chart | None:
     return chart
 
 
-def _earned(view, s: dict, published) -> dict | None:
+def _earned(
+    view: derive.StatusView, s: dict[str, Any], published: list[StatusReport]
+) -> dict[str, Any] | None:
     """The page's earned value: the figures with their formulas and readings, each work
     package's figures, and the picture over time (`status.earned_value`)."""
     values = s.get("earnedValue")
@@ -143,7 +160,9 @@ def _earned(view, s: dict, published) -> dict | None:
     }
 
 
-def _context(request, project, caller, **extra) -> dict:
+def _context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     view = selectors.view_for(project)
     s = status_to_dict(view)
     reports = selectors.reports(project)
@@ -191,13 +210,13 @@ def _context(request, project, caller, **extra) -> dict:
 
 
 @page("GET")
-def status_index(request, key):
+def status_index(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     return render_htmx(request, TEMPLATE, _context(request, project, caller))
 
 
 @page("GET", "POST")
-def status_edit(request, key):
+def status_edit(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """GET: the edit form (an HTMX swap of the status panel, or a page of its own).
     POST: save; the panel again, or the form with errors (422) or a conflict (409)."""
     project, caller = permissions.editable_project_for(request, key)
@@ -238,7 +257,7 @@ def status_edit(request, key):
 
 
 @page("POST")
-def initiation(request, key):
+def initiation(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Dismiss or restore a checklist item, or acknowledge initiation as complete."""
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action", "")
@@ -268,7 +287,9 @@ def initiation(request, key):
     return redirect(reverse("status:index", args=[project.key]) + "#initiation")
 
 
-def _reports_response(request, project, caller, *, status=200, **extra):
+def _reports_response(
+    request: HtmxHttpRequest, project: Project, caller: Caller, *, status: int = 200, **extra: Any
+) -> HttpResponse:
     if request.htmx:
         return render_htmx(
             request,
@@ -285,7 +306,7 @@ def _reports_response(request, project, caller, *, status=200, **extra):
 
 
 @page("POST")
-def report_create(request, key):
+def report_create(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_create(
@@ -298,7 +319,7 @@ def report_create(request, key):
 
 @pdf.bearer
 @page("GET", "POST")
-def report_detail(request, key, report_id):
+def report_detail(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
     """GET: a report as it was published (or a draft). POST: edit a draft's title and key
     messages."""
     if request.method == "GET":
@@ -349,7 +370,9 @@ def report_detail(request, key, report_id):
     return _reports_response(request, project, caller, report_notice="Draft saved.")
 
 
-def _stale_draft(request, project, caller, outcome: str):
+def _stale_draft(
+    request: HtmxHttpRequest, project: Project, caller: Caller, outcome: str
+) -> HttpResponse:
     message = f"Someone else changed this draft since you opened it. {outcome}"
     return _reports_response(
         request, project, caller, status=409, report_errors={"revision": [message]}
@@ -357,7 +380,7 @@ def _stale_draft(request, project, caller, outcome: str):
 
 
 @page("POST")
-def report_publish(request, key, report_id):
+def report_publish(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     try:
         report = services.status_report_publish(
@@ -373,7 +396,7 @@ def report_publish(request, key, report_id):
 
 
 @page("POST")
-def report_delete(request, key, report_id):
+def report_delete(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     try:
         services.status_report_delete(
@@ -391,7 +414,9 @@ def report_delete(request, key, report_id):
 EXCEPTION_TEMPLATE = "status/exception.html"
 
 
-def _exception_context(request, project, caller, **extra) -> dict:
+def _exception_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     answer = exceptions.project_exception(project)
     record = answer["exception"]
     history = exceptions.history(project)
@@ -426,7 +451,7 @@ def _exception_context(request, project, caller, **extra) -> dict:
 
 
 @page("GET")
-def exception_page(request, key):
+def exception_page(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The project's tolerances and exception: what is crossed, the lead's report (a form for
     the lead), the sponsor's decision (buttons for the sponsor), the record's events."""
     project, caller = permissions.project_for(request, key)
@@ -434,7 +459,7 @@ def exception_page(request, key):
 
 
 @page("POST")
-def exception_report(request, key):
+def exception_report(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     try:
         exceptions.exception_report(caller=caller, data=forms.exception_report_data(request.POST))
@@ -447,7 +472,7 @@ def exception_report(request, key):
 
 
 @page("POST")
-def exception_decision(request, key):
+def exception_decision(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     data = {"decision": request.POST.get("decision", ""), "comment": request.POST.get("comment")}
     try:

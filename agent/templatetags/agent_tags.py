@@ -1,6 +1,10 @@
+from collections.abc import Mapping
+from typing import Any
+
 from django import template
 
 from agent.present import preview_rows as _preview_rows
+from governance.errors import DomainError
 
 register = template.Library()
 
@@ -14,23 +18,24 @@ STATE_WORDS = {
 
 
 @register.filter
-def preview_rows(preview):
+def preview_rows(preview: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     return _preview_rows(preview or [])
 
 
 @register.filter
-def proposal_state(state):
+def proposal_state(state: str) -> str:
     return STATE_WORDS.get(state, state)
 
 
 @register.filter
-def field_errors(error, name):
+def field_errors(error: DomainError | None, name: str) -> list[str]:
     """The messages of one field of a refused action (none when there is no error)."""
     if error is None:
         return []
-    return getattr(error, "fields", {}).get(name, [])
+    fields: dict[str, list[str]] = getattr(error, "fields", {})
+    return fields.get(name, [])
 
 
 @register.filter
-def dictitem(mapping, key):
+def dictitem(mapping: Mapping[str, Any] | None, key: str) -> Any:
     return (mapping or {}).get(key, "")

@@ -3,6 +3,14 @@ atomic and audited, checks the caller against the lifecycle table (charter.acts)
 kernel's project mirror current in the same transaction, and raises a domain error
 (governance.errors) when it refuses; a refused write changes nothing."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from charter.models import BusinessCase
+
+
 from typing import Any
 
 from charter.services.baseline import change_apply_to_baseline
@@ -78,7 +86,7 @@ ACT_SERVICES = {
 
 def charter_act(
     *, caller: Caller, act: str, data: Any = None, expected_revision: int | None = None
-):
+) -> BusinessCase:
     """Take one lifecycle act by name (the API's and the pages' single entry point)."""
     service = ACT_SERVICES.get(act)
     if service is None:

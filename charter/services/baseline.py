@@ -141,7 +141,9 @@ def change_apply_to_baseline(
     return change
 
 
-def _plan_follows(package: WorkPackage, entry: dict, new_entry: dict) -> dt.date | None:
+def _plan_follows(
+    package: WorkPackage, entry: dict[str, Any], new_entry: dict[str, Any]
+) -> dt.date | None:
     """The package's new plannedEndDate when the change moves its baseline end and the plan
     still held the old baseline end (so the package does not read re-planned after an approved
     change); None leaves a plan the lead has already re-planned as it is."""

@@ -2,8 +2,17 @@
 owner), submit (the completeness check), return with close-out notes, close; then the BAU
 handover (acknowledge by the BAU owner, escalate by an editor)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+
+
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -32,7 +41,7 @@ HANDOVER_READ_ONLY = {
 }
 
 
-def empty_closeout(now) -> dict:
+def empty_closeout(now: dt.datetime) -> dict[str, Any]:
     return {
         "asBuiltOutcome": "",
         "asBuiltReturn": "",
@@ -60,7 +69,7 @@ def empty_closeout(now) -> dict:
 # --- what the close-out must cover -----------------------------------------------------------
 
 
-def pending_register_rows(project) -> dict[str, list]:
+def pending_register_rows(project: Project) -> dict[str, list[Any]]:
     """The register rows a close-out disposes of, four queries whatever their number: every
     work package, every open risk, every pending decision, every Proposed change and every
     change awaiting application."""
@@ -85,7 +94,9 @@ def pending_register_rows(project) -> dict[str, list]:
     }
 
 
-def missing_dispositions(close_out: Mapping[str, Any], rows: dict[str, list]) -> list[dict]:
+def missing_dispositions(
+    close_out: Mapping[str, Any] | None, rows: dict[str, list[Any]]
+) -> list[dict[str, Any]]:
     """What the completeness check still needs: [{field, kind, id, name}], in form order."""
     close_out = close_out or {}
     pending = close_out.get("pendingDispositions") or {}
@@ -147,8 +158,13 @@ def _json(value: Any) -> Any:
 
 
 def _clean_map(
-    raw: Any, field: str, choices: list[str], valid_ids: set[str], current: dict, errors
-) -> dict:
+    raw: Any,
+    field: str,
+    choices: Sequence[str],
+    valid_ids: set[str],
+    current: dict[str, Any],
+    errors: FieldErrors,
+) -> dict[str, Any]:
     """Merge {id: {disposition, note}} onto the current map; null removes an entry."""
     if not isinstance(raw, Mapping):
         errors.add(field, "Must be an object {id: {disposition, note}}.")
@@ -178,11 +194,14 @@ def _clean_map(
     return result
 
 
-def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
+def clean_closeout(
+    data: Mapping[str, Any], close_out: Mapping[str, Any] | None, project: Project
+) -> dict[str, Any]:
     """The close-out with `data` merged in (charter.specs.CloseoutSpec): text and scalars
     replace; dispositions merge per id (null removes); lessons merge per field; of bauHandover
     only the owner is writable."""
     partial, errors = specs.validate(CloseoutSpec, data)
+    close_out = close_out or {}  # a started close-out is never null
     result = {**close_out}
     declared = specs.fields(CloseoutSpec)
     for api in SCALARS:
@@ -252,7 +271,7 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
         result["lessons"] = {
             **dict.fromkeys(LESSONS, ""),
             **(close_out.get("lessons") or {}),
-            **partial.lessons,
+            **(partial.lessons or {}),
         }
     if "bauHandover" in data:
         raw = data["bauHandover"]
@@ -283,7 +302,9 @@ def clean_closeout(data: Mapping[str, Any], close_out: dict, project) -> dict:
 # --- acts ----------------------------------------------------------------------------------
 
 
-def closeout_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def closeout_start(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved, close-out not started: the close-out record is created (startedAt)."""
     precheck(caller, acts.ACTS["closeout-start"], expected_revision)
     only(body(data))
@@ -309,7 +330,9 @@ def closeout_update(
         return write.finish("closeout.updated")
 
 
-def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def closeout_submit(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved -> ClosingSubmitted when every work package, open risk, pending decision and
     pending change has its disposition. Otherwise refused (422 `validation`) listing, by
     field, every row still without one: a completeness check of the form, not a gate."""
@@ -329,12 +352,14 @@ def closeout_submit(*, caller: Caller, data: Any = None, expected_revision: int 
                 f"row{'s' if len(missing) != 1 else ''} still need a disposition.",
                 missing=missing,
             )
-        case.close_out = {**case.close_out, "submittedAt": timezone.now().isoformat()}
+        case.close_out = {**(case.close_out or {}), "submittedAt": timezone.now().isoformat()}
         case.approval_status = "ClosingSubmitted"
         return write.finish("closeout.submitted")
 
 
-def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def closeout_return(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
     precheck(caller, acts.ACTS["closeout-return"], expected_revision)
     notes = act_body(CloseoutReturnSpec, data).return_notes
@@ -346,7 +371,9 @@ def closeout_return(*, caller: Caller, data: Any = None, expected_revision: int 
         return write.finish("closeout.returned")
 
 
-def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_close(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """ClosingSubmitted -> Closed by the sponsor: stamps closedAt and closedByAccountId."""
     precheck(caller, acts.ACTS["close"], expected_revision)
     only(body(data))
@@ -361,13 +388,15 @@ def charter_close(*, caller: Caller, data: Any = None, expected_revision: int | 
         return case
 
 
-def _handover(case: BusinessCase, **changes) -> dict:
+def _handover(case: BusinessCase, **changes: Any) -> dict[str, Any]:
     close_out = dict(case.close_out or {})
     close_out["bauHandover"] = {**(close_out.get("bauHandover") or {}), **changes}
     return close_out
 
 
-def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def handover_acknowledge(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Pending or Escalated -> Acknowledged, by the BAU owner."""
     precheck(caller, acts.ACTS["handover-acknowledge"], expected_revision)
     only(body(data))
@@ -382,7 +411,9 @@ def handover_acknowledge(*, caller: Caller, data: Any = None, expected_revision:
         return write.finish("closeout.handover_acknowledged")
 
 
-def handover_escalate(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def handover_escalate(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Pending -> Escalated by an editor, with a reason."""
     precheck(caller, acts.ACTS["handover-escalate"], expected_revision)
     reason = act_body(EscalateSpec, data).reason

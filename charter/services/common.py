@@ -71,9 +71,11 @@ class Write:
     caller: Caller
     project: Project
     case: BusinessCase
-    before: dict
+    before: dict[str, Any]
 
-    def finish(self, kind: str, *, extra: dict | None = None, stamp: bool = True) -> BusinessCase:
+    def finish(
+        self, kind: str, *, extra: dict[str, Any] | None = None, stamp: bool = True
+    ) -> BusinessCase:
         """Stamp, bump the revision, save, sync the mirror and audit (with `extra` merged into
         the recorded changes, e.g. the change request a re-open cites)."""
         case = self.case

@@ -2,6 +2,15 @@
 return with notes, address a note, approve (baselines frozen), re-open for amendment,
 archive, kill, and the first steering committee (schedule, confirm)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from charter.services.common import Write
+
+
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -75,7 +84,9 @@ def submission_missing(case: BusinessCase) -> dict[str, str]:
 # --- acts ----------------------------------------------------------------------------------
 
 
-def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_draft(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     precheck(caller, acts.ACTS["draft"], expected_revision)
     only(body(data))
     with transaction.atomic():
@@ -84,7 +95,9 @@ def charter_draft(*, caller: Caller, data: Any = None, expected_revision: int | 
         return write.finish("charter.drafting_started")
 
 
-def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_submit(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Exploring or Draft -> Submitted. Refused with 422 `gate` naming each missing adoption
     input and a missing sponsor. Queues the best-effort approval nudge."""
     precheck(caller, acts.ACTS["submit"], expected_revision)
@@ -101,19 +114,20 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
                 fields={field: [message] for field, message in missing.items()},
             )
         case.approval_status = "Submitted"
-        case.submitted_at = timezone.now()
+        submitted_at = timezone.now()
+        case.submitted_at = submitted_at
         case.submitted_by_account_id = caller.account_id
         case = write.finish("charter.submitted")
         outbox.enqueue(
             "charter.approval_nudge",
-            {"projectKey": write.project.key, "submittedAt": case.submitted_at.isoformat()},
+            {"projectKey": write.project.key, "submittedAt": submitted_at.isoformat()},
         )
         project = write.project
         notifications.notify(
             kind="case_submitted",
             recipient_account_id=seat_account_id(case.decision_authority)
             or project.sponsor_account_id,
-            dedupe_key=f"case_submitted:{project.key}:{case.submitted_at.isoformat()}",
+            dedupe_key=f"case_submitted:{project.key}:{submitted_at.isoformat()}",
             subject=f"{project.key}: business case submitted for your approval",
             body=(
                 f"The business case of {project.name} ({project.key}), version {case.version}, "
@@ -125,7 +139,9 @@ def charter_submit(*, caller: Caller, data: Any = None, expected_revision: int |
         return case
 
 
-def charter_return(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_return(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
     precheck(caller, acts.ACTS["return"], expected_revision)
     notes = act_body(ReturnSpec, data).return_notes
@@ -149,7 +165,7 @@ NOTE_LISTS = (
 )
 
 
-def _note_home(case: BusinessCase, note_id: str):
+def _note_home(case: BusinessCase, note_id: str) -> tuple[str, str, acts.Act, str]:
     for attr, name, act, kind in NOTE_LISTS:
         if any(n.get("id") == note_id for n in getattr(case, attr) or []):
             return attr, name, act, kind
@@ -158,7 +174,7 @@ def _note_home(case: BusinessCase, note_id: str):
 
 def return_note_address(
     *, caller: Caller, note_id: str, data: Any = None, expected_revision: int | None = None
-) -> tuple[BusinessCase, dict]:
+) -> tuple[BusinessCase, dict[str, Any]]:
     """Mark a return note addressed (or not): a business-case note while Draft, a close-out
     note while the close-out is being reworked. Editors only."""
     case = current_case(caller.project)
@@ -186,9 +202,9 @@ def return_note_address(
 def plan_baseline(
     case: BusinessCase,
     packages: list[WorkPackage],
-    approved_at,
-    carried: list[dict] | None = None,
-) -> dict:
+    approved_at: dt.datetime,
+    carried: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """{version, approvedAt, workPackages: {id: {budget, plannedStartDate, plannedEndDate}},
     totalBudget, totalBenefit, carriedChanges}: the frozen plan that the status page's cost
     and schedule RAG read, the approved benefit (the financial case's total benefit,
@@ -216,7 +232,9 @@ def plan_baseline(
     }
 
 
-def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_approve(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Submitted -> Approved by the sponsor. Freezes budgetBaseline := budget on every work
     package, writes planBaseline, records the approved version; for an amendment (version 2
     and up) the enabling change must be Approved and is stamped with its applicationRecord.
@@ -279,7 +297,9 @@ def charter_approve(*, caller: Caller, data: Any = None, expected_revision: int 
         return case
 
 
-def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_reopen(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved -> Draft at version + 1, enabled by a change request: cite an Approved change
     deriving AwaitingApplication ({"changeId"}), or have one raised ({"summary", "reason"};
     the reason is required; it routes to the sponsor, Proposed). A Draft amendment whose
@@ -318,15 +338,13 @@ def charter_reopen(*, caller: Caller, data: Any = None, expected_revision: int |
                 raise ValidationFailed(
                     {"reason": ["A reason is required to raise the enabling change."]}
                 )
-            sponsor = case.decision_authority
+            sponsor_id = seat_account_id(case.decision_authority)
             change = change_create(
                 caller=caller,
                 data={
                     "summary": summary or f"Amend the business case (version {_next(case)})",
                     "reason": reason,
-                    "approverSeat": {"accountId": sponsor["accountId"]}
-                    if seat_account_id(sponsor)
-                    else None,
+                    "approverSeat": {"accountId": sponsor_id} if sponsor_id else None,
                 },
                 approver_locked=True,
             )
@@ -351,19 +369,23 @@ def _next(case: BusinessCase) -> int:
     return case.version + 1 if case.approval_status == "Approved" else case.version
 
 
-def charter_archive(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_archive(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Exploring, Draft or Submitted -> Archived (explored, not pursued), for a case that was
     never approved (else 409: the sponsor kills it). Reason required."""
     return _archive(caller, "archive", "archived", data, expected_revision)
 
 
-def charter_kill(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def charter_kill(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Approved -> Archived by the sponsor: a stop decision on a running investment; also
     from Draft or Submitted while an approved case is being amended."""
     return _archive(caller, "kill", "killed", data, expected_revision)
 
 
-def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeRequest | None:
+def _withdraw_enabling_change(write: Write, disposition: str, reason: str) -> ChangeRequest | None:
     """The Proposed change that enables the amendment (derive.change_withdrawn_on_stop) could
     not be decided once the case is archived (its register freezes), and the amendment it asks
     for will not be made: it is withdrawn in the same transaction, by the person who stopped
@@ -384,9 +406,12 @@ def _withdraw_enabling_change(write, disposition: str, reason: str) -> ChangeReq
     return change
 
 
-def _archive(caller, act_name, disposition, data, expected_revision):
+def _archive(
+    caller: Caller, act_name: str, disposition: str, data: Any, expected_revision: int | None
+) -> BusinessCase:
     precheck(caller, acts.ACTS[act_name], expected_revision)
     reason = act_body(StopSpec, data).reason
+    assert reason is not None  # StopSpec requires it
     with transaction.atomic():
         write = begin(caller, acts.ACTS[act_name], expected_revision)
         case = write.case
@@ -407,7 +432,7 @@ def _archive(caller, act_name, disposition, data, expected_revision):
 
 def charter_steerco_schedule(
     *, caller: Caller, data: Any = None, expected_revision: int | None = None
-):
+) -> BusinessCase:
     """Set (or clear) the date the first steering committee is scheduled for."""
     precheck(caller, acts.ACTS["steerco-schedule"], expected_revision)
     scheduled = act_body(SteercoScheduleSpec, data).scheduled_for
@@ -419,7 +444,7 @@ def charter_steerco_schedule(
 
 def charter_steerco_confirm(
     *, caller: Caller, data: Any = None, expected_revision: int | None = None
-):
+) -> BusinessCase:
     """Confirm the first steering committee was held without recording minutes: sets
     firstSteercoHeldAt (and, optionally, firstSteercoAttendees), completing initiation."""
     precheck(caller, acts.ACTS["steerco-confirm"], expected_revision)

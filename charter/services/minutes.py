@@ -2,6 +2,14 @@
 recorded set the business case's firstSteercoHeldAt (and its attendees), which completes
 initiation. Decisions cite minutes (minutesRef) from this list."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.models import Project
+
+
 import datetime as dt
 from collections.abc import Mapping
 from typing import Any
@@ -49,7 +57,7 @@ def clean_attendees(raw: Any, errors: FieldErrors, key: str = "attendees") -> li
     return ids
 
 
-def minutes_list(project) -> list[SteeringMinutes]:
+def minutes_list(project: Project) -> list[SteeringMinutes]:
     return list(SteeringMinutes.objects.filter(project=project).order_by("-held_on", "-created_at"))
 
 
@@ -74,11 +82,13 @@ def minutes_record(
     from_template = data.get("createFromTemplate") is True
     url = data.get("url") or ""
     if page_id and not from_template:
+        unchecked = False
         try:
             page = get_wiki().get_page(page_id, project_key=caller.project.key)
         except WikiError:
-            page = False  # an outage must not block recording; the page stays unchecked
-        if page is None:
+            page = None
+            unchecked = True  # an outage must not block recording; the page stays unchecked
+        if page is None and not unchecked:
             errors.add("pageId", f"No wiki page with id {page_id}.")
         elif page:
             url = url or urljoin(base_url, page.url)
@@ -135,7 +145,13 @@ def minutes_record(
     return minutes
 
 
-def _complete_initiation(caller, project, case: BusinessCase, held_on: dt.date, attendees):
+def _complete_initiation(
+    caller: Caller,
+    project: Project,
+    case: BusinessCase,
+    held_on: dt.date,
+    attendees: list[str],
+) -> None:
     """The first minutes recorded: firstSteercoHeldAt := the meeting's date (start of day),
     firstSteercoAttendees := its attendees; initiation completes (once the case is approved)."""
     held_at = timezone.make_aware(dt.datetime.combine(held_on, dt.time.min))

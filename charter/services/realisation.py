@@ -1,6 +1,14 @@
 """Benefits realisation after closure: start, the append-only review log, KPI resolution, the
 sponsor's verdict (the Not-realised lessons gate), and maintenance (start, retire)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from charter.models import BusinessCase
+
+
 import uuid
 from typing import Any
 
@@ -19,7 +27,9 @@ from governance.errors import GateBlocked
 from governance.permissions import Caller
 
 
-def realisation_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def realisation_start(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Closed -> InRealisation (an editor or the sponsor): realisationStartedAt."""
     precheck(caller, acts.ACTS["realisation-start"], expected_revision)
     only(body(data))
@@ -30,7 +40,9 @@ def realisation_start(*, caller: Caller, data: Any = None, expected_revision: in
         return write.finish("realisation.started")
 
 
-def realisation_update(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def realisation_update(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """While InRealisation: the summary, the 'measured by' date and the benefits owner."""
     precheck(caller, acts.EDIT_REALISATION, expected_revision)
     data = body(data)
@@ -48,7 +60,9 @@ def realisation_update(*, caller: Caller, data: Any = None, expected_revision: i
         return write.finish("realisation.updated") if changed else write.case
 
 
-def realisation_review(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def realisation_review(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Append {id, at, byAccountId, note, confidence} to the review log, with the benefit
     realised so far (benefitRealisedToDate) when the reviewer gives it; the case takes the
     review's confidence and lastRealisationReviewAt."""
@@ -63,7 +77,7 @@ def realisation_review(*, caller: Caller, data: Any = None, expected_revision: i
         write = begin(caller, acts.ACTS["realisation-review"], expected_revision)
         case = write.case
         now = timezone.now()
-        review = {
+        review: dict[str, Any] = {
             "id": str(uuid.uuid4()),
             "at": now.isoformat(),
             "byAccountId": caller.account_id,
@@ -73,12 +87,15 @@ def realisation_review(*, caller: Caller, data: Any = None, expected_revision: i
         if realised is not None:
             review["benefitRealisedToDate"] = decimal_to_json(realised)
         case.realisation_reviews = [*(case.realisation_reviews or []), review]
+        assert confidence is not None  # ReviewSpec requires it
         case.realisation_confidence = confidence
         case.last_realisation_review_at = now
         return write.finish("realisation.reviewed")
 
 
-def kpi_resolve(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def kpi_resolve(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """kpiResolution {resolvedAt, resolvedBy, resolvedValue, met, notes}; `met` is required."""
     precheck(caller, acts.ACTS["kpi-resolve"], expected_revision)
     data = body(data)
@@ -98,7 +115,9 @@ def kpi_resolve(*, caller: Caller, data: Any = None, expected_revision: int | No
         return write.finish("realisation.kpi_resolved")
 
 
-def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def realisation_verdict(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """InRealisation -> Realised or NotRealised, by the sponsor, with returnRealised. A
     NotRealised verdict needs realisationLessons: the spec's second hard content gate (422
     `gate`)."""
@@ -128,7 +147,9 @@ def realisation_verdict(*, caller: Caller, data: Any = None, expected_revision: 
         )
 
 
-def maintenance_start(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def maintenance_start(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """Realised or NotRealised -> InMaintenance: maintenanceStartedAt."""
     precheck(caller, acts.ACTS["maintenance-start"], expected_revision)
     only(body(data))
@@ -139,7 +160,9 @@ def maintenance_start(*, caller: Caller, data: Any = None, expected_revision: in
         return write.finish("maintenance.started")
 
 
-def maintenance_retire(*, caller: Caller, data: Any = None, expected_revision: int | None = None):
+def maintenance_retire(
+    *, caller: Caller, data: Any = None, expected_revision: int | None = None
+) -> BusinessCase:
     """InMaintenance (state unchanged): maintenanceRetiredAt, once."""
     precheck(caller, acts.ACTS["maintenance-retire"], expected_revision)
     only(body(data))

@@ -51,15 +51,15 @@ TRACKER_ONLY_MESSAGES = {
 
 
 def _clean_links(
-    raw: Any, stored: list, errors: FieldErrors, base_url: str, project_key: str
-) -> list[dict]:
+    raw: Any, stored: list[Any], errors: FieldErrors, base_url: str, project_key: str
+) -> list[dict[str, Any]]:
     links = clean_links(
         raw, "supportingLinks", errors, stored=stored, base_url=base_url, project_key=project_key
     )
     return stored if links is None else links
 
 
-def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
+def clean_steering(raw: Any, errors: FieldErrors) -> list[dict[str, Any]]:
     """Members {id, accountId, displayName, role}: a tracker person (the tracker's name) or an
     external person {displayName, email}; each tracker person once."""
     if raw is None:
@@ -90,7 +90,7 @@ def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
         if not isinstance(member_id, str) or len(member_id) > 64:
             errors.add(f"{where}.id", "Must be a string id.")
             continue
-        seat = (
+        seat: dict[str, Any] | None = (
             {"accountId": member["accountId"]}
             if member.get("accountId")
             else {"displayName": member.get("displayName"), "email": member.get("email") or ""}
@@ -122,10 +122,13 @@ def clean_steering(raw: Any, errors: FieldErrors) -> list[dict]:
 
 
 def _check_financial_pages(
-    financial: dict, stored: Mapping | None, errors: FieldErrors, project_key: str
+    financial: dict[str, Any],
+    stored: Mapping[str, Any] | None,
+    errors: FieldErrors,
+    project_key: str,
 ) -> None:
     stored = finance.present(stored)
-    checked: dict = {}
+    checked: dict[str, Any] = {}
     for where, page_id, before in (
         (
             "financialCase.boardPaperPageId",
@@ -146,7 +149,9 @@ def _check_financial_pages(
             errors.add(where, f"No wiki page with id {page_id}.")
 
 
-def _check_decision_authority(seat: dict | None, case: BusinessCase, errors: FieldErrors) -> None:
+def _check_decision_authority(
+    seat: dict[str, Any] | None, case: BusinessCase, errors: FieldErrors
+) -> None:
     """Separation of duties (`permissions.sponsor_clash`): the Project Lead and the nominated
     editors do the work, so none of them may be the decision authority who approves it.
     Checked when the seat changes: while cleaning, and again under the project row lock."""
@@ -158,7 +163,9 @@ def _check_decision_authority(seat: dict | None, case: BusinessCase, errors: Fie
         errors.add("decisionAuthority", DUTIES_MESSAGES[clash])
 
 
-def clean_update(data: Mapping[str, Any], case: BusinessCase, *, base_url: str = "") -> dict:
+def clean_update(
+    data: Mapping[str, Any], case: BusinessCase, *, base_url: str = ""
+) -> dict[str, Any]:
     """Validate a PATCH body (charter.specs.CharterSpec) against the case as stored; returns
     {model attribute: value} for the fields it sets. Raises ValidationFailed naming every
     offending field."""
@@ -292,7 +299,7 @@ def steering_member_add(*, caller: Caller, member: Mapping[str, Any]) -> Busines
         return write.finish("charter.updated")
 
 
-def steering_member_remove(*, caller: Caller, member_id: str) -> BusinessCase:
+def steering_member_remove(*, caller: Caller, member_id: str | None) -> BusinessCase:
     precheck(caller, acts.EDIT_THESIS)
     with transaction.atomic():
         write = begin(caller, acts.EDIT_THESIS, None)
@@ -366,11 +373,11 @@ TEMPLATE_ACTS = {"boardPaper": acts.EDIT_THESIS, "lessons": acts.TEMPLATE_LESSON
 def link_from_template(
     *,
     caller: Caller,
-    template_kind: str,
-    title: str = "",
+    template_kind: Any,
+    title: Any = "",
     base_url: str = "",
     extra_fields: Iterable[str] = (),
-) -> tuple[BusinessCase, dict]:
+) -> tuple[BusinessCase, dict[str, Any]]:
     """Create a board paper (Exploring or Draft) or a lessons page (during close-out) from its
     template and add it to the supporting links; a board paper also becomes the financial
     case's boardPaperPageId when none is set. Steering minutes are created from the minutes

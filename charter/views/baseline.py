@@ -2,20 +2,29 @@
 or the change's page: the button is offered to the Project Lead only, on a change that may be
 applied (registers.tables)."""
 
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
 from django.contrib import messages
-from django.http import HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.views.decorators.vary import vary_on_headers
 
 from charter import services
 from governance import permissions
 from governance.errors import Conflict, Frozen, Stale
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 from registers.views.changes import PAGES
 
 
 @page("POST")
 @vary_on_headers("HX-Request")
-def apply_to_baseline(request, key, change_id):
+def apply_to_baseline(request: HtmxHttpRequest, key: str, change_id: uuid.UUID) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     try:
         change = services.change_apply_to_baseline(

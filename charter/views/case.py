@@ -2,6 +2,17 @@
 seats, financial case, supporting documents), the people and wiki pickers, and the return
 notes' 'addressed' toggle."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse, QueryDict
+
+if TYPE_CHECKING:
+    from charter.models import BusinessCase
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -20,7 +31,7 @@ from charter.views.context import (
 from governance import pdf, permissions, specs
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import form_revision, page, render_htmx
+from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
 from governance.people import PEOPLE_SEARCH_DOWN, search_browsers
 from governance.tracker import TrackerError
 from governance.wiki import WikiError, get_wiki
@@ -30,13 +41,13 @@ ADOPTION_LABELS = {field: specs.labels(CharterSpec)[field] for field in forms.AD
 SEAT_FIELDS = set(SEATS)
 
 
-def _base_url(request) -> str:
+def _base_url(request: HtmxHttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
 @pdf.bearer
 @page("GET")
-def index(request, key):
+def index(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     response = render_page(request, project, caller, "case")
     if pdf.wants_pdf(request):
@@ -56,7 +67,7 @@ FINANCIAL_LABELS = {
 }
 
 
-def _financial_text(financial_case: dict) -> dict:
+def _financial_text(financial_case: dict[str, Any]) -> dict[str, Any]:
     """The financial case's fields the conflict panel compares, as text."""
     builtin = financial_case["builtin"]
     return {
@@ -70,7 +81,9 @@ def _financial_text(financial_case: dict) -> dict:
     }
 
 
-def _conflict_rows(section: str, submitted: dict, case) -> list[dict]:
+def _conflict_rows(
+    section: str, submitted: dict[str, Any], case: BusinessCase
+) -> list[dict[str, Any]]:
     """Yours and the stored value of each field that differs, for the conflict panel."""
     if section == "financial":
         return conflict_rows(
@@ -83,7 +96,7 @@ def _conflict_rows(section: str, submitted: dict, case) -> list[dict]:
     return conflict_rows(ADOPTION_LABELS, submitted, stored_adoption(case))
 
 
-def _form_values(section: str, data: dict) -> dict:
+def _form_values(section: str, data: dict[str, Any]) -> dict[str, Any]:
     if section == "thesis":
         return {**data, "designPrinciples": "\n".join(data["designPrinciples"])}
     if section == "financial":
@@ -91,10 +104,12 @@ def _form_values(section: str, data: dict) -> dict:
     return data
 
 
-def _edit(request, key, section: str, parse):
+def _edit(
+    request: HtmxHttpRequest, key: str, section: str, parse: Callable[[QueryDict], dict[str, Any]]
+) -> HttpResponse:
     project, caller = permissions.editable_project_for(request, key)
     data = parse(request.POST)
-    extra = {}
+    extra: dict[str, Any] = {}
     status = 200
     try:
         case = services.charter_update(
@@ -129,22 +144,22 @@ def _edit(request, key, section: str, parse):
 
 
 @page("POST")
-def edit_thesis(request, key):
+def edit_thesis(request: HtmxHttpRequest, key: str) -> HttpResponse:
     return _edit(request, key, "thesis", forms.thesis)
 
 
 @page("POST")
-def edit_adoption(request, key):
+def edit_adoption(request: HtmxHttpRequest, key: str) -> HttpResponse:
     return _edit(request, key, "adoption", forms.adoption)
 
 
 @page("POST")
-def edit_financial(request, key):
+def edit_financial(request: HtmxHttpRequest, key: str) -> HttpResponse:
     return _edit(request, key, "financial", forms.financial)
 
 
 @page("GET")
-def checklist(request, key):
+def checklist(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The adoption checklist for the values being typed (nothing is saved): the same
     function the submission gate uses."""
     project, caller = permissions.project_for(request, key)
@@ -175,7 +190,7 @@ def _seat_section(field: str) -> tuple[str, str]:
 
 
 @page("GET")
-def people_search(request, key):
+def people_search(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Search tracker people for a seat (editors). HTMX gets the results list; without
     JavaScript the same list comes as a page."""
     project, caller = permissions.editable_project_for(request, key)
@@ -204,7 +219,7 @@ def people_search(request, key):
 
 
 @page("POST")
-def seat(request, key):
+def seat(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Set or clear one seat (tracker person or external person), add or remove a steering
     committee member, or name the BAU owner of the close-out."""
     project, caller = permissions.editable_project_for(request, key)
@@ -253,7 +268,7 @@ def seat(request, key):
 
 
 @page("GET")
-def wiki_search(request, key):
+def wiki_search(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The supporting-documents picker: wiki pages matching the query (editors)."""
     project, caller = permissions.editable_project_for(request, key)
     query = request.GET.get("q", "").strip()
@@ -277,7 +292,7 @@ def wiki_search(request, key):
 
 
 @page("POST")
-def links(request, key):
+def links(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Add a plain link, add a wiki page picked in the picker, or remove a link."""
     project, caller = permissions.editable_project_for(request, key)
     action = request.POST.get("action")
@@ -323,7 +338,7 @@ def links(request, key):
 
 
 @page("POST")
-def link_template(request, key):
+def link_template(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """Create a board paper (business case) or a lessons page (close-out) from its template."""
     project, caller = permissions.editable_project_for(request, key)
     kind = request.POST.get("templateKind", "")
@@ -356,7 +371,7 @@ def link_template(request, key):
 
 
 @page("POST")
-def return_note(request, key, note_id):
+def return_note(request: HtmxHttpRequest, key: str, note_id: str) -> HttpResponse:
     """Toggle a return note's 'addressed' flag (editors; business-case notes while Draft,
     close-out notes while the close-out is reworked)."""
     project, caller = permissions.editable_project_for(request, key)

@@ -1,6 +1,16 @@
 """The close-out page: the as-built record, a disposition for every register row, lessons,
 the BAU handover, and the completeness of it all before submission."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    pass
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -9,12 +19,12 @@ from charter.services.closeout import pending_register_rows
 from charter.views.context import page_url, render_page, render_section
 from governance import permissions
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 from governance.pageinput import check_numbers
 
 
 @page("GET", "POST")
-def closeout(request, key):
+def closeout(request: HtmxHttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         return render_page(request, project, caller, "closeout")

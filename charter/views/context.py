@@ -3,6 +3,9 @@ views, the section saves (HTMX partials) and the acts (which re-render the page 
 taken from when refused). Every flag a template reads is computed here from the lifecycle
 table and the caller; templates derive no rule."""
 
+from typing import Any, NamedTuple, Protocol
+
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -17,6 +20,7 @@ from charter.models import (
     RIO_DISPOSITIONS,
     SCOPE_DISPOSITIONS,
     SEVERITIES,
+    BusinessCase,
 )
 from charter.pictures import benefits_chart
 from charter.reviews import next_review
@@ -28,9 +32,10 @@ from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
 from governance import cleaning, labels, specs, submissions
-from governance.http import announce_revision, render_htmx
-from governance.models import SiteSettings
+from governance.http import HtmxHttpRequest, announce_revision, render_htmx
+from governance.models import Project, SiteSettings
 from governance.people import resolve
+from governance.permissions import Caller
 from governance.services import enabled_themes
 from registers.services import changes_awaiting_application
 
@@ -82,7 +87,7 @@ DONE = {
 }
 
 
-def stored_thesis(case) -> dict:
+def stored_thesis(case: BusinessCase) -> dict[str, Any]:
     return {
         "businessProblem": case.business_problem,
         "outcome": derive.outcome(case),
@@ -94,7 +99,7 @@ def stored_thesis(case) -> dict:
     }
 
 
-def stored_adoption(case) -> dict:
+def stored_adoption(case: BusinessCase) -> dict[str, Any]:
     return {
         "adoptionAffected": case.adoption_affected,
         "adoptionKpi": case.adoption_kpi,
@@ -122,7 +127,9 @@ FORM_ACTS = frozenset(
 ALL_ACT_LABELS = {name: act.label for name, act in acts.ACTS.items()}
 
 
-def _grouped(notes: list[dict], sections: list[str]) -> list[tuple[str, str, list[dict]]]:
+def _grouped(
+    notes: list[dict[str, Any]], sections: list[str]
+) -> list[tuple[str, str, list[dict[str, Any]]]]:
     groups = []
     for section in sections:
         in_section = [n for n in notes if n.get("section") == section]
@@ -131,7 +138,7 @@ def _grouped(notes: list[dict], sections: list[str]) -> list[tuple[str, str, lis
     return groups
 
 
-def _stepper(case) -> list[dict]:
+def _stepper(case: BusinessCase) -> list[dict[str, Any]]:
     status = case.approval_status
     shown = list(LIFECYCLE)
     if status == "NotRealised":
@@ -152,7 +159,7 @@ def _stepper(case) -> list[dict]:
     ]
 
 
-def tolerance_proposal(case) -> dict:
+def tolerance_proposal(case: BusinessCase) -> dict[str, Any]:
     """What the approval form pre-fills: the tolerances in force (an amendment), else the
     site's defaults; {api name: {label, value}}."""
     declared = specs.fields(TolerancesSpec)
@@ -168,7 +175,9 @@ def tolerance_proposal(case) -> dict:
     }
 
 
-def lifecycle_context(request, project, caller, case, page: str) -> dict:
+def lifecycle_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
+) -> dict[str, Any]:
     """The lifecycle bar every business-case page shows: state, version, the acts this
     person may take now (and only those), with what their forms need."""
     available = acts.available_acts(case, caller)
@@ -209,7 +218,9 @@ def lifecycle_context(request, project, caller, case, page: str) -> dict:
     return context
 
 
-def board_paper_choices(chosen: str | None, wiki_links: list[dict]) -> list[dict]:
+def board_paper_choices(
+    chosen: str | None, wiki_links: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The board-paper select: every wiki page among the supporting documents, and the page
     the financial case names (or the form was sent with) when it is not among them (set
     through the API, or its link was removed), so saving the form keeps it unless the person
@@ -227,7 +238,9 @@ def board_paper_choices(chosen: str | None, wiki_links: list[dict]) -> list[dict
     return [{**choice, "selected": choice["pageId"] == chosen} for choice in choices]
 
 
-def case_context(request, project, caller, **extra) -> dict:
+def case_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     financial = finance.present(case.financial_case)
     saved = not case._state.adding
@@ -250,10 +263,10 @@ def case_context(request, project, caller, **extra) -> dict:
     fin_input = extra.pop("financial_input", None) or finance.storable(case.financial_case)
     builtin = fin_input.get("builtin") or {}
     line_by_year = {line.get("year"): line for line in builtin.get("lines") or []}
-    horizon = builtin.get("horizonYears")
+    sent_horizon = cleaning.whole_number(builtin.get("horizonYears"))
     horizon = (
-        int(horizon)
-        if 1 <= (cleaning.whole_number(horizon) or 0) <= 30
+        sent_horizon
+        if sent_horizon is not None and 1 <= sent_horizon <= 30
         else (int(financial["builtin"]["horizonYears"]))
     )
     wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
@@ -301,7 +314,9 @@ def case_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def closeout_context(request, project, caller, **extra) -> dict:
+def closeout_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     rows = pending_register_rows(project)
     close_out = case.close_out or {}
@@ -317,7 +332,9 @@ def closeout_context(request, project, caller, **extra) -> dict:
     source = form or close_out
     source_pending = source.get("pendingDispositions") or {}
 
-    def disposition_rows(records, given, label_attr):
+    def disposition_rows(
+        records: list[Any], given: dict[str, Any] | None, label_attr: str
+    ) -> list[dict[str, Any]]:
         given = given or {}
         result = []
         for record in records:
@@ -382,7 +399,9 @@ def closeout_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def realisation_context(request, project, caller, **extra) -> dict:
+def realisation_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     reviews = list(reversed(case.realisation_reviews or []))
     kpi = case.kpi_resolution or {}
@@ -412,7 +431,9 @@ def realisation_context(request, project, caller, **extra) -> dict:
     return context
 
 
-def minutes_context(request, project, caller, **extra) -> dict:
+def minutes_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+) -> dict[str, Any]:
     case = extra.pop("case", None) or current_case(project)
     minutes = minutes_list(project)
     ids = [
@@ -447,32 +468,67 @@ def minutes_context(request, project, caller, **extra) -> dict:
     return context
 
 
-PAGES = {
-    "case": ("charter/business_case.html", case_context, "charter:index"),
-    "closeout": ("charter/closeout.html", closeout_context, "charter:closeout"),
-    "realisation": ("charter/realisation.html", realisation_context, "charter:realisation"),
-    "minutes": ("charter/minutes.html", minutes_context, "charter:minutes"),
+class ContextBuilder(Protocol):
+    def __call__(
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+    ) -> dict[str, Any]: ...
+
+
+class Page(NamedTuple):
+    """A business-case page: its template, its context builder and its URL's name."""
+
+    template: str
+    builder: ContextBuilder
+    url_name: str
+
+
+# Each page is read by name (`page.template`), never unpacked: mypy 1.20 crashes
+# (AssertionError in check_multi_assignment_from_tuple) unpacking into `_` a dict.get whose
+# value is a tuple holding a callable with an untyped parameter.
+PAGES: dict[str, Page] = {
+    "case": Page("charter/business_case.html", case_context, "charter:index"),
+    "closeout": Page("charter/closeout.html", closeout_context, "charter:closeout"),
+    "realisation": Page("charter/realisation.html", realisation_context, "charter:realisation"),
+    "minutes": Page("charter/minutes.html", minutes_context, "charter:minutes"),
 }
 
 
-def page_url(project, page: str) -> str:
-    return reverse(PAGES.get(page, PAGES["case"])[2], args=[project.key])
+def page_url(project: Project, page: str) -> str:
+    return reverse(PAGES.get(page, PAGES["case"]).url_name, args=[project.key])
 
 
-def render_page(request, project, caller, page: str, *, status: int = 200, **extra):
+def render_page(
+    request: HtmxHttpRequest,
+    project: Project,
+    caller: Caller,
+    page: str,
+    *,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
     """A whole business-case page (also after a refused act, with `act_error`)."""
-    template, builder, _ = PAGES.get(page, PAGES["case"])
-    return render(request, template, builder(request, project, caller, **extra), status=status)
+    shown = PAGES.get(page, PAGES["case"])
+    context = shown.builder(request, project, caller, **extra)
+    return render(request, shown.template, context, status=status)
 
 
-def render_section(request, project, caller, page: str, partial: str, *, status=200, **extra):
+def render_section(
+    request: HtmxHttpRequest,
+    project: Project,
+    caller: Caller,
+    page: str,
+    partial: str,
+    *,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
     """A section of a page: its partial for HTMX, else the whole page."""
-    template, builder, _ = PAGES[page]
-    context = builder(request, project, caller, **extra)
-    return render_htmx(request, template, context, partial=partial, status=status)
+    shown = PAGES[page]
+    context = shown.builder(request, project, caller, **extra)
+    return render_htmx(request, shown.template, context, partial=partial, status=status)
 
 
-def revised(response, case):
+def revised(response: HttpResponse, case: BusinessCase) -> HttpResponse:
     """Announce the business case's new revision to the page (governance.http)."""
     return announce_revision(
         response, resource="charter", before=case.revision - 1, after=case.revision

@@ -2,6 +2,16 @@
 with its own actor), the body parsed from the act's form, and the page the act was taken
 from rendered again with the refusal when it is refused."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    pass
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -9,11 +19,11 @@ from charter import forms, services
 from charter.views.context import DONE, PAGES, page_url, render_page
 from governance import permissions
 from governance.errors import Conflict, GateBlocked, Stale, ValidationFailed
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 
 
 @page("POST")
-def act(request, key, act):
+def act(request: HtmxHttpRequest, key: str, act: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     page_name = request.POST.get("page", "case")
     if page_name not in PAGES:

@@ -1,6 +1,16 @@
 """Steering committee minutes: the list, and recording a meeting (a URL, or a new wiki page
 from the steering-minutes template). The first minutes complete initiation."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    pass
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -8,11 +18,11 @@ from charter import forms, services
 from charter.views.context import page_url, render_page
 from governance import permissions, submissions
 from governance.errors import Conflict, ValidationFailed
-from governance.http import page
+from governance.http import HtmxHttpRequest, page
 
 
 @page("GET", "POST")
-def minutes(request, key):
+def minutes(request: HtmxHttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         return render_page(request, project, caller, "minutes")

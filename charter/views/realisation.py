@@ -1,6 +1,16 @@
 """The realisation page: the review log, the KPI resolution, the verdict, maintenance, and
 the realisation record (summary, 'measured by' date, benefits owner)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    pass
+
+
 from django.contrib import messages
 from django.shortcuts import redirect
 
@@ -9,13 +19,13 @@ from charter.specs import RealisationSpec
 from charter.views.context import page_url, render_page
 from governance import permissions, specs
 from governance.errors import Conflict, Stale, ValidationFailed
-from governance.http import form_revision, page
+from governance.http import HtmxHttpRequest, form_revision, page
 
 FIELDS = specs.writable(RealisationSpec)
 
 
 @page("GET", "POST")
-def realisation(request, key):
+def realisation(request: HtmxHttpRequest, key: str) -> HttpResponse:
     project, caller = permissions.project_for(request, key)
     if request.method == "GET":
         return render_page(request, project, caller, "realisation")

@@ -2,11 +2,21 @@
 picker) with that person's own token. Set per request by AtlassianActingMiddleware, and by the
 API token check (`act_for`) for requests that carry no session."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
 from contextvars import ContextVar
 
 acting_account: ContextVar[str] = ContextVar("acting_account", default="")
 # The listings this request stopped at ATLASSIAN_MAX_PAGES (operationIds): the page says so.
-incomplete_listings: ContextVar[frozenset] = ContextVar("incomplete_listings", default=frozenset())
+incomplete_listings: ContextVar[frozenset[Any]] = ContextVar(
+    "incomplete_listings", default=frozenset()
+)
 
 
 def mark_incomplete(operation: str) -> None:
@@ -21,10 +31,10 @@ def act_for(account_id: str) -> None:
 
 
 class AtlassianActingMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest):
         user = getattr(request, "user", None)
         account_id = getattr(user, "account_id", "") if user and user.is_authenticated else ""
         from governance.people import names_as_of

@@ -3,6 +3,14 @@
 processes refreshing at once do not both spend it; deleted on sign-out. The protocol itself
 is Authlib's (authorization code with state and PKCE, refresh)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.models import User
+
+
 import datetime as dt
 import logging
 
@@ -51,7 +59,7 @@ def api_base(product: str, cloud_id: str) -> str:
     return override or f"{settings.ATLASSIAN_API_URL}/ex/confluence/{cloud_id}"
 
 
-def oauth_session(**kwargs) -> OAuth2Session:
+def oauth_session(**kwargs: Any) -> OAuth2Session:
     return OAuth2Session(
         settings.ATLASSIAN_CLIENT_ID,
         settings.ATLASSIAN_CLIENT_SECRET,
@@ -61,12 +69,12 @@ def oauth_session(**kwargs) -> OAuth2Session:
     )
 
 
-def _expiry(token: dict) -> dt.datetime:
+def _expiry(token: dict[str, Any]) -> dt.datetime:
     seconds = int(token.get("expires_in") or 3600)
     return timezone.now() + dt.timedelta(seconds=seconds)
 
 
-def store(user, *, account_id: str, cloud_id: str, token: dict) -> AtlassianGrant:
+def store(user: User, *, account_id: str, cloud_id: str, token: dict[str, Any]) -> AtlassianGrant:
     """Keep a fresh grant (on sign-in), encrypted."""
     with transaction.atomic():
         AtlassianGrant.objects.filter(account_id=account_id).exclude(user=user).delete()
@@ -84,7 +92,7 @@ def store(user, *, account_id: str, cloud_id: str, token: dict) -> AtlassianGran
     return grant
 
 
-def forget(user) -> None:
+def forget(user: User) -> None:
     AtlassianGrant.objects.filter(user=user).delete()
 
 

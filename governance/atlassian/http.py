@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import requests
 from django.conf import settings
@@ -98,7 +99,7 @@ class UserCredentials(Credentials):
     """A signed-in person's OAuth access token, refreshed (and the rotated refresh token
     stored) once on a 401 or when it has expired."""
 
-    def __init__(self, account_id: str, product: str):
+    def __init__(self, account_id: str, product: str) -> None:
         self.account_id = account_id
         self.product = product
         self._grants = grants
@@ -114,7 +115,7 @@ class UserCredentials(Credentials):
 
 
 class Client:
-    def __init__(self, *, product: str, error_class: type[Exception]):
+    def __init__(self, *, product: str, error_class: type[Exception]) -> None:
         self.product = product
         self.error_class = error_class
         self.session = requests.Session()
@@ -202,7 +203,7 @@ class Client:
             error.uncertain = not idempotent and status >= 500
             raise error
 
-    def create(self, operation: str, path: str, creds: Credentials, *, json, find, **kwargs):
+    def create(self, operation: str, path: str, creds: Credentials, *, json, find, **kwargs: Any):
         """POST that creates something, never retried blindly: when the first try's outcome
         is unknown (timeout, 5xx), `find()` looks for what it made (None: not there) and only
         then is it sent once more."""
@@ -289,7 +290,7 @@ class Client:
     # ----------------------------------------------------------------------------------
     def offset_pages(
         self, operation: str, path: str, creds: Credentials, *, params=None, page_size=100
-    ) -> Iterator[dict]:
+    ) -> Iterator[dict[str, Any]]:
         """startAt/maxResults pages of a `values` list, to `isLast` or the page ceiling."""
         start = 0
         for _ in range(settings.ATLASSIAN_MAX_PAGES):
@@ -318,8 +319,8 @@ class Client:
         mark_incomplete(operation)
 
     def token_pages(
-        self, operation: str, method: str, path: str, creds: Credentials, *, body: dict
-    ) -> Iterator[dict]:
+        self, operation: str, method: str, path: str, creds: Credentials, *, body: dict[str, Any]
+    ) -> Iterator[dict[str, Any]]:
         """nextPageToken pages of `issues` (Jira's /search/jql), to `isLast` or the ceiling."""
         token = None
         for _ in range(settings.ATLASSIAN_MAX_PAGES):

@@ -155,7 +155,7 @@ NO_ADMIN = (
 
 
 @outbox.handler(TASK, "Register or refresh the Jira webhooks")
-def sync_webhooks(payload: dict) -> None:
+def sync_webhooks(payload: dict[str, Any]) -> None:
     """Register the webhooks again or refresh them, whichever `plan` says now (idempotent:
     a task that runs twice finds nothing left to do the second time)."""
     held = state()
@@ -246,7 +246,7 @@ def query_string_hash(method: str, path: str, query: list[tuple[str, str]]) -> s
     return hashlib.sha256(canonical_request(method, path, query).encode("utf-8")).hexdigest()
 
 
-def verify(authorization: str, request: HttpRequest) -> dict | None:
+def verify(authorization: str, request: HttpRequest) -> dict[str, Any] | None:
     """The claims of Jira's bearer JWT when it is signed with the client secret (HS256),
     issued for the client id, unexpired, living at most MAX_TOKEN_LIFETIME, and bound to
     this request by its `qsh` (method, path and query; a context token's fixed qsh is
@@ -279,7 +279,7 @@ def verify(authorization: str, request: HttpRequest) -> dict | None:
     return claims
 
 
-def _token_problem(claims: dict, request: HttpRequest) -> str:
+def _token_problem(claims: dict[str, Any], request: HttpRequest) -> str:
     """Why verified claims are still refused: a lifetime past the cap, or a qsh that is not
     this request's; "" when none."""
     now = time.time()
@@ -302,7 +302,7 @@ def _token_problem(claims: dict, request: HttpRequest) -> str:
     return ""
 
 
-def _part(data: Any, name: str) -> dict:
+def _part(data: Any, name: str) -> dict[str, Any]:
     """A member of a signed event that should be an object; anything else reads as empty."""
     value = data.get(name) if isinstance(data, dict) else None
     return value if isinstance(value, dict) else {}
@@ -322,7 +322,7 @@ def _plain(value: Any, limit: int) -> str:
     return value
 
 
-def _dedupe_key(event: dict, identifier: str) -> str:
+def _dedupe_key(event: dict[str, Any], identifier: str) -> str:
     """The delivery's identity, as a digest: any text Jira sends fits the column."""
     if identifier:
         raw = f"id:{identifier}"
@@ -332,7 +332,7 @@ def _dedupe_key(event: dict, identifier: str) -> str:
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _moved_from(event: dict) -> str:
+def _moved_from(event: dict[str, Any]) -> str:
     """The key an updated issue had before, when the update changed its key (a move)."""
     items = _part(event, "changelog").get("items")
     for item in items if isinstance(items, list) else []:
@@ -343,7 +343,7 @@ def _moved_from(event: dict) -> str:
     return ""
 
 
-def _project_changed(data: dict) -> None:
+def _project_changed(data: dict[str, Any]) -> None:
     lead = _part(data, "projectLead") or _part(data, "lead")
     mirror = _mirror_named(data)
     key = _key(data.get("key"), PROJECT_KEY)
@@ -360,7 +360,7 @@ def _project_changed(data: dict) -> None:
     )
 
 
-def _mirror_named(data: dict) -> Project | None:
+def _mirror_named(data: dict[str, Any]) -> Project | None:
     """The mirror of the project a signed event names by Jira's numeric id."""
     project_id = data.get("id")
     if isinstance(project_id, bool) or not isinstance(project_id, int | str):
@@ -371,7 +371,7 @@ def _mirror_named(data: dict) -> Project | None:
     return Project.objects.filter(tracker_id=project_id).first()
 
 
-def _project_deleted(data: dict, at: dt.datetime) -> None:
+def _project_deleted(data: dict[str, Any], at: dt.datetime) -> None:
     mirror = _mirror_named(data)
     if mirror is None or mirror.tracker_deleted_at is not None:
         return
@@ -386,7 +386,7 @@ def _project_deleted(data: dict, at: dt.datetime) -> None:
     )
 
 
-def record(event: dict, *, identifier: str = "") -> str:
+def record(event: dict[str, Any], *, identifier: str = "") -> str:
     """Apply one verified event once. Returns what happened ("duplicate" for a delivery
     already applied)."""
     name = _plain(event.get("webhookEvent"), 64)

@@ -184,7 +184,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def _free_y(placed: list, x: float, y: float, text: str) -> float:
+def _free_y(placed: list[Any], x: float, y: float, text: str) -> float:
     """A label's y near `y` that does not overlap a label already placed (greedy)."""
     width, height = 7 * len(text), 13
     for shift in (0, 13, -13, 26, -26, 39, -39, 52, -52):
@@ -199,9 +199,9 @@ def _free_y(placed: list, x: float, y: float, text: str) -> float:
     return y
 
 
-def collect(pairs: Iterable[tuple[Any, int]]) -> dict:
+def collect(pairs: Iterable[tuple[Any, int]]) -> dict[str, Any]:
     """Sum counts by key (for matrix cells read from several rows)."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key, n in pairs:
         out[key] = out.get(key, 0) + n
     return out

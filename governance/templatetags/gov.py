@@ -1,12 +1,15 @@
 """Template helpers: people by accountId (names resolved in bulk by the view), RAG badges."""
 
 import json
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from governance import formatting, labels
+from governance.people import Person
 
 register = template.Library()
 
@@ -14,20 +17,20 @@ RAG_CLASSES = {"Red": "rag-red", "Amber": "rag-amber", "Green": "rag-green", "Bl
 
 
 @register.filter
-def joined_html(rows):
+def joined_html(rows: Iterable[Mapping[str, str]]) -> SafeString:
     """Each row's prebuilt, escaped `html`, one a line: a table of a thousand rows without a
     template loop."""
     return mark_safe("\n".join(row["html"] for row in rows))  # each built escaped
 
 
 @register.filter
-def percent_figure(value):
+def percent_figure(value: Any) -> str:
     """A derived percentage to the precision its derivation chose (5.001, 4.2, 20)."""
     return formatting.percent_figure(value)
 
 
 @register.filter
-def person(people, account_id):
+def person(people: Mapping[str, Person] | None, account_id: str) -> str:
     """Display name for an accountId from the view's `people` map; a dash when unnamed."""
     if not account_id:
         return "—"
@@ -36,7 +39,7 @@ def person(people, account_id):
 
 
 @register.simple_tag
-def person_chip(people, account_id):
+def person_chip(people: Mapping[str, Person] | None, account_id: str) -> SafeString:
     if not account_id:
         return mark_safe('<span class="muted">—</span>')
     found = (people or {}).get(account_id)
@@ -50,7 +53,7 @@ def person_chip(people, account_id):
 
 
 @register.simple_tag
-def rag_badge(value, label=""):
+def rag_badge(value: str | None, label: str = "") -> SafeString:
     value = value or "None"
     css = RAG_CLASSES.get(value, "rag-none")
     text = "No RAG" if value == "None" else value
@@ -60,12 +63,12 @@ def rag_badge(value, label=""):
 
 
 @register.filter
-def get_item(mapping, key):
+def get_item(mapping: Mapping[str, Any] | None, key: str) -> Any:
     return (mapping or {}).get(key)
 
 
 @register.simple_tag(takes_context=True)
-def query_with(context, **changes):
+def query_with(context: dict[str, Any], **changes: Any) -> str:
     """The current query string with some parameters replaced (for sort and filter links)."""
     params = context["request"].GET.copy()
     for key, value in changes.items():
@@ -78,7 +81,7 @@ def query_with(context, **changes):
 
 
 @register.filter
-def audit_value(value):
+def audit_value(value: Any) -> Any:
     """An audit before/after value as short readable text."""
     if value is None or value == "":
         return "—"
@@ -89,41 +92,41 @@ def audit_value(value):
 
 
 @register.filter(name="label")
-def label_filter(code):
+def label_filter(code: str) -> str:
     """A state, choice or field name as people read it (the API keeps the code)."""
     return labels.label(code)
 
 
 @register.filter
-def field_label(name):
+def field_label(name: str) -> str:
     return labels.field_label(name)
 
 
 @register.filter
-def in_message(message):
+def in_message(message: str) -> str:
     """An error message with the field names it mentions as words."""
     return labels.in_message(message)
 
 
 @register.filter
-def day(value):
+def day(value: Any) -> str:
     """A date as every page writes it: 22 Nov 2026."""
     return formatting.day(value)
 
 
 @register.filter
-def moment(value):
+def moment(value: Any) -> str:
     """A timestamp as every page writes it: 22 Nov 2026, 14:05."""
     return formatting.moment(value)
 
 
 @register.filter
-def money(value):
+def money(value: Any) -> str:
     """An amount with the site's currency: EUR 12,500."""
     return formatting.money(value, empty="—")
 
 
 @register.filter
-def age(value):
+def age(value: Any) -> str:
     """How long something has waited: today, 1 day, 12 days."""
     return formatting.age(value)

@@ -9,6 +9,7 @@ get_project, get_issues, the 'Work Package' custom field and the write-back."""
 import logging
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -48,7 +49,7 @@ def two_fields_message(name: str, ids: list[str]) -> str:
     )
 
 
-def _user(data: dict) -> TrackerUser:
+def _user(data: dict[str, Any]) -> TrackerUser:
     avatars = data.get("avatarUrls") or {}
     return TrackerUser(
         account_id=data["accountId"],
@@ -59,7 +60,7 @@ def _user(data: dict) -> TrackerUser:
     )
 
 
-def _project(data: dict) -> TrackerProject:
+def _project(data: dict[str, Any]) -> TrackerProject:
     key = data["key"]
     return TrackerProject(
         key=key,
@@ -83,7 +84,7 @@ class JiraGate:
     """The tracker's part of the access gate for one person (see `JiraTracker.gate`): Jira's
     answers from the cache (TRACKER_CACHE_SECONDS), the grant from the gate's one statement."""
 
-    def __init__(self, tracker: "JiraTracker", account_id: str, values: dict):
+    def __init__(self, tracker: "JiraTracker", account_id: str, values: dict[str, Any]) -> None:
         self.tracker, self.account_id, self.granted = tracker, account_id, values["gate_t_grant"]
 
     def can_browse(self, project_key: str) -> bool:
@@ -103,19 +104,19 @@ class JiraTracker:
     product = "Jira"
 
     # The access gate (governance.permissions) ----------------------------------------
-    def gate_expressions(self, account_id: str, group) -> dict:
+    def gate_expressions(self, account_id: str, group: str) -> dict[str, Any]:
         """What the gate's one statement reads for Jira: whether the person holds a grant.
         The rest comes from Jira's cached answers."""
         return {"gate_t_grant": Exists(AtlassianGrant.objects.filter(account_id=account_id))}
 
-    def gate(self, account_id: str, values: dict) -> JiraGate:
+    def gate(self, account_id: str, values: dict[str, Any]) -> JiraGate:
         return JiraGate(self, account_id, values)
 
     def gate_browsable(self, account_id: str) -> list[TrackerProject] | None:
         """The person's browsable projects when Jira's listing is cached, else None."""
         return self.cached_browsable_projects(account_id)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.http = Client(product=self.product, error_class=TrackerError)
 
     # Credentials ----------------------------------------------------------------------
@@ -129,7 +130,7 @@ class JiraTracker:
         except AtlassianUnavailable as exc:
             raise TrackerError(str(exc)) from None
 
-    def _get(self, operation, path, creds, **params):
+    def _get(self, operation: str, path: str, creds: Credentials, **params: Any):
         return self.http.request(operation, "GET", API + path, creds, params=params or None)
 
     # Identity -------------------------------------------------------------------------
@@ -375,13 +376,13 @@ class JiraTracker:
             for u in (found or {}).get("values") or []
         )
 
-    def _browsers(self, project_key: str, query: str, limit: int) -> list[dict]:
+    def _browsers(self, project_key: str, query: str, limit: int) -> list[dict[str, Any]]:
         """`findUsersWithAllPermissions` as the service account: people who may browse the
         project matching `query` (all of them when empty), Atlassian accounts only."""
         params = {"permissions": "BROWSE_PROJECTS", "projectKey": project_key}
         if query:
             params["query"] = query
-        found: list[dict] = []
+        found: list[dict[str, Any]] = []
         start = 0
         for _ in range(settings.ATLASSIAN_MAX_PAGES):
             page = self.http.request(
@@ -401,7 +402,7 @@ class JiraTracker:
         self.http._stopped("findUsersWithAllPermissions")
         return found
 
-    def _all_browsers(self, project_key: str) -> list[dict]:
+    def _all_browsers(self, project_key: str) -> list[dict[str, Any]]:
         key = f"{_CACHE}browsers:{project_key}"
         browsers = cache.get(key)
         if browsers is None:
@@ -487,7 +488,7 @@ class JiraTracker:
                     )
         return list(seen.values())[:limit]
 
-    def _issue(self, data: dict, field_id: str | None) -> TrackerIssue:
+    def _issue(self, data: dict[str, Any], field_id: str | None) -> TrackerIssue:
         fields = data.get("fields") or {}
         value = fields.get(field_id) if field_id else None
         return TrackerIssue(
@@ -498,11 +499,11 @@ class JiraTracker:
             work_package=value if isinstance(value, str) and value else None,
         )
 
-    def _fetch_issues(self, keys: list[str], creds: Credentials, fields: list[str]) -> list:
+    def _fetch_issues(self, keys: list[str], creds: Credentials, fields: list[str]) -> list[Any]:
         """The issues among `keys` that `creds` may see: `key in (...)` a batch at a time;
         when JQL refuses a batch (a key that does not exist, or that these credentials may
         not see), one by one."""
-        issues: list = []
+        issues: list[Any] = []
         for start in range(0, len(keys), JQL_KEYS_BATCH):
             batch = keys[start : start + JQL_KEYS_BATCH]
             try:
@@ -713,7 +714,9 @@ class JiraTracker:
                     screens.add(int(screen))
         return sorted(screens)
 
-    def _put_on_edit_screens(self, creds, field_id: str, project_id: str, project_key: str):
+    def _put_on_edit_screens(
+        self, creds: Credentials, field_id: str, project_id: str, project_key: str
+    ) -> None:
         """Add the field to the first tab of each edit screen that does not have it yet."""
         for screen in self.edit_screens(creds, project_id):
             tabs = self.http.request(
@@ -760,7 +763,7 @@ class JiraTracker:
                 "edit screens: check the field configuration hides nothing, then retry."
             )
 
-    def _cover_project(self, creds: Credentials, state: TrackerFieldState, project_id: str):
+    def _cover_project(self, creds: Credentials, state: TrackerFieldState, project_id: str) -> None:
         field = state.field_id
         mapping = self.http.offset_pages(
             "getProjectContextMapping",
@@ -796,7 +799,7 @@ class JiraTracker:
             json={"projectIds": [project_id]},
         )
 
-    def _context_named(self, creds: Credentials, field: str, name: str) -> dict | None:
+    def _context_named(self, creds: Credentials, field: str, name: str) -> dict[str, Any] | None:
         for context in self.http.offset_pages(
             "getContextsForField", f"{API}/field/{field}/context", creds
         ):
@@ -822,7 +825,7 @@ class JiraTracker:
         )
 
     # Dynamic webhooks (governance.atlassian.webhooks), as the admin whose grant holds them --
-    def webhooks(self, account_id: str) -> list[dict]:
+    def webhooks(self, account_id: str) -> list[dict[str, Any]]:
         """The webhooks this app registered (`getDynamicWebhooksForApp`), as that person."""
         return list(
             self.http.offset_pages(

@@ -9,6 +9,7 @@ import re
 import uuid
 from collections.abc import Iterable
 from html import escape
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -37,7 +38,7 @@ def _cql_string(value: str) -> str:
 class ConfluenceWiki:
     product = "Confluence"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.http = Client(product=self.product, error_class=WikiError)
 
     # Where and how ----------------------------------------------------------------------
@@ -52,7 +53,7 @@ class ConfluenceWiki:
         links still name the site (`site()`)."""
         return service.credentials(self.product, WikiError)
 
-    def _page(self, data: dict, *, space_key: str = "", labels=()) -> WikiPage:
+    def _page(self, data: dict[str, Any], *, space_key: str = "", labels=()) -> WikiPage:
         links = data.get("_links") or {}
         webui = links.get("webui") or links.get("tinyui") or ""
         base = links.get("base") or f"{self.site()}/wiki"
@@ -130,7 +131,7 @@ class ConfluenceWiki:
             )
         return pages[:limit]
 
-    def _page_titled(self, space_id: str, title: str) -> dict | None:
+    def _page_titled(self, space_id: str, title: str) -> dict[str, Any] | None:
         data = self.http.request(
             "getPagesInSpace",
             "GET",
@@ -144,7 +145,7 @@ class ConfluenceWiki:
                 return page
         return None
 
-    def _comment_marked(self, page_id: str, marker: str) -> dict | None:
+    def _comment_marked(self, page_id: str, marker: str) -> dict[str, Any] | None:
         data = self.http.request(
             "getPageFooterComments",
             "GET",

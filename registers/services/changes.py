@@ -1,6 +1,14 @@
 """Change requests: raise, edit and delete while Proposed; adjudicate (Approved, Rejected,
 Withdrawn). Decided changes are immutable."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from governance.models import Project
+
+
 from collections.abc import Iterable
 from typing import Any
 
@@ -118,7 +126,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     return errors
 
 
-def _package_of(project, target: Any):
+def _package_of(project: Project, target: Any):
     """The id of the project's work package `target` names, or None (inside `batch()`, the
     project's package ids are read once for the batch)."""
     pk = as_uuid(target)
@@ -134,7 +142,7 @@ def _package_of(project, target: Any):
     return WorkPackage.objects.filter(project=project, pk=pk).values_list("pk", flat=True).first()
 
 
-def _duty(project, account_id: str, change: ChangeRequest) -> str | None:
+def _duty(project: Project, account_id: str, change: ChangeRequest) -> str | None:
     """`change_duty` of `account_id` as the change's decider (inside `batch()`, against the
     project's editors read once for the batch)."""
     return change_duty(
@@ -146,7 +154,7 @@ def _duty(project, account_id: str, change: ChangeRequest) -> str | None:
     )
 
 
-def _may_browse(account_id: str, project) -> bool:
+def _may_browse(account_id: str, project: Project) -> bool:
     """`may_browse`, asked once per person inside `batch()`."""
     asked = batch_memo(project, "may-browse", dict)
     if asked is None:
@@ -208,7 +216,7 @@ def change_create(
 
 def build_change(
     caller: Caller,
-    project,
+    project: Project,
     data: dict[str, Any],
     *,
     imported: bool = False,
@@ -228,7 +236,7 @@ def build_change(
     return change
 
 
-def write_change(caller: Caller, project, change: ChangeRequest) -> ChangeRequest:
+def write_change(caller: Caller, project: Project, change: ChangeRequest) -> ChangeRequest:
     """Insert a change `build_change` made, with its audit entry (inside `batch()`, queued),
     and tell the person it is routed to."""
     insert(change)
@@ -244,7 +252,7 @@ def write_change(caller: Caller, project, change: ChangeRequest) -> ChangeReques
     return change
 
 
-def decider_account_id(project, change: ChangeRequest) -> str | None:
+def decider_account_id(project: Project, change: ChangeRequest) -> str | None:
     """Who decides this change: the named approver (account or seat), else the sponsor."""
     return (
         change.approver_account_id
@@ -254,7 +262,7 @@ def decider_account_id(project, change: ChangeRequest) -> str | None:
     )
 
 
-def notify_routed(caller: Caller, project, change: ChangeRequest) -> None:
+def notify_routed(caller: Caller, project: Project, change: ChangeRequest) -> None:
     """Tell the person a proposed change is routed to (once per change and person); not the
     person who routed it to themselves, nor one who may not decide it (separation of duties)."""
     decider = decider_account_id(project, change)
@@ -419,7 +427,7 @@ def change_adjudicate(
     return change
 
 
-def change_for_update(project, change_id: Any, **filters: Any) -> ChangeRequest | None:
+def change_for_update(project: Project, change_id: Any, **filters: Any) -> ChangeRequest | None:
     """A change of the project locked for a write by another app's act (the business case's
     amendment, re-opening, stopping), or None when there is no such change."""
     pk = as_uuid(change_id)
@@ -430,7 +438,7 @@ def change_for_update(project, change_id: Any, **filters: Any) -> ChangeRequest 
     )
 
 
-def changes_awaiting_application(project, *, excluding: Any = None) -> list[ChangeRequest]:
+def changes_awaiting_application(project: Project, *, excluding: Any = None) -> list[ChangeRequest]:
     """The project's Approved changes still awaiting application, latest decided first (the
     changes a business case may be re-opened to apply)."""
     return [
@@ -443,7 +451,7 @@ def changes_awaiting_application(project, *, excluding: Any = None) -> list[Chan
 
 
 def change_apply(
-    caller: Caller, project, change: ChangeRequest, *, kind: str, ref: Any, at: Any
+    caller: Caller, project: Project, change: ChangeRequest, *, kind: str, ref: Any, at: Any
 ) -> None:
     """Record how an approved change was applied (`applicationRecord {kind, ref, at, by}`:
     'charter' by an amended business case's approval, 'baseline' by its package's baseline),
@@ -469,7 +477,7 @@ def change_apply(
     )
 
 
-def change_withdraw(caller: Caller, project, change: ChangeRequest, comment: str) -> None:
+def change_withdraw(caller: Caller, project: Project, change: ChangeRequest, comment: str) -> None:
     """Withdraw a Proposed change as part of another app's act (the business case stopped while
     the amendment it enables was in progress), by the caller, with `comment` saying why;
     audited as change.withdrawn. The caller holds the change's row lock."""

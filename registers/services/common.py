@@ -74,7 +74,7 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
             for record in held.pending:
                 by_model.setdefault(type(record), []).append(record)
             for model, records in by_model.items():
-                model.objects.bulk_create(records, batch_size=audit.BATCH_SIZE)
+                model._default_manager.bulk_create(records, batch_size=audit.BATCH_SIZE)
     finally:
         _BATCH.reset(token)
     if held.pending:  # bulk_create sends no post_save: the project's health is told here
@@ -122,14 +122,17 @@ def as_uuid(value: Any) -> uuid.UUID | None:
         return None
 
 
+Record = TypeVar("Record", bound=models.Model)
+
+
 def get_in_project(
-    model: type[models.Model], project: Project, record_id: Any, *, lock: bool = True
-):
+    model: type[Record], project: Project, record_id: Any, *, lock: bool = True
+) -> Record:
     """The record of `project` with this id, or NotFound (also for a malformed id)."""
     pk = as_uuid(record_id)
     if pk is None:
         raise NotFound()
-    queryset = model.objects.filter(project=project, pk=pk)
+    queryset = model._default_manager.filter(project=project, pk=pk)
     if lock:
         queryset = queryset.select_for_update()
     record = queryset.first()

@@ -38,7 +38,7 @@ def snapshot(decision: Decision) -> dict[str, Any]:
     return specs.snapshot(DecisionSpec, decision)
 
 
-def _clean_minutes_ref(project: Project, value: Any, errors: FieldErrors) -> dict | None:
+def _clean_minutes_ref(project: Project, value: Any, errors: FieldErrors) -> dict[str, Any] | None:
     """One of the project's own steering minutes, by id; stored as {id, title, url, pageId?}
     from the stored minutes, whatever else the client sends."""
     if value in (None, "", {}):

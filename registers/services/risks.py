@@ -61,7 +61,9 @@ def _stamp_acceptance(caller: Caller, risk: Risk) -> None:
         risk.acceptance_rationale = risk.mitigation
 
 
-def _record(caller: Caller, project: Project, kind: str, risk_id, changes: dict) -> None:
+def _record(
+    caller: Caller, project: Project, kind: str, risk_id: object, changes: dict[str, Any]
+) -> None:
     audit.record(
         actor_account_id=caller.account_id,
         project_key=project.key,

@@ -245,7 +245,9 @@ MIRROR = (("actualEndDate", "actual_end_date"), ("actualEnd", "actual_end"))
 # --- writes ------------------------------------------------------------------------------------
 
 
-def _record(caller: Caller, project: Project, kind: str, wp_id, changes: dict) -> None:
+def _record(
+    caller: Caller, project: Project, kind: str, wp_id: object, changes: dict[str, Any]
+) -> None:
     audit.record(
         actor_account_id=caller.account_id,
         project_key=project.key,

@@ -2,12 +2,28 @@
 state as a note under the status, and adjudication (Approve, Reject with a reason, Withdraw)
 offered only to whom the access gate allows."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.http import HttpResponseRedirect
 from django.urls import path
 
 from governance import permissions, specs
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.http import form_revision
+from governance.http import HtmxHttpRequest, form_revision
 from governance.permissions import require
 from registers import selectors, services
 from registers.derive import approved_variations
@@ -20,7 +36,7 @@ from registers.tables import money
 from registers.views import base
 
 
-def variations_summary(project) -> dict:
+def variations_summary(project: Project) -> dict[str, Any]:
     """The approved variations the Approved changes roll up to (registers.derive)."""
     budget, days = approved_variations(project)
     if budget:
@@ -56,35 +72,35 @@ class ChangePages(base.RegisterPages):
         "the approved plan. The named approver, or else the sponsor, decides it."
     )
 
-    def extra(self, project):
+    def extra(self, project: Project):
         return {"packages": selectors.work_package_names(project)}
 
-    def summary(self, project):
+    def summary(self, project: Project) -> dict[str, Any]:
         return variations_summary(project)
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return change_to_dict(record)
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data) -> ChangeRequest:
         return services.change_create(caller=caller, data=data)
 
     def build(self, *, caller, project, data):
         return build_change(caller, project, data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> ChangeRequest:
         return services.change_update(
             caller=caller, change_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller, pk, expected_revision):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
         return services.change_delete(
             caller=caller, change_id=pk, expected_revision=expected_revision
         )
 
-    def check_editable(self, record):
+    def check_editable(self, record) -> None:
         require_open(record, "edited")
 
-    def form_choices(self, project, values):
+    def form_choices(self, project: Project, values):
         choices = super().form_choices(project, values)
         choices["packages"] = sorted(
             selectors.work_package_names(project).items(), key=lambda p: p[1].casefold()
@@ -98,7 +114,7 @@ class ChangePages(base.RegisterPages):
             path(f"{self.item_route()}adjudicate/", decide, name="change-adjudicate"),
         ]
 
-    def adjudicate_view(self, request, key, change_id):
+    def adjudicate_view(self, request: HtmxHttpRequest, key: str, change_id):
         """GET: the decide form under the row (HTMX) or the detail page. POST: Approved,
         Rejected (a reason is required) or Withdrawn, as the clicked button says."""
         project, caller = permissions.project_for(request, key)
@@ -147,8 +163,17 @@ class ChangePages(base.RegisterPages):
         return self.render_row(request, project, caller, change)
 
     def decide_row(
-        self, request, project, caller, change, *, status, errors=None, message="", comment=""
-    ):
+        self,
+        request: HtmxHttpRequest,
+        project: Project,
+        caller: Caller,
+        change: ChangeRequest,
+        *,
+        status,
+        errors: FieldErrors | None = None,
+        message="",
+        comment="",
+    ) -> HttpResponse:
         shown = {
             "decide_errors": errors or {},
             "decide_message": message,

@@ -2,12 +2,29 @@
 pending decisions, and appended notes (the one write onto a made decision, allowed on frozen
 registers too). There is no delete and no approval of decisions."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.urls import path
 
 from governance import permissions, specs, submissions
 from governance.errors import ValidationFailed
+from governance.http import HtmxHttpRequest
 from registers import selectors, services
 from registers.models import Decision
 from registers.serializers import decision_to_dict
@@ -31,25 +48,25 @@ class DecisionPages(base.RegisterPages):
         "empty while a decision is pending; fill it when the decision is taken."
     )
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return decision_to_dict(record)
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data) -> Decision:
         return services.decision_create(caller=caller, data=data)
 
     def build(self, *, caller, project, data):
         return build_decision(caller, project, data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> Decision:
         return services.decision_update(
             caller=caller, decision_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def check_editable(self, record):
+    def check_editable(self, record) -> None:
         """Pending decisions only: a made decision answers 409 (add a note instead)."""
         require_editable(record)
 
-    def form_choices(self, project, values):
+    def form_choices(self, project: Project, values):
         choices = super().form_choices(project, values)
         choices["minutes"] = [
             (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
@@ -64,7 +81,7 @@ class DecisionPages(base.RegisterPages):
             path(f"{self.item_route()}notes/", notes, name="decision-notes"),
         ]
 
-    def notes_view(self, request, key, decision_id):
+    def notes_view(self, request: HtmxHttpRequest, key: str, decision_id):
         """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
         project, caller = permissions.editable_project_for(request, key)
         decision = self.current(project, decision_id)
@@ -109,10 +126,19 @@ class DecisionPages(base.RegisterPages):
             request, project, caller, decision, notice=notice if repeated is not None else ""
         )
 
-    def detail_extra(self, record) -> dict:
+    def detail_extra(self, record) -> dict[str, Any]:
         return {"note_token": submissions.new_token()}
 
-    def note_row(self, request, project, caller, decision, errors, text, status):
+    def note_row(
+        self,
+        request: HtmxHttpRequest,
+        project: Project,
+        caller: Caller,
+        decision: Decision,
+        errors: FieldErrors,
+        text: str,
+        status,
+    ) -> HttpResponse:
         return self.render_partial(
             request,
             project,

@@ -10,6 +10,14 @@ PREVIEWS_PER_PERSON previews (each up to the 5 MB of its file) in the shared cac
 takes one of the person's slots in turn, so a new preview replaces the oldest, and
 confirming a replaced one says so."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    pass
+
+
 import datetime as dt
 import secrets
 
@@ -21,7 +29,7 @@ from django.shortcuts import render
 
 from governance import formatting, permissions
 from governance.errors import Conflict, ValidationFailed
-from governance.http import page
+from governance.http import HtmxHttpRequest, page
 from registers import import_templates, mspdi, services, spreadsheets
 from registers.services.imports import preview_columns
 from registers.views import base
@@ -52,7 +60,7 @@ def _next_slot(account: str) -> int:
         return 0
 
 
-def _stored(account: str, token: str) -> tuple[dict | None, str]:
+def _stored(account: str, token: str) -> tuple[dict[str, Any] | None, str]:
     """The preview a token names, if it is the person's and still kept, else the refusal."""
     slot, _, _ = token.partition("-")
     number = int(slot) if slot.isascii() and slot.isdigit() and len(slot) < 3 else -1
@@ -67,12 +75,12 @@ def _stored(account: str, token: str) -> tuple[dict | None, str]:
 
 
 @page("GET", "POST")
-def import_file(request, key, register):
+def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
     """GET: the upload form. POST with a file: the preview. POST with a preview's token: the
     import of that file, all rows or none."""
     project, caller = permissions.editable_project_for(request, key)
     reg = base.REGISTERS[register]
-    context: dict = {"errors": {}, "rows": [], "preview": None}
+    context: dict[str, Any] = {"errors": {}, "rows": [], "preview": None}
     status = 200
     if request.method == "POST" and request.POST.get("token"):
         token = request.POST["token"]
@@ -164,7 +172,7 @@ def import_file(request, key, register):
     return render(request, "registers/import.html", context, status=status)
 
 
-def _listed(register: str, listed: list[dict]) -> list[tuple[int, list[str]]]:
+def _listed(register: str, listed: list[dict[str, Any]]) -> list[tuple[int, list[str]]]:
     """The preview's rows to create, each value as the register's pages write it."""
     names = [name for name, _ in preview_columns(register)]
     return [(item["row"], [_cell(n, item["values"].get(n)) for n in names]) for item in listed]
@@ -183,7 +191,7 @@ def _cell(name: str, value) -> str:
     return str(value)
 
 
-def _head(upload) -> bytes:
+def _head(upload: Any) -> bytes:
     upload.seek(0)
     head = upload.read(64)
     upload.seek(0)
@@ -191,7 +199,7 @@ def _head(upload) -> bytes:
 
 
 @page("GET")
-def template(request, key, register):
+def template(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
     """The register's import template, XLSX (an example row, drop-down lists) or CSV."""
     project, _ = permissions.project_for(request, key)
     content, content_type, name = import_templates.template(

@@ -1,12 +1,30 @@
 """The risks and opportunities register page: inline add / edit / delete, scores with their
 heat colour, and the Record-decision act on a materialised risk."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.http import HttpResponse
+
+    from governance import charts
+
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from governance.models import Project
+    from governance.permissions import Caller
+
+
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.urls import path
 
 from governance import permissions, specs, submissions
 from governance.errors import Conflict, Frozen, ValidationFailed
+from governance.http import HtmxHttpRequest
 from governance.services import rag_thresholds
 from registers import forms, pictures, selectors, services
 from registers.models import Risk
@@ -32,28 +50,28 @@ class RiskPages(base.RegisterPages):
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
 
-    def extra(self, project):
+    def extra(self, project: Project):
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
-    def pictures(self, project, records, extra, url):
+    def pictures(self, project: Project, records: list[Any], extra, url: str) -> list[charts.Chart]:
         # Every risk of the register, whatever the page shows.
         return pictures.risk_matrices(selectors.risks(project), extra["thresholds"], url)
 
-    def to_dict(self, record):
+    def to_dict(self, record) -> dict[str, Any]:
         return risk_to_dict(record, [])
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data) -> Risk:
         return services.risk_create(caller=caller, data=data)
 
     def build(self, *, caller, project, data):
         return build_risk(caller, project, data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> Risk:
         return services.risk_update(
             caller=caller, risk_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller, pk, expected_revision):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
         return services.risk_delete(caller=caller, risk_id=pk, expected_revision=expected_revision)
 
     def get_urls(self):
@@ -65,7 +83,7 @@ class RiskPages(base.RegisterPages):
 
     # --- record the decision that treats a materialised risk -------------------------------
 
-    def record_decision_view(self, request, key, risk_id):
+    def record_decision_view(self, request: HtmxHttpRequest, key: str, risk_id):
         """Record the decision that treats a materialised risk: a decision form pre-filled
         from the risk, inline under its row. Refused (409) for a risk that has not
         materialised."""
@@ -108,13 +126,15 @@ class RiskPages(base.RegisterPages):
             return self.render_row(request, project, caller, risk, tabs=True, notice=notice)
         return self.render_row(request, project, caller, risk, status=201, tabs=True)
 
-    def record_form(self, project, risk, values=None) -> dict:
+    def record_form(self, project: Project, risk, values=None) -> dict[str, Any]:
         prefill = forms.values_from_record("decisions", decision_prefill(risk))
         form = DECISIONS.new_form(project, values or prefill)
         form["risk"] = risk
         return form
 
-    def record_response(self, request, project, caller, risk, form, status):
+    def record_response(
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, risk, form, status
+    ) -> HttpResponse:
         if not request.htmx:
             return self.detail_response(
                 request, project, caller, risk, status=status, record_form=form

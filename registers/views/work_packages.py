@@ -2,15 +2,22 @@
 reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Sum
+from django.http import HttpResponse
+
+if TYPE_CHECKING:
+    from governance.cleaning import FieldErrors
+    from governance.models import Project
+    from governance.permissions import Caller
 from django.http import HttpResponseRedirect
 from django.urls import path
 from django.utils import timezone
 
 from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
-from governance.http import form_revision, render_htmx
+from governance.http import HtmxHttpRequest, form_revision, render_htmx
 from governance.tracker import TrackerError, get_tracker
 from registers import forms, pictures, services, tables
 from registers.derive import plan_baseline_of
@@ -45,10 +52,10 @@ class WorkPackagePages(base.RegisterPages):
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
 
-    def extra(self, project):
+    def extra(self, project: Project):
         return {"plan": plan_baseline_of(project)}
 
-    def pictures(self, project, records, extra, url):
+    def pictures(self, project: Project, records: list[Any], extra, url: str):
         """The timeline of the page's packages; the budget curve of every package."""
         # Every package's money and months only, as plain values (no model per row).
         every = [
@@ -71,23 +78,23 @@ class WorkPackagePages(base.RegisterPages):
     def to_dict(self, record):
         return work_package_to_dict(record)
 
-    def create(self, *, caller, data):
+    def create(self, *, caller: Caller, data) -> WorkPackage:
         return services.work_package_create(caller=caller, data=data)
 
     def build(self, *, caller, project, data):
         return build_work_package(caller, project, data)
 
-    def update(self, *, caller, pk, data, expected_revision):
+    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> WorkPackage:
         return services.work_package_update(
             caller=caller, wp_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller, pk, expected_revision):
+    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
         return services.work_package_delete(
             caller=caller, wp_id=pk, expected_revision=expected_revision
         )
 
-    def prepare_form(self, form):
+    def prepare_form(self, form) -> None:
         """The budget phasing month grid."""
         form["phasing_rows"] = forms.phasing_rows(form["values"].get("budgetPhasing") or "")
 
@@ -117,7 +124,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- reordering ------------------------------------------------------------------------
 
-    def move_view(self, request, key, wp_id):
+    def move_view(self, request: HtmxHttpRequest, key: str, wp_id):
         """Keyboard reordering: move one package up or down; focus stays on the moved row."""
         project, caller = permissions.editable_project_for(request, key)
         direction = request.POST.get("direction")
@@ -126,7 +133,7 @@ class WorkPackagePages(base.RegisterPages):
             request, project, caller, moved_id=wp_id, moved_direction=direction
         )
 
-    def reorder_view(self, request, key):
+    def reorder_view(self, request: HtmxHttpRequest, key: str):
         """Mouse reordering: the whole order after a drag and drop."""
         project, caller = permissions.project_for(request, key)
         services.work_package_reorder(caller=caller, ids=request.POST.getlist("ids"))
@@ -134,7 +141,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- linked issues ---------------------------------------------------------------------
 
-    def links_view(self, request, key, wp_id):
+    def links_view(self, request: HtmxHttpRequest, key: str, wp_id):
         """The issue-link picker. GET without `q`: the row with the picker open; GET with `q`:
         the matching issues of the project; POST: link `issue_key`."""
         project, caller = permissions.editable_project_for(request, key)
@@ -164,14 +171,24 @@ class WorkPackagePages(base.RegisterPages):
             return HttpResponseRedirect(f"{self.base_url(project)}{wp.pk}/")
         return self.picker_row(request, project, caller, wp, linked=issue_key.strip().upper())
 
-    def unlink_view(self, request, key, wp_id, issue_key):
+    def unlink_view(self, request: HtmxHttpRequest, key: str, wp_id, issue_key: str):
         project, caller = permissions.project_for(request, key)
         wp = services.work_package_unlink_issue(caller=caller, wp_id=wp_id, issue_key=issue_key)
         if not request.htmx:
             return HttpResponseRedirect(f"{self.base_url(project)}{wp.pk}/")
         return self.picker_row(request, project, caller, wp)
 
-    def picker_row(self, request, project, caller, wp, *, errors=None, status=200, linked=""):
+    def picker_row(
+        self,
+        request: HtmxHttpRequest,
+        project: Project,
+        caller: Caller,
+        wp: WorkPackage,
+        *,
+        errors: FieldErrors | None = None,
+        status=200,
+        linked="",
+    ) -> HttpResponse:
         return self.render_partial(
             request,
             project,
@@ -184,7 +201,9 @@ class WorkPackagePages(base.RegisterPages):
             linked=linked,
         )
 
-    def issue_results(self, request, project, caller, wp, query):
+    def issue_results(
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, wp: WorkPackage, query
+    ) -> HttpResponse:
         query = query.strip()
         error = ""
         issues = []

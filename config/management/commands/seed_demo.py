@@ -1,6 +1,7 @@
 """Load the demo portfolio. Safe to run again: nothing is duplicated."""
 
 from importlib import import_module
+from typing import Any
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -14,7 +15,7 @@ DEMO_APPS = ["registers", "charter", "status", "portfolio"]
 class Command(BaseCommand):
     help = "Load idempotent demo data: the cast, projects, registers, business cases, status."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         with transaction.atomic():
             ctx = demo.seed()
             for app in DEMO_APPS:

@@ -3,6 +3,8 @@ credentials, the site, the scopes people granted, the 'Work Package' field, the 
 Stops at the first class of failure (later classes need the earlier ones), printing the class
 and what to do, with exit status 2; warnings and notes leave the status 0."""
 
+from typing import Any
+
 import requests
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -39,7 +41,7 @@ FAILED = 2  # the exit status of every failure
 
 
 class Failed(Exception):
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -53,7 +55,7 @@ class Command(BaseCommand):
     def warn(self, text: str) -> None:
         self.stdout.write(self.style.WARNING("note  ") + text)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         try:
             self.check_settings()
             self.check_oauth_client()
@@ -70,7 +72,7 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("All checks passed."))
 
     # 1 ------------------------------------------------------------------------------------
-    def check_settings(self):
+    def check_settings(self) -> None:
         if settings.TRACKER_BACKEND != "jira":
             raise Failed(CONFIG, f"TRACKER_BACKEND is {settings.TRACKER_BACKEND!r}, not 'jira'.")
         for name in (
@@ -90,7 +92,7 @@ class Command(BaseCommand):
         self.ok("settings: every ATLASSIAN_* variable is set; ATLASSIAN_TOKEN_KEY is usable")
 
     # 2 ------------------------------------------------------------------------------------
-    def check_oauth_client(self):
+    def check_oauth_client(self) -> None:
         """A throwaway code at the token endpoint: a known client gets `invalid_grant` (the
         code), an unknown id or a wrong secret gets `invalid_client`/`unauthorized_client`."""
         try:
@@ -156,7 +158,7 @@ class Command(BaseCommand):
         self._service_account_id = (me or {}).get("accountId") or ""
         return tracker
 
-    def check_service_permissions(self, tracker):
+    def check_service_permissions(self, tracker: Any) -> None:
         """The service account's own global and project permissions, asked in one
         `getBulkPermissions` per 500 linked projects: Browse users and groups (the people
         pickers), Browse projects and Edit issues in every linked project (the write-back)."""
@@ -233,7 +235,7 @@ class Command(BaseCommand):
         service.SCOPED: "an API token with scopes (through api.atlassian.com/ex/.../{cloudId})",
     }
 
-    def check_token_expiry(self):
+    def check_token_expiry(self) -> None:
         """Atlassian tells a token's expiry to no API the token can call: it is configured."""
         try:
             ends = service.expires()
@@ -262,7 +264,7 @@ class Command(BaseCommand):
         else:
             self.ok(f"service token expires on {ends.isoformat()} ({left} days)")
 
-    def _myself(self, tracker, kind: str):
+    def _myself(self, tracker: Any, kind: str):
         """(the service account, refused with 401) as `kind` of token."""
         from governance.tracker.jira import API
 
@@ -276,7 +278,7 @@ class Command(BaseCommand):
                 raise Failed(CREDENTIALS, str(exc)) from None
             raise Failed(SITE, f"{settings.ATLASSIAN_SITE_URL} is not reachable: {exc}") from None
 
-    def check_token_kind(self, tracker):
+    def check_token_kind(self, tracker: Any):
         """/myself with the configured kind of token; refused, the other kind is tried, so
         the failure says which setting to change. Returns the service account."""
         try:
@@ -311,7 +313,7 @@ class Command(BaseCommand):
         return me
 
     # 4 ------------------------------------------------------------------------------------
-    def check_scopes(self):
+    def check_scopes(self) -> None:
         """Every scope a call made as the person needs (governance.atlassian.scopes), in the
         latest grant's `scope` (the token response's, stored at sign-in and each refresh)."""
         grant = AtlassianGrant.objects.order_by("-updated_at").first()
@@ -338,7 +340,7 @@ class Command(BaseCommand):
             )
 
     # 5 ------------------------------------------------------------------------------------
-    def check_field(self, tracker):
+    def check_field(self, tracker: Any) -> None:
         from governance.models import TrackerFieldState
         from governance.tracker.jira import two_fields_message
 
@@ -361,7 +363,7 @@ class Command(BaseCommand):
             self.warn(f"project {key}: the '{name}' field cannot be written. {reason}")
 
     # Webhooks (2) -------------------------------------------------------------------------
-    def check_webhooks(self, tracker):
+    def check_webhooks(self, tracker: Any) -> None:
         """The Jira webhooks are registered for the linked projects, present on the site and
         fresh (more than 7 days before they expire)."""
         from django.utils import timezone
@@ -417,7 +419,7 @@ class Command(BaseCommand):
         )
 
     # 6 ------------------------------------------------------------------------------------
-    def check_wiki(self):
+    def check_wiki(self) -> None:
         if settings.WIKI_BACKEND != "confluence":
             self.warn(f"wiki: WIKI_BACKEND={settings.WIKI_BACKEND}; Confluence not checked")
             return

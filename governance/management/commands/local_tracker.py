@@ -1,6 +1,8 @@
 """Script the built-in tracker: users, projects, issues, groups, API tokens. Idempotent.
 The accountId (user) or the token (token) is printed alone on the last line."""
 
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
@@ -13,7 +15,7 @@ from governance.tracker.local import scripting
 class Command(BaseCommand):
     help = "Create or update local tracker users, projects, issues and groups; mint API tokens."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser) -> None:
         sub = parser.add_subparsers(dest="what", required=True)
         user = sub.add_parser("user", help="Create or update a user; prints the accountId.")
         user.add_argument("name")
@@ -40,7 +42,7 @@ class Command(BaseCommand):
         token = sub.add_parser("token", help="Mint a new API token for a user; prints it.")
         token.add_argument("name")
 
-    def handle(self, *args, what, **options):
+    def handle(self, *args: Any, what: str, **options: Any):
         if settings.TRACKER_BACKEND != "local":
             raise CommandError(
                 "local_tracker works only with TRACKER_BACKEND=local "
@@ -51,25 +53,25 @@ class Command(BaseCommand):
         except scripting.ScriptError as exc:
             raise CommandError(str(exc)) from exc
 
-    def do_user(self, *, name, display_name, admin, password, email, **_):
+    def do_user(self, *, name: str, display_name, admin, password, email, **_: Any) -> None:
         user = scripting.ensure_user(
             name, display_name=display_name, admin=admin, password=password, email=email
         )
         self.stdout.write(user.account_id)
 
-    def do_project(self, *, key, name, lead, browser, **_):
+    def do_project(self, *, key: str, name: str, lead, browser, **_: Any) -> None:
         project = scripting.ensure_project(key, name=name, lead=lead, browsers=browser)
         self.stdout.write(project.key)
 
-    def do_issue(self, *, key, summary, type, **_):
+    def do_issue(self, *, key: str, summary, type, **_: Any) -> None:
         issue = scripting.ensure_issue(key, summary=summary, issue_type=type)
         self.stdout.write(issue.key)
 
-    def do_group(self, *, name, member, **_):
+    def do_group(self, *, name: str, member, **_: Any) -> None:
         group = scripting.ensure_group(name, members=member)
         self.stdout.write(group.name)
 
-    def do_token(self, *, name, **_):
+    def do_token(self, *, name: str, **_: Any) -> None:
         user = User.objects.filter(username=name).first()
         if user is None:
             raise CommandError(f"No user {name!r}; create it with `local_tracker user {name}`.")

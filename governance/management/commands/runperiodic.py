@@ -2,6 +2,8 @@
 cron, a systemd timer or a Kubernetes CronJob; each job runs once per its period, and two
 runs at once do not both run a job."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
 from governance import periodic
@@ -10,7 +12,7 @@ from governance import periodic
 class Command(BaseCommand):
     help = "Run each scheduled job that is due (stale-status reminders, weekly digests, ...)."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         outcomes = periodic.run_due()
         for outcome in outcomes:
             line = f"{outcome.name}: {outcome.state}"

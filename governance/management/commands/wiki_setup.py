@@ -1,6 +1,8 @@
 """One-time clean-space setup: create the wiki space pages are made in (WIKI_SPACE_KEY) when
 it is missing. Safe to run again."""
 
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,10 +12,10 @@ from governance.wiki import WikiError, get_wiki
 class Command(BaseCommand):
     help = "Create the Confluence space WIKI_SPACE_KEY if it is missing (idempotent)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser) -> None:
         parser.add_argument("--name", default="Governance", help="Name of a new space.")
 
-    def handle(self, *args, name, **options):
+    def handle(self, *args: Any, name: str, **options: Any) -> None:
         key = settings.WIKI_SPACE_KEY
         wiki = get_wiki()
         if not hasattr(wiki, "ensure_space"):

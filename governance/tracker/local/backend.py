@@ -50,7 +50,7 @@ class LocalGate:
     """The tracker's part of the access gate for one person and one project, as read by the
     gate's one statement (`LocalTracker.gate_expressions`)."""
 
-    def __init__(self, values: dict):
+    def __init__(self, values: dict[str, Any]) -> None:
         self.values = values
 
     def can_browse(self, project_key: str) -> bool:
@@ -79,7 +79,7 @@ class LocalTracker:
             Q(lead__account_id=account_id) | Q(pk__in=granted.values("project_id"))
         )
 
-    def gate_expressions(self, account_id: str, group) -> dict:
+    def gate_expressions(self, account_id: str, group: str) -> dict[str, Any]:
         """The tracker's answers as expressions over a governance project row (its `key`), for
         the gate to read in its one statement: the project's name and lead, whether the person
         browses it, is a site administrator, is a member of `group` (an expression)."""
@@ -102,7 +102,7 @@ class LocalTracker:
             **self.site_gate_expressions(account_id, group),
         }
 
-    def site_gate_expressions(self, account_id: str, group) -> dict:
+    def site_gate_expressions(self, account_id: str, group: str) -> dict[str, Any]:
         """Whether the person is a site administrator and a member of `group` (an
         expression), for the gate's one statement."""
         if not account_id:
@@ -122,7 +122,7 @@ class LocalTracker:
         count = browsable.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
         return browsable.values("key"), Subquery(count)
 
-    def gate(self, account_id: str, values: dict) -> LocalGate:
+    def gate(self, account_id: str, values: dict[str, Any]) -> LocalGate:
         return LocalGate(values)
 
     def current_user(self, account_id: str) -> TrackerUser | None:

@@ -3,6 +3,8 @@ production `manage.py runperiodic` runs the same jobs on their schedule (status/
 this command runs both now. Safe to run as often as you like: nobody is told of one event
 twice."""
 
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from status import reminders
@@ -11,7 +13,7 @@ from status import reminders
 class Command(BaseCommand):
     help = "Send the stale-status reminders and this week's Waiting-for-me digests now."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         stale = reminders.stale_status_reminders()
         digests = reminders.weekly_digests()
         self.stdout.write(f"Sent {stale} stale-status reminder(s) and {digests} digest(s).")
