@@ -1,6 +1,8 @@
 """The Registers tab landing, and the CSV / XLSX export of each register (imports:
 `registers.views.imports`)."""
 
+from __future__ import annotations
+
 from django.http import HttpResponse, HttpResponseRedirect
 
 from governance import permissions

@@ -1,6 +1,8 @@
 """The work-package register page: inline add / edit / delete, the issue-link picker, and
 reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
+from __future__ import annotations
+
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
