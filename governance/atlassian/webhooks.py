@@ -39,6 +39,7 @@ from django.views.decorators.csrf import csrf_exempt
 from governance import audit, cleaning, outbox, periodic, signals
 from governance.cleaning import text_error
 from governance.http import page
+from governance.mirror import sync_project
 from governance.models import (
     AtlassianGrant,
     OutboundTask,
@@ -349,7 +350,7 @@ def _project_changed(data: dict[str, Any]) -> None:
     key = _key(data.get("key"), PROJECT_KEY)
     if mirror is None or not key:
         return
-    mirror.sync_project(
+    sync_project(
         TrackerProject(
             key=key,
             name=_plain(data.get("name"), 255) or mirror.name,
