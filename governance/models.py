@@ -85,7 +85,7 @@ class User(AbstractUser):
 class Project(models.Model):
     """The governance home of one tracker project.
 
-    `name` and `lead_account_id` mirror the tracker (refreshed on access). The business-case
+    `name` and `lead_account_id` mirror the tracker (refreshed by the upkeep in governance/mirror.py, never on a read). The business-case
     facts the access gate and the registers need (sponsor, steering committee, BAU owner,
     approval status) are kept here by the charter services in the same transaction as the
     business case, so the kernel never imports the charter app."""

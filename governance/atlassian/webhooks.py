@@ -361,6 +361,26 @@ def _project_changed(data: dict[str, Any]) -> None:
     )
 
 
+def _project_created(data: dict[str, Any]) -> None:
+    """A project new in Jira gets its mirror now, not at its lead's next sign-in."""
+    lead = _part(data, "projectLead") or _part(data, "lead")
+    key = _key(data.get("key"), PROJECT_KEY)
+    project_id = data.get("id")
+    if isinstance(project_id, bool) or not isinstance(project_id, int | str):
+        return
+    project_id = str(project_id)
+    if not key or not project_id.isascii() or not project_id.isdigit() or len(project_id) > 20:
+        return
+    sync_project(
+        TrackerProject(
+            key=key,
+            name=_plain(data.get("name"), 255) or key,
+            lead_account_id=_plain(lead.get("accountId"), 128),
+            id=project_id,
+        )
+    )
+
+
 def _mirror_named(data: dict[str, Any]) -> Project | None:
     """The mirror of the project a signed event names by Jira's numeric id."""
     project_id = data.get("id")
@@ -408,6 +428,8 @@ def record(event: dict[str, Any], *, identifier: str = "") -> str:
                 issue_key=old,
                 reason=f"moved to {_key(issue.get('key'), ISSUE_KEY) or '?'}",
             )
+        elif name == "project_created":
+            _project_created(_part(event, "project"))
         elif name == "project_updated":
             _project_changed(_part(event, "project"))
         elif name == "project_deleted":

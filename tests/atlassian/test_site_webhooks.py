@@ -339,6 +339,31 @@ def test_project_events_follow_a_key_change_and_mark_a_deleted_project(site, cas
     assert AuditEntry.objects.filter(kind="project.deleted_in_tracker").count() == 1
 
 
+def test_a_project_created_in_jira_is_mirrored_when_the_event_arrives(site, cast, client):
+    created = {
+        "webhookEvent": "project_created",
+        "timestamp": 4,
+        "project": {
+            "id": 19999,
+            "key": "NOVA",
+            "name": "Nova programme",
+            "projectLead": {"accountId": cast.lead.account_id},
+        },
+    }
+    assert deliver(client, created, identifier="p-3").status_code == 204
+    project = Project.objects.get(tracker_id="19999")
+    assert (project.key, project.name, project.lead_account_id) == (
+        "NOVA",
+        "Nova programme",
+        cast.lead.account_id,
+    )
+    # Hostile or missing ids and keys store nothing.
+    for bad in ({"id": "1x", "key": "BAD"}, {"id": 5, "key": "lower"}, {"id": True, "key": "T"}):
+        event = {"webhookEvent": "project_created", "timestamp": 5, "project": bad}
+        assert deliver(client, event, identifier=f"p-{bad['key']}").status_code == 204
+    assert not Project.objects.filter(key__in=["BAD", "lower", "T"]).exists()
+
+
 HOSTILE = [
     None,
     True,
@@ -365,6 +390,7 @@ SHAPES = [
         "changelog": {"items": [v, {"field": "key", "fromString": v}]},
     },
     lambda v: {"webhookEvent": "project_updated", "timestamp": 1, "project": v},
+    lambda v: {"webhookEvent": "project_created", "timestamp": 1, "project": v},
     lambda v: {
         "webhookEvent": "project_updated",
         "timestamp": 1,
