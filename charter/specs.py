@@ -68,6 +68,7 @@ LINKS_SCHEMA: dict[str, Any] = {
     "items": {
         "type": "object",
         "properties": _LINK_PROPERTIES,
+        "additionalProperties": False,  # clean_link refuses any other member
         "anyOf": [
             {"required": ["url"]},
             {

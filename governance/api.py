@@ -315,8 +315,8 @@ ANY_VALUE_KEYS = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "n
 # rule holds at every depth, so the schema does: an object's members refer back to
 # `CleanJsonObject` (OpenAPI 3.1 takes a recursive $ref). The recursion goes through that
 # object only, the one form client generators take (openapi-python-client drops an
-# operation whose body reaches a recursive union or list); lists within lists are spelt out
-# to the depth a body may have at all (`cleaning.MAX_JSON_DEPTH`; deeper is refused, 400).
+# operation whose body reaches a recursive union or list); lists directly within lists are
+# spelt out `CLEAN_LIST_DEPTH` levels deep.
 CLEAN_JSON_OBJECT = {"$ref": "#/components/schemas/CleanJsonObject"}
 _CLEAN_TEXT = {"type": "string", "pattern": NO_CONTROL_CHARACTERS}
 _CLEAN_SCALARS: list[dict[str, Any]] = [
@@ -327,17 +327,22 @@ _CLEAN_SCALARS: list[dict[str, Any]] = [
 ]
 
 
+# Lists directly within lists spelt out this deep; a list deeper still is said in words only
+# (generated clients nest one function per level: 32 is past Python's indentation limit).
+CLEAN_LIST_DEPTH = 4
+
+
 def _clean_list(depth: int) -> dict[str, Any]:
-    """A list of clean values, its lists nesting `depth` levels more at most."""
-    members: list[dict[str, Any]] = [*_CLEAN_SCALARS, CLEAN_JSON_OBJECT]
-    if depth > 0:
-        members.append(_clean_list(depth - 1))
+    """A list of clean values, its lists directly within spelt out `depth` levels more."""
+    if depth < 0:
+        return {"type": "array", "items": {}}
+    members: list[dict[str, Any]] = [*_CLEAN_SCALARS, CLEAN_JSON_OBJECT, _clean_list(depth - 1)]
     return {"type": "array", "items": {"anyOf": members}}
 
 
 _CLEAN_VALUE: list[dict[str, Any]] = [
     *_CLEAN_SCALARS,
-    _clean_list(cleaning.MAX_JSON_DEPTH),
+    _clean_list(CLEAN_LIST_DEPTH),
     CLEAN_JSON_OBJECT,
 ]
 _CLEAN_RULE = (
