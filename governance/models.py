@@ -45,7 +45,8 @@ class MoneyField(models.DecimalField):
     15 significant digits as a float, so amounts past 10^13 lost their cents and the maximum
     (read back as 1e16, past the column) could not be read at all. There the column is text
     holding the decimal's digits (the driver writes a Decimal as its text), and the amount is
-    read from them. Sums in SQL would read as floats there; the app sums amounts in Python."""
+    read from them. Sums and sorts in SQL read it as a float there (exact to 15 significant digits); on
+    PostgreSQL they are exact. Sorts cast it (`registers.paging._amount`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max_digits", 18)

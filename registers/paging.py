@@ -15,9 +15,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Case, CharField, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    CharField,
+    F,
+    FloatField,
+    IntegerField,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.expressions import Combinable, Expression
-from django.db.models.functions import Lower
+from django.db.models.functions import Cast, Lower
 from django.http import QueryDict
 
 from governance import textsearch
@@ -57,6 +67,13 @@ def by_name(field_name: str) -> Sort:
 
 def _plain(expression: SortExpr) -> Sort:
     return lambda names: expression
+
+
+def _amount(field_name: str) -> Sort:
+    """An amount as an SQL number to sort by. On SQLite a `MoneyField` column is text (its
+    exact digits), which sorts as text ("100" before "20"); read as a float it sorts by value
+    (to 15 significant digits; rows equal there are ordered by id, as every tie is)."""
+    return _plain(Cast(field_name, FloatField()))
 
 
 def _equals(field_name: str) -> Callable[[str], Q]:
@@ -134,9 +151,9 @@ SPECS = {
             "planned": _plain("planned_start_date"),
             "plannedEnd": _plain("planned_end_date"),
             "forecastEnd": _plain("forecast_end_date"),
-            "budget": _plain("budget"),
-            "budgetForecast": _plain("budget_forecast"),
-            "budgetActual": _plain("budget_actual"),
+            "budget": _amount("budget"),
+            "budgetForecast": _amount("budget_forecast"),
+            "budgetActual": _amount("budget_actual"),
         },
         order=[
             ("sort_order", False),
@@ -199,7 +216,7 @@ SPECS = {
         sorts={
             "summary": _plain(Lower("summary")),
             "status": _plain(_index("status", CHANGE_STATUSES)),
-            "budget": _plain("impact_budget"),
+            "budget": _amount("impact_budget"),
             "days": _plain("impact_schedule_days"),
             "proposer": by_name("proposer_account_id"),
             "created": _plain("created_at"),

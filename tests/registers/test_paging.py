@@ -113,6 +113,18 @@ def test_filters_search_and_sort_hold_across_the_pages(cast, client_for):
     assert len(owners) == len(set(owners)) == 420
 
 
+@pytest.mark.parametrize("descending", [False, True])
+def test_amounts_sort_by_value_on_every_database(cast, client_for, descending):
+    # SQLite keeps an amount as its digits (text): the sort must still be by value.
+    for name, budget in [("a", "100.00"), ("b", "20.00"), ("c", "3.50"), ("d", "-7.00")]:
+        WorkPackage.objects.create(project=cast.project, name=name, budget=Decimal(budget))
+    query = "?sort=budget&dir=desc" if descending else "?sort=budget"
+    ids, _, _ = _page(client_for(cast.lead), f"{BASE}/work-packages/{query}")
+    names = dict(WorkPackage.objects.filter(pk__in=ids).values_list("pk", "name"))
+    order = [names[pk] for pk in (WorkPackage.objects.get(pk=i).pk for i in ids)]
+    assert order == (["a", "b", "c", "d"] if descending else ["d", "c", "b", "a"])
+
+
 def test_the_page_says_where_it_is_and_the_page_links_are_plain_links(cast, client_for):
     fill(cast, "work-packages", 150)
     client = client_for(cast.lead)
