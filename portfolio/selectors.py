@@ -285,6 +285,11 @@ def _ordered(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[Projec
     return ordered
 
 
+def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
+    """The stored rows matching the filters of `params`, in its order (unpaged)."""
+    return _ordered(stored, params).order_by(*keyset.ordering(_fields(params)))
+
+
 def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], list[Project]]:
     """The stored health rows of every project the caller can view, each current (a row
     missing, expired or derived under other thresholds is derived and stored first: the
@@ -528,7 +533,7 @@ def portfolio(
         )
         found, next_cursor, previous = page.rows, page.next, page.previous
     elif projects:
-        found = list(matching.values(*values).order_by(*keyset.ordering(_fields(params))))
+        found = list(in_order(stored, params).values(*values))
     else:
         found = []
     rows = [portfolio_row(by_pk[v["project_id"]], v["row"]) for v in found]
