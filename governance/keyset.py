@@ -17,6 +17,9 @@ from typing import Any
 from django.db.models import F, Q, QuerySet
 from django.http import HttpRequest
 
+from governance.models import Project
+from governance.sql import AnyOf
+
 PAGE_SIZE = 100
 PAGE_SIZE_MAX = 500
 
@@ -183,3 +186,11 @@ def next_link(request: HttpRequest, cursor: str | None) -> str | None:
     query = request.GET.copy()
     query["cursor"] = cursor
     return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+
+def project_page(rows: Sequence[tuple[Any, Any]], cursor: str, size: int) -> Page:
+    """The page of the viewable `rows` (project, caller) that `cursor` names, by key (unique),
+    read in SQL: one query whatever the page's position."""
+    ids = [project.pk for project, _ in rows]
+    projects = Project.objects.filter(AnyOf(F("pk"), ids)) if ids else Project.objects.none()
+    return page_of(projects, [Field("key")], signature="key", cursor=cursor, size=size)
