@@ -261,3 +261,20 @@ def test_the_api_document_declares_the_cursor_the_page_size_and_the_next_link():
     assert page["required"] == ["items", "next"]
     assert page["properties"]["next"]["type"] == ["string", "null"]
     assert page["properties"]["items"]["items"] == {"$ref": "#/components/schemas/PortfolioRow"}
+
+
+def test_the_bubbles_are_the_biggest_budgets_of_every_matching_project(paging, rf, monkeypatch):
+    from portfolio import selectors
+
+    user, _, _ = paging
+    monkeypatch.setattr(selectors, "BUBBLES_MAX", 3)
+    request = rf.get("/portfolio/")
+    request.user = user
+    data = selectors.portfolio(request, {"pageSize": "2"})
+    rows = selectors.portfolio(request, {}, paged=False, with_summary=False).rows
+
+    def size(row):
+        return row["approvedBudget"] if row["approvedBudget"] is not None else row["eac"]
+
+    biggest = sorted(rows, key=lambda r: (-(size(r) or 0), r["projectKey"]))[:3]
+    assert [b["projectKey"] for b in data.bubbles] == [r["projectKey"] for r in biggest]
