@@ -177,7 +177,9 @@ def find_projects(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "stale": "1" if args.get("stale") else "",
         "sort": args.get("sort"),
     }
-    rows = portfolio_selectors.portfolio(ctx.request, query, strict=True).rows
+    rows = portfolio_selectors.portfolio(
+        ctx.request, query, strict=True, paged=False, with_summary=False
+    ).rows
     words = textsearch.words(args.get("q"))
     if words:
         rows = [r for r in rows if _matches(words, r["projectKey"], r["name"])]
@@ -211,7 +213,7 @@ def _went_red_since(projects: list[Any], since: dt.date) -> dict[int, str | None
     schema={"properties": {"since": {"type": "string", "format": "date"}, **PAGING}},
 )
 def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    result = portfolio_selectors.portfolio(ctx.request, {}, strict=True)
+    result = portfolio_selectors.portfolio(ctx.request, {}, strict=True, paged=False)
     rows = result.rows
     troubled = [
         {

@@ -7,13 +7,14 @@ browses all 1,000 local tracker projects. Figures are medians of REPEAT runs aft
 """
 
 import datetime as dt
+import os
 import random
 import statistics
 import time
 import uuid
 from decimal import Decimal
 
-PROJECTS = 1000
+PROJECTS = int(os.environ.get("PROJECTS", "1000"))
 WORK_PACKAGES = 20
 RISKS = 20
 DECISIONS = 10
@@ -80,6 +81,8 @@ def _build():
 
     rng = random.Random(20260601)
     admin = scripting.ensure_user("bench_admin", display_name="Bench Admin", admin=True)
+    if Project.objects.filter(key="B0000").exists():
+        return admin  # built by another benchmark of this run
     lead = scripting.ensure_user("bench_lead", display_name="Bench Lead")
     lead_account = LocalAccount.objects.get(name="bench_lead")
     admin_account = LocalAccount.objects.get(name="bench_admin")
@@ -263,7 +266,7 @@ def run() -> list[str]:
         return made
 
     def computation():
-        return selectors.rows_for(request())
+        return selectors.portfolio(request(), {})
 
     def access_gate():
         return permissions.viewable_projects(request())
@@ -300,7 +303,21 @@ def run() -> list[str]:
     rewrite_time, _ = _median(rewrite_rows)
     api_time, _ = _median(api)
     page_time, _ = _median(page)
-    assert len(sql_rows) == PROJECTS and len(rows) == PROJECTS, (len(sql_rows), len(rows))
+
+    def project_list():
+        response = client.get("/")
+        assert response.status_code == 200, response.status_code
+        return response
+
+    def project_api():
+        response = client.get("/api/v1/projects")
+        assert response.status_code == 200, response.status_code
+        return response
+
+    list_time, _ = _median(project_list)
+    list_api_time, _ = _median(project_api)
+    matched = rows.summary["projects"]
+    assert len(sql_rows) == PROJECTS and matched == PROJECTS, (len(sql_rows), matched)
     with CaptureQueriesContext(connection) as queries:
         computation()
     with CaptureQueriesContext(connection) as page_queries:
@@ -312,7 +329,7 @@ def run() -> list[str]:
         f"{PROJECTS * RISKS} risks, {PROJECTS * DECISIONS} decisions, "
         f"{PROJECTS * CHANGES} changes)",
         f"one aggregate SQL query:           {sql_time * 1000:8.1f} ms",
-        f"portfolio computation (rows_for):  {compute_time * 1000:8.1f} ms  "
+        f"portfolio computation (a page):    {compute_time * 1000:8.1f} ms  "
         f"ratio {compute_time / sql_time:4.2f}x  ({len(queries)} queries)",
         f"  of which the access gate (permissions.viewable_projects): {gate_time * 1000:.1f} ms,"
         f" loading and deriving (status.selectors.views_for): {derive_time * 1000:.1f} ms "
@@ -323,6 +340,8 @@ def run() -> list[str]:
         f"ratio {api_time / sql_time:4.2f}x",
         f"GET /portfolio/ (HTML page):       {page_time * 1000:8.1f} ms  "
         f"ratio {page_time / sql_time:4.2f}x  ({len(page_queries)} queries)",
+        f"GET / (project list page):         {list_time * 1000:8.1f} ms",
+        f"GET /api/v1/projects:              {list_api_time * 1000:8.1f} ms",
         f"target: computation within {TARGET_RATIO:.1f}x of the aggregate query: "
         + ("met" if compute_time / sql_time <= TARGET_RATIO else "NOT met"),
         f"target: HTML page within {PAGE_TARGET_RATIO:.0f}x of the aggregate query: "

@@ -6,9 +6,8 @@ medians of repeated runs.
 
 The benchmarks measure the app as production runs it: DEBUG=false, hashed and compressed
 static files (collected first), the production cache and outbox defaults. A SECRET_KEY and
-ALLOWED_HOSTS are provided for the run when the environment has none, and the garbage
-collector is tuned as `config.wsgi` tunes a worker's (governance/runtime.py). The only
-difference:
+ALLOWED_HOSTS are provided for the run when the environment has none; the garbage collector
+runs as Python's default, as in a worker. The only difference:
 requests come over plain loopback HTTP with no TLS proxy in front, so the redirect to https is
 off for the in-process benchmarks (the load run keeps it and sends X-Forwarded-Proto, as a
 proxy would).
@@ -123,13 +122,6 @@ def main() -> int:
     assert not settings.DEBUG
     call_command("migrate", verbosity=0)
     collect_static(call_command)
-    # The app loaded, the collector tuned as config.wsgi tunes a worker's.
-    from django.urls import get_resolver
-
-    from governance.runtime import tune_gc
-
-    get_resolver().url_patterns  # noqa: B018
-    tune_gc()
     print(
         f"== settings: DEBUG={settings.DEBUG}, database {settings.DATABASES['default']['ENGINE']}"
     )

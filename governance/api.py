@@ -18,7 +18,16 @@ from ninja.errors import ValidationError as NinjaValidationError
 from ninja.renderers import JSONRenderer
 from ninja.security import APIKeyCookie, HttpBearer
 
-from governance import audit, cleaning, oauth, permissions, services, specs, throttling
+from governance import (
+    audit,
+    cleaning,
+    keyset,
+    oauth,
+    permissions,
+    services,
+    specs,
+    throttling,
+)
 from governance.atlassian.context import act_for
 from governance.atlassian.errors import SignInRequired
 from governance.concurrency import View, etag, honours_if_match, parse_if_match
@@ -789,16 +798,31 @@ def project_to_dict(project: Project, caller: Caller, editor_ids: list[str]) -> 
 
 
 @kernel.get("/projects")
-@answers(list_of(PROJECT))
-def project_list(request: HttpRequest):
-    """Every project the caller can view."""
+@answers(component("ProjectPage", keyset.page_schema(PROJECT, "One page of the projects.")))
+def project_list(
+    request: HttpRequest,
+    cursor: str | None = Query(None, description=keyset.CURSOR_DESCRIPTION),
+    pageSize: int | None = Query(
+        None, ge=1, le=keyset.PAGE_SIZE_MAX, description=keyset.PAGE_SIZE_DESCRIPTION
+    ),
+):
+    """Every project the caller can view, by key, a page at a time (`pageSize`, default
+    100): follow `next` (null on the last page) for the rest."""
     rows = permissions.viewable_projects(request)
+    try:
+        page = keyset.project_page(rows, cursor or "", keyset.page_size(pageSize, strict=True))
+    except (keyset.BadCursor, ValueError) as exc:
+        raise ValidationFailed({"cursor": [f"{exc} Start again without it."]}) from None
+    callers = {p.pk: c for p, c in rows}
     nominations: dict[int, list[str]] = {}
     for project_id, account_id in EditorNomination.objects.filter(
-        project__in=[p for p, _ in rows]
+        project__in=page.rows
     ).values_list("project_id", "account_id"):
         nominations.setdefault(project_id, []).append(account_id)
-    return [project_to_dict(p, c, nominations.get(p.pk, [])) for p, c in rows]
+    return {
+        "items": [project_to_dict(p, callers[p.pk], nominations.get(p.pk, [])) for p in page.rows],
+        "next": keyset.next_link(request, page.next),
+    }
 
 
 @kernel.get("/projects/{key}")

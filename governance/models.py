@@ -45,8 +45,8 @@ class MoneyField(models.DecimalField):
     15 significant digits as a float, so amounts past 10^13 lost their cents and the maximum
     (read back as 1e16, past the column) could not be read at all. There the column is text
     holding the decimal's digits (the driver writes a Decimal as its text), and the amount is
-    read from them. Sums and sorts in SQL read it as a float there (exact to 15 significant digits); on
-    PostgreSQL they are exact. Sorts cast it (`registers.paging._amount`)."""
+    read from them. Sums and sorts in SQL read it as a float there (exact to 15 significant
+    digits; on PostgreSQL they are exact); sorts cast it (`registers.paging._amount`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max_digits", 18)
@@ -86,10 +86,11 @@ class User(AbstractUser):
 class Project(models.Model):
     """The governance home of one tracker project.
 
-    `name` and `lead_account_id` mirror the tracker (refreshed by the upkeep in governance/mirror.py, never on a read). The business-case
-    facts the access gate and the registers need (sponsor, steering committee, BAU owner,
-    approval status) are kept here by the charter services in the same transaction as the
-    business case, so the kernel never imports the charter app."""
+    `name` and `lead_account_id` mirror the tracker (refreshed by the upkeep in
+    governance/mirror.py, never on a read). The business-case facts the access gate and the
+    registers need (sponsor, steering committee, BAU owner, approval status) are kept here by
+    the charter services in the same transaction as the business case, so the kernel never
+    imports the charter app."""
 
     key = models.CharField(max_length=32, unique=True)
     # The tracker's id of the project (Jira's numeric project id): what the mirror is keyed

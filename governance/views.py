@@ -20,8 +20,17 @@ from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
-from governance import audit_text, notifications, oauth, permissions, services, textsearch
+from governance import (
+    audit_text,
+    keyset,
+    notifications,
+    oauth,
+    permissions,
+    services,
+    textsearch,
+)
 from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
 from governance.http import HtmxHttpRequest, page, render_htmx, uncompressed
@@ -38,19 +47,34 @@ from governance.tracker import TrackerError, work_package_field_note
 
 @page("GET")
 def project_list(request: HtmxHttpRequest) -> HttpResponse:
+    """The projects the caller can view, by key, 100 a page (next / previous links keep the
+    search)."""
     rows = permissions.viewable_projects(request)
-    people = resolve(p.lead_account_id for p, _ in rows)
     query = request.GET.get("q", "").strip()
     if query:
         words = textsearch.words(query)
         rows = [
             (p, c) for p, c in rows if textsearch.matches(words, textsearch.haystack(p.key, p.name))
         ]
+    try:
+        found = keyset.project_page(rows, request.GET.get("cursor", ""), keyset.PAGE_SIZE)
+    except keyset.BadCursor:
+        found = keyset.project_page(rows, "", keyset.PAGE_SIZE)
+    callers = {p.pk: c for p, c in rows}
+    shown = [(p, callers[p.pk]) for p in found.rows]
+    people = resolve(p.lead_account_id for p, _ in shown)
+    pages = {
+        name: "?" + urlencode({**({"q": query} if query else {}), "cursor": cursor})
+        for name, cursor in (("next", found.next), ("previous", found.previous))
+        if cursor
+    }
     return render(
         request,
         "governance/project_list.html",
         {
-            "rows": rows,
+            "rows": shown,
+            "total": len(rows),
+            "pages": pages,
             "people": people,
             "query": query,
             "incomplete": "searchProjects" in incomplete_listings.get(),

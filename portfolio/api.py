@@ -3,10 +3,10 @@
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Query, Router
 
 from charter.models import APPROVAL_STATUSES
-from governance import permissions, specs
+from governance import keyset, permissions, specs
 from governance.api import answers, component, list_of
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES
@@ -98,7 +98,12 @@ def _sort_values() -> list[str]:
         }
     },
 )
-@answers(list_of(PORTFOLIO_ROW))
+@answers(
+    component(
+        "PortfolioPage",
+        keyset.page_schema(PORTFOLIO_ROW, "One page of the portfolio, and the next page's link."),
+    )
+)
 def portfolio(
     request: HttpRequest,
     theme: str | None = None,
@@ -109,7 +114,11 @@ def portfolio(
     stale: bool | None = None,
     exception: bool | None = None,
     sort: str | None = None,
-) -> list[dict[str, Any]]:
+    cursor: str | None = Query(None, description=keyset.CURSOR_DESCRIPTION),
+    pageSize: int | None = Query(
+        None, ge=1, le=keyset.PAGE_SIZE_MAX, description=keyset.PAGE_SIZE_DESCRIPTION
+    ),
+):
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
     the `drivers` behind each), approval status, version, phase, theme, approved budget and
     `eac`, the estimate at completion (the forecast the cost RAG judges), schedule slip in
@@ -120,7 +129,9 @@ def portfolio(
     `estimatesCompared` saying how it differs from `eac`). Filters: theme
     (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;
     default any), lead (accountId), stale, exception (the projects in exception: beyond a
-    tolerance with the exception undecided). sort: a column name, `-` to reverse."""
+    tolerance with the exception undecided). sort: a column name, `-` to reverse.
+    Paged: `pageSize` rows (default 100) in a stable order (the sort, then the project key);
+    follow `next` (null on the last page) for the rest, with the same filters and sort."""
     permissions.require_portfolio_access(request)
     query = {
         "theme": theme,
@@ -131,8 +142,11 @@ def portfolio(
         "stale": "1" if stale else "",
         "exception": "1" if exception else "",
         "sort": sort,
+        "cursor": cursor,
+        "pageSize": pageSize,
     }
-    return selectors.portfolio(request, query, strict=True).rows
+    found = selectors.portfolio(request, query, strict=True, with_summary=False)
+    return {"items": found.rows, "next": keyset.next_link(request, found.next)}
 
 
 @router.get(

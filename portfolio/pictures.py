@@ -1,6 +1,6 @@
-"""The portfolio's pictures: the risk matrices across the projects shown (one aggregate query),
-the RAG heat map (projects by dimension) and the slip / overrun scatter, both from the rows the
-page already has."""
+"""The portfolio's pictures: the RAG heat map (projects by dimension) and the risk matrices of
+the page's rows, and the slip / overrun scatter of the biggest budgets among every matching
+project (read by an aggregate query)."""
 
 import math
 from collections.abc import Mapping, Sequence
@@ -9,10 +9,9 @@ from urllib.parse import quote
 
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
-from governance import charts, formatting
+from governance import charts
 from registers import pictures as register_pictures
 
 KEY_MARK = "PORTFOLIOKEY"
@@ -169,73 +168,44 @@ def scatter(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:
     )
 
 
-# A picture of a thousand projects is a wall: the heat map draws the first HEAT_MAX rows in
-# the page's order (sort or filter to choose them), the scatter the SCATTER_MAX biggest budgets.
-HEAT_MAX = 50
-SCATTER_MAX = 150
-
-
 def portfolio_pictures(
     rows: Sequence[Mapping[str, Any]],
-    thresholds,
+    thresholds: Mapping[str, Any],
     risk_cells: Mapping[str, Mapping[str, Any] | None],
+    *,
+    bubbles: Sequence[Mapping[str, Any]],
+    matching: int,
+    whole: str = "",
 ) -> list[charts.Chart]:
-    """Every picture of the portfolio page, for the rows it shows (`risk_cells`: the stored
-    matrix cells of each project, by key)."""
+    """Every picture of the portfolio page. The heat map and the risk matrices draw the
+    page's rows (`risk_cells`: the stored matrix cells of each, by key); the scatter the
+    biggest budgets of all `matching` projects (`bubbles`, read by an aggregate query).
+    `whole`: the link to the next page, where the pictures of the page's rows go on."""
     keys = [row["projectKey"] for row in rows]
-    heat = heat_map(rows[:HEAT_MAX])
-    if len(rows) > HEAT_MAX:
-        heat.note = (
-            f"The first {HEAT_MAX} of {len(rows)} projects in the table's order: sort or filter "
-            "the table to choose them."
-        )
-    shown = rows
-    if len(rows) > SCATTER_MAX:
-        biggest = {id(r) for r in sorted(rows, key=lambda r: -(_budget(r) or 0))[:SCATTER_MAX]}
-        shown = [r for r in rows if id(r) in biggest]
-    bubbles = scatter(shown)
-    if len(rows) > SCATTER_MAX:
-        bubbles.note = f"The {SCATTER_MAX} biggest budgets of {len(rows)} projects."
-    return [heat, bubbles, *risk_matrices(keys, thresholds, risk_cells)]
+    heat = heat_map(rows)
+    pictures_of_page = [heat, *risk_matrices(keys, thresholds, risk_cells)]
+    if len(rows) < matching:
+        for chart in pictures_of_page:
+            chart.note = f"The {len(rows)} projects of this page, of {matching} matching."
+            if whole:
+                chart.note += " The next page draws the next ones."
+    bubbles_chart = scatter(bubbles)
+    if len(bubbles) < matching:
+        bubbles_chart.note = f"The {len(bubbles)} biggest budgets of {matching} projects."
+    return [pictures_of_page[0], bubbles_chart, *pictures_of_page[1:]]
 
 
-# The pictures, rendered, by what they are drawn from: each shown row's stored text (with the
-# project's fields the rows show) in the table's order, each project's stored matrix cells,
-# the thresholds, the currency and the language. Per process, bounded: emptied when full. A
-# row or cells read without their stored text (derived afresh in this request) draw anew.
-_HTML: dict[tuple, SafeString] = {}
-_HTML_MAX = 64
-
-
-def _drawn_from(rows, thresholds, risk_cells, texts) -> tuple | None:
-    shown = []
-    for row in rows:
-        key = row["projectKey"]
-        text = texts.get(key)
-        cells = risk_cells.get(key)
-        cells_text = repr(cells)
-        if text is None or cells_text is None:
-            return None
-        shown.append((key, row["name"], row["approvalStatus"], text, cells_text))
-    return (
-        tuple(shown),
-        tuple(sorted((k, repr(v)) for k, v in (thresholds or {}).items())),
-        formatting.currency(),
-        translation.get_language(),
-        project_urls("status:index")("KEY"),
+def pictures_html(
+    rows: Sequence[Mapping[str, Any]],
+    thresholds: Mapping[str, Any],
+    risk_cells: Mapping[str, Mapping[str, Any] | None],
+    *,
+    bubbles: Sequence[Mapping[str, Any]],
+    matching: int,
+    whole: str = "",
+) -> SafeString:
+    """`portfolio_pictures`, rendered (`charts/_pictures.html`)."""
+    drawn = portfolio_pictures(
+        rows, thresholds, risk_cells, bubbles=bubbles, matching=matching, whole=whole
     )
-
-
-def pictures_html(rows, thresholds, risk_cells, texts: Mapping[str, str]) -> SafeString:
-    """`portfolio_pictures`, rendered (`charts/_pictures.html`), from the memo when the same
-    pictures were drawn before."""
-    key = _drawn_from(rows, thresholds, risk_cells, texts)
-    html = _HTML.get(key) if key is not None else None
-    if html is None:
-        drawn = portfolio_pictures(rows, thresholds, risk_cells)
-        html = mark_safe(render_to_string("charts/_pictures.html", {"pictures": drawn}))
-        if key is not None:
-            if len(_HTML) >= _HTML_MAX:
-                _HTML.clear()
-            _HTML[key] = html
-    return html
+    return mark_safe(render_to_string("charts/_pictures.html", {"pictures": drawn}))

@@ -6,17 +6,39 @@ A constant number of queries whatever the number of projects."""
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
+from django.db.models import (
+    Case,
+    Count,
+    DecimalField,
+    F,
+    FloatField,
+    IntegerField,
+    Max,
+    Q,
+    QuerySet,
+    Sum,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce, Lower, NullIf
+from django.db.models.lookups import Exact, IsNull
 from django.http import HttpRequest
+from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
-from governance import permissions, textsearch
+from governance import keyset, permissions, textsearch
+from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project
-from status import exceptions, health
-from status.derive import DIMENSION_LABELS, rag_severity
-from status.models import DIMENSIONS
+from governance.sql import AnyOf
+from status import earned_value, exceptions, health
+from status.derive import DIMENSION_LABELS, RAG_SEVERITY
+from status.models import DIMENSIONS, ProjectHealth
 
 NO_THEME = "-"
 RAG_DIMENSIONS = ["overall", *DIMENSIONS]
@@ -45,72 +67,84 @@ def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]
     }
 
 
-def rows_and_cells(
-    request: HttpRequest, *, now: dt.datetime | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, str]]:
-    """Every viewable project's row, in project-key order, read from the stored health rows,
-    the open risks per matrix cell stored beside each (by project key), and the stored text
-    each row was read from (by project key, where known: none now, the stored rows are read
-    as JSON and no process keeps their texts)."""
-    projects = [project for project, _ in permissions.viewable_projects(request)]
-    site = permissions.site_settings(request)
-    values, cells = health.rows_and_cells_for(projects, site=site, now=now)
-    rows = [portfolio_row(p, values[p.pk]) for p in projects]
-    return rows, {p.key: cells[p.pk] for p in projects}, {}
+# --- the stored rows, filtered, sorted and paged in SQL ---------------------------------------
+
+# Sortable columns, each an SQL expression over the stored health row (`ProjectHealth`, its
+# JSON `row` and its RAG columns) and the project. A missing value sorts last whatever the
+# direction; ties by project key. RAGs sort worst first (Red, Amber, Green, Blue, None).
+NUMBER = FloatField()
+TEXT = TextField()
 
 
-def rows_for(request: HttpRequest, *, now: dt.datetime | None = None) -> list[dict[str, Any]]:
-    """Every viewable project's row, in project-key order, read from the stored health rows."""
-    projects = [project for project, _ in permissions.viewable_projects(request)]
-    values = health.rows_for(projects, site=permissions.site_settings(request), now=now)
-    return [portfolio_row(p, values[p.pk]) for p in projects]
-
-
-# --- filters, sorting, grouping -------------------------------------------------------------
-
-
-def _rag_of(row: Mapping[str, Any], dimension: str) -> str:
-    rag: str = row["overallRag"] if dimension == "overall" else row["effective"][f"{dimension}Rag"]
-    return rag
-
-
-def _by_rag(dimension: str) -> Callable[[Mapping[str, Any]], int]:
-    return lambda row: rag_severity(_rag_of(row, dimension))
-
-
-def _approval_order(row: Mapping[str, Any]) -> int:
-    status = row["approvalStatus"]
-    return (
-        APPROVAL_STATUSES.index(status) if status in APPROVAL_STATUSES else len(APPROVAL_STATUSES)
+def _json(key: str, output: Any = None) -> Case:
+    """A member of the stored row (`key`: a path, `earnedValue__cpi`) as an SQL value cast to
+    `output` (text without one); NULL where it is missing or JSON null (SQLite reads a JSON
+    null as the text "null")."""
+    value = KT(f"row__{key}") if output is None else Cast(KT(f"row__{key}"), output)
+    return Case(
+        When(Q(**{f"row__{key}": None}), then=Value(None)),
+        default=value,
+        output_field=output or TEXT,
     )
 
 
-# Sort keys by column; a key returning None puts the row last whatever the direction. RAGs sort
-# worst first (Red, Amber, Green, Blue, None).
-SORTS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
-    "key": lambda r: r["projectKey"],
-    "name": lambda r: r["name"].casefold(),
-    "theme": lambda r: r["theme"].casefold() or None,
-    "approvalStatus": _approval_order,
-    "version": lambda r: r["version"],
-    "phase": lambda r: (r["phase"] or "").casefold() or None,
-    **{d: _by_rag(d) for d in RAG_DIMENSIONS},
-    "approvedBudget": lambda r: r["approvedBudget"],
-    "eac": lambda r: r["eac"],
-    "overrun": lambda r: r["costOverrunPct"],
-    "slip": lambda r: r["scheduleSlipDays"],
-    "topRisk": lambda r: r["topRiskScore"],
-    "decisions": lambda r: r["pendingDecisions"],
-    "awaiting": lambda r: r["changesAwaitingApplication"],
-    "adoptionGap": lambda r: not r["adoptionGap"],
-    "stale": lambda r: not r["stale"],
-    "exception": lambda r: r["exceptionAgeDays"],
-    "reviewDue": lambda r: r["realisationReviewDueOn"],
-    "updated": lambda r: r["lastUpdatedAt"],
+def _text(key: str) -> Any:
+    return _json(key)
+
+
+def _number(key: str) -> Any:
+    return _json(key, NUMBER)
+
+
+def _severity(expression: Any) -> Case:
+    return Case(
+        *(When(Q(Exact(expression, rag)), then=Value(n)) for rag, n in RAG_SEVERITY.items()),
+        default=Value(RAG_SEVERITY["None"]),
+    )
+
+
+def _rag_expression(dimension: str) -> Any:
+    return _text("overallRag") if dimension == "overall" else F(f"{dimension}_rag")
+
+
+def _flag(condition: Q) -> Case:
+    """0 where `condition` holds, else 1 (a yes first)."""
+    return Case(When(condition, then=Value(0)), default=Value(1))
+
+
+SORTS: dict[str, Callable[[], Any]] = {
+    "key": lambda: F("project__key"),
+    "name": lambda: Lower("project__name"),
+    "theme": lambda: NullIf(Lower(_text("theme")), Value(""), output_field=TEXT),
+    "approvalStatus": lambda: Case(
+        *(
+            When(project__approval_status=status, then=Value(n))
+            for n, status in enumerate(APPROVAL_STATUSES)
+        ),
+        default=Value(len(APPROVAL_STATUSES)),
+    ),
+    "version": lambda: _number("version"),
+    "phase": lambda: NullIf(Lower(_text("phase")), Value(""), output_field=TEXT),
+    **{d: (lambda d=d: _severity(_rag_expression(d))) for d in RAG_DIMENSIONS},
+    "approvedBudget": lambda: _number("approvedBudget"),
+    "eac": lambda: _number("eac"),
+    "overrun": lambda: _number("costOverrunPct"),
+    "slip": lambda: _number("scheduleSlipDays"),
+    "topRisk": lambda: _number("topRiskScore"),
+    "decisions": lambda: _number("pendingDecisions"),
+    "awaiting": lambda: _number("changesAwaitingApplication"),
+    "adoptionGap": lambda: _flag(Q(row__adoptionGap=True)),
+    "stale": lambda: _flag(Q(stale=True)),
+    # The youngest exception first (its age in days ascending); none last.
+    "exception": lambda: F("project__exception_opened_at"),
+    "reviewDue": lambda: NullIf(_text("realisationReviewDueOn"), Value(""), output_field=TEXT),
+    "updated": lambda: NullIf(_text("lastUpdatedAt"), Value(""), output_field=TEXT),
     # Earned value (status.earned_value): a project without the figure sorts last.
-    "cpi": lambda r: (r.get("earnedValue") or {}).get("cpi"),
-    "spi": lambda r: (r.get("earnedValue") or {}).get("spi"),
+    "cpi": lambda: _number("earnedValue__cpi"),
+    "spi": lambda: _number("earnedValue__spi"),
 }
+# Sorts whose SQL order is the reverse of the column's natural reading.
+_REVERSED = {"exception"}
 
 
 @dataclass
@@ -125,8 +159,12 @@ class Params:
     sort: str = "key"
     descending: bool = False
     group: str = ""
+    cursor: str = ""
+    page_size: int = keyset.PAGE_SIZE
 
     def as_query(self) -> dict[str, str]:
+        """The filters, sort and grouping as a query string's values (no cursor: a new
+        filter or sort starts at the first page)."""
         query = {
             "theme": self.theme,
             "approvalStatus": self.approval_status,
@@ -137,13 +175,18 @@ class Params:
             "exception": "1" if self.exception else "",
             "sort": ("-" if self.descending else "") + self.sort if self.sort != "key" else "",
             "group": self.group,
+            "pageSize": "" if self.page_size == keyset.PAGE_SIZE else str(self.page_size),
         }
         return {k: v for k, v in query.items() if v}
 
+    def signature(self) -> str:
+        """What a cursor is made for: the order (a cursor of another sort is refused)."""
+        return ("-" if self.descending else "") + self.sort + ("/theme" if self.group else "")
+
 
 def clean_params(query: Mapping[str, Any], *, strict: bool) -> Params:
-    """Filters and sorting from a query string. The API refuses unknown values (422); the page
-    ignores them (a stale bookmark still opens)."""
+    """Filters, sorting and the page from a query string. The API refuses unknown values
+    (422); the page ignores them (a stale bookmark still opens)."""
     errors: dict[str, list[str]] = {}
     params = Params()
 
@@ -171,68 +214,190 @@ def clean_params(query: Mapping[str, Any], *, strict: bool) -> Params:
         sort = ""
     params.sort, params.descending = (sort or "key"), (descending and bool(sort))
     params.group = pick("group", ["theme"])
+    try:
+        params.page_size = keyset.page_size(query.get("pageSize"), strict=strict)
+    except ValueError as exc:
+        errors["pageSize"] = [str(exc)]
+    params.cursor = (query.get("cursor") or "").strip()
+    if params.cursor:
+        try:
+            keyset.decode(params.cursor, params.signature(), _fields(params))
+        except keyset.BadCursor as exc:
+            if strict:
+                errors["cursor"] = [f"{exc} Start again without it."]
+            params.cursor = ""
     if errors:
         raise ValidationFailed(errors)
     return params
 
 
-def _matches(row: Mapping[str, Any], params: Params) -> bool:
+def _where(params: Params) -> Q:
+    """The filters, as SQL over the stored rows."""
+    where = Q()
     if params.theme:
-        if params.theme == NO_THEME:
-            if row["theme"]:
-                return False
-        elif row["theme"] != params.theme:
-            return False
-    if params.approval_status and row["approvalStatus"] != params.approval_status:
-        return False
-    if params.lead and row["leadAccountId"] != params.lead:
-        return False
-    if params.stale and not row["stale"]:
-        return False
-    if params.exception and not row["inException"]:
-        return False
+        where &= Q(row__theme="" if params.theme == NO_THEME else params.theme)
+    if params.approval_status:
+        where &= Q(project__approval_status=params.approval_status)
+    if params.lead:
+        where &= Q(project__lead_account_id=params.lead)
+    if params.stale:
+        where &= Q(stale=True)
+    if params.exception:
+        where &= Q(project__exception_opened_at__isnull=False)
     if params.rag:
         dimensions = RAG_DIMENSIONS if params.dimension == "any" else [params.dimension]
-        if not any(_rag_of(row, d) == params.rag for d in dimensions):
-            return False
-    return True
+        any_of = Q(pk__in=[])
+        for dimension in dimensions:
+            if dimension == "overall":
+                any_of |= Q(row__overallRag=params.rag)
+            else:
+                any_of |= Q(**{f"{dimension}_rag": params.rag})
+        where &= any_of
+    return where
 
 
-def apply(rows: list[dict[str, Any]], params: Params) -> list[dict[str, Any]]:
-    """The rows matching the filters, sorted (ties by project key; missing values last)."""
-    key = SORTS[params.sort]
-    selected = sorted((r for r in rows if _matches(r, params)), key=lambda r: r["projectKey"])
-    present = [r for r in selected if key(r) is not None]
-    missing = [r for r in selected if key(r) is None]
-    present.sort(key=key, reverse=params.descending)
-    return present + missing
+def _fields(params: Params) -> list[keyset.Field]:
+    """The page's order: grouped by theme (named themes first, by name), then the sort
+    column with its missing values last, then the project key (unique)."""
+    ascending = params.descending == (params.sort in _REVERSED)
+    fields = [
+        keyset.Field("s_null"),
+        keyset.Field("s_value", ascending),
+        keyset.Field("project__key"),
+    ]
+    if params.group == "theme":
+        group = [keyset.Field("g_none"), keyset.Field("g_lower"), keyset.Field("g_theme")]
+        fields = [*group, *fields]
+    return fields
 
 
-def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    overall = {rag: 0 for rag in RAG_CHOICES}
-    for row in rows:
-        overall[row["overallRag"] if row["overallRag"] in overall else "None"] += 1
+def _ordered(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
+    value = SORTS[params.sort]()
+    ordered = stored.filter(_where(params)).annotate(
+        s_value=value, s_null=Case(When(Q(IsNull(value, True)), then=Value(1)), default=Value(0))
+    )
+    if params.group == "theme":
+        ordered = ordered.annotate(
+            g_theme=KT("row__theme"),
+            g_lower=Lower(KT("row__theme")),
+            # Named themes first: the flag is 0 for a named theme.
+            g_none=Case(When(row__theme="", then=Value(1)), default=Value(0)),
+        )
+    return ordered
+
+
+def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
+    """The stored rows matching the filters of `params`, in its order (unpaged)."""
+    return _ordered(stored, params).order_by(*keyset.ordering(_fields(params)))
+
+
+def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], list[Project]]:
+    """The stored health rows of every project the caller can view, each current (a row
+    missing, expired or derived under other thresholds is derived and stored first: the
+    periodic job keeps that rare), and those projects."""
+    projects = [project for project, _ in permissions.viewable_projects(request)]
+    site = permissions.site_settings(request)
+    now = timezone.now()
+    ids = [p.pk for p in projects]
+    if not ids:
+        return ProjectHealth.objects.none(), projects
+    # A row stored after `now` (a write meanwhile) is newer still: it holds too.
+    stored = ProjectHealth.objects.filter(
+        AnyOf(F("project_id"), ids), basis=health.basis(site), valid_until__gt=now
+    )
+    held = set(stored.values_list("project_id", flat=True))
+    missing = [p for p in projects if p.pk not in held]
+    if missing:
+        health.rows_for(missing, site=site, now=now)
+    return stored, projects
+
+
+PAGE_VALUES = ["project_id", "row", "s_null", "s_value", "project__key"]
+
+
+def _position(values: Mapping[str, Any], params: Params) -> list[Any]:
+    group = [values["g_none"], values["g_lower"], values["g_theme"]] if params.group else []
+    return [*group, values["s_null"], values["s_value"], values["project__key"]]
+
+
+# --- summaries: aggregate SQL over the stored rows --------------------------------------------
+
+MONEY = DecimalField(max_digits=30, decimal_places=6)
+EV_KEYS = ("bac", "pv", "ev", "ac")
+_EV_COMPLETE = Q(*(Q(**{f"ev_{key}__isnull": False}) for key in EV_KEYS))
+
+
+def _with_figures(rows: QuerySet[ProjectHealth]) -> QuerySet[ProjectHealth]:
+    return rows.annotate(
+        **{f"ev_{key}": _json(f"earnedValue__{key}", MONEY) for key in EV_KEYS},
+        f_budget=_json("approvedBudget", MONEY),
+        f_eac=_json("eac", MONEY),
+        f_due=NullIf(_text("realisationReviewDueOn"), Value(""), output_field=TEXT),
+    )
+
+
+def _aggregates() -> dict[str, Any]:
+    """Counts, sums and maxima of the summary, the heat grid, a theme's subtotal line and the
+    portfolio's earned value, over rows annotated by `_with_figures`."""
+
+    def count(condition: Q) -> Count:
+        return Count("pk", filter=condition)
+
+    both = Q(f_budget__isnull=False, f_eac__isnull=False) & ~Q(f_budget=0)
+    out: dict[str, Any] = {
+        "projects": Count("pk"),
+        "stale": count(Q(stale=True)),
+        "inException": count(Q(project__exception_opened_at__isnull=False)),
+        "adoptionGaps": count(Q(row__adoptionGap=True)),
+        "pendingDecisions": Sum(_json("pendingDecisions", IntegerField())),
+        "changesAwaitingApplication": Sum(_json("changesAwaitingApplication", IntegerField())),
+        "reviewsDue": count(Q(f_due__isnull=False)),
+        "reviewsOverdue": count(Q(row__realisationReviewOverdue=True)),
+        "approvedBudget": Sum("f_budget"),
+        "eac": Sum("f_eac"),
+        "budgetBoth": Sum("f_budget", filter=both),
+        "eacBoth": Sum("f_eac", filter=both),
+        "scheduleSlipDays": Max(_json("scheduleSlipDays", IntegerField())),
+        "topRiskScore": Max(_json("topRiskScore", IntegerField())),
+        "evCounted": count(_EV_COMPLETE),
+        **{f"sum_{key}": Sum(f"ev_{key}", filter=_EV_COMPLETE) for key in EV_KEYS},
+    }
+    for rag in RAG_CHOICES:
+        if rag == "None":
+            continue  # the rest: counted as the projects less the named colours
+        for dimension in RAG_DIMENSIONS:
+            condition = (
+                Q(row__overallRag=rag) if dimension == "overall" else Q(**{f"{dimension}_rag": rag})
+            )
+            out[f"rag_{dimension}_{rag}"] = count(condition)
+    return out
+
+
+def _rag_counts(totals: Mapping[str, Any], dimension: str) -> dict[str, int]:
+    counts = {rag: totals[f"rag_{dimension}_{rag}"] for rag in RAG_CHOICES if rag != "None"}
+    counts["None"] = totals["projects"] - sum(counts.values())
+    return counts
+
+
+def summary_of(totals: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        "projects": len(rows),
-        "overall": overall,
-        "stale": sum(1 for r in rows if r["stale"]),
-        "inException": sum(1 for r in rows if r["inException"]),
-        "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
-        "pendingDecisions": sum(r["pendingDecisions"] for r in rows),
-        "changesAwaitingApplication": sum(r["changesAwaitingApplication"] for r in rows),
-        "reviewsDue": sum(1 for r in rows if r["realisationReviewDueOn"]),
-        "reviewsOverdue": sum(1 for r in rows if r["realisationReviewOverdue"]),
+        "projects": totals["projects"],
+        "overall": _rag_counts(totals, "overall"),
+        "stale": totals["stale"],
+        "inException": totals["inException"],
+        "adoptionGaps": totals["adoptionGaps"],
+        "pendingDecisions": totals["pendingDecisions"] or 0,
+        "changesAwaitingApplication": totals["changesAwaitingApplication"] or 0,
+        "reviewsDue": totals["reviewsDue"],
+        "reviewsOverdue": totals["reviewsOverdue"],
     }
 
 
-def heat_grid(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def heat_of(totals: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Counts of projects per RAG dimension (overall and the effective four) and colour."""
     grid = []
     for dimension in RAG_DIMENSIONS:
-        counts = {rag: 0 for rag in RAG_CHOICES}
-        for row in rows:
-            value = _rag_of(row, dimension)
-            counts[value if value in counts else "None"] += 1
+        counts = _rag_counts(totals, dimension)
         grid.append(
             {
                 "dimension": dimension,
@@ -243,12 +408,46 @@ def heat_grid(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return grid
 
 
-def group_by_theme(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault(row["theme"] or "", []).append(row)
-    ordered = sorted(groups, key=lambda theme: (theme == "", theme.casefold()))
-    return [{"theme": theme, "rows": groups[theme]} for theme in ordered]
+def _json_number(value: Decimal | None) -> float | int | None:
+    return None if value is None else decimal_to_json(value)
+
+
+def subtotal_of(totals: Mapping[str, Any], earned: dict[str, Any]) -> dict[str, Any]:
+    """A theme group's line: sums of money and counts, the worst slip and risk score, and
+    the overrun of the summed forecast against the summed approved budget (projects with
+    both)."""
+    budget_both, eac_both = totals["budgetBoth"], totals["eacBoth"]
+    overrun = round(float((eac_both - budget_both) / budget_both * 100), 1) if budget_both else None
+    return {
+        "projects": totals["projects"],
+        "approvedBudget": _json_number(totals["approvedBudget"]),
+        "eac": _json_number(totals["eac"]),
+        "costOverrunPct": overrun,
+        "scheduleSlipDays": totals["scheduleSlipDays"],
+        "topRiskScore": totals["topRiskScore"],
+        "pendingDecisions": totals["pendingDecisions"] or 0,
+        "changesAwaitingApplication": totals["changesAwaitingApplication"] or 0,
+        "adoptionGaps": totals["adoptionGaps"],
+        "stale": totals["stale"],
+        "inException": totals["inException"],
+        "reviewsOverdue": totals["reviewsOverdue"],
+        "earnedValue": earned,
+    }
+
+
+def _earned(totals: Mapping[str, Any], rows: QuerySet[ProjectHealth]) -> dict[str, Any]:
+    """The earned value of `rows` (their totals given): the sums over the projects that give
+    all of BAC, PV, EV and AC (`status.earned_value.portfolio_totals`), the others named."""
+    lacking = totals["projects"] - totals["evCounted"]
+    named: list[str] = []
+    if lacking:
+        named = list(
+            rows.exclude(_EV_COMPLETE)
+            .order_by("project__key")
+            .values_list("project__key", flat=True)[: earned_value.MAX_NAMED]
+        )
+    sums = {key: totals[f"sum_{key}"] for key in EV_KEYS}
+    return earned_value.portfolio_totals(sums, totals["evCounted"], lacking, named).as_dict()
 
 
 @dataclass
@@ -261,10 +460,46 @@ class Portfolio:
     groups: list[dict[str, Any]] | None
     themes: list[str] = field(default_factory=list)
     leads: list[str] = field(default_factory=list)
-    # Each project's open risks per matrix cell, by key (for the portfolio's risk matrices).
+    # Each shown project's open risks per matrix cell, by key (for the risk matrices).
     risk_cells: dict[str, Any] = field(default_factory=dict)
-    # The stored text each row was read from, by key (the page's row HTML memo).
-    row_texts: dict[str, str] = field(default_factory=dict)
+    # The earned value of every matching project (not only the page's).
+    earned: dict[str, Any] = field(default_factory=dict)
+    # The biggest budgets among the matching projects, for the bubble chart.
+    bubbles: list[dict[str, Any]] = field(default_factory=list)
+    # The cursors of the next and the previous page (None at either end).
+    next: str | None = None
+    previous: str | None = None
+
+
+BUBBLES_MAX = 150
+
+
+def _bubbles(rows: QuerySet[ProjectHealth]) -> list[dict[str, Any]]:
+    """The BUBBLES_MAX biggest budgets (the approved budget, else the forecast) among `rows`:
+    each project's key, slip, overrun, budget and overall RAG, read as columns."""
+    size = Coalesce("f_budget", "f_eac")
+    found = (
+        rows.annotate(b_size=size)
+        .order_by(F("b_size").desc(nulls_last=True), "project__key")
+        .values_list(
+            "project__key",
+            _number("scheduleSlipDays"),
+            _number("costOverrunPct"),
+            "b_size",
+            _text("overallRag"),
+        )[:BUBBLES_MAX]
+    )
+    return [
+        {
+            "projectKey": key,
+            "scheduleSlipDays": slip,
+            "costOverrunPct": overrun,
+            "approvedBudget": None if budget is None else float(budget),
+            "eac": None,
+            "overallRag": rag,
+        }
+        for key, slip, overrun, budget, rag in found
+    ]
 
 
 def portfolio(
@@ -272,28 +507,101 @@ def portfolio(
     query: Mapping[str, Any],
     *,
     strict: bool = False,
+    paged: bool = True,
     with_cells: bool = False,
+    with_summary: bool = True,
 ) -> Portfolio:
-    """The portfolio for `query`; `with_cells` also reads each project's stored risk-matrix
-    cells (for the page's matrices; the API and the exports do not show them)."""
+    """The portfolio for `query`: the page of rows its cursor names (`paged`; else every
+    matching row, in order), and the summary, heat grid and earned value of every matching
+    project from aggregate SQL (`with_summary`). `with_cells` also reads the shown projects'
+    stored risk-matrix cells. A constant number of queries whatever the number of projects."""
     params = clean_params(query, strict=strict)
+    stored, projects = stored_rows(request)
+    by_pk = {p.pk: p for p in projects}
+    matching = _ordered(stored, params)
+    values = [*PAGE_VALUES, *(["g_none", "g_lower", "g_theme"] if params.group else [])]
     if with_cells:
-        every, risk_cells, row_texts = rows_and_cells(request)
+        values.append("risk_cells")
+    next_cursor = previous = None
+    if paged and projects:
+        page = keyset.page_of(
+            matching.values(*values),
+            _fields(params),
+            signature=params.signature(),
+            cursor=params.cursor,
+            size=params.page_size,
+            values_of=lambda v: _position(v, params),
+        )
+        found, next_cursor, previous = page.rows, page.next, page.previous
+    elif projects:
+        found = list(in_order(stored, params).values(*values))
     else:
-        every, risk_cells, row_texts = rows_for(request), {}, {}
-    rows = apply(every, params)
+        found = []
+    rows = [portfolio_row(by_pk[v["project_id"]], v["row"]) for v in found]
+    cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
+    summary: dict[str, Any] = {}
+    heat: list[dict[str, Any]] = []
+    earned: dict[str, Any] = {}
+    bubbles: list[dict[str, Any]] = []
+    groups = None
+    figures = _with_figures(stored.filter(_where(params)))
+    if with_summary:
+        totals = figures.aggregate(**_aggregates()) if projects else _empty_totals()
+        summary, heat = summary_of(totals), heat_of(totals)
+        earned = _earned(totals, figures) if projects else {}
+        bubbles = _bubbles(figures) if projects and paged else []
+    if params.group == "theme":
+        groups = _groups(rows, figures)
     return Portfolio(
         rows=rows,
-        total=len(every),
+        total=len(projects),
         params=params,
-        summary=summary(rows),
-        heat=heat_grid(rows),
-        groups=group_by_theme(rows) if params.group == "theme" else None,
-        themes=sorted({r["theme"] for r in every if r["theme"]}, key=str.casefold),
-        leads=sorted({r["leadAccountId"] for r in every if r["leadAccountId"]}),
-        risk_cells=risk_cells,
-        row_texts=row_texts,
+        summary=summary,
+        heat=heat,
+        groups=groups,
+        themes=_themes(stored) if projects else [],
+        leads=sorted({p.lead_account_id for p in projects if p.lead_account_id}),
+        risk_cells=cells,
+        earned=earned,
+        bubbles=bubbles,
+        next=next_cursor,
+        previous=previous,
     )
+
+
+def _empty_totals() -> dict[str, Any]:
+    return {
+        name: None if name.startswith(("ev_", "budget", "eac")) else 0 for name in _aggregates()
+    }
+
+
+def _themes(stored: QuerySet[ProjectHealth]) -> list[str]:
+    found = stored.annotate(t=_text("theme")).values_list("t", flat=True).distinct()
+    return sorted({t for t in found if t}, key=str.casefold)
+
+
+def _groups(rows: list[dict[str, Any]], figures: QuerySet[ProjectHealth]) -> list[dict[str, Any]]:
+    """The page's rows by theme (in the page's order), each group with the subtotal line of
+    every matching project of its theme (not only those on this page): one aggregate query,
+    and one more for each theme whose earned value leaves projects out."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["theme"] or "", []).append(row)
+    if not groups:
+        return []
+    by_theme = {
+        totals.pop("g"): totals
+        for totals in figures.filter(row__theme__in=list(groups))
+        .values(g=_text("theme"))
+        .annotate(**_aggregates())
+        .order_by()
+    }
+    out = []
+    for theme, members in groups.items():
+        totals = by_theme.get(theme) or _empty_totals()
+        earned = _earned(totals, figures.filter(row__theme=theme)) if by_theme.get(theme) else {}
+        out.append({"theme": theme, "rows": members, "subtotal": subtotal_of(totals, earned)})
+    return out
 
 
 # --- lessons ----------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from html import escape
 from typing import Any
 
 from django.template.defaultfilters import floatformat, truncatechars
-from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from governance import formatting
@@ -47,14 +46,6 @@ def _or_dash(value: Any) -> str:
     return DASH if value is None else _e(value)
 
 
-# A row's HTML, by what it is made from: the stored health row's text (`health.stored_text`),
-# the project's own fields the row shows, the lead's chip, the columns, the currency and the
-# language. Most rows are shown again unchanged between writes; a changed row has a new text,
-# so a new key. Per process, bounded: emptied when full.
-_ROW_HTML: dict[tuple, SafeString] = {}
-_ROW_HTML_MAX = 8192
-
-
 class RowRenderer:
     """Renders the rows of one page: badges, chips and the status link are made once."""
 
@@ -63,7 +54,6 @@ class RowRenderer:
         people: Mapping[str, Person],
         shown: Iterable[str],
         rag_dims,
-        texts: Mapping[str, str] | None = None,
     ):
         self.people = people
         self.shown = set(shown)
@@ -71,31 +61,6 @@ class RowRenderer:
         self.status_url = project_urls("status:index")
         self.badges: dict[Any, str] = {}
         self.chips: dict[Any, str] = {}
-        self.texts = texts or {}
-        self.setting = (
-            frozenset(self.shown),
-            tuple(self.rag_dims),
-            formatting.currency(),
-            translation.get_language(),
-            self.status_url("KEY"),  # the script prefix
-        )
-
-    def remembered(self, row: Mapping[str, Any]) -> SafeString:
-        """`row`'s HTML, from the memo when the same row was rendered before."""
-        text = self.texts.get(row["projectKey"])
-        if text is None:
-            return self.row(row)
-        lead = row["leadAccountId"]
-        key = (text, row["projectKey"], row["name"], row["approvalStatus"], self.chip(lead))
-        key += (row["exceptionAgeDays"],)
-        key += self.setting
-        html = _ROW_HTML.get(key)
-        if html is None:
-            html = self.row(row)
-            if len(_ROW_HTML) >= _ROW_HTML_MAX:
-                _ROW_HTML.clear()
-            _ROW_HTML[key] = html
-        return html
 
     def badge(self, value: Any) -> str:
         if value not in self.badges:
@@ -228,11 +193,8 @@ def render_rows(
     people: Mapping[str, Person],
     shown,
     rag_dims,
-    *,
-    texts: Mapping[str, str] | None = None,
 ) -> None:
-    """Give each row its HTML (`row["html"]`); `texts` (the stored text of each row, by
-    project key) lets a row shown before come from the memo."""
-    renderer = RowRenderer(people, shown, rag_dims, texts)
+    """Give each row its HTML (`row["html"]`): a page's hundred rows, built afresh."""
+    renderer = RowRenderer(people, shown, rag_dims)
     for row in rows:
-        row["html"] = renderer.remembered(row)
+        row["html"] = renderer.row(row)

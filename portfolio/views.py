@@ -4,8 +4,6 @@ the lessons across projects are read here behind the portfolio/agent gate."""
 
 import io
 import re
-from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -136,40 +134,6 @@ def shown_columns(user: User) -> list[str]:
     return [k for k in COLUMN_KEYS if k in keys]
 
 
-def _total(values: Iterable[Decimal | float | int | None]) -> Decimal | float | int | None:
-    numbers = [v for v in values if v is not None]
-    return sum(numbers) if numbers else None
-
-
-def subtotal(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """A theme group's line: sums of money and counts, the worst slip and risk score, and the
-    overrun of the summed forecast against the summed approved budget (projects with both)."""
-    both = [r for r in rows if r["approvedBudget"] and r["eac"] is not None]
-    budget_both = sum(r["approvedBudget"] for r in both)
-    overrun = (
-        round((sum(r["eac"] for r in both) - budget_both) / budget_both * 100, 1)
-        if budget_both
-        else None
-    )
-    slips = [r["scheduleSlipDays"] for r in rows if r["scheduleSlipDays"] is not None]
-    scores = [r["topRiskScore"] for r in rows if r["topRiskScore"] is not None]
-    return {
-        "projects": len(rows),
-        "approvedBudget": _total(r["approvedBudget"] for r in rows),
-        "eac": _total(r["eac"] for r in rows),
-        "costOverrunPct": overrun,
-        "scheduleSlipDays": max(slips) if slips else None,
-        "topRiskScore": max(scores) if scores else None,
-        "pendingDecisions": sum(r["pendingDecisions"] for r in rows),
-        "changesAwaitingApplication": sum(r["changesAwaitingApplication"] for r in rows),
-        "adoptionGaps": sum(1 for r in rows if r["adoptionGap"]),
-        "stale": sum(1 for r in rows if r["stale"]),
-        "inException": sum(1 for r in rows if r["inException"]),
-        "reviewsOverdue": sum(1 for r in rows if r["realisationReviewOverdue"]),
-        "earnedValue": earned_value.portfolio_values(rows).as_dict(),
-    }
-
-
 def _sort_links(params: selectors.Params) -> dict[str, dict[str, Any]]:
     """Each sortable column's link: ascending first, then reversed; the current one marked."""
     query = params.as_query()
@@ -185,10 +149,14 @@ def _sort_links(params: selectors.Params) -> dict[str, dict[str, Any]]:
     return links
 
 
-def _earned(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The portfolio's earned value: the projects' figures summed (`status.earned_value`)."""
-    values = earned_value.portfolio_values(rows).as_dict()
-    return {"values": values, "readings": earned_value.readings(values)}
+def _page_links(params: selectors.Params, data: selectors.Portfolio) -> dict[str, str]:
+    """The next and previous pages' links, with the same filters, sort and grouping."""
+    query = params.as_query()
+    links = {}
+    for name, cursor in (("next", data.next), ("previous", data.previous)):
+        if cursor:
+            links[name] = "?" + urlencode({**query, "cursor": cursor})
+    return links
 
 
 @page("GET")
@@ -200,12 +168,12 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
     data = selectors.portfolio(request, request.GET, with_cells=True)
     people = resolve(data.leads)
     shown = shown_columns(permissions.request_user(request))
-    groups = [{**g, "subtotal": subtotal(g["rows"])} for g in data.groups or []]
-    grouped = [row for g in groups for row in g["rows"] if "html" not in row]
-    table.render_rows([*data.rows, *grouped], people, shown, DIMENSIONS, texts=data.row_texts)
+    groups = data.groups or []
+    table.render_rows(data.rows, people, shown, DIMENSIONS)
     # Read once whether or not a row shows an amount: the page's queries do not depend on
     # which rows the filters leave.
     formatting.currency()
+    links = _page_links(data.params, data)
     return render_htmx(
         request,
         "portfolio/portfolio.html",
@@ -218,7 +186,11 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
             "shown": shown,
             "groups": groups,
             "sorts": _sort_links(data.params),
-            "earned": _earned(data.rows),
+            "pages": links,
+            "earned": {
+                "values": data.earned,
+                "readings": earned_value.readings(data.earned),
+            },
             "rag_dims": DIMENSIONS,
             "approval_statuses": APPROVAL_STATUSES,
             "rag_choices": RAG_CHOICES,
@@ -231,7 +203,9 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
                 data.rows,
                 services.rag_thresholds(permissions.site_settings(request)),
                 data.risk_cells,
-                data.row_texts,
+                bubbles=data.bubbles,
+                matching=data.summary["projects"],
+                whole=links.get("next", ""),
             ),
         },
         partial="results",
@@ -265,7 +239,7 @@ def portfolio_export(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("format", "csv")
     if kind not in ("csv", "xlsx"):
         raise ValidationFailed({"format": ["Must be csv or xlsx."]})
-    data = selectors.portfolio(request, request.GET)
+    data = selectors.portfolio(request, request.GET, paged=False, with_summary=False)
     people = resolve(data.leads)
     stamp = timezone.localdate().isoformat()
     # Streamed: the CSV written as it is sent, the XLSX sent from the file it was written to.

@@ -256,10 +256,13 @@ def shown(key: str, value: Decimal | None) -> float | None:
     return decimal_to_json(value.quantize(places, rounding=ROUND_HALF_UP))
 
 
-def _names(names: Sequence[str]) -> str:
+def _names(names: Sequence[str], total: int | None = None) -> str:
+    """The first MAX_NAMED of `names` quoted, and how many more of `total` (default: all of
+    `names`) there are."""
+    total = len(names) if total is None else total
     quoted = [f"“{n}”" for n in names[:MAX_NAMED]]
-    if len(names) > MAX_NAMED:
-        quoted.append(f"{len(names) - MAX_NAMED} more")
+    if total > MAX_NAMED:
+        quoted.append(f"{total - MAX_NAMED} more")
     if len(quoted) == 1:
         return quoted[0]
     return ", ".join(quoted[:-1]) + " and " + quoted[-1]
@@ -350,21 +353,30 @@ def portfolio_values(rows: Iterable[Mapping[str, Any]]) -> EarnedValue:
         counted += 1
         for key in sums:
             sums[key] += Decimal(str(values[key]))
+    return portfolio_totals(sums, counted, len(lacking), lacking[:MAX_NAMED])
+
+
+def portfolio_totals(
+    sums: Mapping[str, Decimal | None], counted: int, lacking: int, named: Sequence[str]
+) -> EarnedValue:
+    """The portfolio's figures from the sums of BAC, PV, EV and AC over the `counted`
+    projects that give all four (summed in SQL by the portfolio, or by `portfolio_values`);
+    `lacking` projects are not counted, the first of them `named`."""
     missing = []
     if lacking:
-        subject = "project is" if len(lacking) == 1 else "projects are"
+        subject = "project is" if lacking == 1 else "projects are"
         missing.append(
             {
                 "input": "projects",
-                "text": f"{len(lacking)} {subject} not counted: their figures are incomplete"
-                f" ({_names(lacking)}).",
+                "text": f"{lacking} {subject} not counted: their figures are incomplete"
+                f" ({_names(named, lacking)}).",
                 "packages": [],
             }
         )
     if not counted:
         return EarnedValue(figures=dict.fromkeys(FIGURES), missing=missing)
     return EarnedValue(
-        figures=indices(sums["bac"], sums["pv"], sums["ev"], sums["ac"]),
+        figures=indices(*(Decimal(str(sums[key] or 0)) for key in ("bac", "pv", "ev", "ac"))),
         missing=missing,
         counted=counted,
     )

@@ -76,7 +76,8 @@ def test_me_describes_the_caller(cast, bearer):
 
 
 def test_project_list_and_detail(cast, bearer):
-    keys = [p["projectKey"] for p in Client().get("/api/v1/projects", **bearer(cast.viewer)).json()]
+    listed = Client().get("/api/v1/projects", **bearer(cast.viewer)).json()["items"]
+    keys = [p["projectKey"] for p in listed]
     assert keys == ["ALPHA"]
     detail = Client().get("/api/v1/projects/ALPHA", **bearer(cast.editor)).json()
     assert detail["leadAccountId"] == cast.lead.account_id
@@ -259,10 +260,14 @@ def test_thresholds_validate_order(cast, bearer):
 
 def test_group_gate_hides_projects_from_the_api(cast, bearer):
     set_governance_group("pmo")
-    assert Client().get("/api/v1/projects", **bearer(cast.viewer)).json() == []
+    assert Client().get("/api/v1/projects", **bearer(cast.viewer)).json() == {
+        "items": [],
+        "next": None,
+    }
     error_of(Client().get("/api/v1/projects/ALPHA", **bearer(cast.viewer)), 404, "not_found")
     assert [
-        p["projectKey"] for p in Client().get("/api/v1/projects", **bearer(cast.pmo)).json()
+        p["projectKey"]
+        for p in Client().get("/api/v1/projects", **bearer(cast.pmo)).json()["items"]
     ] == ["ALPHA"]
     scripting.ensure_group("pmo", members=["viewer"])
     assert Client().get("/api/v1/projects/ALPHA", **bearer(cast.viewer)).status_code == 200

@@ -53,11 +53,9 @@ def test_portfolio_pictures_cost_no_query_per_project(cast, client):
     assert queries(client, "/portfolio/") == few
 
 
-def test_a_crowded_portfolio_draws_the_first_rows_and_the_biggest_budgets(monkeypatch):
+def test_a_paged_portfolio_draws_the_page_and_the_biggest_budgets_of_all(monkeypatch):
     from portfolio import pictures
 
-    monkeypatch.setattr(pictures, "HEAT_MAX", 2)
-    monkeypatch.setattr(pictures, "SCATTER_MAX", 2)
     monkeypatch.setattr(pictures, "risk_matrices", lambda keys, thresholds, cells: [])
     rows = [
         {
@@ -72,11 +70,18 @@ def test_a_crowded_portfolio_draws_the_first_rows_and_the_biggest_budgets(monkey
         }
         for n in range(4)
     ]
-    heat, bubbles = pictures.portfolio_pictures(rows, {}, {})
+    heat, bubbles = pictures.portfolio_pictures(
+        rows[:2], {}, {}, bubbles=rows[2:], matching=4, whole="?cursor=x"
+    )
     assert [r[0].text for r in heat.rows] == ["P0 P0", "P1 P1"]
-    assert heat.note.startswith("The first 2 of 4 projects")
-    assert [r[0].text for r in bubbles.rows] == ["P2", "P3"]  # 1000 (forecast) and 300
+    assert (
+        heat.note
+        == "The 2 projects of this page, of 4 matching. The next page draws the next ones."
+    )
+    assert [r[0].text for r in bubbles.rows] == ["P2", "P3"]
     assert bubbles.note == "The 2 biggest budgets of 4 projects."
+    heat, bubbles = pictures.portfolio_pictures(rows, {}, {}, bubbles=rows, matching=4)
+    assert heat.note == "" and bubbles.note == ""
 
 
 def test_grouped_risks_are_placed_as_the_register_matrix_places_a_risk():
@@ -128,37 +133,3 @@ def test_the_portfolio_matrices_add_up_the_stored_cells_of_the_projects_shown(ca
     filtered = client.get("/portfolio/?rag=Red&dimension=overall").content.decode()
     inherent = filtered.split('id="portfolio-matrix-inherent"')[1].split("</figure>")[0]
     assert "BBB" not in inherent and ">AAA</a></td><td>3</td>" in inherent
-
-
-def test_the_pictures_are_drawn_once_for_the_same_stored_rows(db, monkeypatch):
-    from governance.services import rag_thresholds
-    from portfolio import pictures
-
-    monkeypatch.setattr(pictures, "_HTML", {})
-    drawn = []
-    real = pictures.portfolio_pictures
-    monkeypatch.setattr(
-        pictures, "portfolio_pictures", lambda *args: drawn.append(1) or real(*args)
-    )
-    text = '{"overallRag": "Green"}'
-    row = {
-        "projectKey": "P1",
-        "name": "P1",
-        "approvalStatus": "Draft",
-        "overallRag": "Green",
-        "effective": {f"{d}Rag": "Green" for d in ("cost", "schedule", "scope", "risk")},
-        "scheduleSlipDays": 3,
-        "costOverrunPct": 5,
-        "approvedBudget": 100,
-        "eac": 110,
-    }
-    cells = {"P1": {}}
-    limits = rag_thresholds()
-    first = pictures.pictures_html([row], limits, cells, {"P1": text})
-    assert pictures.pictures_html([row], limits, cells, {"P1": text}) is first and len(drawn) == 1
-    pictures.pictures_html([row], limits, cells, {"P1": text + " "})  # the row was rewritten
-    pictures.pictures_html([dict(row, name="Renamed")], limits, cells, {"P1": text})
-    pictures.pictures_html([row], {**limits, "riskAmberMinScore": 1}, cells, {"P1": text})
-    pictures.pictures_html([row], limits, cells, {})  # no stored text: drawn, not kept
-    pictures.pictures_html([row], limits, cells, {})
-    assert len(drawn) == 6 and 'class="pictures"' in first

@@ -113,9 +113,14 @@ def admin_portfolio(cast):
 
 
 def rows(client, query=""):
-    response = client.get(f"/api/v1/portfolio{query}")
-    assert response.status_code == 200, response.content
-    return response.json()
+    """Every row of the API's answer, following its `next` links to the last page."""
+    found, url = [], f"/api/v1/portfolio{query}"
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        found += response.json()["items"]
+        url = response.json()["next"]
+    return found
 
 
 def keys(client, query=""):

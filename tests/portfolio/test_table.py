@@ -117,32 +117,6 @@ def test_python_rows_print_what_the_row_partial_prints(db, shown):
         assert _squash(row["html"]) == _squash(expected)
 
 
-def test_a_row_comes_from_the_memo_only_for_the_same_stored_text_and_setting(db):
-    texts = {row["projectKey"]: f"text of {row['projectKey']}" for row in ROWS}
-    fresh = [dict(row) for row in ROWS]
-    render_rows(fresh, PEOPLE, COLUMN_KEYS, DIMENSIONS)
-    first = [dict(row) for row in ROWS]
-    render_rows(first, PEOPLE, COLUMN_KEYS, DIMENSIONS, texts=texts)
-    assert [r["html"] for r in first] == [r["html"] for r in fresh]
-    again = [dict(row) for row in ROWS]
-    render_rows(again, PEOPLE, COLUMN_KEYS, DIMENSIONS, texts=texts)
-    assert all(a["html"] is b["html"] for a, b in zip(again, first, strict=True))
-    # Another stored text (the row was rewritten), name or column choice: rendered afresh.
-    changed = [dict(row, name="Renamed") for row in ROWS]
-    render_rows(changed, PEOPLE, COLUMN_KEYS, DIMENSIONS, texts=texts)
-    assert all("Renamed" in r["html"] for r in changed)
-    rewritten = [dict(row, overallRag="Red") for row in ROWS]
-    render_rows(
-        rewritten, PEOPLE, COLUMN_KEYS, DIMENSIONS, texts={k: v + "!" for k, v in texts.items()}
-    )
-    fresh_red = [dict(row, overallRag="Red") for row in ROWS]
-    render_rows(fresh_red, PEOPLE, COLUMN_KEYS, DIMENSIONS)
-    assert [r["html"] for r in rewritten] == [r["html"] for r in fresh_red]
-    fewer = [dict(row) for row in ROWS]
-    render_rows(fewer, PEOPLE, ["project"], DIMENSIONS, texts=texts)
-    assert all("<td" not in r["html"] for r in fewer)
-
-
 def test_one_decimal_writes_what_floatformat_minus_one_writes():
     import random
     from decimal import Decimal

@@ -40,7 +40,7 @@ def surfaces(cast, client_for, change_id: str) -> dict[str, object]:
         content_type="application/json",
     ).json()
     agent_item = next(i for i in agent["result"]["items"] if i["id"] == change_id)
-    portfolio = {r["projectKey"]: r for r in pmo.get("/api/v1/portfolio").json()}
+    portfolio = {r["projectKey"]: r for r in pmo.get("/api/v1/portfolio").json()["items"]}
     set_governance_group("")
     return {
         "api": (api["applicationState"], api["dimensions"]),

@@ -107,7 +107,7 @@ def test_a_budget_before_approval_is_not_called_approved(cast, arrange, client_f
 def test_the_demo_finished_projects_say_they_are_finished(demo):
     client = Client()
     client.force_login(User.objects.get(username="priya"))
-    rows = {row["projectKey"]: row for row in client.get("/api/v1/portfolio").json()}
+    rows = {row["projectKey"]: row for row in client.get("/api/v1/portfolio").json()["items"]}
     for key, row in rows.items():
         if set(row["derived"].values()) == {"Blue"}:
             assert row["phase"] != "Initiation", key

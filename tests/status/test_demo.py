@@ -33,7 +33,7 @@ def test_the_demo_shows_every_colour_and_a_trend_and_is_idempotent(demo):
 
     client = Client()
     client.force_login(User.objects.get(username="priya"))
-    rows = client.get("/api/v1/portfolio").json()
+    rows = client.get("/api/v1/portfolio").json()["items"]
     assert len(rows) == 11
     colours = {"Red", "Amber", "Green", "Blue", "None"}
     assert {row["overallRag"] for row in rows} == colours
@@ -94,7 +94,9 @@ def test_the_demo_shows_a_replanned_package_and_an_amended_project_that_agree(de
     approved = total + 15_000
     status = client.get("/api/v1/projects/BRIDGE/status").json()
     assert Decimal(str(status["figures"]["approvedBudget"])) == approved
-    row = next(r for r in client.get("/api/v1/portfolio").json() if r["projectKey"] == "BRIDGE")
+    row = next(
+        r for r in client.get("/api/v1/portfolio").json()["items"] if r["projectKey"] == "BRIDGE"
+    )
     assert Decimal(str(row["approvedBudget"])) == approved
     assert row["costOverrunPct"] == status["figures"]["costOverrunPct"]
     assert row["derived"] == status["derived"]

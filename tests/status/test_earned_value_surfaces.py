@@ -24,7 +24,7 @@ from governance.tracker.local import scripting
 from portfolio import selectors as portfolio_selectors
 from registers.models import WorkPackage
 from status import services
-from status.models import ProjectHealth
+from status.models import DIMENSIONS, ProjectHealth
 from tests.agent.conftest import EVERYONE
 from tests.conftest import set_governance_group
 from tests.factories import ProjectFactory, UserFactory, WorkPackageFactory
@@ -119,7 +119,9 @@ def test_the_same_earned_value_on_every_surface(cast, fence, client_for, client,
 
     # The portfolio: API row, page cells (with the reading on hover), CSV and XLSX.
     pmo = client_for(cast.pmo)
-    row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "ALPHA")
+    row = next(
+        r for r in pmo.get("/api/v1/portfolio").json()["items"] if r["projectKey"] == "ALPHA"
+    )
     assert {k: row["earnedValue"][k] for k in EXPECTED} == EXPECTED
     pmo.post("/portfolio/columns/", {"columns": ["cpi", "spi"]})
     page = pmo.get("/portfolio/?sort=cpi").content.decode()
@@ -164,31 +166,30 @@ def test_missing_inputs_are_named_on_the_page_and_in_the_api(cast, client_for):
 
 
 def test_the_portfolio_sorts_by_cpi_and_spi_with_missing_figures_last(cast, client_for):
-    rows = [
-        {"projectKey": "A", "earnedValue": {"cpi": 1.1, "spi": 0.7}},
-        {"projectKey": "B", "earnedValue": {"cpi": None, "spi": None}},
-        {"projectKey": "C", "earnedValue": {"cpi": 0.8, "spi": 0.9}},
-    ]
-    params = portfolio_selectors.Params(sort="cpi")
-    ordered = portfolio_selectors.apply([{**r, **_blank_row()} for r in rows], params)
-    assert [r["projectKey"] for r in ordered] == ["C", "A", "B"]
-    params = portfolio_selectors.Params(sort="spi", descending=True)
-    ordered = portfolio_selectors.apply([{**r, **_blank_row()} for r in rows], params)
-    assert [r["projectKey"] for r in ordered] == ["C", "A", "B"]
+    now = timezone.now()
+    for key, cpi, spi in (("A", 1.1, 0.7), ("B", None, None), ("C", 0.8, 0.9)):
+        ProjectHealth.objects.create(
+            project=ProjectFactory(key=key),
+            as_of=now.date(),
+            computed_at=now,
+            valid_until=now,
+            basis="",
+            **{f"{p}{d}_rag": "None" for p in ("", "derived_") for d in DIMENSIONS},
+            stale=False,
+            row={"theme": "", "earnedValue": {"cpi": cpi, "spi": spi}},
+        )
+    stored = ProjectHealth.objects.filter(project__key__in=["A", "B", "C"])
+
+    def keys(**params):
+        ordered = portfolio_selectors.in_order(stored, portfolio_selectors.Params(**params))
+        return list(ordered.values_list("project__key", flat=True))
+
+    assert keys(sort="cpi") == ["C", "A", "B"]
+    assert keys(sort="cpi", descending=True) == ["A", "C", "B"]
+    assert keys(sort="spi", descending=True) == ["C", "A", "B"]
     pmo = client_for(cast.pmo)
     assert pmo.get("/api/v1/portfolio?sort=-cpi").status_code == 200
     assert pmo.get("/api/v1/portfolio?sort=spi").status_code == 200
-
-
-def _blank_row() -> dict:
-    return {
-        "theme": "",
-        "approvalStatus": "Approved",
-        "overallRag": "Green",
-        "effective": {},
-        "leadAccountId": None,
-        "stale": False,
-    }
 
 
 def _count(client, url) -> int:
@@ -226,7 +227,8 @@ def test_the_portfolio_reads_earned_value_in_the_same_queries_at_2_and_7_project
     add(range(2, 7))
     many = counts()
     assert many == few
-    row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "EV6")
+    listed = pmo.get("/api/v1/portfolio").json()["items"]
+    row = next(r for r in listed if r["projectKey"] == "EV6")
     assert row["earnedValue"]["cpi"] == 0.89
     assert WorkPackage.objects.filter(project__key="EV6").count() == 4
 

@@ -165,10 +165,10 @@ def test_every_end_settles_the_exception_and_drops_it_from_every_queue(
     # Out of every queue: the sponsor's, the notifications, the portfolio, the banner.
     assert "Exception plan for ALPHA" not in sponsor.get("/waiting/").content.decode()
     assert not Notification.objects.filter(kind="project_exception", read_at=None).exists()
-    rows = client_for(cast.pmo).get("/api/v1/portfolio").json()
+    rows = client_for(cast.pmo).get("/api/v1/portfolio").json()["items"]
     row = next(r for r in rows if r["projectKey"] == "ALPHA")
     assert row["inException"] is False and row["exceptionAgeDays"] is None
-    filtered = client_for(cast.pmo).get("/api/v1/portfolio?exception=1").json()
+    filtered = client_for(cast.pmo).get("/api/v1/portfolio?exception=1").json()["items"]
     assert [r["projectKey"] for r in filtered] == []
     assert "In exception</span>" not in client_for(cast.pmo).get("/portfolio/").content.decode()
     assert "In exception since" not in sponsor.get("/projects/ALPHA/status/").content.decode()

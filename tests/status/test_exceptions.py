@@ -419,14 +419,14 @@ def test_portfolio_flag_age_and_filter(cast, client_for, in_exception):
         exception_opened_at=timezone.now() - dt.timedelta(days=3)
     )
     client = client_for(cast.site_admin)
-    rows = client.get("/api/v1/portfolio").json()
+    rows = client.get("/api/v1/portfolio").json()["items"]
     by_key = {row["projectKey"]: row for row in rows}
     assert by_key["ALPHA"]["inException"] is True
     assert by_key["ALPHA"]["exceptionAgeDays"] == 3
     assert all(row["inException"] is False for key, row in by_key.items() if key != "ALPHA")
-    assert [r["projectKey"] for r in client.get("/api/v1/portfolio?exception=1").json()] == [
-        "ALPHA"
-    ]
+    assert [
+        r["projectKey"] for r in client.get("/api/v1/portfolio?exception=1").json()["items"]
+    ] == ["ALPHA"]
     page = client.get("/portfolio/?exception=1").content.decode()
     assert "In exception</span> 3 days" in page
 

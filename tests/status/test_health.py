@@ -264,14 +264,14 @@ def test_the_portfolio_reads_stored_rows_without_deriving(world, client_for):
         WorkPackageFactory(project=project, budget=Decimal(100), budget_forecast=Decimal(130))
     client = client_for(admin)
     first = client.get("/api/v1/portfolio")
-    assert first.status_code == 200 and len(first.json()) == PROJECTS
+    assert first.status_code == 200 and len(first.json()["items"]) == PROJECTS
     with CaptureQueriesContext(connection) as queries:
         again = client.get("/api/v1/portfolio")
     assert again.json() == first.json()
     sql = " ".join(q["sql"] for q in queries.captured_queries)
     assert "status_projecthealth" in sql
     assert "registers_workpackage" not in sql
-    assert first.json()[0]["effective"]["costRag"] == "Red"
+    assert first.json()["items"][0]["effective"]["costRag"] == "Red"
 
 
 def test_a_change_rewrites_the_row_in_its_own_transaction(world):

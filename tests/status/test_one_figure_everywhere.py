@@ -78,7 +78,7 @@ def governance_group(cast):
 
 
 def portfolio_row(client_for, cast):
-    rows = client_for(cast.pmo).get("/api/v1/portfolio").json()
+    rows = client_for(cast.pmo).get("/api/v1/portfolio").json()["items"]
     return next(r for r in rows if r["projectKey"] == "ALPHA")
 
 

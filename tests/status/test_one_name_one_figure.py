@@ -99,7 +99,7 @@ def bearer_headers(priya):
 
 
 def test_no_answer_holds_one_name_with_two_numbers(pmo, client, bearer_headers):
-    rows = pmo.get("/api/v1/portfolio").json()
+    rows = pmo.get("/api/v1/portfolio").json()["items"]
     assert rows and clashes(rows) == []
     for row in rows:
         key = row["projectKey"]
@@ -140,7 +140,9 @@ def test_bridge_tells_its_two_estimates_apart_on_every_surface(pmo, client, bear
     assert not re.search(r">\s*EAC\s*<", page)  # no figure headed bare "EAC" but the forecast
 
     # The portfolio: the API row, the page (the EAC cell's hover and the Why column), exports.
-    row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "BRIDGE")
+    row = next(
+        r for r in pmo.get("/api/v1/portfolio").json()["items"] if r["projectKey"] == "BRIDGE"
+    )
     assert row["eac"] == BRIDGE_EAC
     assert row["earnedValue"]["costPerformanceEstimate"] == BRIDGE_ESTIMATE
     assert row["earnedValue"]["estimatesCompared"] == SENTENCE
@@ -271,7 +273,9 @@ def test_a_treated_risk_reads_inherent_16_and_residual_6_everywhere(
 
     # The portfolio: the row, the export's labelled column, the matrices' tables.
     pmo = client_for(cast.pmo)
-    row = next(r for r in pmo.get("/api/v1/portfolio").json() if r["projectKey"] == "ALPHA")
+    row = next(
+        r for r in pmo.get("/api/v1/portfolio").json()["items"] if r["projectKey"] == "ALPHA"
+    )
     assert (row["topRiskScore"], row["topRiskZone"]) == (6, "Green")
     export = pmo.get("/portfolio/export/?format=csv").getvalue().decode("utf-8-sig")
     header, *body = list(csv.reader(io.StringIO(export)))

@@ -79,7 +79,9 @@ def test_apollo_tells_the_same_slip_on_every_surface(priya):
     assert api["figures"]["scheduleSlipDays"] == slip
 
     # The portfolio: its API, its page and its export.
-    row = next(r for r in priya.get("/api/v1/portfolio").json() if r["projectKey"] == "APOLLO")
+    row = next(
+        r for r in priya.get("/api/v1/portfolio").json()["items"] if r["projectKey"] == "APOLLO"
+    )
     assert row["scheduleSlipDays"] == slip
     assert row["drivers"]["scheduleRag"]["summary"] == summary
     portfolio = priya.get("/portfolio/").content.decode()

@@ -1,0 +1,53 @@
+"""The project list in pages of 100 by key: the page's next / previous links (keeping the
+search), the API's cursor and `next` link, every project once, a constant number of queries."""
+
+import re
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.factories import ProjectFactory, UserFactory
+
+
+def _keys(html):
+    return re.findall(r'<td><a href="/projects/([A-Z0-9]+)/">\1</a>', html)
+
+
+def test_the_project_list_pages_by_key_and_keeps_the_search(db, client_for):
+    user = UserFactory(username="many")
+    for n in range(105):
+        ProjectFactory(key=f"K{n:03d}", name=f"Project {n}", browsers=[user])
+    client = client_for(user)
+    first = client.get("/").content.decode()
+    assert _keys(first) == [f"K{n:03d}" for n in range(100)]
+    assert 'rel="next"' in first and 'rel="prev"' not in first
+    href = re.search(r'rel="next" href="([^"]+)"', first)[1].replace("&amp;", "&")
+    second = client.get("/" + href).content.decode()
+    assert _keys(second) == [f"K{n:03d}" for n in range(100, 105)]
+    assert 'rel="prev"' in second and 'rel="next"' not in second
+    searched = client.get("/?q=Project").content.decode()
+    link = re.search(r'rel="next" href="([^"]+)"', searched)[1]
+    assert "q=Project" in link
+
+
+def test_the_project_api_pages_with_a_cursor_and_a_next_link(db, client_for):
+    user = UserFactory(username="many_api")
+    for n in range(7):
+        ProjectFactory(key=f"P{n}", browsers=[user])
+    client = client_for(user)
+    seen, url, queries = [], "/api/v1/projects?pageSize=3", []
+    while url:
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(url).json()
+        queries.append(len(captured))
+        seen += [p["projectKey"] for p in body["items"]]
+        # Added between page loads: never shown twice, never shifts a project off a page.
+        if len(seen) == 3:
+            ProjectFactory(key="P0A", browsers=[user])  # before the cursor: not shown
+            ProjectFactory(key="P3X", browsers=[user])  # after it: shown once
+        url = body["next"]
+    assert seen == sorted(seen) and len(seen) == len(set(seen))
+    assert {f"P{n}" for n in range(7)} | {"P3X"} <= set(seen) and "P0A" not in seen
+    assert len(set(queries[1:])) == 1  # the same queries on every page after the first
+    assert client.get("/api/v1/projects?pageSize=0").status_code == 422
+    assert client.get("/api/v1/projects?cursor=nonsense").status_code == 422
