@@ -28,7 +28,7 @@ from governance.concurrency import check_version
 from governance.errors import ValidationFailed
 from governance.models import AuditEntry, Project
 from portfolio import selectors as portfolio_selectors
-from registers import mspdi, spreadsheets
+from registers import mspdi, uploads
 from registers import services as register_services
 from registers.derive import (
     change_application_state,
@@ -1237,10 +1237,10 @@ def _named_as_arguments(error: ValidationFailed) -> ValidationFailed:
             "xml": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": spreadsheets.MAX_BYTES,
+                "maxLength": uploads.MAX_BYTES,
                 "description": (
                     "The plan file's text (MSPDI XML), at most "
-                    f"{spreadsheets.MAX_BYTES // (1024 * 1024)} MB as UTF-8."
+                    f"{uploads.MAX_BYTES // (1024 * 1024)} MB as UTF-8."
                 ),
             },
             "outlineLevel": {

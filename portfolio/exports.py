@@ -86,7 +86,7 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, An
 CHUNK = 500
 
 
-def csv_chunks(rows: Iterable[dict], people: dict[str, Person]) -> Iterator[bytes]:
+def csv_chunks(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> Iterator[bytes]:
     """The CSV file, with a byte-order mark so spreadsheet programs read UTF-8, in pieces of
     `CHUNK` rows, written as the rows come."""
     cols = columns(people)
@@ -103,11 +103,11 @@ def csv_chunks(rows: Iterable[dict], people: dict[str, Person]) -> Iterator[byte
     yield buffer.getvalue().encode("utf-8")
 
 
-def to_csv(rows: Iterable[dict], people: dict[str, Person]) -> bytes:
+def to_csv(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> bytes:
     return b"".join(csv_chunks(rows, people))
 
 
-def xlsx_file(rows: Iterable[dict], people: dict[str, Person]) -> IO[bytes]:
+def xlsx_file(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> IO[bytes]:
     """The workbook written row by row (openpyxl's write-only mode keeps no cell in memory)
     into a temporary file, at its start: a workbook is a zip whose directory comes last, so
     it is whole only once every row is written."""
@@ -130,7 +130,7 @@ def xlsx_file(rows: Iterable[dict], people: dict[str, Person]) -> IO[bytes]:
     return file
 
 
-def to_xlsx(rows: Iterable[dict], people: dict[str, Person]) -> bytes:
+def to_xlsx(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> bytes:
     with xlsx_file(rows, people) as file:
         return file.read()
 

@@ -3,7 +3,7 @@ the page's rows, and the slip / overrun scatter of the biggest budgets among eve
 project (read by an aggregate query)."""
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -17,7 +17,16 @@ from registers import pictures as register_pictures
 KEY_MARK = "PORTFOLIOKEY"
 
 
-def project_urls(name: str):
+def _cell_link(chart_id: str) -> Callable[[int, str], str]:
+    """A risk-matrix cell's link within the page."""
+
+    def link(i: int, lk: str) -> str:
+        return f"#{chart_id}-cell-{i}-{lk}"
+
+    return link
+
+
+def project_urls(name: str) -> Callable[[str], str]:
     """key -> the URL of a project's page `name`, reversed once (a portfolio of a thousand
     projects links each several times)."""
     pattern = reverse(name, args=[KEY_MARK])
@@ -72,7 +81,7 @@ def risk_matrices(
             score_name=f"{label.lower()} score",
             amber_min=amber,
             red_min=red,
-            link=lambda i, lk, chart_id=chart_id: f"#{chart_id}-cell-{i}-{lk}",
+            link=_cell_link(chart_id),
         )
         chart.columns = ["Cell", "Project", "Open risks"]
         chart.rows = []
@@ -118,7 +127,8 @@ HEAT_DIMENSIONS += [("scope", "Scope"), ("risk", "Risk")]
 
 
 def _rag(row: Mapping[str, Any], dimension: str) -> str:
-    return row["overallRag"] if dimension == "overall" else row["effective"][f"{dimension}Rag"]
+    rag: str = row["overallRag"] if dimension == "overall" else row["effective"][f"{dimension}Rag"]
+    return rag
 
 
 def heat_map(rows: Sequence[Mapping[str, Any]]) -> charts.Chart:

@@ -72,8 +72,8 @@ def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]
 # Sortable columns, each an SQL expression over the stored health row (`ProjectHealth`, its
 # JSON `row` and its RAG columns) and the project. A missing value sorts last whatever the
 # direction; ties by project key. RAGs sort worst first (Red, Amber, Green, Blue, None).
-NUMBER = FloatField()
-TEXT = TextField()
+NUMBER: FloatField[float, float] = FloatField()
+TEXT: TextField[str, str] = TextField()
 
 
 def _json(key: str, output: Any = None) -> Case:
@@ -322,7 +322,7 @@ def _position(values: Mapping[str, Any], params: Params) -> list[Any]:
 
 # --- summaries: aggregate SQL over the stored rows --------------------------------------------
 
-MONEY = DecimalField(max_digits=30, decimal_places=6)
+MONEY: DecimalField[Decimal, Decimal] = DecimalField(max_digits=30, decimal_places=6)
 EV_KEYS = ("bac", "pv", "ev", "ac")
 _EV_COMPLETE = Q(*(Q(**{f"ev_{key}__isnull": False}) for key in EV_KEYS))
 

@@ -53,8 +53,8 @@ class RowRenderer:
         self,
         people: Mapping[str, Person],
         shown: Iterable[str],
-        rag_dims,
-    ):
+        rag_dims: Iterable[str],
+    ) -> None:
         self.people = people
         self.shown = set(shown)
         self.rag_dims = list(rag_dims)
@@ -189,10 +189,10 @@ class RowRenderer:
 
 
 def render_rows(
-    rows: list[dict],
+    rows: list[dict[str, Any]],
     people: Mapping[str, Person],
-    shown,
-    rag_dims,
+    shown: Iterable[str],
+    rag_dims: Iterable[str],
 ) -> None:
     """Give each row its HTML (`row["html"]`): a page's hundred rows, built afresh."""
     renderer = RowRenderer(people, shown, rag_dims)

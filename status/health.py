@@ -154,7 +154,7 @@ def risk_cells(project_ids: Sequence[int]) -> dict[int, dict[str, list[int]]]:
     (placed by `registers.pictures`), flat: `[impact, likelihood, count, ...]`. What the
     portfolio's matrices add up, stored beside the row (its own column: the API's rows and
     their reads do not carry it). One query."""
-    groups: dict[int, list[tuple]] = {pk: [] for pk in project_ids}
+    groups: dict[int, list[tuple[Any, ...]]] = {pk: [] for pk in project_ids}
     for pk, *scores in (
         Risk.objects.filter(project_id__in=list(project_ids), **registers_pictures.ON_MATRIX)
         .values_list("project_id", "impact", "likelihood", "residual_impact", "residual_likelihood")
