@@ -233,7 +233,7 @@ def portfolio_columns(request: HttpRequest) -> HttpResponse:
 
 
 @page("GET")
-def portfolio_export(request: HttpRequest) -> HttpResponse:
+def portfolio_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
     """The portfolio as CSV or XLSX (format=csv|xlsx), with the page's filters and sorting."""
     permissions.require_portfolio_access(request)
     kind = request.GET.get("format", "csv")
