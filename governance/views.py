@@ -60,8 +60,10 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         found = keyset.project_page(rows, request.GET.get("cursor", ""), keyset.PAGE_SIZE)
     except keyset.BadCursor:
         found = keyset.project_page(rows, "", keyset.PAGE_SIZE)
-    callers = {p.pk: c for p, c in rows}
-    shown = [(p, callers[p.pk]) for p in found.rows]
+    # The page's rows as the gate gave them (a key renamed in the tracker shows at once; the
+    # mirror's upkeep stores it later).
+    viewable = {p.pk: (p, c) for p, c in rows}
+    shown = [viewable[p.pk] for p in found.rows]
     people = resolve(p.lead_account_id for p, _ in shown)
     pages = {
         name: "?" + urlencode({**({"q": query} if query else {}), "cursor": cursor})

@@ -16,7 +16,7 @@ from agent.mcp_server import tool_for
 from charter.services import charter_approve
 from governance.errors import Conflict, Forbidden, Frozen, NotFound, Stale, ValidationFailed
 from governance.models import AuditEntry, Project
-from registers import mspdi, spreadsheets
+from registers import mspdi, uploads
 from registers.models import ChangeRequest, WorkPackage
 from status.models import ProjectException
 from tests.agent.conftest import EVERYONE, PLAN_XML, use_group
@@ -307,13 +307,13 @@ def test_the_arguments_are_checked_and_the_size_is_the_importers(everyone, monke
             run(lead, "import_project_plan", arguments)
         assert field in refused.value.fields, arguments
     schema = catalogue.get("import_project_plan").schema["properties"]["xml"]
-    assert schema["maxLength"] == spreadsheets.MAX_BYTES
+    assert schema["maxLength"] == uploads.MAX_BYTES
     # Over the limit in characters: refused without the text sent back.
     with pytest.raises(ValidationFailed) as refused:
-        run(lead, "import_project_plan", {**PLAN, "xml": "<" + "x" * spreadsheets.MAX_BYTES})
-    assert refused.value.fields == {"xml": [f"At most {spreadsheets.MAX_BYTES:,} characters."]}
+        run(lead, "import_project_plan", {**PLAN, "xml": "<" + "x" * uploads.MAX_BYTES})
+    assert refused.value.fields == {"xml": [f"At most {uploads.MAX_BYTES:,} characters."]}
     # Within it in characters but over it in UTF-8 bytes: the importer's own refusal.
-    monkeypatch.setattr(spreadsheets, "MAX_BYTES", len(PLAN_XML.encode()) - 1)
+    monkeypatch.setattr(uploads, "MAX_BYTES", len(PLAN_XML.encode()) - 1)
     with pytest.raises(ValidationFailed) as refused:
         run(lead, "import_project_plan", PLAN)
     assert refused.value.fields == {"xml": ["At most 0 MB per file."]}
