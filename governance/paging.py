@@ -23,7 +23,7 @@ from django.core import signing
 from django.db.models import F, OrderBy, Q, QuerySet
 from django.db.models.expressions import Combinable
 from django.http import HttpRequest, QueryDict
-from ninja import Query
+from ninja.params import functions as params
 
 from governance.errors import BadRequest
 from governance.models import Project
@@ -283,7 +283,7 @@ def schema_of(item: dict[str, Any], noun: str) -> dict[str, Any]:
 
 def cursor_parameter() -> Any:
     """The `cursor` query parameter of a paged list."""
-    return Query(
+    return params.Query(
         None,
         description=(
             "Where the previous page stopped: the `cursor` of its `next` link (opaque). Absent: "
@@ -295,7 +295,7 @@ def cursor_parameter() -> Any:
 
 def page_size_parameter() -> Any:
     """The `pageSize` query parameter of a paged list."""
-    return Query(
+    return params.Query(
         DEFAULT_PAGE_SIZE,
         ge=1,
         le=MAX_PAGE_SIZE,

@@ -116,7 +116,7 @@ def portfolio(
     sort: str | None = None,
     cursor: str | None = paging.cursor_parameter(),
     pageSize: int = paging.page_size_parameter(),
-):
+) -> dict[str, Any]:
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
     the `drivers` behind each), approval status, version, phase, theme, approved budget and
     `eac`, the estimate at completion (the forecast the cost RAG judges), schedule slip in
