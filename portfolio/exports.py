@@ -4,14 +4,13 @@ are prefixed with an apostrophe."""
 
 import csv
 import io
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 
-from governance import cleaning
+from governance import cleaning, streaming
 from governance.people import Person
 from status import earned_value
 
@@ -120,23 +119,9 @@ def xlsx_file(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> IO[b
     sheet.append([header for header, _ in cols])
     for row in rows:
         sheet.append([_xlsx(get(row)) for _, get in cols])
-    file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller sends, then closes it)
-    try:
-        book.save(file)
-    except BaseException:
-        file.close()
-        raise
-    file.seek(0)
-    return file
+    return streaming.saved(book)
 
 
 def to_xlsx(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> bytes:
     with xlsx_file(rows, people) as file:
         return file.read()
-
-
-def file_chunks(file: IO[bytes], size: int = 64 * 1024) -> Iterator[bytes]:
-    """A file's bytes in pieces, the file closed at the end."""
-    with file:
-        while piece := file.read(size):
-            yield piece

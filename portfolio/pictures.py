@@ -17,10 +17,10 @@ from registers import pictures as register_pictures
 KEY_MARK = "PORTFOLIOKEY"
 
 
-def _cell_link(chart_id: str) -> Callable[[int, str], str]:
+def _cell_link(chart_id: str) -> Callable[[int, int], str]:
     """A risk-matrix cell's link within the page."""
 
-    def link(i: int, lk: str) -> str:
+    def link(i: int, lk: int) -> str:
         return f"#{chart_id}-cell-{i}-{lk}"
 
     return link

@@ -112,6 +112,10 @@ def _flag(condition: Q) -> Case:
     return Case(When(condition, then=Value(0)), default=Value(1))
 
 
+def _rag_sort(dimension: str) -> Callable[[], Any]:
+    return lambda: _severity(_rag_expression(dimension))
+
+
 SORTS: dict[str, Callable[[], Any]] = {
     "key": lambda: F("project__key"),
     "name": lambda: Lower("project__name"),
@@ -125,7 +129,7 @@ SORTS: dict[str, Callable[[], Any]] = {
     ),
     "version": lambda: _number("version"),
     "phase": lambda: NullIf(Lower(_text("phase")), Value(""), output_field=TEXT),
-    **{d: (lambda d=d: _severity(_rag_expression(d))) for d in RAG_DIMENSIONS},
+    **{d: _rag_sort(d) for d in RAG_DIMENSIONS},
     "approvedBudget": lambda: _number("approvedBudget"),
     "eac": lambda: _number("eac"),
     "overrun": lambda: _number("costOverrunPct"),

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
-from governance import cleaning, formatting, permissions, services
+from governance import cleaning, formatting, permissions, services, streaming
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings, User
@@ -233,7 +233,7 @@ def portfolio_columns(request: HttpRequest) -> HttpResponse:
 
 
 @page("GET")
-def portfolio_export(request: HttpRequest) -> HttpResponse:
+def portfolio_export(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
     """The portfolio as CSV or XLSX (format=csv|xlsx), with the page's filters and sorting."""
     permissions.require_portfolio_access(request)
     kind = request.GET.get("format", "csv")
@@ -252,7 +252,7 @@ def portfolio_export(request: HttpRequest) -> HttpResponse:
         size = file.seek(0, io.SEEK_END)
         file.seek(0)
         response = StreamingHttpResponse(
-            exports.file_chunks(file),
+            streaming.chunks(file),
             content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         )
         response["Content-Length"] = str(size)

@@ -17,7 +17,6 @@ import hashlib
 import io
 import json
 import re
-import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
@@ -35,7 +34,7 @@ from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
 from openpyxl.xml.functions import iterparse
 
-from governance import cleaning, formatting, specs, spreadsheet_values
+from governance import cleaning, formatting, specs, spreadsheet_values, streaming
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import Person, resolve
@@ -255,25 +254,12 @@ def xlsx_file(title: str, header: list[str], rows: Iterable[list[Any]]) -> IO[by
     sheet.append(header)
     for row in rows:
         sheet.append([_xlsx_cell(sheet, v) for v in row])
-    file = tempfile.TemporaryFile()  # noqa: SIM115 (the caller sends, then closes it)
-    try:
-        workbook.save(file)
-    except BaseException:
-        file.close()
-        raise
-    file.seek(0)
-    return file
+    return streaming.saved(workbook)
 
 
 def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
     with xlsx_file(title, header, rows) as file:
         return file.read()
-
-
-def _file_chunks(file: IO[bytes], size: int = 64 * 1024) -> Iterator[bytes]:
-    with file:
-        while piece := file.read(size):
-            yield piece
 
 
 def _xlsx_cell(sheet, value: Any) -> Any:
@@ -316,7 +302,7 @@ def export_stream(
     file = xlsx_file(TITLES[register], header, rows)
     size = file.seek(0, io.SEEK_END)
     file.seek(0)
-    return _file_chunks(file), CONTENT_TYPES[file_format], name, size
+    return streaming.chunks(file), CONTENT_TYPES[file_format], name, size
 
 
 def export(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:

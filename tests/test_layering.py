@@ -270,8 +270,20 @@ def _app_modules(root: Path) -> dict[str, Path]:
 def import_graph(root: Path) -> dict[str, dict[str, int]]:
     """Which app module imports which (with the line of the first import): every import
     statement, those inside functions included, so that a circle closed by a deferred import
-    is still a circle. `from package import module` names the module, not the package."""
+    is still a circle. `from package import module` names the module, not the package.
+    Imports under `if TYPE_CHECKING:` are left out: they never run, so they close no circle
+    (a mixin's `self` typed as the class it is mixed into is one)."""
     modules = _app_modules(root)
+
+    def typing_only(tree: ast.AST) -> set[ast.AST]:
+        found: set[ast.AST] = set()
+        for node in ast.walk(tree):
+            test = node.test if isinstance(node, ast.If) else None
+            name = getattr(test, "id", None) or getattr(test, "attr", None)
+            if name == "TYPE_CHECKING":
+                for statement in node.body:  # type: ignore[attr-defined]
+                    found.update(ast.walk(statement))
+        return found
 
     def owner(name: str) -> str | None:
         while name and name not in modules:
@@ -282,7 +294,11 @@ def import_graph(root: Path) -> dict[str, dict[str, int]]:
     for module, path in modules.items():
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         edges = graph.setdefault(module, {})
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skipped = typing_only(tree)
+        for node in ast.walk(tree):
+            if node in skipped:
+                continue
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -367,6 +383,11 @@ def test_the_circle_check_sees_a_circle(tmp_path, monkeypatch):
     )
     (tmp_path / "governance" / "c.py").write_text("from governance.a import y\n")
     (tmp_path / "governance" / "d.py").write_text("from governance import a, b\n")
+    # A type-only import back (a mixin typed as its class) never runs: no circle.
+    (tmp_path / "governance" / "e.py").write_text("from governance import f\n")
+    (tmp_path / "governance" / "f.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from governance import e\n"
+    )
     assert import_circles(tmp_path) == [
         "governance.a:1 -> governance.b:5 -> governance.c:1 -> governance.a"
     ]
