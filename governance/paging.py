@@ -1,41 +1,55 @@
-"""Cursor pages of an API list: keyset paging in SQL over a declared order whose last key is
-unique, so a page never repeats nor skips a row whatever is inserted or deleted between two
-requests (an offset would shift under a newer row and repeat the last one).
+"""Cursor pages of a list: keyset paging in SQL over a declared order whose last key is
+unique, so a page costs the same wherever it is and never repeats nor skips a row whatever is
+inserted or deleted between two requests (an offset would shift under a newer row and repeat
+the last one). The one paging of every API list (the registers, the projects, the portfolio)
+and of the pages that link a next and a previous page.
 
-A list takes `cursor` (opaque: where the previous page stopped, as the answer's `next` link
-gives it) and `pageSize` (1 to 500, default 100) and answers `{"items": [...], "next": url}`,
-`next` null on the last page. The cursor is the last row's sort values, signed (a cursor that
-was not given by the same list is refused with 400, in words), so the next page is one indexed
-range read, not a count of the rows before it."""
+An API list takes `cursor` (opaque: where the previous page stopped, as the answer's `next`
+link gives it) and `pageSize` (1 to 500, default 100) and answers `{"items": [...], "next":
+url}`, `next` null on the last page. A cursor holds the direction and the last (or first) row's
+sort values, signed with the name of the list and its order: a cursor that list did not give
+(altered, of another list, of another sort) answers 400 `bad_request`, telling the client to
+start again from the first page; a page size out of its bounds answers 422 naming `pageSize`.
+The next page is one indexed range read, not a count of the rows before it."""
 
 import datetime as dt
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from django.core import signing
-from django.db.models import F, Model, Q, QuerySet
+from django.db.models import F, OrderBy, Q, QuerySet
 from django.db.models.expressions import Combinable
 from django.http import HttpRequest, QueryDict
-from ninja import Query
+from ninja.params import functions as params
 
 from governance.errors import BadRequest
+from governance.models import Project
+from governance.sql import AnyOf
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 500
 CURSOR_MESSAGE = (
-    "The cursor is not one this list gave: start again without `cursor`, then follow each "
-    "answer's `next` link."
+    "The cursor is not one this list gave (altered, or made for another list or sort): start "
+    "again from the first page, without `cursor`, then follow each answer's `next` link."
 )
-M = TypeVar("M", bound=Model)
+R = TypeVar("R")
+
+
+class BadCursor(BadRequest):
+    """A cursor the list did not give: 400 `bad_request`, in words (a page starts again from
+    its first page instead)."""
+
+    default_message = CURSOR_MESSAGE
 
 
 @dataclass(frozen=True)
 class Key:
-    """One key of a list's order: a field name or an expression, its direction; `nullable`:
-    rows without a value come last, in either direction."""
+    """One key of a list's order: a field name (or annotation) or an expression, its
+    direction; `nullable`: the key may be NULL (rows without a value come last, in either
+    direction)."""
 
     expression: str | Combinable
     descending: bool = False
@@ -43,44 +57,62 @@ class Key:
 
 
 @dataclass(frozen=True)
-class Page(Generic[M]):
-    rows: list[M]
+class Page(Generic[R]):
+    """One page: its rows (model instances, or dicts of a `values()` queryset), and the
+    cursors of the pages after and before it (None at either end)."""
+
+    rows: list[R]
     next_cursor: str | None
+    previous_cursor: str | None = None
 
 
 def _alias(index: int) -> str:
     return f"page_key_{index}"
 
 
-def ordered(queryset: QuerySet[M], keys: Sequence[Key]) -> QuerySet[M]:
-    """The queryset in the keys' order (each key annotated as `page_key_N`)."""
+def _order(keys: Sequence[Key], *, reverse: bool = False) -> list[OrderBy]:
+    """The keys' order (nulls last), or its exact reverse (nulls first)."""
+    nulls: dict[str, bool] = {"nulls_first": True} if reverse else {"nulls_last": True}
+    return [
+        F(_alias(i)).desc(**nulls) if key.descending != reverse else F(_alias(i)).asc(**nulls)
+        for i, key in enumerate(keys)
+    ]
+
+
+def _annotated(queryset: QuerySet[Any, R], keys: Sequence[Key]) -> QuerySet[Any, R]:
     annotations = {
         _alias(i): F(key.expression) if isinstance(key.expression, str) else key.expression
         for i, key in enumerate(keys)
     }
-    order = [
-        F(_alias(i)).desc(nulls_last=True) if key.descending else F(_alias(i)).asc(nulls_last=True)
-        for i, key in enumerate(keys)
-    ]
-    return queryset.annotate(**annotations).order_by(*order)
+    annotated: QuerySet[Any, R] = queryset.annotate(**annotations)
+    return annotated
 
 
-def _after(keys: Sequence[Key], values: Sequence[Any]) -> Q:
-    """The rows after the one whose sort values are `values`, in the keys' order (nulls last)."""
+def ordered(queryset: QuerySet[Any, R], keys: Sequence[Key]) -> QuerySet[Any, R]:
+    """The queryset in the keys' order (each key annotated as `page_key_N`)."""
+    return _annotated(queryset, keys).order_by(*_order(keys))
+
+
+def _beyond(keys: Sequence[Key], values: Sequence[Any], *, before: bool) -> Q:
+    """The rows after the one whose sort values are `values` in the keys' order (nulls last),
+    or before it with `before`."""
     terms: list[Q] = []
     equal = Q()
     for i, (key, value) in enumerate(zip(keys, values, strict=True)):
         alias = _alias(i)
-        if value is None:  # nulls are last: nothing follows within this key
+        if value is None:  # nulls are last: every value comes before, nothing after
+            if before:
+                terms.append(equal & Q(**{f"{alias}__isnull": False}))
             equal &= Q(**{f"{alias}__isnull": True})
             continue
-        beyond = Q(**{f"{alias}__{'lt' if key.descending else 'gt'}": value})
-        if key.nullable:
+        lookup = "lt" if key.descending != before else "gt"
+        beyond = Q(**{f"{alias}__{lookup}": value})
+        if key.nullable and not before:
             beyond |= Q(**{f"{alias}__isnull": True})
         terms.append(equal & beyond)
         equal &= Q(**{alias: value})
     if not terms:
-        return Q(pk__in=[])  # nothing follows
+        return Q(pk__in=[])  # nothing beyond
     condition = terms[0]
     for term in terms[1:]:
         condition |= term
@@ -88,16 +120,6 @@ def _after(keys: Sequence[Key], values: Sequence[Any]) -> Q:
 
 
 # --- the cursor ----------------------------------------------------------------------------
-
-_TAGS: dict[str, type] = {
-    "i": int,
-    "s": str,
-    "b": bool,
-    "n": Decimal,
-    "d": dt.date,
-    "t": dt.datetime,
-    "u": uuid.UUID,
-}
 
 
 def _encode(value: Any) -> list[Any] | None:
@@ -107,6 +129,8 @@ def _encode(value: Any) -> list[Any] | None:
         return ["b", value]
     if isinstance(value, int):
         return ["i", value]
+    if isinstance(value, float):
+        return ["f", value]
     if isinstance(value, str):
         return ["s", value]
     if isinstance(value, Decimal):
@@ -120,11 +144,14 @@ def _encode(value: Any) -> list[Any] | None:
     raise TypeError(f"A sort value of type {type(value).__name__} cannot be kept in a cursor.")
 
 
+_PLAIN: dict[str, type | tuple[type, ...]] = {"b": bool, "i": int, "f": (int, float), "s": str}
+
+
 def _decode(item: Any) -> Any:
     if item is None:
         return None
     tag, text = item
-    if tag in ("b", "i", "s") and isinstance(text, _TAGS[tag]):
+    if tag in _PLAIN and isinstance(text, _PLAIN[tag]):
         return text
     if tag == "n":
         return Decimal(text)
@@ -137,36 +164,84 @@ def _decode(item: Any) -> Any:
     raise ValueError(tag)
 
 
-def make_cursor(values: Sequence[Any], *, salt: str) -> str:
-    return signing.dumps([_encode(v) for v in values], salt=f"paging:{salt}", compress=True)
+def make_cursor(values: Sequence[Any], *, salt: str, before: bool = False) -> str:
+    """The cursor of the page after the row whose sort values are `values` (before it with
+    `before`), for the list named `salt`."""
+    items = ["b" if before else "a", [_encode(v) for v in values]]
+    return signing.dumps(items, salt=f"paging:{salt}", compress=True)
 
 
-def read_cursor(cursor: str, *, salt: str, keys: int) -> list[Any]:
-    """The sort values a cursor holds; 400 (in words) for one this list did not give."""
+def read_cursor(cursor: str, *, salt: str, keys: int) -> tuple[bool, list[Any]]:
+    """(before, sort values) of a cursor the list named `salt` gave; `BadCursor` (400, in
+    words) for any other."""
     try:
-        items = signing.loads(cursor, salt=f"paging:{salt}")
-        if not isinstance(items, list) or len(items) != keys:
-            raise ValueError("length")
-        return [_decode(item) for item in items]
+        direction, items = signing.loads(cursor, salt=f"paging:{salt}")
+        if direction not in ("a", "b") or not isinstance(items, list) or len(items) != keys:
+            raise ValueError("shape")
+        return direction == "b", [_decode(item) for item in items]
     except (signing.BadSignature, ValueError, TypeError) as exc:
-        raise BadRequest(CURSOR_MESSAGE) from exc
+        raise BadCursor() from exc
+
+
+def _values(row: Any, count: int) -> list[Any]:
+    if isinstance(row, Mapping):
+        return [row[_alias(i)] for i in range(count)]
+    return [getattr(row, _alias(i)) for i in range(count)]
 
 
 def page(
-    queryset: QuerySet[M], keys: Sequence[Key], *, cursor: str | None, size: int, salt: str
-) -> Page[M]:
-    """At most `size` rows after the cursor (from the start without one), in one query, and
-    the cursor of the next page (None on the last). `salt` names the list: a cursor is taken
-    by the list that gave it only."""
-    rows = ordered(queryset, keys)
-    if cursor:
-        rows = rows.filter(_after(keys, read_cursor(cursor, salt=salt, keys=len(keys))))
-    found = list(rows[: size + 1])
-    if len(found) <= size:
-        return Page(found, None)
-    last = found[size - 1]
-    values = [getattr(last, _alias(i)) for i in range(len(keys))]
-    return Page(found[:size], make_cursor(values, salt=salt))
+    queryset: QuerySet[Any, R],
+    keys: Sequence[Key],
+    *,
+    cursor: str | None,
+    size: int,
+    salt: str,
+) -> Page[R]:
+    """At most `size` rows after the cursor (before it, for a cursor of a previous page; from
+    the start without one), in one query, and the cursors of the next and previous pages
+    (None at either end). `salt` names the list and its order: a cursor is taken by the list
+    that gave it only (`BadCursor` otherwise)."""
+    before, values = (
+        read_cursor(cursor, salt=salt, keys=len(keys)) if cursor else (False, list[Any]())
+    )
+    rows = _annotated(queryset, keys)
+    if values:
+        rows = rows.filter(_beyond(keys, values, before=before))
+    found = list(rows.order_by(*_order(keys, reverse=before))[: size + 1])
+    more = len(found) > size
+    found = found[:size]
+    if before:
+        found.reverse()
+    has_next = more if not before else True
+    has_previous = bool(values) and (more if before else True)
+    if not found:
+        return Page(found, None, None)
+    return Page(
+        found,
+        make_cursor(_values(found[-1], len(keys)), salt=salt) if has_next else None,
+        make_cursor(_values(found[0], len(keys)), salt=salt, before=True) if has_previous else None,
+    )
+
+
+def page_size(value: Any) -> int:
+    """A page's size as a page (not the API) reads it: 1 to MAX_PAGE_SIZE, the default for
+    anything else (a stale bookmark still opens). The API declares `pageSize` instead
+    (`page_size_parameter`): out of bounds is 422 there."""
+    try:
+        size = int(value)
+    except (TypeError, ValueError):
+        return DEFAULT_PAGE_SIZE
+    return size if 1 <= size <= MAX_PAGE_SIZE else DEFAULT_PAGE_SIZE
+
+
+def projects_page(
+    rows: Sequence[tuple[Project, Any]], cursor: str | None, size: int
+) -> Page[Project]:
+    """The page of the viewable projects (`rows`: project, caller) that `cursor` names, by
+    key (unique), read in SQL: one query whatever the page's position."""
+    ids = [project.pk for project, _ in rows]
+    projects = Project.objects.filter(AnyOf(F("pk"), ids)) if ids else Project.objects.none()
+    return page(projects, [Key("key")], cursor=cursor, size=size, salt="projects")
 
 
 # --- the API's side ------------------------------------------------------------------------
@@ -208,18 +283,19 @@ def schema_of(item: dict[str, Any], noun: str) -> dict[str, Any]:
 
 def cursor_parameter() -> Any:
     """The `cursor` query parameter of a paged list."""
-    return Query(
+    return params.Query(
         None,
         description=(
             "Where the previous page stopped: the `cursor` of its `next` link (opaque). Absent: "
-            "the first page. A cursor this list did not give is refused (400)."
+            "the first page. A cursor this list did not give (altered, or of another list or "
+            "sort) is refused (400): start again from the first page and follow `next`."
         ),
     )
 
 
 def page_size_parameter() -> Any:
     """The `pageSize` query parameter of a paged list."""
-    return Query(
+    return params.Query(
         DEFAULT_PAGE_SIZE,
         ge=1,
         le=MAX_PAGE_SIZE,

@@ -24,9 +24,9 @@ from django.utils.http import urlencode
 
 from governance import (
     audit_text,
-    keyset,
     notifications,
     oauth,
+    paging,
     permissions,
     services,
     textsearch,
@@ -57,9 +57,9 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
             (p, c) for p, c in rows if textsearch.matches(words, textsearch.haystack(p.key, p.name))
         ]
     try:
-        found = keyset.project_page(rows, request.GET.get("cursor", ""), keyset.PAGE_SIZE)
-    except keyset.BadCursor:
-        found = keyset.project_page(rows, "", keyset.PAGE_SIZE)
+        found = paging.projects_page(rows, request.GET.get("cursor"), paging.DEFAULT_PAGE_SIZE)
+    except paging.BadCursor:  # a stale or altered link: the first page
+        found = paging.projects_page(rows, None, paging.DEFAULT_PAGE_SIZE)
     # The page's rows as the gate gave them (a key renamed in the tracker shows at once; the
     # mirror's upkeep stores it later).
     viewable = {p.pk: (p, c) for p, c in rows}
@@ -67,7 +67,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     people = resolve(p.lead_account_id for p, _ in shown)
     pages = {
         name: "?" + urlencode({**({"q": query} if query else {}), "cursor": cursor})
-        for name, cursor in (("next", found.next), ("previous", found.previous))
+        for name, cursor in (("next", found.next_cursor), ("previous", found.previous_cursor))
         if cursor
     }
     return render(

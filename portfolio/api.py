@@ -3,10 +3,10 @@
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Query, Router
+from ninja import Router
 
 from charter.models import APPROVAL_STATUSES
-from governance import keyset, permissions, specs
+from governance import paging, permissions, specs
 from governance.api import answers, component, list_of
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES
@@ -101,7 +101,7 @@ def _sort_values() -> list[str]:
 @answers(
     component(
         "PortfolioPage",
-        keyset.page_schema(PORTFOLIO_ROW, "One page of the portfolio, and the next page's link."),
+        paging.schema_of(PORTFOLIO_ROW, "the portfolio's rows"),
     )
 )
 def portfolio(
@@ -114,11 +114,9 @@ def portfolio(
     stale: bool | None = None,
     exception: bool | None = None,
     sort: str | None = None,
-    cursor: str | None = Query(None, description=keyset.CURSOR_DESCRIPTION),
-    pageSize: int | None = Query(
-        None, ge=1, le=keyset.PAGE_SIZE_MAX, description=keyset.PAGE_SIZE_DESCRIPTION
-    ),
-):
+    cursor: str | None = paging.cursor_parameter(),
+    pageSize: int = paging.page_size_parameter(),
+) -> dict[str, Any]:
     """One row per viewable project: overall and effective dimension RAGs (with `derived` and
     the `drivers` behind each), approval status, version, phase, theme, approved budget and
     `eac`, the estimate at completion (the forecast the cost RAG judges), schedule slip in
@@ -146,7 +144,7 @@ def portfolio(
         "pageSize": pageSize,
     }
     found = selectors.portfolio(request, query, strict=True, with_summary=False)
-    return {"items": found.rows, "next": keyset.next_link(request, found.next)}
+    return paging.answer(request, found.rows, found.next)
 
 
 @router.get(

@@ -31,7 +31,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
-from governance import keyset, permissions, textsearch
+from governance import paging, permissions, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project
@@ -164,7 +164,7 @@ class Params:
     descending: bool = False
     group: str = ""
     cursor: str = ""
-    page_size: int = keyset.PAGE_SIZE
+    page_size: int = paging.DEFAULT_PAGE_SIZE
 
     def as_query(self) -> dict[str, str]:
         """The filters, sort and grouping as a query string's values (no cursor: a new
@@ -179,18 +179,22 @@ class Params:
             "exception": "1" if self.exception else "",
             "sort": ("-" if self.descending else "") + self.sort if self.sort != "key" else "",
             "group": self.group,
-            "pageSize": "" if self.page_size == keyset.PAGE_SIZE else str(self.page_size),
+            "pageSize": "" if self.page_size == paging.DEFAULT_PAGE_SIZE else str(self.page_size),
         }
         return {k: v for k, v in query.items() if v}
 
     def signature(self) -> str:
-        """What a cursor is made for: the order (a cursor of another sort is refused)."""
-        return ("-" if self.descending else "") + self.sort + ("/theme" if self.group else "")
+        """What a cursor is made for: the list and its order (a cursor of another sort is
+        refused)."""
+        order = ("-" if self.descending else "") + self.sort + ("/theme" if self.group else "")
+        return f"portfolio:{order}"
 
 
 def clean_params(query: Mapping[str, Any], *, strict: bool) -> Params:
     """Filters, sorting and the page from a query string. The API refuses unknown values
-    (422); the page ignores them (a stale bookmark still opens)."""
+    (422) and a cursor of another sort or altered (400, `paging.BadCursor`); the page ignores
+    them (a stale bookmark still opens). `pageSize` out of bounds: the default (the API
+    declares its bounds, and refuses another size before this)."""
     errors: dict[str, list[str]] = {}
     params = Params()
 
@@ -218,20 +222,17 @@ def clean_params(query: Mapping[str, Any], *, strict: bool) -> Params:
         sort = ""
     params.sort, params.descending = (sort or "key"), (descending and bool(sort))
     params.group = pick("group", ["theme"])
-    try:
-        params.page_size = keyset.page_size(query.get("pageSize"), strict=strict)
-    except ValueError as exc:
-        errors["pageSize"] = [str(exc)]
+    params.page_size = paging.page_size(query.get("pageSize"))
+    if errors:
+        raise ValidationFailed(errors)
     params.cursor = (query.get("cursor") or "").strip()
     if params.cursor:
         try:
-            keyset.decode(params.cursor, params.signature(), _fields(params))
-        except keyset.BadCursor as exc:
+            paging.read_cursor(params.cursor, salt=params.signature(), keys=len(_keys(params)))
+        except paging.BadCursor:
             if strict:
-                errors["cursor"] = [f"{exc} Start again without it."]
+                raise
             params.cursor = ""
-    if errors:
-        raise ValidationFailed(errors)
     return params
 
 
@@ -260,19 +261,23 @@ def _where(params: Params) -> Q:
     return where
 
 
-def _fields(params: Params) -> list[keyset.Field]:
+def _keys(params: Params) -> list[paging.Key]:
     """The page's order: grouped by theme (named themes first, by name), then the sort
     column with its missing values last, then the project key (unique)."""
-    ascending = params.descending == (params.sort in _REVERSED)
-    fields = [
-        keyset.Field("s_null"),
-        keyset.Field("s_value", ascending),
-        keyset.Field("project__key"),
+    descending = params.descending != (params.sort in _REVERSED)
+    keys = [
+        paging.Key("s_null"),
+        paging.Key("s_value", descending=descending),
+        paging.Key("project__key"),
     ]
     if params.group == "theme":
-        group = [keyset.Field("g_none"), keyset.Field("g_lower"), keyset.Field("g_theme")]
-        fields = [*group, *fields]
-    return fields
+        group = [
+            paging.Key("g_none"),
+            paging.Key("g_lower", nullable=True),
+            paging.Key("g_theme", nullable=True),
+        ]
+        keys = [*group, *keys]
+    return keys
 
 
 def _ordered(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
@@ -292,7 +297,7 @@ def _ordered(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[Projec
 
 def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
     """The stored rows matching the filters of `params`, in its order (unpaged)."""
-    return _ordered(stored, params).order_by(*keyset.ordering(_fields(params)))
+    return paging.ordered(_ordered(stored, params), _keys(params))
 
 
 def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], list[Project]]:
@@ -317,11 +322,6 @@ def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], list[Pro
 
 
 PAGE_VALUES = ["project_id", "row", "s_null", "s_value", "project__key"]
-
-
-def _position(values: Mapping[str, Any], params: Params) -> list[Any]:
-    group = [values["g_none"], values["g_lower"], values["g_theme"]] if params.group else []
-    return [*group, values["s_null"], values["s_value"], values["project__key"]]
 
 
 # --- summaries: aggregate SQL over the stored rows --------------------------------------------
@@ -528,15 +528,14 @@ def portfolio(
         values.append("risk_cells")
     next_cursor = previous = None
     if paged and projects:
-        page = keyset.page_of(
+        page = paging.page(
             matching.values(*values),
-            _fields(params),
-            signature=params.signature(),
+            _keys(params),
             cursor=params.cursor,
             size=params.page_size,
-            values_of=lambda v: _position(v, params),
+            salt=params.signature(),
         )
-        found, next_cursor, previous = page.rows, page.next, page.previous
+        found, next_cursor, previous = page.rows, page.next_cursor, page.previous_cursor
     elif projects:
         found = list(in_order(stored, params).values(*values))
     else:

@@ -6,6 +6,7 @@ import re
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from governance.paging import CURSOR_MESSAGE
 from tests.factories import ProjectFactory, UserFactory
 
 
@@ -49,5 +50,29 @@ def test_the_project_api_pages_with_a_cursor_and_a_next_link(db, client_for):
     assert seen == sorted(seen) and len(seen) == len(set(seen))
     assert {f"P{n}" for n in range(7)} | {"P3X"} <= set(seen) and "P0A" not in seen
     assert len(set(queries[1:])) == 1  # the same queries on every page after the first
-    assert client.get("/api/v1/projects?pageSize=0").status_code == 422
-    assert client.get("/api/v1/projects?cursor=nonsense").status_code == 422
+    refused = client.get("/api/v1/projects?pageSize=0")
+    assert refused.status_code == 422 and "pageSize" in refused.json()["error"]["fields"]
+    refused = client.get("/api/v1/projects?cursor=nonsense")
+    assert refused.status_code == 400
+    assert refused.json()["error"] == {"code": "bad_request", "message": CURSOR_MESSAGE}
+
+
+def test_the_page_goes_back_by_its_previous_link_and_opens_a_bad_cursor_at_the_start(
+    db, client_for
+):
+    user = UserFactory(username="back")
+    for n in range(205):
+        ProjectFactory(key=f"B{n:03d}", browsers=[user])
+    client = client_for(user)
+    first = client.get("/").content.decode()
+    second = client.get("/" + _link(first, "next")).content.decode()
+    third = client.get("/" + _link(second, "next")).content.decode()
+    assert _keys(third) == [f"B{n:03d}" for n in range(200, 205)]
+    back = client.get("/" + _link(third, "prev")).content.decode()
+    assert _keys(back) == _keys(second) == [f"B{n:03d}" for n in range(100, 200)]
+    assert _keys(client.get("/" + _link(back, "prev")).content.decode()) == _keys(first)
+    assert _keys(client.get("/?cursor=nonsense").content.decode()) == _keys(first)
+
+
+def _link(html, rel):
+    return re.search(rf'rel="{rel}" href="([^"]+)"', html)[1].replace("&amp;", "&")

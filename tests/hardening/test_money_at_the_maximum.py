@@ -182,7 +182,8 @@ def test_an_amount_round_trips_exactly_through_the_api_on_this_database(cast, le
     stored = ChangeRequest.objects.values_list("impact_budget", flat=True).get()
     assert stored == -Decimal(amount)
     listed = lead("GET", "ALPHA/changes")
-    assert json.loads(listed.content, parse_float=Decimal)["items"][0]["impactBudget"] == -Decimal(amount)
+    items = json.loads(listed.content, parse_float=Decimal)["items"]
+    assert items[0]["impactBudget"] == -Decimal(amount)
 
 
 @pytest.mark.parametrize("amount", ROUND_TRIP)

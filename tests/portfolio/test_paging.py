@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from governance.paging import CURSOR_MESSAGE
 from status import earned_value
 from tests.factories import UserFactory
 from tests.portfolio.test_portfolio import _populate, make_project
@@ -108,9 +109,16 @@ def test_a_cursor_of_another_sort_or_altered_is_refused_by_the_api_and_ignored_b
 ):
     _, _, client = paging
     cursor = client.get("/api/v1/portfolio?pageSize=2").json()["next"].split("cursor=")[1]
-    for bad in (f"sort=-key&cursor={cursor}", "cursor=nonsense", "pageSize=0", "pageSize=501"):
+    for bad in (f"sort=-key&cursor={cursor}", "cursor=nonsense", f"cursor={cursor}x"):
+        response = client.get(f"/api/v1/portfolio?{bad}")
+        assert response.status_code == 400, bad
+        error = response.json()["error"]
+        assert error["code"] == "bad_request" and error["message"] == CURSOR_MESSAGE
+        assert "first page" in error["message"] and "`next`" in error["message"]
+    for bad in ("pageSize=0", "pageSize=501", "pageSize=ten"):
         response = client.get(f"/api/v1/portfolio?{bad}")
         assert response.status_code == 422, bad
+        assert "pageSize" in response.json()["error"]["fields"]
     page = client.get(f"/portfolio/?sort=-key&cursor={cursor}")
     assert page.status_code == 200
     assert "Q012" in page.content.decode()  # the first page of that sort
