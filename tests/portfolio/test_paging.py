@@ -139,6 +139,8 @@ def test_the_page_links_the_next_and_previous_pages_with_its_filters(paging):
         return re.findall(r'class="col-project"><a href="/projects/([A-Z0-9]+)/', html)
 
     assert table_keys(page) == ["Q001", "Q004"] and table_keys(second) == ["Q007", "Q010"]
+    # What a screen reader hears counts the matching projects, not every viewable one.
+    assert "Showing 2 of 4 matching projects" in page
 
 
 def _count(client, url):
