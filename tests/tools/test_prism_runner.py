@@ -29,13 +29,28 @@ FAKE = textwrap.dedent(
 )
 
 
+def _bindable(port: int) -> bool:
+    """Nothing listens on `port` and it can be bound now: a port in use as the local end of
+    an outgoing connection answers nothing, yet cannot be bound."""
+    if prism.answers(port):
+        return False
+    probe = socket.socket()
+    try:
+        probe.bind(("127.0.0.1", port))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
 def free_ports(count: int = 3) -> int:
     for _ in range(50):
         probe = socket.socket()
         probe.bind(("127.0.0.1", 0))
         base = probe.getsockname()[1]
         probe.close()
-        if base + count < 65535 and not any(prism.answers(base + i) for i in range(count)):
+        if base + count < 65535 and all(_bindable(base + i) for i in range(count)):
             return base
     raise AssertionError("no three free ports in a row")
 
@@ -68,9 +83,14 @@ def test_runs_the_command_with_the_urls_then_stops_the_mocks(fake, tmp_path):
 
 
 def test_a_taken_port_is_refused_before_anything_starts(fake, capsys):
-    port = free_ports()
-    busy = socket.socket()
-    busy.bind(("127.0.0.1", port + 1))
+    for _ in range(10):  # another process may take a free port between the probe and here
+        port = free_ports()
+        busy = socket.socket()
+        try:
+            busy.bind(("127.0.0.1", port + 1))
+            break
+        except OSError:
+            busy.close()
     busy.listen()
     try:
         code = prism.main(
