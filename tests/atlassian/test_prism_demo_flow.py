@@ -129,11 +129,13 @@ class Walk:
         self.steps.append((label, response.status_code))
         print(f"{response.status_code}  {label}")
         assert response.status_code < 500, f"{label}: {response.status_code}"
+        # An export streams: its body is read from the stream.
+        body = (
+            b"".join(response.streaming_content) if response.streaming else response.content
+        ).decode()
         assert response.status_code == expect, (
-            f"{label}: expected {expect}, got {response.status_code}\n"
-            + response.content.decode()[:2000]
+            f"{label}: expected {expect}, got {response.status_code}\n" + body[:2000]
         )
-        body = response.content.decode()
         if response.get("Content-Type", "").startswith("text/html"):
             assert not ERROR_PAGE.search(body), f"{label} rendered an error page"
         for text in shows:
