@@ -60,7 +60,10 @@ class Statement:
     gate_names: tuple[str, ...]
     gate_columns: tuple[int, ...]
     site_columns: tuple[int, ...]
-    converters: tuple[tuple[int, tuple[Any, ...], Any], ...]
+    # (column, the gate's own readers or None, expression). None: Django's converters for
+    # the expression, taken from the running request's connection (never kept here: the
+    # backend's are bound to the connection that made them, which is another thread's).
+    converters: tuple[tuple[int, tuple[Any, ...] | None, Any], ...]
 
     def run(self, account_id: str, key: str = "") -> list[Row]:
         """The statement's rows for this person (and key): (model instance, the gate's
@@ -72,7 +75,11 @@ class Statement:
             raw = cursor.fetchall()
         from_db, alias, names = self.model.from_db, self.alias, self.gate_names
         model_columns, gate_columns = self.model_columns, self.gate_columns
-        converters = self.converters
+        converters = [
+            (column, functions if functions is not None else _django_converters(e, connection), e)
+            for column, functions, e in self.converters
+        ]
+        converters = [(column, functions, e) for column, functions, e in converters if functions]
         result: list[Row] = []
         for n, row in enumerate(raw):
             if converters:
@@ -88,6 +95,13 @@ class Statement:
             site = tuple(row[c] for c in self.site_columns) if n == 0 else None
             result.append((instance, gate, site))
         return result
+
+
+def _django_converters(expression: Any, connection: Any) -> tuple[Any, ...]:
+    """What Django's compiler applies to `expression`'s column, for `connection`."""
+    return tuple(
+        connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+    )
 
 
 def _json_list_or_value(value: str, expression: Any, connection: Any) -> Any:
@@ -129,9 +143,9 @@ def compile_statement(
     assert ACCOUNT not in sql and KEY not in sql, "the stand-ins must be parameters"
     assert len(names) == len(compiler.select), "one column for each name"
     index = {name: n for n, name in enumerate(names)}
-    converters = {
-        column: (tuple(functions), expression)
-        for column, (functions, expression) in compiler.get_converters(
+    converters: dict[int, tuple[tuple[Any, ...] | None, Any]] = {
+        column: (None, expression)
+        for column, (_, expression) in compiler.get_converters(
             [expression for expression, _, _ in compiler.select]
         ).items()
         if names[column] not in site_names  # parsed once, from the first row (`site_from`)

@@ -120,3 +120,17 @@ def test_the_local_trackers_saves_are_its_webhook(db):
     project.save()
     stored = Project.objects.get(tracker_id=str(project.pk))
     assert (stored.key, stored.name, stored.former_keys) == ("SAVED2", "Saved again", ["SAVED"])
+
+
+def test_the_compiled_gate_keeps_nothing_of_a_connection(cast, client_for):
+    # The statements are kept per process; a converter bound to the connection that compiled
+    # them would be another thread's connection for the next request.
+    from governance import gatesql
+
+    assert client_for(cast.lead).get("/projects/ALPHA/").status_code == 200
+    assert client_for(cast.lead).get("/").status_code == 200
+    assert gatesql._STATEMENTS
+    for statement in gatesql._STATEMENTS.values():
+        for _column, functions, _expression in statement.converters:
+            for function in functions or ():
+                assert getattr(function, "__self__", None) is None, function
