@@ -348,6 +348,7 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
         decision_comment="Agreed: funded from contingency.",
     )
     build = WorkPackage.objects.filter(project=project).order_by("sort_order", "name")[2]
+    assert build.budget is not None  # every seeded package has a budget
     work_package_update(
         caller=_caller(ctx, lead, project),
         wp_id=build.pk,

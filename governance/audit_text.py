@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from governance import formatting, labels
@@ -65,7 +66,7 @@ def register_vocabulary(
     KIND_NOUNS.update(kind_nouns)
 
 
-def register_app_words(vocabulary) -> None:
+def register_app_words(vocabulary: ModuleType) -> None:
     """An app's `vocabulary` module (LABEL_STATES, LABEL_CHOICES, LABEL_FIELDS and AUDIT_*)
     registered with the label tables and the audit log's words, from its AppConfig.ready()."""
     labels.register(
@@ -261,7 +262,12 @@ def describe(entries: list[AuditEntry], *, record_known: bool = False) -> list[L
     return [_line(entry, people, titles, record_known) for entry in entries]
 
 
-def _line(entry, people, titles, record_known: bool) -> Line:
+def _line(
+    entry: AuditEntry,
+    people: Mapping[str, Person],
+    titles: Mapping[tuple[str, str], str],
+    record_known: bool,
+) -> Line:
     actor = people.get(entry.actor_account_id) if entry.actor_account_id else None
     who = actor.display_name if actor else (entry.actor_account_id or "")
     kind = entry.kind

@@ -6,11 +6,14 @@ takes effect on the next request. The database stays the truth: a cache miss, or
 that does not answer, reads the row."""
 
 import logging
+from functools import partial
 from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
 from django.db import transaction
+
+from governance.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -18,15 +21,16 @@ PATH = "governance.auth_backends.CachedModelBackend"
 USER_CACHE_SECONDS = 300
 
 
-def user_cache_key(user_id) -> str:
+def user_cache_key(user_id: object) -> str:
     return f"auth:user:v1:{user_id}"
 
 
 class CachedModelBackend(ModelBackend):
     """Django's ModelBackend (password sign-in, permissions), the user read from the cache."""
 
-    def get_user(self, user_id):
+    def get_user(self, user_id: Any) -> User | None:
         key = user_cache_key(user_id)
+        user: User | None
         try:
             user = cache.get(key)
         except Exception:  # the cache is down: the database answers
@@ -43,17 +47,17 @@ class CachedModelBackend(ModelBackend):
         return user if self.user_can_authenticate(user) else None
 
 
-def _forget(user_id) -> None:
+def _forget(user_id: object) -> None:
     try:
         cache.delete(user_cache_key(user_id))
     except Exception:
         logger.warning("user cache unavailable", exc_info=True)
 
 
-def forget_user(sender, instance, **kwargs: Any) -> None:
+def forget_user(sender: type[User], instance: User, **kwargs: Any) -> None:
     """Drop the cached row now and once the write commits: a request that read the old row
     between the two cannot leave it cached."""
     if instance.pk is None:
         return
     _forget(instance.pk)
-    transaction.on_commit(lambda pk=instance.pk: _forget(pk))
+    transaction.on_commit(partial(_forget, instance.pk))

@@ -36,13 +36,15 @@ from governance.atlassian import grants, scopes
 from governance.atlassian.http import BearerCredentials
 from governance.http import page
 from governance.tracker import TrackerError, get_tracker
+from governance.tracker.jira import JiraTracker
 
 logger = logging.getLogger(__name__)
 SESSION_KEY = "atlassian_oauth"
 
 
 def atlassian_mode() -> bool:
-    return settings.TRACKER_BACKEND == "jira"
+    backend: str = settings.TRACKER_BACKEND
+    return backend == "jira"
 
 
 class SuperuserPasswordForm(AuthenticationForm):
@@ -60,10 +62,10 @@ class SuperuserPasswordForm(AuthenticationForm):
 class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
-    def get_form_class(self):
+    def get_form_class(self) -> type[AuthenticationForm]:
         return SuperuserPasswordForm if atlassian_mode() else AuthenticationForm
 
-    def get_context_data(self, **kwargs: Any):
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return {**super().get_context_data(**kwargs), "atlassian": atlassian_mode()}
 
 
@@ -81,7 +83,7 @@ def _callback_url(request: HttpRequest) -> str:
 
 
 @page("GET", login=False)
-def atlassian_login(request: HttpRequest):
+def atlassian_login(request: HttpRequest) -> HttpResponse:
     if not atlassian_mode():
         raise Http404
     if not (settings.ATLASSIAN_CLIENT_ID and settings.ATLASSIAN_CLIENT_SECRET):
@@ -119,7 +121,7 @@ def atlassian_login(request: HttpRequest):
     return redirect(url)
 
 
-def _pick_site(resources: list[Any]) -> dict[str, Any] | None:
+def _pick_site(resources: list[dict[str, Any]]) -> dict[str, Any] | None:
     wanted = settings.ATLASSIAN_SITE_URL.rstrip("/").lower()
     for resource in resources if isinstance(resources, list) else []:
         if str(resource.get("url", "")).rstrip("/").lower() == wanted:
@@ -128,7 +130,7 @@ def _pick_site(resources: list[Any]) -> dict[str, Any] | None:
 
 
 @page("GET", login=False)
-def atlassian_callback(request: HttpRequest):
+def atlassian_callback(request: HttpRequest) -> HttpResponse:
     if not atlassian_mode():
         raise Http404
     pending = request.session.pop(SESSION_KEY, None)
@@ -181,6 +183,8 @@ def atlassian_callback(request: HttpRequest):
             403,
         )
     tracker = get_tracker()
+    if not isinstance(tracker, JiraTracker):  # atlassian_mode(): TRACKER_BACKEND is jira
+        raise Http404
     try:
         me = tracker.http.request(
             "getCurrentUser",
@@ -203,7 +207,7 @@ def atlassian_callback(request: HttpRequest):
     return redirect(pending.get("next") or "project-list")
 
 
-def _user_for(account_id: str, me: dict[str, Any]):
+def _user_for(account_id: str, me: dict[str, Any]) -> User:
     """The person keyed by their accountId (the tracker accountId records use)."""
     User = get_user_model()
     with transaction.atomic():
@@ -217,7 +221,9 @@ def _user_for(account_id: str, me: dict[str, Any]):
     return user
 
 
-def forget_grant_on_sign_out(sender, request: HttpRequest, user: User, **kwargs: Any) -> None:
+def forget_grant_on_sign_out(
+    sender: type[User], request: HttpRequest, user: User | None, **kwargs: Any
+) -> None:
     """Signing out of any session deletes the person's Atlassian tokens: every other session
     of theirs then goes back through sign-in."""
     if user is not None:

@@ -1,9 +1,11 @@
 """The project's own system checks (`manage.py check --deploy`)."""
 
+from collections.abc import Sequence
 from typing import Any
 
+from django.apps.config import AppConfig
 from django.conf import settings
-from django.core.checks import Tags, Warning, register
+from django.core.checks import CheckMessage, Tags, Warning, register
 
 # Cache backends that keep their entries in each process (or keep none): every throttle and
 # rate limit would count per worker, so N workers allow N times the limit.
@@ -14,7 +16,7 @@ PER_PROCESS_CACHES = {
 
 
 @register(Tags.caches, deploy=True)
-def shared_cache(app_configs, **kwargs: Any):
+def shared_cache(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[CheckMessage]:
     """Production needs a cache every process shares (Redis: CACHE_URL=redis://...)."""
     if settings.DEBUG:
         return []

@@ -31,7 +31,7 @@ DATE_RANGE_MESSAGE = f"Must be a date between {DATE_MIN.isoformat()} and {DATE_M
 MONTH_RANGE_MESSAGE = f"Must be a month between {DATE_MIN:%Y-%m} and {DATE_MAX:%Y-%m}."
 
 
-class FieldErrors(dict):
+class FieldErrors(dict[str, list[str]]):
     """Collects messages per field name; `raise_if_any` raises ValidationFailed."""
 
     def add(self, field: str, message: str) -> None:
@@ -346,7 +346,7 @@ def _ambiguous(value: Any) -> bool:
 # --- coercions: what the spec's lenient fields changed, said rather than lost ----------------
 
 
-class Coercions(list):
+class Coercions(list[dict[str, Any]]):
     """The coercions of one request, each {field, received, stored, message}, in order.
     `audited` counts those an audit entry has recorded already."""
 

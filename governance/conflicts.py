@@ -5,7 +5,7 @@ their panels from these rows."""
 from collections.abc import Mapping
 from typing import Any
 
-from governance.people import resolve
+from governance.people import Person, resolve
 
 NOTHING = "—"
 
@@ -44,7 +44,7 @@ def _normal(value: Any) -> Any:
     return ("" if value is None else str(value)).strip().replace("\r\n", "\n")
 
 
-def _shown(value: Any, people: Mapping[str, Any]) -> str:
+def _shown(value: Any, people: Mapping[str, Person]) -> str:
     if isinstance(value, list):
         return ", ".join(value) or NOTHING
     person = people.get(value) if isinstance(value, str) else None

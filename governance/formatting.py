@@ -85,7 +85,7 @@ def moment(value: Any) -> str:
 # WSGI (gunicorn, the test client) the signal runs in the request's own context; under ASGI
 # Django sends it from a copied context, so there the memo never starts and every call reads
 # the cache: slower, never wrong.
-_request_memo: ContextVar[dict[str, Any] | None] = ContextVar(
+_request_memo: ContextVar[dict[str, str] | None] = ContextVar(
     "formatting_request_memo", default=None
 )
 
@@ -98,7 +98,7 @@ def _end_memo(**kwargs: Any) -> None:
     _request_memo.set(None)
 
 
-def _forget_formats(*, setting, **kwargs: Any) -> None:
+def _forget_formats(*, setting: str, **kwargs: Any) -> None:
     if setting in ("DATE_FORMAT", "LANGUAGE_CODE", "USE_I18N", "FORMAT_MODULE_PATH"):
         _date_text.cache_clear()
         _span_html.cache_clear()
@@ -114,7 +114,7 @@ def currency() -> str:
     memo = _request_memo.get()
     if memo is not None and "currency" in memo:
         return memo["currency"]
-    code = cache.get(CURRENCY_CACHE_KEY)
+    code: str | None = cache.get(CURRENCY_CACHE_KEY)
     if code is None:
         from governance.models import SiteSettings
 

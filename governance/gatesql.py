@@ -54,6 +54,7 @@ class Statement:
 
     alias: str
     model: type[Model]
+    field_names: tuple[str, ...]  # the model's concrete fields, as `Model.from_db` takes them
     sql: str
     params: tuple[Any, ...]
     model_columns: tuple[int, ...]
@@ -74,6 +75,7 @@ class Statement:
             cursor.execute(self.sql, params)
             raw = cursor.fetchall()
         from_db, alias, names = self.model.from_db, self.alias, self.gate_names
+        field_names = self.field_names
         model_columns, gate_columns = self.model_columns, self.gate_columns
         converters = [
             (column, functions if functions is not None else _django_converters(e, connection), e)
@@ -90,7 +92,7 @@ class Statement:
                         for function in functions:
                             value = function(value, expression, connection)
                         row[column] = value
-            instance = from_db(alias, None, [row[c] for c in model_columns])
+            instance = from_db(alias, field_names, [row[c] for c in model_columns])
             gate = {name: row[c] for name, c in zip(names, gate_columns, strict=True)}
             site = tuple(row[c] for c in self.site_columns) if n == 0 else None
             result.append((instance, gate, site))
@@ -163,6 +165,7 @@ def compile_statement(
     return Statement(
         alias=queryset.db,
         model=model,
+        field_names=tuple(field.attname for field in fields),
         sql=sql,
         params=tuple(params),
         model_columns=tuple(index[name] for name in columns),
@@ -192,7 +195,8 @@ def _site_value(field: Any, text: str | None) -> Any:
     if text is None:
         return None
     if isinstance(field, JSONField):
-        return field.from_db_value(text, None, None)
+        # Django's JSONField reads neither the expression nor the connection for a text.
+        return field.from_db_value(text, None, None)  # type: ignore[arg-type]
     if isinstance(field, DateTimeField):
         return _datetime_from_text(text)
     if isinstance(field, BooleanField):
@@ -209,7 +213,8 @@ def site_from(texts: tuple[Any, ...] | None) -> SiteSettings:
         return SiteSettings(pk=1)
     fields = SiteSettings._meta.concrete_fields
     values = [_site_value(field, text) for field, text in zip(fields, texts, strict=True)]
-    return SiteSettings.from_db(router.db_for_read(SiteSettings), None, values)
+    names = [field.attname for field in fields]
+    return SiteSettings.from_db(router.db_for_read(SiteSettings), names, values)
 
 
 def statement(
@@ -292,24 +297,30 @@ def site_rows(account_id: str, tracker: Any, expressions: Any) -> list[Row]:
 # first statement are kept on the request, for that request only.
 
 
-def request_memo(request: HttpRequest | None) -> dict[Any, Any]:
+# The request's memo: the site settings under "site_settings", yes/no answers and callers
+# under tuples that start with what they answer ("site_admin", "group", "caller", ...).
+Memo = dict[Any, Any]
+
+
+def request_memo(request: HttpRequest | None) -> Memo:
     """The request's memo of the gate's answers (none kept without a request)."""
     if request is None:
         return {}
     memo = getattr(request, "governance_memo", None)
     if memo is None:
         memo = {}
-        request.governance_memo = memo
+        request.governance_memo = memo  # type: ignore[attr-defined]  # the app's own, read above
     return memo
 
 
-def memo_site_settings(memo: dict) -> SiteSettings:
+def memo_site_settings(memo: Memo) -> SiteSettings:
     if "site_settings" not in memo:
         memo["site_settings"] = SiteSettings.read()
-    return memo["site_settings"]
+    site: SiteSettings = memo["site_settings"]
+    return site
 
 
-def read_site_gate(user: User, memo: dict) -> None:
+def read_site_gate(user: User, memo: Memo) -> None:
     """The site-wide part of the gate in one statement, for requests that ask it before (or
     without) a project: the site settings row with whether the user is a site administrator
     and a member of the governance group (the local tracker's answers; Jira's come from its
@@ -330,14 +341,15 @@ def read_site_gate(user: User, memo: dict) -> None:
         memo.setdefault(("group", user.pk, site.governance_group), bool(gate["gate_t_group"]))
 
 
-def memo_in_group(user: User, group: str, memo: dict) -> bool:
+def memo_in_group(user: User, group: str, memo: Memo) -> bool:
     key = ("group", user.pk, group)
     if key not in memo:
         memo[key] = get_tracker().is_group_member(user.account_id, group)
-    return memo[key]
+    member: bool = memo[key]
+    return member
 
 
-def remember_gate(user: User, site: tuple | None, gate: Any, memo: dict) -> None:
+def remember_gate(user: User, site: tuple[Any, ...] | None, gate: Any, memo: Memo) -> None:
     """Keep the statement's request-wide answers (site settings, site admin, group) in the
     request's memo, for the rest of the request to read without asking again."""
     if "site_settings" not in memo:

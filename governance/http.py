@@ -45,7 +45,7 @@ def uncompressed(view: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a view's responses not to be compressed: it shows a long-lived secret (BREACH)."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any):
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
         response = view(request, *args, **kwargs)
         response.uncompressed = True
         return response

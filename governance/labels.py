@@ -3,6 +3,7 @@ change states, audit kinds and field names. Pages show `label(code)`; the API ke
 A code not listed reads as its words ("DeliveredAsChartered" -> "Delivered as chartered")."""
 
 import re
+from typing import TypeVar, overload
 
 STATES: dict[str, str] = {}
 CHOICES: dict[str, str] = {}
@@ -34,7 +35,14 @@ def words(code: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def label(code) -> str:
+_T = TypeVar("_T")
+
+
+@overload
+def label(code: str) -> str: ...
+@overload
+def label(code: _T) -> _T: ...
+def label(code: object) -> object:
     """The label of a state, a choice or a field name; other text is returned unchanged."""
     if not isinstance(code, str) or not code:
         return code

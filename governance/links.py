@@ -5,7 +5,7 @@ type 'confluence' (a wiki page) or 'link'; a wiki link's pageId is checked again
 
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urljoin
 
 from governance.cleaning import FieldErrors, http_url, optional_text, text
@@ -22,7 +22,7 @@ KEPT_FROM_STORED = ("type", "pageId", "spaceKey", "templateKind")
 
 def page_exists(
     page_id: str, checked: dict[str, WikiPage | None], *, project_key: str = ""
-) -> WikiPage | bool | None:
+) -> WikiPage | Literal[False] | None:
     """The wiki page, None when it does not exist (or is another project's than
     `project_key`'s), False when the wiki cannot answer (then the link is kept unchecked: an
     outage must not block editing)."""
@@ -132,7 +132,7 @@ def clean_links(
     stored = [link for link in stored or [] if isinstance(link, Mapping)]
     by_id = {link.get("id"): link for link in stored if link.get("id")}
     by_url = {link.get("url"): link for link in stored if link.get("url")}
-    known = {link.get("pageId") for link in stored if link.get("pageId")}
+    known: set[str] = {page for link in stored if (page := link.get("pageId"))}
     before = len(errors)
     checked: dict[str, Any] = {}
     links, ids = [], set()

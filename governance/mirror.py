@@ -300,6 +300,8 @@ def refresh_all(now: dt.datetime | None = None) -> str:
     seen = {t.id for t in known}
     kept = Project.objects.filter(tracker_id__isnull=False, tracker_deleted_at=None)
     for tracker_id in kept.exclude(tracker_id__in=seen).values_list("tracker_id", flat=True):
+        if tracker_id is None:  # the filter leaves none; the column is nullable
+            continue
         try:
             found = tracker.get_project(tracker_id)
         except TrackerError:

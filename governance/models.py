@@ -3,8 +3,9 @@ site settings, the append-only audit log, API tokens and the outbound-call outbo
 
 import re
 import uuid
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -32,12 +33,16 @@ BR_CADENCES = ["Monthly", "Quarterly", "Annual"]
 FROZEN_APPROVAL_STATUSES: set[str] = set()
 
 
-def freeze_registers_in(states) -> None:
+def freeze_registers_in(states: Iterable[str]) -> None:
     FROZEN_APPROVAL_STATUSES.clear()
     FROZEN_APPROVAL_STATUSES.update(states)
 
 
-class MoneyField(models.DecimalField):
+_ST = TypeVar("_ST", contravariant=True)
+_GT = TypeVar("_GT", covariant=True)
+
+
+class MoneyField(models.DecimalField[_ST, _GT]):
     """An amount: numeric(18, 2), at most 9999999999999999.99 either way
     (`cleaning.MAX_AMOUNT`), read back with its exact digits on every database.
 
@@ -299,7 +304,7 @@ def clean_thresholds(value: Any) -> tuple[dict[str, Any] | None, specs.Refusals 
 
 
 def _in_range(key: str, raw: Any) -> bool:
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
+    if not isinstance(raw, int | float) or isinstance(raw, bool):
         return False
     low, high = THRESHOLD_RANGES.get(key, (0, 0))
     return low <= raw <= high  # NaN is in no range; compared before any int() of the digits
@@ -391,11 +396,11 @@ class SiteSettingsSpec(specs.Spec):
     revision: specs.Revision = None
 
 
-class AuditEntryQuerySet(models.QuerySet):
-    def update(self, **kwargs: Any) -> None:
+class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
+    def update(self, **kwargs: Any) -> NoReturn:
         raise TypeError("Audit entries are append-only.")
 
-    def delete(self) -> None:
+    def delete(self) -> NoReturn:
         raise TypeError("Audit entries are append-only.")
 
 
@@ -428,7 +433,7 @@ class AuditEntry(models.Model):
             raise TypeError("Audit entries are append-only.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> None:
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("Audit entries are append-only.")
 
 

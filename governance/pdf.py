@@ -26,11 +26,11 @@ from governance.errors import DomainError, Forbidden, NotFound, TooManyRequests,
 logger = logging.getLogger(__name__)
 
 
-def _no_fetching():
+def _no_fetching() -> object:
     from weasyprint.urls import URLFetcher
 
-    class NoFetching(URLFetcher):
-        def fetch(self, url: str, headers=None) -> None:
+    class NoFetching(URLFetcher):  # type: ignore[misc]  # weasyprint has no type hints
+        def fetch(self, url: str, headers: dict[str, str] | None = None) -> None:
             raise ValueError(f"not fetched while making a PDF: {url[:80]}")
 
     return NoFetching()
@@ -100,7 +100,7 @@ def bearer(view: Callable[..., Any]) -> Callable[..., Any]:
     Without the header, the page as before."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any):
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not wants_pdf(request):
             return view(request, *args, **kwargs)
@@ -128,7 +128,7 @@ def _as_token(
         return error_response(Unauthenticated(OAUTH_ONLY if mcp_only else None))
     request.user = user
     act_for(user.account_id)
-    response = view(request, *args, **kwargs)
+    response: HttpResponse = view(request, *args, **kwargs)
     refusal = REFUSALS.get(response.status_code)
     if refusal is not None and response.get("Content-Type", "").startswith("text/html"):
         return error_response(refusal())  # a page's refusal the view rendered itself

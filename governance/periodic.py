@@ -14,7 +14,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 from django.utils import timezone
@@ -44,12 +44,13 @@ class Outcome:
 
 
 _JOBS: dict[str, Job] = {}
+_Run = TypeVar("_Run", bound=Callable[[dt.datetime], Any])
 
 
-def register(name: str, *, every: dt.timedelta):
+def register(name: str, *, every: dt.timedelta) -> Callable[[_Run], _Run]:
     """Register `function(now)` as the periodic job `name`, run once per `every`."""
 
-    def decorate(function):
+    def decorate(function: _Run) -> _Run:
         _JOBS[name] = Job(name, every, function)
         return function
 

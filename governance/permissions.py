@@ -11,7 +11,7 @@ Rules (docs/product.md section 1):
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.http import HttpRequest
 
@@ -19,6 +19,9 @@ from governance import cleaning, gatesql, mirror
 from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
 from governance.tracker import TrackerError, get_tracker
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,7 @@ class Caller:
         decides on their own work)."""
         return self.is_sponsor and reported_by_account_id != self.account_id
 
-    def as_api(self) -> dict:
+    def as_api(self) -> dict[str, bool]:
         return {"canEdit": self.can_edit, "isLead": self.is_lead, "isSponsor": self.is_sponsor}
 
 
@@ -166,7 +169,8 @@ def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
         gatesql.read_site_gate(user, memo)
     if key not in memo:
         memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
-    return memo[key]
+    admin: bool = memo[key]
+    return admin
 
 
 def has_portfolio_access(user: User, request: HttpRequest | None = None) -> bool:
@@ -219,7 +223,8 @@ def caller_for(
     memo = gatesql.request_memo(request)
     key = ("caller", user.pk, project.pk)
     if key in memo:
-        return memo[key]
+        known: Caller = memo[key]
+        return known
     if can_browse is None:
         can_browse = get_tracker().can_browse(user.account_id, project.key)
     group = gatesql.memo_site_settings(memo).governance_group
@@ -265,6 +270,18 @@ def _caller(
     )
 
 
+class GatedTracker(Protocol):
+    """A tracker whose answers the gate's one statement reads (`gatesql`)."""
+
+    def gate_expressions(self, account_id: str, group: Any) -> dict[str, Any]: ...
+
+    def gate(self, account_id: str, values: dict[str, Any]) -> Any: ...
+
+
+def _gated(tracker: object) -> "TypeIs[GatedTracker]":
+    return hasattr(tracker, "gate_expressions")
+
+
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     """The project and the caller's role on it; NotFound (404) when they may not view it,
     so a hidden project's existence is never revealed.
@@ -277,7 +294,7 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
         raise NotFound("No project with that key that you can see.")
     user = request_user(request)
     tracker = get_tracker()
-    if not hasattr(tracker, "gate_expressions"):
+    if not _gated(tracker):
         return _project_for_first_sight(request, user, key)
     rows = gatesql.rows_for_key(user.account_id, tracker, key)
     if not rows:
@@ -436,8 +453,8 @@ def _viewable_rows(
     request: HttpRequest,
     user: User,
     tracker: Any,
-    rows: list[tuple[Project, dict, tuple | None]],
-    listing: dict | None,
+    rows: list[gatesql.Row],
+    listing: Mapping[str, Any] | None,
 ) -> list[tuple[Project, Caller]] | None:
     """The gate rows' callers; None when a mirror's key is held by another tracker project
     now (a key changed in the tracker: the long way follows it)."""

@@ -5,6 +5,7 @@ announced through `project_facts_changed` (the status app connects the saves and
 facts it derives from to it; a write that bypasses the models calls it itself)."""
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -55,7 +56,7 @@ def project_facts_changed(*project_ids: Any) -> None:
 
 
 @contextmanager
-def deferred_project_changes():
+def deferred_project_changes() -> Iterator[None]:
     """Announce the changes made in the block once, when it ends (still inside the caller's
     transaction): a write that touches many rows of a project rewrites its health once. Use it
     inside `transaction.atomic()`. A block that raises announces nothing: its transaction is

@@ -1,10 +1,14 @@
 """SQL the ORM does not write by itself."""
 
+from typing import Any
+
 from django.core.exceptions import EmptyResultSet
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Lookup
+from django.db.models.sql.compiler import SQLCompiler
 
 
-class AnyOf(Lookup):
+class AnyOf(Lookup[bool]):
     """`lhs IN (values)`, for a long list of values (a thousand projects' ids): on PostgreSQL
     one array parameter, `lhs = ANY(%s::type[])`, instead of one placeholder a value, which
     the driver scans out of the statement's text on every run (`psycopg` caches that scan
@@ -15,7 +19,9 @@ class AnyOf(Lookup):
     lookup_name = "any_of"
     prepare_rhs = False
 
-    def as_sql(self, compiler, connection):
+    def as_sql(
+        self, compiler: SQLCompiler, connection: BaseDatabaseWrapper
+    ) -> tuple[str, tuple[Any, ...]]:
         lhs, params = compiler.compile(self.lhs)
         values = list(self.rhs)
         if not values:

@@ -11,9 +11,10 @@ import datetime as dt
 import re
 import secrets
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from django.db import IntegrityError, transaction
+from django.db.models import Model
 from django.http import QueryDict
 
 from governance import periodic
@@ -27,7 +28,7 @@ USED_ELSEWHERE = (
     "another."
 )
 
-T = TypeVar("T")
+T = TypeVar("T", bound=Model)
 
 
 def new_token() -> str:
@@ -54,7 +55,7 @@ def create_once(
             with transaction.atomic():
                 FormSubmission.objects.create(token=token, account_id=account_id, kind=kind)
         except IntegrityError:
-            row: dict[str, Any] | None = (
+            row = (
                 FormSubmission.objects.filter(token=token)
                 .values("account_id", "kind", "target_id")
                 .first()
@@ -63,7 +64,7 @@ def create_once(
                 raise Conflict(USED_ELSEWHERE) from None
             return None, row["target_id"]
         record = create()
-        FormSubmission.objects.filter(token=token).update(target_id=str(record.pk))  # type: ignore[attr-defined]
+        FormSubmission.objects.filter(token=token).update(target_id=str(record.pk))
     return record, None
 
 
