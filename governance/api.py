@@ -12,9 +12,11 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
-from ninja import NinjaAPI, Query, Router
+from ninja import NinjaAPI, Router
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
+from ninja.openapi.schema import OpenAPISchema
+from ninja.params import functions as params
 from ninja.renderers import JSONRenderer
 from ninja.security import APIKeyCookie, HttpBearer
 
@@ -46,7 +48,14 @@ from governance.errors import (
     database_unavailable,
 )
 from governance.middleware import FORM_TYPES, request_id, unavailable_response
-from governance.models import AuditEntry, EditorNomination, Project, SiteSettings, SiteSettingsSpec
+from governance.models import (
+    AuditEntry,
+    EditorNomination,
+    Project,
+    SiteSettings,
+    SiteSettingsSpec,
+    User,
+)
 from governance.people import resolve
 from governance.permissions import Caller
 from governance.tracker import TrackerError
@@ -59,7 +68,7 @@ logger = logging.getLogger("governance.api")
 class BearerToken(HttpBearer):
     """Authorization: Bearer <personal API token>."""
 
-    def authenticate(self, request: HttpRequest, token: str):
+    def authenticate(self, request: HttpRequest, token: str) -> User | None:
         user = throttling.bearer_user(request, token)
         if user is not None:
             act_for(user.account_id)
@@ -72,8 +81,13 @@ class BearerToken(HttpBearer):
 
 
 class _CsrfCheck(CsrfViewMiddleware):
-    def _reject(self, request: HttpRequest, reason: str):
+    def _reject(self, request: HttpRequest, reason: str) -> str:
         return reason
+
+
+def _no_view(request: HttpRequest) -> HttpResponse:
+    """The view `_CsrfCheck` is given: never called (the check answers, never a view)."""
+    raise AssertionError("never called")
 
 
 class SessionCookie(APIKeyCookie):
@@ -84,17 +98,18 @@ class SessionCookie(APIKeyCookie):
     def __init__(self) -> None:
         super().__init__(csrf=False)
 
-    def authenticate(self, request: HttpRequest, key: str | None):
+    def authenticate(self, request: HttpRequest, key: str | None) -> User | None:
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
             return None
         if request.method not in ("GET", "HEAD", "OPTIONS", "TRACE"):
-            check = _CsrfCheck(lambda r: None)
+            check = _CsrfCheck(_no_view)
             check.process_request(request)
-            reason = check.process_view(request, None, (), {})
+            reason = check.process_view(request, _no_view, (), {})
             if reason:
                 raise Forbidden(f"CSRF check failed: {reason}. Send the X-CSRFToken header.")
-        return user
+        signed_in: User = user
+        return signed_in
 
 
 ERROR_CODES = [
@@ -226,7 +241,7 @@ class GovernanceAPI(NinjaAPI):
     # one path per action): called last, with the document.
     schema_hooks: list[Any] = []
 
-    def get_openapi_schema(self, *args: Any, **kwargs: Any):
+    def get_openapi_schema(self, *args: Any, **kwargs: Any) -> OpenAPISchema:
         # A copy: the bodies' schemas are module constants shared by several operations.
         schema = copy.deepcopy(super().get_openapi_schema(*args, **kwargs))
         components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -273,7 +288,14 @@ class GovernanceAPI(NinjaAPI):
             hook(schema)
         return schema
 
-    def create_response(self, request: HttpRequest, data, *, status=None, temporal_response=None):
+    def create_response(
+        self,
+        request: HttpRequest,
+        data: Any,
+        *,
+        status: int | None = None,
+        temporal_response: HttpResponse | None = None,
+    ) -> HttpResponse:
         """Every answer; a successful one also carries `warnings` when the spec's lenient
         fields coerced what was sent: [{field, received, stored, message}]."""
         status = temporal_response.status_code if temporal_response else status
@@ -478,7 +500,7 @@ def _error_response(request: HttpRequest, error: DomainError) -> HttpResponse:
 
 
 @api.exception_handler(DomainError)
-def _domain_error(request: HttpRequest, exc: DomainError):
+def _domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
     if isinstance(exc, (BadRequest, ValidationFailed)):
         # A body json_object could not take is refused in its own words, once the caller,
         # state and revision checks have passed (they answer before any body refusal).
@@ -487,48 +509,48 @@ def _domain_error(request: HttpRequest, exc: DomainError):
 
 
 @api.exception_handler(Moved)
-def _moved(request: HttpRequest, exc: Moved):
+def _moved(request: HttpRequest, exc: Moved) -> HttpResponse:
     from governance.middleware import moved_response
 
     return moved_response(request, exc)
 
 
 @api.exception_handler(TrackerError)
-def _tracker_error(request: HttpRequest, exc: TrackerError):
+def _tracker_error(request: HttpRequest, exc: TrackerError) -> HttpResponse:
     if isinstance(exc, SignInRequired):
         return _error_response(request, Unauthenticated(str(exc)))
     return _error_response(request, Unavailable.from_tracker(exc))
 
 
 @api.exception_handler(AuthenticationError)
-def _authentication_error(request: HttpRequest, exc):
+def _authentication_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return _error_response(request, Unauthenticated())
 
 
 @api.exception_handler(RequestDataTooBig)
-def _too_large(request: HttpRequest, exc):
+def _too_large(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return _error_response(request, PayloadTooLarge())
 
 
 @api.exception_handler(Http404)
-def _not_found(request: HttpRequest, exc):
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
     return _error_response(request, NotFound())
 
 
 @api.exception_handler(PermissionDenied)
-def _permission_denied(request: HttpRequest, exc):
+def _permission_denied(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
     return _error_response(request, Forbidden(str(exc) or None))
 
 
 @api.exception_handler(HttpError)
-def _http_error(request: HttpRequest, exc: HttpError):
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     by_status = {401: Unauthenticated, 403: Forbidden, 404: NotFound}
     error_class = by_status.get(exc.status_code, BadRequest)
     return _error_response(request, error_class(str(exc)))
 
 
 @api.exception_handler(Exception)
-def _internal(request: HttpRequest, exc):
+def _internal(request: HttpRequest, exc: Exception) -> HttpResponse:
     """Anything unexpected: the error body (`internal`, 500) with the request id; the log has
     the traceback under the same id."""
     unavailable = database_unavailable(exc)
@@ -540,7 +562,7 @@ def _internal(request: HttpRequest, exc):
 
 
 @api.exception_handler(NinjaValidationError)
-def _ninja_validation(request: HttpRequest, exc: NinjaValidationError):
+def _ninja_validation(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
     fields: dict[str, list[str]] = {}
     for item in exc.errors:
         loc = [str(p) for p in item.get("loc", []) if p not in ("query", "path", "body", "form")]
@@ -773,7 +795,7 @@ SITE_SETTINGS = component(
 
 @kernel.get("/me")
 @answers(ME)
-def me(request: HttpRequest):
+def me(request: HttpRequest) -> dict[str, Any]:
     """The caller: accountId, display name, site-admin flag, portfolio/agent access."""
     user = permissions.request_user(request)
     person = resolve([user.account_id]).get(user.account_id)
@@ -803,7 +825,7 @@ def project_list(
     request: HttpRequest,
     cursor: str | None = paging.cursor_parameter(),
     pageSize: int = paging.page_size_parameter(),
-):
+) -> dict[str, Any]:
     """Every project the caller can view, by key, a page at a time (`pageSize`, default
     100): follow `next` (null on the last page) for the rest."""
     rows = permissions.viewable_projects(request)
@@ -825,7 +847,7 @@ def project_list(
 @kernel.get("/projects/{key}")
 @answers(PROJECT, etag=True)
 @honours_if_match
-def project_detail(request: HttpRequest, key: str, response: HttpResponse):
+def project_detail(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """The project, its lead and editors, and what the caller may do. The ETag versions the
     editor list (send it as If-Match on PUT .../editors)."""
     project, caller = permissions.project_for(request, key)
@@ -843,7 +865,7 @@ def project_detail(request: HttpRequest, key: str, response: HttpResponse):
 )
 @answers(EDITORS, etag=True)
 @honours_if_match
-def project_editors_put(request: HttpRequest, key: str, response: HttpResponse):
+def project_editors_put(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
     project, caller = permissions.lead_project_for(request, key)
     expected = parse_if_match(request.headers.get("If-Match"))
@@ -865,8 +887,8 @@ def project_audit(
     kind: str | None = None,
     actorAccountId: str | None = None,
     limit: int = 100,
-    offset: int = Query(0, le=MAX_OFFSET),
-):
+    offset: int = params.Query(0, le=MAX_OFFSET),
+) -> list[dict[str, Any]]:
     """The project's audit entries, newest first. Filters: kind, actorAccountId."""
     project, _ = permissions.project_for(request, key)
     entries = AuditEntry.objects.filter(project_key__in=[project.key, *project.former_keys])
@@ -881,7 +903,7 @@ def project_audit(
 
 @kernel.get("/site-settings")
 @answers(SITE_SETTINGS, etag=True)
-def site_settings_get(request: HttpRequest, response: HttpResponse):
+def site_settings_get(request: HttpRequest, response: HttpResponse) -> dict[str, Any]:
     """Site administrators and the governance group read every setting (with ETag); anyone
     else signed in reads what editing a business case needs: the enabled themes and the
     currency."""
@@ -898,7 +920,7 @@ def site_settings_get(request: HttpRequest, response: HttpResponse):
 )
 @answers(SITE_SETTINGS, etag=True)
 @honours_if_match
-def site_settings_patch(request: HttpRequest, response: HttpResponse):
+def site_settings_patch(request: HttpRequest, response: HttpResponse) -> dict[str, Any]:
     """Site administrators only. Honours If-Match (412 when stale)."""
     user = permissions.require_site_admin(request)
     expected = parse_if_match(request.headers.get("If-Match"))

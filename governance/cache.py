@@ -11,10 +11,12 @@ limits) use `strict(cache)`, which raises `UNAVAILABLE` errors, and decide for t
 import logging
 import threading
 import time
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis import ConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -28,6 +30,10 @@ LOG_EVERY_SECONDS = 60.0
 RETRY_SECONDS = 1.0
 
 
+_T = TypeVar("_T")
+Version = int | None
+
+
 class CacheDown(Exception):
     """The cache did not answer (raised by `strict` views while the cache is held down)."""
 
@@ -38,11 +44,23 @@ class _KeptClientRedisCacheClient(RedisCacheClient):
     a small read from Redis. The `redis.Redis` object holds no connection of its own (its
     pool does) and is safe to share between threads."""
 
+    # Django's own attributes, which django-stubs does not declare.
+    _pools: dict[int, ConnectionPool]
+    _pool_class: type[ConnectionPool]
+    _pool_options: dict[str, Any]
+    _servers: list[str]
+    _client: type[Redis]
+    if TYPE_CHECKING:
+
+        def _get_connection_pool_index(self, write: bool) -> int: ...
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._clients: dict[int, object] = {}
+        self._clients: dict[int, Redis] = {}
 
-    def get_client(self, key: str | None = None, *, write: bool = False):
+    def get_client(
+        self, key: str | bytes | memoryview | None = None, *, write: bool = False
+    ) -> Redis:
         index = self._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
@@ -58,7 +76,7 @@ class SoftRedisCache(RedisCache):
     """Django's RedisCache whose every call answers a miss (or does nothing) when Redis
     cannot be reached."""
 
-    def __init__(self, server, params) -> None:
+    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = _KeptClientRedisCacheClient
         self._down_until = 0.0
@@ -86,16 +104,19 @@ class SoftRedisCache(RedisCache):
                 error,
             )
 
-    def _soft(self, name: str, default, *args: Any, **kwargs: Any):
+    def _soft(self, name: str, default: _T, *args: Any, **kwargs: Any) -> _T:
+        """RedisCache's `name` called with the arguments; `default` (of the type it answers)
+        while the cache cannot be reached."""
         if self.is_down():
             return default
         try:
-            return getattr(super(), name)(*args, **kwargs)
+            answer: _T = getattr(super(), name)(*args, **kwargs)
+            return answer
         except UNAVAILABLE as error:
             self._failed(error)
             return default
 
-    def _strict(self, name: str, *args: Any, **kwargs: Any):
+    def _strict(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if self.is_down():
             raise CacheDown("The cache did not answer a moment ago.")
         try:
@@ -106,28 +127,34 @@ class SoftRedisCache(RedisCache):
 
     # --- the cache's calls, soft ------------------------------------------------------------
 
-    def add(self, key: str, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def add(
+        self, key: Any, value: Any, timeout: float | None = DEFAULT_TIMEOUT, version: Version = None
+    ) -> bool:
         return self._soft("add", False, key, value, timeout, version)
 
-    def get(self, key: str, default=None, version=None):
+    def get(self, key: Any, default: Any = None, version: Version = None) -> Any:
         return self._soft("get", default, key, default, version)
 
-    def set(self, key: str, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def set(
+        self, key: Any, value: Any, timeout: float | None = DEFAULT_TIMEOUT, version: Version = None
+    ) -> None:
         return self._soft("set", None, key, value, timeout, version)
 
-    def touch(self, key: str, timeout=DEFAULT_TIMEOUT, version=None):
+    def touch(
+        self, key: Any, timeout: float | None = DEFAULT_TIMEOUT, version: Version = None
+    ) -> bool:
         return self._soft("touch", False, key, timeout, version)
 
-    def delete(self, key: str, version=None):
+    def delete(self, key: Any, version: Version = None) -> bool:
         return self._soft("delete", False, key, version)
 
-    def get_many(self, keys, version=None):
+    def get_many(self, keys: Iterable[Any], version: Version = None) -> dict[Any, Any]:
         return self._soft("get_many", {}, keys, version)
 
-    def has_key(self, key: str, version=None):
+    def has_key(self, key: Any, version: Version = None) -> bool:
         return self._soft("has_key", False, key, version)
 
-    def incr(self, key: str, delta=1, version=None):
+    def incr(self, key: Any, delta: int = 1, version: Version = None) -> int:
         # No count can be read: as for a key that does not exist (callers handle ValueError).
         if self.is_down():
             raise ValueError(f"Key '{key}' not found (the cache cannot be reached).")
@@ -137,13 +164,16 @@ class SoftRedisCache(RedisCache):
             self._failed(error)
             raise ValueError(f"Key '{key}' not found (the cache cannot be reached).") from None
 
-    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+    def set_many(
+        self, data: dict[Any, Any], timeout: float | None = DEFAULT_TIMEOUT, version: Version = None
+    ) -> list[Any]:
         return self._soft("set_many", list(data), data, timeout, version)
 
-    def delete_many(self, keys, version=None):
+    def delete_many(self, keys: Iterable[Any], version: Version = None) -> None:
         return self._soft("delete_many", None, keys, version)
 
-    def clear(self):
+    # Django's RedisCache.clear answers whether Redis flushed; django-stubs declares None.
+    def clear(self) -> bool:  # type: ignore[override]
         return self._soft("clear", False)
 
 
@@ -153,28 +183,28 @@ class _Strict:
     def __init__(self, backend: SoftRedisCache) -> None:
         self._backend = backend
 
-    def __getattr__(self, name: str):
-        def call(*args: Any, **kwargs: Any):
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
             return self._backend._strict(name, *args, **kwargs)
 
         return call
 
 
-def strict(backend):
+def strict(backend: BaseCache) -> BaseCache | _Strict:
     """`backend` with its calls raising `UNAVAILABLE` (or CacheDown) instead of answering a
     miss; any other backend as it is."""
     target = _resolve(backend)
     return _Strict(target) if isinstance(target, SoftRedisCache) else target
 
 
-def _resolve(backend):
+def _resolve(backend: BaseCache) -> BaseCache:
     """The backend behind django.core.cache.cache (a proxy to caches['default'])."""
     from django.core.cache import cache, caches
 
     return caches["default"] if backend is cache else backend
 
 
-def cache_status(backend=None) -> str:
+def cache_status(backend: BaseCache | None = None) -> str:
     """The cache for /readyz: "ok" when it answers a round trip now, else "down"."""
     from django.core.cache import caches
 

@@ -36,7 +36,8 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, Max, Min, OuterRef
-from django.http import HttpRequest, JsonResponse
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from oauth2_provider import cimd
 from oauth2_provider.exceptions import FatalClientError
@@ -53,6 +54,7 @@ from oauth2_provider.views import (
     OAuthServerMetadataView,
     TokenView,
 )
+from oauthlib.common import Request as OAuthRequest
 from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
 from governance import audit, cleaning, periodic, throttling
@@ -122,10 +124,11 @@ def _note_problem(client_id: str, problem: str, seconds: int) -> None:
 def metadata_client_problem(client_id: str) -> str | None:
     """Why the client ID metadata document at `client_id` could not be used, while that
     failure stands (CIMD_FAILURE_BACKOFF_SECONDS), or None."""
-    return cache.get(_problem_key(client_id))
+    problem: str | None = cache.get(_problem_key(client_id))
+    return problem
 
 
-def resolve_metadata_client(client_id: str, request: HttpRequest) -> None:
+def resolve_metadata_client(client_id: str, request: OAuthRequest) -> None:
     """Fetch the client ID metadata document `client_id` names and store its client, as the
     toolkit does on first sight of such a client_id, keeping the reason of a failure (the
     toolkit logs it and answers only "Invalid client_id") so the page can say it. The same
@@ -154,11 +157,13 @@ def resolve_metadata_client(client_id: str, request: HttpRequest) -> None:
             _note_problem(client_id, "the document could not be read", backoff_seconds)
 
 
-class AbsoluteUriCore(OAuthLibCore):
+# django-oauth-toolkit and oauthlib have no type hints: their classes are Any to mypy, and
+# the oauthlib requests its validator is handed are `OAuthRequest`.
+class AbsoluteUriCore(OAuthLibCore):  # type: ignore[misc]  # django-oauth-toolkit: no hints
     """The toolkit's bridge to oauthlib, with the request's absolute URI (scheme and host as
     Django reads them, behind a proxy too), so the validator knows the site's /mcp."""
 
-    def _get_escaped_full_path(self, request: HttpRequest):
+    def _get_escaped_full_path(self, request: HttpRequest) -> str:
         return request.build_absolute_uri(super()._get_escaped_full_path(request))
 
 
@@ -185,21 +190,23 @@ def revoke_issued_from(spent: SpentAuthorizationCode) -> None:
             get_access_token_model().objects.filter(pk=spent.access_token_id).delete()
 
 
-class McpValidator(OAuth2Validator):
+class McpValidator(OAuth2Validator):  # type: ignore[misc]  # django-oauth-toolkit: no hints
     """The toolkit's validator with the resource fixed to the MCP endpoint: a token request
     naming no resource gets `{site}/mcp`; one naming any other is refused (invalid_target).
     Codes are spent once, raced refreshes refused, a metadata document's failure kept."""
 
     def validate_redirect_uri(
-        self, client_id: str, redirect_uri, request: HttpRequest, *args: Any, **kwargs: Any
-    ):
+        self, client_id: str, redirect_uri: str, request: OAuthRequest, *args: Any, **kwargs: Any
+    ) -> bool:
         """The client's registered URI, and one this server sends codes to at all (http only
         on a loopback address), whichever way the client came (registration, a metadata
         document, the admin)."""
-        allowed = super().validate_redirect_uri(client_id, redirect_uri, request, *args, **kwargs)
+        allowed: bool = super().validate_redirect_uri(
+            client_id, redirect_uri, request, *args, **kwargs
+        )
         return allowed and redirect_uri_problem(redirect_uri) is None
 
-    def _load_application(self, client_id: str, request: HttpRequest):
+    def _load_application(self, client_id: str, request: OAuthRequest) -> Any:
         """The toolkit's lookup; a client_id that is a metadata document's URL and is not
         stored yet is resolved here first, so a failure's reason is kept for the page."""
         if (
@@ -213,8 +220,14 @@ class McpValidator(OAuth2Validator):
         return super()._load_application(client_id, request)
 
     def validate_code(
-        self, client_id: str, code, client: str, request: HttpRequest, *args: Any, **kwargs: Any
-    ):
+        self,
+        client_id: str,
+        code: str,
+        client: Any,
+        request: OAuthRequest,
+        *args: Any,
+        **kwargs: Any,
+    ) -> bool:
         """The toolkit's check; a code exchanged already is refused and every token issued
         from it ends now (RFC 6749 section 4.1.2)."""
         if super().validate_code(client_id, code, client, request, *args, **kwargs):
@@ -225,19 +238,27 @@ class McpValidator(OAuth2Validator):
             raise oauth_errors.InvalidGrantError(description=SPENT_CODE, request=request)
         return False
 
-    def _create_access_token(self, expires, request: HttpRequest, token, source_refresh_token=None):
+    def _create_access_token(
+        self,
+        expires: datetime,
+        request: OAuthRequest,
+        token: dict[str, Any],
+        source_refresh_token: Any = None,
+    ) -> Any:
         created = super()._create_access_token(expires, request, token, source_refresh_token)
         request.mcp_access_token_id = created.pk
         return created
 
     def _create_refresh_token(
-        self, request: HttpRequest, refresh_token_code, access_token, previous
-    ):
+        self, request: OAuthRequest, refresh_token_code: str, access_token: Any, previous: Any
+    ) -> Any:
         created = super()._create_refresh_token(request, refresh_token_code, access_token, previous)
         request.mcp_token_family = created.token_family
         return created
 
-    def _save_bearer_token(self, token, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
+    def _save_bearer_token(
+        self, token: dict[str, Any], request: OAuthRequest, *args: Any, **kwargs: Any
+    ) -> None:
         """The toolkit's save (inside its transaction), with two rules of this server:
         a refresh token another request rotated meanwhile is refused (invalid_grant, never a
         500), and an exchanged code is recorded as spent with what was issued from it."""
@@ -265,7 +286,7 @@ class McpValidator(OAuth2Validator):
                     description=SPENT_CODE, request=request
                 ) from None
 
-    def _check_and_set_request_resource(self, request: HttpRequest) -> None:
+    def _check_and_set_request_resource(self, request: OAuthRequest) -> None:
         super()._check_and_set_request_resource(request)
         parts = urlsplit(request.uri or "")
         resource = f"{parts.scheme}://{parts.netloc}{MCP_PATH}"
@@ -282,26 +303,26 @@ class McpValidator(OAuth2Validator):
 # --- discovery --------------------------------------------------------------------------------
 
 
-class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
+class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):  # type: ignore[misc]  # as above
     """RFC 9728 at /.well-known/oauth-protected-resource and .../mcp: the one protected
     resource (the MCP endpoint) and the app as its authorization server."""
 
     def get_resource(self, request: HttpRequest) -> str:
         return mcp_resource(request)
 
-    def get_authorization_servers(self, request: HttpRequest):
+    def get_authorization_servers(self, request: HttpRequest) -> list[str]:
         return [issuer(request)]
 
-    def get_resource_documentation(self):
+    def get_resource_documentation(self) -> str:
         return ""
 
 
-class ServerMetadata(OAuthServerMetadataView):
+class ServerMetadata(OAuthServerMetadataView):  # type: ignore[misc]  # as above
     """RFC 8414 at /.well-known/oauth-authorization-server and under /oauth/: the toolkit's
     document with the one issuer (`issuer`), whichever address it is read at. No OpenID
     Connect discovery is served (OIDC is off)."""
 
-    def get(self, request: HttpRequest, *args: Any, **kwargs: Any):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
         data = json.loads(super().get(request, *args, **kwargs).content)
         data["issuer"] = issuer(request)
         response = JsonResponse(data)
@@ -389,7 +410,7 @@ def _registration_throttled(request: HttpRequest) -> JsonResponse | None:
     return _too_many(max(1, math.ceil(until - time.time())))
 
 
-class Register(DynamicClientRegistrationView):
+class Register(DynamicClientRegistrationView):  # type: ignore[misc]  # as above
     """RFC 7591 registration, open to anyone (an MCP client registers before its person signs
     in), for public clients only: no secret is issued; `token_endpoint_auth_method` is `none`
     (left out, it is taken as none) and the redirect URIs are checked first. JSON only (415
@@ -399,7 +420,7 @@ class Register(DynamicClientRegistrationView):
     client registers again instead). A registration no code or token ever used is removed
     after MCP_OAUTH_UNUSED_REGISTRATION_HOURS (`forget_unused_registrations`)."""
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
         throttled = _registration_throttled(request)
         if throttled is not None:
             return throttled
@@ -508,12 +529,12 @@ def forget_unused_registrations(now: dt.datetime) -> str:
 periodic.register("oauth_registrations", every=dt.timedelta(hours=1))(forget_unused_registrations)
 
 
-class Token(TokenView):
+class Token(TokenView):  # type: ignore[misc]  # as above
     """The toolkit's token endpoint; a refusal raised while the tokens are saved (a refresh
     token raced by another request, a code spent meanwhile) is JSON like every other one."""
 
-    def post(self, request: HttpRequest, *args: Any, **kwargs: Any):
-        response = super().post(request, *args, **kwargs)
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response: HttpResponse = super().post(request, *args, **kwargs)
         if response.status_code >= 400 and response.content.startswith(b"{"):
             response["Content-Type"] = "application/json"
             response["Cache-Control"] = "no-store"
@@ -523,20 +544,22 @@ class Token(TokenView):
 # --- authorization: the consent page ------------------------------------------------------------
 
 
-class Authorize(AuthorizationView):
+class Authorize(AuthorizationView):  # type: ignore[misc]  # as above
     """The consent page, in the app's style: it names the client, where it sends the person
     back and the person signed in; the `resource`, when sent, must be the MCP endpoint."""
 
     template_name = "governance/oauth_authorize.html"
 
-    def _refused(self, error: str, description: str):
+    def _refused(self, error: str, description: str) -> HttpResponse:
         context = {"error": {"error": error, "description": description}}
-        return self.render_to_response(context, status=400)
+        response: HttpResponse = self.render_to_response(context, status=400)
+        return response
 
     def _client_id(self) -> str:
-        return self.request.POST.get("client_id") or self.request.GET.get("client_id") or ""
+        request: HttpRequest = self.request
+        return request.POST.get("client_id") or request.GET.get("client_id") or ""
 
-    def _words(self, oauthlib_error) -> str:
+    def _words(self, oauthlib_error: oauth_errors.OAuth2Error) -> str:
         """The error's sentence for the page; for a client_id that names a metadata document
         that could not be used, the reason."""
         client_id = self._client_id()
@@ -555,9 +578,10 @@ class Authorize(AuthorizationView):
                     "(or name a metadata document this server can fetch)."
                 )
             return "The request names no client (client_id)."
-        return oauthlib_error.description or "The client's request is not valid."
+        description: str | None = oauthlib_error.description
+        return description or "The client's request is not valid."
 
-    def error_response(self, error, application, **kwargs: Any):
+    def error_response(self, error: Any, application: Any, **kwargs: Any) -> HttpResponse:
         """An error before the person's choice is shown on this page, never sent on by
         itself, unless the redirect URI is trusted (RFC 9700 section 4.11.2); after their
         choice it goes back to the redirect URI only when the client registered it."""
@@ -571,9 +595,10 @@ class Authorize(AuthorizationView):
                 return self._refused(oauthlib_error.error, self._words(oauthlib_error))
         elif not redirect_trusted(uri):
             return self._refused(oauthlib_error.error, self._words(oauthlib_error))
-        return super().error_response(error, application, **kwargs)
+        response: HttpResponse = super().error_response(error, application, **kwargs)
+        return response
 
-    def handle_no_permission(self):
+    def handle_no_permission(self) -> HttpResponse:
         """Signed out with prompt=none: said on this page (sign in first), not sent to a
         redirect URI this server does not trust."""
         prompt = set(self.request.GET.get("prompt", "").split())
@@ -583,9 +608,10 @@ class Authorize(AuthorizationView):
                 "Sign in to this site first, then connect the client again (it asked not to "
                 "be shown a sign-in page).",
             )
-        return super().handle_no_permission()
+        response: HttpResponse = super().handle_no_permission()
+        return response
 
-    def form_invalid(self, form) -> JsonResponse:
+    def form_invalid(self, form: Form) -> HttpResponse:
         """A consent form missing what the page put in it was changed after it was shown."""
         fields = ", ".join(sorted(form.errors)) or "the form"
         return self._refused(
@@ -594,7 +620,7 @@ class Authorize(AuthorizationView):
             "shared; go back to the client and connect again.",
         )
 
-    def form_valid(self, form):
+    def form_valid(self, form: Form) -> HttpResponse:
         """The person's choice. A form whose client_id was changed after the page was shown
         (no such client) is refused with words, not a server error."""
         client_id = form.cleaned_data.get("client_id") or ""
@@ -609,15 +635,16 @@ class Authorize(AuthorizationView):
                 "was changed after the page was shown. Nothing was shared; go back to the "
                 "client and connect again.",
             )
-        return super().form_valid(form)
+        response: HttpResponse = super().form_valid(form)
+        return response
 
-    def get(self, request: HttpRequest, *args: Any, **kwargs: Any):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if "approval_prompt" in request.GET:
             # The person always sees the consent page (REQUEST_APPROVAL_PROMPT "force"):
             # a request's approval_prompt=auto does not skip it.
             query = request.GET.copy()
             query.pop("approval_prompt")
-            request.GET = query
+            request.GET = query  # type: ignore[assignment]  # django-stubs: GET is immutable
         resource = mcp_resource(request)
         for value in request.GET.getlist("resource"):
             if not _same_resource(value, resource):
@@ -634,10 +661,11 @@ class Authorize(AuthorizationView):
                 "The client must prove itself with PKCE using S256 (code_challenge and "
                 "code_challenge_method=S256); this request does not.",
             )
-        return super().get(request, *args, **kwargs)
+        response: HttpResponse = super().get(request, *args, **kwargs)
+        return response
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any):
-        response = super().dispatch(request, *args, **kwargs)
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response: HttpResponse = super().dispatch(request, *args, **kwargs)
         # The form's answer redirects to the client: a browser applies form-action to that
         # redirect, so the client's redirect URI (checked against its registration by then)
         # is allowed for this page only.
@@ -645,11 +673,11 @@ class Authorize(AuthorizationView):
         parts = urlsplit(uri)
         if parts.scheme and not redirect_uri_problem(uri):
             origin = f"{parts.scheme}://{parts.netloc}" if parts.netloc else f"{parts.scheme}:"
-            response._csp_update = {"form-action": [origin]}
+            response._csp_update = {"form-action": [origin]}  # type: ignore[attr-defined]  # django-csp's
         return response
 
-    def get_context_data(self, **kwargs: Any):
-        context = super().get_context_data(**kwargs)
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context_data(**kwargs)
         context["mcp_resource"] = mcp_resource(self.request)
         me = self.request.user
         account = getattr(me, "account_id", "")

@@ -20,6 +20,7 @@ import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username
@@ -27,14 +28,15 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 from django.db import transaction
-from django.http import HttpRequest
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
 from governance import services
 from governance.cache import STRICT_ERRORS, strict
 from governance.errors import TooManyRequests
-from governance.models import FailureCount
+from governance.models import FailureCount, User
 
 
 def _address(value: str) -> str | None:
@@ -165,7 +167,7 @@ def _store_failure(key: str, window: int) -> None:
         FailureCount.objects.filter(until__lt=now - timedelta(days=1)).delete()
 
 
-def bearer_user(request: HttpRequest, token: str):
+def bearer_user(request: HttpRequest, token: str) -> User | None:
     """The one bearer-token check of every door (the API, /mcp): the token's owner, or None
     for an invalid token, which is counted against the client's address. A valid token is
     never throttled; an invalid one from an address past the limit raises TooManyRequests
@@ -181,27 +183,31 @@ def bearer_user(request: HttpRequest, token: str):
 # --- Sign-in (django-axes) ----------------------------------------------------------------
 
 PAIR, ADDRESS = 0, 1  # the order of AXES_LOCKOUT_PARAMETERS
+Credentials = dict[str, Any] | None
+Attempts = QuerySet[Any]  # django-axes' AccessAttempt rows (the package has no type hints)
 
 
-class SigninHandler(AxesDatabaseHandler):
+class SigninHandler(AxesDatabaseHandler):  # type: ignore[misc]  # django-axes has no py.typed
     """django-axes' database handler with a limit per lockout parameter: an (account,
     address) pair is locked at AXES_FAILURE_LIMIT failures, an address (every account from
     it) at SIGNIN_ADDRESS_FAILURE_LIMIT. A success clears its own pair only, so a person
     who signs in between guesses does not clear the address's count."""
 
-    def get_failures(self, request: HttpRequest, credentials=None) -> int:
+    def get_failures(self, request: HttpRequest, credentials: Credentials = None) -> int:
         lock = signin_lock(request, credentials, handler=self)
         if lock is not None:
-            return max(lock.failures, settings.AXES_FAILURE_LIMIT)
-        pair = self.get_user_attempts(request, credentials)[PAIR]
-        return _failures(pair)
+            limit: int = settings.AXES_FAILURE_LIMIT
+            return max(lock.failures, limit)
+        attempts: list[Attempts] = self.get_user_attempts(request, credentials)
+        return _failures(attempts[PAIR])
 
-    def reset_user_attempts(self, request: HttpRequest, credentials=None) -> int:
-        count, _ = self.filter_user_attempts(request, credentials)[PAIR].delete()
+    def reset_user_attempts(self, request: HttpRequest, credentials: Credentials = None) -> int:
+        attempts: list[Attempts] = self.filter_user_attempts(request, credentials)
+        count, _ = attempts[PAIR].delete()
         return count
 
 
-def _failures(attempts) -> int:
+def _failures(attempts: Attempts) -> int:
     return sum(attempts.values_list("failures_since_start", flat=True))
 
 
@@ -212,7 +218,7 @@ class SigninLock:
     until: datetime
 
 
-def _lock_until(attempts, limit: int) -> datetime | None:
+def _lock_until(attempts: Attempts, limit: int) -> datetime | None:
     """When the failures counted within the lock-out time fall below `limit` again: the
     time the newest attempts that still reach the limit age out. None when not locked."""
     total = 0
@@ -221,20 +227,25 @@ def _lock_until(attempts, limit: int) -> datetime | None:
     ):
         total += failures
         if total >= limit:
-            return at + settings.AXES_COOLOFF_TIME
+            until: datetime = at + settings.AXES_COOLOFF_TIME
+            return until
     return None
 
 
-def signin_lock(request: HttpRequest, credentials=None, *, handler=None) -> SigninLock | None:
+def signin_lock(
+    request: HttpRequest, credentials: Credentials = None, *, handler: SigninHandler | None = None
+) -> SigninLock | None:
     """The lock that holds for this sign-in (address first, then the pair), or None."""
     handler = handler or SigninHandler()
+    # What django-axes' middleware sets on a request before its handler reads it.
     if not hasattr(request, "axes_attempt_time"):
-        request.axes_attempt_time = timezone.now()
+        request.axes_attempt_time = timezone.now()  # type: ignore[attr-defined]
     if not hasattr(request, "axes_ip_address"):
-        request.axes_ip_address = client_ip(request)
+        request.axes_ip_address = client_ip(request)  # type: ignore[attr-defined]
     if not hasattr(request, "axes_user_agent"):
-        request.axes_user_agent = request.META.get("HTTP_USER_AGENT", "<unknown>")[:255]
-    attempts = handler.get_user_attempts(request, credentials)
+        user_agent = request.META.get("HTTP_USER_AGENT", "<unknown>")[:255]
+        request.axes_user_agent = user_agent  # type: ignore[attr-defined]
+    attempts: list[Attempts] = handler.get_user_attempts(request, credentials)
     address_until = _lock_until(attempts[ADDRESS], settings.SIGNIN_ADDRESS_FAILURE_LIMIT)
     if address_until is not None:
         return SigninLock(True, _failures(attempts[ADDRESS]), address_until)
@@ -246,7 +257,9 @@ def signin_lock(request: HttpRequest, credentials=None, *, handler=None) -> Sign
     return None
 
 
-def signin_locked(request: HttpRequest, original_response=None, credentials=None):
+def signin_locked(
+    request: HttpRequest, original_response: object = None, credentials: Credentials = None
+) -> HttpResponse:
     """django-axes' answer once a pair or an address is locked out: the sign-in page again,
     saying which and until when, with 429 and Retry-After. The password is not checked."""
     lock = signin_lock(request, credentials)
