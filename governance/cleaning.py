@@ -434,14 +434,35 @@ def nullable_number(
 
 def signed_number(value: Any, *, places: int = 2) -> tuple[Decimal | None, Error]:
     """A signed amount (savings allowed). Blank is null; non-numeric is refused."""
+    number, error = _decimal(value, "Must be a number.")
+    if number is None:
+        return None, error
+    return _checked(number, places)
+
+
+WHOLE_NUMBER_MESSAGE = "Must be a whole number."
+
+
+def _decimal(value: Any, not_a_number: str) -> tuple[Decimal | None, Error]:
+    """`value` as a Decimal; (None, None) when blank; (None, the reason) when it is ambiguous
+    (`AMBIGUOUS_MESSAGE`) or not a number (`not_a_number`)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
     if _ambiguous(value):
         return None, AMBIGUOUS_MESSAGE
     number = _to_decimal(value)
     if number is None:
-        return None, "Must be a number."
-    return _checked(number, places)
+        return None, not_a_number
+    return number, None
+
+
+def _whole_decimal(value: Any) -> tuple[Decimal | None, Error]:
+    """`value` as a whole Decimal (not yet int(), which is quadratic in the digits), as
+    `_decimal` answers it; a fraction is refused."""
+    number, error = _decimal(value, WHOLE_NUMBER_MESSAGE)
+    if number is not None and number != number.to_integral_value():
+        return None, WHOLE_NUMBER_MESSAGE
+    return number, error
 
 
 # Schedule deltas in days: at most the span of the accepted dates either way (far inside the
@@ -464,13 +485,9 @@ INTEGER_TOO_LARGE = "Too large."
 
 
 def signed_integer(value: Any) -> tuple[int | None, Error]:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None, None
-    if _ambiguous(value):
-        return None, AMBIGUOUS_MESSAGE
-    number = _to_decimal(value)
-    if number is None or number != number.to_integral_value():
-        return None, "Must be a whole number."
+    number, error = _whole_decimal(value)
+    if number is None:
+        return None, error
     if not -MAX_AMOUNT <= number <= MAX_AMOUNT:
         return None, INTEGER_TOO_LARGE  # before int(), which is quadratic in the digits
     return int(number), None
@@ -478,13 +495,9 @@ def signed_integer(value: Any) -> tuple[int | None, Error]:
 
 def bounded_integer(value: Any, *, low: int, high: int, step: int = 1) -> tuple[int | None, Error]:
     """An integer in [low, high] on the given step, or null when blank. Refused, never rounded."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None, None
-    if _ambiguous(value):
-        return None, AMBIGUOUS_MESSAGE
-    number = _to_decimal(value)
-    if number is None or number != number.to_integral_value():
-        return None, "Must be a whole number."
+    number, error = _whole_decimal(value)
+    if number is None:
+        return None, error
     if number < low or number > high:  # compared before int(), quadratic in the digits
         return None, f"Must be between {low} and {high}."
     integer = int(number)
