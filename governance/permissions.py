@@ -57,10 +57,13 @@ class Caller:
     def may_apply_change_to_baseline(self) -> bool:
         return self.is_project_lead
 
+    def _named(self, account_id: str | None) -> bool:
+        """Whether the caller, who can view the project, is the person `account_id` names."""
+        return self.can_view and bool(account_id) and account_id == self.account_id
+
     @property
     def is_sponsor(self) -> bool:
-        sponsor = self.project.sponsor_account_id
-        return self.can_view and bool(sponsor) and sponsor == self.account_id
+        return self._named(self.project.sponsor_account_id)
 
     @property
     def is_steering_member(self) -> bool:
@@ -68,8 +71,7 @@ class Caller:
 
     @property
     def is_bau_owner(self) -> bool:
-        owner = self.project.bau_owner_account_id
-        return self.can_view and bool(owner) and owner == self.account_id
+        return self._named(self.project.bau_owner_account_id)
 
     @property
     def registers_frozen(self) -> bool:
@@ -121,9 +123,7 @@ class Caller:
         )
 
     def may_withdraw_change(self, *, proposer_account_id: str | None) -> bool:
-        return self.can_edit or (
-            self.can_view and bool(proposer_account_id) and proposer_account_id == self.account_id
-        )
+        return self.can_edit or self._named(proposer_account_id)
 
     @property
     def may_report_exception(self) -> bool:
