@@ -278,12 +278,7 @@ class RegisterPages(RowForms):
         }
 
     def page_context(
-        self,
-        request: HtmxHttpRequest,
-        project: Project,
-        caller: Caller,
-        *,
-        form: RowForm | None = None,
+        self, request: HttpRequest, project: Project, caller: Caller, *, form: RowForm | None = None
     ) -> dict[str, Any]:
         """The page's context: a page of the register's rows (registers.paging), filtered,
         searched and sorted in SQL, decorated with what the table shows."""
@@ -348,7 +343,7 @@ class RegisterPages(RowForms):
 
     def render_page(
         self,
-        request: HtmxHttpRequest,
+        request: HttpRequest,
         project: Project,
         caller: Caller,
         *,
@@ -384,7 +379,7 @@ class RegisterPages(RowForms):
 
     def row_html(
         self,
-        request: HtmxHttpRequest,
+        request: HttpRequest,
         project: Project,
         caller: Caller,
         record: Any,
@@ -402,7 +397,7 @@ class RegisterPages(RowForms):
 
     def render_row(
         self,
-        request: HtmxHttpRequest,
+        request: HttpRequest,
         project: Project,
         caller: Caller,
         record: Any,
@@ -419,7 +414,7 @@ class RegisterPages(RowForms):
 
     def render_partial(
         self,
-        request: HtmxHttpRequest,
+        request: HttpRequest,
         project: Project,
         caller: Caller,
         record: Any,

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         ) -> dict[str, Any]: ...
         def render_page(
             self,
-            request: HtmxHttpRequest,
+            request: HttpRequest,
             project: Project,
             caller: Caller,
             *,
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
         ) -> HttpResponse: ...
         def render_row(
             self,
-            request: HtmxHttpRequest,
+            request: HttpRequest,
             project: Project,
             caller: Caller,
             record: Any,
@@ -83,7 +83,7 @@ if TYPE_CHECKING:
         ) -> HttpResponse: ...
         def render_partial(
             self,
-            request: HtmxHttpRequest,
+            request: HttpRequest,
             project: Project,
             caller: Caller,
             record: Any,
@@ -283,7 +283,7 @@ class RowForms(_Pages):
         return token
 
     def undo_delete(
-        self, request: HtmxHttpRequest, project: Project, caller: Caller, token: str
+        self, request: HttpRequest, project: Project, caller: Caller, token: str
     ) -> HttpResponse:
         """Undo a delete made in this session: the register's create service makes the record
         again from what it held (a new record, audited as created). Once only."""
@@ -306,7 +306,7 @@ class RowForms(_Pages):
     # --- read-only detail ------------------------------------------------------------------
 
     def detail_context(
-        self, request: HtmxHttpRequest, project: Project, caller: Caller, record: Any, **more: Any
+        self, request: HttpRequest, project: Project, caller: Caller, record: Any, **more: Any
     ) -> dict[str, Any]:
         entries = history(project, record)
         people, extra = self.decorated(
@@ -328,7 +328,7 @@ class RowForms(_Pages):
 
     def detail_response(
         self,
-        request: HtmxHttpRequest,
+        request: HttpRequest,
         project: Project,
         caller: Caller,
         record: Any,
