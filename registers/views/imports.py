@@ -127,7 +127,7 @@ def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpRespon
         except ValidationFailed as exc:
             context["errors"], context["rows"], status = exc.fields, exc.extra.get("rows", []), 422
         else:
-            assert upload is not None  # a preview without a file is refused (422) above
+            assert upload is not None  # import_preview refuses a missing file (422)
             token = ""
             if outcome.errors:
                 status = 422
