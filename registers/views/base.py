@@ -7,29 +7,31 @@ delete, the form's choices, the edit and detail checks) and adding its own acts 
 and sort in SQL); the full page and the HTMX responses render the same partials; the row
 forms, undo and the detail page are registers.views.rowforms."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, ClassVar
 
 from django.contrib import messages
-from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.db.models import ManyToOneRel, Model, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import permissions
+from governance import charts, permissions
 from governance.errors import Conflict, Frozen, Stale
-from governance.http import form_revision, page, render_htmx
+from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
 from governance.models import Project
-from governance.people import resolve
+from governance.people import Person, resolve
 from governance.permissions import Caller
 from registers import paging, selectors, tables
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
     STATIC_CHOICES,
+    Choices,
+    RowForm,
     csrf_input,
     form_people,
     htmx_response,
@@ -59,7 +61,7 @@ class RegisterPages(RowForms):
     # A row's anchor (`<anchor>-<uuid>`) and the prefix of the URL names (`<anchor>-new`, ...).
     anchor: ClassVar[str]
     template: ClassVar[str]
-    model: ClassVar[type]
+    model: ClassVar[type[Model]]
     id_kwarg: ClassVar[str]  # the URL's record id (`wp_id`, `risk_id`, ...)
     labels: ClassVar[dict[str, str]]
     empty_hint: ClassVar[str]
@@ -74,55 +76,59 @@ class RegisterPages(RowForms):
 
     # --- hooks ---------------------------------------------------------------------------
 
-    def rows(self, project: Project, queryset: QuerySet) -> QuerySet:
+    def rows(self, project: Project, queryset: QuerySet[Any]) -> QuerySet[Any]:
         """The register's rows as its page reads them (the related rows it shows joined)."""
         return queryset
 
-    def totals(self, queryset: QuerySet) -> dict | None:
+    def totals(self, queryset: QuerySet[Any]) -> dict[str, str] | None:
         """Totals over every row the page's filters keep (aggregate SQL), shown under the
         table."""
         return None
 
-    def extra(self, project: Project) -> dict:
+    def extra(self, project: Project) -> dict[str, Any]:
         """Project-wide values the rows are decorated with (thresholds, names, the plan)."""
         return {}
 
-    def summary(self, project: Project) -> dict | None:
+    def summary(self, project: Project) -> dict[str, Any] | None:
         """What the page shows above the table."""
         return None
 
-    def pictures(self, project: Project, records: list, extra: dict, url: str) -> list:
+    def pictures(
+        self, project: Project, records: list[Any], extra: dict[str, Any], url: str
+    ) -> list[charts.Chart]:
         """The register's pictures from its decorated rows and `extra` (see draws_pictures)."""
         return []
 
-    def to_dict(self, record) -> dict:
+    def to_dict(self, record: Any) -> dict[str, Any]:
         raise NotImplementedError
 
-    def create(self, *, caller: Caller, data: dict):
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def build(self, *, caller: Caller, project: Project, data: dict) -> Any:
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any:
         """A new record from `data`, checked by the create service and not written."""
         raise NotImplementedError
 
-    def update(self, *, caller: Caller, pk, data: dict, expected_revision: int | None):
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> Any:
         raise NotImplementedError
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
+    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
         raise NotImplementedError
 
-    def check_editable(self, record) -> None:
+    def check_editable(self, record: Any) -> None:
         """Refuse (409) the edit form of a record its state keeps from being edited."""
 
-    def form_choices(self, project: Project, values: dict) -> dict:
+    def form_choices(self, project: Project, values: dict[str, Any]) -> Choices:
         """The add and edit form's choices: the people pickers, and the register's own."""
         named = [v for k, v in values.items() if k.endswith("AccountId") and isinstance(v, str)]
         return {"people": people_choices(project, named)}
 
-    def prepare_form(self, form: dict) -> None:
+    def prepare_form(self, form: RowForm) -> None:
         """Values the register's form partial needs beyond the submitted values."""
 
-    def detail_extra(self, record) -> dict:
+    def detail_extra(self, record: Any) -> dict[str, Any]:
         """More context for the record's read-only detail page."""
         return {}
 
@@ -131,14 +137,17 @@ class RegisterPages(RowForms):
     def base_url(self, project: Project) -> str:
         return reverse(f"registers:{self.slug}", args=[project.key])
 
-    def record_id(self, kwargs: dict) -> Any:
+    def record_id(self, kwargs: dict[str, Any]) -> Any:
         return kwargs[self.id_kwarg]
 
     @staticmethod
-    def view(method: Callable, *methods: str) -> Callable:
+    def view(
+        method: Callable[..., HttpResponseBase], *methods: str
+    ) -> Callable[..., HttpResponseBase]:
         """A page view from a bound method: the HTTP methods it answers, signed in, and the
         answer varying with `HX-Request` (a full page, a fragment or a redirect)."""
-        return page(*methods)(vary_on_headers("HX-Request")(method))
+        answers: Callable[[Callable[..., Any]], Callable[..., HttpResponseBase]] = page(*methods)
+        return answers(vary_on_headers("HX-Request")(method))
 
     def item_route(self) -> str:
         return f"{self.slug}/<uuid:{self.id_kwarg}>/"
@@ -157,19 +166,19 @@ class RegisterPages(RowForms):
             )
         return urls
 
-    def list_view(self, request: HttpRequest, key: str) -> HttpResponse:
+    def list_view(self, request: HtmxHttpRequest, key: str) -> HttpResponse:
         """GET: the register page (HTMX: its table, filtered and sorted). POST: add a row."""
         project, caller = permissions.project_for(request, key)
         if request.method == "POST":
             return self.save(request, project, caller)
         return self.render_page(request, project, caller)
 
-    def new_view(self, request: HttpRequest, key: str) -> HttpResponse:
+    def new_view(self, request: HtmxHttpRequest, key: str) -> HttpResponse:
         project, caller = permissions.editable_project_for(request, key)
         project.assert_registers_unfrozen()
         return self.render_form(request, project, caller, self.new_form(project))
 
-    def detail_view(self, request: HttpRequest, key: str, **kwargs) -> HttpResponse:
+    def detail_view(self, request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponse:
         """GET: the read-only detail page (HTMX: the read row, as a cancelled edit shows it).
         POST: save the inline edit."""
         project, caller = permissions.project_for(request, key)
@@ -182,7 +191,7 @@ class RegisterPages(RowForms):
         context = self.detail_context(request, project, caller, record, **self.detail_extra(record))
         return render(request, "registers/detail.html", context)
 
-    def edit_view(self, request: HttpRequest, key: str, **kwargs) -> HttpResponse:
+    def edit_view(self, request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponse:
         project, caller = permissions.editable_project_for(request, key)
         project.assert_registers_unfrozen()
         record = self.current(project, self.record_id(kwargs))
@@ -190,7 +199,7 @@ class RegisterPages(RowForms):
         form = self.edit_form(project, record)
         return self.render_form(request, project, caller, form, record=record)
 
-    def delete_view(self, request: HttpRequest, key: str, **kwargs) -> HttpResponse:
+    def delete_view(self, request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponse:
         """Delete after confirmation. HTMX: the row disappears, the counts update and the page
         says what was deleted, with Undo where the register's create service can rebuild the
         record; a stale or refused delete answers with the row and the reason."""
@@ -233,7 +242,9 @@ class RegisterPages(RowForms):
 
     # --- the page, the table and the rows --------------------------------------------------
 
-    def decorated(self, project: Project, caller: Caller, records: list, extra_ids=()):
+    def decorated(
+        self, project: Project, caller: Caller, records: list[Any], extra_ids: Iterable[str] = ()
+    ) -> tuple[dict[str, Person], dict[str, Any]]:
         """Resolve everyone the rows show in one call and precompute each row's display
         values."""
         extra = self.extra(project)
@@ -247,8 +258,8 @@ class RegisterPages(RowForms):
         return [(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER]
 
     def common_context(
-        self, project: Project, caller: Caller, request: HttpRequest | None = None, **more
-    ) -> dict:
+        self, project: Project, caller: Caller, request: HttpRequest | None = None, **more: Any
+    ) -> dict[str, Any]:
         form = more.get("form")
         if form:
             self.prepare_form(form)
@@ -267,13 +278,14 @@ class RegisterPages(RowForms):
         }
 
     def page_context(
-        self, request: HttpRequest, project: Project, caller: Caller, *, form: dict | None = None
-    ) -> dict:
+        self, request: HttpRequest, project: Project, caller: Caller, *, form: RowForm | None = None
+    ) -> dict[str, Any]:
         """The page's context: a page of the register's rows (registers.paging), filtered,
         searched and sorted in SQL, decorated with what the table shows."""
         params = request.GET
         # Through the related manager: each row's `project` is this instance (no query).
         rel = self.model._meta.get_field("project").remote_field
+        assert isinstance(rel, ManyToOneRel)  # a register's rows: a foreign key to the project
         scope = getattr(project, rel.get_accessor_name()).all()
         owners = paging.owner_ids(self.slug, scope)
         chosen = paging.choice(params, "owner", owners)
@@ -335,14 +347,16 @@ class RegisterPages(RowForms):
         project: Project,
         caller: Caller,
         *,
-        form: dict | None = None,
+        form: RowForm | None = None,
         status: int = 200,
     ) -> HttpResponse:
         """The register page, or its table alone for an HTMX filter / sort / page request."""
         context = self.page_context(request, project, caller, form=form)
         return render_htmx(request, self.template, context, partial="table", status=status)
 
-    def render_table(self, request: HttpRequest, project: Project, caller: Caller, **more):
+    def render_table(
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, **more: Any
+    ) -> HttpResponse:
         """After a write to the table's order: the table again (without script, the page)."""
         if not request.htmx:
             return HttpResponseRedirect(self.base_url(project))
@@ -368,10 +382,10 @@ class RegisterPages(RowForms):
         request: HttpRequest,
         project: Project,
         caller: Caller,
-        record,
+        record: Any,
         *,
         partial: str = "row",
-        **more,
+        **more: Any,
     ) -> str:
         """One of the template's row partials (`row`, `row-edit`, a register's own)."""
         records = [record] if record is not None else []
@@ -386,7 +400,7 @@ class RegisterPages(RowForms):
         request: HttpRequest,
         project: Project,
         caller: Caller,
-        record,
+        record: Any,
         *,
         status: int = 200,
         tabs: bool = False,
@@ -403,17 +417,17 @@ class RegisterPages(RowForms):
         request: HttpRequest,
         project: Project,
         caller: Caller,
-        record,
+        record: Any,
         partial: str,
         *,
         status: int = 200,
-        **more,
+        **more: Any,
     ) -> HttpResponse:
         """A row partial of the register's own acts, as an HTMX answer."""
         html = self.row_html(request, project, caller, record, partial=partial, **more)
         return htmx_response(html, status)
 
-    def into_row(self, response: HttpResponse, pk) -> HttpResponse:
+    def into_row(self, response: HttpResponse, pk: Any) -> HttpResponse:
         """The answer replaces the record's row: a row's Delete button submits the table's one
         shared form (`_row_forms.html`), which cannot name the row itself."""
         return reswap(retarget(response, f"#{self.anchor}-{pk}"), "outerHTML")

@@ -13,9 +13,14 @@ if TYPE_CHECKING:
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from governance.cleaning import FieldErrors
+    from collections.abc import Mapping
+    from uuid import UUID
+
+    from django.urls import URLPattern
+
     from governance.models import Project
     from governance.permissions import Caller
+    from registers.views.shared import Choices
 
 
 from django.http import HttpResponseRedirect
@@ -72,49 +77,51 @@ class ChangePages(base.RegisterPages):
         "the approved plan. The named approver, or else the sponsor, decides it."
     )
 
-    def extra(self, project: Project):
+    def extra(self, project: Project) -> dict[str, Any]:
         return {"packages": selectors.work_package_names(project)}
 
     def summary(self, project: Project) -> dict[str, Any]:
         return variations_summary(project)
 
-    def to_dict(self, record) -> dict[str, Any]:
+    def to_dict(self, record: ChangeRequest) -> dict[str, Any]:
         return change_to_dict(record)
 
-    def create(self, *, caller: Caller, data) -> ChangeRequest:
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> ChangeRequest:
         return services.change_create(caller=caller, data=data)
 
-    def build(self, *, caller, project, data):
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> ChangeRequest:
         return build_change(caller, project, data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> ChangeRequest:
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> ChangeRequest:
         return services.change_update(
             caller=caller, change_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
+    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
         return services.change_delete(
             caller=caller, change_id=pk, expected_revision=expected_revision
         )
 
-    def check_editable(self, record) -> None:
+    def check_editable(self, record: ChangeRequest) -> None:
         require_open(record, "edited")
 
-    def form_choices(self, project: Project, values):
+    def form_choices(self, project: Project, values: dict[str, Any]) -> Choices:
         choices = super().form_choices(project, values)
         choices["packages"] = sorted(
             selectors.work_package_names(project).items(), key=lambda p: p[1].casefold()
         )
         return choices
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         decide = self.view(self.adjudicate_view, "GET", "POST")
         return [
             *super().get_urls(),
             path(f"{self.item_route()}adjudicate/", decide, name="change-adjudicate"),
         ]
 
-    def adjudicate_view(self, request: HtmxHttpRequest, key: str, change_id):
+    def adjudicate_view(self, request: HtmxHttpRequest, key: str, change_id: UUID) -> HttpResponse:
         """GET: the decide form under the row (HTMX) or the detail page. POST: Approved,
         Rejected (a reason is required) or Withdrawn, as the clicked button says."""
         project, caller = permissions.project_for(request, key)
@@ -169,10 +176,10 @@ class ChangePages(base.RegisterPages):
         caller: Caller,
         change: ChangeRequest,
         *,
-        status,
-        errors: FieldErrors | None = None,
-        message="",
-        comment="",
+        status: int,
+        errors: Mapping[str, list[str]] | None = None,
+        message: str = "",
+        comment: str = "",
     ) -> HttpResponse:
         shown = {
             "decide_errors": errors or {},

@@ -13,9 +13,14 @@ if TYPE_CHECKING:
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from governance.cleaning import FieldErrors
+    from collections.abc import Mapping
+    from uuid import UUID
+
+    from django.urls import URLPattern
+
     from governance.models import Project
     from governance.permissions import Caller
+    from registers.views.shared import Choices
 
 
 from django.contrib import messages
@@ -48,25 +53,27 @@ class DecisionPages(base.RegisterPages):
         "empty while a decision is pending; fill it when the decision is taken."
     )
 
-    def to_dict(self, record) -> dict[str, Any]:
+    def to_dict(self, record: Decision) -> dict[str, Any]:
         return decision_to_dict(record)
 
-    def create(self, *, caller: Caller, data) -> Decision:
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> Decision:
         return services.decision_create(caller=caller, data=data)
 
-    def build(self, *, caller, project, data):
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Decision:
         return build_decision(caller, project, data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> Decision:
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> Decision:
         return services.decision_update(
             caller=caller, decision_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def check_editable(self, record) -> None:
+    def check_editable(self, record: Decision) -> None:
         """Pending decisions only: a made decision answers 409 (add a note instead)."""
         require_editable(record)
 
-    def form_choices(self, project: Project, values):
+    def form_choices(self, project: Project, values: dict[str, Any]) -> Choices:
         choices = super().form_choices(project, values)
         choices["minutes"] = [
             (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
@@ -74,14 +81,14 @@ class DecisionPages(base.RegisterPages):
         ]
         return choices
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         notes = self.view(self.notes_view, "GET", "POST")
         return [
             *super().get_urls(),
             path(f"{self.item_route()}notes/", notes, name="decision-notes"),
         ]
 
-    def notes_view(self, request: HtmxHttpRequest, key: str, decision_id):
+    def notes_view(self, request: HtmxHttpRequest, key: str, decision_id: UUID) -> HttpResponse:
         """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""
         project, caller = permissions.editable_project_for(request, key)
         decision = self.current(project, decision_id)
@@ -126,7 +133,7 @@ class DecisionPages(base.RegisterPages):
             request, project, caller, decision, notice=notice if repeated is not None else ""
         )
 
-    def detail_extra(self, record) -> dict[str, Any]:
+    def detail_extra(self, record: Decision) -> dict[str, Any]:
         return {"note_token": submissions.new_token()}
 
     def note_row(
@@ -135,9 +142,9 @@ class DecisionPages(base.RegisterPages):
         project: Project,
         caller: Caller,
         decision: Decision,
-        errors: FieldErrors,
+        errors: Mapping[str, list[str]],
         text: str,
-        status,
+        status: int,
     ) -> HttpResponse:
         return self.render_partial(
             request,

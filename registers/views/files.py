@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseBase, HttpResponseRedirect
 
 from governance import permissions
 from governance.http import HtmxHttpRequest, page
@@ -19,7 +19,7 @@ def index(request: HtmxHttpRequest, key: str) -> HttpResponse:
 
 
 @page("GET")
-def export(request: HtmxHttpRequest, key: str, register: str) -> HttpResponse:
+def export(request: HtmxHttpRequest, key: str, register: str) -> HttpResponseBase:
     project, _ = permissions.project_for(request, key)
     return spreadsheets.export_response(project, register, request.GET.get("format", "csv"))
 

@@ -12,7 +12,7 @@ confirming a replaced one says so."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     pass
@@ -23,7 +23,7 @@ import secrets
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
@@ -92,7 +92,7 @@ def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpRespon
             context["errors"], status = {"file": [refusal]}, 422
         else:
             kept = _key(caller.account_id, int(token.partition("-")[0]))
-            upload = SimpleUploadedFile(stored["name"], stored["content"])
+            upload: UploadedFile | None = SimpleUploadedFile(stored["name"], stored["content"])
             try:
                 outcome = services.import_file(
                     caller=caller,
@@ -127,6 +127,7 @@ def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpRespon
         except ValidationFailed as exc:
             context["errors"], context["rows"], status = exc.fields, exc.extra.get("rows", []), 422
         else:
+            assert upload is not None  # import_preview refuses a missing file (422)
             token = ""
             if outcome.errors:
                 status = 422
@@ -178,7 +179,7 @@ def _listed(register: str, listed: list[dict[str, Any]]) -> list[tuple[int, list
     return [(item["row"], [_cell(n, item["values"].get(n)) for n in names]) for item in listed]
 
 
-def _cell(name: str, value) -> str:
+def _cell(name: str, value: Any) -> str:
     if value is None or value == "":
         return "—"
     if name in spreadsheets.MONEY_FIELDS:
@@ -191,7 +192,7 @@ def _cell(name: str, value) -> str:
     return str(value)
 
 
-def _head(upload: Any) -> bytes:
+def _head(upload: IO[bytes]) -> bytes:
     upload.seek(0)
     head = upload.read(64)
     upload.seek(0)

@@ -14,8 +14,13 @@ if TYPE_CHECKING:
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
+    from django.urls import URLPattern
+
     from governance.models import Project
     from governance.permissions import Caller
+    from registers.views.shared import RowForm
 
 
 from django.contrib import messages
@@ -50,31 +55,35 @@ class RiskPages(base.RegisterPages):
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
 
-    def extra(self, project: Project):
+    def extra(self, project: Project) -> dict[str, Any]:
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
-    def pictures(self, project: Project, records: list[Any], extra, url: str) -> list[charts.Chart]:
+    def pictures(
+        self, project: Project, records: list[Any], extra: dict[str, Any], url: str
+    ) -> list[charts.Chart]:
         # Every risk of the register, whatever the page shows.
         return pictures.risk_matrices(selectors.risks(project), extra["thresholds"], url)
 
-    def to_dict(self, record) -> dict[str, Any]:
+    def to_dict(self, record: Risk) -> dict[str, Any]:
         return risk_to_dict(record, [])
 
-    def create(self, *, caller: Caller, data) -> Risk:
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> Risk:
         return services.risk_create(caller=caller, data=data)
 
-    def build(self, *, caller, project, data):
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Risk:
         return build_risk(caller, project, data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> Risk:
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> Risk:
         return services.risk_update(
             caller=caller, risk_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
+    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
         return services.risk_delete(caller=caller, risk_id=pk, expected_revision=expected_revision)
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         act = self.view(self.record_decision_view, "GET", "POST")
         return [
             *super().get_urls(),
@@ -83,7 +92,9 @@ class RiskPages(base.RegisterPages):
 
     # --- record the decision that treats a materialised risk -------------------------------
 
-    def record_decision_view(self, request: HtmxHttpRequest, key: str, risk_id):
+    def record_decision_view(
+        self, request: HtmxHttpRequest, key: str, risk_id: UUID
+    ) -> HttpResponse:
         """Record the decision that treats a materialised risk: a decision form pre-filled
         from the risk, inline under its row. Refused (409) for a risk that has not
         materialised."""
@@ -126,14 +137,22 @@ class RiskPages(base.RegisterPages):
             return self.render_row(request, project, caller, risk, tabs=True, notice=notice)
         return self.render_row(request, project, caller, risk, status=201, tabs=True)
 
-    def record_form(self, project: Project, risk, values=None) -> dict[str, Any]:
+    def record_form(
+        self, project: Project, risk: Risk, values: dict[str, Any] | None = None
+    ) -> RowForm:
         prefill = forms.values_from_record("decisions", decision_prefill(risk))
         form = DECISIONS.new_form(project, values or prefill)
         form["risk"] = risk
         return form
 
     def record_response(
-        self, request: HtmxHttpRequest, project: Project, caller: Caller, risk, form, status
+        self,
+        request: HtmxHttpRequest,
+        project: Project,
+        caller: Caller,
+        risk: Risk,
+        form: RowForm,
+        status: int,
     ) -> HttpResponse:
         if not request.htmx:
             return self.detail_response(

@@ -5,31 +5,94 @@ values before any service is called; the service then checks and writes in one
 transaction (422 with its errors, 412 with a conflict row, 409 with the reason)."""
 
 import secrets
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from django.contrib import messages
 from django.db import transaction
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
 from governance import audit_text, submissions
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.http import form_revision
+from governance.http import HtmxHttpRequest, form_revision
 from governance.models import Project
+from governance.people import Person
 from governance.permissions import Caller
 from registers import forms
 from registers.services.common import get_in_project
-from registers.views.shared import history
+from registers.views.shared import Choices, RowForm, history
 
 UNDO_SESSION_KEY = "register_undo"
 UNDO_KEEP = 10
 
 if TYPE_CHECKING:
-    from registers.views.base import RegisterPages
 
-    _Pages = RegisterPages
+    class _Pages(Protocol):
+        """What the row forms use of `RegisterPages` (registers.views.base), which they are
+        mixed into: its declaration and the hooks and renderers it defines."""
+
+        slug: ClassVar[str]
+        noun: ClassVar[str]
+        anchor: ClassVar[str]
+        model: ClassVar[type[Model]]
+        labels: ClassVar[dict[str, str]]
+        name_field: ClassVar[str]
+
+        def to_dict(self, record: Any) -> dict[str, Any]: ...
+        def create(self, *, caller: Caller, data: dict[str, Any]) -> Any: ...
+        def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any: ...
+        def update(
+            self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+        ) -> Any: ...
+        def form_choices(self, project: Project, values: dict[str, Any]) -> Choices: ...
+        def base_url(self, project: Project) -> str: ...
+        def tabs(self, project: Project) -> list[tuple[str, str, int]]: ...
+        def decorated(
+            self,
+            project: Project,
+            caller: Caller,
+            records: list[Any],
+            extra_ids: Iterable[str] = (),
+        ) -> tuple[dict[str, Person], dict[str, Any]]: ...
+        def common_context(
+            self, project: Project, caller: Caller, request: HttpRequest | None = None, **more: Any
+        ) -> dict[str, Any]: ...
+        def render_page(
+            self,
+            request: HttpRequest,
+            project: Project,
+            caller: Caller,
+            *,
+            form: RowForm | None = None,
+            status: int = 200,
+        ) -> HttpResponse: ...
+        def render_row(
+            self,
+            request: HttpRequest,
+            project: Project,
+            caller: Caller,
+            record: Any,
+            *,
+            status: int = 200,
+            tabs: bool = False,
+            notice: str = "",
+            saved: bool = False,
+        ) -> HttpResponse: ...
+        def render_partial(
+            self,
+            request: HttpRequest,
+            project: Project,
+            caller: Caller,
+            record: Any,
+            partial: str,
+            *,
+            status: int = 200,
+            **more: Any,
+        ) -> HttpResponse: ...
+
 else:
     _Pages = object
 
@@ -39,7 +102,7 @@ class RowForms(_Pages):
 
     # --- the row forms ------------------------------------------------------------------
 
-    def new_form(self, project: Project, values: dict | None = None) -> dict:
+    def new_form(self, project: Project, values: dict[str, Any] | None = None) -> RowForm:
         values = forms.blank_values(self.slug, values)
         return {
             "id": None,
@@ -54,7 +117,9 @@ class RowForms(_Pages):
             "choices": self.form_choices(project, values),
         }
 
-    def edit_form(self, project: Project, record, values: dict | None = None) -> dict:
+    def edit_form(
+        self, project: Project, record: Any, values: dict[str, Any] | None = None
+    ) -> RowForm:
         values = values or forms.values_from_record(self.slug, self.to_dict(record))
         return {
             "id": str(record.pk),
@@ -70,13 +135,13 @@ class RowForms(_Pages):
 
     def render_form(
         self,
-        request: HttpRequest,
+        request: HtmxHttpRequest,
         project: Project,
         caller: Caller,
-        form: dict,
+        form: RowForm,
         *,
         status: int = 200,
-        record=None,
+        record: Any = None,
     ) -> HttpResponse:
         """The add or edit row: alone for HTMX, else the whole page with that row open."""
         if not request.htmx:
@@ -85,14 +150,16 @@ class RowForms(_Pages):
             request, project, caller, record, "row-edit", status=status, form=form
         )
 
-    def conflict_rows(self, mine: dict, current) -> list[dict]:
+    def conflict_rows(self, mine: dict[str, Any], current: Any) -> list[dict[str, Any]]:
         """Field by field, what the person submitted and what is stored now, where they
         differ."""
         labels = {field: self.labels.get(field, field) for field in forms.FIELDS[self.slug]}
         stored = forms.values_from_record(self.slug, self.to_dict(current))
         return conflict_rows(labels, mine, stored)
 
-    def save(self, request: HttpRequest, project: Project, caller: Caller, pk=None):
+    def save(
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, pk: Any = None
+    ) -> HttpResponse:
         """Create (pk None) or update from the submitted row form. 201/200 with the read row;
         422 with the errors in the row; 412 with a conflict row that shows yours and theirs;
         409 with the reason in the row when the register or the record no longer allows it."""
@@ -109,6 +176,7 @@ class RowForms(_Pages):
                 except ValidationFailed as exc:
                     errors = {**exc.fields, **unreadable}
             return self.refused(request, project, caller, pk, values, errors)
+        record: Any  # the register's record, created or updated
         repeated = None
         try:
             with transaction.atomic():
@@ -162,11 +230,11 @@ class RowForms(_Pages):
 
     def refused(
         self,
-        request: HttpRequest,
+        request: HtmxHttpRequest,
         project: Project,
         caller: Caller,
         pk: Any,
-        values: dict,
+        values: dict[str, Any],
         errors: Mapping[str, list[str]],
     ) -> HttpResponse:
         """422: the form again with the person's values and the errors by their fields."""
@@ -177,7 +245,7 @@ class RowForms(_Pages):
         return self.render_form(request, project, caller, form, status=422, record=current)
 
     def already_created(
-        self, request: HttpRequest, project: Project, caller: Caller, pk: str
+        self, request: HtmxHttpRequest, project: Project, caller: Caller, pk: str
     ) -> HttpResponse:
         """The answer to a create form sent again: the record its first submission created,
         with a word that nothing was added twice."""
@@ -188,23 +256,25 @@ class RowForms(_Pages):
             return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
         return self.render_row(request, project, caller, record, tabs=True, notice=notice)
 
-    def current(self, project: Project, pk):
+    def current(self, project: Project, pk: Any) -> Any:
         """The stored record (404 when it is not the project's), or None for a new one."""
         if pk is None:
             return None
         return get_in_project(self.model, project, pk, lock=False)
 
-    def form_for(self, project: Project, current, values: dict) -> dict:
+    def form_for(self, project: Project, current: Any, values: dict[str, Any]) -> RowForm:
         if current is None:
             return self.new_form(project, values)
         return self.edit_form(project, current, values)
 
     # --- undo a delete ---------------------------------------------------------------------
 
-    def record_name(self, record) -> str:
+    def record_name(self, record: Any) -> str:
         return str(getattr(record, self.name_field, "") or "").strip() or f"this {self.noun}"
 
-    def stash_undo(self, request, project: Project, name: str, data: dict) -> str:
+    def stash_undo(
+        self, request: HttpRequest, project: Project, name: str, data: dict[str, Any]
+    ) -> str:
         """Keep what Undo needs in the person's session (the last few deletes only)."""
         token = secrets.token_urlsafe(12)
         stash = dict(request.session.get(UNDO_SESSION_KEY, {}))
@@ -236,8 +306,8 @@ class RowForms(_Pages):
     # --- read-only detail ------------------------------------------------------------------
 
     def detail_context(
-        self, request: HttpRequest, project: Project, caller: Caller, record, **more
-    ) -> dict:
+        self, request: HttpRequest, project: Project, caller: Caller, record: Any, **more: Any
+    ) -> dict[str, Any]:
         entries = history(project, record)
         people, extra = self.decorated(
             project, caller, [record], {e.actor_account_id for e in entries}
@@ -261,10 +331,10 @@ class RowForms(_Pages):
         request: HttpRequest,
         project: Project,
         caller: Caller,
-        record,
+        record: Any,
         *,
         status: int = 200,
-        **more,
+        **more: Any,
     ) -> HttpResponse:
         """The detail page, with a register act's form or answer (`more`) on it."""
         context = self.detail_context(request, project, caller, record, **more)

@@ -4,7 +4,7 @@ answer, a record's history and the register's pictures."""
 
 import contextlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
@@ -24,6 +24,26 @@ from registers.models import (
     RISK_TREATMENTS,
     WP_STATUSES,
 )
+
+# A row form's choices by name: (value, label) pairs (the people pickers', the register's own).
+Choices = dict[str, list[tuple[Any, str]]]
+
+
+class RowForm(TypedDict):
+    """An add or edit row form as the register's form partial reads it."""
+
+    id: str | None
+    key: str
+    uuid: Any  # the record's primary key; None for a new record
+    values: dict[str, Any]
+    errors: dict[str, list[str]]
+    message: str
+    conflict: list[dict[str, Any]]
+    revision: int | None
+    choices: Choices
+    token: NotRequired[str]  # the one-time token of an add form (governance.submissions)
+    phasing_rows: NotRequired[list[tuple[str, str]]]  # a work package's budget phasing grid
+    risk: NotRequired[Any]  # the risk whose decision the form records
 
 
 def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
@@ -71,8 +91,9 @@ def csrf_input(request: HttpRequest | None) -> str:
     )
 
 
-def form_people(form: dict | None) -> set[str]:
-    return {a for a, _ in (form or {}).get("choices", {}).get("people", [])}
+def form_people(form: RowForm | None) -> set[str]:
+    choices: Choices = form.get("choices", {}) if form else {}
+    return {a for a, _ in choices.get("people", [])}
 
 
 def htmx_response(content: str, status: int) -> HttpResponse:
@@ -81,7 +102,7 @@ def htmx_response(content: str, status: int) -> HttpResponse:
     return response
 
 
-def history(project: Project, record) -> list[AuditEntry]:
+def history(project: Project, record: Any) -> list[AuditEntry]:
     return list(
         AuditEntry.objects.filter(project_key=project.key, target_id=str(record.pk)).order_by(
             "-at", "-id"
@@ -89,7 +110,7 @@ def history(project: Project, record) -> list[AuditEntry]:
     )
 
 
-def pictures_html(reg: Any, project: Project, records: list, extra: Any) -> str:
+def pictures_html(reg: Any, project: Project, records: list[Any], extra: Any) -> str:
     """The register's pictures (its risk matrices, its timeline and budget curve), drawn
     from `records` and `extra`; nothing for a register without pictures."""
     if not reg.draws_pictures:

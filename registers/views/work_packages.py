@@ -3,16 +3,21 @@ reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
-    from governance.cleaning import FieldErrors
+    from django.urls import URLPattern
+
+    from governance import charts
     from governance.models import Project
     from governance.permissions import Caller
+    from registers.views.shared import RowForm
 from django.http import HttpResponseRedirect
 from django.urls import path
 from django.utils import timezone
@@ -54,10 +59,12 @@ class WorkPackagePages(base.RegisterPages):
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
 
-    def extra(self, project: Project):
+    def extra(self, project: Project) -> dict[str, Any]:
         return {"plan": plan_baseline_of(project)}
 
-    def pictures(self, project: Project, records: list[Any], extra, url: str):
+    def pictures(
+        self, project: Project, records: list[Any], extra: dict[str, Any], url: str
+    ) -> list[charts.Chart]:
         """The timeline of the page's packages; the budget curve of every package."""
         # Every package's money and months only, as plain values (no model per row).
         every = [
@@ -70,44 +77,46 @@ class WorkPackagePages(base.RegisterPages):
             pictures.budget_curve(every, timezone.localdate()),
         ]
 
-    def totals(self, queryset):
+    def totals(self, queryset: QuerySet[WorkPackage]) -> dict[str, str]:
         """The money columns summed over every package the filters keep (one query)."""
         sums = queryset.order_by().aggregate(
             budget=Sum("budget"), forecast=Sum("budget_forecast"), actual=Sum("budget_actual")
         )
         return {name: tables.money(value) for name, value in sums.items()}
 
-    def to_dict(self, record):
+    def to_dict(self, record: WorkPackage) -> dict[str, Any]:
         return work_package_to_dict(record)
 
-    def create(self, *, caller: Caller, data) -> WorkPackage:
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> WorkPackage:
         return services.work_package_create(caller=caller, data=data)
 
-    def build(self, *, caller, project, data):
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> WorkPackage:
         return build_work_package(caller, project, data)
 
-    def update(self, *, caller: Caller, pk, data, expected_revision: int | None) -> WorkPackage:
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> WorkPackage:
         return services.work_package_update(
             caller=caller, wp_id=pk, data=data, expected_revision=expected_revision
         )
 
-    def delete(self, *, caller: Caller, pk, expected_revision: int | None) -> None:
+    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
         return services.work_package_delete(
             caller=caller, wp_id=pk, expected_revision=expected_revision
         )
 
-    def prepare_form(self, form) -> None:
+    def prepare_form(self, form: RowForm) -> None:
         """The budget phasing month grid."""
         form["phasing_rows"] = forms.phasing_rows(form["values"].get("budgetPhasing") or "")
 
-    def detail_extra(self, record):
+    def detail_extra(self, record: WorkPackage) -> dict[str, Any]:
         """The linked issues as the tracker knows them now (one call)."""
         try:
             return {"issues": get_tracker().get_issues(record.linked_issue_keys or [])}
         except TrackerError:
             return {"issues": {}}
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         item = self.item_route()
         urls = super().get_urls()
         reorder = self.view(self.reorder_view, "POST")
@@ -126,7 +135,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- reordering ------------------------------------------------------------------------
 
-    def move_view(self, request: HtmxHttpRequest, key: str, wp_id):
+    def move_view(self, request: HtmxHttpRequest, key: str, wp_id: UUID) -> HttpResponse:
         """Keyboard reordering: move one package up or down; focus stays on the moved row."""
         project, caller = permissions.editable_project_for(request, key)
         direction = request.POST.get("direction")
@@ -135,7 +144,7 @@ class WorkPackagePages(base.RegisterPages):
             request, project, caller, moved_id=wp_id, moved_direction=direction
         )
 
-    def reorder_view(self, request: HtmxHttpRequest, key: str):
+    def reorder_view(self, request: HtmxHttpRequest, key: str) -> HttpResponse:
         """Mouse reordering: the whole order after a drag and drop."""
         project, caller = permissions.project_for(request, key)
         services.work_package_reorder(caller=caller, ids=request.POST.getlist("ids"))
@@ -143,7 +152,7 @@ class WorkPackagePages(base.RegisterPages):
 
     # --- linked issues ---------------------------------------------------------------------
 
-    def links_view(self, request: HtmxHttpRequest, key: str, wp_id):
+    def links_view(self, request: HtmxHttpRequest, key: str, wp_id: UUID) -> HttpResponse:
         """The issue-link picker. GET without `q`: the row with the picker open; GET with `q`:
         the matching issues of the project; POST: link `issue_key`."""
         project, caller = permissions.editable_project_for(request, key)
@@ -173,7 +182,9 @@ class WorkPackagePages(base.RegisterPages):
             return HttpResponseRedirect(f"{self.base_url(project)}{wp.pk}/")
         return self.picker_row(request, project, caller, wp, linked=issue_key.strip().upper())
 
-    def unlink_view(self, request: HtmxHttpRequest, key: str, wp_id, issue_key: str):
+    def unlink_view(
+        self, request: HtmxHttpRequest, key: str, wp_id: UUID, issue_key: str
+    ) -> HttpResponse:
         project, caller = permissions.project_for(request, key)
         wp = services.work_package_unlink_issue(caller=caller, wp_id=wp_id, issue_key=issue_key)
         if not request.htmx:
@@ -187,9 +198,9 @@ class WorkPackagePages(base.RegisterPages):
         caller: Caller,
         wp: WorkPackage,
         *,
-        errors: FieldErrors | None = None,
-        status=200,
-        linked="",
+        errors: Mapping[str, list[str]] | None = None,
+        status: int = 200,
+        linked: str = "",
     ) -> HttpResponse:
         return self.render_partial(
             request,
@@ -204,7 +215,12 @@ class WorkPackagePages(base.RegisterPages):
         )
 
     def issue_results(
-        self, request: HtmxHttpRequest, project: Project, caller: Caller, wp: WorkPackage, query
+        self,
+        request: HtmxHttpRequest,
+        project: Project,
+        caller: Caller,
+        wp: Any,  # a row as the template reads it: given its `url` here
+        query: str,
     ) -> HttpResponse:
         query = query.strip()
         error = ""
