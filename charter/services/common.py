@@ -4,8 +4,9 @@ mirror current, stamping, saving and auditing in one go."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from django.db import transaction
 from django.utils import timezone
 
 from charter import acts
@@ -146,6 +147,37 @@ def precheck(caller: Caller, act: acts.Act, expected_revision: int | None = None
     acts.check(act, case, caller)
     check_version(case.revision, expected_revision, current_repr=case)
     return case
+
+
+class CaseAct(Protocol):
+    """A business-case act's service: the caller, the body, the revision read."""
+
+    def __call__(
+        self, *, caller: Caller, data: Any = None, expected_revision: int | None = None
+    ) -> BusinessCase: ...
+
+
+def stamping_act(
+    name: str, kind: str, doc: str, *, status: str | None = None, stamped: str | None = None
+) -> CaseAct:
+    """The service of act `name` that takes no body: it moves the case to `status` (if any),
+    stamps the time in the field `stamped` (if any) and audits the write as `kind`."""
+
+    def service(
+        *, caller: Caller, data: Any = None, expected_revision: int | None = None
+    ) -> BusinessCase:
+        precheck(caller, acts.ACTS[name], expected_revision)
+        only(body(data))
+        with transaction.atomic():
+            write = begin(caller, acts.ACTS[name], expected_revision)
+            if status is not None:
+                write.case.approval_status = status
+            if stamped is not None:
+                setattr(write.case, stamped, timezone.now())
+            return write.finish(kind)
+
+    service.__doc__ = doc
+    return service
 
 
 # --- act bodies ------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from charter.services.common import (
     current_case,
     ended,
     precheck,
+    stamping_act,
 )
 from charter.services.minutes import clean_attendees
 from charter.specs import (
@@ -84,15 +85,9 @@ def submission_missing(case: BusinessCase) -> dict[str, str]:
 # --- acts ----------------------------------------------------------------------------------
 
 
-def charter_draft(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    precheck(caller, acts.ACTS["draft"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["draft"], expected_revision)
-        write.case.approval_status = "Draft"
-        return write.finish("charter.drafting_started")
+charter_draft = stamping_act(
+    "draft", "charter.drafting_started", "Exploring -> Draft.", status="Draft"
+)
 
 
 def charter_submit(
