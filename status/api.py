@@ -1,6 +1,7 @@
 """JSON API of project status and status reports (mounted at /api/v1). Every write goes
 through `status.services`; reads carry the derived values from `derive`."""
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -84,17 +85,22 @@ def _item_id(request: HttpRequest) -> Any:
 _ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
 
 
+def _checklist_act(
+    request: HttpRequest, key: str, response: HttpResponse, act: Callable[..., Any]
+) -> dict[str, Any]:
+    """An initiation checklist item's act (`act`: the service) and the status it leaves."""
+    project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    act(caller=caller, item_id=_item_id(request), expected_revision=expected)
+    return _status_response(project, response)
+
+
 @router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
 def checklist_dismiss(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
-    project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
-    services.status_checklist_dismiss(
-        caller=caller, item_id=_item_id(request), expected_revision=expected
-    )
-    return _status_response(project, response)
+    return _checklist_act(request, key, response, services.status_checklist_dismiss)
 
 
 @router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
@@ -102,12 +108,7 @@ def checklist_dismiss(request: HttpRequest, key: str, response: HttpResponse) ->
 @answers(PROJECT_STATUS, etag=True)
 def checklist_restore(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Bring a dismissed initiation checklist item back."""
-    project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
-    services.status_checklist_restore(
-        caller=caller, item_id=_item_id(request), expected_revision=expected
-    )
-    return _status_response(project, response)
+    return _checklist_act(request, key, response, services.status_checklist_restore)
 
 
 @router.post("/projects/{key}/status/initiation/acknowledge")

@@ -393,6 +393,13 @@ def _m(value: Any) -> str:
     return formatting.money(abs(Decimal(str(value))))
 
 
+def _by_sign(value: Any, below: str, above: str, even: str) -> str:
+    """A variance's sentence: `below` when it is negative, `above` when positive, else `even`."""
+    if value < 0:
+        return below
+    return above if value else even
+
+
 def reading(key: str, values: Mapping[str, Any]) -> str:
     """One line in words for a figure of `values` (as shown: `EarnedValue.as_dict`); what is
     missing when it is not given."""
@@ -408,20 +415,18 @@ def reading(key: str, values: Mapping[str, Any]) -> str:
     if key == "ac":
         return f"{_m(value)} spent so far."
     if key == "cv":
-        if value < 0:
-            return f"The work done cost {_m(value)} more than its budget."
-        return (
-            f"The work done cost {_m(value)} less than its budget."
-            if value
-            else ("The work done cost exactly its budget.")
+        return _by_sign(
+            value,
+            f"The work done cost {_m(value)} more than its budget.",
+            f"The work done cost {_m(value)} less than its budget.",
+            "The work done cost exactly its budget.",
         )
     if key == "sv":
-        if value < 0:
-            return f"Work worth {_m(value)} less than planned by today is done."
-        return (
-            f"Work worth {_m(value)} more than planned by today is done."
-            if value
-            else ("Exactly the work planned by today is done.")
+        return _by_sign(
+            value,
+            f"Work worth {_m(value)} less than planned by today is done.",
+            f"Work worth {_m(value)} more than planned by today is done.",
+            "Exactly the work planned by today is done.",
         )
     if key == "cpi":
         return f"For each 1.00 spent, {_n(value)} of planned work done."
@@ -432,12 +437,11 @@ def reading(key: str, values: Mapping[str, Any]) -> str:
     if key == "atypicalEstimate":
         return f"If the variance so far does not recur, the work would cost {_m(value)} in all."
     if key == "vac":
-        if value < 0:
-            return f"At the cost performance so far, {_m(value)} over budget at the end."
-        return (
-            f"At the cost performance so far, {_m(value)} under budget at the end."
-            if value
-            else ("At the cost performance so far, on budget at the end.")
+        return _by_sign(
+            value,
+            f"At the cost performance so far, {_m(value)} over budget at the end.",
+            f"At the cost performance so far, {_m(value)} under budget at the end.",
+            "At the cost performance so far, on budget at the end.",
         )
     if key == "tcpi":
         return f"Each 1.00 still to spend must do {_n(value)} of planned work to finish on budget."
