@@ -31,7 +31,7 @@ from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
-from governance import cleaning, labels, specs, submissions
+from governance import cleaning, labels, permissions, specs, submissions
 from governance.http import HtmxHttpRequest, announce_revision, render_htmx
 from governance.models import Project, SiteSettings
 from governance.people import resolve
@@ -533,3 +533,9 @@ def revised(response: HttpResponse, case: BusinessCase) -> HttpResponse:
     return announce_revision(
         response, resource="charter", before=case.revision - 1, after=case.revision
     )
+
+
+def show_page(request: HtmxHttpRequest, key: str, page: str) -> HttpResponse:
+    """A business-case page as anyone who may see the project reads it."""
+    project, caller = permissions.project_for(request, key)
+    return render_page(request, project, caller, page)

@@ -3,15 +3,8 @@ the realisation record (summary, 'measured by' date, benefits owner)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from django.http import HttpResponse
-
-if TYPE_CHECKING:
-    pass
-
-
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect
 
 from charter import services
