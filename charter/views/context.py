@@ -12,6 +12,7 @@ from django.urls import reverse
 from charter import acts, derive, finance
 from charter.forms import NOTE_ROWS
 from charter.models import (
+    APPROVAL_STATUSES,
     CHANGE_SATURATIONS,
     CLOSEOUT_RETURN_NOTE_SECTIONS,
     CONFIDENCES,
@@ -39,17 +40,8 @@ from governance.permissions import Caller
 from governance.services import enabled_themes
 from registers.services import changes_awaiting_application
 
-LIFECYCLE = [
-    "Exploring",
-    "Draft",
-    "Submitted",
-    "Approved",
-    "ClosingSubmitted",
-    "Closed",
-    "InRealisation",
-    "Realised",
-    "InMaintenance",
-]
+# The lifecycle strip: the states in order, without the ends off the main path.
+LIFECYCLE = [s for s in APPROVAL_STATUSES if s not in ("Archived", "NotRealised")]
 STATE_LABELS = labels.STATES
 # The sections a return note names: fields, or parts of the case, by their labels.
 SECTION_LABELS = {
