@@ -393,11 +393,24 @@ def _m(value: Any) -> str:
     return formatting.money(abs(Decimal(str(value))))
 
 
-def _by_sign(value: Any, below: str, above: str, even: str) -> str:
-    """A variance's sentence: `below` when it is negative, `above` when positive, else `even`."""
-    if value < 0:
-        return below
-    return above if value else even
+# A variance's sentence by its sign: below zero, above zero, zero ({} takes the amount).
+_BY_SIGN = {
+    "cv": (
+        "The work done cost {} more than its budget.",
+        "The work done cost {} less than its budget.",
+        "The work done cost exactly its budget.",
+    ),
+    "sv": (
+        "Work worth {} less than planned by today is done.",
+        "Work worth {} more than planned by today is done.",
+        "Exactly the work planned by today is done.",
+    ),
+    "vac": (
+        "At the cost performance so far, {} over budget at the end.",
+        "At the cost performance so far, {} under budget at the end.",
+        "At the cost performance so far, on budget at the end.",
+    ),
+}
 
 
 def reading(key: str, values: Mapping[str, Any]) -> str:
@@ -414,20 +427,11 @@ def reading(key: str, values: Mapping[str, Any]) -> str:
         return f"Work worth {_m(value)} of the budget is done."
     if key == "ac":
         return f"{_m(value)} spent so far."
-    if key == "cv":
-        return _by_sign(
-            value,
-            f"The work done cost {_m(value)} more than its budget.",
-            f"The work done cost {_m(value)} less than its budget.",
-            "The work done cost exactly its budget.",
-        )
-    if key == "sv":
-        return _by_sign(
-            value,
-            f"Work worth {_m(value)} less than planned by today is done.",
-            f"Work worth {_m(value)} more than planned by today is done.",
-            "Exactly the work planned by today is done.",
-        )
+    if key in _BY_SIGN:
+        below, above, even = _BY_SIGN[key]
+        if value < 0:
+            return below.format(_m(value))
+        return above.format(_m(value)) if value else even
     if key == "cpi":
         return f"For each 1.00 spent, {_n(value)} of planned work done."
     if key == "spi":
@@ -436,13 +440,6 @@ def reading(key: str, values: Mapping[str, Any]) -> str:
         return f"At the cost performance so far, the work would cost {_m(value)} in all."
     if key == "atypicalEstimate":
         return f"If the variance so far does not recur, the work would cost {_m(value)} in all."
-    if key == "vac":
-        return _by_sign(
-            value,
-            f"At the cost performance so far, {_m(value)} over budget at the end.",
-            f"At the cost performance so far, {_m(value)} under budget at the end.",
-            "At the cost performance so far, on budget at the end.",
-        )
     if key == "tcpi":
         return f"Each 1.00 still to spend must do {_n(value)} of planned work to finish on budget."
     return ""
