@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 
 import datetime as dt
+from collections.abc import Iterable
 
 from django.utils import timezone
 
@@ -186,6 +187,11 @@ def _approve(ctx: DemoContext, key: str, lead: str) -> None:
     )
 
 
+def _each(rows: Iterable[Any], disposition: str, note: str = "") -> dict[str, Any]:
+    """The same close-out disposition (and note) for each of `rows`, by id."""
+    return {str(row.pk): {"disposition": disposition, "note": note} for row in rows}
+
+
 def _close_out(
     ctx: DemoContext, key: str, lead: str, *, submit: bool = True, bau_owner: str = "victor"
 ) -> None:
@@ -199,23 +205,11 @@ def _close_out(
             "asBuiltOutcome": "Delivered the chartered scope; one integration deferred.",
             "asBuiltReturn": "Return in line with the case; benefits start a quarter late.",
             "asBuiltEndDate": timezone.localdate().isoformat(),
-            "scopeDispositions": {
-                str(p.pk): {"disposition": "DeliveredAsChartered", "note": ""}
-                for p in rows["workPackages"]
-            },
-            "rioDispositions": {
-                str(r.pk): {"disposition": "TransferredToBau", "note": "Owned by operations."}
-                for r in rows["risks"]
-            },
+            "scopeDispositions": _each(rows["workPackages"], "DeliveredAsChartered"),
+            "rioDispositions": _each(rows["risks"], "TransferredToBau", "Owned by operations."),
             "pendingDispositions": {
-                "decisions": {
-                    str(d.pk): {"disposition": "DeferredToBau", "note": ""}
-                    for d in rows["decisions"]
-                },
-                "changes": {
-                    str(c.pk): {"disposition": "Withdrawn", "note": "Not needed."}
-                    for c in rows["changes"]
-                },
+                "decisions": _each(rows["decisions"], "DeferredToBau"),
+                "changes": _each(rows["changes"], "Withdrawn", "Not needed."),
             },
             "lessons": {
                 "worked": "A weekly demo kept the users close.",
