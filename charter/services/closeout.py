@@ -21,7 +21,16 @@ from django.utils import timezone
 
 from charter import acts
 from charter.models import BusinessCase
-from charter.services.common import TEXT_MAX, act_body, begin, body, ended, precheck
+from charter.services.common import (
+    TEXT_MAX,
+    Write,
+    act_body,
+    begin,
+    bodiless_act,
+    body,
+    ended,
+    precheck,
+)
 from charter.specs import LESSONS, CloseoutReturnSpec, CloseoutSpec, EscalateSpec
 from governance import specs
 from governance.cleaning import account_id, decimal_to_json, only, text
@@ -302,16 +311,16 @@ def clean_closeout(
 # --- acts ----------------------------------------------------------------------------------
 
 
-def closeout_start(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Approved, close-out not started: the close-out record is created (startedAt)."""
-    precheck(caller, acts.ACTS["closeout-start"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["closeout-start"], expected_revision)
-        write.case.close_out = empty_closeout(timezone.now())
-        return write.finish("closeout.started")
+def _start_record(write: Write) -> None:
+    write.case.close_out = empty_closeout(timezone.now())
+
+
+closeout_start = bodiless_act(
+    "closeout-start",
+    "closeout.started",
+    "Approved, close-out not started: the close-out record is created (startedAt).",
+    _start_record,
+)
 
 
 def closeout_update(
@@ -394,21 +403,21 @@ def _handover(case: BusinessCase, **changes: Any) -> dict[str, Any]:
     return close_out
 
 
-def handover_acknowledge(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Pending or Escalated -> Acknowledged, by the BAU owner."""
-    precheck(caller, acts.ACTS["handover-acknowledge"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["handover-acknowledge"], expected_revision)
-        write.case.close_out = _handover(
-            write.case,
-            state="Acknowledged",
-            acknowledgedAt=timezone.now().isoformat(),
-            acknowledgedByAccountId=caller.account_id,
-        )
-        return write.finish("closeout.handover_acknowledged")
+def _acknowledge(write: Write) -> None:
+    write.case.close_out = _handover(
+        write.case,
+        state="Acknowledged",
+        acknowledgedAt=timezone.now().isoformat(),
+        acknowledgedByAccountId=write.caller.account_id,
+    )
+
+
+handover_acknowledge = bodiless_act(
+    "handover-acknowledge",
+    "closeout.handover_acknowledged",
+    "Pending or Escalated -> Acknowledged, by the BAU owner.",
+    _acknowledge,
+)
 
 
 def handover_escalate(

@@ -2,7 +2,7 @@
 checking an act against the lifecycle table and the revision, keeping the kernel's project
 mirror current, stamping, saving and auditing in one go."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -157,11 +157,10 @@ class CaseAct(Protocol):
     ) -> BusinessCase: ...
 
 
-def stamping_act(
-    name: str, kind: str, doc: str, *, status: str | None = None, stamped: str | None = None
-) -> CaseAct:
-    """The service of act `name` that takes no body: it moves the case to `status` (if any),
-    stamps the time in the field `stamped` (if any) and audits the write as `kind`."""
+def bodiless_act(name: str, kind: str, doc: str, change: Callable[[Write], None]) -> CaseAct:
+    """The service of act `name`, which takes no body: the checks, any field refused, then
+    under one transaction the checks again, `change` made to the write's case and the write
+    audited as `kind`."""
 
     def service(
         *, caller: Caller, data: Any = None, expected_revision: int | None = None
@@ -170,14 +169,26 @@ def stamping_act(
         only(body(data))
         with transaction.atomic():
             write = begin(caller, acts.ACTS[name], expected_revision)
-            if status is not None:
-                write.case.approval_status = status
-            if stamped is not None:
-                setattr(write.case, stamped, timezone.now())
+            change(write)
             return write.finish(kind)
 
     service.__doc__ = doc
     return service
+
+
+def stamping_act(
+    name: str, kind: str, doc: str, *, status: str | None = None, stamped: str | None = None
+) -> CaseAct:
+    """The bodiless act `name` that moves the case to `status` (if any) and stamps the time
+    in the field `stamped` (if any)."""
+
+    def change(write: Write) -> None:
+        if status is not None:
+            write.case.approval_status = status
+        if stamped is not None:
+            setattr(write.case, stamped, timezone.now())
+
+    return bodiless_act(name, kind, doc, change)
 
 
 # --- act bodies ------------------------------------------------------------------------------
