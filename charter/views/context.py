@@ -33,6 +33,7 @@ from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
 from governance import cleaning, labels, permissions, specs, submissions
+from governance.errors import DomainError
 from governance.http import HtmxHttpRequest, announce_revision, render_htmx
 from governance.models import Project, SiteSettings
 from governance.people import resolve
@@ -524,6 +525,28 @@ def revised(response: HttpResponse, case: BusinessCase) -> HttpResponse:
     """Announce the business case's new revision to the page (governance.http)."""
     return announce_revision(
         response, resource="charter", before=case.revision - 1, after=case.revision
+    )
+
+
+def render_refused(
+    request: HtmxHttpRequest,
+    project: Project,
+    caller: Caller,
+    page: str,
+    refused: DomainError,
+    **extra: Any,
+) -> HttpResponse:
+    """A business-case page again after a refused write: the refusal's status, its field
+    errors and its message."""
+    return render_page(
+        request,
+        project,
+        caller,
+        page,
+        status=refused.status,
+        errors=refused.fields,
+        record_error=refused.message,
+        **extra,
     )
 
 

@@ -8,7 +8,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 
 from charter import forms, services
-from charter.views.context import page_url, render_page, show_page
+from charter.views.context import page_url, render_refused, show_page
 from governance import permissions, submissions
 from governance.errors import Conflict, ValidationFailed
 from governance.http import HtmxHttpRequest, page
@@ -31,14 +31,12 @@ def minutes(request: HtmxHttpRequest, key: str) -> HttpResponse:
             ),
         )
     except (ValidationFailed, Conflict) as exc:
-        return render_page(
+        return render_refused(
             request,
             project,
             caller,
             "minutes",
-            status=exc.status,
-            errors=exc.fields,
-            record_error=exc.message,
+            exc,
             form={**data, "source": request.POST.get("source", "url")},
             **({"form_token": token} if token and isinstance(exc, ValidationFailed) else {}),
         )
