@@ -24,10 +24,10 @@ from charter.models import BusinessCase
 from charter.services.common import (
     TEXT_MAX,
     Write,
-    act_body,
     begin,
     bodiless_act,
     body,
+    body_act,
     ended,
     precheck,
 )
@@ -366,18 +366,19 @@ def closeout_submit(
         return write.finish("closeout.submitted")
 
 
-def closeout_return(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
-    precheck(caller, acts.ACTS["closeout-return"], expected_revision)
-    notes = act_body(CloseoutReturnSpec, data).return_notes
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["closeout-return"], expected_revision)
-        case = write.case
-        case.closeout_return_notes = [*(case.closeout_return_notes or []), *notes]
-        case.approval_status = "Approved"
-        return write.finish("closeout.returned")
+def _closeout_returned(write: Write, sent: CloseoutReturnSpec) -> None:
+    case = write.case
+    case.closeout_return_notes = [*(case.closeout_return_notes or []), *sent.return_notes]
+    case.approval_status = "Approved"
+
+
+closeout_return = body_act(
+    "closeout-return",
+    "closeout.returned",
+    "ClosingSubmitted -> Approved by the sponsor, with close-out return notes.",
+    CloseoutReturnSpec,
+    _closeout_returned,
+)
 
 
 def charter_close(
@@ -420,18 +421,19 @@ handover_acknowledge = bodiless_act(
 )
 
 
-def handover_escalate(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Pending -> Escalated by an editor, with a reason."""
-    precheck(caller, acts.ACTS["handover-escalate"], expected_revision)
-    reason = act_body(EscalateSpec, data).reason
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["handover-escalate"], expected_revision)
-        write.case.close_out = _handover(
-            write.case,
-            state="Escalated",
-            escalatedAt=timezone.now().isoformat(),
-            escalationReason=reason,
-        )
-        return write.finish("closeout.handover_escalated")
+def _escalate(write: Write, sent: EscalateSpec) -> None:
+    write.case.close_out = _handover(
+        write.case,
+        state="Escalated",
+        escalatedAt=timezone.now().isoformat(),
+        escalationReason=sent.reason,
+    )
+
+
+handover_escalate = body_act(
+    "handover-escalate",
+    "closeout.handover_escalated",
+    "Pending -> Escalated by an editor, with a reason.",
+    EscalateSpec,
+    _escalate,
+)

@@ -211,3 +211,24 @@ def act_body(spec: type[SpecT], data: Any) -> SpecT:
     partial, errors = specs.validate(spec, data, creating=True)
     errors.raise_if_any()
     return partial
+
+
+def body_act(
+    name: str, kind: str, doc: str, spec: type[SpecT], change: Callable[[Write, SpecT], None]
+) -> CaseAct:
+    """The service of act `name`, whose body `spec` declares: the checks, the body read, then
+    under one transaction the checks again, `change` made to the write's case with the body
+    sent and the write audited as `kind`."""
+
+    def service(
+        *, caller: Caller, data: Any = None, expected_revision: int | None = None
+    ) -> BusinessCase:
+        precheck(caller, acts.ACTS[name], expected_revision)
+        sent = act_body(spec, data)
+        with transaction.atomic():
+            write = begin(caller, acts.ACTS[name], expected_revision)
+            change(write, sent)
+            return write.finish(kind)
+
+    service.__doc__ = doc
+    return service
