@@ -127,6 +127,13 @@ def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
     return permissions.caller_for(ctx.users[name], project, can_browse=True)
 
 
+def _act(
+    ctx: DemoContext, who: str, project: Project, act: str, data: dict[str, Any] | None = None
+) -> None:
+    """Act `act` on the project's business case as `who`."""
+    services.charter_act(caller=_caller(ctx, who, project), act=act, data=data)
+
+
 def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> None:
     project = ctx.projects[key]
     problem, outcome, ret, theme = THESES[key]
@@ -175,10 +182,12 @@ TOLERANCES = {"BRIDGE": {"toleranceDays": 10, "toleranceCostPercent": 5}}
 
 def _approve(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
-    services.charter_act(caller=_caller(ctx, lead, project), act="submit")
-    services.charter_act(
-        caller=_caller(ctx, "sofia", project),
-        act="approve",
+    _act(ctx, lead, project, "submit")
+    _act(
+        ctx,
+        "sofia",
+        project,
+        "approve",
         data={
             "approvalComment": "Approved as presented.",
             "approvalRationale": "The return justifies the investment and adoption is owned.",
@@ -220,24 +229,26 @@ def _close_out(
         },
     )
     if submit:
-        services.charter_act(caller=_caller(ctx, lead, project), act="closeout-submit")
+        _act(ctx, lead, project, "closeout-submit")
 
 
 def _closed(ctx: DemoContext, key: str, lead: str) -> None:
     _approve(ctx, key, lead)
     _close_out(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, "sofia", ctx.projects[key]), act="close")
+    _act(ctx, "sofia", ctx.projects[key], "close")
 
 
 def _in_realisation(ctx: DemoContext, key: str, lead: str, *, acknowledge: bool = True) -> None:
     _closed(ctx, key, lead)
     project = ctx.projects[key]
     if acknowledge:
-        services.charter_act(caller=_caller(ctx, "victor", project), act="handover-acknowledge")
-    services.charter_act(caller=_caller(ctx, lead, project), act="realisation-start")
-    services.charter_act(
-        caller=_caller(ctx, lead, project),
-        act="realisation-review",
+        _act(ctx, "victor", project, "handover-acknowledge")
+    _act(ctx, lead, project, "realisation-start")
+    _act(
+        ctx,
+        lead,
+        project,
+        "realisation-review",
         data={
             "note": "Usage climbing week on week; savings not yet visible.",
             "confidence": "Modest",
@@ -275,11 +286,13 @@ def _exploring(ctx: DemoContext, key: str, lead: str) -> None:
 def _draft(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     _fill(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, lead, project), act="draft")
-    services.charter_act(caller=_caller(ctx, lead, project), act="submit")
-    services.charter_act(
-        caller=_caller(ctx, "sofia", project),
-        act="return",
+    _act(ctx, lead, project, "draft")
+    _act(ctx, lead, project, "submit")
+    _act(
+        ctx,
+        "sofia",
+        project,
+        "return",
         data={
             "returnNotes": [
                 {
@@ -306,7 +319,7 @@ def _draft(ctx: DemoContext, key: str, lead: str) -> None:
 
 def _submitted(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
+    _act(ctx, lead, ctx.projects[key], "submit")
     # Demo history: submitted a week ago, so the sponsor's Waiting for me shows its age.
     BusinessCase.objects.filter(project=ctx.projects[key]).update(
         submitted_at=timezone.now() - dt.timedelta(days=6)
@@ -319,9 +332,11 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     _minutes(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, lead, project),
-        act="reopen",
+    _act(
+        ctx,
+        lead,
+        project,
+        "reopen",
         data={
             "summary": "Add the disaster-recovery site to the scope",
             "reason": "The auditors require a tested second region before the exit.",
@@ -394,9 +409,11 @@ def _realising(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     project = ctx.projects[key]
-    services.charter_act(
-        caller=_caller(ctx, "sofia", project),
-        act="kpi-resolve",
+    _act(
+        ctx,
+        "sofia",
+        project,
+        "kpi-resolve",
         data={"resolvedValue": "64%", "met": False, "notes": "Measured on the March sample."},
     )
     # Demo history: realisation began 130 days ago and the last review was 100 days ago, so
@@ -415,9 +432,11 @@ def _realising(ctx: DemoContext, key: str, lead: str) -> None:
 def _realised(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, "sofia", ctx.projects[key]),
-        act="verdict",
+    _act(
+        ctx,
+        "sofia",
+        ctx.projects[key],
+        "verdict",
         data={"verdict": "Realised", "returnRealised": "Four FTE redeployed; 0.9m a year."},
     )
 
@@ -425,9 +444,11 @@ def _realised(ctx: DemoContext, key: str, lead: str) -> None:
 def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, "sofia", ctx.projects[key]),
-        act="verdict",
+    _act(
+        ctx,
+        "sofia",
+        ctx.projects[key],
+        "verdict",
         data={
             "verdict": "NotRealised",
             "returnRealised": "Ticket volume fell 12%, not 50%.",
@@ -439,15 +460,17 @@ def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
 
 def _maintenance(ctx: DemoContext, key: str, lead: str) -> None:
     _realised(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="maintenance-start")
+    _act(ctx, lead, ctx.projects[key], "maintenance-start")
 
 
 def _archived(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, "sofia", ctx.projects[key]),
-        act="kill",
+    _act(
+        ctx,
+        "sofia",
+        ctx.projects[key],
+        "kill",
         data={"reason": "The port authority is building its own booking platform."},
     )
 
