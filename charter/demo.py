@@ -429,27 +429,28 @@ def _realising(ctx: DemoContext, key: str, lead: str) -> None:
     )
 
 
-def _realised(ctx: DemoContext, key: str, lead: str) -> None:
+def _decided(ctx: DemoContext, key: str, lead: str, verdict: dict[str, Any]) -> None:
+    """Closed, in realisation, then the sponsor's `verdict`."""
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
-    _act(
+    _act(ctx, "sofia", ctx.projects[key], "verdict", verdict)
+
+
+def _realised(ctx: DemoContext, key: str, lead: str) -> None:
+    _decided(
         ctx,
-        "sofia",
-        ctx.projects[key],
-        "verdict",
-        data={"verdict": "Realised", "returnRealised": "Four FTE redeployed; 0.9m a year."},
+        key,
+        lead,
+        {"verdict": "Realised", "returnRealised": "Four FTE redeployed; 0.9m a year."},
     )
 
 
 def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
-    _fill(ctx, key, lead)
-    _in_realisation(ctx, key, lead)
-    _act(
+    _decided(
         ctx,
-        "sofia",
-        ctx.projects[key],
-        "verdict",
-        data={
+        key,
+        lead,
+        {
             "verdict": "NotRealised",
             "returnRealised": "Ticket volume fell 12%, not 50%.",
             "realisationLessons": "Nobody owned adoption after go-live; the portal was never "
