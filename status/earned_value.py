@@ -413,35 +413,40 @@ _BY_SIGN = {
 }
 
 
+# A figure's sentence ({} takes it, as money or as an index).
+_SENTENCES = {
+    "bac": ("The approved budget of the work counted: {}.", _m),
+    "pv": ("Work worth {} was planned to be done by today.", _m),
+    "ev": ("Work worth {} of the budget is done.", _m),
+    "ac": ("{} spent so far.", _m),
+    "cpi": ("For each 1.00 spent, {} of planned work done.", _n),
+    "spi": ("For each 1.00 of work planned by today, {} done.", _n),
+    "costPerformanceEstimate": (
+        "At the cost performance so far, the work would cost {} in all.",
+        _m,
+    ),
+    "atypicalEstimate": (
+        "If the variance so far does not recur, the work would cost {} in all.",
+        _m,
+    ),
+    "tcpi": ("Each 1.00 still to spend must do {} of planned work to finish on budget.", _n),
+}
+
+
 def reading(key: str, values: Mapping[str, Any]) -> str:
     """One line in words for a figure of `values` (as shown: `EarnedValue.as_dict`); what is
     missing when it is not given."""
     value = values.get(key)
     if value is None:
         return _why_not(key, values)
-    if key == "bac":
-        return f"The approved budget of the work counted: {_m(value)}."
-    if key == "pv":
-        return f"Work worth {_m(value)} was planned to be done by today."
-    if key == "ev":
-        return f"Work worth {_m(value)} of the budget is done."
-    if key == "ac":
-        return f"{_m(value)} spent so far."
     if key in _BY_SIGN:
         below, above, even = _BY_SIGN[key]
         if value < 0:
             return below.format(_m(value))
         return above.format(_m(value)) if value else even
-    if key == "cpi":
-        return f"For each 1.00 spent, {_n(value)} of planned work done."
-    if key == "spi":
-        return f"For each 1.00 of work planned by today, {_n(value)} done."
-    if key == "costPerformanceEstimate":
-        return f"At the cost performance so far, the work would cost {_m(value)} in all."
-    if key == "atypicalEstimate":
-        return f"If the variance so far does not recur, the work would cost {_m(value)} in all."
-    if key == "tcpi":
-        return f"Each 1.00 still to spend must do {_n(value)} of planned work to finish on budget."
+    if key in _SENTENCES:
+        sentence, shown = _SENTENCES[key]
+        return sentence.format(shown(value))
     return ""
 
 
