@@ -168,6 +168,20 @@ def tolerance_proposal(case: BusinessCase) -> dict[str, Any]:
     }
 
 
+def page_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
+) -> dict[str, Any]:
+    """What every business-case page's context starts with: the project, the caller, the
+    charter tab with `page` as its subpage, and the lifecycle bar."""
+    return {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "subpage": page,
+        **lifecycle_context(request, project, caller, case, page),
+    }
+
+
 def lifecycle_context(
     request: HtmxHttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
 ) -> dict[str, Any]:
@@ -264,11 +278,7 @@ def case_context(
     )
     wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "case",
-        **lifecycle_context(request, project, caller, case, "case"),
+        **page_context(request, project, caller, case, "case"),
         "people": resolve(ids),
         "can_edit_thesis": acts.allowed(acts.EDIT_THESIS, case, caller),
         # An editor, but the state keeps the thesis read-only (say so, and why).
@@ -356,10 +366,7 @@ def closeout_context(
     }
     values["lessons"] = source.get("lessons") or {}
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "closeout",
+        **page_context(request, project, caller, case, "closeout"),
         "values": values,
         "scope_rows": disposition_rows(
             rows["workPackages"], source.get("scopeDispositions"), "name"
@@ -369,7 +376,6 @@ def closeout_context(
             rows["decisions"], source_pending.get("decisions"), "decision"
         ),
         "change_rows": disposition_rows(rows["changes"], source_pending.get("changes"), "summary"),
-        **lifecycle_context(request, project, caller, case, "closeout"),
         "people": resolve(ids),
         "close_out": close_out,
         "handover": handover,
@@ -404,11 +410,7 @@ def realisation_context(
         *(r.get("byAccountId") for r in reviews),
     ]
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "realisation",
-        **lifecycle_context(request, project, caller, case, "realisation"),
+        **page_context(request, project, caller, case, "realisation"),
         "people": resolve(ids),
         "reviews": reviews,
         "kpi": kpi,
@@ -443,11 +445,7 @@ def minutes_context(
         if account_id and account_id not in candidates:
             candidates.append(account_id)
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "minutes",
-        **lifecycle_context(request, project, caller, case, "minutes"),
+        **page_context(request, project, caller, case, "minutes"),
         "people": resolve(ids),
         "minutes": minutes,
         "attendee_choices": candidates,
