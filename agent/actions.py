@@ -8,7 +8,7 @@ sponsor's decision on a reported exception (accept its plan, or kill the project
 action, marked as not undoable so a client asks its person before calling it."""
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -90,6 +90,34 @@ REGISTERS = ["work-packages", "risks", "decisions", "changes"]
 OVERRIDE = {"type": ["string", "null"], "enum": [*RAGS, None]}
 REASON = {"type": "string", "maxLength": 120}
 STATUS_REASONS = [f"{d}RagOverrideReason" for d in ("cost", "schedule", "scope")]
+
+
+def _on_project(**extra: Any) -> dict[str, Any]:
+    """The schema of an action on one project: projectKey (required), then `extra`."""
+    return {"properties": {"projectKey": PROJECT_KEY, **extra}, "required": ["projectKey"]}
+
+
+def _creating(
+    spec: type[specs.Spec], names: Iterable[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The schema of a write that creates from `spec`: projectKey, `extra`, the fields."""
+    return specs.tool_schema(
+        spec,
+        names,
+        extra={"projectKey": PROJECT_KEY, **extra},
+        required=["projectKey"],
+        creating=True,
+    )
+
+
+def _updating(spec: type[specs.Spec], names: Iterable[str], id_arg: str) -> dict[str, Any]:
+    """The schema of a write on one row named by `id_arg`, with the revision read."""
+    return specs.tool_schema(
+        spec,
+        names,
+        extra={"projectKey": PROJECT_KEY, id_arg: ID, "expectedRevision": REVISION},
+        required=["projectKey", id_arg],
+    )
 
 
 def _url(name: str, *args: Any) -> str:
@@ -259,7 +287,7 @@ def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "One project: name, lead, what you may do on it, business case state, whether the "
         "registers are frozen, rows per register and the overall and dimension RAGs."
     ),
-    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+    schema=_on_project(),
 )
 def project_overview(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, caller = project(ctx, args["projectKey"])
@@ -295,81 +323,99 @@ def _matches(words: list[str], *texts: str | None) -> bool:
     return textsearch.matches(words, textsearch.haystack(*texts))
 
 
+def _row_item(
+    ctx: Context,
+    row: WorkPackage | Risk | Decision | ChangeRequest,
+    page: str,
+    fields: dict[str, Any],
+) -> dict[str, Any]:
+    """A register row as the actions answer it: its id and project, `fields`, its revision
+    and a link to its `page`."""
+    key = row.project.key
+    return {
+        "id": str(row.pk),
+        "projectKey": key,
+        **fields,
+        "revision": row.revision,
+        "link": ctx.link(_url(page, key, row.pk)),
+    }
+
+
 def _wp_item(ctx: Context, wp: WorkPackage, plan: Any = None) -> dict[str, Any]:
     """`plan`: the project's plan baseline in force (registers.derive.plan_baseline_of)."""
-    key = wp.project.key
     schedule = package_schedule(wp, plan)
-    return {
-        "id": str(wp.pk),
-        "projectKey": key,
-        "name": wp.name,
-        "status": wp.status,
-        "rag": wp.rag,
-        "progress": wp.progress,
-        "plannedEndDate": _iso(wp.planned_end_date),
-        "forecastEndDate": _iso(wp.forecast_end_date),
-        "scheduleVarianceDays": schedule.variance_days,
-        "scheduleVarianceBasis": schedule.basis,
-        "scheduleVarianceNote": schedule.note,
-        "revision": wp.revision,
-        "link": ctx.link(_url("registers:wp-detail", key, wp.pk)),
-    }
+    return _row_item(
+        ctx,
+        wp,
+        "registers:wp-detail",
+        {
+            "name": wp.name,
+            "status": wp.status,
+            "rag": wp.rag,
+            "progress": wp.progress,
+            "plannedEndDate": _iso(wp.planned_end_date),
+            "forecastEndDate": _iso(wp.forecast_end_date),
+            "scheduleVarianceDays": schedule.variance_days,
+            "scheduleVarianceBasis": schedule.basis,
+            "scheduleVarianceNote": schedule.note,
+        },
+    )
 
 
 def _risk_item(ctx: Context, risk: Risk) -> dict[str, Any]:
-    key = risk.project.key
-    return {
-        "id": str(risk.pk),
-        "projectKey": key,
-        "title": risk.title,
-        "description": risk.description[:300],
-        "direction": risk.direction,
-        "status": risk.status,
-        "likelihood": risk.likelihood,
-        "impact": risk.impact,
-        "residualLikelihood": risk.residual_likelihood,
-        "residualImpact": risk.residual_impact,
-        # Both scores by name: `score` is the residual one the risk RAG judges (the inherent
-        # one where no residual is assessed).
-        "inherentScore": risk.inherent_score,
-        "score": risk.score,
-        "ownerAccountId": risk.owner_account_id,
-        "revision": risk.revision,
-        "link": ctx.link(_url("registers:risk-detail", key, risk.pk)),
-    }
+    return _row_item(
+        ctx,
+        risk,
+        "registers:risk-detail",
+        {
+            "title": risk.title,
+            "description": risk.description[:300],
+            "direction": risk.direction,
+            "status": risk.status,
+            "likelihood": risk.likelihood,
+            "impact": risk.impact,
+            "residualLikelihood": risk.residual_likelihood,
+            "residualImpact": risk.residual_impact,
+            # Both scores by name: `score` is the residual one the risk RAG judges (the inherent
+            # one where no residual is assessed).
+            "inherentScore": risk.inherent_score,
+            "score": risk.score,
+            "ownerAccountId": risk.owner_account_id,
+        },
+    )
 
 
 def _decision_item(ctx: Context, decision: Decision, now: dt.datetime) -> dict[str, Any]:
-    key = decision.project.key
     state = decision_state(decision.made_on)
-    return {
-        "id": str(decision.pk),
-        "projectKey": key,
-        "decision": decision.decision,
-        "state": state,
-        "madeOn": _iso(decision.made_on),
-        "pendingDays": (now - decision.created_at).days if state == "Pending" else None,
-        "notes": len(decision.notes or []),
-        "revision": decision.revision,
-        "link": ctx.link(_url("registers:decision-detail", key, decision.pk)),
-    }
+    return _row_item(
+        ctx,
+        decision,
+        "registers:decision-detail",
+        {
+            "decision": decision.decision,
+            "state": state,
+            "madeOn": _iso(decision.made_on),
+            "pendingDays": (now - decision.created_at).days if state == "Pending" else None,
+            "notes": len(decision.notes or []),
+        },
+    )
 
 
 def _change_item(ctx: Context, change: ChangeRequest) -> dict[str, Any]:
-    key = change.project.key
-    return {
-        "id": str(change.pk),
-        "projectKey": key,
-        "summary": change.summary,
-        "status": change.status,
-        "applicationState": change_application_state(change),
-        "dimensions": list(change.dimensions or []),
-        "dimensionsChosen": change.dimensions_chosen,
-        "impactScheduleDays": change.impact_schedule_days,
-        "impactBudget": cleaning.decimal_to_json(change.impact_budget),
-        "revision": change.revision,
-        "link": ctx.link(_url("registers:change-detail", key, change.pk)),
-    }
+    return _row_item(
+        ctx,
+        change,
+        "registers:change-detail",
+        {
+            "summary": change.summary,
+            "status": change.status,
+            "applicationState": change_application_state(change),
+            "dimensions": list(change.dimensions or []),
+            "dimensionsChosen": change.dimensions_chosen,
+            "impactScheduleDays": change.impact_schedule_days,
+            "impactBudget": cleaning.decimal_to_json(change.impact_budget),
+        },
+    )
 
 
 @action(
@@ -464,7 +510,7 @@ def list_register(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "A project's business case: approval state, version, theme, problem, outcome and "
         "expected return, adoption gap, frozen registers, open return notes."
     ),
-    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+    schema=_on_project(),
 )
 def business_case(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, caller = project(ctx, args["projectKey"])
@@ -504,7 +550,7 @@ def business_case(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "cost-performance estimate differs from the estimate at completion, the cost "
         "dimension's figures.eac)."
     ),
-    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+    schema=_on_project(),
 )
 def project_status(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, _ = project(ctx, args["projectKey"])
@@ -560,7 +606,7 @@ def _exception_body(
         "the undecided exception with its age, what it crossed, its events (back within "
         "tolerance, beyond again) and the Project Lead's exception report."
     ),
-    schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
+    schema=_on_project(),
 )
 def project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, _ = project(ctx, args["projectKey"])
@@ -575,14 +621,7 @@ def project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "A project's status reports, newest first, each with the overall and effective RAGs "
         "it froze: the trend. state: Draft or Published (default Published)."
     ),
-    schema={
-        "properties": {
-            "projectKey": PROJECT_KEY,
-            "state": {"enum": ["Draft", "Published"]},
-            **PAGING,
-        },
-        "required": ["projectKey"],
-    },
+    schema=_on_project(state={"enum": ["Draft", "Published"]}, **PAGING),
 )
 def status_reports(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, _ = project(ctx, args["projectKey"])
@@ -676,14 +715,9 @@ def search_lessons(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     title="Audit trail",
     kind=READ,
     description="A project's audit trail, newest first: who changed what, when, through what.",
-    schema={
-        "properties": {
-            "projectKey": PROJECT_KEY,
-            "kind": {"type": "string", "description": "e.g. risk.created, decision.made"},
-            **PAGING,
-        },
-        "required": ["projectKey"],
-    },
+    schema=_on_project(
+        kind={"type": "string", "description": "e.g. risk.created, decision.made"}, **PAGING
+    ),
 )
 def audit_trail(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     found, _ = project(ctx, args["projectKey"])
@@ -756,13 +790,7 @@ def _data(args: dict[str, Any], *skip: str) -> dict[str, Any]:
         "Log a risk (or opportunity) on a project: title, description, likelihood and impact "
         "1-5, mitigation, owner. Project Lead and nominated editors only."
     ),
-    schema=specs.tool_schema(
-        RiskSpec,
-        specs.on_form(RiskSpec),
-        extra={"projectKey": PROJECT_KEY},
-        required=["projectKey"],
-        creating=True,
-    ),
+    schema=_creating(RiskSpec, specs.on_form(RiskSpec)),
     gate=gate(),
 )
 def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -776,12 +804,7 @@ def add_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     title="Update a risk",
     kind=WRITE,
     description="Change fields of a risk (scores, status, mitigation, owner...) by its id.",
-    schema=specs.tool_schema(
-        RiskSpec,
-        specs.on_form(RiskSpec),
-        extra={"projectKey": PROJECT_KEY, "riskId": ID, "expectedRevision": REVISION},
-        required=["projectKey", "riskId"],
-    ),
+    schema=_updating(RiskSpec, specs.on_form(RiskSpec), "riskId"),
     gate=gate(model=Risk, id_arg="riskId"),
 )
 def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -803,7 +826,7 @@ def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "Change a work package's forecast or actual dates, status, progress (0-100 in tens), "
         "RAG or commentary, by its id."
     ),
-    schema=specs.tool_schema(
+    schema=_updating(
         WorkPackageSpec,
         (
             "forecastStartDate",
@@ -817,8 +840,7 @@ def update_risk(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "rag",
             "commentary",
         ),
-        extra={"projectKey": PROJECT_KEY, "workPackageId": ID, "expectedRevision": REVISION},
-        required=["projectKey", "workPackageId"],
+        "workPackageId",
     ),
     gate=gate(model=WorkPackage, id_arg="workPackageId"),
 )
@@ -841,12 +863,8 @@ def update_work_package(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "Log a decision on a project: pending without madeOn, made when madeOn (a date) is "
         "given, with notes and rationale."
     ),
-    schema=specs.tool_schema(
-        DecisionSpec,
-        ("decision", "decisionNotes", "rationale", "madeOn", "madeByAccountId"),
-        extra={"projectKey": PROJECT_KEY},
-        required=["projectKey"],
-        creating=True,
+    schema=_creating(
+        DecisionSpec, ("decision", "decisionNotes", "rationale", "madeOn", "madeByAccountId")
     ),
     gate=gate(),
 )
@@ -864,12 +882,7 @@ def add_decision(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "Record that a pending decision was made: madeOn (default today), who made it, the "
         "rationale. A made decision can no longer be changed, only annotated."
     ),
-    schema=specs.tool_schema(
-        DecisionSpec,
-        ("madeOn", "madeByAccountId", "rationale"),
-        extra={"projectKey": PROJECT_KEY, "decisionId": ID, "expectedRevision": REVISION},
-        required=["projectKey", "decisionId"],
-    ),
+    schema=_updating(DecisionSpec, ("madeOn", "madeByAccountId", "rationale"), "decisionId"),
     gate=gate(model=Decision, id_arg="decisionId"),
 )
 def record_decision_made(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -926,13 +939,7 @@ def add_decision_note(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "project is named. It is decided by its approver in the pages (not by its proposer, "
         "whoever records it, the lead or an editor)."
     ),
-    schema=specs.tool_schema(
-        ChangeSpec,
-        specs.on_form(ChangeSpec),
-        extra={"projectKey": PROJECT_KEY},
-        required=["projectKey"],
-        creating=True,
-    ),
+    schema=_creating(ChangeSpec, specs.on_form(ChangeSpec)),
     gate=gate(),
 )
 def raise_change_request(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -1110,12 +1117,7 @@ def _exception_revision(found: Project) -> int:
         "days added), which become a change request to the sponsor. Rewriting replaces the "
         "report until the sponsor decides (decide_project_exception)."
     ),
-    schema=specs.tool_schema(
-        ExceptionReportSpec,
-        extra={"projectKey": PROJECT_KEY, "expectedRevision": REVISION},
-        required=["projectKey"],
-        creating=True,
-    ),
+    schema=_creating(ExceptionReportSpec, expectedRevision=REVISION),
     gate=gate(
         allowed="may_report_exception",
         message="Only the Project Lead writes the exception report.",
@@ -1155,12 +1157,7 @@ def _decision_gate(ctx: Context, args: dict[str, Any]) -> None:
         "required). Either closes the exception and cannot be undone: ask the person first. "
         "The sponsor only, and not on a report they wrote; pass the exception's revision."
     ),
-    schema=specs.tool_schema(
-        ExceptionDecisionSpec,
-        extra={"projectKey": PROJECT_KEY, "expectedRevision": REVISION},
-        required=["projectKey"],
-        creating=True,
-    ),
+    schema=_creating(ExceptionDecisionSpec, expectedRevision=REVISION),
     gate=_decision_gate,
     offered_to=lambda caller: caller.is_sponsor,
 )

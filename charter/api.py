@@ -2,6 +2,7 @@
 close-out and the realisation record, address return notes, and the steering minutes. Every
 endpoint authorises through governance.permissions and hands the body to a service."""
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -84,6 +85,25 @@ def _charter(response: HttpResponse, case: BusinessCase, caller: Caller) -> dict
     return charter_to_dict(case, caller=caller)
 
 
+def _case_write(
+    request: HttpRequest,
+    key: str,
+    response: HttpResponse,
+    service: Callable[..., BusinessCase],
+    **extra: Any,
+) -> dict[str, Any]:
+    """A business-case write of the request's JSON body against its If-Match, answered with
+    the case it leaves."""
+    _, caller = permissions.project_for(request, key)
+    case = service(
+        caller=caller,
+        data=json_object(request),
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+        **extra,
+    )
+    return _charter(response, case, caller)
+
+
 @router.get("/projects/{key}/charter")
 @answers(BUSINESS_CASE, etag=True)
 def charter_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
@@ -102,14 +122,7 @@ def charter_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[
 def charter_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft;
     editors). Honours If-Match."""
-    _, caller = permissions.project_for(request, key)
-    case = services.charter_update(
-        caller=caller,
-        data=json_object(request),
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
-        base_url=_base_url(request),
-    )
-    return _charter(response, case, caller)
+    return _case_write(request, key, response, services.charter_update, base_url=_base_url(request))
 
 
 def _act_endpoint(act_name: str) -> None:
@@ -118,14 +131,7 @@ def _act_endpoint(act_name: str) -> None:
     @answers(BUSINESS_CASE, etag=True)
     @honours_if_match
     def endpoint(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
-        _, caller = permissions.project_for(request, key)
-        case = services.charter_act(
-            caller=caller,
-            act=act_name,
-            data=json_object(request),
-            expected_revision=parse_if_match(request.headers.get("If-Match")),
-        )
-        return _charter(response, case, caller)
+        return _case_write(request, key, response, services.charter_act, act=act_name)
 
     endpoint.__name__ = f"charter_{act_name.replace('-', '_')}"
     endpoint.__doc__ = (
@@ -177,13 +183,7 @@ def change_apply_to_baseline(
 def closeout_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Edit the close-out while it is open (Approved, close-out started; editors).
     Dispositions merge per id (null removes one); lessons merge per field."""
-    _, caller = permissions.project_for(request, key)
-    case = services.closeout_update(
-        caller=caller,
-        data=json_object(request),
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
-    )
-    return _charter(response, case, caller)
+    return _case_write(request, key, response, services.closeout_update)
 
 
 @router.patch(
@@ -194,13 +194,7 @@ def closeout_patch(request: HttpRequest, key: str, response: HttpResponse) -> di
 @honours_if_match
 def realisation_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """While InRealisation (an editor or the sponsor): summary, 'measured by' date, owner."""
-    _, caller = permissions.project_for(request, key)
-    case = services.realisation_update(
-        caller=caller,
-        data=json_object(request),
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
-    )
-    return _charter(response, case, caller)
+    return _case_write(request, key, response, services.realisation_update)
 
 
 @router.patch(

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 
 import datetime as dt
+from collections.abc import Iterable
 
 from django.utils import timezone
 
@@ -126,6 +127,13 @@ def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
     return permissions.caller_for(ctx.users[name], project, can_browse=True)
 
 
+def _act(
+    ctx: DemoContext, who: str, project: Project, act: str, data: dict[str, Any] | None = None
+) -> None:
+    """Act `act` on the project's business case as `who`."""
+    services.charter_act(caller=_caller(ctx, who, project), act=act, data=data)
+
+
 def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> None:
     project = ctx.projects[key]
     problem, outcome, ret, theme = THESES[key]
@@ -174,16 +182,23 @@ TOLERANCES = {"BRIDGE": {"toleranceDays": 10, "toleranceCostPercent": 5}}
 
 def _approve(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
-    services.charter_act(caller=_caller(ctx, lead, project), act="submit")
-    services.charter_act(
-        caller=_caller(ctx, "sofia", project),
-        act="approve",
+    _act(ctx, lead, project, "submit")
+    _act(
+        ctx,
+        "sofia",
+        project,
+        "approve",
         data={
             "approvalComment": "Approved as presented.",
             "approvalRationale": "The return justifies the investment and adoption is owned.",
             **TOLERANCES.get(key, {}),
         },
     )
+
+
+def _each(rows: Iterable[Any], disposition: str, note: str = "") -> dict[str, Any]:
+    """The same close-out disposition (and note) for each of `rows`, by id."""
+    return {str(row.pk): {"disposition": disposition, "note": note} for row in rows}
 
 
 def _close_out(
@@ -199,23 +214,11 @@ def _close_out(
             "asBuiltOutcome": "Delivered the chartered scope; one integration deferred.",
             "asBuiltReturn": "Return in line with the case; benefits start a quarter late.",
             "asBuiltEndDate": timezone.localdate().isoformat(),
-            "scopeDispositions": {
-                str(p.pk): {"disposition": "DeliveredAsChartered", "note": ""}
-                for p in rows["workPackages"]
-            },
-            "rioDispositions": {
-                str(r.pk): {"disposition": "TransferredToBau", "note": "Owned by operations."}
-                for r in rows["risks"]
-            },
+            "scopeDispositions": _each(rows["workPackages"], "DeliveredAsChartered"),
+            "rioDispositions": _each(rows["risks"], "TransferredToBau", "Owned by operations."),
             "pendingDispositions": {
-                "decisions": {
-                    str(d.pk): {"disposition": "DeferredToBau", "note": ""}
-                    for d in rows["decisions"]
-                },
-                "changes": {
-                    str(c.pk): {"disposition": "Withdrawn", "note": "Not needed."}
-                    for c in rows["changes"]
-                },
+                "decisions": _each(rows["decisions"], "DeferredToBau"),
+                "changes": _each(rows["changes"], "Withdrawn", "Not needed."),
             },
             "lessons": {
                 "worked": "A weekly demo kept the users close.",
@@ -226,24 +229,26 @@ def _close_out(
         },
     )
     if submit:
-        services.charter_act(caller=_caller(ctx, lead, project), act="closeout-submit")
+        _act(ctx, lead, project, "closeout-submit")
 
 
 def _closed(ctx: DemoContext, key: str, lead: str) -> None:
     _approve(ctx, key, lead)
     _close_out(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, "sofia", ctx.projects[key]), act="close")
+    _act(ctx, "sofia", ctx.projects[key], "close")
 
 
 def _in_realisation(ctx: DemoContext, key: str, lead: str, *, acknowledge: bool = True) -> None:
     _closed(ctx, key, lead)
     project = ctx.projects[key]
     if acknowledge:
-        services.charter_act(caller=_caller(ctx, "victor", project), act="handover-acknowledge")
-    services.charter_act(caller=_caller(ctx, lead, project), act="realisation-start")
-    services.charter_act(
-        caller=_caller(ctx, lead, project),
-        act="realisation-review",
+        _act(ctx, "victor", project, "handover-acknowledge")
+    _act(ctx, lead, project, "realisation-start")
+    _act(
+        ctx,
+        lead,
+        project,
+        "realisation-review",
         data={
             "note": "Usage climbing week on week; savings not yet visible.",
             "confidence": "Modest",
@@ -281,11 +286,13 @@ def _exploring(ctx: DemoContext, key: str, lead: str) -> None:
 def _draft(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     _fill(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, lead, project), act="draft")
-    services.charter_act(caller=_caller(ctx, lead, project), act="submit")
-    services.charter_act(
-        caller=_caller(ctx, "sofia", project),
-        act="return",
+    _act(ctx, lead, project, "draft")
+    _act(ctx, lead, project, "submit")
+    _act(
+        ctx,
+        "sofia",
+        project,
+        "return",
         data={
             "returnNotes": [
                 {
@@ -312,7 +319,7 @@ def _draft(ctx: DemoContext, key: str, lead: str) -> None:
 
 def _submitted(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="submit")
+    _act(ctx, lead, ctx.projects[key], "submit")
     # Demo history: submitted a week ago, so the sponsor's Waiting for me shows its age.
     BusinessCase.objects.filter(project=ctx.projects[key]).update(
         submitted_at=timezone.now() - dt.timedelta(days=6)
@@ -325,9 +332,11 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
     _minutes(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, lead, project),
-        act="reopen",
+    _act(
+        ctx,
+        lead,
+        project,
+        "reopen",
         data={
             "summary": "Add the disaster-recovery site to the scope",
             "reason": "The auditors require a tested second region before the exit.",
@@ -401,9 +410,11 @@ def _realising(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
     project = ctx.projects[key]
-    services.charter_act(
-        caller=_caller(ctx, "sofia", project),
-        act="kpi-resolve",
+    _act(
+        ctx,
+        "sofia",
+        project,
+        "kpi-resolve",
         data={"resolvedValue": "64%", "met": False, "notes": "Measured on the March sample."},
     )
     # Demo history: realisation began 130 days ago and the last review was 100 days ago, so
@@ -419,23 +430,28 @@ def _realising(ctx: DemoContext, key: str, lead: str) -> None:
     )
 
 
-def _realised(ctx: DemoContext, key: str, lead: str) -> None:
+def _decided(ctx: DemoContext, key: str, lead: str, verdict: dict[str, Any]) -> None:
+    """Closed, in realisation, then the sponsor's `verdict`."""
     _fill(ctx, key, lead)
     _in_realisation(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, "sofia", ctx.projects[key]),
-        act="verdict",
-        data={"verdict": "Realised", "returnRealised": "Four FTE redeployed; 0.9m a year."},
+    _act(ctx, "sofia", ctx.projects[key], "verdict", verdict)
+
+
+def _realised(ctx: DemoContext, key: str, lead: str) -> None:
+    _decided(
+        ctx,
+        key,
+        lead,
+        {"verdict": "Realised", "returnRealised": "Four FTE redeployed; 0.9m a year."},
     )
 
 
 def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
-    _fill(ctx, key, lead)
-    _in_realisation(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, "sofia", ctx.projects[key]),
-        act="verdict",
-        data={
+    _decided(
+        ctx,
+        key,
+        lead,
+        {
             "verdict": "NotRealised",
             "returnRealised": "Ticket volume fell 12%, not 50%.",
             "realisationLessons": "Nobody owned adoption after go-live; the portal was never "
@@ -446,15 +462,17 @@ def _not_realised(ctx: DemoContext, key: str, lead: str) -> None:
 
 def _maintenance(ctx: DemoContext, key: str, lead: str) -> None:
     _realised(ctx, key, lead)
-    services.charter_act(caller=_caller(ctx, lead, ctx.projects[key]), act="maintenance-start")
+    _act(ctx, lead, ctx.projects[key], "maintenance-start")
 
 
 def _archived(ctx: DemoContext, key: str, lead: str) -> None:
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
-    services.charter_act(
-        caller=_caller(ctx, "sofia", ctx.projects[key]),
-        act="kill",
+    _act(
+        ctx,
+        "sofia",
+        ctx.projects[key],
+        "kill",
         data={"reason": "The port authority is building its own booking platform."},
     )
 

@@ -4,7 +4,7 @@ down in docs/decisions/0159 ("Financial case formulas"); they live here and nowh
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -116,16 +116,26 @@ def _non_negative(value: Any) -> tuple[Decimal, str | None]:
     return number, None
 
 
-def clean_builtin(
-    raw: Any, errors: FieldErrors, prefix: str = "financialCase.builtin"
-) -> dict[str, Any]:
+def _object(raw: Any, members: Iterable[str], errors: FieldErrors, prefix: str, shape: str) -> bool:
+    """Whether `raw` is an object (else refused at `prefix` as not of `shape`); each member
+    of it not among `members` is refused as unknown."""
     if not isinstance(raw, Mapping):
-        errors.add(prefix, "Must be an object {currency, discountRatePct, horizonYears, lines}.")
-        return empty_builtin()
-    known = set(BUILTIN_MEMBERS)
+        errors.add(prefix, f"Must be an object {{{shape}}}.")
+        return False
+    known = set(members)
     for key in raw:
         if key not in known:
             errors.add(f"{prefix}.{key}", "Unknown field.")
+    return True
+
+
+def clean_builtin(
+    raw: Any, errors: FieldErrors, prefix: str = "financialCase.builtin"
+) -> dict[str, Any]:
+    if not _object(
+        raw, BUILTIN_MEMBERS, errors, prefix, "currency, discountRatePct, horizonYears, lines"
+    ):
+        return empty_builtin()
     model = empty_builtin()
     currency = raw.get("currency", DEFAULT_CURRENCY)
     if not isinstance(currency, str) or not (
@@ -156,12 +166,8 @@ def clean_builtin(
     cleaned = []
     for index, line in enumerate(lines):
         where = f"{prefix}.lines[{index}]"
-        if not isinstance(line, Mapping):
-            errors.add(where, "Must be an object {year, cost, benefit}.")
+        if not _object(line, ("year", "cost", "benefit"), errors, where, "year, cost, benefit"):
             continue
-        for key in line:
-            if key not in ("year", "cost", "benefit"):
-                errors.add(f"{where}.{key}", "Unknown field.")
         year, error = bounded_integer(line.get("year"), low=0, high=model["horizonYears"])
         if error or year is None:
             errors.add(
@@ -189,13 +195,10 @@ def clean_builtin(
 def clean_attached(
     raw: Any, errors: FieldErrors, prefix: str = "financialCase.attached"
 ) -> dict[str, Any]:
-    if not isinstance(raw, Mapping):
-        errors.add(prefix, "Must be an object {label, url, pageId, and headline figures}.")
+    if not _object(
+        raw, ATTACHED_MEMBERS, errors, prefix, "label, url, pageId, and headline figures"
+    ):
         return empty_attached()
-    known = set(ATTACHED_MEMBERS)
-    for key in raw:
-        if key not in known:
-            errors.add(f"{prefix}.{key}", "Unknown field.")
     model = empty_attached()
     model["label"], error = text(raw.get("label"), max_length=LABEL_MAX)
     if error:

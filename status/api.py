@@ -1,6 +1,7 @@
 """JSON API of project status and status reports (mounted at /api/v1). Every write goes
 through `status.services`; reads carry the derived values from `derive`."""
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -84,17 +85,22 @@ def _item_id(request: HttpRequest) -> Any:
 _ITEM_BODY = body_schema({"itemId": {"enum": derive.CHECKLIST_IDS}}, ["itemId"])
 
 
+def _checklist_act(
+    request: HttpRequest, key: str, response: HttpResponse, act: Callable[..., Any]
+) -> dict[str, Any]:
+    """An initiation checklist item's act (`act`: the service) and the status it leaves."""
+    project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    act(caller=caller, item_id=_item_id(request), expected_revision=expected)
+    return _status_response(project, response)
+
+
 @router.post("/projects/{key}/status/initiation/dismiss", openapi_extra=_ITEM_BODY)
 @honours_if_match
 @answers(PROJECT_STATUS, etag=True)
 def checklist_dismiss(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Dismiss an initiation checklist item (initiationDismissals keeps when)."""
-    project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
-    services.status_checklist_dismiss(
-        caller=caller, item_id=_item_id(request), expected_revision=expected
-    )
-    return _status_response(project, response)
+    return _checklist_act(request, key, response, services.status_checklist_dismiss)
 
 
 @router.post("/projects/{key}/status/initiation/restore", openapi_extra=_ITEM_BODY)
@@ -102,12 +108,7 @@ def checklist_dismiss(request: HttpRequest, key: str, response: HttpResponse) ->
 @answers(PROJECT_STATUS, etag=True)
 def checklist_restore(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Bring a dismissed initiation checklist item back."""
-    project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
-    services.status_checklist_restore(
-        caller=caller, item_id=_item_id(request), expected_revision=expected
-    )
-    return _status_response(project, response)
+    return _checklist_act(request, key, response, services.status_checklist_restore)
 
 
 @router.post("/projects/{key}/status/initiation/acknowledge")
@@ -144,8 +145,30 @@ def report_create(request: HttpRequest, key: str, response: HttpResponse) -> dic
     status' key messages. 409 while another draft exists."""
     _project, caller = permissions.editable_project_for(request, key)
     report = services.status_report_create(caller=caller, data=json_object(request))
+    return _report_response(report, response)
+
+
+def _report_response(report: StatusReport, response: HttpResponse) -> dict[str, Any]:
     with_etag(response, report.revision)
     return report_to_dict(report)
+
+
+def _report_write(
+    request: HttpRequest,
+    key: str,
+    report_id: str,
+    response: HttpResponse,
+    service: Callable[..., StatusReport],
+    *,
+    with_body: bool = False,
+) -> dict[str, Any]:
+    """A write on one report by an editor, against the request's If-Match (`with_body`: the
+    request's JSON body is its data), answered with the report."""
+    _project, caller = permissions.editable_project_for(request, key)
+    expected = _if_match(request)
+    body = {"data": json_object(request)} if with_body else {}
+    report = service(caller=caller, report_id=report_id, expected_revision=expected, **body)
+    return _report_response(report, response)
 
 
 def _report(project: Project, report_id: str) -> StatusReport:
@@ -163,9 +186,7 @@ def report_get(
     """One report; a published one with its immutable `snapshot` (the status representation
     as it was, with derived values and drivers)."""
     project, _ = permissions.project_for(request, key)
-    report = _report(project, report_id)
-    with_etag(response, report.revision)
-    return report_to_dict(report)
+    return _report_response(_report(project, report_id), response)
 
 
 @router.patch("/projects/{key}/status/reports/{report_id}", openapi_extra=REPORT_BODY)
@@ -175,13 +196,9 @@ def report_patch(
     request: HttpRequest, key: str, report_id: str, response: HttpResponse
 ) -> dict[str, Any]:
     """Edit a draft's title and key messages. 409 once published."""
-    _project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
-    report = services.status_report_update(
-        caller=caller, report_id=report_id, data=json_object(request), expected_revision=expected
+    return _report_write(
+        request, key, report_id, response, services.status_report_update, with_body=True
     )
-    with_etag(response, report.revision)
-    return report_to_dict(report)
 
 
 @router.delete("/projects/{key}/status/reports/{report_id}", response={204: None})
@@ -201,13 +218,7 @@ def report_publish(
     request: HttpRequest, key: str, report_id: str, response: HttpResponse
 ) -> dict[str, Any]:
     """Publish a draft: freezes the snapshot. 409 when already published."""
-    _project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
-    report = services.status_report_publish(
-        caller=caller, report_id=report_id, expected_revision=expected
-    )
-    with_etag(response, report.revision)
-    return report_to_dict(report)
+    return _report_write(request, key, report_id, response, services.status_report_publish)
 
 
 # --- tolerances and exceptions (status.exceptions) ------------------------------------------

@@ -393,54 +393,60 @@ def _m(value: Any) -> str:
     return formatting.money(abs(Decimal(str(value))))
 
 
+# A variance's sentence by its sign: below zero, above zero, zero ({} takes the amount).
+_BY_SIGN = {
+    "cv": (
+        "The work done cost {} more than its budget.",
+        "The work done cost {} less than its budget.",
+        "The work done cost exactly its budget.",
+    ),
+    "sv": (
+        "Work worth {} less than planned by today is done.",
+        "Work worth {} more than planned by today is done.",
+        "Exactly the work planned by today is done.",
+    ),
+    "vac": (
+        "At the cost performance so far, {} over budget at the end.",
+        "At the cost performance so far, {} under budget at the end.",
+        "At the cost performance so far, on budget at the end.",
+    ),
+}
+
+
+# A figure's sentence ({} takes it, as money or as an index).
+_SENTENCES = {
+    "bac": ("The approved budget of the work counted: {}.", _m),
+    "pv": ("Work worth {} was planned to be done by today.", _m),
+    "ev": ("Work worth {} of the budget is done.", _m),
+    "ac": ("{} spent so far.", _m),
+    "cpi": ("For each 1.00 spent, {} of planned work done.", _n),
+    "spi": ("For each 1.00 of work planned by today, {} done.", _n),
+    "costPerformanceEstimate": (
+        "At the cost performance so far, the work would cost {} in all.",
+        _m,
+    ),
+    "atypicalEstimate": (
+        "If the variance so far does not recur, the work would cost {} in all.",
+        _m,
+    ),
+    "tcpi": ("Each 1.00 still to spend must do {} of planned work to finish on budget.", _n),
+}
+
+
 def reading(key: str, values: Mapping[str, Any]) -> str:
     """One line in words for a figure of `values` (as shown: `EarnedValue.as_dict`); what is
     missing when it is not given."""
     value = values.get(key)
     if value is None:
         return _why_not(key, values)
-    if key == "bac":
-        return f"The approved budget of the work counted: {_m(value)}."
-    if key == "pv":
-        return f"Work worth {_m(value)} was planned to be done by today."
-    if key == "ev":
-        return f"Work worth {_m(value)} of the budget is done."
-    if key == "ac":
-        return f"{_m(value)} spent so far."
-    if key == "cv":
+    if key in _BY_SIGN:
+        below, above, even = _BY_SIGN[key]
         if value < 0:
-            return f"The work done cost {_m(value)} more than its budget."
-        return (
-            f"The work done cost {_m(value)} less than its budget."
-            if value
-            else ("The work done cost exactly its budget.")
-        )
-    if key == "sv":
-        if value < 0:
-            return f"Work worth {_m(value)} less than planned by today is done."
-        return (
-            f"Work worth {_m(value)} more than planned by today is done."
-            if value
-            else ("Exactly the work planned by today is done.")
-        )
-    if key == "cpi":
-        return f"For each 1.00 spent, {_n(value)} of planned work done."
-    if key == "spi":
-        return f"For each 1.00 of work planned by today, {_n(value)} done."
-    if key == "costPerformanceEstimate":
-        return f"At the cost performance so far, the work would cost {_m(value)} in all."
-    if key == "atypicalEstimate":
-        return f"If the variance so far does not recur, the work would cost {_m(value)} in all."
-    if key == "vac":
-        if value < 0:
-            return f"At the cost performance so far, {_m(value)} over budget at the end."
-        return (
-            f"At the cost performance so far, {_m(value)} under budget at the end."
-            if value
-            else ("At the cost performance so far, on budget at the end.")
-        )
-    if key == "tcpi":
-        return f"Each 1.00 still to spend must do {_n(value)} of planned work to finish on budget."
+            return below.format(_m(value))
+        return above.format(_m(value)) if value else even
+    if key in _SENTENCES:
+        sentence, shown = _SENTENCES[key]
+        return sentence.format(shown(value))
     return ""
 
 

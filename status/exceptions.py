@@ -43,6 +43,7 @@ from registers.models import ChangeRequest
 from registers.services import change_adjudicate, change_create, change_for_update, change_withdraw
 from status import derive, selectors
 from status.models import UNDECIDED_STATES, ProjectException
+from status.services import record_audit
 from status.specs import ExceptionDecisionSpec, ExceptionReportSpec
 
 # The business case's states in which delivery runs against the approved plan (an amendment in
@@ -227,14 +228,7 @@ def _audit(
     actor: str,
     changes: Mapping[str, Any] | None,
 ) -> None:
-    audit.record(
-        actor_account_id=actor,
-        project_key=project.key,
-        kind=kind,
-        target_type="projectException",
-        target_id=record.pk,
-        changes=changes,
-    )
+    record_audit(project, actor, kind, "projectException", record.pk, changes)
 
 
 def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None) -> None:

@@ -54,7 +54,7 @@ def _locked_status(project: Project) -> ProjectStatus:
     return status
 
 
-def _record(
+def record_audit(
     project: Project,
     actor: str,
     kind: str,
@@ -96,7 +96,7 @@ def status_update(
         status.last_updated_by_account_id = caller.account_id
         status.revision += 1
         status.save()
-        _record(
+        record_audit(
             status.project,
             caller.account_id,
             "status.updated",
@@ -132,7 +132,7 @@ def _set_dismissal(
         status.initiation_dismissals = dismissals
         status.revision += 1
         status.save()
-        _record(
+        record_audit(
             status.project,
             caller.account_id,
             "status.checklist_dismissed" if dismissed else "status.checklist_restored",
@@ -193,7 +193,7 @@ def status_initiation_acknowledge(
         status.initiation_completed_at = timezone.now()
         status.revision += 1
         status.save()
-        _record(
+        record_audit(
             status.project,
             caller.account_id,
             "status.initiation_completed",
@@ -220,7 +220,7 @@ def _stamp_once(project: Project, attr: str, key: str, kind: str, at: dt.datetim
         status.revision += 1
         status.save()
         # No person acts here: the business-case act that sent the signal is audited itself.
-        _record(
+        record_audit(
             project, "", kind, "projectStatus", project.key, {key: {"before": None, "after": at}}
         )
 
@@ -303,7 +303,7 @@ def status_report_create(*, caller: Caller, data: dict[str, Any]) -> StatusRepor
         )
         _clean_report(report, data).raise_if_any()
         report.save()
-        _record(
+        record_audit(
             project,
             caller.account_id,
             "status_report.created",
@@ -331,7 +331,7 @@ def status_report_update(
         if changes:
             report.revision += 1
             report.save()
-            _record(
+            record_audit(
                 project,
                 caller.account_id,
                 "status_report.updated",
@@ -352,7 +352,7 @@ def status_report_delete(
         report = _report_in_project(project, report_id)
         _draft(report, "discarded")
         check_version(report.revision, expected_revision, current_repr=report)
-        _record(
+        record_audit(
             project,
             caller.account_id,
             "status_report.deleted",
@@ -394,7 +394,7 @@ def status_report_publish(
         }
         report.revision += 1
         report.save()
-        _record(
+        record_audit(
             project,
             caller.account_id,
             "status_report.published",

@@ -21,7 +21,16 @@ from django.utils import timezone
 
 from charter import acts
 from charter.models import BusinessCase
-from charter.services.common import TEXT_MAX, act_body, begin, body, ended, precheck
+from charter.services.common import (
+    TEXT_MAX,
+    Write,
+    begin,
+    bodiless_act,
+    body,
+    body_act,
+    ended,
+    precheck,
+)
 from charter.specs import LESSONS, CloseoutReturnSpec, CloseoutSpec, EscalateSpec
 from governance import specs
 from governance.cleaning import account_id, decimal_to_json, only, text
@@ -302,16 +311,16 @@ def clean_closeout(
 # --- acts ----------------------------------------------------------------------------------
 
 
-def closeout_start(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Approved, close-out not started: the close-out record is created (startedAt)."""
-    precheck(caller, acts.ACTS["closeout-start"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["closeout-start"], expected_revision)
-        write.case.close_out = empty_closeout(timezone.now())
-        return write.finish("closeout.started")
+def _start_record(write: Write) -> None:
+    write.case.close_out = empty_closeout(timezone.now())
+
+
+closeout_start = bodiless_act(
+    "closeout-start",
+    "closeout.started",
+    "Approved, close-out not started: the close-out record is created (startedAt).",
+    _start_record,
+)
 
 
 def closeout_update(
@@ -357,18 +366,19 @@ def closeout_submit(
         return write.finish("closeout.submitted")
 
 
-def closeout_return(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """ClosingSubmitted -> Approved by the sponsor, with close-out return notes."""
-    precheck(caller, acts.ACTS["closeout-return"], expected_revision)
-    notes = act_body(CloseoutReturnSpec, data).return_notes
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["closeout-return"], expected_revision)
-        case = write.case
-        case.closeout_return_notes = [*(case.closeout_return_notes or []), *notes]
-        case.approval_status = "Approved"
-        return write.finish("closeout.returned")
+def _closeout_returned(write: Write, sent: CloseoutReturnSpec) -> None:
+    case = write.case
+    case.closeout_return_notes = [*(case.closeout_return_notes or []), *sent.return_notes]
+    case.approval_status = "Approved"
+
+
+closeout_return = body_act(
+    "closeout-return",
+    "closeout.returned",
+    "ClosingSubmitted -> Approved by the sponsor, with close-out return notes.",
+    CloseoutReturnSpec,
+    _closeout_returned,
+)
 
 
 def charter_close(
@@ -394,35 +404,36 @@ def _handover(case: BusinessCase, **changes: Any) -> dict[str, Any]:
     return close_out
 
 
-def handover_acknowledge(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Pending or Escalated -> Acknowledged, by the BAU owner."""
-    precheck(caller, acts.ACTS["handover-acknowledge"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["handover-acknowledge"], expected_revision)
-        write.case.close_out = _handover(
-            write.case,
-            state="Acknowledged",
-            acknowledgedAt=timezone.now().isoformat(),
-            acknowledgedByAccountId=caller.account_id,
-        )
-        return write.finish("closeout.handover_acknowledged")
+def _acknowledge(write: Write) -> None:
+    write.case.close_out = _handover(
+        write.case,
+        state="Acknowledged",
+        acknowledgedAt=timezone.now().isoformat(),
+        acknowledgedByAccountId=write.caller.account_id,
+    )
 
 
-def handover_escalate(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Pending -> Escalated by an editor, with a reason."""
-    precheck(caller, acts.ACTS["handover-escalate"], expected_revision)
-    reason = act_body(EscalateSpec, data).reason
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["handover-escalate"], expected_revision)
-        write.case.close_out = _handover(
-            write.case,
-            state="Escalated",
-            escalatedAt=timezone.now().isoformat(),
-            escalationReason=reason,
-        )
-        return write.finish("closeout.handover_escalated")
+handover_acknowledge = bodiless_act(
+    "handover-acknowledge",
+    "closeout.handover_acknowledged",
+    "Pending or Escalated -> Acknowledged, by the BAU owner.",
+    _acknowledge,
+)
+
+
+def _escalate(write: Write, sent: EscalateSpec) -> None:
+    write.case.close_out = _handover(
+        write.case,
+        state="Escalated",
+        escalatedAt=timezone.now().isoformat(),
+        escalationReason=sent.reason,
+    )
+
+
+handover_escalate = body_act(
+    "handover-escalate",
+    "closeout.handover_escalated",
+    "Pending -> Escalated by an editor, with a reason.",
+    EscalateSpec,
+    _escalate,
+)

@@ -2,10 +2,11 @@
 checking an act against the lifecycle table and the revision, keeping the kernel's project
 mirror current, stamping, saving and auditing in one go."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from django.db import transaction
 from django.utils import timezone
 
 from charter import acts
@@ -148,6 +149,48 @@ def precheck(caller: Caller, act: acts.Act, expected_revision: int | None = None
     return case
 
 
+class CaseAct(Protocol):
+    """A business-case act's service: the caller, the body, the revision read."""
+
+    def __call__(
+        self, *, caller: Caller, data: Any = None, expected_revision: int | None = None
+    ) -> BusinessCase: ...
+
+
+def bodiless_act(name: str, kind: str, doc: str, change: Callable[[Write], None]) -> CaseAct:
+    """The service of act `name`, which takes no body: the checks, any field refused, then
+    under one transaction the checks again, `change` made to the write's case and the write
+    audited as `kind`."""
+
+    def service(
+        *, caller: Caller, data: Any = None, expected_revision: int | None = None
+    ) -> BusinessCase:
+        precheck(caller, acts.ACTS[name], expected_revision)
+        only(body(data))
+        with transaction.atomic():
+            write = begin(caller, acts.ACTS[name], expected_revision)
+            change(write)
+            return write.finish(kind)
+
+    service.__doc__ = doc
+    return service
+
+
+def stamping_act(
+    name: str, kind: str, doc: str, *, status: str | None = None, stamped: str | None = None
+) -> CaseAct:
+    """The bodiless act `name` that moves the case to `status` (if any) and stamps the time
+    in the field `stamped` (if any)."""
+
+    def change(write: Write) -> None:
+        if status is not None:
+            write.case.approval_status = status
+        if stamped is not None:
+            setattr(write.case, stamped, timezone.now())
+
+    return bodiless_act(name, kind, doc, change)
+
+
 # --- act bodies ------------------------------------------------------------------------------
 
 
@@ -168,3 +211,24 @@ def act_body(spec: type[SpecT], data: Any) -> SpecT:
     partial, errors = specs.validate(spec, data, creating=True)
     errors.raise_if_any()
     return partial
+
+
+def body_act(
+    name: str, kind: str, doc: str, spec: type[SpecT], change: Callable[[Write, SpecT], None]
+) -> CaseAct:
+    """The service of act `name`, whose body `spec` declares: the checks, the body read, then
+    under one transaction the checks again, `change` made to the write's case with the body
+    sent and the write audited as `kind`."""
+
+    def service(
+        *, caller: Caller, data: Any = None, expected_revision: int | None = None
+    ) -> BusinessCase:
+        precheck(caller, acts.ACTS[name], expected_revision)
+        sent = act_body(spec, data)
+        with transaction.atomic():
+            write = begin(caller, acts.ACTS[name], expected_revision)
+            change(write, sent)
+            return write.finish(kind)
+
+    service.__doc__ = doc
+    return service

@@ -26,9 +26,11 @@ from charter.services.common import (
     act_body,
     begin,
     body,
+    body_act,
     current_case,
     ended,
     precheck,
+    stamping_act,
 )
 from charter.services.minutes import clean_attendees
 from charter.specs import (
@@ -84,15 +86,9 @@ def submission_missing(case: BusinessCase) -> dict[str, str]:
 # --- acts ----------------------------------------------------------------------------------
 
 
-def charter_draft(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    precheck(caller, acts.ACTS["draft"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["draft"], expected_revision)
-        write.case.approval_status = "Draft"
-        return write.finish("charter.drafting_started")
+charter_draft = stamping_act(
+    "draft", "charter.drafting_started", "Exploring -> Draft.", status="Draft"
+)
 
 
 def charter_submit(
@@ -139,19 +135,20 @@ def charter_submit(
         return case
 
 
-def charter_return(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Submitted -> Draft by the sponsor, with at least one note; sets returnedAt."""
-    precheck(caller, acts.ACTS["return"], expected_revision)
-    notes = act_body(ReturnSpec, data).return_notes
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["return"], expected_revision)
-        case = write.case
-        case.return_notes = [*(case.return_notes or []), *notes]
-        case.returned_at = timezone.now()
-        case.approval_status = "Draft"
-        return write.finish("charter.returned")
+def _returned(write: Write, sent: ReturnSpec) -> None:
+    case = write.case
+    case.return_notes = [*(case.return_notes or []), *sent.return_notes]
+    case.returned_at = timezone.now()
+    case.approval_status = "Draft"
+
+
+charter_return = body_act(
+    "return",
+    "charter.returned",
+    "Submitted -> Draft by the sponsor, with at least one note; sets returnedAt.",
+    ReturnSpec,
+    _returned,
+)
 
 
 NOTE_LISTS = (
@@ -430,16 +427,17 @@ def _archive(
         return case
 
 
-def charter_steerco_schedule(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Set (or clear) the date the first steering committee is scheduled for."""
-    precheck(caller, acts.ACTS["steerco-schedule"], expected_revision)
-    scheduled = act_body(SteercoScheduleSpec, data).scheduled_for
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["steerco-schedule"], expected_revision)
-        write.case.first_steerco_scheduled_for = scheduled
-        return write.finish("charter.steerco_scheduled")
+def _schedule_steerco(write: Write, sent: SteercoScheduleSpec) -> None:
+    write.case.first_steerco_scheduled_for = sent.scheduled_for
+
+
+charter_steerco_schedule = body_act(
+    "steerco-schedule",
+    "charter.steerco_scheduled",
+    "Set (or clear) the date the first steering committee is scheduled for.",
+    SteercoScheduleSpec,
+    _schedule_steerco,
+)
 
 
 def charter_steerco_confirm(

@@ -19,7 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter.models import BusinessCase
-from charter.services.common import lock, sync_mirror
+from charter.serializers import stored_fields
+from charter.services.common import Write, lock
 from charter.services.thesis import create_template_page
 from charter.specs import MinutesSpec
 from governance import audit, signals, specs
@@ -155,24 +156,10 @@ def _complete_initiation(
     """The first minutes recorded: firstSteercoHeldAt := the meeting's date (start of day),
     firstSteercoAttendees := its attendees; initiation completes (once the case is approved)."""
     held_at = timezone.make_aware(dt.datetime.combine(held_on, dt.time.min))
-    before = {"firstSteercoHeldAt": None, "firstSteercoAttendees": case.first_steerco_attendees}
+    write = Write(caller=caller, project=project, case=case, before=stored_fields(case))
     case.first_steerco_held_at = held_at
     case.first_steerco_attendees = attendees
-    case.updated_at = timezone.now()
-    case.updated_by_account_id = caller.account_id
-    case.revision += 1
-    case.save()
-    sync_mirror(project, case, caller)
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="charter.steerco_held",
-        target_type="businessCase",
-        target_id=project.key,
-        changes=audit.diff(
-            before, {"firstSteercoHeldAt": held_at, "firstSteercoAttendees": attendees}
-        ),
-    )
+    write.finish("charter.steerco_held")
     if case.approved_at:
         # Initiation starts at approval; a committee that met before approval completes it
         # when the case is approved (see charter_approve).

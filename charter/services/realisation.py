@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from charter import acts
-from charter.services.common import begin, body, precheck
+from charter.services.common import begin, body, precheck, stamping_act
 from charter.specs import KpiSpec, RealisationSpec, ReviewSpec, VerdictSpec
 from governance import specs
 from governance.cleaning import (
@@ -26,18 +26,13 @@ from governance.cleaning import (
 from governance.errors import GateBlocked
 from governance.permissions import Caller
 
-
-def realisation_start(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Closed -> InRealisation (an editor or the sponsor): realisationStartedAt."""
-    precheck(caller, acts.ACTS["realisation-start"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["realisation-start"], expected_revision)
-        write.case.approval_status = "InRealisation"
-        write.case.realisation_started_at = timezone.now()
-        return write.finish("realisation.started")
+realisation_start = stamping_act(
+    "realisation-start",
+    "realisation.started",
+    "Closed -> InRealisation (an editor or the sponsor): realisationStartedAt.",
+    status="InRealisation",
+    stamped="realisation_started_at",
+)
 
 
 def realisation_update(
@@ -147,26 +142,18 @@ def realisation_verdict(
         )
 
 
-def maintenance_start(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """Realised or NotRealised -> InMaintenance: maintenanceStartedAt."""
-    precheck(caller, acts.ACTS["maintenance-start"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["maintenance-start"], expected_revision)
-        write.case.approval_status = "InMaintenance"
-        write.case.maintenance_started_at = timezone.now()
-        return write.finish("maintenance.started")
+maintenance_start = stamping_act(
+    "maintenance-start",
+    "maintenance.started",
+    "Realised or NotRealised -> InMaintenance: maintenanceStartedAt.",
+    status="InMaintenance",
+    stamped="maintenance_started_at",
+)
 
 
-def maintenance_retire(
-    *, caller: Caller, data: Any = None, expected_revision: int | None = None
-) -> BusinessCase:
-    """InMaintenance (state unchanged): maintenanceRetiredAt, once."""
-    precheck(caller, acts.ACTS["maintenance-retire"], expected_revision)
-    only(body(data))
-    with transaction.atomic():
-        write = begin(caller, acts.ACTS["maintenance-retire"], expected_revision)
-        write.case.maintenance_retired_at = timezone.now()
-        return write.finish("maintenance.retired")
+maintenance_retire = stamping_act(
+    "maintenance-retire",
+    "maintenance.retired",
+    "InMaintenance (state unchanged): maintenanceRetiredAt, once.",
+    stamped="maintenance_retired_at",
+)

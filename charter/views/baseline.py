@@ -5,11 +5,6 @@ applied (registers.tables)."""
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 
 from django.contrib import messages
 from django.http import HttpResponse, HttpResponseRedirect

@@ -3,20 +3,13 @@ the BAU handover, and the completeness of it all before submission."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from django.http import HttpResponse
-
-if TYPE_CHECKING:
-    pass
-
-
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect
 
 from charter import forms, services
 from charter.services.closeout import pending_register_rows
-from charter.views.context import page_url, render_page, render_section
+from charter.views.context import page_url, render_page, render_section, show_page
 from governance import permissions
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision, page
@@ -26,8 +19,7 @@ from governance.pageinput import check_numbers
 @page("GET", "POST")
 def closeout(request: HtmxHttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
-        project, caller = permissions.project_for(request, key)
-        return render_page(request, project, caller, "closeout")
+        return show_page(request, key, "closeout")
     project, caller = permissions.editable_project_for(request, key)
     data = forms.closeout(request.POST, pending_register_rows(project))
     unreadable: dict[str, list[str]] = {}

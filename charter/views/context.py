@@ -12,6 +12,7 @@ from django.urls import reverse
 from charter import acts, derive, finance
 from charter.forms import NOTE_ROWS
 from charter.models import (
+    APPROVAL_STATUSES,
     CHANGE_SATURATIONS,
     CLOSEOUT_RETURN_NOTE_SECTIONS,
     CONFIDENCES,
@@ -31,7 +32,8 @@ from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
 from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
-from governance import cleaning, labels, specs, submissions
+from governance import cleaning, labels, permissions, specs, submissions
+from governance.errors import DomainError
 from governance.http import HtmxHttpRequest, announce_revision, render_htmx
 from governance.models import Project, SiteSettings
 from governance.people import resolve
@@ -39,17 +41,8 @@ from governance.permissions import Caller
 from governance.services import enabled_themes
 from registers.services import changes_awaiting_application
 
-LIFECYCLE = [
-    "Exploring",
-    "Draft",
-    "Submitted",
-    "Approved",
-    "ClosingSubmitted",
-    "Closed",
-    "InRealisation",
-    "Realised",
-    "InMaintenance",
-]
+# The lifecycle strip: the states in order, without the ends off the main path.
+LIFECYCLE = [s for s in APPROVAL_STATUSES if s not in ("Archived", "NotRealised")]
 STATE_LABELS = labels.STATES
 # The sections a return note names: fields, or parts of the case, by their labels.
 SECTION_LABELS = {
@@ -175,6 +168,20 @@ def tolerance_proposal(case: BusinessCase) -> dict[str, Any]:
     }
 
 
+def page_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
+) -> dict[str, Any]:
+    """What every business-case page's context starts with: the project, the caller, the
+    charter tab with `page` as its subpage, and the lifecycle bar."""
+    return {
+        "project": project,
+        "caller": caller,
+        "tab": "charter",
+        "subpage": page,
+        **lifecycle_context(request, project, caller, case, page),
+    }
+
+
 def lifecycle_context(
     request: HtmxHttpRequest, project: Project, caller: Caller, case: BusinessCase, page: str
 ) -> dict[str, Any]:
@@ -271,11 +278,7 @@ def case_context(
     )
     wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "case",
-        **lifecycle_context(request, project, caller, case, "case"),
+        **page_context(request, project, caller, case, "case"),
         "people": resolve(ids),
         "can_edit_thesis": acts.allowed(acts.EDIT_THESIS, case, caller),
         # An editor, but the state keeps the thesis read-only (say so, and why).
@@ -363,10 +366,7 @@ def closeout_context(
     }
     values["lessons"] = source.get("lessons") or {}
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "closeout",
+        **page_context(request, project, caller, case, "closeout"),
         "values": values,
         "scope_rows": disposition_rows(
             rows["workPackages"], source.get("scopeDispositions"), "name"
@@ -376,7 +376,6 @@ def closeout_context(
             rows["decisions"], source_pending.get("decisions"), "decision"
         ),
         "change_rows": disposition_rows(rows["changes"], source_pending.get("changes"), "summary"),
-        **lifecycle_context(request, project, caller, case, "closeout"),
         "people": resolve(ids),
         "close_out": close_out,
         "handover": handover,
@@ -411,11 +410,7 @@ def realisation_context(
         *(r.get("byAccountId") for r in reviews),
     ]
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "realisation",
-        **lifecycle_context(request, project, caller, case, "realisation"),
+        **page_context(request, project, caller, case, "realisation"),
         "people": resolve(ids),
         "reviews": reviews,
         "kpi": kpi,
@@ -450,11 +445,7 @@ def minutes_context(
         if account_id and account_id not in candidates:
             candidates.append(account_id)
     context = {
-        "project": project,
-        "caller": caller,
-        "tab": "charter",
-        "subpage": "minutes",
-        **lifecycle_context(request, project, caller, case, "minutes"),
+        **page_context(request, project, caller, case, "minutes"),
         "people": resolve(ids),
         "minutes": minutes,
         "attendee_choices": candidates,
@@ -533,3 +524,31 @@ def revised(response: HttpResponse, case: BusinessCase) -> HttpResponse:
     return announce_revision(
         response, resource="charter", before=case.revision - 1, after=case.revision
     )
+
+
+def render_refused(
+    request: HtmxHttpRequest,
+    project: Project,
+    caller: Caller,
+    page: str,
+    refused: DomainError,
+    **extra: Any,
+) -> HttpResponse:
+    """A business-case page again after a refused write: the refusal's status, its field
+    errors and its message."""
+    return render_page(
+        request,
+        project,
+        caller,
+        page,
+        status=refused.status,
+        errors=refused.fields,
+        record_error=refused.message,
+        **extra,
+    )
+
+
+def show_page(request: HtmxHttpRequest, key: str, page: str) -> HttpResponse:
+    """A business-case page as anyone who may see the project reads it."""
+    project, caller = permissions.project_for(request, key)
+    return render_page(request, project, caller, page)

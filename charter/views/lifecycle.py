@@ -4,15 +4,8 @@ from rendered again with the refusal when it is refused."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from django.http import HttpResponse
-
-if TYPE_CHECKING:
-    pass
-
-
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect
 
 from charter import forms, services

@@ -3,19 +3,12 @@ from the steering-minutes template). The first minutes complete initiation."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from django.http import HttpResponse
-
-if TYPE_CHECKING:
-    pass
-
-
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect
 
 from charter import forms, services
-from charter.views.context import page_url, render_page
+from charter.views.context import page_url, render_refused, show_page
 from governance import permissions, submissions
 from governance.errors import Conflict, ValidationFailed
 from governance.http import HtmxHttpRequest, page
@@ -24,11 +17,10 @@ from governance.http import HtmxHttpRequest, page
 @page("GET", "POST")
 def minutes(request: HtmxHttpRequest, key: str) -> HttpResponse:
     if request.method == "GET":
-        project, caller = permissions.project_for(request, key)
-        return render_page(request, project, caller, "minutes")
+        return show_page(request, key, "minutes")
     project, caller = permissions.editable_project_for(request, key)
-    data = forms.minutes(request.POST)
     token = submissions.token_of(request.POST)
+    data = forms.minutes(request.POST)
     try:
         record, _ = submissions.create_once(
             token,
@@ -39,14 +31,12 @@ def minutes(request: HtmxHttpRequest, key: str) -> HttpResponse:
             ),
         )
     except (ValidationFailed, Conflict) as exc:
-        return render_page(
+        return render_refused(
             request,
             project,
             caller,
             "minutes",
-            status=exc.status,
-            errors=exc.fields,
-            record_error=exc.message,
+            exc,
             form={**data, "source": request.POST.get("source", "url")},
             **({"form_token": token} if token and isinstance(exc, ValidationFailed) else {}),
         )

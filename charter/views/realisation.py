@@ -3,20 +3,13 @@ the realisation record (summary, 'measured by' date, benefits owner)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from django.http import HttpResponse
-
-if TYPE_CHECKING:
-    pass
-
-
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect
 
 from charter import services
 from charter.specs import RealisationSpec
-from charter.views.context import page_url, render_page
+from charter.views.context import page_url, render_page, render_refused
 from governance import permissions, specs
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision, page
@@ -35,14 +28,12 @@ def realisation(request: HtmxHttpRequest, key: str) -> HttpResponse:
             caller=caller, data=data, expected_revision=form_revision(request.POST)
         )
     except (ValidationFailed, Conflict, Stale) as exc:
-        return render_page(
+        return render_refused(
             request,
             project,
             caller,
             "realisation",
-            status=exc.status,
-            errors=exc.fields,
-            record_error=exc.message,
+            exc,
             form=data,
         )
     messages.success(request, "Realisation record saved.")

@@ -1,11 +1,11 @@
 """Load the demo portfolio. Safe to run again: nothing is duplicated."""
 
-from importlib import import_module
 from typing import Any
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from config.modules import optional_module
 from governance import demo
 
 # Layer order: each app's demo builds on the ones before it.
@@ -19,13 +19,9 @@ class Command(BaseCommand):
         with transaction.atomic():
             ctx = demo.seed()
             for app in DEMO_APPS:
-                try:
-                    module = import_module(f"{app}.demo")
-                except ModuleNotFoundError as exc:
-                    if exc.name != f"{app}.demo":
-                        raise
-                    continue
-                module.seed(ctx)
+                module = optional_module(app, "demo")
+                if module is not None:
+                    module.seed(ctx)
         self.stdout.write(
             f"Demo data ready: {len(ctx.users)} people, {len(ctx.projects)} projects. "
             f"Sign in with any of {', '.join(demo.CAST)} and the password {demo.DEMO_PASSWORD!r}."
