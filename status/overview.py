@@ -73,7 +73,7 @@ def waiting_items(
     """What waits on `project` and for whom, from its stored health row (the portfolio's
     values: `status.health.portfolio_values`), its approval status and the state of its
     undecided exception (Open: the lead reports; Reported: the sponsor decides). "you" where
-    the caller is the one to act."""
+    the caller is the one to act. Register rows wait only while the registers can change."""
     key = project.key
     lead = "you" if caller.is_lead else "the Project Lead"
     editors = "you" if caller.can_edit else "the Project Lead and editors"
@@ -109,7 +109,14 @@ def waiting_items(
         items.append(Waiting(f"Status update overdue{when}", editors, status_url, True))
     elif due is not None and (due - today).days <= DUE_SOON_DAYS:
         items.append(Waiting(f"Status update due {formatting.day(due)}", editors, status_url))
-    decisions = row.get("pendingDecisions") or 0
+    if project.registers_frozen:
+        # Close-out onward (or archived) no register row can change: nothing there waits.
+        decisions = changes = late = 0
+    else:
+        decisions = row.get("pendingDecisions") or 0
+        changes = row.get("changesAwaitingApplication") or 0
+        schedule = (row.get("drivers") or {}).get("scheduleRag") or {}
+        late = (schedule.get("figures") or {}).get("latePackages") or 0
     if decisions:
         items.append(
             Waiting(
@@ -118,7 +125,6 @@ def waiting_items(
                 reverse("registers:decisions", args=[key]) + "?state=Pending",
             )
         )
-    changes = row.get("changesAwaitingApplication") or 0
     if changes:
         items.append(
             Waiting(
@@ -127,8 +133,6 @@ def waiting_items(
                 reverse("registers:changes", args=[key]) + "?state=AwaitingApplication",
             )
         )
-    schedule = (row.get("drivers") or {}).get("scheduleRag") or {}
-    late = (schedule.get("figures") or {}).get("latePackages") or 0
     if late:
         items.append(
             Waiting(
@@ -256,17 +260,21 @@ def top_risks(view: derive.StatusView, count: int = TOP_RISKS) -> list[dict[str,
             "id": r.id,
             "title": r.title,
             "score": derive.score(r),
-            "inherent": derive.inherent_score(r),
-            "residual": (
-                r.residual_impact * r.residual_likelihood
-                if r.residual_impact and r.residual_likelihood
-                else None
-            ),
             "zone": risk_zone(derive.score(r), view.thresholds),
+            "scores": derive.scores_in_words(r) if derive.score(r) is not None else "not scored",
             "materialised": r.materialised,
         }
         for r in risks[:count]
     ]
+
+
+def _overrun_text(overrun: Any) -> str:
+    """The forecast against the approved budget in words ("" when they match or either is
+    missing), the percentage as the cost dimension computed it."""
+    if not overrun:
+        return ""
+    side = "over" if overrun > 0 else "under"
+    return f"{formatting.percent_figure(abs(overrun))}% {side} the approved budget"
 
 
 @page("GET")
@@ -295,17 +303,22 @@ def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
             tab="overview",
             view=view,
             row=row,
-            dimensions=[(d, derive.DIMENSION_LABELS[d], view.dimensions[d]) for d in DIMENSIONS],
-            effective=view.effective,
+            dimensions=[
+                (derive.DIMENSION_LABELS[d], view.effective.get(f"{d}Rag"), view.dimensions[d])
+                for d in DIMENSIONS
+            ],
             figures=view.figures,
+            overrun=_overrun_text(view.figures.get("costOverrunPct")),
             # The work packages' actual costs summed (all of them; earned value's AC counts
             # only the packages with a baseline budget, and is on the status page).
             actual=sum(actuals) if actuals else None,
             approved_end=approved_end,
             baseline_source=schedule.get("baselineSource") or "",
-            variation_days=variation,
+            variation_days=abs(variation),
+            variation_more=variation > 0,
             forecast_end=schedule.get("latestEndDate"),
             slip_days=schedule.get("slipDays"),
+            late_packages=schedule.get("latePackages") or 0,
             risks=top_risks(view),
             waiting=waiting_items(
                 project,

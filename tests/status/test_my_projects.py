@@ -66,6 +66,16 @@ def test_the_stored_row_says_what_else_waits(cast):
     assert all(who != "you" for _, who in _waiting(cast, cast.viewer, row))
 
 
+def test_frozen_registers_wait_for_nobody(cast):
+    row = {
+        "pendingDecisions": 2,
+        "changesAwaitingApplication": 1,
+        "drivers": {"scheduleRag": {"figures": {"latePackages": 3}}},
+    }
+    assert _waiting(cast, cast.lead, row, approval="Closed") == []
+    assert len(_waiting(cast, cast.lead, row, approval="Approved")) == 3
+
+
 def test_due_soon_is_said_before_it_is_overdue(cast):
     soon = {"stale": False, "nextUpdateDueAt": "2026-12-02T09:00:00+00:00"}
     later = {"stale": False, "nextUpdateDueAt": "2027-01-20T09:00:00+00:00"}
@@ -120,7 +130,7 @@ def test_overview_shows_status_budget_dates_risks_and_what_waits(cast, client_fo
     assert "Forecast end" in page and "30 Jun 2026" in page
     assert page.index("Supplier fails") < page.index("Minor slip")
     assert "Closed one" not in page
-    assert "1 decision pending" in page and "waits for their owners" in page
+    assert '1 decision pending</a><span class="who">waits for their owners' in page
 
 
 def test_overview_of_an_empty_project_says_what_is_missing(cast, client_for):
@@ -130,3 +140,17 @@ def test_overview_of_an_empty_project_says_what_is_missing(cast, client_for):
     # A project that never reported waits for its first status update.
     assert "Status update overdue</a>" in page
     assert "waits for you" in page
+
+
+def test_overview_never_says_on_time_while_a_package_is_late(cast, client_for):
+    WorkPackageFactory(
+        project=cast.project,
+        planned_end_date=dt.date(2026, 6, 30),
+        forecast_end_date=dt.date(2026, 7, 10),
+    )
+    WorkPackageFactory(project=cast.project, planned_end_date=dt.date(2026, 9, 30))
+    page = client_for(cast.lead).get("/projects/ALPHA/").content.decode()
+    dates = page[page.index('id="dates-h"') : page.index('id="risks-h"')]
+    assert "On time" not in dates
+    # The project's end is within its plan; the late package sets the slip, as on the status.
+    assert "<dt>Slip</dt><dd>10 days late</dd>" in dates
