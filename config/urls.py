@@ -7,9 +7,10 @@ from config.api import api
 from governance import auth_views as sign_in
 from governance import oauth, views
 from governance.atlassian import webhooks
+from status import overview
 
 urlpatterns = [
-    path("", views.project_list, name="project-list"),
+    path("", overview.project_list, name="project-list"),
     path("accounts/login/", sign_in.LoginView.as_view(), name="login"),
     path("accounts/atlassian/login/", sign_in.atlassian_login, name="atlassian-login"),
     path("accounts/atlassian/callback/", sign_in.atlassian_callback, name="atlassian-callback"),
@@ -18,7 +19,7 @@ urlpatterns = [
     path("notifications/", views.notification_list, name="notifications"),
     path("notifications/settings/", views.notification_settings, name="notification-settings"),
     path("profile/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
-    path("projects/<str:key>/", views.project_overview, name="project-overview"),
+    path("projects/<str:key>/", overview.project_overview, name="project-overview"),
     path("projects/<str:key>/editors/", views.project_editors, name="project-editors"),
     path("projects/<str:key>/audit/", views.project_audit, name="project-audit"),
     path("projects/<str:key>/registers/", include("registers.urls")),

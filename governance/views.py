@@ -1,4 +1,5 @@
-"""Kernel pages: My projects, project overview, editor nominations, audit, profile (tokens)."""
+"""Kernel pages: editor nominations, audit, profile (tokens), notifications; the project tab
+shell (`project_context`). My projects and the overview are status/overview.py."""
 
 from __future__ import annotations
 
@@ -20,18 +21,14 @@ from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import urlencode
 
 from governance import (
     audit_text,
     notifications,
     oauth,
-    paging,
     permissions,
     services,
-    textsearch,
 )
-from governance.atlassian.context import incomplete_listings
 from governance.errors import NotFound, ValidationFailed
 from governance.http import HtmxHttpRequest, page, render_htmx, uncompressed
 from governance.models import (
@@ -42,72 +39,12 @@ from governance.models import (
     NotificationOptOut,
 )
 from governance.people import PEOPLE_SEARCH_DOWN, resolve, search_browsers
-from governance.tracker import TrackerError, work_package_field_note
-
-
-@page("GET")
-def project_list(request: HtmxHttpRequest) -> HttpResponse:
-    """The projects the caller can view, by key, 100 a page (next / previous links keep the
-    search)."""
-    rows = permissions.viewable_projects(request)
-    query = request.GET.get("q", "").strip()
-    if query:
-        words = textsearch.words(query)
-        rows = [
-            (p, c) for p, c in rows if textsearch.matches(words, textsearch.haystack(p.key, p.name))
-        ]
-    try:
-        found = paging.projects_page(rows, request.GET.get("cursor"), paging.DEFAULT_PAGE_SIZE)
-    except paging.BadCursor:  # a stale or altered link: the first page
-        found = paging.projects_page(rows, None, paging.DEFAULT_PAGE_SIZE)
-    # The page's rows as the gate gave them (a key renamed in the tracker shows at once; the
-    # mirror's upkeep stores it later).
-    viewable = {p.pk: (p, c) for p, c in rows}
-    shown = [viewable[p.pk] for p in found.rows]
-    people = resolve(p.lead_account_id for p, _ in shown)
-    pages = {
-        name: "?" + urlencode({**({"q": query} if query else {}), "cursor": cursor})
-        for name, cursor in (("next", found.next_cursor), ("previous", found.previous_cursor))
-        if cursor
-    }
-    return render(
-        request,
-        "governance/project_list.html",
-        {
-            "rows": shown,
-            "total": len(rows),
-            "pages": pages,
-            "people": people,
-            "query": query,
-            "incomplete": "searchProjects" in incomplete_listings.get(),
-        },
-    )
+from governance.tracker import TrackerError
 
 
 def project_context(project: Project, caller: Caller, **extra: Any) -> dict[str, Any]:
     """What every project page (the tab shell) needs."""
     return {"project": project, "caller": caller, **extra}
-
-
-@page("GET")
-def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
-    project, caller = permissions.project_for(request, key)
-    editor_ids = services.editor_account_ids(project)
-    people = resolve(
-        [project.lead_account_id, project.sponsor_account_id, *editor_ids, caller.account_id]
-    )
-    return render(
-        request,
-        "governance/project_overview.html",
-        project_context(
-            project,
-            caller,
-            tab="overview",
-            editor_ids=editor_ids,
-            people=people,
-            field_note=work_package_field_note(project.key),
-        ),
-    )
 
 
 def _editors_context(

@@ -299,10 +299,16 @@ def package_figures(
     }
 
 
+def is_open_risk(risk: RiskFact) -> bool:
+    """A Risk item (not an opportunity) that is not Closed: what the risk figures, the risk
+    dimension and a project's top risks count."""
+    return risk.direction == "Risk" and risk.status != "Closed"
+
+
 def risk_figures(risks: Sequence[RiskFact], thresholds: Mapping[str, Any]) -> dict[str, Any]:
     """Over the Risk items: how many, how many open, the top score of the open ones, and how
     many of those fall in each zone of the one score-to-colour rule (`governance.rag.risk_zone`)."""
-    open_risks = [r for r in risks if r.direction == "Risk" and r.status != "Closed"]
+    open_risks = [r for r in risks if is_open_risk(r)]
     zones = [risk_zone(r.score, thresholds) for r in open_risks]
     return {
         "risks": sum(1 for r in risks if r.direction == "Risk"),
@@ -1103,7 +1109,7 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
     held: list[tuple[int, RiskFact]] = []
     for r in facts.risks if facts.detailed else ():
         judged = score(r)
-        if r.status == "Closed" or r.direction != "Risk" or judged is None:
+        if not is_open_risk(r) or judged is None:
             continue
         inherent = inherent_score(r)
         if risk_zone(judged, thresholds) in ("Red", "Amber"):

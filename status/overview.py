@@ -1,0 +1,334 @@
+"""The pages a project's people start from: "My projects" (a lead's week: each project's RAG
+and what waits for whom) and a project's overview (RAG, budget, dates, the top risks and what
+waits for whom). Both read the one project model: the stored health rows (`status.health`) for
+the list, the project's own status view (`status.selectors.view_for`) for its overview, and
+`waiting_items` alone says what waits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.http import urlencode
+
+from governance import formatting, paging, permissions, services, textsearch
+from governance.atlassian.context import incomplete_listings
+from governance.http import HtmxHttpRequest, page
+from governance.people import resolve
+from governance.rag import risk_zone
+from governance.tracker import work_package_field_note
+from governance.views import project_context
+from status import derive, health, selectors
+from status.models import DIMENSIONS, UNDECIDED_STATES, ProjectException
+
+if TYPE_CHECKING:
+    from governance.models import Project
+    from governance.permissions import Caller
+
+# A status update or a benefits review this close is "due" (before it is overdue).
+DUE_SOON_DAYS = 7
+REVIEW_SOON_DAYS = 30
+TOP_RISKS = 5
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """One thing that waits: what, for whom ("you", a role), and where it is done."""
+
+    text: str
+    who: str
+    url: str
+    urgent: bool = False
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _date(value: Any) -> dt.date | None:
+    """A stored row's ISO date or timestamp as a date in the site's time zone."""
+    if not value:
+        return None
+    moment = parse_datetime(value) if "T" in value else None
+    if moment is not None:
+        return timezone.localdate(moment) if timezone.is_aware(moment) else moment.date()
+    return parse_date(value[:10])
+
+
+def waiting_items(
+    project: Project,
+    caller: Caller,
+    row: Mapping[str, Any],
+    *,
+    exception_state: str | None,
+    today: dt.date,
+) -> list[Waiting]:
+    """What waits on `project` and for whom, from its stored health row (the portfolio's
+    values: `status.health.portfolio_values`), its approval status and the state of its
+    undecided exception (Open: the lead reports; Reported: the sponsor decides). "you" where
+    the caller is the one to act. Register rows wait only while the registers can change."""
+    key = project.key
+    lead = "you" if caller.is_lead else "the Project Lead"
+    editors = "you" if caller.can_edit else "the Project Lead and editors"
+    sponsor = "you" if caller.is_sponsor else "the sponsor"
+    items: list[Waiting] = []
+    status_url = reverse("status:index", args=[key])
+    if project.approval_status == "Submitted":
+        items.append(
+            Waiting(
+                "Business case submitted: approve or return it",
+                sponsor,
+                reverse("charter:index", args=[key]),
+                urgent=caller.is_sponsor,
+            )
+        )
+    if project.approval_status == "ClosingSubmitted":
+        items.append(
+            Waiting(
+                "Close-out submitted: accept it or send it back",
+                sponsor,
+                reverse("charter:index", args=[key]),
+                urgent=caller.is_sponsor,
+            )
+        )
+    exception_url = reverse("status:exception", args=[key])
+    if exception_state == "Open":
+        items.append(Waiting("In exception: write the exception report", lead, exception_url, True))
+    elif exception_state == "Reported":
+        items.append(Waiting("Exception report waits for a decision", sponsor, exception_url, True))
+    due = _date(row.get("nextUpdateDueAt"))
+    if row.get("stale"):
+        when = f" (due {formatting.day(due)})" if due else ""
+        items.append(Waiting(f"Status update overdue{when}", editors, status_url, True))
+    elif due is not None and (due - today).days <= DUE_SOON_DAYS:
+        items.append(Waiting(f"Status update due {formatting.day(due)}", editors, status_url))
+    if project.registers_frozen:
+        # Close-out onward (or archived) no register row can change: nothing there waits.
+        decisions = changes = late = 0
+    else:
+        decisions = row.get("pendingDecisions") or 0
+        changes = row.get("changesAwaitingApplication") or 0
+        schedule = (row.get("drivers") or {}).get("scheduleRag") or {}
+        late = (schedule.get("figures") or {}).get("latePackages") or 0
+    if decisions:
+        items.append(
+            Waiting(
+                f"{_plural(decisions, 'decision')} pending",
+                "their owners",
+                reverse("registers:decisions", args=[key]) + "?state=Pending",
+            )
+        )
+    if changes:
+        items.append(
+            Waiting(
+                f"{_plural(changes, 'approved change')} to apply to the plan",
+                lead,
+                reverse("registers:changes", args=[key]) + "?state=AwaitingApplication",
+            )
+        )
+    if late:
+        items.append(
+            Waiting(
+                f"{_plural(late, 'work package')} late against baseline",
+                editors,
+                reverse("registers:work-packages", args=[key]),
+            )
+        )
+    review = _date(row.get("realisationReviewDueOn"))
+    if row.get("realisationReviewOverdue"):
+        items.append(
+            Waiting(
+                f"Benefits review overdue (due {formatting.day(review)})",
+                editors,
+                reverse("charter:index", args=[key]),
+                True,
+            )
+        )
+    elif review is not None and (review - today).days <= REVIEW_SOON_DAYS:
+        items.append(
+            Waiting(
+                f"Benefits review due {formatting.day(review)}",
+                editors,
+                reverse("charter:index", args=[key]),
+            )
+        )
+    return items
+
+
+def _mine(caller: Caller) -> bool:
+    return caller.is_lead or caller.can_edit or caller.is_sponsor
+
+
+def role_of(caller: Caller) -> str:
+    role = "Project Lead" if caller.is_lead else "Editor" if caller.can_edit else "Viewer"
+    return f"{role}, Sponsor" if caller.is_sponsor else role
+
+
+def _undecided(projects: Sequence[Project]) -> dict[int, str]:
+    """Each project's undecided exception's state, by project id (one query)."""
+    ids = [p.pk for p in projects]
+    if not ids:
+        return {}
+    return dict(
+        ProjectException.objects.filter(project_id__in=ids, state__in=UNDECIDED_STATES).values_list(
+            "project_id", "state"
+        )
+    )
+
+
+@page("GET")
+def project_list(request: HtmxHttpRequest) -> HttpResponse:
+    """My projects: the projects the caller can view, by key, 100 a page, each with its RAG
+    and what waits for whom; "mine only" keeps those the caller leads, edits or sponsors."""
+    rows = permissions.viewable_projects(request)
+    query = request.GET.get("q", "").strip()
+    mine = request.GET.get("mine") == "1"
+    mine_count = sum(1 for _, c in rows if _mine(c))
+    if mine:
+        rows = [(p, c) for p, c in rows if _mine(c)]
+    if query:
+        words = textsearch.words(query)
+        rows = [
+            (p, c) for p, c in rows if textsearch.matches(words, textsearch.haystack(p.key, p.name))
+        ]
+    try:
+        found = paging.projects_page(rows, request.GET.get("cursor"), paging.DEFAULT_PAGE_SIZE)
+    except paging.BadCursor:  # a stale or altered link: the first page
+        found = paging.projects_page(rows, None, paging.DEFAULT_PAGE_SIZE)
+    # The page's rows as the gate gave them (a key renamed in the tracker shows at once; the
+    # mirror's upkeep stores it later).
+    viewable = {p.pk: (p, c) for p, c in rows}
+    shown = [viewable[p.pk] for p in found.rows]
+    stored = health.rows_for([p for p, _ in shown])
+    exceptions = _undecided([p for p, _ in shown])
+    today = timezone.localdate()
+    items = []
+    for project, caller in shown:
+        row = stored.get(project.pk, {})
+        items.append(
+            {
+                "project": project,
+                "caller": caller,
+                "role": role_of(caller),
+                "row": row,
+                "dimensions": [
+                    (derive.DIMENSION_LABELS[d], (row.get("effective") or {}).get(f"{d}Rag"))
+                    for d in DIMENSIONS
+                ],
+                "waiting": waiting_items(
+                    project, caller, row, exception_state=exceptions.get(project.pk), today=today
+                ),
+            }
+        )
+    people = resolve(p.lead_account_id for p, _ in shown)
+    keep = {**({"q": query} if query else {}), **({"mine": "1"} if mine else {})}
+    pages = {
+        name: "?" + urlencode({**keep, "cursor": cursor})
+        for name, cursor in (("next", found.next_cursor), ("previous", found.previous_cursor))
+        if cursor
+    }
+    return render(
+        request,
+        "status/project_list.html",
+        {
+            "items": items,
+            "total": len(rows),
+            "pages": pages,
+            "people": people,
+            "query": query,
+            "mine": mine,
+            "mine_count": mine_count,
+            "incomplete": "searchProjects" in incomplete_listings.get(),
+        },
+    )
+
+
+def top_risks(view: derive.StatusView, count: int = TOP_RISKS) -> list[dict[str, Any]]:
+    """The open risks with the highest judged score (residual where assessed, else inherent),
+    each with both scores and its colour; unscored ones last."""
+    risks = [r for r in view.facts.risks if derive.is_open_risk(r)]
+    risks.sort(key=lambda r: (-(derive.score(r) or -1), r.title))
+    return [
+        {
+            "id": r.id,
+            "title": r.title,
+            "score": derive.score(r),
+            "zone": risk_zone(derive.score(r), view.thresholds),
+            "scores": derive.scores_in_words(r) if derive.score(r) is not None else "not scored",
+            "materialised": r.materialised,
+        }
+        for r in risks[:count]
+    ]
+
+
+def _overrun_text(overrun: Any) -> str:
+    """The forecast against the approved budget in words ("" when they match or either is
+    missing), the percentage as the cost dimension computed it."""
+    if not overrun:
+        return ""
+    side = "over" if overrun > 0 else "under"
+    return f"{formatting.percent_figure(abs(overrun))}% {side} the approved budget"
+
+
+@page("GET")
+def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
+    """A project's front page: its RAG with reasons, budget (approved, forecast, actual),
+    dates (approved end, forecast end), the top risks, what waits for whom, and its people."""
+    project, caller = permissions.project_for(request, key)
+    view = selectors.view_for(project)
+    row = health.portfolio_values(view)
+    record = ProjectException.objects.filter(project=project, state__in=UNDECIDED_STATES).first()
+    editor_ids = services.editor_account_ids(project)
+    people = resolve(
+        [project.lead_account_id, project.sponsor_account_id, *editor_ids, caller.account_id]
+    )
+    schedule = view.dimensions["schedule"].figures
+    base_end = schedule.get("baselineEndDate")
+    variation = schedule.get("approvedVariationDays") or 0
+    approved_end = base_end + dt.timedelta(days=variation) if base_end else None
+    actuals = [wp.budget_actual for wp in view.facts.work_packages if wp.budget_actual is not None]
+    return render(
+        request,
+        "status/overview.html",
+        project_context(
+            project,
+            caller,
+            tab="overview",
+            view=view,
+            row=row,
+            dimensions=[
+                (derive.DIMENSION_LABELS[d], view.effective.get(f"{d}Rag"), view.dimensions[d])
+                for d in DIMENSIONS
+            ],
+            figures=view.figures,
+            overrun=_overrun_text(view.figures.get("costOverrunPct")),
+            # The work packages' actual costs summed (all of them; earned value's AC counts
+            # only the packages with a baseline budget, and is on the status page).
+            actual=sum(actuals) if actuals else None,
+            approved_end=approved_end,
+            baseline_source=schedule.get("baselineSource") or "",
+            variation_days=abs(variation),
+            variation_more=variation > 0,
+            forecast_end=schedule.get("latestEndDate"),
+            slip_days=schedule.get("slipDays"),
+            late_packages=schedule.get("latePackages") or 0,
+            risks=top_risks(view),
+            waiting=waiting_items(
+                project,
+                caller,
+                row,
+                exception_state=record.state if record else None,
+                today=timezone.localdate(),
+            ),
+            editor_ids=editor_ids,
+            people=people,
+            field_note=work_package_field_note(project.key),
+        ),
+    )
