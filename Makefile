@@ -18,10 +18,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Links in e-mails point at the port served unless SITE_URL says otherwise; the demo's e-mails
+# are written to files under mail/ (EMAIL_URL picks another backend), not to the console.
 run: install
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py seed_demo
-	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+	SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} $(PY) manage.py seed_demo
+	@echo ""
+	@echo "== Open http://127.0.0.1:$(PORT)/ and sign in as lena (Project Lead), sofia (sponsor) or"
+	@echo "== any of the demo cast in the README, password governance-demo. Ctrl-C stops it. =="
+	@echo ""
+	SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # The browser tests drive a Chromium or Chrome found on this machine (CHROMIUM_PATH, PATH, the
 # usual locations); as root, Debian's `chromium` is installed when none is. Otherwise the

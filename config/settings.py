@@ -249,9 +249,11 @@ PEOPLE_CACHE_SECONDS = env.int("PEOPLE_CACHE_SECONDS", default=300)
 # commits (the laptop default); a worker (`make worker`) retries whatever is left.
 OUTBOX_RUN_ON_COMMIT = env.bool("OUTBOX_RUN_ON_COMMIT", default=DEBUG)
 
-# Notification e-mail: the console by default; EMAIL_URL picks SMTP, e.g.
-# smtp+tls://user:password@mail.example.com:587. SITE_URL makes the links in e-mails absolute.
-_EMAIL = env.email_url("EMAIL_URL", default="consolemail://")
+# Notification e-mail: one file per message under mail/ by default (the demo sends dozens; the
+# console stays readable); EMAIL_URL picks SMTP, e.g.
+# smtp+tls://user:password@mail.example.com:587, or consolemail://. SITE_URL makes the links in
+# e-mails absolute (`make run` sets it from the port it serves when it is unset).
+_EMAIL = env.email_url("EMAIL_URL", default="filemail://")
 EMAIL_BACKEND = _EMAIL["EMAIL_BACKEND"]
 EMAIL_HOST = _EMAIL.get("EMAIL_HOST", "localhost") or "localhost"
 EMAIL_PORT = _EMAIL.get("EMAIL_PORT") or 25
@@ -259,6 +261,11 @@ EMAIL_HOST_USER = _EMAIL.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = _EMAIL.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = bool(_EMAIL.get("EMAIL_USE_TLS", False))
 EMAIL_USE_SSL = bool(_EMAIL.get("EMAIL_USE_SSL", False))
+if _EMAIL["EMAIL_BACKEND"].endswith("filebased.EmailBackend"):
+    # filemail:// writes under mail/ here; filemail:///var/mail/app (django-environ drops the
+    # leading slash) under that absolute folder.
+    _path = _EMAIL.get("EMAIL_FILE_PATH") or ""
+    EMAIL_FILE_PATH = f"/{_path}" if _path else str(BASE_DIR / "mail")
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="governance@localhost")
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
 OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=8)

@@ -4,12 +4,11 @@ lives here; the services validate. What a person types is read here before that:
 the page cannot read and an override without its commentary line are refused next to the
 field instead of being dropped or saved silently. Reason lines keep the spec's clamp."""
 
-import json
 from typing import Any
 
 from django.http import QueryDict
 
-from governance import cleaning, specs
+from governance import specs
 from governance.pageinput import check_numbers
 from status.specs import COMMENTARY_KEYS, FORM_FIELDS, NULL_WHEN_EMPTY, ExceptionReportSpec
 
@@ -18,7 +17,8 @@ REASONED_OVERRIDES = {"cost": "Cost", "schedule": "Schedule", "scope": "Scope"}
 
 
 def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """The status PATCH body a form submitted, and parse errors (projectMetrics JSON)."""
+    """The status PATCH body a form submitted, and its number errors. Project metrics are the
+    API's (free JSON kept as given): the page neither shows nor takes them."""
     data: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
     for name in FORM_FIELDS:
@@ -27,17 +27,6 @@ def status_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, list[str]]]:
             data[name] = None if name in NULL_WHEN_EMPTY and value == "" else value
     if any(key in post for key in COMMENTARY_KEYS):
         data["structuredCommentary"] = {key: post.get(key, "") for key in COMMENTARY_KEYS}
-    if "projectMetrics" in post:
-        raw = post.get("projectMetrics", "").strip()
-        if raw:
-            try:
-                data["projectMetrics"] = cleaning.json_loads(raw, what="projectMetrics")
-            except cleaning.JsonRefused as exc:
-                errors["projectMetrics"] = [str(exc)]
-            except ValueError:
-                errors["projectMetrics"] = ["Must be valid JSON (or empty)."]
-        else:
-            data["projectMetrics"] = None
     check_numbers(data, errors, amounts=("revisedForecast",))
     for key, label in REASONED_OVERRIDES.items():
         override, reason = f"{key}RagOverride", f"{key}RagOverrideReason"
@@ -55,13 +44,6 @@ def report_data(post: QueryDict, *, creating: bool = False) -> dict[str, Any]:
     if creating and not data.get("title", "").strip():
         data.pop("title", None)
     return data
-
-
-def metrics_text(value: Any) -> str:
-    """projectMetrics as the form's textarea shows it."""
-    if value is None:
-        return ""
-    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def exception_report_data(post: QueryDict) -> dict[str, Any]:

@@ -50,7 +50,6 @@ TREND_LENGTH = 12
 FORM_LABELS = {
     **{name: label for name, label in specs.labels(StatusSpec).items() if name in FORM_FIELDS},
     **specs.labels(CommentarySpec),
-    "projectMetrics": "Project metrics (JSON)",
 }
 
 
@@ -80,7 +79,6 @@ def _initial(status: ProjectStatus) -> dict[str, Any]:
         "keyRisks": commentary.get("keyRisks", ""),
         "decisionsRequired": commentary.get("decisionsRequired", ""),
         "brCadence": status.br_cadence or "",
-        "projectMetrics": forms.metrics_text(status.project_metrics),
     }
 
 

@@ -143,6 +143,7 @@ class RiskPages(base.RegisterPages):
         prefill = forms.values_from_record("decisions", decision_prefill(risk))
         form = DECISIONS.new_form(project, values or prefill)
         form["risk"] = risk
+        form["labels"] = DECISIONS.labels  # the decision register's own field labels
         return form
 
     def record_response(

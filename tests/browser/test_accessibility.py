@@ -83,6 +83,18 @@ def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page)
     page.get_by_role("link", name="Update status").click()
     expect(page.get_by_label("Overall RAG")).to_be_focused()
     assert_accessible(page, "the status editor")
+    # The decision treating a materialised risk: its own page and the register row's form,
+    # each field labelled by the decision register.
+    materialised = Risk.objects.filter(project__key="BRIDGE", materialised=True).first()
+    record = f"{base}/registers/risks/{materialised.pk}/record-decision/"
+    check_pages(page, live_server, [record])
+    expect(page.get_by_label("Decision", exact=False).first).to_be_visible()
+    page.goto(f"{live_server.url}{base}/registers/risks/")
+    page.locator(f"#risk-{materialised.pk}").get_by_role("link", name="Record decision").click()
+    expect(page.locator("tr.editing").first).to_be_visible()
+    for label in ("Made on", "Rationale"):
+        expect(page.locator("tr.editing").get_by_label(label, exact=False).first).to_be_visible()
+    assert_accessible(page, "risks: the record-decision row")
 
 
 def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watched_page):

@@ -85,3 +85,34 @@ def test_pmo_asks_for_red_projects_and_lead_confirms_a_risk(
     page.goto(f"{live_server.url}/projects/ALPHA/registers/risks/")
     expect(page.get_by_role("link", name="Supplier insolvency", exact=True)).to_be_visible()
     assert Risk.objects.get(title="Supplier insolvency").likelihood == 3
+
+
+LONG_WORD = "https://wiki.example.com/" + "a" * 400
+LONG_ANSWER = f"The red projects are listed below. {LONG_WORD} " + "Figures and reasons " * 60
+
+
+def _long(messages, info):
+    returned = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+    if returned:
+        return ModelResponse(parts=[TextPart(LONG_ANSWER)])
+    return ModelResponse(parts=[ToolCallPart("find_projects", {"rag": "Red"})])
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_long_answer_wraps_inside_the_page(
+    width, cast, live_server, watched_page, sign_in, settings, monkeypatch
+):
+    settings.AGENT_MODEL = "test:scripted"
+    monkeypatch.setattr(assistant, "get_model", lambda: FunctionModel(_long))
+    scripting.ensure_group("gov", members=["pmo"])
+    set_governance_group("gov")
+    ProjectStatusFactory(project=cast.project, overall_rag="Red", overall_reason="x" * 300)
+    page = watched_page
+    page.set_viewport_size({"width": width, "height": 900})
+    sign_in(page, "pmo")
+    page.goto(f"{live_server.url}/assistant/")
+    page.get_by_label("Your request").fill("Which projects are red?")
+    page.get_by_role("button", name="Ask").click()
+    expect(page.get_by_text("The red projects are listed below.")).to_be_visible()
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"the answer widens the page to {scroll}px at {width}px"

@@ -230,6 +230,9 @@ def test_a_gated_act_rerenders_the_page_naming_what_is_missing(cast, client_for)
         ("decisionAuthority", "Sponsor (decision authority)"),
     ):  # the fields by their labels, not their API names
         assert f"<strong>{label}</strong>" in html and f"<strong>{field}</strong>" not in html
+        assert field not in html.split("not done.</strong>", 1)[1].split("</p>", 1)[0]
+    # The sentence itself names them as words too.
+    assert "Still needed: adoption affected, adoption KPI" in html
 
 
 def test_an_act_redirects_with_a_message(cast, arrange, client_for):

@@ -76,7 +76,6 @@ def test_saving_the_form_updates_the_status(cast, client_for):
             "keyMessages": "On track",
             "keyRisks": "",
             "decisionsRequired": "",
-            "projectMetrics": '{"velocity": 12}',
             "revisedForecast": "",
         },
     )
@@ -87,7 +86,17 @@ def test_saving_the_form_updates_the_status(cast, client_for):
     assert status.schedule_rag_override == "Red"
     assert status.cost_rag_override is None
     assert status.structured_commentary["keyMessages"] == "On track"
-    assert status.project_metrics == {"velocity": 12}
+    assert "projectMetrics" not in form  # the API's, not the page's
+
+
+def test_the_page_keeps_the_project_metrics_the_api_stored(cast, client_for):
+    services.status_update(caller=lead_caller(cast), data={"projectMetrics": {"velocity": 12}})
+    client = client_for(cast.lead)
+    answer = client.post(
+        EDIT, {"revision": "2", "overallRag": "Green", "projectMetrics": "{not json"}
+    )
+    assert answer.status_code == 302
+    assert ProjectStatus.objects.get().project_metrics == {"velocity": 12}
 
 
 def test_htmx_save_returns_the_panel(cast, client_for):
@@ -104,12 +113,12 @@ def test_htmx_save_returns_the_panel(cast, client_for):
 def test_form_errors_answer_422_and_save_nothing(cast, client_for):
     response = client_for(cast.lead).post(
         EDIT,
-        {"overallRag": "Amber", "projectMetrics": "{not json", "phase": "p" * 300},
+        {"overallRag": "Amber", "revisedForecast": "1,5,0", "phase": "p" * 300},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 422
     html = response.content.decode()
-    assert "Must be valid JSON" in html
+    assert 'id="f-revisedForecast"' in html and 'aria-invalid="true"' in html
     assert not ProjectStatus.objects.exists()
     response = client_for(cast.lead).post(EDIT, {"phase": "p" * 300}, HTTP_HX_REQUEST="true")
     assert response.status_code == 422
