@@ -344,7 +344,7 @@ TRACKER_CACHE_SECONDS = env.int("TRACKER_CACHE_SECONDS", default=60)
 # Jira groups whose members count as site administrators when asked about someone else.
 ATLASSIAN_ADMIN_GROUPS = env.list("ATLASSIAN_ADMIN_GROUPS", default=["site-admins"])
 ATLASSIAN_FIELD_NAME = env.str("ATLASSIAN_FIELD_NAME", default="Work Package")
-# Jira dynamic webhooks (governance.atlassian.webhooks): where Jira sends them (empty:
+# Jira dynamic webhooks (governance.webhooks): where Jira sends them (empty:
 # {SITE_URL}/hooks/jira/), and whose OAuth grant holds them (empty: the site admin who last
 # signed in granting manage:jira-webhook).
 ATLASSIAN_WEBHOOK_URL = env.str("ATLASSIAN_WEBHOOK_URL", default="")

@@ -824,7 +824,7 @@ class JiraTracker:
             missing_ok=True,
         )
 
-    # Dynamic webhooks (governance.atlassian.webhooks), as the admin whose grant holds them --
+    # Dynamic webhooks (governance.webhooks), as the admin whose grant holds them --
     def webhooks(self, account_id: str) -> list[dict[str, Any]]:
         """The webhooks this app registered (`getDynamicWebhooksForApp`), as that person."""
         return list(

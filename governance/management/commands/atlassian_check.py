@@ -368,7 +368,7 @@ class Command(BaseCommand):
         fresh (more than 7 days before they expire)."""
         from django.utils import timezone
 
-        from governance.atlassian import webhooks
+        from governance import webhooks
 
         jql = webhooks.wanted_jql()
         if not jql:
