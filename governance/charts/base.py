@@ -78,7 +78,8 @@ def _e(value: Any) -> str:
 def _conditional(value: Any) -> str:
     """Django's `conditional_escape`: a safe value as it is, anything else escaped."""
     if hasattr(value, "__html__"):
-        return value.__html__()
+        safe: str = value.__html__()
+        return safe
     return html.escape(str(value))
 
 
@@ -121,7 +122,9 @@ def _patterns(chart_id: str) -> str:
 RAG_PATTERN = {"Red": "hatch", "Amber": "dots", "Green": "", "Blue": "cross", "None": ""}
 
 
-def _rag_rect(chart_id: str, x, y, w, h, rag: str, *, label: bool = True) -> str:
+def _rag_rect(
+    chart_id: str, x: float, y: float, w: float, h: float, rag: str, *, label: bool = True
+) -> str:
     rag = rag_key(rag)
     out = (
         f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" '

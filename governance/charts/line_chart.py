@@ -56,7 +56,7 @@ def _marker(kind: str, cx: float, cy: float, css: str) -> str:
 def _nice_max(value: float) -> float:
     if value <= 0:
         return 1.0
-    magnitude = 10 ** (len(str(int(value))) - 1)
+    magnitude: int = 10 ** (len(str(int(value))) - 1)
     for step in (1, 2, 2.5, 5, 10):
         if value <= step * magnitude:
             return step * magnitude
@@ -143,16 +143,16 @@ def line_chart(
     if bars:
         bar_w = slot * 0.8 / max(len(series), 1)
         for si, s in enumerate(series):
-            for i, value in enumerate(s.values):
-                if value is None:
+            for i, bar in enumerate(s.values):
+                if bar is None:
                     continue
                 bx = left + slot * i + slot * 0.1 + si * bar_w
-                by = y(max(value, 0))
+                by = y(max(bar, 0))
                 h = max(top + plot_h - by, 0.5)
                 parts.append(
                     f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(bar_w)}" height="{_n(h)}" '
                     f'class="bar {s.css}"><title>{_e(s.name)} {_e(labels[i])}: '
-                    f"{_e(full_money(value))}</title></rect>"
+                    f"{_e(full_money(bar))}</title></rect>"
                 )
                 if si % 2:
                     parts.append(

@@ -89,9 +89,9 @@ def risk_matrix(
             else:
                 parts.append(f"<g><title>{_e(words)}</title>{shape}</g>")
     for likelihood in range(1, 6):
-        x = left + (likelihood - 0.5) * cell
+        tick_x = left + (likelihood - 0.5) * cell
         parts.append(
-            f'<text x="{_n(x)}" y="{top + 5 * cell + 14}" class="axis-tick" '
+            f'<text x="{_n(tick_x)}" y="{top + 5 * cell + 14}" class="axis-tick" '
             f'text-anchor="middle">{likelihood}</text>'
         )
     parts.append(

@@ -67,7 +67,8 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         ]
         for p in points
     ]
-    drawn = [p for p in points if p.x is not None and p.y is not None]
+    # Each drawn point with its two figures, both known.
+    drawn = [(p, p.x, p.y) for p in points if p.x is not None and p.y is not None]
     legend = [*RAG_LEGEND, ("legend-size", "Bubble area: budget")]
     if not drawn:
         return Chart(
@@ -83,14 +84,14 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         )
     left, top, plot_w, plot_h = 56, 16, 560, 300
     width, height = left + plot_w + 70, top + plot_h + 44
-    xs = [p.x for p in drawn] + [0]
-    ys = [p.y for p in drawn] + [0]
+    xs = [x for _, x, _ in drawn] + [0]
+    ys = [y for _, _, y in drawn] + [0]
     x_lo, x_hi = min(xs), max(xs)
     y_lo, y_hi = min(ys), max(ys)
     x_pad = max((x_hi - x_lo) * 0.12, 5)
     y_pad = max((y_hi - y_lo) * 0.12, 2)
     x_lo, x_hi, y_lo, y_hi = x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, y_hi + y_pad
-    biggest = max([p.size or 0 for p in drawn] + [1])
+    biggest = max([p.size or 0 for p, _, _ in drawn] + [1])
 
     def px(value: float) -> float:
         return left + (value - x_lo) / (x_hi - x_lo) * plot_w
@@ -126,13 +127,14 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
     placed: list[tuple[float, float, float, float]] = []
     # Names beside the bubbles for the LABELLED biggest only: a crowded chart keeps them in the
     # bubbles' titles and in the table.
-    labelled = {id(p) for p in sorted(drawn, key=lambda p: -(p.size or 0))[:LABELLED]}
-    for p in sorted(drawn, key=lambda p: -(p.size or 0)):
+    by_size = sorted(drawn, key=lambda d: -(d[0].size or 0))
+    labelled = {id(p) for p, _, _ in by_size[:LABELLED]}
+    for p, x, y in by_size:
         rag = rag_key(p.rag)
         r = 6 + 16 * ((p.size or 0) / biggest) ** 0.5
-        cx, cy = px(p.x), py(p.y)
+        cx, cy = px(x), py(y)
         words = (
-            f"{p.label}: {_days_late(p.x)}, cost {_pct_over(p.y)}, budget "
+            f"{p.label}: {_days_late(x)}, cost {_pct_over(y)}, budget "
             f"{full_money(p.size)}, overall {RAG_WORDS[rag]}"
         )
         bubble = (

@@ -28,10 +28,10 @@ class Span:
         return bool(self.start or self.end)
 
     def bounds(self) -> tuple[dt.date, dt.date] | None:
-        if not self.drawn:
-            return None
         start = self.start or self.end
         end = self.end or self.start
+        if start is None or end is None:  # not drawn
+            return None
         return (min(start, end), max(start, end))
 
 
