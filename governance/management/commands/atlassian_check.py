@@ -3,7 +3,7 @@ credentials, the site, the scopes people granted, the 'Work Package' field, the 
 Stops at the first class of failure (later classes need the earlier ones), printing the class
 and what to do, with exit status 2; warnings and notes leave the status 0."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 from django.conf import settings
@@ -15,6 +15,9 @@ from governance import cleaning
 from governance.atlassian import crypto, grants, scopes, service
 from governance.models import AtlassianGrant
 from governance.tracker import TrackerError
+
+if TYPE_CHECKING:
+    from governance.tracker.jira import JiraTracker
 
 CONFIG, CREDENTIALS, SITE, PERMISSIONS, SCOPES, FIELD, WIKI = (
     "settings",
@@ -126,7 +129,7 @@ class Command(BaseCommand):
         self.ok("OAuth app: ATLASSIAN_CLIENT_ID and ATLASSIAN_CLIENT_SECRET are accepted")
 
     # 2, 3 ---------------------------------------------------------------------------------
-    def check_service_account(self):
+    def check_service_account(self) -> "JiraTracker":
         from governance.tracker.jira import API, JiraTracker
 
         tracker = JiraTracker()
@@ -158,7 +161,7 @@ class Command(BaseCommand):
         self._service_account_id = (me or {}).get("accountId") or ""
         return tracker
 
-    def check_service_permissions(self, tracker: Any) -> None:
+    def check_service_permissions(self, tracker: "JiraTracker") -> None:
         """The service account's own global and project permissions, asked in one
         `getBulkPermissions` per 500 linked projects: Browse users and groups (the people
         pickers), Browse projects and Edit issues in every linked project (the write-back)."""
@@ -170,11 +173,11 @@ class Command(BaseCommand):
             self.warn("permissions: the service account's id is unknown; not checked")
             return
         projects = {
-            cleaning.whole_number(pid): key
+            number: key
             for pid, key in Project.objects.filter(
                 tracker_id__isnull=False, tracker_deleted_at=None
             ).values_list("tracker_id", "key")
-            if cleaning.whole_number(pid) is not None
+            if (number := cleaning.whole_number(pid)) is not None
         }
         ids = sorted(projects)
         chunks = [ids[i : i + PROJECTS_PER_CHECK] for i in range(0, len(ids), PROJECTS_PER_CHECK)]
@@ -264,7 +267,7 @@ class Command(BaseCommand):
         else:
             self.ok(f"service token expires on {ends.isoformat()} ({left} days)")
 
-    def _myself(self, tracker: Any, kind: str):
+    def _myself(self, tracker: "JiraTracker", kind: str) -> tuple[dict[str, Any] | None, bool]:
         """(the service account, refused with 401) as `kind` of token."""
         from governance.tracker.jira import API
 
@@ -278,7 +281,7 @@ class Command(BaseCommand):
                 raise Failed(CREDENTIALS, str(exc)) from None
             raise Failed(SITE, f"{settings.ATLASSIAN_SITE_URL} is not reachable: {exc}") from None
 
-    def check_token_kind(self, tracker: Any):
+    def check_token_kind(self, tracker: "JiraTracker") -> dict[str, Any] | None:
         """/myself with the configured kind of token; refused, the other kind is tried, so
         the failure says which setting to change. Returns the service account."""
         try:
@@ -340,7 +343,7 @@ class Command(BaseCommand):
             )
 
     # 5 ------------------------------------------------------------------------------------
-    def check_field(self, tracker: Any) -> None:
+    def check_field(self, tracker: "JiraTracker") -> None:
         from governance.models import TrackerFieldState
         from governance.tracker.jira import two_fields_message
 
@@ -363,7 +366,7 @@ class Command(BaseCommand):
             self.warn(f"project {key}: the '{name}' field cannot be written. {reason}")
 
     # Webhooks (2) -------------------------------------------------------------------------
-    def check_webhooks(self, tracker: Any) -> None:
+    def check_webhooks(self, tracker: "JiraTracker") -> None:
         """The Jira webhooks are registered for the linked projects, present on the site and
         fresh (more than 7 days before they expire)."""
         from django.utils import timezone
