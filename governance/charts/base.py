@@ -101,6 +101,58 @@ def _svg(chart_id: str, width: float, height: float, title: str, desc: str, body
     )
 
 
+@dataclass
+class Frame:
+    """What a picture has whether it draws anything or not: its id, title and table."""
+
+    chart_id: str
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]]
+
+    def empty(
+        self, sentence: str, *, css: str, legend: list[tuple[str, str]] | None = None
+    ) -> Chart:
+        """Nothing to draw: the table and, instead of the picture, `sentence`."""
+        return Chart(
+            id=self.chart_id,
+            title=self.title,
+            svg=mark_safe(""),
+            columns=self.columns,
+            rows=self.rows,
+            caption=self.title,
+            legend=[] if legend is None else legend,
+            empty=sentence,
+            css=css,
+        )
+
+    def drawn(
+        self,
+        width: float,
+        height: float,
+        desc: str,
+        parts: list[str],
+        *,
+        legend: list[tuple[str, str]],
+        css: str,
+        caption: str = "",
+        empty: str = "",
+    ) -> Chart:
+        """The SVG element of `parts` with its title and description, and the table,
+        captioned by the title unless `caption` says otherwise."""
+        return Chart(
+            id=self.chart_id,
+            title=self.title,
+            svg=mark_safe(_svg(self.chart_id, width, height, self.title, desc, "".join(parts))),
+            columns=self.columns,
+            rows=self.rows,
+            caption=caption or self.title,
+            legend=legend,
+            empty=empty,
+            css=css,
+        )
+
+
 def _patterns(chart_id: str) -> str:
     """Hatching, dots and cross-hatching, drawn over a colour so that a zone or a RAG reads
     without it."""

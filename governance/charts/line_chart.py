@@ -4,14 +4,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
-    _svg,
     compact_money,
     full_money,
 )
@@ -89,18 +87,9 @@ def line_chart(
         else (f"legend-fill {s.css}", f"{s.name} ({'hatched' if i % 2 else 'plain'} bar)")
         for i, s in enumerate(series)
     ]
+    frame = Frame(chart_id, title, columns, table)
     if not labels or not values:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            legend=legend,
-            empty="Nothing to draw yet.",
-            css="chart-line",
-        )
+        return frame.empty("Nothing to draw yet.", css="chart-line", legend=legend)
     left, top, plot_w, plot_h = 64, 14, 600, 200
     width, height = left + plot_w + 120, top + plot_h + 40
     top_value = _nice_max(max([*values, 0]))
@@ -193,13 +182,4 @@ def line_chart(
         f" at the end"
         for s in series
     )
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=legend,
-        css="chart-line",
-    )
+    return frame.drawn(width, height, desc, parts, legend=legend, css="chart-line")

@@ -2,14 +2,12 @@
 
 from collections.abc import Callable, Mapping
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
-    _svg,
 )
 from governance.rag import risk_zone
 
@@ -119,12 +117,11 @@ def risk_matrix(
                 )
             )
         rows.append(row)
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=rows,
+    return Frame(chart_id, title, columns, rows).drawn(
+        width,
+        height,
+        desc,
+        parts,
         caption=f"{title}: number of {noun}s per impact (rows) and likelihood (columns)",
         legend=[
             ("legend-zone legend-zone-high", f"score {red_min} or more: {ZONE_WORDS['high']}"),

@@ -3,8 +3,6 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     RAG_LEGEND,
     RAG_LETTERS,
@@ -12,10 +10,10 @@ from governance.charts.base import (
     RAG_WORDS,
     Cell,
     Chart,
+    Frame,
     _e,
     _free_y,
     _n,
-    _svg,
     full_money,
     nice_ticks,
     rag_key,
@@ -70,17 +68,12 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
     # Each drawn point with its two figures, both known.
     drawn = [(p, p.x, p.y) for p in points if p.x is not None and p.y is not None]
     legend = [*RAG_LEGEND, ("legend-size", "Bubble area: budget")]
+    frame = Frame(chart_id, title, columns, table)
     if not drawn:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            legend=legend,
-            empty="No project has both a slip and an overrun figure yet.",
+        return frame.empty(
+            "No project has both a slip and an overrun figure yet.",
             css="chart-scatter",
+            legend=legend,
         )
     left, top, plot_w, plot_h = 56, 16, 560, 300
     width, height = left + plot_w + 70, top + plot_h + 44
@@ -166,13 +159,4 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         else:
             parts.append(f"<g><title>{_e(words)}</title>{bubble}</g>")
     desc = f"{len(drawn)} of {len(points)} projects drawn by schedule slip and cost overrun."
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=legend,
-        css="chart-scatter",
-    )
+    return frame.drawn(width, height, desc, parts, legend=legend, css="chart-scatter")
