@@ -342,22 +342,28 @@ class JiraTracker:
         cache.set(key, project_id, settings.TRACKER_CACHE_SECONDS)
         return project_id
 
-    def _others_may_browse(self, account_id: str, project_key: str) -> bool:
-        project_id = self._project_id(project_key)
-        if not project_id:
-            return False
-        data = self.http.request(
+    def bulk_permissions(self, body: dict[str, Any]) -> Any:
+        """`getBulkPermissions` as the service account: a check, so safe to send again."""
+        return self.http.request(
             "getBulkPermissions",
             "POST",
             API + "/permissions/check",
             self.service(),
             idempotent=True,
-            json={
+            json=body,
+        )
+
+    def _others_may_browse(self, account_id: str, project_key: str) -> bool:
+        project_id = self._project_id(project_key)
+        if not project_id:
+            return False
+        data = self.bulk_permissions(
+            {
                 "accountId": account_id,
                 "projectPermissions": [
                     {"permissions": ["BROWSE_PROJECTS"], "projects": [int(project_id)]}
                 ],
-            },
+            }
         )
         granted = any(
             row.get("permission") == "BROWSE_PROJECTS"

@@ -17,9 +17,7 @@ TEMPLATE_KINDS: dict[str, tuple[str, str]] = {
 class WikiError(Exception):
     """The wiki could not answer (down, misconfigured, refused)."""
 
-    # Set by the Atlassian HTTP client (governance.atlassian.http) on the error it raises: a
-    # POST that may have worked (`uncertain`), a 429's wait and its limit headers. Read with
-    # getattr: an error raised elsewhere has none.
+    # Set by the Atlassian HTTP client, as on TrackerError (read with getattr).
     uncertain: bool
     retry_after: int
     rate_limit: dict[str, str]

@@ -166,7 +166,6 @@ class Command(BaseCommand):
         `getBulkPermissions` per 500 linked projects: Browse users and groups (the people
         pickers), Browse projects and Edit issues in every linked project (the write-back)."""
         from governance.models import Project
-        from governance.tracker.jira import API
 
         account_id = getattr(self, "_service_account_id", "")
         if not account_id:
@@ -184,20 +183,16 @@ class Command(BaseCommand):
         granted_global: set[str] = set()
         allowed: dict[str, set[int]] = {p: set() for p in PROJECT_NEEDED}
         for chunk in chunks or [[]]:
-            body = {"accountId": account_id, "globalPermissions": sorted(GLOBAL_NEEDED)}
+            body: dict[str, Any] = {
+                "accountId": account_id,
+                "globalPermissions": sorted(GLOBAL_NEEDED),
+            }
             if chunk:
                 body["projectPermissions"] = [
                     {"permissions": sorted(PROJECT_NEEDED), "projects": chunk}
                 ]
             try:
-                data = tracker.http.request(
-                    "getBulkPermissions",
-                    "POST",
-                    API + "/permissions/check",
-                    tracker.service(),
-                    idempotent=True,
-                    json=body,
-                )
+                data = tracker.bulk_permissions(body)
             except TrackerError as exc:
                 raise Failed(PERMISSIONS, str(exc)) from None
             granted_global |= set((data or {}).get("globalPermissions") or [])
