@@ -234,8 +234,8 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # --- Governance -----------------------------------------------------------------------------
-TRACKER_BACKEND = env.str("TRACKER_BACKEND", default="local")
-WIKI_BACKEND = env.str("WIKI_BACKEND", default="local")
+TRACKER_BACKEND: str = env.str("TRACKER_BACKEND", default="local")
+WIKI_BACKEND: str = env.str("WIKI_BACKEND", default="local")
 # Imported files: the order of day and month in dates written as a spreadsheet writes them
 # (01/04/2027): DMY (day first) or MDY (month first). Empty: such dates are refused, naming
 # the form expected (YYYY-MM-DD). governance/spreadsheet_values.py.
@@ -267,7 +267,7 @@ if _EMAIL["EMAIL_BACKEND"].endswith("filebased.EmailBackend"):
     _path = _EMAIL.get("EMAIL_FILE_PATH") or ""
     EMAIL_FILE_PATH = f"/{_path}" if _path else str(BASE_DIR / "mail")
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="governance@localhost")
-SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
+SITE_URL: str = env("SITE_URL", default="http://127.0.0.1:8000")
 OUTBOX_MAX_ATTEMPTS = env.int("OUTBOX_MAX_ATTEMPTS", default=8)
 OUTBOX_LEASE_SECONDS = env.int("OUTBOX_LEASE_SECONDS", default=300)
 OUTBOX_BACKOFF_SECONDS = env.int("OUTBOX_BACKOFF_SECONDS", default=30)
@@ -293,7 +293,7 @@ RAG_THRESHOLDS = {
 }
 
 # The wiki space and the PMO label applied to pages the service creates from templates.
-WIKI_SPACE_KEY = env.str("WIKI_SPACE_KEY", default="GOV")
+WIKI_SPACE_KEY: str = env.str("WIKI_SPACE_KEY", default="GOV")
 WIKI_PMO_LABEL = env.str("WIKI_PMO_LABEL", default="pmo")
 
 # --- Assistant ------------------------------------------------------------------------------
@@ -313,49 +313,53 @@ AGENT_PROPOSAL_MINUTES = env.int("AGENT_PROPOSAL_MINUTES", default=15)
 # the key tokens are encrypted with (comma-separated Fernet keys: the first encrypts, all
 # decrypt, so a new key goes first and the old one stays until `atlassian_rotate_key` has run),
 # and the service account the worker and the lookups on others' behalf use.
-ATLASSIAN_SITE_URL = env.str("ATLASSIAN_SITE_URL", default="").rstrip("/")
-ATLASSIAN_CLIENT_ID = env.str("ATLASSIAN_CLIENT_ID", default="")
-ATLASSIAN_CLIENT_SECRET = env.str("ATLASSIAN_CLIENT_SECRET", default="")
+ATLASSIAN_SITE_URL: str = env.str("ATLASSIAN_SITE_URL", default="").rstrip("/")
+ATLASSIAN_CLIENT_ID: str = env.str("ATLASSIAN_CLIENT_ID", default="")
+ATLASSIAN_CLIENT_SECRET: str = env.str("ATLASSIAN_CLIENT_SECRET", default="")
 # The Jira webhook's token must carry a qsh claim binding it to the request (Atlassian's query
 # string hash). Atlassian does not list the claims of an OAuth 2.0 app's webhook token: should
 # a site's deliveries come without one, false accepts a token without qsh (one that carries
 # a qsh is still checked against the request). docs/atlassian.md, Webhooks.
-ATLASSIAN_WEBHOOK_REQUIRE_QSH = env.bool("ATLASSIAN_WEBHOOK_REQUIRE_QSH", default=True)
-ATLASSIAN_TOKEN_KEY = env.str("ATLASSIAN_TOKEN_KEY", default="")
-ATLASSIAN_SERVICE_EMAIL = env.str("ATLASSIAN_SERVICE_EMAIL", default="")
-ATLASSIAN_SERVICE_API_TOKEN = env.str("ATLASSIAN_SERVICE_API_TOKEN", default="")
+ATLASSIAN_WEBHOOK_REQUIRE_QSH: bool = env.bool("ATLASSIAN_WEBHOOK_REQUIRE_QSH", default=True)
+ATLASSIAN_TOKEN_KEY: str = env.str("ATLASSIAN_TOKEN_KEY", default="")
+ATLASSIAN_SERVICE_EMAIL: str = env.str("ATLASSIAN_SERVICE_EMAIL", default="")
+ATLASSIAN_SERVICE_API_TOKEN: str = env.str("ATLASSIAN_SERVICE_API_TOKEN", default="")
 # The service token's kind (governance/atlassian/service.py): `classic` calls the site URL,
 # `scoped` (a token with scopes, the only kind service accounts have) the gateway
 # {ATLASSIAN_API_URL}/ex/{jira,confluence}/{cloudId}. The cloud id: ATLASSIAN_CLOUD_ID, else
 # the site's /_edge/tenant_info. Its expiry (YYYY-MM-DD), which Atlassian does not tell the
 # token: atlassian_check warns 30 days before.
-ATLASSIAN_SERVICE_TOKEN_KIND = env.str("ATLASSIAN_SERVICE_TOKEN_KIND", default="classic")
-ATLASSIAN_CLOUD_ID = env.str("ATLASSIAN_CLOUD_ID", default="")
-ATLASSIAN_SERVICE_TOKEN_EXPIRES = env.str("ATLASSIAN_SERVICE_TOKEN_EXPIRES", default="")
+ATLASSIAN_SERVICE_TOKEN_KIND: str = env.str("ATLASSIAN_SERVICE_TOKEN_KIND", default="classic")
+ATLASSIAN_CLOUD_ID: str = env.str("ATLASSIAN_CLOUD_ID", default="")
+ATLASSIAN_SERVICE_TOKEN_EXPIRES: str = env.str("ATLASSIAN_SERVICE_TOKEN_EXPIRES", default="")
 # Endpoint bases, overridable so tests and offline checks point them at local mocks.
-ATLASSIAN_AUTH_URL = env.str("ATLASSIAN_AUTH_URL", default="https://auth.atlassian.com").rstrip("/")
-ATLASSIAN_API_URL = env.str("ATLASSIAN_API_URL", default="https://api.atlassian.com").rstrip("/")
+ATLASSIAN_AUTH_URL: str = env.str(
+    "ATLASSIAN_AUTH_URL", default="https://auth.atlassian.com"
+).rstrip("/")
+ATLASSIAN_API_URL: str = env.str("ATLASSIAN_API_URL", default="https://api.atlassian.com").rstrip(
+    "/"
+)
 # Empty: people's calls go through {ATLASSIAN_API_URL}/ex/jira/{cloudId}, the service
 # account's to ATLASSIAN_SITE_URL. Set, every Jira call goes there (a mock).
-ATLASSIAN_JIRA_URL = env.str("ATLASSIAN_JIRA_URL", default="").rstrip("/")
+ATLASSIAN_JIRA_URL: str = env.str("ATLASSIAN_JIRA_URL", default="").rstrip("/")
 # Confluence: v2 under {base}/wiki/api/v2 and v1 under {base}/wiki/rest/api of the site.
-ATLASSIAN_CONFLUENCE_URL = env.str("ATLASSIAN_CONFLUENCE_URL", default="").rstrip("/")
-ATLASSIAN_CONFLUENCE_V2_URL = env.str("ATLASSIAN_CONFLUENCE_V2_URL", default="").rstrip("/")
-ATLASSIAN_CONNECT_TIMEOUT = env.float("ATLASSIAN_CONNECT_TIMEOUT", default=3.05)
-ATLASSIAN_READ_TIMEOUT = env.float("ATLASSIAN_READ_TIMEOUT", default=15.0)
-ATLASSIAN_RETRIES = env.int("ATLASSIAN_RETRIES", default=3)
-ATLASSIAN_MAX_RETRY_WAIT = env.float("ATLASSIAN_MAX_RETRY_WAIT", default=10.0)
-ATLASSIAN_MAX_PAGES = env.int("ATLASSIAN_MAX_PAGES", default=50)
+ATLASSIAN_CONFLUENCE_URL: str = env.str("ATLASSIAN_CONFLUENCE_URL", default="").rstrip("/")
+ATLASSIAN_CONFLUENCE_V2_URL: str = env.str("ATLASSIAN_CONFLUENCE_V2_URL", default="").rstrip("/")
+ATLASSIAN_CONNECT_TIMEOUT: float = env.float("ATLASSIAN_CONNECT_TIMEOUT", default=3.05)
+ATLASSIAN_READ_TIMEOUT: float = env.float("ATLASSIAN_READ_TIMEOUT", default=15.0)
+ATLASSIAN_RETRIES: int = env.int("ATLASSIAN_RETRIES", default=3)
+ATLASSIAN_MAX_RETRY_WAIT: float = env.float("ATLASSIAN_MAX_RETRY_WAIT", default=10.0)
+ATLASSIAN_MAX_PAGES: int = env.int("ATLASSIAN_MAX_PAGES", default=50)
 # Browse permissions per (person, project) and project lists are cached this long.
-TRACKER_CACHE_SECONDS = env.int("TRACKER_CACHE_SECONDS", default=60)
+TRACKER_CACHE_SECONDS: int = env.int("TRACKER_CACHE_SECONDS", default=60)
 # Jira groups whose members count as site administrators when asked about someone else.
-ATLASSIAN_ADMIN_GROUPS = env.list("ATLASSIAN_ADMIN_GROUPS", default=["site-admins"])
-ATLASSIAN_FIELD_NAME = env.str("ATLASSIAN_FIELD_NAME", default="Work Package")
-# Jira dynamic webhooks (governance.atlassian.webhooks): where Jira sends them (empty:
+ATLASSIAN_ADMIN_GROUPS: list[str] = env.list("ATLASSIAN_ADMIN_GROUPS", default=["site-admins"])
+ATLASSIAN_FIELD_NAME: str = env.str("ATLASSIAN_FIELD_NAME", default="Work Package")
+# Jira dynamic webhooks (governance.webhooks): where Jira sends them (empty:
 # {SITE_URL}/hooks/jira/), and whose OAuth grant holds them (empty: the site admin who last
 # signed in granting manage:jira-webhook).
-ATLASSIAN_WEBHOOK_URL = env.str("ATLASSIAN_WEBHOOK_URL", default="")
-ATLASSIAN_WEBHOOK_ACCOUNT_ID = env.str("ATLASSIAN_WEBHOOK_ACCOUNT_ID", default="")
+ATLASSIAN_WEBHOOK_URL: str = env.str("ATLASSIAN_WEBHOOK_URL", default="")
+ATLASSIAN_WEBHOOK_ACCOUNT_ID: str = env.str("ATLASSIAN_WEBHOOK_ACCOUNT_ID", default="")
 # --- Throttling of guessed credentials (governance/throttling.py) -------------------------
 # Sign-in, the login page and the admin's (django-axes, governance.throttling.SigninHandler):
 # after SIGNIN_FAILURE_LIMIT failures of one account from one address, that account is

@@ -5,8 +5,7 @@ from oauth2_provider import views as oauth_views
 
 from config.api import api
 from governance import auth_views as sign_in
-from governance import oauth, views
-from governance.atlassian import webhooks
+from governance import oauth, views, webhooks
 from status import overview
 
 urlpatterns = [

@@ -20,5 +20,10 @@ class GovernanceConfig(AppConfig):
         post_save.connect(forget_user, sender=User, dispatch_uid="forget-cached-user")
         post_delete.connect(forget_user, sender=User, dispatch_uid="forget-cached-user-deleted")
         # Each registers something: the checks, an outbox handler, a periodic job.
-        from governance import checks, notifications, oauth, submissions  # noqa: F401
-        from governance.atlassian import webhooks  # noqa: F401  (its outbox handler, periodic job)
+        from governance import (  # noqa: F401
+            checks,
+            notifications,
+            oauth,
+            submissions,
+            webhooks,
+        )

@@ -4,7 +4,7 @@ tracker's id), which the registers, the business case and the status hang from.
 Its upkeep (created, refreshed, renamed with an audit entry when a key changes in the
 tracker) is written here only, by the paths that hear from the tracker: sign-in (the
 person's browsable projects, `sync_browsable`), Jira's webhooks
-(`governance.atlassian.webhooks`), the periodic job `project_mirrors` (`refresh_all`) and
+(`governance.webhooks`), the periodic job `project_mirrors` (`refresh_all`) and
 the local tracker's own saves. The access gate (`governance.permissions`) only reads: a
 mirror the tracker has moved on from is shown with the tracker's name, lead and key of the
 moment (`current`), in memory, and is written by the next upkeep."""

@@ -566,7 +566,7 @@ class TrackerWebhooks(models.Model):
     """The Jira dynamic webhooks this installation holds (one row, pk=1): their ids, what they
     were registered for (the admin whose grant holds them, the URL, the JQL over the linked
     projects' ids) and when they expire (30 days after registration or the last refresh).
-    Kept by the `jira_webhooks` periodic job through the outbox (governance.atlassian.webhooks)."""
+    Kept by the `jira_webhooks` periodic job through the outbox (governance.webhooks)."""
 
     webhook_ids = models.JSONField(default=list, blank=True)
     account_id = models.CharField(max_length=128, blank=True, default="")

@@ -7,7 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from django.http import HttpRequest
+    from django.http.response import HttpResponseBase
 
 
 from contextvars import ContextVar
@@ -31,10 +34,10 @@ def act_for(account_id: str) -> None:
 
 
 class AtlassianActingMiddleware:
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         user = getattr(request, "user", None)
         account_id = getattr(user, "account_id", "") if user and user.is_authenticated else ""
         from governance.people import names_as_of

@@ -146,7 +146,8 @@ def _refresh(account_id: str, *, stale: str) -> str:
                 grant.scopes = str(token["scope"])
                 fields.append("scopes")
             grant.save(update_fields=fields)
-            return token["access_token"]
+            access: str = token["access_token"]
+            return access
     AtlassianGrant.objects.filter(account_id=account_id).delete()
     raise SignInRequired(revoked)
 

@@ -11,7 +11,7 @@ import logging
 import math
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,13 @@ from django.conf import settings
 
 from governance.atlassian import grants, scopes
 from governance.atlassian.errors import AtlassianUnavailable
+from governance.tracker.base import TrackerError
+from governance.wiki.base import WikiError
 
 logger = logging.getLogger(__name__)
+
+# The backend's own error, which a failed call raises.
+CallError = TrackerError | WikiError
 
 RETRY_STATUSES = frozenset({503})
 # What Atlassian says about its rate limits, logged and kept with a 429's error.
@@ -115,7 +120,7 @@ class UserCredentials(Credentials):
 
 
 class Client:
-    def __init__(self, *, product: str, error_class: type[Exception]) -> None:
+    def __init__(self, *, product: str, error_class: type[CallError]) -> None:
         self.product = product
         self.error_class = error_class
         self.session = requests.Session()
@@ -130,12 +135,12 @@ class Client:
         path: str,
         creds: Credentials,
         *,
-        params=None,
-        json=None,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
         missing_ok: bool = False,
         base_url: str | None = None,
         idempotent: bool | None = None,
-    ):
+    ) -> Any:
         """JSON body of a 2xx answer (None when empty); None for 404 when `missing_ok`.
         A POST is not `idempotent` unless said (a search or a check is): one that timed out
         or met a 5xx may have worked, so it is never retried here; its error carries
@@ -203,7 +208,16 @@ class Client:
             error.uncertain = not idempotent and status >= 500
             raise error
 
-    def create(self, operation: str, path: str, creds: Credentials, *, json, find, **kwargs: Any):
+    def create(
+        self,
+        operation: str,
+        path: str,
+        creds: Credentials,
+        *,
+        json: Any,
+        find: Callable[[], Any],
+        **kwargs: Any,
+    ) -> Any:
         """POST that creates something, never retried blindly: when the first try's outcome
         is unknown (timeout, 5xx), `find()` looks for what it made (None: not there) and only
         then is it sent once more."""
@@ -241,7 +255,7 @@ class Client:
         # Jitter so that many workers throttled at once do not come back at once.
         self.sleep(delay + random.uniform(0, max(delay, 0.1) * 0.25))
 
-    def _rate_limited(self, operation: str, response: requests.Response) -> Exception:
+    def _rate_limited(self, operation: str, response: requests.Response) -> CallError:
         headers = {h: response.headers[h] for h in LIMIT_HEADERS if h in response.headers}
         wait = retry_after_seconds(response.headers.get("Retry-After"))
         logger.warning(
@@ -289,7 +303,13 @@ class Client:
 
     # ----------------------------------------------------------------------------------
     def offset_pages(
-        self, operation: str, path: str, creds: Credentials, *, params=None, page_size=100
+        self,
+        operation: str,
+        path: str,
+        creds: Credentials,
+        *,
+        params: Mapping[str, Any] | None = None,
+        page_size: int = 100,
     ) -> Iterator[dict[str, Any]]:
         """startAt/maxResults pages of a `values` list, to `isLast` or the page ceiling."""
         start = 0

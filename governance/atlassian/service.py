@@ -59,7 +59,7 @@ def cloud_id() -> str:
     if settings.ATLASSIAN_CLOUD_ID:
         return settings.ATLASSIAN_CLOUD_ID
     key = f"atlassian:v1:cloud-id:{settings.ATLASSIAN_SITE_URL}"
-    found = cache.get(key)
+    found: str | None = cache.get(key)
     if found:
         return found
     try:
@@ -94,7 +94,9 @@ def base_url(product: str, kind: str | None = None) -> str:
     return settings.ATLASSIAN_SITE_URL
 
 
-def credentials(product: str, error_class: type[Exception], kind: str | None = None):
+def credentials(
+    product: str, error_class: type[Exception], kind: str | None = None
+) -> ServiceCredentials:
     """The service account's Basic credentials for `product`; a named `error_class` when
     they are not configured or their base cannot be known."""
     if not (settings.ATLASSIAN_SERVICE_EMAIL and settings.ATLASSIAN_SERVICE_API_TOKEN):

@@ -78,7 +78,8 @@ def _e(value: Any) -> str:
 def _conditional(value: Any) -> str:
     """Django's `conditional_escape`: a safe value as it is, anything else escaped."""
     if hasattr(value, "__html__"):
-        return value.__html__()
+        safe: str = value.__html__()
+        return safe
     return html.escape(str(value))
 
 
@@ -98,6 +99,58 @@ def _svg(chart_id: str, width: float, height: float, title: str, desc: str, body
         f'<desc id="{_e(chart_id)}-d">{_e(desc)}</desc>'
         f"{_patterns(chart_id)}{body}</svg>"
     )
+
+
+@dataclass
+class Frame:
+    """What a picture has whether it draws anything or not: its id, title and table."""
+
+    chart_id: str
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]]
+
+    def empty(
+        self, sentence: str, *, css: str, legend: list[tuple[str, str]] | None = None
+    ) -> Chart:
+        """Nothing to draw: the table and, instead of the picture, `sentence`."""
+        return Chart(
+            id=self.chart_id,
+            title=self.title,
+            svg=mark_safe(""),
+            columns=self.columns,
+            rows=self.rows,
+            caption=self.title,
+            legend=[] if legend is None else legend,
+            empty=sentence,
+            css=css,
+        )
+
+    def drawn(
+        self,
+        width: float,
+        height: float,
+        desc: str,
+        parts: list[str],
+        *,
+        legend: list[tuple[str, str]],
+        css: str,
+        caption: str = "",
+        empty: str = "",
+    ) -> Chart:
+        """The SVG element of `parts` with its title and description, and the table,
+        captioned by the title unless `caption` says otherwise."""
+        return Chart(
+            id=self.chart_id,
+            title=self.title,
+            svg=mark_safe(_svg(self.chart_id, width, height, self.title, desc, "".join(parts))),
+            columns=self.columns,
+            rows=self.rows,
+            caption=caption or self.title,
+            legend=legend,
+            empty=empty,
+            css=css,
+        )
 
 
 def _patterns(chart_id: str) -> str:
@@ -121,7 +174,9 @@ def _patterns(chart_id: str) -> str:
 RAG_PATTERN = {"Red": "hatch", "Amber": "dots", "Green": "", "Blue": "cross", "None": ""}
 
 
-def _rag_rect(chart_id: str, x, y, w, h, rag: str, *, label: bool = True) -> str:
+def _rag_rect(
+    chart_id: str, x: float, y: float, w: float, h: float, rag: str, *, label: bool = True
+) -> str:
     rag = rag_key(rag)
     out = (
         f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" '

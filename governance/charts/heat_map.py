@@ -3,18 +3,16 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     RAG_LEGEND,
     RAG_ORDER,
     RAG_WORDS,
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
     _rag_rect,
-    _svg,
     rag_key,
 )
 
@@ -41,17 +39,9 @@ def heat_map(
         ]
         for r in rows
     ]
+    frame = Frame(chart_id, title, columns, table)
     if not rows:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            empty="No project to show.",
-            css="chart-heat",
-        )
+        return frame.empty("No project to show.", css="chart-heat")
     left, cell_w, cell_h, top = 210, 64, 26, 26
     width = left + cell_w * len(dimensions) + 8
     height = top + cell_h * len(rows) + 6
@@ -82,13 +72,4 @@ def heat_map(
     desc = f"{len(rows)} projects; overall " + ", ".join(
         f"{n} {RAG_WORDS[r]}" for r, n in counts.items() if n
     )
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=RAG_LEGEND,
-        css="chart-heat",
-    )
+    return frame.drawn(width, height, desc, parts, legend=RAG_LEGEND, css="chart-heat")

@@ -4,14 +4,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
-    _svg,
     compact_money,
     full_money,
 )
@@ -56,7 +54,7 @@ def _marker(kind: str, cx: float, cy: float, css: str) -> str:
 def _nice_max(value: float) -> float:
     if value <= 0:
         return 1.0
-    magnitude = 10 ** (len(str(int(value))) - 1)
+    magnitude: int = 10 ** (len(str(int(value))) - 1)
     for step in (1, 2, 2.5, 5, 10):
         if value <= step * magnitude:
             return step * magnitude
@@ -89,18 +87,9 @@ def line_chart(
         else (f"legend-fill {s.css}", f"{s.name} ({'hatched' if i % 2 else 'plain'} bar)")
         for i, s in enumerate(series)
     ]
+    frame = Frame(chart_id, title, columns, table)
     if not labels or not values:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            legend=legend,
-            empty="Nothing to draw yet.",
-            css="chart-line",
-        )
+        return frame.empty("Nothing to draw yet.", css="chart-line", legend=legend)
     left, top, plot_w, plot_h = 64, 14, 600, 200
     width, height = left + plot_w + 120, top + plot_h + 40
     top_value = _nice_max(max([*values, 0]))
@@ -143,16 +132,16 @@ def line_chart(
     if bars:
         bar_w = slot * 0.8 / max(len(series), 1)
         for si, s in enumerate(series):
-            for i, value in enumerate(s.values):
-                if value is None:
+            for i, bar in enumerate(s.values):
+                if bar is None:
                     continue
                 bx = left + slot * i + slot * 0.1 + si * bar_w
-                by = y(max(value, 0))
+                by = y(max(bar, 0))
                 h = max(top + plot_h - by, 0.5)
                 parts.append(
                     f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(bar_w)}" height="{_n(h)}" '
                     f'class="bar {s.css}"><title>{_e(s.name)} {_e(labels[i])}: '
-                    f"{_e(full_money(value))}</title></rect>"
+                    f"{_e(full_money(bar))}</title></rect>"
                 )
                 if si % 2:
                     parts.append(
@@ -193,13 +182,4 @@ def line_chart(
         f" at the end"
         for s in series
     )
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=legend,
-        css="chart-line",
-    )
+    return frame.drawn(width, height, desc, parts, legend=legend, css="chart-line")

@@ -3,18 +3,16 @@
 import itertools
 from collections.abc import Sequence
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     RAG_LEGEND,
     RAG_LETTERS,
     RAG_WORDS,
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
     _rag_rect,
-    _svg,
     rag_key,
 )
 
@@ -29,17 +27,9 @@ def rag_trend(
     lettered, patterned squares."""
     columns = ["RAG", *labels]
     table = [[Cell(name), *[Cell(RAG_WORDS[rag_key(v)]) for v in values]] for name, values in lanes]
+    frame = Frame(chart_id, title, columns, table)
     if not labels:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            empty="No published report yet.",
-            css="chart-trend",
-        )
+        return frame.empty("No published report yet.", css="chart-trend")
     left, col, top = 92, 78, 10
     levels = {"Red": 0, "Amber": 1, "Green": 2, "Blue": 3, "None": 4}
     step_h = 20
@@ -102,13 +92,4 @@ def rag_trend(
         f"{len(labels)} published reports; overall {RAG_WORDS[first]} in the first and "
         f"{RAG_WORDS[last]} in the latest."
     )
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=RAG_LEGEND,
-        css="chart-trend",
-    )
+    return frame.drawn(width, height, desc, parts, legend=RAG_LEGEND, css="chart-trend")

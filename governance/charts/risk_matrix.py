@@ -2,14 +2,12 @@
 
 from collections.abc import Callable, Mapping
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
-    _svg,
 )
 from governance.rag import risk_zone
 
@@ -89,9 +87,9 @@ def risk_matrix(
             else:
                 parts.append(f"<g><title>{_e(words)}</title>{shape}</g>")
     for likelihood in range(1, 6):
-        x = left + (likelihood - 0.5) * cell
+        tick_x = left + (likelihood - 0.5) * cell
         parts.append(
-            f'<text x="{_n(x)}" y="{top + 5 * cell + 14}" class="axis-tick" '
+            f'<text x="{_n(tick_x)}" y="{top + 5 * cell + 14}" class="axis-tick" '
             f'text-anchor="middle">{likelihood}</text>'
         )
     parts.append(
@@ -119,12 +117,11 @@ def risk_matrix(
                 )
             )
         rows.append(row)
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=rows,
+    return Frame(chart_id, title, columns, rows).drawn(
+        width,
+        height,
+        desc,
+        parts,
         caption=f"{title}: number of {noun}s per impact (rows) and likelihood (columns)",
         legend=[
             ("legend-zone legend-zone-high", f"score {red_min} or more: {ZONE_WORDS['high']}"),

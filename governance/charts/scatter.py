@@ -3,8 +3,6 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     RAG_LEGEND,
     RAG_LETTERS,
@@ -12,10 +10,10 @@ from governance.charts.base import (
     RAG_WORDS,
     Cell,
     Chart,
+    Frame,
     _e,
     _free_y,
     _n,
-    _svg,
     full_money,
     nice_ticks,
     rag_key,
@@ -67,30 +65,26 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         ]
         for p in points
     ]
-    drawn = [p for p in points if p.x is not None and p.y is not None]
+    # Each drawn point with its two figures, both known.
+    drawn = [(p, p.x, p.y) for p in points if p.x is not None and p.y is not None]
     legend = [*RAG_LEGEND, ("legend-size", "Bubble area: budget")]
+    frame = Frame(chart_id, title, columns, table)
     if not drawn:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            legend=legend,
-            empty="No project has both a slip and an overrun figure yet.",
+        return frame.empty(
+            "No project has both a slip and an overrun figure yet.",
             css="chart-scatter",
+            legend=legend,
         )
     left, top, plot_w, plot_h = 56, 16, 560, 300
     width, height = left + plot_w + 70, top + plot_h + 44
-    xs = [p.x for p in drawn] + [0]
-    ys = [p.y for p in drawn] + [0]
+    xs = [x for _, x, _ in drawn] + [0]
+    ys = [y for _, _, y in drawn] + [0]
     x_lo, x_hi = min(xs), max(xs)
     y_lo, y_hi = min(ys), max(ys)
     x_pad = max((x_hi - x_lo) * 0.12, 5)
     y_pad = max((y_hi - y_lo) * 0.12, 2)
     x_lo, x_hi, y_lo, y_hi = x_lo - x_pad, x_hi + x_pad, y_lo - y_pad, y_hi + y_pad
-    biggest = max([p.size or 0 for p in drawn] + [1])
+    biggest = max([p.size or 0 for p, _, _ in drawn] + [1])
 
     def px(value: float) -> float:
         return left + (value - x_lo) / (x_hi - x_lo) * plot_w
@@ -126,13 +120,14 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
     placed: list[tuple[float, float, float, float]] = []
     # Names beside the bubbles for the LABELLED biggest only: a crowded chart keeps them in the
     # bubbles' titles and in the table.
-    labelled = {id(p) for p in sorted(drawn, key=lambda p: -(p.size or 0))[:LABELLED]}
-    for p in sorted(drawn, key=lambda p: -(p.size or 0)):
+    by_size = sorted(drawn, key=lambda d: -(d[0].size or 0))
+    labelled = {id(p) for p, _, _ in by_size[:LABELLED]}
+    for p, x, y in by_size:
         rag = rag_key(p.rag)
         r = 6 + 16 * ((p.size or 0) / biggest) ** 0.5
-        cx, cy = px(p.x), py(p.y)
+        cx, cy = px(x), py(y)
         words = (
-            f"{p.label}: {_days_late(p.x)}, cost {_pct_over(p.y)}, budget "
+            f"{p.label}: {_days_late(x)}, cost {_pct_over(y)}, budget "
             f"{full_money(p.size)}, overall {RAG_WORDS[rag]}"
         )
         bubble = (
@@ -164,13 +159,4 @@ def scatter(points: Sequence[Point], *, chart_id: str, title: str) -> Chart:
         else:
             parts.append(f"<g><title>{_e(words)}</title>{bubble}</g>")
     desc = f"{len(drawn)} of {len(points)} projects drawn by schedule slip and cost overrun."
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=legend,
-        css="chart-scatter",
-    )
+    return frame.drawn(width, height, desc, parts, legend=legend, css="chart-scatter")

@@ -4,14 +4,12 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.utils.safestring import mark_safe
-
 from governance.charts.base import (
     Cell,
     Chart,
+    Frame,
     _e,
     _n,
-    _svg,
 )
 from governance.cleaning import clamp_date
 
@@ -28,10 +26,10 @@ class Span:
         return bool(self.start or self.end)
 
     def bounds(self) -> tuple[dt.date, dt.date] | None:
-        if not self.drawn:
-            return None
         start = self.start or self.end
         end = self.end or self.start
+        if start is None or end is None:  # not drawn
+            return None
         return (min(start, end), max(start, end))
 
 
@@ -126,18 +124,9 @@ def timeline(
         ("legend-milestone", "Milestone (diamond)"),
         ("legend-today", "Today (dashed line)"),
     ]
+    frame = Frame(chart_id, title, columns, table)
     if not bounds:
-        return Chart(
-            id=chart_id,
-            title=title,
-            svg=mark_safe(""),
-            columns=columns,
-            rows=table,
-            caption=title,
-            legend=legend,
-            empty="No work package has dates yet.",
-            css="chart-timeline",
-        )
+        return frame.empty("No work package has dates yet.", css="chart-timeline", legend=legend)
     first = min([b[0] for b in bounds] + [today])
     last = max([b[1] for b in bounds] + [today])
     first = first.replace(day=1)
@@ -231,16 +220,7 @@ def timeline(
         f"{len(rows)} work packages from {_fmt(first)} to {_fmt(last)}; "
         f"{slipped} forecast to end after the baseline. Today is {_fmt(today)}."
     )
-    return Chart(
-        id=chart_id,
-        title=title,
-        svg=mark_safe(_svg(chart_id, width, height, title, desc, "".join(parts))),
-        columns=columns,
-        rows=table,
-        caption=title,
-        legend=legend,
-        css="chart-timeline",
-    )
+    return frame.drawn(width, height, desc, parts, legend=legend, css="chart-timeline")
 
 
 def _slip_text(days: int | None) -> str:

@@ -38,7 +38,8 @@ def _load(name: str) -> Tracker:
         raise TrackerError(
             f"TRACKER_BACKEND={name!r} is not available; choose one of {', '.join(BACKENDS)}."
         ) from None
-    return import_string(path)()
+    backend: Tracker = import_string(path)()
+    return backend
 
 
 def get_tracker() -> Tracker:

@@ -9,6 +9,13 @@ from typing import Protocol
 class TrackerError(Exception):
     """The tracker could not answer (down, misconfigured, refused)."""
 
+    # Set by the Atlassian HTTP client (governance.atlassian.http) on the error it raises: a
+    # POST that may have worked (`uncertain`), a 429's wait and its limit headers. Read with
+    # getattr: an error raised elsewhere has none.
+    uncertain: bool
+    retry_after: int
+    rate_limit: dict[str, str]
+
 
 @dataclass(frozen=True)
 class TrackerUser:

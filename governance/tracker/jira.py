@@ -6,6 +6,7 @@ is_site_admin about oneself, and the issue picker. "As the app" (the service acc
 users_bulk, search_users, is_group_member, group_exists, is_site_admin about others,
 get_project, get_issues, the 'Work Package' custom field and the write-back."""
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Iterable
@@ -130,7 +131,7 @@ class JiraTracker:
         except AtlassianUnavailable as exc:
             raise TrackerError(str(exc)) from None
 
-    def _get(self, operation: str, path: str, creds: Credentials, **params: Any):
+    def _get(self, operation: str, path: str, creds: Credentials, **params: Any) -> Any:
         return self.http.request(operation, "GET", API + path, creds, params=params or None)
 
     # Identity -------------------------------------------------------------------------
@@ -143,7 +144,9 @@ class JiraTracker:
     def users_bulk(self, account_ids: Iterable[str]) -> dict[str, TrackerUser]:
         ids = sorted({a for a in account_ids if a})
         found: dict[str, TrackerUser] = {}
-        creds = self.service() if ids else None
+        if not ids:
+            return found
+        creds = self.service()
         for start in range(0, len(ids), USER_BULK_BATCH):
             batch = ids[start : start + USER_BULK_BATCH]
             for data in self.http.offset_pages(
@@ -175,7 +178,7 @@ class JiraTracker:
         if not account_id:
             return False
         key = f"{_CACHE}admin:{account_id}"
-        cached = cache.get(key)
+        cached: bool | None = cache.get(key)
         if cached is not None:
             return cached
         if account_id == acting_account.get() and _granted(account_id, granted):
@@ -294,7 +297,7 @@ class JiraTracker:
         if account_id == acting_account.get():
             return self._may_browse_myself(account_id, project_key, granted)
         key = f"{_CACHE}browse:{account_id}:{project_key}"
-        cached = cache.get(key)
+        cached: bool | None = cache.get(key)
         if cached is not None:
             return cached
         allowed = self._others_may_browse(account_id, project_key)
@@ -308,7 +311,7 @@ class JiraTracker:
         if not _granted(account_id, granted):
             return False
         key = f"{_CACHE}browse-self:{account_id}:{project_key}"
-        cached = cache.get(key)
+        cached: bool | None = cache.get(key)
         if cached is not None:
             return cached
         data = self.http.request(
@@ -329,7 +332,7 @@ class JiraTracker:
 
     def _project_id(self, project_key: str) -> str:
         key = f"{_CACHE}project-id:{project_key}"
-        cached = cache.get(key)
+        cached: str | None = cache.get(key)
         if cached is not None:
             return cached
         data = self.http.request(
@@ -339,22 +342,28 @@ class JiraTracker:
         cache.set(key, project_id, settings.TRACKER_CACHE_SECONDS)
         return project_id
 
-    def _others_may_browse(self, account_id: str, project_key: str) -> bool:
-        project_id = self._project_id(project_key)
-        if not project_id:
-            return False
-        data = self.http.request(
+    def bulk_permissions(self, body: dict[str, Any]) -> Any:
+        """`getBulkPermissions` as the service account: a check, so safe to send again."""
+        return self.http.request(
             "getBulkPermissions",
             "POST",
             API + "/permissions/check",
             self.service(),
             idempotent=True,
-            json={
+            json=body,
+        )
+
+    def _others_may_browse(self, account_id: str, project_key: str) -> bool:
+        project_id = self._project_id(project_key)
+        if not project_id:
+            return False
+        data = self.bulk_permissions(
+            {
                 "accountId": account_id,
                 "projectPermissions": [
                     {"permissions": ["BROWSE_PROJECTS"], "projects": [int(project_id)]}
                 ],
-            },
+            }
         )
         granted = any(
             row.get("permission") == "BROWSE_PROJECTS"
@@ -404,7 +413,7 @@ class JiraTracker:
 
     def _all_browsers(self, project_key: str) -> list[dict[str, Any]]:
         key = f"{_CACHE}browsers:{project_key}"
-        browsers = cache.get(key)
+        browsers: list[dict[str, Any]] | None = cache.get(key)
         if browsers is None:
             browsers = self._browsers(project_key, "", 1000)
             cache.set(key, browsers, settings.TRACKER_CACHE_SECONDS)
@@ -423,7 +432,7 @@ class JiraTracker:
         )
         return [_user(u) for u in found][:limit]
 
-    def browsers_among(self, project_key: str, account_ids) -> set[str]:
+    def browsers_among(self, project_key: str, account_ids: Iterable[str | None]) -> set[str]:
         """Which of these people may browse the project. The signed-in person is asked with
         their own token; one other person through `getBulkPermissions`; more than one through
         one listing of the project's browsers (cached), never one request per person."""
@@ -646,7 +655,7 @@ class JiraTracker:
         if ids:
             return ids[0]
 
-        def made():
+        def made() -> dict[str, str] | None:
             ids = self.fields_named(creds, name)
             if len(ids) > 1:
                 raise TrackerError(two_fields_message(name, ids))
@@ -824,7 +833,7 @@ class JiraTracker:
             missing_ok=True,
         )
 
-    # Dynamic webhooks (governance.atlassian.webhooks), as the admin whose grant holds them --
+    # Dynamic webhooks (governance.webhooks), as the admin whose grant holds them --
     def webhooks(self, account_id: str) -> list[dict[str, Any]]:
         """The webhooks this app registered (`getDynamicWebhooksForApp`), as that person."""
         return list(
@@ -840,7 +849,7 @@ class JiraTracker:
         whose answer was lost is looked for among the app's webhooks (same filter, events)."""
         creds = self.as_user(account_id)
 
-        def made():
+        def made() -> dict[str, Any] | None:
             ids = [
                 hook["id"]
                 for hook in self.webhooks(account_id)
@@ -870,7 +879,7 @@ class JiraTracker:
             )
         return ids
 
-    def refresh_webhooks(self, account_id: str, ids: list[int]):
+    def refresh_webhooks(self, account_id: str, ids: list[int]) -> dt.datetime | None:
         """`refreshWebhooks`: another 30 days. Returns the new expiry (aware datetime)."""
         answer = self.http.request(
             "refreshWebhooks",
@@ -892,11 +901,9 @@ class JiraTracker:
         )
 
 
-def webhook_expiry(value):
+def webhook_expiry(value: object) -> dt.datetime | None:
     """Jira's `expirationDate`: milliseconds since the epoch (the schema), or a date string
     (its examples). None when absent or unreadable."""
-    import datetime as dt
-
     if isinstance(value, int | float):
         return dt.datetime.fromtimestamp(value / 1000, tz=dt.UTC)
     if isinstance(value, str) and value:

@@ -24,7 +24,8 @@ def _load(name: str) -> Wiki:
         raise WikiError(
             f"WIKI_BACKEND={name!r} is not available; choose one of {', '.join(BACKENDS)}."
         ) from None
-    return import_string(path)()
+    backend: Wiki = import_string(path)()
+    return backend
 
 
 def get_wiki() -> Wiki:

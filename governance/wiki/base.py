@@ -17,6 +17,11 @@ TEMPLATE_KINDS: dict[str, tuple[str, str]] = {
 class WikiError(Exception):
     """The wiki could not answer (down, misconfigured, refused)."""
 
+    # Set by the Atlassian HTTP client, as on TrackerError (read with getattr).
+    uncertain: bool
+    retry_after: int
+    rate_limit: dict[str, str]
+
 
 @dataclass(frozen=True)
 class WikiPage:

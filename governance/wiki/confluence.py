@@ -53,7 +53,9 @@ class ConfluenceWiki:
         links still name the site (`site()`)."""
         return service.credentials(self.product, WikiError)
 
-    def _page(self, data: dict[str, Any], *, space_key: str = "", labels=()) -> WikiPage:
+    def _page(
+        self, data: dict[str, Any], *, space_key: str = "", labels: Iterable[str] = ()
+    ) -> WikiPage:
         links = data.get("_links") or {}
         webui = links.get("webui") or links.get("tinyui") or ""
         base = links.get("base") or f"{self.site()}/wiki"
@@ -140,7 +142,8 @@ class ConfluenceWiki:
             base_url=self.v2(),
             params={"title": title, "status": "current", "limit": 25},
         )
-        for page in (data or {}).get("results") or []:
+        pages: list[dict[str, Any]] = (data or {}).get("results") or []
+        for page in pages:
             if page.get("title") == title and page.get("id"):
                 return page
         return None
@@ -154,7 +157,8 @@ class ConfluenceWiki:
             base_url=self.v2(),
             params={"body-format": "storage", "sort": "-created-date", "limit": 50},
         )
-        for comment in (data or {}).get("results") or []:
+        comments: list[dict[str, Any]] = (data or {}).get("results") or []
+        for comment in comments:
             value = ((comment.get("body") or {}).get("storage") or {}).get("value") or ""
             if marker in value:
                 return comment
@@ -165,7 +169,7 @@ class ConfluenceWiki:
         if not SPACE_KEY.match(space_key or ""):
             raise WikiError(f"'{space_key}' is not a Confluence space key.")
         key = f"{_CACHE}space:{space_key}"
-        cached = cache.get(key)
+        cached: str | None = cache.get(key)
         if cached:
             return cached
         data = self.http.request(
@@ -188,7 +192,7 @@ class ConfluenceWiki:
         if existing:
             return existing, False
 
-        def made():
+        def made() -> dict[str, str] | None:
             found = self.space_id(space_key)
             return {"id": found} if found else None
 

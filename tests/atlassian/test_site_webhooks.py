@@ -16,8 +16,7 @@ import jwt
 import pytest
 from django.utils import timezone
 
-from governance import outbox, periodic
-from governance.atlassian import webhooks
+from governance import outbox, periodic, webhooks
 from governance.models import (
     AtlassianGrant,
     AuditEntry,

@@ -17,8 +17,7 @@ from django.test import Client
 from openpyxl import Workbook
 
 from agent import catalogue
-from governance import cleaning
-from governance.atlassian import webhooks
+from governance import cleaning, webhooks
 from governance.errors import ValidationFailed
 from governance.services import token_create
 from registers import mspdi

@@ -3,7 +3,7 @@ credentials, the site, the scopes people granted, the 'Work Package' field, the 
 Stops at the first class of failure (later classes need the earlier ones), printing the class
 and what to do, with exit status 2; warnings and notes leave the status 0."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 from django.conf import settings
@@ -15,6 +15,9 @@ from governance import cleaning
 from governance.atlassian import crypto, grants, scopes, service
 from governance.models import AtlassianGrant
 from governance.tracker import TrackerError
+
+if TYPE_CHECKING:
+    from governance.tracker.jira import JiraTracker
 
 CONFIG, CREDENTIALS, SITE, PERMISSIONS, SCOPES, FIELD, WIKI = (
     "settings",
@@ -126,7 +129,7 @@ class Command(BaseCommand):
         self.ok("OAuth app: ATLASSIAN_CLIENT_ID and ATLASSIAN_CLIENT_SECRET are accepted")
 
     # 2, 3 ---------------------------------------------------------------------------------
-    def check_service_account(self):
+    def check_service_account(self) -> "JiraTracker":
         from governance.tracker.jira import API, JiraTracker
 
         tracker = JiraTracker()
@@ -158,43 +161,38 @@ class Command(BaseCommand):
         self._service_account_id = (me or {}).get("accountId") or ""
         return tracker
 
-    def check_service_permissions(self, tracker: Any) -> None:
+    def check_service_permissions(self, tracker: "JiraTracker") -> None:
         """The service account's own global and project permissions, asked in one
         `getBulkPermissions` per 500 linked projects: Browse users and groups (the people
         pickers), Browse projects and Edit issues in every linked project (the write-back)."""
         from governance.models import Project
-        from governance.tracker.jira import API
 
         account_id = getattr(self, "_service_account_id", "")
         if not account_id:
             self.warn("permissions: the service account's id is unknown; not checked")
             return
         projects = {
-            cleaning.whole_number(pid): key
+            number: key
             for pid, key in Project.objects.filter(
                 tracker_id__isnull=False, tracker_deleted_at=None
             ).values_list("tracker_id", "key")
-            if cleaning.whole_number(pid) is not None
+            if (number := cleaning.whole_number(pid)) is not None
         }
         ids = sorted(projects)
         chunks = [ids[i : i + PROJECTS_PER_CHECK] for i in range(0, len(ids), PROJECTS_PER_CHECK)]
         granted_global: set[str] = set()
         allowed: dict[str, set[int]] = {p: set() for p in PROJECT_NEEDED}
         for chunk in chunks or [[]]:
-            body = {"accountId": account_id, "globalPermissions": sorted(GLOBAL_NEEDED)}
+            body: dict[str, Any] = {
+                "accountId": account_id,
+                "globalPermissions": sorted(GLOBAL_NEEDED),
+            }
             if chunk:
                 body["projectPermissions"] = [
                     {"permissions": sorted(PROJECT_NEEDED), "projects": chunk}
                 ]
             try:
-                data = tracker.http.request(
-                    "getBulkPermissions",
-                    "POST",
-                    API + "/permissions/check",
-                    tracker.service(),
-                    idempotent=True,
-                    json=body,
-                )
+                data = tracker.bulk_permissions(body)
             except TrackerError as exc:
                 raise Failed(PERMISSIONS, str(exc)) from None
             granted_global |= set((data or {}).get("globalPermissions") or [])
@@ -264,7 +262,7 @@ class Command(BaseCommand):
         else:
             self.ok(f"service token expires on {ends.isoformat()} ({left} days)")
 
-    def _myself(self, tracker: Any, kind: str):
+    def _myself(self, tracker: "JiraTracker", kind: str) -> tuple[dict[str, Any] | None, bool]:
         """(the service account, refused with 401) as `kind` of token."""
         from governance.tracker.jira import API
 
@@ -278,7 +276,7 @@ class Command(BaseCommand):
                 raise Failed(CREDENTIALS, str(exc)) from None
             raise Failed(SITE, f"{settings.ATLASSIAN_SITE_URL} is not reachable: {exc}") from None
 
-    def check_token_kind(self, tracker: Any):
+    def check_token_kind(self, tracker: "JiraTracker") -> dict[str, Any] | None:
         """/myself with the configured kind of token; refused, the other kind is tried, so
         the failure says which setting to change. Returns the service account."""
         try:
@@ -340,7 +338,7 @@ class Command(BaseCommand):
             )
 
     # 5 ------------------------------------------------------------------------------------
-    def check_field(self, tracker: Any) -> None:
+    def check_field(self, tracker: "JiraTracker") -> None:
         from governance.models import TrackerFieldState
         from governance.tracker.jira import two_fields_message
 
@@ -363,12 +361,12 @@ class Command(BaseCommand):
             self.warn(f"project {key}: the '{name}' field cannot be written. {reason}")
 
     # Webhooks (2) -------------------------------------------------------------------------
-    def check_webhooks(self, tracker: Any) -> None:
+    def check_webhooks(self, tracker: "JiraTracker") -> None:
         """The Jira webhooks are registered for the linked projects, present on the site and
         fresh (more than 7 days before they expire)."""
         from django.utils import timezone
 
-        from governance.atlassian import webhooks
+        from governance import webhooks
 
         jql = webhooks.wanted_jql()
         if not jql:

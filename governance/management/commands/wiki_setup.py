@@ -4,7 +4,7 @@ it is missing. Safe to run again."""
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from governance.wiki import WikiError, get_wiki
 
@@ -12,7 +12,7 @@ from governance.wiki import WikiError, get_wiki
 class Command(BaseCommand):
     help = "Create the Confluence space WIKI_SPACE_KEY if it is missing (idempotent)."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--name", default="Governance", help="Name of a new space.")
 
     def handle(self, *args: Any, name: str, **options: Any) -> None:

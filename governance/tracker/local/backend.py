@@ -1,9 +1,9 @@
 """The local tracker backend: the Tracker protocol over the local_tracker models."""
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
-from django.db.models import Exists, F, Func, OuterRef, Q, Subquery, Value
+from django.db.models import Exists, F, Func, OuterRef, Q, QuerySet, Subquery, Value
 
 from governance import cleaning, mirror
 from governance.tracker import get_tracker
@@ -71,9 +71,15 @@ class LocalGate:
         return bool(self.values["gate_t_group"])
 
 
+class ProjectKey(TypedDict):
+    """A row of `values("key")` over the projects."""
+
+    key: str
+
+
 class LocalTracker:
     # The access gate (governance.permissions) ----------------------------------------
-    def _browsable(self, account_id: str):
+    def _browsable(self, account_id: str) -> QuerySet[LocalProject]:
         granted = LocalBrowseGrant.objects.filter(account__account_id=account_id)
         return LocalProject.objects.filter(
             Q(lead__account_id=account_id) | Q(pk__in=granted.values("project_id"))
@@ -116,7 +122,9 @@ class LocalTracker:
             ),
         }
 
-    def gate_browsable_keys(self, account_id: str):
+    def gate_browsable_keys(
+        self, account_id: str
+    ) -> tuple[QuerySet[LocalProject, ProjectKey], Subquery]:
         """The keys of the projects the person browses, and their number, as sub-selects."""
         browsable = self._browsable(account_id)
         count = browsable.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
@@ -188,7 +196,7 @@ class LocalTracker:
             .exists()
         )
 
-    def browsers_among(self, project_key: str, account_ids) -> set[str]:
+    def browsers_among(self, project_key: str, account_ids: Iterable[str | None]) -> set[str]:
         """Which of these people may browse the project, in two queries whatever their number."""
         ids = {a for a in account_ids if a}
         if not ids:

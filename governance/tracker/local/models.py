@@ -24,7 +24,7 @@ class LocalProject(models.Model):
     key = models.CharField(max_length=32, unique=True)
     name = models.CharField(max_length=255)
     lead = models.ForeignKey(LocalAccount, on_delete=models.PROTECT, related_name="led_projects")
-    browsers = models.ManyToManyField(
+    browsers: models.ManyToManyField[LocalAccount, "LocalBrowseGrant"] = models.ManyToManyField(
         LocalAccount, through="LocalBrowseGrant", related_name="browsable_projects"
     )
 

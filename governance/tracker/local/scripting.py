@@ -2,6 +2,7 @@
 `manage.py seed_demo` and the tests. Each is idempotent."""
 
 import uuid
+from collections.abc import Iterable
 
 from django.db import transaction
 
@@ -87,7 +88,7 @@ def _account(name: str) -> LocalAccount:
 
 
 @transaction.atomic
-def ensure_project(key: str, *, name: str, lead: str, browsers: list[str] = ()) -> LocalProject:
+def ensure_project(key: str, *, name: str, lead: str, browsers: Iterable[str] = ()) -> LocalProject:
     key = key.strip().upper()
     if not key.isalnum() or not key[0].isalpha() or len(key) > 32:
         raise ScriptError(

@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
+import re
 import time
 from typing import Any
 from urllib.parse import quote
@@ -49,7 +50,7 @@ from governance.models import (
 )
 from governance.tracker import TrackerError, get_tracker
 from governance.tracker.base import TrackerProject
-from governance.tracker.jira import ISSUE_KEY, PROJECT_KEY
+from governance.tracker.jira import ISSUE_KEY, PROJECT_KEY, JiraTracker
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +78,9 @@ def linked_project_ids() -> list[str]:
     ids = Project.objects.filter(tracker_id__isnull=False, tracker_deleted_at=None).values_list(
         "tracker_id", flat=True
     )
-    return sorted((i for i in ids if cleaning.whole_number(i) is not None), key=int)
+    return sorted(
+        (i for i in ids if i is not None and cleaning.whole_number(i) is not None), key=int
+    )
 
 
 def wanted_jql() -> str:
@@ -155,6 +158,14 @@ NO_ADMIN = (
 )
 
 
+def _jira() -> JiraTracker:
+    """The tracker, which holds webhooks only when it is Jira's."""
+    tracker = get_tracker()
+    if not isinstance(tracker, JiraTracker):
+        raise TrackerError("Only Jira holds webhooks: TRACKER_BACKEND is not jira.")
+    return tracker
+
+
 @outbox.handler(TASK, "Register or refresh the Jira webhooks")
 def sync_webhooks(payload: dict[str, Any]) -> None:
     """Register the webhooks again or refresh them, whichever `plan` says now (idempotent:
@@ -166,7 +177,7 @@ def sync_webhooks(payload: dict[str, Any]) -> None:
         action = "refresh"  # the job saw them expiring: another 30 days does no harm
     if not action:
         return
-    tracker = get_tracker()
+    tracker = _jira()
     if action == "refresh":
         expires = tracker.refresh_webhooks(held.account_id, held.webhook_ids)
         TrackerWebhooks.objects.filter(pk=held.pk).update(
@@ -309,7 +320,7 @@ def _part(data: Any, name: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _key(value: Any, pattern) -> str:
+def _key(value: Any, pattern: re.Pattern[str]) -> str:
     """An issue or project key as Jira writes them, else "" (a signed event is still read as
     data: what no key can be is never written anywhere)."""
     return value if isinstance(value, str) and pattern.fullmatch(value) else ""
@@ -348,7 +359,7 @@ def _project_changed(data: dict[str, Any]) -> None:
     lead = _part(data, "projectLead") or _part(data, "lead")
     mirror = _mirror_named(data)
     key = _key(data.get("key"), PROJECT_KEY)
-    if mirror is None or not key:
+    if mirror is None or not key or mirror.tracker_id is None:
         return
     sync_project(
         TrackerProject(
