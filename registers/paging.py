@@ -26,7 +26,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.expressions import Combinable, Expression
+from django.db.models.expressions import Combinable, Expression, OrderBy
 from django.db.models.functions import Cast, Lower
 from django.http import QueryDict
 
@@ -49,6 +49,8 @@ PAGE_SIZE = 100
 Names = Mapping[str, str]  # accountId -> display name
 SortExpr = Expression | Combinable | str
 Sort = Callable[[Names], SortExpr]
+OrderKey = tuple[SortExpr, bool]  # (expression, descending)
+NamedKey = tuple[str, bool, bool]  # (annotation name, descending, nullable)
 
 
 def _index(field_name: str, values: list[str], *, none: str | None = None) -> Case:
@@ -128,7 +130,7 @@ class Spec:
     search: tuple[str, ...]
     sorts: dict[str, Sort]
     # The register's own order, before the primary key.
-    order: list[tuple[SortExpr, bool]] = field(default_factory=list)
+    order: list[OrderKey] = field(default_factory=list)
     # The primary key's direction at the end of every order.
     pk_descending: bool = False
 
@@ -232,14 +234,16 @@ def choice(params: QueryDict, name: str, values: Iterable[str]) -> str:
     return value if value in values else ""
 
 
-def owner_ids(register: str, queryset: QuerySet) -> list[str]:
+def owner_ids(register: str, queryset: QuerySet[Any]) -> list[str]:
     """The accountIds the register's owner column holds (one query)."""
     name = SPECS[register].owner_field
     found = queryset.exclude(**{f"{name}__isnull": True}).exclude(**{name: ""})
     return list(found.order_by().values_list(name, flat=True).distinct())
 
 
-def filtered(register: str, queryset: QuerySet, params: QueryDict, owners: Iterable[str]):
+def filtered(
+    register: str, queryset: QuerySet[Any], params: QueryDict, owners: Iterable[str]
+) -> QuerySet[Any]:
     """The register's rows the query string's filters, cell and words keep."""
     spec = SPECS[register]
     for name, _, values, where in spec.filters:
@@ -261,16 +265,16 @@ def filtered(register: str, queryset: QuerySet, params: QueryDict, owners: Itera
     return queryset
 
 
-def order_keys(register: str, sort: str, descending: bool, names: Names) -> list[tuple]:
+def order_keys(register: str, sort: str, descending: bool, names: Names) -> list[OrderKey]:
     """(expression, descending) of the page's order, the primary key last."""
     spec = SPECS[register]
-    keys = [(spec.sorts[sort](names), descending)] if sort else list(spec.order)
+    keys: list[OrderKey] = [(spec.sorts[sort](names), descending)] if sort else list(spec.order)
     return [*keys, ("pk", spec.pk_descending)]
 
 
 @dataclass
 class Page:
-    rows: list
+    rows: list[Any]
     # Whether there are rows before this page and after it; the next page starts after
     # `next` (a row's primary key), the previous one ends before `previous`.
     has_previous: bool = False
@@ -279,9 +283,11 @@ class Page:
     next: str = ""
 
 
-def _annotated(queryset: QuerySet, keys: list[tuple]) -> tuple[QuerySet, list[tuple]]:
+def _annotated(
+    queryset: QuerySet[Any], keys: list[OrderKey]
+) -> tuple[QuerySet[Any], list[NamedKey]]:
     """The queryset with each key as an annotation; (name, descending, nullable) of each."""
-    named = []
+    named: list[NamedKey] = []
     annotations: dict[str, Any] = {}
     for n, (expression, descending) in enumerate(keys[:-1]):
         name = f"page_key_{n}"
@@ -291,9 +297,9 @@ def _annotated(queryset: QuerySet, keys: list[tuple]) -> tuple[QuerySet, list[tu
     return queryset.annotate(**annotations), named
 
 
-def _ordering(named: list[tuple], reverse: bool) -> list:
+def _ordering(named: list[NamedKey], reverse: bool) -> list[OrderBy]:
     """Nulls last in either direction; the whole order reversed for the page before a row."""
-    order = []
+    order: list[OrderBy] = []
     for name, descending, _ in named:
         if reverse:
             key = F(name).asc if descending else F(name).desc
@@ -304,7 +310,7 @@ def _ordering(named: list[tuple], reverse: bool) -> list:
     return order
 
 
-def _beyond(named: list[tuple], values: dict, after: bool) -> Q:
+def _beyond(named: list[NamedKey], values: dict[str, Any], after: bool) -> Q:
     """The rows after (or before) the row with these key values, in the page's order."""
     beyond = Q(pk__in=[])
     same = Q()
@@ -324,7 +330,7 @@ def _beyond(named: list[tuple], values: dict, after: bool) -> Q:
     return beyond
 
 
-def _cursor_values(scope: QuerySet, keys: list[tuple], pk: str) -> dict | None:
+def _cursor_values(scope: QuerySet[Any], keys: list[OrderKey], pk: str) -> dict[str, Any] | None:
     """The order's values of the row `pk` of `scope`, or None (no such row, or no key)."""
     try:
         queryset, named = _annotated(scope.filter(pk=pk), keys)
@@ -334,9 +340,9 @@ def _cursor_values(scope: QuerySet, keys: list[tuple], pk: str) -> dict | None:
 
 
 def read_page(
-    scope: QuerySet,
-    queryset: QuerySet,
-    keys: list[tuple],
+    scope: QuerySet[Any],
+    queryset: QuerySet[Any],
+    keys: list[OrderKey],
     *,
     after: str = "",
     before: str = "",
