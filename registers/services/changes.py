@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import uuid
+
     from governance.models import Project
 
 
@@ -99,6 +101,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     if (
         names_proposer
         and "proposerAccountId" not in errors
+        and proposer is not None
         and proposer != change.created_by_account_id
         and not _may_browse(proposer, change.project)
     ):
@@ -126,7 +129,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     return errors
 
 
-def _package_of(project: Project, target: Any):
+def _package_of(project: Project, target: Any) -> uuid.UUID | None:
     """The id of the project's work package `target` names, or None (inside `batch()`, the
     project's package ids are read once for the batch)."""
     pk = as_uuid(target)
@@ -156,7 +159,7 @@ def _duty(project: Project, account_id: str, change: ChangeRequest) -> str | Non
 
 def _may_browse(account_id: str, project: Project) -> bool:
     """`may_browse`, asked once per person inside `batch()`."""
-    asked = batch_memo(project, "may-browse", dict)
+    asked: dict[str, bool] | None = batch_memo(project, "may-browse", dict)
     if asked is None:
         return may_browse(account_id, project)
     if account_id not in asked:
@@ -441,11 +444,13 @@ def change_for_update(project: Project, change_id: Any, **filters: Any) -> Chang
 def changes_awaiting_application(project: Project, *, excluding: Any = None) -> list[ChangeRequest]:
     """The project's Approved changes still awaiting application, latest decided first (the
     changes a business case may be re-opened to apply)."""
+    approved = ChangeRequest.objects.filter(project=project, status="Approved")
+    excluded = as_uuid(excluding)
+    if excluded is not None:
+        approved = approved.exclude(pk=excluded)
     return [
         change
-        for change in ChangeRequest.objects.filter(project=project, status="Approved")
-        .exclude(pk=as_uuid(excluding))
-        .order_by("-decided_at")
+        for change in approved.order_by("-decided_at")
         if change_application_state(change) == "AwaitingApplication"
     ]
 

@@ -144,6 +144,7 @@ def write_decision(caller: Caller, project: Project, decision: Decision) -> Deci
 def require_editable(decision: Decision) -> None:
     """409 for a made decision: it refuses every update; only notes are appended to it."""
     if not decision_is_editable(decision):
+        assert decision.made_on is not None  # a made decision has its date
         raise Conflict(
             f"This decision was made on {decision.made_on.isoformat()} and can no longer "
             "be changed. Add a note to correct or extend it."

@@ -358,6 +358,7 @@ def work_package_link_issue(
         if key is None:
             errors.add("issueKey", "Must be an issue key such as ABC-12.")
         errors.raise_if_any()
+        assert key is not None  # refused just above
         if key in (wp.linked_issue_keys or []):
             return wp
         check_new_issue_keys(project, wp, [("issueKey", key)], errors)
