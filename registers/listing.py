@@ -1,6 +1,7 @@
 """Each register's order as SQL keys, the last one unique (the id): what the API's cursor
-pages and the streamed exports read in. The same order as the pages' (`registers.selectors`),
-with the id to decide between rows alike in every other key."""
+pages and the streamed exports read in, and the register pages' order when no column is
+sorted (`registers.paging.order_keys`), with the id to decide between rows alike in every
+other key."""
 
 import itertools
 from collections.abc import Iterator

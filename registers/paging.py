@@ -11,7 +11,7 @@ name sorts by the names the people directory gives for the accountIds the regist
 (a `CASE` over them)."""
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -34,6 +34,7 @@ from governance import textsearch
 from governance.models import RAG_CHOICES
 from registers import pictures
 from registers.derive import VARIATION_DIMENSIONS
+from registers.listing import ORDERS
 from registers.models import (
     APPLICATION_STATES,
     CHANGE_DIMENSIONS,
@@ -129,10 +130,6 @@ class Spec:
     filters: list[tuple[str, str, list[str], Callable[[str], Q]]]
     search: tuple[str, ...]
     sorts: dict[str, Sort]
-    # The register's own order, before the primary key.
-    order: list[OrderKey] = field(default_factory=list)
-    # The primary key's direction at the end of every order.
-    pk_descending: bool = False
 
 
 SPECS = {
@@ -157,12 +154,6 @@ SPECS = {
             "budgetForecast": _amount("budget_forecast"),
             "budgetActual": _amount("budget_actual"),
         },
-        order=[
-            ("sort_order", False),
-            ("planned_start_date", False),
-            (Lower("name"), False),
-            ("created_at", False),
-        ],
     ),
     "risks": Spec(
         owner_field="owner_account_id",
@@ -182,8 +173,6 @@ SPECS = {
             "treatment": _plain("treatment"),
         },
         # Open before Closed, then the newest first.
-        order=[(_index("status", ["Open", "Closed"]), False), ("created_at", True)],
-        pk_descending=True,
     ),
     "decisions": Spec(
         owner_field="made_by_account_id",
@@ -203,8 +192,6 @@ SPECS = {
             ),
             "created": _plain("created_at"),
         },
-        order=[("created_at", True)],
-        pk_descending=True,
     ),
     "changes": Spec(
         owner_field="proposer_account_id",
@@ -223,8 +210,6 @@ SPECS = {
             "proposer": by_name("proposer_account_id"),
             "created": _plain("created_at"),
         },
-        order=[("created_at", True)],
-        pk_descending=True,
     ),
 }
 
@@ -266,10 +251,15 @@ def filtered(
 
 
 def order_keys(register: str, sort: str, descending: bool, names: Names) -> list[OrderKey]:
-    """(expression, descending) of the page's order, the primary key last."""
-    spec = SPECS[register]
-    keys: list[OrderKey] = [(spec.sorts[sort](names), descending)] if sort else list(spec.order)
-    return [*keys, ("pk", spec.pk_descending)]
+    """(expression, descending) of the page's order, the primary key last: the chosen sort,
+    else the register's own order, the API's (`registers.listing.ORDERS`)."""
+    *own, unique = ORDERS[register]
+    keys: list[OrderKey] = (
+        [(SPECS[register].sorts[sort](names), descending)]
+        if sort
+        else [(key.expression, key.descending) for key in own]
+    )
+    return [*keys, ("pk", unique.descending)]
 
 
 @dataclass
