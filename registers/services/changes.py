@@ -34,6 +34,7 @@ from registers.derive import change_application_state, change_dimensions, change
 from registers.models import TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
+    audit_write,
     batch_memo,
     check_people,
     get_in_project,
@@ -243,13 +244,13 @@ def write_change(caller: Caller, project: Project, change: ChangeRequest) -> Cha
     """Insert a change `build_change` made, with its audit entry (inside `batch()`, queued),
     and tell the person it is routed to."""
     insert(change)
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="change.created",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff({}, _snapshot(change)),
+    audit_write(
+        caller,
+        project,
+        "changeRequest",
+        "change.created",
+        change.pk,
+        audit.diff({}, _snapshot(change)),
     )
     notify_routed(caller, project, change)
     return change
@@ -307,14 +308,7 @@ def change_update(
         if changes:
             change.revision += 1
             change.save()
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="change.updated",
-                target_type="changeRequest",
-                target_id=change.pk,
-                changes=changes,
-            )
+            audit_write(caller, project, "changeRequest", "change.updated", change.pk, changes)
             notify_routed(caller, project, change)
     return change
 
@@ -325,13 +319,13 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
         change = get_in_project(ChangeRequest, project, change_id)
         require_open(change, "deleted")
         check_version(change.revision, expected_revision, current_repr=change)
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="change.deleted",
-            target_type="changeRequest",
-            target_id=change.pk,
-            changes=audit.diff(_snapshot(change), {}),
+        audit_write(
+            caller,
+            project,
+            "changeRequest",
+            "change.deleted",
+            change.pk,
+            audit.diff(_snapshot(change), {}),
         )
         change.delete()
 
@@ -419,13 +413,13 @@ def change_adjudicate(
         change.decision_comment = comment
         change.revision += 1
         change.save()
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind=f"change.{outcome.lower()}",
-            target_type="changeRequest",
-            target_id=change.pk,
-            changes=audit.diff(before, _snapshot(change)),
+        audit_write(
+            caller,
+            project,
+            "changeRequest",
+            f"change.{outcome.lower()}",
+            change.pk,
+            audit.diff(before, _snapshot(change)),
         )
     return change
 
@@ -470,15 +464,13 @@ def change_apply(
     }
     change.revision += 1
     change.save(update_fields=["application_record", "revision", "updated_at"])
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="change.applied",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff(
-            {"applicationRecord": before}, {"applicationRecord": change.application_record}
-        ),
+    audit_write(
+        caller,
+        project,
+        "changeRequest",
+        "change.applied",
+        change.pk,
+        audit.diff({"applicationRecord": before}, {"applicationRecord": change.application_record}),
     )
 
 
@@ -496,11 +488,6 @@ def change_withdraw(caller: Caller, project: Project, change: ChangeRequest, com
     change.revision += 1
     change.save(update_fields=[*fields, "revision", "updated_at"])
     after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="change.withdrawn",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff(before, after),
+    audit_write(
+        caller, project, "changeRequest", "change.withdrawn", change.pk, audit.diff(before, after)
     )
