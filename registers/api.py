@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Path, Router, Status
+from django.http.response import HttpResponseBase
+from ninja import P, PathEx, Router, Status
 
 from governance import paging, permissions, specs
 from governance.api import (
@@ -137,8 +138,11 @@ def _register(register: str) -> str:
 )
 @answers(content=SPREADSHEET)
 def register_export(
-    request, key: str, register_name: str = Path(..., alias="register"), format: str = "csv"
-):
+    request: HttpRequest,
+    key: str,
+    register_name: PathEx[str, P(alias="register")],
+    format: str = "csv",
+) -> HttpResponseBase:
     """The register as CSV or XLSX (`format`), one column per field, people with names; the
     work packages also as a Microsoft Project XML plan (`format=mspdi`)."""
     project, _ = permissions.project_for(request, key)
@@ -184,11 +188,11 @@ def register_export(
 )
 @answers(statuses={200: IMPORT_PREVIEW, 201: IMPORT_DONE})
 def register_import(
-    request,
+    request: HttpRequest,
     key: str,
-    register_name: str = Path(..., alias="register"),
+    register_name: PathEx[str, P(alias="register")],
     dryRun: bool = False,
-):
+) -> Status[dict[str, Any]]:
     """Preview, then commit. `?dryRun=true`: 200 with what the import would do, nothing
     stored: {register, create, rows, errors: [{row, field, message}], warnings: [{row, field,
     message}], previewDigest}. Without it, all or nothing: 201 {"created": N, "warnings"},
@@ -220,8 +224,11 @@ def register_import(
 )
 @answers(content=SPREADSHEET)
 def register_template(
-    request, key: str, register_name: str = Path(..., alias="register"), format: str = "xlsx"
-):
+    request: HttpRequest,
+    key: str,
+    register_name: PathEx[str, P(alias="register")],
+    format: str = "xlsx",
+) -> HttpResponse:
     """An empty import file for the register (`format` xlsx or csv): the columns it takes in
     the export's order; XLSX adds an example row and drop-down lists of the allowed values."""
     project, _ = permissions.project_for(request, key)
@@ -336,7 +343,7 @@ def register_items(register: RegisterApi) -> None:
 
     def detail(request: HttpRequest, key: str, response: HttpResponse, **ids: str) -> Any:
         project, _ = permissions.project_for(request, key)
-        record = get_in_project(pages.model, project, ids[record_id], lock=False)
+        record: Any = get_in_project(pages.model, project, ids[record_id], lock=False)
         with_etag(response, record.revision)
         return register.one(record)
 
@@ -391,7 +398,7 @@ register_collection(WORK_PACKAGES)
     ),
 )
 @answers(list_of(WORK_PACKAGE))
-def work_package_reorder(request, key: str):
+def work_package_reorder(request: HttpRequest, key: str) -> list[dict[str, Any]]:
     """Set the manual order; `ids` lists every work package of the project once."""
     _, caller = permissions.project_for(request, key)
     body = json_object(request)
@@ -411,7 +418,9 @@ register_items(WORK_PACKAGES)
 )
 @honours_if_match
 @answers(WORK_PACKAGE, etag=True)
-def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
+def work_package_link(
+    request: HttpRequest, key: str, wp_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """Link a tracker issue; its 'Work Package' field is written after commit."""
     _, caller = permissions.project_for(request, key)
     body = json_object(request)
@@ -428,7 +437,7 @@ def work_package_link(request, key: str, wp_id: str, response: HttpResponse):
 
 @router.delete("/projects/{key}/work-packages/{wp_id}/links/{issue_key}", response={204: None})
 @honours_if_match
-def work_package_unlink(request, key: str, wp_id: str, issue_key: str):
+def work_package_unlink(request: HttpRequest, key: str, wp_id: str, issue_key: str) -> None:
     """Unlink an issue; its 'Work Package' field is cleared after commit."""
     _, caller = permissions.project_for(request, key)
     services.work_package_unlink_issue(
@@ -465,7 +474,9 @@ register_items(RISKS)
     openapi_extra=_body(DecisionSpec),
 )
 @answers(DECISION, etag=True)
-def risk_record_decision(request, key: str, risk_id: str, response: HttpResponse):
+def risk_record_decision(
+    request: HttpRequest, key: str, risk_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """Materialised risks only: a new decision with riskId and treatedRiskId, pre-filled from
     the risk (decision = title, decisionNotes = description, rationale = mitigation); the
     body overrides any of them."""
@@ -508,7 +519,9 @@ NOTE_WRITTEN = {
 )
 @honours_if_match
 @answers(DECISION, etag=True)
-def decision_note(request, key: str, decision_id: str, response: HttpResponse):
+def decision_note(
+    request: HttpRequest, key: str, decision_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
     timestamp are written by the server. Answers the decision with its notes."""
     _, caller = permissions.project_for(request, key)
@@ -555,7 +568,9 @@ register_items(CHANGES)
 )
 @honours_if_match
 @answers(CHANGE, etag=True)
-def change_adjudicate(request, key: str, change_id: str, response: HttpResponse):
+def change_adjudicate(
+    request: HttpRequest, key: str, change_id: str, response: HttpResponse
+) -> dict[str, Any]:
     """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
     Withdrawn by the proposer or an editor."""
     _, caller = permissions.project_for(request, key)

@@ -6,10 +6,10 @@ state. A project that already has register rows is left alone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from governance.models import Project
+    from governance.models import Project, User
     from governance.permissions import Caller
 
 
@@ -206,7 +206,7 @@ def seed(ctx: DemoContext) -> None:
         _seed_project(ctx, project, index, lead, sofia)
 
 
-def _seed_project(ctx: DemoContext, project: Project, index: int, lead, sofia) -> None:
+def _seed_project(ctx: DemoContext, project: Project, index: int, lead: User, sofia: User) -> None:
     caller = caller_for(lead, project, can_browse=True)
     sponsor = caller_for(sofia, project, can_browse=True)
     today = timezone.localdate()
@@ -244,7 +244,7 @@ def _seed_project(ctx: DemoContext, project: Project, index: int, lead, sofia) -
         if slip and rag == "Green":
             rag = "Amber"  # the lead's own colour agrees with a package forecast to be late
         amount = round(budget * scale, -3)
-        data = {
+        data: dict[str, Any] = {
             "name": name,
             "type": "Epic",
             "ownerAccountId": owners[n % len(owners)],
@@ -331,7 +331,7 @@ def _seed_project(ctx: DemoContext, project: Project, index: int, lead, sofia) -
                 text_value="Region order confirmed: North first, then South and West.",
             )
 
-    for n, (summary, reason, dimensions, budget, days, scope, outcome, comment) in enumerate(
+    for n, (summary, reason, dimensions, budget_impact, days, scope, outcome, comment) in enumerate(
         CHANGES
     ):
         if key in CALM and n in CALM_SKIPPED_CHANGES:
@@ -345,7 +345,7 @@ def _seed_project(ctx: DemoContext, project: Project, index: int, lead, sofia) -
             "summary": summary,
             "reason": reason,
             "dimensions": dimensions,
-            "impactBudget": budget,
+            "impactBudget": budget_impact,
             "impactScheduleDays": days,
             "impactScope": scope,
         }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from registers.models import Decision
+    from registers.models import Decision, Risk
 
 
 import datetime as dt
@@ -39,7 +39,7 @@ def decision_is_editable(decision: Decision) -> bool:
     return decision_state(decision.made_on) == "Pending"
 
 
-def decision_can_be_recorded(risk) -> bool:
+def decision_can_be_recorded(risk: Risk) -> bool:
     """The Record-decision act is possible only for a materialised risk (direction Risk)."""
     return risk.direction == "Risk" and bool(risk.materialised)
 
@@ -112,20 +112,26 @@ def change_awaits_baseline(change: ChangeRequest) -> bool:
 # --- the plan baseline in force and what is measured against it ----------------------------
 
 
+def _business_case_model() -> Any:
+    """The business case's model, read through the project's reverse relation (the registers
+    never import the charter)."""
+    # django-stubs types a reverse relation's get_field as its descriptor (it is a OneToOneRel).
+    return Project._meta.get_field("business_case").related_model  # type: ignore[attr-defined]
+
+
 def plan_baseline_of(project: Project) -> dict[str, Any] | None:
     """The plan baseline in force: the business case's planBaseline ({version, approvedAt,
     workPackages: {id: {budget, plannedStartDate, plannedEndDate}}, totalBudget}) when an
     approval wrote one, else None. One query (the case is read through the project's reverse
     relation: the registers never import the charter)."""
-    case_model = Project._meta.get_field("business_case").related_model
-    value = case_model.objects.filter(project=project).values_list("plan_baseline", flat=True)
+    cases = _business_case_model().objects.filter(project=project)
+    value = cases.values_list("plan_baseline", flat=True)
     return as_plan_baseline(value.first())
 
 
 def plan_baselines_of(project_ids: Iterable[Any]) -> dict[Any, dict[str, Any] | None]:
     """`plan_baseline_of` for any number of projects, by project id, in one query."""
-    case_model = Project._meta.get_field("business_case").related_model
-    rows = case_model.objects.filter(project_id__in=list(project_ids))
+    rows = _business_case_model().objects.filter(project_id__in=list(project_ids))
     return {
         pk: as_plan_baseline(plan) for pk, plan in rows.values_list("project_id", "plan_baseline")
     }
@@ -221,7 +227,10 @@ def measured_end(wp: Any) -> dt.date | None:
     """The end a package is measured by: its actualEndDate once it finished, else its
     forecastEndDate, else its plannedEndDate. A package's slip and the project's forecast end
     both read it."""
-    return getattr(wp, "actual_end_date", None) or wp.forecast_end_date or wp.planned_end_date
+    end: dt.date | None = (
+        getattr(wp, "actual_end_date", None) or wp.forecast_end_date or wp.planned_end_date
+    )
+    return end
 
 
 def schedule_variance_days(

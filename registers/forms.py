@@ -51,9 +51,9 @@ def data_from_post(register: str, post: QueryDict) -> dict[str, Any]:
         elif field not in post:
             continue
         elif field == "budgetPhasing":
-            data[field] = parse_phasing(post[field])
+            data[field] = parse_phasing(post.get(field, ""))
         elif field == "evidenceLinks":
-            data[field] = parse_links(post[field])
+            data[field] = parse_links(post.get(field, ""))
         elif field == "minutesRef":
             data[field] = {"id": post[field]} if post[field] else None
         else:
@@ -140,7 +140,8 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     if hasattr(value, "isoformat"):
-        return value.isoformat()
+        text: str = value.isoformat()
+        return text
     if isinstance(value, bool):
         return "on" if value else ""
     return str(decimal_to_json(value)) if hasattr(value, "quantize") else str(value)

@@ -13,7 +13,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from governance import specs
 from governance.errors import ValidationFailed
 from governance.models import Project
-from registers import spreadsheets
+from registers import spreadsheets, uploads
 from registers.specs import SPECS
 
 DATE_FORMAT = "yyyy-mm-dd"
@@ -59,7 +59,7 @@ def _xlsx(register: str, header: list[str]) -> bytes:
         if field in spreadsheets.DATE_FIELDS:
             sheet.cell(row=2, column=index).number_format = DATE_FORMAT
         sheet.column_dimensions[cell.column_letter].width = max(12, len(field) + 2)
-    last = spreadsheets.MAX_ROWS + 1
+    last = uploads.MAX_ROWS + 1
     for field in header:
         values = specs.cell_values(spec, field)
         if not values:

@@ -1,18 +1,19 @@
 """Each register's order as SQL keys, the last one unique (the id): what the API's cursor
-pages and the streamed exports read in. The same order as the pages' (`registers.selectors`),
-with the id to decide between rows alike in every other key."""
+pages and the streamed exports read in, and the register pages' order when no column is
+sorted (`registers.paging.order_keys`), with the id to decide between rows alike in every
+other key."""
 
 import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import Case, IntegerField, QuerySet, When
+from django.db.models import Case, IntegerField, Manager, QuerySet, When
 from django.db.models.functions import Lower
 
 from governance import paging
 from governance.models import Project
 from registers.derive import plan_baseline_of
-from registers.models import ChangeRequest, Decision, Risk, WorkPackage
+from registers.models import REGISTER_MODELS, Decision
 from registers.serializers import (
     change_to_dict,
     decision_to_dict,
@@ -41,22 +42,17 @@ ORDERS: dict[str, tuple[paging.Key, ...]] = {
     "decisions": NEWEST_FIRST,
     "changes": NEWEST_FIRST,
 }
-MODELS = {
-    "work-packages": WorkPackage,
-    "risks": Risk,
-    "decisions": Decision,
-    "changes": ChangeRequest,
-}
 
 
-def records(project: Project, register: str) -> QuerySet:
+def records(project: Project, register: str) -> QuerySet[Any]:
     """The project's rows of the register, through its related manager (each row's
     `project` is the given instance: no query per row), unordered."""
-    relation = MODELS[register]._meta.get_field("project").remote_field
-    return getattr(project, relation.get_accessor_name()).all()
+    relation = REGISTER_MODELS[register].project.field.remote_field
+    manager: Manager[Any] = getattr(project, relation.get_accessor_name())
+    return manager.all()
 
 
-def in_order(project: Project, register: str) -> QuerySet:
+def in_order(project: Project, register: str) -> QuerySet[Any]:
     """The project's rows of the register in the register's order."""
     return paging.ordered(records(project, register), ORDERS[register])
 
@@ -75,6 +71,7 @@ def dicts(project: Project, register: str, rows: list[Any]) -> list[dict[str, An
             .values_list("treated_risk_id", "id")
         )
         for risk_id, decision_id in decisions:
+            assert risk_id is not None  # the filter keeps treating decisions only
             treating.setdefault(risk_id, []).append(str(decision_id))
         return [risk_to_dict(r, treating.get(str(r.pk), [])) for r in rows]
     if register == "decisions":

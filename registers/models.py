@@ -251,3 +251,13 @@ class SteeringMinutes(models.Model):
 
     def __str__(self) -> str:
         return f"{self.held_on}: {self.title}"
+
+
+# The four registers by their URL segment, in the sub-tab bar's order.
+RegisterModel = type[WorkPackage] | type[Risk] | type[Decision] | type[ChangeRequest]
+REGISTER_MODELS: dict[str, RegisterModel] = {
+    "work-packages": WorkPackage,
+    "risks": Risk,
+    "decisions": Decision,
+    "changes": ChangeRequest,
+}

@@ -331,7 +331,9 @@ class _Problems:
         self.items.append((field, message))
 
 
-def _date(task: Task, value: str | None, what: str, field: str, problems: _Problems):
+def _date(
+    task: Task, value: str | None, what: str, field: str, problems: _Problems
+) -> dt.date | None:
     if value is None or not value.strip():
         return None
     text = value.strip()
@@ -348,7 +350,9 @@ def _date(task: Task, value: str | None, what: str, field: str, problems: _Probl
         return None
 
 
-def _amount(task: Task, value: str | None, what: str, field: str, problems: _Problems):
+def _amount(
+    task: Task, value: str | None, what: str, field: str, problems: _Problems
+) -> Decimal | None:
     """An amount written in hundredths, as a Decimal of the currency unit."""
     if value is None or not value.strip():
         return None
@@ -416,7 +420,9 @@ def _steps(percent: Decimal) -> int:
 STATUS_OF_PROGRESS = {0: "Not Started", 100: "Complete"}
 
 
-def _rows(tasks: list[Task], level: int):
+def _rows(
+    tasks: list[Task], level: int
+) -> tuple[list[tuple[int, dict[str, Any]]], list[dict[str, Any]], list[dict[str, Any]]]:
     packages: list[Task] = []
     pending = list(reversed(_outline(tasks)))
     while pending:  # in the outline's order, iterative
@@ -649,7 +655,9 @@ def _stamp(day: dt.date, time: str) -> str:
     return f"{day.isoformat()}T{time}"
 
 
-def _span(start: dt.date | None, end: dt.date | None, milestone: bool):
+def _span(
+    start: dt.date | None, end: dt.date | None, milestone: bool
+) -> tuple[str, str, str] | None:
     """(Start, Finish, Duration) text of a package's dates: a day from 08:00 to 17:00; a
     milestone at 08:00 with no duration."""
     start = start or end

@@ -11,7 +11,7 @@ name sorts by the names the people directory gives for the accountIds the regist
 (a `CASE` over them)."""
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -26,7 +26,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.expressions import Combinable, Expression
+from django.db.models.expressions import Combinable, Expression, OrderBy
 from django.db.models.functions import Cast, Lower
 from django.http import QueryDict
 
@@ -34,6 +34,7 @@ from governance import textsearch
 from governance.models import RAG_CHOICES
 from registers import pictures
 from registers.derive import VARIATION_DIMENSIONS
+from registers.listing import ORDERS
 from registers.models import (
     APPLICATION_STATES,
     CHANGE_DIMENSIONS,
@@ -49,6 +50,8 @@ PAGE_SIZE = 100
 Names = Mapping[str, str]  # accountId -> display name
 SortExpr = Expression | Combinable | str
 Sort = Callable[[Names], SortExpr]
+OrderKey = tuple[SortExpr, bool]  # (expression, descending)
+NamedKey = tuple[str, bool, bool]  # (annotation name, descending, nullable)
 
 
 def _index(field_name: str, values: list[str], *, none: str | None = None) -> Case:
@@ -127,10 +130,6 @@ class Spec:
     filters: list[tuple[str, str, list[str], Callable[[str], Q]]]
     search: tuple[str, ...]
     sorts: dict[str, Sort]
-    # The register's own order, before the primary key.
-    order: list[tuple[SortExpr, bool]] = field(default_factory=list)
-    # The primary key's direction at the end of every order.
-    pk_descending: bool = False
 
 
 SPECS = {
@@ -155,12 +154,6 @@ SPECS = {
             "budgetForecast": _amount("budget_forecast"),
             "budgetActual": _amount("budget_actual"),
         },
-        order=[
-            ("sort_order", False),
-            ("planned_start_date", False),
-            (Lower("name"), False),
-            ("created_at", False),
-        ],
     ),
     "risks": Spec(
         owner_field="owner_account_id",
@@ -180,8 +173,6 @@ SPECS = {
             "treatment": _plain("treatment"),
         },
         # Open before Closed, then the newest first.
-        order=[(_index("status", ["Open", "Closed"]), False), ("created_at", True)],
-        pk_descending=True,
     ),
     "decisions": Spec(
         owner_field="made_by_account_id",
@@ -201,8 +192,6 @@ SPECS = {
             ),
             "created": _plain("created_at"),
         },
-        order=[("created_at", True)],
-        pk_descending=True,
     ),
     "changes": Spec(
         owner_field="proposer_account_id",
@@ -221,8 +210,6 @@ SPECS = {
             "proposer": by_name("proposer_account_id"),
             "created": _plain("created_at"),
         },
-        order=[("created_at", True)],
-        pk_descending=True,
     ),
 }
 
@@ -232,14 +219,16 @@ def choice(params: QueryDict, name: str, values: Iterable[str]) -> str:
     return value if value in values else ""
 
 
-def owner_ids(register: str, queryset: QuerySet) -> list[str]:
+def owner_ids(register: str, queryset: QuerySet[Any]) -> list[str]:
     """The accountIds the register's owner column holds (one query)."""
     name = SPECS[register].owner_field
     found = queryset.exclude(**{f"{name}__isnull": True}).exclude(**{name: ""})
     return list(found.order_by().values_list(name, flat=True).distinct())
 
 
-def filtered(register: str, queryset: QuerySet, params: QueryDict, owners: Iterable[str]):
+def filtered(
+    register: str, queryset: QuerySet[Any], params: QueryDict, owners: Iterable[str]
+) -> QuerySet[Any]:
     """The register's rows the query string's filters, cell and words keep."""
     spec = SPECS[register]
     for name, _, values, where in spec.filters:
@@ -261,16 +250,21 @@ def filtered(register: str, queryset: QuerySet, params: QueryDict, owners: Itera
     return queryset
 
 
-def order_keys(register: str, sort: str, descending: bool, names: Names) -> list[tuple]:
-    """(expression, descending) of the page's order, the primary key last."""
-    spec = SPECS[register]
-    keys = [(spec.sorts[sort](names), descending)] if sort else list(spec.order)
-    return [*keys, ("pk", spec.pk_descending)]
+def order_keys(register: str, sort: str, descending: bool, names: Names) -> list[OrderKey]:
+    """(expression, descending) of the page's order, the primary key last: the chosen sort,
+    else the register's own order, the API's (`registers.listing.ORDERS`)."""
+    *own, unique = ORDERS[register]
+    keys: list[OrderKey] = (
+        [(SPECS[register].sorts[sort](names), descending)]
+        if sort
+        else [(key.expression, key.descending) for key in own]
+    )
+    return [*keys, ("pk", unique.descending)]
 
 
 @dataclass
 class Page:
-    rows: list
+    rows: list[Any]
     # Whether there are rows before this page and after it; the next page starts after
     # `next` (a row's primary key), the previous one ends before `previous`.
     has_previous: bool = False
@@ -279,9 +273,11 @@ class Page:
     next: str = ""
 
 
-def _annotated(queryset: QuerySet, keys: list[tuple]) -> tuple[QuerySet, list[tuple]]:
+def _annotated(
+    queryset: QuerySet[Any], keys: list[OrderKey]
+) -> tuple[QuerySet[Any], list[NamedKey]]:
     """The queryset with each key as an annotation; (name, descending, nullable) of each."""
-    named = []
+    named: list[NamedKey] = []
     annotations: dict[str, Any] = {}
     for n, (expression, descending) in enumerate(keys[:-1]):
         name = f"page_key_{n}"
@@ -291,9 +287,9 @@ def _annotated(queryset: QuerySet, keys: list[tuple]) -> tuple[QuerySet, list[tu
     return queryset.annotate(**annotations), named
 
 
-def _ordering(named: list[tuple], reverse: bool) -> list:
+def _ordering(named: list[NamedKey], reverse: bool) -> list[OrderBy]:
     """Nulls last in either direction; the whole order reversed for the page before a row."""
-    order = []
+    order: list[OrderBy] = []
     for name, descending, _ in named:
         if reverse:
             key = F(name).asc if descending else F(name).desc
@@ -304,7 +300,7 @@ def _ordering(named: list[tuple], reverse: bool) -> list:
     return order
 
 
-def _beyond(named: list[tuple], values: dict, after: bool) -> Q:
+def _beyond(named: list[NamedKey], values: dict[str, Any], after: bool) -> Q:
     """The rows after (or before) the row with these key values, in the page's order."""
     beyond = Q(pk__in=[])
     same = Q()
@@ -324,7 +320,7 @@ def _beyond(named: list[tuple], values: dict, after: bool) -> Q:
     return beyond
 
 
-def _cursor_values(scope: QuerySet, keys: list[tuple], pk: str) -> dict | None:
+def _cursor_values(scope: QuerySet[Any], keys: list[OrderKey], pk: str) -> dict[str, Any] | None:
     """The order's values of the row `pk` of `scope`, or None (no such row, or no key)."""
     try:
         queryset, named = _annotated(scope.filter(pk=pk), keys)
@@ -334,9 +330,9 @@ def _cursor_values(scope: QuerySet, keys: list[tuple], pk: str) -> dict | None:
 
 
 def read_page(
-    scope: QuerySet,
-    queryset: QuerySet,
-    keys: list[tuple],
+    scope: QuerySet[Any],
+    queryset: QuerySet[Any],
+    keys: list[OrderKey],
     *,
     after: str = "",
     before: str = "",

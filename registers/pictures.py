@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from registers.models import WorkPackage
+    from registers.models import Risk, WorkPackage
 
 
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from django.utils.http import urlencode
 
@@ -28,7 +28,20 @@ MATRIX_VIEWS = {"inherent": "Inherent", "residual": "Residual"}
 # --- risk matrix ------------------------------------------------------------------------------
 
 
-def risk_cell(risk, view: str) -> tuple[int, int] | None:
+class Scored(Protocol):
+    """What places a risk on a matrix: a risk, or its `Scores` read as a group."""
+
+    @property
+    def impact(self) -> int | None: ...
+    @property
+    def likelihood(self) -> int | None: ...
+    @property
+    def residual_impact(self) -> int | None: ...
+    @property
+    def residual_likelihood(self) -> int | None: ...
+
+
+def risk_cell(risk: Scored, view: str) -> tuple[int, int] | None:
     """(impact, likelihood) of a risk in the inherent or the residual matrix. The residual
     matrix places a risk by its residual scores when both are assessed, else by its inherent
     ones (the same rule as its score)."""
@@ -64,7 +77,7 @@ def place_groups(groups: Iterable[tuple[Any, ...]]) -> dict[str, dict[tuple[int,
 ON_MATRIX = {"status": "Open", "direction": "Risk"}
 
 
-def on_matrix(risk) -> bool:
+def on_matrix(risk: Risk) -> bool:
     return all(getattr(risk, name) == value for name, value in ON_MATRIX.items())
 
 
@@ -93,7 +106,7 @@ def cell_words(cell: tuple[str, int, int]) -> str:
     return f"{MATRIX_VIEWS[view].lower()} impact {impact}, likelihood {likelihood}"
 
 
-def in_cell(risk, cell: tuple[str, int, int]) -> bool:
+def in_cell(risk: Risk, cell: tuple[str, int, int]) -> bool:
     view, impact, likelihood = cell
     return on_matrix(risk) and risk_cell(risk, view) == (impact, likelihood)
 
@@ -254,7 +267,7 @@ def budget_series(
     profile. Actual is spent up to this month: it falls on the profile's months up to today
     (on this month when none has begun) and stops at this month."""
     now = _month(today)
-    monthly = {"baseline": {}, "forecast": {}, "actual": {}}
+    monthly: dict[str, dict[str, Decimal]] = {"baseline": {}, "forecast": {}, "actual": {}}
     seen_baseline = False
     for wp in packages:
         shares = profile(wp)

@@ -5,12 +5,15 @@ transaction of every change of the facts the pages show, so the page cached unde
 status, the project's approval state; a bulk write announces itself)."""
 
 import secrets
+from collections.abc import Iterable
 from typing import Any
 
 from governance.models import Project
 
 
-def bump_registers_revision(sender=None, *, project_ids, **kwargs: Any) -> None:
+def bump_registers_revision(
+    sender: object = None, *, project_ids: Iterable[Any], **kwargs: Any
+) -> None:
     """One UPDATE in the writer's transaction: committed, or rolled back, with the change.
     The new revision is a random 63-bit stamp, not the next number: a number could come back
     (a database restored from a backup, then written to again) and find the body cached for

@@ -97,7 +97,7 @@ def plan(
     first = day
     for index in range(phases):
         phase_name = f"{index + 1}. {PHASE_NAMES[index]}"
-        children = []
+        children: list[dict[str, Any]] = []
         phase_start = day
         for n in range(per_phase[index] - 2):
             number = uid + 1 + n  # the task's UID

@@ -9,7 +9,14 @@ from django.db.models import F, QuerySet
 from django.db.models.functions import Lower
 
 from governance.models import Project
-from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
+from registers.models import (
+    REGISTER_MODELS,
+    ChangeRequest,
+    Decision,
+    Risk,
+    SteeringMinutes,
+    WorkPackage,
+)
 
 
 def ordered(queryset: QuerySet[WorkPackage]) -> QuerySet[WorkPackage]:
@@ -44,6 +51,7 @@ def treating_decisions(project: Project) -> dict[str, list[tuple[str, str]]]:
         .values_list("treated_risk_id", "id", "decision")
     )
     for risk_id, decision_id, text in rows:
+        assert risk_id is not None  # the filter keeps treating decisions only
         treating.setdefault(risk_id, []).append((str(decision_id), text))
     return treating
 
@@ -66,14 +74,6 @@ def work_package_names(project: Project) -> dict[uuid.UUID, str]:
     return dict(project.work_packages.values_list("id", "name"))
 
 
-REGISTER_MODELS = {
-    "work-packages": WorkPackage,
-    "risks": Risk,
-    "decisions": Decision,
-    "changes": ChangeRequest,
-}
-
-
 @cache
 def _register_counts_sql() -> str:
     """One statement of four scalar counts, each answered from its project index. Written
@@ -82,7 +82,7 @@ def _register_counts_sql() -> str:
     quote = connection.ops.quote_name
     counts = [
         f"(SELECT COUNT(*) FROM {quote(model._meta.db_table)} "
-        f"WHERE {quote(model._meta.get_field('project').column)} = %s)"
+        f"WHERE {quote(model.project.field.column)} = %s)"
         for model in REGISTER_MODELS.values()
     ]
     return "SELECT " + ", ".join(counts)

@@ -21,7 +21,7 @@ def _iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _imported(record) -> dict[str, Any]:
+def _imported(record: Risk | Decision | ChangeRequest) -> dict[str, Any]:
     """The spec's `imported`: present (true) only on bulk-imported rows, absent otherwise."""
     return {"imported": True} if record.imported else {}
 

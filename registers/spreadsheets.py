@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
     from governance.specs import Spec
 
 
@@ -18,7 +20,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from defusedxml import DefusedXmlException
@@ -262,7 +264,7 @@ def to_xlsx(title: str, header: list[str], rows: Iterable[list[Any]]) -> bytes:
         return file.read()
 
 
-def _xlsx_cell(sheet, value: Any) -> Any:
+def _xlsx_cell(sheet: Any, value: Any) -> Any:
     if isinstance(value, cleaning.Money):
         return value.text  # a number cell is a float: the exact digits as text
     if not isinstance(value, str):
@@ -329,7 +331,7 @@ def export_response(project: Project, register: str, file_format: str) -> HttpRe
 # --- import ----------------------------------------------------------------------------------
 
 
-def read_rows(register: str, upload) -> list[tuple[int, dict[str, Any]]]:
+def read_rows(register: str, upload: Any) -> list[tuple[int, dict[str, Any]]]:
     """The rows of an uploaded file (see `read_file`); any cell that cannot be read refuses
     the file (422, each cell listed)."""
     reading = read_file(register, upload)
@@ -362,6 +364,7 @@ def read_file(register: str, upload: Any) -> Reading:
     content = upload.read()
     is_zip = content[:4] == b"PK\x03\x04"
     is_ods = is_zip and _is_ods(content)
+    grid: Generator[Sequence[Any], None, None]
     if not is_zip:
         grid = _csv_grid(content)
     elif is_ods:
@@ -375,7 +378,9 @@ def read_file(register: str, upload: Any) -> Reading:
     return Reading(rows, problems, notes, hashlib.sha256(content).hexdigest())
 
 
-def _rows(register: str, grid, *, csv_text: bool, escapes: bool = True):
+def _rows(
+    register: str, grid: Iterator[Sequence[Any]], *, csv_text: bool, escapes: bool = True
+) -> tuple[list[tuple[int, dict[str, Any]]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows of a grid; `csv_text`: every cell is text (CSV); `escapes`: text holds
     OOXML's escapes (XLSX, not ODS)."""
     read = _TextCount()
@@ -398,7 +403,7 @@ def _rows(register: str, grid, *, csv_text: bool, escapes: bool = True):
     for column in dict.fromkeys(c for c in columns if c in ignored):
         notes.append({"row": 1, "field": column, "message": _ignored_note(register, column)})
     currency = functools.cache(formatting.currency)  # read when a money cell is met
-    rows = []
+    rows: list[tuple[int, dict[str, Any]]] = []
     for number, cells in enumerate(grid, start=2):
         _checked_row(cells, number, read)
         if number > MAX_SCANNED_ROWS:
@@ -501,7 +506,9 @@ def _ignored_note(register: str, column: str) -> str:
     return "Read-only: ignored (the server sets it)."
 
 
-def _read_as_written(register: str, column: str, value: Any, currency: Callable[[], str]):
+def _read_as_written(
+    register: str, column: str, value: Any, currency: Callable[[], str]
+) -> tuple[Any, str | None, str | None]:
     """(value, problem, note): a money or date cell's text read as a spreadsheet writes it
     (`governance.spreadsheet_values`); a number cell is what it is. Amounts inside a work
     package's budget phasing are read the same way."""
@@ -510,7 +517,7 @@ def _read_as_written(register: str, column: str, value: Any, currency: Callable[
     if column in DATE_FIELDS and isinstance(value, str):
         return spreadsheet_values.date(value)
     if column == "budgetPhasing" and isinstance(value, list):
-        notes = []
+        notes: list[str] = []
         for index, item in enumerate(value):
             if isinstance(item, dict) and isinstance(item.get("amount"), str):
                 amount, problem, note = spreadsheet_values.money(item["amount"], currency())
@@ -536,7 +543,7 @@ class _TextCount:
     def __init__(self) -> None:
         self.total = 0
 
-    def add(self, cells, number: int) -> None:
+    def add(self, cells: Sequence[Any], number: int) -> None:
         for index, value in enumerate(cells):
             if not isinstance(value, str):
                 continue
@@ -562,7 +569,9 @@ class _TextCount:
                 )
 
 
-def _checked_row(cells, number: int, read: _TextCount):
+def _checked_row(
+    cells: Sequence[Any] | None, number: int, read: _TextCount
+) -> Sequence[Any] | None:
     """A row within the column limit (blank cells past the last value do not count) and
     within the character limits."""
     if cells is None:
@@ -584,7 +593,7 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and (not value or value.isspace()))
 
 
-def _csv_grid(content: bytes) -> Iterator[list[str]]:
+def _csv_grid(content: bytes) -> Generator[list[str], None, None]:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -634,16 +643,16 @@ class _SharedStrings:
     """A workbook's shared strings as its cells look them up: an index the table does not
     have (a negative one included, which a list would read from the end) is refused."""
 
-    def __init__(self, strings) -> None:
+    def __init__(self, strings: Sequence[Any]) -> None:
         self.strings = strings
 
-    def __getitem__(self, index: int):
+    def __getitem__(self, index: int) -> Any:
         if not 0 <= index < len(self.strings):
             raise _MissingSharedString(index, len(self.strings))
         return self.strings[index]
 
 
-class _Sheet(ReadOnlyWorksheet):
+class _Sheet(ReadOnlyWorksheet):  # type: ignore[misc]  # openpyxl has no type stubs
     """A worksheet read as a stream whose declared <dimension> is never looked for: openpyxl
     looks for it by parsing up to the end of the sheet's data (the whole part, up to the
     50 MB limit), and the import ignores it anyway (padding rows to it could build a grid
@@ -653,10 +662,16 @@ class _Sheet(ReadOnlyWorksheet):
         self._min_column = self._min_row = 1
         self._max_row = self._max_column = None
 
-    def _get_row(self, row, min_col=1, max_col=None, values_only=False):
+    def _get_row(
+        self,
+        row: list[dict[str, Any]],
+        min_col: int = 1,
+        max_col: int | None = None,
+        values_only: bool = False,
+    ) -> tuple[Any, ...]:
         """The row's values, a number shown with a currency (its number format) as `_Priced`,
         so a money column reads its currency by the importers' one rule."""
-        values = super()._get_row(row, min_col, max_col, values_only)
+        values: tuple[Any, ...] = super()._get_row(row, min_col, max_col, values_only)
         if not any(cell["style_id"] and cell["data_type"] == "n" for cell in row):
             return values
         priced = list(values)
@@ -670,8 +685,8 @@ class _Sheet(ReadOnlyWorksheet):
                     priced[index] = _Priced(value, symbol)
         return tuple(priced)
 
-    def _currency_of(self, style_id) -> str | None:
-        known = self.__dict__.setdefault("_currencies", {})
+    def _currency_of(self, style_id: int | str) -> str | None:
+        known: dict[int | str, str | None] = self.__dict__.setdefault("_currencies", {})
         if style_id not in known:
             # Only a workbook's own formats: the built-in currency formats (5-8) show the
             # currency of the reader's locale, which the file does not say.
@@ -687,7 +702,14 @@ class _Sheet(ReadOnlyWorksheet):
             known[style_id] = format_currency(str(fmt))
         return known[style_id]
 
-    def _cells_by_row(self, min_col, min_row, max_col, max_row, values_only=False):
+    def _cells_by_row(
+        self,
+        min_col: int,
+        min_row: int,
+        max_col: int | None,
+        max_row: int | None,
+        values_only: bool = False,
+    ) -> Iterator[tuple[Any, ...]]:
         """The rows from the first, a missing row as an empty one (openpyxl's, without the
         padding to declared dimensions), read by `_SheetParser`."""
         expected = 1
@@ -732,6 +754,7 @@ def format_currency(fmt: str) -> str | None:
     bracket = _BRACKET_CURRENCY.search(fmt)
     if bracket and bracket[1].strip():
         return bracket[1].strip()
+    quoted: str
     for quoted in _QUOTED.findall(fmt):
         if quoted.strip() in spreadsheet_values.KNOWN_SYMBOLS or re.fullmatch(
             r"[A-Z]{3}", quoted.strip()
@@ -748,12 +771,12 @@ class _TooManyCells(Exception):
     pass
 
 
-class _SheetParser(WorkSheetParser):
+class _SheetParser(WorkSheetParser):  # type: ignore[misc]  # openpyxl has no type stubs
     """openpyxl's sheet parser, for the rows only, counting the cells as the XML parser
     meets them: a row of millions of empty cells (a few KB compressed) is stopped at
     MAX_CELLS before it is built, where openpyxl would build the whole row first."""
 
-    def parse(self):
+    def parse(self) -> Iterator[tuple[int, list[dict[str, Any]]]]:
         cells = 0
         for _, element in iterparse(self.source):
             if element.tag == CELL_TAG:
@@ -766,7 +789,7 @@ class _SheetParser(WorkSheetParser):
                 yield row
 
 
-class _Workbook(ExcelReader):
+class _Workbook(ExcelReader):  # type: ignore[misc]  # openpyxl has no type stubs
     """openpyxl's read-only workbook reader, with the worksheets as `_Sheet` and the shared
     strings as `_SharedStrings`."""
 
@@ -783,7 +806,7 @@ class _Workbook(ExcelReader):
             self.wb._sheets.append(worksheet)
 
 
-def _xlsx_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
+def _xlsx_grid(content: bytes) -> Generator[tuple[Any, ...], None, None]:
     _check_zip(content)
     try:
         reader = _Workbook(io.BytesIO(content), read_only=True, data_only=True)
@@ -863,7 +886,7 @@ def _is_ods(content: bytes) -> bool:
     return content[30:38] == b"mimetype" and ODS_MIMETYPE in content[38:120]
 
 
-def _ods_grid(content: bytes) -> Iterator[tuple[Any, ...]]:
+def _ods_grid(content: bytes) -> Generator[tuple[Any, ...], None, None]:
     """The rows of an ODS file's first sheet, read as a stream from `content.xml` (defusedxml,
     no DTD): each cell as openpyxl gives an XLSX cell (a float, a datetime, a bool, or its
     text), a currency cell as its code and amount (`GBP 1500`, read by the money rule). The
@@ -931,12 +954,12 @@ def _ods_rows(part: bytes) -> Iterator[tuple[Any, ...]]:
                 yield cells
 
 
-def _repeat(element, name: str) -> int:
+def _repeat(element: Element, name: str) -> int:
     text = element.get(f"{{{_TABLE}}}{name}") or "1"
     return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else 1
 
 
-def _ods_cells(row, number: int) -> tuple[Any, ...]:
+def _ods_cells(row: Element, number: int) -> tuple[Any, ...]:
     """One row's cells, trailing blanks left out (an empty tuple for a blank row)."""
     cells: list[Any] = []
     blanks = 0
@@ -958,7 +981,7 @@ def _ods_cells(row, number: int) -> tuple[Any, ...]:
     return tuple(cells)
 
 
-def _ods_value(cell: tuple[str, int, int]) -> Any:
+def _ods_value(cell: Element) -> Any:
     """A cell as openpyxl reads XLSX: the value its type gives, else its text (None when
     blank)."""
     kind = cell.get(f"{{{_OFFICE}}}value-type")
@@ -986,12 +1009,12 @@ def _ods_value(cell: tuple[str, int, int]) -> Any:
 _SPACE, _TAB, _BREAK = f"{{{_TEXT}}}s", f"{{{_TEXT}}}tab", f"{{{_TEXT}}}line-break"
 
 
-def _ods_text(paragraph) -> str:
+def _ods_text(paragraph: Element) -> str:
     """A paragraph's text, its spans and links included: `text:s` is that many spaces,
     `text:tab` a tab, `text:line-break` a line break (iterative; stops past a cell's limit)."""
     parts: list[str] = []
     length = 0
-    pending: list[tuple[Any, bool]] = [(paragraph, False)]
+    pending: list[tuple[Element, bool]] = [(paragraph, False)]
     while pending and length <= MAX_CELL_CHARS:
         node, tail = pending.pop()
         if tail:
@@ -1012,7 +1035,7 @@ def _ods_text(paragraph) -> str:
     return "".join(parts)
 
 
-def _repeat_text(node) -> int:
+def _repeat_text(node: Element) -> int:
     text = node.get(f"{{{_TEXT}}}c") or "1"
     return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else 1
 

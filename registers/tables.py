@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 
 from governance import formatting, labels, textsearch
 from governance.people import Person
+from governance.permissions import Caller
 from registers import paging, pictures
 from registers.derive import (
     change_application_state,
@@ -41,7 +42,7 @@ class Filter:
 
 @dataclass
 class Table:
-    rows: list
+    rows: list[Any]
     filters: list[Filter]
     query: str
     sort: str
@@ -50,7 +51,7 @@ class Table:
     # The rows the filters keep, of every page; and this page's place among them.
     matching: int = 0
     page: paging.Page = field(default_factory=lambda: paging.Page(rows=[]))
-    columns: dict[str, dict] = field(default_factory=dict)
+    columns: dict[str, dict[str, Any]] = field(default_factory=dict)
     # A risk-matrix cell (`inherent-4-3`) the rows are narrowed to, and its words.
     cell: str = ""
     cell_label: str = ""
@@ -104,7 +105,9 @@ def _name(people: Mapping[str, Person], account_id: str | None) -> str:
 # --- per-register definitions ------------------------------------------------------------------
 
 
-def decorate_work_package(wp, people, caller, extra) -> None:
+def decorate_work_package(
+    wp: Any, people: Mapping[str, Person], caller: Caller, extra: Mapping[str, Any]
+) -> None:
     schedule = package_schedule(wp, extra.get("plan"))
     wp.schedule = schedule
     wp.variance = schedule.variance_days
@@ -131,7 +134,9 @@ def decorate_work_package(wp, people, caller, extra) -> None:
 _span = formatting.date_span
 
 
-def decorate_risk(risk, people, caller, extra) -> None:
+def decorate_risk(
+    risk: Any, people: Mapping[str, Person], caller: Caller, extra: Mapping[str, Any]
+) -> None:
     # Both scores, each coloured by the one `risk_zone`: the residual (judged) score falls
     # back to the inherent one where no residual is assessed.
     risk.heat = risk_heat(risk.score, extra["thresholds"])
@@ -147,7 +152,9 @@ def decorate_risk(risk, people, caller, extra) -> None:
     )
 
 
-def decorate_decision(decision, people, caller, extra) -> None:
+def decorate_decision(
+    decision: Any, people: Mapping[str, Person], caller: Caller, extra: Mapping[str, Any]
+) -> None:
     decision.state = decision_state(decision.made_on)
     decision.can_update = caller.can_edit_registers and decision_is_editable(decision)
     decision.can_note = caller.can_edit
@@ -170,7 +177,9 @@ def decorate_decision(decision, people, caller, extra) -> None:
     )
 
 
-def decorate_change(change, people, caller, extra) -> None:
+def decorate_change(
+    change: Any, people: Mapping[str, Person], caller: Caller, extra: Mapping[str, Any]
+) -> None:
     change.application_state = change_application_state(change)
     change.application_label = APPLICATION_LABELS.get(change.application_state, "")
     change.dimension_list = list(change.dimensions or [])
@@ -204,9 +213,9 @@ DECORATE: dict[str, Callable[..., None]] = {
 }
 
 
-def person_ids(register: str, records: list) -> set[str]:
+def person_ids(register: str, records: list[Any]) -> set[str]:
     """Every accountId the register's rows show, to resolve in one call."""
-    ids: set[str] = set()
+    ids: set[str | None] = set()
     for record in records:
         if register == "work-packages":
             ids.update((record.owner_account_id, record.updated_by_account_id))
@@ -234,13 +243,16 @@ def person_ids(register: str, records: list) -> set[str]:
                     (record.approver_seat or {}).get("accountId"),
                 )
             )
-    ids.discard(None)
-    ids.discard("")
-    return ids
+    return {account_id for account_id in ids if account_id}
 
 
 def decorate(
-    register: str, records: list, people, caller, extra: Mapping[str, Any], base: str
+    register: str,
+    records: list[Any],
+    people: Mapping[str, Person],
+    caller: Caller,
+    extra: Mapping[str, Any],
+    base: str,
 ) -> None:
     """Precompute each row's display values; `url` is the row's own URL under `base`."""
     decorate_row = DECORATE[register]

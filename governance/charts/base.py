@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -254,9 +254,12 @@ def _free_y(placed: list[Any], x: float, y: float, text: str) -> float:
     return y
 
 
-def collect(pairs: Iterable[tuple[Any, int]]) -> dict[str, Any]:
+Key = TypeVar("Key")
+
+
+def collect(pairs: Iterable[tuple[Key, int]]) -> dict[Key, int]:
     """Sum counts by key (for matrix cells read from several rows)."""
-    out: dict[str, Any] = {}
+    out: dict[Key, int] = {}
     for key, n in pairs:
         out[key] = out.get(key, 0) + n
     return out

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import uuid
+
     from governance.models import Project
 
 
@@ -32,6 +34,7 @@ from registers.derive import change_application_state, change_dimensions, change
 from registers.models import TEXT_MAX, ChangeRequest, WorkPackage
 from registers.services.common import (
     as_uuid,
+    audit_write,
     batch_memo,
     check_people,
     get_in_project,
@@ -99,6 +102,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     if (
         names_proposer
         and "proposerAccountId" not in errors
+        and proposer is not None
         and proposer != change.created_by_account_id
         and not _may_browse(proposer, change.project)
     ):
@@ -126,7 +130,7 @@ def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> Fi
     return errors
 
 
-def _package_of(project: Project, target: Any):
+def _package_of(project: Project, target: Any) -> uuid.UUID | None:
     """The id of the project's work package `target` names, or None (inside `batch()`, the
     project's package ids are read once for the batch)."""
     pk = as_uuid(target)
@@ -156,7 +160,7 @@ def _duty(project: Project, account_id: str, change: ChangeRequest) -> str | Non
 
 def _may_browse(account_id: str, project: Project) -> bool:
     """`may_browse`, asked once per person inside `batch()`."""
-    asked = batch_memo(project, "may-browse", dict)
+    asked: dict[str, bool] | None = batch_memo(project, "may-browse", dict)
     if asked is None:
         return may_browse(account_id, project)
     if account_id not in asked:
@@ -240,13 +244,13 @@ def write_change(caller: Caller, project: Project, change: ChangeRequest) -> Cha
     """Insert a change `build_change` made, with its audit entry (inside `batch()`, queued),
     and tell the person it is routed to."""
     insert(change)
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="change.created",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff({}, _snapshot(change)),
+    audit_write(
+        caller,
+        project,
+        "changeRequest",
+        "change.created",
+        change.pk,
+        audit.diff({}, _snapshot(change)),
     )
     notify_routed(caller, project, change)
     return change
@@ -304,14 +308,7 @@ def change_update(
         if changes:
             change.revision += 1
             change.save()
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="change.updated",
-                target_type="changeRequest",
-                target_id=change.pk,
-                changes=changes,
-            )
+            audit_write(caller, project, "changeRequest", "change.updated", change.pk, changes)
             notify_routed(caller, project, change)
     return change
 
@@ -322,13 +319,13 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
         change = get_in_project(ChangeRequest, project, change_id)
         require_open(change, "deleted")
         check_version(change.revision, expected_revision, current_repr=change)
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="change.deleted",
-            target_type="changeRequest",
-            target_id=change.pk,
-            changes=audit.diff(_snapshot(change), {}),
+        audit_write(
+            caller,
+            project,
+            "changeRequest",
+            "change.deleted",
+            change.pk,
+            audit.diff(_snapshot(change), {}),
         )
         change.delete()
 
@@ -416,13 +413,13 @@ def change_adjudicate(
         change.decision_comment = comment
         change.revision += 1
         change.save()
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind=f"change.{outcome.lower()}",
-            target_type="changeRequest",
-            target_id=change.pk,
-            changes=audit.diff(before, _snapshot(change)),
+        audit_write(
+            caller,
+            project,
+            "changeRequest",
+            f"change.{outcome.lower()}",
+            change.pk,
+            audit.diff(before, _snapshot(change)),
         )
     return change
 
@@ -441,11 +438,13 @@ def change_for_update(project: Project, change_id: Any, **filters: Any) -> Chang
 def changes_awaiting_application(project: Project, *, excluding: Any = None) -> list[ChangeRequest]:
     """The project's Approved changes still awaiting application, latest decided first (the
     changes a business case may be re-opened to apply)."""
+    approved = ChangeRequest.objects.filter(project=project, status="Approved")
+    excluded = as_uuid(excluding)
+    if excluded is not None:
+        approved = approved.exclude(pk=excluded)
     return [
         change
-        for change in ChangeRequest.objects.filter(project=project, status="Approved")
-        .exclude(pk=as_uuid(excluding))
-        .order_by("-decided_at")
+        for change in approved.order_by("-decided_at")
         if change_application_state(change) == "AwaitingApplication"
     ]
 
@@ -465,15 +464,13 @@ def change_apply(
     }
     change.revision += 1
     change.save(update_fields=["application_record", "revision", "updated_at"])
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="change.applied",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff(
-            {"applicationRecord": before}, {"applicationRecord": change.application_record}
-        ),
+    audit_write(
+        caller,
+        project,
+        "changeRequest",
+        "change.applied",
+        change.pk,
+        audit.diff({"applicationRecord": before}, {"applicationRecord": change.application_record}),
     )
 
 
@@ -491,11 +488,6 @@ def change_withdraw(caller: Caller, project: Project, change: ChangeRequest, com
     change.revision += 1
     change.save(update_fields=[*fields, "revision", "updated_at"])
     after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="change.withdrawn",
-        target_type="changeRequest",
-        target_id=change.pk,
-        changes=audit.diff(before, after),
+    audit_write(
+        caller, project, "changeRequest", "change.withdrawn", change.pk, audit.diff(before, after)
     )

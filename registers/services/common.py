@@ -103,6 +103,25 @@ def batch_memo(project: Project, key: str, load: Callable[[], T]) -> T | None:
     return cast(T, held.memo[key])
 
 
+def audit_write(
+    caller: Caller,
+    project: Project,
+    target_type: str,
+    kind: str,
+    target_id: object,
+    changes: Mapping[str, Any],
+) -> None:
+    """The audit entry of a register write, by the caller, in the project's trail."""
+    audit.record(
+        actor_account_id=caller.account_id,
+        project_key=project.key,
+        kind=kind,
+        target_type=target_type,
+        target_id=target_id,
+        changes=changes,
+    )
+
+
 def writable_project(caller: Caller) -> Project:
     """Editor check, lock, freeze check: the start of every ordinary register write (inside
     `batch()`, done once for the batch)."""

@@ -20,6 +20,7 @@ from registers.derive import decision_is_editable
 from registers.models import TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
+    audit_write,
     check_people,
     get_in_project,
     insert,
@@ -130,13 +131,13 @@ def write_decision(caller: Caller, project: Project, decision: Decision) -> Deci
     """Insert a decision `build_decision` made, with its audit entry (inside `batch()`,
     queued)."""
     insert(decision)
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="decision.created",
-        target_type="decision",
-        target_id=decision.pk,
-        changes=audit.diff({}, snapshot(decision)),
+    audit_write(
+        caller,
+        project,
+        "decision",
+        "decision.created",
+        decision.pk,
+        audit.diff({}, snapshot(decision)),
     )
     return decision
 
@@ -144,6 +145,7 @@ def write_decision(caller: Caller, project: Project, decision: Decision) -> Deci
 def require_editable(decision: Decision) -> None:
     """409 for a made decision: it refuses every update; only notes are appended to it."""
     if not decision_is_editable(decision):
+        assert decision.made_on is not None  # a made decision has its date
         raise Conflict(
             f"This decision was made on {decision.made_on.isoformat()} and can no longer "
             "be changed. Add a note to correct or extend it."
@@ -181,13 +183,13 @@ def decision_update(
             decision.recorded_by = caller.account_id
             decision.revision += 1
             decision.save()
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="decision.made" if made else "decision.updated",
-                target_type="decision",
-                target_id=decision.pk,
-                changes=changes,
+            audit_write(
+                caller,
+                project,
+                "decision",
+                "decision.made" if made else "decision.updated",
+                decision.pk,
+                changes,
             )
     return decision
 
@@ -223,12 +225,12 @@ def decision_append_note(
         decision.notes = [*(decision.notes or []), note]
         decision.revision += 1
         decision.save(update_fields=["notes", "revision", "updated_at"])
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="decision.note_added",
-            target_type="decision",
-            target_id=decision.pk,
-            changes={"notes": {"before": None, "after": note}},
+        audit_write(
+            caller,
+            project,
+            "decision",
+            "decision.note_added",
+            decision.pk,
+            {"notes": {"before": None, "after": note}},
         )
     return decision

@@ -18,7 +18,7 @@ from governance import audit, cleaning, signals, specs
 from governance.errors import Conflict, ValidationFailed
 from governance.models import Project
 from governance.permissions import Caller
-from registers import mspdi, spreadsheets
+from registers import mspdi, spreadsheets, uploads
 from registers.services.changes import build_change, write_change
 from registers.services.common import batch, require_editor
 from registers.services.decisions import build_decision, write_decision
@@ -227,12 +227,12 @@ def import_file(
 
 def read_upload(
     register: str, upload: Any, outline_level: Any = None, *, plan: bool = False
-) -> spreadsheets.Reading:
+) -> uploads.Reading:
     """The rows of an import file, by what the file is: a Microsoft Project plan (XML) for
     the work packages, an .mpp refused with the way to save it as XML, else CSV or XLSX.
     `plan`: the file is meant as a plan (the assistant's plan import), so whatever does not
     start as XML is refused in the plan reader's words, never read as CSV."""
-    if upload is not None and upload.size <= spreadsheets.MAX_BYTES:
+    if upload is not None and upload.size <= uploads.MAX_BYTES:
         head = upload.read(64)
         upload.seek(0)
         if mspdi.is_mpp(head):
@@ -272,7 +272,7 @@ def _run(
     warnings: list[dict[str, Any]] = list(reading.notes)
     unreadable_rows = {p["row"] for p in problems}
     total = len({number for number, _ in reading.rows} | unreadable_rows)
-    fingerprint = {
+    fingerprint: dict[str, Any] = {
         "register": register,
         "project": caller.project.pk,
         "person": caller.account_id,

@@ -16,6 +16,7 @@ from governance.permissions import Caller
 from registers.derive import decision_can_be_recorded
 from registers.models import RISK_TREATMENTS, Decision, Risk
 from registers.services.common import (
+    audit_write,
     check_people,
     get_in_project,
     insert,
@@ -61,19 +62,6 @@ def _stamp_acceptance(caller: Caller, risk: Risk) -> None:
         risk.acceptance_rationale = risk.mitigation
 
 
-def _record(
-    caller: Caller, project: Project, kind: str, risk_id: object, changes: dict[str, Any]
-) -> None:
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind=kind,
-        target_type="risk",
-        target_id=risk_id,
-        changes=changes,
-    )
-
-
 def build_risk(
     caller: Caller, project: Project, data: dict[str, Any], *, imported: bool = False
 ) -> Risk:
@@ -89,7 +77,7 @@ def build_risk(
 def write_risk(caller: Caller, project: Project, risk: Risk) -> Risk:
     """Insert a risk `build_risk` made, with its audit entry (inside `batch()`, queued)."""
     insert(risk)
-    _record(caller, project, "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
+    audit_write(caller, project, "risk", "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
     return risk
 
 
@@ -114,7 +102,7 @@ def risk_update(
             risk.revision += 1
             risk.updated_by_account_id = caller.account_id
             risk.save()
-            _record(caller, project, "risk.updated", risk.pk, changes)
+            audit_write(caller, project, "risk", "risk.updated", risk.pk, changes)
     return risk
 
 
@@ -124,7 +112,9 @@ def risk_delete(*, caller: Caller, risk_id: Any, expected_revision: int | None =
         project = writable_project(caller)
         risk = get_in_project(Risk, project, risk_id)
         check_version(risk.revision, expected_revision, current_repr=risk)
-        _record(caller, project, "risk.deleted", risk.pk, audit.diff(snapshot(risk), {}))
+        audit_write(
+            caller, project, "risk", "risk.deleted", risk.pk, audit.diff(snapshot(risk), {})
+        )
         risk.delete()
 
 
@@ -162,9 +152,10 @@ def risk_record_decision(
             data={**decision_prefill(risk), **(data or {})},
             risk_id=str(risk.pk),
         )
-        _record(
+        audit_write(
             caller,
             project,
+            "risk",
             "risk.decision_recorded",
             risk.pk,
             {"treatingDecisionId": {"before": None, "after": str(decision.pk)}},

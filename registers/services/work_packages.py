@@ -21,6 +21,7 @@ from registers.models import WorkPackage
 from registers.selectors import ordered
 from registers.services.common import (
     as_uuid,
+    audit_write,
     batch_memo,
     check_people,
     enqueue_write_back,
@@ -245,19 +246,6 @@ MIRROR = (("actualEndDate", "actual_end_date"), ("actualEnd", "actual_end"))
 # --- writes ------------------------------------------------------------------------------------
 
 
-def _record(
-    caller: Caller, project: Project, kind: str, wp_id: object, changes: dict[str, Any]
-) -> None:
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind=kind,
-        target_type="workPackage",
-        target_id=wp_id,
-        changes=changes,
-    )
-
-
 def work_package_create(*, caller: Caller, data: dict[str, Any]) -> WorkPackage:
     """Add a work package. budgetBaseline and the legacy lock stamps are never taken from the
     client; linked issues get their 'Work Package' field written after commit."""
@@ -294,7 +282,9 @@ def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> Wor
     it for the batch's later rows first, `claim_work_package`), with its audit entry and its
     issues' write-back."""
     insert(wp)
-    _record(caller, project, "work_package.created", wp.pk, audit.diff({}, snapshot(wp)))
+    audit_write(
+        caller, project, "workPackage", "work_package.created", wp.pk, audit.diff({}, snapshot(wp))
+    )
     enqueue_write_back(project, wp.linked_issue_keys)
     return wp
 
@@ -316,7 +306,7 @@ def work_package_update(
             wp.revision += 1
             wp.updated_by_account_id = caller.account_id
             wp.save()
-            _record(caller, project, "work_package.updated", wp.pk, changes)
+            audit_write(caller, project, "workPackage", "work_package.updated", wp.pk, changes)
             old_keys, new_keys = set(before["linkedIssueKeys"]), set(after["linkedIssueKeys"])
             touched = old_keys ^ new_keys
             if before["name"] != after["name"]:
@@ -334,7 +324,14 @@ def work_package_delete(
         wp = get_in_project(WorkPackage, project, wp_id)
         check_version(wp.revision, expected_revision, current_repr=wp)
         keys = list(wp.linked_issue_keys or [])
-        _record(caller, project, "work_package.deleted", wp.pk, audit.diff(snapshot(wp), {}))
+        audit_write(
+            caller,
+            project,
+            "workPackage",
+            "work_package.deleted",
+            wp.pk,
+            audit.diff(snapshot(wp), {}),
+        )
         wp.delete()
         enqueue_write_back(project, keys)
 
@@ -358,23 +355,14 @@ def work_package_link_issue(
         if key is None:
             errors.add("issueKey", "Must be an issue key such as ABC-12.")
         errors.raise_if_any()
+        assert key is not None  # refused just above
         if key in (wp.linked_issue_keys or []):
             return wp
         check_new_issue_keys(project, wp, [("issueKey", key)], errors)
         errors.raise_if_any()
         before = list(wp.linked_issue_keys or [])
         wp.linked_issue_keys = [*before, key]
-        wp.revision += 1
-        wp.updated_by_account_id = caller.account_id
-        wp.save()
-        _record(
-            caller,
-            project,
-            "work_package.issue_linked",
-            wp.pk,
-            {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}},
-        )
-        enqueue_write_back(project, [key])
+        _save_links(caller, project, wp, before, key, "work_package.issue_linked")
     return wp
 
 
@@ -394,18 +382,27 @@ def work_package_unlink_issue(
         wp.broken_issue_keys = {
             k: why for k, why in (wp.broken_issue_keys or {}).items() if k != key
         }
-        wp.revision += 1
-        wp.updated_by_account_id = caller.account_id
-        wp.save()
-        _record(
-            caller,
-            project,
-            "work_package.issue_unlinked",
-            wp.pk,
-            {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}},
-        )
-        enqueue_write_back(project, [key])
+        _save_links(caller, project, wp, before, key, "work_package.issue_unlinked")
     return wp
+
+
+def _save_links(
+    caller: Caller, project: Project, wp: WorkPackage, before: list[str], key: str, action: str
+) -> None:
+    """A package's links changed by one issue (`key`): its new revision, the audit entry (the
+    links before and after) and the issue's write-back after commit."""
+    wp.revision += 1
+    wp.updated_by_account_id = caller.account_id
+    wp.save()
+    audit_write(
+        caller,
+        project,
+        "workPackage",
+        action,
+        wp.pk,
+        {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}},
+    )
+    enqueue_write_back(project, [key])
 
 
 def mark_issue_link_broken(*, issue_key: str, reason: str, project_key: str = "") -> int:
@@ -543,9 +540,10 @@ def work_package_baseline(
     package.revision += 1
     package.updated_by_account_id = caller.account_id
     package.save(update_fields=[*moved, "revision", "updated_by_account_id", "updated_at"])
-    _record(
+    audit_write(
         caller,
         project,
+        "workPackage",
         "work_package.baselined",
         package.pk,
         audit.diff(before, {name: value for name, value in moved.values()}),
