@@ -12,11 +12,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
-from redis import ConnectionPool, Redis
+from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -38,47 +37,12 @@ class CacheDown(Exception):
     """The cache did not answer (raised by `strict` views while the cache is held down)."""
 
 
-class _KeptClientRedisCacheClient(RedisCacheClient):
-    """Django's client, keeping one `redis.Redis` per connection pool: Django makes a new
-    one for every cache call, and building one (its table of reply handlers) cost more than
-    a small read from Redis. The `redis.Redis` object holds no connection of its own (its
-    pool does) and is safe to share between threads."""
-
-    # Django's own attributes, which django-stubs does not declare.
-    _pools: dict[int, ConnectionPool]
-    _pool_class: type[ConnectionPool]
-    _pool_options: dict[str, Any]
-    _servers: list[str]
-    _client: type[Redis]
-    if TYPE_CHECKING:
-
-        def _get_connection_pool_index(self, write: bool) -> int: ...
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[int, Redis] = {}
-
-    def get_client(
-        self, key: str | bytes | memoryview | None = None, *, write: bool = False
-    ) -> Redis:
-        index = self._get_connection_pool_index(write)
-        client = self._clients.get(index)
-        if client is None:
-            if index not in self._pools:  # as Django's `_get_connection_pool` makes it
-                self._pools[index] = self._pool_class.from_url(
-                    self._servers[index], **self._pool_options
-                )
-            client = self._clients[index] = self._client(connection_pool=self._pools[index])
-        return client
-
-
 class SoftRedisCache(RedisCache):
     """Django's RedisCache whose every call answers a miss (or does nothing) when Redis
     cannot be reached."""
 
     def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)
-        self._class = _KeptClientRedisCacheClient
         self._down_until = 0.0
         self._logged_at = -LOG_EVERY_SECONDS
         self._lock = threading.Lock()

@@ -44,6 +44,8 @@ class RowForm(TypedDict):
     token: NotRequired[str]  # the one-time token of an add form (governance.submissions)
     phasing_rows: NotRequired[list[tuple[str, str]]]  # a work package's budget phasing grid
     risk: NotRequired[Any]  # the risk whose decision the form records
+    # Field labels of another register (the decision fields inside the risk register).
+    labels: NotRequired[dict[str, str]]
 
 
 def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
