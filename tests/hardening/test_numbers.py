@@ -147,13 +147,49 @@ def test_a_clean_write_carries_no_warnings(cast, bearer):
     assert not AuditEntry.objects.filter(changes__has_key="received").exists()
 
 
-@pytest.mark.parametrize("typed", ["12.345", "12,000.505"])
-def test_the_page_form_refuses_more_decimal_places_next_to_the_field(cast, client_for, typed):
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        # A point before three digits could group thousands: read as the importer reads it.
+        ("12.345", "a point here could group thousands or mark decimals"),
+        ("12,000.505", pageinput.TOO_PRECISE),
+        ("1000.001", pageinput.TOO_PRECISE),
+    ],
+)
+def test_the_page_form_refuses_more_decimal_places_next_to_the_field(cast, client_for, typed, said):
     response = client_for(cast.lead).post(
         "/projects/ALPHA/registers/work-packages/",
         {"name": "Build", "budget": typed, "status": "Not Started"},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 422
-    assert pageinput.TOO_PRECISE in response.content.decode()
+    assert said in response.content.decode()
     assert not WorkPackage.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [("€18,500", "18500.00"), ("18 500 EUR", "18500.00"), ("EUR 1,250.50", "1250.50")],
+)
+def test_a_page_form_takes_an_amount_as_the_importer_does(cast, client_for, typed, stored):
+    """`€18,500` was refused on the change form and accepted by the import: both read an
+    amount the one way (`governance.spreadsheet_values.money`)."""
+    from registers.models import ChangeRequest
+
+    answer = client_for(cast.lead).post(
+        "/projects/ALPHA/registers/changes/",
+        {"summary": "Extra licences", "impactBudget": typed, "reason": "Growth"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 201, answer.content.decode()[:500]
+    assert str(ChangeRequest.objects.get().impact_budget) == stored
+
+
+def test_a_page_form_refuses_another_currency_by_name(cast, client_for):
+    answer = client_for(cast.lead).post(
+        "/projects/ALPHA/registers/changes/",
+        {"summary": "Extra licences", "impactBudget": "$18,500", "reason": "Growth"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 422
+    assert "not this site&#x27;s currency (EUR)" in answer.content.decode()

@@ -61,8 +61,17 @@ def test_add_work_package_starts_without_a_rag(cast, client_for):
     assert '<option value="Not Started" selected>' in html
 
 
-@pytest.mark.parametrize("typed", ["12k", "abc", "-5000", "12,00", "€12000"])
-def test_a_budget_the_page_cannot_read_is_refused_next_to_the_field(cast, client_for, typed):
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("12k", "Write a number"),
+        ("abc", "Write a number"),
+        ("-5000", "Must not be negative."),
+        ("12,00", "is a decimal comma"),
+        ("$12000", "not this site&#x27;s currency (EUR)"),
+    ],
+)
+def test_a_budget_the_page_cannot_read_is_refused_next_to_the_field(cast, client_for, typed, said):
     response = client_for(cast.lead).post(
         f"{BASE}/work-packages/", {"name": "Build", "budget": typed, "status": "Not Started"}, **HX
     )
@@ -70,11 +79,20 @@ def test_a_budget_the_page_cannot_read_is_refused_next_to_the_field(cast, client
     html = response.content.decode()
     field = re.search(r'<div class="field[^"]*has-error">.*?</div>', html, re.S).group(0)
     assert 'name="budget"' in field and f'value="{typed}"' in field
-    assert "Must not be negative." in field if typed.startswith("-") else "Write a number" in field
+    assert said in field
     assert not WorkPackage.objects.exists()
 
 
-@pytest.mark.parametrize("typed,stored", [("12000", 12000), ("12,500.50", 12500.5), ("", None)])
+@pytest.mark.parametrize(
+    "typed,stored",
+    [
+        ("12000", 12000),
+        ("12,500.50", 12500.5),
+        ("€12000", 12000),
+        ("12 000 EUR", 12000),
+        ("", None),
+    ],
+)
 def test_readable_budgets_save(cast, client_for, typed, stored):
     response = client_for(cast.lead).post(
         f"{BASE}/work-packages/", {"name": "Build", "budget": typed, "status": "Not Started"}, **HX
