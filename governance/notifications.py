@@ -186,6 +186,16 @@ def mark_read(account_id: str, ids: list[Any] | None = None) -> int:
     return rows.update(read_at=timezone.now())
 
 
+def resolve(dedupe_prefix: str, *, at: Any = None) -> int:
+    """The act the notifications of one event ask for is done (the case or the change
+    decided, the exception decided or answered): mark those still unread read, so the bell
+    counts only what is still open. Called by the service that does the act, inside its
+    transaction (its audit entry records the act). Returns how many."""
+    return Notification.objects.filter(dedupe_key__startswith=dedupe_prefix, read_at=None).update(
+        read_at=at or timezone.now()
+    )
+
+
 def set_opt_outs(account_id: str, off: set[str]) -> None:
     """The kinds this person turned off, replacing the previous choice."""
     off = {k for k in off if k in NOTIFICATION_KINDS}

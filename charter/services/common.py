@@ -11,7 +11,7 @@ from django.utils import timezone
 from charter import acts
 from charter.models import BusinessCase
 from charter.serializers import stored_fields
-from governance import audit, signals, specs
+from governance import audit, notifications, signals, specs
 from governance.cleaning import only
 from governance.concurrency import check_version
 from governance.errors import ValidationFailed
@@ -99,7 +99,17 @@ class Write:
             target_id=self.project.key,
             changes=changes,
         )
+        if self.case_left("Submitted"):
+            # Approved, returned or archived: the approval it was submitted for is done.
+            notifications.resolve(f"case_submitted:{self.project.key}:")
         return case
+
+    def case_left(self, state: str) -> bool:
+        return self.before_status == state and self.case.approval_status != state
+
+    @property
+    def before_status(self) -> str:
+        return str(self.before.get("approvalStatus") or "")
 
 
 def ended(write: Write, act_name: str, reason: str) -> None:
