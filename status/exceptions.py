@@ -432,7 +432,9 @@ def awaiting(rows: Iterable[tuple[Project, Caller]]) -> list[Awaiting]:
         )
         if record.state == "Reported" and may_decide and not asked:
             why = "The Project Lead reported on the exception: accept the plan or kill the project."
-            found.append(Awaiting(project, record, "decide", why, record.reported_at or record.opened_at))
+            found.append(
+                Awaiting(project, record, "decide", why, record.reported_at or record.opened_at)
+            )
         elif record.state == "Reported" and may_decide and asked:
             why = (
                 "You asked the Project Lead for more information; nothing is asked of you "

@@ -32,7 +32,9 @@ OUTCOME_WORDS = {"Approved": "approved", "Rejected": "rejected"}
 def _context(request: HtmxHttpRequest, **extra: Any) -> dict[str, Any]:
     found = waiting_for(request)
     raisers = [c.proposer_account_id or c.created_by_account_id for c in found["changes"]]
-    raisers += [h.change.proposer_account_id or h.change.created_by_account_id for h in found["held"]]
+    raisers += [
+        h.change.proposer_account_id or h.change.created_by_account_id for h in found["held"]
+    ]
     return {**found, "people": resolve(raisers), "section": "waiting", **extra}
 
 
@@ -84,4 +86,3 @@ def change_decide(request: HtmxHttpRequest, key: str, change_id: str) -> HttpRes
         messages.success(request, notice)
         return redirect("waiting-for-me")
     return _queue(request, notice=notice)
-
