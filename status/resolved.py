@@ -6,7 +6,6 @@ exception decided or settled: their unread notifications are marked read, so the
 only what is open. Idempotent; `manage.py resolve_notifications` runs it, audited as
 notifications.resolved."""
 
-import datetime as dt
 import uuid
 from typing import Any
 
@@ -48,12 +47,17 @@ def stale_ids() -> list[int]:
             pk__in=[i for i in exception_ids if _uuid(i)], state__in=UNDECIDED_STATES
         ).values_list("pk", flat=True)
     }
-    submitted = {
-        key: at
-        for key, at in BusinessCase.objects.filter(
+    submitted = set(
+        BusinessCase.objects.filter(
             project__key__in=project_keys, approval_status="Submitted"
-        ).values_list("project__key", "submitted_at")
-    }
+        ).values_list("project__key", flat=True)
+    )
+    # Of a case still Submitted, only the latest submission's notice is open (one submitted
+    # again since made a new one).
+    latest: dict[str, int] = {}
+    for pk, kind, key in rows:
+        if kind == "case_submitted":
+            latest[_part(key, 1)] = max(pk, latest.get(_part(key, 1), pk))
     done = []
     for pk, kind, key in rows:
         if kind == "change_routed":
@@ -61,8 +65,7 @@ def stale_ids() -> list[int]:
         elif kind == "project_exception":
             is_open = _part(key, 1) in open_exceptions
         else:
-            at: dt.datetime | None = submitted.get(_part(key, 1))
-            is_open = at is not None and _part(key, 2) == at.isoformat()
+            is_open = _part(key, 1) in submitted and latest.get(_part(key, 1)) == pk
         if not is_open:
             done.append(pk)
     return done
