@@ -230,3 +230,49 @@ def test_the_sweep_resolves_stale_notifications(cast, as_, arrange):
     entry = AuditEntry.objects.get(kind="notifications.resolved")
     assert entry.changes["resolved"]["after"]["count"] == 2
     assert resolved.resolve_done() == 0  # idempotent
+
+
+# --- resubmitting with an open Blocker return note -------------------------------------------
+
+SUBMIT = "/projects/ALPHA/charter/acts/submit/"
+BLOCKER = {
+    "section": "returnExpected",
+    "ask": "Show the benefit as a figure",
+    "severity": "Blocker",
+}
+
+
+def returned_with_a_blocker(cast, as_, arrange):
+    arrange("Draft")
+    charter_submit(caller=as_(cast.editor))
+    charter_return(caller=as_(cast.sponsor), data={"returnNotes": [BLOCKER]})
+
+
+def test_resubmitting_with_an_open_blocker_warns_naming_it(cast, as_, arrange, client_for):
+    from charter.models import BusinessCase
+
+    returned_with_a_blocker(cast, as_, arrange)
+    client = client_for(cast.editor)
+    page = client.get("/projects/ALPHA/charter/").content.decode()
+    assert "A Blocker return note is</strong>" in page.replace(" still open.", "")
+    assert "“Show the benefit as a figure”" in page and 'name="confirmBlockers"' in page
+    response = client.post(SUBMIT, {"page": "case"})
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "Blocker return note is still open: “Show the benefit as a figure”" in html
+    assert BusinessCase.objects.get(project=cast.project).approval_status == "Draft"
+    response = client.post(SUBMIT, {"page": "case", "confirmBlockers": "yes"})
+    assert response.status_code == 302
+    assert BusinessCase.objects.get(project=cast.project).approval_status == "Submitted"
+
+
+def test_an_addressed_blocker_needs_no_warning(cast, as_, arrange, client_for):
+    from charter.models import BusinessCase
+    from charter.services import return_note_address
+
+    returned_with_a_blocker(cast, as_, arrange)
+    note = BusinessCase.objects.get(project=cast.project).return_notes[0]
+    return_note_address(caller=as_(cast.editor), note_id=note["id"], data={"addressed": True})
+    client = client_for(cast.editor)
+    assert 'name="confirmBlockers"' not in client.get("/projects/ALPHA/charter/").content.decode()
+    assert client.post(SUBMIT, {"page": "case"}).status_code == 302
