@@ -108,7 +108,8 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
             held.append(Held(caller.project, change, *hold))
     extra: dict[str, list[Any]] = {}
     for _receiver, answer in signals.waiting_items.send(sender=None, request=request, rows=rows):
-        for name, items in (answer or {}).items():
+        answered: dict[str, list[Any]] = answer if isinstance(answer, dict) else {}
+        for name, items in answered.items():
             extra.setdefault(name, []).extend(items)
     # Oldest first: what has waited longest comes first (an item without a date last).
     cases.sort(key=lambda a: (a.since is None, a.since or 0, a.project.key, a.act))

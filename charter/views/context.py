@@ -189,7 +189,10 @@ def lifecycle_context(
         "all_act_labels": ALL_ACT_LABELS,
         "form_acts": FORM_ACTS,
         "open_blockers": [
-            {**note, "sectionLabel": SECTION_LABELS.get(note.get("section"), note.get("section"))}
+            {
+                **note,
+                "sectionLabel": SECTION_LABELS.get(str(note.get("section")), note.get("section")),
+            }
             for note in derive.open_blockers(case)
         ]
         if "submit" in available
