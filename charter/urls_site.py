@@ -7,7 +7,7 @@ from charter.views import waiting
 urlpatterns = [
     path("waiting/", waiting.waiting, name="waiting-for-me"),
     path(
-        "waiting/changes/<str:key>/<str:change_id>/decide/",
+        "waiting/changes/<str:key>/<uuid:change_id>/decide/",
         waiting.change_decide,
         name="waiting-change-decide",
     ),

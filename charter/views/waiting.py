@@ -9,6 +9,7 @@ redirect to the queue with the notice as a message)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -52,14 +53,14 @@ def waiting(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @page("POST")
-def change_decide(request: HtmxHttpRequest, key: str, change_id: str) -> HttpResponse:
+def change_decide(request: HtmxHttpRequest, key: str, change_id: uuid.UUID) -> HttpResponse:
     """Approve or reject a change from its row in the queue (a reason is required to
     reject): the change register's service decides; a refusal shows on the row, keeping
     what was typed; a decision returns to the queue with a notice."""
     project, caller = permissions.project_for(request, key)
     outcome = request.POST.get("outcome", "")
     comment = request.POST.get("decisionComment", "")
-    row = {"row_id": change_id, "row_outcome": outcome, "row_comment": comment}
+    row = {"row_id": str(change_id), "row_outcome": outcome, "row_comment": comment}
     try:
         change = services.change_adjudicate(
             caller=caller,
