@@ -78,6 +78,18 @@ def adoption_gap(case: BusinessCase) -> bool:
     return bool(adoption_gap_fields(case))
 
 
+def open_blockers(case: BusinessCase) -> list[dict[str, Any]]:
+    """The return notes of severity Blocker not yet addressed: submitting again with one
+    open is taken only after a warning naming each (the business-case page)."""
+    return [
+        dict(note)
+        for note in case.return_notes or []
+        if isinstance(note, Mapping)
+        and note.get("severity") == "Blocker"
+        and not note.get("addressed")
+    ]
+
+
 def ever_approved(case: BusinessCase) -> bool:
     """Whether this business case has been approved at least once: it carries an approval
     stamp, or it is an amendment (version 2 and up only come from re-opening an approved

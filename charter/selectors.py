@@ -20,11 +20,12 @@ from django.utils.dateparse import parse_datetime
 from charter import acts, finance
 from charter.derive import CLOSED_OR_LATER
 from charter.models import BusinessCase
-from governance import formatting, permissions
+from governance import formatting, labels, permissions, signals
 from governance.cleaning import add_days
 from registers.derive import carried_changes
 from registers.models import ChangeRequest
 from registers.selectors import work_packages
+from registers.services.changes import decider_refusal
 
 # What each awaited state asks of the person, and the act that answers it.
 AWAITED = {
@@ -49,7 +50,7 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     across every project they can view."""
     rows = permissions.viewable_projects(request)
     if not rows:
-        return {"cases": [], "changes": []}
+        return {"cases": [], "changes": [], "held": [], "deltas": {}, "exceptions": []}
     user = permissions.request_user(request)
     me = user.account_id
     callers = {project.pk: caller for project, caller in rows}
@@ -83,7 +84,8 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
                     "closeout",
                 )
             )
-    changes = []
+    changes: list[ChangeRequest] = []
+    held: list[Held] = []
     for change in (
         ChangeRequest.objects.filter(project__in=projects, status="Proposed")
         .filter(
@@ -95,16 +97,71 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     ):
         caller = callers[change.project_id]
         change.project = caller.project
-        if caller.may_adjudicate_change(
-            approver_account_id=change.approver_account_id,
-            approver_seat=change.approver_seat,
-            proposer_account_id=change.proposer_account_id,
-            created_by_account_id=change.created_by_account_id,
+        if not caller.is_change_decider(
+            approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
         ):
+            continue
+        hold = change_hold(caller, change)
+        if hold is None:
             changes.append(change)
+        else:
+            held.append(Held(caller.project, change, *hold))
+    extra: dict[str, list[Any]] = {}
+    for _receiver, answer in signals.waiting_items.send(sender=None, request=request, rows=rows):
+        answered: dict[str, list[Any]] = answer if isinstance(answer, dict) else {}
+        for name, items in answered.items():
+            extra.setdefault(name, []).extend(items)
     # Oldest first: what has waited longest comes first (an item without a date last).
     cases.sort(key=lambda a: (a.since is None, a.since or 0, a.project.key, a.act))
-    return {"cases": cases, "changes": changes}
+    deltas = {str(c.pk): impact_deltas(c) for c in changes}
+    return {"cases": cases, "changes": changes, "held": held, "deltas": deltas, **extra}
+
+
+def impact_deltas(change: ChangeRequest) -> list[str]:
+    """A change's budget and schedule deltas in words, signed: ["+EUR 12,000", "+14 days"]."""
+    parts = []
+    if change.impact_budget:
+        parts.append(formatting.money(change.impact_budget, signed=True))
+    if change.impact_schedule_days:
+        n = change.impact_schedule_days
+        parts.append(f"{n:+d} day{'s' if abs(n) != 1 else ''}")
+    return parts
+
+
+@dataclass(frozen=True)
+class Held:
+    """A change routed to the person that they cannot decide now: why, and what to do."""
+
+    project: Project
+    change: ChangeRequest
+    why: str
+    todo: str
+
+    @property
+    def deltas(self) -> list[str]:
+        return impact_deltas(self.change)
+
+
+def change_hold(caller: Any, change: ChangeRequest) -> tuple[str, str] | None:
+    """Why the change's decider cannot approve or reject it now, and what to do instead, in
+    plain words; None when they can. The reasons are the change service's own refusals
+    (`registers.services.changes`: frozen registers, separation of duties)."""
+    project = caller.project
+    if project.registers_frozen:
+        state = labels.label(project.approval_status)
+        why = (
+            f"The business case is {state}, so the registers of {project.key} are frozen: "
+            "this change can no longer be approved or rejected."
+        )
+        todo = (
+            "Nothing is asked of you. If the change still matters, ask the Project Lead to "
+            "raise it again on a project whose registers are open."
+        )
+        return why, todo
+    refusal = decider_refusal(caller, change)
+    if refusal:
+        return refusal, "Ask an editor of the project to name another approver on the change."
+    return None
 
 
 # --- the plan an approval freezes ----------------------------------------------------------
@@ -134,12 +191,7 @@ class ApprovalPreview:
         """Each carried change in words: its summary, deltas and when it was approved."""
         lines = []
         for change in self.carried:
-            parts = []
-            if change.impact_budget:
-                parts.append(formatting.money(change.impact_budget, signed=True))
-            if change.impact_schedule_days:
-                n = change.impact_schedule_days
-                parts.append(f"{n:+d} day{'s' if abs(n) != 1 else ''}")
+            parts = impact_deltas(change)
             text = f"“{change.summary}”" + (f": {', '.join(parts)}" if parts else "")
             if change.decided_at:
                 text += f" (approved {formatting.day(change.decided_at)})"

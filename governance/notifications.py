@@ -124,7 +124,8 @@ def _make(queued: list[Notification]) -> None:
         told.add(note.dedupe_key)
         fresh.append(note)
     Notification.objects.bulk_create(fresh, batch_size=BATCH_SIZE)
-    outbox.enqueue_many(EMAIL_TASK, [{"id": note.pk} for note in fresh])
+    # One resolved before the batch ended (its act done in the same block) is not e-mailed.
+    outbox.enqueue_many(EMAIL_TASK, [{"id": note.pk} for note in fresh if note.read_at is None])
 
 
 @outbox.handler(EMAIL_TASK)
@@ -184,6 +185,34 @@ def mark_read(account_id: str, ids: list[Any] | None = None) -> int:
     if ids is not None:
         rows = rows.filter(pk__in=[n for n in map(cleaning.whole_number, ids) if n is not None])
     return rows.update(read_at=timezone.now())
+
+
+def resolve(dedupe_prefix: str, *, at: Any = None) -> int:
+    """The act the notifications of one event ask for is done (the case or the change
+    decided, the exception decided or answered): mark those still unread read, so the bell
+    counts only what is still open. Called by the service that does the act, inside its
+    transaction (its audit entry records the act). Returns how many."""
+    at = at or timezone.now()
+    queued = _BATCH.get() or []
+    waiting = [n for n in queued if n.dedupe_key.startswith(dedupe_prefix) and n.read_at is None]
+    for note in waiting:  # told in this batch, made when it ends: made resolved
+        note.read_at = at
+    stored = Notification.objects.filter(dedupe_key__startswith=dedupe_prefix, read_at=None)
+    return stored.update(read_at=at) + len(waiting)
+
+
+def resolve_project(kind: str, project_key: str, *, at: Any = None) -> int:
+    """Resolve every unread notification of this kind about one project (its registers froze:
+    no change routed to anyone can be decided any more)."""
+    at = at or timezone.now()
+    queued = _BATCH.get() or []
+    waiting = [
+        n for n in queued if n.kind == kind and n.project_key == project_key and n.read_at is None
+    ]
+    for note in waiting:
+        note.read_at = at
+    stored = Notification.objects.filter(kind=kind, project_key=project_key, read_at=None)
+    return stored.update(read_at=at) + len(waiting)
 
 
 def set_opt_outs(account_id: str, off: set[str]) -> None:

@@ -39,6 +39,12 @@ project_changed = Signal()
 # transaction that records the tracker's event. Receiver: the registers mark the link broken.
 tracker_issue_gone = Signal()
 
+# Sent when a person's "Waiting for me" queue is read, so an app above the charter adds the
+# items of its own that await them. kwargs: request, rows (the (Project, Caller) pairs the person
+# can view). A receiver answers {name: [items]}; the queue lists them under that name.
+# Receiver: the status app answers the exceptions awaiting the sponsor ("exceptions").
+waiting_items = Signal()
+
 _deferred = threading.local()
 
 

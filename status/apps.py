@@ -33,6 +33,7 @@ class StatusConfig(AppConfig):
         signals.charter_ended.connect(
             receivers.on_charter_ended, dispatch_uid="status.charter_ended"
         )
+        signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="status.waiting")
         signals.initiation_completed.connect(
             receivers.on_initiation_completed, dispatch_uid="status.initiation_completed"
         )

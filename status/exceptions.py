@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from charter.derive import CLOSED_OR_LATER
 from charter.services.lifecycle import charter_kill
-from governance import audit, formatting, notifications, specs
+from governance import audit, cleaning, formatting, notifications, specs
 from governance.cleaning import decimal_to_json
 from governance.concurrency import check_version
 from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -42,7 +42,7 @@ from governance.permissions import Caller
 from registers.models import ChangeRequest
 from registers.services import change_adjudicate, change_create, change_for_update, change_withdraw
 from status import derive, selectors
-from status.models import UNDECIDED_STATES, ProjectException
+from status.models import TEXT_MAX, UNDECIDED_STATES, ProjectException
 from status.services import record_audit
 from status.specs import ExceptionDecisionSpec, ExceptionReportSpec
 
@@ -397,6 +397,64 @@ def project_exception(project: Project, view: derive.StatusView | None = None) -
     }
 
 
+@dataclass(frozen=True)
+class Awaiting:
+    """An undecided exception that asks something of the person, for "Waiting for me":
+    `act` is "decide" (the sponsor, on a report), "report" (the lead: write it, or answer
+    the sponsor's question), or "wait" (the sponsor, before the report: nothing to decide
+    yet); `why` says what is asked and why, `since` how long it has waited."""
+
+    project: Project
+    record: ProjectException
+    act: str
+    why: str
+    since: dt.datetime
+
+
+def awaiting(rows: Iterable[tuple[Project, Caller]]) -> list[Awaiting]:
+    """The undecided exceptions of these projects that ask something of their caller, the
+    oldest first: one query."""
+    callers = {project.pk: caller for project, caller in rows}
+    found: list[Awaiting] = []
+    records = ProjectException.objects.filter(project__in=list(callers), state__in=UNDECIDED)
+    for record in records.order_by("opened_at"):
+        caller = callers[record.project_id]
+        record.project = project = caller.project
+        asked = information_asked(record)
+        may_decide = caller.may_decide_exception(
+            reported_by_account_id=record.reported_by_account_id or None
+        )
+        if record.state == "Reported" and may_decide and not asked:
+            why = "The Project Lead reported on the exception: accept the plan or kill the project."
+            found.append(
+                Awaiting(project, record, "decide", why, record.reported_at or record.opened_at)
+            )
+        elif record.state == "Reported" and may_decide and asked:
+            why = (
+                "You asked the Project Lead for more information; nothing is asked of you "
+                "until the report is rewritten (you may still decide on it)."
+            )
+            found.append(Awaiting(project, record, "wait", why, _at(asked, record)))
+        elif caller.may_report_exception and asked:
+            why = f"The sponsor asks: {asked.get('question', '')} Rewrite the exception report."
+            found.append(Awaiting(project, record, "report", why, _at(asked, record)))
+        elif caller.may_report_exception and record.state == "Open":
+            why = "The project is beyond its tolerances: write the exception report."
+            found.append(Awaiting(project, record, "report", why, record.opened_at))
+        elif record.state == "Open" and caller.is_sponsor:
+            why = (
+                "Beyond tolerance; the Project Lead has not reported yet. Nothing to decide "
+                "until the report comes."
+            )
+            found.append(Awaiting(project, record, "wait", why, record.opened_at))
+    return found
+
+
+def _at(event: Mapping[str, Any], record: ProjectException) -> dt.datetime:
+    moment = dt.datetime.fromisoformat(str(event.get("at"))) if event.get("at") else None
+    return moment or record.opened_at
+
+
 # --- the lead's report and the sponsor's decision -------------------------------------------
 
 
@@ -459,6 +517,64 @@ def exception_report(
         record.save()
         after = specs.to_dict(ExceptionReportSpec, record)
         _audit(record, project, "exception.reported", caller.account_id, audit.diff(before, after))
+        # Reported: the lead's notice of the exception and the sponsor's questions are answered.
+        notifications.resolve(f"project_exception:{record.pk}:{caller.account_id}", at=now)
+        notifications.resolve(f"project_exception:{record.pk}:asked:", at=now)
+    return record
+
+
+def information_asked(record: ProjectException) -> dict[str, Any] | None:
+    """The sponsor's question the lead has not answered yet: the last "asked" event when no
+    report followed it, else None."""
+    for event in reversed(record.events or []):
+        if event.get("kind") == "reported":
+            return None
+        if event.get("kind") == "asked":
+            return dict(event)
+    return None
+
+
+def exception_ask(*, caller: Caller, question: Any) -> ProjectException:
+    """The sponsor asks the Project Lead for more information on the exception report without
+    deciding: recorded on the exception (an "asked" event with the question, who and when),
+    audited as exception.asked, and the lead notified. Rewriting the report answers it. Only
+    who may decide the exception asks (403), only on a reported one (409); the question is
+    required (422)."""
+    project = caller.project
+    open_for_decision(caller)
+    text, error = cleaning.text(question, max_length=TEXT_MAX)
+    if error or not text:
+        raise ValidationFailed({"question": [error or "Say what you need to know."]})
+    with transaction.atomic():
+        record = _locked_current(project)
+        _may_decide(caller, record)
+        if record.state != "Reported":
+            raise Conflict("The Project Lead has not reported on this exception yet.")
+        now = timezone.now()
+        _event(record, now, "asked", f"The sponsor asked for more information: {text}")
+        record.events[-1].update({"question": text, "by": caller.account_id})
+        record.revision += 1
+        record.save(update_fields=["events", "revision"])
+        asked = sum(1 for e in record.events if e.get("kind") == "asked")
+        _audit(
+            record,
+            project,
+            "exception.asked",
+            caller.account_id,
+            {"question": {"before": None, "after": text}},
+        )
+        notifications.notify(
+            kind="project_exception",
+            recipient_account_id=project.lead_account_id or None,
+            dedupe_key=f"project_exception:{record.pk}:asked:{asked}",
+            subject=f"{project.key}: the sponsor asks for more on the exception report",
+            body=(
+                f"The sponsor of {project.name} ({project.key}) asks for more information "
+                f"before deciding on the exception: {text} Answer by rewriting the report."
+            ),
+            url=reverse("status:exception", args=[project.key]),
+            project_key=project.key,
+        )
     return record
 
 
@@ -542,6 +658,7 @@ def exception_decide(
         record.save()
         Project.objects.filter(pk=project.pk).update(exception_opened_at=None)
         project.exception_opened_at = None
+        notifications.resolve(f"project_exception:{record.pk}:", at=now)
         _audit(
             record,
             project,

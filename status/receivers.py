@@ -105,3 +105,10 @@ def on_site_settings_saved(
 ) -> None:
     if not (raw or created):
         health.refresh_outdated(instance)
+
+
+def on_waiting_items(
+    sender: object, *, rows: Iterable[tuple[Project, Caller]], **kwargs: Any
+) -> dict[str, list[Any]]:
+    """The exceptions awaiting the person, for "Waiting for me"."""
+    return {"exceptions": exceptions.awaiting(rows)}

@@ -22,7 +22,7 @@ from django.utils.dateparse import parse_datetime
 
 from governance import charts, pdf, permissions, specs
 from governance.cleaning import decimal_to_json
-from governance.errors import NotFound, Stale, ValidationFailed
+from governance.errors import Conflict, NotFound, Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, announce_revision, form_revision, page, render_htmx
 from governance.people import resolve
 from governance.services import rag_thresholds
@@ -444,6 +444,7 @@ def _exception_context(
             reported_by_account_id=(record.get("report") or {}).get("reportedByAccountId")
         ),
         past=[exceptions.to_dict(h) for h in history if h.state in ("Decided", "Settled")],
+        asked=exceptions.information_asked(history[0]) if record and history else None,
         **extra,
     )
 
@@ -479,4 +480,28 @@ def exception_decision(request: HtmxHttpRequest, key: str) -> HttpResponse:
         context = _exception_context(request, project, caller, decision_errors=exc.fields)
         return render_htmx(request, EXCEPTION_TEMPLATE, context, status=422)
     messages.success(request, "Decision recorded; the exception is closed.")
+    return redirect("status:exception", project.key)
+
+
+@page("POST")
+def exception_ask(request: HtmxHttpRequest, key: str) -> HttpResponse:
+    """The sponsor asks the Project Lead for more information on the exception report
+    (`exceptions.exception_ask`), from the exception page or from "Waiting for me"
+    (`back=queue`: back to the queue). A refused question shows on the exception page,
+    keeping what was typed."""
+    project, caller = permissions.project_for(request, key)
+    question = request.POST.get("question", "")
+    try:
+        exceptions.exception_ask(caller=caller, question=question)
+    except (ValidationFailed, Conflict) as exc:
+        errors = exc.fields or {"question": [exc.message]}
+        context = _exception_context(
+            request, project, caller, ask_errors=errors, ask_question=question
+        )
+        return render_htmx(request, EXCEPTION_TEMPLATE, context, status=exc.status)
+    messages.success(
+        request, f"{project.key}: your question was sent to the Project Lead; the exception waits."
+    )
+    if request.POST.get("back") == "queue":
+        return redirect("waiting-for-me")
     return redirect("status:exception", project.key)

@@ -12,11 +12,11 @@ from django.utils import timezone
 from charter import acts
 from charter.models import BusinessCase
 from charter.serializers import stored_fields
-from governance import audit, signals, specs
+from governance import audit, notifications, signals, specs
 from governance.cleaning import only
 from governance.concurrency import check_version
 from governance.errors import ValidationFailed
-from governance.models import Project
+from governance.models import FROZEN_APPROVAL_STATUSES, Project
 from governance.permissions import Caller
 from governance.seats import seat_account_id
 from governance.specs import SpecT
@@ -100,7 +100,24 @@ class Write:
             target_id=self.project.key,
             changes=changes,
         )
+        if self.case_left("Submitted"):
+            # Approved, returned or archived: the approval it was submitted for is done.
+            notifications.resolve(f"case_submitted:{self.project.key}:")
+        if self.project.registers_frozen and not self.before_frozen:
+            # Frozen registers: no change routed to anyone can be decided any more.
+            notifications.resolve_project("change_routed", self.project.key)
         return case
+
+    def case_left(self, state: str) -> bool:
+        return self.before_status == state and self.case.approval_status != state
+
+    @property
+    def before_frozen(self) -> bool:
+        return self.before_status in FROZEN_APPROVAL_STATUSES
+
+    @property
+    def before_status(self) -> str:
+        return str(self.before.get("approvalStatus") or "")
 
 
 def ended(write: Write, act_name: str, reason: str) -> None:

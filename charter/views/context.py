@@ -195,6 +195,15 @@ def lifecycle_context(
         "act_labels": {name: acts.ACTS[name].label for name in available},
         "all_act_labels": ALL_ACT_LABELS,
         "form_acts": FORM_ACTS,
+        "open_blockers": [
+            {
+                **note,
+                "sectionLabel": SECTION_LABELS.get(str(note.get("section")), note.get("section")),
+            }
+            for note in derive.open_blockers(case)
+        ]
+        if "submit" in available
+        else [],
         "tolerances": tolerance_proposal(case) if "approve" in available else {},
         "danger_acts": {name for name in available if acts.ACTS[name].danger},
         "stepper": _stepper(case),

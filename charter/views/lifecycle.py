@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
 
-from charter import forms, services
+from charter import derive, forms, services
 from charter.views.context import DONE, PAGES, page_url, render_page
 from governance import permissions
 from governance.errors import Conflict, GateBlocked, Stale, ValidationFailed
@@ -21,6 +21,19 @@ def act(request: HtmxHttpRequest, key: str, act: str) -> HttpResponse:
     page_name = request.POST.get("page", "case")
     if page_name not in PAGES:
         page_name = "case"
+    if act == "submit" and request.POST.get("confirmBlockers") != "yes":
+        blockers = derive.open_blockers(services.current_case(project))
+        if blockers:
+            warning = Conflict(
+                "The sponsor's Blocker return "
+                + ("note is" if len(blockers) == 1 else "notes are")
+                + " still open: "
+                + "; ".join(f"“{note.get('ask', '')}”" for note in blockers)
+                + ". Address it first, or confirm that you submit with it open."
+            )
+            return render_page(
+                request, project, caller, page_name, status=409, act_error=warning, act_name=act
+            )
     try:
         services.charter_act(
             caller=caller,

@@ -327,6 +327,7 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
             change.pk,
             audit.diff(_snapshot(change), {}),
         )
+        resolve_routed(change)
         change.delete()
 
 
@@ -421,7 +422,14 @@ def change_adjudicate(
             change.pk,
             audit.diff(before, _snapshot(change)),
         )
+        resolve_routed(change)
     return change
+
+
+def resolve_routed(change: ChangeRequest) -> None:
+    """A change decided, withdrawn or deleted asks nothing more of its decider: the
+    notification that routed it to them is resolved."""
+    notifications.resolve(f"change_routed:{change.pk}:")
 
 
 def change_for_update(project: Project, change_id: Any, **filters: Any) -> ChangeRequest | None:
@@ -491,3 +499,4 @@ def change_withdraw(caller: Caller, project: Project, change: ChangeRequest, com
     audit_write(
         caller, project, "changeRequest", "change.withdrawn", change.pk, audit.diff(before, after)
     )
+    resolve_routed(change)

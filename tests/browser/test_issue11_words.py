@@ -86,7 +86,7 @@ def test_waiting_for_me_shows_age_oldest_first(demo, live_server, watched_page):
     sign_in_demo(page, live_server, "sofia")
     page.goto(f"{live_server.url}/waiting/")
     shot(page, "waiting-sofia")
-    ages = page.locator("#changes-h ~ table .age").all_inner_texts()
+    ages = page.locator("#changes-h + ul.queue .age").all_inner_texts()
     assert ages, "the demo has changes waiting for the sponsor"
     days = [0 if a == "today" else int(a.split()[0]) for a in ages]
     assert days == sorted(days, reverse=True)

@@ -79,6 +79,11 @@ CELLS = {
     f"POST {HTML}changes/<uuid:change_id>/apply-to-baseline/": LEAD_ONLY,
     **{f"POST {HTML}acts/{name}/": BY_WHO[act.who] for name, act in ACTS.items()},
     "GET waiting/": SIGNED_IN,
+    # A change decided from the queue (<change_id>: the registers world's, proposed by the
+    # lead): the change service's gate, as on the register (the lead and an editor withdraw).
+    "POST waiting/changes/<str:key>/<uuid:change_id>/decide/": profile(
+        DENY, outsider=HIDE, editor=OK, lead=OK, sponsor=OK
+    ),
     # API
     f"GET {API}charter": READ,
     f"PATCH {API}charter": EDIT,

@@ -30,6 +30,7 @@ CELLS = {
     "GET projects/<str:key>/status/exception/": READ,
     "POST projects/<str:key>/status/exception/report/": LEAD_ONLY,
     "POST projects/<str:key>/status/exception/decision/": SPONSOR_ONLY,
+    "POST projects/<str:key>/status/exception/ask/": SPONSOR_ONLY,
     # API
     "GET api/v1/projects/<key>/status": READ,
     "PATCH api/v1/projects/<key>/status": EDIT,

@@ -1,0 +1,106 @@
+"""Exceptions in "Waiting for me": a reported exception is an item of the sponsor's queue; the
+sponsor may ask the lead for more information without deciding (audited, the lead told, shown
+on the exception, answered by rewriting the report); a decided exception keeps its cause,
+options and the decision with its reason; deciding resolves the exception's notifications."""
+
+import pytest
+
+from governance import notifications
+from governance.errors import Conflict, Forbidden, ValidationFailed
+from governance.models import AuditEntry, Notification
+from status import exceptions
+from tests.status.test_exceptions import REPORT, approved, in_exception, wp  # noqa: F401
+
+URL = "/waiting/"
+ASK = "/projects/ALPHA/status/exception/ask/"
+
+
+@pytest.fixture
+def reported(cast, as_, in_exception):  # noqa: F811
+    return exceptions.exception_report(caller=as_(cast.lead), data=REPORT)
+
+
+def test_an_open_exception_asks_the_lead_for_a_report(cast, client_for, in_exception):  # noqa: F811
+    html = client_for(cast.lead).get(URL).content.decode()
+    assert "Write the exception report" in html
+    html = client_for(cast.sponsor).get(URL).content.decode()
+    assert "the Project Lead has not reported yet" in html
+    assert "Read the report and decide" not in html
+
+
+def test_a_reported_exception_is_an_item_of_the_sponsors_queue(cast, client_for, reported):
+    html = client_for(cast.sponsor).get(URL).content.decode()
+    section = html[html.index('id="exceptions-h"') :]
+    assert "Decide on the exception report" in section
+    assert "Read the report and decide" in section and ASK in section
+    assert "days added to the schedule" in section
+    assert "Decide on the exception report" not in client_for(cast.viewer).get(URL).content.decode()
+
+
+def test_the_sponsor_asks_the_lead_for_more_without_deciding(cast, as_, reported):
+    record = exceptions.exception_ask(
+        caller=as_(cast.sponsor), question="Why a month, not two weeks?"
+    )
+    assert record.state == "Reported" and not record.decision
+    asked = exceptions.information_asked(record)
+    assert asked["question"] == "Why a month, not two weeks?"
+    assert asked["by"] == cast.sponsor.account_id
+    assert AuditEntry.objects.filter(kind="exception.asked", target_id=str(record.pk)).exists()
+    note = Notification.objects.get(
+        recipient_account_id=cast.lead.account_id, subject__contains="asks for more"
+    )
+    assert note.read_at is None
+    # Rewriting the report answers the question: the notice is resolved, the question closed.
+    again = exceptions.exception_report(caller=as_(cast.lead), data=REPORT)
+    assert exceptions.information_asked(again) is None
+    note.refresh_from_db()
+    assert note.read_at is not None
+
+
+def test_asking_is_the_sponsors_and_needs_a_question(cast, as_, in_exception):  # noqa: F811
+    with pytest.raises(Conflict):  # not reported yet
+        exceptions.exception_ask(caller=as_(cast.sponsor), question="Anything?")
+    exceptions.exception_report(caller=as_(cast.lead), data=REPORT)
+    with pytest.raises(Forbidden):
+        exceptions.exception_ask(caller=as_(cast.lead), question="Me?")
+    with pytest.raises(ValidationFailed):
+        exceptions.exception_ask(caller=as_(cast.sponsor), question="   ")
+    assert not AuditEntry.objects.filter(kind="exception.asked").exists()
+
+
+def test_asking_from_the_queue_returns_to_it_and_shows_on_both_sides(cast, client_for, reported):
+    sponsor = client_for(cast.sponsor)
+    response = sponsor.post(ASK, {"question": "What does the supplier say?", "back": "queue"})
+    assert response.status_code == 302 and response["Location"] == URL
+    html = sponsor.get(URL).content.decode()
+    assert "your question was sent to the Project Lead" in html
+    assert "You asked the Project Lead for more information" in html
+    lead_queue = client_for(cast.lead).get(URL).content.decode()
+    assert "The sponsor asks: What does the supplier say?" in lead_queue
+    page = client_for(cast.viewer).get("/projects/ALPHA/status/exception/").content.decode()
+    assert "What does the supplier say?" in page
+
+
+def test_a_refused_question_keeps_what_was_typed(cast, client_for, reported):
+    typed = "Why? " + "x" * 2001
+    response = client_for(cast.sponsor).post(ASK, {"question": typed})
+    assert response.status_code == 422
+    assert typed in response.content.decode()
+    assert client_for(cast.lead).post(ASK, {"question": "x"}).status_code == 403
+
+
+def test_a_decided_exception_keeps_its_cause_options_and_reason(cast, as_, client_for, reported):
+    assert notifications.unread_count(cast.sponsor.account_id) >= 1
+    exceptions.exception_decide(
+        caller=as_(cast.sponsor), data={"decision": "AcceptPlan", "comment": "Worth the month."}
+    )
+    html = client_for(cast.viewer).get("/projects/ALPHA/status/exception/").content.decode()
+    past = html[html.index('id="past-h"') :]
+    assert REPORT["cause"] in past and "Add a second team" in past
+    assert "Worth the month." in past and "Accept" in past
+    # Decided: the exception's notices (and the plan's routed change) are resolved.
+    assert not Notification.objects.filter(kind="project_exception", read_at=None).exists()
+    assert notifications.unread_count(cast.sponsor.account_id) == 0
+    assert (
+        "Decide on the exception report" not in client_for(cast.sponsor).get(URL).content.decode()
+    )
