@@ -17,10 +17,12 @@ shape the portfolio, its API and its exports show, one row per project.
 The rules stay in `status.derive`; this module only keeps their results.
 """
 
+import contextlib
 import datetime as dt
+import gc
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -156,7 +158,9 @@ def risk_cells(project_ids: Sequence[int]) -> dict[int, dict[str, list[int]]]:
     their reads do not carry it). One query."""
     groups: dict[int, list[tuple[Any, ...]]] = {pk: [] for pk in project_ids}
     for pk, *scores in (
-        Risk.objects.filter(project_id__in=list(project_ids), **registers_pictures.ON_MATRIX)
+        Risk.objects.filter(
+            AnyOf(F("project_id"), list(project_ids)), **registers_pictures.ON_MATRIX
+        )
         .values_list("project_id", "impact", "likelihood", "residual_impact", "residual_likelihood")
         .annotate(n=Count("id"))
         .order_by()
@@ -252,17 +256,34 @@ def _record(
     )
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for the block (and resumed after it, when it
+    ran before). Loading and deriving a chunk of projects makes a few hundred thousand
+    objects, none of them garbage in a cycle until the chunk is done: each generation's
+    collection on the way scanned all of them again (half of a refresh's time, measured at
+    1,000 projects). Reference counting frees everything as usual meanwhile."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _derive(
     projects: Sequence[Project], site: SiteSettings, now: dt.datetime
 ) -> tuple[list[ProjectHealth], list[derive.StatusView]]:
     """The rows of these projects derived now (and their views), nothing written."""
     fingerprint = basis(site)
-    derived = derive_values(projects, site=site, now=now)
-    inputs = inputs_of(list(derived))
-    records = [
-        _record(pk, view, row, cells, fingerprint, inputs.get(pk, ""))
-        for pk, (view, row, cells) in derived.items()
-    ]
+    with collector_paused():
+        derived = derive_values(projects, site=site, now=now)
+        inputs = inputs_of(list(derived))
+        records = [
+            _record(pk, view, row, cells, fingerprint, inputs.get(pk, ""))
+            for pk, (view, row, cells) in derived.items()
+        ]
     return records, [view for view, _, _ in derived.values()]
 
 
@@ -307,7 +328,8 @@ def _upsert(records: Sequence[ProjectHealth], *, replace: bool = True) -> None:
 def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> None:
     """Derive and write the rows of these projects (those that still exist). Call it inside
     the transaction that changed their facts."""
-    projects = list(Project.objects.filter(pk__in=set(project_ids)))
+    ids = list(set(project_ids))
+    projects = list(Project.objects.filter(AnyOf(F("pk"), ids))) if ids else []
     if not projects:
         return
     site, now = SiteSettings.load(), now or timezone.now()
