@@ -153,6 +153,7 @@ def run(sizes: list[int] | None = None) -> list[str]:
     from django.db import connection
     from django.utils import timezone
 
+    from bench import bench_portfolio
     from bench import run as bench_run
     from governance.models import Project
     from registers.models import Risk
@@ -181,7 +182,7 @@ def run(sizes: list[int] | None = None) -> list[str]:
         line = (
             f"full health refresh of {n:,} projects: {seconds:.2f} s "
             f"({seconds / n * 1000:.2f} ms a project; median of {repeat}; data built in "
-            f"{building:.0f} s)"
+            f"{building:.0f} s; load average {bench_portfolio._load()})"
         )
         if n == TARGET_PROJECTS:
             verdict = "met" if seconds <= TARGET_SECONDS else "MISSED"

@@ -15,12 +15,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import Model, Q
+from django.db.models import F, Model, Q
 from django.utils import timezone
 
 from charter.models import BusinessCase
 from governance.models import Project, SiteSettings
 from governance.services import rag_thresholds
+from governance.sql import AnyOf
 from registers import selectors as register_selectors
 from registers.derive import as_plan_baseline, baseline_approved_at
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
@@ -108,17 +109,23 @@ STATUS_COLUMNS = _attnames(ProjectStatus, STATUS_FIELD_NAMES)
 CASE_COLUMNS = _attnames(BusinessCase, CASE_FIELD_NAMES)
 
 
+def _of(ids: list[int]) -> AnyOf:
+    """The rows of these projects: on PostgreSQL one array parameter however many (the
+    driver scans a statement of a thousand placeholders out of its text on every run)."""
+    return AnyOf(F("project_id"), ids)
+
+
 def _statuses(ids: list[int], detail: bool) -> dict[int, Any]:
     """Each project's stored status: the model in full on a project's own status, else a
     plain record of the columns the derivations read."""
-    rows = ProjectStatus.objects.filter(project_id__in=ids)
+    rows = ProjectStatus.objects.filter(_of(ids))
     if detail:
         return {status.project_id: status for status in rows}
     return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*STATUS_COLUMNS)}
 
 
 def _cases(ids: list[int], detail: bool) -> dict[int, Any]:
-    rows = BusinessCase.objects.filter(project_id__in=ids)
+    rows = BusinessCase.objects.filter(_of(ids))
     if detail:
         return {case.project_id: case for case in rows}
     return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*CASE_COLUMNS)}
@@ -152,25 +159,23 @@ def load_facts(
     statuses = _statuses(ids, detail)
     cases = _cases(ids, detail)
     packages = _grouped(
-        register_selectors.ordered(WorkPackage.objects.filter(project_id__in=ids)).values(
-            *wp_fields
-        ),
+        register_selectors.ordered(WorkPackage.objects.filter(_of(ids))).values(*wp_fields),
         derive.WorkPackageFact,
     )
     risks = _grouped(
-        Risk.objects.filter(project_id__in=ids, direction="Risk")
+        Risk.objects.filter(_of(ids), direction="Risk")
         .order_by("title", "id")
         .values(*risk_fields),
         derive.RiskFact,
     )
     decisions = _grouped(
-        Decision.objects.filter(project_id__in=ids)
+        Decision.objects.filter(_of(ids))
         .filter(Q(made_on__isnull=True) | Q(treated_risk_id__isnull=False))
         .values(*DECISION_FIELDS),
         derive.DecisionFact,
     )
     changes = _grouped(
-        ChangeRequest.objects.filter(project_id__in=ids, status__in=OPEN_CHANGE_STATES)
+        ChangeRequest.objects.filter(_of(ids), status__in=OPEN_CHANGE_STATES)
         .order_by("created_at", "id")
         .values(*CHANGE_FIELDS),
         derive.ChangeFact,

@@ -42,6 +42,9 @@ class Chart:
     css: str = ""
     table_href: str = ""  # the page already shows the table: link to it instead
     note: str = ""  # a line under the title (for example what a crowded picture leaves out)
+    # A link under the title to where the whole picture is (a picture of one page's rows).
+    more_href: str = ""
+    more_text: str = ""
 
     def body_html(self) -> SafeString:
         """The rows of the chart's table, written here rather than in the template: a

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from governance.permissions import Caller
     from registers.views.shared import RowForm
 from django.http import HttpResponseRedirect
-from django.urls import path
+from django.urls import path, reverse
 from django.utils import timezone
 
 from governance import permissions, specs
@@ -65,17 +65,21 @@ class WorkPackagePages(base.RegisterPages):
     def pictures(
         self, project: Project, records: list[Any], extra: dict[str, Any], url: str
     ) -> list[charts.Chart]:
-        """The timeline of the page's packages; the budget curve of every package."""
+        """The timeline of the page's packages, with a link to the whole timeline (the status
+        page draws every package's) when the page shows fewer than all; the budget curve of
+        every package."""
         # Every package's money and months only, as plain values (no model per row).
         every = [
             SimpleNamespace(**row) for row in project.work_packages.values(*BUDGET_CURVE_FIELDS)
         ]
-        return [
-            pictures.work_package_timeline(
-                records, url, timezone.localdate(), plan=extra.get("plan")
-            ),
-            pictures.budget_curve(every, timezone.localdate()),
-        ]
+        timeline = pictures.work_package_timeline(
+            records, url, timezone.localdate(), plan=extra.get("plan")
+        )
+        if len(records) < len(every):
+            timeline.note = f"This page's {len(records)} of {len(every)} work packages."
+            timeline.more_href = reverse("status:index", args=[project.key]) + "#status-timeline"
+            timeline.more_text = f"See the whole timeline ({len(every)} work packages)"
+        return [timeline, pictures.budget_curve(every, timezone.localdate())]
 
     def totals(self, queryset: QuerySet[WorkPackage]) -> dict[str, str]:
         """The money columns summed over every package the filters keep (one query)."""

@@ -96,3 +96,13 @@ def test_the_make_target_passes_projects_and_rows_to_the_run(tmp_path):
         text=True,
     )
     assert done.stdout.strip() == "1000,10000/1000"
+
+
+def test_the_memory_benchmark_runs_after_the_portfolio_whose_data_it_reads():
+    names = ["bench_refresh", "bench_memory", "bench_portfolio", "bench_imports"]
+    assert bench_run.order(names) == [
+        "bench_imports",
+        "bench_portfolio",
+        "bench_refresh",
+        "bench_memory",
+    ]

@@ -88,3 +88,23 @@ def test_status_timeline_draws_the_approved_plan_as_the_baseline(cast, client_fo
     few = queries(client, STATUS)
     add_packages(cast.project, 40)
     assert queries(client, STATUS) == few
+
+
+def test_a_paged_register_links_its_timeline_to_the_whole_one(cast, client_for):
+    """The register's timeline draws the page's rows (100 a page); the status page's draws
+    every package, and the register's links to it when the page shows fewer."""
+    client = client_for(cast.viewer)
+    add_packages(cast.project, 3)
+    assert "See the whole timeline" not in client.get(REGISTER).content.decode()
+    add_packages(cast.project, 120)
+    html = client.get(REGISTER).content.decode()
+    assert "This page&#x27;s 100 of 123 work packages." in html
+    assert f'<a href="{STATUS}#status-timeline">See the whole timeline (123 work packages)</a>' in (
+        html
+    )
+    whole = client.get(STATUS).content.decode()
+    timeline = whole[whole.index('id="status-timeline"') :]
+    timeline = timeline[: timeline.index("</figure>")]
+    assert all(f">Package {n}-" in timeline for n in (0, 3))
+    assert timeline.count('<th scope="row"') == 123
+    assert inline_problems(html) == []
