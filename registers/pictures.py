@@ -268,28 +268,40 @@ def budget_series(
     (on this month when none has begun) and stops at this month."""
     now = _month(today)
     monthly: dict[str, dict[str, Decimal]] = {"baseline": {}, "forecast": {}, "actual": {}}
+    # Packages without a phasing that share their planned months share their profile: each
+    # series' amounts are summed over such packages first (sums of money, exact), then
+    # spread once by the shared profile, so a thousand packages cost their distinct months.
+    sums: dict[Any, tuple[dict[str, Decimal], dict[str, Decimal]]] = {}
     seen_baseline = False
-    for wp in packages:
-        shares = profile(wp)
+    for n, wp in enumerate(packages):
+        key = n if wp.budget_phasing else (wp.planned_start_date, wp.planned_end_date)
+        if key not in sums:
+            sums[key] = (profile(wp), {})
+        shares, amounts = sums[key]
         if not shares:
             continue
         totals = {
             "baseline": wp.budget_baseline,
             "forecast": wp.budget_forecast if wp.budget_forecast is not None else wp.budget,
+            "actual": wp.budget_actual or None,
         }
         seen_baseline = seen_baseline or wp.budget_baseline is not None
         for name, total in totals.items():
-            if total is None:
-                continue
-            for period, share in shares.items():
-                monthly[name][period] = monthly[name].get(period, Decimal(0)) + total * share
-        if wp.budget_actual:
+            if total is not None:
+                amounts[name] = amounts.get(name, Decimal(0)) + total
+    for shares, amounts in sums.values():
+        for name in ("baseline", "forecast"):
+            if name in amounts:
+                total = amounts[name]
+                for period, share in shares.items():
+                    monthly[name][period] = monthly[name].get(period, Decimal(0)) + total * share
+        if "actual" in amounts:
             past = {p: s for p, s in shares.items() if p <= now}
             spread = past or {now: Decimal(1)}
             weight = sum(spread.values())
             for period, share in spread.items():
                 monthly["actual"][period] = (
-                    monthly["actual"].get(period, Decimal(0)) + wp.budget_actual * share / weight
+                    monthly["actual"].get(period, Decimal(0)) + amounts["actual"] * share / weight
                 )
     periods = sorted({p for m in monthly.values() for p in m})
     if not periods:
