@@ -117,9 +117,20 @@ NONCHARACTER_MESSAGE = (
 )
 
 
+# Every character `text_error` refuses is one of these ranges (a control character, or a code
+# point from the surrogates up): a search for a range is fast, and text with none of them
+# (nearly all text) is passed without the noncharacter class, whose 66 code points make a
+# search of 2,000 characters cost a quarter of a millisecond.
+_SUSPECT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\U0010ffff]")
+
+
 def text_error(value: str) -> Error:
     """The refusal for text holding a control character, a lone surrogate or a Unicode
     noncharacter, else None."""
+    if value.isascii():
+        return CONTROL_MESSAGE if CONTROL_CHARACTERS.search(value) else None
+    if not _SUSPECT.search(value):
+        return None
     if CONTROL_CHARACTERS.search(value):
         return CONTROL_MESSAGE
     if SURROGATES.search(value):
