@@ -60,14 +60,19 @@ def _declaring(node: ast.Dict) -> bool:
     return bool(values) and (all(map(_schema_like, values)) or len(texts) == len(values))
 
 
+# The assistant's schema builders, which hand the names they are given to
+# `governance.specs.tool_schema` with the spec (agent/actions.py): a selection, not a declaration.
+SELECTORS = {"_creating", "_updating"}
+
+
 def _selections(tree: ast.AST) -> set[int]:
-    """The ids of literals passed to governance.specs (views select fields by name)."""
+    """The ids of literals passed to governance.specs (views select fields by name), directly
+    or through one of SELECTORS."""
     chosen = set()
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and getattr(node.func.value, "id", "") == "specs"
+        if isinstance(node, ast.Call) and (
+            (isinstance(node.func, ast.Attribute) and getattr(node.func.value, "id", "") == "specs")
+            or (isinstance(node.func, ast.Name) and node.func.id in SELECTORS)
         ):
             for arg in [*node.args, *(k.value for k in node.keywords)]:
                 chosen.add(id(arg))

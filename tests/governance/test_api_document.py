@@ -84,7 +84,16 @@ def test_if_match_is_declared_on_every_write_that_reads_it_and_only_there(docume
         assert not pattern.search(bad), bad
 
 
-ETAG_SETTERS = ("with_etag(", "_charter(response", "_status_response(", "_exception_response(")
+ETAG_SETTERS = (
+    "with_etag(",
+    "_charter(response",
+    "_case_write(",
+    "_checklist_act(",
+    "_report_write(",
+    "_report_response(",
+    "_status_response(",
+    "_exception_response(",
+)
 
 
 def test_the_etag_header_is_declared_exactly_where_a_view_sets_it(document):

@@ -11,7 +11,10 @@ from tests.factories import ProjectFactory, UserFactory
 
 
 def _keys(html):
-    return re.findall(r'<td><a href="/projects/([A-Z0-9]+)/">\1</a>', html)
+    """The keys of the page's rows (each row names its project, then its key)."""
+    return re.findall(
+        r'<a href="/projects/[A-Z0-9]+/">[^<]*</a> <span class="key">([A-Z0-9]+)<', html
+    )
 
 
 def test_the_project_list_pages_by_key_and_keeps_the_search(db, client_for):
