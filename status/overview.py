@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 DUE_SOON_DAYS = 7
 REVIEW_SOON_DAYS = 30
 TOP_RISKS = 5
+_AWAITING = "?state=AwaitingApplication"
 
 
 @dataclass(frozen=True)
@@ -117,30 +118,14 @@ def waiting_items(
         changes = row.get("changesAwaitingApplication") or 0
         schedule = (row.get("drivers") or {}).get("scheduleRag") or {}
         late = (schedule.get("figures") or {}).get("latePackages") or 0
-    if decisions:
-        items.append(
-            Waiting(
-                f"{_plural(decisions, 'decision')} pending",
-                "their owners",
-                reverse("registers:decisions", args=[key]) + "?state=Pending",
-            )
-        )
-    if changes:
-        items.append(
-            Waiting(
-                f"{_plural(changes, 'approved change')} to apply to the plan",
-                lead,
-                reverse("registers:changes", args=[key]) + "?state=AwaitingApplication",
-            )
-        )
-    if late:
-        items.append(
-            Waiting(
-                f"{_plural(late, 'work package')} late against baseline",
-                editors,
-                reverse("registers:work-packages", args=[key]),
-            )
-        )
+    for count, noun, text, who, register, query in (
+        (decisions, "decision", "pending", "their owners", "decisions", "?state=Pending"),
+        (changes, "approved change", "to apply to the plan", lead, "changes", _AWAITING),
+        (late, "work package", "late against baseline", editors, "work-packages", ""),
+    ):
+        if count:
+            url = reverse(f"registers:{register}", args=[key]) + query
+            items.append(Waiting(f"{_plural(count, noun)} {text}", who, url))
     review = _date(row.get("realisationReviewDueOn"))
     if row.get("realisationReviewOverdue"):
         items.append(
