@@ -11,7 +11,7 @@ Rules (docs/product.md section 1):
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from django.http import HttpRequest
 
@@ -19,9 +19,7 @@ from governance import cleaning, gatesql, mirror
 from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
 from governance.tracker import TrackerError, get_tracker
-
-if TYPE_CHECKING:
-    from typing_extensions import TypeIs
+from governance.tracker.base import is_gated
 
 
 @dataclass(frozen=True)
@@ -270,18 +268,6 @@ def _caller(
     )
 
 
-class GatedTracker(Protocol):
-    """A tracker whose answers the gate's one statement reads (`gatesql`)."""
-
-    def gate_expressions(self, account_id: str, group: Any) -> dict[str, Any]: ...
-
-    def gate(self, account_id: str, values: dict[str, Any]) -> Any: ...
-
-
-def _gated(tracker: object) -> "TypeIs[GatedTracker]":
-    return hasattr(tracker, "gate_expressions")
-
-
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
     """The project and the caller's role on it; NotFound (404) when they may not view it,
     so a hidden project's existence is never revealed.
@@ -294,7 +280,7 @@ def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
         raise NotFound("No project with that key that you can see.")
     user = request_user(request)
     tracker = get_tracker()
-    if not _gated(tracker):
+    if not is_gated(tracker):
         return _project_for_first_sight(request, user, key)
     rows = gatesql.rows_for_key(user.account_id, tracker, key)
     if not rows:

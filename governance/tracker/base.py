@@ -3,7 +3,10 @@ method maps onto one or two of the operations listed there."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 
 class TrackerError(Exception):
@@ -88,3 +91,16 @@ class Tracker(Protocol):
     def set_work_package_field(self, issue_key: str, value: str | None) -> None:
         """Write (or clear, with None) the 'Work Package' reference on an issue.
         Jira: PUT /issue/{key} on the per-project custom field."""
+
+
+class GatedTracker(Protocol):
+    """A tracker whose answers the access gate's one statement reads (`governance.gatesql`)."""
+
+    def gate_expressions(self, account_id: str, group: Any) -> dict[str, Any]: ...
+
+    def gate(self, account_id: str, values: dict[str, Any]) -> Any: ...
+
+
+def is_gated(tracker: object) -> "TypeIs[GatedTracker]":
+    """Whether `tracker` answers the gate's statement (`GatedTracker`)."""
+    return hasattr(tracker, "gate_expressions")
