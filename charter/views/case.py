@@ -15,12 +15,14 @@ if TYPE_CHECKING:
 
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 
 from charter import finance, forms, services
 from charter.services.common import current_case
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS, CharterSpec
 from charter.views.context import (
+    PAGES,
     page_url,
     render_page,
     render_section,
@@ -395,4 +397,7 @@ def return_note(request: HtmxHttpRequest, key: str, note_id: str) -> HttpRespons
     if not request.htmx:
         return redirect(f"{page_url(project, page_name)}#return-notes")
     response = render_section(request, project, caller, page_name, "return-notes")
+    # The lifecycle bar too: whether a submit must name open Blockers follows the notes.
+    context = PAGES[page_name].builder(request, project, caller, oob=True)
+    response.content += render_to_string("charter/_lifecycle.html", context, request).encode()
     return revised(response, case)

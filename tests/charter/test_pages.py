@@ -321,6 +321,11 @@ def test_return_with_notes_then_address_them(cast, arrange, client_for):
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="return-notes"') and "1 open" in html
     assert BusinessCase.objects.get().return_notes[0]["addressed"] is True
+    # The lifecycle bar follows, out of band: with the Blocker addressed, Submit asks nothing.
+    bar = html[html.index('<section id="lifecycle"') :]
+    assert bar.startswith('<section id="lifecycle" class="card lifecycle"')
+    assert 'hx-swap-oob="true"' in bar.split(">", 1)[0]
+    assert "confirmBlockers" not in bar and "Submit for approval" in bar
 
 
 def test_people_picker_says_so_when_the_tracker_cannot_be_searched(
