@@ -130,12 +130,15 @@ def _make(queued: list[Notification]) -> None:
 
 @outbox.handler(EMAIL_TASK)
 def send_notification_email(payload: dict[str, Any]) -> None:
-    """Send the notification's e-mail unless it was sent already, the person has no address,
-    or they turned the kind off since."""
+    """Send the notification's e-mail unless it was sent already, it was resolved or read
+    since, the person has no address, or they turned the kind off since."""
     note_id = payload.get("id")
     if note_id is None:
         return
-    note = Notification.objects.filter(pk=note_id, emailed_at__isnull=True).first()
+    # One resolved (read) since it was queued is not e-mailed: its act is done.
+    note = Notification.objects.filter(
+        pk=note_id, emailed_at__isnull=True, read_at__isnull=True
+    ).first()
     if note is None or opted_out(note.recipient_account_id, note.kind):
         return
     address = (

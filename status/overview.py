@@ -18,7 +18,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import urlencode
 
-from governance import formatting, paging, permissions, services, textsearch
+from charter.models import BusinessCase
+from governance import cleaning, formatting, paging, permissions, services, textsearch
 from governance.atlassian.context import incomplete_listings
 from governance.http import HtmxHttpRequest, page
 from governance.people import resolve
@@ -26,6 +27,7 @@ from governance.rag import risk_zone
 from governance.tracker import work_package_field_note
 from governance.views import project_context
 from status import derive, health, selectors
+from status.exceptions import information_asked
 from status.models import DIMENSIONS, UNDECIDED_STATES, ProjectException
 
 if TYPE_CHECKING:
@@ -68,13 +70,16 @@ def waiting_items(
     caller: Caller,
     row: Mapping[str, Any],
     *,
-    exception_state: str | None,
+    exception: ProjectException | None,
+    submitted_by: str | None,
     today: dt.date,
 ) -> list[Waiting]:
     """What waits on `project` and for whom, from its stored health row (the portfolio's
-    values: `status.health.portfolio_values`), its approval status and the state of its
-    undecided exception (Open: the lead reports; Reported: the sponsor decides). "you" where
-    the caller is the one to act. Register rows wait only while the registers can change."""
+    values: `status.health.portfolio_values`), its approval status (and who submitted the
+    case: nobody approves their own submission) and its undecided exception (Open: the lead
+    reports; Reported: the sponsor decides, unless the sponsor asked the lead for more first).
+    "you" only where the caller may do the act. Register rows wait only while the registers
+    can change."""
     key = project.key
     lead = "you" if caller.is_lead else "the Project Lead"
     editors = "you" if caller.can_edit else "the Project Lead and editors"
@@ -82,12 +87,13 @@ def waiting_items(
     items: list[Waiting] = []
     status_url = reverse("status:index", args=[key])
     if project.approval_status == "Submitted":
+        approves = caller.is_sponsor and submitted_by != caller.account_id
         items.append(
             Waiting(
                 "Business case submitted: approve or return it",
-                sponsor,
+                "you" if approves else "the sponsor",
                 reverse("charter:index", args=[key]),
-                urgent=caller.is_sponsor,
+                urgent=approves,
             )
         )
     if project.approval_status == "ClosingSubmitted":
@@ -100,10 +106,17 @@ def waiting_items(
             )
         )
     exception_url = reverse("status:exception", args=[key])
-    if exception_state == "Open":
+    if exception is not None and exception.state == "Open":
         items.append(Waiting("In exception: write the exception report", lead, exception_url, True))
-    elif exception_state == "Reported":
-        items.append(Waiting("Exception report waits for a decision", sponsor, exception_url, True))
+    elif exception is not None and information_asked(exception):
+        text = "The sponsor asked for more on the exception report: answer in a new report"
+        items.append(Waiting(text, lead, exception_url, True))
+    elif exception is not None:
+        decides = caller.may_decide_exception(
+            reported_by_account_id=exception.reported_by_account_id or None
+        )
+        who = "you" if decides else "the sponsor"
+        items.append(Waiting("Exception report waits for a decision", who, exception_url, decides))
     due = _date(row.get("nextUpdateDueAt"))
     if row.get("stale"):
         when = f" (due {formatting.day(due)})" if due else ""
@@ -126,24 +139,14 @@ def waiting_items(
         if count:
             url = reverse(f"registers:{register}", args=[key]) + query
             items.append(Waiting(f"{_plural(count, noun)} {text}", who, url))
+    reviewers = "you" if caller.can_edit or caller.is_sponsor else "the lead, editors or sponsor"
     review = _date(row.get("realisationReviewDueOn"))
     if row.get("realisationReviewOverdue"):
-        items.append(
-            Waiting(
-                f"Benefits review overdue (due {formatting.day(review)})",
-                editors,
-                reverse("charter:index", args=[key]),
-                True,
-            )
-        )
+        text = f"Benefits review overdue (due {formatting.day(review)})"
+        items.append(Waiting(text, reviewers, reverse("charter:index", args=[key]), True))
     elif review is not None and (review - today).days <= REVIEW_SOON_DAYS:
-        items.append(
-            Waiting(
-                f"Benefits review due {formatting.day(review)}",
-                editors,
-                reverse("charter:index", args=[key]),
-            )
-        )
+        text = f"Benefits review due {formatting.day(review)}"
+        items.append(Waiting(text, reviewers, reverse("charter:index", args=[key])))
     return items
 
 
@@ -156,16 +159,24 @@ def role_of(caller: Caller) -> str:
     return f"{role}, Sponsor" if caller.is_sponsor else role
 
 
-def _undecided(projects: Sequence[Project]) -> dict[int, str]:
-    """Each project's undecided exception's state, by project id (one query)."""
+def _undecided(projects: Sequence[Project]) -> dict[int, ProjectException]:
+    """Each project's undecided exception, by project id (one query)."""
     ids = [p.pk for p in projects]
     if not ids:
         return {}
-    return dict(
-        ProjectException.objects.filter(project_id__in=ids, state__in=UNDECIDED_STATES).values_list(
-            "project_id", "state"
-        )
+    found = ProjectException.objects.filter(project_id__in=ids, state__in=UNDECIDED_STATES)
+    return {record.project_id: record for record in found}
+
+
+def _submitters(projects: Sequence[Project]) -> dict[int, str]:
+    """Who submitted each project's business case, by project id (one query)."""
+    ids = [p.pk for p in projects]
+    if not ids:
+        return {}
+    rows = BusinessCase.objects.filter(project_id__in=ids).values_list(
+        "project_id", "submitted_by_account_id"
     )
+    return {pk: by or "" for pk, by in rows}
 
 
 @page("GET")
@@ -193,6 +204,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     shown = [viewable[p.pk] for p in found.rows]
     stored = health.rows_for([p for p, _ in shown])
     exceptions = _undecided([p for p, _ in shown])
+    submitters = _submitters([p for p, _ in shown])
     today = timezone.localdate()
     items = []
     for project, caller in shown:
@@ -208,7 +220,12 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
                     for d in DIMENSIONS
                 ],
                 "waiting": waiting_items(
-                    project, caller, row, exception_state=exceptions.get(project.pk), today=today
+                    project,
+                    caller,
+                    row,
+                    exception=exceptions.get(project.pk),
+                    submitted_by=submitters.get(project.pk),
+                    today=today,
                 ),
             }
         )
@@ -277,7 +294,7 @@ def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
     schedule = view.dimensions["schedule"].figures
     base_end = schedule.get("baselineEndDate")
     variation = schedule.get("approvedVariationDays") or 0
-    approved_end = base_end + dt.timedelta(days=variation) if base_end else None
+    approved_end = cleaning.add_days(base_end, variation) if base_end else None
     actuals = [wp.budget_actual for wp in view.facts.work_packages if wp.budget_actual is not None]
     return render(
         request,
@@ -309,7 +326,8 @@ def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
                 project,
                 caller,
                 row,
-                exception_state=record.state if record else None,
+                exception=record,
+                submitted_by=_submitters([project]).get(project.pk),
                 today=timezone.localdate(),
             ),
             editor_ids=editor_ids,

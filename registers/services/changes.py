@@ -303,12 +303,16 @@ def change_update(
         require_open(change, "edited")
         check_version(change.revision, expected_revision, current_repr=change)
         before = _snapshot(change)
+        decider_before = decider_account_id(project, change)
         _clean(change, data, creating=False).raise_if_any()
         changes = audit.diff(before, _snapshot(change))
         if changes:
             change.revision += 1
             change.save()
             audit_write(caller, project, "changeRequest", "change.updated", change.pk, changes)
+            if decider_before and decider_before != decider_account_id(project, change):
+                # Routed to someone else: the former decider has nothing left to do.
+                notifications.resolve(f"change_routed:{change.pk}:{decider_before}")
             notify_routed(caller, project, change)
     return change
 

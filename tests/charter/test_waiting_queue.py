@@ -160,6 +160,18 @@ def test_only_the_decider_decides_from_the_queue(cast, client_for, queue):
     assert decidable.status == "Proposed"
 
 
+def test_a_row_button_no_longer_yours_says_so_on_the_row(cast, client_for, queue):
+    """Re-routed (or never yours) after the queue loaded: the click answers with the queue
+    and the refusal in the flash, not an error page the row's swap would drop."""
+    decidable, _, _ = queue
+    answer = client_for(cast.viewer).post(decide_url(decidable), {"outcome": "Approved"}, **HTMX)
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert 'role="alert" hx-swap-oob="true"' in html and "not yours to decide now" in html
+    decidable.refresh_from_db()
+    assert decidable.status == "Proposed"
+
+
 # --- notifications resolve when their act is done ---------------------------------------------
 
 
@@ -178,6 +190,22 @@ def test_a_decided_change_resolves_its_notification(cast, client_for, as_, arran
     note = Notification.objects.get(kind="change_routed")
     assert note.read_at is not None
     assert "count-badge" not in client.get(URL).content.decode()
+
+
+def test_a_change_routed_elsewhere_resolves_the_former_deciders_notice(cast, as_, arrange):
+    from registers.services import change_update
+
+    arrange("Approved")
+    change = change_create(caller=as_(cast.editor), data={"summary": "Extra tests"})
+    assert unread(cast.sponsor) == 1
+    change_update(
+        caller=as_(cast.lead),
+        change_id=change.pk,
+        data={"approverAccountId": cast.pmo.account_id},
+        expected_revision=change.revision,
+    )
+    assert unread(cast.sponsor) == 0
+    assert unread(cast.pmo) == 1
 
 
 def test_a_decided_case_resolves_its_submission_notice(cast, as_, arrange):

@@ -6,19 +6,30 @@ from decimal import Decimal
 
 from governance.permissions import caller_for
 from status import overview
+from status.models import ProjectException
 from tests.factories import DecisionFactory, ProjectFactory, RiskFactory, WorkPackageFactory
 
 TODAY = dt.date(2026, 11, 28)
 
 
-def _waiting(cast, user, row, *, approval="Approved", exception=None):
+def _waiting(
+    cast, user, row, *, approval="Approved", exception=None, reported_by="", events=(), by=None
+):
     project = cast.project
     project.approval_status = approval
     caller = caller_for(user, project)
+    record = None
+    if exception:
+        record = ProjectException(
+            project=project,
+            state=exception,
+            reported_by_account_id=reported_by,
+            events=list(events),
+        )
     return [
         (w.text, w.who)
         for w in overview.waiting_items(
-            project, caller, row, exception_state=exception, today=TODAY
+            project, caller, row, exception=record, submitted_by=by, today=TODAY
         )
     ]
 
@@ -31,6 +42,25 @@ def test_a_submitted_case_waits_for_the_sponsor_and_says_so_to_each(cast):
     text = "Business case submitted: approve or return it"
     assert _waiting(cast, cast.sponsor, {}, approval="Submitted") == [(text, "you")]
     assert _waiting(cast, cast.lead, {}, approval="Submitted") == [(text, "the sponsor")]
+
+
+def test_nobody_is_told_to_approve_their_own_submission(cast):
+    mine = _waiting(cast, cast.sponsor, {}, approval="Submitted", by=cast.sponsor.account_id)
+    assert mine == [("Business case submitted: approve or return it", "the sponsor")]
+
+
+def test_a_question_on_the_exception_report_waits_for_the_lead(cast):
+    asked = [{"kind": "reported"}, {"kind": "asked", "text": "Which supplier?"}]
+    text = "The sponsor asked for more on the exception report: answer in a new report"
+    assert _waiting(cast, cast.lead, {}, exception="Reported", events=asked) == [(text, "you")]
+    assert _waiting(cast, cast.sponsor, {}, exception="Reported", events=asked) == [
+        (text, "the Project Lead")
+    ]
+    # The sponsor who wrote the report does not decide it.
+    own = _waiting(
+        cast, cast.sponsor, {}, exception="Reported", reported_by=cast.sponsor.account_id
+    )
+    assert own == [("Exception report waits for a decision", "the sponsor")]
 
 
 def test_an_exception_waits_for_the_lead_then_the_sponsor(cast):
@@ -62,6 +92,8 @@ def test_the_stored_row_says_what_else_waits(cast):
         ("3 work packages late against baseline", "you"),
         ("Benefits review overdue (due 1 Nov 2026)", "you"),
     ]
+    # The sponsor may record the benefits review too.
+    assert ("Benefits review overdue (due 1 Nov 2026)", "you") in _waiting(cast, cast.sponsor, row)
     # A viewer reads who acts: never "you".
     assert all(who != "you" for _, who in _waiting(cast, cast.viewer, row))
 
@@ -154,3 +186,28 @@ def test_overview_never_says_on_time_while_a_package_is_late(cast, client_for):
     assert "On time" not in dates
     # The project's end is within its plan; the late package sets the slip, as on the status.
     assert "<dt>Slip</dt><dd>10 days late</dd>" in dates
+
+
+def test_the_overview_survives_approved_changes_beyond_the_calendar(cast, client_for):
+    """Approved schedule changes can add up past year 9999: the approved end is clamped, never
+    a server error."""
+    from unittest import mock
+
+    from status import derive
+
+    WorkPackageFactory(project=cast.project, planned_end_date=dt.date(2199, 12, 1))
+    real = derive.derive_schedule
+
+    def far(facts, thresholds):
+        dimension = real(facts, thresholds)
+        dimension.figures["approvedVariationDays"] = 27 * 109_572
+        return dimension
+
+    with mock.patch.object(derive, "derive_schedule", far):
+        answer = client_for(cast.lead).get("/projects/ALPHA/")
+    assert answer.status_code == 200
+    from governance import cleaning, formatting
+
+    assert (
+        f"<dt>Approved end</dt><dd>{formatting.day(cleaning.DATE_MAX)}" in answer.content.decode()
+    )
