@@ -106,7 +106,7 @@ def test_a_long_answer_wraps_inside_the_page(
     monkeypatch.setattr(assistant, "get_model", lambda: FunctionModel(_long))
     scripting.ensure_group("gov", members=["pmo"])
     set_governance_group("gov")
-    ProjectStatusFactory(project=cast.project, overall_rag="Red", overall_reason="x" * 300)
+    ProjectStatusFactory(project=cast.project, overall_rag="Red", overall_reason="x" * 120)
     page = watched_page
     page.set_viewport_size({"width": width, "height": 900})
     sign_in(page, "pmo")
