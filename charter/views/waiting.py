@@ -21,7 +21,7 @@ from django.shortcuts import redirect, render
 
 from charter.selectors import waiting_for
 from governance import permissions
-from governance.errors import Conflict, Forbidden, Frozen, NotFound, Stale, ValidationFailed
+from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision, page
 from governance.people import resolve
 from registers import services
@@ -79,14 +79,6 @@ def change_decide(request: HtmxHttpRequest, key: str, change_id: uuid.UUID) -> H
             else exc.message
         )
         return _queue(request, status=exc.status, row_errors=[message], **row)
-    except (Forbidden, NotFound) as exc:
-        if not request.htmx:
-            raise
-        # Re-routed to another approver, or gone, since the queue was opened: the row's
-        # button answers with the queue as it is now and the refusal in the flash (an error
-        # status would leave the page as it was, the click answered by nothing).
-        refusal = f"{project.key}: this request is not yours to decide now. {exc.message}"
-        return _queue(request, status=200, refusal=refusal)
     notice = (
         f"{project.key}: change request “{change.summary}” "
         f"{OUTCOME_WORDS.get(change.status, change.status.lower())}."
