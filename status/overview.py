@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import urlencode
 
+from charter import acts
 from charter.models import BusinessCase
 from governance import cleaning, formatting, paging, permissions, services, textsearch
 from governance.atlassian.context import incomplete_listings
@@ -71,40 +72,29 @@ def waiting_items(
     row: Mapping[str, Any],
     *,
     exception: ProjectException | None,
-    submitted_by: str | None,
+    case: BusinessCase | None,
     today: dt.date,
 ) -> list[Waiting]:
     """What waits on `project` and for whom, from its stored health row (the portfolio's
-    values: `status.health.portfolio_values`), its approval status (and who submitted the
-    case: nobody approves their own submission) and its undecided exception (Open: the lead
+    values: `status.health.portfolio_values`), its business case (whether the caller may take
+    the approval or the close-out act now: `charter.acts.allowed`, separation of duties
+    included) and its undecided exception (Open: the lead
     reports; Reported: the sponsor decides, unless the sponsor asked the lead for more first).
     "you" only where the caller may do the act. Register rows wait only while the registers
     can change."""
     key = project.key
     lead = "you" if caller.is_lead else "the Project Lead"
     editors = "you" if caller.can_edit else "the Project Lead and editors"
-    sponsor = "you" if caller.is_sponsor else "the sponsor"
     items: list[Waiting] = []
     status_url = reverse("status:index", args=[key])
-    if project.approval_status == "Submitted":
-        approves = caller.is_sponsor and submitted_by != caller.account_id
-        items.append(
-            Waiting(
-                "Business case submitted: approve or return it",
-                "you" if approves else "the sponsor",
-                reverse("charter:index", args=[key]),
-                urgent=approves,
-            )
-        )
-    if project.approval_status == "ClosingSubmitted":
-        items.append(
-            Waiting(
-                "Close-out submitted: accept it or send it back",
-                sponsor,
-                reverse("charter:index", args=[key]),
-                urgent=caller.is_sponsor,
-            )
-        )
+    for state, act, text in (
+        ("Submitted", "approve", "Business case submitted: approve or return it"),
+        ("ClosingSubmitted", "close", "Close-out submitted: accept it or send it back"),
+    ):
+        if project.approval_status == state:
+            may = case is not None and acts.allowed(acts.ACTS[act], case, caller)
+            url = reverse("charter:index", args=[key])
+            items.append(Waiting(text, "you" if may else "the sponsor", url, urgent=may))
     exception_url = reverse("status:exception", args=[key])
     if exception is not None and exception.state == "Open":
         items.append(Waiting("In exception: write the exception report", lead, exception_url, True))
@@ -168,15 +158,12 @@ def _undecided(projects: Sequence[Project]) -> dict[int, ProjectException]:
     return {record.project_id: record for record in found}
 
 
-def _submitters(projects: Sequence[Project]) -> dict[int, str]:
-    """Who submitted each project's business case, by project id (one query)."""
+def _cases(projects: Sequence[Project]) -> dict[int, BusinessCase]:
+    """Each project's business case, by project id (one query)."""
     ids = [p.pk for p in projects]
     if not ids:
         return {}
-    rows = BusinessCase.objects.filter(project_id__in=ids).values_list(
-        "project_id", "submitted_by_account_id"
-    )
-    return {pk: by or "" for pk, by in rows}
+    return {case.project_id: case for case in BusinessCase.objects.filter(project_id__in=ids)}
 
 
 @page("GET")
@@ -204,7 +191,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     shown = [viewable[p.pk] for p in found.rows]
     stored = health.rows_for([p for p, _ in shown])
     exceptions = _undecided([p for p, _ in shown])
-    submitters = _submitters([p for p, _ in shown])
+    cases = _cases([p for p, _ in shown])
     today = timezone.localdate()
     items = []
     for project, caller in shown:
@@ -224,7 +211,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
                     caller,
                     row,
                     exception=exceptions.get(project.pk),
-                    submitted_by=submitters.get(project.pk),
+                    case=cases.get(project.pk),
                     today=today,
                 ),
             }
@@ -327,7 +314,7 @@ def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
                 caller,
                 row,
                 exception=record,
-                submitted_by=_submitters([project]).get(project.pk),
+                case=_cases([project]).get(project.pk),
                 today=timezone.localdate(),
             ),
             editor_ids=editor_ids,

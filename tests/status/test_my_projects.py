@@ -4,6 +4,7 @@ for whom, the "mine only" filter, and the overview's status, budget, dates and t
 import datetime as dt
 from decimal import Decimal
 
+from charter.models import BusinessCase
 from governance.permissions import caller_for
 from status import overview
 from status.models import ProjectException
@@ -13,7 +14,7 @@ TODAY = dt.date(2026, 11, 28)
 
 
 def _waiting(
-    cast, user, row, *, approval="Approved", exception=None, reported_by="", events=(), by=None
+    cast, user, row, *, approval="Approved", exception=None, reported_by="", events=(), by=""
 ):
     project = cast.project
     project.approval_status = approval
@@ -26,10 +27,11 @@ def _waiting(
             reported_by_account_id=reported_by,
             events=list(events),
         )
+    case = BusinessCase(project=project, approval_status=approval, submitted_by_account_id=by)
     return [
         (w.text, w.who)
         for w in overview.waiting_items(
-            project, caller, row, exception=record, submitted_by=by, today=TODAY
+            project, caller, row, exception=record, case=case, today=TODAY
         )
     ]
 
