@@ -213,3 +213,23 @@ def test_the_overview_survives_approved_changes_beyond_the_calendar(cast, client
     assert (
         f"<dt>Approved end</dt><dd>{formatting.day(cleaning.DATE_MAX)}" in answer.content.decode()
     )
+
+
+def test_the_overview_shows_the_status_pages_figures_by_their_names(cast, client_for):
+    """One name, one figure: the overview's approved budget, forecast (EAC) and slip are the
+    project's stored row's (the portfolio's, the API's, the status page's)."""
+    from governance import formatting
+    from status import health, selectors
+
+    WorkPackageFactory(
+        project=cast.project,
+        budget=Decimal("1000.00"),
+        budget_forecast=Decimal("1250.00"),
+        planned_end_date=dt.date(2026, 6, 30),
+        forecast_end_date=dt.date(2026, 7, 20),
+    )
+    row = health.portfolio_values(selectors.view_for(cast.project))
+    page = client_for(cast.viewer).get("/projects/ALPHA/").content.decode()
+    assert f"<dt>Approved budget</dt><dd>{formatting.money(row['approvedBudget'])}" in page
+    assert f"<dt>Forecast (EAC)</dt><dd>{formatting.money(row['eac'])}" in page
+    assert f"<dt>Slip</dt><dd>{row['scheduleSlipDays']} days late" in page
