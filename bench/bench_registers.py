@@ -1,4 +1,5 @@
-"""Work-package register page against Django admin's changelist, a 1,000-row register.
+"""Work-package register page against Django admin's changelist, a 1,000-row register; the
+page and the API list at each ROWS size (bench.run; 1,000 by default).
 
 A project gets 1,000 work packages (owners, dates, budgets, linked issues). The same run
 times the register page as the Project Lead sees it (inline-edit, reorder and delete controls
@@ -9,6 +10,11 @@ requests, the targets interleaved; the ratio is register page / admin. Nothing i
 every request renders the page from the stored rows. The page after a change (the first
 row's name changed before each request) is timed too, and the target is judged on it
 against admin's changelist of the same rows (100 a page).
+
+At each ROWS size (`make bench ROWS=1000,5000,10000`) the register page and the register's
+API list (its first page, the default page size) are timed as the Project Lead; with 1,000 and
+10,000 among the sizes, each at 10,000 is judged against the same at 1,000 (within 1.2x:
+both read a page of rows by keyset, so the work must not grow with the register).
 """
 
 import datetime as dt
@@ -19,11 +25,13 @@ from decimal import Decimal
 WARMUP = 3
 REPEAT = 21
 ROWS = 1000
+DEFAULT_ROWS = [ROWS]
 TARGET_RATIO = 0.5
+SCALE_TARGET_RATIO = 1.2
 PAGE = 100  # the register page's rows a page (registers.paging.PAGE_SIZE)
 
 
-def _setup():
+def _setup(rows: int = ROWS):
     from governance import mirror
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
@@ -64,7 +72,7 @@ def _setup():
                 linked_issue_keys=[f"BENCH-{n + 1}"] if n % 2 else [],
                 sort_order=n if n % 4 else None,
             )
-            for n in range(ROWS)
+            for n in range(rows)
         ],
         batch_size=500,
     )
@@ -89,20 +97,79 @@ def _medians_ms(targets: dict[str, tuple]) -> dict[str, float]:
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
-def run() -> list[str]:
-    from django.contrib import admin as django_admin
+def run(sizes: list[int] | None = None) -> list[str]:
+    from bench import run as bench_run
+
+    sizes = sorted(sizes or bench_run.sizes("ROWS", DEFAULT_ROWS))
+    lines: list[str] = []
+    figures: dict[int, dict[str, float]] = {}
+    for rows in sizes:
+        found, figures[rows] = _scaled_at(rows)
+        lines += found
+        if rows == ROWS:
+            lines += _against_admin()
+    if ROWS not in sizes:
+        lines += _against_admin()
+    if len(sizes) > 1:
+        small, large = sizes[0], sizes[-1]
+        judged = small == 1000 and large == 10000
+        for name, label in SCALED:
+            ratio = figures[large][name] / figures[small][name]
+            line = (
+                f"{label} at {large:,} rows / at {small:,}: "
+                f"{figures[large][name]:.1f} / {figures[small][name]:.1f} ms = {ratio:.2f}x"
+            )
+            if judged:
+                verdict = "met" if ratio <= SCALE_TARGET_RATIO else "MISSED"
+                line += f"; target within {SCALE_TARGET_RATIO:.1f}x: {verdict}"
+            lines.append(line)
+    return lines
+
+
+# The figures judged from one size to another: (name, label).
+SCALED = [
+    ("page", "register page (Project Lead)"),
+    ("api", "register API list (first page)"),
+]
+
+
+def _client_for(user):
     from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _scaled_at(rows: int) -> tuple[list[str], dict[str, float]]:
+    """The register page and its API list at `rows` work packages, as the Project Lead."""
+    project, lead, _, _ = _setup(rows)
+    client = _client_for(lead)
+    found = _medians_ms(
+        {
+            "page": (
+                client,
+                f"/projects/{project.key}/registers/work-packages/",
+                f"Showing {PAGE} of {rows} work packages",
+            ),
+            "api": (client, f"/api/v1/projects/{project.key}/work-packages", "Work package"),
+        }
+    )
+    return [
+        f"== {rows:,} rows: register page (Project Lead, {PAGE} a page) {found['page']:.1f} ms, "
+        f"register API list (first page) {found['api']:.1f} ms (medians of {REPEAT})"
+    ], found
+
+
+def _against_admin() -> list[str]:
+    from django.contrib import admin as django_admin
 
     from registers.models import WorkPackage
 
-    project, lead, viewer, admin = _setup()
+    project, lead, viewer, admin = _setup(ROWS)
     model_admin = django_admin.site._registry[WorkPackage]
 
-    def client_for(user):
-        client = Client()
-        client.force_login(user)
-        return client
-
+    client_for = _client_for
     page_url = f"/projects/{project.key}/registers/work-packages/"
     admin_url = f"/admin/registers/workpackage/?project__id__exact={project.pk}"
     shows = f"Showing {PAGE} of {ROWS} work packages"

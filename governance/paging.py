@@ -71,10 +71,13 @@ def _alias(index: int) -> str:
 
 
 def _order(keys: Sequence[Key], *, reverse: bool = False) -> list[OrderBy]:
-    """The keys' order (nulls last), or its exact reverse (nulls first)."""
+    """The keys' order (nulls last), or its exact reverse (nulls first). A key that is never
+    NULL says nothing of nulls, so an index on the order serves it on every database."""
     nulls: dict[str, bool] = {"nulls_first": True} if reverse else {"nulls_last": True}
     return [
-        F(_alias(i)).desc(**nulls) if key.descending != reverse else F(_alias(i)).asc(**nulls)
+        (F(_alias(i)).desc if key.descending != reverse else F(_alias(i)).asc)(
+            **(nulls if key.nullable else {})
+        )
         for i, key in enumerate(keys)
     ]
 

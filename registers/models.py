@@ -72,7 +72,19 @@ class WorkPackage(models.Model):
                 Lower("name"), "project", name="work_package_name_unique_per_project"
             )
         ]
-        indexes = [models.Index(fields=["project", "sort_order"], name="wp_project_order")]
+        # The register's own order (registers.listing.ORDERS), so its first page and each
+        # page after a row is a range read of the index, whatever the register's size.
+        indexes = [
+            models.Index(
+                models.F("project"),
+                models.F("sort_order"),
+                models.F("planned_start_date"),
+                Lower("name"),
+                models.F("created_at"),
+                models.F("id"),
+                name="wp_register_order",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -130,7 +142,22 @@ class Risk(models.Model):
     GENERATED = ("score", "inherent_score")
 
     class Meta:
-        indexes = [models.Index(fields=["project", "status"], name="risk_project_status")]
+        indexes = [
+            models.Index(fields=["project", "status"], name="risk_project_status"),
+            # The register's own order (registers.listing.ORDERS): open before closed, newest
+            # first.
+            models.Index(
+                models.F("project"),
+                models.Case(
+                    models.When(status="Closed", then=1),
+                    default=0,
+                    output_field=models.IntegerField(),
+                ),
+                models.F("created_at").desc(),
+                models.F("id").desc(),
+                name="risk_register_order",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -183,7 +210,10 @@ class Decision(models.Model):
     revision = models.PositiveIntegerField(default=1)
 
     class Meta:
-        indexes = [models.Index(fields=["project", "-created_at"], name="decision_project_created")]
+        # The register's own order (registers.listing.ORDERS): newest first.
+        indexes = [
+            models.Index(fields=["project", "-created_at", "-id"], name="decision_register_order")
+        ]
 
     def __str__(self) -> str:
         return self.decision
@@ -224,7 +254,11 @@ class ChangeRequest(models.Model):
     revision = models.PositiveIntegerField(default=1)
 
     class Meta:
-        indexes = [models.Index(fields=["project", "status"], name="change_project_status")]
+        indexes = [
+            models.Index(fields=["project", "status"], name="change_project_status"),
+            # The register's own order (registers.listing.ORDERS): newest first.
+            models.Index(fields=["project", "-created_at", "-id"], name="change_register_order"),
+        ]
 
     def __str__(self) -> str:
         return self.summary

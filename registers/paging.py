@@ -50,7 +50,7 @@ PAGE_SIZE = 100
 Names = Mapping[str, str]  # accountId -> display name
 SortExpr = Expression | Combinable | str
 Sort = Callable[[Names], SortExpr]
-OrderKey = tuple[SortExpr, bool]  # (expression, descending)
+OrderKey = tuple[SortExpr, bool, bool]  # (expression, descending, nullable)
 NamedKey = tuple[str, bool, bool]  # (annotation name, descending, nullable)
 
 
@@ -251,15 +251,16 @@ def filtered(
 
 
 def order_keys(register: str, sort: str, descending: bool, names: Names) -> list[OrderKey]:
-    """(expression, descending) of the page's order, the primary key last: the chosen sort,
-    else the register's own order, the API's (`registers.listing.ORDERS`)."""
+    """(expression, descending, nullable) of the page's order, the primary key last: the
+    chosen sort (whose values may be missing), else the register's own order, the API's
+    (`registers.listing.ORDERS`)."""
     *own, unique = ORDERS[register]
     keys: list[OrderKey] = (
-        [(SPECS[register].sorts[sort](names), descending)]
+        [(SPECS[register].sorts[sort](names), descending, True)]
         if sort
-        else [(key.expression, key.descending) for key in own]
+        else [(key.expression, key.descending, key.nullable) for key in own]
     )
-    return [*keys, ("pk", unique.descending)]
+    return [*keys, ("pk", unique.descending, False)]
 
 
 @dataclass
@@ -279,23 +280,26 @@ def _annotated(
     """The queryset with each key as an annotation; (name, descending, nullable) of each."""
     named: list[NamedKey] = []
     annotations: dict[str, Any] = {}
-    for n, (expression, descending) in enumerate(keys[:-1]):
+    for n, (expression, descending, nullable) in enumerate(keys[:-1]):
         name = f"page_key_{n}"
         annotations[name] = F(expression) if isinstance(expression, str) else expression
-        named.append((name, descending, True))
+        named.append((name, descending, nullable))
     named.append(("pk", keys[-1][1], False))
     return queryset.annotate(**annotations), named
 
 
 def _ordering(named: list[NamedKey], reverse: bool) -> list[OrderBy]:
-    """Nulls last in either direction; the whole order reversed for the page before a row."""
+    """Nulls last in either direction; the whole order reversed for the page before a row. A
+    key that is never NULL says nothing of nulls, so the register's index on its order
+    (`registers.models`) serves it on every database."""
     order: list[OrderBy] = []
-    for name, descending, _ in named:
-        if reverse:
-            key = F(name).asc if descending else F(name).desc
+    for name, descending, nullable in named:
+        key = F(name).asc if descending == reverse else F(name).desc
+        if not nullable:
+            order.append(key())
+        elif reverse:
             order.append(key(nulls_first=True))
         else:
-            key = F(name).desc if descending else F(name).asc
             order.append(key(nulls_last=True))
     return order
 

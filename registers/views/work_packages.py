@@ -4,7 +4,6 @@ reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -34,17 +33,6 @@ from registers.services.work_packages import build_work_package
 from registers.specs import WorkPackageSpec
 from registers.views import base
 
-# What the budget curve reads of a package (registers.pictures.budget_series).
-BUDGET_CURVE_FIELDS = (
-    "budget_phasing",
-    "planned_start_date",
-    "planned_end_date",
-    "budget",
-    "budget_baseline",
-    "budget_forecast",
-    "budget_actual",
-)
-
 
 class WorkPackagePages(base.RegisterPages):
     slug = "work-packages"
@@ -68,18 +56,17 @@ class WorkPackagePages(base.RegisterPages):
         """The timeline of the page's packages, with a link to the whole timeline (the status
         page draws every package's) when the page shows fewer than all; the budget curve of
         every package."""
-        # Every package's money and months only, as plain values (no model per row).
-        every = [
-            SimpleNamespace(**row) for row in project.work_packages.values(*BUDGET_CURVE_FIELDS)
-        ]
         timeline = pictures.work_package_timeline(
             records, url, timezone.localdate(), plan=extra.get("plan")
         )
-        if len(records) < len(every):
-            timeline.note = f"This page's {len(records)} of {len(every)} work packages."
+        every = project.work_packages.count()
+        if len(records) < every:
+            timeline.note = f"This page's {len(records)} of {every} work packages."
             timeline.more_href = reverse("status:index", args=[project.key]) + "#status-timeline"
-            timeline.more_text = f"See the whole timeline ({len(every)} work packages)"
-        return [timeline, pictures.budget_curve(every, timezone.localdate())]
+            timeline.more_text = f"See the whole timeline ({every} work packages)"
+        # Every package's money, summed in SQL where packages share their months.
+        budget = pictures.budget_rows(project.work_packages.all())
+        return [timeline, pictures.budget_curve(budget, timezone.localdate())]
 
     def totals(self, queryset: QuerySet[WorkPackage]) -> dict[str, str]:
         """The money columns summed over every package the filters keep (one query)."""

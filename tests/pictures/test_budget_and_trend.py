@@ -5,6 +5,8 @@ import datetime as dt
 from decimal import Decimal
 from types import SimpleNamespace
 
+import pytest
+
 from governance import permissions
 from registers import pictures
 from status import services
@@ -53,6 +55,47 @@ def test_budget_series_spreads_by_the_phasing_else_evenly_over_the_planned_month
 
 def test_budget_series_without_money_or_dates_is_empty():
     assert pictures.budget_series([wp(budget=Decimal(5))], dt.date(2026, 1, 1)) == ([], {})
+
+
+def test_the_register_reads_the_curve_summed_by_shared_months_and_draws_the_same(
+    cast, django_assert_num_queries
+):
+    """Packages alike in their planned months and in having a forecast are summed in SQL;
+    the curve is the one every package drawn on its own gives (phasings, forecasts or
+    budgets, missing baselines, zero actuals), in two queries whatever the register's size."""
+    months = [
+        (dt.date(2026, 1, 5), dt.date(2026, 3, 20)),
+        (dt.date(2026, 2, 1), dt.date(2026, 2, 28)),
+        (dt.date(2026, 4, 1), dt.date(2026, 9, 30)),
+        (None, dt.date(2026, 5, 1)),
+    ]
+    for n in range(48):
+        start, end = months[n % len(months)]
+        WorkPackageFactory(
+            project=cast.project,
+            planned_start_date=start,
+            planned_end_date=end,
+            budget=Decimal(1000 + n * 37) if n % 5 else None,
+            budget_baseline=Decimal(900 + n) if n % 3 else None,
+            budget_forecast=Decimal(1100 + n * 13) if n % 2 else None,
+            budget_actual=[None, Decimal(0), Decimal(n * 11)][n % 3],
+            budget_phasing=(
+                [{"period": "2026-01", "amount": 1}, {"period": "2026-06", "amount": 3}]
+                if n % 7 == 0
+                else ([] if n % 7 == 1 else None)
+            ),
+        )
+    every = list(cast.project.work_packages.all())
+    today = dt.date(2026, 3, 10)
+    with django_assert_num_queries(2):
+        rows = pictures.budget_rows(cast.project.work_packages.all())
+    assert len(rows) < len(every)
+    labels, series = pictures.budget_series(every, today)
+    assert pictures.budget_series(rows, today)[0] == labels
+    summed = pictures.budget_series(rows, today)[1]
+    assert summed.keys() == series.keys() == {"baseline", "forecast", "actual"}
+    for name, values in series.items():
+        assert summed[name] == [None if v is None else pytest.approx(v) for v in values]
 
 
 def test_register_and_status_page_draw_the_budget_curve(cast, client_for):
