@@ -81,20 +81,25 @@ class RowRenderer:
             f'<span class="muted">{_e(row["name"])}</span></th>'
         ]
         if "lead" in shown:
-            cells.append(f"<td>{self.chip(row['leadAccountId'])}</td>")
+            cells.append(f'<td data-label="Lead">{self.chip(row["leadAccountId"])}</td>')
         if "theme" in shown:
-            cells.append(f"<td>{_e(row['theme'] or DASH)}</td>")
+            cells.append(f'<td data-label="Theme">{_e(row["theme"] or DASH)}</td>')
         if "approval" in shown:
             state = _e(label_filter(row["approvalStatus"]))
-            cells.append(f'<td><span class="badge state">{state}</span></td>')
+            cells.append(f'<td data-label="Approval"><span class="badge state">{state}</span></td>')
         if "version" in shown:
-            cells.append(f'<td class="num">{_e(row["version"])}</td>')
+            cells.append(f'<td class="num" data-label="Version">{_e(row["version"])}</td>')
         if "phase" in shown:
             phase = row["phase"] or ""
             title = f' title="{_e(phase)}"' if len(phase) > 40 else ""
-            cells.append(f'<td class="wrap"{title}>{_e(truncatechars(phase or DASH, 40))}</td>')
+            cells.append(
+                f'<td class="wrap" data-label="Phase"{title}>'
+                f"{_e(truncatechars(phase or DASH, 40))}</td>"
+            )
         if "overall" in shown:
-            cells.append(f'<td class="rag">{self.badge(row["overallRag"])}</td>')
+            cells.append(
+                f'<td class="rag" data-label="Overall">{self.badge(row["overallRag"])}</td>'
+            )
         effective, overrides, derived = row["effective"], row["overrides"], row["derived"]
         for dimension in self.rag_dims:
             if dimension not in shown:
@@ -107,68 +112,84 @@ class RowRenderer:
                     '<span class="visually-hidden"> (override; derived '
                     f"{_e((derived or {}).get(rag_key))})</span>"
                 )
-            cells.append(f'<td class="rag">{self.badge((effective or {}).get(rag_key))}{mark}</td>')
+            cells.append(
+                f'<td class="rag" data-label="{dimension.capitalize()}">'
+                f"{self.badge((effective or {}).get(rag_key))}{mark}</td>"
+            )
         if "budget" in shown:
             budget = row["approvedBudget"]
             note = ""
             figures = ((row["drivers"] or {}).get("costRag") or {}).get("figures") or {}
             if budget is not None and not figures.get("baselined"):
                 note = '<span class="sub muted">not yet approved</span>'
-            cells.append(f'<td class="num">{_e(amount(budget))}{note}</td>')
+            cells.append(
+                f'<td class="num" data-label="Approved budget">{_e(amount(budget))}{note}</td>'
+            )
         if "eac" in shown:
             compared = (row.get("earnedValue") or {}).get("estimatesCompared")
             title = f' title="{_e(compared)}"' if compared else ""
-            cells.append(f'<td class="num"{title}>{_e(amount(row["eac"]))}</td>')
+            cells.append(
+                f'<td class="num" data-label="Forecast (EAC)"{title}>{_e(amount(row["eac"]))}</td>'
+            )
         if "overrun" in shown:
             overrun = row["costOverrunPct"]
             text = DASH if overrun is None else f"{formatting.percent_figure(overrun)} %"
-            cells.append(f'<td class="num">{_e(text)}</td>')
+            cells.append(f'<td class="num" data-label="Overrun">{_e(text)}</td>')
         if "slip" in shown:
-            cells.append(f'<td class="num">{_or_dash(row["scheduleSlipDays"])}</td>')
+            slip = _or_dash(row["scheduleSlipDays"])
+            cells.append(f'<td class="num" data-label="Slip (days)">{slip}</td>')
         if "topRisk" in shown:
             top, zone = row["topRiskScore"], row.get("topRiskZone") or "None"
             if top is None:
-                cells.append(f'<td class="num">{_or_dash(top)}</td>')
+                cells.append(f'<td class="num" data-label="Top risk">{_or_dash(top)}</td>')
             else:
                 cells.append(
-                    f'<td class="num"><span class="heat heat-{_e(zone.lower())}" title="The '
-                    f'highest residual score">{_e(top)}</span></td>'
+                    f'<td class="num" data-label="Top risk"><span class="heat '
+                    f'heat-{_e(zone.lower())}" title="The highest residual score">'
+                    f"{_e(top)}</span></td>"
                 )
         if "decisions" in shown:
-            cells.append(f'<td class="num">{_e(row["pendingDecisions"])}</td>')
+            pending = _e(row["pendingDecisions"])
+            cells.append(f'<td class="num" data-label="Pending decisions">{pending}</td>')
         if "awaiting" in shown:
-            cells.append(f'<td class="num">{_e(row["changesAwaitingApplication"])}</td>')
+            awaiting = _e(row["changesAwaitingApplication"])
+            cells.append(f'<td class="num" data-label="Awaiting application">{awaiting}</td>')
         if "adoption" in shown:
             gap = row["adoptionGap"]
             badge = '<span class="badge rag-amber">Gap</span>'
             no = '<span class="muted">No</span>'
-            cells.append(f"<td>{badge if gap else no}</td>")
+            cells.append(f'<td data-label="Adoption">{badge if gap else no}</td>')
         if "stale" in shown:
             badge = '<span class="badge rag-amber">Stale</span>'
             current = '<span class="muted">Current</span>'
-            cells.append(f"<td>{badge if row['stale'] else current}</td>")
+            cells.append(f'<td data-label="Status">{badge if row["stale"] else current}</td>')
         if "reviewDue" in shown:
             review = row["realisationReviewDueOn"]
             if review:
                 overdue = row["realisationReviewOverdue"]
                 flag = ' <span class="badge rag-red">Overdue</span>' if overdue else ""
-                cells.append(f"<td>{_e(day(review))}{flag}</td>")
+                cells.append(f'<td data-label="Review due">{_e(day(review))}{flag}</td>')
             else:
-                cells.append('<td><span class="muted">—</span></td>')
+                cells.append('<td data-label="Review due"><span class="muted">—</span></td>')
         if "exception" in shown:
             age = row["exceptionAgeDays"]
             if age is None:
-                cells.append('<td><span class="muted">No</span></td>')
+                cells.append('<td data-label="Exception"><span class="muted">No</span></td>')
             else:
                 days = "1 day" if age == 1 else f"{age} days"
-                cells.append(f'<td><span class="badge rag-red">In exception</span> {days}</td>')
+                cells.append(
+                    f'<td data-label="Exception"><span class="badge rag-red">In exception</span> '
+                    f"{days}</td>"
+                )
         for index in ("cpi", "spi"):
             if index in shown:
                 values = row.get("earnedValue") or {}
                 value = values.get(index)
                 text = DASH if value is None else f"{Decimal(str(value)):.2f}"
                 title = _e(earned_value.reading(index, values))
-                cells.append(f'<td class="num" title="{title}">{_e(text)}</td>')
+                cells.append(
+                    f'<td class="num" title="{title}" data-label="{index.upper()}">{_e(text)}</td>'
+                )
         if "why" in shown:
             reason = row["overallReason"]
             drivers = row["drivers"] or {}
@@ -181,7 +202,7 @@ class RowRenderer:
             if compared:
                 items += f"<dt>Estimates</dt><dd>{_e(compared)}</dd>"
             cells.append(
-                '<td><details class="why"><summary>Why<span class="visually-hidden"> '
+                '<td class="why"><details class="why"><summary>Why<span class="visually-hidden"> '
                 f'{key}</span></summary><dl class="why-list">{items}</dl></details></td>'
             )
         cells.append("</tr>")
