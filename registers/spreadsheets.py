@@ -219,6 +219,7 @@ MONEY_FORMAT = "#,##0.00"
 # length when it is longer. A text of more than LONG_TEXT characters gets the widest.
 WIDTHS = {"date": 12, "datetime": 17, "money": 14, "number": 10, "person": 22, "text": 18}
 LONG_TEXT, LONG_WIDTH, SHORT_WIDTH, MAX_WIDTH = 200, 48, 30, 60
+ID_WIDTH = 38  # a uuid whole
 
 
 def checked_shape(shape: str | None) -> str:
@@ -253,8 +254,8 @@ def _label(field: str, declared: str | None) -> str:
     if field == "id":
         return "ID"
     text = declared or formatting_labels.words(field)
-    if text.endswith(" account id"):  # a person is named, not numbered
-        text = formatting_labels.words(field)
+    if field.endswith("AccountId") and text.endswith(" account id"):  # named, not numbered
+        text = formatting_labels.words(field.removesuffix("AccountId"))
     return text
 
 
@@ -272,7 +273,7 @@ def _kind(register: str, field: str, persons: set[str]) -> str:
 
 
 def _width(spec: type[Spec], field: str, label: str, kind: str) -> int:
-    width = WIDTHS[kind]
+    width = ID_WIDTH if field == "id" or field.endswith(("Id", "Ids")) else WIDTHS[kind]
     declared = specs.fields(spec).get(field)
     rule = declared.rule if declared else None
     longest = (rule.schema() if rule else {}).get("maxLength", 0)
