@@ -3,11 +3,15 @@ sorting, and the drivers' summaries. Text cells that a spreadsheet would run as 
 are prefixed with an apostrophe."""
 
 import csv
+import datetime as dt
 import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from django.utils import timezone
 from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
 from governance import cleaning, streaming
@@ -28,6 +32,35 @@ def _safe(value: Any) -> Any:
 def _xlsx(value: Any) -> Any:
     """A cell as the workbook takes it: an amount a float cannot hold as its digits, text."""
     return value.text if isinstance(value, cleaning.Money) else _safe(value)
+
+
+# The XLSX's typed columns: dates and times as date cells, amounts as numbers in a money format.
+DATES = {"Benefit review due": "yyyy-mm-dd", "Status last updated": "yyyy-mm-dd hh:mm"}
+MONEY = {"Approved budget", "Forecast: estimate at completion (EAC)"}
+MONEY_FORMAT = "#,##0.00"
+
+
+def _typed(sheet: Any, header: str, value: Any) -> Any:
+    """A date, a time (local) or an amount as a typed cell; anything else as `_xlsx`."""
+    if header in DATES and isinstance(value, str) and value:
+        try:
+            moment = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return _xlsx(value)
+        if timezone.is_aware(moment):
+            moment = timezone.localtime(moment)
+        cell = WriteOnlyCell(sheet, value=moment.replace(tzinfo=None, microsecond=0))
+        cell.number_format = DATES[header]
+        return cell
+    if (
+        header in MONEY
+        and isinstance(value, int | float)
+        and not isinstance(value, bool | cleaning.Money)
+    ):
+        cell = WriteOnlyCell(sheet, value=value)
+        cell.number_format = MONEY_FORMAT
+        return cell
+    return _xlsx(value)
 
 
 def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
@@ -109,16 +142,26 @@ def to_csv(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> bytes:
 def xlsx_file(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> IO[bytes]:
     """The workbook written row by row (openpyxl's write-only mode keeps no cell in memory)
     into a temporary file, at its start: a workbook is a zip whose directory comes last, so
-    it is whole only once every row is written."""
+    it is whole only once every row is written. The header row is bold, frozen with the
+    project's key and name, and filtered; dates are date cells, amounts numbers."""
     cols = columns(people)
     book = Workbook(write_only=True)
     sheet = book.create_sheet("Portfolio")
     sheet.freeze_panes = "C2"
     for index, (header, _) in enumerate(cols, start=1):
         sheet.column_dimensions[get_column_letter(index)].width = max(12, min(40, len(header) + 4))
-    sheet.append([header for header, _ in cols])
+    bold = Font(bold=True)
+    titles = []
+    for header, _ in cols:
+        cell = WriteOnlyCell(sheet, value=header)
+        cell.font = bold
+        titles.append(cell)
+    sheet.append(titles)
+    count = 0
     for row in rows:
-        sheet.append([_xlsx(get(row)) for _, get in cols])
+        sheet.append([_typed(sheet, header, get(row)) for header, get in cols])
+        count += 1
+    sheet.auto_filter.ref = f"A1:{get_column_letter(len(cols))}{count + 1}"
     return streaming.saved(book)
 
 

@@ -134,7 +134,9 @@ def _register(register: str) -> str:
 
 @router.get(
     "/projects/{key}/{register}/export",
-    openapi_extra={"x-enums": {"format": ["csv", "xlsx", "mspdi"]}},
+    openapi_extra={
+        "x-enums": {"format": ["csv", "xlsx", "mspdi"], "shape": list(spreadsheets.SHAPES)}
+    },
 )
 @answers(content=SPREADSHEET)
 def register_export(
@@ -142,11 +144,15 @@ def register_export(
     key: str,
     register_name: PathEx[str, P(alias="register")],
     format: str = "csv",
+    shape: str = "people",
 ) -> HttpResponseBase:
-    """The register as CSV or XLSX (`format`), one column per field, people with names; the
-    work packages also as a Microsoft Project XML plan (`format=mspdi`)."""
+    """The register as CSV or XLSX (`format`), one column per field; the work packages also
+    as a Microsoft Project XML plan (`format=mspdi`). `shape=people` (the default): the
+    labels the register pages use, people by name, typed dates and amounts, the header row
+    frozen and filtered. `shape=api`: the API field names, people as account ids with their
+    names beside them, for round trips. Another shape answers 400."""
     project, _ = permissions.project_for(request, key)
-    return spreadsheets.export_response(project, _register(register_name), format)
+    return spreadsheets.export_response(project, _register(register_name), format, shape)
 
 
 @router.post(

@@ -1,6 +1,7 @@
 """A downloadable import file per register: the columns the import takes, in the export's
 order. XLSX adds an example row and, for the fields with a fixed set of values, the cells'
-drop-down lists (data validation); CSV holds the header row only."""
+drop-down lists (data validation); its people columns offer the project's people by name,
+listed on a hidden second sheet the drop-down refers to. CSV holds the header row only."""
 
 import datetime as dt
 import io
@@ -9,14 +10,16 @@ from openpyxl import Workbook
 from openpyxl.comments import Comment
 from openpyxl.styles import Font
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.worksheet import Worksheet
 
 from governance import specs
 from governance.errors import ValidationFailed
 from governance.models import Project
-from registers import spreadsheets, uploads
+from registers import selectors, spreadsheets, uploads
 from registers.specs import SPECS
 
 DATE_FORMAT = "yyyy-mm-dd"
+PEOPLE_SHEET = "People"
 
 
 def columns(project: Project, register: str) -> list[str]:
@@ -33,10 +36,11 @@ def template(project: Project, register: str, file_format: str) -> tuple[bytes, 
     name = f"{register}-import-template.{file_format}"
     if file_format == "csv":
         return spreadsheets.to_csv(header, []), spreadsheets.CONTENT_TYPES["csv"], name
-    return _xlsx(register, header), spreadsheets.CONTENT_TYPES["xlsx"], name
+    people = [name for _, name in selectors.people_choices(project)]
+    return _xlsx(register, header, people), spreadsheets.CONTENT_TYPES["xlsx"], name
 
 
-def _xlsx(register: str, header: list[str]) -> bytes:
+def _xlsx(register: str, header: list[str], people: list[str]) -> bytes:
     workbook = Workbook()
     sheet = workbook.active
     sheet.title = spreadsheets.TITLES[register]
@@ -75,7 +79,39 @@ def _xlsx(register: str, header: list[str]) -> bytes:
         )
         validation.add(f"{letter}2:{letter}{last}")
         sheet.add_data_validation(validation)
+    _people_lists(workbook.create_sheet(PEOPLE_SHEET), sheet, register, header, people)
     sheet.freeze_panes = "A2"
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
+
+
+def _people_lists(
+    listed: Worksheet, sheet: Worksheet, register: str, header: list[str], people: list[str]
+) -> None:
+    """The people columns' drop-downs: the project's people by name, one a row on a hidden
+    sheet (a list written into the rule itself is limited to 255 characters). A name not
+    listed is warned of, not refused: a person the directory has not offered yet, or an
+    e-mail or account id, still imports."""
+    listed.sheet_state = "hidden"
+    listed.append(["Name"])
+    for name in people:
+        listed.append([name])
+    columns = [f for f in header if f in spreadsheets.NAME_COLUMNS[register]]
+    if not people or not columns:
+        return
+    source = f"{PEOPLE_SHEET}!$A$2:$A${len(people) + 1}"
+    last = uploads.MAX_ROWS + 1
+    for field in columns:
+        letter = sheet.cell(row=1, column=header.index(field) + 1).column_letter
+        validation = DataValidation(
+            type="list",
+            formula1=source,
+            allow_blank=True,
+            showErrorMessage=True,
+            errorStyle="warning",
+            errorTitle="Not one of the project's people",
+            error="Choose one of the project's people, or type their e-mail or account id.",
+        )
+        validation.add(f"{letter}2:{letter}{last}")
+        sheet.add_data_validation(validation)

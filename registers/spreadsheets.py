@@ -1,6 +1,11 @@
-"""CSV and XLSX: exports of each register (the API representation, one column per field,
-derived fields included, plus display names next to people), and the reading of an import
-file into rows of API field names for `registers.services.register_import`."""
+"""CSV and XLSX: exports of each register, and the reading of an import file into rows of
+API field names for `registers.services.register_import`.
+
+An export has two shapes. `people` (the default): one column per field under the label the
+register pages use, people by display name, dates and amounts as typed cells (XLSX) or ISO
+dates and plain numbers (CSV), the header row frozen and filtered. `api`: the API
+representation, one column per field under its API name, derived fields included, people as
+account ids with display names beside them, for round trips."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ if TYPE_CHECKING:
 
 
 import csv
+import dataclasses
 import datetime as dt
 import functools
 import hashlib
@@ -30,14 +36,17 @@ from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.reader.excel import ExcelReader
+from openpyxl.styles import Font
 from openpyxl.styles.numbers import BUILTIN_FORMATS_MAX_SIZE
+from openpyxl.utils import get_column_letter
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
 from openpyxl.xml.functions import iterparse
 
 from governance import cleaning, formatting, specs, spreadsheet_values, streaming
-from governance.errors import ValidationFailed
+from governance import labels as formatting_labels
+from governance.errors import BadRequest, ValidationFailed
 from governance.models import Project
 from governance.people import Person, resolve
 from governance.specs import Account, Boolean, IsoDate
@@ -154,10 +163,13 @@ def records(project: Project, register: str) -> list[dict[str, Any]]:
     return list(listing.each_dict(project, register, EXPORT_CHUNK))
 
 
-def _people(project: Project, register: str) -> dict[str, Person]:
-    """Everyone the register's rows name, resolved in one call: their distinct ids read in
-    SQL (a query per person field), not from the rows."""
-    stored = specs.attributes(SPECS[register], NAME_COLUMNS[register])
+def _people(
+    project: Project, register: str, fields: Iterable[str] | None = None
+) -> dict[str, Person]:
+    """Everyone the register's rows name in `fields` (default: the account fields), resolved
+    in one call: their distinct ids read in SQL (a query per person field), not from the
+    rows."""
+    stored = specs.attributes(SPECS[register], NAME_COLUMNS[register] if fields is None else fields)
     rows = listing.records(project, register)
     ids: set[str] = set()
     for attribute in stored.values():
@@ -189,6 +201,140 @@ def table(project: Project, register: str) -> tuple[list[str], Iterator[list[Any
             yield line
 
     return header, body()
+
+
+# --- the export for people ------------------------------------------------------------------
+
+# The export's shapes: `people` (labels, names, typed cells) and `api` (API names, account ids).
+SHAPES = ("people", "api")
+SHAPE_MESSAGE = (
+    "Must be people (the page labels, names, typed dates and amounts) "
+    "or api (the API field names and account ids)."
+)
+# The formats people read in the XLSX export.
+DATE_FORMAT = "yyyy-mm-dd"
+DATETIME_FORMAT = "yyyy-mm-dd hh:mm"
+MONEY_FORMAT = "#,##0.00"
+# Column widths (characters) of the XLSX export, by what the column holds; the label's own
+# length when it is longer. A text of more than LONG_TEXT characters gets the widest.
+WIDTHS = {"date": 12, "datetime": 17, "money": 14, "number": 10, "person": 22, "text": 18}
+LONG_TEXT, LONG_WIDTH, SHORT_WIDTH, MAX_WIDTH = 200, 48, 30, 60
+ID_WIDTH = 38  # a uuid whole
+
+
+def checked_shape(shape: str | None) -> str:
+    """The export's shape (`people` when none is given); another value answers 400."""
+    if shape in (None, ""):
+        return "people"
+    if shape not in SHAPES:
+        raise BadRequest(
+            f"Unknown export shape. {SHAPE_MESSAGE}", fields={"shape": [SHAPE_MESSAGE]}
+        )
+    return str(shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One column of the export for people: the API field, its label, and what it holds
+    ("person", "date", "datetime", "money", "number", "text")."""
+
+    field: str
+    label: str
+    kind: str
+    width: int
+
+
+def _person_fields(project: Project, register: str) -> list[str]:
+    """The fields naming a person: the account fields, and who created, changed or decided."""
+    names = NAME_COLUMNS[register]
+    return [f for f in _fields(project, register) if f in names or f.endswith("AccountId")]
+
+
+def _label(field: str, declared: str | None) -> str:
+    if field == "id":
+        return "ID"
+    text = declared or formatting_labels.words(field)
+    if field.endswith("AccountId") and text.endswith(" account id"):  # named, not numbered
+        text = formatting_labels.words(field.removesuffix("AccountId"))
+    return text
+
+
+def _kind(register: str, field: str, persons: set[str]) -> str:
+    if field in persons:
+        return "person"
+    if field in MONEY_FIELDS or field == "budgetBaseline":
+        return "money"
+    if field in DATE_FIELDS or field.endswith("Date"):
+        return "date"
+    if field.endswith("At"):
+        return "datetime"
+    kind = FIELD_KINDS[register].get(field, "text")
+    return kind if kind == "number" else "text"
+
+
+def _width(spec: type[Spec], field: str, label: str, kind: str) -> int:
+    width = ID_WIDTH if field == "id" or field.endswith(("Id", "Ids")) else WIDTHS[kind]
+    declared = specs.fields(spec).get(field)
+    rule = declared.rule if declared else None
+    longest = (rule.schema() if rule else {}).get("maxLength", 0)
+    if kind == "text" and isinstance(longest, int) and longest:
+        width = LONG_WIDTH if longest > LONG_TEXT else SHORT_WIDTH
+    return min(MAX_WIDTH, max(width, len(label) + 3))
+
+
+def people_columns(project: Project, register: str) -> list[Column]:
+    """The export's columns for people, in the API's order: each field once under the label
+    the register pages use (an alias of a field already there, such as `actualEnd`, and the
+    revision left out); people by name."""
+    spec = SPECS[register]
+    declared = specs.labels(spec)
+    persons = set(_person_fields(project, register))
+    columns: list[Column] = []
+    seen: set[str] = set()
+    for field in _fields(project, register):
+        label = _label(field, declared.get(field))
+        if field == "revision" or label.casefold() in seen:
+            continue
+        seen.add(label.casefold())
+        kind = _kind(register, field, persons)
+        columns.append(Column(field, label, kind, _width(spec, field, label, kind)))
+    return columns
+
+
+def people_table(project: Project, register: str) -> tuple[list[Column], Iterator[list[Any]]]:
+    """The columns and rows of the export for people, the rows read as they are iterated
+    (`EXPORT_CHUNK` at a time). A person is their display name (their account id when the
+    directory does not know them); dates are dates, times local times, amounts numbers."""
+    columns = people_columns(project, register)
+    people = _people(project, register, [c.field for c in columns if c.kind == "person"])
+
+    def body() -> Iterator[list[Any]]:
+        for record in listing.each_dict(project, register, EXPORT_CHUNK):
+            yield [_people_cell(column, record.get(column.field), people) for column in columns]
+
+    return columns, body()
+
+
+def _people_cell(column: Column, value: Any, people: dict[str, Person]) -> Any:
+    if value is None or value == "":
+        return ""
+    if column.kind == "person":
+        person = people.get(value)
+        return person.display_name if person and person.known else value
+    if column.kind == "date" and isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value[:10])
+        except ValueError:
+            return value
+    if column.kind == "datetime" and isinstance(value, str):
+        try:
+            moment = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        if timezone.is_aware(moment):
+            moment = timezone.localtime(moment)
+        return moment.replace(tzinfo=None, microsecond=0)
+    return _cell(column.field, value)
 
 
 def _fields(project: Project, register: str) -> list[str]:
@@ -238,6 +384,8 @@ def to_csv(header: list[str], rows: Iterable[list[Any]]) -> bytes:
 def _csv_text(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dt.datetime):  # a local time, to the minute
+        return value.isoformat(sep=" ", timespec="minutes")
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, str):
@@ -256,6 +404,44 @@ def xlsx_file(title: str, header: list[str], rows: Iterable[list[Any]]) -> IO[by
     sheet.append(header)
     for row in rows:
         sheet.append([_xlsx_cell(sheet, v) for v in row])
+    return streaming.saved(workbook)
+
+
+def people_xlsx_file(title: str, columns: list[Column], rows: Iterable[list[Any]]) -> IO[bytes]:
+    """The export for people, written as `xlsx_file` writes (row by row, nothing held): the
+    labels in a bold first row, frozen and filtered; each column as wide as what it holds;
+    dates and times as date cells, amounts as numbers in a money format."""
+    workbook = Workbook(write_only=True)
+    sheet = workbook.create_sheet(title)
+    for index, column in enumerate(columns, 1):  # widths come before the rows
+        sheet.column_dimensions[get_column_letter(index)].width = column.width
+    sheet.freeze_panes = "A2"
+    bold = Font(bold=True)
+    header = []
+    for column in columns:
+        cell = WriteOnlyCell(sheet, value=column.label)
+        cell.font = bold
+        header.append(cell)
+    sheet.append(header)
+    formats = {"date": DATE_FORMAT, "datetime": DATETIME_FORMAT, "money": MONEY_FORMAT}
+    count = 0
+    for row in rows:
+        line = []
+        for column, value in zip(columns, row, strict=True):
+            number_format = formats.get(column.kind)
+            typed = isinstance(value, dt.date) or (
+                isinstance(value, int | float) and not isinstance(value, bool | cleaning.Money)
+            )
+            if number_format and typed:
+                cell = WriteOnlyCell(sheet, value=value)
+                cell.number_format = number_format
+                line.append(cell)
+            else:
+                line.append(_xlsx_cell(sheet, value))
+        sheet.append(line)
+        count += 1
+    last = get_column_letter(max(len(columns), 1))
+    sheet.auto_filter.ref = f"A1:{last}{count + 1}"
     return streaming.saved(workbook)
 
 
@@ -283,12 +469,14 @@ def _xlsx_cell(sheet: Any, value: Any) -> Any:
 
 
 def export_stream(
-    project: Project, register: str, file_format: str
+    project: Project, register: str, file_format: str, shape: str | None = "people"
 ) -> tuple[Iterator[bytes], str, str, int | None]:
     """(content in pieces, content type, file name, size if known) of the register as CSV or
-    XLSX, or the work packages as a Microsoft Project plan (`mspdi`, `registers.mspdi`). The
-    CSV is written as it is sent, `EXPORT_CHUNK` rows at a time; the XLSX is written to a
-    temporary file first (a workbook is whole only at its end), then sent from it."""
+    XLSX in the given shape (`people` or `api`, see the module), or the work packages as a
+    Microsoft Project plan (`mspdi`, `registers.mspdi`). The CSV is written as it is sent,
+    `EXPORT_CHUNK` rows at a time; the XLSX is written to a temporary file first (a workbook
+    is whole only at its end), then sent from it."""
+    shape = checked_shape(shape)
     if file_format == "mspdi" and register == "work-packages":
         content, content_type, name = mspdi.export(project)
         return iter([content]), content_type, name, len(content)
@@ -298,6 +486,15 @@ def export_stream(
             message += ", or mspdi (a Microsoft Project XML plan)"
         raise ValidationFailed({"format": [message + "."]})
     name = f"{project.key}-{register}-{timezone.localdate().isoformat()}.{file_format}"
+    if shape == "people":
+        columns, cells = people_table(project, register)
+        if file_format == "csv":
+            labels = [c.label for c in columns]
+            return csv_chunks(labels, cells), CONTENT_TYPES["csv"], name, None
+        file = people_xlsx_file(TITLES[register], columns, cells)
+        size = file.seek(0, io.SEEK_END)
+        file.seek(0)
+        return streaming.chunks(file), CONTENT_TYPES[file_format], name, size
     header, rows = table(project, register)
     if file_format == "csv":
         return csv_chunks(header, rows), CONTENT_TYPES["csv"], name, None
@@ -307,16 +504,20 @@ def export_stream(
     return streaming.chunks(file), CONTENT_TYPES[file_format], name, size
 
 
-def export(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:
+def export(
+    project: Project, register: str, file_format: str, shape: str | None = "people"
+) -> tuple[bytes, str, str]:
     """(content, content type, file name): `export_stream`, whole."""
-    pieces, content_type, name, _ = export_stream(project, register, file_format)
+    pieces, content_type, name, _ = export_stream(project, register, file_format, shape)
     return b"".join(pieces), content_type, name
 
 
-def export_response(project: Project, register: str, file_format: str) -> HttpResponseBase:
+def export_response(
+    project: Project, register: str, file_format: str, shape: str | None = "people"
+) -> HttpResponseBase:
     """The export as a download. CSV and XLSX are streamed: no answer holds the whole file
     in memory."""
-    pieces, content_type, name, size = export_stream(project, register, file_format)
+    pieces, content_type, name, size = export_stream(project, register, file_format, shape)
     response: HttpResponseBase
     if file_format == "mspdi":  # a plan, written whole by registers.mspdi
         response = HttpResponse(b"".join(pieces), content_type=content_type)

@@ -148,7 +148,7 @@ def exports(project, out_dir: Path) -> dict[tuple[str, str], Path]:
     written = {}
     for register in REGISTERS:
         for file_format in FORMATS:
-            content, _, _ = spreadsheets.export(project, register, file_format)
+            content, _, _ = spreadsheets.export(project, register, file_format, "api")
             path = out_dir / f"{register}.{file_format}"
             path.write_bytes(content)
             written[register, file_format] = path

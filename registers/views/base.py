@@ -27,6 +27,7 @@ from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller
 from registers import paging, selectors, tables
+from registers.selectors import people_choices
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
     STATIC_CHOICES,
@@ -35,7 +36,6 @@ from registers.views.shared import (
     csrf_input,
     form_people,
     htmx_response,
-    people_choices,
     pictures_html,
 )
 

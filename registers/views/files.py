@@ -21,7 +21,9 @@ def index(request: HtmxHttpRequest, key: str) -> HttpResponse:
 @page("GET")
 def export(request: HtmxHttpRequest, key: str, register: str) -> HttpResponseBase:
     project, _ = permissions.project_for(request, key)
-    return spreadsheets.export_response(project, register, request.GET.get("format", "csv"))
+    return spreadsheets.export_response(
+        project, register, request.GET.get("format", "csv"), request.GET.get("shape")
+    )
 
 
 @page("POST")

@@ -338,6 +338,16 @@ def test_xlsx_export(admin_portfolio, client_for):
     red = values[-1]
     assert red[values[0].index("Approved budget")] == 1000
     assert red[values[0].index("Top risk score (residual)")] == 16
+    # For people: a bold, frozen and filtered header; amounts in a money format; dates typed.
+    header = values[0]
+    assert all(c.font.bold for c in sheet[1]) and sheet.freeze_panes == "C2"
+    last = sheet.cell(1, len(header)).column_letter
+    assert sheet.auto_filter.ref == f"A1:{last}{len(values)}"
+    budget = sheet.cell(len(values), header.index("Approved budget") + 1)
+    assert budget.data_type == "n" and budget.number_format == "#,##0.00"
+    for row in sheet.iter_rows(min_row=2):
+        updated = row[header.index("Status last updated")]
+        assert updated.value is None or updated.is_date
 
 
 def test_an_unknown_export_format_is_refused(cast, client_for):

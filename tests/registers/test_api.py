@@ -285,7 +285,7 @@ def test_exports_csv_and_xlsx_with_blank_unnamed_maker(api, cast):
     DecisionFactory(
         project=cast.project, decision="Named", made_by_account_id=cast.sponsor.account_id
     )
-    csv_response = api("viewer").get("/decisions/export?format=csv")
+    csv_response = api("viewer").get("/decisions/export?format=csv&shape=api")
     assert csv_response.status_code == 200
     assert csv_response["Content-Type"].startswith("text/csv")
     assert "attachment" in csv_response["Content-Disposition"]
@@ -298,7 +298,7 @@ def test_exports_csv_and_xlsx_with_blank_unnamed_maker(api, cast):
     assert unnamed["madeByAccountId"] == "" and unnamed["madeByName"] == ""
     assert unnamed["state"] == "Made" and unnamed["madeOn"] == "2026-01-01"
     assert by_text["Named"]["madeByName"] == "Sam Sponsor"
-    xlsx = api("viewer").get("/decisions/export?format=xlsx")
+    xlsx = api("viewer").get("/decisions/export?format=xlsx&shape=api")
     sheet = load_workbook(BytesIO(xlsx.getvalue()), read_only=True).worksheets[0]
     table = [list(r) for r in sheet.iter_rows(values_only=True)]
     header = table[0]
@@ -350,7 +350,7 @@ def test_export_imports_back_into_another_project(api, cast):
     )
     lead.post("/changes", {"summary": "Scope", "dimensions": ["Scope", "Quality"]})
     for register in ("work-packages", "changes", "risks", "decisions"):
-        exported = lead.get(f"/{register}/export?format=xlsx").getvalue()
+        exported = lead.get(f"/{register}/export?format=xlsx&shape=api").getvalue()
         if register == "work-packages":
             WorkPackage.objects.all().delete()
         if register == "changes":
@@ -402,7 +402,7 @@ def test_imported_is_present_only_on_bulk_imported_rows(api, cast):
         detail = lead.get(f"/{register}/{listed['From a file']['id']}").json()
         assert detail["imported"] is True
         assert "imported" not in lead.get(f"/{register}/{record['id']}").json()
-        export = lead.get(f"/{register}/export?format=csv").getvalue().decode("utf-8-sig")
+        export = lead.get(f"/{register}/export?format=csv&shape=api").getvalue().decode("utf-8-sig")
         rows = {r[title[register]]: r for r in csv.DictReader(export.splitlines())}
         assert rows["Typed"]["imported"] == "" and rows["From a file"]["imported"] == "true"
 

@@ -28,7 +28,9 @@ def surfaces(cast, client_for, change_id: str) -> dict[str, object]:
     """The change's application state and the project's scope RAG, as each surface says."""
     lead = client_for(cast.lead)
     api = lead.get(f"{CHANGES}/{change_id}").json()
-    export = lead.get("/api/v1/projects/ALPHA/changes/export?format=csv").getvalue().decode()
+    export = (
+        lead.get("/api/v1/projects/ALPHA/changes/export?format=csv&shape=api").getvalue().decode()
+    )
     exported = {row["id"]: row for row in csv.DictReader(io.StringIO(export.lstrip("\ufeff")))}
     page = lead.get("/projects/ALPHA/registers/changes/").content.decode()
     status = lead.get("/api/v1/projects/ALPHA/status").json()

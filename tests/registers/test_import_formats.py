@@ -282,7 +282,7 @@ def test_an_xlsx_export_of_text_starting_with_the_guard_imports_back_unchanged(c
     for title in ("'=x", "''y", "'plain", "=z"):
         risk_create(caller=caller, data={"title": title})
     for file_format in ("xlsx", "csv"):
-        content, _, name = spreadsheets.export(cast.project, "risks", file_format)
+        content, _, name = spreadsheets.export(cast.project, "risks", file_format, "api")
         reading = spreadsheets.read_file("risks", SimpleUploadedFile(name, content))
         assert sorted(d["title"] for _, d in reading.rows) == sorted(["'=x", "''y", "'plain", "=z"])
 

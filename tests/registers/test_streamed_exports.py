@@ -51,7 +51,7 @@ def test_an_export_streams_and_imports_back_into_another_project(
             **auth,
         )
         assert created.status_code == 201, created.content
-    response = client.get(f"{API}/ALPHA/{register}/export?format={file_format}", **auth)
+    response = client.get(f"{API}/ALPHA/{register}/export?format={file_format}&shape=api", **auth)
     assert response.status_code == 200
     assert isinstance(response, StreamingHttpResponse)
     assert response["Content-Disposition"].startswith('attachment; filename="ALPHA-')
