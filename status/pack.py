@@ -29,13 +29,14 @@ EARNED_FIGURES = ("bac", "pv", "ev", "ac", "cpi", "spi")
 
 
 def key_messages(report_text: str | None, status: dict[str, Any]) -> dict[str, str]:
-    """The key messages the pack shows, once: the report's own, else the status's steering
-    key message (pmKeyMessage), else the commentary's key messages; `source` says which."""
+    """The key messages the pack shows, once: the report's own, else the status's as a new
+    draft takes them (`services.default_key_messages`: the commentary's key messages, else the
+    steering key message, pmKeyMessage); `source` says which."""
     commentary = status.get("structuredCommentary") or {}
     for text, source in (
         (report_text, "this report"),
-        (status.get("pmKeyMessage"), "the status's steering key message"),
         (commentary.get("keyMessages"), "the status commentary"),
+        (status.get("pmKeyMessage"), "the status's steering key message"),
     ):
         if text and str(text).strip():
             return {"text": str(text).strip(), "source": source}

@@ -107,32 +107,45 @@ def test_publishing_freezes_the_pack_with_what_changed_since_the_last_report(dem
 
 
 def test_the_key_messages_show_once(demo, client_for):
-    """Three texts may hold key messages (the report's, the status's steering key message and
-    the commentary's): the pack shows one, the report's first."""
+    """Three texts may hold key messages (the report's, the commentary's and the status's
+    steering key message): the pack shows one, the report's first, else the one a new draft
+    starts from (the commentary's, else the steering key message)."""
     project = Project.objects.get(key="BRIDGE")
     lead = User.objects.get(account_id=project.lead_account_id)
     status = ProjectStatus.objects.get(project=project)
     ProjectStatus.objects.filter(pk=status.pk).update(
         pm_key_message="Steering says hold the line.",
-        structured_commentary={**(status.structured_commentary or {}), "keyMessages": "Old."},
+        structured_commentary={**(status.structured_commentary or {}), "keyMessages": "Go live."},
     )
     caller = caller_for(lead, project)
     StatusReport.objects.filter(project=project, state="Draft").delete()
     draft = services.status_report_create(caller=caller, data={"title": "Draft pack"})
     client = client_for(lead)
     url = f"/projects/BRIDGE/status/reports/{draft.pk}/"
-    html = client.get(url).content.decode()
-    assert html.count(">Key messages</h3>") == 1
-    assert "Steering says hold the line." in html and "Old." not in html
-    services.status_report_update(
+
+    def shown() -> str:
+        html = client.get(url).content.decode()
+        assert html.count(">Key messages</h3>") == 1
+        return html
+
+    html = shown()
+    assert "Go live." in html and "Steering says hold the line." not in html
+    draft = services.status_report_update(
         caller=caller,
         report_id=draft.pk,
-        data={"keyMessages": "The report's own words."},
+        data={"keyMessages": "Our own words."},
         expected_revision=draft.revision,
     )
-    html = client.get(url).content.decode()
-    assert "The report&#x27;s own words." in html or "The report's own words." in html
-    assert "Steering says hold the line." not in html
+    html = shown()
+    assert "Our own words." in html
+    assert "Go live." not in html and "Steering says hold the line." not in html
+    services.status_report_update(
+        caller=caller, report_id=draft.pk, data={"keyMessages": ""}, expected_revision=None
+    )
+    ProjectStatus.objects.filter(pk=status.pk).update(structured_commentary=None)
+    html = shown()
+    assert "Steering says hold the line." in html
+    assert "From the status&#x27;s steering key message" in html
 
 
 def test_a_report_published_before_the_pack_says_what_it_lacks(cast, client_for):
