@@ -277,6 +277,13 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # WeasyPrint reports each layout step and every CSS rule it skips (thousands of lines a
+    # PDF, costing time and burying the log): only its errors are kept.
+    "loggers": {
+        "weasyprint": {"level": "ERROR"},
+        "weasyprint.progress": {"level": "ERROR"},
+        "fontTools": {"level": "WARNING"},
+    },
 }
 
 # Default thresholds of the derived RAG (docs/product.md section 3); site admins may override each

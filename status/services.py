@@ -20,7 +20,7 @@ from governance.concurrency import check_version
 from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from governance.models import Project
 from governance.permissions import Caller, require
-from status import derive, selectors
+from status import derive, pack, selectors
 from status.models import ProjectStatus, StatusReport
 from status.serializers import status_to_dict, stored_fields
 from status.specs import StatusReportSpec, StatusSpec
@@ -370,8 +370,8 @@ def status_report_publish(
     expected_revision: int | None = None,
     now: dt.datetime | None = None,
 ) -> StatusReport:
-    """Publish a draft: freeze the status, its derived values and drivers, the key messages,
-    who and when into an immutable snapshot."""
+    """Publish a draft: freeze the status, its derived values and drivers, the steering pack
+    (`status.pack`), the key messages, who and when into an immutable snapshot."""
     require(caller.can_edit, "Only the Project Lead and the editors they nominate publish reports.")
     now = now or timezone.now()
     with transaction.atomic():
@@ -380,6 +380,8 @@ def status_report_publish(
         _draft(report, "published again")
         check_version(report.revision, expected_revision, current_repr=report)
         view = selectors.view_for(project, now=now)
+        status = status_to_dict(view)
+        previous = pack.previous_report(project, before=now)
         report.state = "Published"
         report.published_at = now
         report.published_by_account_id = caller.account_id
@@ -390,7 +392,10 @@ def status_report_publish(
             "publishedByAccountId": caller.account_id,
             "projectKey": project.key,
             "projectName": project.name,
-            "status": status_to_dict(view),
+            "status": status,
+            # The steering pack as it stood (risks, ends, decisions, changes since the last
+            # report): a past pack reads as it was.
+            "pack": pack.pack_of(view, status, previous=previous),
         }
         report.revision += 1
         report.save()

@@ -427,7 +427,8 @@ class StatusReportSpec(specs.Spec):
             {
                 "type": ["object", "null"],
                 "additionalProperties": True,
-                "description": "A published report's frozen status, as it was (null on a draft).",
+                "description": "A published report's frozen status and steering pack "
+                "(`status`, `pack`), as it was (null on a draft).",
             }
         ),
     ] = None

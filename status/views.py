@@ -34,6 +34,7 @@ from status import (
     earned_value_chart,
     exceptions,
     forms,
+    pack,
     selectors,
     services,
 )
@@ -318,38 +319,23 @@ def report_create(request: HtmxHttpRequest, key: str) -> HttpResponse:
 @pdf.bearer
 @page("GET", "POST")
 def report_detail(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> HttpResponse:
-    """GET: a report as it was published (or a draft). POST: edit a draft's title and key
+    """GET: a report's steering pack (`status.pack`): as it was published, or a draft's read
+    live; `?format=pdf` is the same page printed. POST: edit a draft's title and key
     messages."""
     if request.method == "GET":
         project, caller = permissions.project_for(request, key)
         report = selectors.report_in(project, report_id)
         if report is None:
             raise NotFound()
-        snapshot = report.snapshot or {}
-        s = snapshot.get("status") or {}
-        people = resolve(
-            [
-                report.published_by_account_id,
-                report.created_by_account_id,
-                s.get("lastUpdatedByAccountId"),
-            ]
-        )
         response = render_htmx(
-            request,
-            "status/report.html",
-            project_context(
-                project,
-                caller,
-                tab="status",
-                report=report,
-                snapshot=snapshot,
-                s=s,
-                cards=dimension_cards(s) if s else [],
-                people=people,
-            ),
+            request, "status/report.html", _pack_context(project, caller, report)
         )
         if pdf.wants_pdf(request):
-            return pdf.pdf_response(response, f"{project.key} status report {report.title}")
+            return pdf.pdf_response(
+                response,
+                f"{project.key} status report {report.title}",
+                stylesheet=pack.STYLESHEET,
+            )
         return response
     project, caller = permissions.editable_project_for(request, key)
     try:
@@ -366,6 +352,45 @@ def report_detail(request: HtmxHttpRequest, key: str, report_id: uuid.UUID) -> H
             request, project, caller, "Nothing was saved; the draft below is the stored one."
         )
     return _reports_response(request, project, caller, report_notice="Draft saved.")
+
+
+def _pack_context(project: Project, caller: Caller, report: StatusReport) -> dict[str, Any]:
+    """The pack page's context: a published report's frozen status and pack, or a draft's
+    read now (against the last published report)."""
+    snapshot = report.snapshot or {}
+    if report.state == "Published":
+        s = snapshot.get("status") or {}
+        steering = snapshot.get("pack")
+        key_messages = snapshot.get("keyMessages", report.key_messages)
+    else:
+        view = selectors.view_for(project)
+        s = status_to_dict(view)
+        steering = pack.pack_of(view, s, previous=pack.previous_report(project))
+        key_messages = report.key_messages
+    people = resolve(
+        [
+            report.published_by_account_id,
+            report.created_by_account_id,
+            s.get("lastUpdatedByAccountId"),
+            *(d.get("ownerAccountId") for d in (steering or {}).get("openDecisions") or []),
+        ]
+    )
+    values = s.get("earnedValue") or None
+    return project_context(
+        project,
+        caller,
+        tab="status",
+        report=report,
+        snapshot=snapshot,
+        s=s,
+        pack=steering,
+        pack_messages=pack.key_messages(key_messages, s),
+        cards=dimension_cards(s) if s else [],
+        earned=[f for f in earned_value.described(values) if f["key"] in pack.EARNED_FIGURES]
+        if values
+        else None,
+        people=people,
+    )
 
 
 def _stale_draft(
