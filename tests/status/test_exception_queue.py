@@ -138,3 +138,28 @@ def test_the_service_refuses_the_direct_act_and_the_exception_decides_it(cast, a
     exceptions.exception_decide(caller=as_(cast.sponsor), data={"decision": "AcceptPlan"})
     change.refresh_from_db()
     assert change.status == "Approved"
+
+
+def test_the_assistant_lists_what_the_page_lists(cast, client_for, reported):
+    """One selector feeds the page and the assistant's waiting_for_me: the held plan change
+    with why and where it is decided, and the exception with what it asks."""
+    from agent import catalogue
+    from governance.tracker.local import scripting
+    from tests.agent.conftest import EVERYONE, use_group
+
+    scripting.ensure_group(EVERYONE, members=["lead", "sponsor"])
+    use_group(EVERYONE)
+    ctx = catalogue.Context(request=catalogue.request_for(cast.sponsor), client="test")
+    answer = catalogue.run(ctx, "waiting_for_me", {})
+    change = reported.change_request
+    assert answer["changes"] == []
+    [held] = answer["held"]
+    assert held["summary"] == change.summary
+    assert "accepted or refused with the exception's decision" in held["whyNotNow"]
+    assert held["whatToDo"] == "Decide the exception of ALPHA"
+    assert held["decidedAt"].endswith("/projects/ALPHA/status/exception/")
+    [item] = answer["exceptions"]
+    assert (item["projectKey"], item["act"], item["state"]) == ("ALPHA", "decide", "Reported")
+    assert "accept the plan or kill the project" in item["why"]
+    html = client_for(cast.sponsor).get(URL).content.decode()
+    assert change.summary in html and "Decide on the exception report" in html
