@@ -147,8 +147,8 @@ def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page)
             "buffer": b"name,budget\nWalk-through package,1000\n",
         }
     )
-    page.locator("main form button[type=submit]").first.click()
-    page.wait_for_load_state()
+    page.get_by_role("button", name="Preview the import").click()
+    expect(page.get_by_role("button", name="Preview another file")).to_be_visible()
     assert_accessible(page, "the import preview")
 
 
