@@ -163,3 +163,12 @@ def test_the_assistant_lists_what_the_page_lists(cast, client_for, reported):
     assert "accept the plan or kill the project" in item["why"]
     html = client_for(cast.sponsor).get(URL).content.decode()
     assert change.summary in html and "Decide on the exception report" in html
+
+
+def test_the_change_register_offers_no_approve_on_the_plan_change(cast, client_for, reported):
+    change = reported.change_request
+    html = client_for(cast.sponsor).get(f"/projects/ALPHA/registers/changes/{change.pk}/")
+    page = html.content.decode()
+    assert 'value="Approved"' not in page and 'value="Rejected"' not in page
+    assert "accepted or refused with the exception" in page
+    assert 'href="/projects/ALPHA/status/exception/"' in page
