@@ -648,8 +648,12 @@ def status_reports(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     title="Waiting for me",
     kind=READ,
     description=(
-        "The business cases and change requests waiting for your decision (as sponsor, "
-        "approver or BAU owner) across the projects you can see. Deciding stays in the pages."
+        "What the Waiting-for-me page lists, from the same selector: the business cases and "
+        "change requests you can decide now (as sponsor, approver or BAU owner); the changes "
+        "routed to you that you cannot decide now (held), each with why and what to do or "
+        "where it is decided; and the exceptions that ask something of you (act: decide, "
+        "report or wait), each with why. Across the projects you can see. Deciding stays in "
+        "the pages."
     ),
     schema={"properties": {}},
 )
@@ -669,6 +673,27 @@ def waiting_for_me(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             for a in waiting["cases"]
         ],
         "changes": [_change_item(ctx, c) for c in waiting["changes"]],
+        "held": [
+            {
+                **_change_item(ctx, h.change),
+                "whyNotNow": h.why,
+                "whatToDo": h.link_label or h.todo,
+                **({"decidedAt": ctx.link(h.url)} if h.url else {}),
+            }
+            for h in waiting["held"]
+        ],
+        "exceptions": [
+            {
+                "projectKey": x.project.key,
+                "name": x.project.name,
+                "act": x.act,
+                "state": x.record.state,
+                "why": x.why,
+                "since": _iso(x.since),
+                "link": ctx.link(_url("status:exception", x.project.key)),
+            }
+            for x in waiting.get("exceptions", [])
+        ],
     }
 
 

@@ -25,7 +25,7 @@ from governance.cleaning import add_days
 from registers.derive import carried_changes
 from registers.models import ChangeRequest
 from registers.selectors import work_packages
-from registers.services.changes import decider_refusal
+from registers.services.changes import decided_elsewhere, decider_refusal
 
 # What each awaited state asks of the person, and the act that answers it.
 AWAITED = {
@@ -86,7 +86,7 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
             )
     changes: list[ChangeRequest] = []
     held: list[Held] = []
-    for change in (
+    routed = list(
         ChangeRequest.objects.filter(project__in=projects, status="Proposed")
         .filter(
             Q(approver_account_id=me)
@@ -94,15 +94,20 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
             | Q(project__sponsor_account_id=me)
         )
         .order_by("created_at")
-    ):
+    )
+    elsewhere = decided_elsewhere(routed)
+    for change in routed:
         caller = callers[change.project_id]
         change.project = caller.project
         if not caller.is_change_decider(
             approver_account_id=change.approver_account_id, approver_seat=change.approver_seat
         ):
             continue
+        where = elsewhere.get(change.pk)
         hold = change_hold(caller, change)
-        if hold is None:
+        if hold is None and where is not None:
+            held.append(Held(caller.project, change, where.why, "", where.url, where.label))
+        elif hold is None:
             changes.append(change)
         else:
             held.append(Held(caller.project, change, *hold))
@@ -136,6 +141,9 @@ class Held:
     change: ChangeRequest
     why: str
     todo: str
+    # Where it is decided instead (a change decided with another decision), and the link's words.
+    url: str = ""
+    link_label: str = ""
 
     @property
     def deltas(self) -> list[str]:

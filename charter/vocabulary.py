@@ -39,6 +39,7 @@ AUDIT_VERBS: dict[str, str] = {}
 
 AUDIT_PHRASES = {
     "charter.updated": "edited the business case",
+    "charter.theme_renamed": "renamed the business case's theme (with the site's theme)",
     "charter.drafting_started": "started drafting the business case",
     "charter.submitted": "submitted the business case for approval",
     "charter.returned": "returned the business case with notes",

@@ -227,7 +227,9 @@ CURRENCY_MESSAGE = "Must be a three-letter currency code, like EUR or GBP."
 
 def clean_themes(value: Any) -> tuple[list[dict[str, Any]] | None, specs.Refusals | None]:
     """The themes a business case may take: {name, enabled} each (a bare name is enabled),
-    names required and unique ignoring case, at most THEMES_MAX."""
+    names required and unique ignoring case, at most THEMES_MAX. An item may say which stored
+    theme it was (renamedFrom): a different name renames that theme, and the service carries
+    every business case naming it (`site_settings_update`)."""
     if not isinstance(value, list):
         return None, {"": ["Must be a list of {name, enabled}."]}
     if len(value) > THEMES_MAX:
@@ -252,7 +254,14 @@ def clean_themes(value: Any) -> tuple[list[dict[str, Any]] | None, specs.Refusal
         if not isinstance(enabled, bool):
             errors.add(f"[{index}].enabled", "Must be true or false.")
             continue
-        themes.append({"name": name, "enabled": enabled})
+        theme: dict[str, Any] = {"name": name, "enabled": enabled}
+        was = item.get("renamedFrom")
+        if was not in (None, ""):
+            if not isinstance(was, str) or len(was) > THEME_NAME_MAX:
+                errors.add(f"[{index}].renamedFrom", "Must be the name of a theme.")
+                continue
+            theme["renamedFrom"] = was.strip()
+        themes.append(theme)
     return themes, dict(errors)
 
 
@@ -338,6 +347,12 @@ THEMES_SCHEMA = {
         "properties": {
             "name": cleaning.required_text_schema(THEME_NAME_MAX),
             "enabled": {"type": "boolean"},
+            "renamedFrom": {
+                "type": ["string", "null"],
+                "maxLength": THEME_NAME_MAX,
+                "description": "The stored theme this one was: a new name renames it, and "
+                "every business case naming it takes the new name.",
+            },
         },
     },
 }

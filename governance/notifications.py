@@ -204,6 +204,16 @@ def resolve(dedupe_prefix: str, *, at: Any = None) -> int:
     return stored.update(read_at=at) + len(waiting)
 
 
+def reopen(dedupe_keys: list[str], *, resolved_since: Any) -> int:
+    """Open again the notifications of these events marked read since `resolved_since` (the
+    moment an act made them moot, e.g. the registers froze): the act was undone, so what they
+    ask for is open again and the bell counts them. Returns how many."""
+    if not dedupe_keys:
+        return 0
+    stored = Notification.objects.filter(dedupe_key__in=dedupe_keys, read_at__gte=resolved_since)
+    return stored.update(read_at=None)
+
+
 def resolve_project(kind: str, project_key: str, *, at: Any = None) -> int:
     """Resolve every unread notification of this kind about one project (its registers froze:
     no change routed to anyone can be decided any more)."""

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from governance import audit, formatting, specs
+from governance import audit, formatting, signals, specs
 from governance.cleaning import FieldErrors, text
 from governance.concurrency import check_version
 from governance.errors import NotFound, ValidationFailed
@@ -211,6 +211,36 @@ def enabled_themes(site: SiteSettings | None = None) -> list[str]:
     return [t["name"] for t in site.themes if t.get("enabled", True)]
 
 
+def disabled_themes(site: SiteSettings | None = None) -> list[str]:
+    """The site's themes no new business case may take (existing cases keep them)."""
+    site = site or SiteSettings.load()
+    return [t["name"] for t in site.themes if not t.get("enabled", True)]
+
+
+def _theme_renames(
+    themes: list[dict[str, Any]], stored: list[dict[str, Any]], errors: FieldErrors
+) -> list[tuple[str, str]]:
+    """The renames a new theme list makes: (old, new) for each item whose renamedFrom names a
+    stored theme and whose name differs from it (in any letter). The items are stored
+    without renamedFrom."""
+    by_fold = {t["name"].casefold(): t["name"] for t in stored}
+    renames, taken = [], set()
+    for index, theme in enumerate(themes):
+        was = theme.pop("renamedFrom", None)
+        if not was:
+            continue
+        old = by_fold.get(was.casefold())
+        if old is None:
+            errors.add(f"themes[{index}].renamedFrom", f"There is no theme '{was}' to rename.")
+        elif old.casefold() in taken:
+            errors.add(f"themes[{index}].renamedFrom", f"'{old}' is renamed twice.")
+        else:
+            taken.add(old.casefold())
+            if old != theme["name"]:
+                renames.append((old, theme["name"]))
+    return renames
+
+
 def site_settings_for_everyone(site: SiteSettings) -> dict[str, Any]:
     """The site settings a signed-in person outside the governance group reads: the themes a
     business case may take (enabled ones) and the currency amounts are in."""
@@ -280,19 +310,31 @@ def site_settings_update(
     with transaction.atomic():
         site = SiteSettings.objects.select_for_update().get(pk=SiteSettings.load().pk)
         check_version(site.revision, expected_revision)
+        renames = []
+        if "themes" in changes:
+            renames = _theme_renames(changes["themes"], site.themes, errors)
+            errors.raise_if_any()
         before = {field: getattr(site, field) for field in changes}
         for field, value in changes.items():
             setattr(site, field, value)
         site.updated_by_account_id = actor.account_id
         site.revision += 1
         site.save()
+        recorded: dict[str, Any] = dict(audit.diff(before, changes))
+        if renames:
+            recorded["themeRenamed"] = [{"before": old, "after": new} for old, new in renames]
         audit.record(
             actor_account_id=actor.account_id,
             kind="site_settings.updated",
             target_type="siteSettings",
             target_id=site.pk,
-            changes=audit.diff(before, changes),
+            changes=recorded,
         )
+        for old, new in renames:
+            # The business cases naming the old theme take the new one, in this transaction.
+            signals.theme_renamed.send(
+                sender=None, old=old, new=new, actor_account_id=actor.account_id
+            )
         # Now (this transaction reads its own write) and again once others can see it.
         formatting.forget_currency()
         transaction.on_commit(formatting.forget_currency, robust=True)

@@ -45,6 +45,12 @@ tracker_issue_gone = Signal()
 # Receiver: the status app answers the exceptions awaiting the sponsor ("exceptions").
 waiting_items = Signal()
 
+# Sent when a site administrator renames a theme in the site settings. kwargs: old (str, the
+# name it had), new (str, the name it takes), actor_account_id (str). Sent inside the settings'
+# transaction, so the cases move with the name or not at all. Receiver: the charter moves every
+# business case naming the old theme to the new name, auditing each.
+theme_renamed = Signal()
+
 _deferred = threading.local()
 
 

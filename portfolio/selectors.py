@@ -34,7 +34,8 @@ from charter.models import APPROVAL_STATUSES, BusinessCase
 from governance import paging, permissions, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
-from governance.models import RAG_CHOICES, Project
+from governance.models import RAG_CHOICES, Project, SiteSettings
+from governance.services import disabled_themes, enabled_themes
 from governance.sql import AnyOf
 from status import earned_value, exceptions, health
 from status.derive import DIMENSION_LABELS, RAG_SEVERITY
@@ -462,7 +463,7 @@ class Portfolio:
     summary: dict[str, Any]
     heat: list[dict[str, Any]]
     groups: list[dict[str, Any]] | None
-    themes: list[str] = field(default_factory=list)
+    themes: list[dict[str, Any]] = field(default_factory=list)
     leads: list[str] = field(default_factory=list)
     # Each shown project's open risks per matrix cell, by key (for the risk matrices).
     risk_cells: dict[str, Any] = field(default_factory=dict)
@@ -562,7 +563,7 @@ def portfolio(
         summary=summary,
         heat=heat,
         groups=groups,
-        themes=_themes(stored) if projects else [],
+        themes=_themes(stored),
         leads=sorted({p.lead_account_id for p in projects if p.lead_account_id}),
         risk_cells=cells,
         earned=earned,
@@ -578,9 +579,20 @@ def _empty_totals() -> dict[str, Any]:
     }
 
 
-def _themes(stored: QuerySet[ProjectHealth]) -> list[str]:
+def _themes(stored: QuerySet[ProjectHealth]) -> list[dict[str, Any]]:
+    """The theme filter's choices: the site's enabled themes and every theme a project the
+    person sees has (a disabled one marked), never a name no project has and the site no longer
+    offers (a renamed theme's old name)."""
+    site = SiteSettings.read()
+    disabled = {name.casefold() for name in disabled_themes(site)}
     found = stored.annotate(t=_text("theme")).values_list("t", flat=True).distinct()
-    return sorted({t for t in found if t}, key=str.casefold)
+    names: dict[str, str] = {}
+    for name in [*enabled_themes(site), *(t for t in found if t)]:
+        names.setdefault(name, name)
+    return [
+        {"name": name, "disabled": name.casefold() in disabled}
+        for name in sorted(names, key=str.casefold)
+    ]
 
 
 def _groups(rows: list[dict[str, Any]], figures: QuerySet[ProjectHealth]) -> list[dict[str, Any]]:

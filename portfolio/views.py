@@ -292,7 +292,12 @@ def _settings_form(post: QueryDict) -> dict[str, Any]:
     for index in range(THEMES_MAX):
         name = post.get(f"theme-{index}-name", "").strip()
         if name:
-            themes.append({"name": name, "enabled": post.get(f"theme-{index}-enabled") == "on"})
+            theme = {"name": name, "enabled": post.get(f"theme-{index}-enabled") == "on"}
+            # The stored name the row showed: a new name there renames that theme.
+            was = post.get(f"theme-{index}-was", "").strip()
+            if was:
+                theme["renamedFrom"] = was
+            themes.append(theme)
     thresholds: dict[str, int | float | str | None] = {}
     for key in settings.RAG_THRESHOLDS:
         raw = post.get(f"threshold-{key}", "").strip()
@@ -346,9 +351,12 @@ def site_settings(request: HttpRequest) -> HttpResponse:
     if submitted is not None:
         data.update({k: v for k, v in submitted.items() if k != "ragThresholds"})
         data["governanceGroup"] = submitted["governanceGroup"]
-    themes = list(data["themes"]) + [{"name": "", "enabled": True}] * (
-        THEMES_MAX - len(data["themes"])
-    )
+    # Each row with the stored name it stands for ("was"): a stored theme's own, or on a
+    # refused form the one the row was sent with.
+    themes = [
+        {**t, "was": t.get("renamedFrom", "") if submitted is not None else t["name"]}
+        for t in data["themes"]
+    ] + [{"name": "", "enabled": True, "was": ""}] * (THEMES_MAX - len(data["themes"]))
     overrides = site.rag_thresholds or {}
     threshold_rows = [
         {

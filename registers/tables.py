@@ -191,7 +191,8 @@ def decorate_change(
     open_register = is_open and not caller.registers_frozen
     may_decide, may_withdraw = adjudication_rights(caller, change)
     change.can_update = caller.can_edit_registers and is_open
-    change.may_adjudicate = open_register and may_decide
+    change.decided_elsewhere = extra.get("elsewhere", {}).get(change.pk)
+    change.may_adjudicate = open_register and may_decide and change.decided_elsewhere is None
     change.may_withdraw = open_register and may_withdraw
     change.may_decide = change.may_adjudicate or change.may_withdraw
     change.may_apply_to_baseline = (

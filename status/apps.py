@@ -34,6 +34,10 @@ class StatusConfig(AppConfig):
             receivers.on_charter_ended, dispatch_uid="status.charter_ended"
         )
         signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="status.waiting")
+        from registers.services.changes import answer_decided_elsewhere_with
+        from status.exceptions import plan_changes
+
+        answer_decided_elsewhere_with(plan_changes)
         signals.initiation_completed.connect(
             receivers.on_initiation_completed, dispatch_uid="status.initiation_completed"
         )

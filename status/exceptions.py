@@ -41,6 +41,7 @@ from governance.models import Notification, Project
 from governance.permissions import Caller
 from registers.models import ChangeRequest
 from registers.services import change_adjudicate, change_create, change_for_update, change_withdraw
+from registers.services.changes import DecidedElsewhere
 from status import derive, selectors
 from status.models import TEXT_MAX, UNDECIDED_STATES, ProjectException
 from status.services import record_audit
@@ -635,6 +636,7 @@ def exception_decide(
                     change_id=change.pk,
                     outcome="Approved",
                     decision_comment=comment or "Exception plan accepted.",
+                    as_part_of_its_decision=True,
                 )
             elif change.status != "Approved":
                 raise Conflict(f"The exception plan's change request is {change.status}.")
@@ -670,6 +672,25 @@ def exception_decide(
             # Decided first: the Kill act's end (`exception_settle`) finds nothing to settle.
             charter_kill(caller=caller, data={"reason": comment})
     return record
+
+
+def plan_changes(changes: list[ChangeRequest]) -> dict[Any, DecidedElsewhere]:
+    """Of these changes, the exception plans of an exception not yet decided: each is
+    approved or rejected with the exception's decision (Accept plan or Kill), on the
+    exception page, never on its own (`change_adjudicate` refuses it there)."""
+    found = {}
+    for change_id, key in ProjectException.objects.filter(
+        change_request_id__in=[c.pk for c in changes], state__in=UNDECIDED_STATES
+    ).values_list("change_request_id", "project__key"):
+        found[change_id] = DecidedElsewhere(
+            why=(
+                f"This change is the exception plan of {key}'s exception report: it is "
+                "accepted or refused with the exception's decision, not on its own."
+            ),
+            url=reverse("status:exception", args=[key]),
+            label=f"Decide the exception of {key}",
+        )
+    return found
 
 
 # --- an end of the business case settles the exception ---------------------------------------

@@ -16,10 +16,11 @@ from governance import audit, notifications, signals, specs
 from governance.cleaning import only
 from governance.concurrency import check_version
 from governance.errors import ValidationFailed
-from governance.models import FROZEN_APPROVAL_STATUSES, Project
+from governance.models import FROZEN_APPROVAL_STATUSES, AuditEntry, Project
 from governance.permissions import Caller
 from governance.seats import seat_account_id
 from governance.specs import SpecT
+from registers.services.changes import reopen_routed
 
 TEXT_MAX = 2000
 
@@ -106,6 +107,9 @@ class Write:
         if self.project.registers_frozen and not self.before_frozen:
             # Frozen registers: no change routed to anyone can be decided any more.
             notifications.resolve_project("change_routed", self.project.key)
+        elif self.before_frozen and not self.project.registers_frozen:
+            # Thawed (a close-out sent back): the routed changes are open again.
+            reopen_routed(self.project, resolved_since=frozen_since(self.project.key))
         return case
 
     def case_left(self, state: str) -> bool:
@@ -118,6 +122,18 @@ class Write:
     @property
     def before_status(self) -> str:
         return str(self.before.get("approvalStatus") or "")
+
+
+def frozen_since(project_key: str) -> Any:
+    """When the project's business case last entered a frozen state (its audit entry)."""
+    entries = AuditEntry.objects.filter(
+        project_key=project_key, target_type="businessCase"
+    ).order_by("-at", "-pk")
+    for at, changes in entries.values_list("at", "changes").iterator():
+        after = ((changes or {}).get("approvalStatus") or {}).get("after")
+        if after in FROZEN_APPROVAL_STATUSES:
+            return at
+    return timezone.now()
 
 
 def ended(write: Write, act_name: str, reason: str) -> None:

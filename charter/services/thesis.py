@@ -31,8 +31,10 @@ from governance.links import (
     clean_links,
     page_exists,
 )
+from governance.models import SiteSettings
 from governance.permissions import Caller, require, sponsor_clash
 from governance.seats import clean_seats, seat_account_id
+from governance.services import disabled_themes, enabled_themes
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
 
 # Who may sit where: these seats (and steering committee members) take a tracker person or an
@@ -163,6 +165,22 @@ def _check_decision_authority(
         errors.add("decisionAuthority", DUTIES_MESSAGES[clash])
 
 
+def _clean_theme(theme: str, stored: str, errors: FieldErrors) -> str:
+    """A theme is free text, but not a disabled one of the site's themes (a case that has it
+    keeps it); a site theme typed in other letters takes the site's spelling."""
+    if theme.strip().casefold() == (stored or "").strip().casefold():
+        return theme
+    site = SiteSettings.load()
+    for name in disabled_themes(site):
+        if name.casefold() == theme.strip().casefold():
+            errors.add("theme", f"The theme '{name}' is disabled: choose another.")
+            return theme
+    for name in enabled_themes(site):
+        if name.casefold() == theme.strip().casefold():
+            return name
+    return theme
+
+
 def clean_update(
     data: Mapping[str, Any], case: BusinessCase, *, base_url: str = ""
 ) -> dict[str, Any]:
@@ -183,6 +201,8 @@ def clean_update(
             if seat is not None and not seat.get("accountId") and key not in EXTERNAL_SEATS:
                 errors.add(key, TRACKER_ONLY_MESSAGES.get(key, "Choose a person from the tracker."))
         _check_decision_authority(seats.get("decisionAuthority"), case, errors)
+    if values.get("theme"):
+        values["theme"] = _clean_theme(values["theme"], case.theme, errors)
     if "steering_committee" in values:
         values["steering_committee"] = clean_steering(values["steering_committee"], errors)
     if "supporting_links" in values:

@@ -38,7 +38,7 @@ from governance.http import HtmxHttpRequest, announce_revision, render_htmx
 from governance.models import Project, SiteSettings
 from governance.people import resolve
 from governance.permissions import Caller
-from governance.services import enabled_themes
+from governance.services import disabled_themes, enabled_themes
 from registers.services import changes_awaiting_application
 
 # The lifecycle strip: the states in order, without the ends off the main path.
@@ -303,6 +303,8 @@ def case_context(
         "show_checklist": acts.EDIT_THESIS.state_refusal(case) is None,
         "adoption_gap": derive.adoption_gap(case),
         "themes": enabled_themes(),
+        "theme_disabled": bool(case.theme)
+        and case.theme.strip().casefold() in {t.casefold() for t in disabled_themes()},
         "financial": financial,
         "modes": finance.FINANCIAL_MODES,
         "fin": fin_input,

@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from governance.models import Project
 
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -288,6 +289,18 @@ def notify_routed(caller: Caller, project: Project, change: ChangeRequest) -> No
     )
 
 
+def reopen_routed(project: Project, *, resolved_since: Any) -> int:
+    """The project's registers thawed (a close-out sent back): each change still awaiting a
+    decision is again its decider's to decide, so the routed notice the freeze marked read
+    opens again (not one the person read before the freeze)."""
+    keys = [
+        f"change_routed:{change.pk}:{decider}"
+        for change in ChangeRequest.objects.filter(project=project, status="Proposed")
+        if change_is_open(change) and (decider := decider_account_id(project, change))
+    ]
+    return notifications.reopen(keys, resolved_since=resolved_since)
+
+
 def require_open(change: ChangeRequest, act: str) -> None:
     """409 for a decided change: it is edited, deleted and decided only while Proposed."""
     if not change_is_open(change):
@@ -364,6 +377,38 @@ def decider_refusal(caller: Caller, change: ChangeRequest) -> str | None:
     return DECIDER_REFUSALS[duty] + DECIDER_REFUSAL_END if duty else None
 
 
+@dataclass(frozen=True)
+class DecidedElsewhere:
+    """A change that is approved or rejected only as part of another decision (an exception
+    plan's change, with the exception's decision): why, and where that decision is taken."""
+
+    why: str
+    url: str
+    label: str
+
+
+# Who answers for changes decided elsewhere: an app above the registers registers a function
+# (changes -> {change id: DecidedElsewhere}) in its AppConfig (the status app: exception plans).
+_ELSEWHERE: list[Callable[[list[ChangeRequest]], dict[Any, DecidedElsewhere]]] = []
+
+
+def answer_decided_elsewhere_with(
+    answer: Callable[[list[ChangeRequest]], dict[Any, DecidedElsewhere]],
+) -> None:
+    if answer not in _ELSEWHERE:
+        _ELSEWHERE.append(answer)
+
+
+def decided_elsewhere(changes: list[ChangeRequest]) -> dict[Any, DecidedElsewhere]:
+    """Of these changes, those approved or rejected only through another decision, by id (one
+    query per registered answer, whatever the number of changes)."""
+    found: dict[Any, DecidedElsewhere] = {}
+    if changes:
+        for answer in _ELSEWHERE:
+            found.update(answer(changes))
+    return found
+
+
 def change_adjudicate(
     *,
     caller: Caller,
@@ -372,12 +417,15 @@ def change_adjudicate(
     decision_comment: Any = "",
     expected_revision: int | None = None,
     other_members: Iterable[str] = (),
+    as_part_of_its_decision: bool = False,
 ) -> ChangeRequest:
     """Approved or Rejected by the named approver (approverAccountId or approverSeat), else the
     sponsor, unless separation of duties keeps them from it; Withdrawn by the proposer or an
     editor. Rejecting needs a reason. Refused in the house order: who may act (403), frozen
     registers and a decided change (409), a stale revision (412), then the outcome and comment
-    (422, every offending field named)."""
+    (422, every offending field named). A change decided elsewhere (`decided_elsewhere`: an
+    exception plan's) is approved or rejected only by that decision's service, which passes
+    `as_part_of_its_decision`; directly it is refused (409) saying where it is decided."""
     with transaction.atomic():
         project = lock_project(caller.project)
         change = get_in_project(ChangeRequest, project, change_id)
@@ -400,6 +448,10 @@ def change_adjudicate(
             )
         project.assert_registers_unfrozen()
         require_open(change, "decided")
+        if outcome in ("Approved", "Rejected") and not as_part_of_its_decision:
+            elsewhere = decided_elsewhere([change]).get(change.pk)
+            if elsewhere is not None:
+                raise Conflict(elsewhere.why)
         check_version(change.revision, expected_revision, current_repr=change)
         errors = FieldErrors()
         refuse_members(errors, other_members)

@@ -35,7 +35,12 @@ from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
 from registers.services.changes import WRITABLE as CHANGE_WRITABLE
-from registers.services.changes import adjudication_rights, build_change, require_open
+from registers.services.changes import (
+    adjudication_rights,
+    build_change,
+    decided_elsewhere,
+    require_open,
+)
 from registers.specs import ChangeSpec
 from registers.tables import money
 from registers.views import base
@@ -78,7 +83,13 @@ class ChangePages(base.RegisterPages):
     )
 
     def extra(self, project: Project) -> dict[str, Any]:
-        return {"packages": selectors.work_package_names(project)}
+        proposed = list(ChangeRequest.objects.filter(project=project, status="Proposed").only("pk"))
+        return {
+            "packages": selectors.work_package_names(project),
+            # Changes decided with another decision (an exception plan's): no Approve or
+            # Reject on their row, a link to where they are decided.
+            "elsewhere": decided_elsewhere(proposed),
+        }
 
     def summary(self, project: Project) -> dict[str, Any]:
         return variations_summary(project)

@@ -1,6 +1,9 @@
 """axe with the WCAG 2.2 AA rule set finds nothing on any page of the demo, read as the people
-who see it (lead, sponsor, PMO, site admin, viewer), including the inline editors and add rows
-that only appear after a click."""
+who see it (lead, sponsor, PMO, site admin, viewer), including every form the app can open
+behind a click: the inline editors and add rows, the record-decision row, the status editor,
+every disclosure opened (a business case's act dialogs and seat editors, the queue's reject
+reason and ask-the-lead, the exception's decision and report, close-out and realisation
+forms), the import preview and each of the assistant's forms. One browser page per person."""
 
 import pytest
 from playwright.sync_api import expect
@@ -28,6 +31,31 @@ def check_pages(page, live_server, paths):
         response = page.goto(f"{live_server.url}{path}")
         assert response.status == 200, path
         assert_accessible(page, path)
+
+
+def check_opened(page, live_server, paths):
+    """Each page with every disclosure in it opened: the forms behind a click (a business
+    case's act dialogs, seat editors, the queue's reject reason and ask-the-lead, the
+    exception's decision) are checked with the page, in the same browser page."""
+    for path in paths:
+        response = page.goto(f"{live_server.url}{path}")
+        assert response.status == 200, path
+        page.evaluate("document.querySelectorAll('main details').forEach(d => d.open = true)")
+        assert_accessible(page, f"{path} (every form opened)")
+
+
+def check_assistant_forms(page, live_server):
+    """The assistant's page and every action form it offers the person (forms mode)."""
+    page.goto(f"{live_server.url}/assistant/")
+    assert_accessible(page, "the assistant")
+    hrefs = page.eval_on_selector_all(
+        ".agent-action-list a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    assert hrefs, "the assistant offers its actions as forms"
+    for href in hrefs:
+        response = page.goto(f"{live_server.url}{href}")
+        assert response.status == 200, href
+        assert_accessible(page, f"the assistant's form {href}")
 
 
 def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page):
@@ -95,6 +123,33 @@ def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page)
     for label in ("Made on", "Rationale"):
         expect(page.locator("tr.editing").get_by_label(label, exact=False).first).to_be_visible()
     assert_accessible(page, "risks: the record-decision row")
+    # The forms behind a click on the lead's pages: act dialogs, seat editors, close-out and
+    # realisation forms, the exception report.
+    check_opened(
+        page,
+        live_server,
+        [
+            f"{base}/charter/",
+            f"{base}/status/exception/",
+            "/projects/FALCON/charter/",
+            "/projects/GARNET/charter/",
+            "/projects/CEDAR/charter/closeout/",
+            "/projects/DELTA/charter/closeout/",
+            "/projects/JUNIPER/charter/realisation/",
+        ],
+    )
+    # The import preview: a file of one work package, previewed before anything is written.
+    page.goto(f"{live_server.url}{base}/registers/work-packages/import/")
+    page.locator("input[type=file]").set_input_files(
+        {
+            "name": "packages.csv",
+            "mimeType": "text/csv",
+            "buffer": b"name,budget\nWalk-through package,1000\n",
+        }
+    )
+    page.get_by_role("button", name="Preview the import").click()
+    expect(page.get_by_role("button", name="Preview another file")).to_be_visible()
+    assert_accessible(page, "the import preview")
 
 
 def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watched_page):
@@ -104,6 +159,11 @@ def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watc
         page,
         live_server,
         ["/", "/waiting/", "/projects/APOLLO/charter/", "/projects/BRIDGE/status/exception/"],
+    )
+    check_opened(
+        page,
+        live_server,
+        ["/waiting/", "/projects/APOLLO/charter/", "/projects/BRIDGE/status/exception/"],
     )
     page.context.clear_cookies()
     demo_sign_in(page, live_server, "priya")
@@ -118,6 +178,8 @@ def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watc
             "/projects/IRIS/charter/realisation/",
         ],
     )
+    check_opened(page, live_server, ["/portfolio/", "/projects/EMBER/charter/realisation/"])
+    check_assistant_forms(page, live_server)
     page.context.clear_cookies()
     demo_sign_in(page, live_server, "victor")
     check_pages(

@@ -3,10 +3,12 @@ age; what still needs them but cannot be decided now says why and what to do; a 
 approved or rejected from its row (the change register's service), back to the queue with a
 notice; notifications resolve when their act is done and the bell counts only open ones."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from charter.services import charter_approve, charter_return, charter_submit
 from governance import notifications
@@ -292,3 +294,33 @@ def test_an_addressed_blocker_needs_no_warning(cast, as_, arrange, client_for):
     client = client_for(cast.editor)
     assert 'name="confirmBlockers"' not in client.get("/projects/ALPHA/charter/").content.decode()
     assert client.post(SUBMIT, {"page": "case"}).status_code == 302
+
+
+def test_a_closeout_sent_back_opens_the_routed_changes_again(cast, as_, arrange):
+    """Frozen at close-out submission, the routed changes' notices were marked read; sent back,
+    the registers thaw and the changes are the sponsor's to decide again: the bell counts them.
+    A notice the sponsor read before the freeze stays read."""
+    from charter.serializers import stored_fields
+    from charter.services import closeout_return
+    from charter.services.common import Write
+
+    case = arrange("Approved")
+    change_create(caller=as_(cast.editor), data={"summary": "Late idea"})
+    seen = change_create(caller=as_(cast.editor), data={"summary": "Seen already"})
+    Notification.objects.filter(dedupe_key__contains=str(seen.pk)).update(
+        read_at=timezone.now() - dt.timedelta(days=1)
+    )
+    assert unread(cast.sponsor) == 1
+    write = Write(caller=as_(cast.editor), project=cast.project, case=case,
+                  before=stored_fields(case))  # fmt: skip
+    case.approval_status = "ClosingSubmitted"
+    write.finish("closeout.submitted")
+    assert unread(cast.sponsor) == 0
+    closeout_return(
+        caller=as_(cast.sponsor),
+        data={"returnNotes": [{"section": "lessons", "ask": "Deeper", "severity": "Minor"}]},
+    )
+    assert unread(cast.sponsor) == 1
+    note = Notification.objects.get(read_at=None)
+    assert "Late idea" in note.subject
+    assert resolved.stale_ids() == []  # the sweep agrees: it is open

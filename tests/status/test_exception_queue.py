@@ -104,3 +104,71 @@ def test_a_decided_exception_keeps_its_cause_options_and_reason(cast, as_, clien
     assert (
         "Decide on the exception report" not in client_for(cast.sponsor).get(URL).content.decode()
     )
+
+
+# --- the exception plan's change is decided with the exception, not on its own -----------------
+
+
+def test_the_plan_change_is_not_decidable_from_the_queue(cast, client_for, reported):
+    change = reported.change_request
+    client = client_for(cast.sponsor)
+    html = client.get(URL).content.decode()
+    decide = f"/waiting/changes/ALPHA/{change.pk}/decide/"
+    assert decide not in html  # no Approve or Reject on its row
+    held = html[html.index('id="held-h"') : html.index('id="exceptions-h"')]
+    assert change.summary in held
+    assert "exception plan of ALPHA&#x27;s exception report" in held
+    assert 'href="/projects/ALPHA/status/exception/"' in held
+    # Posted anyway (or through the API): refused, saying where it is decided.
+    response = client.post(decide, {"outcome": "Approved"})
+    assert response.status_code == 409
+    response = client.post(decide, {"outcome": "Rejected", "decisionComment": "No"})
+    assert response.status_code == 409
+    change.refresh_from_db()
+    assert change.status == "Proposed"
+
+
+def test_the_service_refuses_the_direct_act_and_the_exception_decides_it(cast, as_, reported):
+    from registers.services import change_adjudicate
+
+    change = reported.change_request
+    with pytest.raises(Conflict) as refused:
+        change_adjudicate(caller=as_(cast.sponsor), change_id=change.pk, outcome="Approved")
+    assert "accepted or refused with the exception's decision" in str(refused.value)
+    exceptions.exception_decide(caller=as_(cast.sponsor), data={"decision": "AcceptPlan"})
+    change.refresh_from_db()
+    assert change.status == "Approved"
+
+
+def test_the_assistant_lists_what_the_page_lists(cast, client_for, reported):
+    """One selector feeds the page and the assistant's waiting_for_me: the held plan change
+    with why and where it is decided, and the exception with what it asks."""
+    from agent import catalogue
+    from governance.tracker.local import scripting
+    from tests.agent.conftest import EVERYONE, use_group
+
+    scripting.ensure_group(EVERYONE, members=["lead", "sponsor"])
+    use_group(EVERYONE)
+    ctx = catalogue.Context(request=catalogue.request_for(cast.sponsor), client="test")
+    answer = catalogue.run(ctx, "waiting_for_me", {})
+    change = reported.change_request
+    assert answer["changes"] == []
+    [held] = answer["held"]
+    assert held["summary"] == change.summary
+    assert "accepted or refused with the exception's decision" in held["whyNotNow"]
+    assert held["whatToDo"] == "Decide the exception of ALPHA"
+    assert held["decidedAt"].endswith("/projects/ALPHA/status/exception/")
+    [item] = answer["exceptions"]
+    assert (item["projectKey"], item["act"], item["state"]) == ("ALPHA", "decide", "Reported")
+    assert "accept the plan or kill the project" in item["why"]
+    html = client_for(cast.sponsor).get(URL).content.decode()
+    assert change.summary in html and "Decide on the exception report" in html
+
+
+def test_the_change_register_offers_no_approve_on_the_plan_change(cast, client_for, reported):
+    change = reported.change_request
+    html = client_for(cast.sponsor).get(f"/projects/ALPHA/registers/changes/{change.pk}/")
+    page = html.content.decode()
+    assert 'value="Approved"' not in page and 'value="Rejected"' not in page
+    assert "accepted or refused with the exception" in page
+    assert 'href="/projects/ALPHA/status/exception/"' in page
