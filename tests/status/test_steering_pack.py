@@ -161,3 +161,18 @@ def test_a_report_published_before_the_pack_says_what_it_lacks(cast, client_for)
     assert "published before the pack kept its risks" in text
     document = pdf.document(text, pack.STYLESHEET)
     assert len(document.pages) == 1
+
+
+def test_the_status_form_asks_for_the_key_messages_once(cast, client_for):
+    """A lead writes key messages in one field; an earlier steering key message is shown
+    (and can be cleared) only where one was written, never lost."""
+    client = client_for(cast.lead)
+    html = client.get("/projects/ALPHA/status/edit/").content.decode()
+    assert html.count('name="keyMessages"') == 1
+    assert 'name="pmKeyMessage"' not in html
+    ProjectStatus.objects.update_or_create(
+        project=cast.project, defaults={"pm_key_message": "Hosting decided at the March board."}
+    )
+    html = client.get("/projects/ALPHA/status/edit/").content.decode()
+    assert 'name="pmKeyMessage"' in html and "Hosting decided at the March board." in html
+    assert "An earlier steering key message" in html
