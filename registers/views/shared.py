@@ -2,8 +2,6 @@
 choices, the fixed choices of the row forms, the CSRF input the rows' forms repeat, an HTMX
 answer, a record's history and the register's pictures."""
 
-import contextlib
-from collections.abc import Iterable
 from typing import Any, NotRequired, TypedDict
 
 from django.http import HttpRequest, HttpResponse
@@ -13,10 +11,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from governance import services as kernel_services
 from governance.models import RAG_CHOICES, AuditEntry, Project
-from governance.people import browsers_among, resolve, search_browsers
-from governance.tracker import TrackerError
 from registers.models import (
     CHANGE_DIMENSIONS,
     RISK_DIRECTIONS,
@@ -46,29 +41,6 @@ class RowForm(TypedDict):
     risk: NotRequired[Any]  # the risk whose decision the form records
     # Field labels of another register (the decision fields inside the risk register).
     labels: NotRequired[dict[str, str]]
-
-
-def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
-    """People offered by the owner / maker / approver pickers: of the project's lead,
-    editors, sponsor and steering committee and the tracker's people directory, those who
-    can browse the project; and whoever the record already names. Resolved in one call."""
-    ids = {
-        project.lead_account_id,
-        project.sponsor_account_id,
-        *kernel_services.editor_account_ids(project),
-        *(project.steering_account_ids or []),
-        *current,
-    }
-    with contextlib.suppress(TrackerError):  # the picker still offers the known people
-        ids.update(u.account_id for u in search_browsers(project.key, "", limit=100))
-    ids.discard(None)
-    ids.discard("")
-    # Only people who can browse the project are offered (and whoever the record names now).
-    ids = browsers_among(project.key, ids) | {a for a in current if a}
-    people = resolve(ids)
-    return sorted(
-        ((a, p.display_name) for a, p in people.items()), key=lambda pair: pair[1].casefold()
-    )
 
 
 STATIC_CHOICES = {
