@@ -198,3 +198,15 @@ def test_no_backticks_or_field_codes_in_what_the_forms_say(world, client_for, wh
             assert "`" not in text, f"{url}: {text!r}"
             codes = [c for c in _CODE.findall(text) if c not in ("JavaScript",)]
             assert not codes, f"{url}: {codes} in {text!r}"
+
+
+def test_a_refusal_names_the_fields_by_their_labels():
+    from agent.assistant import refusal_in_words
+
+    told = refusal_in_words(
+        "The business case cannot be submitted yet. Still needed: adoptionAffected, adoptionKpi.",
+        {"ownerAccountId": ["Choose one of the people of ALPHA."]},
+    )
+    assert "Still needed: adoption affected, adoption KPI." in told
+    assert "(Owner: Choose one of the people of ALPHA.)" in told
+    assert not _CODE.search(told) and "`" not in told
