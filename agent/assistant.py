@@ -39,11 +39,13 @@ from agent.models import Conversation, Message, Proposal
 from governance import throttling
 from governance.cache import STRICT_ERRORS
 from governance.errors import Conflict, DomainError, NotFound
+from governance.labels import field_label, in_message
 from governance.models import AuditEntry
 
 log = logging.getLogger(__name__)
 
 CLIENT = "assistant page"
+FORM_CLIENT = f"{CLIENT} (form)"  # the person's own form, without a model
 HISTORY_KEEP = 40  # model messages kept to continue a conversation
 REQUEST_LIMIT = 12  # model requests per question
 
@@ -162,8 +164,21 @@ def take_turn(user: User) -> None:
 
 
 def _refusal(error: DomainError) -> str:
+    """A refusal as the model reads it (the API's codes and field names)."""
     fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.fields.items())
     return f"Refused ({error.code}): {error.message}" + (f" ({fields})" if fields else "")
+
+
+def _told(error: DomainError) -> str:
+    return "Refused: " + refusal_in_words(error.message, error.fields)
+
+
+def refusal_in_words(message: str, fields: dict[str, list[str]] | None = None) -> str:
+    """A refusal as a person reads it: the fields by their labels, no codes."""
+    named = "; ".join(
+        f"{field_label(k)}: {' '.join(in_message(m) for m in v)}" for k, v in (fields or {}).items()
+    )
+    return in_message(message) + (f" ({named})" if named else "")
 
 
 def _expected_revision(action: catalogue.Action, result: Any, changed: bool) -> int | None:
@@ -175,10 +190,18 @@ def _expected_revision(action: catalogue.Action, result: Any, changed: bool) -> 
     return revision - 1 if changed else revision
 
 
-def propose(request: HttpRequest, user: User, name: str, arguments: dict[str, Any]) -> Proposal:
+def propose(
+    request: HttpRequest,
+    user: User,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    origin: str = "model",
+) -> Proposal:
     """Dry-run the write as the person (every gate, validation and refusal of the services),
     keep what it would change, roll it back, and store it as a pending proposal. A refusal
-    raises the services' DomainError."""
+    raises the services' DomainError. `origin`: "model" (a question) or "form" (the
+    person's own form)."""
     action = catalogue.get(name)
     if not action.is_write:
         raise NotFound(f"No write called {name!r}.")
@@ -214,13 +237,15 @@ def propose(request: HttpRequest, user: User, name: str, arguments: dict[str, An
         action=name,
         arguments=bound,
         preview=preview,
+        origin=origin,
         expires_at=timezone.now() + dt.timedelta(minutes=settings.AGENT_PROPOSAL_MINUTES),
     )
 
 
 def confirm(request: HttpRequest, user: User, proposal_id: uuid.UUID) -> Proposal:
     """Run a pending proposal of this person (404 for anyone else's). Expired or decided
-    proposals are refused (409); a refusal of the services marks it Refused."""
+    proposals are refused (409); a refusal of the services marks it Refused. The outcome of
+    a model's proposal is told in the conversation; a form's is shown by its form."""
     with transaction.atomic():
         proposal = Proposal.objects.select_for_update().filter(pk=proposal_id, user=user).first()
         if proposal is None:
@@ -235,7 +260,8 @@ def confirm(request: HttpRequest, user: User, proposal_id: uuid.UUID) -> Proposa
         proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
         if proposal.state != "Pending":
             raise Conflict(f"This proposal is {proposal.state.lower()}.")
-        ctx = catalogue.Context(request=request, client=CLIENT)
+        client = FORM_CLIENT if proposal.origin == "form" else CLIENT
+        ctx = catalogue.Context(request=request, client=client)
         try:
             with transaction.atomic():
                 result = catalogue.run(ctx, proposal.action, proposal.arguments)
@@ -247,6 +273,8 @@ def confirm(request: HttpRequest, user: User, proposal_id: uuid.UUID) -> Proposa
             proposal.result = result
         proposal.decided_at = timezone.now()
         proposal.save(update_fields=["state", "result", "decided_at"])
+    if proposal.origin == "form":
+        return proposal
     if proposal.state == "Applied":
         say(user, "notice", "Done.", {"result": proposal.result}, proposal=proposal)
     else:
@@ -256,7 +284,7 @@ def confirm(request: HttpRequest, user: User, proposal_id: uuid.UUID) -> Proposa
 
 def _refusal_from_body(body: dict[str, Any]) -> str:
     error = body.get("error", {})
-    return f"Not done: {error.get('message', 'refused')}"
+    return "Not done: " + refusal_in_words(error.get("message", "refused"))
 
 
 def dismiss(user: User, proposal_id: uuid.UUID) -> Proposal:
@@ -271,9 +299,12 @@ def dismiss(user: User, proposal_id: uuid.UUID) -> Proposal:
 
 
 def run_form(request: HttpRequest, user: User, name: str, arguments: dict[str, Any]) -> Any:
-    """Run an action the person filled in by hand (no model): reads and writes at once, the
-    form's submit being the person's own act."""
-    ctx = catalogue.Context(request=request, client=f"{CLIENT} (form)")
+    """Run a read the person filled in by hand (no model). A write is never run from here:
+    its form prepares a proposal (`propose`, origin "form") that runs on Confirm."""
+    action = catalogue.get(name)
+    if action.is_write:
+        raise NotFound(f"No read called {name!r}.")
+    ctx = catalogue.Context(request=request, client=FORM_CLIENT)
     return catalogue.run(ctx, name, arguments)
 
 
@@ -289,7 +320,7 @@ def _tools(request: HttpRequest, user: User, actions: list[catalogue.Action]) ->
             try:
                 result = catalogue.run(ctx, action.name, arguments)
             except DomainError as error:
-                say(user, "notice", _refusal(error), {"action": action.name})
+                say(user, "notice", _told(error), {"action": action.name})
                 return _refusal(error)
             say(user, "read", action.title, {"action": action.name, "result": result})
             return json.dumps(result, default=str)
@@ -298,7 +329,7 @@ def _tools(request: HttpRequest, user: User, actions: list[catalogue.Action]) ->
             try:
                 proposal = propose(request, user, action.name, arguments)
             except DomainError as error:
-                say(user, "notice", _refusal(error), {"action": action.name})
+                say(user, "notice", _told(error), {"action": action.name})
                 return _refusal(error)
             say(user, "proposal", action.title, {"action": action.name}, proposal=proposal)
             return (

@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from agent.catalogue import Action
+from governance.labels import in_message
+from governance.labels import label as choice_label
 
 # Words for the arguments' names where splitting the camelCase name is not enough.
 LABELS = {
@@ -27,6 +29,8 @@ LABELS = {
     "rag": "RAG",
     "overallRag": "Overall RAG",
     "cursor": "Continue from",
+    "lead": "Project lead",
+    "xml": "Plan file (XML)",
 }
 
 
@@ -37,12 +41,27 @@ def label(name: str, spec: dict[str, Any] | None = None) -> str:
         return LABELS[name]
     title = (spec or {}).get("title")
     if title:
-        if name.endswith("AccountId"):
-            return f"{title} (account id)"
+        if is_person(name):
+            return str(title)  # picked from the project's people, never typed as an id
         return f"{title} (id)" if name.endswith("Id") else title
     words = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
     words = words.replace(" rag", " RAG")
     return words[:1].upper() + words[1:]
+
+
+def is_person(name: str) -> bool:
+    """Whether the argument names a person: the form offers a people picker for it."""
+    return name.endswith("AccountId") or name == "lead"
+
+
+# The status codes and markup a description written for programs carries: (422), `score`.
+_PROGRAM_MARKS = re.compile(r"\s*\((?:4\d\d)\)|`")
+
+
+def in_words(text: str) -> str:
+    """A description written for programs as a person reads it: no backticks or status
+    codes, field names as words."""
+    return in_message(_PROGRAM_MARKS.sub("", text or ""))
 
 
 def _types(spec: dict[str, Any]) -> list[str]:
@@ -59,9 +78,12 @@ def fields(
     action: Action,
     values: dict[str, Any] | None = None,
     projects: list[tuple[str, str]] | None = None,
+    people: list[tuple[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One entry per argument: name, label, widget, choices, required, hint, value. The
-    project is chosen from `projects` ((key, name) the person can view)."""
+    project is chosen from `projects` ((key, name) the person can view); a person from
+    `people` ((accountId, words) of the chosen project: the people picker), none offered
+    while no project is chosen."""
     values = values or {}
     required = set(action.schema.get("required", []))
     found = []
@@ -73,25 +95,37 @@ def fields(
             "name": name,
             "label": label(name, spec),
             "required": name in required,
-            "hint": spec.get("description", ""),
+            "hint": in_words(spec.get("description", "")),
             "value": values.get(name, ""),
             "id": f"a-{action.name}-{name}",
         }
         if name == "projectKey" and projects is not None:
             field["widget"] = "select"
             field["choices"] = [key for key, _ in projects]
-            field["labels"] = dict(projects)
+            field["labels"] = {key: f"{key}: {title}" for key, title in projects}
+            field["hint"] = ""
+            field["project"] = True
+        elif is_person(name):
+            field["widget"] = "select"
+            field["person"] = True
+            field["choices"] = [a for a, _ in people or []]
+            field["labels"] = dict(people or [])
             field["hint"] = ""
         elif "enum" in spec:
             field["widget"] = "select"
             field["choices"] = [c for c in spec["enum"] if c not in (None, "")]
+            field["labels"] = {c: choice_label(c) for c in field["choices"]}
         elif "array" in types:
             field["widget"] = "checkboxes"
             field["choices"] = spec.get("items", {}).get("enum", [])
-            field["value"] = values.get(name) or []
+            field["labels"] = {c: choice_label(c) for c in field["choices"]}
+            chosen = values.get(name) or []
+            field["value"] = [chosen] if isinstance(chosen, str) else chosen
         elif "boolean" in types:
             field["widget"] = "select"
             field["choices"] = ["yes", "no"]
+            value = values.get(name, "")
+            field["value"] = {True: "yes", False: "no"}.get(value, value)
         elif "integer" in types or "number" in types:
             field["widget"] = "number"
             field["step"] = "1" if "integer" in types else "any"
@@ -136,3 +170,28 @@ def arguments(action: Action, post: QueryDict) -> dict[str, Any]:
         else:
             args[name] = raw
     return args
+
+
+def values_of(action: Action, data: QueryDict | dict[str, Any]) -> dict[str, Any]:
+    """What a form shows again: from a submitted form (several values for a list) or from a
+    proposal's arguments (numbers and yes/no as typed)."""
+    values: dict[str, Any] = {}
+    for name, spec in action.schema.get("properties", {}).items():
+        if "array" in _types(spec):
+            many = data.getlist(name) if hasattr(data, "getlist") else data.get(name)
+            values[name] = list(many or [])
+        elif name in data:
+            value = data.get(name)
+            if isinstance(value, bool):
+                value = "yes" if value else "no"
+            values[name] = "" if value is None else str(value)
+    return values
+
+
+def people_named(arguments: dict[str, Any]) -> dict[str, str]:
+    """The people the arguments name, by argument."""
+    return {
+        name: value
+        for name, value in arguments.items()
+        if is_person(name) and isinstance(value, str) and value
+    }

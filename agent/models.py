@@ -9,6 +9,9 @@ from django.db import models
 
 MESSAGE_ROLES = ["person", "assistant", "read", "proposal", "notice"]
 PROPOSAL_STATES = ["Pending", "Applied", "Refused", "Dismissed", "Expired"]
+# Where a proposal was prepared: by the language model from a question, or by the person's
+# own form on the page (which shows its outcome in place, not in the conversation).
+PROPOSAL_ORIGINS = ["model", "form"]
 
 
 def _choices(values: list[str]) -> list[tuple[str, str]]:
@@ -63,6 +66,7 @@ class Proposal(models.Model):
     arguments = models.JSONField(default=dict)
     preview = models.JSONField(default=list, blank=True)
     state = models.CharField(max_length=10, choices=_choices(PROPOSAL_STATES), default="Pending")
+    origin = models.CharField(max_length=5, choices=_choices(PROPOSAL_ORIGINS), default="model")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)

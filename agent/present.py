@@ -3,7 +3,8 @@ as rows with a link to each page. Generic over the catalogue (no per-action temp
 
 from typing import Any
 
-from agent.forms import label
+from agent.forms import is_person, label
+from governance import labels
 from governance.people import resolve
 
 MAIN = ("name", "title", "decision", "summary", "what", "text", "kind")
@@ -130,6 +131,14 @@ def preview_rows(preview: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A proposal's changes as the card shows them: what, where, and each field's before and
     after."""
     rows = []
+    people = resolve(
+        value
+        for entry in preview
+        for name, change in (entry.get("changes") or {}).items()
+        if is_person(name)
+        for value in (change.get("before"), change.get("after"))
+        if isinstance(value, str)
+    )
     for entry in preview:
         changes = entry.get("changes") or {}
         names = sorted(changes, key=lambda n: (n not in MAIN, n))
@@ -140,6 +149,9 @@ def preview_rows(preview: list[dict[str, Any]]) -> list[dict[str, Any]]:
             before, after = changes[name].get("before"), changes[name].get("after")
             if before is None and after in (None, "", False, [], {}):
                 continue  # a new record's empty fields say nothing
+            if is_person(name):  # the person by name, the field by its label
+                fields.append((labels.label(name), _name(before, people), _name(after, people)))
+                continue
             fields.append((label(name), _word(before), _word(after)))
         rows.append(
             {
@@ -149,6 +161,11 @@ def preview_rows(preview: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _name(value: Any, people: dict[str, Any]) -> Any:
+    person = people.get(value) if isinstance(value, str) else None
+    return person.display_name if person else value
 
 
 def _word(value: Any) -> Any:

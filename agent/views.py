@@ -10,10 +10,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
 from agent import assistant, catalogue, forms
+from agent.models import Proposal
 from agent.present import present
-from governance import permissions
-from governance.errors import DomainError, NotFound
+from governance import permissions, picker
+from governance.errors import DomainError, NotFound, ValidationFailed
 from governance.http import page, render_htmx
+from governance.models import Project
 
 TEMPLATE = "agent/assistant.html"
 
@@ -66,44 +68,126 @@ def assistant_clear(request: HttpRequest) -> HttpResponse:
     return _conversation(request)
 
 
+def _people(
+    request: HttpRequest,
+    action: catalogue.Action,
+    values: dict[str, Any],
+    viewable: list[tuple[Project, permissions.Caller]],
+) -> list[tuple[str, str]]:
+    """The people picker's choices: the chosen project's people; for a filter across
+    projects (the lead of find_projects), the leads of the projects the person can see."""
+    names = action.schema.get("properties", {})
+    if not any(forms.is_person(name) for name in names):
+        return []
+    if "projectKey" not in names:
+        return picker.choices_of(p.lead_account_id for p, _ in viewable)
+    key = values.get("projectKey")
+    project = next((p for p, _ in viewable if p.key == key), None)
+    return picker.people_choices(project) if project is not None else []
+
+
+def _form(
+    request: HttpRequest,
+    action: catalogue.Action,
+    values: dict[str, Any],
+    *,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
+    """The action's section: its form with `values`, and what `extra` adds (an error, a
+    result, a proposal to confirm)."""
+    viewable = permissions.viewable_projects(request)
+    projects = [(p.key, p.name) for p, _ in viewable]
+    if len(projects) == 1 and not values.get("projectKey"):
+        values = {**values, "projectKey": projects[0][0]}
+    context = {
+        "section": "assistant",
+        "action": action,
+        "hint": forms.in_words(action.description),
+        "fields": forms.fields(
+            action, values, projects, _people(request, action, values, viewable)
+        ),
+        **extra,
+    }
+    return render_htmx(request, "agent/action.html", context, partial="form", status=status)
+
+
+def _strangers(request: HttpRequest, arguments: dict[str, Any]) -> None:
+    """Refuse (422, on each field) a person picked who is not among the project's people."""
+    named = forms.people_named(arguments)
+    named.pop("lead", None)  # a filter, not a person written
+    if not named or not isinstance(arguments.get("projectKey"), str):
+        return
+    try:
+        project, _ = permissions.project_for(request, arguments["projectKey"])
+    except DomainError:
+        return  # the action itself refuses the project, in its own words
+    refused = picker.strangers(project, named)
+    if refused:
+        raise ValidationFailed(refused)
+
+
 @page("GET", "POST")
 def action_form(request: HttpRequest, name: str) -> HttpResponse:
-    """An action as a form generated from its schema; POST runs it as the person."""
+    """An action as a form generated from its schema. GET: the form (values from the query:
+    the project chosen refreshes the people picker). POST: a read runs as the person; a write
+    is previewed (a proposal, nothing written) and runs only on Confirm."""
     catalogue.require_agent_access(request)
     action = catalogue.get(name)
     if action not in catalogue.available(request):
         raise NotFound(f"No action called {name!r}.")
-    projects = [(p.key, p.name) for p, _ in permissions.viewable_projects(request)]
-    context = {"action": action, "fields": forms.fields(action, request.GET.dict(), projects)}
-    status = 200
-    if request.method == "POST":
-        arguments = forms.arguments(action, request.POST)
-        context["fields"] = forms.fields(action, request.POST.dict(), projects)
-        try:
-            result = assistant.run_form(request, permissions.request_user(request), name, arguments)
-        except DomainError as error:
-            context["error"] = error
-            status = error.status
+    if request.method != "POST":
+        return _form(request, action, forms.values_of(action, request.GET))
+    values = forms.values_of(action, request.POST)
+    arguments = forms.arguments(action, request.POST)
+    user = permissions.request_user(request)
+    try:
+        if action.is_write:
+            _strangers(request, arguments)
+            proposal = assistant.propose(request, user, name, arguments, origin="form")
         else:
-            context["shown"] = present(result)
-    return render_htmx(
-        request,
-        "agent/action.html",
-        {"section": "assistant", **context},
-        partial="form",
-        status=status,
-    )
+            result = assistant.run_form(request, user, name, arguments)
+    except DomainError as error:
+        return _form(request, action, values, status=error.status, error=error)
+    if action.is_write:
+        return render_htmx(
+            request,
+            "agent/action.html",
+            {"section": "assistant", "action": action, "proposal": proposal},
+            partial="form",
+        )
+    return _form(request, action, values, shown=present(result))
+
+
+def _form_outcome(request: HttpRequest, proposal: Proposal) -> HttpResponse:
+    """A form's proposal after Confirm or Edit: the form again, with the result (a fresh
+    form) or with the values the proposal held (Edit, or a refusal) and the reason."""
+    action = catalogue.get(proposal.action)
+    kept = forms.values_of(action, proposal.arguments)
+    if proposal.state == "Applied":
+        values = {"projectKey": kept["projectKey"]} if "projectKey" in kept else {}
+        return _form(request, action, values, shown={**present(proposal.result), "done": True})
+    if proposal.state == "Refused":
+        body = proposal.result.get("error", {})
+        error = DomainError(body.get("message"), fields=body.get("fields"))
+        return _form(request, action, kept, error=error)
+    return _form(request, action, kept)
 
 
 @page("POST")
 def proposal_confirm(request: HttpRequest, proposal_id: uuid.UUID) -> HttpResponse:
     catalogue.require_agent_access(request)
-    assistant.confirm(request, permissions.request_user(request), proposal_id)
+    proposal = assistant.confirm(request, permissions.request_user(request), proposal_id)
+    if proposal.origin == "form":
+        return _form_outcome(request, proposal)
     return _conversation(request)
 
 
 @page("POST")
 def proposal_dismiss(request: HttpRequest, proposal_id: uuid.UUID) -> HttpResponse:
+    """Dismiss a proposal: the conversation; for a form's, its form with the values kept."""
     catalogue.require_agent_access(request)
-    assistant.dismiss(permissions.request_user(request), proposal_id)
+    proposal = assistant.dismiss(permissions.request_user(request), proposal_id)
+    if proposal.origin == "form":
+        return _form_outcome(request, proposal)
     return _conversation(request)

@@ -3,6 +3,7 @@ from typing import Any
 
 from django import template
 
+from agent import catalogue
 from agent.present import preview_rows as _preview_rows
 from governance.errors import DomainError
 
@@ -39,3 +40,19 @@ def field_errors(error: DomainError | None, name: str) -> list[str]:
 @register.filter
 def dictitem(mapping: Mapping[str, Any] | None, key: str) -> Any:
     return (mapping or {}).get(key, "")
+
+
+@register.filter
+def cannot_undo(proposal: Any) -> bool:
+    """Whether the proposed write cannot be taken back (the catalogue's destructive hint)."""
+    found = catalogue.CATALOGUE.get(getattr(proposal, "action", ""))
+    return bool(found and found.hints.destructive)
+
+
+@register.filter
+def answered_in(proposal: Any) -> str:
+    """Where the answer to Confirm or Dismiss goes: a form's own section, else the
+    conversation."""
+    if getattr(proposal, "origin", "") == "form":
+        return f"#action-{proposal.action}"
+    return "#conversation"

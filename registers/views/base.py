@@ -26,6 +26,7 @@ from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
 from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller
+from governance.picker import people_choices
 from registers import paging, selectors, tables
 from registers.selectors import people_choices
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms

@@ -14,7 +14,7 @@ from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
-from governance import audit_text, submissions
+from governance import audit_text, picker, submissions
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision
@@ -176,6 +176,9 @@ class RowForms(_Pages):
                 except ValidationFailed as exc:
                     errors = {**exc.fields, **unreadable}
             return self.refused(request, project, caller, pk, values, errors)
+        strangers = self.strangers(project, pk, data)
+        if strangers:
+            return self.refused(request, project, caller, pk, values, strangers)
         record: Any  # the register's record, created or updated
         repeated = None
         try:
@@ -255,6 +258,23 @@ class RowForms(_Pages):
             messages.info(request, notice)
             return HttpResponseRedirect(f"{self.base_url(project)}#{self.anchor}-{record.pk}")
         return self.render_row(request, project, caller, record, tabs=True, notice=notice)
+
+    def strangers(self, project: Project, pk: Any, data: dict[str, Any]) -> dict[str, list[str]]:
+        """The people picked who are not among the project's people (the picker's choices),
+        refused on their fields; whoever the record names now may stay. The proposer is the
+        change service's own check (in its own words)."""
+        named = {
+            k: v
+            for k, v in data.items()
+            if k.endswith("AccountId") and k != "proposerAccountId" and isinstance(v, str) and v
+        }
+        if not named:
+            return {}
+        current = self.current(project, pk)
+        kept = self.to_dict(current) if current is not None else {}
+        return picker.strangers(
+            project, named, [v for k, v in kept.items() if k.endswith("AccountId") and v]
+        )
 
     def current(self, project: Project, pk: Any) -> Any:
         """The stored record (404 when it is not the project's), or None for a new one."""

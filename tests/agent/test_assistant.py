@@ -71,20 +71,35 @@ def test_without_a_model_the_page_offers_every_action_as_a_form(world, client_fo
     assert '<select id="a-add_risk-direction" name="direction">' in form
 
 
-def test_a_form_runs_a_write_as_the_person_audited_through_the_agent_channel(world, client_for):
+def test_a_form_previews_a_write_and_runs_it_on_confirm_audited_through_the_agent_channel(
+    world, client_for
+):
     use_group(EVERYONE)
     client = client_for(world.lead)
+    before = AuditEntry.objects.count()
     response = client.post(
         "/assistant/actions/add_risk/",
         {"projectKey": "ALPHA", "title": "Supplier insolvency", "likelihood": "3", "impact": "4"},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
+    body = response.content.decode()
+    assert "Awaiting your confirmation" in body and "Supplier insolvency" in body
+    assert not Risk.objects.filter(title="Supplier insolvency").exists()
+    assert AuditEntry.objects.count() == before
+    proposal = Proposal.objects.get(user=world.lead)
+    assert (proposal.origin, proposal.state) == ("form", "Pending")
+    response = client.post(f"/assistant/proposals/{proposal.pk}/confirm/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
     risk = Risk.objects.get(title="Supplier insolvency")
     assert (risk.likelihood, risk.impact) == (3, 4)
-    assert f"/projects/ALPHA/registers/risks/{risk.pk}/" in response.content.decode()
+    body = response.content.decode()
+    assert "Done." in body and f"/projects/ALPHA/registers/risks/{risk.pk}/" in body
+    assert 'id="action-add_risk"' in body  # the form again, for the next one
     entry = AuditEntry.objects.get(kind="risk.created")
     assert (entry.channel, entry.client) == ("agent", "assistant page (form)")
+    # The form's outcome stays in its form: nothing is added to the conversation.
+    assert not Message.objects.filter(user=world.lead).exists()
 
 
 def test_a_refused_form_shows_the_field_errors(world, client_for):
