@@ -4,6 +4,7 @@ drop-down lists (data validation); CSV holds the header row only."""
 
 import datetime as dt
 import io
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.comments import Comment
@@ -13,10 +14,12 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from governance import specs
 from governance.errors import ValidationFailed
 from governance.models import Project
-from registers import spreadsheets, uploads
+from governance.people import ProjectPeople, project_people
+from registers import spreadsheets, uploads, vocabulary
 from registers.specs import SPECS
 
 DATE_FORMAT = "yyyy-mm-dd"
+PEOPLE_SHEET = "People"
 
 
 def columns(project: Project, register: str) -> list[str]:
@@ -33,10 +36,25 @@ def template(project: Project, register: str, file_format: str) -> tuple[bytes, 
     name = f"{register}-import-template.{file_format}"
     if file_format == "csv":
         return spreadsheets.to_csv(header, []), spreadsheets.CONTENT_TYPES["csv"], name
-    return _xlsx(register, header), spreadsheets.CONTENT_TYPES["xlsx"], name
+    choices = people_choices(project_people(project))
+    return _xlsx(register, header, choices), spreadsheets.CONTENT_TYPES["xlsx"], name
 
 
-def _xlsx(register: str, header: list[str]) -> bytes:
+def people_choices(people: ProjectPeople) -> list[str]:
+    """How the template's drop-down writes each of the project's people, as the import reads
+    them back (`governance.people.ProjectPeople.match`): the display name, or the e-mail (else
+    the accountId) where two people share the name; in the order of the names."""
+    users = sorted(people.by_id.values(), key=lambda u: (u.display_name.casefold(), u.email))
+    shared = {key for key, found in people.by_name.items() if len(found) > 1}
+    return [
+        (u.email or u.account_id)
+        if " ".join(u.display_name.split()).casefold() in shared
+        else u.display_name
+        for u in users
+    ]
+
+
+def _xlsx(register: str, header: list[str], people: list[str] | None = None) -> bytes:
     workbook = Workbook()
     sheet = workbook.active
     sheet.title = spreadsheets.TITLES[register]
@@ -75,7 +93,36 @@ def _xlsx(register: str, header: list[str]) -> bytes:
         )
         validation.add(f"{letter}2:{letter}{last}")
         sheet.add_data_validation(validation)
+    _people_lists(workbook, sheet, register, header, people or [], last)
     sheet.freeze_panes = "A2"
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()
+
+
+def _people_lists(
+    workbook: Workbook, sheet: Any, register: str, header: list[str], people: list[str], last: int
+) -> None:
+    """The person columns offer the project's people as a drop-down, listed on a hidden sheet
+    (a list written into the rule itself stops at 255 characters). Anything else may still
+    be typed (an e-mail, an accountId): the spreadsheet warns, the import decides."""
+    fields = [f for f in header if f in spreadsheets.PERSON_FIELDS[register]]
+    if not fields or not people:
+        return
+    listed = workbook.create_sheet(PEOPLE_SHEET)
+    for name in people:
+        listed.append([name])
+    listed.sheet_state = "hidden"
+    for field in fields:
+        letter = sheet.cell(row=1, column=header.index(field) + 1).column_letter
+        validation = DataValidation(
+            type="list",
+            formula1=f"'{PEOPLE_SHEET}'!$A$1:$A${len(people)}",
+            allow_blank=True,
+            showErrorMessage=True,
+            errorStyle="warning",
+            errorTitle=vocabulary.column_label(register, field),
+            error="Not one of the project's people: the import reads an e-mail or accountId too.",
+        )
+        validation.add(f"{letter}2:{letter}{last}")
+        sheet.add_data_validation(validation)

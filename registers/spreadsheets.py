@@ -73,7 +73,10 @@ NAME_COLUMNS = {
 }
 WRITABLE = {slug: set(specs.writable(spec)) for slug, spec in SPECS.items()}
 # The person fields an import writes: a cell holds an accountId, an e-mail or a name.
-PERSON_FIELDS = {slug: set(NAME_COLUMNS[slug]) & WRITABLE[slug] for slug in SPECS}
+PERSON_FIELDS_IN_ORDER = {
+    slug: [api for api in NAME_COLUMNS[slug] if api in WRITABLE[slug]] for slug in SPECS
+}
+PERSON_FIELDS = {slug: set(fields) for slug, fields in PERSON_FIELDS_IN_ORDER.items()}
 READ_ONLY = {slug: set(specs.read_only(spec)) for slug, spec in SPECS.items()}
 _KINDS = {
     (api, specs.json_kind(spec, api)) for spec in SPECS.values() for api in specs.writable(spec)
@@ -529,9 +532,10 @@ def _people_of_rows(
     if directory is not None:
         values = (v for named in persons.values() for cells in named.values() for *_, v in cells)
         answers = directory.match_all(values)
+    labels = {field: vocabulary.column_label(register, field) for field in PERSON_FIELDS[register]}
     for number, data in rows:
         for field, cells in persons.get(number, {}).items():
-            label = vocabulary.column_label(register, field)
+            label = labels[field]
             found: list[tuple[str, bool, PersonMatch]] = [
                 (column, account, answers.get(value) or PersonMatch(str(value)))
                 for column, account, value in cells

@@ -240,3 +240,41 @@ def test_people_are_looked_up_once_per_import_not_per_row(cast):
         assert outcome.errors == []
         counts.append(len(queries.captured_queries))
     assert counts[0] == counts[1]
+
+
+def test_the_templates_person_columns_offer_the_projects_people(cast, api, bearer):
+    from openpyxl import load_workbook
+
+    UserFactory(username="twin", display_name="Eddie Editor")
+    from governance.tracker.local import scripting
+
+    scripting.ensure_project("ALPHA", name="Alpha programme", lead="lead", browsers=["twin"])
+    response = Client().get(
+        "/api/v1/projects/ALPHA/risks/template?format=xlsx", **bearer(cast.lead)
+    )
+    book = load_workbook(io.BytesIO(response.content))
+    people = book["People"]
+    assert people.sheet_state == "hidden"
+    listed = [row[0] for row in people.iter_rows(values_only=True)]
+    # Two Eddie Editors: each is offered by e-mail, which the import tells apart.
+    assert "Lena Lead" in listed and "Otto Outsider" not in listed
+    assert {"editor@example.test", "twin@example.test"} <= set(listed)
+    assert "Eddie Editor" not in listed
+    sheet = book.active
+    header = [c.value for c in sheet[1]]
+    column = sheet.cell(row=1, column=header.index("ownerAccountId") + 1).column_letter
+    rules = [v for v in sheet.data_validations.dataValidation if "People" in (v.formula1 or "")]
+    assert len(rules) == 1 and str(rules[0].sqref).startswith(f"{column}2:")
+    # Rows filled from the drop-down import with their owners.
+    for row in sheet.iter_rows(min_row=2):
+        for cell in row:
+            cell.value = None
+    values = {"title": "Picked", "description": "d", "impact": 1, "likelihood": 1}
+    values |= {"treatment": "Accept", "ownerAccountId": "twin@example.test"}
+    for field, value in values.items():
+        sheet.cell(row=2, column=header.index(field) + 1).value = value
+    buffer = io.BytesIO()
+    book.save(buffer)
+    _, committed = _commit(api, "risks", buffer.getvalue(), name="risks.xlsx")
+    assert committed.status_code == 201, committed.content
+    assert _owners()["Picked"] == scripting.LocalAccount.objects.get(name="twin").account_id
