@@ -61,6 +61,11 @@ SHEET_HEAD = (
 )
 
 
+# Every row names its owner by display name, as a migrated register does: the project's
+# people are read once per import, whatever the rows.
+OWNER = "Import Lead"
+
+
 def largest_csv(rows: int, max_bytes: int) -> bytes:
     """`rows` risks whose quoted descriptions fill the file to just under `max_bytes`."""
     from registers.models import TEXT_MAX
@@ -69,14 +74,14 @@ def largest_csv(rows: int, max_bytes: int) -> bytes:
 
     def line(n: int, length: int) -> list:
         description = (f"{n:05d} " + filler * (length // len(filler) + 1))[:length]
-        return [f"Risk {n:05d}, supplier", description, 3, 2]
+        return [f"Risk {n:05d}, supplier", description, OWNER, 3, 2]
 
     def encoded(cells: list) -> int:
         buffer = io.StringIO()
         csv.writer(buffer).writerow(cells)
         return len(buffer.getvalue().encode())
 
-    header = ["title", "description", "impact", "likelihood"]
+    header = ["title", "description", "Owner", "impact", "likelihood"]
     per_row = (max_bytes - 3 - encoded(header)) // rows
     length = TEXT_MAX
     while encoded(line(99999, length)) > per_row:
@@ -96,8 +101,9 @@ def largest_xlsx(rows: int, max_chars: int) -> bytes:
     from registers import spreadsheets
     from registers.models import NAME_MAX, TEXT_MAX
 
-    header = ["title", "description", "impact", "likelihood"]
-    per_row = (max_chars - sum(map(len, header))) // rows - 2  # impact and likelihood
+    header = ["title", "description", "Owner", "impact", "likelihood"]
+    # Impact and likelihood are numbers; the owner, by name, is text.
+    per_row = (max_chars - sum(map(len, header))) // rows - 2 - len(OWNER)
     title_length = min(NAME_MAX, per_row // 10)
     description_length = min(TEXT_MAX, per_row - title_length)
     filler = "Vendor late, again; the supplier's slip. "
@@ -107,7 +113,7 @@ def largest_xlsx(rows: int, max_chars: int) -> bytes:
         description = (f"{n:05d} " + filler * (description_length // len(filler) + 1))[
             :description_length
         ]
-        body.append([title, description, 3, 2])
+        body.append([title, description, OWNER, 3, 2])
     content = spreadsheets.to_xlsx("Risks", header, body)
     assert len(content) <= spreadsheets.MAX_BYTES, len(content)
     return content

@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from governance.cleaning import control_error
 from governance.tracker import TrackerError, get_tracker
 
 _PREFIX = "person:v1:"
@@ -141,3 +142,145 @@ def search_browsers(project_key: str, query: str, *, limit: int = 20) -> list[An
     found = tracker.search_users(query, limit=limit)
     browsers = browsers_among(project_key, [u.account_id for u in found])
     return [u for u in found if u.account_id in browsers]
+
+
+# --- a person written as a spreadsheet or a person would write them --------------------------
+
+# Longer than any accountId (128), e-mail address (254) or display name (200) the tracker
+# holds: refused before anything else looks at it.
+MAX_PERSON_CHARS = 320
+
+
+def _name_key(text: str) -> str:
+    """A display name compared case- and whitespace-insensitively."""
+    return " ".join(text.split()).casefold()
+
+
+def _quoted(text: str) -> str:
+    return f"“{text[:80]}…”" if len(text) > 80 else f"“{text}”"
+
+
+@dataclass(frozen=True)
+class PersonMatch:
+    """What a written person is: `account_id` when found (None for a blank cell), else
+    `problem`, the sentence a person reads."""
+
+    account_id: str | None
+    problem: str | None = None
+
+
+class ProjectPeople:
+    """The people known to a project (`project_people`), loaded once, looked up in dicts: a
+    written person is matched by exact accountId, then by e-mail (case-insensitively), then by
+    display name (case- and whitespace-insensitively). `match_all` answers many values with
+    at most one more tracker call (accountIds of people outside the project's list)."""
+
+    def __init__(self, users: Iterable[Any]) -> None:
+        self.by_id: dict[str, Any] = {}
+        self.by_email: dict[str, list[Any]] = {}
+        self.by_name: dict[str, list[Any]] = {}
+        for user in users:
+            if user.account_id in self.by_id:
+                continue
+            self.by_id[user.account_id] = user
+            if user.email:
+                self.by_email.setdefault(user.email.strip().casefold(), []).append(user)
+            self.by_name.setdefault(_name_key(user.display_name), []).append(user)
+
+    def match(self, value: Any) -> PersonMatch | str:
+        """A match, or the cleaned text when it may be an accountId of someone outside the
+        project's list (the tracker is asked: `match_all`)."""
+        if value is None:
+            return PersonMatch(None)
+        value = value if isinstance(value, str) else str(value)
+        if len(value) > MAX_PERSON_CHARS:
+            return PersonMatch(
+                None,
+                f"Too long to be a person ({len(value):,} characters): write their e-mail "
+                "address, display name or accountId.",
+            )
+        refused = control_error(value)
+        if refused:
+            return PersonMatch(None, refused)
+        text: str = value.strip()
+        if not text:
+            return PersonMatch(None)
+        if text in self.by_id:
+            return PersonMatch(text)
+        if "@" in text:
+            found = self.by_email.get(text.casefold(), [])
+            if len(found) == 1:
+                return PersonMatch(found[0].account_id)
+            if found:
+                return PersonMatch(None, _several("have the e-mail", text, found, "accountId"))
+        found = self.by_name.get(_name_key(text), [])
+        if len(found) == 1:
+            return PersonMatch(found[0].account_id)
+        if found:
+            return PersonMatch(None, _several("are called", text, found, "e-mail"))
+        if "@" in text:
+            return PersonMatch(None, f"No one in this project has the e-mail {_quoted(text)}.")
+        if any(c.isspace() for c in text) or len(text) > 128:
+            return PersonMatch(None, f"No one in this project is called {_quoted(text)}.")
+        return text
+
+    def match_all(self, values: Iterable[Any]) -> dict[Any, PersonMatch]:
+        """Each distinct value's match; the values that may be accountIds of people outside
+        the project's list are resolved in one call (`resolve`)."""
+        answers: dict[Any, PersonMatch] = {}
+        outside: dict[Any, str] = {}
+        for value in values:
+            if value in answers or value in outside:
+                continue
+            found = self.match(value)
+            if isinstance(found, str):
+                outside[value] = found
+            else:
+                answers[value] = found
+        known = resolve(outside.values()) if outside else {}
+        for value, text in outside.items():
+            person = known.get(text)
+            answers[value] = (
+                PersonMatch(text)
+                if person is not None and person.known
+                else PersonMatch(
+                    None,
+                    f"No one in this project is called {_quoted(text)} or has that accountId.",
+                )
+            )
+        return answers
+
+
+def _several(verb: str, text: str, found: list[Any], write: str) -> str:
+    named = ", ".join(
+        (u.email or u.account_id) if write == "e-mail" else u.account_id for u in found
+    )
+    return f"{len(found)} people {verb} {_quoted(text)}: {named} — write the {write}."
+
+
+def project_people(project: Any) -> ProjectPeople:
+    """The people known to `project`: those who may browse it, as the tracker lists them in
+    one call where it can (`project_people`); else the project's people the governance mirror
+    and the site know (lead, sponsor, steering, BAU owner, editors, signed-in users), looked
+    up in one bulk call and kept to those who may browse the project."""
+    tracker = get_tracker()
+    listing = getattr(tracker, "project_people", None)
+    if listing is not None:
+        return ProjectPeople(listing(project.key))
+    from governance.models import EditorNomination, User
+
+    ids = {
+        project.lead_account_id,
+        project.sponsor_account_id,
+        project.bau_owner_account_id,
+        *project.steering_account_ids,
+        *EditorNomination.objects.filter(project=project).values_list("account_id", flat=True),
+        *User.objects.values_list("account_id", flat=True),
+    }
+    ids.discard("")
+    try:
+        users = tracker.users_bulk(ids)
+        browsers = browsers_among(project.key, users)
+    except TrackerError:
+        return ProjectPeople([])
+    return ProjectPeople(users[a] for a in sorted(browsers) if a in users)

@@ -1,21 +1,21 @@
 """A downloadable import file per register: the columns the import takes, in the export's
 order. XLSX adds an example row and, for the fields with a fixed set of values, the cells'
-drop-down lists (data validation); its people columns offer the project's people by name,
-listed on a hidden second sheet the drop-down refers to. CSV holds the header row only."""
+drop-down lists (data validation); CSV holds the header row only."""
 
 import datetime as dt
 import io
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.comments import Comment
 from openpyxl.styles import Font
 from openpyxl.worksheet.datavalidation import DataValidation
-from openpyxl.worksheet.worksheet import Worksheet
 
 from governance import specs
 from governance.errors import ValidationFailed
 from governance.models import Project
-from registers import selectors, spreadsheets, uploads
+from governance.people import ProjectPeople, project_people
+from registers import spreadsheets, uploads, vocabulary
 from registers.specs import SPECS
 
 DATE_FORMAT = "yyyy-mm-dd"
@@ -36,11 +36,25 @@ def template(project: Project, register: str, file_format: str) -> tuple[bytes, 
     name = f"{register}-import-template.{file_format}"
     if file_format == "csv":
         return spreadsheets.to_csv(header, []), spreadsheets.CONTENT_TYPES["csv"], name
-    people = [name for _, name in selectors.people_choices(project)]
-    return _xlsx(register, header, people), spreadsheets.CONTENT_TYPES["xlsx"], name
+    choices = people_choices(project_people(project))
+    return _xlsx(register, header, choices), spreadsheets.CONTENT_TYPES["xlsx"], name
 
 
-def _xlsx(register: str, header: list[str], people: list[str]) -> bytes:
+def people_choices(people: ProjectPeople) -> list[str]:
+    """How the template's drop-down writes each of the project's people, as the import reads
+    them back (`governance.people.ProjectPeople.match`): the display name, or the e-mail (else
+    the accountId) where two people share the name; in the order of the names."""
+    users = sorted(people.by_id.values(), key=lambda u: (u.display_name.casefold(), u.email))
+    shared = {key for key, found in people.by_name.items() if len(found) > 1}
+    return [
+        (u.email or u.account_id)
+        if " ".join(u.display_name.split()).casefold() in shared
+        else u.display_name
+        for u in users
+    ]
+
+
+def _xlsx(register: str, header: list[str], people: list[str] | None = None) -> bytes:
     workbook = Workbook()
     sheet = workbook.active
     sheet.title = spreadsheets.TITLES[register]
@@ -79,7 +93,7 @@ def _xlsx(register: str, header: list[str], people: list[str]) -> bytes:
         )
         validation.add(f"{letter}2:{letter}{last}")
         sheet.add_data_validation(validation)
-    _people_lists(workbook.create_sheet(PEOPLE_SHEET), sheet, register, header, people)
+    _people_lists(workbook, sheet, register, header, people or [], last)
     sheet.freeze_panes = "A2"
     buffer = io.BytesIO()
     workbook.save(buffer)
@@ -87,31 +101,28 @@ def _xlsx(register: str, header: list[str], people: list[str]) -> bytes:
 
 
 def _people_lists(
-    listed: Worksheet, sheet: Worksheet, register: str, header: list[str], people: list[str]
+    workbook: Workbook, sheet: Any, register: str, header: list[str], people: list[str], last: int
 ) -> None:
-    """The people columns' drop-downs: the project's people by name, one a row on a hidden
-    sheet (a list written into the rule itself is limited to 255 characters). A name not
-    listed is warned of, not refused: a person the directory has not offered yet, or an
-    e-mail or account id, still imports."""
-    listed.sheet_state = "hidden"
-    listed.append(["Name"])
+    """The person columns offer the project's people as a drop-down, listed on a hidden sheet
+    (a list written into the rule itself stops at 255 characters). Anything else may still
+    be typed (an e-mail, an accountId): the spreadsheet warns, the import decides."""
+    fields = [f for f in header if f in spreadsheets.PERSON_FIELDS[register]]
+    if not fields or not people:
+        return
+    listed = workbook.create_sheet(PEOPLE_SHEET)
     for name in people:
         listed.append([name])
-    columns = [f for f in header if f in spreadsheets.NAME_COLUMNS[register]]
-    if not people or not columns:
-        return
-    source = f"{PEOPLE_SHEET}!$A$2:$A${len(people) + 1}"
-    last = uploads.MAX_ROWS + 1
-    for field in columns:
+    listed.sheet_state = "hidden"
+    for field in fields:
         letter = sheet.cell(row=1, column=header.index(field) + 1).column_letter
         validation = DataValidation(
             type="list",
-            formula1=source,
+            formula1=f"'{PEOPLE_SHEET}'!$A$1:$A${len(people)}",
             allow_blank=True,
             showErrorMessage=True,
             errorStyle="warning",
-            errorTitle="Not one of the project's people",
-            error="Choose one of the project's people, or type their e-mail or account id.",
+            errorTitle=vocabulary.column_label(register, field),
+            error="Not one of the project's people: the import reads an e-mail or accountId too.",
         )
         validation.add(f"{letter}2:{letter}{last}")
         sheet.add_data_validation(validation)

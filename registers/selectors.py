@@ -1,19 +1,14 @@
 """Every read of the registers that a page, the API, an export or a task needs, with its
 ordering and joins, in a constant number of queries whatever the number of rows."""
 
-import contextlib
 import uuid
-from collections.abc import Iterable
 from functools import cache
 
 from django.db import connection
 from django.db.models import F, QuerySet
 from django.db.models.functions import Lower
 
-from governance import services as kernel_services
 from governance.models import Project
-from governance.people import browsers_among, resolve, search_browsers
-from governance.tracker import TrackerError
 from registers.models import (
     REGISTER_MODELS,
     ChangeRequest,
@@ -107,27 +102,3 @@ def package_linking(project_id: int, issue_key: str) -> WorkPackage | None:
         if issue_key in (wp.linked_issue_keys or []):
             return wp
     return None
-
-
-def people_choices(project: Project, current: Iterable[str | None] = ()) -> list[tuple[str, str]]:
-    """People offered by the owner / maker / approver pickers (and an import template's
-    drop-downs): of the project's lead, editors, sponsor and steering committee and the
-    tracker's people directory, those who can browse the project; and whoever the record
-    already names. (account id, display name) by name, resolved in one call."""
-    ids = {
-        project.lead_account_id,
-        project.sponsor_account_id,
-        *kernel_services.editor_account_ids(project),
-        *(project.steering_account_ids or []),
-        *current,
-    }
-    with contextlib.suppress(TrackerError):  # the picker still offers the known people
-        ids.update(u.account_id for u in search_browsers(project.key, "", limit=100))
-    ids.discard(None)
-    ids.discard("")
-    # Only people who can browse the project are offered (and whoever the record names now).
-    ids = browsers_among(project.key, ids) | {a for a in current if a}
-    people = resolve(ids)
-    return sorted(
-        ((a, p.display_name) for a, p in people.items()), key=lambda pair: pair[1].casefold()
-    )

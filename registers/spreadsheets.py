@@ -48,9 +48,9 @@ from governance import cleaning, formatting, specs, spreadsheet_values, streamin
 from governance import labels as formatting_labels
 from governance.errors import BadRequest, ValidationFailed
 from governance.models import Project
-from governance.people import Person, resolve
+from governance.people import Person, PersonMatch, ProjectPeople, resolve
 from governance.specs import Account, Boolean, IsoDate
-from registers import listing, mspdi
+from registers import listing, mspdi, vocabulary
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.serializers import (
     change_to_dict,
@@ -81,6 +81,11 @@ NAME_COLUMNS = {
     for slug, spec in SPECS.items()
 }
 WRITABLE = {slug: set(specs.writable(spec)) for slug, spec in SPECS.items()}
+# The person fields an import writes: a cell holds an accountId, an e-mail or a name.
+PERSON_FIELDS_IN_ORDER = {
+    slug: [api for api in NAME_COLUMNS[slug] if api in WRITABLE[slug]] for slug in SPECS
+}
+PERSON_FIELDS = {slug: set(fields) for slug, fields in PERSON_FIELDS_IN_ORDER.items()}
 READ_ONLY = {slug: set(specs.read_only(spec)) for slug, spec in SPECS.items()}
 _KINDS = {
     (api, specs.json_kind(spec, api)) for spec in SPECS.values() for api in specs.writable(spec)
@@ -550,14 +555,22 @@ def unreadable(problems: list[dict[str, Any]]) -> ValidationFailed:
     )
 
 
-def read_file(register: str, upload: Any) -> Reading:
+def read_file(
+    register: str, upload: Any, people: Callable[[], ProjectPeople] | None = None
+) -> Reading:
     """The rows of an uploaded CSV or XLSX file as (row number, data in API field names).
-    Read-only and derived columns of an export are ignored (and noted), so an export imports
-    back; an unknown column refuses the file. The file is read as a stream and reading stops
-    at the limits (rows, columns, characters per cell and per file, a workbook's uncompressed
-    size and entries), answering 422 with the limit named; a workbook's declared dimensions
-    are ignored. CSV is read as RFC 4180; only its delimiter is guessed. Money and dates in
-    text cells are read as spreadsheets write them (`governance.spreadsheet_values`)."""
+    A column is named by the field's API name or by its label on the pages
+    (`registers.vocabulary.field_for_column`); a person field also by a name, e-mail or
+    accountId column of it (ownerName, "Owner e-mail"). Read-only and derived columns of an
+    export are ignored (and noted), so an export imports back; an unknown column refuses the
+    file. A person is written as an accountId, an e-mail address or a display name and read
+    with `people` (the project's people, loaded once when a person cell is met: see
+    `_people_of_rows`); without it the cell is taken as written. The file is read as a
+    stream and reading stops at the limits (rows, columns, characters per cell and per file,
+    a workbook's uncompressed size and entries), answering 422 with the limit named; a
+    workbook's declared dimensions are ignored. CSV is read as RFC 4180; only its delimiter
+    is guessed. Money and dates in text cells are read as spreadsheets write them
+    (`governance.spreadsheet_values`)."""
     if upload is None:
         raise ValidationFailed({"file": ["Choose a CSV, XLSX or ODS file to import."]})
     if upload.size > MAX_BYTES:
@@ -573,38 +586,64 @@ def read_file(register: str, upload: Any) -> Reading:
     else:
         grid = _xlsx_grid(content)
     try:
-        rows, problems, notes = _rows(register, grid, csv_text=not is_zip, escapes=not is_ods)
+        rows, problems, notes = _rows(
+            register, grid, csv_text=not is_zip, escapes=not is_ods, people=people
+        )
     finally:
         grid.close()
     return Reading(rows, problems, notes, hashlib.sha256(content).hexdigest())
 
 
+# A person cell as read: (column header, whether it is the accountId column, value).
+_PersonCell = tuple[str, bool, Any]
+
+
+def _header_fields(register: str, columns: list[str]) -> list[str | None]:
+    """The field each column names (None for a blank header); an unknown column refuses
+    the file, each one listed."""
+    fields = [vocabulary.field_for_column(register, c) if c else None for c in columns]
+    problems = [
+        {"row": 1, "field": column, "message": f"Unknown column (column {index + 1})."}
+        for index, (column, field) in enumerate(zip(columns, fields, strict=True))
+        if column and field is None
+    ]
+    if problems:
+        raise ValidationFailed(
+            {"file": ["The header row has columns this register does not have."]}, rows=problems
+        )
+    return fields
+
+
 def _rows(
-    register: str, grid: Iterator[Sequence[Any]], *, csv_text: bool, escapes: bool = True
+    register: str,
+    grid: Iterator[Sequence[Any]],
+    *,
+    csv_text: bool,
+    escapes: bool = True,
+    people: Callable[[], ProjectPeople] | None = None,
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows of a grid; `csv_text`: every cell is text (CSV); `escapes`: text holds
-    OOXML's escapes (XLSX, not ODS)."""
+    OOXML's escapes (XLSX, not ODS); `people`: see `read_file`."""
     read = _TextCount()
     header = _checked_row(next(grid, None), 1, read)
     if not header or all(_blank(h) for h in header):
         raise ValidationFailed({"file": ["The first row must name the columns."]})
     columns = [str(h).strip() if h is not None else "" for h in header]
-    ignored = READ_ONLY[register] | set(NAME_COLUMNS[register].values()) | {"id"}
+    fields = _header_fields(register, columns)
+    writable = WRITABLE[register]
+    person_fields = PERSON_FIELDS[register]
+    accounts = [
+        field in person_fields and vocabulary.is_account_column(register, column, field)
+        for column, field in zip(columns, fields, strict=True)
+    ]
     problems: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
-    for index, column in enumerate(columns):
-        if column and column not in WRITABLE[register] and column not in ignored:
-            problems.append(
-                {"row": 1, "field": column, "message": f"Unknown column (column {index + 1})."}
-            )
-    if problems:
-        raise ValidationFailed(
-            {"file": ["The header row has columns this register does not have."]}, rows=problems
-        )
-    for column in dict.fromkeys(c for c in columns if c in ignored):
-        notes.append({"row": 1, "field": column, "message": _ignored_note(register, column)})
+    for column, field in dict.fromkeys(zip(columns, fields, strict=True)):
+        if field is not None and field not in writable:
+            notes.append({"row": 1, "field": column, "message": _ignored_note(register, field)})
     currency = functools.cache(formatting.currency)  # read when a money cell is met
     rows: list[tuple[int, dict[str, Any]]] = []
+    persons: dict[int, dict[str, list[_PersonCell]]] = {}
     for number, cells in enumerate(grid, start=2):
         _checked_row(cells, number, read)
         if number > MAX_SCANNED_ROWS:
@@ -612,40 +651,132 @@ def _rows(
                 {"file": [f"At most {MAX_SCANNED_ROWS:,} rows per file, blank rows included."]}
             )
         data: dict[str, Any] = {}
-        for column, value in zip(columns, cells, strict=False):
-            if column in WRITABLE[register] and not _blank(value):
-                if isinstance(value, str) and not csv_text:
-                    value = _xlsx_text(value) if escapes else value
-                elif not csv_text:
-                    value, problem, note = _typed(register, column, value)
-                    if problem:
-                        problems.append({"row": number, "field": column, "message": problem})
-                        continue
-                    if note:
-                        notes.append({"row": number, "field": column, "message": note})
-                refused = cleaning.control_error(value)  # or a surrogate or noncharacter
-                if refused:
-                    problems.append({"row": number, "field": column, "message": refused})
-                    continue
-                try:
-                    value = _value(column, value, csv_text=csv_text)
-                except cleaning.JsonRefused as exc:
-                    problems.append({"row": number, "field": column, "message": str(exc)})
-                    continue
-                value, problem, note = _read_as_written(register, column, value, currency)
+        given: dict[str, str] = {}  # field -> the column that gave it
+        named: dict[str, list[_PersonCell]] = {}
+        for column, field, account, value in zip(columns, fields, accounts, cells, strict=False):
+            if field not in writable or _blank(value):
+                continue
+            if isinstance(value, str) and not csv_text:
+                value = _xlsx_text(value) if escapes else value
+            elif not csv_text:
+                value, problem, note = _typed(register, field, value)
                 if problem:
                     problems.append({"row": number, "field": column, "message": problem})
                     continue
                 if note:
                     notes.append({"row": number, "field": column, "message": note})
-                data[column] = value
-        if data:
+            refused = cleaning.control_error(value)  # or a surrogate or noncharacter
+            if refused:
+                problems.append({"row": number, "field": column, "message": refused})
+                continue
+            try:
+                value = _value(field, value, csv_text=csv_text)
+            except cleaning.JsonRefused as exc:
+                problems.append({"row": number, "field": column, "message": str(exc)})
+                continue
+            value, problem, note = _read_as_written(register, field, value, currency)
+            if problem:
+                problems.append({"row": number, "field": column, "message": problem})
+                continue
+            if note:
+                notes.append({"row": number, "field": column, "message": note})
+            if field in person_fields:
+                named.setdefault(field, []).append((column, account, value))
+            elif field in given and data[field] != value:
+                problems.append(
+                    {
+                        "row": number,
+                        "field": column,
+                        "message": _disagree(register, field, given[field], column),
+                    }
+                )
+            else:
+                data.setdefault(field, value)
+                given.setdefault(field, column)
+        if data or named:
             rows.append((number, data))
+            if named:
+                persons[number] = named
             if len(rows) > MAX_ROWS:
                 raise ValidationFailed(
                     {"file": [f"At most {MAX_ROWS:,} rows per import (this file has more)."]}
                 )
+    if persons:
+        _people_of_rows(register, rows, persons, people, problems, notes)
     return rows, problems, notes
+
+
+def _disagree(register: str, field: str, first: str, second: str) -> str:
+    label = vocabulary.column_label(register, field)
+    return (
+        f"The columns “{first}” and “{second}” both give {label} and disagree: keep one, or "
+        "make them name the same value."
+    )
+
+
+def _people_of_rows(
+    register: str,
+    rows: list[tuple[int, dict[str, Any]]],
+    persons: dict[int, dict[str, list[_PersonCell]]],
+    people: Callable[[], ProjectPeople] | None,
+    problems: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
+) -> None:
+    """Set each row's person fields to accountIds: every distinct value of the file matched
+    at once (`ProjectPeople.match_all`: the project's people loaded once, at most one more
+    tracker call). A person cell that matches no one, or more than one person, refuses its
+    row, saying who the candidates are; so do two columns of one field naming different
+    people. When the accountId column names the person, a name or e-mail column beside it
+    that names no one is noted, not refused (a name changed since the file was written)."""
+    directory = people() if people is not None else None
+    answers: dict[Any, PersonMatch] = {}
+    if directory is not None:
+        values = (v for named in persons.values() for cells in named.values() for *_, v in cells)
+        answers = directory.match_all(values)
+    labels = {field: vocabulary.column_label(register, field) for field in PERSON_FIELDS[register]}
+    for number, data in rows:
+        for field, cells in persons.get(number, {}).items():
+            label = labels[field]
+            found: list[tuple[str, bool, PersonMatch]] = [
+                (column, account, answers.get(value) or PersonMatch(str(value)))
+                for column, account, value in cells
+            ]
+            if directory is None and any(account for _, account, _ in cells):
+                found = [f for f in found if f[1]]  # as written: the accountId column's
+            primary = [f for f in found if f[1] and f[2].account_id]
+            chosen: tuple[str, bool, PersonMatch] | None = primary[0] if primary else None
+            refused = False
+            for column, account, match in found:
+                if match.problem and (chosen is None or account):
+                    problems.append(
+                        {
+                            "row": number,
+                            "field": column,
+                            "message": f"Row {number}, {label}: {match.problem}",
+                        }
+                    )
+                    refused = True
+                elif match.problem and chosen is not None:
+                    notes.append(
+                        {
+                            "row": number,
+                            "field": column,
+                            "message": f"{match.problem} {label} is read from “{chosen[0]}”.",
+                        }
+                    )
+                elif chosen is None:
+                    chosen = (column, account, match)
+                elif match.account_id != chosen[2].account_id:
+                    problems.append(
+                        {
+                            "row": number,
+                            "field": column,
+                            "message": _disagree(register, field, chosen[0], column),
+                        }
+                    )
+                    refused = True
+            if not refused and chosen is not None:
+                data[field] = chosen[2].account_id
 
 
 def _typed(register: str, column: str, value: Any) -> tuple[Any, str | None, str | None]:
@@ -697,9 +828,7 @@ def _shown(value: dt.date | dt.time) -> tuple[str, str]:
 
 
 def _ignored_note(register: str, column: str) -> str:
-    if column in NAME_COLUMNS[register].values():
-        person = next(f for f, name in NAME_COLUMNS[register].items() if name == column)
-        return f"A display name: ignored (the person is read from {person})."
+    """Why a column of a read-only field is ignored (`column`: the field's API name)."""
     if column == "id":
         return "Ignored: every row becomes a new record with an id of its own."
     if register == "changes" and column == "status":

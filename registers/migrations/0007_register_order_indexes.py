@@ -5,35 +5,56 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('governance', '0015_form_submission'),
-        ('registers', '0006_money_exact_on_sqlite'),
+        ("governance", "0015_form_submission"),
+        ("registers", "0006_money_exact_on_sqlite"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='decision',
-            name='decision_project_created',
+            model_name="decision",
+            name="decision_project_created",
         ),
         migrations.RemoveIndex(
-            model_name='workpackage',
-            name='wp_project_order',
+            model_name="workpackage",
+            name="wp_project_order",
         ),
         migrations.AddIndex(
-            model_name='changerequest',
-            index=models.Index(fields=['project', '-created_at', '-id'], name='change_register_order'),
+            model_name="changerequest",
+            index=models.Index(
+                fields=["project", "-created_at", "-id"], name="change_register_order"
+            ),
         ),
         migrations.AddIndex(
-            model_name='decision',
-            index=models.Index(fields=['project', '-created_at', '-id'], name='decision_register_order'),
+            model_name="decision",
+            index=models.Index(
+                fields=["project", "-created_at", "-id"], name="decision_register_order"
+            ),
         ),
         migrations.AddIndex(
-            model_name='risk',
-            index=models.Index(models.F('project'), models.Case(models.When(status='Closed', then=1), default=0, output_field=models.IntegerField()), models.OrderBy(models.F('created_at'), descending=True), models.OrderBy(models.F('id'), descending=True), name='risk_register_order'),
+            model_name="risk",
+            index=models.Index(
+                models.F("project"),
+                models.Case(
+                    models.When(status="Closed", then=1),
+                    default=0,
+                    output_field=models.IntegerField(),
+                ),
+                models.OrderBy(models.F("created_at"), descending=True),
+                models.OrderBy(models.F("id"), descending=True),
+                name="risk_register_order",
+            ),
         ),
         migrations.AddIndex(
-            model_name='workpackage',
-            index=models.Index(models.F('project'), models.F('sort_order'), models.F('planned_start_date'), django.db.models.functions.text.Lower('name'), models.F('created_at'), models.F('id'), name='wp_register_order'),
+            model_name="workpackage",
+            index=models.Index(
+                models.F("project"),
+                models.F("sort_order"),
+                models.F("planned_start_date"),
+                django.db.models.functions.text.Lower("name"),
+                models.F("created_at"),
+                models.F("id"),
+                name="wp_register_order",
+            ),
         ),
     ]

@@ -4,6 +4,7 @@ create service, its steps (`Creator`: check, claim, then write) without a savepo
 same steps but the write: every check the import makes, nothing written."""
 
 import dataclasses
+import functools
 import hashlib
 import hmac
 import json
@@ -17,6 +18,7 @@ from django.utils import timezone
 from governance import audit, cleaning, signals, specs
 from governance.errors import Conflict, ValidationFailed
 from governance.models import Project
+from governance.people import project_people
 from governance.permissions import Caller
 from registers import mspdi, spreadsheets, uploads
 from registers.services.changes import build_change, write_change
@@ -226,12 +228,18 @@ def import_file(
 
 
 def read_upload(
-    register: str, upload: Any, outline_level: Any = None, *, plan: bool = False
+    register: str,
+    upload: Any,
+    outline_level: Any = None,
+    *,
+    plan: bool = False,
+    project: Project | None = None,
 ) -> uploads.Reading:
     """The rows of an import file, by what the file is: a Microsoft Project plan (XML) for
     the work packages, an .mpp refused with the way to save it as XML, else CSV or XLSX.
     `plan`: the file is meant as a plan (the assistant's plan import), so whatever does not
-    start as XML is refused in the plan reader's words, never read as CSV."""
+    start as XML is refused in the plan reader's words, never read as CSV. `project`: whose
+    people the file's person cells name (`governance.people.project_people`, loaded once)."""
     if upload is not None and upload.size <= uploads.MAX_BYTES:
         head = upload.read(64)
         upload.seek(0)
@@ -249,7 +257,8 @@ def read_upload(
             return mspdi.read_file(upload, outline_level)
     if plan:  # no file, or one over the size limit: the plan reader's words
         return mspdi.read_file(upload, outline_level)
-    return spreadsheets.read_file(register, upload)
+    people = functools.partial(project_people, project) if project is not None else None
+    return spreadsheets.read_file(register, upload, people)
 
 
 def _run(
@@ -265,7 +274,7 @@ def _run(
     require_editor(caller)
     caller.project.assert_registers_unfrozen()
     create = CREATORS[register]
-    reading = read_upload(register, upload, level, plan=plan)
+    reading = read_upload(register, upload, level, plan=plan, project=caller.project)
     if not reading.rows and not reading.problems:
         raise ValidationFailed({"file": ["The file has no rows to import under its header."]})
     problems: list[dict[str, Any]] = list(reading.problems)

@@ -28,7 +28,6 @@ from governance.people import Person, resolve
 from governance.permissions import Caller
 from governance.picker import people_choices
 from registers import paging, selectors, tables
-from registers.selectors import people_choices
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
     STATIC_CHOICES,

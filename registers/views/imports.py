@@ -30,7 +30,7 @@ from django.shortcuts import render
 from governance import formatting, permissions
 from governance.errors import Conflict, ValidationFailed
 from governance.http import HtmxHttpRequest, page
-from registers import import_templates, mspdi, services, spreadsheets
+from registers import import_templates, mspdi, services, spreadsheets, vocabulary
 from registers.services.imports import preview_columns
 from registers.views import base
 
@@ -166,7 +166,14 @@ def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpRespon
         project,
         caller,
         registers=reg.tabs(project),
-        columns=import_templates.columns(project, register),
+        columns=[
+            (vocabulary.column_label(register, c), c)
+            for c in import_templates.columns(project, register)
+        ],
+        person_columns=[
+            vocabulary.column_label(register, c)
+            for c in spreadsheets.PERSON_FIELDS_IN_ORDER[register]
+        ],
         outline_levels=range(1, 11),
         **context,
     )

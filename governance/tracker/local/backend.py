@@ -154,6 +154,18 @@ class LocalTracker:
             )
         return [_user(a) for a in accounts[:limit]]
 
+    def project_people(self, project_key: str) -> list[TrackerUser]:
+        """The active people who may browse the project (its lead and those granted), in one
+        query (`governance.people.project_people`)."""
+        accounts = (
+            LocalAccount.objects.filter(active=True)
+            .filter(
+                Q(led_projects__key=project_key) | Q(localbrowsegrant__project__key=project_key)
+            )
+            .distinct()
+        )
+        return [_user(a) for a in accounts]
+
     def is_site_admin(self, account_id: str) -> bool:
         return LocalAccount.objects.filter(account_id=account_id, is_site_admin=True).exists()
 
