@@ -39,15 +39,15 @@ class Refusal:
         return f"{self.name}: {' '.join(self.reasons)}"
 
 
-class BulkRefused(DomainError):
-    """At least one row was refused; nothing was written. `refusals` names each row and why."""
+class BulkRefused(ValidationFailed):
+    """At least one row was refused; nothing was written. `refusals` names each row and why
+    (a validation failure of the edit as a whole: 422, the fields keyed by the rows' names)."""
 
-    code, status = "bulk_refused", 422
     default_message = "Nothing was changed: some of the selected rows cannot take this edit."
 
     def __init__(self, refusals: Sequence[Refusal]) -> None:
         self.refusals = list(refusals)
-        super().__init__(fields={refusal.name: list(refusal.reasons) for refusal in self.refusals})
+        super().__init__({refusal.name: list(refusal.reasons) for refusal in self.refusals})
 
 
 Update = Callable[..., Any]

@@ -31,6 +31,7 @@ def test_the_lead_sets_the_status_of_three_packages(
     page = watched_page
     width, height = VIEWPORTS[screen]
     page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{live_server.url}/accounts/login/", timeout=60_000)  # the server's first answer
     sign_in(page, "lead")
     page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
     bar = page.locator("#wp-bulk-form")
