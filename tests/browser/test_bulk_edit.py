@@ -70,7 +70,7 @@ def test_the_lead_sets_the_status_of_three_packages(
 def test_a_refused_bulk_edit_names_the_row_and_writes_nothing(
     cast, live_server, watched_page, sign_in
 ):
-    wps = packages(cast)
+    packages(cast)
     page = watched_page
     sign_in(page, "lead")
     page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
