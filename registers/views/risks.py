@@ -54,6 +54,8 @@ class RiskPages(base.RegisterPages):
     restorable = frozenset(RISK_WRITABLE)
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
+    bulk_fields = ("status", "ownerAccountId")
+    bulk_statuses = "risk_status"
 
     def extra(self, project: Project) -> dict[str, Any]:
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}

@@ -46,6 +46,8 @@ class WorkPackagePages(base.RegisterPages):
     name_field = "name"
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
+    bulk_fields = ("status", "ownerAccountId", "rag")
+    bulk_statuses = "wp_status"
 
     def extra(self, project: Project) -> dict[str, Any]:
         return {"plan": plan_baseline_of(project)}

@@ -358,3 +358,65 @@
     if (summary) summary.focus();
   });
 })();
+
+
+// --- Registers: the bulk bar -------------------------------------------------------------
+// Each row's tick belongs to the bar's form (form="…-bulk-form"). The bar shows while rows
+// are ticked and says how many; "Tick every … on this page" ticks or clears the page's rows.
+(function () {
+  "use strict";
+  function ticks(bar) {
+    return Array.prototype.slice.call(
+      document.querySelectorAll('input[name=row][form="' + bar.id + '"]')
+    );
+  }
+  function refresh(bar) {
+    var all = ticks(bar);
+    var ticked = all.filter(function (box) { return box.checked; }).length;
+    var refused = bar.querySelector(".bulk-refused");
+    bar.hidden = ticked === 0 && !refused;
+    var count = bar.querySelector("[data-bulk-count]");
+    if (count) {
+      var noun = count.getAttribute("data-noun") || "row";
+      count.textContent = ticked + " " + noun + (ticked === 1 ? "" : "s") + " ticked: change them together";
+    }
+    var clear = bar.querySelector("[data-bulk-clear]");
+    if (clear) clear.hidden = ticked === 0;
+    var every = document.querySelector('[data-bulk-all="#' + bar.id + '"]');
+    if (every) {
+      every.checked = all.length > 0 && ticked === all.length;
+      every.indeterminate = ticked > 0 && ticked < all.length;
+    }
+  }
+  function refreshAll() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-bulk-bar]"), refresh);
+  }
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (!target.matches) return;
+    if (target.matches("[data-bulk-all]")) {
+      var bar = document.querySelector(target.getAttribute("data-bulk-all"));
+      if (!bar) return;
+      ticks(bar).forEach(function (box) { box.checked = target.checked; });
+      refresh(bar);
+    } else if (target.matches("input[name=row][form]")) {
+      var owner = document.getElementById(target.getAttribute("form"));
+      if (owner && owner.hasAttribute("data-bulk-bar")) refresh(owner);
+    }
+  });
+  document.addEventListener("click", function (event) {
+    var clear = event.target.closest && event.target.closest("[data-bulk-clear]");
+    if (!clear) return;
+    var bar = clear.closest("[data-bulk-bar]");
+    ticks(bar).forEach(function (box) { box.checked = false; });
+    refresh(bar);
+    var first = ticks(bar)[0];
+    if (first) first.focus();
+  });
+  document.addEventListener("htmx:afterSettle", refreshAll);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", refreshAll);
+  } else {
+    refreshAll();
+  }
+})();
