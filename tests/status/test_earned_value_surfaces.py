@@ -125,7 +125,8 @@ def test_the_same_earned_value_on_every_surface(cast, fence, client_for, client,
     assert {k: row["earnedValue"][k] for k in EXPECTED} == EXPECTED
     pmo.post("/portfolio/columns/", {"columns": ["cpi", "spi"]})
     page = pmo.get("/portfolio/?sort=cpi").content.decode()
-    assert 'title="For each 1.00 spent, 0.89 of planned work done." data-label="CPI">0.89</td>' in page
+    reading = "For each 1.00 spent, 0.89 of planned work done."
+    assert f'title="{reading}" data-label="CPI">0.89</td>' in page
     assert ">0.83</td>" in page
     assert 'id="portfolio-cpi"' in page
     export = pmo.get("/portfolio/export/?format=csv").getvalue().decode("utf-8-sig")
