@@ -197,7 +197,7 @@ class ProjectPeople:
             return PersonMatch(
                 None,
                 f"Too long to be a person ({len(value):,} characters): write their e-mail "
-                "address, display name or accountId.",
+                "address, display name or account id.",
             )
         refused = control_error(value)
         if refused:
@@ -212,7 +212,7 @@ class ProjectPeople:
             if len(found) == 1:
                 return PersonMatch(found[0].account_id)
             if found:
-                return PersonMatch(None, _several("have the e-mail", text, found, "accountId"))
+                return PersonMatch(None, _several("have the e-mail", text, found, "account id"))
         found = self.by_name.get(_name_key(text), [])
         if len(found) == 1:
             return PersonMatch(found[0].account_id)
@@ -245,7 +245,7 @@ class ProjectPeople:
                 if person is not None and person.known
                 else PersonMatch(
                     None,
-                    f"No one in this project is called {_quoted(text)} or has that accountId.",
+                    f"No one in this project is called {_quoted(text)} or has that account id.",
                 )
             )
         return answers

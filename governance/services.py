@@ -224,6 +224,7 @@ def _theme_renames(
     stored theme and whose name differs from it (in any letter). The items are stored
     without renamedFrom."""
     by_fold = {t["name"].casefold(): t["name"] for t in stored}
+    kept = {t["name"].casefold() for t in themes if not t.get("renamedFrom")}
     renames, taken = [], set()
     for index, theme in enumerate(themes):
         was = theme.pop("renamedFrom", None)
@@ -234,6 +235,11 @@ def _theme_renames(
             errors.add(f"themes[{index}].renamedFrom", f"There is no theme '{was}' to rename.")
         elif old.casefold() in taken:
             errors.add(f"themes[{index}].renamedFrom", f"'{old}' is renamed twice.")
+        elif old.casefold() in kept and old.casefold() != theme["name"].casefold():
+            errors.add(
+                f"themes[{index}].renamedFrom",
+                f"'{old}' is both kept and renamed: remove one of the two.",
+            )
         else:
             taken.add(old.casefold())
             if old != theme["name"]:
@@ -330,10 +336,11 @@ def site_settings_update(
             target_id=site.pk,
             changes=recorded,
         )
-        for old, new in renames:
-            # The business cases naming the old theme take the new one, in this transaction.
+        if renames:
+            # The business cases naming an old theme take its new one, in this transaction
+            # (all the renames at once: a swap or a chain moves each case once).
             signals.theme_renamed.send(
-                sender=None, old=old, new=new, actor_account_id=actor.account_id
+                sender=None, renames=renames, actor_account_id=actor.account_id
             )
         # Now (this transaction reads its own write) and again once others can see it.
         formatting.forget_currency()

@@ -45,10 +45,11 @@ tracker_issue_gone = Signal()
 # Receiver: the status app answers the exceptions awaiting the sponsor ("exceptions").
 waiting_items = Signal()
 
-# Sent when a site administrator renames a theme in the site settings. kwargs: old (str, the
-# name it had), new (str, the name it takes), actor_account_id (str). Sent inside the settings'
-# transaction, so the cases move with the name or not at all. Receiver: the charter moves every
-# business case naming the old theme to the new name, auditing each.
+# Sent when a site administrator renames themes in the site settings. kwargs: renames (a list
+# of (old, new): the name each had and the name it takes, all of one save), actor_account_id
+# (str). Sent once, inside the settings' transaction, so the cases move with the names or not
+# at all. Receiver: the charter moves every business case naming an old theme to its new
+# name, auditing each.
 theme_renamed = Signal()
 
 _deferred = threading.local()

@@ -7,11 +7,12 @@ import io
 from typing import Any
 
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.comments import Comment
 from openpyxl.styles import Font
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from governance import specs
+from governance import cleaning, specs
 from governance.errors import ValidationFailed
 from governance.models import Project
 from governance.people import ProjectPeople, project_people
@@ -110,8 +111,11 @@ def _people_lists(
     if not fields or not people:
         return
     listed = workbook.create_sheet(PEOPLE_SHEET)
-    for name in people:
-        listed.append([name])
+    for row, name in enumerate(people, start=1):
+        # A name as the tracker has it is text, never a formula (a name beginning with "="),
+        # without what a workbook cannot hold (control characters, noncharacters).
+        text = ILLEGAL_CHARACTERS_RE.sub("", cleaning.file_text(name))
+        listed.cell(row=row, column=1, value=text).data_type = "s"
     listed.sheet_state = "hidden"
     for field in fields:
         letter = sheet.cell(row=1, column=header.index(field) + 1).column_letter

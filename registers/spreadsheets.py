@@ -45,7 +45,6 @@ from openpyxl.worksheet._reader import CELL_TAG, ROW_TAG, WorkSheetParser
 from openpyxl.xml.functions import iterparse
 
 from governance import cleaning, formatting, specs, spreadsheet_values, streaming
-from governance import labels as formatting_labels
 from governance.errors import BadRequest, ValidationFailed
 from governance.models import Project
 from governance.people import Person, PersonMatch, ProjectPeople, resolve
@@ -255,15 +254,6 @@ def _person_fields(project: Project, register: str) -> list[str]:
     return [f for f in _fields(project, register) if f in names or f.endswith("AccountId")]
 
 
-def _label(field: str, declared: str | None) -> str:
-    if field == "id":
-        return "ID"
-    text = declared or formatting_labels.words(field)
-    if field.endswith("AccountId") and text.endswith(" account id"):  # named, not numbered
-        text = formatting_labels.words(field.removesuffix("AccountId"))
-    return text
-
-
 def _kind(register: str, field: str, persons: set[str]) -> str:
     if field in persons:
         return "person"
@@ -297,7 +287,7 @@ def people_columns(project: Project, register: str) -> list[Column]:
     columns: list[Column] = []
     seen: set[str] = set()
     for field in _fields(project, register):
-        label = _label(field, declared.get(field))
+        label = vocabulary.export_header(field, declared.get(field))
         if field == "revision" or label.casefold() in seen:
             continue
         seen.add(label.casefold())

@@ -5,6 +5,7 @@ the kernel holds no upper app's vocabulary."""
 
 import functools
 
+from governance import labels as formatting_labels
 from governance import specs
 from registers.specs import SPECS
 
@@ -40,6 +41,18 @@ def column_label(register: str, field: str) -> str:
     return specs.labels(SPECS[register]).get(field, field)
 
 
+def export_header(field: str, label: str | None) -> str:
+    """The header an export for people writes for a field (`label`: its label on the pages):
+    that label, a person field named by its role ("Updated by", not "Updated by account
+    id"). `field_for_column` reads each back, so such an export imports as it is."""
+    if field == "id":
+        return "ID"
+    text = label or formatting_labels.words(field)
+    if field.endswith("AccountId") and text.endswith(" account id"):
+        text = formatting_labels.words(field.removesuffix("AccountId"))
+    return text
+
+
 @functools.cache
 def _columns(register: str) -> dict[str, str]:
     """{compact header: API name} of every header `field_for_column` takes besides the API
@@ -59,6 +72,9 @@ def _columns(register: str) -> dict[str, str]:
         for stem in sorted(stems):
             for tail in ("name", "displayname", "email", "emailaddress", "accountid"):
                 found.setdefault(stem + tail, api)
+    labels = specs.labels(spec)
+    for api in declared:
+        found.setdefault(_compact(export_header(api, labels.get(api))), api)
     for api in declared:
         found.setdefault(_compact(api), api)
     return found

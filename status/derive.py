@@ -42,6 +42,7 @@ from registers.derive import (
     application_state,
     measured_end,
     package_schedule,
+    residual_score,
     variations,
 )
 from status.earned_value import estimates_compared, readings
@@ -1056,8 +1057,8 @@ def scores_in_words(risk: RiskFact) -> str:
     """A risk's scores, each by its name: "residual score 6 (inherent 16)", or "inherent score
     12 (no residual assessed)" where the judged score falls back to the inherent one."""
     inherent = inherent_score(risk)
-    if risk.residual_impact and risk.residual_likelihood:
-        judged = risk.residual_impact * risk.residual_likelihood
+    judged = residual_score(risk)
+    if judged is not None:
         return f"residual score {judged}" + (f" (inherent {inherent})" if inherent else "")
     return f"inherent score {inherent} (no residual assessed)"
 

@@ -12,10 +12,11 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Q
+from django.utils import timezone
 
 from governance.audit import jsonable
 from governance.rag import risk_zone
-from registers.derive import measured_end
+from registers.derive import measured_end, residual_score
 from registers.models import ChangeRequest, Decision
 from status import derive
 from status.models import DIMENSIONS, StatusReport
@@ -58,11 +59,7 @@ def _risks(view: derive.StatusView) -> list[dict[str, Any]]:
     risks.sort(key=lambda r: (-(derive.score(r) or -1), r.title))
     rows = []
     for r in risks[:TOP]:
-        residual = (
-            r.residual_impact * r.residual_likelihood
-            if r.residual_impact and r.residual_likelihood
-            else None
-        )
+        residual = residual_score(r)
         rows.append(
             {
                 "id": r.id,
@@ -170,7 +167,7 @@ def pack_of(
 ) -> dict[str, Any]:
     """The pack of `view` (its status as `status`), against the last published report."""
     project = view.facts.project
-    today = view.now.date()
+    today = timezone.localdate(view.now)
     since = previous.published_at if previous is not None else None
     changes, changed = _changes(project, since)
     actuals = [wp.budget_actual for wp in view.facts.work_packages if wp.budget_actual is not None]

@@ -12,18 +12,21 @@ from governance import audit, signals
 from governance.models import Project
 
 
-def carry_theme_rename(*, old: str, new: str, actor_account_id: str) -> list[str]:
-    """Move every business case whose theme is `old` (ignoring case and surrounding spaces)
-    to `new`; returns the project keys moved. Locks the projects, then the cases (the order
-    every business-case write takes); bumps each case's revision (a form opened before the
-    rename cannot write the old name back unnoticed); rewrites their derived health once.
-    Call inside the renaming transaction."""
-    wanted = old.strip()
-    ids = list(
-        BusinessCase.objects.filter(theme__iexact=wanted)
-        .order_by("project_id")
-        .values_list("project_id", flat=True)
-    )
+def carry_theme_renames(*, renames: list[tuple[str, str]], actor_account_id: str) -> list[str]:
+    """Move every business case whose theme is one of the renames' old names (ignoring case
+    and surrounding spaces) to that rename's new name; returns the project keys moved. The
+    cases are chosen before any is written, so a swap (A to B and B to A) or a chain (A to B,
+    B to C) moves each case once, by the name it had. Compared in Python (`str.casefold`),
+    the same on every database. Locks the projects, then the cases (the order every
+    business-case write takes); bumps each case's revision (a form opened before the rename
+    cannot write the old name back unnoticed); rewrites their derived health once. Call
+    inside the renaming transaction."""
+    wanted = {old.strip().casefold(): new for old, new in renames}
+    ids = [
+        pk
+        for pk, theme in BusinessCase.objects.exclude(theme="").values_list("pk", "theme")
+        if theme.strip().casefold() in wanted
+    ]
     if not ids:
         return []
     keys = dict(
@@ -37,7 +40,8 @@ def carry_theme_rename(*, old: str, new: str, actor_account_id: str) -> list[str
     now = timezone.now()
     with signals.deferred_project_changes():
         for case in cases:
-            if case.theme.strip().casefold() != wanted.casefold():
+            new = wanted.get(case.theme.strip().casefold())
+            if new is None:
                 continue  # changed since the first read
             before = case.theme
             case.theme = new
@@ -58,5 +62,7 @@ def carry_theme_rename(*, old: str, new: str, actor_account_id: str) -> list[str
     return moved
 
 
-def on_theme_renamed(sender: Any, *, old: str, new: str, actor_account_id: str, **_: Any) -> None:
-    carry_theme_rename(old=old, new=new, actor_account_id=actor_account_id)
+def on_theme_renamed(
+    sender: Any, *, renames: list[tuple[str, str]], actor_account_id: str, **_: Any
+) -> None:
+    carry_theme_renames(renames=renames, actor_account_id=actor_account_id)

@@ -448,7 +448,8 @@ def change_adjudicate(
             )
         project.assert_registers_unfrozen()
         require_open(change, "decided")
-        if outcome in ("Approved", "Rejected") and not as_part_of_its_decision:
+        if outcome in OUTCOMES and not as_part_of_its_decision:
+            # Withdrawn too: the exception's decision would find its plan gone.
             elsewhere = decided_elsewhere([change]).get(change.pk)
             if elsewhere is not None:
                 raise Conflict(elsewhere.why)

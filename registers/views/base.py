@@ -20,8 +20,9 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import charts, cleaning, permissions
+from governance import charts, cleaning, permissions, picker
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
+from governance.formatting import with_article
 from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
 from governance.models import Project
 from governance.people import Person, resolve
@@ -307,7 +308,10 @@ class RegisterPages(RowForms):
         }
         return [
             BulkRow(
-                pk, revision, names.get(str(as_uuid(pk)), "") or f"A {self.noun} no longer here"
+                pk,
+                revision,
+                names.get(str(as_uuid(pk)), "")
+                or f"{with_article(self.noun, capital=True)} no longer here",
             )
             for pk, revision in picked
         ]
@@ -341,6 +345,11 @@ class RegisterPages(RowForms):
                 raise ValidationFailed(
                     fields={"": [f"Choose one of the offered values for {', '.join(unknown)}."]}
                 )
+            owner = data.get("ownerAccountId")
+            strangers = picker.strangers(project, {"ownerAccountId": owner} if owner else {})
+            if strangers:  # as the row form refuses a person who cannot see the project
+                label = self.labels.get("ownerAccountId", "Owner")
+                raise ValidationFailed(fields={"": [f"{label}: {strangers['ownerAccountId'][0]}"]})
             bulk_update(
                 caller=caller,
                 update=self.update,

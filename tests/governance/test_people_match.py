@@ -73,7 +73,7 @@ def test_a_ten_megabyte_value_is_refused_before_it_is_read(people):
     assert found == PersonMatch(
         None,
         "Too long to be a person (10,000,000 characters): write their e-mail address, "
-        "display name or accountId.",
+        "display name or account id.",
     )
     assert len(people.match("y" * (MAX_PERSON_CHARS + 1)).problem) < 200
 
@@ -100,7 +100,7 @@ def test_match_all_asks_the_tracker_once_for_ids_outside_the_list(cast, monkeypa
     assert answers[outsider] == PersonMatch(outsider)
     assert answers["Ann Lee"] == PersonMatch("acc-ann")
     assert answers["nobody-at-all"].problem == (
-        "No one in this project is called “nobody-at-all” or has that accountId."
+        "No one in this project is called “nobody-at-all” or has that account id."
     )
     assert answers["Ghost Person"].problem == "No one in this project is called “Ghost Person”."
     assert calls == [{outsider, "nobody-at-all"}]

@@ -156,3 +156,23 @@ def test_the_portfolio_filter_offers_enabled_and_used_themes_only(themed, client
     assert "Cost Out" not in options and "cost out" not in options
     assert "?theme=Cost" not in options
     assert sorted(keys(client, "?theme=Cost%20Efficiency")) == ["AMB", "RED"]
+
+
+def test_a_swap_of_two_names_moves_each_case_once(themed):
+    """Cost Out and Strategic swap their names in one save: each case takes the other name
+    once (chosen before any is written), not back again."""
+    themes = [dict(t) for t in THEMES]
+    themes[0] = {**themes[0], "name": "Strategic", "renamedFrom": "Cost Out"}
+    themes[1] = {**themes[1], "name": "Cost Out", "renamedFrom": "Strategic"}
+    site_settings_update(actor=themed.site_admin, data={"themes": themes})
+    assert themes_of("RED", "AMB", "GRN") == ["Strategic", "Strategic", "Cost Out"]
+    assert AuditEntry.objects.filter(kind="charter.theme_renamed").count() == 3
+
+
+def test_a_theme_kept_and_renamed_in_one_save_is_refused(themed):
+    themes = [dict(t) for t in THEMES]
+    themes.append({"name": "Cost Efficiency", "enabled": True, "renamedFrom": "Cost Out"})
+    with pytest.raises(ValidationFailed) as refused:
+        site_settings_update(actor=themed.site_admin, data={"themes": themes})
+    assert "both kept and renamed" in str(refused.value.body())
+    assert themes_of("RED", "AMB") == ["Cost Out", "cost out"]

@@ -184,6 +184,14 @@ def test_owner_is_set_and_cleared(cast, client_for):
     assert set(WorkPackage.objects.values_list("owner_account_id", flat=True)) == {None}
 
 
+def test_an_owner_who_cannot_see_the_project_is_refused_as_the_row_form_refuses(cast, client_for):
+    wps = packages(cast, 2)
+    response = post_bulk(client_for(cast.lead), wps, ownerAccountId=cast.outsider.account_id)
+    assert response.status_code == 422
+    assert "the person given cannot see the project" in response.content.decode()
+    assert set(WorkPackage.objects.values_list("owner_account_id", flat=True)) == {None}
+
+
 def test_nothing_chosen_or_nothing_ticked_is_said(cast, client_for):
     wps = packages(cast, 1)
     client = client_for(cast.lead)

@@ -204,7 +204,7 @@ def test_hostile_people_cells_are_refused_not_crashed_on(cast, api):
     assert "noncharacter" in refused[3]
     assert refused[4] == (
         "Row 4, Owner: Too long to be a person (30,000 characters): write their e-mail "
-        "address, display name or accountId."
+        "address, display name or account id."
     )
 
 
@@ -278,3 +278,19 @@ def test_the_templates_person_columns_offer_the_projects_people(cast, api, beare
     _, committed = _commit(api, "risks", buffer.getvalue(), name="risks.xlsx")
     assert committed.status_code == 201, committed.content
     assert _owners()["Picked"] == scripting.LocalAccount.objects.get(name="twin").account_id
+
+
+def test_hostile_names_on_the_templates_people_sheet_stay_text(cast, monkeypatch):
+    """A name as a tracker may hold it (a formula, a control character, a noncharacter) is
+    written as text a workbook can hold, never as a formula, never a 500."""
+    from openpyxl import load_workbook
+
+    from registers import import_templates
+
+    hostile = ['=HYPERLINK("http://x")', "Ann\x01 Lee\ufffe", "+cmd"]
+    monkeypatch.setattr(import_templates, "people_choices", lambda people: hostile)
+    content, _, _ = import_templates.template(cast.project, "risks", "xlsx")
+    listed = load_workbook(io.BytesIO(content))["People"]
+    cells = [row[0] for row in listed.iter_rows(min_row=1)]
+    assert [c.value for c in cells] == [hostile[0], "Ann Lee\ufffd", "+cmd"]
+    assert {c.data_type for c in cells} == {"s"}

@@ -14,7 +14,7 @@ from django.http import StreamingHttpResponse
 from django.test import Client
 from openpyxl import load_workbook
 
-from registers import import_templates, spreadsheets
+from registers import spreadsheets
 from registers.models import ChangeRequest, WorkPackage
 from tests.registers.test_queries import REGISTERS, fill
 
@@ -150,21 +150,3 @@ def test_an_unknown_shape_answers_400_with_a_clear_message(cast, client_for, bea
     assert "api" in error["fields"]["shape"][0]
     page = client_for(cast.viewer).get(f"{PAGE}/risks/export/?format=csv&shape=excel")
     assert page.status_code == 400
-
-
-def test_the_template_offers_the_projects_people_as_a_drop_down(cast):
-    content, _, _ = import_templates.template(cast.project, "changes", "xlsx")
-    workbook = load_workbook(io.BytesIO(content))
-    sheet, listed = workbook.worksheets
-    assert listed.title == "People" and listed.sheet_state == "hidden"
-    names = [r[0] for r in listed.iter_rows(min_row=2, values_only=True)]
-    assert {"Lena Lead", "Sam Sponsor"} <= set(names)
-    assert names == sorted(names, key=str.casefold)
-    header = [c.value for c in sheet[1]]
-    source = f"People!$A$2:$A${len(names) + 1}"
-    people = [v for v in sheet.data_validations.dataValidation if v.formula1 == source]
-    covered = {str(r).split(":")[0] for v in people for r in v.sqref.ranges}
-    for field in ("proposerAccountId", "approverAccountId"):
-        letter = sheet.cell(1, header.index(field) + 1).column_letter
-        assert f"{letter}2" in covered
-    assert all(v.type == "list" and v.errorStyle == "warning" for v in people)

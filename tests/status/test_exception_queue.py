@@ -135,6 +135,8 @@ def test_the_service_refuses_the_direct_act_and_the_exception_decides_it(cast, a
     with pytest.raises(Conflict) as refused:
         change_adjudicate(caller=as_(cast.sponsor), change_id=change.pk, outcome="Approved")
     assert "accepted or refused with the exception's decision" in str(refused.value)
+    with pytest.raises(Conflict):  # nor withdrawn: the decision would find its plan gone
+        change_adjudicate(caller=as_(cast.lead), change_id=change.pk, outcome="Withdrawn")
     exceptions.exception_decide(caller=as_(cast.sponsor), data={"decision": "AcceptPlan"})
     change.refresh_from_db()
     assert change.status == "Approved"
