@@ -267,19 +267,7 @@ def run(sizes: list[int] | None = None) -> list[str]:
         found, measured = _run_at(n)
         lines += found
         figures[n] = measured
-    if len(sizes) > 1:
-        small, large = sizes[0], sizes[-1]
-        judged = small == 1000 and large == 10000
-        for name, label in SCALED:
-            ratio = figures[large][name] / figures[small][name]
-            line = (
-                f"{label} at {large:,} projects / at {small:,}: "
-                f"{figures[large][name]:.1f} / {figures[small][name]:.1f} ms = {ratio:.2f}x"
-            )
-            if judged:
-                verdict = "met" if ratio <= SCALE_TARGET_RATIO else "MISSED"
-                line += f"; target within {SCALE_TARGET_RATIO:.1f}x: {verdict}"
-            lines.append(line)
+    lines += bench_run.scaled(figures, SCALED, "projects", SCALE_TARGET_RATIO)
     return lines
 
 

@@ -116,19 +116,7 @@ def run(sizes: list[int] | None = None) -> list[str]:
             lines += _against_admin()
     if ROWS not in sizes:
         lines += _against_admin()
-    if len(sizes) > 1:
-        small, large = sizes[0], sizes[-1]
-        judged = small == 1000 and large == 10000
-        for name, label in SCALED:
-            ratio = figures[large][name] / figures[small][name]
-            line = (
-                f"{label} at {large:,} rows / at {small:,}: "
-                f"{figures[large][name]:.1f} / {figures[small][name]:.1f} ms = {ratio:.2f}x"
-            )
-            if judged:
-                verdict = "met" if ratio <= SCALE_TARGET_RATIO else "MISSED"
-                line += f"; target within {SCALE_TARGET_RATIO:.1f}x: {verdict}"
-            lines.append(line)
+    lines += bench_run.scaled(figures, SCALED, "rows", SCALE_TARGET_RATIO)
     return lines
 
 

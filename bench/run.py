@@ -57,6 +57,34 @@ def sizes(name: str, default: list[int], environ: Mapping[str, str] | None = Non
     return found
 
 
+def scaled(
+    figures: Mapping[int, Mapping[str, float]],
+    named: Iterable[tuple[str, str]],
+    unit: str,
+    target: float,
+) -> list[str]:
+    """Each figure (name, label) at the largest size against the same at the smallest, from
+    `figures` ({size: {name: ms}}); judged against `target` (a ratio) when the sizes are
+    1,000 and 10,000, the sizes the targets name."""
+    sizes = sorted(figures)
+    if len(sizes) < 2:
+        return []
+    small, large = sizes[0], sizes[-1]
+    judged = small == 1000 and large == 10000
+    lines = []
+    for name, label in named:
+        ratio = figures[large][name] / figures[small][name]
+        line = (
+            f"{label} at {large:,} {unit} / at {small:,}: "
+            f"{figures[large][name]:.1f} / {figures[small][name]:.1f} ms = {ratio:.2f}x"
+        )
+        if judged:
+            verdict = "met" if ratio <= target else "MISSED"
+            line += f"; target within {target:.1f}x: {verdict}"
+        lines.append(line)
+    return lines
+
+
 def verdict(line: str) -> str | None:
     """The verdict a benchmark's line gives against its target ("met", "MISSED", "NOT met"),
     or None for a line that judges nothing."""

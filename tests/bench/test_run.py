@@ -106,3 +106,18 @@ def test_the_memory_benchmark_runs_after_the_portfolio_whose_data_it_reads():
         "bench_refresh",
         "bench_memory",
     ]
+
+
+def test_a_figure_at_10000_is_judged_against_the_same_at_1000():
+    figures = {1000: {"page": 100.0}, 5000: {"page": 150.0}, 10000: {"page": 130.0}}
+    (line,) = bench_run.scaled(figures, [("page", "register page")], "rows", 1.2)
+    assert line == (
+        "register page at 10,000 rows / at 1,000: 130.0 / 100.0 ms = 1.30x; "
+        "target within 1.2x: MISSED"
+    )
+    assert bench_run.verdict(line) == "MISSED"
+    (line,) = bench_run.scaled(
+        {1000: {"page": 1.0}, 2000: {"page": 1.0}}, [("page", "p")], "rows", 1.2
+    )
+    assert bench_run.verdict(line) is None  # only 1,000 against 10,000 is judged
+    assert bench_run.scaled({1000: {"page": 1.0}}, [("page", "p")], "rows", 1.2) == []
