@@ -33,12 +33,16 @@ def test_lena_previews_edits_and_confirms_a_risk_in_forms_mode(
     page.goto(f"{live_server.url}/assistant/")
     expect(page.get_by_text("written only when you confirm it")).to_be_visible()
     page.get_by_role("link", name="Add a risk").click()
+    # The page's script binds the picker's refresh once the page has loaded: choosing the
+    # project before that (a busy machine) would send nothing.
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => window.htmx !== undefined")
     form = page.locator("#action-add_risk")
     owner = form.get_by_role("combobox", name="Owner", exact=True)
     expect(owner).to_contain_text("Choose the project first")
     # Choosing the project fills the owner picker with its people, by name.
     form.get_by_role("combobox", name="Project", exact=True).select_option("APOLLO")
-    expect(owner).to_contain_text("Lena Lindqvist")
+    expect(owner).to_contain_text("Lena Lindqvist", timeout=20_000)
     form.get_by_role("textbox", name="Title", exact=True).fill("Supplier insolvency")
     owner.select_option(label="Lena Lindqvist")
     form.get_by_role("spinbutton", name="Likelihood", exact=True).fill("3")
