@@ -1048,6 +1048,13 @@ def score(risk: RiskFact) -> int | None:
     return risk.score
 
 
+def actual_cost_recorded(facts: ProjectFacts) -> Decimal | None:
+    """The actual cost the work packages record, summed (None when none records one): the
+    figure the overview and the steering pack both show as "actual"."""
+    actuals = [wp.budget_actual for wp in facts.work_packages if wp.budget_actual is not None]
+    return sum(actuals, Decimal(0)) if actuals else None
+
+
 def inherent_score(risk: RiskFact) -> int | None:
     """Impact x likelihood before treatment, else None."""
     return risk.impact * risk.likelihood if risk.impact and risk.likelihood else None

@@ -282,7 +282,6 @@ def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
     base_end = schedule.get("baselineEndDate")
     variation = schedule.get("approvedVariationDays") or 0
     approved_end = cleaning.add_days(base_end, variation) if base_end else None
-    actuals = [wp.budget_actual for wp in view.facts.work_packages if wp.budget_actual is not None]
     return render(
         request,
         "status/overview.html",
@@ -300,7 +299,7 @@ def project_overview(request: HtmxHttpRequest, key: str) -> HttpResponse:
             overrun=_overrun_text(view.figures.get("costOverrunPct")),
             # The work packages' actual costs summed (all of them; earned value's AC counts
             # only the packages with a baseline budget, and is on the status page).
-            actual=sum(actuals) if actuals else None,
+            actual=derive.actual_cost_recorded(view.facts),
             approved_end=approved_end,
             baseline_source=schedule.get("baselineSource") or "",
             variation_days=abs(variation),

@@ -8,7 +8,6 @@ a past pack reads as it was; a draft's pack is read live. JSON-ready, in the API
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 from typing import Any
 
 from django.db.models import Q
@@ -170,7 +169,6 @@ def pack_of(
     today = timezone.localdate(view.now)
     since = previous.published_at if previous is not None else None
     changes, changed = _changes(project, since)
-    actuals = [wp.budget_actual for wp in view.facts.work_packages if wp.budget_actual is not None]
     before = ((previous.snapshot or {}).get("status") or None) if previous is not None else None
     pack: dict[str, Any] = jsonable(
         {
@@ -183,7 +181,7 @@ def pack_of(
             "changes": changes,
             "changeCount": changed,
             "ragMoves": _rag_moves(status, before),
-            "actualCostRecorded": sum(actuals, Decimal(0)) if actuals else None,
+            "actualCostRecorded": derive.actual_cost_recorded(view.facts),
         }
     )
     return pack

@@ -87,6 +87,13 @@ def test_the_earned_value_and_finance_of_a_published_pack(priya, client_for):
     assert 'class="estimates-compared"' in html
     assert "Actual cost recorded" in html
     assert report.snapshot["pack"]["actualCostRecorded"] is not None
+    # One figure, one function: the overview's "Actual cost recorded" is the live pack's.
+    from status import derive, selectors
+
+    view = selectors.views_for([report.project])[report.project.pk]
+    live = derive.actual_cost_recorded(view.facts)
+    overview = client_for(priya).get("/projects/BRIDGE/").content.decode()
+    assert live is not None and f"{live:,.0f}" in overview
 
 
 def test_publishing_freezes_the_pack_with_what_changed_since_the_last_report(demo):
