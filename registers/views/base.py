@@ -5,11 +5,12 @@ and each register's module subclasses it, overriding the hooks (rows, `extra`, c
 delete, the form's choices, the edit and detail checks) and adding its own acts to
 `get_urls()`. The page shows its rows a page at a time (registers.paging: filters, search
 and sort in SQL); the full page and the HTMX responses render the same partials; the row
-forms, undo and the detail page are registers.views.rowforms."""
+forms, undo and the detail page are registers.views.rowforms, and the bulk edit of selected
+rows registers.views.bulk."""
 
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from django.contrib import messages
 from django.db.models import ManyToOneRel, Model, QuerySet
@@ -20,17 +21,15 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import reswap, retarget
 
-from governance import charts, cleaning, permissions, picker
-from governance.errors import Conflict, Frozen, Stale, ValidationFailed
-from governance.formatting import with_article
+from governance import charts, permissions
+from governance.errors import Conflict, Frozen, Stale
 from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
 from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller
 from governance.picker import people_choices
 from registers import paging, selectors, tables
-from registers.services.bulk import BulkRefused, BulkRow, bulk_update
-from registers.services.common import as_uuid, require_editor
+from registers.views.bulk import BulkEdit
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
     STATIC_CHOICES,
@@ -47,13 +46,6 @@ __all__ = ["UNDO_KEEP", "UNDO_SESSION_KEY", "people_choices"]
 ORDER = ["work-packages", "risks", "decisions", "changes"]
 
 REGISTERS: dict[str, "RegisterPages"] = {}
-# The bulk bar's owner choice that clears the owner (a blank choice keeps each row's owner).
-BULK_NOBODY = "-"
-
-
-def _choices(name: str) -> list[tuple[str, str]]:
-    """One of the fixed choice lists of the register forms (status, RAG)."""
-    return list(cast(Iterable[tuple[str, str]], STATIC_CHOICES[name]))
 
 
 def register(pages: "RegisterPages") -> "RegisterPages":
@@ -61,7 +53,7 @@ def register(pages: "RegisterPages") -> "RegisterPages":
     return pages
 
 
-class RegisterPages(RowForms):
+class RegisterPages(RowForms, BulkEdit):
     """A register's pages. Subclass it, set the class attributes, override the hooks the
     register needs, and add its own acts to `get_urls()`."""
 
@@ -83,11 +75,6 @@ class RegisterPages(RowForms):
     deletable: ClassVar[bool] = True
     # Whether the page shows the register's pictures (`pictures`), server-drawn charts.
     draws_pictures: ClassVar[bool] = False
-    # The fields a bulk edit of selected rows may set (of status, ownerAccountId, rag); none:
-    # the register offers no bulk edit.
-    bulk_fields: ClassVar[tuple[str, ...]] = ()
-    # The choices of the bulk edit's status select (its RAG's are the RAG values).
-    bulk_statuses: ClassVar[str] = ""
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -258,141 +245,6 @@ class RegisterPages(RowForms):
             request=request,
         )
         return self.into_row(htmx_response(self.tabs_oob(project) + flash, 200), pk)
-
-    # --- bulk edit of selected rows --------------------------------------------------------
-
-    def bulk_choices(self, project: Project) -> dict[str, Any]:
-        """The bulk bar's fields with their labels and options (status, owner, RAG: those
-        the register has), for the page's editors."""
-        fields = []
-        for name in self.bulk_fields:
-            if name == "ownerAccountId":
-                options = [(BULK_NOBODY, "— nobody —"), *people_choices(project)]
-            else:
-                options = _choices("rag" if name == "rag" else self.bulk_statuses)
-            fields.append({"name": name, "label": self.labels.get(name, name), "options": options})
-        return {"fields": fields}
-
-    def bulk_data(self, post: Any) -> tuple[dict[str, Any], list[str]]:
-        """The fields the bulk bar sets (a blank choice keeps each row's value), and the
-        labels of any choice it does not offer (the owner is checked by the update service)."""
-        data: dict[str, Any] = {}
-        unknown = []
-        for name in self.bulk_fields:
-            value = str(post.get(name, "")).strip()
-            if not value:
-                continue
-            if name == "ownerAccountId":
-                data[name] = None if value == BULK_NOBODY else value
-                continue
-            offered = _choices("rag" if name == "rag" else self.bulk_statuses)
-            if value in {v for v, _ in offered}:
-                data[name] = value
-            else:
-                unknown.append(self.labels.get(name, name))
-        return data, unknown
-
-    def bulk_rows(self, project: Project, post: Any) -> list[BulkRow]:
-        """The selected rows (`row` = `<id>:<revision>`, as each row's checkbox sends it),
-        named by the register's name field, read in one query."""
-        picked: list[tuple[str, int | None]] = []
-        for raw in post.getlist("row"):
-            pk, _, revision = str(raw).partition(":")
-            picked.append((pk.strip(), cleaning.whole_number(revision) if revision else None))
-        ids = [pk for pk, _ in picked if as_uuid(pk) is not None]
-        names = {
-            str(pk): str(name or "")
-            for pk, name in self.model._default_manager.filter(
-                project=project, pk__in=ids
-            ).values_list("pk", self.name_field)
-        }
-        return [
-            BulkRow(
-                pk,
-                revision,
-                names.get(str(as_uuid(pk)), "")
-                or f"{with_article(self.noun, capital=True)} no longer here",
-            )
-            for pk, revision in picked
-        ]
-
-    def bulk_summary(self, data: dict[str, Any], count: int, people: dict[str, Person]) -> str:
-        """What a bulk edit did, in words: 'Changed 3 work packages: Status In Progress.'"""
-        parts = []
-        for name, value in data.items():
-            if name == "ownerAccountId":
-                person = people.get(value) if value else None
-                shown = person.display_name if person else (value or "nobody")
-            else:
-                shown = "No RAG" if name == "rag" and value == "None" else str(value)
-            parts.append(f"{self.labels.get(name, name)} {shown}")
-        nouns = self.noun if count == 1 else f"{self.noun}s"
-        return f"Changed {count} {nouns}: {', '.join(parts)}."
-
-    def bulk_view(self, request: HtmxHttpRequest, key: str) -> HttpResponse:
-        """Set status, owner or RAG on the selected rows, through the single edit's service,
-        all or nothing (registers.services.bulk). 200 with the table and a toast; 422 with
-        the table, the rows still selected and each refused row named with its reason; 403 for
-        a reader, 409 for frozen registers, as the single edit answers."""
-        project, caller = permissions.project_for(request, key)
-        require_editor(caller)  # 403 before anything is read of the body, as every write
-        rows = self.bulk_rows(project, request.POST)
-        data, unknown = self.bulk_data(request.POST)
-        status, refusals, message = 200, [], ""
-        try:
-            project.assert_registers_unfrozen()  # 409 before the body's 422, as every write
-            if unknown:
-                raise ValidationFailed(
-                    fields={"": [f"Choose one of the offered values for {', '.join(unknown)}."]}
-                )
-            owner = data.get("ownerAccountId")
-            strangers = picker.strangers(project, {"ownerAccountId": owner} if owner else {})
-            if strangers:  # as the row form refuses a person who cannot see the project
-                label = self.labels.get("ownerAccountId", "Owner")
-                raise ValidationFailed(fields={"": [f"{label}: {strangers['ownerAccountId'][0]}"]})
-            bulk_update(
-                caller=caller,
-                update=self.update,
-                rows=rows,
-                data=data,
-                field_labels=self.labels,
-            )
-        except BulkRefused as exc:
-            status, refusals = exc.status, [r.text for r in exc.refusals]
-            message = (
-                f"Nothing was changed: {len(exc.refusals)} of the {len(rows)} selected "
-                f"{self.noun}s cannot take this edit."
-            )
-        except ValidationFailed as exc:
-            status = exc.status
-            message = " ".join(m for msgs in exc.fields.values() for m in msgs) or exc.message
-        except Frozen as exc:
-            status, message = exc.status, f"Nothing was changed. {exc.message}"
-        people = resolve([v for k, v in data.items() if k == "ownerAccountId" and v])
-        done = self.bulk_summary(data, len(rows), people) if status == 200 else ""
-        if not request.htmx and done:
-            messages.success(request, done)
-            query = request.GET.urlencode()
-            return HttpResponseRedirect(self.base_url(project) + (f"?{query}" if query else ""))
-        context = self.page_context(request, project, caller)
-        if status != 200:
-            context.update(
-                bulk_selected={str(row.pk) for row in rows},
-                bulk_values=request.POST,
-                bulk_message=message,
-                bulk_refusals=refusals,
-            )
-            if context["bulk"] is not None or not request.htmx:
-                return render_htmx(request, self.template, context, partial="table", status=status)
-            # No bar to say it in (the registers froze meanwhile): the table and a toast.
-            done, kind = message, "error"
-        else:
-            kind = "success"
-        html = render_to_string(f"{self.template}#table", context, request=request)
-        flash = render_to_string(
-            "registers/_bulk_done.html", {"message": done, "kind": kind}, request=request
-        )
-        return htmx_response(html + flash, status)
 
     # --- the page, the table and the rows --------------------------------------------------
 

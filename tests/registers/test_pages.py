@@ -602,6 +602,21 @@ def test_register_templates_read_row_flags_and_never_derive_the_rules():
         assert [rule for rule in rules if rule in text] == [], template.name
 
 
+def test_the_page_class_stays_a_page_class():
+    """`RegisterPages` (registers.views.base) serves the pages and nothing beside them: the
+    row forms, the bulk edit and the shared helpers are modules of their own, and it stays
+    under 450 lines with no caching of its own."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    folder = Path(settings.BASE_DIR) / "registers" / "views"
+    text = (folder / "base.py").read_text()
+    assert len(text.splitlines()) < 450
+    assert "cache" not in text
+    assert "def bulk_" not in text and "class BulkEdit" in (folder / "bulk.py").read_text()
+
+
 def _vary_world(cast):
     return {
         "wp": WorkPackageFactory(project=cast.project, name="Build"),
