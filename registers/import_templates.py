@@ -15,7 +15,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from governance import cleaning, specs
 from governance.errors import ValidationFailed
 from governance.models import Project
-from governance.people import ProjectPeople, project_people
+from governance.roster import ProjectPeople, project_people
 from registers import spreadsheets, uploads, vocabulary
 from registers.specs import SPECS
 
@@ -43,16 +43,9 @@ def template(project: Project, register: str, file_format: str) -> tuple[bytes, 
 
 def people_choices(people: ProjectPeople) -> list[str]:
     """How the template's drop-down writes each of the project's people, as the import reads
-    them back (`governance.people.ProjectPeople.match`): the display name, or the e-mail (else
-    the accountId) where two people share the name; in the order of the names."""
-    users = sorted(people.by_id.values(), key=lambda u: (u.display_name.casefold(), u.email))
-    shared = {key for key, found in people.by_name.items() if len(found) > 1}
-    return [
-        (u.email or u.account_id)
-        if " ".join(u.display_name.split()).casefold() in shared
-        else u.display_name
-        for u in users
-    ]
+    them back (`governance.roster.ProjectPeople.written`): the display name, or what tells
+    two of one name apart (their e-mail, else their accountId); in the order of the names."""
+    return people.written()
 
 
 def _xlsx(register: str, header: list[str], people: list[str] | None = None) -> bytes:

@@ -47,7 +47,8 @@ from openpyxl.xml.functions import iterparse
 from governance import cleaning, formatting, specs, spreadsheet_values, streaming
 from governance.errors import BadRequest, ValidationFailed
 from governance.models import Project
-from governance.people import Person, PersonMatch, ProjectPeople, resolve
+from governance.people import Person, resolve
+from governance.roster import PersonMatch, ProjectPeople
 from governance.specs import Account, Boolean, IsoDate
 from registers import listing, mspdi, vocabulary
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage

@@ -18,8 +18,8 @@ from django.utils import timezone
 from governance import audit, cleaning, signals, specs
 from governance.errors import Conflict, ValidationFailed
 from governance.models import Project
-from governance.people import project_people
 from governance.permissions import Caller
+from governance.roster import project_people
 from registers import mspdi, spreadsheets, uploads
 from registers.services.changes import build_change, write_change
 from registers.services.common import batch, require_editor
@@ -239,7 +239,7 @@ def read_upload(
     the work packages, an .mpp refused with the way to save it as XML, else CSV or XLSX.
     `plan`: the file is meant as a plan (the assistant's plan import), so whatever does not
     start as XML is refused in the plan reader's words, never read as CSV. `project`: whose
-    people the file's person cells name (`governance.people.project_people`, loaded once)."""
+    people the file's person cells name (`governance.roster.project_people`, loaded once)."""
     if upload is not None and upload.size <= uploads.MAX_BYTES:
         head = upload.read(64)
         upload.seek(0)

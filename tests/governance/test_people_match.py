@@ -1,9 +1,9 @@
 """A person written as people write them: by accountId, e-mail or display name, matched
-against the project's people loaded once (`governance.people.ProjectPeople`)."""
+against the project's people loaded once (`governance.roster.ProjectPeople`)."""
 
 import pytest
 
-from governance.people import MAX_PERSON_CHARS, PersonMatch, ProjectPeople, project_people
+from governance.roster import MAX_PERSON_CHARS, PersonMatch, ProjectPeople, project_people
 from governance.tracker.base import TrackerUser
 from tests.factories import UserFactory
 

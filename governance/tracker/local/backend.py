@@ -156,7 +156,7 @@ class LocalTracker:
 
     def project_people(self, project_key: str) -> list[TrackerUser]:
         """The active people who may browse the project (its lead and those granted), in one
-        query (`governance.people.project_people`)."""
+        query (`governance.roster.project_people`)."""
         accounts = (
             LocalAccount.objects.filter(active=True)
             .filter(
