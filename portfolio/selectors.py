@@ -384,17 +384,25 @@ def _rag_counts(totals: Mapping[str, Any], dimension: str) -> dict[str, int]:
     return counts
 
 
-def summary_of(totals: Mapping[str, Any]) -> dict[str, Any]:
+def _project_counts(totals: Mapping[str, Any]) -> dict[str, int]:
+    """The counts of projects and their open items that the portfolio's summary and each
+    theme's line both give, from the same aggregate (`_aggregates`)."""
     return {
-        "projects": totals["projects"],
-        "overall": _rag_counts(totals, "overall"),
         "stale": totals["stale"],
         "inException": totals["inException"],
         "adoptionGaps": totals["adoptionGaps"],
         "pendingDecisions": totals["pendingDecisions"] or 0,
         "changesAwaitingApplication": totals["changesAwaitingApplication"] or 0,
-        "reviewsDue": totals["reviewsDue"],
         "reviewsOverdue": totals["reviewsOverdue"],
+    }
+
+
+def summary_of(totals: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "projects": totals["projects"],
+        "overall": _rag_counts(totals, "overall"),
+        **_project_counts(totals),
+        "reviewsDue": totals["reviewsDue"],
     }
 
 
@@ -430,12 +438,7 @@ def subtotal_of(totals: Mapping[str, Any], earned: dict[str, Any]) -> dict[str, 
         "costOverrunPct": overrun,
         "scheduleSlipDays": totals["scheduleSlipDays"],
         "topRiskScore": totals["topRiskScore"],
-        "pendingDecisions": totals["pendingDecisions"] or 0,
-        "changesAwaitingApplication": totals["changesAwaitingApplication"] or 0,
-        "adoptionGaps": totals["adoptionGaps"],
-        "stale": totals["stale"],
-        "inException": totals["inException"],
-        "reviewsOverdue": totals["reviewsOverdue"],
+        **_project_counts(totals),
         "earnedValue": earned,
     }
 

@@ -142,7 +142,23 @@ def as_plan_baseline(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value else None
 
 
-def _iso_day(value: Any) -> dt.date | None:
+def baseline_entries(plan: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The packages a plan baseline names (`planBaseline.workPackages`), by id; none where it
+    names none."""
+    entries = plan.get("workPackages") if isinstance(plan, Mapping) else None
+    return entries if isinstance(entries, Mapping) else {}
+
+
+def baseline_entry(plan: Mapping[str, Any] | None, package_id: Any) -> Mapping[str, Any] | None:
+    """A package's entry in a plan baseline (its baselined dates and budget), None where the
+    baseline does not name it."""
+    entry = baseline_entries(plan).get(str(package_id))
+    return entry if isinstance(entry, Mapping) else None
+
+
+def iso_day(value: Any) -> dt.date | None:
+    """A day as a plan baseline stores it (an ISO date, or the start of a timestamp); None
+    where there is none or it cannot be read."""
     if isinstance(value, dt.date):
         return value
     try:
@@ -205,14 +221,10 @@ def package_schedule(wp: Any, plan: Mapping[str, Any] | None) -> PackageSchedule
     the end), and a finished package's actualEndDate before either (`measured_end`); without
     any, or without a basis end, there is no variance."""
     planned_start, planned_end = wp.planned_start_date, wp.planned_end_date
-    entry = None
-    if plan:
-        packages = plan.get("workPackages")
-        entry = packages.get(str(wp.pk)) if isinstance(packages, Mapping) else None
-        entry = entry if isinstance(entry, Mapping) else None
+    entry = baseline_entry(plan, wp.pk)
     if entry is not None:
-        start = _iso_day(entry.get("plannedStartDate"))
-        end = _iso_day(entry.get("plannedEndDate"))
+        start = iso_day(entry.get("plannedStartDate"))
+        end = iso_day(entry.get("plannedEndDate"))
         measured = measured_end(wp)
         variance = (measured - end).days if measured and end else None
         replanned = (start, end) != (planned_start, planned_end)

@@ -40,6 +40,8 @@ from governance.rag import risk_zone
 from registers.derive import (
     BASIS_BASELINE,
     application_state,
+    baseline_entries,
+    iso_day,
     measured_end,
     package_schedule,
     residual_score,
@@ -386,17 +388,9 @@ def figures_of(
 
 def plan_end(plan: Mapping[str, Any] | None) -> dt.date | None:
     """The latest plannedEndDate of the plan baseline's packages."""
-    entries = plan.get("workPackages") if plan else None
-    if not isinstance(entries, Mapping):
-        return None
-    ends = []
-    for entry in entries.values():
-        if isinstance(entry, Mapping) and entry.get("plannedEndDate"):
-            try:
-                ends.append(dt.date.fromisoformat(str(entry["plannedEndDate"])[:10]))
-            except ValueError:
-                continue
-    return max(ends, default=None)
+    entries = baseline_entries(plan).values()
+    ends = (iso_day(e.get("plannedEndDate")) for e in entries if isinstance(e, Mapping))
+    return max((end for end in ends if end is not None), default=None)
 
 
 def plan_benefit(plan: Mapping[str, Any] | None) -> tuple[bool, Decimal | None]:

@@ -35,7 +35,7 @@ from typing import Any
 
 from governance import formatting
 from governance.cleaning import decimal_to_json
-from registers.derive import plan_baselines_of
+from registers.derive import baseline_entry, iso_day, plan_baselines_of
 from registers.models import WorkPackage
 
 ZERO = Decimal(0)
@@ -137,15 +137,6 @@ def _amount(value: Any) -> Decimal | None:
     except (InvalidOperation, ValueError):
         return None
     return number if number.is_finite() else None
-
-
-def _day(value: Any) -> dt.date | None:
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
 
 
 def _month_days(period: str) -> tuple[dt.date, int] | None:
@@ -545,11 +536,10 @@ def inputs_of(package: Any, plan: Mapping[str, Any] | None) -> PackageInputs:
     `PACKAGE_FIELDS`), its dates the baselined ones of the plan baseline in force when it
     names the package."""
     start, end = package.planned_start_date, package.planned_end_date
-    entries = plan.get("workPackages") if isinstance(plan, Mapping) else None
-    entry = entries.get(str(package.id)) if isinstance(entries, Mapping) else None
-    if isinstance(entry, Mapping) and entry.get("plannedStartDate"):
-        start = _day(entry.get("plannedStartDate")) or start
-        end = _day(entry.get("plannedEndDate")) or end
+    entry = baseline_entry(plan, package.id)
+    if entry is not None and entry.get("plannedStartDate"):
+        start = iso_day(entry.get("plannedStartDate")) or start
+        end = iso_day(entry.get("plannedEndDate")) or end
     return PackageInputs(
         id=package.id,
         name=package.name,

@@ -203,6 +203,16 @@ def _clean_map(
     return result
 
 
+# The registers whose rows the close-out's dispositions name: the scope (the work packages),
+# the risks and opportunities, and the pending decisions and changes.
+DISPOSED: dict[str, type[WorkPackage | Risk | Decision | ChangeRequest]] = {
+    "scope": WorkPackage,
+    "rio": Risk,
+    "decisions": Decision,
+    "changes": ChangeRequest,
+}
+
+
 def clean_closeout(
     data: Mapping[str, Any], close_out: Mapping[str, Any] | None, project: Project
 ) -> dict[str, Any]:
@@ -217,41 +227,23 @@ def clean_closeout(
         if declared[api].name in partial.model_fields_set:
             result[api] = _json(getattr(partial, declared[api].name))
     if {"scopeDispositions", "rioDispositions", "pendingDispositions"} & set(data):
+        # The ids each map may name: the project's rows of its register.
         ids = {
-            "scope": {
-                str(pk)
-                for pk in WorkPackage.objects.filter(project=project).values_list("pk", flat=True)
-            },
-            "rio": {
-                str(pk) for pk in Risk.objects.filter(project=project).values_list("pk", flat=True)
-            },
-            "decisions": {
-                str(pk)
-                for pk in Decision.objects.filter(project=project).values_list("pk", flat=True)
-            },
-            "changes": {
-                str(pk)
-                for pk in ChangeRequest.objects.filter(project=project).values_list("pk", flat=True)
-            },
+            key: {
+                str(pk) for pk in model.objects.filter(project=project).values_list("pk", flat=True)
+            }
+            for key, model in DISPOSED.items()
         }
-        if "scopeDispositions" in data:
-            result["scopeDispositions"] = _clean_map(
-                data["scopeDispositions"],
-                "scopeDispositions",
-                specs.choices(CloseoutSpec, "scopeDispositions"),
-                ids["scope"],
-                close_out.get("scopeDispositions") or {},
-                errors,
-            )
-        if "rioDispositions" in data:
-            result["rioDispositions"] = _clean_map(
-                data["rioDispositions"],
-                "rioDispositions",
-                specs.choices(CloseoutSpec, "rioDispositions"),
-                ids["rio"],
-                close_out.get("rioDispositions") or {},
-                errors,
-            )
+        for field, key in (("scopeDispositions", "scope"), ("rioDispositions", "rio")):
+            if field in data:
+                result[field] = _clean_map(
+                    data[field],
+                    field,
+                    specs.choices(CloseoutSpec, field),
+                    ids[key],
+                    close_out.get(field) or {},
+                    errors,
+                )
         if "pendingDispositions" in data:
             raw = data["pendingDispositions"]
             current = close_out.get("pendingDispositions") or {"decisions": {}, "changes": {}}

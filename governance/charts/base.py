@@ -92,6 +92,18 @@ def _n(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def _lane_label(label: str, href: str | None, y: float, longest: int) -> str:
+    """A lane's name at the chart's left, cut to `longest` characters; where the lane links
+    to its row's page, a link whose tooltip is the whole name."""
+    shown = label if len(label) <= longest else label[: longest - 1] + "…"
+    text = (
+        f'<text x="4" y="{_n(y)}" class="lane-label" dominant-baseline="central">{_e(shown)}</text>'
+    )
+    if href:
+        text = f'<a href="{_e(href)}"><title>{_e(label)}</title>{text}</a>'
+    return text
+
+
 def _svg(chart_id: str, width: float, height: float, title: str, desc: str, body: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart-svg" id="{_e(chart_id)}-svg" '

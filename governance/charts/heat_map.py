@@ -11,6 +11,7 @@ from governance.charts.base import (
     Chart,
     Frame,
     _e,
+    _lane_label,
     _n,
     _rag_rect,
     rag_key,
@@ -53,14 +54,7 @@ def heat_map(
         )
     for i, row in enumerate(rows):
         y = top + i * cell_h
-        label = row.label if len(row.label) <= 30 else row.label[:29] + "…"
-        text = (
-            f'<text x="4" y="{_n(y + cell_h / 2)}" class="lane-label" '
-            f'dominant-baseline="central">{_e(label)}</text>'
-        )
-        if row.href:
-            text = f'<a href="{_e(row.href)}"><title>{_e(row.label)}</title>{text}</a>'
-        parts.append(text)
+        parts.append(_lane_label(row.label, row.href, y + cell_h / 2, 30))
         for j, rag in enumerate(row.rags):
             x = left + j * cell_w
             parts.append(

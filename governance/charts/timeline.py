@@ -9,6 +9,7 @@ from governance.charts.base import (
     Chart,
     Frame,
     _e,
+    _lane_label,
     _n,
 )
 from governance.cleaning import clamp_date
@@ -162,14 +163,7 @@ def timeline(
                 f'<rect x="0" y="{y}" width="{_n(label_w + plot_w)}" height="{lane}" '
                 'class="lane-alt"/>'
             )
-        name = row.label if len(row.label) <= 28 else row.label[:27] + "…"
-        text = (
-            f'<text x="4" y="{y + lane / 2}" class="lane-label" dominant-baseline="central">'
-            f"{_e(name)}</text>"
-        )
-        if row.href:
-            text = f'<a href="{_e(row.href)}"><title>{_e(row.label)}</title>{text}</a>'
-        parts.append(text)
+        parts.append(_lane_label(row.label, row.href, y + lane / 2, 28))
         slip = row.slip_days
         if b := row.baseline.bounds():
             parts.append(

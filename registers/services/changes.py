@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from governance.models import Project
 
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ from registers.services.common import (
     lock_project,
     refuse_members,
     writable_project,
+    writable_record,
 )
 from registers.specs import ChangeSpec
 
@@ -307,14 +309,18 @@ def require_open(change: ChangeRequest, act: str) -> None:
         raise Conflict(f"This change was {change.status.lower()} and can no longer be {act}.")
 
 
+def _while_open(act: str) -> Callable[[ChangeRequest], None]:
+    """`require_open` for `act`, as `writable_record` checks the change it reads."""
+    return functools.partial(require_open, act=act)
+
+
 def change_update(
     *, caller: Caller, change_id: Any, data: dict[str, Any], expected_revision: int | None = None
 ) -> ChangeRequest:
     with transaction.atomic():
-        project = writable_project(caller)
-        change = get_in_project(ChangeRequest, project, change_id)
-        require_open(change, "edited")
-        check_version(change.revision, expected_revision, current_repr=change)
+        project, change = writable_record(
+            caller, ChangeRequest, change_id, expected_revision, check=_while_open("edited")
+        )
         before = _snapshot(change)
         decider_before = decider_account_id(project, change)
         _clean(change, data, creating=False).raise_if_any()
@@ -332,10 +338,9 @@ def change_update(
 
 def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | None = None) -> None:
     with transaction.atomic():
-        project = writable_project(caller)
-        change = get_in_project(ChangeRequest, project, change_id)
-        require_open(change, "deleted")
-        check_version(change.revision, expected_revision, current_repr=change)
+        project, change = writable_record(
+            caller, ChangeRequest, change_id, expected_revision, check=_while_open("deleted")
+        )
         audit_write(
             caller,
             project,

@@ -13,6 +13,7 @@ from django.db import models
 
 from governance import audit, notifications, outbox, signals, specs
 from governance.cleaning import FieldErrors, account_id
+from governance.concurrency import check_version
 from governance.errors import NotFound
 from governance.models import Project
 from governance.people import resolve
@@ -158,6 +159,26 @@ def get_in_project(
     if record is None:
         raise NotFound(f"No such {model._meta.verbose_name} in {project.key}.")
     return record
+
+
+def writable_record(
+    caller: Caller,
+    model: type[Record],
+    record_id: Any,
+    expected_revision: int | None,
+    *,
+    check: Callable[[Record], None] | None = None,
+) -> tuple[Project, Record]:
+    """The start of every edit or delete of one register row, inside the caller's
+    transaction, in the order its refusals answer: the editor check (403), the project
+    locked and not frozen (409), the record of the project (404), the record's own refusal
+    (`check`, 409: a decided change, a made decision) and its revision (412)."""
+    project = writable_project(caller)
+    record = get_in_project(model, project, record_id)
+    if check is not None:
+        check(record)
+    check_version(cast(Any, record).revision, expected_revision, current_repr=record)
+    return project, record
 
 
 def refuse_members(errors: FieldErrors, members: Iterable[str]) -> None:

@@ -28,6 +28,7 @@ from registers.services.common import (
     refuse_members,
     require_editor,
     writable_project,
+    writable_record,
 )
 from registers.specs import DecisionSpec
 
@@ -169,10 +170,9 @@ def decision_update(
     """updateDecision: pending decisions only (409 once made). Filling madeOn takes the
     decision and is audited as decision.made. recordedBy is stamped on every edit."""
     with transaction.atomic():
-        project = writable_project(caller)
-        decision = get_in_project(Decision, project, decision_id)
-        require_editable(decision)
-        check_version(decision.revision, expected_revision, current_repr=decision)
+        project, decision = writable_record(
+            caller, Decision, decision_id, expected_revision, check=require_editable
+        )
         before = snapshot(decision)
         _clean(project, decision, data, creating=False).raise_if_any()
         changes = audit.diff(before, snapshot(decision))

@@ -8,7 +8,6 @@ from django.utils import timezone
 
 from governance import audit, specs
 from governance.cleaning import FieldErrors
-from governance.concurrency import check_version
 from governance.errors import Conflict
 from governance.formatting import with_article
 from governance.models import Project
@@ -21,6 +20,7 @@ from registers.services.common import (
     get_in_project,
     insert,
     writable_project,
+    writable_record,
 )
 from registers.services.decisions import create_decision
 from registers.specs import RiskSpec
@@ -91,9 +91,7 @@ def risk_update(
     *, caller: Caller, risk_id: Any, data: dict[str, Any], expected_revision: int | None = None
 ) -> Risk:
     with transaction.atomic():
-        project = writable_project(caller)
-        risk = get_in_project(Risk, project, risk_id)
-        check_version(risk.revision, expected_revision, current_repr=risk)
+        project, risk = writable_record(caller, Risk, risk_id, expected_revision)
         before = snapshot(risk)
         _clean(risk, data, creating=False).raise_if_any()
         _stamp_acceptance(caller, risk)
@@ -109,9 +107,7 @@ def risk_update(
 def risk_delete(*, caller: Caller, risk_id: Any, expected_revision: int | None = None) -> None:
     """Delete a risk. Decisions that treated it keep riskId and treatedRiskId as provenance."""
     with transaction.atomic():
-        project = writable_project(caller)
-        risk = get_in_project(Risk, project, risk_id)
-        check_version(risk.revision, expected_revision, current_repr=risk)
+        project, risk = writable_record(caller, Risk, risk_id, expected_revision)
         audit_write(
             caller, project, "risk", "risk.deleted", risk.pk, audit.diff(snapshot(risk), {})
         )

@@ -29,6 +29,7 @@ from registers.services.common import (
     insert,
     refuse_members,
     writable_project,
+    writable_record,
 )
 from registers.specs import WorkPackageSpec
 
@@ -295,9 +296,7 @@ def work_package_update(
     """Edit a work package. The stored budgetBaseline and lock stamps are kept whatever the
     client sends."""
     with transaction.atomic():
-        project = writable_project(caller)
-        wp = get_in_project(WorkPackage, project, wp_id)
-        check_version(wp.revision, expected_revision, current_repr=wp)
+        project, wp = writable_record(caller, WorkPackage, wp_id, expected_revision)
         before = snapshot(wp)
         _clean(project, wp, data, creating=False).raise_if_any()
         after = snapshot(wp)
@@ -320,9 +319,7 @@ def work_package_delete(
 ) -> None:
     """Delete a work package; its linked issues have their 'Work Package' field cleared."""
     with transaction.atomic():
-        project = writable_project(caller)
-        wp = get_in_project(WorkPackage, project, wp_id)
-        check_version(wp.revision, expected_revision, current_repr=wp)
+        project, wp = writable_record(caller, WorkPackage, wp_id, expected_revision)
         keys = list(wp.linked_issue_keys or [])
         audit_write(
             caller,
@@ -346,9 +343,7 @@ def work_package_link_issue(
 ) -> WorkPackage:
     """Link one tracker issue (idempotent for an issue already linked to this package)."""
     with transaction.atomic():
-        project = writable_project(caller)
-        wp = get_in_project(WorkPackage, project, wp_id)
-        check_version(wp.revision, expected_revision, current_repr=wp)
+        project, wp = writable_record(caller, WorkPackage, wp_id, expected_revision)
         errors = FieldErrors()
         refuse_members(errors, other_members)
         key = normalise_issue_key(issue_key)
