@@ -1,7 +1,7 @@
 """The project's people: who they are, how two of the same name are told apart, and a person
 written by name, e-mail or accountId matched against them. The people pickers
-(governance.picker), the import and its template (registers) and the assistant read them
-here, so a person offered by one is the person the others take.
+(governance.picker), the import and its template (registers), the assistant and the people
+searches read them here, so a person offered by one is the person the others take.
 
 Who: the people who may browse the project, as far as the app knows them. Where the tracker
 lists a project's browsers (`project_people`), that list. Else the union of the project's
@@ -106,6 +106,18 @@ def shown(names: Mapping[str, str]) -> dict[str, str]:
     emails: dict[str, str] = {}
     with contextlib.suppress(TrackerError):  # the accountIds still tell them apart
         emails = {a: u.email for a, u in get_tracker().users_bulk(alike).items()}
+    return _words(names, emails, alike)
+
+
+def words_of(users: Iterable[Any]) -> dict[str, str]:
+    """`shown` for people the tracker gave with their e-mails (a people search's results),
+    with no further call."""
+    listed = list(users)
+    names = {u.account_id: u.display_name for u in listed}
+    return _words(names, {u.account_id: u.email for u in listed}, twins(names))
+
+
+def _words(names: Mapping[str, str], emails: Mapping[str, str], alike: set[str]) -> dict[str, str]:
     return {
         a: f"{name} ({mark(a, emails.get(a))})" if a in alike else name for a, name in names.items()
     }

@@ -27,6 +27,7 @@ from governance import (
     notifications,
     oauth,
     permissions,
+    roster,
     services,
 )
 from governance.errors import NotFound, ValidationFailed
@@ -78,6 +79,7 @@ def _editors_context(
         people=people,
         query=query,
         results=results,
+        words=roster.words_of(results),
         search_error=search_error,
         errors=errors or {},
     )

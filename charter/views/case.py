@@ -30,7 +30,7 @@ from charter.views.context import (
     stored_adoption,
     stored_thesis,
 )
-from governance import pdf, permissions, specs
+from governance import pdf, permissions, roster, specs
 from governance.conflicts import conflict_rows
 from governance.errors import Conflict, Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
@@ -213,6 +213,7 @@ def people_search(request: HtmxHttpRequest, key: str) -> HttpResponse:
         "field": field,
         "query": query,
         "results": results,
+        "words": roster.words_of(results),
         "search_error": search_error,
         "back": page_url(project, page_name),
         "external_allowed": field in EXTERNAL_SEATS,

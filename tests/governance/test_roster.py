@@ -139,3 +139,20 @@ def test_a_name_with_brackets_of_its_own_is_still_a_name():
     assert people.match("Ann Lee (ANN2@x.test)") == PersonMatch("acc-a2")
     assert people.match("Ann Lee (nobody@x.test)").problem
     assert people.match("Bo Bee (ann@x.test)").problem  # the mark of someone of another name
+
+
+def test_the_people_searches_tell_two_of_one_name_apart_too(cast, client_for):
+    """The seat search and the editors' search list the tracker's people with their e-mails:
+    two of one name among the results show the mark as the pickers do."""
+    for name in ("nia", "nia2"):
+        UserFactory(username=name, display_name="Nia Twin")
+    scripting.ensure_project("ALPHA", name="Alpha programme", lead="lead", browsers=["nia", "nia2"])
+    client = client_for(cast.lead)
+    for url, query in (
+        ("/projects/ALPHA/charter/people/", {"field": "decisionAuthority", "q": "nia"}),
+        ("/projects/ALPHA/editors/", {"q": "nia"}),
+    ):
+        html = client.get(url, query).content.decode()
+        assert "Nia Twin (nia@example.test)" in html and "Nia Twin (nia2@example.test)" in html
+    html = client.get("/projects/ALPHA/editors/", {"q": "vera"}).content.decode()
+    assert "Vera Viewer</span>" in html  # one of a name: the name alone
