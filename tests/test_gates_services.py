@@ -1,0 +1,142 @@
+"""Stage gates, the services: the plan from the site's defaults, approval starting the first
+stage (the status' phase follows), the lead's request with the end-stage report, and the
+sponsor's decisions (Go, Hold, Recycle, Stop), each a made, immutable entry of the decision
+log; going through with unmet criteria names each with a reason."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from gates import selectors, services
+from gates.models import GateReview, Stage
+from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from governance.models import AuditEntry, Notification
+from registers.models import Decision
+from registers.services import decision_update
+from status.models import ProjectStatus
+from tests.factories import WorkPackageFactory
+from tests.gates_support import caller, case_in, make_plan, make_running, unmet_named
+
+
+@pytest.fixture
+def plan(cast):
+    return make_plan(cast)
+
+
+@pytest.fixture
+def running(cast):
+    return make_running(cast)
+
+
+@pytest.fixture
+def as_(cast):
+    return lambda user: caller(cast, user)
+
+
+def test_the_plan_is_made_from_the_site_defaults_with_default_criteria(cast, plan):
+    assert [s.name for s in plan] == ["Initiation", "Design", "Build", "Transition"]
+    assert all(s.state == "Planned" for s in plan)
+    keys = {(c.key, c.kind) for c in plan[0].criteria.all()}
+    assert ("businessCaseApproved", "entry") in keys
+    assert ("noOpenException", "exit") in keys
+    assert ("documentsLinked", "exit") not in keys
+    assert AuditEntry.objects.filter(kind="stage_plan.created").count() == 1
+
+
+def test_approval_starts_the_first_stage_and_the_phase_follows(cast, running):
+    assert selectors.current_stage(cast.project).name == "Initiation"
+    assert ProjectStatus.objects.get(project=cast.project).phase == "Initiation"
+
+
+def test_go_with_unmet_criteria_is_refused_without_names_and_recorded_with_them(cast, as_, running):
+    review = services.gate_review_request(caller=as_(cast.lead), data={"lessons": "Plan earlier."})
+    assert review.report["stage"]["name"] == "Initiation"
+    assert review.report["lessons"] == "Plan earlier."
+    assert Notification.objects.filter(
+        kind="gate_review", recipient_account_id=cast.sponsor.account_id
+    ).exists()
+    named = unmet_named(cast)
+    assert named  # the first steering committee was not held
+    with pytest.raises(ValidationFailed) as refused:
+        services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Go"})
+    assert "Not named" in refused.value.fields["unmetCriteria"][0]
+    with pytest.raises(Forbidden):
+        services.gate_review_decide(caller=as_(cast.lead), data={"outcome": "Go"})
+    review = services.gate_review_decide(
+        caller=as_(cast.sponsor), data={"outcome": "Go", "unmetCriteria": named}
+    )
+    assert review.outcome == "Go" and review.unmet_named == named
+    decision = review.decision
+    assert decision.made_on == timezone.localdate()
+    assert decision.made_by_account_id == cast.sponsor.account_id
+    assert selectors.current_stage(cast.project).name == "Design"
+    assert ProjectStatus.objects.get(project=cast.project).phase == "Design"
+    with pytest.raises(Conflict):
+        decision_update(caller=as_(cast.lead), decision_id=decision.pk, data={"decision": "No"})
+
+
+def test_hold_needs_a_date_and_recycle_keeps_the_stage(cast, as_, running):
+    services.gate_review_request(caller=as_(cast.lead))
+    with pytest.raises(ValidationFailed):
+        services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Hold"})
+    later = (timezone.localdate() + dt.timedelta(days=14)).isoformat()
+    review = services.gate_review_decide(
+        caller=as_(cast.sponsor), data={"outcome": "Hold", "holdUntil": later}
+    )
+    assert review.hold_until.isoformat() == later
+    assert selectors.current_stage(cast.project).name == "Initiation"
+    services.gate_review_request(caller=as_(cast.lead))
+    services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Recycle"})
+    assert selectors.current_stage(cast.project).name == "Initiation"
+    assert Decision.objects.filter(project=cast.project).exclude(made_on=None).count() == 2
+
+
+def test_stop_takes_the_kill_act(cast, as_, running):
+    services.gate_review_request(caller=as_(cast.lead))
+    with pytest.raises(ValidationFailed):
+        services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Stop"})
+    services.gate_review_decide(
+        caller=as_(cast.sponsor), data={"outcome": "Stop", "comment": "The market moved."}
+    )
+    cast.project.refresh_from_db()
+    assert cast.project.approval_status == "Archived"
+    assert cast.project.business_case.terminal_disposition == "killed"
+    assert Stage.objects.get(project=cast.project, position=1).state == "Stopped"
+
+
+def test_the_plan_is_frozen_after_approval(cast, as_, running):
+    with pytest.raises(Conflict) as frozen:
+        services.stage_plan_update(caller=as_(cast.lead), data={"stages": [{"name": "X"}]})
+    assert "approved change request" in str(frozen.value)
+
+
+def test_stage_tolerances_stay_within_the_projects(cast, as_, plan):
+    case_in(cast, "Draft", tolerance_days=5, tolerance_cost_percent=Decimal("10"))
+    wp = WorkPackageFactory(project=cast.project)
+    body = {
+        "stages": [
+            {"id": str(plan[0].pk), "name": "Start", "toleranceDays": 6},
+            {"id": str(plan[1].pk), "name": "Design", "toleranceCostPercent": 11},
+        ]
+    }
+    with pytest.raises(ValidationFailed) as refused:
+        services.stage_plan_update(caller=as_(cast.lead), data=body)
+    assert set(refused.value.fields) == {
+        "stages[0].toleranceDays",
+        "stages[1].toleranceCostPercent",
+    }
+    body["stages"][0].update(toleranceDays=5, workPackageIds=[str(wp.pk)])
+    body["stages"][1]["toleranceCostPercent"] = 10
+    services.stage_plan_update(caller=as_(cast.lead), data=body)
+    assert [s.name for s in selectors.stages(cast.project)] == ["Start", "Design"]
+    assert selectors.package_ids(selectors.stages(cast.project)[0]) == {wp.pk}
+    with pytest.raises(Forbidden):
+        services.stage_plan_update(caller=as_(cast.viewer), data=body)
+
+
+def test_no_review_to_decide_is_not_found(cast, as_, running):
+    with pytest.raises(NotFound):
+        services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Go"})
+    assert not GateReview.objects.exists()
