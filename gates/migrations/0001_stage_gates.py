@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("governance", "0016_stage_gates"),
+        ("governance", "0016_gate_review_notifications"),
         ("registers", "0007_register_order_indexes"),
     ]
 
