@@ -47,7 +47,7 @@ from gates.specs import (
     StageSpec,
 )
 from governance import audit, formatting, notifications, specs
-from governance.cleaning import FieldErrors, decimal_to_json
+from governance.cleaning import FieldErrors, decimal_to_json, only
 from governance.concurrency import check_version
 from governance.errors import Conflict, NotFound, ValidationFailed
 from governance.models import Project
@@ -81,6 +81,16 @@ def _object(data: Any) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise ValidationFailed({"": ["Send a JSON object."]})
     return data
+
+
+def _precheck_plan(caller: Caller) -> None:
+    """The refusals before the body's (403, then 409), read without a lock; `_editable`
+    asks them again under it."""
+    require(caller.can_edit, EDIT_MESSAGE)
+    caller.project.assert_registers_unfrozen()
+    frozen = selectors.plan_frozen(caller.project)
+    if frozen:
+        raise Conflict(frozen)
 
 
 def _editable(caller: Caller) -> Project:
@@ -129,9 +139,12 @@ def _default_criteria(stage: Stage, at: dt.datetime) -> None:
 # --- the plan ---------------------------------------------------------------------------------
 
 
-def stage_plan_create(*, caller: Caller) -> list[Stage]:
+def stage_plan_create(*, caller: Caller, data: Any = None) -> list[Stage]:
     """Make the project's stage plan from the site's default stages (DefaultStage, in order),
-    each with the site's default criteria. 409 when the project has a plan already."""
+    each with the site's default criteria. 409 when the project has a plan already. The act
+    takes no body: any member sent is refused (422), after the caller's refusals."""
+    _precheck_plan(caller)
+    only(_object(data if data is not None else {}))
     with transaction.atomic():
         project = _editable(caller)
         if Stage.objects.filter(project_id=project.pk).exists():
@@ -190,6 +203,7 @@ def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
     at most); new stages (no id) added; a Planned stage not listed removed. A finished stage
     (Done, Stopped) no longer changes; the stages stay in the order they run (finished, then
     the current one, then those planned)."""
+    _precheck_plan(caller)
     body = _object(data)
     partial, errors = specs.validate(StagePlanSpec, body, creating=True)
     errors.raise_if_any()
@@ -354,11 +368,23 @@ def _stage_in(project: Project, stage_id: Any) -> Stage:
     return stage
 
 
+def _open_stage(project: Project, stage_id: Any) -> Stage:
+    """The refusals before the body's: no such stage (404), a finished one (409)."""
+    pk = as_uuid(stage_id)
+    stage = Stage.objects.filter(project_id=project.pk, pk=pk).first() if pk else None
+    if stage is None:
+        raise NotFound("No such stage in this project's plan.")
+    if stage.state in FINISHED:
+        raise Conflict(f"The {stage.name} stage is finished: its criteria no longer change.")
+    return stage
+
+
 def criterion_add(*, caller: Caller, stage_id: Any, data: Any) -> StageCriterion:
     """The lead (or an editor) names a criterion of the catalogue on a stage's entry or exit,
     with its parameter (the criterion's default when not sent). A criterion dismissed before
     is named again. 409 on a finished stage or one named already."""
     require(caller.can_edit, EDIT_MESSAGE)
+    _open_stage(caller.project, stage_id)
     body = _object(data)
     partial, errors = specs.validate(CriterionSpec, body, creating=True)
     criterion = criteria.CATALOGUE.get(partial.key or "")
@@ -414,6 +440,7 @@ def criterion_dismiss(
     """The lead (or an editor) dismisses a criterion of a stage, saying why: it is shown with
     the reason, who and when, and no longer judged. 409 on a finished stage."""
     require(caller.can_edit, EDIT_MESSAGE)
+    _open_stage(caller.project, stage_id)
     body = _object(data)
     partial, errors = specs.validate(DismissalSpec, body, creating=True)
     errors.raise_if_any()
@@ -542,6 +569,22 @@ def _running_case(project: Project) -> None:
         raise Conflict("Gate reviews are held while the approved project runs.")
 
 
+def _review_may_start(project: Project, *, lock: bool = False) -> Stage:
+    """The current stage, whose review may be requested now (409 with the reason else)."""
+    _running_case(project)
+    stages = Stage.objects.select_for_update() if lock else Stage.objects.all()
+    stage = stages.filter(project_id=project.pk, state="Current").first()
+    if stage is None:
+        raise Conflict(
+            "No stage is under way: the first starts when the business case is approved."
+        )
+    if GateReview.objects.filter(stage=stage, state="Requested").exists():
+        raise Conflict(
+            f"The gate review of the {stage.name} stage awaits the sponsor's decision already."
+        )
+    return stage
+
+
 def gate_review_request(*, caller: Caller, data: Any = None) -> GateReview:
     """The lead (or an editor) requests the gate review of the current stage: the end-stage
     report is generated and stored as generated, the sponsor notified. 409 without a current
@@ -550,23 +593,13 @@ def gate_review_request(*, caller: Caller, data: Any = None) -> GateReview:
         caller.can_edit,
         "Only the Project Lead and the editors they nominate request a gate review.",
     )
+    _review_may_start(caller.project)
     body = _object(data if data is not None else {})
     partial, errors = specs.validate(GateReviewRequestSpec, body, creating=True)
     errors.raise_if_any()
     with transaction.atomic():
         project = lock_project(caller.project)
-        _running_case(project)
-        stage = (
-            Stage.objects.select_for_update().filter(project_id=project.pk, state="Current").first()
-        )
-        if stage is None:
-            raise Conflict(
-                "No stage is under way: the first starts when the business case is approved."
-            )
-        if GateReview.objects.filter(stage=stage, state="Requested").exists():
-            raise Conflict(
-                f"The gate review of the {stage.name} stage awaits the sponsor's decision already."
-            )
+        stage = _review_may_start(project, lock=True)
         now = timezone.now()
         view = status_selectors.view_for(project, now=now)
         review = GateReview.objects.create(

@@ -8,7 +8,14 @@ from pydantic import Field
 
 from charter.specs import TOLERANCE_DAYS_MAX, TolerancePercent
 from gates.criteria import CATALOGUE
-from gates.models import CRITERION_KINDS, NAME_MAX, OUTCOMES, TEXT_MAX
+from gates.models import (
+    CRITERION_KINDS,
+    NAME_MAX,
+    OUTCOMES,
+    REVIEW_STATES,
+    STAGE_STATES,
+    TEXT_MAX,
+)
 from governance import cleaning, specs
 from registers.specs import MINUTES_SCHEMA
 
@@ -204,3 +211,117 @@ class GateDecisionSpec(specs.Spec):
     minutes_ref: Annotated[Any, specs.Passed(MINUTES_SCHEMA)] = Field(
         None, title="Steering minutes"
     )
+
+
+# --- the answers (gates.selectors.plan_answer and review_to_dict) ----------------------------
+
+_TEXT: specs.JsonSchema = {"type": "string"}
+_TEXT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"]}
+_DAY_OR_NULL: specs.JsonSchema = {"type": ["string", "null"], "format": "date"}
+_MOMENT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"], "format": "date-time"}
+_ANY_FIGURE: specs.JsonSchema = {"type": ["number", "integer", "string", "object", "null"]}
+_ROWS: specs.JsonSchema = {"type": "array", "items": {"type": "object"}}
+_CRITERION_PROPERTIES: specs.JsonSchema = {
+    "id": _TEXT,
+    "key": {"type": "string", "enum": list(CATALOGUE)},
+    "kind": {"type": "string", "enum": list(CRITERION_KINDS)},
+    "label": _TEXT,
+    "checks": _TEXT,
+    "parameter": {"type": ["integer", "string", "null"]},
+    "addedByAccountId": _TEXT_OR_NULL,
+    "dismissed": {"type": "boolean"},
+    "dismissedAt": _MOMENT_OR_NULL,
+    "dismissedByAccountId": _TEXT_OR_NULL,
+    "dismissalReason": _TEXT_OR_NULL,
+    "met": {"type": ["boolean", "null"]},
+    "figure": _ANY_FIGURE,
+    "summary": _TEXT,
+    "rows": _ROWS,
+}
+CRITERION_ANSWER: specs.JsonSchema = {
+    "type": "object",
+    "properties": _CRITERION_PROPERTIES,
+    "required": list(_CRITERION_PROPERTIES),
+}
+_STAGE_PROPERTIES: specs.JsonSchema = {
+    "id": _TEXT,
+    "position": {"type": "integer"},
+    "name": _TEXT,
+    "state": {"type": "string", "enum": list(STAGE_STATES)},
+    "plannedStart": _DAY_OR_NULL,
+    "plannedEnd": _DAY_OR_NULL,
+    "toleranceDays": {"type": ["integer", "null"]},
+    "toleranceCostPercent": {"type": ["number", "null"]},
+    "startedAt": _MOMENT_OR_NULL,
+    "endedAt": _MOMENT_OR_NULL,
+    "workPackages": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"id": _TEXT, "name": _TEXT, "status": _TEXT},
+            "required": ["id", "name", "status"],
+        },
+    },
+    "figures": {
+        "type": "object",
+        "properties": {
+            "slipDays": {"type": ["integer", "null"]},
+            "latePackages": _ROWS,
+            "costOverPercent": {"type": ["number", "null"]},
+            "costBasis": {"type": "string", "enum": ["earnedValue", "forecast"]},
+        },
+    },
+    "criteria": {"type": "array", "items": CRITERION_ANSWER},
+    "revision": {"type": "integer"},
+}
+STAGE_ANSWER: specs.JsonSchema = {
+    "type": "object",
+    "properties": _STAGE_PROPERTIES,
+    "required": list(_STAGE_PROPERTIES),
+}
+_REVIEW_PROPERTIES: specs.JsonSchema = {
+    "id": _TEXT,
+    "stageId": _TEXT,
+    "stageName": _TEXT,
+    "state": {"type": "string", "enum": list(REVIEW_STATES)},
+    "requestedAt": {"type": "string", "format": "date-time"},
+    "requestedByAccountId": _TEXT,
+    "report": {"type": "object", "description": "The end-stage report as generated."},
+    "outcome": {"type": ["string", "null"], "enum": [*OUTCOMES, None]},
+    "holdUntil": _DAY_OR_NULL,
+    "comment": _TEXT_OR_NULL,
+    "unmetCriteria": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"key": _TEXT, "kind": _TEXT, "reason": _TEXT},
+            "required": ["key", "kind", "reason"],
+        },
+    },
+    "decidedAt": _MOMENT_OR_NULL,
+    "decidedByAccountId": _TEXT_OR_NULL,
+    "decisionId": _TEXT_OR_NULL,
+    "minutesRef": {"type": ["object", "null"]},
+    "revision": {"type": "integer"},
+}
+REVIEW_ANSWER: specs.JsonSchema = {
+    "type": "object",
+    "properties": _REVIEW_PROPERTIES,
+    "required": list(_REVIEW_PROPERTIES),
+}
+
+
+def plan_answer_schema(stage: specs.JsonSchema, review: specs.JsonSchema) -> specs.JsonSchema:
+    """What `gates.selectors.plan_answer` answers, with the stage and review components."""
+    properties: specs.JsonSchema = {
+        "projectKey": _TEXT,
+        "stages": {"type": "array", "items": stage},
+        "currentStageId": _TEXT_OR_NULL,
+        "editable": {"type": "boolean"},
+        "frozenBecause": _TEXT_OR_NULL,
+        "openReview": {"anyOf": [review, {"type": "null"}]},
+        "daysAtGate": {"type": ["integer", "null"]},
+        "canEdit": {"type": "boolean"},
+        "canDecide": {"type": "boolean"},
+    }
+    return {"type": "object", "properties": properties, "required": list(properties)}
