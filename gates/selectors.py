@@ -289,6 +289,10 @@ class Awaiting:
     why: str
     since: dt.datetime
 
+    @property
+    def url(self) -> str:
+        return page_url(self.project)
+
 
 def awaiting(
     rows: Iterable[tuple[Project, Caller]], now: dt.datetime | None = None

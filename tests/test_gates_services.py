@@ -140,3 +140,15 @@ def test_no_review_to_decide_is_not_found(cast, as_, running):
     with pytest.raises(NotFound):
         services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Go"})
     assert not GateReview.objects.exists()
+
+
+def test_the_review_waits_for_the_sponsor_and_shows_in_the_queue(cast, as_, running, client_for):
+    review = services.gate_review_request(caller=as_(cast.lead))
+    rows = [(cast.project, as_(cast.sponsor))]
+    found = selectors.awaiting(rows)
+    assert [(a.act, a.review.pk) for a in found] == [("decide", review.pk)]
+    assert selectors.awaiting([(cast.project, as_(cast.viewer))]) == []
+    assert selectors.days_at_gate(cast.project) == 0
+    page = client_for(cast.sponsor).get("/waiting/")
+    assert page.status_code == 200
+    assert f"gate-review-{review.pk}" in page.content.decode()
