@@ -152,3 +152,12 @@ def test_the_review_waits_for_the_sponsor_and_shows_in_the_queue(cast, as_, runn
     page = client_for(cast.sponsor).get("/waiting/")
     assert page.status_code == 200
     assert f"gate-review-{review.pk}" in page.content.decode()
+
+
+def test_the_audit_log_reads_the_gate_entries_in_words(cast, as_, running):
+    from governance.audit_text import describe
+
+    services.gate_review_request(caller=as_(cast.lead))
+    entries = list(AuditEntry.objects.filter(kind__startswith="gate_review").order_by("pk"))
+    lines = describe(entries)
+    assert lines[0].sentence == "Lena Lead requested gate review “Initiation gate”"
