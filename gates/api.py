@@ -5,7 +5,7 @@
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Router, Status
 
 from gates import selectors, services
 from gates.specs import (
@@ -51,12 +51,12 @@ def stage_plan_get(request: HttpRequest, key: str) -> dict[str, Any]:
 
 @router.post("/projects/{key}/stages", response={201: dict})
 @answers(STAGE_PLAN)
-def stage_plan_post(request: HttpRequest, key: str) -> tuple[int, dict[str, Any]]:
+def stage_plan_post(request: HttpRequest, key: str) -> Status[dict[str, Any]]:
     """Editors: make the plan from the site's default stages with the default criteria,
     while the plan is editable. 409 when the project has a plan already."""
     _, caller = permissions.project_for(request, key)
     services.stage_plan_create(caller=caller, data=json_object(request))
-    return 201, _plan(request, key)
+    return Status(201, _plan(request, key))
 
 
 @router.put("/projects/{key}/stages", openapi_extra=PLAN_BODY)
@@ -75,12 +75,12 @@ def stage_plan_put(request: HttpRequest, key: str) -> dict[str, Any]:
     "/projects/{key}/stages/{stage_id}/criteria", response={201: dict}, openapi_extra=CRITERION_BODY
 )
 @answers(STAGE_PLAN)
-def criterion_post(request: HttpRequest, key: str, stage_id: str) -> tuple[int, dict[str, Any]]:
+def criterion_post(request: HttpRequest, key: str, stage_id: str) -> Status[dict[str, Any]]:
     """Editors: name a criterion of the catalogue on the stage's entry or exit (a dismissed
     one is named again), with its parameter."""
     _, caller = permissions.project_for(request, key)
     services.criterion_add(caller=caller, stage_id=stage_id, data=json_object(request))
-    return 201, _plan(request, key)
+    return Status(201, _plan(request, key))
 
 
 @router.post(
@@ -110,13 +110,13 @@ def gate_reviews_get(request: HttpRequest, key: str) -> dict[str, Any]:
 
 @router.post("/projects/{key}/gate-reviews", response={201: dict}, openapi_extra=REQUEST_BODY)
 @answers(STAGE_PLAN)
-def gate_review_post(request: HttpRequest, key: str) -> tuple[int, dict[str, Any]]:
+def gate_review_post(request: HttpRequest, key: str) -> Status[dict[str, Any]]:
     """Editors: request the gate review of the current stage (the end-stage report is
     generated from the model and stored); the sponsor is notified. 409 without a current
     stage or with a review already waiting."""
     _, caller = permissions.project_for(request, key)
     services.gate_review_request(caller=caller, data=json_object(request))
-    return 201, _plan(request, key)
+    return Status(201, _plan(request, key))
 
 
 @router.post("/projects/{key}/gate-reviews/decision", openapi_extra=DECISION_BODY)
