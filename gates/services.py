@@ -25,8 +25,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
+from charter.derive import ever_approved
 from charter.services.lifecycle import charter_kill
 from gates import criteria, selectors
 from gates.models import (
@@ -166,11 +168,8 @@ def stage_plan_create(*, caller: Caller, data: Any = None) -> list[Stage]:
             {"stages": {"before": None, "after": plan_snapshot(project)}},
         )
         case = selectors.case_of(project)
-        if (
-            case is not None
-            and case.approval_status in derive.APPROVED_OR_LATER | {"Draft"}
-            and (case.approved_at is not None)
-        ):
+        if case is not None and ever_approved(case):
+            # Made in an approved amendment: the project runs, so its first stage does.
             _start_first(project, now, caller.account_id)
     return made
 
@@ -195,6 +194,8 @@ def _tolerance_errors(index: int, stage: Stage, case: Any, errors: FieldErrors) 
 
 
 ORDER = {"Done": 0, "Stopped": 0, "Current": 1, "Planned": 2}
+# The stages' positions are moved out of the way while the plan is renumbered (unique).
+POSITION_OFFSET = 1000
 
 
 def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
@@ -250,6 +251,8 @@ def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
                 )
                 if changed:
                     errors.add(where, f"The {record.name} stage is finished: it no longer changes.")
+                for wp in snap["workPackageIds"]:
+                    seen_packages[wp] = index  # its packages stay where they were delivered
                 planned.append((record, None))
                 continue
             for name, value in values.items():
@@ -287,7 +290,7 @@ def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
         Stage.objects.filter(project_id=project.pk).exclude(
             pk__in=[s.pk for s, _ in planned if s.pk and str(s.pk) in kept]
         ).delete()
-        Stage.objects.filter(project_id=project.pk).update(position=models_offset())
+        Stage.objects.filter(project_id=project.pk).update(position=F("position") + POSITION_OFFSET)
         result = []
         for position, (stage, ids) in enumerate(planned, start=1):
             new = str(stage.pk) not in kept
@@ -316,13 +319,6 @@ def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
                 project=project, phase=current.name, actor_account_id=caller.account_id
             )
     return result
-
-
-def models_offset() -> Any:
-    """Positions moved out of the way while the plan is renumbered (unique per project)."""
-    from django.db.models import F
-
-    return F("position") + 1000
 
 
 def _start_first(project: Project, at: dt.datetime, actor: str) -> Stage | None:

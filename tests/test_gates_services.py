@@ -134,6 +134,21 @@ def test_stage_tolerances_stay_within_the_projects(cast, as_, plan):
     assert selectors.package_ids(selectors.stages(cast.project)[0]) == {wp.pk}
     with pytest.raises(Forbidden):
         services.stage_plan_update(caller=as_(cast.viewer), data=body)
+    # A stage added, the package moved into it, the dates checked.
+    body["stages"][0]["workPackageIds"] = []
+    body["stages"].append(
+        {"name": "Pilot", "plannedStart": "2026-03-01", "plannedEnd": "2026-02-01"}
+    )
+    with pytest.raises(ValidationFailed) as refused:
+        services.stage_plan_update(caller=as_(cast.lead), data=body)
+    assert set(refused.value.fields) == {"stages[2].plannedEnd"}
+    body["stages"][2].update(plannedEnd="2026-04-30", workPackageIds=[str(wp.pk)])
+    services.stage_plan_update(caller=as_(cast.lead), data=body)
+    stages = selectors.stages(cast.project)
+    assert [s.name for s in stages] == ["Start", "Design", "Pilot"]
+    assert selectors.package_ids(stages[2]) == {wp.pk}
+    assert selectors.package_ids(stages[0]) == set()
+    assert stages[2].criteria.filter(kind="exit").exists()
 
 
 def test_no_review_to_decide_is_not_found(cast, as_, running):
