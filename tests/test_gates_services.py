@@ -176,3 +176,34 @@ def test_the_audit_log_reads_the_gate_entries_in_words(cast, as_, running):
     entries = list(AuditEntry.objects.filter(kind__startswith="gate_review").order_by("pk"))
     lines = describe(entries)
     assert lines[0].sentence == "Lena Lead requested gate review “Initiation gate”"
+
+
+def test_one_review_waits_at_a_time_and_go_at_the_last_gate_finishes_the_plan(cast, as_, running):
+    lead, sponsor = as_(cast.lead), as_(cast.sponsor)
+    services.gate_review_request(caller=lead)
+    with pytest.raises(Conflict):
+        services.gate_review_request(caller=lead)
+    for _ in range(4):
+        if selectors.open_review(cast.project) is None:
+            services.gate_review_request(caller=lead)
+        data = {"outcome": "Go", "unmetCriteria": unmet_named(cast)}
+        services.gate_review_decide(caller=sponsor, data=data)
+    assert selectors.current_stage(cast.project) is None
+    assert [s.state for s in selectors.stages(cast.project)] == ["Done"] * 4
+    assert ProjectStatus.objects.get(project=cast.project).phase == "Transition"
+    with pytest.raises(Conflict):
+        services.gate_review_request(caller=lead)
+    assert Decision.objects.filter(project=cast.project).exclude(made_on=None).count() == 4
+
+
+def test_a_hold_comes_back_to_the_lead_on_its_date(cast, as_, running):
+    services.gate_review_request(caller=as_(cast.lead))
+    later = timezone.localdate() + dt.timedelta(days=7)
+    services.gate_review_decide(
+        caller=as_(cast.sponsor), data={"outcome": "Hold", "holdUntil": later.isoformat()}
+    )
+    rows = [(cast.project, as_(cast.lead))]
+    assert selectors.awaiting(rows) == []
+    then = timezone.now() + dt.timedelta(days=7)
+    found = selectors.awaiting(rows, now=then)
+    assert [a.act for a in found] == ["request"]
