@@ -207,3 +207,11 @@ def test_a_hold_comes_back_to_the_lead_on_its_date(cast, as_, running):
     then = timezone.now() + dt.timedelta(days=7)
     found = selectors.awaiting(rows, now=then)
     assert [a.act for a in found] == ["request"]
+
+
+def test_the_default_stages_are_seeded_and_administered(cast, client_for):
+    page = client_for(cast.site_admin).get("/admin/gates/defaultstage/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert all(name in text for name in ("Initiation", "Design", "Build", "Transition"))
+    assert client_for(cast.lead).get("/admin/gates/defaultstage/").status_code == 302
