@@ -6,6 +6,8 @@ assistant, the exports and the portfolio read these.
 - `current_stage(project)`, `open_review(project)`, `days_at_gate(project)`: the stage under
   way, its undecided gate review, and how long it has waited for the sponsor.
 - `plan_frozen(project)`: why the plan may not be edited now (None when it may).
+- `gate_facts(project_ids)`: each project's current stage and days at the gate, for lists of
+  projects (the portfolio, exports), in two queries.
 - `awaiting(rows)`: the gate reviews that ask something of the person ("Waiting for me").
 """
 
@@ -108,6 +110,55 @@ def days_at_gate(project: Project, now: dt.datetime | None = None) -> int | None
         return None
     now = now or timezone.now()
     return (timezone.localdate(now) - timezone.localdate(review.requested_at)).days
+
+
+@dataclass(frozen=True)
+class GateFacts:
+    """A project's place in its stage plan, for lists of projects (the portfolio, exports):
+    the current stage (None when none runs), its position of how many, and the days its
+    undecided review has waited for the sponsor (None when none waits)."""
+
+    stage: str | None
+    position: int | None
+    stages: int
+    days_at_gate: int | None
+    outcome: str | None  # the last decided review's outcome of the current stage
+
+
+def gate_facts(project_ids: Iterable[Any], now: dt.datetime | None = None) -> dict[Any, GateFacts]:
+    """`GateFacts` of each project that has a stage plan, by project id: two queries whatever
+    their number."""
+    ids = list(project_ids)
+    today = timezone.localdate(now or timezone.now())
+    counts: dict[Any, int] = {}
+    current: dict[Any, tuple[str, int]] = {}
+    for project_id, name, position, state in Stage.objects.filter(project_id__in=ids).values_list(
+        "project_id", "name", "position", "state"
+    ):
+        counts[project_id] = counts.get(project_id, 0) + 1
+        if state == "Current":
+            current[project_id] = (name, position)
+    waiting: dict[Any, int] = {}
+    outcomes: dict[Any, str] = {}
+    for project_id, state, requested_at, outcome in (
+        GateReview.objects.filter(stage__project_id__in=ids, stage__state="Current")
+        .order_by("requested_at")
+        .values_list("stage__project_id", "state", "requested_at", "outcome")
+    ):
+        if state == "Requested":
+            waiting[project_id] = (today - timezone.localdate(requested_at)).days
+        else:
+            outcomes[project_id] = outcome
+    return {
+        pk: GateFacts(
+            stage=current[pk][0] if pk in current else None,
+            position=current[pk][1] if pk in current else None,
+            stages=count,
+            days_at_gate=waiting.get(pk),
+            outcome=outcomes.get(pk),
+        )
+        for pk, count in counts.items()
+    }
 
 
 def package_ids(stage: Stage) -> frozenset[Any]:

@@ -164,6 +164,13 @@ def test_the_review_waits_for_the_sponsor_and_shows_in_the_queue(cast, as_, runn
     assert [(a.act, a.review.pk) for a in found] == [("decide", review.pk)]
     assert selectors.awaiting([(cast.project, as_(cast.viewer))]) == []
     assert selectors.days_at_gate(cast.project) == 0
+    facts = selectors.gate_facts([cast.project.pk])[cast.project.pk]
+    assert (facts.stage, facts.position, facts.stages, facts.days_at_gate) == (
+        "Initiation",
+        1,
+        4,
+        0,
+    )
     page = client_for(cast.sponsor).get("/waiting/")
     assert page.status_code == 200
     assert f"gate-review-{review.pk}" in page.content.decode()
