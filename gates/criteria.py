@@ -196,10 +196,14 @@ def stage_figures(ctx: GateContext) -> dict[str, Any]:
     found = {
         "slipDays": figures["worst_package_slip"],
         "latePackages": late,
-        "costOverPercent": over.quantize(Decimal("0.1")) if over is not None else None,
+        # Shown to a tenth (plain JSON: the report stores it); compared exactly (`over`).
+        "costOverPercent": decimal_to_json(over.quantize(Decimal("0.1")))
+        if over is not None
+        else None,
         "costBasis": basis,
     }
     ctx.memo["stage"] = found
+    ctx.memo["stageOver"] = over
     return found
 
 
@@ -208,7 +212,7 @@ def within_stage_tolerance(ctx: GateContext, _: Any) -> Result:
     cost percent over). A tolerance not set is not compared."""
     stage = ctx.stage
     found = stage_figures(ctx)
-    slip, over = found["slipDays"], found["costOverPercent"]
+    slip, over = found["slipDays"], ctx.memo["stageOver"]
     beyond = []
     if stage.tolerance_days is not None and slip is not None and slip > stage.tolerance_days:
         beyond.append(f"{slip} days late against {stage.tolerance_days}")
@@ -219,7 +223,7 @@ def within_stage_tolerance(ctx: GateContext, _: Any) -> Result:
             f"{formatting.percent_figure(percent)}%"
         )
     rows = tuple(found["latePackages"])
-    figure = {"slipDays": slip, "costOverPercent": decimal_to_json(over)}
+    figure = {"slipDays": slip, "costOverPercent": found["costOverPercent"]}
     if stage.tolerance_days is None and percent is None:
         return Result(True, figure, "The stage sets no tolerances.", rows)
     if beyond:

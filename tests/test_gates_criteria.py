@@ -168,3 +168,19 @@ def test_the_lead_adds_and_dismisses_criteria_and_the_plan_shows_them(cast, stag
     plan = selectors.plan_answer(cast.project, lead)
     shown = next(c for c in plan["stages"][0]["criteria"] if c["key"] == "documentsLinked")
     assert shown["dismissed"] and shown["met"] is None and shown["dismissalReason"] == "No wiki."
+
+
+def test_the_end_stage_report_stores_the_stage_figures_as_json(cast, stage, wp):
+    Stage.objects.filter(pk=stage.pk).update(tolerance_days=5, tolerance_cost_percent=10)
+    WorkPackage.objects.filter(pk=wp.pk).update(
+        forecast_end_date=END + dt.timedelta(days=2), budget_forecast=Decimal("1105")
+    )
+    review = services.gate_review_request(caller=caller(cast, cast.lead), data={})
+    review.refresh_from_db()
+    tolerance = review.report["tolerance"]
+    assert tolerance["costOverPercent"] == 10.5 and tolerance["slipDays"] == 2
+    assert review.report["delivered"]["workPackages"][0]["name"] == "Platform"
+    answer = selectors.plan_answer(cast.project)
+    assert answer["stages"][0]["figures"]["costOverPercent"] == 10.5
+    judged = next(c for c in answer["stages"][0]["criteria"] if c["key"] == "withinStageTolerance")
+    assert judged["met"] is False and "10.5% over against 10%" in judged["summary"]
