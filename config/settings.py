@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "registers",
     "charter",
     "status",
+    "gates",
     "portfolio",
     "agent",
     "config",  # the site above the apps (its seed_demo command)

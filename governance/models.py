@@ -635,6 +635,7 @@ NOTIFICATION_KINDS = {
     "status_stale": "The status of a project I lead is going stale",
     "weekly_digest": "A weekly digest of what is waiting for me",
     "project_exception": "A project I lead or sponsor goes beyond its tolerances",
+    "gate_review": "A gate review awaits my decision, or was decided on a project I lead",
 }
 
 

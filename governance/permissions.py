@@ -133,6 +133,11 @@ class Caller:
         decides on their own work)."""
         return self.is_sponsor and reported_by_account_id != self.account_id
 
+    def may_decide_gate(self, *, requested_by_account_id: str | None) -> bool:
+        """The sponsor decides a gate review, unless they requested it (nobody decides on
+        their own work); the lead and the editors (`can_edit`) keep the plan and request."""
+        return self.is_sponsor and requested_by_account_id != self.account_id
+
     def as_api(self) -> dict[str, bool]:
         return {"canEdit": self.can_edit, "isLead": self.is_lead, "isSponsor": self.is_sponsor}
 

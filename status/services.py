@@ -21,7 +21,7 @@ from governance.errors import BadRequest, Conflict, NotFound, ValidationFailed
 from governance.models import Project
 from governance.permissions import Caller, require
 from status import derive, pack, selectors
-from status.models import ProjectStatus, StatusReport
+from status.models import PHASE_MAX, ProjectStatus, StatusReport
 from status.serializers import status_to_dict, stored_fields
 from status.specs import StatusReportSpec, StatusSpec
 
@@ -105,6 +105,28 @@ def status_update(
             audit.diff(before, _audit_fields(status)),
         )
     return status
+
+
+def status_phase_follow(*, project: Project, phase: str, actor_account_id: str) -> bool:
+    """The status' free-text phase follows the stage plan's current stage (gates): set to
+    `phase` (clamped to the column) and audited as status.phase_followed when it differs.
+    Inside the caller's transaction. Returns whether it changed."""
+    status = _locked_status(project)
+    phase = phase[:PHASE_MAX]
+    if status.phase == phase:
+        return False
+    before, status.phase = status.phase, phase
+    status.revision += 1
+    status.save(update_fields=["phase", "revision"])
+    record_audit(
+        status.project,
+        actor_account_id,
+        "status.phase_followed",
+        "projectStatus",
+        status.project.key,
+        {"phase": {"before": before, "after": phase}},
+    )
+    return True
 
 
 def _checklist_item(item_id: Any) -> str:

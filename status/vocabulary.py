@@ -27,6 +27,7 @@ AUDIT_PHRASES = {
     "status.checklist_dismissed": "dismissed an initiation checklist item",
     "status.checklist_restored": "restored an initiation checklist item",
     "status.initiation_acknowledged": "acknowledged initiation as complete",
+    "status.phase_followed": "moved the phase to the current stage",
 }
 
 AUDIT_IMPERSONAL = {

@@ -1,5 +1,5 @@
-"""The house's arrows run one way: kernel <- registers <- charter <- status <- portfolio <- agent
-<- config (the site).
+"""The house's arrows run one way: kernel <- registers <- charter <- status <- gates <- portfolio
+<- agent <- config (the site).
 
 An app may import from the apps below it, never from one above. Every import statement counts,
 including those inside functions (a deferred import is still an upward dependency). The site
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. The kernel includes its tracker and wiki backends; the site (`config`: settings,
 # URLs, the API's mounting, the demo command) is above every app, and no app imports it.
-LAYERS = ["governance", "registers", "charter", "status", "portfolio", "agent", "config"]
+LAYERS = ["governance", "registers", "charter", "status", "gates", "portfolio", "agent", "config"]
 
 
 def _rank(module: str) -> int | None:

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from charter.models import BusinessCase
 from config.api import api
+from gates.models import Stage, StageCriterion
 from status.models import StatusReport
 from tests.agent.conftest import EVERYONE, use_group
 from tests.factories import WorkPackageFactory
@@ -144,7 +145,7 @@ def _stored() -> tuple[int, ...]:
     """Rows per table of the apps that keep project data, and the audit entries: one query."""
     tables = [
         model._meta.db_table
-        for label in ("registers", "charter", "status", "governance", "portfolio", "agent")
+        for label in ("registers", "charter", "status", "gates", "governance", "portfolio", "agent")
         for model in apps.get_app_config(label).get_models()
         if not model._meta.proxy
     ]
@@ -165,6 +166,8 @@ def world(cast, bearer):
     change = ChangeRequest.objects.create(project=project, summary="More")
     case, _ = BusinessCase.objects.get_or_create(project=project)
     report = StatusReport.objects.create(project=project, title="May")
+    stage = Stage.objects.create(project=project, position=1, name="Design")
+    criterion = StageCriterion.objects.create(stage=stage, key="noOpenException")
     from governance.tracker.local import scripting
 
     scripting.ensure_group(EVERYONE, members=["lead", "site_admin"])
@@ -176,6 +179,8 @@ def world(cast, bearer):
         "decision_id": decision.pk,
         "change_id": change.pk,
         "report_id": report.pk,
+        "stage_id": stage.pk,
+        "criterion_id": criterion.pk,
         "note_id": uuid.uuid4(),
         "register": "risks",
     }

@@ -1,0 +1,38 @@
+from django.apps import AppConfig
+
+
+class GatesConfig(AppConfig):
+    name = "gates"
+    label = "gates"
+    verbose_name = "Stage gates"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from gates import receivers
+        from governance import signals
+
+        signals.charter_approved.connect(
+            receivers.on_charter_approved, dispatch_uid="gates.charter_approved"
+        )
+        signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="gates.waiting")
+        from gates import vocabulary
+        from gates.models import GateReview, Stage
+        from governance.audit_text import register_app_words, register_titles
+
+        register_app_words(vocabulary)
+        register_titles(
+            "stage",
+            lambda ids: {
+                str(pk): name
+                for pk, name in Stage.objects.filter(pk__in=ids).values_list("pk", "name")
+            },
+        )
+        register_titles(
+            "gateReview",
+            lambda ids: {
+                str(pk): f"{name} gate"
+                for pk, name in GateReview.objects.filter(pk__in=ids).values_list(
+                    "pk", "stage__name"
+                )
+            },
+        )
