@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.apps import apps
+from django.db import connection
 from django.db.models import Count, DecimalField, F, IntegerField, Max, Q, Sum, Value
 from django.db.models.functions import Coalesce, NullIf
 from django.db.models.lookups import Exact, IsNull
@@ -185,7 +186,7 @@ def test_the_migration_fills_the_columns_of_the_rows_stored_before_it(demo):
     }
     stored.update(**blank)
     migration = importlib.import_module("status.migrations.0008_health_summary_columns")
-    migration.fill_summary_columns(apps, None)
+    migration.fill_summary_columns(apps, connection.schema_editor())
     assert {row.project_id: _columns(row) for row in ProjectHealth.objects.all()} == before
 
 
