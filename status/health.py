@@ -22,7 +22,7 @@ import datetime as dt
 import gc
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -132,6 +132,71 @@ ROW_KEYS = [
     "realisationReviewOverdue",
     "earnedValue",
 ]
+
+
+# The small typed columns of a stored row (`ProjectHealth`) the portfolio's aggregate SQL
+# reads, each with the member of `row` it copies (a path) and its kind.
+SUMMARY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
+    "theme": (("theme",), "text"),
+    "overall_rag": (("overallRag",), "rag"),
+    "approved_budget": (("approvedBudget",), "money"),
+    "estimate_at_completion": (("eac",), "money"),
+    "cost_overrun_pct": (("costOverrunPct",), "float"),
+    "schedule_slip_days": (("scheduleSlipDays",), "int"),
+    "top_risk_score": (("topRiskScore",), "int"),
+    "pending_decisions": (("pendingDecisions",), "int"),
+    "changes_awaiting_application": (("changesAwaitingApplication",), "int"),
+    "adoption_gap": (("adoptionGap",), "bool"),
+    "realisation_review_due_on": (("realisationReviewDueOn",), "date"),
+    "realisation_review_overdue": (("realisationReviewOverdue",), "bool"),
+    **{f"ev_{key}": (("earnedValue", key), "money") for key in ("bac", "pv", "ev", "ac")},
+}
+# The columns' money: numeric(30, 6), as the portfolio's sums always read it.
+SUMMARY_MONEY_PLACES = Decimal("0.000001")
+
+
+def _member(row: Mapping[str, Any], path: Sequence[str]) -> Any:
+    value: Any = row
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _column_value(value: Any, kind: str) -> Any:
+    """A member of `row` as its column holds it: the value the JSON column holds (a float as
+    JSON writes it, `float.__repr__`: a `Money`'s nearest float too), or None where the member
+    is missing, JSON null or of another type."""
+    if kind == "text":
+        return value if isinstance(value, str) else ""
+    if kind == "rag":
+        return value if isinstance(value, str) else "None"
+    if value is None:
+        return None
+    if kind == "bool":
+        return value if isinstance(value, bool) else None
+    if isinstance(value, bool):
+        return None
+    if kind == "money":
+        if isinstance(value, float):
+            value = float.__repr__(value)
+        return Decimal(str(value)).quantize(SUMMARY_MONEY_PLACES)
+    if kind == "float":
+        return float(value)
+    if kind == "int":
+        return int(value)
+    return dt.date.fromisoformat(value) if isinstance(value, str) and value else None
+
+
+def summary_columns(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary columns of a stored row (`SUMMARY_COLUMNS`), copied from its `row`: the
+    one place they are made, from the very values written to `row` (never encoded again in
+    SQL), so the columns and the row's members always agree."""
+    return {
+        column: _column_value(_member(row, path), kind)
+        for column, (path, kind) in SUMMARY_COLUMNS.items()
+    }
 
 
 def basis(site: SiteSettings) -> str:
@@ -253,6 +318,7 @@ def _record(
         stale=view.stale,
         row=row,
         risk_cells=cells,
+        **summary_columns(row),
     )
 
 

@@ -104,6 +104,27 @@ class ProjectHealth(models.Model):
     # Open risks per cell of the inherent and the residual matrix, for the portfolio's
     # matrices: {"inherent": [impact, likelihood, count, ...], "residual": [...]} (flat).
     risk_cells = models.JSONField(default=dict)
+    # The members of `row` the portfolio's summary, heat grid, theme subtotals, earned value
+    # and bubble chart add up, each in a small typed column of its own, copied from `row` by
+    # the one write of it (`status.health.summary_columns`): aggregate SQL reads these, never
+    # the JSON, whose every member read unpacks the whole compressed row again.
+    theme = models.CharField(max_length=200, blank=True, default="")
+    overall_rag = models.CharField(max_length=8, default="None")
+    approved_budget = models.DecimalField(max_digits=30, decimal_places=6, null=True)
+    estimate_at_completion = models.DecimalField(max_digits=30, decimal_places=6, null=True)
+    cost_overrun_pct = models.FloatField(null=True)
+    schedule_slip_days = models.IntegerField(null=True)
+    top_risk_score = models.IntegerField(null=True)
+    pending_decisions = models.IntegerField(null=True)
+    changes_awaiting_application = models.IntegerField(null=True)
+    adoption_gap = models.BooleanField(null=True)
+    realisation_review_due_on = models.DateField(null=True)
+    realisation_review_overdue = models.BooleanField(null=True)
+    # The project's earned value (`row["earnedValue"]`): BAC, PV, EV and AC.
+    ev_bac = models.DecimalField(max_digits=30, decimal_places=6, null=True)
+    ev_pv = models.DecimalField(max_digits=30, decimal_places=6, null=True)
+    ev_ev = models.DecimalField(max_digits=30, decimal_places=6, null=True)
+    ev_ac = models.DecimalField(max_digits=30, decimal_places=6, null=True)
 
     class Meta:
         verbose_name = "project health"
