@@ -13,10 +13,12 @@ from django.db.models import (
     Case,
     Count,
     DecimalField,
+    Exists,
     F,
     FloatField,
     IntegerField,
     Max,
+    OuterRef,
     Q,
     QuerySet,
     Sum,
@@ -31,12 +33,12 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
-from governance import paging, permissions, textsearch
+from governance import gatefilter, paging, permissions, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
 from governance.services import disabled_themes, enabled_themes
-from governance.sql import AnyOf
+from governance.tracker import get_tracker
 from status import earned_value, exceptions, health
 from status.derive import DIMENSION_LABELS, RAG_SEVERITY
 from status.models import DIMENSIONS, ProjectHealth
@@ -301,28 +303,30 @@ def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[Projec
     return paging.ordered(_ordered(stored, params), _keys(params))
 
 
-def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], list[Project]]:
+def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
     """The stored health rows of every project the caller can view, each current (a row
     missing, expired or derived under other thresholds is derived and stored first: the
-    periodic job keeps that rare), and those projects."""
-    projects = [project for project, _ in permissions.viewable_projects(request)]
+    periodic job keeps that rare), and those projects: both SQL (the access gate as a filter,
+    `permissions.viewable`), for the page to filter, sort and cut there."""
+    projects = permissions.viewable(request)
     site = permissions.site_settings(request)
     now = timezone.now()
-    ids = [p.pk for p in projects]
-    if not ids:
-        return ProjectHealth.objects.none(), projects
     # A row stored after `now` (a write meanwhile) is newer still: it holds too.
-    stored = ProjectHealth.objects.filter(
-        AnyOf(F("project_id"), ids), basis=health.basis(site), valid_until__gt=now
-    )
-    held = set(stored.values_list("project_id", flat=True))
-    missing = [p for p in projects if p.pk not in held]
+    current = ProjectHealth.objects.filter(basis=health.basis(site), valid_until__gt=now)
+    missing = list(projects.exclude(Exists(current.filter(project_id=OuterRef("pk")))))
     if missing:
         health.rows_for(missing, site=site, now=now)
-    return stored, projects
+    return current.filter(project__in=projects.values("pk")), projects
 
 
 PAGE_VALUES = ["project_id", "row", "s_null", "s_value", "project__key"]
+# What a row shows of its project (`portfolio_row`).
+PROJECT_VALUES = [
+    "project__name",
+    "project__lead_account_id",
+    "project__approval_status",
+    "project__exception_opened_at",
+]
 
 
 # --- summaries: aggregate SQL over the stored rows --------------------------------------------
@@ -515,20 +519,35 @@ def portfolio(
     paged: bool = True,
     with_cells: bool = False,
     with_summary: bool = True,
+    with_choices: bool = True,
 ) -> Portfolio:
     """The portfolio for `query`: the page of rows its cursor names (`paged`; else every
     matching row, in order), and the summary, heat grid and earned value of every matching
     project from aggregate SQL (`with_summary`). `with_cells` also reads the shown projects'
-    stored risk-matrix cells. A constant number of queries whatever the number of projects."""
+    stored risk-matrix cells; `with_choices` the filters' choices (themes, leads) and the number
+    of projects the caller can view. A constant number of queries whatever the number of
+    projects: the access gate is a filter in the page's SQL (`permissions.viewable`), and only
+    the page's projects are read as such."""
     params = clean_params(query, strict=strict)
     stored, projects = stored_rows(request)
-    by_pk = {p.pk: p for p in projects}
     matching = _ordered(stored, params)
-    values = [*PAGE_VALUES, *(["g_none", "g_lower", "g_theme"] if params.group else [])]
+    # The page's projects as the access gate gives them (the tracker's name and lead of the
+    # moment), read with the page's rows.
+    matching = matching.annotate(
+        **gatefilter.tracker_answers_of(
+            permissions.request_user(request).account_id, get_tracker(), "project_id"
+        )
+    )
+    values = [
+        *PAGE_VALUES,
+        *PROJECT_VALUES,
+        *(gatefilter.TRACKER_NAMES if "gate_t_name" in matching.query.annotations else []),
+        *(["g_none", "g_lower", "g_theme"] if params.group else []),
+    ]
     if with_cells:
         values.append("risk_cells")
     next_cursor = previous = None
-    if paged and projects:
+    if paged:
         page = paging.page(
             matching.values(*values),
             _keys(params),
@@ -537,11 +556,9 @@ def portfolio(
             salt=params.signature(),
         )
         found, next_cursor, previous = page.rows, page.next_cursor, page.previous_cursor
-    elif projects:
-        found = list(in_order(stored, params).values(*values))
     else:
-        found = []
-    rows = [portfolio_row(by_pk[v["project_id"]], v["row"]) for v in found]
+        found = list(paging.ordered(matching, _keys(params)).values(*values))
+    rows = [portfolio_row(_project_of(v), v["row"]) for v in found]
     cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
     summary: dict[str, Any] = {}
     heat: list[dict[str, Any]] = []
@@ -549,28 +566,52 @@ def portfolio(
     bubbles: list[dict[str, Any]] = []
     groups = None
     figures = _with_figures(stored.filter(_where(params)))
+    total = projects.count() if with_choices or with_summary else 0
     if with_summary:
-        totals = figures.aggregate(**_aggregates()) if projects else _empty_totals()
+        totals = figures.aggregate(**_aggregates()) if total else _empty_totals()
         summary, heat = summary_of(totals), heat_of(totals)
-        earned = _earned(totals, figures) if projects else {}
-        bubbles = _bubbles(figures) if projects and paged else []
+        earned = _earned(totals, figures) if total else {}
+        bubbles = _bubbles(figures) if total and paged else []
     if params.group == "theme":
         groups = _groups(rows, figures)
     return Portfolio(
         rows=rows,
-        total=len(projects),
+        total=total,
         params=params,
         summary=summary,
         heat=heat,
         groups=groups,
-        themes=_themes(stored),
-        leads=sorted({p.lead_account_id for p in projects if p.lead_account_id}),
+        themes=_themes(stored) if with_choices else [],
+        leads=_leads(projects) if with_choices else [],
         risk_cells=cells,
         earned=earned,
         bubbles=bubbles,
         next=next_cursor,
         previous=previous,
     )
+
+
+def _project_of(values: Mapping[str, Any]) -> Project:
+    """A page's project from its row's values (`PROJECT_VALUES`, and the tracker's answers
+    when the tracker gives them), as the access gate gives it: nothing written."""
+    name = values.get("gate_t_name")
+    return Project(
+        pk=values["project_id"],
+        key=values["project__key"],
+        name=values["project__name"] if name is None else name,
+        lead_account_id=(
+            values["project__lead_account_id"] if name is None else values["gate_t_lead"]
+        )
+        or "",
+        approval_status=values["project__approval_status"],
+        exception_opened_at=values["project__exception_opened_at"],
+    )
+
+
+def _leads(projects: QuerySet[Project]) -> list[str]:
+    """The lead filter's choices: the leads of the projects the caller can view."""
+    leads = projects.exclude(lead_account_id="").values_list("lead_account_id", flat=True)
+    return sorted(set(leads.order_by().distinct()))
 
 
 def _empty_totals() -> dict[str, Any]:
