@@ -285,7 +285,7 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
     from django.test import Client, RequestFactory
     from django.test.utils import CaptureQueriesContext
 
-    from governance import permissions
+    from governance import gatelist, permissions
     from governance.models import Project
     from portfolio import selectors
     from status import health
@@ -320,8 +320,8 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
 
     def gate_page():
         made = request()
-        page = list(permissions.viewable(made, shown=True).order_by("key")[:100])
-        return permissions.page_callers(made, page)
+        page = list(gatelist.viewable(made, shown=True).order_by("key")[:100])
+        return gatelist.page_callers(made, page)
 
     projects = [project for project, _ in access_gate()][: health.REFRESH_CHUNK]
 

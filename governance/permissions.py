@@ -9,14 +9,14 @@ Rules (docs/product.md section 1):
 - a project the user cannot view is not found (404); a write they may not do is forbidden (403).
 """
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.http import HttpRequest
 
-from governance import cleaning, gatefilter, gatesql, mirror
+from governance import cleaning, gatesql, mirror
 from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
 from governance.tracker import TrackerError, get_tracker
@@ -245,10 +245,9 @@ def caller_for(
 
 
 def view_rule(browse: V, steering: Callable[[], V], group: str, in_group: Callable[[], bool]) -> V:
-    """THE view rule, for one project (yes or no) and for a list (SQL conditions, `Q`):
+    """THE view rule, for one project (yes or no) and for a list (SQL, `gatelist.viewable`):
     browsing the project in the tracker and, once a governance group is set, membership of
-    that group (`in_group()`, asked only when needed) or of the project's steering committee
-    (`steering()`)."""
+    that group (`in_group()`) or of the project's steering committee (`steering()`)."""
     if not group or in_group():
         return browse
     return browse & steering()
@@ -257,8 +256,7 @@ def view_rule(browse: V, steering: Callable[[], V], group: str, in_group: Callab
 def _may_view(
     user: User, project: Project, can_browse: bool, group: str, in_group: Callable[[], bool]
 ) -> bool:
-    """The view rule (`view_rule`) for one project: the steering committee is read before
-    the group, which may be a question to the tracker."""
+    """`view_rule` for one project; the steering committee is read before asking the group."""
     if not can_browse:
         return False
     steering = user.account_id in (project.steering_account_ids or [])
@@ -270,15 +268,8 @@ def _caller(
 ) -> Caller:
     """The caller's role from the gate's answers (`caller_for`; a list's rows share the
     request-wide ones: the group, membership of it, site administration)."""
-    lead = project.lead_account_id
-    return Caller(
-        user=user,
-        project=project,
-        can_view=can_view,
-        is_site_admin=site_admin,
-        is_lead=bool(lead) and lead == user.account_id,
-        is_nominated_editor=bool(nominated),
-    )
+    is_lead = bool(project.lead_account_id) and project.lead_account_id == user.account_id
+    return Caller(user, project, can_view, site_admin, is_lead, bool(nominated))
 
 
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
@@ -422,35 +413,83 @@ def require(allowed: bool, message: str) -> None:
 
 
 def viewable_projects(request: HttpRequest) -> list[tuple[Project, Caller]]:
-    """Every project the user can view, with their role (`governance.gatelist`, the gate's
-    side for lists, which reads this module's rules)."""
-    from governance import gatelist
+    """Every project the user can view, with their role: one SQL statement once the mirrors
+    exist (`gatesql.rows_for_browsable`, `gatesql.rows_for_keys`), a few statements else."""
+    user = request_user(request)
+    tracker = get_tracker()
+    if hasattr(tracker, "gate_browsable_keys"):
+        rows = gatesql.rows_for_browsable(user.account_id, tracker)
+        if rows and len(rows) == rows[0][1]["gate_count"]:
+            viewable = _viewable_rows(request, user, tracker, rows, None)
+            if viewable is not None:
+                return viewable
+    elif hasattr(tracker, "gate_browsable"):
+        listing = tracker.gate_browsable(user.account_id)
+        if listing == []:
+            return []
+        if listing is not None:
+            by_key = {t.key: t for t in listing}
+            rows = gatesql.rows_for_keys(user.account_id, tracker, by_key)
+            if rows and not rows[0][1]["gate_t_grant"]:
+                return []
+            if len(rows) == len(by_key):
+                viewable = _viewable_rows(request, user, tracker, rows, by_key)
+                if viewable is not None:
+                    return viewable
+    return _viewable_projects_first_sight(request, user)
 
-    return gatelist.viewable_projects(request)
+
+def _viewable_rows(
+    request: HttpRequest,
+    user: User,
+    tracker: Any,
+    rows: list[gatesql.Row],
+    listing: Mapping[str, Any] | None,
+) -> list[tuple[Project, Caller]] | None:
+    """The gate rows' callers; None when a mirror's key is held by another tracker project
+    now (a key changed in the tracker: the long way follows it)."""
+    gates = []
+    for row, values, _ in rows:
+        gate = tracker.gate(user.account_id, values)
+        t = listing[row.key] if listing is not None else gate.project(row.key)
+        if t.id and row.tracker_id and t.id != row.tracker_id:
+            return None
+        mirror.current(t, row)  # the tracker's name and lead of the moment, in memory
+        gates.append(gate)
+    result = []
+    memo = gatesql.request_memo(request)
+    # The request-wide answers (the same on every row) read once, from the first row.
+    site = rows[0][2]
+    gatesql.remember_gate(user, site, gates[0], memo)
+    group = memo["site_settings"].governance_group
+    in_group = bool(group) and gatesql.memo_in_group(user, group, memo)
+    site_admin = is_site_admin(user, request)
+    user_pk = user.pk
+    for row, values, _ in rows:
+        key = ("caller", user_pk, row.pk)
+        caller = memo.get(key)
+        if caller is None:
+            can_view = _may_view(user, row, True, group, lambda: in_group)
+            caller = memo[key] = _caller(user, row, can_view, site_admin, values["gate_nominated"])
+        if caller.can_view:
+            result.append((row, caller))
+    return result
 
 
-def viewable(request: HttpRequest, *, shown: bool = False) -> QuerySet[Project]:
-    """The projects the user can view, as SQL (`gatelist.viewable`): a list filters, sorts
-    and pages them there, and gives roles to its page's rows only (`page_callers`)."""
-    from governance import gatelist
-
-    return gatelist.viewable(request, shown=shown)
-
-
-def page_callers(request: HttpRequest, projects: Sequence[Project]) -> list[tuple[Project, Caller]]:
-    """The callers of a page of `viewable` projects (`gatelist.page_callers`)."""
-    from governance import gatelist
-
-    return gatelist.page_callers(request, projects)
-
-
-def mine_condition(account_id: str) -> Q:
-    """The viewable projects the person leads, edits or sponsors (`Caller.is_lead`,
-    `can_edit`, `is_sponsor` of a project they view), as SQL."""
-    if not account_id:
-        return Q(pk__in=[])
-    return (
-        Q(lead_account_id=account_id)
-        | gatefilter.nominated_condition(account_id)
-        | Q(sponsor_account_id=account_id)
+def _viewable_projects_first_sight(
+    request: HttpRequest, user: User
+) -> list[tuple[Project, Caller]]:
+    """The long way: the projects the tracker lists for the person, those mirrored (as the
+    tracker has them now, `mirror.current`); one not mirrored yet is listed once its
+    upkeep made it (`governance.mirror`). Reads only."""
+    projects = mirror.mirrored(get_tracker().browsable_projects(user.account_id))
+    nominated = set(
+        EditorNomination.objects.filter(
+            account_id=user.account_id, project_id__in=[p.pk for p in projects]
+        ).values_list("project_id", flat=True)
     )
+    callers = [
+        caller_for(user, p, request=request, can_browse=True, nominated=p.pk in nominated)
+        for p in projects
+    ]
+    return [(caller.project, caller) for caller in callers if caller.can_view]

@@ -33,7 +33,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
-from governance import gatefilter, paging, permissions, textsearch
+from governance import gatefilter, gatelist, paging, permissions, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
@@ -308,7 +308,7 @@ def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet
     missing, expired or derived under other thresholds is derived and stored first: the
     periodic job keeps that rare), and those projects: both SQL (the access gate as a filter,
     `permissions.viewable`), for the page to filter, sort and cut there."""
-    projects = permissions.viewable(request)
+    projects = gatelist.viewable(request)
     site = permissions.site_settings(request)
     now = timezone.now()
     # A row stored after `now` (a write meanwhile) is newer still: it holds too.

@@ -22,7 +22,15 @@ from django.utils.http import urlencode
 
 from charter import acts
 from charter.models import BusinessCase
-from governance import cleaning, formatting, paging, permissions, services, textsearch
+from governance import (
+    cleaning,
+    formatting,
+    gatelist,
+    paging,
+    permissions,
+    services,
+    textsearch,
+)
 from governance.atlassian.context import incomplete_listings
 from governance.http import HtmxHttpRequest, page
 from governance.people import resolve
@@ -173,10 +181,10 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     """My projects: the projects the caller can view, by key, 100 a page, each with its RAG
     and what waits for whom; "mine only" keeps those the caller leads, edits or sponsors."""
     user = permissions.request_user(request)
-    projects = permissions.viewable(request, shown=True)
+    projects = gatelist.viewable(request, shown=True)
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine") == "1"
-    mine_condition = permissions.mine_condition(user.account_id)
+    mine_condition = gatelist.mine_condition(user.account_id)
     counts = projects.aggregate(total=Count("pk"), mine=Count("pk", filter=mine_condition))
     mine_count, total = counts["mine"], counts["mine" if mine else "total"]
     if mine:
@@ -193,7 +201,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         found = paging.projects_page(projects, None, paging.DEFAULT_PAGE_SIZE)
     # The page's rows as the gate gives them (a key renamed in the tracker shows at once; the
     # mirror's upkeep stores it later); roles for the page's rows only.
-    shown = permissions.page_callers(request, found.rows)
+    shown = gatelist.page_callers(request, found.rows)
     stored = health.rows_for([p for p, _ in shown])
     exceptions = _undecided([p for p, _ in shown])
     cases = _cases([p for p, _ in shown])

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
-from governance import permissions
+from governance import gatelist, permissions
 from governance.models import Project
 from tests.conftest import PMO_GROUP, set_governance_group
 from tests.factories import ProjectFactory, UserFactory, nominate
@@ -66,10 +66,10 @@ def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(world,
     user = world.user(role)
     expected = _per_project(user)
     request = _request(user)
-    filtered = list(permissions.viewable(request, shown=True).order_by("key"))
+    filtered = list(gatelist.viewable(request, shown=True).order_by("key"))
     assert [p.key for p in filtered] == sorted(expected)
     # The page's roles as the per-project gate gives them.
-    assert {p.key: _role(c) for p, c in permissions.page_callers(request, filtered)} == expected
+    assert {p.key: _role(c) for p, c in gatelist.page_callers(request, filtered)} == expected
     # And the list of every viewable project agrees.
     listed = permissions.viewable_projects(_request(user))
     assert {p.key: _role(c) for p, c in listed} == expected
@@ -96,7 +96,7 @@ def test_a_superuser_sees_only_what_they_browse(world):
     user.save(update_fields=["is_superuser"])
     ProjectFactory(key="ROOTS", lead=world.lead, browsers=[user])
     assert set(_per_project(user)) == {"ROOTS"}
-    assert [p.key for p in permissions.viewable(_request(user))] == ["ROOTS"]
+    assert [p.key for p in gatelist.viewable(_request(user))] == ["ROOTS"]
 
 
 def test_the_mine_filter_is_the_lead_the_editors_and_the_sponsor(world):
@@ -105,9 +105,7 @@ def test_the_mine_filter_is_the_lead_the_editors_and_the_sponsor(world):
         request = _request(user)
         mine = {
             p.key
-            for p in permissions.viewable(request).filter(
-                permissions.mine_condition(user.account_id)
-            )
+            for p in gatelist.viewable(request).filter(gatelist.mine_condition(user.account_id))
         }
         expected = {
             key
