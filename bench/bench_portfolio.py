@@ -285,7 +285,7 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
     from django.test import Client, RequestFactory
     from django.test.utils import CaptureQueriesContext
 
-    from governance import permissions
+    from governance import gatelist, permissions
     from governance.models import Project
     from portfolio import selectors
     from status import health
@@ -318,6 +318,11 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
     def access_gate():
         return permissions.viewable_projects(request())
 
+    def gate_page():
+        made = request()
+        page = list(gatelist.viewable(made, shown=True).order_by("key")[:100])
+        return gatelist.page_callers(made, page)
+
     projects = [project for project, _ in access_gate()][: health.REFRESH_CHUNK]
 
     def derivation():
@@ -345,6 +350,7 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
     sql_time, sql_rows = _median(aggregate)
     compute_time, rows = _median(computation)
     gate_time, _ = _median(access_gate)
+    gate_page_time, _ = _median(gate_page)
     derive_time, _ = _median(derivation)
     stored_time, _ = _median(stored_rows)
     rewrite_time, _ = _median(rewrite_rows)
@@ -380,7 +386,9 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
         f"portfolio computation (a page):    {compute_time * 1000:8.1f} ms  "
         f"ratio {compute_time / sql_time:4.2f}x  ({len(queries)} queries)",
         f"  the access gate (permissions.viewable_projects, every project): "
-        f"{gate_time * 1000:.1f} ms; for {chunk} projects: loading and deriving "
+        f"{gate_time * 1000:.1f} ms; the gate as a filter, a page of 100 with their roles "
+        f"(permissions.viewable, page_callers): {gate_page_time * 1000:.1f} ms; "
+        f"for {chunk} projects: loading and deriving "
         f"(status.selectors.views_for) {derive_time * 1000:.1f} ms, reading the stored rows "
         f"(status.health.rows_for) {stored_time * 1000:.1f} ms, deriving and writing them "
         f"(status.health.refresh) {rewrite_time * 1000:.1f} ms",

@@ -23,6 +23,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from governance import (
     audit,
     cleaning,
+    gatelist,
     oauth,
     paging,
     permissions,
@@ -828,11 +829,9 @@ def project_list(
 ) -> dict[str, Any]:
     """Every project the caller can view, by key, a page at a time (`pageSize`, default
     100): follow `next` (null on the last page) for the rest."""
-    rows = permissions.viewable_projects(request)
-    page = paging.projects_page(rows, cursor, pageSize)
-    # The page's projects as the gate gave them (a key renamed in the tracker shows at once).
-    viewable = {p.pk: (p, c) for p, c in rows}
-    shown = [viewable[p.pk] for p in page.rows]
+    page = paging.projects_page(gatelist.viewable(request, shown=True), cursor, pageSize)
+    # The page's projects as the gate gives them (the tracker's name and lead of the moment).
+    shown = gatelist.page_callers(request, page.rows)
     nominations: dict[int, list[str]] = {}
     for project_id, account_id in EditorNomination.objects.filter(
         project__in=page.rows

@@ -27,7 +27,6 @@ from ninja.params import functions as params
 
 from governance.errors import BadRequest
 from governance.models import Project
-from governance.sql import AnyOf
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 500
@@ -237,13 +236,9 @@ def page_size(value: Any) -> int:
     return size if 1 <= size <= MAX_PAGE_SIZE else DEFAULT_PAGE_SIZE
 
 
-def projects_page(
-    rows: Sequence[tuple[Project, Any]], cursor: str | None, size: int
-) -> Page[Project]:
-    """The page of the viewable projects (`rows`: project, caller) that `cursor` names, by
-    key (unique), read in SQL: one query whatever the page's position."""
-    ids = [project.pk for project, _ in rows]
-    projects = Project.objects.filter(AnyOf(F("pk"), ids)) if ids else Project.objects.none()
+def projects_page(projects: QuerySet[Project], cursor: str | None, size: int) -> Page[Project]:
+    """The page of `projects` (the viewable ones, `permissions.viewable`, filtered in SQL)
+    that `cursor` names, by key (unique): one query whatever the page's position."""
     return page(projects, [Key("key")], cursor=cursor, size=size, salt="projects")
 
 

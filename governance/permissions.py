@@ -11,8 +11,9 @@ Rules (docs/product.md section 1):
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from django.db.models import Q
 from django.http import HttpRequest
 
 from governance import cleaning, gatesql, mirror
@@ -20,6 +21,8 @@ from governance.errors import Forbidden, Moved, NotFound, Unauthenticated
 from governance.models import EditorNomination, Project, SiteSettings, User
 from governance.tracker import TrackerError, get_tracker
 from governance.tracker.base import is_gated
+
+V = TypeVar("V", bool, Q)  # a yes-or-no answer, or the same as an SQL condition
 
 
 @dataclass(frozen=True)
@@ -246,15 +249,23 @@ def caller_for(
     return caller
 
 
+def view_rule(browse: V, steering: Callable[[], V], group: str, in_group: Callable[[], bool]) -> V:
+    """THE view rule, for one project (yes or no) and for a list (SQL, `gatelist.viewable`):
+    browsing the project in the tracker and, once a governance group is set, membership of
+    that group (`in_group()`) or of the project's steering committee (`steering()`)."""
+    if not group or in_group():
+        return browse
+    return browse & steering()
+
+
 def _may_view(
     user: User, project: Project, can_browse: bool, group: str, in_group: Callable[[], bool]
 ) -> bool:
-    """The view rule: browsing the project in the tracker and, once a governance group is
-    set, membership of the project's steering committee or of that group (`in_group()`,
-    asked only when needed)."""
-    if not can_browse or not group:
-        return bool(can_browse)
-    return user.account_id in (project.steering_account_ids or []) or in_group()
+    """`view_rule` for one project; the steering committee is read before asking the group."""
+    if not can_browse:
+        return False
+    steering = user.account_id in (project.steering_account_ids or [])
+    return view_rule(True, lambda: steering, group, lambda: steering or in_group())
 
 
 def _caller(
@@ -262,15 +273,8 @@ def _caller(
 ) -> Caller:
     """The caller's role from the gate's answers (`caller_for`; a list's rows share the
     request-wide ones: the group, membership of it, site administration)."""
-    lead = project.lead_account_id
-    return Caller(
-        user=user,
-        project=project,
-        can_view=can_view,
-        is_site_admin=site_admin,
-        is_lead=bool(lead) and lead == user.account_id,
-        is_nominated_editor=bool(nominated),
-    )
+    is_lead = bool(project.lead_account_id) and project.lead_account_id == user.account_id
+    return Caller(user, project, can_view, site_admin, is_lead, bool(nominated))
 
 
 def project_for(request: HttpRequest, key: str) -> tuple[Project, Caller]:
@@ -459,9 +463,7 @@ def _viewable_rows(
         gates.append(gate)
     result = []
     memo = gatesql.request_memo(request)
-    # The request-wide answers are the same on every row (uncorrelated sub-selects): read
-    # from the first row, once; each row adds its own (browse is given by the list, the
-    # nomination, the lead and the steering committee).
+    # The request-wide answers (the same on every row) read once, from the first row.
     site = rows[0][2]
     gatesql.remember_gate(user, site, gates[0], memo)
     group = memo["site_settings"].governance_group

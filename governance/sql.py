@@ -1,5 +1,6 @@
 """SQL the ORM does not write by itself."""
 
+import json
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -31,3 +32,24 @@ class AnyOf(Lookup[bool]):
             return f"{lhs} = ANY(%s::{db_type}[])", (*params, values)
         placeholders = ", ".join(["%s"] * len(values))
         return f"{lhs} IN ({placeholders})", (*params, *values)
+
+
+class ListHolds(Lookup[bool]):
+    """Whether a JSON list column holds a text (`account_id in steering_account_ids`), in
+    SQL: on PostgreSQL containment, `lhs @> '["value"]'`; elsewhere (SQLite) a search of
+    the list's members. Use as an expression: `filter(ListHolds(F("column"), value))`."""
+
+    lookup_name = "list_holds"
+    prepare_rhs = False
+
+    def as_sql(
+        self, compiler: SQLCompiler, connection: BaseDatabaseWrapper
+    ) -> tuple[str, tuple[Any, ...]]:
+        lhs, params = compiler.compile(self.lhs)
+        value = str(self.rhs)
+        if connection.vendor == "postgresql":
+            return f"{lhs} @> %s::jsonb", (*params, json.dumps([value]))
+        return (
+            f"EXISTS (SELECT 1 FROM json_each({lhs}) WHERE json_each.value = %s)",
+            (*params, value),
+        )

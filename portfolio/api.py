@@ -143,7 +143,7 @@ def portfolio(
         "cursor": cursor,
         "pageSize": pageSize,
     }
-    found = selectors.portfolio(request, query, strict=True, with_summary=False)
+    found = selectors.portfolio(request, query, strict=True, with_summary=False, with_choices=False)
     return paging.answer(request, found.rows, found.next)
 
 

@@ -12,9 +12,11 @@ from typing import Any
 from django.db.models import (
     Case,
     Count,
+    Exists,
     F,
     FloatField,
     Max,
+    OuterRef,
     Q,
     QuerySet,
     Sum,
@@ -29,12 +31,13 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
-from governance import paging, permissions, textsearch
+from governance import gatefilter, gatelist, paging, permissions, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
 from governance.services import disabled_themes, enabled_themes
 from governance.sql import AnyOf
+from governance.tracker import get_tracker
 from status import earned_value, exceptions, health
 from status.derive import DIMENSION_LABELS, RAG_SEVERITY
 from status.models import DIMENSIONS, ProjectHealth
@@ -148,6 +151,8 @@ SORTS: dict[str, Callable[[], Any]] = {
 }
 # Sorts whose SQL order is the reverse of the column's natural reading.
 _REVERSED = {"exception"}
+# Sorts whose value is never missing (a project always has a key and a name).
+_NEVER_MISSING = {"key", "name"}
 
 
 @dataclass
@@ -281,8 +286,11 @@ def _keys(params: Params) -> list[paging.Key]:
 
 def _ordered(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
     value = SORTS[params.sort]()
+    # A sort never missing (the key, the name) has no missing values to put last: a constant,
+    # so the database may read the page in the key's index order.
+    null = Case(When(Q(IsNull(value, True)), then=Value(1)), default=Value(0))
     ordered = stored.filter(_where(params)).annotate(
-        s_value=value, s_null=Case(When(Q(IsNull(value, True)), then=Value(1)), default=Value(0))
+        s_value=value, s_null=Value(0) if params.sort in _NEVER_MISSING else null
     )
     if params.group == "theme":
         ordered = ordered.annotate(
@@ -299,28 +307,34 @@ def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[Projec
     return paging.ordered(_ordered(stored, params), _keys(params))
 
 
-def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], list[Project]]:
+def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
     """The stored health rows of every project the caller can view, each current (a row
     missing, expired or derived under other thresholds is derived and stored first: the
-    periodic job keeps that rare), and those projects."""
-    projects = [project for project, _ in permissions.viewable_projects(request)]
+    periodic job keeps that rare), and those projects: both SQL (the access gate as a filter,
+    `permissions.viewable`), for the page to filter, sort and cut there."""
+    projects = gatelist.viewable(request)
     site = permissions.site_settings(request)
     now = timezone.now()
-    ids = [p.pk for p in projects]
-    if not ids:
-        return ProjectHealth.objects.none(), projects
     # A row stored after `now` (a write meanwhile) is newer still: it holds too.
-    stored = ProjectHealth.objects.filter(
-        AnyOf(F("project_id"), ids), basis=health.basis(site), valid_until__gt=now
-    )
-    held = set(stored.values_list("project_id", flat=True))
-    missing = [p for p in projects if p.pk not in held]
+    current = ProjectHealth.objects.filter(basis=health.basis(site), valid_until__gt=now)
+    # Which projects lack a current row (none, mostly), then which of those the caller views:
+    # the gate's filter runs over the few that lack one, not over every project.
+    lacking = Project.objects.exclude(Exists(current.filter(project_id=OuterRef("pk"))))
+    ids = list(lacking.values_list("pk", flat=True))
+    missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
     if missing:
         health.rows_for(missing, site=site, now=now)
-    return stored, projects
+    return current.filter(project__in=projects.values("pk")), projects
 
 
 PAGE_VALUES = ["project_id", "row", "s_null", "s_value", "project__key"]
+# What a row shows of its project (`portfolio_row`).
+PROJECT_VALUES = [
+    "project__name",
+    "project__lead_account_id",
+    "project__approval_status",
+    "project__exception_opened_at",
+]
 
 
 # --- summaries: aggregate SQL over the stored rows --------------------------------------------
@@ -513,20 +527,35 @@ def portfolio(
     paged: bool = True,
     with_cells: bool = False,
     with_summary: bool = True,
+    with_choices: bool = True,
 ) -> Portfolio:
     """The portfolio for `query`: the page of rows its cursor names (`paged`; else every
     matching row, in order), and the summary, heat grid and earned value of every matching
     project from aggregate SQL (`with_summary`). `with_cells` also reads the shown projects'
-    stored risk-matrix cells. A constant number of queries whatever the number of projects."""
+    stored risk-matrix cells; `with_choices` the filters' choices (themes, leads) and the number
+    of projects the caller can view. A constant number of queries whatever the number of
+    projects: the access gate is a filter in the page's SQL (`permissions.viewable`), and only
+    the page's projects are read as such."""
     params = clean_params(query, strict=strict)
     stored, projects = stored_rows(request)
-    by_pk = {p.pk: p for p in projects}
     matching = _ordered(stored, params)
-    values = [*PAGE_VALUES, *(["g_none", "g_lower", "g_theme"] if params.group else [])]
+    # The page's projects as the access gate gives them (the tracker's name and lead of the
+    # moment), read with the page's rows.
+    matching = matching.annotate(
+        **gatefilter.tracker_answers_of(
+            permissions.request_user(request).account_id, get_tracker(), "project_id"
+        )
+    )
+    values = [
+        *PAGE_VALUES,
+        *PROJECT_VALUES,
+        *(gatefilter.TRACKER_NAMES if "gate_t_name" in matching.query.annotations else []),
+        *(["g_none", "g_lower", "g_theme"] if params.group else []),
+    ]
     if with_cells:
         values.append("risk_cells")
     next_cursor = previous = None
-    if paged and projects:
+    if paged:
         page = paging.page(
             matching.values(*values),
             _keys(params),
@@ -535,11 +564,9 @@ def portfolio(
             salt=params.signature(),
         )
         found, next_cursor, previous = page.rows, page.next_cursor, page.previous_cursor
-    elif projects:
-        found = list(in_order(stored, params).values(*values))
     else:
-        found = []
-    rows = [portfolio_row(by_pk[v["project_id"]], v["row"]) for v in found]
+        found = list(paging.ordered(matching, _keys(params)).values(*values))
+    rows = [portfolio_row(_project_of(v), v["row"]) for v in found]
     cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
     summary: dict[str, Any] = {}
     heat: list[dict[str, Any]] = []
@@ -547,28 +574,52 @@ def portfolio(
     bubbles: list[dict[str, Any]] = []
     groups = None
     figures = stored.filter(_where(params))
+    total = projects.count() if with_choices or with_summary else 0
     if with_summary:
-        totals = figures.aggregate(**_aggregates()) if projects else _empty_totals()
+        totals = figures.aggregate(**_aggregates()) if total else _empty_totals()
         summary, heat = summary_of(totals), heat_of(totals)
-        earned = _earned(totals, figures) if projects else {}
-        bubbles = _bubbles(figures) if projects and paged else []
+        earned = _earned(totals, figures) if total else {}
+        bubbles = _bubbles(figures) if total and paged else []
     if params.group == "theme":
         groups = _groups(rows, figures)
     return Portfolio(
         rows=rows,
-        total=len(projects),
+        total=total,
         params=params,
         summary=summary,
         heat=heat,
         groups=groups,
-        themes=_themes(stored),
-        leads=sorted({p.lead_account_id for p in projects if p.lead_account_id}),
+        themes=_themes(stored) if with_choices else [],
+        leads=_leads(projects) if with_choices else [],
         risk_cells=cells,
         earned=earned,
         bubbles=bubbles,
         next=next_cursor,
         previous=previous,
     )
+
+
+def _project_of(values: Mapping[str, Any]) -> Project:
+    """A page's project from its row's values (`PROJECT_VALUES`, and the tracker's answers
+    when the tracker gives them), as the access gate gives it: nothing written."""
+    name = values.get("gate_t_name")
+    return Project(
+        pk=values["project_id"],
+        key=values["project__key"],
+        name=values["project__name"] if name is None else name,
+        lead_account_id=(
+            values["project__lead_account_id"] if name is None else values["gate_t_lead"]
+        )
+        or "",
+        approval_status=values["project__approval_status"],
+        exception_opened_at=values["project__exception_opened_at"],
+    )
+
+
+def _leads(projects: QuerySet[Project]) -> list[str]:
+    """The lead filter's choices: the leads of the projects the caller can view."""
+    leads = projects.exclude(lead_account_id="").values_list("lead_account_id", flat=True)
+    return sorted(set(leads.order_by().distinct()))
 
 
 def _empty_totals() -> dict[str, Any]:

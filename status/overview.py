@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Count, Value
+from django.db.models.functions import Concat
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,7 +22,15 @@ from django.utils.http import urlencode
 
 from charter import acts
 from charter.models import BusinessCase
-from governance import cleaning, formatting, paging, permissions, services, textsearch
+from governance import (
+    cleaning,
+    formatting,
+    gatelist,
+    paging,
+    permissions,
+    services,
+    textsearch,
+)
 from governance.atlassian.context import incomplete_listings
 from governance.http import HtmxHttpRequest, page
 from governance.people import resolve
@@ -170,25 +180,28 @@ def _cases(projects: Sequence[Project]) -> dict[int, BusinessCase]:
 def project_list(request: HtmxHttpRequest) -> HttpResponse:
     """My projects: the projects the caller can view, by key, 100 a page, each with its RAG
     and what waits for whom; "mine only" keeps those the caller leads, edits or sponsors."""
-    rows = permissions.viewable_projects(request)
+    user = permissions.request_user(request)
+    projects = gatelist.viewable(request, shown=True)
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine") == "1"
-    mine_count = sum(1 for _, c in rows if _mine(c))
+    mine_condition = gatelist.mine_condition(user.account_id)
+    counts = projects.aggregate(total=Count("pk"), mine=Count("pk", filter=mine_condition))
+    mine_count, total = counts["mine"], counts["mine" if mine else "total"]
     if mine:
-        rows = [(p, c) for p, c in rows if _mine(c)]
+        projects = projects.filter(mine_condition)
     if query:
-        words = textsearch.words(query)
-        rows = [
-            (p, c) for p, c in rows if textsearch.matches(words, textsearch.haystack(p.key, p.name))
-        ]
+        # Every word in the key or the name (`textsearch`'s rule, in SQL).
+        projects = projects.alias(haystack=Concat("key", Value(" "), "name"))
+        for word in textsearch.words(query):
+            projects = projects.filter(haystack__icontains=word)
+        total = projects.count()
     try:
-        found = paging.projects_page(rows, request.GET.get("cursor"), paging.DEFAULT_PAGE_SIZE)
+        found = paging.projects_page(projects, request.GET.get("cursor"), paging.DEFAULT_PAGE_SIZE)
     except paging.BadCursor:  # a stale or altered link: the first page
-        found = paging.projects_page(rows, None, paging.DEFAULT_PAGE_SIZE)
-    # The page's rows as the gate gave them (a key renamed in the tracker shows at once; the
-    # mirror's upkeep stores it later).
-    viewable = {p.pk: (p, c) for p, c in rows}
-    shown = [viewable[p.pk] for p in found.rows]
+        found = paging.projects_page(projects, None, paging.DEFAULT_PAGE_SIZE)
+    # The page's rows as the gate gives them (a key renamed in the tracker shows at once; the
+    # mirror's upkeep stores it later); roles for the page's rows only.
+    shown = gatelist.page_callers(request, found.rows)
     stored = health.rows_for([p for p, _ in shown])
     exceptions = _undecided([p for p, _ in shown])
     cases = _cases([p for p, _ in shown])
@@ -228,7 +241,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         "status/project_list.html",
         {
             "items": items,
-            "total": len(rows),
+            "total": total,
             "pages": pages,
             "people": people,
             "query": query,

@@ -1,0 +1,87 @@
+"""The access gate for lists, in SQL (`governance.permissions` holds the rules and the gate of
+one project; this module reads them, never the other way): the projects a person may view
+as a filter (`viewable`), for a list that filters, sorts and pages in SQL and gives roles to
+its page's rows only (`page_callers`); the projects they lead, edit or sponsor
+(`mine_condition`). `permissions.viewable_projects` lists every viewable project with its
+role, for the few readers that need them all."""
+
+from collections.abc import Sequence
+
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+
+from governance import gatefilter, gatesql, permissions
+from governance.models import Project, User
+from governance.tracker import get_tracker
+
+
+def viewable(request: HttpRequest, *, shown: bool = False) -> QuerySet[Project]:
+    """The projects the user can view (exactly those `permissions.viewable_projects` lists),
+    as SQL: the tracker's browse answer (the gate statement's own expression, `gatefilter`)
+    under the view rule (`permissions.view_rule`), the request-wide answers (the governance
+    group, membership of it) read once. A tracker that answers only from its listing (Jira)
+    is listed the long way and filtered by id. One condition a request. `shown`: the rows
+    carry the tracker's name and lead of the moment, for a page (`page_callers`)."""
+    user = permissions.request_user(request)
+    memo = gatesql.request_memo(request)
+    key = ("viewable", user.pk)
+    if key not in memo:
+        memo[key] = _condition(request, user, memo)
+    condition: Q = memo[key]
+    projects = Project.objects.filter(condition)
+    if shown:
+        return gatefilter.with_tracker_answers(projects, user.account_id, get_tracker())
+    return projects
+
+
+def _condition(request: HttpRequest, user: User, memo: gatesql.Memo) -> Q:
+    browse = gatefilter.browse_condition(user.account_id, get_tracker())
+    if browse is None:
+        listed = permissions.viewable_projects(request)
+        return gatefilter.one_of([project.pk for project, _ in listed])
+    gatesql.read_site_gate(user, memo)
+    group = gatesql.memo_site_settings(memo).governance_group
+    return permissions.view_rule(
+        browse,
+        lambda: gatefilter.steering_condition(user.account_id),
+        group,
+        lambda: gatesql.memo_in_group(user, group, memo),
+    )
+
+
+def page_callers(
+    request: HttpRequest, projects: Sequence[Project]
+) -> list[tuple[Project, permissions.Caller]]:
+    """The callers of a page of projects `viewable` selected (so viewable): one query for
+    the person's nominations among them, the request-wide answers read once. A project read
+    with the tracker's answers (`gatefilter.with_tracker_answers`) takes the tracker's name
+    and lead of the moment, as the gate's statement gives them (nothing written)."""
+    user = permissions.request_user(request)
+    memo = gatesql.request_memo(request)
+    nominated = gatefilter.nominations(user.account_id, projects)
+    site_admin = permissions.is_site_admin(user, request)
+    result = []
+    for project in projects:
+        name = getattr(project, "gate_t_name", None)
+        if name is not None:
+            project.name = name
+            project.lead_account_id = getattr(project, "gate_t_lead", None) or ""
+        key = ("caller", user.pk, project.pk)
+        caller = memo.get(key)
+        if caller is None:
+            nominee = project.pk in nominated
+            caller = memo[key] = permissions._caller(user, project, True, site_admin, nominee)
+        result.append((project, caller))
+    return result
+
+
+def mine_condition(account_id: str) -> Q:
+    """The viewable projects the person leads, edits or sponsors (`Caller.is_lead`,
+    `can_edit`, `is_sponsor` of a project they view), as SQL."""
+    if not account_id:
+        return Q(pk__in=[])
+    return (
+        Q(lead_account_id=account_id)
+        | gatefilter.nominated_condition(account_id)
+        | Q(sponsor_account_id=account_id)
+    )

@@ -1,0 +1,209 @@
+"""The access gate as a filter in a list's SQL (`permissions.viewable`, docs/decisions/0281):
+exactly the projects the per-project gate lets each person view, whatever their role; the
+page's roles as the per-project gate gives them; the project list and the projects API in a
+constant number of queries a page, and paged in a stable order with no project twice or
+missed while projects are added between pages."""
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.db import connection
+from django.test import RequestFactory
+from django.test.utils import CaptureQueriesContext
+
+from governance import gatelist, permissions
+from governance.models import Project
+from tests.conftest import PMO_GROUP, set_governance_group
+from tests.factories import ProjectFactory, UserFactory, nominate
+
+ROLES = ["lead", "editor", "sponsor", "viewer", "outsider", "site_admin", "pmo"]
+
+
+def _request(user):
+    request = RequestFactory().get("/")
+    request.user = user
+    return request
+
+
+@pytest.fixture
+def world(cast):
+    """The cast's ALPHA and OTHER, and projects that tell the rules apart: BETA, whose
+    steering committee seats the viewer and the outsider (who does not browse it); GAMMA,
+    which the site administrator and the governance group's member do not browse; DELTA, led
+    by the editor, who is the sponsor's nominated editor there too."""
+    beta = ProjectFactory(key="BETA", lead=cast.lead, browsers=[cast.viewer, cast.site_admin])
+    beta.steering_account_ids = [cast.viewer.account_id, cast.outsider.account_id]
+    beta.save(update_fields=["steering_account_ids"])
+    ProjectFactory(key="GAMMA", lead=cast.sponsor, browsers=[cast.viewer])
+    delta = ProjectFactory(key="DELTA", lead=cast.editor, browsers=[cast.sponsor, cast.pmo])
+    nominate(delta, cast.sponsor, by=cast.editor)
+    delta.sponsor_account_id = cast.viewer.account_id
+    delta.save(update_fields=["sponsor_account_id"])
+    return cast
+
+
+def _per_project(user):
+    """The projects the per-project gate (`caller_for`) lets the user view, by key, with
+    their roles."""
+    request = _request(user)
+    found = {}
+    for project in Project.objects.order_by("key"):
+        caller = permissions.caller_for(user, project, request=request)
+        if caller.can_view:
+            found[project.key] = _role(caller)
+    return found
+
+
+def _role(caller):
+    return (caller.can_edit, caller.is_lead, caller.is_sponsor, caller.is_nominated_editor)
+
+
+@pytest.mark.parametrize("group", ["", PMO_GROUP])
+@pytest.mark.parametrize("role", ROLES)
+def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(world, role, group):
+    if group:
+        set_governance_group(group)
+    user = world.user(role)
+    expected = _per_project(user)
+    request = _request(user)
+    filtered = list(gatelist.viewable(request, shown=True).order_by("key"))
+    assert [p.key for p in filtered] == sorted(expected)
+    # The page's roles as the per-project gate gives them.
+    assert {p.key: _role(c) for p, c in gatelist.page_callers(request, filtered)} == expected
+    # And the list of every viewable project agrees.
+    listed = permissions.viewable_projects(_request(user))
+    assert {p.key: _role(c) for p, c in listed} == expected
+
+
+def test_the_rules_each_role_meets(world):
+    """What the walk above compares, spelled out: tracker browse first, the group after."""
+    keys = {role: set(_per_project(world.user(role))) for role in ROLES}
+    assert keys["viewer"] == {"ALPHA", "BETA", "GAMMA"}
+    assert keys["outsider"] == {"OTHER"}
+    assert keys["site_admin"] == {"ALPHA", "BETA"}
+    assert keys["editor"] == {"ALPHA", "DELTA"}
+    set_governance_group(PMO_GROUP)
+    keys = {role: set(_per_project(world.user(role))) for role in ROLES}
+    assert keys["viewer"] == {"BETA"}  # the steering committee of a project they browse
+    assert keys["outsider"] == set()  # a steering seat never replaces browsing
+    assert keys["pmo"] == {"ALPHA", "DELTA"}
+    assert keys["site_admin"] == set()
+
+
+def test_a_superuser_sees_only_what_they_browse(world):
+    user = UserFactory(username="root")
+    user.is_superuser = True
+    user.save(update_fields=["is_superuser"])
+    ProjectFactory(key="ROOTS", lead=world.lead, browsers=[user])
+    assert set(_per_project(user)) == {"ROOTS"}
+    assert [p.key for p in gatelist.viewable(_request(user))] == ["ROOTS"]
+
+
+def test_the_mine_filter_is_the_lead_the_editors_and_the_sponsor(world):
+    for role in ROLES:
+        user = world.user(role)
+        request = _request(user)
+        mine = {
+            p.key
+            for p in gatelist.viewable(request).filter(gatelist.mine_condition(user.account_id))
+        }
+        expected = {
+            key
+            for key, (can_edit, is_lead, is_sponsor, _) in _per_project(user).items()
+            if can_edit or is_lead or is_sponsor
+        }
+        assert mine == expected, role
+
+
+# --- the project list and the projects API: queries and paging ------------------------------
+
+
+def _add(start, stop, user, lead):
+    for n in range(start, stop):
+        ProjectFactory(key=f"P{n:03d}", lead=lead, browsers=[user])
+
+
+def _queries(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("url", ["/", "/?mine=1", "/?q=p0", "/api/v1/projects?pageSize=5"])
+def test_the_project_list_runs_the_same_queries_at_3_and_40_projects(db, client_for, url):
+    user = UserFactory(username="reader")
+    lead = UserFactory(username="leader")
+    client = client_for(user)
+    _add(0, 3, user, lead)
+    # A first request stores the new projects' health rows (`status.health`), then the
+    # request measured reads them.
+    client.get(url)
+    small = _queries(client, url)
+    _add(3, 40, user, lead)
+    client.get(url)
+    assert _queries(client, url) == small
+
+
+def _api_walk(client, url, between):
+    keys, pages = [], 0
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        body = response.json()
+        keys += [item["projectKey"] for item in body["items"]]
+        url = body["next"]
+        pages += 1
+        between(pages)
+    return keys
+
+
+def _page_walk(client, url, between):
+    keys, pages = [], 0
+    while url is not None:
+        response = client.get(url)
+        assert response.status_code == 200
+        keys += [item["project"].key for item in response.context["items"]]
+        following = response.context["pages"].get("next")
+        url = "/" + following if following else None
+        pages += 1
+        between(pages)
+    return keys
+
+
+@pytest.mark.parametrize("walk", [_api_walk, _page_walk])
+def test_pages_keep_their_order_while_projects_are_added(db, client_for, monkeypatch, walk):
+    """Every project there at the start is on exactly one page, in key order, while projects
+    are added before, on and after the page the walk is on."""
+    user = UserFactory(username="reader")
+    lead = UserFactory(username="leader")
+    client = client_for(user)
+    for n in range(1, 60, 2):  # odd numbers: room for others between them
+        ProjectFactory(key=f"P{n:03d}", lead=lead, browsers=[user])
+    before = set(Project.objects.values_list("key", flat=True))
+    # Even numbers from both ends inwards: each time one early in the order, one late.
+    evens = list(range(0, 60, 2))
+    added = iter([n for pair in zip(evens, reversed(evens), strict=True) for n in pair])
+
+    def between(page):
+        for _ in range(3):
+            n = next(added, None)
+            if n is not None and not Project.objects.filter(key=f"P{n:03d}").exists():
+                ProjectFactory(key=f"P{n:03d}", lead=lead, browsers=[user])
+
+    monkeypatch.setattr("governance.paging.DEFAULT_PAGE_SIZE", 7)
+    url = "/" if walk is _page_walk else "/api/v1/projects?pageSize=7"
+    keys = walk(client, url, between)
+    assert len(keys) == len(set(keys)), "a project twice"
+    assert keys == sorted(keys), "out of order"
+    assert before <= set(keys), "a project missed"
+    assert len(keys) > len(before)  # the later ones added meanwhile are listed too
+
+
+def test_the_api_next_link_keeps_the_page_size(db, client_for):
+    user = UserFactory(username="reader")
+    lead = UserFactory(username="leader")
+    _add(0, 5, user, lead)
+    body = client_for(user).get("/api/v1/projects?pageSize=2").json()
+    assert [item["projectKey"] for item in body["items"]] == ["P000", "P001"]
+    assert parse_qs(urlsplit(body["next"]).query)["pageSize"] == ["2"]
