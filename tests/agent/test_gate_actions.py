@@ -41,7 +41,7 @@ def test_every_viewer_reads_the_plan_and_the_outsider_sees_nothing(running):
     cast = running
     for who in (cast.lead, cast.viewer, cast.sponsor):
         answer = run(who, "stage_plan", KEY)
-        assert [s["name"] for s in answer["stages"]][0] == "Initiation"
+        assert answer["stages"][0]["name"] == "Initiation"
         assert answer["currentStageId"] and answer["link"].endswith("/stages/")
         assert all("met" in c for s in answer["stages"] for c in s["criteria"])
     with pytest.raises(NotFound):
