@@ -175,3 +175,17 @@ def test_the_sponsor_finds_the_review_waiting_for_them(cast, client_for, running
     assert "awaits your decision" in page and url(cast) in page
     lead = client_for(cast.lead).get(reverse("waiting-for-me")).content.decode()
     assert "No gate review awaits you." in lead
+
+
+def test_the_steering_pack_has_the_stage_section(cast, client_for, running):
+    services.gate_review_request(caller=caller(cast, cast.lead), data={})
+    lead = client_for(cast.lead)
+    response = lead.post(reverse("status:report-create", args=[cast.project.key]), {})
+    assert response.status_code in (200, 302)
+    from status.models import StatusReport
+
+    report = StatusReport.objects.get(project=cast.project)
+    page = lead.get(reverse("status:report", args=[cast.project.key, report.pk])).content.decode()
+    assert "Stage and gate" in page and "Stage under way: <strong>Initiation</strong>" in page
+    assert "awaits the sponsor&#x27;s decision" in page or "awaits the sponsor's decision" in page
+    assert "No gate decided yet." in page
