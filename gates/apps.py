@@ -11,8 +11,8 @@ class GatesConfig(AppConfig):
         from gates import pack, receivers
         from governance import signals
 
+        signals.steering_pack.connect(pack.on_steering_pack, dispatch_uid="gates.pack")
         signals.charter_approved.connect(
             receivers.on_charter_approved, dispatch_uid="gates.charter_approved"
         )
         signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="gates.waiting")
-        signals.steering_pack.connect(pack.on_steering_pack, dispatch_uid="gates.pack")

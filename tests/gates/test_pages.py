@@ -168,15 +168,6 @@ def test_the_plan_edit_names_the_refusal_on_its_row(cast, client_for):
     assert names == ["Design", "Build", "Transition", "Hypercare"]
 
 
-def test_the_sponsor_finds_the_review_waiting_for_them(cast, client_for, running):
-    services.gate_review_request(caller=caller(cast, cast.lead), data={})
-    page = client_for(cast.sponsor).get(reverse("waiting-for-me")).content.decode()
-    assert 'Gate reviews <span class="count">1</span>' in page
-    assert "awaits your decision" in page and url(cast) in page
-    lead = client_for(cast.lead).get(reverse("waiting-for-me")).content.decode()
-    assert "No gate review awaits you." in lead
-
-
 def test_the_steering_pack_has_the_stage_section(cast, client_for, running):
     services.gate_review_request(caller=caller(cast, cast.lead), data={})
     lead = client_for(cast.lead)
