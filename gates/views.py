@@ -353,6 +353,7 @@ def criterion_dismiss(
             caller,
             exc.status,
             dismiss_id=str(criterion_id),
+            dismiss_stage=str(stage_id),
             dismiss_errors=_words(exc),
             dismiss_reason=reason,
         )
