@@ -122,7 +122,6 @@ DEFAULT_COLUMNS = [
     "project",
     "lead",
     "approval",
-    "stage",
     "overall",
     "cost",
     "schedule",
