@@ -21,11 +21,14 @@ from charter import services as charter_services
 from charter.serializers import charter_to_dict
 from charter.services import current_case
 from charter.services.baseline import LEAD_ONLY
+from gates import selectors as gate_selectors
+from gates import services as gate_services
+from gates.specs import GateDecisionSpec, GateReviewRequestSpec
 from governance import cleaning, permissions, specs, textsearch
 from governance.audit import entry_to_dict
 from governance.cleaning import required_text_schema
 from governance.concurrency import check_version
-from governance.errors import ValidationFailed
+from governance.errors import NotFound, ValidationFailed
 from governance.models import AuditEntry, Project
 from portfolio import selectors as portfolio_selectors
 from registers import mspdi, uploads
@@ -651,9 +654,11 @@ def status_reports(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "What the Waiting-for-me page lists, from the same selector: the business cases and "
         "change requests you can decide now (as sponsor, approver or BAU owner); the changes "
         "routed to you that you cannot decide now (held), each with why and what to do or "
-        "where it is decided; and the exceptions that ask something of you (act: decide, "
-        "report or wait), each with why. Across the projects you can see. Deciding stays in "
-        "the pages."
+        "where it is decided; the exceptions that ask something of you (act: decide, "
+        "report or wait), each with why; and the gate reviews (act: decide for the sponsor, "
+        "request again for the lead once a Hold's date has come). Across the projects you can "
+        "see. Deciding stays in the pages (but for the sponsor's decide_project_exception and "
+        "decide_gate_review)."
     ),
     schema={"properties": {}},
 )
@@ -693,6 +698,18 @@ def waiting_for_me(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
                 "link": ctx.link(_url("status:exception", x.project.key)),
             }
             for x in waiting.get("exceptions", [])
+        ],
+        "gateReviews": [
+            {
+                "projectKey": g.project.key,
+                "name": g.project.name,
+                "act": g.act,
+                "stage": g.review.stage.name,
+                "why": g.why,
+                "since": _iso(g.since),
+                "link": ctx.link(_url("gates:plan", g.project.key)),
+            }
+            for g in waiting.get("gateReviews", [])
         ],
     }
 
@@ -1313,5 +1330,115 @@ def import_project_plan(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
             "created": outcome.created,
             "warnings": outcome.warnings,
             "link": link,
+        },
+    )
+
+
+# --- stage gates (gates.selectors / gates.services) ----------------------------------------------
+
+GATE_REQUEST_MESSAGE = "Only the Project Lead and the editors they nominate request a gate review."
+
+
+def _plan_body(ctx: Context, found: Project, caller: permissions.Caller) -> dict[str, Any]:
+    return {
+        **gate_selectors.plan_answer(found, caller),
+        "link": ctx.link(_url("gates:plan", found.key)),
+    }
+
+
+@action(
+    "stage_plan",
+    title="Stage plan and gates",
+    kind=READ,
+    description=(
+        "A project's stage plan: the stages in order (dates, work packages, stage tolerances, "
+        "state), each stage's entry and exit criteria judged live from the project's data (met "
+        "or not, the figure and the rows behind it, or dismissed with the reason), the current "
+        "stage, the gate review awaiting the sponsor (its end-stage report and days at the "
+        "gate), and whether the plan may be edited now (and why not)."
+    ),
+    schema=_on_project(),
+)
+def stage_plan(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    return _plan_body(ctx, found, caller)
+
+
+@action(
+    "request_gate_review",
+    title="Request the gate review",
+    kind=WRITE,
+    description=(
+        "The Project Lead (or an editor) requests the gate review of the current stage: the "
+        "end-stage report is generated from the model (with the lessons given) and the sponsor "
+        "is notified to decide. Refused without a stage under way or with a review waiting."
+    ),
+    schema=_creating(GateReviewRequestSpec),
+    gate=gate(message=GATE_REQUEST_MESSAGE, frozen=False),
+)
+def request_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    permissions.require(caller.can_edit, GATE_REQUEST_MESSAGE)
+    review = gate_services.gate_review_request(caller=caller, data=_data(args))
+    return _written(
+        ctx,
+        "gate_review.requested",
+        {
+            **gate_selectors.review_to_dict(review),
+            "projectKey": found.key,
+            "link": ctx.link(_url("gates:plan", found.key)),
+        },
+    )
+
+
+def _gate_decision_gate(ctx: Context, args: dict[str, Any]) -> None:
+    """The gate decision's checks before its body, in the house order: the project (404), a
+    gate review waiting (404) its caller may decide (403: the sponsor, not on a review they
+    requested), the revision read (412)."""
+    key = args.get("projectKey")
+    if not isinstance(key, str) or not key.strip():
+        return  # the schema's own refusal names the missing key
+    found, caller = project(ctx, key)
+    review = gate_selectors.open_review(found)
+    if review is None:
+        raise NotFound("No gate review awaits a decision on this project.")
+    permissions.require(
+        caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
+        gate_services.DECIDE_MESSAGE,
+    )
+    expected = args.get("expectedRevision")
+    if isinstance(expected, int) and not isinstance(expected, bool):
+        check_version(review.revision, expected, current_repr=review)
+
+
+@action(
+    "decide_gate_review",
+    title="Decide the gate review",
+    kind=WRITE,
+    description=(
+        "The sponsor's decision at a project's gate: Go (the next stage starts), Hold (give "
+        "holdUntil, the date to come back), Recycle (stay in the stage and re-plan) or Stop "
+        "(the business case's Kill act, the comment its reason: required). Going through with "
+        "unmet criteria names each in unmetCriteria with a reason (read them with stage_plan). "
+        "Recorded as a made decision of the log and cannot be undone: ask the person first. "
+        "The sponsor only, and not on a review they requested; pass the review's revision."
+    ),
+    schema=_creating(GateDecisionSpec, expectedRevision=REVISION),
+    gate=_gate_decision_gate,
+    offered_to=lambda caller: caller.is_sponsor,
+)
+def decide_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    found, caller = project(ctx, args["projectKey"])
+    review = gate_services.gate_review_decide(
+        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
+    )
+    return _written(
+        ctx,
+        "gate_review.decided",
+        {
+            **gate_selectors.review_to_dict(review),
+            "projectKey": found.key,
+            "currentStage": getattr(gate_selectors.current_stage(found), "name", None),
+            "link": ctx.link(_url("gates:plan", found.key)),
         },
     )

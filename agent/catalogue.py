@@ -67,9 +67,15 @@ class Hints:
 
 # The writes whose effect cannot be taken back in the app: a made decision can no longer be
 # changed (only annotated); a change applied to the baseline moves it for good; the sponsor's
-# decision on an exception approves its plan or kills the project, and closes the exception.
+# decision on an exception approves its plan or kills the project, and closes the exception;
+# the sponsor's decision at a gate is a made decision of the log (Stop kills the project).
 IRREVERSIBLE = frozenset(
-    {"record_decision_made", "apply_change_to_baseline", "decide_project_exception"}
+    {
+        "record_decision_made",
+        "apply_change_to_baseline",
+        "decide_project_exception",
+        "decide_gate_review",
+    }
 )
 # The writes that set values (or end a state) rather than add a record: sent twice with the
 # same arguments, the second changes nothing more (an act already done is refused).
@@ -210,7 +216,7 @@ def _edits(caller: permissions.Caller) -> bool:
 def available(request: HttpRequest) -> list[Action]:
     """The actions the caller may use: every read once past the agent gate; a write only when
     the caller may use it on at least one project they can view (most: they edit it; the
-    sponsor's exception decision: they sponsor it)."""
+    sponsor's exception and gate decisions: they sponsor it)."""
     require_agent_access(request)
     callers = [caller for _, caller in permissions.viewable_projects(request)]
     return [

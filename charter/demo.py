@@ -44,7 +44,14 @@ PLAN = {
     "IRIS": "Realised",
     "JUNIPER": "NotRealised",
     "KESTREL": "InMaintenance",
+    # Approved and running their stage plans: their gates are the stage-gate demo's.
+    "LUMEN": "Running",
+    "MOSAIC": "Running",
+    "NIMBUS": "Running",
 }
+# Approved, then stopped by the sponsor at its gate: the stage-gate demo (gates/demo.py)
+# takes the Kill act there, with the reason below.
+STOPPED_AT_GATE = {"HARBOUR": "The port authority is building its own booking platform."}
 THESES = {
     "APOLLO": (
         "Customers cannot self-serve: 60% of contact-centre calls are status enquiries.",
@@ -111,6 +118,24 @@ THESES = {
         "One CRM; the legacy system is switched off.",
         "300k a year saved from year two.",
         "Cost Out",
+    ),
+    "LUMEN": (
+        "Branch lighting is fluorescent and costs 180k a year in power.",
+        "Every branch lit by LED with presence sensors.",
+        "Power for lighting down 60%.",
+        "Cost Out",
+    ),
+    "MOSAIC": (
+        "Four data marts answer the same question four ways.",
+        "One governed data platform feeds every report.",
+        "One figure per question; two marts switched off.",
+        "Strategic",
+    ),
+    "NIMBUS": (
+        "The on-premises mail servers reach end of support next year.",
+        "Every mailbox runs on the hosted platform.",
+        "No unsupported mail servers; 120k a year of hardware avoided.",
+        "Risk & Compliance",
     ),
 }
 FLOWS = [  # year, cost, benefit
@@ -465,16 +490,20 @@ def _maintenance(ctx: DemoContext, key: str, lead: str) -> None:
     _act(ctx, lead, ctx.projects[key], "maintenance-start")
 
 
-def _archived(ctx: DemoContext, key: str, lead: str) -> None:
+def _running(ctx: DemoContext, key: str, lead: str) -> None:
+    """Approved, its first steering committee held: the project runs."""
     _fill(ctx, key, lead)
     _approve(ctx, key, lead)
-    _act(
-        ctx,
-        "sofia",
-        ctx.projects[key],
-        "kill",
-        data={"reason": "The port authority is building its own booking platform."},
-    )
+    _minutes(ctx, key, lead)
+
+
+def _archived(ctx: DemoContext, key: str, lead: str) -> None:
+    if key in STOPPED_AT_GATE:
+        _running(ctx, key, lead)  # the sponsor stops it at its gate (gates/demo.py)
+        return
+    _fill(ctx, key, lead)
+    _approve(ctx, key, lead)
+    _act(ctx, "sofia", ctx.projects[key], "kill", data={"reason": "Stopped by the sponsor."})
 
 
 SEEDERS = {
@@ -489,4 +518,5 @@ SEEDERS = {
     "NotRealised": _not_realised,
     "InMaintenance": _maintenance,
     "Archived": _archived,
+    "Running": _running,
 }

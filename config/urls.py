@@ -24,6 +24,7 @@ urlpatterns = [
     path("projects/<str:key>/registers/", include("registers.urls")),
     path("projects/<str:key>/charter/", include("charter.urls")),
     path("projects/<str:key>/status/", include("status.urls")),
+    path("projects/<str:key>/stages/", include("gates.urls")),
     path("", include("charter.urls_site")),
     path("", include("portfolio.urls")),
     path("", include("agent.urls")),

@@ -8,9 +8,10 @@ class GatesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from gates import receivers
+        from gates import pack, receivers
         from governance import signals
 
+        signals.steering_pack.connect(pack.on_steering_pack, dispatch_uid="gates.pack")
         signals.charter_approved.connect(
             receivers.on_charter_approved, dispatch_uid="gates.charter_approved"
         )

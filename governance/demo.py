@@ -13,8 +13,11 @@ GOVERNANCE_GROUP = "governance"
 
 # username -> (display name, what they show in the demo)
 CAST = {
-    "lena": ("Lena Lindqvist", "Project Lead of APOLLO, BRIDGE, CEDAR, DELTA, HARBOUR, JUNIPER"),
-    "marco": ("Marco Rossi", "Project Lead of EMBER, FALCON, GARNET, IRIS, KESTREL"),
+    "lena": (
+        "Lena Lindqvist",
+        "Project Lead of APOLLO, BRIDGE, CEDAR, DELTA, HARBOUR, JUNIPER, MOSAIC",
+    ),
+    "marco": ("Marco Rossi", "Project Lead of EMBER, FALCON, GARNET, IRIS, KESTREL, LUMEN, NIMBUS"),
     "edward": ("Edward Evans", "nominated editor on APOLLO, BRIDGE and EMBER"),
     "sofia": ("Sofia Santos", "sponsor (decision authority) of most business cases"),
     "victor": ("Victor Vance", "viewer: can browse every project, edits none"),
@@ -35,6 +38,9 @@ PROJECTS = {
     "IRIS": ("Invoice automation", "marco"),
     "JUNIPER": ("Self-service HR portal", "lena"),
     "KESTREL": ("Legacy CRM retirement", "marco"),
+    "LUMEN": ("Branch lighting retrofit", "marco"),
+    "MOSAIC": ("Data platform consolidation", "lena"),
+    "NIMBUS": ("E-mail platform migration", "marco"),
 }
 EDITORS = {"APOLLO": ["edward"], "BRIDGE": ["edward"], "EMBER": ["edward"]}
 EPICS = [

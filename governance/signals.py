@@ -45,6 +45,12 @@ tracker_issue_gone = Signal()
 # Receiver: the status app answers the exceptions awaiting the sponsor ("exceptions").
 waiting_items = Signal()
 
+# Sent when a steering pack is made (status.pack.pack_of), so an app above the status adds a
+# section of its own. kwargs: project, view (the pack's status.derive.StatusView). A receiver
+# answers {name: section} (JSON values); the pack keeps them under those names, frozen with it.
+# Receiver: the stage gates answer the stage ("stage": current stage, criteria, last decision).
+steering_pack = Signal()
+
 # Sent when a site administrator renames themes in the site settings. kwargs: renames (a list
 # of (old, new): the name each had and the name it takes, all of one save), actor_account_id
 # (str). Sent once, inside the settings' transaction, so the cases move with the names or not

@@ -27,6 +27,15 @@ PORTFOLIO_ROW = component(
             "approvalStatus": specs.enum_answer(APPROVAL_STATUSES),
             "inException": {"type": "boolean"},
             "exceptionAgeDays": specs.INTEGER_OR_NULL_SCHEMA,
+            "currentStage": {
+                "type": ["string", "null"],
+                "description": "The stage under way (the stage plan's), or null.",
+            },
+            "daysAtGate": {
+                **specs.INTEGER_OR_NULL_SCHEMA,
+                "description": "Days the current stage's gate review has waited for the "
+                "sponsor's decision, or null when none waits.",
+            },
             "version": {"type": "integer"},
             "phase": _TEXT,
             "overallRag": specs.enum_answer(RAG_CHOICES),
@@ -113,6 +122,7 @@ def portfolio(
     lead: str | None = None,
     stale: bool | None = None,
     exception: bool | None = None,
+    stage: str | None = None,
     sort: str | None = None,
     cursor: str | None = paging.cursor_parameter(),
     pageSize: int = paging.page_size_parameter(),
@@ -127,7 +137,8 @@ def portfolio(
     `estimatesCompared` saying how it differs from `eac`). Filters: theme
     (`-` for none), approvalStatus, rag with dimension (overall, cost, schedule, scope, risk;
     default any), lead (accountId), stale, exception (the projects in exception: beyond a
-    tolerance with the exception undecided). sort: a column name, `-` to reverse.
+    tolerance with the exception undecided), stage (the current stage's name, or `atGate`: a gate
+    review awaits the sponsor). sort: a column name, `-` to reverse.
     Paged: `pageSize` rows (default 100) in a stable order (the sort, then the project key);
     follow `next` (null on the last page) for the rest, with the same filters and sort."""
     permissions.require_portfolio_access(request)
@@ -139,6 +150,7 @@ def portfolio(
         "lead": lead,
         "stale": "1" if stale else "",
         "exception": "1" if exception else "",
+        "stage": stage,
         "sort": sort,
         "cursor": cursor,
         "pageSize": pageSize,

@@ -85,6 +85,8 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, An
         ("Approval status", lambda r: r["approvalStatus"]),
         ("Version", lambda r: r["version"]),
         ("Phase", lambda r: r["phase"]),
+        ("Current stage", lambda r: r["currentStage"] or ""),
+        ("Days at gate", lambda r: r["daysAtGate"]),
         ("Overall RAG", lambda r: r["overallRag"]),
         ("Cost RAG", rag("cost")),
         ("Schedule RAG", rag("schedule")),

@@ -31,6 +31,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
+from gates import columns as gate_columns
 from governance import gatefilter, gatelist, paging, permissions, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
@@ -48,7 +49,9 @@ DIMENSION_CHOICES = ["any", *RAG_DIMENSIONS]
 HEAT_LABELS = {"overall": "Overall", **DIMENSION_LABELS}
 
 
-def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]:
+def portfolio_row(
+    project: Project, values: Mapping[str, Any], stage: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """One portfolio row (the API's shape; the page renders the same dict): the project's key,
     name, lead and approval status, then its stored health (`status.health.portfolio_values`):
     effective and derived RAGs, the summary and figures of each dimension's drivers, and the
@@ -64,6 +67,9 @@ def portfolio_row(project: Project, values: Mapping[str, Any]) -> dict[str, Any]
         "exceptionAgeDays": None
         if project.exception_opened_at is None
         else exceptions.age_days(project.exception_opened_at),
+        # The stage under way and its gate review's wait (gates.columns, one query a page).
+        "currentStage": (stage or {}).get("currentStage"),
+        "daysAtGate": (stage or {}).get("daysAtGate"),
         # In the stored row's own key order (a JSON column may keep its keys in another).
         **{key: values[key] for key in health.ROW_KEYS},
     }
@@ -164,6 +170,7 @@ class Params:
     lead: str = ""
     stale: bool = False
     exception: bool = False
+    stage: str = ""
     sort: str = "key"
     descending: bool = False
     group: str = ""
@@ -181,6 +188,7 @@ class Params:
             "lead": self.lead,
             "stale": "1" if self.stale else "",
             "exception": "1" if self.exception else "",
+            "stage": self.stage,
             "sort": ("-" if self.descending else "") + self.sort if self.sort != "key" else "",
             "group": self.group,
             "pageSize": "" if self.page_size == paging.DEFAULT_PAGE_SIZE else str(self.page_size),
@@ -217,6 +225,7 @@ def clean_params(query: Mapping[str, Any], *, strict: bool) -> Params:
     params.lead = (query.get("lead") or "").strip()
     params.stale = (query.get("stale") or "") in ("1", "true", "on")
     params.exception = (query.get("exception") or "") in ("1", "true", "on")
+    params.stage = (query.get("stage") or "").strip()[:120]
     sort = (query.get("sort") or "").strip()
     descending = sort.startswith("-")
     sort = sort.lstrip("-")
@@ -253,6 +262,8 @@ def _where(params: Params) -> Q:
         where &= Q(stale=True)
     if params.exception:
         where &= Q(project__exception_opened_at__isnull=False)
+    if params.stage:
+        where &= gate_columns.stage_where(params.stage)
     if params.rag:
         dimensions = RAG_DIMENSIONS if params.dimension == "any" else [params.dimension]
         any_of = Q(pk__in=[])
@@ -566,7 +577,8 @@ def portfolio(
         found, next_cursor, previous = page.rows, page.next_cursor, page.previous_cursor
     else:
         found = list(paging.ordered(matching, _keys(params)).values(*values))
-    rows = [portfolio_row(_project_of(v), v["row"]) for v in found]
+    stages = gate_columns.stage_columns([v["project_id"] for v in found])
+    rows = [portfolio_row(_project_of(v), v["row"], stages.get(v["project_id"])) for v in found]
     cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
     summary: dict[str, Any] = {}
     heat: list[dict[str, Any]] = []

@@ -96,6 +96,16 @@ class RowRenderer:
                 f'<td class="wrap" data-label="Phase"{title}>'
                 f"{_e(truncatechars(phase or DASH, 40))}</td>"
             )
+        if "stage" in shown:
+            stage = _e(row["currentStage"] or DASH)
+            cells.append(f'<td class="wrap" data-label="Stage">{stage}</td>')
+        if "gate" in shown:
+            days = row["daysAtGate"]
+            cells.append(
+                '<td class="num" data-label="At gate"><span class="muted">—</span></td>'
+                if days is None
+                else f'<td class="num" data-label="At gate">{_e(days)}</td>'
+            )
         if "overall" in shown:
             cells.append(
                 f'<td class="rag" data-label="Overall">{self.badge(row["overallRag"])}</td>'

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
+from gates import columns as gate_columns
 from governance import cleaning, formatting, permissions, services, streaming
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
@@ -49,6 +50,14 @@ COLUMNS: list[dict[str, Any]] = [
     {"key": "approval", "label": "Approval", "sort": "approvalStatus"},
     {"key": "version", "label": "Ver.", "sort": "version", "num": True, "title": "Version"},
     {"key": "phase", "label": "Phase", "sort": "phase"},
+    {"key": "stage", "label": "Stage", "title": "Current stage (the stage plan's)"},
+    {
+        "key": "gate",
+        "label": "At gate",
+        "num": True,
+        "title": "Days at gate",
+        "hint": "Days the current stage's gate review has waited for the sponsor's decision",
+    },
     {"key": "overall", "label": "Overall", "sort": "overall"},
     {"key": "cost", "label": "Cost", "sort": "cost"},
     {"key": "schedule", "label": "Schedule", "sort": "schedule"},
@@ -198,6 +207,10 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
                 (d, selectors.HEAT_LABELS.get(d, "Any")) for d in selectors.DIMENSION_CHOICES
             ],
             "no_theme": selectors.NO_THEME,
+            "at_gate": gate_columns.AT_GATE,
+            "stage_names": gate_columns.stage_choices(
+                [data.params.stage, *(r["currentStage"] for r in data.rows)]
+            ),
             "section": "portfolio",
             "pictures_html": pictures.pictures_html(
                 data.rows,

@@ -13,6 +13,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
+from governance import signals
 from governance.audit import jsonable
 from governance.rag import risk_zone
 from registers.derive import measured_end, residual_score
@@ -182,6 +183,16 @@ def pack_of(
             "changeCount": changed,
             "ragMoves": _rag_moves(status, before),
             "actualCostRecorded": derive.actual_cost_recorded(view.facts),
+            **sections(project, view),
         }
     )
     return pack
+
+
+def sections(project: Any, view: derive.StatusView) -> dict[str, Any]:
+    """The sections the apps above add to the pack (`signals.steering_pack`)."""
+    found: dict[str, Any] = {}
+    for _receiver, answer in signals.steering_pack.send(sender=None, project=project, view=view):
+        if isinstance(answer, dict):
+            found.update(answer)
+    return found

@@ -11,17 +11,36 @@ import json
 import pytest
 from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 
 from agent.catalogue import CATALOGUE
+from gates.models import GateReview, Stage
 from tests.agent.conftest import EVERYONE, PLAN_XML, use_group
 from tests.conftest import PMO_GROUP, ROLES
+from tests.gates_support import case_in
 
 # Actions that name no project: they read across whatever the caller can view.
 ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}
 # Writes reserved to the Project Lead.
 LEAD_ONLY = {"apply_change_to_baseline", "write_exception_report"}
 # Writes reserved to the sponsor.
-SPONSOR_ONLY = {"decide_project_exception"}
+SPONSOR_ONLY = {"decide_project_exception", "decide_gate_review"}
+
+
+def at_gate(world, requested: bool) -> None:
+    """ALPHA approved and running its first stage; with its gate review requested (by
+    someone else than the sponsor) when `requested`."""
+    case_in(world, "Approved")
+    stage = Stage.objects.filter(project=world.project, state="Current").first()
+    if stage is None:
+        stage = Stage.objects.create(
+            project=world.project, position=1, name="Design", state="Current"
+        )
+        Stage.objects.create(project=world.project, position=2, name="Build")
+    if requested and not GateReview.objects.filter(stage=stage, state="Requested").exists():
+        GateReview.objects.create(
+            stage=stage, requested_at=timezone.now(), requested_by_account_id="someone"
+        )
 
 
 def arguments(name: str, world) -> dict:
@@ -29,6 +48,11 @@ def arguments(name: str, world) -> dict:
     if name == "decide_project_exception":  # a decision needs the lead's report first
         world.reported_exception()
         return {**key, "decision": "AcceptPlan", "comment": "Go on."}
+    if name in ("request_gate_review", "decide_gate_review"):  # a stage under way
+        at_gate(world, requested=name == "decide_gate_review")
+        if name == "decide_gate_review":
+            return {**key, "outcome": "Recycle", "comment": "Re-plan the build."}
+        return {**key, "lessons": "Plan the tests earlier."}
     return {
         "find_projects": {},
         "portfolio_summary": {"since": "2026-01-01"},
@@ -55,6 +79,7 @@ def arguments(name: str, world) -> dict:
         "update_project_status": {**key, "keyMessages": "Build on track."},
         "draft_status_report": key,
         "project_exception": key,
+        "stage_plan": key,
         "write_exception_report": {
             **key,
             "cause": "Supplier late.",

@@ -14,13 +14,18 @@ from agent import catalogue
 from agent.catalogue import CATALOGUE
 from agent.mcp_server import build_server
 from tests.agent.conftest import EVERYONE, use_group
+from tests.agent.test_action_matrix import at_gate
 from tests.conftest import run_async
 
 
 def invalid(name: str, world) -> dict:
     """Arguments of each write action that its schema refuses (422 for the lead)."""
     key = {"projectKey": "ALPHA"}
+    if name == "decide_gate_review":  # a review waits for the sponsor
+        at_gate(world, requested=True)
+        return {**key, "outcome": "Maybe"}
     return {
+        "request_gate_review": {**key, "lessons": 5},
         "add_risk": {**key, "title": "   ", "likelihood": 3, "impact": 4},
         "update_risk": {**key, "riskId": str(world.risk.pk), "likelihood": 9},
         "update_work_package": {**key, "workPackageId": str(world.wp.pk), "progress": 15},
@@ -46,7 +51,7 @@ def invalid(name: str, world) -> dict:
 
 
 # Who may write each action (its 422): the Project Lead unless named here.
-WRITER = {"decide_project_exception": "sponsor"}
+WRITER = {"decide_project_exception": "sponsor", "decide_gate_review": "sponsor"}
 
 
 WRITES = sorted(name for name, a in CATALOGUE.items() if a.is_write)

@@ -89,6 +89,8 @@ def test_every_page_of_a_lead_passes_wcag_22_aa(demo, live_server, watched_page)
             f"{base}/status/",
             f"{base}/status/reports/{report.pk}/",
             f"{base}/status/exception/",
+            f"{base}/stages/",
+            "/projects/MOSAIC/stages/",
             "/projects/CEDAR/charter/closeout/",
             "/projects/DELTA/charter/closeout/",
             "/projects/FALCON/charter/",
@@ -158,12 +160,23 @@ def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watc
     check_pages(
         page,
         live_server,
-        ["/", "/waiting/", "/projects/APOLLO/charter/", "/projects/BRIDGE/status/exception/"],
+        [
+            "/",
+            "/waiting/",
+            "/projects/APOLLO/charter/",
+            "/projects/BRIDGE/status/exception/",
+            "/projects/BRIDGE/stages/",
+        ],
     )
     check_opened(
         page,
         live_server,
-        ["/waiting/", "/projects/APOLLO/charter/", "/projects/BRIDGE/status/exception/"],
+        [
+            "/waiting/",
+            "/projects/APOLLO/charter/",
+            "/projects/BRIDGE/status/exception/",
+            "/projects/BRIDGE/stages/",
+        ],
     )
     page.context.clear_cookies()
     demo_sign_in(page, live_server, "priya")

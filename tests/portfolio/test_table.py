@@ -54,6 +54,8 @@ def _row(**changes):
         "realisationReviewOverdue": True,
         "inException": True,
         "exceptionAgeDays": 12,
+        "currentStage": "Design <& build>",
+        "daysAtGate": 3,
     }
     row.update(changes)
     return row
@@ -85,10 +87,13 @@ ROWS = [
         realisationReviewOverdue=False,
         inException=False,
         exceptionAgeDays=None,
+        currentStage=None,
+        daysAtGate=None,
     ),
     _row(
         projectKey="C0002",
         exceptionAgeDays=1,
+        daysAtGate=0,
         leadAccountId="acc-unknown",
         costOverrunPct=12.0,
         version=None,

@@ -8,8 +8,11 @@ from django.db import transaction
 from config.modules import optional_module
 from governance import demo
 
-# Layer order: each app's demo builds on the ones before it.
-DEMO_APPS = ["registers", "charter", "status", "portfolio"]
+# Layer order: each app's demo builds on the ones before it. The stage plans are made before
+# the business cases are approved (approval starts their first stage); the gate reviews and
+# the sponsor's decisions come once every project runs and reports (`seed_gates`).
+DEMO_APPS = ["registers", "gates", "charter", "status", "portfolio"]
+LATE = {"gates": "seed_gates"}
 
 
 class Command(BaseCommand):
@@ -22,6 +25,10 @@ class Command(BaseCommand):
                 module = optional_module(app, "demo")
                 if module is not None:
                     module.seed(ctx)
+            for app, name in LATE.items():
+                module = optional_module(app, "demo")
+                if module is not None:
+                    getattr(module, name)(ctx)
         self.stdout.write(
             f"Demo data ready: {len(ctx.users)} people, {len(ctx.projects)} projects. "
             f"Sign in with any of {', '.join(demo.CAST)} and the password {demo.DEMO_PASSWORD!r}."
