@@ -635,6 +635,7 @@ NOTIFICATION_KINDS = {
     "status_stale": "The status of a project I lead is going stale",
     "weekly_digest": "A weekly digest of what is waiting for me",
     "project_exception": "A project I lead or sponsor goes beyond its tolerances",
+    "proposal_prioritised": "A proposal I lead or sponsor is prioritised by the board",
 }
 
 

@@ -15,8 +15,8 @@ The rules (docs/product.md, "Investment decisions"):
   calendar year; money without phasing or dates (or, with no package money, the financial
   case's total cost) is unphased and counts in the first budget year;
 - the cut-line: must-haves first, then by total; each proposal is above the line while it fits
-  every budgeted year (and the total); the first that does not draws the line and every one
-  after stays below it, each showing per year whether it would fit in what is left."""
+  every budgeted year it spends in (and the total); the first that does not draws the line and
+  every one after stays below it, each showing per year whether it would fit in what is left."""
 
 from __future__ import annotations
 
@@ -403,7 +403,7 @@ def cut_line(rows: Sequence[Row], budget: Budget) -> Evaluation:
         costs = dict(row.cost_by_year)
         if first is not None:
             costs[first] = costs.get(first, ZERO) + row.unphased
-        fits = {y: spent[y] + costs.get(y, ZERO) <= b for y, b in budget.by_year.items()}
+        fits = {y: not costs.get(y) or spent[y] + costs[y] <= b for y, b in budget.by_year.items()}
         fits_total = None if budget.total is None else spent_total + row.cost <= budget.total
         above = row.must_have or (not drawn and all(fits.values()) and fits_total is not False)
         if not above:
