@@ -149,7 +149,6 @@ def score_set(*, caller: Caller, data: dict[str, Any], request: Any = None) -> S
     if not may_score(caller, request):
         raise Forbidden("Only the PMO (the governance group) and the sponsor score a proposal.")
     partial, errors = specs.validate(ScoreSpec, data, creating=True)
-    errors.raise_if_any()
     project = caller.project
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -161,6 +160,7 @@ def score_set(*, caller: Caller, data: dict[str, Any], request: Any = None) -> S
         version = selectors.current_version()
         if version is None:
             raise Conflict("There is no scoring model yet: an administrator defines one first.")
+        errors.raise_if_any()  # the body's refusals, once the state's (409) are answered
         criterion = Criterion.objects.filter(version=version, key=partial.criterion).first()
         if criterion is None:
             raise ValidationFailed(
@@ -383,10 +383,10 @@ def scenario_choose(
     made_on = partial.made_on or timezone.localdate()
     if partial.made_on and partial.made_on > timezone.localdate():
         errors.add("madeOn", "The date a decision was taken cannot be in the future.")
-    errors.raise_if_any()
     with transaction.atomic():
         scenario = Scenario.objects.select_for_update().get(pk=scenario_get(scenario_id).pk)
         check_version(scenario.revision, expected_revision, current_repr=scenario)
+        errors.raise_if_any()
         evaluation = selectors.evaluate(selectors.load(projects), scenario)
         chosen = [r for r in evaluation.above if r.proposal.state in selectors.PROPOSAL_STATES]
         decision = PortfolioDecision(

@@ -316,3 +316,212 @@ class ChoiceSpec(specs.Spec):
         ),
         specs.RequiredOnCreate(),
     ] = Field(None, title="Minutes")
+
+
+# --- the answers (investment.api) ------------------------------------------------------------
+
+_TEXT: specs.JsonSchema = {"type": "string"}
+_TEXT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"]}
+_INT: specs.JsonSchema = {"type": "integer"}
+_INT_OR_NULL: specs.JsonSchema = {"type": ["integer", "null"]}
+_BOOL: specs.JsonSchema = {"type": "boolean"}
+_NUMBER_OR_NULL: specs.JsonSchema = {"type": ["number", "null"]}
+_MONEY = specs.MONEY_ANSWER
+_MOMENT: specs.JsonSchema = {"type": "string", "format": "date-time"}
+_MOMENT_OR_NULL: specs.JsonSchema = {"type": ["string", "null"], "format": "date-time"}
+_BY_YEAR: specs.JsonSchema = {"type": "object", "additionalProperties": _MONEY}
+
+
+def _object(properties: specs.JsonSchema) -> specs.JsonSchema:
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+CRITERION_ANSWER = _object(
+    {
+        "key": _TEXT,
+        "name": _TEXT,
+        "measures": _TEXT,
+        "points": {"type": "array", "items": _TEXT},
+        "weight": _INT,
+        "source": {"type": "string", "enum": list(SOURCES)},
+        "thresholds": {"type": ["array", "null"], "items": {"type": "number"}},
+    }
+)
+VERSION_ANSWER = _object(
+    {
+        "number": _INT,
+        "why": _TEXT,
+        "createdAt": _MOMENT,
+        "createdByAccountId": _TEXT,
+        "criteria": {"type": "array", "items": CRITERION_ANSWER},
+    }
+)
+DATA_SOURCE_ANSWER = _object(
+    {
+        "key": _TEXT,
+        "label": _TEXT,
+        "unit": _TEXT,
+        "higherIsBetter": _BOOL,
+        "defaultThresholds": {"type": "array", "items": {"type": "number"}},
+    }
+)
+CRITERION_POINTS_ANSWER = _object(
+    {
+        "key": _TEXT,
+        "name": _TEXT,
+        "source": _TEXT,
+        "weight": _INT,
+        "value": _INT_OR_NULL,
+        "figure": _NUMBER_OR_NULL,
+        "reason": _TEXT_OR_NULL,
+        "scoredByAccountId": _TEXT_OR_NULL,
+        "scoredAt": _MOMENT_OR_NULL,
+        "scoreId": _INT_OR_NULL,
+    }
+)
+PROPOSAL_ANSWER = _object(
+    {
+        "projectKey": _TEXT,
+        "projectName": _TEXT,
+        "approvalStatus": _TEXT_OR_NULL,
+        "modelVersion": _INT_OR_NULL,
+        "currentModelVersion": _INT_OR_NULL,
+        "scoredUnderOlderVersion": _BOOL,
+        "total": _NUMBER_OR_NULL,
+        "complete": _BOOL,
+        "rank": _INT_OR_NULL,
+        "criteria": {"type": "array", "items": CRITERION_POINTS_ANSWER},
+    }
+)
+SCORE_ANSWER = _object(
+    {
+        "id": _INT,
+        "criterion": _TEXT,
+        "modelVersion": _INT,
+        "value": _INT,
+        "reason": _TEXT,
+        "scoredByAccountId": _TEXT,
+        "scoredAt": _MOMENT,
+        "supersededBy": _INT_OR_NULL,
+    }
+)
+SCENARIO_ANSWER = _object(
+    {
+        "id": _TEXT,
+        "name": _TEXT,
+        "notes": _TEXT,
+        "budgetByYear": _BY_YEAR,
+        "budgetTotal": _MONEY,
+        "selection": {"type": "array", "items": _TEXT},
+        "mustHaves": {"type": "array", "items": _TEXT},
+        "copyOf": _TEXT_OR_NULL,
+        "chosen": _BOOL,
+        "createdAt": _MOMENT,
+        "createdByAccountId": _TEXT,
+        "updatedAt": _MOMENT,
+        "updatedByAccountId": _TEXT,
+        "revision": _INT,
+    }
+)
+ROW_ANSWER = _object(
+    {
+        "projectKey": _TEXT,
+        "projectName": _TEXT,
+        "approvalStatus": _TEXT_OR_NULL,
+        "proposal": _BOOL,
+        "rank": _INT_OR_NULL,
+        "total": _NUMBER_OR_NULL,
+        "complete": _BOOL,
+        "modelVersion": _INT_OR_NULL,
+        "scoredUnderOlderVersion": _BOOL,
+        "mustHave": _BOOL,
+        "aboveLine": _BOOL,
+        "costByYear": _BY_YEAR,
+        "unphasedCost": _MONEY,
+        "cost": _MONEY,
+        "benefit": _MONEY,
+        "fitsByYear": {"type": "object", "additionalProperties": _BOOL},
+        "fitsTotal": {"type": ["boolean", "null"]},
+    }
+)
+TOTALS_ANSWER = _object(
+    {
+        "costByYear": _BY_YEAR,
+        "cost": _MONEY,
+        "benefit": _MONEY,
+        "score": _NUMBER_OR_NULL,
+        "projects": _INT,
+        "budgetByYear": _BY_YEAR,
+        "budgetTotal": _MONEY,
+        "overBudgetYears": {"type": "array", "items": _TEXT},
+    }
+)
+EVALUATION_PROPERTIES: specs.JsonSchema = {
+    "rows": {"type": "array", "items": ROW_ANSWER},
+    "cutAfter": _INT,
+    "totals": TOTALS_ANSWER,
+}
+MOVE_ANSWER = _object(
+    {
+        "projectKey": _TEXT,
+        "direction": {"type": "string", "enum": ["in", "out"]},
+        "joins": {"type": "array", "items": _TEXT},
+        "leaves": {"type": "array", "items": _TEXT},
+        "before": TOTALS_ANSWER,
+        "after": TOTALS_ANSWER,
+    }
+)
+COMPARED_ANSWER = _object(
+    {
+        "id": _TEXT,
+        "name": _TEXT,
+        "revision": _INT,
+        **EVALUATION_PROPERTIES,
+    }
+)
+COMPARISON_ANSWER = _object(
+    {
+        "scenarios": {"type": "array", "items": COMPARED_ANSWER},
+        "projects": {
+            "type": "array",
+            "items": _object(
+                {
+                    "projectKey": _TEXT,
+                    "projectName": _TEXT,
+                    "aboveLine": {"type": "array", "items": {"type": ["boolean", "null"]}},
+                    "differs": _BOOL,
+                }
+            ),
+        },
+    }
+)
+MINUTES_ANSWER = _object({"title": _TEXT, "url": _TEXT_OR_NULL, "pageId": _TEXT_OR_NULL})
+DECISION_ANSWER = _object(
+    {
+        "id": _TEXT,
+        "decision": _TEXT,
+        "rationale": _TEXT,
+        "state": {"type": "string", "enum": ["Made"]},
+        "madeOn": {"type": "string", "format": "date"},
+        "madeByAccountId": _TEXT,
+        "minutesRef": MINUTES_ANSWER,
+        "scenarioId": _TEXT,
+        "scenarioName": _TEXT,
+        "scenarioRevision": _INT,
+        "proposals": {
+            "type": "array",
+            "items": _object(
+                {
+                    "projectKey": _TEXT,
+                    "projectName": _TEXT,
+                    "rank": _INT_OR_NULL,
+                    "total": _NUMBER_OR_NULL,
+                    "modelVersion": _INT_OR_NULL,
+                    "mustHave": _BOOL,
+                }
+            ),
+        },
+        "figures": TOTALS_ANSWER,
+        "createdAt": _MOMENT,
+    }
+)
