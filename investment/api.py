@@ -389,7 +389,7 @@ def scenario_choose(request: HttpRequest, scenario_id: str) -> dict[str, Any]:
 
 @router.get("/investment/decisions")
 @answers({"type": "object", "properties": {"items": list_of(DECISION)}, "required": ["items"]})
-def decisions(request: HttpRequest) -> dict[str, Any]:
+def portfolio_decisions(request: HttpRequest) -> dict[str, Any]:
     """The portfolio decision log, newest first: made decisions, never changed."""
     _governor(request)
     return {"items": [_decision_dict(d) for d in PortfolioDecision.objects.all()]}
@@ -397,7 +397,7 @@ def decisions(request: HttpRequest) -> dict[str, Any]:
 
 @router.get("/investment/decisions/{portfolio_decision_id}")
 @answers(DECISION)
-def decision_get(request: HttpRequest, portfolio_decision_id: str) -> dict[str, Any]:
+def portfolio_decision_read(request: HttpRequest, portfolio_decision_id: str) -> dict[str, Any]:
     """One entry of the portfolio decision log."""
     _governor(request)
     return _decision_dict(services.portfolio_decision_get(portfolio_decision_id))
@@ -405,7 +405,7 @@ def decision_get(request: HttpRequest, portfolio_decision_id: str) -> dict[str, 
 
 @router.patch("/investment/decisions/{portfolio_decision_id}")
 @answers(DECISION)
-def decision_update(request: HttpRequest, portfolio_decision_id: str) -> dict[str, Any]:
+def portfolio_decision_patch(request: HttpRequest, portfolio_decision_id: str) -> dict[str, Any]:
     """Always refused (409): a made portfolio decision is never changed."""
     user = _governor(request)
     services.portfolio_decision_update(
@@ -415,7 +415,7 @@ def decision_update(request: HttpRequest, portfolio_decision_id: str) -> dict[st
 
 
 @router.delete("/investment/decisions/{portfolio_decision_id}", response={204: None})
-def decision_delete(request: HttpRequest, portfolio_decision_id: str) -> None:
+def portfolio_decision_remove(request: HttpRequest, portfolio_decision_id: str) -> None:
     """Always refused (409): a made portfolio decision is never deleted."""
     user = _governor(request)
     services.portfolio_decision_delete(
