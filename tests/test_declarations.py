@@ -17,7 +17,7 @@ from governance import specs
 from registers.specs import SPECS
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ["registers", "agent", "governance", "portfolio", "status", "charter"]
+SCANNED = ["registers", "agent", "governance", "portfolio", "status", "charter", "investment"]
 
 
 def _modules() -> list[Path]:
