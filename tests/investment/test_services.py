@@ -367,3 +367,35 @@ def test_choosing_needs_minutes_and_the_governance_group(three, governed):
             projects=list(three.values()),
         )
     assert not PortfolioDecision.objects.exists()
+
+
+def _queries(projects, scenario):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    selectors.load(projects)  # the health rows stored once
+    with CaptureQueriesContext(connection) as captured:
+        board = selectors.load(projects)
+        selectors.ranked(board)
+        selectors.evaluate(board, scenario)
+        selectors.compare(board, [scenario, scenario])
+    return len(captured)
+
+
+def test_the_board_reads_a_fixed_number_of_queries_whatever_the_proposals(model, governed):
+    """Ranking, the cut-line and a comparison are pure functions over rows loaded once."""
+    projects = []
+    for n in range(12):
+        project = make_project(f"Q{n:02d}", governed, sponsor=governed.sponsor)
+        proposal(project)
+        phased(project, {"2027-01": 10 + n, "2028-01": 5})
+        services.score_set(
+            caller=caller(governed.pmo, project),
+            data={"criterion": "strategy", "value": 1 + n % 5, "reason": "r"},
+        )
+        projects.append(project)
+    scenario = services.scenario_create(
+        user=governed.pmo, data={"name": "All", "budgetByYear": {"2027": 100}}
+    )
+    few, many = _queries(projects[:3], scenario), _queries(projects, scenario)
+    assert few == many <= 8, (few, many)
