@@ -4,20 +4,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('governance', '0015_form_submission'),
+        ("governance", "0015_form_submission"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='kind',
-            field=models.CharField(choices=[('case_submitted', 'A business case is submitted for my approval'), ('change_routed', 'A change request is routed to me to decide'), ('status_stale', 'The status of a project I lead is going stale'), ('weekly_digest', 'A weekly digest of what is waiting for me'), ('project_exception', 'A project I lead or sponsor goes beyond its tolerances'), ('proposal_prioritised', 'A proposal I lead or sponsor is prioritised by the board')], max_length=32),
+            model_name="notification",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("case_submitted", "A business case is submitted for my approval"),
+                    ("change_routed", "A change request is routed to me to decide"),
+                    ("status_stale", "The status of a project I lead is going stale"),
+                    ("weekly_digest", "A weekly digest of what is waiting for me"),
+                    ("project_exception", "A project I lead or sponsor goes beyond its tolerances"),
+                    (
+                        "proposal_prioritised",
+                        "A proposal I lead or sponsor is prioritised by the board",
+                    ),
+                ],
+                max_length=32,
+            ),
         ),
         migrations.AlterField(
-            model_name='notificationoptout',
-            name='kind',
-            field=models.CharField(choices=[('case_submitted', 'A business case is submitted for my approval'), ('change_routed', 'A change request is routed to me to decide'), ('status_stale', 'The status of a project I lead is going stale'), ('weekly_digest', 'A weekly digest of what is waiting for me'), ('project_exception', 'A project I lead or sponsor goes beyond its tolerances'), ('proposal_prioritised', 'A proposal I lead or sponsor is prioritised by the board')], max_length=32),
+            model_name="notificationoptout",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("case_submitted", "A business case is submitted for my approval"),
+                    ("change_routed", "A change request is routed to me to decide"),
+                    ("status_stale", "The status of a project I lead is going stale"),
+                    ("weekly_digest", "A weekly digest of what is waiting for me"),
+                    ("project_exception", "A project I lead or sponsor goes beyond its tolerances"),
+                    (
+                        "proposal_prioritised",
+                        "A proposal I lead or sponsor is prioritised by the board",
+                    ),
+                ],
+                max_length=32,
+            ),
         ),
     ]
