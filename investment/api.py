@@ -18,13 +18,14 @@ from governance.errors import NotFound, ValidationFailed
 from governance.models import Project, User
 from investment import selectors, services
 from investment.criteria import CATALOGUE
-from investment.models import PortfolioDecision, Scenario, Score
+from investment.models import PortfolioDecision, Prioritised, Scenario, Score
 from investment.specs import (
     COMPARISON_ANSWER,
     DATA_SOURCE_ANSWER,
     DECISION_ANSWER,
     EVALUATION_PROPERTIES,
     MOVE_ANSWER,
+    PRIORITISED_ANSWER,
     PROPOSAL_ANSWER,
     SCENARIO_ANSWER,
     SCORE_ANSWER,
@@ -69,8 +70,12 @@ PROPOSAL_VIEW = component(
     "ProposalScoresView",
     {
         "type": "object",
-        "properties": {"proposal": PROPOSAL, "history": list_of(SCORE)},
-        "required": ["proposal", "history"],
+        "properties": {
+            "proposal": PROPOSAL,
+            "history": list_of(SCORE),
+            "prioritised": {"anyOf": [PRIORITISED_ANSWER, {"type": "null"}]},
+        },
+        "required": ["proposal", "history", "prioritised"],
     },
 )
 
@@ -175,7 +180,18 @@ def _proposal_view(project: Project) -> dict[str, Any]:
         .select_related("criterion", "version")
         .order_by("-created_at", "-pk")
     )
-    return {"proposal": scored.as_dict(), "history": [_score_dict(s) for s in history]}
+    marker = Prioritised.objects.filter(business_case_id=project.pk).first()
+    return {
+        "proposal": scored.as_dict(),
+        "history": [_score_dict(s) for s in history],
+        "prioritised": {
+            "scenarioName": marker.scenario_name,
+            "decisionId": str(marker.decision_id),
+            "at": marker.at.isoformat(),
+        }
+        if marker
+        else None,
+    }
 
 
 def _proposal_for(request: HttpRequest, key: str) -> tuple[Project, permissions.Caller]:

@@ -393,6 +393,7 @@ PROPOSAL_ANSWER = _object(
         "criteria": {"type": "array", "items": CRITERION_POINTS_ANSWER},
     }
 )
+PRIORITISED_ANSWER = _object({"scenarioName": _TEXT, "decisionId": _TEXT, "at": _MOMENT})
 SCORE_ANSWER = _object(
     {
         "id": _INT,

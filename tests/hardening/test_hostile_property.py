@@ -178,7 +178,17 @@ def world(cast, bearer):
 
     scripting.ensure_group(EVERYONE, members=["lead", "site_admin"])
     use_group(EVERYONE)
-    from investment.models import PortfolioDecision, Scenario
+    from investment.models import Criterion, ModelVersion, PortfolioDecision, Scenario
+
+    # A model in force with a criterion a person scores: a score's body is read, not refused
+    # for want of a model.
+    Criterion.objects.create(
+        version=ModelVersion.objects.create(number=1, why="Hostile"),
+        key="strategy",
+        name="Strategy",
+        points=["a", "b", "c", "d", "e"],
+        weight=1,
+    )
 
     scenario = Scenario.objects.create(name="Hostile", budget_total=100)
     made = PortfolioDecision.objects.create(

@@ -155,6 +155,14 @@ def test_the_flow_from_a_model_to_the_boards_choice(document, governed, clients)
     )
     assert [p["projectKey"] for p in chosen["proposals"]] == ["AAA", "BBB"]
     assert set(BusinessCase.objects.values_list("approval_status", flat=True)) == {"Draft"}
+    marked = conforms(
+        document,
+        send(sponsor, "GET", "/investment/proposals/AAA/scores"),
+        "get",
+        "/investment/proposals/{key}/scores",
+    )
+    assert marked["prioritised"]["scenarioName"] == "Plan"
+    assert marked["prioritised"]["decisionId"] == chosen["id"]
     log = conforms(
         document, send(pmo, "GET", "/investment/decisions"), "get", "/investment/decisions"
     )

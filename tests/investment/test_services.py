@@ -12,6 +12,7 @@ from governance.errors import Conflict, Forbidden, ValidationFailed
 from governance.models import AuditEntry, Notification
 from investment import criteria, selectors, services
 from investment.models import PortfolioDecision, Prioritised, Score
+from tests.factories import WorkPackageFactory
 from tests.investment.conftest import caller, criterion, make_project, phased, proposal
 
 MINUTES = {"title": "Investment board, 1 December", "url": "https://wiki.example/board"}
@@ -399,3 +400,24 @@ def test_the_board_reads_a_fixed_number_of_queries_whatever_the_proposals(model,
     )
     few, many = _queries(projects[:3], scenario), _queries(projects, scenario)
     assert few == many <= 8, (few, many)
+
+
+def test_unphased_cost_counts_in_the_first_budget_year(model, governed):
+    """Money with no month (no phasing, no dates), or a financial case's total cost where
+    the packages hold none, counts in the first budget year."""
+    undated = make_project("UND", governed)
+    proposal(undated)
+    WorkPackageFactory(project=undated, budget=70, planned_start_date=None, planned_end_date=None)
+    costed = make_project("FIN", governed)
+    proposal(costed, financial_case=builtin((0, 50, 0), (1, 0, 90)))
+    board = selectors.load([undated, costed])
+    assert board.costs[undated.pk] == ({}, Decimal("70.00"))
+    assert board.costs[costed.pk] == ({}, Decimal("50.00"))
+    scenario = services.scenario_create(
+        user=governed.pmo, data={"name": "Tight", "budgetByYear": {"2027": 100, "2028": 500}}
+    )
+    result = selectors.evaluate(board, scenario)
+    assert [(r.key, r.above) for r in result.rows] == [("FIN", True), ("UND", False)]
+    assert result.rows[1].fits_by_year == {"2027": False, "2028": True}
+    assert result.totals()["costByYear"] == {"2027": 50, "2028": 0}
+    assert result.totals()["benefit"] == 90
