@@ -17,7 +17,7 @@ once, e-mailed from the outbox after the commit), as status/exceptions.py does.
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -30,6 +30,7 @@ from governance.models import Project, User
 from governance.permissions import Caller
 from investment import selectors
 from investment.models import (
+    NAME_MAX,
     PERSON,
     Criterion,
     ModelVersion,
@@ -102,11 +103,17 @@ def model_version_create(*, user: User, data: dict[str, Any], request: Any = Non
             if previous
             else None
         )
-        version = ModelVersion.objects.create(
-            number=(previous.number + 1) if previous else 1,
-            why=partial.why or "",
-            created_by_account_id=user.account_id,
-        )
+        try:
+            with transaction.atomic():
+                version = ModelVersion.objects.create(
+                    number=(previous.number + 1) if previous else 1,
+                    why=partial.why or "",
+                    created_by_account_id=user.account_id,
+                )
+        except IntegrityError:
+            raise Conflict(
+                "Another version of the model was made at the same moment: read it and try again."
+            ) from None
         criteria = [
             Criterion(
                 version=version,
@@ -308,7 +315,7 @@ def scenario_copy(
     require_governor(user, request)
     source = scenario_get(scenario_id)
     copy = Scenario(
-        name=f"Copy of {source.name}"[: len(source.name) + 8],
+        name=f"Copy of {source.name}"[:NAME_MAX],
         notes=source.notes,
         budget_by_year=dict(source.budget_by_year or {}),
         budget_total=source.budget_total,
