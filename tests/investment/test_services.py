@@ -421,3 +421,10 @@ def test_unphased_cost_counts_in_the_first_budget_year(model, governed):
     assert result.rows[1].fits_by_year == {"2027": False, "2028": True}
     assert result.totals()["costByYear"] == {"2027": 50, "2028": 0}
     assert result.totals()["benefit"] == 90
+
+
+def test_the_audit_log_reads_investment_entries_in_words():
+    from governance.audit_text import kind_label
+
+    assert kind_label("investment.scored") == "Scored a proposal"
+    assert kind_label("investment.scenario_chosen") == "Recorded the board's choice of a scenario"
