@@ -24,16 +24,19 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple, cast
+
+from django.db.models import BooleanField, Case, F, Q, Sum, Value, When
 
 from charter import finance
 from charter.models import BusinessCase
 from governance.cleaning import decimal_to_json
 from governance.models import Project
+from governance.sql import AnyOf
 from investment import criteria as catalogue
 from investment.models import PERSON, Criterion, ModelVersion, Scenario, Score
 from registers.models import WorkPackage
-from registers.pictures import BUDGET_FIELDS, profile
+from registers.pictures import profile
 from status import health
 
 PROPOSAL_STATES = ("Exploring", "Draft")
@@ -85,31 +88,92 @@ def proposal_projects(projects: Iterable[Project]) -> list[Project]:
     listed = {p.pk: p for p in projects}
     ids = set(
         BusinessCase.objects.filter(
-            project_id__in=list(listed), approval_status__in=PROPOSAL_STATES
+            AnyOf(F("project_id"), list(listed)), approval_status__in=PROPOSAL_STATES
         ).values_list("project_id", flat=True)
     )
     return [p for pk, p in listed.items() if pk in ids]
 
 
-def costs_of(packages: Iterable[WorkPackage]) -> dict[int, tuple[dict[str, Decimal], Decimal]]:
+class _Money(NamedTuple):
+    """What `registers.pictures.profile` reads of a package (or of alike packages summed),
+    with the money that falls by it: the forecast, else the budget."""
+
+    budget_phasing: Any
+    planned_start_date: dt.date | None
+    planned_end_date: dt.date | None
+    amount: Decimal | None
+
+
+def money_rows(project_ids: Sequence[int]) -> dict[int, list[_Money]]:
+    """Each project's packages' money and months in two queries and no model instances: a
+    package with a phasing as itself; the others summed in SQL by their planned months and by
+    whether they have a forecast (`registers.pictures.budget_rows`' way: only sums in SQL;
+    which figure counts stays here, the forecast, else the budget)."""
+    if not project_ids:
+        return {}
+    packages = WorkPackage.objects.filter(AnyOf(F("project_id"), list(project_ids))).order_by()
+    unphased = Q(budget_phasing__isnull=True) | Q(budget_phasing=[])
+    found: dict[int, list[_Money]] = {}
+    for pk, phasing, first, last, budget, forecast in packages.exclude(unphased).values_list(
+        "project_id",
+        "budget_phasing",
+        "planned_start_date",
+        "planned_end_date",
+        "budget",
+        "budget_forecast",
+    ):
+        amount = forecast if forecast is not None else budget
+        found.setdefault(pk, []).append(_Money(phasing, first, last, amount))
+    grouped = (
+        packages.filter(unphased)
+        .annotate(
+            forecasted=Case(
+                When(budget_forecast__isnull=True, then=Value(False)),
+                default=Value(True),
+                output_field=BooleanField(),
+            )
+        )
+        .values_list("project_id", "planned_start_date", "planned_end_date", "forecasted")
+        .annotate(budget_sum=Sum("budget"), forecast_sum=Sum("budget_forecast"))
+    )
+    for pk, first, last, forecasted, budget, forecast in grouped:
+        found.setdefault(pk, []).append(
+            _Money(None, first, last, forecast if forecasted else budget)
+        )
+    return found
+
+
+def costs_of(
+    rows: Mapping[int, Sequence[_Money]],
+) -> dict[int, tuple[dict[str, Decimal], Decimal]]:
     """Each project's cost per calendar year from its packages' phasing, and what has no
-    month to fall in (unphased)."""
+    month to fall in (unphased). Packages without a phasing that share their months share
+    their profile (worked out once)."""
+    shared: dict[tuple[Any, Any], dict[str, Decimal]] = {}
     found: dict[int, tuple[dict[str, Decimal], Decimal]] = {}
-    for wp in packages:
-        amount = wp.budget_forecast if wp.budget_forecast is not None else wp.budget
-        if not amount:
-            continue
-        years, unphased = found.get(wp.project_id, ({}, ZERO))
-        shares = profile(wp)
-        if not shares:
-            unphased += amount
-        for period, share in shares.items():
-            years[period[:4]] = years.get(period[:4], ZERO) + amount * share
-        found[wp.project_id] = (years, unphased)
-    return {
-        pk: ({y: v.quantize(CENTS) for y, v in sorted(years.items())}, unphased.quantize(CENTS))
-        for pk, (years, unphased) in found.items()
-    }
+    for pk, packages in rows.items():
+        years: dict[str, Decimal] = {}
+        unphased = ZERO
+        for wp in packages:
+            if not wp.amount:
+                continue
+            if wp.budget_phasing:
+                shares = profile(cast(Any, wp))
+            else:
+                dates = (wp.planned_start_date, wp.planned_end_date)
+                if dates not in shared:
+                    shared[dates] = profile(cast(Any, wp))
+                shares = shared[dates]
+            if not shares:
+                unphased += wp.amount
+            for period, share in shares.items():
+                years[period[:4]] = years.get(period[:4], ZERO) + wp.amount * share
+        if years or unphased:
+            found[pk] = (
+                {y: v.quantize(CENTS) for y, v in sorted(years.items())},
+                unphased.quantize(CENTS),
+            )
+    return found
 
 
 def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Board:
@@ -118,9 +182,14 @@ def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Boar
     versions, by_version = versions_with_criteria()
     current = max(versions.values(), key=lambda v: v.number, default=None)
     ids = [p.pk for p in projects]
-    cases = {c.project_id: c for c in BusinessCase.objects.filter(project_id__in=ids)}
+    cases = (
+        {c.project_id: c for c in BusinessCase.objects.filter(AnyOf(F("project_id"), ids))}
+        if ids
+        else {}
+    )
     scores: dict[int, dict[int, Score]] = {}
-    for score in Score.objects.filter(project_id__in=ids, superseded_by__isnull=True):
+    current_scores = Score.objects.filter(AnyOf(F("project_id"), ids), superseded_by__isnull=True)
+    for score in current_scores if ids else []:
         scores.setdefault(score.project_id, {})[score.criterion_id] = score
     rows = health.rows_for(list(projects), now=now) if projects else {}
     inputs = {
@@ -131,8 +200,7 @@ def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Boar
         )
         for p in projects
     }
-    packages = WorkPackage.objects.filter(project_id__in=ids).only("project_id", *BUDGET_FIELDS)
-    costs = costs_of(packages)
+    costs = costs_of(money_rows(ids))
     benefits: dict[int, Decimal | None] = {}
     for p in projects:
         stored = getattr(cases.get(p.pk), "financial_case", None)

@@ -384,7 +384,8 @@ def _queries(projects, scenario):
 
 
 def test_the_board_reads_a_fixed_number_of_queries_whatever_the_proposals(model, governed):
-    """Ranking, the cut-line and a comparison are pure functions over rows loaded once."""
+    """Ranking, the cut-line and a comparison are pure functions over rows loaded once (eight
+    queries)."""
     projects = []
     for n in range(12):
         project = make_project(f"Q{n:02d}", governed, sponsor=governed.sponsor)
