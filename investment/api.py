@@ -254,7 +254,7 @@ def _scenario_dict(scenario: Scenario, chosen: set[Any] | None = None) -> dict[s
 def _scenario_view(
     request: HttpRequest, scenario: Scenario, response: HttpResponse, move: str | None = None
 ) -> dict[str, Any]:
-    board = selectors.load(_visible(request))
+    board = selectors.board_for(_visible(request), [scenario])
     rows = selectors.scenario_rows(board, selectors.all_scored(board), scenario)
     budget = selectors.Budget.of(scenario)
     evaluation = selectors.cut_line(rows, budget)
@@ -352,7 +352,7 @@ def scenarios_compare(request: HttpRequest, ids: str = "") -> dict[str, Any]:
     if not 2 <= len(wanted) <= 3:
         raise ValidationFailed({"ids": ["Name two or three scenarios, separated by commas."]})
     chosen = [services.scenario_get(i) for i in wanted]
-    return selectors.compare(selectors.load(_visible(request)), chosen)
+    return selectors.compare(selectors.board_for(_visible(request), chosen), chosen)
 
 
 # --- the board's choice and the portfolio decision log ---------------------------------------

@@ -532,6 +532,14 @@ def all_scored(board: Board) -> dict[str, Proposal]:
     }
 
 
+def board_for(projects: Sequence[Project], scenarios: Sequence[Scenario]) -> Board:
+    """The board a scenario (or a comparison) is drawn on: of `projects`, the proposals and
+    those the scenarios select (a running project named in one), and no other."""
+    named = {key for scenario in scenarios for key in (scenario.selection or [])}
+    proposals = {p.pk for p in proposal_projects(projects)}
+    return load([p for p in projects if p.pk in proposals or p.key in named])
+
+
 def evaluate(board: Board, scenario: Scenario) -> Evaluation:
     return cut_line(scenario_rows(board, all_scored(board), scenario), Budget.of(scenario))
 

@@ -394,7 +394,7 @@ def scenario_choose(
         scenario = Scenario.objects.select_for_update().get(pk=scenario_get(scenario_id).pk)
         check_version(scenario.revision, expected_revision, current_repr=scenario)
         errors.raise_if_any()
-        evaluation = selectors.evaluate(selectors.load(projects), scenario)
+        evaluation = selectors.evaluate(selectors.board_for(projects, [scenario]), scenario)
         chosen = [r for r in evaluation.above if r.proposal.state in selectors.PROPOSAL_STATES]
         decision = PortfolioDecision(
             decision=partial.decision or f"Prioritise the proposals of scenario {scenario.name}",

@@ -429,3 +429,28 @@ def test_the_audit_log_reads_investment_entries_in_words():
 
     assert kind_label("investment.scored") == "Scored a proposal"
     assert kind_label("investment.scenario_chosen") == "Recorded the board's choice of a scenario"
+
+
+def test_a_running_project_in_the_selection_counts_against_the_budget_and_is_not_marked(
+    three, governed
+):
+    running = make_project("RUN", governed, sponsor=governed.sponsor)
+    proposal(running, status="Approved")
+    phased(running, {"2027-01": 30})
+    scenario = _scenario(governed, selection=["AAA", "RUN", "CCC"], mustHaves=["RUN"])
+    everything = [*three.values(), running, governed.project]
+    board = selectors.board_for(everything, [scenario])
+    assert governed.project.pk not in board.projects  # neither a proposal nor selected
+    result = selectors.evaluate(board, scenario)
+    rows = {r.key: r for r in result.rows}
+    assert rows["RUN"].above and rows["RUN"].proposal.rank is None
+    assert rows["RUN"].as_dict()["proposal"] is False
+    assert [r.key for r in result.rows if r.above] == ["RUN", "AAA"]
+    decision = services.scenario_choose(
+        user=governed.pmo,
+        scenario_id=str(scenario.pk),
+        data={"minutesRef": MINUTES},
+        projects=everything,
+    )
+    assert [p["projectKey"] for p in decision.proposals] == ["AAA"]
+    assert not Prioritised.objects.filter(business_case_id=running.pk).exists()
