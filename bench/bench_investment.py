@@ -98,20 +98,23 @@ def run() -> list[str]:
     def visible():
         return [p for p, _ in permissions.viewable_projects(request())]
 
+    def get(url):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, answer.status_code)
+        return answer
+
     figures = {
         "portfolio computation": _median(lambda: portfolio_selectors.portfolio(request(), {}))[0],
         "ranked proposals (computation)": _median(
             lambda: selectors.ranked(selectors.load(selectors.proposal_projects(visible())))
         )[0],
         "scenario cut-line (computation)": _median(
-            lambda: selectors.evaluate(selectors.load(visible()), scenario)
+            lambda: selectors.evaluate(selectors.board_for(visible(), [scenario]), scenario)
         )[0],
-        "GET /portfolio/": _median(lambda: client.get("/portfolio/"))[0],
-        "GET /api/v1/investment/proposals": _median(
-            lambda: client.get("/api/v1/investment/proposals")
-        )[0],
+        "GET /portfolio/": _median(lambda: get("/portfolio/"))[0],
+        "GET /api/v1/investment/proposals": _median(lambda: get("/api/v1/investment/proposals"))[0],
         "GET /api/v1/investment/scenarios/{id}": _median(
-            lambda: client.get(f"/api/v1/investment/scenarios/{scenario.pk}")
+            lambda: get(f"/api/v1/investment/scenarios/{scenario.pk}")
         )[0],
     }
     answer = client.get("/api/v1/investment/proposals")
