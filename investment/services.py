@@ -437,8 +437,9 @@ def scenario_choose(
                 "minutesRef": {"before": None, "after": decision.minutes_ref},
             },
         )
-        for row in chosen:
-            _notify_prioritised(row.proposal.project, decision)
+        with notifications.batched():  # one insert and one outbox batch for them all
+            for row in chosen:
+                _notify_prioritised(row.proposal.project, decision)
     return decision
 
 
