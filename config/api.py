@@ -4,7 +4,7 @@ endpoints) with each app's `api.router`, in layer order. The site's URLs serve i
 from config.modules import optional_module
 from governance.api import api
 
-API_APPS = ["registers", "charter", "status", "gates", "portfolio", "agent"]
+API_APPS = ["registers", "charter", "status", "gates", "portfolio", "investment", "agent"]
 
 for _app in API_APPS:
     _module = optional_module(_app, "api")

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "status",
     "gates",
     "portfolio",
+    "investment",
     "agent",
     "config",  # the site above the apps (its seed_demo command)
     # --- MCP OAuth (governance/oauth.py): the app as the authorization server of /mcp ---

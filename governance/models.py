@@ -636,6 +636,7 @@ NOTIFICATION_KINDS = {
     "weekly_digest": "A weekly digest of what is waiting for me",
     "project_exception": "A project I lead or sponsor goes beyond its tolerances",
     "gate_review": "A gate review awaits my decision, or was decided on a project I lead",
+    "proposal_prioritised": "A proposal I lead or sponsor is prioritised by the board",
 }
 
 

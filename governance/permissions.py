@@ -209,6 +209,12 @@ def may_read_site_settings(user: User, request: HttpRequest | None = None) -> bo
     return is_site_admin(user, request) or has_portfolio_access(user, request)
 
 
+def may_govern_investment(user: User, request: Any = None, caller: Caller | None = None) -> bool:
+    """Scores, scenarios: site admins, the governance group; a proposal's: its lead, sponsor."""
+    own = caller is not None and (caller.is_project_lead or caller.is_sponsor)
+    return own or may_read_site_settings(user, request)
+
+
 def require_site_admin(request: HttpRequest) -> User:
     user = request_user(request)
     if not is_site_admin(user, request):

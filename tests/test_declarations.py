@@ -17,7 +17,16 @@ from governance import specs
 from registers.specs import SPECS
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ["registers", "agent", "governance", "portfolio", "status", "gates", "charter"]
+SCANNED = [
+    "registers",
+    "agent",
+    "governance",
+    "portfolio",
+    "investment",
+    "status",
+    "gates",
+    "charter",
+]
 
 
 def _modules() -> list[Path]:

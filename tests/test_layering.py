@@ -17,7 +17,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. The kernel includes its tracker and wiki backends; the site (`config`: settings,
 # URLs, the API's mounting, the demo command) is above every app, and no app imports it.
-LAYERS = ["governance", "registers", "charter", "status", "gates", "portfolio", "agent", "config"]
+LAYERS = [
+    "governance",
+    "registers",
+    "charter",
+    "status",
+    "gates",
+    "portfolio",
+    "investment",
+    "agent",
+    "config",
+]
 
 
 def _rank(module: str) -> int | None:

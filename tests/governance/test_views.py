@@ -235,7 +235,15 @@ def test_every_model_has_an_admin():
     from django.apps import apps
     from django.contrib import admin
 
-    ours = ("governance", "local_tracker", "local_wiki", "registers", "charter", "status")
+    ours = (
+        "governance",
+        "local_tracker",
+        "local_wiki",
+        "registers",
+        "charter",
+        "status",
+        "investment",
+    )
     missing = [
         f"{model._meta.app_label}.{model.__name__}"
         for model in apps.get_models()

@@ -10,6 +10,7 @@ of the integers past the columns; date fields also get one of the far dates. Bou
 example per field, one value of each kind (seeded per field, so the run is deterministic
 and each field draws its own values), no deadline."""
 
+import datetime as dt
 import json
 import uuid
 from dataclasses import dataclass
@@ -145,7 +146,16 @@ def _stored() -> tuple[int, ...]:
     """Rows per table of the apps that keep project data, and the audit entries: one query."""
     tables = [
         model._meta.db_table
-        for label in ("registers", "charter", "status", "gates", "governance", "portfolio", "agent")
+        for label in (
+            "registers",
+            "charter",
+            "status",
+            "gates",
+            "governance",
+            "portfolio",
+            "investment",
+            "agent",
+        )
         for model in apps.get_app_config(label).get_models()
         if not model._meta.proxy
     ]
@@ -172,7 +182,31 @@ def world(cast, bearer):
 
     scripting.ensure_group(EVERYONE, members=["lead", "site_admin"])
     use_group(EVERYONE)
+    from investment.models import Criterion, ModelVersion, PortfolioDecision, Scenario
+
+    # A model in force with a criterion a person scores: a score's body is read, not refused
+    # for want of a model.
+    Criterion.objects.create(
+        version=ModelVersion.objects.create(number=1, why="Hostile"),
+        key="strategy",
+        name="Strategy",
+        points=["a", "b", "c", "d", "e"],
+        weight=1,
+    )
+
+    scenario = Scenario.objects.create(name="Hostile", budget_total=100)
+    made = PortfolioDecision.objects.create(
+        decision="Prioritise",
+        made_on=dt.date(2026, 11, 1),
+        made_by_account_id="someone",
+        minutes_ref={"title": "Board"},
+        scenario=Scenario.objects.create(name="Chosen", budget_total=100),
+        scenario_name="Chosen",
+        scenario_revision=1,
+    )
     ids = {
+        "scenario_id": scenario.pk,
+        "portfolio_decision_id": made.pk,
         "key": "ALPHA",
         "wp_id": wp.pk,
         "risk_id": risk.pk,
