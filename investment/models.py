@@ -1,4 +1,4 @@
-"""Investment decisions (docs/product.md, "Investment decisions"; docs/decisions/0287): the
+"""Investment decisions (docs/product.md, "Investment decisions"; docs/decisions/0283): the
 scoring model the site governs, in versions; the scores of proposals against a version's
 criteria; scenarios (a selection within a budget); the portfolio decision log (made
 decisions, immutable); and the "prioritised in scenario X" marker of a business case.

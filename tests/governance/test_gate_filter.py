@@ -1,4 +1,4 @@
-"""The access gate as a filter in a list's SQL (`permissions.viewable`, docs/decisions/0281):
+"""The access gate as a filter in a list's SQL (`permissions.viewable`, docs/decisions/0277):
 exactly the projects the per-project gate lets each person view, whatever their role; the
 page's roles as the per-project gate gives them; the project list and the projects API in a
 constant number of queries a page, and paged in a stable order with no project twice or
