@@ -291,7 +291,7 @@ def plan_edit(request: HtmxHttpRequest, key: str) -> HttpResponse:
             target = name
             if name.startswith("stages["):
                 place, _, rest = name[len("stages[") :].partition("]")
-                if place.isdigit() and int(place) < len(typed["order"]):
+                if place.isascii() and place.isdigit() and int(place) < len(typed["order"]):
                     row = typed["order"][int(place)]["index"]
                     field = rest.lstrip(".").split("[")[0] or "name"
                     target = f"s{row}-{field}"
@@ -317,7 +317,9 @@ def criterion_add(request: HtmxHttpRequest, key: str, stage_id: uuid.UUID) -> Ht
     parameter: Any = request.POST.get("parameter", "").strip() or None
     found = criteria.CATALOGUE.get(criterion)
     if parameter is not None and found is not None and found.parameter == "days":
-        parameter = int(parameter) if parameter.isdigit() else parameter
+        # Whole days as a number; anything else goes to the service as typed, refused in words.
+        if parameter.isascii() and parameter.isdigit() and len(parameter) <= 9:
+            parameter = int(parameter)
     data = {"key": criterion or None, "kind": kind or None, "parameter": parameter}
     try:
         services.criterion_add(caller=caller, stage_id=stage_id, data=data)

@@ -13,20 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from config.layers import APPS
 from governance import specs
 from registers.specs import SPECS
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = [
-    "registers",
-    "agent",
-    "governance",
-    "portfolio",
-    "investment",
-    "status",
-    "gates",
-    "charter",
-]
+SCANNED = list(APPS)
 
 
 def _modules() -> list[Path]:

@@ -13,21 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from config.layers import APPS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. The kernel includes its tracker and wiki backends; the site (`config`: settings,
 # URLs, the API's mounting, the demo command) is above every app, and no app imports it.
-LAYERS = [
-    "governance",
-    "registers",
-    "charter",
-    "status",
-    "gates",
-    "portfolio",
-    "investment",
-    "agent",
-    "config",
-]
+LAYERS = [*APPS, "config"]
 
 
 def _rank(module: str) -> int | None:
@@ -401,3 +393,17 @@ def test_the_circle_check_sees_a_circle(tmp_path, monkeypatch):
     assert import_circles(tmp_path) == [
         "governance.a:1 -> governance.b:5 -> governance.c:1 -> governance.a"
     ]
+
+
+def test_every_app_of_the_one_list_is_installed_type_checked_and_measured():
+    """config.layers.APPS is the one list of the project's apps: the settings install each,
+    mypy checks each and coverage measures each (pyproject.toml cannot import it)."""
+    import tomllib
+
+    from django.conf import settings
+
+    assert [app for app in settings.INSTALLED_APPS if app in APPS] == list(APPS)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(pyproject["tool"]["mypy"]["files"]) == {"config", *APPS}
+    covered = pyproject["tool"]["coverage"]["run"]["source"]
+    assert set(covered) | {"agent"} == set(APPS)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from charter.models import APPROVAL_STATUSES, BAU_HANDOVER_STATES, SEVERITIES
+from config.layers import APPS
 from governance.errors import ValidationFailed
 from governance.formatting import with_article
 from governance.models import BR_CADENCES, RAG_CHOICES
@@ -118,16 +119,7 @@ HARD_CODED = re.compile(r"(?<![A-Za-z])[Aa]n? (\{|%s|%\()")
 
 def test_no_sentence_hard_codes_an_article_before_an_interpolated_word():
     found = []
-    for folder in (
-        "governance",
-        "registers",
-        "charter",
-        "status",
-        "gates",
-        "portfolio",
-        "investment",
-        "agent",
-    ):
+    for folder in APPS:
         for path in sorted((ROOT / folder).rglob("*.py")):
             if "migrations" in path.parts:
                 continue

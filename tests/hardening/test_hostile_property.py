@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from charter.models import BusinessCase
 from config.api import api
+from config.layers import APPS
 from gates.models import Stage, StageCriterion
 from status.models import StatusReport
 from tests.agent.conftest import EVERYONE, use_group
@@ -146,16 +147,7 @@ def _stored() -> tuple[int, ...]:
     """Rows per table of the apps that keep project data, and the audit entries: one query."""
     tables = [
         model._meta.db_table
-        for label in (
-            "registers",
-            "charter",
-            "status",
-            "gates",
-            "governance",
-            "portfolio",
-            "investment",
-            "agent",
-        )
+        for label in APPS
         for model in apps.get_app_config(label).get_models()
         if not model._meta.proxy
     ]

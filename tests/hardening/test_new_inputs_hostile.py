@@ -9,6 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from config.layers import APPS
 from registers.models import Risk
 
 HOSTILE = [
@@ -140,16 +141,7 @@ def test_no_app_module_reads_digits_with_isdigit_alone():
     root = pathlib.Path(__file__).resolve().parents[2]
     found = [
         f"{path.relative_to(root)}:{n}"
-        for app in (
-            "governance",
-            "registers",
-            "charter",
-            "status",
-            "gates",
-            "portfolio",
-            "investment",
-            "agent",
-        )
+        for app in APPS
         for path in (root / app).rglob("*.py")
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if re.search(r"\.isdigit\(\)", line)
