@@ -20,6 +20,7 @@ from gates.specs import (
 )
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of
+from governance.concurrency import parse_if_match
 
 router = Router(tags=["gates"])
 
@@ -63,11 +64,16 @@ def stage_plan_post(request: HttpRequest, key: str) -> Status[dict[str, Any]]:
 @answers(STAGE_PLAN)
 def stage_plan_put(request: HttpRequest, key: str) -> dict[str, Any]:
     """Editors: the whole plan in order (`stages`: a kept stage by its id, a new one without;
-    a planned stage not listed is removed). Stage tolerances may not exceed the project's.
+    a planned stage not listed is removed), If-Match the plan's `revision` (412 when the plan
+    changed since). Stage tolerances may not exceed the project's.
     409 once the business case is approved, unless an approved change request opened the
     amendment."""
     _, caller = permissions.project_for(request, key)
-    services.stage_plan_update(caller=caller, data=json_object(request))
+    services.stage_plan_update(
+        caller=caller,
+        data=json_object(request),
+        expected_revision=parse_if_match(request.headers.get("If-Match")),
+    )
     return _plan(request, key)
 
 

@@ -72,6 +72,20 @@ class Stage(models.Model):
         return self.name
 
 
+class StagePlan(models.Model):
+    """The revision of a project's stage plan as a whole: every save of the plan counts one, and
+    a save based on an older plan is refused (412), so a stage another person added is never
+    removed by a form opened before it was."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="stage_plan"
+    )
+    revision = models.PositiveIntegerField(default=1)
+
+    def __str__(self) -> str:
+        return f"Stage plan of {self.project_id} (revision {self.revision})"
+
+
 class StagePackage(models.Model):
     """A work package held by a stage: each package sits in at most one stage."""
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from charter.derive import enabling_change, ever_approved
 from charter.models import BusinessCase
 from gates import criteria
-from gates.models import GateReview, Stage, StageCriterion
+from gates.models import GateReview, Stage, StageCriterion, StagePlan
 from governance import labels
 from governance.cleaning import decimal_to_json
 from governance.models import Project
@@ -281,6 +281,13 @@ def stage_plan(project: Project, *, now: dt.datetime | None = None) -> list[Eval
     return [evaluate_stage(stage, view) for stage in found]
 
 
+def plan_revision(project: Project) -> int:
+    """The stage plan's revision (1 before its first save), which a save names (If-Match, the
+    form's hidden revision) to be applied."""
+    found = StagePlan.objects.filter(project_id=project.pk).values_list("revision", flat=True)
+    return next(iter(found), 1)
+
+
 def plan_answer(
     project: Project, caller: Caller | None = None, *, now: dt.datetime | None = None
 ) -> dict[str, Any]:
@@ -293,6 +300,7 @@ def plan_answer(
     return {
         "projectKey": project.key,
         "stages": [e.as_dict() for e in evaluated],
+        "revision": plan_revision(project),
         "currentStageId": str(current.pk) if current else None,
         "editable": frozen is None,
         "frozenBecause": frozen,

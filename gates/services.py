@@ -39,6 +39,7 @@ from gates.models import (
     Stage,
     StageCriterion,
     StagePackage,
+    StagePlan,
 )
 from gates.specs import (
     CriterionSpec,
@@ -151,6 +152,7 @@ def stage_plan_create(*, caller: Caller, data: Any = None) -> list[Stage]:
         project = _editable(caller)
         if Stage.objects.filter(project_id=project.pk).exists():
             raise Conflict("This project has a stage plan already: edit it.")
+        _plan_saved(project, None)
         now = timezone.now()
         made = []
         for position, default in enumerate(DefaultStage.objects.order_by("position"), start=1):
@@ -198,7 +200,18 @@ ORDER = {"Done": 0, "Stopped": 0, "Current": 1, "Planned": 2}
 POSITION_OFFSET = 1000
 
 
-def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
+def _plan_saved(project: Project, expected_revision: int | None) -> None:
+    """Count a save of the plan, refusing one based on an older plan (412): the stages another
+    person added or changed since are never removed or overwritten unseen."""
+    plan, _ = StagePlan.objects.select_for_update().get_or_create(project_id=project.pk)
+    check_version(plan.revision, expected_revision, current_repr=plan)
+    plan.revision += 1
+    plan.save(update_fields=["revision"])
+
+
+def stage_plan_update(
+    *, caller: Caller, data: Any, expected_revision: int | None = None
+) -> list[Stage]:
     """The whole plan in its new order: the stages kept (by id) with their name, planned
     dates, stage tolerances (within the business case's) and work packages (each in one stage
     at most); new stages (no id) added; a Planned stage not listed removed. A finished stage
@@ -210,6 +223,7 @@ def stage_plan_update(*, caller: Caller, data: Any) -> list[Stage]:
     errors.raise_if_any()
     with transaction.atomic():
         project = _editable(caller)
+        _plan_saved(project, expected_revision)
         before = plan_snapshot(project)
         existing = {str(s.pk): s for s in selectors.stages(project)}
         case = selectors.case_of(project)
@@ -566,13 +580,27 @@ def _running_case(project: Project) -> None:
 
 
 def _review_may_start(project: Project, *, lock: bool = False) -> Stage:
-    """The current stage, whose review may be requested now (409 with the reason else)."""
+    """The current stage, whose review may be requested now (409 with the reason else): the
+    project runs with its registers open (not in close-out: a review there could not be
+    decided), and a Hold's date to come back has come."""
     _running_case(project)
+    project.assert_registers_unfrozen()
     stages = Stage.objects.select_for_update() if lock else Stage.objects.all()
     stage = stages.filter(project_id=project.pk, state="Current").first()
     if stage is None:
         raise Conflict(
             "No stage is under way: the first starts when the business case is approved."
+        )
+    held = selectors.last_review(stage)
+    if (
+        held is not None
+        and held.outcome == "Hold"
+        and held.hold_until is not None
+        and held.hold_until > timezone.localdate()
+    ):
+        raise Conflict(
+            f"The {stage.name} gate is on hold until {held.hold_until.isoformat()}: request "
+            "the review again from that date."
         )
     if GateReview.objects.filter(stage=stage, state="Requested").exists():
         raise Conflict(

@@ -316,6 +316,7 @@ def plan_answer_schema(stage: specs.JsonSchema, review: specs.JsonSchema) -> spe
     properties: specs.JsonSchema = {
         "projectKey": _TEXT,
         "stages": {"type": "array", "items": stage},
+        "revision": {"type": "integer"},
         "currentStageId": _TEXT_OR_NULL,
         "editable": {"type": "boolean"},
         "frozenBecause": _TEXT_OR_NULL,

@@ -283,7 +283,25 @@ def plan_edit(request: HtmxHttpRequest, key: str) -> HttpResponse:
         count = 0
     body, typed = plan_data(request.POST, count)
     try:
-        services.stage_plan_update(caller=caller, data=body)
+        services.stage_plan_update(
+            caller=caller, data=body, expected_revision=form_revision(request.POST)
+        )
+    except Stale:
+        # Saved by someone else since the form was opened: the plan as it is now, to edit again
+        # (applying the typed rows would remove or overwrite what they saved unseen).
+        return _render(
+            request,
+            project,
+            caller,
+            412,
+            plan_errors={
+                "": [
+                    "The stage plan was changed since this form was opened (by someone else or "
+                    "in another tab). It is shown below as it is now: make your changes again "
+                    "and save."
+                ]
+            },
+        )
     except (ValidationFailed, Conflict, Frozen) as exc:
         # The service names stages by their place in the body: map back to the form's rows.
         errors: dict[str, list[str]] = {}
@@ -316,10 +334,10 @@ def criterion_add(request: HtmxHttpRequest, key: str, stage_id: uuid.UUID) -> Ht
     criterion, _, kind = choice.partition(":")
     parameter: Any = request.POST.get("parameter", "").strip() or None
     found = criteria.CATALOGUE.get(criterion)
-    if parameter is not None and found is not None and found.parameter == "days":
-        # Whole days as a number; anything else goes to the service as typed, refused in words.
-        if parameter.isascii() and parameter.isdigit() and len(parameter) <= 9:
-            parameter = int(parameter)
+    # Whole days as a number; anything else goes to the service as typed, refused in words.
+    days = found is not None and found.parameter == "days"
+    if days and parameter is not None and parameter.isascii() and parameter.isdigit():
+        parameter = int(parameter) if len(parameter) <= 9 else parameter
     data = {"key": criterion or None, "kind": kind or None, "parameter": parameter}
     try:
         services.criterion_add(caller=caller, stage_id=stage_id, data=data)
@@ -415,6 +433,14 @@ def review_decide(request: HtmxHttpRequest, key: str) -> HttpResponse:
         return _render(
             request, project, caller, exc.status, decision_errors=words, decision_typed=typed
         )
+    except NotFound:
+        # Decided meanwhile (another tab, the assistant, a second press): the page as it is now.
+        messages.error(
+            request,
+            "No gate review awaits a decision now: it was decided already. The decision is "
+            "listed under the decisions at the gates.",
+        )
+        return _render(request, project, caller, 409)
     messages.success(
         request,
         f"Decision recorded at the {review.stage.name} gate: {review.outcome}. "

@@ -6,6 +6,7 @@ its page's rows only (`page_callers`); the projects they lead, edit or sponsor
 role, for the few readers that need them all."""
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
@@ -38,6 +39,8 @@ def _condition(request: HttpRequest, user: User, memo: gatesql.Memo) -> Q:
     browse = gatefilter.browse_condition(user.account_id, get_tracker())
     if browse is None:
         listed = permissions.viewable_projects(request)
+        # Kept for the page's rows: the tracker's key, name and lead of the moment, and roles.
+        memo[("listed", user.pk)] = {project.pk: (project, caller) for project, caller in listed}
         return gatefilter.one_of([project.pk for project, _ in listed])
     gatesql.read_site_gate(user, memo)
     group = gatesql.memo_site_settings(memo).governance_group
@@ -60,8 +63,15 @@ def page_callers(
     memo = gatesql.request_memo(request)
     nominated = gatefilter.nominations(user.account_id, projects)
     site_admin = permissions.is_site_admin(user, request)
+    listed: dict[Any, tuple[Project, permissions.Caller]] = memo.get(("listed", user.pk)) or {}
     result = []
     for project in projects:
+        if project.pk in listed:  # listed the long way (a tracker without SQL answers)
+            shown, known = listed[project.pk]
+            project.key, project.name = shown.key, shown.name
+            project.lead_account_id = shown.lead_account_id
+            result.append((project, known))
+            continue
         name = getattr(project, "gate_t_name", None)
         if name is not None:
             project.name = name
@@ -75,13 +85,16 @@ def page_callers(
     return result
 
 
-def mine_condition(account_id: str) -> Q:
+def mine_condition(account_id: str, projects: QuerySet[Project] | None = None) -> Q:
     """The viewable projects the person leads, edits or sponsors (`Caller.is_lead`,
-    `can_edit`, `is_sponsor` of a project they view), as SQL."""
+    `can_edit`, `is_sponsor` of a project they view), as SQL. Over `projects` as `viewable`
+    gives them `shown`, the lead is the tracker's of the moment, as the page's roles are
+    (`page_callers`); else the mirror's."""
     if not account_id:
         return Q(pk__in=[])
+    annotated = projects is not None and "gate_t_lead" in projects.query.annotations
     return (
-        Q(lead_account_id=account_id)
+        Q(**{"gate_t_lead" if annotated else "lead_account_id": account_id})
         | gatefilter.nominated_condition(account_id)
         | Q(sponsor_account_id=account_id)
     )

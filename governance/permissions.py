@@ -87,12 +87,8 @@ class Caller:
         self, *, approver_account_id: str | None, approver_seat: Mapping[str, Any] | None
     ) -> bool:
         """The named approver decides a change; with none named, the sponsor does."""
-        if not self.can_view:
-            return False
         named = approver_account_id or (approver_seat or {}).get("accountId")
-        if named:
-            return named == self.account_id
-        return self.is_sponsor
+        return self.can_view and (named == self.account_id if named else self.is_sponsor)
 
     def change_duty(
         self, *, proposer_account_id: str | None, created_by_account_id: str | None
@@ -137,9 +133,8 @@ class Caller:
         return self.is_sponsor and reported_by_account_id != self.account_id
 
     def may_decide_gate(self, *, requested_by_account_id: str | None) -> bool:
-        """The sponsor decides a gate review, unless they requested it (nobody decides on
-        their own work); the lead and the editors (`can_edit`) keep the plan and request."""
-        return self.is_sponsor and requested_by_account_id != self.account_id
+        """As an exception: the sponsor decides a gate review, unless they requested it."""
+        return self.may_decide_exception(reported_by_account_id=requested_by_account_id)
 
     def as_api(self) -> dict[str, bool]:
         return {"canEdit": self.can_edit, "isLead": self.is_lead, "isSponsor": self.is_sponsor}
@@ -175,8 +170,7 @@ def is_site_admin(user: User, request: HttpRequest | None = None) -> bool:
         gatesql.read_site_gate(user, memo)
     if key not in memo:
         memo[key] = bool(user.is_superuser) or get_tracker().is_site_admin(user.account_id)
-    admin: bool = memo[key]
-    return admin
+    return bool(memo[key])
 
 
 def has_portfolio_access(user: User, request: HttpRequest | None = None) -> bool:
@@ -404,16 +398,14 @@ def change_duty(
 
 
 def editor_account_ids(project: Project) -> set[str]:
-    """The project's nominated editors (one query): `change_duty`'s `editor_account_ids` for
-    many answers in one write (an import's change requests)."""
+    """The project's nominated editors (one query), for many answers in one write."""
     return set(
         EditorNomination.objects.filter(project_id=project.pk).values_list("account_id", flat=True)
     )
 
 
 def may_browse(account_id: str, project: Project) -> bool:
-    """Whether a person other than the caller can browse the project in the tracker: who may
-    be named a change's proposer (and, in the editors list, an editor)."""
+    """Whether another person browses the project: who may be named proposer or editor."""
     return get_tracker().can_browse(account_id, project.key)
 
 

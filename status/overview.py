@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Count, Value
-from django.db.models.functions import Concat
+from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -184,17 +183,26 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     projects = gatelist.viewable(request, shown=True)
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine") == "1"
-    mine_condition = gatelist.mine_condition(user.account_id)
+    mine_condition = gatelist.mine_condition(user.account_id, projects)
     counts = projects.aggregate(total=Count("pk"), mine=Count("pk", filter=mine_condition))
     mine_count, total = counts["mine"], counts["mine" if mine else "total"]
     if mine:
         projects = projects.filter(mine_condition)
     if query:
-        # Every word in the key or the name (`textsearch`'s rule, in SQL).
-        projects = projects.alias(haystack=Concat("key", Value(" "), "name"))
-        for word in textsearch.words(query):
-            projects = projects.filter(haystack__icontains=word)
-        total = projects.count()
+        # Every word in the key or the name, case-folded (`textsearch`'s rule, in Python: SQL's
+        # LIKE folds ASCII only on SQLite and no database folds "ß" to "ss"); two columns a
+        # viewable project are read, then the page is cut in SQL from the ids found.
+        # The name searched is the one the page shows: the tracker's of the moment where the
+        # gate reads it (`gate_t_name`), else the mirror's.
+        wanted = textsearch.words(query)
+        shown_name = "gate_t_name" if "gate_t_name" in projects.query.annotations else "name"
+        ids = [
+            pk
+            for pk, key, name, stored in projects.values_list("pk", "key", shown_name, "name")
+            if textsearch.matches(wanted, textsearch.haystack(key, name or stored))
+        ]
+        projects = projects.filter(pk__in=ids)
+        total = len(ids)
     try:
         found = paging.projects_page(projects, request.GET.get("cursor"), paging.DEFAULT_PAGE_SIZE)
     except paging.BadCursor:  # a stale or altered link: the first page

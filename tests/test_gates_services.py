@@ -87,6 +87,9 @@ def test_hold_needs_a_date_and_recycle_keeps_the_stage(cast, as_, running):
     )
     assert review.hold_until.isoformat() == later
     assert selectors.current_stage(cast.project).name == "Initiation"
+    with pytest.raises(Conflict, match="on hold until"):  # not before the date to come back
+        services.gate_review_request(caller=as_(cast.lead))
+    GateReview.objects.filter(pk=review.pk).update(hold_until=timezone.localdate())
     services.gate_review_request(caller=as_(cast.lead))
     services.gate_review_decide(caller=as_(cast.sponsor), data={"outcome": "Recycle"})
     assert selectors.current_stage(cast.project).name == "Initiation"
