@@ -11,6 +11,8 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from config.layers import APPS
+
 # Generic admin and queryset classes (ModelAdmin[Model]) subscriptable at run time, as the
 # type checker reads them.
 django_stubs_ext.monkeypatch()
@@ -61,13 +63,7 @@ INSTALLED_APPS = [
     "governance",
     "governance.tracker.local",
     "governance.wiki.local",
-    "registers",
-    "charter",
-    "status",
-    "gates",
-    "portfolio",
-    "investment",
-    "agent",
+    *APPS[1:],  # the project's apps in layer order (config.layers), after the kernel's own
     "config",  # the site above the apps (its seed_demo command)
     # --- MCP OAuth (governance/oauth.py): the app as the authorization server of /mcp ---
     "oauth2_provider",

@@ -20,7 +20,7 @@ from gates.specs import (
 )
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of
-from governance.concurrency import parse_if_match
+from governance.concurrency import honours_if_match, parse_if_match
 
 router = Router(tags=["gates"])
 
@@ -61,6 +61,7 @@ def stage_plan_post(request: HttpRequest, key: str) -> Status[dict[str, Any]]:
 
 
 @router.put("/projects/{key}/stages", openapi_extra=PLAN_BODY)
+@honours_if_match
 @answers(STAGE_PLAN)
 def stage_plan_put(request: HttpRequest, key: str) -> dict[str, Any]:
     """Editors: the whole plan in order (`stages`: a kept stage by its id, a new one without;

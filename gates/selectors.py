@@ -229,14 +229,8 @@ class EvaluatedStage:
     def as_dict(self) -> dict[str, Any]:
         s = self.stage
         return {
-            "id": str(s.pk),
+            **stage_fields(s),
             "position": s.position,
-            "name": s.name,
-            "state": s.state,
-            "plannedStart": s.planned_start.isoformat() if s.planned_start else None,
-            "plannedEnd": s.planned_end.isoformat() if s.planned_end else None,
-            "toleranceDays": s.tolerance_days,
-            "toleranceCostPercent": decimal_to_json(s.tolerance_cost_percent),
             "startedAt": s.started_at.isoformat() if s.started_at else None,
             "endedAt": s.ended_at.isoformat() if s.ended_at else None,
             "workPackages": self.packages,
@@ -244,6 +238,19 @@ class EvaluatedStage:
             "criteria": [c.as_dict() for c in self.criteria],
             "revision": s.revision,
         }
+
+
+def stage_fields(s: Stage) -> dict[str, Any]:
+    """A stage's planned fields as the API answers them and the audit log records them."""
+    return {
+        "id": str(s.pk),
+        "name": s.name,
+        "state": s.state,
+        "plannedStart": s.planned_start.isoformat() if s.planned_start else None,
+        "plannedEnd": s.planned_end.isoformat() if s.planned_end else None,
+        "toleranceDays": s.tolerance_days,
+        "toleranceCostPercent": decimal_to_json(s.tolerance_cost_percent),
+    }
 
 
 def evaluate_criteria(

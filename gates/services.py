@@ -115,16 +115,7 @@ def plan_snapshot(project: Project) -> list[dict[str, Any]]:
     ):
         held.setdefault(stage_id, []).append(str(wp_id))
     return [
-        {
-            "id": str(s.pk),
-            "name": s.name,
-            "state": s.state,
-            "plannedStart": s.planned_start.isoformat() if s.planned_start else None,
-            "plannedEnd": s.planned_end.isoformat() if s.planned_end else None,
-            "toleranceDays": s.tolerance_days,
-            "toleranceCostPercent": decimal_to_json(s.tolerance_cost_percent),
-            "workPackageIds": sorted(held.get(s.pk, [])),
-        }
+        {**selectors.stage_fields(s), "workPackageIds": sorted(held.get(s.pk, []))}
         for s in selectors.stages(project)
     ]
 
