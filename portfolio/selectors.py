@@ -15,6 +15,7 @@ from django.db.models import (
     Exists,
     F,
     FloatField,
+    IntegerField,
     Max,
     OuterRef,
     Q,
@@ -298,10 +299,12 @@ def _keys(params: Params) -> list[paging.Key]:
 def _ordered(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[ProjectHealth]:
     value = SORTS[params.sort]()
     # A sort never missing (the key, the name) has no missing values to put last: a constant,
-    # so the database may read the page in the key's index order.
+    # so the database may read the page in the key's index order. Cast, never a bare literal:
+    # PostgreSQL reads `ORDER BY 0` as a column's position.
     null = Case(When(Q(IsNull(value, True)), then=Value(1)), default=Value(0))
+    never = Cast(Value(0), IntegerField())
     ordered = stored.filter(_where(params)).annotate(
-        s_value=value, s_null=Value(0) if params.sort in _NEVER_MISSING else null
+        s_value=value, s_null=never if params.sort in _NEVER_MISSING else null
     )
     if params.group == "theme":
         ordered = ordered.annotate(
