@@ -65,5 +65,5 @@ def stage_choices(shown: Iterable[str | None]) -> list[str]:
     """The stage filter's choices: the site's default stage names and the stages under way on
     the rows shown (`shown`): one query."""
     names = set(DefaultStage.objects.values_list("name", flat=True))
-    names |= {name for name in shown if name}
+    names |= {name for name in shown if name and name != AT_GATE}
     return sorted(names, key=str.lower)

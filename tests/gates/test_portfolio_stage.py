@@ -60,6 +60,7 @@ def test_the_stage_filter(admin, user):
     assert {r["projectKey"] for r in rows(admin, "?stage=atGate")} == {"G000", "G002", "G004"}
     page = admin.get("/portfolio/?stage=atGate").content.decode()
     assert "At a gate (awaiting the sponsor)" in page and "G002" in page and "G001" not in page
+    assert page.count('value="atGate"') == 1  # chosen once, as itself, never as a stage's name
     export = admin.get("/portfolio/export/?format=csv&stage=Build")
     text = b"".join(export.streaming_content).decode()
     assert "Current stage" in text and "Days at gate" in text
