@@ -159,6 +159,14 @@ def _act(
     services.charter_act(caller=_caller(ctx, who, project), act=act, data=data)
 
 
+def financial_case(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """A builtin financial case in euros, discounted at 8% over five years."""
+    return {
+        "mode": "builtin",
+        "builtin": {"currency": "EUR", "discountRatePct": 8, "horizonYears": 5, "lines": lines},
+    }
+
+
 def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> None:
     project = ctx.projects[key]
     problem, outcome, ret, theme = THESES[key]
@@ -187,15 +195,9 @@ def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> No
                     {"accountId": ctx.account(lead), "role": "Project Lead"},
                     {"accountId": ctx.account("priya"), "role": "PMO"},
                 ],
-                "financialCase": {
-                    "mode": "builtin",
-                    "builtin": {
-                        "currency": "EUR",
-                        "discountRatePct": 8,
-                        "horizonYears": 5,
-                        "lines": [{"year": y, "cost": c, "benefit": b} for y, c, b in FLOWS],
-                    },
-                },
+                "financialCase": financial_case(
+                    [{"year": y, "cost": c, "benefit": b} for y, c, b in FLOWS]
+                ),
             }
         )
     services.charter_update(caller=_caller(ctx, lead, project), data=data)

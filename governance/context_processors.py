@@ -1,6 +1,7 @@
 """What the page shell needs on every page: who is signed in and which sections they reach."""
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest
@@ -29,12 +30,19 @@ class Shell:
 
     # Navigation only: when the tracker cannot answer, the links are left out (the pages
     # behind them check again, and fail closed).
-    @property
-    def portfolio_access(self) -> bool:
+    def _asks(self, check: Callable[[User, HttpRequest], bool]) -> bool:
         try:
-            return permissions.has_portfolio_access(self.user, self.request)
+            return check(self.user, self.request)
         except TrackerError:
             return False
+
+    @property
+    def portfolio_access(self) -> bool:
+        return self._asks(permissions.has_portfolio_access)
+
+    @property
+    def investment_access(self) -> bool:
+        return self._asks(permissions.may_govern_investment)
 
     @property
     def unread_notifications(self) -> int:
@@ -42,10 +50,7 @@ class Shell:
 
     @property
     def is_site_admin(self) -> bool:
-        try:
-            return permissions.is_site_admin(self.user, self.request)
-        except TrackerError:
-            return False
+        return self._asks(permissions.is_site_admin)
 
 
 def shell(request: HttpRequest) -> dict[str, Any]:

@@ -189,6 +189,11 @@ def test_every_page_of_the_other_roles_passes_wcag_22_aa(demo, live_server, watc
             "/portfolio/lessons/",
             "/projects/EMBER/charter/realisation/",
             "/projects/IRIS/charter/realisation/",
+            "/investment/",
+            "/investment/proposals/VIOLET/",
+            "/investment/proposals/GARNET/",
+            "/investment/model/",
+            "/investment/decisions/",
         ],
     )
     check_opened(page, live_server, ["/portfolio/", "/projects/EMBER/charter/realisation/"])

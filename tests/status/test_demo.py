@@ -34,7 +34,7 @@ def test_the_demo_shows_every_colour_and_a_trend_and_is_idempotent(demo):
     client = Client()
     client.force_login(User.objects.get(username="priya"))
     rows = client.get("/api/v1/portfolio").json()["items"]
-    assert len(rows) == 14
+    assert len(rows) == 24  # fourteen projects, and ten proposals of the investment demo
     colours = {"Red", "Amber", "Green", "Blue", "None"}
     assert {row["overallRag"] for row in rows} == colours
     effective = {value for row in rows for value in row["effective"].values()}

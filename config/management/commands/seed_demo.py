@@ -11,7 +11,7 @@ from governance import demo
 # Layer order: each app's demo builds on the ones before it. The stage plans are made before
 # the business cases are approved (approval starts their first stage); the gate reviews and
 # the sponsor's decisions come once every project runs and reports (`seed_gates`).
-DEMO_APPS = ["registers", "gates", "charter", "status", "portfolio"]
+DEMO_APPS = ["registers", "gates", "charter", "status", "portfolio", "investment"]
 LATE = {"gates": "seed_gates"}
 
 
