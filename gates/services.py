@@ -52,7 +52,14 @@ from gates.specs import (
 from governance import audit, formatting, notifications, specs
 from governance.cleaning import FieldErrors, decimal_to_json, only
 from governance.concurrency import check_version
-from governance.errors import Conflict, NotFound, ValidationFailed
+from governance.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    Frozen,
+    NotFound,
+    ValidationFailed,
+)
 from governance.models import Project
 from governance.permissions import Caller, require
 from registers.models import WorkPackage
@@ -600,15 +607,29 @@ def _review_may_start(project: Project, *, lock: bool = False) -> Stage:
     return stage
 
 
+def gate_review_refusal(caller: Caller) -> DomainError | None:
+    """Why the caller may not request the gate review now, or None: the one predicate the
+    request holds (it raises the refusal) and the pages show their button by (403 for a reader;
+    409 without a running case, in close-out, without a current stage, before a Hold's date or
+    with a review already waiting)."""
+    if not caller.can_edit:
+        return Forbidden(
+            "Only the Project Lead and the editors they nominate request a gate review."
+        )
+    try:
+        _review_may_start(caller.project)
+    except (Conflict, Frozen) as refusal:
+        return refusal
+    return None
+
+
 def gate_review_request(*, caller: Caller, data: Any = None) -> GateReview:
     """The lead (or an editor) requests the gate review of the current stage: the end-stage
-    report is generated and stored as generated, the sponsor notified. 409 without a current
-    stage or with a review already waiting."""
-    require(
-        caller.can_edit,
-        "Only the Project Lead and the editors they nominate request a gate review.",
-    )
-    _review_may_start(caller.project)
+    report is generated and stored as generated, the sponsor notified. Refused as
+    `gate_review_refusal` says."""
+    refusal = gate_review_refusal(caller)
+    if refusal is not None:
+        raise refusal
     body = _object(data if data is not None else {})
     partial, errors = specs.validate(GateReviewRequestSpec, body, creating=True)
     errors.raise_if_any()

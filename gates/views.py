@@ -180,7 +180,7 @@ def _context(request: HtmxHttpRequest, project: Project, caller: Caller, **extra
         work_packages=[(str(pk), name) for pk, name in packages],
         plan_form=plan_form,
         plan_general=[w for n, ws in plan_errors.items() if not ROW.match(n) for w in ws],
-        may_request=caller.can_edit and current is not None and review is None,
+        may_request=services.gate_review_refusal(caller) is None,
         minutes=[
             (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
             for m in register_selectors.steering_minutes(project)
