@@ -28,7 +28,7 @@ from governance import cleaning, permissions, specs, textsearch
 from governance.audit import entry_to_dict
 from governance.cleaning import required_text_schema
 from governance.concurrency import check_version
-from governance.errors import NotFound, ValidationFailed
+from governance.errors import ValidationFailed
 from governance.models import AuditEntry, Project
 from portfolio import selectors as portfolio_selectors
 from registers import mspdi, uploads
@@ -1174,18 +1174,24 @@ def write_exception_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]
     return _written(ctx, "exception.reported", exceptions.to_dict(record))
 
 
-def _decision_gate(ctx: Context, args: dict[str, Any]) -> None:
-    """The decision's checks before its body, in the house order: the project (404), an open
-    exception (404) its caller may decide (403: the sponsor, not on a report they wrote),
-    the revision read (412)."""
-    key = args.get("projectKey")
-    if not isinstance(key, str) or not key.strip():
-        return  # the schema's own refusal names the missing key
-    _, caller = project(ctx, key)
-    record = exceptions.open_for_decision(caller)
-    expected = args.get("expectedRevision")
-    if isinstance(expected, int) and not isinstance(expected, bool):
-        check_version(record.revision, expected, current_repr=record)
+def _decision_gate(
+    open_for_decision: Callable[[permissions.Caller], Any],
+) -> Callable[[Context, dict[str, Any]], None]:
+    """A sponsor's decision's checks before its body, in the house order: the project (404),
+    the record waiting for a decision (404) its caller may decide (403), as the service's
+    `open_for_decision` finds it, then the revision read (412)."""
+
+    def check(ctx: Context, args: dict[str, Any]) -> None:
+        key = args.get("projectKey")
+        if not isinstance(key, str) or not key.strip():
+            return  # the schema's own refusal names the missing key
+        _, caller = project(ctx, key)
+        record = open_for_decision(caller)
+        expected = args.get("expectedRevision")
+        if isinstance(expected, int) and not isinstance(expected, bool):
+            check_version(record.revision, expected, current_repr=record)
+
+    return check
 
 
 @action(
@@ -1200,7 +1206,7 @@ def _decision_gate(ctx: Context, args: dict[str, Any]) -> None:
         "The sponsor only, and not on a report they wrote; pass the exception's revision."
     ),
     schema=_creating(ExceptionDecisionSpec, expectedRevision=REVISION),
-    gate=_decision_gate,
+    gate=_decision_gate(exceptions.open_for_decision),
     offered_to=lambda caller: caller.is_sponsor,
 )
 def decide_project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
@@ -1391,26 +1397,6 @@ def request_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _gate_decision_gate(ctx: Context, args: dict[str, Any]) -> None:
-    """The gate decision's checks before its body, in the house order: the project (404), a
-    gate review waiting (404) its caller may decide (403: the sponsor, not on a review they
-    requested), the revision read (412)."""
-    key = args.get("projectKey")
-    if not isinstance(key, str) or not key.strip():
-        return  # the schema's own refusal names the missing key
-    found, caller = project(ctx, key)
-    review = gate_selectors.open_review(found)
-    if review is None:
-        raise NotFound("No gate review awaits a decision on this project.")
-    permissions.require(
-        caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
-        gate_services.DECIDE_MESSAGE,
-    )
-    expected = args.get("expectedRevision")
-    if isinstance(expected, int) and not isinstance(expected, bool):
-        check_version(review.revision, expected, current_repr=review)
-
-
 @action(
     "decide_gate_review",
     title="Decide the gate review",
@@ -1424,7 +1410,7 @@ def _gate_decision_gate(ctx: Context, args: dict[str, Any]) -> None:
         "The sponsor only, and not on a review they requested; pass the review's revision."
     ),
     schema=_creating(GateDecisionSpec, expectedRevision=REVISION),
-    gate=_gate_decision_gate,
+    gate=_decision_gate(gate_services.open_for_decision),
     offered_to=lambda caller: caller.is_sponsor,
 )
 def decide_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
