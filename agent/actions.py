@@ -9,7 +9,7 @@ action, marked as not undoable so a client asks its person before calling it."""
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -1194,6 +1194,31 @@ def _decision_gate(
     return check
 
 
+_Record = TypeVar("_Record")
+
+
+def _sponsor_decision(
+    spec: type[specs.Spec], open_for_decision: Callable[[permissions.Caller], Any]
+) -> dict[str, Any]:
+    """A sponsor's decision as an action declares it: the spec's body with the revision read,
+    the checks before its body (`_decision_gate`), offered to the sponsor."""
+    return {
+        "schema": _creating(spec, expectedRevision=REVISION),
+        "gate": _decision_gate(open_for_decision),
+        "offered_to": lambda caller: caller.is_sponsor,
+    }
+
+
+def _decide(
+    ctx: Context, args: dict[str, Any], decide: Callable[..., _Record]
+) -> tuple[Project, _Record]:
+    """The project and the record a sponsor's decision service answers."""
+    found, caller = project(ctx, args["projectKey"])
+    return found, decide(
+        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
+    )
+
+
 @action(
     "decide_project_exception",
     title="Decide on the exception",
@@ -1205,15 +1230,10 @@ def _decision_gate(
         "required). Either closes the exception and cannot be undone: ask the person first. "
         "The sponsor only, and not on a report they wrote; pass the exception's revision."
     ),
-    schema=_creating(ExceptionDecisionSpec, expectedRevision=REVISION),
-    gate=_decision_gate(exceptions.open_for_decision),
-    offered_to=lambda caller: caller.is_sponsor,
+    **_sponsor_decision(ExceptionDecisionSpec, exceptions.open_for_decision),
 )
 def decide_project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    found, caller = project(ctx, args["projectKey"])
-    record = exceptions.exception_decide(
-        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
-    )
+    found, record = _decide(ctx, args, exceptions.exception_decide)
     # The project's exception answer (no undecided exception any more), with the decided
     # record and its revision.
     return _written(
@@ -1409,15 +1429,10 @@ def request_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "Recorded as a made decision of the log and cannot be undone: ask the person first. "
         "The sponsor only, and not on a review they requested; pass the review's revision."
     ),
-    schema=_creating(GateDecisionSpec, expectedRevision=REVISION),
-    gate=_decision_gate(gate_services.open_for_decision),
-    offered_to=lambda caller: caller.is_sponsor,
+    **_sponsor_decision(GateDecisionSpec, gate_services.open_for_decision),
 )
 def decide_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    found, caller = project(ctx, args["projectKey"])
-    review = gate_services.gate_review_decide(
-        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
-    )
+    found, review = _decide(ctx, args, gate_services.gate_review_decide)
     return _written(
         ctx,
         "gate_review.decided",

@@ -669,10 +669,11 @@ def _unmet_refusal(
     return f"Going through with unmet criteria names each with a reason. Not named: {names}."
 
 
-def open_for_decision(caller: Caller) -> GateReview:
-    """The gate review waiting for `caller`'s decision, checked before the decision's body: none
-    waiting is 404, a caller who is not the sponsor (or requested it) 403."""
-    review = selectors.open_review(caller.project)
+def open_for_decision(caller: Caller, *, lock: bool = False) -> GateReview:
+    """The gate review waiting for `caller`'s decision (`lock`: locked for it), checked before
+    the decision's body and again under the lock: none waiting is 404, a caller who is not the
+    sponsor (or requested it) 403."""
+    review = selectors.open_review(caller.project, lock=lock)
     if review is None:
         raise NotFound("No gate review awaits a decision on this project.")
     require(
@@ -712,18 +713,7 @@ def gate_review_decide(
     with transaction.atomic():
         project = lock_project(project)
         project.assert_registers_unfrozen()
-        review = (
-            GateReview.objects.select_for_update()
-            .select_related("stage")
-            .filter(stage__project_id=project.pk, state="Requested")
-            .first()
-        )
-        if review is None:
-            raise NotFound("No gate review awaits a decision on this project.")
-        require(
-            caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
-            DECIDE_MESSAGE,
-        )
+        review = open_for_decision(caller, lock=True)
         check_version(review.revision, expected_revision, current_repr=review)
         stage = review.stage
         now = timezone.now()
