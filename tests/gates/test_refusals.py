@@ -94,7 +94,8 @@ def test_the_request_button_shows_only_when_the_request_would_be_taken(cast, cli
     )
     refusal = services.gate_review_refusal(caller(cast, cast.lead))
     assert isinstance(refusal, Conflict) and "on hold until" in refusal.message
-    assert "Request the gate review" not in client_for(cast.lead).get(url(cast)).content.decode()
+    page = client_for(cast.lead).get(url(cast)).content.decode()
+    assert "Request the gate review" not in page and "on hold until" in page
     GateReview.objects.update(hold_until=timezone.localdate())
     assert services.gate_review_refusal(caller(cast, cast.lead)) is None
     case_in(cast, "ClosingSubmitted")
