@@ -9,7 +9,7 @@ action, marked as not undoable so a client asks its person before calling it."""
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -28,7 +28,7 @@ from governance import cleaning, permissions, specs, textsearch
 from governance.audit import entry_to_dict
 from governance.cleaning import required_text_schema
 from governance.concurrency import check_version
-from governance.errors import NotFound, ValidationFailed
+from governance.errors import ValidationFailed
 from governance.models import AuditEntry, Project
 from portfolio import selectors as portfolio_selectors
 from registers import mspdi, uploads
@@ -1174,18 +1174,49 @@ def write_exception_report(ctx: Context, args: dict[str, Any]) -> dict[str, Any]
     return _written(ctx, "exception.reported", exceptions.to_dict(record))
 
 
-def _decision_gate(ctx: Context, args: dict[str, Any]) -> None:
-    """The decision's checks before its body, in the house order: the project (404), an open
-    exception (404) its caller may decide (403: the sponsor, not on a report they wrote),
-    the revision read (412)."""
-    key = args.get("projectKey")
-    if not isinstance(key, str) or not key.strip():
-        return  # the schema's own refusal names the missing key
-    _, caller = project(ctx, key)
-    record = exceptions.open_for_decision(caller)
-    expected = args.get("expectedRevision")
-    if isinstance(expected, int) and not isinstance(expected, bool):
-        check_version(record.revision, expected, current_repr=record)
+def _decision_gate(
+    open_for_decision: Callable[[permissions.Caller], Any],
+) -> Callable[[Context, dict[str, Any]], None]:
+    """A sponsor's decision's checks before its body, in the house order: the project (404),
+    the record waiting for a decision (404) its caller may decide (403), as the service's
+    `open_for_decision` finds it, then the revision read (412)."""
+
+    def check(ctx: Context, args: dict[str, Any]) -> None:
+        key = args.get("projectKey")
+        if not isinstance(key, str) or not key.strip():
+            return  # the schema's own refusal names the missing key
+        _, caller = project(ctx, key)
+        record = open_for_decision(caller)
+        expected = args.get("expectedRevision")
+        if isinstance(expected, int) and not isinstance(expected, bool):
+            check_version(record.revision, expected, current_repr=record)
+
+    return check
+
+
+_Record = TypeVar("_Record")
+
+
+def _sponsor_decision(
+    spec: type[specs.Spec], open_for_decision: Callable[[permissions.Caller], Any]
+) -> dict[str, Any]:
+    """A sponsor's decision as an action declares it: the spec's body with the revision read,
+    the checks before its body (`_decision_gate`), offered to the sponsor."""
+    return {
+        "schema": _creating(spec, expectedRevision=REVISION),
+        "gate": _decision_gate(open_for_decision),
+        "offered_to": lambda caller: caller.is_sponsor,
+    }
+
+
+def _decide(
+    ctx: Context, args: dict[str, Any], decide: Callable[..., _Record]
+) -> tuple[Project, _Record]:
+    """The project and the record a sponsor's decision service answers."""
+    found, caller = project(ctx, args["projectKey"])
+    return found, decide(
+        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
+    )
 
 
 @action(
@@ -1199,15 +1230,10 @@ def _decision_gate(ctx: Context, args: dict[str, Any]) -> None:
         "required). Either closes the exception and cannot be undone: ask the person first. "
         "The sponsor only, and not on a report they wrote; pass the exception's revision."
     ),
-    schema=_creating(ExceptionDecisionSpec, expectedRevision=REVISION),
-    gate=_decision_gate,
-    offered_to=lambda caller: caller.is_sponsor,
+    **_sponsor_decision(ExceptionDecisionSpec, exceptions.open_for_decision),
 )
 def decide_project_exception(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    found, caller = project(ctx, args["projectKey"])
-    record = exceptions.exception_decide(
-        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
-    )
+    found, record = _decide(ctx, args, exceptions.exception_decide)
     # The project's exception answer (no undecided exception any more), with the decided
     # record and its revision.
     return _written(
@@ -1391,26 +1417,6 @@ def request_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _gate_decision_gate(ctx: Context, args: dict[str, Any]) -> None:
-    """The gate decision's checks before its body, in the house order: the project (404), a
-    gate review waiting (404) its caller may decide (403: the sponsor, not on a review they
-    requested), the revision read (412)."""
-    key = args.get("projectKey")
-    if not isinstance(key, str) or not key.strip():
-        return  # the schema's own refusal names the missing key
-    found, caller = project(ctx, key)
-    review = gate_selectors.open_review(found)
-    if review is None:
-        raise NotFound("No gate review awaits a decision on this project.")
-    permissions.require(
-        caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
-        gate_services.DECIDE_MESSAGE,
-    )
-    expected = args.get("expectedRevision")
-    if isinstance(expected, int) and not isinstance(expected, bool):
-        check_version(review.revision, expected, current_repr=review)
-
-
 @action(
     "decide_gate_review",
     title="Decide the gate review",
@@ -1423,15 +1429,10 @@ def _gate_decision_gate(ctx: Context, args: dict[str, Any]) -> None:
         "Recorded as a made decision of the log and cannot be undone: ask the person first. "
         "The sponsor only, and not on a review they requested; pass the review's revision."
     ),
-    schema=_creating(GateDecisionSpec, expectedRevision=REVISION),
-    gate=_gate_decision_gate,
-    offered_to=lambda caller: caller.is_sponsor,
+    **_sponsor_decision(GateDecisionSpec, gate_services.open_for_decision),
 )
 def decide_gate_review(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    found, caller = project(ctx, args["projectKey"])
-    review = gate_services.gate_review_decide(
-        caller=caller, data=_data(args), expected_revision=args.get("expectedRevision")
-    )
+    found, review = _decide(ctx, args, gate_services.gate_review_decide)
     return _written(
         ctx,
         "gate_review.decided",

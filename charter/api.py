@@ -24,6 +24,7 @@ from charter.specs import (
 )
 from governance import permissions, specs
 from governance.api import (
+    STRING,
     answers,
     body_schema,
     component,
@@ -39,7 +40,6 @@ from registers.serializers import change_to_dict
 
 router = Router(tags=["business case"])
 
-STRING = {"type": "string"}
 # The business case as the API answers it (charter.serializers), from its declaration.
 BUSINESS_CASE = component("BusinessCase", specs.response_schema(CharterSpec))
 RETURN_NOTE = component(

@@ -4,7 +4,7 @@ down in docs/decisions/0159 ("Financial case formulas"); they live here and nowh
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -15,6 +15,7 @@ from governance.cleaning import (
     bounded_integer,
     decimal_to_json,
     http_url,
+    known_object,
     optional_text,
     signed_number,
     text,
@@ -116,23 +117,10 @@ def _non_negative(value: Any) -> tuple[Decimal, str | None]:
     return number, None
 
 
-def _object(raw: Any, members: Iterable[str], errors: FieldErrors, prefix: str, shape: str) -> bool:
-    """Whether `raw` is an object (else refused at `prefix` as not of `shape`); each member
-    of it not among `members` is refused as unknown."""
-    if not isinstance(raw, Mapping):
-        errors.add(prefix, f"Must be an object {{{shape}}}.")
-        return False
-    known = set(members)
-    for key in raw:
-        if key not in known:
-            errors.add(f"{prefix}.{key}", "Unknown field.")
-    return True
-
-
 def clean_builtin(
     raw: Any, errors: FieldErrors, prefix: str = "financialCase.builtin"
 ) -> dict[str, Any]:
-    if not _object(
+    if not known_object(
         raw, BUILTIN_MEMBERS, errors, prefix, "currency, discountRatePct, horizonYears, lines"
     ):
         return empty_builtin()
@@ -166,7 +154,9 @@ def clean_builtin(
     cleaned = []
     for index, line in enumerate(lines):
         where = f"{prefix}.lines[{index}]"
-        if not _object(line, ("year", "cost", "benefit"), errors, where, "year, cost, benefit"):
+        if not known_object(
+            line, ("year", "cost", "benefit"), errors, where, "year, cost, benefit"
+        ):
             continue
         year, error = bounded_integer(line.get("year"), low=0, high=model["horizonYears"])
         if error or year is None:
@@ -195,7 +185,7 @@ def clean_builtin(
 def clean_attached(
     raw: Any, errors: FieldErrors, prefix: str = "financialCase.attached"
 ) -> dict[str, Any]:
-    if not _object(
+    if not known_object(
         raw, ATTACHED_MEMBERS, errors, prefix, "label, url, pageId, and headline figures"
     ):
         return empty_attached()
@@ -229,15 +219,10 @@ def clean(raw: Any, stored: Mapping[str, Any] | None, errors: FieldErrors) -> di
     """Merge a client's financialCase onto the stored one: keys present replace, keys absent
     keep the stored value. An invalid mode becomes none. Timestamps are the server's."""
     result = storable(stored)
-    if not isinstance(raw, Mapping):
-        errors.add(
-            "financialCase", "Must be an object {mode, attached, builtin, boardPaperPageId}."
-        )
+    if not known_object(
+        raw, CASE_MEMBERS, errors, "financialCase", "mode, attached, builtin, boardPaperPageId"
+    ):
         return result
-    known = set(CASE_MEMBERS)
-    for key in raw:
-        if key not in known:
-            errors.add(f"financialCase.{key}", "Unknown field.")
     if "mode" in raw:
         result["mode"] = mode(raw["mode"])
     if "attached" in raw:

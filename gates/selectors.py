@@ -80,10 +80,12 @@ def current_stage(project: Project) -> Stage | None:
     return Stage.objects.filter(project_id=project.pk, state="Current").first()
 
 
-def open_review(project: Project) -> GateReview | None:
-    """The undecided gate review of the project's current stage, or None."""
+def open_review(project: Project, *, lock: bool = False) -> GateReview | None:
+    """The undecided gate review of the project's current stage, or None (`lock`: locked for
+    the decision)."""
+    reviews = GateReview.objects.select_for_update() if lock else GateReview.objects.all()
     return (
-        GateReview.objects.filter(stage__project_id=project.pk, state="Requested")
+        reviews.filter(stage__project_id=project.pk, state="Requested")
         .select_related("stage")
         .first()
     )

@@ -52,7 +52,14 @@ from gates.specs import (
 from governance import audit, formatting, notifications, specs
 from governance.cleaning import FieldErrors, decimal_to_json, only
 from governance.concurrency import check_version
-from governance.errors import Conflict, NotFound, ValidationFailed
+from governance.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    Frozen,
+    NotFound,
+    ValidationFailed,
+)
 from governance.models import Project
 from governance.permissions import Caller, require
 from registers.models import WorkPackage
@@ -60,24 +67,11 @@ from registers.services.common import as_uuid, lock_project
 from registers.services.decisions import create_decision
 from status import derive, exceptions
 from status import selectors as status_selectors
-from status.services import status_phase_follow
+from status.services import record_audit, status_phase_follow
 
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the stage plan."
 DECIDE_MESSAGE = "Only the sponsor decides a gate review, and not one they requested."
 FINISHED = selectors.FINISHED
-
-
-def _audit(
-    project: Project, actor: str, kind: str, target_type: str, target_id: Any, changes: Any
-) -> None:
-    audit.record(
-        actor_account_id=actor,
-        project_key=project.key,
-        kind=kind,
-        target_type=target_type,
-        target_id=target_id,
-        changes=changes,
-    )
 
 
 def _object(data: Any) -> Mapping[str, Any]:
@@ -152,7 +146,7 @@ def stage_plan_create(*, caller: Caller, data: Any = None) -> list[Stage]:
             made.append(stage)
         if not made:
             raise Conflict("The site has no default stages: add them in the administration.")
-        _audit(
+        record_audit(
             project,
             caller.account_id,
             "stage_plan.created",
@@ -315,7 +309,7 @@ def stage_plan_update(
         after = plan_snapshot(project)
         changes = audit.diff({"stages": before}, {"stages": after})
         if changes:
-            _audit(
+            record_audit(
                 project, caller.account_id, "stage_plan.updated", "stagePlan", project.key, changes
             )
         current = next((s for s in result if s.state == "Current"), None)
@@ -336,7 +330,7 @@ def _start_first(project: Project, at: dt.datetime, actor: str) -> Stage | None:
     first.started_at = at
     first.revision += 1
     first.save(update_fields=["state", "started_at", "revision"])
-    _audit(
+    record_audit(
         project,
         actor,
         "stage.started",
@@ -419,7 +413,7 @@ def criterion_add(*, caller: Caller, stage_id: Any, data: Any) -> StageCriterion
         record.dismissed_by_account_id = ""
         record.dismissal_reason = ""
         record.save()
-        _audit(
+        record_audit(
             project,
             caller.account_id,
             "gate_criterion.added",
@@ -464,7 +458,7 @@ def criterion_dismiss(
         record.dismissed_by_account_id = caller.account_id
         record.dismissal_reason = partial.reason or ""
         record.save()
-        _audit(
+        record_audit(
             project,
             caller.account_id,
             "gate_criterion.dismissed",
@@ -600,15 +594,29 @@ def _review_may_start(project: Project, *, lock: bool = False) -> Stage:
     return stage
 
 
+def gate_review_refusal(caller: Caller) -> DomainError | None:
+    """Why the caller may not request the gate review now, or None: the one predicate the
+    request holds (it raises the refusal) and the pages show their button by (403 for a reader;
+    409 without a running case, in close-out, without a current stage, before a Hold's date or
+    with a review already waiting)."""
+    if not caller.can_edit:
+        return Forbidden(
+            "Only the Project Lead and the editors they nominate request a gate review."
+        )
+    try:
+        _review_may_start(caller.project)
+    except (Conflict, Frozen) as refusal:
+        return refusal
+    return None
+
+
 def gate_review_request(*, caller: Caller, data: Any = None) -> GateReview:
     """The lead (or an editor) requests the gate review of the current stage: the end-stage
-    report is generated and stored as generated, the sponsor notified. 409 without a current
-    stage or with a review already waiting."""
-    require(
-        caller.can_edit,
-        "Only the Project Lead and the editors they nominate request a gate review.",
-    )
-    _review_may_start(caller.project)
+    report is generated and stored as generated, the sponsor notified. Refused as
+    `gate_review_refusal` says."""
+    refusal = gate_review_refusal(caller)
+    if refusal is not None:
+        raise refusal
     body = _object(data if data is not None else {})
     partial, errors = specs.validate(GateReviewRequestSpec, body, creating=True)
     errors.raise_if_any()
@@ -623,7 +631,7 @@ def gate_review_request(*, caller: Caller, data: Any = None) -> GateReview:
             requested_by_account_id=caller.account_id,
             report=end_stage_report(stage, view, lessons=partial.lessons or "", now=now),
         )
-        _audit(
+        record_audit(
             project,
             caller.account_id,
             "gate_review.requested",
@@ -661,6 +669,20 @@ def _unmet_refusal(
     return f"Going through with unmet criteria names each with a reason. Not named: {names}."
 
 
+def open_for_decision(caller: Caller, *, lock: bool = False) -> GateReview:
+    """The gate review waiting for `caller`'s decision (`lock`: locked for it), checked before
+    the decision's body and again under the lock: none waiting is 404, a caller who is not the
+    sponsor (or requested it) 403."""
+    review = selectors.open_review(caller.project, lock=lock)
+    if review is None:
+        raise NotFound("No gate review awaits a decision on this project.")
+    require(
+        caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
+        DECIDE_MESSAGE,
+    )
+    return review
+
+
 def gate_review_decide(
     *, caller: Caller, data: Any, expected_revision: int | None = None
 ) -> GateReview:
@@ -672,13 +694,7 @@ def gate_review_decide(
     today, madeBy the sponsor, the minutes when given), written through the register's own
     service, and the review keeps it."""
     project = caller.project
-    review = selectors.open_review(project)
-    if review is None:
-        raise NotFound("No gate review awaits a decision on this project.")
-    require(
-        caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
-        DECIDE_MESSAGE,
-    )
+    review = open_for_decision(caller)
     body = _object(data)
     partial, errors = specs.validate(GateDecisionSpec, body, creating=True)
     outcome = partial.outcome
@@ -697,18 +713,7 @@ def gate_review_decide(
     with transaction.atomic():
         project = lock_project(project)
         project.assert_registers_unfrozen()
-        review = (
-            GateReview.objects.select_for_update()
-            .select_related("stage")
-            .filter(stage__project_id=project.pk, state="Requested")
-            .first()
-        )
-        if review is None:
-            raise NotFound("No gate review awaits a decision on this project.")
-        require(
-            caller.may_decide_gate(requested_by_account_id=review.requested_by_account_id),
-            DECIDE_MESSAGE,
-        )
+        review = open_for_decision(caller, lock=True)
         check_version(review.revision, expected_revision, current_repr=review)
         stage = review.stage
         now = timezone.now()
@@ -786,7 +791,7 @@ def gate_review_decide(
             stage.state, stage.ended_at = "Stopped", now
             stage.revision += 1
             stage.save(update_fields=["state", "ended_at", "revision"])
-        _audit(
+        record_audit(
             project,
             caller.account_id,
             "gate_review.decided",

@@ -238,11 +238,7 @@ _CRITERION_PROPERTIES: specs.JsonSchema = {
     "summary": _TEXT,
     "rows": _ROWS,
 }
-CRITERION_ANSWER: specs.JsonSchema = {
-    "type": "object",
-    "properties": _CRITERION_PROPERTIES,
-    "required": list(_CRITERION_PROPERTIES),
-}
+CRITERION_ANSWER = specs.object_answer(_CRITERION_PROPERTIES)
 _STAGE_PROPERTIES: specs.JsonSchema = {
     "id": _TEXT,
     "position": {"type": "integer"},
@@ -256,11 +252,7 @@ _STAGE_PROPERTIES: specs.JsonSchema = {
     "endedAt": _MOMENT_OR_NULL,
     "workPackages": {
         "type": "array",
-        "items": {
-            "type": "object",
-            "properties": {"id": _TEXT, "name": _TEXT, "status": _TEXT},
-            "required": ["id", "name", "status"],
-        },
+        "items": specs.object_answer({"id": _TEXT, "name": _TEXT, "status": _TEXT}),
     },
     "figures": {
         "type": "object",
@@ -274,11 +266,7 @@ _STAGE_PROPERTIES: specs.JsonSchema = {
     "criteria": {"type": "array", "items": CRITERION_ANSWER},
     "revision": {"type": "integer"},
 }
-STAGE_ANSWER: specs.JsonSchema = {
-    "type": "object",
-    "properties": _STAGE_PROPERTIES,
-    "required": list(_STAGE_PROPERTIES),
-}
+STAGE_ANSWER = specs.object_answer(_STAGE_PROPERTIES)
 _REVIEW_PROPERTIES: specs.JsonSchema = {
     "id": _TEXT,
     "stageId": _TEXT,
@@ -292,11 +280,7 @@ _REVIEW_PROPERTIES: specs.JsonSchema = {
     "comment": _TEXT_OR_NULL,
     "unmetCriteria": {
         "type": "array",
-        "items": {
-            "type": "object",
-            "properties": {"key": _TEXT, "kind": _TEXT, "reason": _TEXT},
-            "required": ["key", "kind", "reason"],
-        },
+        "items": specs.object_answer({"key": _TEXT, "kind": _TEXT, "reason": _TEXT}),
     },
     "decidedAt": _MOMENT_OR_NULL,
     "decidedByAccountId": _TEXT_OR_NULL,
@@ -304,11 +288,7 @@ _REVIEW_PROPERTIES: specs.JsonSchema = {
     "minutesRef": {"type": ["object", "null"]},
     "revision": {"type": "integer"},
 }
-REVIEW_ANSWER: specs.JsonSchema = {
-    "type": "object",
-    "properties": _REVIEW_PROPERTIES,
-    "required": list(_REVIEW_PROPERTIES),
-}
+REVIEW_ANSWER = specs.object_answer(_REVIEW_PROPERTIES)
 
 
 def plan_answer_schema(stage: specs.JsonSchema, review: specs.JsonSchema) -> specs.JsonSchema:
@@ -325,4 +305,4 @@ def plan_answer_schema(stage: specs.JsonSchema, review: specs.JsonSchema) -> spe
         "canEdit": {"type": "boolean"},
         "canDecide": {"type": "boolean"},
     }
-    return {"type": "object", "properties": properties, "required": list(properties)}
+    return specs.object_answer(properties)

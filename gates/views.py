@@ -164,6 +164,7 @@ def _context(request: HtmxHttpRequest, project: Project, caller: Caller, **extra
     for c in unmet:
         c["field"] = f"unmet-{c['kind']}-{c['key']}"
         c["typed"] = typed.get(c["field"], "")
+    refusal = services.gate_review_refusal(caller)
     return project_context(
         project,
         caller,
@@ -180,7 +181,9 @@ def _context(request: HtmxHttpRequest, project: Project, caller: Caller, **extra
         work_packages=[(str(pk), name) for pk, name in packages],
         plan_form=plan_form,
         plan_general=[w for n, ws in plan_errors.items() if not ROW.match(n) for w in ws],
-        may_request=caller.can_edit and current is not None and review is None,
+        may_request=refusal is None,
+        # Why an editor may not request the review now, in the service's words.
+        request_refused=refusal.message if refusal is not None and caller.can_edit else "",
         minutes=[
             (str(m.pk), f"{m.held_on.isoformat()}: {m.title}")
             for m in register_selectors.steering_minutes(project)

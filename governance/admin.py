@@ -37,30 +37,25 @@ from governance.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin[Any]):
+class _NoWrites:
+    """No add, change or delete: the records change only through their audited services."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+class ReadOnlyAdmin(_NoWrites, admin.ModelAdmin[Any]):
     """Lists, filters and detail pages; no add, change or delete."""
 
-    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline[Any, Any]):
+class ReadOnlyInline(_NoWrites, admin.TabularInline[Any, Any]):
     extra = 0
-
-    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
 
 @admin.register(User)

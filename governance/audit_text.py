@@ -49,23 +49,6 @@ _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 KIND_NOUNS: dict[str, str] = {}
 
 
-def register_vocabulary(
-    *,
-    nouns: dict[str, str],
-    verbs: dict[str, str],
-    phrases: dict[str, str],
-    impersonal: dict[str, str],
-    kind_nouns: dict[str, str],
-) -> None:
-    """An app's words for its audit entries, registered in its AppConfig.ready(): its record
-    nouns, the verbs and whole phrases of its kinds, what happens without a person."""
-    NOUNS.update(nouns)
-    VERBS.update(verbs)
-    PHRASES.update(phrases)
-    IMPERSONAL.update(impersonal)
-    KIND_NOUNS.update(kind_nouns)
-
-
 def register_app_words(vocabulary: ModuleType) -> None:
     """An app's `vocabulary` module (LABEL_STATES, LABEL_CHOICES, LABEL_FIELDS and AUDIT_*)
     registered with the label tables and the audit log's words, from its AppConfig.ready()."""
@@ -74,13 +57,13 @@ def register_app_words(vocabulary: ModuleType) -> None:
         choices=vocabulary.LABEL_CHOICES,
         fields=vocabulary.LABEL_FIELDS,
     )
-    register_vocabulary(
-        nouns=vocabulary.AUDIT_NOUNS,
-        verbs=vocabulary.AUDIT_VERBS,
-        phrases=vocabulary.AUDIT_PHRASES,
-        impersonal=vocabulary.AUDIT_IMPERSONAL,
-        kind_nouns=vocabulary.AUDIT_KIND_NOUNS,
-    )
+    # The audit log's words: record nouns, the verbs and whole phrases of its kinds, what
+    # happens without a person.
+    NOUNS.update(vocabulary.AUDIT_NOUNS)
+    VERBS.update(vocabulary.AUDIT_VERBS)
+    PHRASES.update(vocabulary.AUDIT_PHRASES)
+    IMPERSONAL.update(vocabulary.AUDIT_IMPERSONAL)
+    KIND_NOUNS.update(vocabulary.AUDIT_KIND_NOUNS)
 
 
 def register_titles(

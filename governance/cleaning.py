@@ -10,7 +10,7 @@ import json
 import math
 import re
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
@@ -79,6 +79,21 @@ def only(data: Iterable[str], *keys: str) -> None:
         if key not in keys:
             errors.add(key, "Unknown field.")
     errors.raise_if_any()
+
+
+def known_object(
+    raw: Any, members: Iterable[str], errors: FieldErrors, prefix: str, shape: str
+) -> bool:
+    """Whether `raw` is an object (else refused at `prefix` as not of `shape`); each member
+    of it not among `members` is refused as unknown."""
+    if not isinstance(raw, Mapping):
+        errors.add(prefix, f"Must be an object {{{shape}}}.")
+        return False
+    known = set(members)
+    for key in raw:
+        if key not in known:
+            errors.add(f"{prefix}.{key}", "Unknown field.")
+    return True
 
 
 # C0 control characters other than tab, line feed and carriage return. NUL cannot be stored

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urljoin
 
-from governance.cleaning import FieldErrors, http_url, optional_text, text
+from governance.cleaning import FieldErrors, http_url, known_object, optional_text, text
 from governance.wiki import TEMPLATE_KINDS, WikiError, WikiPage, get_wiki
 
 LINK_TYPES = ["confluence", "link"]
@@ -53,12 +53,8 @@ def clean_link(
     checked = {} if checked is None else checked
     if isinstance(raw, str):
         raw = {"url": raw}
-    if not isinstance(raw, Mapping):
-        errors.add(where, "Must be an object {label, url, type}.")
+    if not known_object(raw, LINK_FIELDS, errors, where, "label, url, type"):
         return None
-    for key in raw:
-        if key not in LINK_FIELDS:
-            errors.add(f"{where}.{key}", "Unknown field.")
     link_type = raw.get("type") or "link"
     if not isinstance(link_type, str) or link_type not in LINK_TYPES:
         errors.add(f"{where}.type", f"Must be one of: {', '.join(LINK_TYPES)}.")

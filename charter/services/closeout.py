@@ -33,7 +33,7 @@ from charter.services.common import (
 )
 from charter.specs import LESSONS, CloseoutReturnSpec, CloseoutSpec, EscalateSpec
 from governance import specs
-from governance.cleaning import account_id, decimal_to_json, only, text
+from governance.cleaning import account_id, decimal_to_json, known_object, only, text
 from governance.errors import ValidationFailed
 from governance.people import resolve
 from governance.permissions import Caller
@@ -187,12 +187,8 @@ def _clean_map(
         if value is None:
             result.pop(key, None)
             continue
-        if not isinstance(value, Mapping):
-            errors.add(where, "Must be an object {disposition, note}.")
+        if not known_object(value, ("disposition", "note"), errors, where, "disposition, note"):
             continue
-        for extra in value:
-            if extra not in ("disposition", "note"):
-                errors.add(f"{where}.{extra}", "Unknown field.")
         disposition = value.get("disposition")
         if disposition not in choices:
             errors.add(f"{where}.disposition", f"Must be one of: {', '.join(choices)}.")
@@ -251,13 +247,9 @@ def clean_closeout(
                 "decisions": current.get("decisions") or {},
                 "changes": current.get("changes") or {},
             }
-            if not isinstance(raw, Mapping):
-                errors.add("pendingDispositions", "Must be an object {decisions, changes}.")
-            else:
-                for key in raw:
-                    if key not in ("decisions", "changes"):
-                        errors.add(f"pendingDispositions.{key}", "Unknown field.")
-                for key in ("decisions", "changes"):
+            members = ("decisions", "changes")
+            if known_object(raw, members, errors, "pendingDispositions", "decisions, changes"):
+                for key in members:
                     if key in raw:
                         pending[key] = _clean_map(
                             raw[key],
@@ -277,24 +269,25 @@ def clean_closeout(
     if "bauHandover" in data:
         raw = data["bauHandover"]
         handover = dict(close_out.get("bauHandover") or {})
-        if not isinstance(raw, Mapping):
-            errors.add("bauHandover", "Must be an object {ownerAccountId}.")
-        else:
-            for key in raw:
-                if key != "ownerAccountId" and key not in HANDOVER_READ_ONLY:
-                    errors.add(f"bauHandover.{key}", "Unknown field.")
-            if "ownerAccountId" in raw:
-                owner, error = account_id(raw["ownerAccountId"])
-                person = resolve([owner]).get(owner) if owner else None
-                if error:
-                    errors.add("bauHandover.ownerAccountId", error)
-                elif owner and (person is None or not person.known):
-                    errors.add(
-                        "bauHandover.ownerAccountId", f"No tracker user with accountId {owner}."
-                    )
-                else:
-                    handover["ownerAccountId"] = owner
-                    handover["ownerDisplayName"] = person.display_name if person else None
+        if (
+            known_object(
+                raw,
+                {"ownerAccountId", *HANDOVER_READ_ONLY},
+                errors,
+                "bauHandover",
+                "ownerAccountId",
+            )
+            and "ownerAccountId" in raw
+        ):
+            owner, error = account_id(raw["ownerAccountId"])
+            person = resolve([owner]).get(owner) if owner else None
+            if error:
+                errors.add("bauHandover.ownerAccountId", error)
+            elif owner and (person is None or not person.known):
+                errors.add("bauHandover.ownerAccountId", f"No tracker user with accountId {owner}.")
+            else:
+                handover["ownerAccountId"] = owner
+                handover["ownerDisplayName"] = person.display_name if person else None
         result["bauHandover"] = handover
     errors.raise_if_any()
     return result

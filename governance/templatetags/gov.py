@@ -97,27 +97,13 @@ def label_filter(code: str) -> str:
     return labels.label(code)
 
 
-@register.filter
-def field_label(name: str) -> str:
-    return labels.field_label(name)
-
-
-@register.filter
-def in_message(message: str) -> str:
-    """An error message with the field names it mentions as words."""
-    return labels.in_message(message)
-
-
-@register.filter
-def day(value: Any) -> str:
-    """A date as every page writes it: 22 Nov 2026."""
-    return formatting.day(value)
-
-
-@register.filter
-def moment(value: Any) -> str:
-    """A timestamp as every page writes it: 22 Nov 2026, 14:05."""
-    return formatting.moment(value)
+# Filters that are the project's own functions as they are: a field's name as words, an error
+# message with the field names it mentions as words, a date (22 Nov 2026) and a timestamp
+# (22 Nov 2026, 14:05) as every page writes them.
+register.filter("field_label", labels.field_label)
+register.filter("in_message", labels.in_message)
+day = register.filter("day", formatting.day)
+moment = register.filter("moment", formatting.moment)
 
 
 @register.filter

@@ -6,6 +6,7 @@ from functools import cache
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from governance.seams import backend_path
 from governance.tracker.base import (
     Tracker,
     TrackerError,
@@ -32,13 +33,9 @@ __all__ = [
 
 @cache
 def _load(name: str) -> Tracker:
-    try:
-        path = BACKENDS[name]
-    except KeyError:
-        raise TrackerError(
-            f"TRACKER_BACKEND={name!r} is not available; choose one of {', '.join(BACKENDS)}."
-        ) from None
-    backend: Tracker = import_string(path)()
+    backend: Tracker = import_string(
+        backend_path("TRACKER_BACKEND", name, BACKENDS, TrackerError)
+    )()
     return backend
 
 

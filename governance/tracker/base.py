@@ -5,19 +5,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from governance.seams import RemoteError
+
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 
 
-class TrackerError(Exception):
+class TrackerError(RemoteError):
     """The tracker could not answer (down, misconfigured, refused)."""
-
-    # Set by the Atlassian HTTP client (governance.atlassian.http) on the error it raises: a
-    # POST that may have worked (`uncertain`), a 429's wait and its limit headers. Read with
-    # getattr: an error raised elsewhere has none.
-    uncertain: bool
-    retry_after: int
-    rate_limit: dict[str, str]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from functools import cache
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from governance.seams import backend_path
 from governance.wiki.base import TEMPLATE_KINDS, Wiki, WikiError, WikiPage
 
 BACKENDS = {
@@ -18,13 +19,7 @@ __all__ = ["TEMPLATE_KINDS", "Wiki", "WikiError", "WikiPage", "get_wiki"]
 
 @cache
 def _load(name: str) -> Wiki:
-    try:
-        path = BACKENDS[name]
-    except KeyError:
-        raise WikiError(
-            f"WIKI_BACKEND={name!r} is not available; choose one of {', '.join(BACKENDS)}."
-        ) from None
-    backend: Wiki = import_string(path)()
+    backend: Wiki = import_string(backend_path("WIKI_BACKEND", name, BACKENDS, WikiError))()
     return backend
 
 

@@ -5,6 +5,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from governance.seams import RemoteError
+
 # templateKind -> (title prefix, canonical label). Pages made from a template carry two
 # labels: the site's PMO label and the canonical label of their kind.
 TEMPLATE_KINDS: dict[str, tuple[str, str]] = {
@@ -14,13 +16,8 @@ TEMPLATE_KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-class WikiError(Exception):
+class WikiError(RemoteError):
     """The wiki could not answer (down, misconfigured, refused)."""
-
-    # Set by the Atlassian HTTP client, as on TrackerError (read with getattr).
-    uncertain: bool
-    retry_after: int
-    rate_limit: dict[str, str]
 
 
 @dataclass(frozen=True)

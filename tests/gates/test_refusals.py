@@ -3,15 +3,17 @@ saved from a form opened before someone else's change, a review asked for in clo
 before a Hold's date, a criterion's days typed as other digits, a decision already taken; and
 the project list's search folding case as `textsearch` does."""
 
+import datetime as dt
 import json
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from gates import selectors, services
 from gates.models import GateReview, Stage
-from governance.errors import Frozen
+from governance.errors import Conflict, Forbidden, Frozen
 from governance.models import Project
 from tests.gates_support import caller, case_in, make_plan, make_running
 
@@ -76,6 +78,30 @@ def test_no_review_is_asked_for_in_close_out(cast):
     with pytest.raises(Frozen):
         services.gate_review_request(caller=caller(cast, cast.lead))
     assert not GateReview.objects.exists()
+
+
+def test_the_request_button_shows_only_when_the_request_would_be_taken(cast, client_for):
+    """The page shows 'Request the gate review' by the service's own refusal: not before a
+    Hold's date nor in close-out, where the request would answer 409."""
+    make_running(cast)
+    lead = caller(cast, cast.lead)
+    assert services.gate_review_refusal(lead) is None
+    assert "Request the gate review" in client_for(cast.lead).get(url(cast)).content.decode()
+    later = (timezone.localdate() + dt.timedelta(days=14)).isoformat()
+    services.gate_review_request(caller=lead)
+    services.gate_review_decide(
+        caller=caller(cast, cast.sponsor), data={"outcome": "Hold", "holdUntil": later}
+    )
+    refusal = services.gate_review_refusal(caller(cast, cast.lead))
+    assert isinstance(refusal, Conflict) and "on hold until" in refusal.message
+    page = client_for(cast.lead).get(url(cast)).content.decode()
+    assert "Request the gate review" not in page and "on hold until" in page
+    GateReview.objects.update(hold_until=timezone.localdate())
+    assert services.gate_review_refusal(caller(cast, cast.lead)) is None
+    case_in(cast, "ClosingSubmitted")
+    assert isinstance(services.gate_review_refusal(caller(cast, cast.lead)), Frozen)
+    assert "Request the gate review" not in client_for(cast.lead).get(url(cast)).content.decode()
+    assert isinstance(services.gate_review_refusal(caller(cast, cast.viewer)), Forbidden)
 
 
 @pytest.mark.parametrize("typed", ["²", "٣", "9" * 5000, "-3", "1e3"])
