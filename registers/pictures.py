@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, Protocol
 
-from django.db.models import BooleanField, Case, Q, Sum, Value, When
+from django.db.models import BooleanField, Case, Count, Q, Sum, Value, When
+from django.db.models.functions import TruncMonth
 from django.utils.http import urlencode
 
 from governance import charts
@@ -126,18 +127,41 @@ def cell_link(register_url: str, view: str) -> Callable[[int, int], str]:
     return link
 
 
+def risk_cells(risks: Iterable[Any]) -> dict[str, dict[tuple[int, int], int]]:
+    """{view: {(impact, likelihood): count}} of the open risks among loaded rows."""
+    listed = list(risks)
+    return {view: matrix_counts(listed, view) for view in MATRIX_VIEWS}
+
+
+def open_risk_cells(risks: QuerySet[Risk]) -> dict[str, dict[tuple[int, int], int]]:
+    """`risk_cells` of a queryset's risks, counted in SQL by their scores (one query: the
+    rows are never read)."""
+    groups = (
+        risks.filter(**ON_MATRIX)
+        .values_list("impact", "likelihood", "residual_impact", "residual_likelihood")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return place_groups(groups)
+
+
 def risk_matrices(
-    risks: list[Any], thresholds: Mapping[str, Any], register_url: str, *, prefix: str = "risk"
+    cells: Mapping[str, Mapping[tuple[int, int], int]],
+    thresholds: Mapping[str, Any],
+    register_url: str,
+    *,
+    prefix: str = "risk",
 ) -> list[charts.Chart]:
-    """The inherent and residual matrices of one project's open risks, each cell linking to
-    the register filtered to it."""
+    """The inherent and residual matrices of one project's open risks, from their counts per
+    cell of each view (`risk_cells`, `open_risk_cells`), each cell linking to the register
+    filtered to it."""
     # Whole scores: a fractional line (7.5) starts its zone at the next whole score, as
     # `risk_zone` reads it, so a cell is shaded as the register colours its score.
     amber = math.ceil(thresholds["riskAmberMinScore"])
     red = math.ceil(thresholds["riskRedMinScore"])
     return [
         charts.risk_matrix(
-            matrix_counts(risks, view),
+            dict(cells.get(view, {})),
             chart_id=f"{prefix}-matrix-{view}",
             title=f"{label} risk matrix",
             score_name=f"{label.lower()} score",
@@ -339,11 +363,12 @@ _SUMMED = ("budget", "budget_baseline", "budget_forecast", "budget_actual")
 
 def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
     """What `budget_series` reads of `packages`, in as few rows as give the same curve: a
-    package with a phasing as itself; the others summed in SQL by their planned months and by
-    whether they have a forecast, so that each sum is spread by the one profile those
+    package with a phasing as itself; the others summed in SQL by their planned months (the
+    first day of the start's and of the end's month: a profile depends on the months alone)
+    and by whether they have a forecast, so that each sum is spread by the one profile those
     packages share. Sums only: which figure counts, and how it spreads, stay in `profile`
-    and `budget_series`; the curve costs the register's distinct months, not its rows (two
-    queries whatever the size)."""
+    and `budget_series`; the curve costs the register's distinct pairs of months, not its
+    rows nor its days (two queries whatever the size)."""
     unphased = Q(budget_phasing__isnull=True) | Q(budget_phasing=[])
     phased = packages.order_by().exclude(unphased).values(*BUDGET_FIELDS)
     grouped = (
@@ -356,9 +381,13 @@ def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
                 output_field=BooleanField(),
             )
         )
-        .values("planned_start_date", "planned_end_date", "forecasted")
+        .values(
+            "forecasted",
+            start_month=TruncMonth("planned_start_date"),
+            end_month=TruncMonth("planned_end_date"),
+        )
         .annotate(**{f"sum_{name}": Sum(name) for name in _SUMMED})
-        .order_by("planned_start_date", "planned_end_date", "forecasted")
+        .order_by("start_month", "end_month", "forecasted")
     )
     rows: list[Any] = [_Package(**row) for row in phased]
     for row in grouped:
@@ -366,8 +395,8 @@ def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
         rows.append(
             _Package(
                 budget_phasing=None,
-                planned_start_date=row["planned_start_date"],
-                planned_end_date=row["planned_end_date"],
+                planned_start_date=row["start_month"],
+                planned_end_date=row["end_month"],
                 **sums,
             )
         )

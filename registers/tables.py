@@ -12,7 +12,7 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.safestring import mark_safe
 
-from governance import formatting, labels, textsearch
+from governance import formatting, labels
 from governance.people import Person
 from governance.permissions import Caller
 from registers import paging, pictures
@@ -126,9 +126,6 @@ def decorate_work_package(
     wp.forecast_budget_text = money(wp.budget_forecast)
     wp.actual_budget_text = money(wp.budget_actual)
     wp.status_class = slug(wp.status)
-    wp.search_text = textsearch.haystack(
-        wp.name, wp.type, wp.commentary, *(wp.linked_issue_keys or [])
-    )
 
 
 _span = formatting.date_span
@@ -147,9 +144,6 @@ def decorate_risk(
     risk.decision_recordable = decision_can_be_recorded(risk)
     risk.awaits_treating_decision = risk.decision_recordable and not risk.treating
     risk.can_record_decision = caller.can_edit_registers and risk.decision_recordable
-    risk.search_text = textsearch.haystack(
-        risk.title, risk.description, risk.mitigation, risk.treatment
-    )
 
 
 def decorate_decision(
@@ -172,9 +166,6 @@ def decorate_decision(
         }
         for note in decision.notes or []
     ]
-    decision.search_text = textsearch.haystack(
-        decision.decision, decision.decision_notes, decision.rationale
-    )
 
 
 def decorate_change(
@@ -201,9 +192,6 @@ def decorate_change(
         and change_awaits_baseline(change)
     )
     change.approver_id = change.approver_account_id or (change.approver_seat or {}).get("accountId")
-    change.search_text = textsearch.haystack(
-        change.summary, change.reason, change.impact_scope, change.impact_quality_other
-    )
 
 
 DECORATE: dict[str, Callable[..., None]] = {

@@ -107,7 +107,10 @@ def _pictures(project: Project, view: derive.StatusView) -> list[Any]:
     plan = view.facts.plan_baseline
     return [
         *register_pictures.risk_matrices(
-            view.facts.risks, view.thresholds, risks_url, prefix="status-risk"
+            register_pictures.risk_cells(view.facts.risks),
+            view.thresholds,
+            risks_url,
+            prefix="status-risk",
         ),
         register_pictures.work_package_timeline(
             packages,

@@ -96,9 +96,10 @@ class RegisterPages(RowForms, BulkEdit):
         return None
 
     def pictures(
-        self, project: Project, records: list[Any], extra: dict[str, Any], url: str
+        self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
     ) -> list[charts.Chart]:
-        """The register's pictures from its decorated rows and `extra` (see draws_pictures)."""
+        """The register's pictures from the page's decorated rows, `extra` and the register's
+        row count (see draws_pictures)."""
         return []
 
     def to_dict(self, record: Any) -> dict[str, Any]:
@@ -328,7 +329,8 @@ class RegisterPages(RowForms, BulkEdit):
             people,
             owners,
             total=counts[self.slug],
-            matching=matching.count(),
+            # No filter, no second count: the register's count is the one just read.
+            matching=counts[self.slug] if matching is scope else matching.count(),
         )
         return self.common_context(
             project,
@@ -347,7 +349,9 @@ class RegisterPages(RowForms, BulkEdit):
             else None,
             # A callable: the template calls it where the page shows the pictures, so a table
             # swap never draws them.
-            pictures_html=partial(pictures_html, self, project, records, extra),
+            pictures_html=partial(
+                pictures_html, self, project, records, extra, total=counts[self.slug]
+            ),
             form=form,
             editing_id=form.get("uuid") if form else None,
         )

@@ -61,10 +61,11 @@ class RiskPages(base.RegisterPages):
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
     def pictures(
-        self, project: Project, records: list[Any], extra: dict[str, Any], url: str
+        self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
     ) -> list[charts.Chart]:
-        # Every risk of the register, whatever the page shows.
-        return pictures.risk_matrices(selectors.risks(project), extra["thresholds"], url)
+        # Every open risk of the register, whatever the page shows: counted per cell in SQL.
+        cells = pictures.open_risk_cells(project.risks.all())
+        return pictures.risk_matrices(cells, extra["thresholds"], url)
 
     def to_dict(self, record: Risk) -> dict[str, Any]:
         return risk_to_dict(record, [])

@@ -84,11 +84,12 @@ def history(project: Project, record: Any) -> list[AuditEntry]:
     )
 
 
-def pictures_html(reg: Any, project: Project, records: list[Any], extra: Any) -> str:
+def pictures_html(reg: Any, project: Project, records: list[Any], extra: Any, *, total: int) -> str:
     """The register's pictures (its risk matrices, its timeline and budget curve), drawn
-    from `records` and `extra`; nothing for a register without pictures."""
+    from `records` (the page's rows), `extra` and `total` (the register's rows); nothing for
+    a register without pictures."""
     if not reg.draws_pictures:
         return ""
-    drawn = reg.pictures(project, records, extra, reg.base_url(project))
+    drawn = reg.pictures(project, records, extra, reg.base_url(project), total=total)
     html = render_to_string("charts/_pictures.html", {"pictures": drawn})
     return mark_safe(html)  # rendered by our template, autoescaped

@@ -53,7 +53,7 @@ class WorkPackagePages(base.RegisterPages):
         return {"plan": plan_baseline_of(project)}
 
     def pictures(
-        self, project: Project, records: list[Any], extra: dict[str, Any], url: str
+        self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
     ) -> list[charts.Chart]:
         """The timeline of the page's packages, with a link to the whole timeline (the status
         page draws every package's) when the page shows fewer than all; the budget curve of
@@ -61,7 +61,7 @@ class WorkPackagePages(base.RegisterPages):
         timeline = pictures.work_package_timeline(
             records, url, timezone.localdate(), plan=extra.get("plan")
         )
-        every = project.work_packages.count()
+        every = total
         if len(records) < every:
             timeline.note = f"This page's {len(records)} of {every} work packages."
             timeline.more_href = reverse("status:index", args=[project.key]) + "#status-timeline"

@@ -98,6 +98,36 @@ def test_the_register_reads_the_curve_summed_by_shared_months_and_draws_the_same
         assert summed[name] == [None if v is None else pytest.approx(v) for v in values]
 
 
+def test_packages_on_other_days_of_the_same_months_are_summed_into_one_row(cast):
+    """A profile depends on the planned months alone, so packages starting and ending on
+    other days of the same months are one summed row, drawn as each on its own draws."""
+    spans = [
+        (dt.date(2026, 1, 5), dt.date(2026, 3, 20)),
+        (dt.date(2026, 1, 31), dt.date(2026, 3, 1)),
+        (dt.date(2026, 1, 1), dt.date(2026, 3, 31)),
+    ]
+    for n, (start, end) in enumerate(spans):
+        WorkPackageFactory(
+            project=cast.project,
+            planned_start_date=start,
+            planned_end_date=end,
+            budget=Decimal(1000 + n),
+            budget_baseline=Decimal(900 + n),
+            budget_forecast=Decimal(1200 + n),
+            budget_actual=Decimal(10 * n),
+            budget_phasing=None,
+        )
+    rows = pictures.budget_rows(cast.project.work_packages.all())
+    assert len(rows) == 1
+    assert (rows[0].planned_start_date, rows[0].planned_end_date) == (
+        dt.date(2026, 1, 1),
+        dt.date(2026, 3, 1),
+    )
+    today = dt.date(2026, 2, 10)
+    every = list(cast.project.work_packages.all())
+    assert pictures.budget_series(rows, today) == pictures.budget_series(every, today)
+
+
 def test_register_and_status_page_draw_the_budget_curve(cast, client_for):
     WorkPackageFactory(
         project=cast.project,

@@ -152,9 +152,27 @@ def test_a_matrix_cell_is_shaded_as_the_register_colours_its_score(monkeypatch, 
     seen = []
     monkeypatch.setattr(charts, "risk_matrix", lambda *a, **k: seen.append(k) or None)
     thresholds = {"riskAmberMinScore": amber, "riskRedMinScore": red}
-    pictures.risk_matrices([], thresholds, REGISTER)
+    pictures.risk_matrices({}, thresholds, REGISTER)
     assert seen
     for drawn in seen:
         for score in range(1, 26):
             shaded = cell_zone(score, drawn["amber_min"], drawn["red_min"])
             assert shaded == ZONE_OF_RAG[risk_zone(score, thresholds)], (score, drawn)
+
+
+def test_the_register_counts_its_matrices_in_sql_as_the_rows_place_them(
+    cast, django_assert_num_queries
+):
+    """The risk register's matrices are counted per cell in one query, never reading the
+    rows: the same counts as placing every loaded risk (closed risks and opportunities left
+    out, the residual matrix falling back to the inherent scores)."""
+    add_risks(cast.project, 30)
+    add_risks(cast.project, 7, residual_impact=2, residual_likelihood=1)
+    add_risks(cast.project, 5, status="Closed")
+    add_risks(cast.project, 4, direction="Opportunity")
+    add_risks(cast.project, 3, residual_impact=4)
+    with django_assert_num_queries(1):
+        counted = pictures.open_risk_cells(cast.project.risks.all())
+    placed = pictures.risk_cells(cast.project.risks.all())
+    assert counted == placed
+    assert sum(counted["inherent"].values()) == 40
