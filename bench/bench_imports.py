@@ -119,6 +119,21 @@ def largest_xlsx(rows: int, max_chars: int) -> bytes:
     return content
 
 
+def _workbook_parts(archive: zipfile.ZipFile, shared: list[str]) -> None:
+    """A workbook's parts but its sheet, the shared strings `shared` among them."""
+    archive.writestr("[Content_Types].xml", SHARED_TYPES)
+    archive.writestr("_rels/.rels", ROOT_RELS)
+    archive.writestr("xl/workbook.xml", WORKBOOK)
+    archive.writestr("xl/_rels/workbook.xml.rels", WORKBOOK_RELS)
+    items = "".join(f"<si><t>{text}</t></si>" for text in shared)
+    archive.writestr(
+        "xl/sharedStrings.xml",
+        '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.'
+        f'org/spreadsheetml/2006/main" count="{len(shared)}" uniqueCount="{len(shared)}">'
+        f"{items}</sst>",
+    )
+
+
 def shared_string_workbook(text: str, rows: int) -> bytes:
     """The issue's hostile workbook: every cell of `rows` x 3 points at one shared string."""
     cells = "".join(
@@ -131,15 +146,7 @@ def shared_string_workbook(text: str, rows: int) -> bytes:
     )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("[Content_Types].xml", SHARED_TYPES)
-        archive.writestr("_rels/.rels", ROOT_RELS)
-        archive.writestr("xl/workbook.xml", WORKBOOK)
-        archive.writestr("xl/_rels/workbook.xml.rels", WORKBOOK_RELS)
-        archive.writestr(
-            "xl/sharedStrings.xml",
-            '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.'
-            f'org/spreadsheetml/2006/main" count="1" uniqueCount="1"><si><t>{text}</t></si></sst>',
-        )
+        _workbook_parts(archive, [text])
         archive.writestr(
             "xl/worksheets/sheet1.xml",
             f'{SHEET_HEAD}<row r="1">{header}</row>{cells}</sheetData></worksheet>',
@@ -152,15 +159,7 @@ def inflated_workbook(inflated_bytes: int) -> bytes:
     row = '<row><c t="inlineStr"><is><t>x</t></is></c></row>'
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("[Content_Types].xml", SHARED_TYPES)
-        archive.writestr("_rels/.rels", ROOT_RELS)
-        archive.writestr("xl/workbook.xml", WORKBOOK)
-        archive.writestr("xl/_rels/workbook.xml.rels", WORKBOOK_RELS)
-        archive.writestr(
-            "xl/sharedStrings.xml",
-            '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.'
-            'org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>',
-        )
+        _workbook_parts(archive, [])
         with archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as sheet:
             title = '<row r="1"><c t="inlineStr"><is><t>title</t></is></c></row>'
             sheet.write(f"{SHEET_HEAD}{title}".encode())

@@ -74,9 +74,6 @@ CPU_GROUPS = ["locust", "app", "ceiling", "postgres", "redis"]
 
 def setup(config_path: Path) -> None:
     """Demo data, a 100-row work-package register, sessions and a token for the load run."""
-    import datetime as dt
-    from decimal import Decimal
-
     import django
 
     django.setup()
@@ -84,11 +81,11 @@ def setup(config_path: Path) -> None:
     from django.core.management import call_command
     from django.test import Client
 
+    from bench import fixtures
     from governance import mirror, services
     from governance.models import User
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
-    from registers.models import WorkPackage
 
     call_command("migrate", verbosity=0)
     call_command("seed_demo", verbosity=0)
@@ -102,32 +99,8 @@ def setup(config_path: Path) -> None:
             "account_id", flat=True
         )
     )
-    statuses = [("Not Started", None), ("In Progress", 40), ("Blocked", 20), ("Complete", 100)]
-    start = dt.date(2026, 1, 5)
-    WorkPackage.objects.filter(project=project).delete()
-    WorkPackage.objects.bulk_create(
-        [
-            WorkPackage(
-                project=project,
-                name=f"Work package {n:03d}: integration stream",
-                type="Epic",
-                owner_account_id=owners[n % len(owners)] if n % 7 else None,
-                status=statuses[n % 4][0],
-                progress=statuses[n % 4][1],
-                rag=["Red", "Amber", "Green", "Blue", "None"][n % 5],
-                planned_start_date=start + dt.timedelta(days=n % 300),
-                planned_end_date=start + dt.timedelta(days=n % 300 + 60),
-                forecast_start_date=start + dt.timedelta(days=n % 300),
-                forecast_end_date=start + dt.timedelta(days=n % 300 + 60 + n % 11),
-                budget=Decimal(10_000 + n * 17),
-                budget_forecast=Decimal(10_500 + n * 17),
-                budget_actual=Decimal(n * 9),
-                commentary="On track." if n % 3 else "",
-                linked_issue_keys=[f"{PROJECT_KEY}-{n % 20 + 1}"] if n % 2 else [],
-                sort_order=n if n % 4 else None,
-            )
-            for n in range(ROWS)
-        ]
+    fixtures.work_package_register(
+        project, owners, ROWS, digits=3, issue_key=lambda n: f"{PROJECT_KEY}-{n % 20 + 1}"
     )
 
     def session_for(username: str) -> str:

@@ -11,20 +11,15 @@ SCALE_TARGET_RATIO (1.2x) when the largest is 10,000 and the smallest 1,000 (wor
 not per project).
 """
 
-import datetime as dt
 import os
 import random
 import statistics
 import time
-import uuid
-from decimal import Decimal
+
+from bench.fixtures import CHANGES, DECISIONS, RISKS, WORK_PACKAGES
 
 DEFAULT_PROJECTS = [1000]
 BUILT = 0  # the projects built so far in this process (bench_memory reads it)
-WORK_PACKAGES = 20
-RISKS = 20
-DECISIONS = 10
-CHANGES = 10
 REPEAT = 5
 TARGET_RATIO = 1.5
 PAGE_TARGET_RATIO = 3.0
@@ -78,15 +73,11 @@ ORDER BY p.key
 
 def _build(projects: int | None = None):
     """Projects B00000.. up to `projects` (those missing), with their facts and browse
-    grants; returns the site administrator who reads them."""
-    from django.utils import timezone
-
-    from charter.models import BusinessCase
+    grants (bench.fixtures); returns the site administrator who reads them."""
+    from bench import fixtures
     from governance.models import Project
     from governance.tracker.local import scripting
-    from governance.tracker.local.models import LocalAccount, LocalBrowseGrant, LocalProject
-    from registers.models import ChangeRequest, Decision, Risk, WorkPackage
-    from status.models import ProjectStatus
+    from governance.tracker.local.models import LocalAccount
 
     admin = scripting.ensure_user("bench_admin", display_name="Bench Admin", admin=True)
     global BUILT
@@ -96,155 +87,26 @@ def _build(projects: int | None = None):
     rng = random.Random(20260601 + start)
     if start == stop:
         return admin  # built by another benchmark of this run
-    lead = scripting.ensure_user("bench_lead", display_name="Bench Lead")
-    lead_account = LocalAccount.objects.get(name="bench_lead")
-    admin_account = LocalAccount.objects.get(name="bench_admin")
-    keys = [f"B{n:05d}" for n in range(start, stop)]
-    LocalProject.objects.bulk_create(
-        [LocalProject(key=k, name=f"Bench project {k}", lead=lead_account) for k in keys],
-        batch_size=500,
+    scripting.ensure_user("bench_lead", display_name="Bench Lead")
+    fixtures.projects_with_facts(
+        [f"B{n:05d}" for n in range(start, stop)],
+        rng,
+        title="Bench project",
+        lead="bench_lead",
+        readers=[LocalAccount.objects.get(name="bench_admin")],
     )
-    local = LocalProject.objects.filter(key__in=keys)
-    LocalBrowseGrant.objects.bulk_create(
-        [
-            LocalBrowseGrant(project=p, account=a)
-            for p in local
-            for a in (admin_account, lead_account)
-        ],
-        batch_size=1000,
-    )
-    Project.objects.bulk_create(
-        [
-            Project(
-                key=k,
-                name=f"Bench project {k}",
-                lead_account_id=lead.account_id,
-                approval_status=rng.choice(["Approved"] * 6 + ["Draft", "Closed", "Submitted"]),
-            )
-            for k in keys
-        ],
-        batch_size=500,
-    )
-    projects = list(Project.objects.filter(key__in=keys))
-    now = timezone.now()
-    today = timezone.localdate()
-    themes = ["Cost Out", "Revenue Growth", "Productivity", "Risk & Compliance", "Strategic", ""]
-    packages, risks, decisions, changes, cases, statuses = [], [], [], [], [], []
-    for project in projects:
-        plan = {}
-        for n in range(WORK_PACKAGES):
-            budget = Decimal(rng.randrange(10, 200) * 1000)
-            end = today + dt.timedelta(days=rng.randrange(-200, 300))
-            package = WorkPackage(
-                id=uuid.uuid4(),
-                project=project,
-                name=f"Work package {n}",
-                status=rng.choice(
-                    ["Not Started", "In Progress", "In Progress", "Blocked", "Complete"]
-                ),
-                budget=budget,
-                budget_baseline=budget,
-                budget_forecast=budget * Decimal(rng.choice(["0.95", "1", "1.04", "1.08", "1.2"])),
-                planned_start_date=end - dt.timedelta(days=90),
-                planned_end_date=end,
-                forecast_end_date=end + dt.timedelta(days=rng.randrange(-5, 25)),
-            )
-            packages.append(package)
-            plan[str(package.id)] = {
-                "budget": float(budget),
-                "plannedStartDate": package.planned_start_date.isoformat(),
-                "plannedEndDate": end.isoformat(),
-            }
-        risk_ids = []
-        for n in range(RISKS):
-            risk_id = uuid.uuid4()
-            risk_ids.append(risk_id)
-            risks.append(
-                Risk(
-                    id=risk_id,
-                    project=project,
-                    title=f"Risk {n}",
-                    status=rng.choice(["Open", "Open", "Closed"]),
-                    direction=rng.choice(["Risk", "Risk", "Opportunity"]),
-                    materialised=rng.random() < 0.05,
-                    impact=rng.randrange(1, 6),
-                    likelihood=rng.randrange(1, 6),
-                    residual_impact=rng.choice([None, 1, 2, 3]),
-                    residual_likelihood=rng.choice([None, 1, 2, 3]),
-                )
-            )
-        for n in range(DECISIONS):
-            decisions.append(
-                Decision(
-                    project=project,
-                    decision=f"Decision {n}",
-                    made_on=rng.choice([None, today - dt.timedelta(days=n)]),
-                    treated_risk_id=str(rng.choice(risk_ids)) if n == 0 else None,
-                )
-            )
-        for n in range(CHANGES):
-            status = rng.choice(["Proposed", "Approved", "Approved", "Rejected", "Withdrawn"])
-            dims = rng.choice(
-                [["Scope"], ["Budget"], ["Schedule"], ["Budget", "Scope"], ["Quality"]]
-            )
-            changes.append(
-                ChangeRequest(
-                    project=project,
-                    summary=f"Change {n}",
-                    status=status,
-                    dimensions=dims,
-                    impact_budget=Decimal(rng.randrange(-5, 20) * 1000)
-                    if "Budget" in dims
-                    else None,
-                    impact_schedule_days=rng.randrange(-5, 30) if "Schedule" in dims else None,
-                    application_record={"kind": "baseline", "ref": "x"}
-                    if status == "Approved" and rng.random() < 0.3
-                    else None,
-                )
-            )
-        cases.append(
-            BusinessCase(
-                project=project,
-                theme=rng.choice(themes),
-                approval_status=project.approval_status,
-                version=rng.choice([1, 1, 2]),
-                plan_baseline={
-                    "version": 1,
-                    "approvedAt": now.isoformat(),
-                    "workPackages": plan,
-                    "totalBudget": sum(p["budget"] for p in plan.values()),
-                }
-                if project.approval_status != "Draft"
-                else None,
-                adoption_affected="Staff",
-                adoption_kpi="Usage" if rng.random() < 0.8 else "",
-                change_saturation="Low",
-                adoption_owner={"accountId": lead.account_id, "displayName": "Bench Lead"},
-            )
-        )
-        statuses.append(
-            ProjectStatus(
-                project=project,
-                overall_rag=rng.choice(["Red", "Amber", "Green", "Blue", "None"]),
-                last_updated_at=now - dt.timedelta(days=rng.randrange(0, 60)),
-                cost_rag_override=rng.choice([None] * 9 + ["Amber"]),
-            )
-        )
-    WorkPackage.objects.bulk_create(packages, batch_size=2000)
-    Risk.objects.bulk_create(risks, batch_size=2000)
-    Decision.objects.bulk_create(decisions, batch_size=2000)
-    ChangeRequest.objects.bulk_create(changes, batch_size=2000)
-    # created_at is set on insert; spread the proposed changes' ages over three months (one
-    # update per day of age).
-    ages: dict[int, list] = {}
-    proposed = ChangeRequest.objects.filter(status="Proposed", project__key__in=keys)
-    for pk in proposed.values_list("pk", flat=True):
-        ages.setdefault(rng.randrange(0, 90), []).append(pk)
-    for days, pks in ages.items():
-        ChangeRequest.objects.filter(pk__in=pks).update(created_at=now - dt.timedelta(days=days))
-    BusinessCase.objects.bulk_create(cases, batch_size=500)
-    ProjectStatus.objects.bulk_create(statuses, batch_size=500)
     return admin
+
+
+def _getter(client, url: str):
+    """A timed request: GET `url`, which must answer 200."""
+
+    def get():
+        response = client.get(url)
+        assert response.status_code == 200, response.status_code
+        return response
+
+    return get
 
 
 def _median(fn) -> tuple[float, object]:
@@ -337,16 +199,8 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
     client = Client()
     client.force_login(admin)
 
-    def api():
-        response = client.get("/api/v1/portfolio")
-        assert response.status_code == 200, response.status_code
-        return response
-
-    def page():
-        response = client.get("/portfolio/")
-        assert response.status_code == 200, response.status_code
-        return response
-
+    api = _getter(client, "/api/v1/portfolio")
+    page = _getter(client, "/portfolio/")
     sql_time, sql_rows = _median(aggregate)
     compute_time, rows = _median(computation)
     gate_time, _ = _median(access_gate)
@@ -357,16 +211,8 @@ def _run_at(size: int) -> tuple[list[str], dict[str, float]]:
     api_time, _ = _median(api)
     page_time, _ = _median(page)
 
-    def project_list():
-        response = client.get("/")
-        assert response.status_code == 200, response.status_code
-        return response
-
-    def project_api():
-        response = client.get("/api/v1/projects")
-        assert response.status_code == 200, response.status_code
-        return response
-
+    project_list = _getter(client, "/")
+    project_api = _getter(client, "/api/v1/projects")
     list_time, _ = _median(project_list)
     list_api_time, _ = _median(project_api)
     matched = rows.summary["projects"]

@@ -8,136 +8,27 @@ The data is built up to each size in turn and left in place. The target: a full 
 10,000 projects within 3 s.
 """
 
-import datetime as dt
 import random
 import statistics
 import time
-import uuid
-from decimal import Decimal
 
 DEFAULT_PROJECTS = [1000, 10000]
 TARGET_SECONDS = 3.0
 TARGET_PROJECTS = 10000
-WORK_PACKAGES, RISKS, DECISIONS, CHANGES = 20, 20, 10, 10
 
 
 def _build(start: int, stop: int, rng: random.Random) -> None:
-    """Projects R{start}..R{stop-1} with their facts, in multi-row inserts."""
-    from django.utils import timezone
-
-    from charter.models import BusinessCase
-    from governance.models import Project
+    """Projects R{start}..R{stop-1} with their facts, in multi-row inserts (bench.fixtures)."""
+    from bench import fixtures
     from governance.tracker.local import scripting
-    from governance.tracker.local.models import LocalAccount, LocalProject
-    from registers.models import ChangeRequest, Decision, Risk, WorkPackage
-    from status.models import ProjectStatus
 
-    lead = scripting.ensure_user("bench_refresh_lead", display_name="Refresh Lead")
-    account = LocalAccount.objects.get(name="bench_refresh_lead")
-    keys = [f"R{n:05d}" for n in range(start, stop)]
-    LocalProject.objects.bulk_create(
-        [LocalProject(key=k, name=f"Refresh project {k}", lead=account) for k in keys],
-        batch_size=1000,
+    scripting.ensure_user("bench_refresh_lead", display_name="Refresh Lead")
+    fixtures.projects_with_facts(
+        [f"R{n:05d}" for n in range(start, stop)],
+        rng,
+        title="Refresh project",
+        lead="bench_refresh_lead",
     )
-    Project.objects.bulk_create(
-        [
-            Project(
-                key=k,
-                name=f"Refresh project {k}",
-                lead_account_id=lead.account_id,
-                approval_status=rng.choice(["Approved"] * 6 + ["Draft", "Closed", "Submitted"]),
-            )
-            for k in keys
-        ],
-        batch_size=1000,
-    )
-    now, today = timezone.now(), timezone.localdate()
-    rows: dict[type, list] = {
-        WorkPackage: [],
-        Risk: [],
-        Decision: [],
-        ChangeRequest: [],
-        BusinessCase: [],
-        ProjectStatus: [],
-    }
-    for project in Project.objects.filter(key__in=keys):
-        plan = {}
-        for n in range(WORK_PACKAGES):
-            budget = Decimal(rng.randrange(10, 200) * 1000)
-            end = today + dt.timedelta(days=rng.randrange(-200, 300))
-            package = WorkPackage(
-                id=uuid.uuid4(),
-                project=project,
-                name=f"Work package {n}",
-                status=rng.choice(["Not Started", "In Progress", "Blocked", "Complete"]),
-                budget=budget,
-                budget_baseline=budget,
-                budget_forecast=budget * Decimal(rng.choice(["0.95", "1", "1.08", "1.2"])),
-                planned_start_date=end - dt.timedelta(days=90),
-                planned_end_date=end,
-                forecast_end_date=end + dt.timedelta(days=rng.randrange(-5, 25)),
-            )
-            rows[WorkPackage].append(package)
-            plan[str(package.id)] = {
-                "budget": float(budget),
-                "plannedStartDate": package.planned_start_date.isoformat(),
-                "plannedEndDate": end.isoformat(),
-            }
-        for n in range(RISKS):
-            rows[Risk].append(
-                Risk(
-                    project=project,
-                    title=f"Risk {n}",
-                    status=rng.choice(["Open", "Open", "Closed"]),
-                    direction=rng.choice(["Risk", "Risk", "Opportunity"]),
-                    impact=rng.randrange(1, 6),
-                    likelihood=rng.randrange(1, 6),
-                    residual_impact=rng.choice([None, 1, 2, 3]),
-                    residual_likelihood=rng.choice([None, 1, 2, 3]),
-                )
-            )
-        for n in range(DECISIONS):
-            rows[Decision].append(
-                Decision(
-                    project=project,
-                    decision=f"Decision {n}",
-                    made_on=rng.choice([None, today - dt.timedelta(days=n)]),
-                )
-            )
-        for n in range(CHANGES):
-            rows[ChangeRequest].append(
-                ChangeRequest(
-                    project=project,
-                    summary=f"Change {n}",
-                    status=rng.choice(["Proposed", "Approved", "Rejected"]),
-                    dimensions=["Budget"],
-                    impact_budget=Decimal(rng.randrange(-5, 20) * 1000),
-                )
-            )
-        rows[BusinessCase].append(
-            BusinessCase(
-                project=project,
-                theme=rng.choice(["Cost Out", "Revenue Growth", "Strategic"]),
-                approval_status=project.approval_status,
-                plan_baseline={
-                    "version": 1,
-                    "approvedAt": now.isoformat(),
-                    "workPackages": plan,
-                    "totalBudget": sum(p["budget"] for p in plan.values()),
-                }
-                if project.approval_status != "Draft"
-                else None,
-            )
-        )
-        rows[ProjectStatus].append(
-            ProjectStatus(
-                project=project,
-                overall_rag=rng.choice(["Red", "Amber", "Green"]),
-                last_updated_at=now - dt.timedelta(days=rng.randrange(0, 60)),
-            )
-        )
-    for model, records in rows.items():
-        model.objects.bulk_create(records, batch_size=2000)
 
 
 def _timed(fn, repeat: int) -> tuple[float, object]:

@@ -17,10 +17,8 @@ API list (its first page, the default page size) are timed as the Project Lead; 
 both read a page of rows by keyset, so the work must not grow with the register).
 """
 
-import datetime as dt
 import statistics
 import time
-from decimal import Decimal
 
 WARMUP = 3
 REPEAT = 21
@@ -32,6 +30,7 @@ PAGE = 100  # the register page's rows a page (registers.paging.PAGE_SIZE)
 
 
 def _setup(rows: int = ROWS):
+    from bench import fixtures
     from governance import mirror
     from governance.tracker import get_tracker
     from governance.tracker.local import scripting
@@ -48,33 +47,8 @@ def _setup(rows: int = ROWS):
         "BENCH", name="Benchmark", lead="bench-lead", browsers=["bench-viewer"]
     )
     project = mirror.sync_project(get_tracker().get_project("BENCH"))
-    statuses = [("Not Started", None), ("In Progress", 40), ("Blocked", 20), ("Complete", 100)]
-    start = dt.date(2026, 1, 5)
-    WorkPackage.objects.filter(project=project).delete()
-    WorkPackage.objects.bulk_create(
-        [
-            WorkPackage(
-                project=project,
-                name=f"Work package {n:04d}: integration stream",
-                type="Epic",
-                owner_account_id=owners[n % len(owners)] if n % 7 else None,
-                status=statuses[n % 4][0],
-                progress=statuses[n % 4][1],
-                rag=["Red", "Amber", "Green", "Blue", "None"][n % 5],
-                planned_start_date=start + dt.timedelta(days=n % 300),
-                planned_end_date=start + dt.timedelta(days=n % 300 + 60),
-                forecast_start_date=start + dt.timedelta(days=n % 300),
-                forecast_end_date=start + dt.timedelta(days=n % 300 + 60 + n % 11),
-                budget=Decimal(10_000 + n * 17),
-                budget_forecast=Decimal(10_500 + n * 17),
-                budget_actual=Decimal(n * 9),
-                commentary="On track." if n % 3 else "",
-                linked_issue_keys=[f"BENCH-{n + 1}"] if n % 2 else [],
-                sort_order=n if n % 4 else None,
-            )
-            for n in range(rows)
-        ],
-        batch_size=500,
+    fixtures.work_package_register(
+        project, owners, rows, digits=4, issue_key=lambda n: f"BENCH-{n + 1}"
     )
     # The planner's statistics of the table, as autovacuum keeps them, read after the bulk
     # insert (without them, PostgreSQL plans the first page of 10,000 rows as a sort).

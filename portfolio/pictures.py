@@ -205,17 +205,6 @@ def portfolio_pictures(
     return [pictures_of_page[0], bubbles_chart, *pictures_of_page[1:]]
 
 
-def pictures_html(
-    rows: Sequence[Mapping[str, Any]],
-    thresholds: Mapping[str, Any],
-    risk_cells: Mapping[str, Mapping[str, Any] | None],
-    *,
-    bubbles: Sequence[Mapping[str, Any]],
-    matching: int,
-    whole: str = "",
-) -> SafeString:
-    """`portfolio_pictures`, rendered (`charts/_pictures.html`)."""
-    drawn = portfolio_pictures(
-        rows, thresholds, risk_cells, bubbles=bubbles, matching=matching, whole=whole
-    )
+def pictures_html(drawn: Sequence[charts.Chart]) -> SafeString:
+    """The portfolio's pictures (`portfolio_pictures`), rendered (`charts/_pictures.html`)."""
     return mark_safe(render_to_string("charts/_pictures.html", {"pictures": drawn}))

@@ -213,12 +213,14 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
             ),
             "section": "portfolio",
             "pictures_html": pictures.pictures_html(
-                data.rows,
-                services.rag_thresholds(permissions.site_settings(request)),
-                data.risk_cells,
-                bubbles=data.bubbles,
-                matching=data.summary["projects"],
-                whole=links.get("next", ""),
+                pictures.portfolio_pictures(
+                    data.rows,
+                    services.rag_thresholds(permissions.site_settings(request)),
+                    data.risk_cells,
+                    bubbles=data.bubbles,
+                    matching=data.summary["projects"],
+                    whole=links.get("next", ""),
+                )
             ),
         },
         partial="results",

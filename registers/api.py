@@ -9,6 +9,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from ninja import P, PathEx, Router, Status
+from ninja.constants import NOT_SET
 
 from governance import paging, permissions, specs
 from governance.api import (
@@ -126,6 +127,10 @@ def _if_match(request: HttpRequest) -> int | None:
 # --- exports and imports (before the {id} routes, which would otherwise match them) ----------
 
 
+# The register's URL segment, one of `spreadsheets.REGISTERS`.
+RegisterName = PathEx[str, P(alias="register")]
+
+
 def _register(register: str) -> str:
     if register not in spreadsheets.REGISTERS:
         raise NotFound(f"No register called {register!r}.")
@@ -142,7 +147,7 @@ def _register(register: str) -> str:
 def register_export(
     request: HttpRequest,
     key: str,
-    register_name: PathEx[str, P(alias="register")],
+    register_name: RegisterName,
     format: str = "csv",
     shape: str = "people",
 ) -> HttpResponseBase:
@@ -194,10 +199,7 @@ def register_export(
 )
 @answers(statuses={200: IMPORT_PREVIEW, 201: IMPORT_DONE})
 def register_import(
-    request: HttpRequest,
-    key: str,
-    register_name: PathEx[str, P(alias="register")],
-    dryRun: bool = False,
+    request: HttpRequest, key: str, register_name: RegisterName, dryRun: bool = False
 ) -> Status[dict[str, Any]]:
     """Preview, then commit. `?dryRun=true`: 200 with what the import would do, nothing
     stored: {register, create, rows, errors: [{row, field, message}], warnings: [{row, field,
@@ -230,10 +232,7 @@ def register_import(
 )
 @answers(content=SPREADSHEET)
 def register_template(
-    request: HttpRequest,
-    key: str,
-    register_name: PathEx[str, P(alias="register")],
-    format: str = "xlsx",
+    request: HttpRequest, key: str, register_name: RegisterName, format: str = "xlsx"
 ) -> HttpResponse:
     """An empty import file for the register (`format` xlsx or csv): the columns it takes in
     the export's order; XLSX adds an example row and drop-down lists of the allowed values."""
@@ -260,10 +259,16 @@ class RegisterApi:
     noun: str
     spec: type[Spec]
     schema: dict[str, Any]
-    page_schema: dict[str, Any]
     # One record as a detail or a write answers it.
     one: Callable[[Any], dict[str, Any]]
     docs: dict[str, str] = field(default_factory=dict)
+    # One page of the list: `{schema's name}Page`.
+    page_schema: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        name = self.schema["$ref"].rsplit("/", 1)[-1]
+        page = paging.schema_of(self.schema, f"{self.pages.noun}s")
+        object.__setattr__(self, "page_schema", component(f"{name}Page", page))
 
     @property
     def collection(self) -> str:
@@ -379,6 +384,47 @@ def register_items(register: RegisterApi) -> None:
         router.delete(register.item, response={204: None})(honours_if_match(view))
 
 
+@dataclass(frozen=True)
+class Act:
+    """An act on one record, POST `{item}/{path}` (If-Match honoured), named `{noun}_{name}`
+    with the register's `docs[name]`: the body's `members` (API name: the service's keyword)
+    go to `service` with the caller, the record's id, If-Match and the body's other members
+    but `ignored` (written by the server), which it refuses. Answers the record as the
+    register's detail does, with its ETag."""
+
+    name: str
+    path: str
+    service: Callable[..., Any]
+    members: dict[str, str]
+    body: dict[str, Any]  # openapi_extra of the body (body_schema)
+    ignored: tuple[str, ...] = ()
+    status: int = 200
+
+
+def register_act(register: RegisterApi, act: Act) -> None:
+    record_id = register.pages.id_kwarg
+
+    def perform(request: HttpRequest, key: str, response: HttpResponse, **ids: str) -> Any:
+        _, caller = permissions.project_for(request, key)
+        body = json_object(request)
+        record = act.service(
+            caller=caller,
+            **{record_id: ids[record_id]},
+            **{keyword: body.get(name) for name, keyword in act.members.items()},
+            expected_revision=_if_match(request),
+            other_members=other_members(body, *act.members, *act.ignored),
+        )
+        with_etag(response, record.revision)
+        return register.one(record)
+
+    params = [_param("key", str), _param(record_id, str), _param("response", HttpResponse)]
+    answered = NOT_SET if act.status == 200 else {act.status: dict}
+    view = _operation(register, act.name, params, perform)
+    router.post(f"{register.item}/{act.path}", response=answered, openapi_extra=act.body)(
+        honours_if_match(answers(register.schema, etag=True)(view))
+    )
+
+
 # --- work packages ---------------------------------------------------------------------------
 
 
@@ -387,11 +433,11 @@ WORK_PACKAGES = RegisterApi(
     noun="work_package",
     spec=WorkPackageSpec,
     schema=WORK_PACKAGE,
-    page_schema=component("WorkPackagePage", paging.schema_of(WORK_PACKAGE, "work packages")),
     one=work_package_to_dict,
     docs={
         "list": "Ordered: sortOrder, then plannedStartDate, then name.",
         "update": "budgetBaseline, the lock stamps and derived fields are ignored when sent.",
+        "link": "Link a tracker issue; its 'Work Package' field is written after commit.",
     },
 )
 register_collection(WORK_PACKAGES)
@@ -418,27 +464,16 @@ def work_package_reorder(request: HttpRequest, key: str) -> list[dict[str, Any]]
 register_items(WORK_PACKAGES)
 
 
-@router.post(
-    "/projects/{key}/work-packages/{wp_id}/links",
-    openapi_extra=body_schema({"issueKey": ISSUE_KEY_SCHEMA}, ["issueKey"]),
+register_act(
+    WORK_PACKAGES,
+    Act(
+        name="link",
+        path="links",
+        service=services.work_package_link_issue,
+        members={"issueKey": "issue_key"},
+        body=body_schema({"issueKey": ISSUE_KEY_SCHEMA}, ["issueKey"]),
+    ),
 )
-@honours_if_match
-@answers(WORK_PACKAGE, etag=True)
-def work_package_link(
-    request: HttpRequest, key: str, wp_id: str, response: HttpResponse
-) -> dict[str, Any]:
-    """Link a tracker issue; its 'Work Package' field is written after commit."""
-    _, caller = permissions.project_for(request, key)
-    body = json_object(request)
-    wp = services.work_package_link_issue(
-        caller=caller,
-        wp_id=wp_id,
-        issue_key=body.get("issueKey"),
-        expected_revision=_if_match(request),
-        other_members=other_members(body, "issueKey"),
-    )
-    with_etag(response, wp.revision)
-    return work_package_to_dict(wp)
 
 
 @router.delete("/projects/{key}/work-packages/{wp_id}/links/{issue_key}", response={204: None})
@@ -466,7 +501,6 @@ RISKS = RegisterApi(
     noun="risk",
     spec=RiskSpec,
     schema=RISK,
-    page_schema=component("RiskPage", paging.schema_of(RISK, "risks")),
     one=_risk_dict,
     docs={"list": "Open before Closed, newest first."},
 )
@@ -501,11 +535,14 @@ DECISIONS = RegisterApi(
     noun="decision",
     spec=DecisionSpec,
     schema=DECISION,
-    page_schema=component("DecisionPage", paging.schema_of(DECISION, "decisions")),
     one=decision_to_dict,
     docs={
         "list": "Newest first.",
         "update": "updateDecision: pending decisions only; a made decision answers 409.",
+        "note": (
+            "appendDecisionNote: allowed on made decisions and on frozen registers. Author and\n"
+            "timestamp are written by the server. Answers the decision with its notes."
+        ),
     },
 )
 register_collection(DECISIONS)
@@ -518,29 +555,18 @@ NOTE_WRITTEN = {
 }
 
 
-@router.post(
-    "/projects/{key}/decisions/{decision_id}/notes",
-    response={201: dict},
-    openapi_extra=body_schema({"text": required_text_schema(TEXT_MAX), **NOTE_WRITTEN}, ["text"]),
+register_act(
+    DECISIONS,
+    Act(
+        name="note",
+        path="notes",
+        service=services.decision_append_note,
+        members={"text": "text_value"},
+        body=body_schema({"text": required_text_schema(TEXT_MAX), **NOTE_WRITTEN}, ["text"]),
+        ignored=tuple(NOTE_WRITTEN),
+        status=201,
+    ),
 )
-@honours_if_match
-@answers(DECISION, etag=True)
-def decision_note(
-    request: HttpRequest, key: str, decision_id: str, response: HttpResponse
-) -> dict[str, Any]:
-    """appendDecisionNote: allowed on made decisions and on frozen registers. Author and
-    timestamp are written by the server. Answers the decision with its notes."""
-    _, caller = permissions.project_for(request, key)
-    body = json_object(request)
-    decision = services.decision_append_note(
-        caller=caller,
-        decision_id=decision_id,
-        text_value=body.get("text"),
-        expected_revision=_if_match(request),
-        other_members=other_members(body, "text", *NOTE_WRITTEN),
-    )
-    with_etag(response, decision.revision)
-    return decision_to_dict(decision)
 
 
 # --- change requests -------------------------------------------------------------------------
@@ -550,44 +576,34 @@ CHANGES = RegisterApi(
     noun="change",
     spec=ChangeSpec,
     schema=CHANGE,
-    page_schema=component("ChangeRequestPage", paging.schema_of(CHANGE, "change requests")),
     one=change_to_dict,
     docs={
         "list": "Newest first.",
         "update": "While Proposed only (409 once decided).",
         "delete": "While Proposed only (409 once decided).",
+        "adjudicate": (
+            "Approved or Rejected (a reason is required) by the named approver, else the sponsor;\n"
+            "Withdrawn by the proposer or an editor."
+        ),
     },
 )
 register_collection(CHANGES)
 register_items(CHANGES)
 
 
-@router.post(
-    "/projects/{key}/changes/{change_id}/adjudicate",
-    openapi_extra=body_schema(
-        {
-            "outcome": {"enum": ["Approved", "Rejected", "Withdrawn"]},
-            "decisionComment": {"type": "string", "maxLength": 2000},
-        },
-        ["outcome"],
+register_act(
+    CHANGES,
+    Act(
+        name="adjudicate",
+        path="adjudicate",
+        service=services.change_adjudicate,
+        members={"outcome": "outcome", "decisionComment": "decision_comment"},
+        body=body_schema(
+            {
+                "outcome": {"enum": ["Approved", "Rejected", "Withdrawn"]},
+                "decisionComment": {"type": "string", "maxLength": 2000},
+            },
+            ["outcome"],
+        ),
     ),
 )
-@honours_if_match
-@answers(CHANGE, etag=True)
-def change_adjudicate(
-    request: HttpRequest, key: str, change_id: str, response: HttpResponse
-) -> dict[str, Any]:
-    """Approved or Rejected (a reason is required) by the named approver, else the sponsor;
-    Withdrawn by the proposer or an editor."""
-    _, caller = permissions.project_for(request, key)
-    body = json_object(request)
-    change = services.change_adjudicate(
-        caller=caller,
-        change_id=change_id,
-        outcome=body.get("outcome"),
-        decision_comment=body.get("decisionComment", ""),
-        expected_revision=_if_match(request),
-        other_members=other_members(body, "outcome", "decisionComment"),
-    )
-    with_etag(response, change.revision)
-    return change_to_dict(change)

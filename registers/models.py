@@ -31,8 +31,30 @@ def _choices(values: list[str]) -> list[tuple[str, str]]:
     return [(v, v) for v in values]
 
 
-class WorkPackage(models.Model):
+class RegisterRecord(models.Model):
+    """What a record of every register carries: its id, when it was created and last
+    changed, and `revision` for optimistic concurrency."""
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        abstract = True
+
+
+class ImportableRecord(RegisterRecord):
+    """A record a spreadsheet import may create (risks, decisions, change requests), marked
+    as imported."""
+
+    imported = models.BooleanField(default=False)
+
+    class Meta:
+        abstract = True
+
+
+class WorkPackage(RegisterRecord):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="work_packages")
     name = models.CharField(max_length=NAME_MAX)
     type = models.CharField(max_length=NAME_MAX, null=True, blank=True)
@@ -61,10 +83,7 @@ class WorkPackage(models.Model):
     # Legacy stamps: carried forward unedited, never freshly set.
     budget_baseline_locked_at = models.DateTimeField(null=True, blank=True)
     planned_dates_baseline_locked_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
     updated_by_account_id = models.CharField(max_length=128, blank=True, default="")
-    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         constraints = [
@@ -107,10 +126,9 @@ RISK_SCORE = models.Case(
 INHERENT_SCORE = models.Case(_score("impact", "likelihood"), default=None)
 
 
-class Risk(models.Model):
+class Risk(ImportableRecord):
     """A risk or an opportunity (user-facing name: Risks)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="risks")
     title = models.CharField(max_length=NAME_MAX)
     description = models.TextField(blank=True, default="")
@@ -127,11 +145,7 @@ class Risk(models.Model):
     accepted_by_account_id = models.CharField(max_length=128, null=True, blank=True)
     accepted_at = models.DateTimeField(null=True, blank=True)
     acceptance_rationale = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
     updated_by_account_id = models.CharField(max_length=128, null=True, blank=True)
-    imported = models.BooleanField(default=False)
-    revision = models.PositiveIntegerField(default=1)
     score = models.GeneratedField(
         expression=RISK_SCORE, output_field=models.IntegerField(null=True), db_persist=True
     )
@@ -180,10 +194,9 @@ class Risk(models.Model):
                 self.__dict__.pop(name, None)
 
 
-class Decision(models.Model):
+class Decision(ImportableRecord):
     """An entry of the append-only decision log (new entries first)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="decisions")
     decision = models.CharField(max_length=NAME_MAX)
     decision_notes = models.TextField(blank=True, default="")
@@ -203,11 +216,7 @@ class Decision(models.Model):
     treated_risk_id = models.CharField(max_length=64, null=True, blank=True, db_index=True)
     evidence_links = models.JSONField(default=list, blank=True)
     notes = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
     created_by_account_id = models.CharField(max_length=128, blank=True, default="")
-    updated_at = models.DateTimeField(auto_now=True)
-    imported = models.BooleanField(default=False)
-    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         # The register's own order (registers.listing.ORDERS): newest first.
@@ -219,8 +228,7 @@ class Decision(models.Model):
         return self.decision
 
 
-class ChangeRequest(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class ChangeRequest(ImportableRecord):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="changes")
     summary = models.CharField(max_length=NAME_MAX)
     reason = models.TextField(blank=True, default="")
@@ -245,13 +253,9 @@ class ChangeRequest(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by_account_id = models.CharField(max_length=128, null=True, blank=True)
     decision_comment = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
     created_by_account_id = models.CharField(max_length=128, blank=True, default="")
-    updated_at = models.DateTimeField(auto_now=True)
-    imported = models.BooleanField(default=False)
     # Server-authored {kind: 'charter'|'baseline', ref, at, by}; never taken from a client.
     application_record = models.JSONField(null=True, blank=True)
-    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         indexes = [

@@ -68,6 +68,25 @@ def _task(lines: list[str], **values: Any) -> None:
     lines.append("</Task>")
 
 
+def _in_phase(
+    index: int, position: int, name: str, span: tuple[str, str], *, hours: int, **more: Any
+) -> dict[str, Any]:
+    """The fields of a task of phase `index` (its `position` in the phase) from the first stamp
+    of `span` to the second, `hours` of work (none: a milestone); then `more`, in order."""
+    start, finish = span
+    return {
+        "Name": name,
+        "OutlineNumber": f"{index + 1}.{position}",
+        "OutlineLevel": 2,
+        "Start": start,
+        "Finish": finish,
+        "Duration": f"PT{hours}H0M0S",
+        "Milestone": 0 if hours else 1,
+        "Summary": 0,
+        **more,
+    }
+
+
 def plan(
     tasks: int = 200,
     *,
@@ -116,15 +135,12 @@ def plan(
                 }
             percent = _percent(day, finish, today)
             children.append(
-                dict(
-                    Name=f"{PHASE_NAMES[index]} task {n + 1}",
-                    OutlineNumber=f"{index + 1}.{n + 1}",
-                    OutlineLevel=2,
-                    Start=f"{day.isoformat()}T08:00:00",
-                    Finish=f"{finish.isoformat()}T17:00:00",
-                    Duration=f"PT{length * 8}H0M0S",
-                    Milestone=0,
-                    Summary=0,
+                _in_phase(
+                    index,
+                    n + 1,
+                    f"{PHASE_NAMES[index]} task {n + 1}",
+                    (f"{day.isoformat()}T08:00:00", f"{finish.isoformat()}T17:00:00"),
+                    hours=length * 8,
                     PercentComplete=percent,
                     Cost=cost,
                     ActualStart=f"{day.isoformat()}T08:00:00" if percent else None,
@@ -138,15 +154,12 @@ def plan(
                 day = _next_workday(max(_iso(c["Finish"]) for c in children[-4:]))
         last = max(_iso(c["Finish"]) for c in children) if children else day
         children.append(
-            dict(
-                Name=f"{PHASE_NAMES[index]} complete",
-                OutlineNumber=f"{index + 1}.{len(children) + 1}",
-                OutlineLevel=2,
-                Start=f"{last.isoformat()}T17:00:00",
-                Finish=f"{last.isoformat()}T17:00:00",
-                Duration="PT0H0M0S",
-                Milestone=1,
-                Summary=0,
+            _in_phase(
+                index,
+                len(children) + 1,
+                f"{PHASE_NAMES[index]} complete",
+                (f"{last.isoformat()}T17:00:00",) * 2,
+                hours=0,
                 PercentComplete=100 if last < today else 0,
                 ActualStart=f"{last.isoformat()}T17:00:00" if last < today else None,
                 ActualFinish=f"{last.isoformat()}T17:00:00" if last < today else None,

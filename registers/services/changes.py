@@ -40,7 +40,7 @@ from registers.services.common import (
     batch_memo,
     check_people,
     get_in_project,
-    insert,
+    insert_created,
     lock_project,
     refuse_members,
     writable_project,
@@ -48,8 +48,6 @@ from registers.services.common import (
 )
 from registers.specs import ChangeSpec
 
-WRITABLE = set(specs.writable(ChangeSpec))
-READ_ONLY = set(specs.read_only(ChangeSpec))
 REFUSED_WHEN_CHANGED = specs.refused_when_changed(ChangeSpec)
 MOVED_MESSAGES = {
     "status": "Decide a change with POST .../adjudicate, not by editing its status.",
@@ -246,15 +244,7 @@ def build_change(
 def write_change(caller: Caller, project: Project, change: ChangeRequest) -> ChangeRequest:
     """Insert a change `build_change` made, with its audit entry (inside `batch()`, queued),
     and tell the person it is routed to."""
-    insert(change)
-    audit_write(
-        caller,
-        project,
-        "changeRequest",
-        "change.created",
-        change.pk,
-        audit.diff({}, _snapshot(change)),
-    )
+    insert_created(caller, project, change, "changeRequest", "change.created", _snapshot)
     notify_routed(caller, project, change)
     return change
 

@@ -20,6 +20,7 @@ from governance.people import resolve
 from governance.permissions import Caller, require
 
 T = TypeVar("T")
+R = TypeVar("R", bound=models.Model)
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the registers."
 WRITE_BACK_TASK = "registers.work_package_field"
 
@@ -121,6 +122,20 @@ def audit_write(
         target_id=target_id,
         changes=changes,
     )
+
+
+def insert_created(
+    caller: Caller,
+    project: Project,
+    record: R,
+    target_type: str,
+    kind: str,
+    snapshot: Callable[[R], Mapping[str, Any]],
+) -> None:
+    """Insert a new record (`insert`) with its audit entry, every field it was created with
+    (`snapshot` of it once inserted)."""
+    insert(record)
+    audit_write(caller, project, target_type, kind, record.pk, audit.diff({}, snapshot(record)))
 
 
 def writable_project(caller: Caller) -> Project:

@@ -23,7 +23,7 @@ from registers.services.common import (
     audit_write,
     check_people,
     get_in_project,
-    insert,
+    insert_created,
     lock_project,
     refuse_members,
     require_editor,
@@ -31,9 +31,6 @@ from registers.services.common import (
     writable_record,
 )
 from registers.specs import DecisionSpec
-
-WRITABLE = set(specs.writable(DecisionSpec))
-READ_ONLY = set(specs.read_only(DecisionSpec))
 
 
 def snapshot(decision: Decision) -> dict[str, Any]:
@@ -131,15 +128,7 @@ def build_decision(
 def write_decision(caller: Caller, project: Project, decision: Decision) -> Decision:
     """Insert a decision `build_decision` made, with its audit entry (inside `batch()`,
     queued)."""
-    insert(decision)
-    audit_write(
-        caller,
-        project,
-        "decision",
-        "decision.created",
-        decision.pk,
-        audit.diff({}, snapshot(decision)),
-    )
+    insert_created(caller, project, decision, "decision", "decision.created", snapshot)
     return decision
 
 

@@ -18,15 +18,12 @@ from registers.services.common import (
     audit_write,
     check_people,
     get_in_project,
-    insert,
+    insert_created,
     writable_project,
     writable_record,
 )
 from registers.services.decisions import create_decision
 from registers.specs import RiskSpec
-
-WRITABLE = set(specs.writable(RiskSpec))
-READ_ONLY = set(specs.read_only(RiskSpec))
 
 
 def snapshot(risk: Risk) -> dict[str, Any]:
@@ -76,8 +73,7 @@ def build_risk(
 
 def write_risk(caller: Caller, project: Project, risk: Risk) -> Risk:
     """Insert a risk `build_risk` made, with its audit entry (inside `batch()`, queued)."""
-    insert(risk)
-    audit_write(caller, project, "risk", "risk.created", risk.pk, audit.diff({}, snapshot(risk)))
+    insert_created(caller, project, risk, "risk", "risk.created", snapshot)
     return risk
 
 

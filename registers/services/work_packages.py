@@ -26,7 +26,7 @@ from registers.services.common import (
     check_people,
     enqueue_write_back,
     get_in_project,
-    insert,
+    insert_created,
     refuse_members,
     writable_project,
     writable_record,
@@ -39,8 +39,6 @@ DATE_PAIRS = [
     for start in specs.with_rule(WorkPackageSpec, specs.IsoDate)
     if "Start" in start
 ]
-WRITABLE = set(specs.writable(WorkPackageSpec))
-READ_ONLY = set(specs.read_only(WorkPackageSpec))
 ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")
 MOVES = {"up": -1, "down": 1}
 
@@ -282,10 +280,7 @@ def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> Wor
     """Insert a package `build_work_package` made (inside `batch()`, queued: the import claims
     it for the batch's later rows first, `claim_work_package`), with its audit entry and its
     issues' write-back."""
-    insert(wp)
-    audit_write(
-        caller, project, "workPackage", "work_package.created", wp.pk, audit.diff({}, snapshot(wp))
-    )
+    insert_created(caller, project, wp, "workPackage", "work_package.created", snapshot)
     enqueue_write_back(project, wp.linked_issue_keys)
     return wp
 

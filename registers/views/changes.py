@@ -34,7 +34,6 @@ from registers import selectors, services
 from registers.derive import approved_variations
 from registers.models import ChangeRequest
 from registers.serializers import change_to_dict
-from registers.services.changes import WRITABLE as CHANGE_WRITABLE
 from registers.services.changes import (
     adjudication_rights,
     build_change,
@@ -76,7 +75,7 @@ class ChangePages(base.RegisterPages):
     id_kwarg = "change_id"
     labels = specs.labels(ChangeSpec)
     name_field = "summary"
-    restorable = frozenset(CHANGE_WRITABLE)
+    restorable = frozenset(specs.writable(ChangeSpec))
     empty_hint = (
         "Raise a change request when scope, budget, schedule or quality must move from "
         "the approved plan. The named approver, or else the sponsor, decides it."

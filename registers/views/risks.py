@@ -34,7 +34,6 @@ from governance.services import rag_thresholds
 from registers import forms, pictures, selectors, services
 from registers.models import Risk
 from registers.serializers import risk_to_dict
-from registers.services.risks import WRITABLE as RISK_WRITABLE
 from registers.services.risks import build_risk, decision_prefill, require_decision_recordable
 from registers.specs import RiskSpec
 from registers.views import base
@@ -51,7 +50,7 @@ class RiskPages(base.RegisterPages):
     id_kwarg = "risk_id"
     labels = specs.labels(RiskSpec)
     name_field = "title"
-    restorable = frozenset(RISK_WRITABLE)
+    restorable = frozenset(specs.writable(RiskSpec))
     empty_hint = "Record what could knock the project off course, and what could help it."
     draws_pictures = True
     bulk_fields = ("status", "ownerAccountId")
