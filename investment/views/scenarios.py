@@ -77,12 +77,13 @@ def form_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, Any]]:
         (post.get(f"year-{i}", "").strip(), post.get(f"amount-{i}", "").strip())
         for i in range(YEAR_ROWS)
     ]
-    typed = {
+    total = post.get("budgetTotal", "")
+    typed: dict[str, Any] = {
         "name": post.get("name", ""),
         "notes": post.get("notes", ""),
         "budgetMode": mode,
         "years": years,
-        "budgetTotal": post.get("budgetTotal", ""),
+        "budgetTotal": total,
         "selection": post.getlist("selection"),
         "mustHaves": post.getlist("mustHaves"),
     }
@@ -94,7 +95,7 @@ def form_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, Any]]:
         "name": typed["name"],
         "notes": typed["notes"],
         "budgetByYear": by_year if mode == "year" else {},
-        "budgetTotal": (typed["budgetTotal"].strip() or None) if mode == "total" else None,
+        "budgetTotal": (total.strip() or None) if mode == "total" else None,
         "selection": typed["selection"],
         "mustHaves": typed["mustHaves"],
     }
