@@ -262,7 +262,9 @@ def _row_view(row: selectors.Row, years: list[str], budget: selectors.Budget) ->
     cells = []
     for year in years:
         cost = row.cost_by_year.get(year, ZERO)
-        if year not in budget.by_year:
+        if not cost and not (row.unphased and year == next(iter(budget.by_year), None)):
+            fit = "no cost"
+        elif year not in budget.by_year:
             fit = "no budget"
         elif row.fits_by_year.get(year, True):
             fit = "fits"
@@ -283,7 +285,7 @@ def cost_chart(evaluation: selectors.Evaluation, totals: dict[str, Any]) -> char
         ),
         charts.Series(
             "Cost above the line",
-            "series-forecast",
+            "series-actual",
             [float(by_year.get(y) or 0) for y in years],
         ),
     ]
@@ -334,6 +336,7 @@ def _scenario_page(
         "count": len(evaluation.rows),
         "totals": totals,
         "below": _below_totals([r for r in evaluation.rows if not r.above]),
+        "first_below": next((r for r in evaluation.rows if not r.above), None),
         "over_years": totals["overBudgetYears"],
         "chart": chart,
         "moved": moved,

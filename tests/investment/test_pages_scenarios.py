@@ -98,7 +98,9 @@ def test_the_cut_line_in_words_with_each_years_fit_and_totals(three, governed, c
     page = client_for(governed.pmo).get(page_url(scenario)).content.decode()
     # A (60 in 2027) fits; B (30 in 2027, 50 in 2028) fits 2027 and not 2028: the line.
     assert "Cut-line:" in page and "the budget runs out here: 1 above, 2 below" in page
-    assert page.index("AAA") < page.index("Cut-line:") < page.index("BBB")
+    assert "1 above the line, 2 below; the first below is BBB" in page
+    row = page.index('<tr class="cut-line">', page.index("<tbody>"))
+    assert page.index("AAA", row - 2000) < row < page.index("BBB", row)
     assert "fits" in page and "does not fit" in page and "no budget" not in page
     assert "Above the line (1)" in page and "Below the line (2)" in page
     assert 'class="cut-line"' in page and "Above the line</td>" in page
