@@ -10,8 +10,7 @@ from investment import services
 from investment.models import PortfolioDecision
 from tests.browser.axe import assert_accessible
 from tests.conftest import PMO_GROUP, set_governance_group
-from tests.investment.conftest import caller, criterion, make_project, phased, proposal
-from tests.investment.test_services import builtin
+from tests.investment.conftest import criterion, three_proposals
 
 pytestmark = pytest.mark.browser
 
@@ -23,18 +22,7 @@ def scenario(cast):
         user=cast.site_admin,
         data={"why": "The first model", "criteria": [criterion("strategy", weight=3)]},
     )
-    for key, value, amounts in (
-        ("AAA", 5, {"2027-03": 60}),
-        ("BBB", 4, {"2027-06": 30, "2028-02": 50}),
-        ("CCC", 3, {"2027-09": 20}),
-    ):
-        project = make_project(key, cast, sponsor=cast.sponsor)
-        proposal(project, financial_case=builtin((0, 1, 0), (1, 0, value * 10)))
-        phased(project, amounts)
-        services.score_set(
-            caller=caller(cast.pmo, project),
-            data={"criterion": "strategy", "value": value, "reason": f"{key} reason"},
-        )
+    three_proposals(cast)
     made = services.scenario_create(
         user=cast.pmo, data={"name": "Plan", "budgetByYear": {"2027": 100, "2028": 40}}
     )

@@ -15,11 +15,20 @@ from governance import cleaning
 from governance.models import AuditEntry
 from investment import services
 from investment.models import PortfolioDecision, Scenario
-from tests.investment import test_services
-from tests.investment.conftest import caller, make_project, phased, proposal
-from tests.investment.test_services import builtin
+from tests.investment.conftest import (
+    builtin,
+    caller,
+    make_project,
+    phased,
+    proposal,
+    three_proposals,
+)
 
-three = test_services.three  # the fixture: proposals AAA, BBB and CCC, scored and phased
+
+@pytest.fixture
+def three(model, governed):
+    return three_proposals(governed)
+
 
 ROLES = ["outsider", "viewer", "editor", "lead", "sponsor", "site_admin", "pmo"]
 GOVERNORS = {"site_admin", "pmo"}
