@@ -1,6 +1,7 @@
 """Investment decisions at PROPOSALS proposals (bench.run; 500 by default): the ranked
-proposals and a scenario's cut-line (computation, API and the scenario page) against the portfolio page over the
-same projects in the same run; target within 1.5x of the portfolio page.
+proposals and a scenario's cut-line (computation, API and the scenario page) against the
+portfolio page over the same projects in the same run; target within 1.5x of the portfolio
+page.
 
 The portfolio benchmark's data (`bench_portfolio._build`: 20 work packages, 20 risks, 10
 decisions and 10 changes a project) with every business case made a proposal (Exploring or
