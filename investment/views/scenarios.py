@@ -1,3 +1,557 @@
-from django.urls import URLPattern
+"""The scenario pages (HTML), for the governance group and site administrators only (everyone
+else, a project's lead and sponsor included, gets 404): the scenarios with a create form; one
+scenario's ranked rows with the cut-line where the budget runs out, each row's fit per year,
+the totals above and below the line, the cost per year against the budget as a picture and a
+table, what moving one project across the line does (`?move=KEY`), and its edit, copy, delete
+and the board's choice (with the minutes, after a confirmation); and two or three scenarios
+side by side. Reads go through `investment.selectors`, every write through
+`investment.services`; a refusal shows on the page in words, keeping what was typed."""
 
-urlpatterns: list[URLPattern] = []
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, path, reverse
+
+from governance import charts, permissions, specs
+from governance.errors import Conflict, NotFound, Stale, ValidationFailed
+from governance.http import form_revision, page
+from governance.models import Project, User
+from investment import selectors, services
+from investment.models import PortfolioDecision, Scenario
+from investment.specs import ChoiceSpec
+
+YEAR_ROWS = 5  # the budget rows a form offers (filled ones kept, then blank ones up to this)
+ZERO = Decimal(0)
+STALE = (
+    "This scenario was changed since this form was opened (by someone else or in another tab). "
+    "It is shown below as it is now: make your changes again and save."
+)
+CHOSEN = "The board chose this scenario: it is kept as it was chosen and can no longer be changed."
+
+
+def _governor(request: HttpRequest) -> User:
+    """A governor of investment decisions, or 404 (no word that the page exists)."""
+    user = permissions.request_user(request)
+    if not permissions.may_govern_investment(user, request):
+        raise NotFound()
+    return user
+
+
+def _visible(request: HttpRequest) -> list[Project]:
+    return [project for project, _ in permissions.viewable_projects(request)]
+
+
+def _scenario(scenario_id: Any) -> Scenario:
+    try:
+        return services.scenario_get(str(scenario_id))
+    except NotFound:
+        raise NotFound() from None
+
+
+def _url(name: str, *args: Any) -> str:
+    """A page's address, or "" while the page is not there (built beside this one)."""
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return ""
+
+
+def _words(exc: Any) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = dict(getattr(exc, "fields", None) or {})
+    return fields or {"": [exc.message]}
+
+
+# --- the scenario form (create and edit) -----------------------------------------------------
+
+
+def form_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The form read back: the body for `scenario_create`/`scenario_update`, and what was
+    typed (to show again on a refusal)."""
+    mode = "total" if post.get("budgetMode") == "total" else "year"
+    years = [
+        (post.get(f"year-{i}", "").strip(), post.get(f"amount-{i}", "").strip())
+        for i in range(YEAR_ROWS)
+    ]
+    total = post.get("budgetTotal", "")
+    typed: dict[str, Any] = {
+        "name": post.get("name", ""),
+        "notes": post.get("notes", ""),
+        "budgetMode": mode,
+        "years": years,
+        "budgetTotal": total,
+        "selection": post.getlist("selection"),
+        "mustHaves": post.getlist("mustHaves"),
+    }
+    by_year: dict[str, Any] = {}
+    for year, amount in years:
+        if year or amount:
+            by_year[year] = amount or None
+    data: dict[str, Any] = {
+        "name": typed["name"],
+        "notes": typed["notes"],
+        "budgetByYear": by_year if mode == "year" else {},
+        "budgetTotal": (total.strip() or None) if mode == "total" else None,
+        "selection": typed["selection"],
+        "mustHaves": typed["mustHaves"],
+    }
+    return data, typed
+
+
+def typed_of(scenario: Scenario) -> dict[str, Any]:
+    """The form's values from a stored scenario."""
+    years = [
+        (y, f"{Decimal(str(v)):f}") for y, v in sorted((scenario.budget_by_year or {}).items())
+    ]
+    return {
+        "name": scenario.name,
+        "notes": scenario.notes,
+        "budgetMode": "total" if scenario.budget_total is not None else "year",
+        "years": years,
+        "budgetTotal": "" if scenario.budget_total is None else f"{scenario.budget_total:f}",
+        "selection": list(scenario.selection or []),
+        "mustHaves": list(scenario.must_haves or []),
+    }
+
+
+def form_context(
+    request: HttpRequest, typed: dict[str, Any], errors: dict[str, list[str]]
+) -> dict[str, Any]:
+    """The form's rows: the budget years (filled, then blank) and the projects to select
+    (the proposals first, then the running projects), with the refusals by field."""
+    years = [y for y in typed["years"] if y[0] or y[1]]
+    years += [("", "")] * max(YEAR_ROWS - len(years), 0)
+    visible = _visible(request)
+    proposals = {p.pk for p in selectors.proposal_projects(visible)}
+    selected, must = set(typed["selection"]), set(typed["mustHaves"])
+    projects = sorted(visible, key=lambda p: (p.pk not in proposals, p.key))
+    general = [
+        f"{specs_label(name)}: {word}"
+        for name, words in errors.items()
+        for word in words
+        if name.split(".")[0].split("[")[0] not in ("name", "notes", "budgetTotal")
+    ]
+    return {
+        "form": typed,
+        "year_rows": [
+            {"index": i, "year": y, "amount": a} for i, (y, a) in enumerate(years[:YEAR_ROWS])
+        ],
+        "choices": [
+            {
+                "key": p.key,
+                "name": p.name,
+                "proposal": p.pk in proposals,
+                "selected": p.key in selected,
+                "must": p.key in must,
+            }
+            for p in projects
+        ],
+        "errors": errors,
+        "general_errors": general,
+    }
+
+
+LABELS = {
+    "budgetByYear": "Budget per year",
+    "budgetTotal": "Budget in total",
+    "selection": "Selection",
+    "mustHaves": "Must-haves",
+    "minutesRef": "Minutes",
+    "madeOn": "Made on",
+    "decision": "Decision",
+    "rationale": "Rationale",
+    "name": "Name",
+    "notes": "Notes",
+    "": "The scenario",
+}
+
+
+def specs_label(name: str) -> str:
+    """A refusal's field in words: "budgetByYear.9999" -> "Budget per year (9999)"."""
+    head, _, rest = name.partition(".")
+    base, _, index = head.partition("[")
+    label = LABELS.get(base, base)
+    where = rest or (f"item {int(index.rstrip(']')) + 1}" if index.rstrip("]").isdigit() else "")
+    return f"{label} ({where})" if where else label
+
+
+# --- the scenarios -------------------------------------------------------------------------
+
+
+def _index(
+    request: HttpRequest, typed: dict[str, Any], errors: dict[str, list[str]], status: int = 200
+) -> HttpResponse:
+    chosen = set(PortfolioDecision.objects.values_list("scenario_id", flat=True))
+    scenarios = [
+        {
+            "scenario": s,
+            "chosen": s.pk in chosen,
+            "count": len(s.selection or []),
+            "budget": budget_words(s),
+        }
+        for s in Scenario.objects.order_by("name", "created_at")
+    ]
+    context = {
+        "scenarios": scenarios,
+        "section": "investment",
+        **form_context(request, typed, errors),
+    }
+    return render(request, "investment/scenarios.html", context, status=status)
+
+
+def budget_words(scenario: Scenario) -> str:
+    if scenario.budget_total is not None:
+        return f"{charts.full_money(scenario.budget_total)} in total"
+    years = sorted((scenario.budget_by_year or {}).items())
+    return "; ".join(f"{y}: {charts.full_money(Decimal(str(v)))}" for y, v in years) or "—"
+
+
+BLANK: dict[str, Any] = {
+    "name": "",
+    "notes": "",
+    "budgetMode": "year",
+    "years": [],
+    "budgetTotal": "",
+    "selection": [],
+    "mustHaves": [],
+}
+
+
+@page("GET", "POST")
+def scenarios(request: HttpRequest) -> HttpResponse:
+    """The scenarios (name, budget, how many projects, chosen or not, last changed) and the
+    form that creates one (`services.scenario_create`)."""
+    user = _governor(request)
+    if request.method != "POST":
+        return _index(request, BLANK, {})
+    data, typed = form_data(request.POST)
+    try:
+        scenario = services.scenario_create(user=user, data=data, request=request)
+    except ValidationFailed as exc:
+        return _index(request, typed, _words(exc), exc.status)
+    messages.success(request, f"Scenario {scenario.name} created.")
+    return redirect("investment:scenario", scenario.pk)
+
+
+# --- one scenario ----------------------------------------------------------------------------
+
+
+def _below_totals(rows: list[selectors.Row]) -> dict[str, Any]:
+    benefits = [r.benefit for r in rows if r.benefit is not None]
+    scores = [r.proposal.total for r in rows if r.proposal.total is not None]
+    return {
+        "projects": len(rows),
+        "cost": sum((r.cost for r in rows), ZERO),
+        "benefit": sum(benefits, ZERO),
+        "score": sum(scores, ZERO),
+    }
+
+
+def _years(evaluation: selectors.Evaluation) -> list[str]:
+    return sorted(
+        {*evaluation.budget.by_year, *(y for r in evaluation.rows for y in r.cost_by_year)}
+    )
+
+
+def _row_view(row: selectors.Row, years: list[str], budget: selectors.Budget) -> dict[str, Any]:
+    """A row with its cost and its fit for every year, in words."""
+    cells = []
+    for year in years:
+        cost = row.cost_by_year.get(year, ZERO)
+        if not cost and not (row.unphased and year == next(iter(budget.by_year), None)):
+            fit = "no cost"
+        elif year not in budget.by_year:
+            fit = "no budget"
+        elif row.fits_by_year.get(year, True):
+            fit = "fits"
+        else:
+            fit = "does not fit"
+        cells.append({"year": year, "cost": cost, "fit": fit, "fits": fit != "does not fit"})
+    return {"row": row, "years": cells}
+
+
+def cost_chart(evaluation: selectors.Evaluation, totals: dict[str, Any]) -> charts.Chart:
+    """The cost above the line per year against the budget, as grouped bars (with its table)."""
+    years = _years(evaluation)
+    by_year = totals["costByYear"]
+    budget = evaluation.budget.by_year
+    series = [
+        charts.Series(
+            "Budget", "series-baseline", [float(budget[y]) if y in budget else None for y in years]
+        ),
+        charts.Series(
+            "Cost above the line",
+            "series-actual",
+            [float(by_year.get(y) or 0) for y in years],
+        ),
+    ]
+    return charts.line_chart(
+        years,
+        series,
+        chart_id="scenario-cost",
+        title="Cost per year above the line against the budget",
+        bars=True,
+        label_column="Year",
+    )
+
+
+def _decision_link(decision: PortfolioDecision | None) -> str:
+    if decision is None:
+        return ""
+    return _url("investment:decision", decision.pk) or _url("investment:decisions")
+
+
+def _scenario_page(
+    request: HttpRequest, scenario: Scenario, status: int = 200, **extra: Any
+) -> HttpResponse:
+    board = selectors.board_for(_visible(request), [scenario])
+    rows = selectors.scenario_rows(board, selectors.all_scored(board), scenario)
+    budget = selectors.Budget.of(scenario)
+    evaluation = selectors.cut_line(rows, budget)
+    totals = evaluation.totals()
+    years = _years(evaluation)
+    decision = PortfolioDecision.objects.filter(scenario=scenario).first()
+    move_key = extra.pop("move_key", None)
+    moved = None
+    if move_key:
+        moved = selectors.move_across(rows, budget, move_key) or None
+        if moved is None:
+            status = 404
+            extra["move_error"] = f"{move_key} is not in this scenario: nothing to move."
+        else:
+            moved["name"] = next(r.proposal.project.name for r in rows if r.key == move_key)
+    chart = cost_chart(evaluation, totals)
+    context = {
+        "scenario": scenario,
+        "decision": decision,
+        "decision_href": _decision_link(decision),
+        "export_href": _url("investment:scenario-export", scenario.pk),
+        "years": years,
+        "rows": [_row_view(r, years, budget) for r in evaluation.rows],
+        "cut_after": evaluation.cut_after,
+        "count": len(evaluation.rows),
+        "totals": totals,
+        "below": _below_totals([r for r in evaluation.rows if not r.above]),
+        "first_below": next((r for r in evaluation.rows if not r.above), None),
+        "over_years": totals["overBudgetYears"],
+        "chart": chart,
+        "moved": moved,
+        "chosen_rows": [
+            r for r in evaluation.above if r.proposal.state in selectors.PROPOSAL_STATES
+        ],
+        "copy_name": f"Copy of {scenario.name}",
+        "section": "investment",
+        "choice": {"minutesTitle": "", "minutesUrl": "", "madeOn": "", "rationale": ""},
+        **extra,
+    }
+    return render(request, "investment/scenario.html", context, status=status)
+
+
+@page("GET")
+def scenario(request: HttpRequest, scenario_id: Any) -> HttpResponse:
+    """The scenario's ranked rows and cut-line; `?move=KEY` shows what moving KEY across the
+    line does (`selectors.move_across`)."""
+    _governor(request)
+    found = _scenario(scenario_id)
+    move = request.GET.get("move", "")
+    move_key = move.strip().upper()[:64] if move.strip() else None
+    return _scenario_page(request, found, move_key=move_key)
+
+
+def _refuse_chosen(request: HttpRequest, found: Scenario) -> HttpResponse | None:
+    if PortfolioDecision.objects.filter(scenario=found).exists():
+        return _scenario_page(request, found, 409, page_errors=[CHOSEN])
+    return None
+
+
+def _edit(
+    request: HttpRequest,
+    found: Scenario,
+    typed: dict[str, Any],
+    errors: dict[str, list[str]],
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        "scenario": found,
+        "revision": found.revision,
+        "section": "investment",
+        **form_context(request, typed, errors),
+    }
+    return render(request, "investment/scenario_edit.html", context, status=status)
+
+
+@page("GET", "POST")
+def scenario_edit(request: HttpRequest, scenario_id: Any) -> HttpResponse:
+    """Change the scenario's name, budget, selection and must-haves (`scenario_update`, with
+    the revision the form was opened at); refused once the board chose it."""
+    user = _governor(request)
+    found = _scenario(scenario_id)
+    refused = _refuse_chosen(request, found)
+    if refused is not None:
+        return refused
+    if request.method != "POST":
+        return _edit(request, found, typed_of(found), {})
+    data, typed = form_data(request.POST)
+    try:
+        services.scenario_update(
+            user=user,
+            scenario_id=found.pk,
+            data=data,
+            expected_revision=form_revision(request.POST),
+            request=request,
+        )
+    except Stale:
+        found = _scenario(found.pk)
+        return _edit(request, found, typed_of(found), {"": [STALE]}, 412)
+    except (ValidationFailed, Conflict) as exc:
+        return _edit(request, found, typed, _words(exc), exc.status)
+    messages.success(request, "Scenario saved.")
+    return redirect("investment:scenario", found.pk)
+
+
+@page("POST")
+def scenario_copy(request: HttpRequest, scenario_id: Any) -> HttpResponse:
+    """A copy of the scenario, named as typed (`scenario_copy`); a chosen one is copied too."""
+    user = _governor(request)
+    found = _scenario(scenario_id)
+    name = request.POST.get("name", "")
+    try:
+        copy = services.scenario_copy(
+            user=user, scenario_id=found.pk, data={"name": name}, request=request
+        )
+    except ValidationFailed as exc:
+        return _scenario_page(
+            request, found, exc.status, copy_errors=_words(exc), copy_name=name, open_copy=True
+        )
+    messages.success(request, f"Scenario copied as {copy.name}: change it here.")
+    return redirect("investment:scenario", copy.pk)
+
+
+@page("POST")
+def scenario_delete(request: HttpRequest, scenario_id: Any) -> HttpResponse:
+    """Delete the scenario (`scenario_delete`); refused in words once the board chose it."""
+    user = _governor(request)
+    found = _scenario(scenario_id)
+    try:
+        services.scenario_delete(
+            user=user,
+            scenario_id=found.pk,
+            expected_revision=form_revision(request.POST),
+            request=request,
+        )
+    except Stale:
+        return _scenario_page(request, _scenario(found.pk), 412, page_errors=[STALE])
+    except Conflict as exc:
+        return _scenario_page(request, found, exc.status, page_errors=[exc.message])
+    messages.success(request, f"Scenario {found.name} deleted.")
+    return redirect("investment:scenarios")
+
+
+def choice_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, str]]:
+    typed = {
+        name: post.get(name, "")
+        for name in ("minutesTitle", "minutesUrl", "madeOn", "decision", "rationale")
+    }
+    minutes: dict[str, Any] = {"title": typed["minutesTitle"]}
+    if typed["minutesUrl"].strip():
+        minutes["url"] = typed["minutesUrl"].strip()
+    data = {
+        "minutesRef": minutes,
+        "madeOn": typed["madeOn"].strip() or None,
+        "decision": typed["decision"].strip() or None,
+        "rationale": typed["rationale"] or None,
+    }
+    return data, typed
+
+
+@page("POST")
+def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
+    """The board's choice, in two steps: the form (minutes required) shows what will be
+    prioritised and asks to confirm; the confirmation records it (`scenario_choose`)."""
+    user = _governor(request)
+    found = _scenario(scenario_id)
+    refused = _refuse_chosen(request, found)
+    if refused is not None:
+        return refused
+    data, typed = choice_data(request.POST)
+    _, errors = specs.validate(ChoiceSpec, data, creating=True)
+    if errors:
+        return _scenario_page(
+            request, found, 422, choice=typed, choice_errors=dict(errors), open_choice=True
+        )
+    if request.POST.get("confirmed") != "yes":
+        return _scenario_page(request, found, choice=typed, confirm=True, open_choice=True)
+    try:
+        decision = services.scenario_choose(
+            user=user,
+            scenario_id=found.pk,
+            data=data,
+            projects=_visible(request),
+            expected_revision=form_revision(request.POST),
+            request=request,
+        )
+    except Stale:
+        return _scenario_page(
+            request, _scenario(found.pk), 412, page_errors=[STALE], choice=typed, open_choice=True
+        )
+    except (ValidationFailed, Conflict) as exc:
+        return _scenario_page(
+            request, found, exc.status, choice=typed, choice_errors=_words(exc), open_choice=True
+        )
+    messages.success(
+        request,
+        f"The board's choice is recorded: {len(decision.proposals)} proposal"
+        f"{'' if len(decision.proposals) == 1 else 's'} prioritised in {found.name}.",
+    )
+    return redirect("investment:scenario", found.pk)
+
+
+# --- the comparison --------------------------------------------------------------------------
+
+
+@page("GET")
+def compare(request: HttpRequest) -> HttpResponse:
+    """Two or three scenarios side by side (`selectors.compare`); fewer or more refused."""
+    _governor(request)
+    wanted = list(dict.fromkeys(i.strip() for i in request.GET.getlist("ids") if i.strip()))
+    everyone = list(Scenario.objects.order_by("name", "created_at"))
+    context: dict[str, Any] = {"all": everyone, "wanted": wanted, "section": "investment"}
+    if not wanted:
+        return render(request, "investment/compare.html", context)
+    if not 2 <= len(wanted) <= 3:
+        context["error"] = (
+            f"Choose two or three scenarios to compare (this asks for {len(wanted)})."
+        )
+        return render(request, "investment/compare.html", context, status=422)
+    found = {str(s.pk): s for s in everyone}
+    missing = [i for i in wanted if i not in found]
+    if missing:
+        context["error"] = "One of the scenarios asked for does not exist (any more)."
+        return render(request, "investment/compare.html", context, status=404)
+    chosen = [found[i] for i in wanted]
+    compared = selectors.compare(selectors.board_for(_visible(request), chosen), chosen)
+    columns = []
+    for s, answer in zip(chosen, compared["scenarios"], strict=True):
+        above = [r for r in answer["rows"] if r["aboveLine"]]
+        columns.append({"scenario": s, "answer": answer, "above": above})
+    context.update(
+        columns=columns,
+        projects=compared["projects"],
+        differing=sum(1 for p in compared["projects"] if p["differs"]),
+    )
+    return render(request, "investment/compare.html", context)
+
+
+urlpatterns = [
+    path("scenarios/", scenarios, name="scenarios"),
+    path("scenarios/compare/", compare, name="compare"),
+    path("scenarios/<uuid:scenario_id>/", scenario, name="scenario"),
+    path("scenarios/<uuid:scenario_id>/edit/", scenario_edit, name="scenario-edit"),
+    path("scenarios/<uuid:scenario_id>/copy/", scenario_copy, name="scenario-copy"),
+    path("scenarios/<uuid:scenario_id>/delete/", scenario_delete, name="scenario-delete"),
+    path("scenarios/<uuid:scenario_id>/choose/", scenario_choose, name="scenario-choose"),
+]

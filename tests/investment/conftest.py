@@ -88,3 +88,35 @@ def make_project(key, cast, sponsor=None):
         project.save(update_fields=["sponsor_account_id"])
     steering(project, cast.lead, cast.sponsor)
     return project
+
+
+def builtin(*lines, rate=0):
+    return {
+        "mode": "builtin",
+        "builtin": {
+            "currency": "EUR",
+            "discountRatePct": rate,
+            "horizonYears": 5,
+            "lines": [{"year": y, "cost": c, "benefit": b} for y, c, b in lines],
+        },
+    }
+
+
+def three_proposals(cast):
+    """A, B and C: proposals scored 5, 4, 3; A costs 60 in 2027, B 30 in 2027 and 50 in
+    2028, C 20 in 2027."""
+    made = {}
+    for key, value, amounts in (
+        ("AAA", 5, {"2027-03": 60}),
+        ("BBB", 4, {"2027-06": 30, "2028-02": 50}),
+        ("CCC", 3, {"2027-09": 20}),
+    ):
+        project = make_project(key, cast, sponsor=cast.sponsor)
+        proposal(project, financial_case=builtin((0, 1, 0), (1, 0, value * 10)))
+        phased(project, amounts)
+        services.score_set(
+            caller=caller(cast.pmo, project),
+            data={"criterion": "strategy", "value": value, "reason": f"{key} reason"},
+        )
+        made[key] = project
+    return made

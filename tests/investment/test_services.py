@@ -13,21 +13,17 @@ from governance.models import AuditEntry, Notification
 from investment import criteria, selectors, services
 from investment.models import PortfolioDecision, Prioritised, Score
 from tests.factories import WorkPackageFactory
-from tests.investment.conftest import caller, criterion, make_project, phased, proposal
+from tests.investment.conftest import (
+    builtin,
+    caller,
+    criterion,
+    make_project,
+    phased,
+    proposal,
+    three_proposals,
+)
 
 MINUTES = {"title": "Investment board, 1 December", "url": "https://wiki.example/board"}
-
-
-def builtin(*lines, rate=0):
-    return {
-        "mode": "builtin",
-        "builtin": {
-            "currency": "EUR",
-            "discountRatePct": rate,
-            "horizonYears": 5,
-            "lines": [{"year": y, "cost": c, "benefit": b} for y, c, b in lines],
-        },
-    }
 
 
 # --- the model and its versions --------------------------------------------------------------
@@ -204,23 +200,8 @@ def test_a_data_criterion_counts_in_the_total_with_its_thresholds(governed):
 
 @pytest.fixture
 def three(model, governed):
-    """A, B and C: proposals scored 5, 4, 3; A costs 60 in 2027, B 30 in 2027 and 50 in
-    2028, C 20 in 2027."""
-    made = {}
-    for key, value, amounts in (
-        ("AAA", 5, {"2027-03": 60}),
-        ("BBB", 4, {"2027-06": 30, "2028-02": 50}),
-        ("CCC", 3, {"2027-09": 20}),
-    ):
-        project = make_project(key, governed, sponsor=governed.sponsor)
-        proposal(project, financial_case=builtin((0, 1, 0), (1, 0, value * 10)))
-        phased(project, amounts)
-        services.score_set(
-            caller=caller(governed.pmo, project),
-            data={"criterion": "strategy", "value": value, "reason": f"{key} reason"},
-        )
-        made[key] = project
-    return made
+    """A, B and C: proposals scored 5, 4, 3 (`three_proposals`)."""
+    return three_proposals(governed)
 
 
 def _scenario(governed, **data):
