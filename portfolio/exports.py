@@ -16,6 +16,7 @@ from openpyxl.utils import get_column_letter
 
 from governance import cleaning, streaming
 from governance.people import Person
+from portfolio.extensions import Column
 from status import earned_value
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -63,7 +64,12 @@ def _typed(sheet: Any, header: str, value: Any) -> Any:
     return _xlsx(value)
 
 
-def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
+def columns(
+    people: dict[str, Person], extra: Iterable[Column] = ()
+) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
+    """The exports' columns: the portfolio's own, then those the apps above add for this
+    viewer (`portfolio.extensions`), each as its heading and how a row gives its value."""
+
     def lead(row: dict[str, Any]) -> str:
         person = people.get(row["leadAccountId"] or "")
         return person.display_name if person else (row["leadAccountId"] or "")
@@ -113,17 +119,24 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, An
             for key in earned_value.FIGURES
         ],
         ("Estimates compared", earned("estimatesCompared")),
+        *[(column.header, _member(column.key)) for column in extra],
     ]
+
+
+def _member(key: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda row: row.get(key)
 
 
 # Rows written and sent at a time.
 CHUNK = 500
 
 
-def csv_chunks(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> Iterator[bytes]:
+def csv_chunks(
+    rows: Iterable[dict[str, Any]], people: dict[str, Person], extra: Iterable[Column] = ()
+) -> Iterator[bytes]:
     """The CSV file, with a byte-order mark so spreadsheet programs read UTF-8, in pieces of
     `CHUNK` rows, written as the rows come."""
-    cols = columns(people)
+    cols = columns(people, extra)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     buffer.write("\ufeff")
@@ -141,12 +154,14 @@ def to_csv(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> bytes:
     return b"".join(csv_chunks(rows, people))
 
 
-def xlsx_file(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> IO[bytes]:
+def xlsx_file(
+    rows: Iterable[dict[str, Any]], people: dict[str, Person], extra: Iterable[Column] = ()
+) -> IO[bytes]:
     """The workbook written row by row (openpyxl's write-only mode keeps no cell in memory)
     into a temporary file, at its start: a workbook is a zip whose directory comes last, so
     it is whole only once every row is written. The header row is bold, frozen with the
     project's key and name, and filtered; dates are date cells, amounts numbers."""
-    cols = columns(people)
+    cols = columns(people, extra)
     book = Workbook(write_only=True)
     sheet = book.create_sheet("Portfolio")
     sheet.freeze_panes = "C2"
