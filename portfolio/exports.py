@@ -8,9 +8,11 @@ import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from django.http import StreamingHttpResponse
 from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
@@ -20,6 +22,7 @@ from portfolio.extensions import Column
 from status import earned_value
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _safe(value: Any) -> Any:
@@ -30,9 +33,24 @@ def _safe(value: Any) -> Any:
     return value
 
 
-def _xlsx(value: Any) -> Any:
-    """A cell as the workbook takes it: an amount a float cannot hold as its digits, text."""
-    return value.text if isinstance(value, cleaning.Money) else _safe(value)
+def xlsx_value(value: Any) -> Any:
+    """A cell as the workbook takes it: an amount a float cannot hold as its digits, text;
+    text never read as a formula, its control characters (which a workbook cannot hold, and
+    a name stored before they were refused may) replaced by U+FFFD."""
+    if isinstance(value, cleaning.Money):
+        return value.text
+    value = _safe(value)
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def xlsx_response(file: IO[bytes], filename: str) -> StreamingHttpResponse:
+    """A workbook's file sent as an attachment named `filename`, in pieces, with its size."""
+    size = file.seek(0, io.SEEK_END)
+    file.seek(0)
+    response = StreamingHttpResponse(streaming.chunks(file), content_type=XLSX_TYPE)
+    response["Content-Length"] = str(size)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 # The XLSX's typed columns: dates and times as date cells, amounts as numbers in a money format.
@@ -42,12 +60,12 @@ MONEY_FORMAT = "#,##0.00"
 
 
 def _typed(sheet: Any, header: str, value: Any) -> Any:
-    """A date, a time (local) or an amount as a typed cell; anything else as `_xlsx`."""
+    """A date, a time (local) or an amount as a typed cell; anything else as `xlsx_value`."""
     if header in DATES and isinstance(value, str) and value:
         try:
             moment = dt.datetime.fromisoformat(value)
         except ValueError:
-            return _xlsx(value)
+            return xlsx_value(value)
         if timezone.is_aware(moment):
             moment = timezone.localtime(moment)
         cell = WriteOnlyCell(sheet, value=moment.replace(tzinfo=None, microsecond=0))
@@ -61,7 +79,7 @@ def _typed(sheet: Any, header: str, value: Any) -> Any:
         cell = WriteOnlyCell(sheet, value=value)
         cell.number_format = MONEY_FORMAT
         return cell
-    return _xlsx(value)
+    return xlsx_value(value)
 
 
 def columns(

@@ -2,7 +2,6 @@
 thresholds) are edited here by site administrators; the portfolio itself (page, exports) and
 the lessons across projects are read here behind the portfolio/agent gate."""
 
-import io
 import re
 from typing import Any
 
@@ -17,7 +16,7 @@ from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
 from gates import columns as gate_columns
-from governance import cleaning, formatting, permissions, services, streaming
+from governance import cleaning, formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings, User
@@ -267,21 +266,14 @@ def portfolio_export(request: HttpRequest) -> HttpResponse | StreamingHttpRespon
     people = resolve(data.leads)
     stamp = timezone.localdate().isoformat()
     # Streamed: the CSV written as it is sent, the XLSX sent from the file it was written to.
-    if kind == "csv":
-        response = StreamingHttpResponse(
-            exports.csv_chunks(data.rows, people, data.extra_columns),
-            content_type="text/csv; charset=utf-8",
-        )
-    else:
+    if kind == "xlsx":
         file = exports.xlsx_file(data.rows, people, data.extra_columns)
-        size = file.seek(0, io.SEEK_END)
-        file.seek(0)
-        response = StreamingHttpResponse(
-            streaming.chunks(file),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        )
-        response["Content-Length"] = str(size)
-    response["Content-Disposition"] = f'attachment; filename="portfolio-{stamp}.{kind}"'
+        return exports.xlsx_response(file, f"portfolio-{stamp}.xlsx")
+    response = StreamingHttpResponse(
+        exports.csv_chunks(data.rows, people, data.extra_columns),
+        content_type="text/csv; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="portfolio-{stamp}.csv"'
     return response
 
 
