@@ -84,8 +84,7 @@ def ranked_proposals(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     schema={"properties": {"projectKey": PROJECT_KEY}, "required": ["projectKey"]},
 )
 def proposal_scores(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    found, _ = _proposal(ctx, args["projectKey"])
-    return _scored(ctx, found)
+    return _scored(ctx, _proposal(ctx, args["projectKey"])[0])
 
 
 @action(

@@ -21,43 +21,48 @@ from investment import selectors
 from investment.models import Prioritised
 from portfolio import extensions
 
+TEXT_OR_NULL = {"type": ["string", "null"]}
+
+
+def _column(
+    key: str, label: str, header: str, answer: specs.JsonSchema, description: str, **more: Any
+) -> extensions.Column:
+    """A column named on the page (`label`), in the exports (`header`) and in the API (`key`,
+    its `answer` schema said in `description`)."""
+    schema = {**answer, "description": description}
+    return extensions.Column(key=key, label=label, header=header, schema=schema, **more)
+
+
 COLUMNS = (
-    extensions.Column(
-        key="score",
-        label="Score",
-        header="Investment score",
+    _column(
+        "score",
+        "Score",
+        "Investment score",
+        specs.NUMBER_OR_NULL_SCHEMA,
+        "The proposal's total score (two decimals), or null: not a proposal, or not scored.",
         num=True,
         title="Investment score (the proposal's total)",
         hint="The proposal's total under the scoring model version it was scored in: "
         "sum(weight x points) / sum(weight)",
-        schema={
-            **specs.NUMBER_OR_NULL_SCHEMA,
-            "description": "The proposal's total score (two decimals), or null: not a "
-            "proposal, or not scored.",
-        },
     ),
-    extensions.Column(
-        key="rank",
-        label="Rank",
-        header="Investment rank",
+    _column(
+        "rank",
+        "Rank",
+        "Investment rank",
+        specs.INTEGER_OR_NULL_SCHEMA,
+        "The proposal's rank among the proposals the viewer can see (1: the highest total; "
+        "unscored last), or null for a project that is not a proposal.",
         num=True,
         title="Investment rank (1 is the highest score)",
-        schema={
-            **specs.INTEGER_OR_NULL_SCHEMA,
-            "description": "The proposal's rank among the proposals the viewer can see (1: "
-            "the highest total; unscored last), or null for a project that is not a proposal.",
-        },
     ),
-    extensions.Column(
-        key="scenario",
-        label="Scenario",
-        header="Prioritised in scenario",
+    _column(
+        "scenario",
+        "Scenario",
+        "Prioritised in scenario",
+        TEXT_OR_NULL,
+        "The scenario the board chose with this proposal above its cut-line (the latest such "
+        "choice), or null.",
         title="Prioritised in scenario (the board's choice)",
-        schema={
-            "type": ["string", "null"],
-            "description": "The scenario the board chose with this proposal above its "
-            "cut-line (the latest such choice), or null.",
-        },
     ),
 )
 

@@ -32,13 +32,8 @@ class Column:
 
     def as_page_column(self) -> dict[str, Any]:
         """The column as the page's list of columns holds one (`portfolio.views.COLUMNS`)."""
-        return {
-            "key": self.key,
-            "label": self.label,
-            "num": self.num,
-            "title": self.title,
-            "hint": self.hint or self.title,
-        }
+        named = {name: getattr(self, name) for name in ("key", "label", "num", "title")}
+        return {**named, "hint": self.hint or self.title}
 
 
 # {project id: {column key: value}} for the page's projects: a constant number of queries.

@@ -10,9 +10,7 @@ import json
 
 import pytest
 from django.core.cache import cache
-from django.db import connection
 from django.template.loader import get_template
-from django.test.utils import CaptureQueriesContext
 from openpyxl import load_workbook
 
 from governance import permissions
@@ -23,6 +21,7 @@ from portfolio.table import render_rows
 from status.models import DIMENSIONS
 from tests.investment.conftest import caller, make_project, phased, proposal
 from tests.investment.test_services import _scenario, builtin, three  # noqa: F401
+from tests.portfolio.test_portfolio import _count
 
 pytestmark = pytest.mark.django_db
 MINUTES = {"title": "Investment board", "url": "https://wiki.example/board"}
@@ -175,14 +174,6 @@ def test_python_rows_print_what_the_row_partial_prints_with_the_added_columns():
             )
             squash = __import__("tests.portfolio.test_table", fromlist=["_squash"])._squash
             assert squash(row["html"]) == squash(expected)
-
-
-def _count(client, url):
-    cache.clear()
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    assert response.status_code == 200, url
-    return len(queries)
 
 
 def _proposals(governed, first, count):
