@@ -8,4 +8,4 @@ class AgentConfig(AppConfig):
     def ready(self) -> None:
         """The actions register themselves in the catalogue (`agent.catalogue.action`) as
         their module loads."""
-        from agent import actions  # noqa: F401
+        from agent import actions, investment_actions  # noqa: F401

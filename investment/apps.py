@@ -8,6 +8,9 @@ class InvestmentConfig(AppConfig):
 
     def ready(self) -> None:
         from governance.audit_text import register_app_words
-        from investment import vocabulary
+        from investment import columns, vocabulary
+        from portfolio import extensions
 
         register_app_words(vocabulary)
+        # The score, rank and scenario columns of the portfolio (its page, API and exports).
+        extensions.declare(columns.SOURCE)

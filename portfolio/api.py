@@ -10,7 +10,7 @@ from governance import paging, permissions, specs
 from governance.api import answers, component, list_of
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES
-from portfolio import selectors
+from portfolio import extensions, selectors
 from status import specs as status_specs
 
 router = Router(tags=["portfolio"])
@@ -69,8 +69,11 @@ PORTFOLIO_ROW = component(
             "realisationReviewDueOn": specs.DAY_SCHEMA,
             "realisationReviewOverdue": {"type": "boolean"},
             "earnedValue": status_specs.EARNED_VALUE_SCHEMA,
+            # The columns the apps above add (`portfolio.extensions`), each only for the
+            # viewers they admit: absent for the others.
+            **{c.key: c.schema for c in extensions.declared_columns()},
         },
-        optional=["eac"],
+        optional=["eac", *(c.key for c in extensions.declared_columns())],
         description="One viewable project's row, as the portfolio page shows it.",
     ),
 )
@@ -139,6 +142,10 @@ def portfolio(
     default any), lead (accountId), stale, exception (the projects in exception: beyond a
     tolerance with the exception undecided), stage (the current stage's name, or `atGate`: a gate
     review awaits the sponsor). sort: a column name, `-` to reverse.
+    For the viewers who may govern investment (site administrators, the governance group), each
+    row also holds `score` (the proposal's total under its model version), `rank` (among the
+    proposals the viewer can see) and `scenario` (the scenario the board prioritised it in),
+    null for a project that is not a proposal; for anyone else the three are absent.
     Paged: `pageSize` rows (default 100) in a stable order (the sort, then the project key);
     follow `next` (null on the last page) for the rest, with the same filters and sort."""
     permissions.require_portfolio_access(request)

@@ -8,17 +8,21 @@ import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from django.http import StreamingHttpResponse
 from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
 from governance import cleaning, streaming
 from governance.people import Person
+from portfolio.extensions import Column
 from status import earned_value
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _safe(value: Any) -> Any:
@@ -29,9 +33,24 @@ def _safe(value: Any) -> Any:
     return value
 
 
-def _xlsx(value: Any) -> Any:
-    """A cell as the workbook takes it: an amount a float cannot hold as its digits, text."""
-    return value.text if isinstance(value, cleaning.Money) else _safe(value)
+def xlsx_value(value: Any) -> Any:
+    """A cell as the workbook takes it: an amount a float cannot hold as its digits, text;
+    text never read as a formula, its control characters (which a workbook cannot hold, and
+    a name stored before they were refused may) replaced by U+FFFD."""
+    if isinstance(value, cleaning.Money):
+        return value.text
+    value = _safe(value)
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def xlsx_response(file: IO[bytes], filename: str) -> StreamingHttpResponse:
+    """A workbook's file sent as an attachment named `filename`, in pieces, with its size."""
+    size = file.seek(0, io.SEEK_END)
+    file.seek(0)
+    response = StreamingHttpResponse(streaming.chunks(file), content_type=XLSX_TYPE)
+    response["Content-Length"] = str(size)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 # The XLSX's typed columns: dates and times as date cells, amounts as numbers in a money format.
@@ -41,12 +60,12 @@ MONEY_FORMAT = "#,##0.00"
 
 
 def _typed(sheet: Any, header: str, value: Any) -> Any:
-    """A date, a time (local) or an amount as a typed cell; anything else as `_xlsx`."""
+    """A date, a time (local) or an amount as a typed cell; anything else as `xlsx_value`."""
     if header in DATES and isinstance(value, str) and value:
         try:
             moment = dt.datetime.fromisoformat(value)
         except ValueError:
-            return _xlsx(value)
+            return xlsx_value(value)
         if timezone.is_aware(moment):
             moment = timezone.localtime(moment)
         cell = WriteOnlyCell(sheet, value=moment.replace(tzinfo=None, microsecond=0))
@@ -60,10 +79,15 @@ def _typed(sheet: Any, header: str, value: Any) -> Any:
         cell = WriteOnlyCell(sheet, value=value)
         cell.number_format = MONEY_FORMAT
         return cell
-    return _xlsx(value)
+    return xlsx_value(value)
 
 
-def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
+def columns(
+    people: dict[str, Person], extra: Iterable[Column] = ()
+) -> list[tuple[str, Callable[[dict[str, Any]], Any]]]:
+    """The exports' columns: the portfolio's own, then those the apps above add for this
+    viewer (`portfolio.extensions`), each as its heading and how a row gives its value."""
+
     def lead(row: dict[str, Any]) -> str:
         person = people.get(row["leadAccountId"] or "")
         return person.display_name if person else (row["leadAccountId"] or "")
@@ -113,17 +137,24 @@ def columns(people: dict[str, Person]) -> list[tuple[str, Callable[[dict[str, An
             for key in earned_value.FIGURES
         ],
         ("Estimates compared", earned("estimatesCompared")),
+        *[(column.header, _member(column.key)) for column in extra],
     ]
+
+
+def _member(key: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda row: row.get(key)
 
 
 # Rows written and sent at a time.
 CHUNK = 500
 
 
-def csv_chunks(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> Iterator[bytes]:
+def csv_chunks(
+    rows: Iterable[dict[str, Any]], people: dict[str, Person], extra: Iterable[Column] = ()
+) -> Iterator[bytes]:
     """The CSV file, with a byte-order mark so spreadsheet programs read UTF-8, in pieces of
     `CHUNK` rows, written as the rows come."""
-    cols = columns(people)
+    cols = columns(people, extra)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     buffer.write("\ufeff")
@@ -141,12 +172,14 @@ def to_csv(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> bytes:
     return b"".join(csv_chunks(rows, people))
 
 
-def xlsx_file(rows: Iterable[dict[str, Any]], people: dict[str, Person]) -> IO[bytes]:
+def xlsx_file(
+    rows: Iterable[dict[str, Any]], people: dict[str, Person], extra: Iterable[Column] = ()
+) -> IO[bytes]:
     """The workbook written row by row (openpyxl's write-only mode keeps no cell in memory)
     into a temporary file, at its start: a workbook is a zip whose directory comes last, so
     it is whole only once every row is written. The header row is bold, frozen with the
     project's key and name, and filtered; dates are date cells, amounts numbers."""
-    cols = columns(people)
+    cols = columns(people, extra)
     book = Workbook(write_only=True)
     sheet = book.create_sheet("Portfolio")
     sheet.freeze_panes = "C2"

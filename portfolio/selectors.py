@@ -40,6 +40,7 @@ from governance.models import RAG_CHOICES, Project, SiteSettings
 from governance.services import disabled_themes, enabled_themes
 from governance.sql import AnyOf
 from governance.tracker import get_tracker
+from portfolio import extensions
 from status import earned_value, exceptions, health
 from status.derive import DIMENSION_LABELS, RAG_SEVERITY
 from status.models import DIMENSIONS, ProjectHealth
@@ -499,6 +500,8 @@ class Portfolio:
     # The cursors of the next and the previous page (None at either end).
     next: str | None = None
     previous: str | None = None
+    # The columns the apps above add (`portfolio.extensions`) that this viewer sees.
+    extra_columns: list[extensions.Column] = field(default_factory=list)
 
 
 BUBBLES_MAX = 150
@@ -582,6 +585,7 @@ def portfolio(
         found = list(paging.ordered(matching, _keys(params)).values(*values))
     stages = gate_columns.stage_columns([v["project_id"] for v in found])
     rows = [portfolio_row(_project_of(v), v["row"], stages.get(v["project_id"])) for v in found]
+    extra = extensions.fill(request, rows, [v["project_id"] for v in found])
     cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
     summary: dict[str, Any] = {}
     heat: list[dict[str, Any]] = []
@@ -611,6 +615,7 @@ def portfolio(
         bubbles=bubbles,
         next=next_cursor,
         previous=previous,
+        extra_columns=extra,
     )
 
 

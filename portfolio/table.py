@@ -16,6 +16,7 @@ from governance import formatting
 from governance.people import Person
 from governance.templatetags.gov import day, label_filter, person_chip, rag_badge
 from governance.templatetags.gov import money as amount
+from portfolio.extensions import Column
 from portfolio.pictures import project_urls
 from status import earned_value
 
@@ -54,10 +55,12 @@ class RowRenderer:
         people: Mapping[str, Person],
         shown: Iterable[str],
         rag_dims: Iterable[str],
+        extra: Iterable[Column] = (),
     ) -> None:
         self.people = people
         self.shown = set(shown)
         self.rag_dims = list(rag_dims)
+        self.extra = [c for c in extra if c.key in self.shown]
         self.status_url = project_urls("status:index")
         self.badges: dict[Any, str] = {}
         self.chips: dict[Any, str] = {}
@@ -200,6 +203,8 @@ class RowRenderer:
                 cells.append(
                     f'<td class="num" title="{title}" data-label="{index.upper()}">{_e(text)}</td>'
                 )
+        for column in self.extra:
+            cells.append(extra_cell(column, row.get(column.key)))
         if "why" in shown:
             reason = row["overallReason"]
             drivers = row["drivers"] or {}
@@ -219,13 +224,22 @@ class RowRenderer:
         return mark_safe("".join(cells))  # every value above is escaped
 
 
+def extra_cell(column: Column, value: Any) -> str:
+    """A cell of a column an app above adds (`portfolio.extensions`): its value as text, a
+    dash where it has none (a project it does not concern)."""
+    num = ' class="num"' if column.num else ""
+    text = '<span class="muted">—</span>' if value is None else _e(value)
+    return f'<td{num} data-label="{_e(column.label)}">{text}</td>'
+
+
 def render_rows(
     rows: list[dict[str, Any]],
     people: Mapping[str, Person],
     shown: Iterable[str],
     rag_dims: Iterable[str],
+    extra: Iterable[Column] = (),
 ) -> None:
     """Give each row its HTML (`row["html"]`): a page's hundred rows, built afresh."""
-    renderer = RowRenderer(people, shown, rag_dims)
+    renderer = RowRenderer(people, shown, rag_dims, extra)
     for row in rows:
         row["html"] = renderer.row(row)

@@ -2,7 +2,6 @@
 thresholds) are edited here by site administrators; the portfolio itself (page, exports) and
 the lessons across projects are read here behind the portfolio/agent gate."""
 
-import io
 import re
 from typing import Any
 
@@ -17,12 +16,12 @@ from django.utils.http import urlencode
 
 from charter.models import APPROVAL_STATUSES
 from gates import columns as gate_columns
-from governance import cleaning, formatting, permissions, services, streaming
+from governance import cleaning, formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings, User
 from governance.people import resolve
-from portfolio import exports, pictures, selectors, table
+from portfolio import exports, extensions, pictures, selectors, table
 from portfolio.models import PortfolioColumns
 from status import earned_value
 from status.models import DIMENSIONS
@@ -136,11 +135,19 @@ DEFAULT_COLUMNS = [
 ]
 
 
-def shown_columns(user: User) -> list[str]:
-    """The column keys this person chose (in the page's order), or the default set."""
+def with_extra(extra: list[extensions.Column]) -> list[dict[str, Any]]:
+    """The page's columns for a viewer: the portfolio's own, and the columns the apps above
+    add that this viewer sees (`portfolio.extensions`), before the Why column."""
+    added = [c.as_page_column() for c in extra]
+    return [*COLUMNS[:-1], *added, COLUMNS[-1]] if added else COLUMNS
+
+
+def shown_columns(user: User, columns: list[dict[str, Any]] | None = None) -> list[str]:
+    """The column keys this person chose (in the page's order) of `columns` (the
+    portfolio's own by default), or the default set."""
     chosen = PortfolioColumns.objects.filter(user=user).values_list("columns", flat=True).first()
     keys = set(chosen or DEFAULT_COLUMNS) | FIXED_COLUMNS
-    return [k for k in COLUMN_KEYS if k in keys]
+    return [c["key"] for c in columns or COLUMNS if c["key"] in keys]
 
 
 def _sort_links(params: selectors.Params) -> dict[str, dict[str, Any]]:
@@ -176,9 +183,10 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
     permissions.require_portfolio_access(request)
     data = selectors.portfolio(request, request.GET, with_cells=True)
     people = resolve(data.leads)
-    shown = shown_columns(permissions.request_user(request))
+    every_column = with_extra(data.extra_columns)
+    shown = shown_columns(permissions.request_user(request), every_column)
     groups = data.groups or []
-    table.render_rows(data.rows, people, shown, DIMENSIONS)
+    table.render_rows(data.rows, people, shown, DIMENSIONS, data.extra_columns)
     # Read once whether or not a row shows an amount: the page's queries do not depend on
     # which rows the filters leave.
     formatting.currency()
@@ -189,8 +197,9 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
         {
             "data": data,
             "people": people,
-            "columns": [c for c in COLUMNS if c["key"] in shown],
-            "all_columns": COLUMNS,
+            "columns": [c for c in every_column if c["key"] in shown],
+            "all_columns": every_column,
+            "extra_columns": data.extra_columns,
             "fixed_columns": FIXED_COLUMNS,
             "shown": shown,
             "groups": groups,
@@ -236,7 +245,8 @@ def portfolio_columns(request: HttpRequest) -> HttpResponse:
         messages.success(request, "The portfolio shows the default columns again.")
     else:
         wanted = set(request.POST.getlist("columns")) | FIXED_COLUMNS
-        chosen = [k for k in COLUMN_KEYS if k in wanted]
+        offered = with_extra(extensions.columns_for(request))
+        chosen = [c["key"] for c in offered if c["key"] in wanted]
         with transaction.atomic():
             PortfolioColumns.objects.update_or_create(
                 user=permissions.request_user(request), defaults={"columns": chosen}
@@ -258,20 +268,14 @@ def portfolio_export(request: HttpRequest) -> HttpResponse | StreamingHttpRespon
     people = resolve(data.leads)
     stamp = timezone.localdate().isoformat()
     # Streamed: the CSV written as it is sent, the XLSX sent from the file it was written to.
-    if kind == "csv":
-        response = StreamingHttpResponse(
-            exports.csv_chunks(data.rows, people), content_type="text/csv; charset=utf-8"
-        )
-    else:
-        file = exports.xlsx_file(data.rows, people)
-        size = file.seek(0, io.SEEK_END)
-        file.seek(0)
-        response = StreamingHttpResponse(
-            streaming.chunks(file),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        )
-        response["Content-Length"] = str(size)
-    response["Content-Disposition"] = f'attachment; filename="portfolio-{stamp}.{kind}"'
+    if kind == "xlsx":
+        file = exports.xlsx_file(data.rows, people, data.extra_columns)
+        return exports.xlsx_response(file, f"portfolio-{stamp}.xlsx")
+    response = StreamingHttpResponse(
+        exports.csv_chunks(data.rows, people, data.extra_columns),
+        content_type="text/csv; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="portfolio-{stamp}.csv"'
     return response
 
 

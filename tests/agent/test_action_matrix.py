@@ -20,7 +20,17 @@ from tests.conftest import PMO_GROUP, ROLES
 from tests.gates_support import case_in
 
 # Actions that name no project: they read across whatever the caller can view.
-ACROSS = {"find_projects", "portfolio_summary", "waiting_for_me", "search_lessons"}
+ACROSS = {
+    "find_projects",
+    "portfolio_summary",
+    "waiting_for_me",
+    "search_lessons",
+    "ranked_proposals",
+    "investment_scenarios",
+}
+# Writes for the PMO (the governance group, who alone pass the assistant's gate once it is
+# set; site admins before) and the sponsor: everyone past the gate who views ALPHA.
+GOVERNORS = {"score_proposal"}
 # Writes reserved to the Project Lead.
 LEAD_ONLY = {"apply_change_to_baseline", "write_exception_report"}
 # Writes reserved to the sponsor.
@@ -43,8 +53,23 @@ def at_gate(world, requested: bool) -> None:
         )
 
 
+def scored(world) -> None:
+    """ALPHA a proposal (Draft) and a scoring model with a criterion a person scores."""
+    from investment.models import Criterion, ModelVersion
+
+    case_in(world, "Draft")
+    if not ModelVersion.objects.exists():
+        version = ModelVersion.objects.create(number=1, why="Matrix")
+        Criterion.objects.create(
+            version=version, key="strategy", name="Strategy", points=list("12345"), weight=1
+        )
+
+
 def arguments(name: str, world) -> dict:
     key = {"projectKey": "ALPHA"}
+    if name == "score_proposal":
+        scored(world)
+        return {**key, "criterion": "strategy", "value": 4, "reason": "Fits the strategy."}
     if name == "decide_project_exception":  # a decision needs the lead's report first
         world.reported_exception()
         return {**key, "decision": "AcceptPlan", "comment": "Go on."}
@@ -88,6 +113,9 @@ def arguments(name: str, world) -> dict:
             "recommendation": "Accept the delay.",
         },
         "import_project_plan": {**key, "xml": PLAN_XML},
+        "ranked_proposals": {},
+        "proposal_scores": key,
+        "investment_scenarios": {},
     }[name]
 
 
@@ -103,6 +131,8 @@ def expected(name: str, role: str, group: str | None) -> int:
         return 200 if role == "lead" else 403
     if name in SPONSOR_ONLY:
         return 200 if role == "sponsor" else 403
+    if name in GOVERNORS:
+        return 200
     if CATALOGUE[name].is_write:
         return 200 if role in ("lead", "editor") else 403
     return 200

@@ -166,7 +166,9 @@ def test_the_stdio_server_runs_tools_as_its_user_under_the_gates(world):
         return tools, result
 
     tools, result = _in_memory(world.viewer, work)
-    assert tools and all(t.annotations.read_only_hint for t in tools)  # a viewer: reads only
+    # A viewer: reads only, but for scoring proposals (in the governance group, the PMO's).
+    writes = {t.name for t in tools if not t.annotations.read_only_hint}
+    assert tools and writes == {"score_proposal"}
     assert result.is_error
     assert result.structured_content["error"]["code"] in ("forbidden", "not_found")
     tools, result = _in_memory(world.editor, work)

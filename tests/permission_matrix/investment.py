@@ -31,6 +31,8 @@ RESOLVERS = {
 # The lead and the sponsor see their own proposal's scores; the viewer and the editor do not.
 SCORES_READ = profile(HIDE, lead=OK, sponsor=OK, site_admin=OK, pmo=OK)
 SCORES_WRITE = profile(HIDE, lead=DENY, sponsor=OK, site_admin=OK, pmo=OK)
+# A scenario's workbook: hidden (404) from anyone the investment gate does not admit.
+GOVERNORS_SEE = profile(HIDE, site_admin=OK, pmo=OK)
 
 CELLS = {
     "GET api/v1/investment/model": PORTFOLIO,
@@ -51,4 +53,5 @@ CELLS = {
     "GET api/v1/investment/decisions/<portfolio_decision_id>": PORTFOLIO,
     "PATCH api/v1/investment/decisions/<portfolio_decision_id>": PORTFOLIO,
     "DELETE api/v1/investment/decisions/<portfolio_decision_id>": PORTFOLIO,
+    "GET investment/scenarios/<uuid:scenario_id>/export.xlsx": GOVERNORS_SEE,
 }

@@ -1,0 +1,95 @@
+"""The portfolio's investment columns (`portfolio.extensions`, declared once in
+`InvestmentConfig.ready`): a proposal's score (its total under the model version it came
+from), its rank among the proposals the viewer can see, and the scenario the board
+prioritised it in. Only for the viewers who may govern investment (site administrators, the
+governance group): for anyone else the columns are absent. A project that is not a proposal
+shows none of the three.
+
+Read for a page in a constant number of queries: the viewer's projects (the access gate),
+the board over their proposals (`investment.selectors.load`) and the markers of the page's
+projects."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db.models import Q
+from django.http import HttpRequest
+
+from governance import permissions, specs
+from governance.cleaning import decimal_to_json
+from investment import selectors
+from investment.models import Prioritised
+from portfolio import extensions
+
+TEXT_OR_NULL = {"type": ["string", "null"]}
+
+
+def _column(
+    key: str, label: str, header: str, answer: specs.JsonSchema, description: str, **more: Any
+) -> extensions.Column:
+    """A column named on the page (`label`), in the exports (`header`) and in the API (`key`,
+    its `answer` schema said in `description`)."""
+    schema = {**answer, "description": description}
+    return extensions.Column(key=key, label=label, header=header, schema=schema, **more)
+
+
+COLUMNS = (
+    _column(
+        "score",
+        "Score",
+        "Investment score",
+        specs.NUMBER_OR_NULL_SCHEMA,
+        "The proposal's total score (two decimals), or null: not a proposal, or not scored.",
+        num=True,
+        title="Investment score (the proposal's total)",
+        hint="The proposal's total under the scoring model version it was scored in: "
+        "sum(weight x points) / sum(weight)",
+    ),
+    _column(
+        "rank",
+        "Rank",
+        "Investment rank",
+        specs.INTEGER_OR_NULL_SCHEMA,
+        "The proposal's rank among the proposals the viewer can see (1: the highest total; "
+        "unscored last), or null for a project that is not a proposal.",
+        num=True,
+        title="Investment rank (1 is the highest score)",
+    ),
+    _column(
+        "scenario",
+        "Scenario",
+        "Prioritised in scenario",
+        TEXT_OR_NULL,
+        "The scenario the board chose with this proposal above its cut-line (the latest such "
+        "choice), or null.",
+        title="Prioritised in scenario (the board's choice)",
+    ),
+)
+
+
+def shown_to(request: HttpRequest) -> bool:
+    return permissions.may_govern_investment(permissions.request_user(request), request)
+
+
+def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str, Any]]:
+    """{project id: {score, rank, scenario}} for the proposals among `ids`."""
+    visible = [project for project, _ in permissions.viewable_projects(request)]
+    board = selectors.load(selectors.proposal_projects(visible))
+    ranked = {p.project.pk: p for p in selectors.ranked(board)}
+    wanted = [pk for pk in ids if pk in ranked]
+    # One query even for a page without a proposal: the page's count never depends on its rows.
+    which = Q(business_case_id__in=wanted) if wanted else Q(pk__isnull=True)
+    markers = dict(
+        Prioritised.objects.filter(which).values_list("business_case_id", "scenario_name")
+    )
+    return {
+        pk: {
+            "score": decimal_to_json(ranked[pk].total),
+            "rank": ranked[pk].rank,
+            "scenario": markers.get(pk),
+        }
+        for pk in wanted
+    }
+
+
+SOURCE = extensions.Source(name="investment", columns=COLUMNS, shown_to=shown_to, values=values)
