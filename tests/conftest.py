@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, transaction
+from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.test import Client, override_settings
 
 from governance.models import Project, SiteSettings, User
@@ -23,6 +24,33 @@ from tests.factories import ProjectFactory, UserFactory, nominate
 
 ROLES = ["anonymous", "outsider", "viewer", "editor", "lead", "sponsor", "site_admin", "pmo"]
 PMO_GROUP = "pmo"
+
+
+def _flush_by_delete(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+    """PostgreSQL's flush as one DELETE a table instead of one TRUNCATE of them all. A
+    transactional test (a live server, a browser, threads that commit) is flushed after it;
+    TRUNCATE makes every table's files anew, about 3 s for this schema's 70 tables of a few
+    rows, where DELETE takes a twentieth of a second. Both leave every table empty and the
+    sequences where they were; the foreign keys are deferrable (Django's), so the order of the
+    tables does not matter. A flush that restarts the sequences stays TRUNCATE's."""
+    if reset_sequences or not tables:
+        return _truncate_flush(
+            self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+        )
+    return [
+        "SET CONSTRAINTS ALL DEFERRED;",
+        *(f"DELETE FROM {self.quote_name(table)};" for table in tables),
+    ]
+
+
+_truncate_flush = PostgresOperations.sql_flush
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _flush_by_delete_on_postgresql():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PostgresOperations, "sql_flush", _flush_by_delete)
+        yield
 
 
 @pytest.fixture(autouse=True)
