@@ -20,7 +20,7 @@ from governance import permissions
 from governance.errors import NotFound
 from governance.models import Project
 from investment import selectors, services
-from investment.api import _chosen_ids, _proposal_view, _scenario_dict, _scenario_view
+from investment.api import chosen_ids, proposal_view, scenario_dict, scenario_view
 from investment.models import Scenario
 from investment.specs import ScoreSpec
 
@@ -42,7 +42,7 @@ def _proposal(ctx: Context, key: Any) -> tuple[Project, permissions.Caller]:
 
 
 def _scored(ctx: Context, found: Project) -> dict[str, Any]:
-    return {**_proposal_view(found), "link": _project_link(ctx, found.key)}
+    return {**proposal_view(ctx.request, found), "link": _project_link(ctx, found.key)}
 
 
 @action(
@@ -59,8 +59,7 @@ def _scored(ctx: Context, found: Project) -> dict[str, Any]:
 )
 def ranked_proposals(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _governor(ctx)
-    visible = [found for found, _ in permissions.viewable_projects(ctx.request)]
-    board = selectors.load(selectors.proposal_projects(visible))
+    board = selectors.viewer_board(ctx.request)
     items = [
         {
             **{k: v for k, v in p.as_dict().items() if k != "criteria"},
@@ -104,10 +103,10 @@ def investment_scenarios(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     _governor(ctx)
     wanted = args.get("scenarioId")
     if not wanted:
-        chosen = _chosen_ids()
-        return page([_scenario_dict(s, chosen) for s in Scenario.objects.all()], args)
+        chosen = chosen_ids()
+        return page([scenario_dict(s, chosen) for s in Scenario.objects.all()], args)
     scenario = services.scenario_get(wanted)
-    view = _scenario_view(ctx.request, scenario, HttpResponse())
+    view = scenario_view(ctx.request, scenario, HttpResponse())
     rows = view.pop("rows")
     view.pop("move")
     return {

@@ -96,11 +96,6 @@ def _governor(request: HttpRequest) -> User:
     return user
 
 
-def _visible(request: HttpRequest) -> list[Project]:
-    """The projects the caller can view: the board is drawn over them."""
-    return [project for project, _ in permissions.viewable_projects(request)]
-
-
 # --- the scoring model -----------------------------------------------------------------------
 
 
@@ -155,7 +150,7 @@ def proposals(request: HttpRequest) -> dict[str, Any]:
     """Every proposal (a business case Exploring or Draft) the caller can view, ranked: the
     total and the rank with the model version they came from."""
     _governor(request)
-    board = selectors.load(selectors.proposal_projects(_visible(request)))
+    board = selectors.viewer_board(request)
     return {"items": [p.as_dict() for p in selectors.ranked(board)]}
 
 
@@ -172,8 +167,8 @@ def _score_dict(score: Score) -> dict[str, Any]:
     }
 
 
-def _proposal_view(project: Project) -> dict[str, Any]:
-    board = selectors.load([project])
+def proposal_view(request: HttpRequest, project: Project) -> dict[str, Any]:
+    board = selectors.viewer_board(request, also=project)
     scored = selectors.all_scored(board)[project.key]
     history = (
         Score.objects.filter(project=project)
@@ -210,7 +205,7 @@ def proposal_scores(request: HttpRequest, key: str) -> dict[str, Any]:
     ever given, superseded ones included. The governance group, site admins, and the
     project's lead and sponsor; hidden from everyone else."""
     project, _ = _proposal_for(request, key)
-    return _proposal_view(project)
+    return proposal_view(request, project)
 
 
 @router.post("/investment/proposals/{key}/scores", openapi_extra=SCORE_BODY)
@@ -221,18 +216,18 @@ def proposal_score_set(request: HttpRequest, key: str) -> dict[str, Any]:
     supersedes the previous score, which is kept."""
     project, caller = _proposal_for(request, key)
     services.score_set(caller=caller, data=json_object(request), request=request)
-    return _proposal_view(project)
+    return proposal_view(request, project)
 
 
 # --- scenarios -------------------------------------------------------------------------------
 
 
-def _chosen_ids() -> set[Any]:
+def chosen_ids() -> set[Any]:
     return set(PortfolioDecision.objects.values_list("scenario_id", flat=True))
 
 
-def _scenario_dict(scenario: Scenario, chosen: set[Any] | None = None) -> dict[str, Any]:
-    chosen = _chosen_ids() if chosen is None else chosen
+def scenario_dict(scenario: Scenario, chosen: set[Any] | None = None) -> dict[str, Any]:
+    chosen = chosen_ids() if chosen is None else chosen
     return {
         "id": str(scenario.pk),
         "name": scenario.name,
@@ -251,10 +246,10 @@ def _scenario_dict(scenario: Scenario, chosen: set[Any] | None = None) -> dict[s
     }
 
 
-def _scenario_view(
+def scenario_view(
     request: HttpRequest, scenario: Scenario, response: HttpResponse, move: str | None = None
 ) -> dict[str, Any]:
-    board = selectors.board_for(_visible(request), [scenario])
+    board = selectors.board_for(selectors.visible_projects(request), [scenario])
     rows = selectors.scenario_rows(board, selectors.all_scored(board), scenario)
     budget = selectors.Budget.of(scenario)
     evaluation = selectors.cut_line(rows, budget)
@@ -264,7 +259,7 @@ def _scenario_view(
         if moved is None:
             raise ValidationFailed({"move": [f"{move} is not in the scenario."]})
     with_etag(response, scenario.revision)
-    return {"scenario": _scenario_dict(scenario), **evaluation.as_dict(), "move": moved}
+    return {"scenario": scenario_dict(scenario), **evaluation.as_dict(), "move": moved}
 
 
 @router.get("/investment/scenarios")
@@ -272,8 +267,8 @@ def _scenario_view(
 def scenarios(request: HttpRequest) -> dict[str, Any]:
     """Every scenario, by name."""
     _governor(request)
-    chosen = _chosen_ids()
-    return {"items": [_scenario_dict(s, chosen) for s in Scenario.objects.all()]}
+    chosen = chosen_ids()
+    return {"items": [scenario_dict(s, chosen) for s in Scenario.objects.all()]}
 
 
 @router.post("/investment/scenarios", response={201: dict}, openapi_extra=SCENARIO_BODY)
@@ -284,7 +279,7 @@ def scenario_create(request: HttpRequest, response: HttpResponse) -> dict[str, A
     cut-line."""
     user = _governor(request)
     scenario = services.scenario_create(user=user, data=json_object(request), request=request)
-    return _scenario_view(request, scenario, response)
+    return scenario_view(request, scenario, response)
 
 
 @router.get("/investment/scenarios/{scenario_id}")
@@ -297,7 +292,7 @@ def scenario_get(
     it fits each year, and the totals of cost, benefit and score above the line. `move`: a
     project key; `move` answers what moving it across the line does."""
     _governor(request)
-    return _scenario_view(request, services.scenario_get(scenario_id), response, move)
+    return scenario_view(request, services.scenario_get(scenario_id), response, move)
 
 
 @router.patch("/investment/scenarios/{scenario_id}", openapi_extra=SCENARIO_PATCH)
@@ -315,7 +310,7 @@ def scenario_update(
         expected_revision=_if_match(request),
         request=request,
     )
-    return _scenario_view(request, scenario, response)
+    return scenario_view(request, scenario, response)
 
 
 @router.delete("/investment/scenarios/{scenario_id}", response={204: None})
@@ -339,7 +334,7 @@ def scenario_copy(request: HttpRequest, scenario_id: str, response: HttpResponse
     copy = services.scenario_copy(
         user=user, scenario_id=scenario_id, data=json_object(request), request=request
     )
-    return _scenario_view(request, copy, response)
+    return scenario_view(request, copy, response)
 
 
 @router.get("/investment/compare")
@@ -352,7 +347,8 @@ def scenarios_compare(request: HttpRequest, ids: str = "") -> dict[str, Any]:
     if not 2 <= len(wanted) <= 3:
         raise ValidationFailed({"ids": ["Name two or three scenarios, separated by commas."]})
     chosen = [services.scenario_get(i) for i in wanted]
-    return selectors.compare(selectors.board_for(_visible(request), chosen), chosen)
+    board = selectors.board_for(selectors.visible_projects(request), chosen)
+    return selectors.compare(board, chosen)
 
 
 # --- the board's choice and the portfolio decision log ---------------------------------------
@@ -396,7 +392,7 @@ def scenario_choose(request: HttpRequest, scenario_id: str) -> dict[str, Any]:
         user=user,
         scenario_id=scenario_id,
         data=json_object(request),
-        projects=_visible(request),
+        projects=selectors.visible_projects(request),
         expected_revision=_if_match(request),
         request=request,
     )

@@ -73,8 +73,7 @@ def shown_to(request: HttpRequest) -> bool:
 
 def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str, Any]]:
     """{project id: {score, rank, scenario}} for the proposals among `ids`."""
-    visible = [project for project, _ in permissions.viewable_projects(request)]
-    board = selectors.load(selectors.proposal_projects(visible))
+    board = selectors.viewer_board(request)
     ranked = {p.project.pk: p for p in selectors.ranked(board)}
     wanted = [pk for pk in ids if pk in ranked]
     # One query even for a page without a proposal: the page's count never depends on its rows.

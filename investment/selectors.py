@@ -30,6 +30,7 @@ from django.db.models import BooleanField, Case, F, Q, Sum, Value, When
 
 from charter import finance
 from charter.models import BusinessCase
+from governance import permissions
 from governance.cleaning import decimal_to_json
 from governance.models import Project
 from governance.sql import AnyOf
@@ -569,3 +570,19 @@ def compare(board: Board, scenarios: Sequence[Scenario]) -> dict[str, Any]:
             for key, name in sorted(keys.items())
         ],
     }
+
+
+def visible_projects(request: Any) -> list[Project]:
+    """The projects the caller can view: every board a page, the API or the assistant draws
+    for them is drawn over these."""
+    return [project for project, _ in permissions.viewable_projects(request)]
+
+
+def viewer_board(request: Any, also: Project | None = None) -> Board:
+    """The board over the proposals the caller can view (and `also`, a project read on its
+    own): the one ranking the ranked list, a proposal's page and answer, the portfolio's
+    columns and the assistant all show, so a proposal's rank means one thing everywhere."""
+    listed = {p.pk: p for p in proposal_projects(visible_projects(request))}
+    if also is not None:
+        listed[also.pk] = also
+    return load(list(listed.values()))

@@ -177,8 +177,7 @@ def _scores_sheet(book: Workbook, rows: Iterable[selectors.Row]) -> None:
 
 def scenario_workbook(request: HttpRequest, scenario: Scenario) -> IO[bytes]:
     """The scenario's workbook, drawn over the projects the caller can view."""
-    visible = [project for project, _ in permissions.viewable_projects(request)]
-    board = selectors.board_for(visible, [scenario])
+    board = selectors.board_for(selectors.visible_projects(request), [scenario])
     evaluation = selectors.evaluate(board, scenario)
     book = Workbook(write_only=True)
     _ranked_sheet(book, scenario, evaluation, board.current)

@@ -14,7 +14,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import path, reverse
 
 from governance import permissions
 from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -45,18 +45,6 @@ def _governor(request: HtmxHttpRequest) -> User:
     return user
 
 
-def _visible(request: HtmxHttpRequest) -> list[Project]:
-    return [project for project, _ in permissions.viewable_projects(request)]
-
-
-def _url(name: str, *args: Any) -> str:
-    """A page's address when the page exists, else "" (the scenario pages live elsewhere)."""
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return ""
-
-
 def _cost(board: selectors.Board, pk: int) -> tuple[Decimal | None, dict[str, Decimal]]:
     years, unphased = board.costs.get(pk, ({}, Decimal(0)))
     if not years and not unphased:
@@ -80,7 +68,7 @@ def proposals_index(request: HtmxHttpRequest) -> HttpResponse:
     """Every proposal the governor can see, ranked by total, with the version it was scored
     under, its cost, benefit, the scenario it was prioritised in, its lead and sponsor."""
     _governor(request)
-    board = selectors.load(selectors.proposal_projects(_visible(request)))
+    board = selectors.viewer_board(request)
     ranked = selectors.ranked(board)
     marks = _marks([p.project.pk for p in ranked])
     rows = []
@@ -107,7 +95,7 @@ def proposals_index(request: HtmxHttpRequest) -> HttpResponse:
             "people": people,
             "current": board.current,
             "older": sum(1 for p in ranked if p.older),
-            "scenarios_url": _url("investment:scenarios"),
+            "scenarios_url": reverse("investment:scenarios"),
             "section": "investment",
         },
     )
@@ -134,8 +122,7 @@ def _point_words(criterion: Criterion, value: int | None) -> str:
 def _proposal_context(
     request: HtmxHttpRequest, project: Project, caller: permissions.Caller, **extra: Any
 ) -> dict[str, Any]:
-    listed = {p.pk: p for p in [*selectors.proposal_projects(_visible(request)), project]}
-    board = selectors.load(list(listed.values()))
+    board = selectors.viewer_board(request, also=project)
     scored = selectors.all_scored(board)
     proposal = scored[project.key]
     ranked_count = sum(1 for p in scored.values() if p.rank is not None)
@@ -481,7 +468,7 @@ def decisions_page(request: HtmxHttpRequest) -> HttpResponse:
         {
             "d": d,
             "minutes": d.minutes_ref or {},
-            "scenario_url": _url("investment:scenario", d.scenario_id),
+            "scenario_url": reverse("investment:scenario", args=[d.scenario_id]),
         }
         for d in decisions
     ]
@@ -491,7 +478,7 @@ def decisions_page(request: HtmxHttpRequest) -> HttpResponse:
         {
             "entries": entries,
             "people": resolve([d.made_by_account_id for d in decisions]),
-            "scenarios_url": _url("investment:scenarios"),
+            "scenarios_url": reverse("investment:scenarios"),
             "section": "investment",
         },
     )

@@ -15,12 +15,12 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import path, reverse
 
 from governance import charts, permissions, specs
 from governance.errors import Conflict, NotFound, Stale, ValidationFailed
 from governance.http import form_revision, page
-from governance.models import Project, User
+from governance.models import User
 from investment import selectors, services
 from investment.models import PortfolioDecision, Scenario
 from investment.specs import ChoiceSpec
@@ -42,23 +42,11 @@ def _governor(request: HttpRequest) -> User:
     return user
 
 
-def _visible(request: HttpRequest) -> list[Project]:
-    return [project for project, _ in permissions.viewable_projects(request)]
-
-
 def _scenario(scenario_id: Any) -> Scenario:
     try:
         return services.scenario_get(str(scenario_id))
     except NotFound:
         raise NotFound() from None
-
-
-def _url(name: str, *args: Any) -> str:
-    """A page's address, or "" while the page is not there (built beside this one)."""
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return ""
 
 
 def _words(exc: Any) -> dict[str, list[str]]:
@@ -125,7 +113,7 @@ def form_context(
     (the proposals first, then the running projects), with the refusals by field."""
     years = [y for y in typed["years"] if y[0] or y[1]]
     years += [("", "")] * max(YEAR_ROWS - len(years), 0)
-    visible = _visible(request)
+    visible = selectors.visible_projects(request)
     proposals = {p.pk for p in selectors.proposal_projects(visible)}
     selected, must = set(typed["selection"]), set(typed["mustHaves"])
     projects = sorted(visible, key=lambda p: (p.pk not in proposals, p.key))
@@ -302,13 +290,13 @@ def cost_chart(evaluation: selectors.Evaluation, totals: dict[str, Any]) -> char
 def _decision_link(decision: PortfolioDecision | None) -> str:
     if decision is None:
         return ""
-    return _url("investment:decision", decision.pk) or _url("investment:decisions")
+    return reverse("investment:decisions") + f"#decision-{decision.pk}"
 
 
 def _scenario_page(
     request: HttpRequest, scenario: Scenario, status: int = 200, **extra: Any
 ) -> HttpResponse:
-    board = selectors.board_for(_visible(request), [scenario])
+    board = selectors.board_for(selectors.visible_projects(request), [scenario])
     rows = selectors.scenario_rows(board, selectors.all_scored(board), scenario)
     budget = selectors.Budget.of(scenario)
     evaluation = selectors.cut_line(rows, budget)
@@ -329,7 +317,7 @@ def _scenario_page(
         "scenario": scenario,
         "decision": decision,
         "decision_href": _decision_link(decision),
-        "export_href": _url("investment:scenario-export", scenario.pk),
+        "export_href": reverse("investment:scenario-export", args=[scenario.pk]),
         "years": years,
         "rows": [_row_view(r, years, budget) for r in evaluation.rows],
         "cut_after": evaluation.cut_after,
@@ -490,7 +478,7 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
             user=user,
             scenario_id=found.pk,
             data=data,
-            projects=_visible(request),
+            projects=selectors.visible_projects(request),
             expected_revision=form_revision(request.POST),
             request=request,
         )
@@ -533,7 +521,8 @@ def compare(request: HttpRequest) -> HttpResponse:
         context["error"] = "One of the scenarios asked for does not exist (any more)."
         return render(request, "investment/compare.html", context, status=404)
     chosen = [found[i] for i in wanted]
-    compared = selectors.compare(selectors.board_for(_visible(request), chosen), chosen)
+    board = selectors.board_for(selectors.visible_projects(request), chosen)
+    compared = selectors.compare(board, chosen)
     columns = []
     for s, answer in zip(chosen, compared["scenarios"], strict=True):
         above = [r for r in answer["rows"] if r["aboveLine"]]

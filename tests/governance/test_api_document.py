@@ -93,7 +93,7 @@ ETAG_SETTERS = (
     "_report_response(",
     "_status_response(",
     "_exception_response(",
-    "_scenario_view(",
+    "scenario_view(",
 )
 
 

@@ -86,6 +86,9 @@ def test_the_flow_from_a_model_to_the_boards_choice(document, governed, clients)
         document, send(pmo, "GET", "/investment/proposals"), "get", "/investment/proposals"
     )
     assert [(p["projectKey"], p["rank"]) for p in ranked["items"]] == [("AAA", 1), ("BBB", 2)]
+    # A proposal's own answer gives the rank the ranked list gives (one meaning of "rank").
+    own = send(pmo, "GET", "/investment/proposals/BBB/scores").json()
+    assert own["proposal"]["rank"] == 2
     created = send(
         pmo,
         "POST",
