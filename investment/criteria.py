@@ -102,7 +102,7 @@ CATALOGUE: dict[str, DataSource] = {
         DataSource("paybackYears", "Payback (years)", "years", False, _d(1, 2, 3, 5), _payback),
         DataSource(
             "totalCost",
-            "Total cost",
+            "Total cost (financial case)",
             "money",
             False,
             _d(50_000, 200_000, 500_000, 1_000_000),

@@ -8,7 +8,7 @@ with the portfolio export's cells (`portfolio.exports.xlsx_value`): no text is r
 formula, no stored control character breaks the file."""
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import IO, Any
 
@@ -22,7 +22,9 @@ from openpyxl.styles import Font
 from governance import permissions, streaming
 from governance.errors import NotFound
 from governance.http import page
+from governance.people import Person, resolve
 from investment import selectors, services
+from investment.criteria import CATALOGUE
 from investment.models import ModelVersion, Scenario
 from portfolio.exports import MONEY_FORMAT, xlsx_response, xlsx_value
 
@@ -92,7 +94,7 @@ def _ranked_sheet(
         "Score",
         *(f"Cost {y}" for y in years),
         "Cost without phasing",
-        "Total cost",
+        "Cost",
         "Benefit",
         "Line",
         "Must-have",
@@ -138,7 +140,22 @@ def _ranked_sheet(
         sheet.append([_cell(sheet, ""), _cell(sheet, f"Over budget in {over} (must-haves)")])
 
 
-def _scores_sheet(book: Workbook, rows: Iterable[selectors.Row]) -> None:
+def _scores(row: selectors.Row) -> list[Any]:
+    return [points.score for points in row.proposal.points if points.score is not None]
+
+
+def _name(people: dict[str, Person], account_id: str | None) -> str:
+    person = people.get(account_id or "")
+    return person.display_name if person else (account_id or "")
+
+
+def _source(key: str) -> str:
+    """A criterion's source in words: scored by a person, or the figure it reads."""
+    found = CATALOGUE.get(key)
+    return found.label if found else "Scored by a person"
+
+
+def _scores_sheet(book: Workbook, rows: Sequence[selectors.Row]) -> None:
     sheet = book.create_sheet("Scores")
     header = [
         "Project key",
@@ -154,6 +171,8 @@ def _scores_sheet(book: Workbook, rows: Iterable[selectors.Row]) -> None:
         "Scored at",
     ]
     sheet.append([_cell(sheet, h, bold=True) for h in header])
+    scorers = [s.created_by_account_id for r in rows for s in _scores(r)]
+    people = resolve(sorted(set(scorers)))
     for row in rows:
         p = row.proposal
         for points in p.points:
@@ -164,12 +183,12 @@ def _scores_sheet(book: Workbook, rows: Iterable[selectors.Row]) -> None:
                     _cell(sheet, p.project.name),
                     _cell(sheet, p.version.number if p.version else None),
                     _cell(sheet, item["name"]),
-                    _cell(sheet, item["source"]),
+                    _cell(sheet, _source(item["source"])),
                     _cell(sheet, item["weight"]),
                     _cell(sheet, item["value"]),
                     _cell(sheet, item["figure"]),
                     _cell(sheet, item["reason"]),
-                    _cell(sheet, item["scoredByAccountId"]),
+                    _cell(sheet, _name(people, item["scoredByAccountId"])),
                     _cell(sheet, item["scoredAt"]),
                 ]
             )

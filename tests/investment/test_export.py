@@ -55,10 +55,10 @@ def test_the_workbook_holds_the_ranked_rows_the_line_the_totals_and_the_budget(
     assert keys[:3] == ["AAA", CUT_LINE, "BBB"] and keys[3] == "CCC"
     aaa, bbb = body[0], body[2]
     assert (aaa[at["Rank"]], aaa[at["Line"]], aaa[at["Must-have"]]) == (1, "Above", "No")
-    assert (aaa[at["Cost 2027"]], aaa[at["Total cost"]]) == (60, 60)
+    assert (aaa[at["Cost 2027"]], aaa[at["Cost"]]) == (60, 60)
     assert (bbb[at["Fits 2027"]], bbb[at["Fits 2028"]], bbb[at["Line"]]) == ("Yes", "No", "Below")
     total = next(r for r in body if str(r[1]).startswith("Total above the line"))
-    assert total[1] == "Total above the line (1)" and total[at["Total cost"]] == 60
+    assert total[1] == "Total above the line (1)" and total[at["Cost"]] == 60
     budget = next(r for r in body if r[1] == "Budget")
     assert (budget[at["Cost 2027"]], budget[at["Cost 2028"]]) == (100, 40)
     scores = _values(book["Scores"])
@@ -66,6 +66,11 @@ def test_the_workbook_holds_the_ranked_rows_the_line_the_totals_and_the_budget(
     reasons = {(r[0], r[3]): r[8] for r in scores[1:]}
     assert reasons[("AAA", "Strategy")] == "AAA reason"
     assert reasons[("CCC", "Strategy")] == "CCC reason"
+    # People and sources in words, as the pages show them: never an account id or a key.
+    by = {(r[0], r[3]): (r[4], r[9]) for r in scores[1:]}
+    source, scorer = by[("AAA", "Strategy")]
+    assert source == "Scored by a person"
+    assert scorer and scorer != governed.pmo.account_id
 
 
 def test_every_row_above_the_line_puts_the_line_last(three, governed, client_for):  # noqa: F811
