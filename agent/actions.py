@@ -209,7 +209,7 @@ def find_projects(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "sort": args.get("sort"),
     }
     rows = portfolio_selectors.portfolio(
-        ctx.request, query, strict=True, paged=False, with_summary=False
+        ctx.request, query, strict=True, paged=False, with_summary=False, columns=()
     ).rows
     words = textsearch.words(args.get("q"))
     if words:
@@ -244,7 +244,7 @@ def _went_red_since(projects: list[Any], since: dt.date) -> dict[int, str | None
     schema={"properties": {"since": {"type": "string", "format": "date"}, **PAGING}},
 )
 def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
-    result = portfolio_selectors.portfolio(ctx.request, {}, strict=True, paged=False)
+    result = portfolio_selectors.portfolio(ctx.request, {}, strict=True, paged=False, columns=())
     rows = result.rows
     troubled = [
         {

@@ -8,7 +8,7 @@ not in the picker, not in the API's rows, not in the exports."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,11 +77,21 @@ def columns_for(request: HttpRequest) -> list[Column]:
     return [c for s in sources_for(request) for c in s.columns]
 
 
-def fill(request: HttpRequest, rows: list[dict[str, Any]], ids: Sequence[Any]) -> list[Column]:
+def fill(
+    request: HttpRequest,
+    rows: list[dict[str, Any]],
+    ids: Sequence[Any],
+    wanted: Collection[str] | None = None,
+) -> list[Column]:
     """Put the values of the viewer's added columns in `rows` (one per project of `ids`, in
-    order; None where a source gives none), and answer those columns."""
+    order; None where a source gives none), and answer those columns. With `wanted` (the
+    keys the caller will show), a source none of whose columns is wanted is not read: its
+    columns are answered, its values left out."""
     shown: list[Column] = []
     for source in sources_for(request):
+        if wanted is not None and not any(c.key in wanted for c in source.columns):
+            shown.extend(source.columns)
+            continue
         found = source.values(request, ids)
         for row, pk in zip(rows, ids, strict=True):
             values = found.get(pk) or {}

@@ -4,7 +4,7 @@ filtered, sorted, grouped and summarised; and the lessons of every close-out and
 A constant number of queries whatever the number of projects."""
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -545,6 +545,7 @@ def portfolio(
     with_cells: bool = False,
     with_summary: bool = True,
     with_choices: bool = True,
+    columns: Collection[str] | None = None,
 ) -> Portfolio:
     """The portfolio for `query`: the page of rows its cursor names (`paged`; else every
     matching row, in order), and the summary, heat grid and earned value of every matching
@@ -585,7 +586,7 @@ def portfolio(
         found = list(paging.ordered(matching, _keys(params)).values(*values))
     stages = gate_columns.stage_columns([v["project_id"] for v in found])
     rows = [portfolio_row(_project_of(v), v["row"], stages.get(v["project_id"])) for v in found]
-    extra = extensions.fill(request, rows, [v["project_id"] for v in found])
+    extra = extensions.fill(request, rows, [v["project_id"] for v in found], columns)
     cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
     summary: dict[str, Any] = {}
     heat: list[dict[str, Any]] = []

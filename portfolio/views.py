@@ -181,10 +181,12 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
     against forecast, slip, risks, pending decisions and changes; filters, sorting, grouping by
     theme, summary counts and a RAG heat grid. HTMX swaps the results on filter changes."""
     permissions.require_portfolio_access(request)
-    data = selectors.portfolio(request, request.GET, with_cells=True)
+    user = permissions.request_user(request)
+    # The added columns' values are read only when one of them is shown.
+    shown = shown_columns(user, with_extra(extensions.columns_for(request)))
+    data = selectors.portfolio(request, request.GET, with_cells=True, columns=shown)
     people = resolve(data.leads)
     every_column = with_extra(data.extra_columns)
-    shown = shown_columns(permissions.request_user(request), every_column)
     groups = data.groups or []
     table.render_rows(data.rows, people, shown, DIMENSIONS, data.extra_columns)
     # Read once whether or not a row shows an amount: the page's queries do not depend on
