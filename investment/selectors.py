@@ -159,31 +159,37 @@ def _first_of(day: dt.date | None) -> dt.date | None:
     return None if day is None else day.replace(day=1)
 
 
+def _by_year(shares: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
+    """A profile's months as (year, share), in its order."""
+    return [(period[:4], share) for period, share in shares.items()]
+
+
 def costs_of(
     rows: Mapping[int, Sequence[_Money]],
 ) -> dict[int, tuple[dict[str, Decimal], Decimal]]:
     """Each project's cost per calendar year from its packages' phasing, and what has no
     month to fall in (unphased). Packages without a phasing that share their months share
-    their profile (worked out once)."""
-    shared: dict[tuple[Any, Any], dict[str, Decimal]] = {}
+    their profile (worked out once, as (year, share) pairs month by month)."""
+    shared: dict[tuple[Any, Any], list[tuple[str, Decimal]]] = {}
     found: dict[int, tuple[dict[str, Decimal], Decimal]] = {}
     for pk, packages in rows.items():
         years: dict[str, Decimal] = {}
         unphased = ZERO
         for wp in packages:
-            if not wp.amount:
+            amount = wp.amount
+            if not amount:
                 continue
             if wp.budget_phasing:
-                shares = profile(cast(Any, wp))
+                shares = _by_year(profile(cast(Any, wp)))
             else:
                 dates = (wp.planned_start_date, wp.planned_end_date)
                 if dates not in shared:
-                    shared[dates] = profile(cast(Any, wp))
+                    shared[dates] = _by_year(profile(cast(Any, wp)))
                 shares = shared[dates]
             if not shares:
-                unphased += wp.amount
-            for period, share in shares.items():
-                years[period[:4]] = years.get(period[:4], ZERO) + wp.amount * share
+                unphased += amount
+            for year, share in shares:
+                years[year] = years.get(year, ZERO) + amount * share
         if years or unphased:
             found[pk] = (
                 {y: v.quantize(CENTS) for y, v in sorted(years.items())},
