@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, NamedTuple, cast
 
-from django.db.models import BooleanField, Case, F, Q, Sum, Value, When
+from django.db.models import F
 
 from charter import finance
 from charter.models import BusinessCase
@@ -41,6 +41,17 @@ from registers.pictures import profile
 from status import health
 
 PROPOSAL_STATES = ("Exploring", "Draft")
+# What the rules read of a business case (its state, the financial case and the adoption
+# inputs): its other members, a dozen JSON documents, are left undecoded.
+CASE_FIELDS = (
+    "project_id",
+    "approval_status",
+    "financial_case",
+    "adoption_affected",
+    "adoption_kpi",
+    "change_saturation",
+    "adoption_owner",
+)
 CENTS = Decimal("0.01")
 ZERO = Decimal(0)
 
@@ -106,42 +117,52 @@ class _Money(NamedTuple):
 
 
 def money_rows(project_ids: Sequence[int]) -> dict[int, list[_Money]]:
-    """Each project's packages' money and months in two queries and no model instances: a
-    package with a phasing as itself; the others summed in SQL by their planned months and by
-    whether they have a forecast (`registers.pictures.budget_rows`' way: only sums in SQL;
-    which figure counts stays here, the forecast, else the budget)."""
+    """Each project's packages' money and months in one query of plain values (no model
+    instances, the phasing decoded only where there is one): a package with a phasing as
+    itself; the others summed by project and by their planned months (the first day of the
+    start's and of the end's month: a profile depends on the months alone, as
+    `registers.pictures.budget_rows` sums them), each adding the money that counts here, its
+    forecast, else its budget (exact sums: `costs_of` then spreads each sum once)."""
     if not project_ids:
         return {}
-    packages = WorkPackage.objects.filter(AnyOf(F("project_id"), list(project_ids))).order_by()
-    unphased = Q(budget_phasing__isnull=True) | Q(budget_phasing=[])
-    found: dict[int, list[_Money]] = {}
-    for pk, phasing, first, last, budget, forecast in packages.exclude(unphased).values_list(
-        "project_id",
-        "budget_phasing",
-        "planned_start_date",
-        "planned_end_date",
-        "budget",
-        "budget_forecast",
-    ):
-        amount = forecast if forecast is not None else budget
-        found.setdefault(pk, []).append(_Money(phasing, first, last, amount))
-    grouped = (
-        packages.filter(unphased)
-        .annotate(
-            forecasted=Case(
-                When(budget_forecast__isnull=True, then=Value(False)),
-                default=Value(True),
-                output_field=BooleanField(),
-            )
+    packages = (
+        WorkPackage.objects.filter(AnyOf(F("project_id"), list(project_ids)))
+        .order_by()
+        .values_list(
+            "project_id",
+            "budget_phasing",
+            "planned_start_date",
+            "planned_end_date",
+            "budget",
+            "budget_forecast",
         )
-        .values_list("project_id", "planned_start_date", "planned_end_date", "forecasted")
-        .annotate(budget_sum=Sum("budget"), forecast_sum=Sum("budget_forecast"))
     )
-    for pk, first, last, forecasted, budget, forecast in grouped:
-        found.setdefault(pk, []).append(
-            _Money(None, first, last, forecast if forecasted else budget)
-        )
+    found: dict[int, list[_Money]] = {}
+    sums: dict[tuple[int, dt.date | None, dt.date | None], Decimal] = {}
+    months: dict[dt.date | None, dt.date | None] = {None: None}  # a day's month's first day
+    for pk, phasing, first, last, budget, forecast in packages:
+        amount = forecast if forecast is not None else budget
+        if phasing:
+            found.setdefault(pk, []).append(_Money(phasing, first, last, amount))
+        elif amount is not None:
+            for day in (first, last):
+                if day not in months:
+                    months[day] = _first_of(day)
+            key = (pk, months[first], months[last])
+            sums[key] = sums.get(key, ZERO) + amount
+    for (pk, first, last), amount in sums.items():
+        found.setdefault(pk, []).append(_Money(None, first, last, amount))
     return found
+
+
+def _first_of(day: dt.date | None) -> dt.date | None:
+    """The first day of `day`'s month (what an unphased package's profile reads)."""
+    return None if day is None else day.replace(day=1)
+
+
+def _by_year(shares: Mapping[str, Decimal]) -> list[tuple[str, Decimal]]:
+    """A profile's months as (year, share), in its order."""
+    return [(period[:4], share) for period, share in shares.items()]
 
 
 def costs_of(
@@ -149,26 +170,27 @@ def costs_of(
 ) -> dict[int, tuple[dict[str, Decimal], Decimal]]:
     """Each project's cost per calendar year from its packages' phasing, and what has no
     month to fall in (unphased). Packages without a phasing that share their months share
-    their profile (worked out once)."""
-    shared: dict[tuple[Any, Any], dict[str, Decimal]] = {}
+    their profile (worked out once, as (year, share) pairs month by month)."""
+    shared: dict[tuple[Any, Any], list[tuple[str, Decimal]]] = {}
     found: dict[int, tuple[dict[str, Decimal], Decimal]] = {}
     for pk, packages in rows.items():
         years: dict[str, Decimal] = {}
         unphased = ZERO
         for wp in packages:
-            if not wp.amount:
+            amount = wp.amount
+            if not amount:
                 continue
             if wp.budget_phasing:
-                shares = profile(cast(Any, wp))
+                shares = _by_year(profile(cast(Any, wp)))
             else:
                 dates = (wp.planned_start_date, wp.planned_end_date)
                 if dates not in shared:
-                    shared[dates] = profile(cast(Any, wp))
+                    shared[dates] = _by_year(profile(cast(Any, wp)))
                 shares = shared[dates]
             if not shares:
-                unphased += wp.amount
-            for period, share in shares.items():
-                years[period[:4]] = years.get(period[:4], ZERO) + wp.amount * share
+                unphased += amount
+            for year, share in shares:
+                years[year] = years.get(year, ZERO) + amount * share
         if years or unphased:
             found[pk] = (
                 {y: v.quantize(CENTS) for y, v in sorted(years.items())},
@@ -184,7 +206,10 @@ def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Boar
     current = max(versions.values(), key=lambda v: v.number, default=None)
     ids = [p.pk for p in projects]
     cases = (
-        {c.project_id: c for c in BusinessCase.objects.filter(AnyOf(F("project_id"), ids))}
+        {
+            c.project_id: c
+            for c in BusinessCase.objects.filter(AnyOf(F("project_id"), ids)).only(*CASE_FIELDS)
+        }
         if ids
         else {}
     )
@@ -192,12 +217,13 @@ def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Boar
     current_scores = Score.objects.filter(AnyOf(F("project_id"), ids), superseded_by__isnull=True)
     for score in current_scores if ids else []:
         scores.setdefault(score.project_id, {})[score.criterion_id] = score
-    rows = health.rows_for(list(projects), now=now) if projects else {}
+    # The one figure read of each health row, from its own column (the JSON row undecoded).
+    rows = health.columns_for(list(projects), ["top_risk_score"], now=now)
     inputs = {
         p.pk: catalogue.Inputs(
             financial_case=getattr(cases.get(p.pk), "financial_case", None),
             adoption_missing=catalogue.adoption_missing(cases.get(p.pk)),
-            top_risk_score=(rows.get(p.pk) or {}).get("topRiskScore"),
+            top_risk_score=(rows.get(p.pk) or {}).get("top_risk_score"),
         )
         for p in projects
     }

@@ -28,7 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Max, Model
+from django.db.models import Count, F, Max, Model, QuerySet
 from django.utils import timezone
 
 from charter.models import BusinessCase
@@ -485,6 +485,46 @@ def rows_and_cells_for(
     return _read(projects, site, now, with_cells=True)
 
 
+def columns_for(
+    projects: Sequence[Project],
+    columns: Sequence[str],
+    *,
+    site: SiteSettings | None = None,
+    now: dt.datetime | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Of each project's row (`rows_for`: the stored row when it holds for `now`, else
+    derived again and stored), the summary columns named (`SUMMARY_COLUMNS`), by project id:
+    the same values as the row's members, read without decoding the JSON row (a reader
+    that needs one figure of five hundred projects decoded five hundred rows)."""
+    unknown = [name for name in columns if name not in SUMMARY_COLUMNS]
+    if unknown:
+        raise ValueError(f"not a summary column: {', '.join(unknown)}")
+    if not projects:
+        return {}
+    site = site or SiteSettings.load()
+    now = now or timezone.now()
+    fingerprint = basis(site)
+    valid = _valid([p.pk for p in projects], fingerprint, now)
+    found = {
+        pk: dict(zip(columns, values, strict=True))
+        for pk, *values in valid.values_list("project_id", *columns)
+    }
+    missing = [p for p in projects if p.pk not in found]
+    if missing:
+        records, _ = _derive(missing, site, now)
+        _store(records, fingerprint, now)
+        for record in records:
+            found[record.project_id] = {name: getattr(record, name) for name in columns}
+    return found
+
+
+def _valid(ids: list[int], fingerprint: str, now: dt.datetime) -> QuerySet[ProjectHealth]:
+    """The stored rows of these projects that hold for `now` under `fingerprint`."""
+    return ProjectHealth.objects.filter(
+        AnyOf(F("project_id"), ids), basis=fingerprint, computed_at__lte=now, valid_until__gt=now
+    )
+
+
 def _read(
     projects: Sequence[Project],
     site: SiteSettings | None,
@@ -497,10 +537,7 @@ def _read(
     site = site or SiteSettings.load()
     now = now or timezone.now()
     fingerprint = basis(site)
-    ids = [p.pk for p in projects]
-    valid = ProjectHealth.objects.filter(
-        AnyOf(F("project_id"), ids), basis=fingerprint, computed_at__lte=now, valid_until__gt=now
-    )
+    valid = _valid([p.pk for p in projects], fingerprint, now)
     rows: dict[int, dict[str, Any]] = {}
     cells: dict[int, dict[str, list[int]]] = {}
     if with_cells:

@@ -258,6 +258,32 @@ def test_the_stored_row_always_equals_a_fresh_derivation(world, seed):
         assert stored(projects, later) == fresh(projects, later)
 
 
+def test_the_summary_columns_read_are_the_row_s_members_stored_or_derived(world):
+    """`columns_for` answers what `rows_for`'s row holds, for a row stored and for one derived
+    on the read (missing), in one query when every row holds."""
+    projects = world.projects
+    for project in projects[:3]:
+        RiskFactory(project=project, impact=4, likelihood=project.pk % 5 + 1)
+    now = timezone.now()
+    ProjectHealth.objects.filter(project=projects[0]).delete()
+    found = health.columns_for(projects, ["top_risk_score", "overall_rag"], now=now)
+    rows = health.rows_for(projects, now=now)
+    assert found == {
+        p.pk: {
+            "top_risk_score": rows[p.pk]["topRiskScore"],
+            "overall_rag": rows[p.pk]["overallRag"],
+        }
+        for p in projects
+    }
+    with CaptureQueriesContext(connection) as queries:
+        assert health.columns_for(projects, ["top_risk_score"], now=now) == {
+            pk: {"top_risk_score": values["top_risk_score"]} for pk, values in found.items()
+        }
+    assert len(queries) == 2  # the site's settings, the stored rows
+    with pytest.raises(ValueError, match="not a summary column: row"):
+        health.columns_for(projects, ["row"])
+
+
 def test_the_portfolio_reads_stored_rows_without_deriving(world, client_for):
     projects, admin = world.projects, world.admin
     for project in projects[:3]:
