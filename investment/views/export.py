@@ -7,6 +7,7 @@ reasons. The governance group and site administrators only (404 for anyone else)
 with the portfolio export's cells (`portfolio.exports.xlsx_value`): no text is read as a
 formula, no stored control character breaks the file."""
 
+import datetime as dt
 import uuid
 from collections.abc import Sequence
 from decimal import Decimal
@@ -15,6 +16,7 @@ from typing import IO, Any
 from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import URLPattern, path
 from django.utils import timezone
+from django.utils.text import slugify
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
@@ -149,6 +151,11 @@ def _name(people: dict[str, Person], account_id: str | None) -> str:
     return person.display_name if person else (account_id or "")
 
 
+def _day(moment: str | None) -> dt.date | None:
+    """When a score was given, as the day (a date cell), in the site's time zone."""
+    return timezone.localdate(dt.datetime.fromisoformat(moment)) if moment else None
+
+
 def _source(key: str) -> str:
     """A criterion's source in words: scored by a person, or the figure it reads."""
     found = CATALOGUE.get(key)
@@ -189,7 +196,7 @@ def _scores_sheet(book: Workbook, rows: Sequence[selectors.Row]) -> None:
                     _cell(sheet, item["figure"]),
                     _cell(sheet, item["reason"]),
                     _cell(sheet, _name(people, item["scoredByAccountId"])),
-                    _cell(sheet, item["scoredAt"]),
+                    _cell(sheet, _day(item["scoredAt"])),
                 ]
             )
 
@@ -212,7 +219,8 @@ def scenario_export(request: HttpRequest, scenario_id: uuid.UUID) -> StreamingHt
         raise NotFound("No scenario with that id.")
     scenario = services.scenario_get(scenario_id)
     stamp = timezone.localdate().isoformat()
-    return xlsx_response(scenario_workbook(request, scenario), f"scenario-{stamp}.xlsx")
+    name = slugify(scenario.name)[:60] or "scenario"
+    return xlsx_response(scenario_workbook(request, scenario), f"scenario-{name}-{stamp}.xlsx")
 
 
 urlpatterns: list[URLPattern] = [
