@@ -533,13 +533,18 @@ def move_across(rows: Sequence[Row], budget: Budget, key: str) -> dict[str, Any]
         direction = "in"
     was = {r.key for r in before.above}
     now = {r.key for r in after.above}
+    totals = before.totals(), after.totals()
+    # Before and after name the same years: a year the move empties reads 0, not missing.
+    years = sorted({y for t in totals for y in t["costByYear"]})
+    for t in totals:
+        t["costByYear"] = {y: t["costByYear"].get(y, decimal_to_json(ZERO)) for y in years}
     return {
         "projectKey": key,
         "direction": direction,
         "joins": sorted(now - was - {key}),
         "leaves": sorted(was - now - {key}),
-        "before": before.totals(),
-        "after": after.totals(),
+        "before": totals[0],
+        "after": totals[1],
     }
 
 
@@ -591,7 +596,8 @@ def compare(board: Board, scenarios: Sequence[Scenario]) -> dict[str, Any]:
                 "projectKey": key,
                 "projectName": name,
                 "aboveLine": [p.get(key) for p in placed],
-                "differs": len({p.get(key) for p in placed}) > 1,
+                # Funded in one and not in another: below the line and not named are alike.
+                "differs": len({bool(p.get(key)) for p in placed}) > 1,
             }
             for key, name in sorted(keys.items())
         ],

@@ -435,3 +435,30 @@ def test_a_running_project_in_the_selection_counts_against_the_budget_and_is_not
     )
     assert [p["projectKey"] for p in decision.proposals] == ["AAA"]
     assert not Prioritised.objects.filter(business_case_id=running.pk).exists()
+
+
+def test_a_move_names_the_same_years_before_and_after(three, governed):
+    """Taking out the only project that spends in a year shows that year at 0 after the move,
+    not missing (the preview compares year by year)."""
+    scenario = services.scenario_create(
+        user=governed.pmo, data={"name": "All", "budgetTotal": 1000, "selection": ["AAA", "BBB"]}
+    )
+    board = selectors.load(list(three.values()))
+    rows = selectors.scenario_rows(board, selectors.all_scored(board), scenario)
+    out = selectors.move_across(rows, selectors.Budget.of(scenario), "BBB")
+    assert out["before"]["costByYear"] == {"2027": 90, "2028": 50}
+    assert out["after"]["costByYear"] == {"2027": 60, "2028": 0}
+
+
+def test_below_the_line_and_not_named_are_the_same_side_in_a_comparison(three, governed):
+    """A project funded in neither (below the line in one, not in the other) does not differ."""
+    narrow = services.scenario_create(
+        user=governed.pmo, data={"name": "Narrow", "budgetTotal": 70, "selection": ["AAA", "BBB"]}
+    )
+    only_a = services.scenario_create(
+        user=governed.pmo, data={"name": "Only A", "budgetTotal": 1000, "selection": ["AAA"]}
+    )
+    compared = selectors.compare(selectors.load(list(three.values())), [narrow, only_a])
+    placed = {p["projectKey"]: (p["aboveLine"], p["differs"]) for p in compared["projects"]}
+    assert placed["BBB"] == ([False, None], False)
+    assert placed["AAA"] == ([True, True], False)
