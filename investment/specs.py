@@ -522,6 +522,7 @@ DECISION_ANSWER = _object(
                 }
             ),
         },
+        "proposalsHidden": _INT,
         "figures": TOTALS_ANSWER,
         "createdAt": _MOMENT,
     }
