@@ -414,11 +414,11 @@ def scenario_choose(
         if expected_keys is not None and sorted(set(expected_keys)) != sorted(
             r.key for r in chosen
         ):
-            now = ", ".join(r.key for r in chosen) or "none"
+            would = ", ".join(r.key for r in chosen) or "none"
             confirmed = ", ".join(dict.fromkeys(expected_keys)) or "none"
             raise Conflict(
                 f"What this choice would prioritise changed since it was confirmed (confirmed: "
-                f"{confirmed}; now: {now}): a score, a cost or the scenario changed meanwhile. "
+                f"{confirmed}; now: {would}): a score, a cost or the scenario changed meanwhile. "
                 "Nothing was recorded: look at the scenario again and confirm anew."
             )
         decision = PortfolioDecision(

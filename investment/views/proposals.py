@@ -446,8 +446,10 @@ def model_version_create(request: HtmxHttpRequest) -> HttpResponse:
     try:
         version = services.model_version_create(user=user, data=data, request=request)
     except (ValidationFailed, Conflict) as exc:
-        refused = isinstance(exc, ValidationFailed)
-        words = _model_errors(exc, rows, origins) if refused else [exc.message]
+        if isinstance(exc, ValidationFailed):
+            words = _model_errors(exc, rows, origins)
+        else:
+            words = [exc.message]
         context = _model_context(rows=rows, why=data["why"], model_errors=words)
         return render_htmx(request, "investment/model.html", context, status=exc.status)
     messages.success(
