@@ -397,8 +397,9 @@ def scenario_choose(
     chooser can see), each business case marked "prioritised in scenario X", each lead and
     sponsor told. No business case changes state: each still goes through its sponsor, the
     adoption gate and the approval. A chosen scenario is not chosen again (409).
-    `expected_keys`: the proposals the chooser confirmed; when given and what would be
-    recorded now differs (rescored or changed meanwhile), refused (409) in words."""
+    `expected_keys` (or the body's `expectedKeys`): the proposals the chooser confirmed; when
+    given and what would be recorded now differs (rescored or changed meanwhile), refused
+    (409) in words."""
     require_governor(user, request)
     partial, errors = specs.validate(ChoiceSpec, data, creating=True)
     made_on = partial.made_on or timezone.localdate()
@@ -409,6 +410,8 @@ def scenario_choose(
         check_version(scenario.revision, expected_revision, current_repr=scenario)
         refuse_chosen(scenario)
         errors.raise_if_any()
+        if expected_keys is None and "expected_keys" in specs.sent(partial):
+            expected_keys = partial.expected_keys or []
         evaluation = selectors.evaluate(selectors.board_for(projects, [scenario]), scenario)
         chosen = selectors.prioritised(evaluation)
         if expected_keys is not None and sorted(set(expected_keys)) != sorted(

@@ -293,3 +293,28 @@ def test_the_decision_log_names_only_the_projects_the_caller_views(document, gov
     full = send(clients["pmo"], "GET", "/investment/decisions").json()["items"][0]
     assert [p["projectKey"] for p in full["proposals"]] == ["AAA"]
     assert full["proposalsHidden"] == 0
+
+
+def test_a_choice_with_the_proposals_it_expects(governed, clients):
+    """`expectedKeys`: sent and different from what the choice would prioritise now, 409 in
+    words and nothing recorded; the same, recorded."""
+    send(
+        clients["site_admin"],
+        "POST",
+        "/investment/model/versions",
+        {"why": "Model", "criteria": [criterion("strategy")]},
+    )
+    project = make_project("AAA", governed, sponsor=governed.sponsor)
+    proposal(project)
+    pmo = clients["pmo"]
+    created = send(pmo, "POST", "/investment/scenarios", {"name": "Plan", "budgetTotal": 100})
+    path = f"/investment/scenarios/{created.json()['scenario']['id']}/choose"
+    wrong = send(pmo, "POST", path, {"minutesRef": MINUTES, "expectedKeys": ["AAA", "ALPHA"]})
+    assert wrong.status_code == 409
+    assert "changed since it was confirmed" in wrong.json()["error"]["message"]
+    assert not PortfolioDecision.objects.exists()
+    bad = send(pmo, "POST", path, {"minutesRef": MINUTES, "expectedKeys": "AAA"})
+    assert bad.status_code == 422 and not PortfolioDecision.objects.exists()
+    right = send(pmo, "POST", path, {"minutesRef": MINUTES, "expectedKeys": ["AAA"]})
+    assert right.status_code == 201, right.content
+    assert [p["projectKey"] for p in right.json()["proposals"]] == ["AAA"]
