@@ -354,8 +354,15 @@ def scenarios_compare(request: HttpRequest, ids: str = "") -> dict[str, Any]:
 # --- the board's choice and the portfolio decision log ---------------------------------------
 
 
-def _decision_dict(decision: PortfolioDecision) -> dict[str, Any]:
+def _viewable(request: HttpRequest) -> set[str]:
+    return {p.key for p in selectors.visible_projects(request)}
+
+
+def _decision_dict(decision: PortfolioDecision, viewable: set[str]) -> dict[str, Any]:
+    """A made decision as the caller may read it: only the prioritised proposals whose project
+    they can view, and how many more (`proposalsHidden`, no keys)."""
     ref = decision.minutes_ref or {}
+    shown, hidden = selectors.decision_proposals(decision.proposals or [], viewable)
     return {
         "id": str(decision.pk),
         "decision": decision.decision,
@@ -371,7 +378,8 @@ def _decision_dict(decision: PortfolioDecision) -> dict[str, Any]:
         "scenarioId": str(decision.scenario_id),
         "scenarioName": decision.scenario_name,
         "scenarioRevision": decision.scenario_revision,
-        "proposals": decision.proposals,
+        "proposals": shown,
+        "proposalsHidden": hidden,
         "figures": decision.figures,
         "createdAt": decision.created_at.isoformat(),
     }
@@ -396,7 +404,7 @@ def scenario_choose(request: HttpRequest, scenario_id: str) -> dict[str, Any]:
         expected_revision=_if_match(request),
         request=request,
     )
-    return _decision_dict(decision)
+    return _decision_dict(decision, _viewable(request))
 
 
 @router.get("/investment/decisions")
@@ -404,7 +412,8 @@ def scenario_choose(request: HttpRequest, scenario_id: str) -> dict[str, Any]:
 def portfolio_decisions(request: HttpRequest) -> dict[str, Any]:
     """The portfolio decision log, newest first: made decisions, never changed."""
     _governor(request)
-    return {"items": [_decision_dict(d) for d in PortfolioDecision.objects.all()]}
+    viewable = _viewable(request)
+    return {"items": [_decision_dict(d, viewable) for d in PortfolioDecision.objects.all()]}
 
 
 @router.get("/investment/decisions/{portfolio_decision_id}")
@@ -412,7 +421,8 @@ def portfolio_decisions(request: HttpRequest) -> dict[str, Any]:
 def portfolio_decision_read(request: HttpRequest, portfolio_decision_id: str) -> dict[str, Any]:
     """One entry of the portfolio decision log."""
     _governor(request)
-    return _decision_dict(services.portfolio_decision_get(portfolio_decision_id))
+    decision = services.portfolio_decision_get(portfolio_decision_id)
+    return _decision_dict(decision, _viewable(request))
 
 
 @router.patch("/investment/decisions/{portfolio_decision_id}")

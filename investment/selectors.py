@@ -21,7 +21,7 @@ The rules (docs/product.md, "Investment decisions"):
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, NamedTuple, cast
@@ -393,6 +393,9 @@ class Row:
     above: bool = False
     fits_by_year: dict[str, bool] = field(default_factory=dict)
     fits_total: bool | None = None
+    # The cost per year the cut-line walked (`cut_line`): the phased cost, with the unphased
+    # cost in the first budget year; each year's fit is of this cost.
+    walked_by_year: dict[str, Decimal] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -441,11 +444,8 @@ class Evaluation:
 
     def totals(self) -> dict[str, Any]:
         above = self.above
-        years = sorted({*self.budget.by_year, *(y for r in above for y in r.cost_by_year)})
-        by_year = {y: sum((r.cost_by_year.get(y, ZERO) for r in above), ZERO) for y in years}
-        first = next(iter(self.budget.by_year), None)
-        if first is not None:
-            by_year[first] = by_year.get(first, ZERO) + sum((r.unphased for r in above), ZERO)
+        years = sorted({*self.budget.by_year, *(y for r in above for y in r.walked_by_year)})
+        by_year = {y: sum((r.walked_by_year.get(y, ZERO) for r in above), ZERO) for y in years}
         benefits = [r.benefit for r in above if r.benefit is not None]
         scores = [r.proposal.total for r in above if r.proposal.total is not None]
         return {
@@ -507,7 +507,11 @@ def cut_line(rows: Sequence[Row], budget: Budget) -> Evaluation:
             for y in spent:
                 spent[y] += costs.get(y, ZERO)
             spent_total += row.cost
-        walked.append(replace(row, above=above, fits_by_year=fits, fits_total=fits_total))
+        walked.append(
+            replace(
+                row, above=above, fits_by_year=fits, fits_total=fits_total, walked_by_year=costs
+            )
+        )
     return Evaluation(budget, tuple(walked))
 
 
@@ -572,6 +576,13 @@ def board_for(projects: Sequence[Project], scenarios: Sequence[Scenario]) -> Boa
     return load([p for p in projects if p.pk in proposals or p.key in named])
 
 
+def prioritised(evaluation: Evaluation) -> list[Row]:
+    """The rows a board's choice of the scenario prioritises: the proposals above its line
+    (a running project the scenario names is weighed, never prioritised). The choice records
+    these and its confirmation lists these."""
+    return [r for r in evaluation.above if r.proposal.state in PROPOSAL_STATES]
+
+
 def evaluate(board: Board, scenario: Scenario) -> Evaluation:
     return cut_line(scenario_rows(board, all_scored(board), scenario), Budget.of(scenario))
 
@@ -608,6 +619,16 @@ def visible_projects(request: Any) -> list[Project]:
     """The projects the caller can view: every board a page, the API or the assistant draws
     for them is drawn over these."""
     return [project for project, _ in permissions.viewable_projects(request)]
+
+
+def decision_proposals(
+    proposals: Sequence[Mapping[str, Any]], viewable: Collection[str]
+) -> tuple[list[Mapping[str, Any]], int]:
+    """A made decision's prioritised proposals as a viewer may read them: those whose project
+    they can view (`viewable`: the keys), and how many more there are (never their keys). The
+    decision log's page and the API's answer both read it."""
+    shown = [p for p in proposals if p.get("projectKey") in viewable]
+    return shown, len(proposals) - len(shown)
 
 
 def viewer_board(request: Any, also: Project | None = None) -> Board:

@@ -296,6 +296,7 @@ def scenario_update(
         scenario = scenario_get(scenario_id)
         scenario = Scenario.objects.select_for_update().get(pk=scenario.pk)
         check_version(scenario.revision, expected_revision, current_repr=scenario)
+        refuse_chosen(scenario)
         before = scenario_snapshot(scenario)
         _apply(scenario, data, creating=False)
         changes = audit.diff(before, scenario_snapshot(scenario))
@@ -305,6 +306,16 @@ def scenario_update(
             scenario.save()
             _record(user, "investment.scenario_updated", "scenario", scenario.pk, changes)
     return scenario
+
+
+def refuse_chosen(scenario: Scenario) -> None:
+    """A scenario the board chose is kept as it was chosen: neither changed nor chosen again
+    (read under the scenario's lock, so two saves or two choices cannot both pass)."""
+    if PortfolioDecision.objects.filter(scenario=scenario).exists():
+        raise Conflict(
+            f"The board chose {scenario.name}: it is kept as it was chosen and can no longer "
+            "be changed or chosen again. Copy it to weigh a variant."
+        )
 
 
 def scenario_copy(
@@ -378,13 +389,17 @@ def scenario_choose(
     data: dict[str, Any],
     projects: Sequence[Project],
     expected_revision: int | None = None,
+    expected_keys: Sequence[str] | None = None,
     request: Any = None,
 ) -> PortfolioDecision:
     """The board chooses the scenario: a made decision in the portfolio decision log with the
     minutes and the proposals above its line (as evaluated now, over `projects`: those the
     chooser can see), each business case marked "prioritised in scenario X", each lead and
     sponsor told. No business case changes state: each still goes through its sponsor, the
-    adoption gate and the approval."""
+    adoption gate and the approval. A chosen scenario is not chosen again (409).
+    `expected_keys` (or the body's `expectedKeys`): the proposals the chooser confirmed; when
+    given and what would be recorded now differs (rescored or changed meanwhile), refused
+    (409) in words."""
     require_governor(user, request)
     partial, errors = specs.validate(ChoiceSpec, data, creating=True)
     made_on = partial.made_on or timezone.localdate()
@@ -393,9 +408,22 @@ def scenario_choose(
     with transaction.atomic():
         scenario = Scenario.objects.select_for_update().get(pk=scenario_get(scenario_id).pk)
         check_version(scenario.revision, expected_revision, current_repr=scenario)
+        refuse_chosen(scenario)
         errors.raise_if_any()
+        if expected_keys is None and "expected_keys" in specs.sent(partial):
+            expected_keys = partial.expected_keys or []
         evaluation = selectors.evaluate(selectors.board_for(projects, [scenario]), scenario)
-        chosen = [r for r in evaluation.above if r.proposal.state in selectors.PROPOSAL_STATES]
+        chosen = selectors.prioritised(evaluation)
+        if expected_keys is not None and sorted(set(expected_keys)) != sorted(
+            r.key for r in chosen
+        ):
+            would = ", ".join(r.key for r in chosen) or "none"
+            confirmed = ", ".join(dict.fromkeys(expected_keys)) or "none"
+            raise Conflict(
+                f"What this choice would prioritise changed since it was confirmed (confirmed: "
+                f"{confirmed}; now: {would}): a score, a cost or the scenario changed meanwhile. "
+                "Nothing was recorded: look at the scenario again and confirm anew."
+            )
         decision = PortfolioDecision(
             decision=partial.decision or f"Prioritise the proposals of scenario {scenario.name}",
             rationale=partial.rationale or "",

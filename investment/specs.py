@@ -316,6 +316,14 @@ class ChoiceSpec(specs.Spec):
         ),
         specs.RequiredOnCreate(),
     ] = Field(None, title="Minutes")
+    expected_keys: Annotated[list[str] | None, specs.Checked(clean_keys, KEYS_SCHEMA)] = Field(
+        None,
+        title="Expected proposals",
+        description=(
+            "The project keys the caller expects the choice to prioritise (as last read); "
+            "when sent and the proposals above the line differ now, 409 and nothing recorded."
+        ),
+    )
 
 
 # --- the answers (investment.api) ------------------------------------------------------------
@@ -522,6 +530,7 @@ DECISION_ANSWER = _object(
                 }
             ),
         },
+        "proposalsHidden": _INT,
         "figures": TOTALS_ANSWER,
         "createdAt": _MOMENT,
     }

@@ -323,11 +323,12 @@ def _key_of(name: str, taken: set[str]) -> str:
     return key
 
 
-def model_data(post: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def model_data(post: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
     """The new-version form read back: the body for `model_version_create` (the rows kept, in
-    order; a blank new row ignored) and the rows as typed."""
+    order; a blank new row ignored), the rows as typed, and for each criterion sent the index
+    of the form row it came from (a refusal of `criteria[i]` is about row `origins[i]`)."""
     count = min(len(post.getlist("row")), 40)
-    rows, criteria = [], []
+    rows, criteria, origins = [], [], []
     taken = {post.get(f"c{i}-key", "") for i in range(count)}
     for i in range(count):
         row = {
@@ -352,6 +353,7 @@ def model_data(post: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         thresholds: Any = None
         if row["source"] != PERSON and row["thresholds"].strip():
             thresholds = [t.strip() for t in row["thresholds"].split(",")]
+        origins.append(i)
         criteria.append(
             {
                 "key": key,
@@ -363,7 +365,7 @@ def model_data(post: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 "thresholds": thresholds,
             }
         )
-    return {"why": post.get("why", ""), "criteria": criteria}, rows
+    return {"why": post.get("why", ""), "criteria": criteria}, rows, origins
 
 
 def _model_context(**extra: Any) -> dict[str, Any]:
@@ -411,22 +413,21 @@ def model_page(request: HtmxHttpRequest) -> HttpResponse:
     return render_htmx(request, "investment/model.html", _model_context())
 
 
-def _model_errors(exc: ValidationFailed, rows: list[dict[str, Any]]) -> list[str]:
-    """The refusals in words, each naming the criterion it is about."""
-    kept = [r for r in rows if not r["remove"]]
+def _model_errors(
+    exc: ValidationFailed, rows: list[dict[str, Any]], origins: list[int]
+) -> list[str]:
+    """The refusals in words, each naming the criterion it is about: the form row the sent
+    criterion came from (`model_data`'s origins), by its name, else its place on the form."""
     found = []
     for name, ms in (exc.fields or {}).items():
         where = ""
         match = re.match(r"criteria\[(\d+)\]\.?(\w*)", name)
         if match:
             index, field = int(match.group(1)), match.group(2)
-            named = [
-                r
-                for r in kept
-                if not (r["new"] and not r["name"].strip() and not r["weight"].strip())
-            ]
-            row = named[index] if index < len(named) else None
-            label = (row["name"].strip() if row else "") or f"criterion {index + 1}"
+            origin = origins[index] if index < len(origins) else None
+            row = rows[origin] if origin is not None else None
+            place = origin + 1 if origin is not None else index + 1
+            label = (row["name"].strip() if row else "") or f"criterion {place}"
             where = f"{label}{': ' + field if field else ''}: "
         elif name == "why":
             where = "Why: "
@@ -441,11 +442,14 @@ def model_version_create(request: HtmxHttpRequest) -> HttpResponse:
     """A new version of the model (`services.model_version_create`): the criteria as edited
     and why. Scores given under older versions are never rewritten."""
     user = _governor(request)
-    data, rows = model_data(request.POST)
+    data, rows, origins = model_data(request.POST)
     try:
         version = services.model_version_create(user=user, data=data, request=request)
     except (ValidationFailed, Conflict) as exc:
-        words = _model_errors(exc, rows) if isinstance(exc, ValidationFailed) else [exc.message]
+        if isinstance(exc, ValidationFailed):
+            words = _model_errors(exc, rows, origins)
+        else:
+            words = [exc.message]
         context = _model_context(rows=rows, why=data["why"], model_errors=words)
         return render_htmx(request, "investment/model.html", context, status=exc.status)
     messages.success(
@@ -464,14 +468,19 @@ def decisions_page(request: HtmxHttpRequest) -> HttpResponse:
     """The portfolio decision log: the board's made choices, newest first, read-only."""
     _governor(request)
     decisions = list(PortfolioDecision.objects.all())
-    entries = [
-        {
-            "d": d,
-            "minutes": d.minutes_ref or {},
-            "scenario_url": reverse("investment:scenario", args=[d.scenario_id]),
-        }
-        for d in decisions
-    ]
+    viewable = {p.key for p in selectors.visible_projects(request)}
+    entries = []
+    for d in decisions:
+        shown, hidden = selectors.decision_proposals(d.proposals or [], viewable)
+        entries.append(
+            {
+                "d": d,
+                "minutes": d.minutes_ref or {},
+                "scenario_url": reverse("investment:scenario", args=[d.scenario_id]),
+                "shown": shown,
+                "hidden": hidden,
+            }
+        )
     return render_htmx(
         request,
         "investment/decisions.html",

@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from governance import charts, permissions, specs
 from governance.errors import Conflict, NotFound, Stale, ValidationFailed
 from governance.http import form_revision, page
-from governance.models import User
+from governance.models import Project, User
 from governance.templatetags.gov import money
 from investment import selectors, services
 from investment.models import PortfolioDecision, Scenario
@@ -35,7 +35,6 @@ STALE = (
     "This scenario was changed since this form was opened (by someone else or in another tab). "
     "It is shown below as it is now: make your changes again and save."
 )
-CHOSEN = "The board chose this scenario: it is kept as it was chosen and can no longer be changed."
 
 
 def _governor(request: HttpRequest) -> User:
@@ -110,14 +109,40 @@ def typed_of(scenario: Scenario) -> dict[str, Any]:
     }
 
 
+def unseen_keys(scenario: Scenario, visible: list[Project]) -> tuple[list[str], list[str]]:
+    """The scenario's stored selection and must-haves the editor cannot see: the form draws
+    no box for them, so they are kept as they are (`keep_unseen`)."""
+    seen = {p.key for p in visible}
+    return (
+        [k for k in scenario.selection or [] if k not in seen],
+        [k for k in scenario.must_haves or [] if k not in seen],
+    )
+
+
+def keep_unseen(data: dict[str, Any], unseen: tuple[list[str], list[str]]) -> dict[str, Any]:
+    """The body with the stored keys the editor cannot see put back: saving never drops a
+    project only because its editor cannot see it (a must-have stays in the selection)."""
+    selection, must = unseen
+    chosen = list(data["selection"]) + [k for k in selection if k not in data["selection"]]
+    musts = list(data["mustHaves"]) + [k for k in must if k not in data["mustHaves"]]
+    if chosen:
+        chosen += [k for k in must if k not in chosen]
+    return {**data, "selection": chosen, "mustHaves": musts}
+
+
 def form_context(
-    request: HttpRequest, typed: dict[str, Any], errors: dict[str, list[str]]
+    request: HttpRequest,
+    typed: dict[str, Any],
+    errors: dict[str, list[str]],
+    visible: list[Project] | None = None,
+    unseen: tuple[list[str], list[str]] = ([], []),
 ) -> dict[str, Any]:
     """The form's rows: the budget years (filled, then blank) and the projects to select
-    (the proposals first, then the running projects), with the refusals by field."""
+    (the proposals first, then the running projects), with the refusals by field; and how
+    many of the scenario's projects the editor cannot see (they stay as they are)."""
     years = [y for y in typed["years"] if y[0] or y[1]]
     years += [("", "")] * max(YEAR_ROWS - len(years), 0)
-    visible = selectors.visible_projects(request)
+    visible = selectors.visible_projects(request) if visible is None else visible
     proposals = {p.pk for p in selectors.proposal_projects(visible)}
     selected, must = set(typed["selection"]), set(typed["mustHaves"])
     projects = sorted(visible, key=lambda p: (p.pk not in proposals, p.key))
@@ -144,6 +169,7 @@ def form_context(
         ],
         "errors": errors,
         "general_errors": general,
+        "unseen": len({*unseen[0], *unseen[1]}),
     }
 
 
@@ -250,11 +276,12 @@ def _years(evaluation: selectors.Evaluation) -> list[str]:
 
 
 def _row_view(row: selectors.Row, years: list[str], budget: selectors.Budget) -> dict[str, Any]:
-    """A row with its cost and its fit for every year, in words."""
+    """A row with its cost and its fit for every year, in words: the cost the cut-line walked
+    (`Row.walked_by_year`, the unphased cost in the first budget year) and its fit."""
     cells = []
     for year in years:
-        cost = row.cost_by_year.get(year, ZERO)
-        if not cost and not (row.unphased and year == next(iter(budget.by_year), None)):
+        cost = row.walked_by_year.get(year, ZERO)
+        if not cost:
             fit = "no cost"
         elif year not in budget.by_year:
             fit = "no budget"
@@ -380,9 +407,7 @@ def _scenario_page(
         "over_years": totals["overBudgetYears"],
         "chart": chart,
         "moved": moved,
-        "chosen_rows": [
-            r for r in evaluation.above if r.proposal.state in selectors.PROPOSAL_STATES
-        ],
+        "chosen_rows": selectors.prioritised(evaluation),
         "copy_name": f"Copy of {scenario.name}",
         "section": "investment",
         "choice": {"minutesTitle": "", "minutesUrl": "", "madeOn": "", "rationale": ""},
@@ -402,12 +427,6 @@ def scenario(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     return _scenario_page(request, found, move_key=move_key)
 
 
-def _refuse_chosen(request: HttpRequest, found: Scenario) -> HttpResponse | None:
-    if PortfolioDecision.objects.filter(scenario=found).exists():
-        return _scenario_page(request, found, 409, page_errors=[CHOSEN])
-    return None
-
-
 def _edit(
     request: HttpRequest,
     found: Scenario,
@@ -415,11 +434,12 @@ def _edit(
     errors: dict[str, list[str]],
     status: int = 200,
 ) -> HttpResponse:
+    visible = selectors.visible_projects(request)
     context = {
         "scenario": found,
         "revision": found.revision,
         "section": "investment",
-        **form_context(request, typed, errors),
+        **form_context(request, typed, errors, visible, unseen_keys(found, visible)),
     }
     return render(request, "investment/scenario_edit.html", context, status=status)
 
@@ -430,17 +450,15 @@ def scenario_edit(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     the revision the form was opened at); refused once the board chose it."""
     user = _governor(request)
     found = _scenario(scenario_id)
-    refused = _refuse_chosen(request, found)
-    if refused is not None:
-        return refused
     if request.method != "POST":
         return _edit(request, found, typed_of(found), {})
     data, typed = form_data(request.POST)
+    unseen = unseen_keys(found, selectors.visible_projects(request))
     try:
         services.scenario_update(
             user=user,
             scenario_id=found.pk,
-            data=data,
+            data=keep_unseen(data, unseen),
             expected_revision=form_revision(request.POST),
             request=request,
         )
@@ -514,9 +532,6 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     prioritised and asks to confirm; the confirmation records it (`scenario_choose`)."""
     user = _governor(request)
     found = _scenario(scenario_id)
-    refused = _refuse_chosen(request, found)
-    if refused is not None:
-        return refused
     data, typed = choice_data(request.POST)
     _, errors = specs.validate(ChoiceSpec, data, creating=True)
     if errors:
@@ -532,13 +547,24 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
             data=data,
             projects=selectors.visible_projects(request),
             expected_revision=form_revision(request.POST),
+            expected_keys=request.POST.getlist("confirmedKeys"),
             request=request,
         )
     except Stale:
         return _scenario_page(
             request, _scenario(found.pk), 412, page_errors=[STALE], choice=typed, open_choice=True
         )
-    except (ValidationFailed, Conflict) as exc:
+    except Conflict as exc:  # chosen already, or what it prioritises changed: confirm anew
+        return _scenario_page(
+            request,
+            _scenario(found.pk),
+            exc.status,
+            page_errors=[exc.message],
+            choice=typed,
+            confirm=True,
+            open_choice=True,
+        )
+    except ValidationFailed as exc:
         return _scenario_page(
             request, found, exc.status, choice=typed, choice_errors=_words(exc), open_choice=True
         )

@@ -239,3 +239,82 @@ def test_who_sees_and_does_what(scored, clients, role, read, write, board):
             assert answer.json()["error"]["message"]
     answer = send(client, "POST", "/investment/scenarios", {"name": "Mine", "budgetTotal": 5})
     assert answer.status_code == (201 if board == 200 else 403)
+
+
+def _chosen(governed, clients):
+    """Plan, over AAA (a proposal the governance group views), chosen by the board."""
+    send(
+        clients["site_admin"],
+        "POST",
+        "/investment/model/versions",
+        {"why": "Model", "criteria": [criterion("strategy")]},
+    )
+    project = make_project("AAA", governed, sponsor=governed.sponsor)
+    proposal(project)
+    phased(project, {"2027-03": 60})
+    created = send(
+        clients["pmo"], "POST", "/investment/scenarios", {"name": "Plan", "budgetTotal": 100}
+    )
+    scenario = created.json()["scenario"]["id"]
+    chosen = send(
+        clients["pmo"], "POST", f"/investment/scenarios/{scenario}/choose", {"minutesRef": MINUTES}
+    )
+    assert chosen.status_code == 201, chosen.content
+    return scenario, chosen.json()
+
+
+def test_a_chosen_scenario_refuses_a_change_and_a_second_choice(governed, clients):
+    scenario, _ = _chosen(governed, clients)
+    pmo = clients["pmo"]
+    patched = send(pmo, "PATCH", f"/investment/scenarios/{scenario}", {"name": "Rewritten"})
+    assert patched.status_code == 409
+    assert "kept as it was chosen" in patched.json()["error"]["message"]
+    again = send(pmo, "POST", f"/investment/scenarios/{scenario}/choose", {"minutesRef": MINUTES})
+    assert again.status_code == 409
+    assert "can no longer be changed or chosen again" in again.json()["error"]["message"]
+    assert PortfolioDecision.objects.count() == 1
+    assert send(pmo, "GET", f"/investment/scenarios/{scenario}").json()["scenario"]["name"] == (
+        "Plan"
+    )
+
+
+def test_the_decision_log_names_only_the_projects_the_caller_views(document, governed, clients):
+    _, chosen = _chosen(governed, clients)
+    assert [p["projectKey"] for p in chosen["proposals"]] == ["AAA"]
+    assert chosen["proposalsHidden"] == 0
+    # Once a governance group is set, a site admin outside it views no project.
+    admin = clients["site_admin"]
+    log = conforms(
+        document, send(admin, "GET", "/investment/decisions"), "get", "/investment/decisions"
+    )
+    assert log["items"][0]["proposals"] == [] and log["items"][0]["proposalsHidden"] == 1
+    one = send(admin, "GET", f"/investment/decisions/{chosen['id']}")
+    assert b"AAA" not in one.content and one.json()["proposalsHidden"] == 1
+    full = send(clients["pmo"], "GET", "/investment/decisions").json()["items"][0]
+    assert [p["projectKey"] for p in full["proposals"]] == ["AAA"]
+    assert full["proposalsHidden"] == 0
+
+
+def test_a_choice_with_the_proposals_it_expects(governed, clients):
+    """`expectedKeys`: sent and different from what the choice would prioritise now, 409 in
+    words and nothing recorded; the same, recorded."""
+    send(
+        clients["site_admin"],
+        "POST",
+        "/investment/model/versions",
+        {"why": "Model", "criteria": [criterion("strategy")]},
+    )
+    project = make_project("AAA", governed, sponsor=governed.sponsor)
+    proposal(project)
+    pmo = clients["pmo"]
+    created = send(pmo, "POST", "/investment/scenarios", {"name": "Plan", "budgetTotal": 100})
+    path = f"/investment/scenarios/{created.json()['scenario']['id']}/choose"
+    wrong = send(pmo, "POST", path, {"minutesRef": MINUTES, "expectedKeys": ["AAA", "ALPHA"]})
+    assert wrong.status_code == 409
+    assert "changed since it was confirmed" in wrong.json()["error"]["message"]
+    assert not PortfolioDecision.objects.exists()
+    bad = send(pmo, "POST", path, {"minutesRef": MINUTES, "expectedKeys": "AAA"})
+    assert bad.status_code == 422 and not PortfolioDecision.objects.exists()
+    right = send(pmo, "POST", path, {"minutesRef": MINUTES, "expectedKeys": ["AAA"]})
+    assert right.status_code == 201, right.content
+    assert [p["projectKey"] for p in right.json()["proposals"]] == ["AAA"]

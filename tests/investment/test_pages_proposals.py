@@ -312,3 +312,50 @@ def test_the_ranked_list_reads_a_constant_number_of_queries(scored, client_for):
         )
     assert "P8X" in client.get("/investment/").content.decode()
     assert _queries(client) == three
+
+
+def test_a_refusal_names_the_criterion_of_the_row_it_is_about(scored, client_for):
+    """A new row with only a point typed is sent (and refused); a later new row's refusal
+    still names that later row, not its neighbour."""
+    client = client_for(scored.pmo)
+    current = list(Criterion.objects.filter(version__number=1).order_by("position"))
+    n = len(current)
+    form = _form(
+        current,
+        **{
+            "why": "Two new rows",
+            f"c{n}-new": "1",
+            f"c{n}-point1": "Only a point",
+            f"c{n}-source": "person",
+            f"c{n + 1}-new": "1",
+            f"c{n + 1}-name": "Speed",
+            f"c{n + 1}-weight": "abc",
+            f"c{n + 1}-source": "person",
+        },
+    )
+    form["row"] += [str(n), str(n + 1)]
+    response = client.post("/investment/model/versions/", form)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "Speed: weight:" in html
+    assert "Speed: name:" not in html
+    assert f"criterion {n + 1}: name:" in html  # the row with only a point, by its place
+    assert ModelVersion.objects.count() == 1
+
+
+def test_the_decision_log_links_only_the_projects_the_viewer_views(scored, client_for):
+    scenario = services.scenario_create(
+        user=scored.pmo, data={"name": "Plan A", "budgetByYear": {"2027": 1000}}
+    )
+    services.scenario_choose(
+        user=scored.pmo,
+        scenario_id=scenario.pk,
+        data={"minutesRef": {"title": "Board minutes"}},
+        projects=[scored.project],
+    )
+    shown = client_for(scored.pmo).get("/investment/decisions/").content.decode()
+    assert "/investment/proposals/ALPHA/" in shown and "you cannot see" not in shown
+    # Once a governance group is set, a site admin outside it views no project.
+    hidden = client_for(scored.site_admin).get("/investment/decisions/").content.decode()
+    assert "Plan A" in hidden and "1 you cannot see" in hidden
+    assert "ALPHA" not in hidden

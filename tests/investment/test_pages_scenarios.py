@@ -15,12 +15,14 @@ from governance import cleaning
 from governance.models import AuditEntry
 from investment import services
 from investment.models import PortfolioDecision, Scenario
+from tests.factories import ProjectFactory, UserFactory
 from tests.investment.conftest import (
     builtin,
     caller,
     make_project,
     phased,
     proposal,
+    steering,
     three_proposals,
 )
 
@@ -166,7 +168,13 @@ def test_choosing_confirms_then_records_and_the_chosen_scenario_is_kept(
     page = first.content.decode()
     assert first.status_code == 200 and "Confirm the board's choice" in page
     assert "Yes, record the choice" in page and not PortfolioDecision.objects.exists()
-    body = {"minutesTitle": "Board 12 March", "revision": "1", "confirmed": "yes"}
+    assert 'name="confirmedKeys" value="AAA"' in page  # what was confirmed is posted back
+    body = {
+        "minutesTitle": "Board 12 March",
+        "revision": "1",
+        "confirmed": "yes",
+        "confirmedKeys": ["AAA"],
+    }
     assert client.post(choose, body).status_code == 302
     decision = PortfolioDecision.objects.get()
     assert decision.minutes_ref == {"title": "Board 12 March"}
@@ -314,3 +322,72 @@ def test_the_scenario_page_reads_in_the_same_queries_for_3_and_12(
             data={"criterion": "strategy", "value": 2, "reason": "fine"},
         )
     assert count() == few
+
+
+def test_editing_keeps_the_projects_the_editor_cannot_see(three, governed, client_for):
+    """A governor who views none of the scenario's projects renames it: the selection and the
+    must-haves they cannot see stay as they were (the form says so), never "every proposal"."""
+    scenario = _scenario(governed, selection=["AAA", "BBB"], mustHaves=["BBB"])
+    # Once a governance group is set, a site admin outside it views no project.
+    client = client_for(governed.site_admin)
+    edit = page_url(scenario, "investment:scenario-edit")
+    shown = client.get(edit).content.decode()
+    assert "2 projects you cannot see stay selected" in shown
+    assert 'value="AAA"' not in shown and 'value="BBB"' not in shown
+    response = client.post(edit, form(name="Renamed", revision="1"))
+    assert response.status_code == 302
+    scenario.refresh_from_db()
+    assert scenario.name == "Renamed"
+    assert scenario.selection == ["AAA", "BBB"] and scenario.must_haves == ["BBB"]
+    # A site admin outside the governance group on SEEN's steering committee views SEEN
+    # only: ticking it adds it; AAA and BBB, unseen, stay (BBB a must-have).
+    partial = UserFactory(username="admin_partial", admin=True)
+    seen = ProjectFactory(key="SEEN", lead=governed.lead, browsers=[partial, governed.pmo])
+    steering(seen, partial)
+    proposal(seen)
+    viewer = client_for(partial)
+    shown = viewer.get(edit).content.decode()
+    assert "2 projects you cannot see stay selected" in shown and 'value="SEEN"' in shown
+    response = viewer.post(edit, form(name="Renamed", revision="2", selection=["SEEN"]))
+    assert response.status_code == 302
+    scenario.refresh_from_db()
+    assert scenario.selection == ["SEEN", "AAA", "BBB"] and scenario.must_haves == ["BBB"]
+
+
+def test_a_cell_shows_the_cost_its_fit_is_of(model, governed, client_for):
+    """A proposal whose only cost is unphased (its financial case's total) counts it in the
+    first budget year: that year's cell shows the amount and its fit, never "—"."""
+    only = make_project("FIN", governed, sponsor=governed.sponsor)
+    proposal(only, financial_case=builtin((0, 200, 0), (1, 0, 90)))
+    scenario = _scenario(governed, name="Unphased", selection=["FIN"])
+    page = client_for(governed.pmo).get(page_url(scenario)).content.decode()
+    row = page[page.index("FIN", page.index("<tbody>")) :]
+    row = row[: row.index("</tr>")]
+    cells = row.split('<td class="num">')
+    year_2027 = next(c for c in cells if "does not fit" in c)
+    assert "200" in year_2027 and "—" not in year_2027
+
+
+def test_the_confirmation_lists_what_the_choice_records_and_refuses_a_change(
+    three, governed, client_for
+):
+    """The confirmation names the proposals the service would record (one rule,
+    `selectors.prioritised`) and posts them; if a rescore changed them meanwhile, the choice
+    is refused in words (409) and nothing is recorded."""
+    scenario = _scenario(governed)
+    client = client_for(governed.pmo)
+    choose = page_url(scenario, "investment:scenario-choose")
+    confirm = client.post(choose, {"minutesTitle": "Board", "revision": "1"}).content.decode()
+    assert "1 proposal will be prioritised: AAA" in confirm
+    assert 'name="confirmedKeys" value="AAA"' in confirm
+    # Meanwhile CCC is rescored above AAA: C (20 in 2027) then A (60) then B fit differently.
+    services.score_set(
+        caller=caller(governed.pmo, three["AAA"]),
+        data={"criterion": "strategy", "value": 1, "reason": "Rescored"},
+    )
+    body = {"minutesTitle": "Board", "revision": "1", "confirmed": "yes", "confirmedKeys": ["AAA"]}
+    refused = client.post(choose, body)
+    html = refused.content.decode()
+    assert refused.status_code == 409 and not PortfolioDecision.objects.exists()
+    assert "changed since it was confirmed" in html
+    assert "Confirm the board's choice" in html  # the new confirmation, to confirm anew

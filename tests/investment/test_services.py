@@ -462,3 +462,42 @@ def test_below_the_line_and_not_named_are_the_same_side_in_a_comparison(three, g
     placed = {p["projectKey"]: (p["aboveLine"], p["differs"]) for p in compared["projects"]}
     assert placed["BBB"] == ([False, None], False)
     assert placed["AAA"] == ([True, True], False)
+
+
+def test_a_chosen_scenario_is_neither_changed_nor_chosen_again(three, governed):
+    scenario = _scenario(governed)
+    kwargs = {"user": governed.pmo, "scenario_id": scenario.pk}
+    services.scenario_choose(**kwargs, data={"minutesRef": MINUTES}, projects=list(three.values()))
+    with pytest.raises(Conflict, match="kept as it was chosen"):
+        services.scenario_update(**kwargs, data={"name": "Changed"})
+    with pytest.raises(Conflict, match="chosen again"):
+        services.scenario_choose(
+            **kwargs, data={"minutesRef": MINUTES}, projects=list(three.values())
+        )
+    assert PortfolioDecision.objects.count() == 1
+
+
+def test_the_choice_records_what_was_confirmed_or_nothing(three, governed):
+    """`expected_keys`: what the chooser confirmed (`selectors.prioritised`, as the page lists
+    it); a difference is refused (409) and nothing is recorded."""
+    scenario = _scenario(governed)
+    projects = list(three.values())
+    evaluation = selectors.evaluate(selectors.board_for(projects, [scenario]), scenario)
+    assert [r.key for r in selectors.prioritised(evaluation)] == ["AAA"]
+    with pytest.raises(Conflict, match="changed since it was confirmed"):
+        services.scenario_choose(
+            user=governed.pmo,
+            scenario_id=scenario.pk,
+            data={"minutesRef": MINUTES},
+            projects=projects,
+            expected_keys=["AAA", "CCC"],
+        )
+    assert not PortfolioDecision.objects.exists() and not Prioritised.objects.exists()
+    decision = services.scenario_choose(
+        user=governed.pmo,
+        scenario_id=scenario.pk,
+        data={"minutesRef": MINUTES},
+        projects=projects,
+        expected_keys=["AAA"],
+    )
+    assert [p["projectKey"] for p in decision.proposals] == ["AAA"]
