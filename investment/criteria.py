@@ -12,6 +12,7 @@ from typing import Any
 
 from charter import derive as charter_derive
 from charter import finance
+from governance import formatting
 
 ADOPTION_INPUTS = 4  # adoptionAffected, adoptionKpi, changeSaturation, adoptionOwner
 
@@ -143,6 +144,18 @@ def points(figure: Decimal | None, thresholds: Sequence[Any], higher_is_better: 
     if higher_is_better:
         return 1 + sum(1 for t in bounds if figure >= t)
     return 5 - sum(1 for t in bounds if figure > t)
+
+
+def scale_words(source_key: str, thresholds: Sequence[Any] | None) -> str:
+    """How a data criterion's figure becomes points, in words, as `points` decides it: which
+    figures earn 2 to 5 points (higher is better), or 5 down to 2 (lower is better)."""
+    source = CATALOGUE[source_key]
+    bounds = [formatting.number(t) for t in (thresholds or source.thresholds)]
+    if source.higher_is_better:
+        steps = [f"{p} points from {t}" for p, t in zip((2, 3, 4, 5), bounds, strict=False)]
+        return "higher is better: " + ", ".join(steps) + "; 1 point below"
+    steps = [f"{p} points up to {t}" for p, t in zip((5, 4, 3, 2), bounds, strict=False)]
+    return "lower is better: " + ", ".join(steps) + "; 1 point above"
 
 
 def data_score(

@@ -22,7 +22,7 @@ from governance.http import HtmxHttpRequest, page, render_htmx
 from governance.models import Project, User
 from governance.people import resolve
 from investment import selectors, services
-from investment.criteria import CATALOGUE
+from investment.criteria import CATALOGUE, scale_words
 from investment.models import PERSON, POINTS, Criterion, PortfolioDecision, Prioritised, Score
 
 HIDDEN = "No such page that you can see."
@@ -379,7 +379,7 @@ def _model_context(**extra: Any) -> dict[str, Any]:
             "points": list(enumerate(c.points or [], 1)),
             "label": CATALOGUE[c.source].label if c.source in CATALOGUE else "",
             "origin": ORIGINS.get(c.source, ""),
-            "thresholds": _thresholds_text(c),
+            "scale": scale_words(c.source, c.thresholds) if c.source in CATALOGUE else "",
         }
         for c in in_force
     ]

@@ -20,7 +20,7 @@ from django.template.defaultfilters import urlencode
 from django.urls import path, reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from governance import charts, permissions, specs
+from governance import charts, labels, permissions, specs
 from governance.errors import Conflict, NotFound, Stale, ValidationFailed
 from governance.http import form_revision, page
 from governance.models import Project, User
@@ -93,17 +93,44 @@ def form_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, Any]]:
     return data, typed
 
 
+# The choice form's fields, named as its labels name them (refusals say these words).
+CHOICE_LABELS = {
+    "minutesRef": "Minutes of the board's meeting",
+    "minutesRef.title": "Minutes of the board's meeting (title)",
+    "minutesRef.url": "Address of the minutes",
+    "minutesTitle": "Minutes of the board's meeting (title)",
+    "minutesUrl": "Address of the minutes",
+    "madeOn": "Made on",
+    "rationale": "Rationale",
+    "decision": "Decision",
+}
+
+
+def choice_words(errors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The choice's refusals keyed by the field and, for the page, said with its label."""
+    return {
+        field: [
+            f"{CHOICE_LABELS.get(field) or labels.field_label(field)}: {m}" if field else m
+            for m in ms
+        ]
+        for field, ms in errors.items()
+    }
+
+
+def _amount_text(value: Any) -> str:
+    """An amount as a person typed it: 1200000, 1200000.5 (never 1200000.0)."""
+    return f"{Decimal(str(value)).normalize():f}"
+
+
 def typed_of(scenario: Scenario) -> dict[str, Any]:
     """The form's values from a stored scenario."""
-    years = [
-        (y, f"{Decimal(str(v)):f}") for y, v in sorted((scenario.budget_by_year or {}).items())
-    ]
+    years = [(y, _amount_text(v)) for y, v in sorted((scenario.budget_by_year or {}).items())]
     return {
         "name": scenario.name,
         "notes": scenario.notes,
         "budgetMode": "total" if scenario.budget_total is not None else "year",
         "years": years,
-        "budgetTotal": "" if scenario.budget_total is None else f"{scenario.budget_total:f}",
+        "budgetTotal": "" if scenario.budget_total is None else _amount_text(scenario.budget_total),
         "selection": list(scenario.selection or []),
         "mustHaves": list(scenario.must_haves or []),
     }
@@ -301,6 +328,9 @@ def _money(value: Any) -> str:
     return _e(money(value))
 
 
+NONE = '<span class="muted">—</span>'
+
+
 def row_html(item: dict[str, Any]) -> SafeString:
     """A scenario row (`_row_view`) as the table's HTML, built in Python: five hundred rows
     through the template engine cost more than drawing the cut-line does. The markup is the
@@ -331,7 +361,7 @@ def row_html(item: dict[str, Any]) -> SafeString:
         f'      <td class="num">{"—" if p.rank is None else _e(p.rank)}</td>\n'
         f'      <td class="num">{total}</td>\n'
         f"      {''.join(cells)}\n"
-        f'      <td class="num">{_money(r.unphased)}</td>\n'
+        f'      <td class="num">{_money(r.unphased) if r.unphased else NONE}</td>\n'
         f'      <td class="num">{_money(r.cost)}{over}</td>\n'
         f'      <td class="num">{_money(r.benefit)}</td>\n'
         f"      <td>{'Above the line' if r.above else 'Below the line'}</td>\n"
@@ -536,7 +566,12 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     _, errors = specs.validate(ChoiceSpec, data, creating=True)
     if errors:
         return _scenario_page(
-            request, found, 422, choice=typed, choice_errors=dict(errors), open_choice=True
+            request,
+            found,
+            422,
+            choice=typed,
+            choice_errors=choice_words(dict(errors)),
+            open_choice=True,
         )
     if request.POST.get("confirmed") != "yes":
         return _scenario_page(request, found, choice=typed, confirm=True, open_choice=True)
@@ -566,7 +601,12 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
         )
     except ValidationFailed as exc:
         return _scenario_page(
-            request, found, exc.status, choice=typed, choice_errors=_words(exc), open_choice=True
+            request,
+            found,
+            exc.status,
+            choice=typed,
+            choice_errors=choice_words(_words(exc)),
+            open_choice=True,
         )
     messages.success(
         request,
@@ -586,6 +626,10 @@ def compare(request: HttpRequest) -> HttpResponse:
     wanted = list(dict.fromkeys(i.strip() for i in request.GET.getlist("ids") if i.strip()))
     everyone = list(Scenario.objects.order_by("name", "created_at"))
     context: dict[str, Any] = {"all": everyone, "wanted": wanted, "section": "investment"}
+    if len(wanted) == 1 and request.GET.get("from"):
+        # "Compare with others" from a scenario's page: this one ticked, the others to pick.
+        context["hint"] = "Tick one or two more scenarios to compare with this one."
+        return render(request, "investment/compare.html", context)
     if not wanted:
         return render(request, "investment/compare.html", context)
     if not 2 <= len(wanted) <= 3:

@@ -145,7 +145,7 @@ TEMPLATE_ROW = """{% load gov %}{% with r=item.row %}<tr class="{% if r.above %}
       <td class="num">{{ r.proposal.rank|default_if_none:"—" }}</td>
       <td class="num">{{ r.proposal.total|default_if_none:"not scored" }}{% if r.proposal.older %} <span class="muted">(older model)</span>{% endif %}</td>
       {% for c in item.years %}<td class="num">{% if c.fit == "no cost" %}<span class="muted">—<span class="visually-hidden"> no cost</span></span>{% else %}{{ c.cost|money }}<br><span class="{% if c.fits %}muted{% else %}field-error{% endif %}">{{ c.fit }}</span>{% endif %}</td>{% endfor %}
-      <td class="num">{{ r.unphased|money }}</td>
+      <td class="num">{% if r.unphased %}{{ r.unphased|money }}{% else %}<span class="muted">—</span>{% endif %}</td>
       <td class="num">{{ r.cost|money }}{% if r.fits_total is False %}<br><span class="field-error">over the total</span>{% endif %}</td>
       <td class="num">{{ r.benefit|money }}</td>
       <td>{% if r.above %}Above the line{% else %}Below the line{% endif %}</td>

@@ -164,6 +164,13 @@ def test_choosing_confirms_then_records_and_the_chosen_scenario_is_kept(
     choose = page_url(scenario, "investment:scenario-choose")
     missing = client.post(choose, {"minutesTitle": "", "revision": "1"})
     assert missing.status_code == 422 and "Nothing was recorded" in missing.content.decode()
+    # Refusals name the fields as the form labels them.
+    assert "Minutes of the board&#x27;s meeting" in missing.content.decode()
+    assert "Steering minutes" not in missing.content.decode()
+    bad_url = client.post(
+        choose, {"minutesTitle": "Board", "minutesUrl": "ftp://x", "revision": "1"}
+    ).content.decode()
+    assert "Address of the minutes:" in bad_url and "Steering minutes" not in bad_url
     first = client.post(choose, {"minutesTitle": "Board 12 March", "revision": "1"})
     page = first.content.decode()
     assert first.status_code == 200 and "Confirm the board's choice" in page
@@ -211,6 +218,10 @@ def test_compare_two_and_three_and_refusals(three, governed, client_for):
     assert unknown.status_code == 404 and "does not exist" in unknown.content.decode()
     nul = client.get(url, {"ids": [str(a.pk), "\x00"]})
     assert 400 <= nul.status_code < 500
+    # From a scenario's page: that one ticked, a hint to pick more, no refusal.
+    start = client.get(url, {"ids": [str(a.pk)], "from": "scenario"})
+    assert start.status_code == 200 and "Tick one or two more" in start.content.decode()
+    assert f'value="{a.pk}" checked' in start.content.decode()
     empty = client.get(url)
     assert empty.status_code == 200 and "Choose two or three scenarios" in empty.content.decode()
 
@@ -391,3 +402,15 @@ def test_the_confirmation_lists_what_the_choice_records_and_refuses_a_change(
     assert refused.status_code == 409 and not PortfolioDecision.objects.exists()
     assert "changed since it was confirmed" in html
     assert "Confirm the board's choice" in html  # the new confirmation, to confirm anew
+
+
+def test_the_edit_form_shows_amounts_as_typed(governed, client_for):
+    scenario = services.scenario_create(
+        user=governed.pmo,
+        data={"name": "Years", "budgetByYear": {"2027": 1200000, "2028": 900000.5}},
+    )
+    page = client_for(governed.pmo).get(page_url(scenario, "investment:scenario-edit"))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert 'value="1200000"' in text and 'value="900000.5"' in text
+    assert "1200000.0" not in text

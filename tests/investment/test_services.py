@@ -501,3 +501,16 @@ def test_the_choice_records_what_was_confirmed_or_nothing(three, governed):
         expected_keys=["AAA"],
     )
     assert [p["projectKey"] for p in decision.proposals] == ["AAA"]
+
+
+def test_a_data_criterion_s_scale_in_words_follows_its_direction():
+    from investment.criteria import points, scale_words
+
+    assert scale_words("topRiskScore", None) == (
+        "lower is better: 5 points up to 4, 4 points up to 9, 3 points up to 14, "
+        "2 points up to 19; 1 point above"
+    )
+    # As `points` decides it: a risk score of 6 earns 4 points.
+    assert points(Decimal(6), [4, 9, 14, 19], higher_is_better=False) == 4
+    assert scale_words("npv", None).startswith("higher is better: 2 points from 0, ")
+    assert "5 points from 1,000,000" in scale_words("npv", None)
