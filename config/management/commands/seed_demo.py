@@ -14,12 +14,15 @@ from governance import demo, signals
 # the sponsor's decisions come once every project runs and reports (`seed_gates`).
 DEMO_APPS = ["registers", "gates", "charter", "status", "portfolio", "investment"]
 LATE = {"gates": "seed_gates"}
-# The apps seeded before any business case exists: each of their writes would derive the
-# project's stored health again (about 470 derivations for the registers alone). With no case
-# there are no tolerances, so a derivation opens or moves no exception, and nothing they seed
-# reads the stored health: deriving each project once when the app's seeding ends writes the
-# same rows as the last of those derivations would have.
-BEFORE_THE_CASES = {"registers", "gates"}
+# The apps whose seeding cannot move an exception: each of their writes would derive the
+# project's stored health again (about 470 derivations for the registers alone). The registers
+# and the stage plans come before any business case, so no project has tolerances yet; the
+# investment demo writes facts only of the proposals it adds, whose cases are not baselined, so
+# none of them runs delivery (its scores and scenarios are no project's facts). A derivation
+# then opens or moves no exception, and none of their seeding reads the stored health: deriving
+# each project once when the app's seeding ends writes the same rows as the last of those
+# derivations would have.
+NO_EXCEPTION_MOVES = {"registers", "gates", "investment"}
 
 
 class Command(BaseCommand):
@@ -34,7 +37,7 @@ class Command(BaseCommand):
                     continue
                 with (
                     signals.deferred_project_changes()
-                    if app in BEFORE_THE_CASES
+                    if app in NO_EXCEPTION_MOVES
                     else contextlib.nullcontext()
                 ):
                     module.seed(ctx)
