@@ -342,6 +342,8 @@ def row_html(item: dict[str, Any]) -> SafeString:
     if p.state not in selectors.PROPOSAL_STATES:
         badges += ' <span class="badge">running</span>'
     total = "not scored" if p.total is None else _e(p.total)
+    if p.total is not None and not p.complete:
+        total += ' <span class="muted">(incomplete)</span>'
     if p.older:
         total += ' <span class="muted">(older model)</span>'
     cells = []

@@ -5,6 +5,7 @@ their months, a year's turn, no dates, a zero phasing, a financial case only), a
 scenario's rows drawn by Python as the template drew them."""
 
 import datetime as dt
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -143,7 +144,7 @@ def test_the_cost_per_year_is_what_it_was(governed):
 TEMPLATE_ROW = """{% load gov %}{% with r=item.row %}<tr class="{% if r.above %}above-line{% else %}below-line{% endif %}">
       <th scope="row"><span class="wrap">{{ r.key }} {{ r.proposal.project.name }}</span>{% if r.must_have %} <span class="badge">must-have</span>{% endif %}{% if r.proposal.state != "Exploring" and r.proposal.state != "Draft" %} <span class="badge">running</span>{% endif %}</th>
       <td class="num">{{ r.proposal.rank|default_if_none:"—" }}</td>
-      <td class="num">{{ r.proposal.total|default_if_none:"not scored" }}{% if r.proposal.older %} <span class="muted">(older model)</span>{% endif %}</td>
+      <td class="num">{{ r.proposal.total|default_if_none:"not scored" }}{% if r.proposal.total is not None and not r.proposal.complete %} <span class="muted">(incomplete)</span>{% endif %}{% if r.proposal.older %} <span class="muted">(older model)</span>{% endif %}</td>
       {% for c in item.years %}<td class="num">{% if c.fit == "no cost" %}<span class="muted">—<span class="visually-hidden"> no cost</span></span>{% else %}{{ c.cost|money }}<br><span class="{% if c.fits %}muted{% else %}field-error{% endif %}">{{ c.fit }}</span>{% endif %}</td>{% endfor %}
       <td class="num">{% if r.unphased %}{{ r.unphased|money }}{% else %}<span class="muted">—</span>{% endif %}</td>
       <td class="num">{{ r.cost|money }}{% if r.fits_total is False %}<br><span class="field-error">over the total</span>{% endif %}</td>
@@ -172,5 +173,10 @@ def test_a_row_drawn_in_python_is_the_template_s_row(governed):
     drawn = [_row_view(r, years, evaluation.budget) for r in evaluation.rows]
     assert {r.above for r in evaluation.rows} == {True, False}
     assert any(r.fits_total is False for r in evaluation.rows)
+    # And a proposal whose total is incomplete (a criterion without points) says so.
+    first = evaluation.rows[0]
+    incomplete = replace(first, proposal=replace(first.proposal, total=D(3), complete=False))
+    drawn.append(_row_view(incomplete, years, evaluation.budget))
+    assert "(incomplete)" in row_html(drawn[-1])
     for item in drawn:
         assert row_html(item) == template.render(Context({"item": item}))
