@@ -93,16 +93,14 @@ def form_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, Any]]:
     return data, typed
 
 
-# The choice form's fields, named as its labels name them (refusals say these words).
+# The board's minutes, named as the choice form labels them (refusals say these words); the
+# other fields keep the site's words for them (`labels.field_label`).
 CHOICE_LABELS = {
     "minutesRef": "Minutes of the board's meeting",
     "minutesRef.title": "Minutes of the board's meeting (title)",
     "minutesRef.url": "Address of the minutes",
     "minutesTitle": "Minutes of the board's meeting (title)",
     "minutesUrl": "Address of the minutes",
-    "madeOn": "Made on",
-    "rationale": "Rationale",
-    "decision": "Decision",
 }
 
 
@@ -205,10 +203,6 @@ LABELS = {
     "budgetTotal": "Budget in total",
     "selection": "Selection",
     "mustHaves": "Must-haves",
-    "minutesRef": "Minutes",
-    "madeOn": "Made on",
-    "decision": "Decision",
-    "rationale": "Rationale",
     "name": "Name",
     "notes": "Notes",
     "": "The scenario",
@@ -219,8 +213,9 @@ def specs_label(name: str) -> str:
     """A refusal's field in words: "budgetByYear.9999" -> "Budget per year (9999)"."""
     head, _, rest = name.partition(".")
     base, _, index = head.partition("[")
-    label = LABELS.get(base, base)
-    where = rest or (f"item {int(index.rstrip(']')) + 1}" if index.rstrip("]").isdigit() else "")
+    label = LABELS.get(base) or CHOICE_LABELS.get(base) or labels.field_label(base)
+    number = index.rstrip("]")
+    where = rest or (f"item {int(number) + 1}" if number.isascii() and number.isdigit() else "")
     return f"{label} ({where})" if where else label
 
 
