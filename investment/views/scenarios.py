@@ -329,7 +329,7 @@ NONE = '<span class="muted">—</span>'
 def row_html(item: dict[str, Any]) -> SafeString:
     """A scenario row (`_row_view`) as the table's HTML, built in Python: five hundred rows
     through the template engine cost more than drawing the cut-line does. The markup is the
-    template's own (`tests/investment/test_pages_scenarios.py` renders the template's row
+    template's own (`tests/investment/test_costs.py` renders the template's row
     beside it and compares the two); every value is escaped here."""
     r: selectors.Row = item["row"]
     p = r.proposal
@@ -348,21 +348,25 @@ def row_html(item: dict[str, Any]) -> SafeString:
         else:
             kind = "muted" if c["fits"] else "field-error"
             inner = f'{_money(c["cost"])}<br><span class="{kind}">{_e(c["fit"])}</span>'
-        cells.append(f'<td class="num">{inner}</td>')
+        cells.append(f'<td class="num" data-label="{_e(c["year"])}">{inner}</td>')
     over = '<br><span class="field-error">over the total</span>' if r.fits_total is False else ""
     key = _e(r.key)
     move = "Move below" if r.above else "Move above"
+    place = "above" if r.above else "below"
     return mark_safe(
-        f'<tr class="{"above-line" if r.above else "below-line"}">\n'
+        f'<tr class="{place}-line">\n'
         f'      <th scope="row"><span class="wrap">{key} {_e(p.project.name)}</span>{badges}</th>\n'
-        f'      <td class="num">{"—" if p.rank is None else _e(p.rank)}</td>\n'
-        f'      <td class="num">{total}</td>\n'
+        f'      <td class="num" data-label="Rank">{"—" if p.rank is None else _e(p.rank)}</td>\n'
+        f'      <td class="num" data-label="Score">{total}</td>\n'
         f"      {''.join(cells)}\n"
-        f'      <td class="num">{_money(r.unphased) if r.unphased else NONE}</td>\n'
-        f'      <td class="num">{_money(r.cost)}{over}</td>\n'
-        f'      <td class="num">{_money(r.benefit)}</td>\n'
-        f"      <td>{'Above the line' if r.above else 'Below the line'}</td>\n"
-        f'      <td><a class="button small secondary" href="?move={_e(urlencode(r.key))}#move">'
+        f'      <td class="num" data-label="Not phased">'
+        f"{_money(r.unphased) if r.unphased else NONE}</td>\n"
+        f'      <td class="num" data-label="Cost">{_money(r.cost)}{over}</td>\n'
+        f'      <td class="num" data-label="Benefit">{_money(r.benefit)}</td>\n'
+        f'      <td data-label="Place"><span class="badge place place-{place}">'
+        f'{place.capitalize()}<span class="visually-hidden"> the line</span></span></td>\n'
+        f'      <td class="move" data-label="What if"><a class="button small secondary" '
+        f'href="?move={_e(urlencode(r.key))}#move">'
         f'{move}<span class="visually-hidden">: {key}</span></a></td>\n'
         "    </tr>"
     )

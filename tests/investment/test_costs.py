@@ -143,14 +143,14 @@ def test_the_cost_per_year_is_what_it_was(governed):
 # The template's row, as the scenario page drew it before its rows were drawn in Python.
 TEMPLATE_ROW = """{% load gov %}{% with r=item.row %}<tr class="{% if r.above %}above-line{% else %}below-line{% endif %}">
       <th scope="row"><span class="wrap">{{ r.key }} {{ r.proposal.project.name }}</span>{% if r.must_have %} <span class="badge">must-have</span>{% endif %}{% if r.proposal.state != "Exploring" and r.proposal.state != "Draft" %} <span class="badge">running</span>{% endif %}</th>
-      <td class="num">{{ r.proposal.rank|default_if_none:"—" }}</td>
-      <td class="num">{{ r.proposal.total|default_if_none:"not scored" }}{% if r.proposal.total is not None and not r.proposal.complete %} <span class="muted">(incomplete)</span>{% endif %}{% if r.proposal.older %} <span class="muted">(older model)</span>{% endif %}</td>
-      {% for c in item.years %}<td class="num">{% if c.fit == "no cost" %}<span class="muted">—<span class="visually-hidden"> no cost</span></span>{% else %}{{ c.cost|money }}<br><span class="{% if c.fits %}muted{% else %}field-error{% endif %}">{{ c.fit }}</span>{% endif %}</td>{% endfor %}
-      <td class="num">{% if r.unphased %}{{ r.unphased|money }}{% else %}<span class="muted">—</span>{% endif %}</td>
-      <td class="num">{{ r.cost|money }}{% if r.fits_total is False %}<br><span class="field-error">over the total</span>{% endif %}</td>
-      <td class="num">{{ r.benefit|money }}</td>
-      <td>{% if r.above %}Above the line{% else %}Below the line{% endif %}</td>
-      <td><a class="button small secondary" href="?move={{ r.key|urlencode }}#move">{% if r.above %}Move below<span class="visually-hidden">: {{ r.key }}</span>{% else %}Move above<span class="visually-hidden">: {{ r.key }}</span>{% endif %}</a></td>
+      <td class="num" data-label="Rank">{{ r.proposal.rank|default_if_none:"—" }}</td>
+      <td class="num" data-label="Score">{{ r.proposal.total|default_if_none:"not scored" }}{% if r.proposal.total is not None and not r.proposal.complete %} <span class="muted">(incomplete)</span>{% endif %}{% if r.proposal.older %} <span class="muted">(older model)</span>{% endif %}</td>
+      {% for c in item.years %}<td class="num" data-label="{{ c.year }}">{% if c.fit == "no cost" %}<span class="muted">—<span class="visually-hidden"> no cost</span></span>{% else %}{{ c.cost|money }}<br><span class="{% if c.fits %}muted{% else %}field-error{% endif %}">{{ c.fit }}</span>{% endif %}</td>{% endfor %}
+      <td class="num" data-label="Not phased">{% if r.unphased %}{{ r.unphased|money }}{% else %}<span class="muted">—</span>{% endif %}</td>
+      <td class="num" data-label="Cost">{{ r.cost|money }}{% if r.fits_total is False %}<br><span class="field-error">over the total</span>{% endif %}</td>
+      <td class="num" data-label="Benefit">{{ r.benefit|money }}</td>
+      <td data-label="Place">{% if r.above %}<span class="badge place place-above">Above<span class="visually-hidden"> the line</span></span>{% else %}<span class="badge place place-below">Below<span class="visually-hidden"> the line</span></span>{% endif %}</td>
+      <td class="move" data-label="What if"><a class="button small secondary" href="?move={{ r.key|urlencode }}#move">{% if r.above %}Move below<span class="visually-hidden">: {{ r.key }}</span>{% else %}Move above<span class="visually-hidden">: {{ r.key }}</span>{% endif %}</a></td>
     </tr>{% endwith %}"""  # noqa: E501
 
 
