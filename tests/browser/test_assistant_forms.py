@@ -33,10 +33,16 @@ def test_lena_previews_edits_and_confirms_a_risk_in_forms_mode(
     page.goto(f"{live_server.url}/assistant/")
     expect(page.get_by_text("written only when you confirm it")).to_be_visible()
     page.get_by_role("link", name="Add a risk").click()
-    # The page's script binds the picker's refresh once the page has loaded: choosing the
-    # project before that (a busy machine) would send nothing.
-    page.wait_for_load_state("load")
-    page.wait_for_function("() => window.htmx !== undefined")
+    # The form arrives by an HTMX swap; htmx binds the project picker's refresh when it
+    # processes the new content. Choosing the project before that (a busy machine) would
+    # send nothing, so wait until the picker is bound and the swap has settled.
+    page.wait_for_function(
+        """() => {
+            const picker = document.querySelector("#action-add_risk select[hx-get]");
+            return !!picker && picker["htmx-internal-data"] !== undefined
+                && !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping");
+        }"""
+    )
     form = page.locator("#action-add_risk")
     owner = form.get_by_role("combobox", name="Owner", exact=True)
     expect(owner).to_contain_text("Choose the project first")
