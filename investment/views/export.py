@@ -21,13 +21,13 @@ from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
 
-from governance import permissions, streaming
-from governance.errors import NotFound
+from governance import streaming
 from governance.http import page
 from governance.people import Person, resolve
 from investment import selectors, services
 from investment.criteria import CATALOGUE
 from investment.models import ModelVersion, Scenario
+from investment.views import governor
 from portfolio.exports import MONEY_FORMAT, xlsx_response, xlsx_value
 
 BOLD = Font(bold=True)
@@ -215,8 +215,7 @@ def scenario_workbook(request: HttpRequest, scenario: Scenario) -> IO[bytes]:
 def scenario_export(request: HttpRequest, scenario_id: uuid.UUID) -> StreamingHttpResponse:
     """The scenario as an XLSX workbook: the governance group and site administrators; 404 for
     anyone else, as for a scenario that does not exist."""
-    if not permissions.may_govern_investment(permissions.request_user(request), request):
-        raise NotFound("No scenario with that id.")
+    governor(request)
     scenario = services.scenario_get(scenario_id)
     stamp = timezone.localdate().isoformat()
     name = slugify(scenario.name)[:60] or "scenario"

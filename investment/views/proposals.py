@@ -19,13 +19,13 @@ from django.urls import path, reverse
 from governance import permissions
 from governance.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from governance.http import HtmxHttpRequest, page, render_htmx
-from governance.models import Project, User
+from governance.models import Project
 from governance.people import resolve
 from investment import selectors, services
 from investment.criteria import CATALOGUE, scale_words
 from investment.models import PERSON, POINTS, Criterion, PortfolioDecision, Prioritised, Score
+from investment.views import governor
 
-HIDDEN = "No such page that you can see."
 # Where each data criterion's figure comes from, in words.
 ORIGINS = {
     "npv": "the business case's financial case (net present value)",
@@ -35,14 +35,6 @@ ORIGINS = {
     "topRiskScore": "the risk register (the highest open risk's score)",
 }
 NEW_ROWS = 1
-
-
-def _governor(request: HtmxHttpRequest) -> User:
-    """The signed-in governor (site admin or governance group); 404 for anyone else."""
-    user = permissions.request_user(request)
-    if not permissions.may_govern_investment(user, request):
-        raise NotFound(HIDDEN)
-    return user
 
 
 def _cost(board: selectors.Board, pk: int) -> tuple[Decimal | None, dict[str, Decimal]]:
@@ -67,7 +59,7 @@ def _marks(ids: list[int]) -> dict[int, Prioritised]:
 def proposals_index(request: HtmxHttpRequest) -> HttpResponse:
     """Every proposal the governor can see, ranked by total, with the version it was scored
     under, its cost, benefit, the scenario it was prioritised in, its lead and sponsor."""
-    _governor(request)
+    governor(request)
     board = selectors.viewer_board(request)
     ranked = selectors.ranked(board)
     marks = _marks([p.project.pk for p in ranked])
@@ -409,7 +401,7 @@ def _model_context(**extra: Any) -> dict[str, Any]:
 @page("GET")
 def model_page(request: HtmxHttpRequest) -> HttpResponse:
     """The model in force, its versions, and the form for a new version."""
-    _governor(request)
+    governor(request)
     return render_htmx(request, "investment/model.html", _model_context())
 
 
@@ -441,7 +433,7 @@ def _model_errors(
 def model_version_create(request: HtmxHttpRequest) -> HttpResponse:
     """A new version of the model (`services.model_version_create`): the criteria as edited
     and why. Scores given under older versions are never rewritten."""
-    user = _governor(request)
+    user = governor(request)
     data, rows, origins = model_data(request.POST)
     try:
         version = services.model_version_create(user=user, data=data, request=request)
@@ -466,7 +458,7 @@ def model_version_create(request: HtmxHttpRequest) -> HttpResponse:
 @page("GET")
 def decisions_page(request: HtmxHttpRequest) -> HttpResponse:
     """The portfolio decision log: the board's made choices, newest first, read-only."""
-    _governor(request)
+    governor(request)
     decisions = list(PortfolioDecision.objects.all())
     viewable = {p.key for p in selectors.visible_projects(request)}
     entries = []

@@ -20,14 +20,15 @@ from django.template.defaultfilters import urlencode
 from django.urls import path, reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from governance import charts, labels, permissions, specs
+from governance import charts, labels, specs
 from governance.errors import Conflict, NotFound, Stale, ValidationFailed
 from governance.http import form_revision, page
-from governance.models import Project, User
+from governance.models import Project
 from governance.templatetags.gov import money
 from investment import selectors, services
 from investment.models import PortfolioDecision, Scenario
 from investment.specs import ChoiceSpec
+from investment.views import governor
 
 YEAR_ROWS = 5  # the budget rows a form offers (filled ones kept, then blank ones up to this)
 ZERO = Decimal(0)
@@ -35,14 +36,6 @@ STALE = (
     "This scenario was changed since this form was opened (by someone else or in another tab). "
     "It is shown below as it is now: make your changes again and save."
 )
-
-
-def _governor(request: HttpRequest) -> User:
-    """A governor of investment decisions, or 404 (no word that the page exists)."""
-    user = permissions.request_user(request)
-    if not permissions.may_govern_investment(user, request):
-        raise NotFound()
-    return user
 
 
 def _scenario(scenario_id: Any) -> Scenario:
@@ -265,7 +258,7 @@ BLANK: dict[str, Any] = {
 def scenarios(request: HttpRequest) -> HttpResponse:
     """The scenarios (name, budget, how many projects, chosen or not, last changed) and the
     form that creates one (`services.scenario_create`)."""
-    user = _governor(request)
+    user = governor(request)
     if request.method != "POST":
         return _index(request, BLANK, {})
     data, typed = form_data(request.POST)
@@ -451,7 +444,7 @@ def _scenario_page(
 def scenario(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     """The scenario's ranked rows and cut-line; `?move=KEY` shows what moving KEY across the
     line does (`selectors.move_across`)."""
-    _governor(request)
+    governor(request)
     found = _scenario(scenario_id)
     move = request.GET.get("move", "")
     move_key = move.strip().upper()[:64] if move.strip() else None
@@ -479,7 +472,7 @@ def _edit(
 def scenario_edit(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     """Change the scenario's name, budget, selection and must-haves (`scenario_update`, with
     the revision the form was opened at); refused once the board chose it."""
-    user = _governor(request)
+    user = governor(request)
     found = _scenario(scenario_id)
     if request.method != "POST":
         return _edit(request, found, typed_of(found), {})
@@ -505,7 +498,7 @@ def scenario_edit(request: HttpRequest, scenario_id: Any) -> HttpResponse:
 @page("POST")
 def scenario_copy(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     """A copy of the scenario, named as typed (`scenario_copy`); a chosen one is copied too."""
-    user = _governor(request)
+    user = governor(request)
     found = _scenario(scenario_id)
     name = request.POST.get("name", "")
     try:
@@ -523,7 +516,7 @@ def scenario_copy(request: HttpRequest, scenario_id: Any) -> HttpResponse:
 @page("POST")
 def scenario_delete(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     """Delete the scenario (`scenario_delete`); refused in words once the board chose it."""
-    user = _governor(request)
+    user = governor(request)
     found = _scenario(scenario_id)
     try:
         services.scenario_delete(
@@ -561,7 +554,7 @@ def choice_data(post: QueryDict) -> tuple[dict[str, Any], dict[str, str]]:
 def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
     """The board's choice, in two steps: the form (minutes required) shows what will be
     prioritised and asks to confirm; the confirmation records it (`scenario_choose`)."""
-    user = _governor(request)
+    user = governor(request)
     found = _scenario(scenario_id)
     data, typed = choice_data(request.POST)
     _, errors = specs.validate(ChoiceSpec, data, creating=True)
@@ -623,7 +616,7 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
 @page("GET")
 def compare(request: HttpRequest) -> HttpResponse:
     """Two or three scenarios side by side (`selectors.compare`); fewer or more refused."""
-    _governor(request)
+    governor(request)
     wanted = list(dict.fromkeys(i.strip() for i in request.GET.getlist("ids") if i.strip()))
     everyone = list(Scenario.objects.order_by("name", "created_at"))
     context: dict[str, Any] = {"all": everyone, "wanted": wanted, "section": "investment"}
