@@ -41,6 +41,7 @@ COLUMNS = (
         specs.NUMBER_OR_NULL_SCHEMA,
         "The proposal's total score (two decimals), or null: not a proposal, or not scored.",
         num=True,
+        places=2,
         title="Investment score (the proposal's total)",
         hint="The proposal's total under the scoring model version it was scored in: "
         "sum(weight x points) / sum(weight)",

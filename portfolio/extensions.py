@@ -20,7 +20,8 @@ from governance.specs import JsonSchema
 @dataclass(frozen=True)
 class Column:
     """One added column. `key` names it everywhere: the page's column, the API row's member
-    and the value a source answers. `header`: the exports' heading."""
+    and the value a source answers. `header`: the exports' heading. `places`: the decimals a
+    number shows with on the page (the API and the exports keep the number itself)."""
 
     key: str
     label: str
@@ -29,6 +30,7 @@ class Column:
     num: bool = False
     title: str = ""
     hint: str = ""
+    places: int | None = None
 
     def as_page_column(self) -> dict[str, Any]:
         """The column as the page's list of columns holds one (`portfolio.views.COLUMNS`)."""

@@ -228,7 +228,12 @@ def extra_cell(column: Column, value: Any) -> str:
     """A cell of a column an app above adds (`portfolio.extensions`): its value as text, a
     dash where it has none (a project it does not concern)."""
     num = ' class="num"' if column.num else ""
-    text = '<span class="muted">—</span>' if value is None else _e(value)
+    if value is None:
+        text = '<span class="muted">—</span>'
+    elif column.places is not None and isinstance(value, int | float | Decimal):
+        text = _e(f"{Decimal(str(value)):.{column.places}f}")
+    else:
+        text = _e(value)
     return f'<td{num} data-label="{_e(column.label)}">{text}</td>'
 
 

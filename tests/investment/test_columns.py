@@ -111,7 +111,7 @@ def test_the_picker_offers_them_and_the_page_shows_them_with_a_dash(chosen, gove
     page = client.get("/portfolio/").content.decode()
     score = _api_rows(client)["AAA"]["score"]
     assert 'class="col-score num"' in page and 'class="col-scenario"' in page
-    assert f'<td class="num" data-label="Score">{score}</td>' in page
+    assert f'<td class="num" data-label="Score">{score:.2f}</td>' in page  # as its own page
     assert '<td data-label="Scenario">Plan</td>' in page
     assert '<td class="num" data-label="Rank"><span class="muted">—</span></td>' in page
 
@@ -158,7 +158,7 @@ def test_python_rows_print_what_the_row_partial_prints_with_the_added_columns():
     from tests.portfolio.test_table import PEOPLE, ROWS
 
     extra = [c for c in extensions.declared_columns() if c.key in INVESTMENT]
-    values = [{"score": 3.25, "rank": 2, "scenario": "A <b>&"}, {}]
+    values = [{"score": 3.2, "rank": 2, "scenario": "A <b>&"}, {}]
     for shown in (["project", *INVESTMENT, "why"], ["project", "rank"]):
         rows = [{**row, **more} for row, more in zip(ROWS, values, strict=False)]
         render_rows(rows, PEOPLE, shown, DIMENSIONS, extra)
@@ -174,6 +174,8 @@ def test_python_rows_print_what_the_row_partial_prints_with_the_added_columns():
             )
             squash = __import__("tests.portfolio.test_table", fromlist=["_squash"])._squash
             assert squash(row["html"]) == squash(expected)
+        if "score" in shown:  # two decimals, as on the proposals' own page
+            assert '<td class="num" data-label="Score">3.20</td>' in rows[0]["html"]
 
 
 def _proposals(governed, first, count):
