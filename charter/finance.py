@@ -14,6 +14,7 @@ from governance.cleaning import (
     FieldErrors,
     bounded_integer,
     decimal_to_json,
+    finite_decimal,
     http_url,
     known_object,
     optional_text,
@@ -329,13 +330,7 @@ def _stated_total(stored: Mapping[str, Any] | None, key: str) -> Decimal | None:
         value = _round(_line_total(lines, key)) if lines else None
     elif shown == "attached":
         value = ((stored or {}).get("attached") or {}).get(f"total{key.capitalize()}")
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        found = Decimal(str(value))
-    except ArithmeticError:
-        return None
-    return found if found.is_finite() else None
+    return finite_decimal(value)
 
 
 def total_benefit(stored: Mapping[str, Any] | None) -> Decimal | None:

@@ -18,16 +18,10 @@ class GatesConfig(AppConfig):
         signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="gates.waiting")
         from gates import vocabulary
         from gates.models import GateReview, Stage
-        from governance.audit_text import register_app_words, register_titles
+        from governance.audit_text import register_app_words, register_titles, titles_from
 
         register_app_words(vocabulary)
-        register_titles(
-            "stage",
-            lambda ids: {
-                str(pk): name
-                for pk, name in Stage.objects.filter(pk__in=ids).values_list("pk", "name")
-            },
-        )
+        register_titles("stage", titles_from(Stage, "name"))
         register_titles(
             "gateReview",
             lambda ids: {

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from django.db.models import Model
+
 from governance import formatting, labels
 from governance.models import AuditEntry
 from governance.people import Person, resolve
@@ -74,6 +76,14 @@ def register_titles(
         noun or NOUNS.get(target_type, labels.words(target_type).lower()),
         fetch,
     )
+
+
+def titles_from(model: type[Model], attr: str) -> Callable[[list[str]], dict[str, str]]:
+    """The `fetch` of `register_titles` for records named by one of their fields."""
+    return lambda ids: {
+        str(pk): text
+        for pk, text in model._default_manager.filter(pk__in=ids).values_list("pk", attr)
+    }
 
 
 def kind_label(kind: str) -> str:

@@ -12,7 +12,7 @@ import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -632,20 +632,24 @@ def account_id(value: Any) -> tuple[str | None, Error]:
     return value.strip(), None
 
 
-def _to_decimal(value: Any) -> Decimal | None:
-    if isinstance(value, bool) or value is None:
+def finite_decimal(value: Any) -> Decimal | None:
+    """A number (or its text) as a finite Decimal; None for None, a boolean, text that is no
+    number, an infinity or NaN."""
+    if value is None or isinstance(value, bool):
         return None
+    try:
+        number = Decimal(str(value))
+    except (ArithmeticError, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+def _to_decimal(value: Any) -> Decimal | None:
     if isinstance(value, str):
         value = value.strip().replace(",", "")
         if not value:
             return None
-    try:
-        number = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-    if not number.is_finite():
-        return None
-    return number
+    return finite_decimal(value)
 
 
 # Amounts are numeric(18, 2) columns: 16 digits before the point.

@@ -7,12 +7,13 @@ maps to 1-5 by how many of them it passes."""
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from charter import derive as charter_derive
 from charter import finance
 from governance import formatting
+from governance.cleaning import finite_decimal
 
 ADOPTION_INPUTS = 4  # adoptionAffected, adoptionKpi, changeSaturation, adoptionOwner
 
@@ -45,16 +46,6 @@ class DataSource:
         }
 
 
-def _decimal(value: Any) -> Decimal | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        found = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-    return found if found.is_finite() else None
-
-
 def headline(stored: Mapping[str, Any] | None, metric: str) -> Decimal | None:
     """One of the financial case's metrics (`finance.METRICS`) as the business case shows it:
     the builtin model's computed figure, the attached model's headline figure, or None."""
@@ -62,9 +53,9 @@ def headline(stored: Mapping[str, Any] | None, metric: str) -> Decimal | None:
         return None
     shown = finance.present(stored)
     if shown["mode"] == "builtin":
-        return _decimal(shown["builtin"]["computed"].get(metric))
+        return finite_decimal(shown["builtin"]["computed"].get(metric))
     if shown["mode"] == "attached":
-        return _decimal(shown["attached"].get(metric))
+        return finite_decimal(shown["attached"].get(metric))
     return None
 
 

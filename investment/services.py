@@ -15,9 +15,10 @@ once, e-mailed from the outbox after the commit), as status/exceptions.py does.
 - `portfolio_decision_update` / `portfolio_decision_delete`: refused, always (made)."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
+from django.db.models import Model, QuerySet
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -41,6 +42,8 @@ from investment.models import (
     made_message,
 )
 from investment.specs import ChoiceSpec, ModelVersionSpec, ScenarioSpec, ScoreSpec
+
+M = TypeVar("M", bound=Model)
 
 GOVERNORS_ONLY = (
     "Scoring models and scenarios are for the governance group and site administrators."
@@ -275,12 +278,18 @@ def scenario_create(*, user: User, data: dict[str, Any], request: Any = None) ->
     return scenario
 
 
-def scenario_get(scenario_id: Any) -> Scenario:
-    pk = as_uuid(scenario_id) if isinstance(scenario_id, str) else scenario_id
-    found = Scenario.objects.filter(pk=pk).first() if pk else None
+def _by_id(records: QuerySet[M], record_id: Any, missing: str) -> M:
+    """The record among `records` with that id (a UUID, or its text); NotFound(`missing`)
+    else."""
+    pk = as_uuid(record_id) if isinstance(record_id, str) else record_id
+    found = records.filter(pk=pk).first() if pk else None
     if found is None:
-        raise NotFound("No scenario with that id.")
+        raise NotFound(missing)
     return found
+
+
+def scenario_get(scenario_id: Any) -> Scenario:
+    return _by_id(Scenario.objects.all(), scenario_id, "No scenario with that id.")
 
 
 def scenario_update(
@@ -491,11 +500,9 @@ def _notify_prioritised(project: Project, decision: PortfolioDecision) -> None:
 
 
 def portfolio_decision_get(decision_id: Any) -> PortfolioDecision:
-    pk = as_uuid(decision_id) if isinstance(decision_id, str) else decision_id
-    found = PortfolioDecision.objects.filter(pk=pk).first() if pk else None
-    if found is None:
-        raise NotFound("No portfolio decision with that id.")
-    return found
+    return _by_id(
+        PortfolioDecision.objects.all(), decision_id, "No portfolio decision with that id."
+    )
 
 
 def portfolio_decision_update(*, user: User, decision_id: Any, request: Any = None) -> None:

@@ -1,8 +1,6 @@
-from collections.abc import Callable
 from typing import Any
 
 from django.apps import AppConfig
-from django.db import models
 
 
 class RegistersConfig(AppConfig):
@@ -11,20 +9,13 @@ class RegistersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from governance.audit_text import register_app_words, register_titles
+        from governance.audit_text import register_app_words, register_titles, titles_from
+        from governance.signals import project_changed, tracker_issue_gone
         from registers import (
             tasks,  # noqa: F401  (registers the outbox handlers)
             vocabulary,
         )
         from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
-
-        def titles(model: type[models.Model], attr: str) -> Callable[[list[str]], dict[str, str]]:
-            return lambda ids: {
-                str(pk): text
-                for pk, text in model._default_manager.filter(pk__in=ids).values_list("pk", attr)
-            }
-
-        from governance.signals import project_changed, tracker_issue_gone
         from registers.revision import bump_registers_revision
 
         project_changed.connect(bump_registers_revision, dispatch_uid="registers-revision")
@@ -39,9 +30,9 @@ class RegistersConfig(AppConfig):
             issue_gone, dispatch_uid="registers-issue-link-broken", weak=False
         )
 
-        register_titles("workPackage", titles(WorkPackage, "name"))
-        register_titles("risk", titles(Risk, "title"))
-        register_titles("decision", titles(Decision, "decision"))
-        register_titles("changeRequest", titles(ChangeRequest, "summary"))
-        register_titles("steeringMinutes", titles(SteeringMinutes, "title"))
+        register_titles("workPackage", titles_from(WorkPackage, "name"))
+        register_titles("risk", titles_from(Risk, "title"))
+        register_titles("decision", titles_from(Decision, "decision"))
+        register_titles("changeRequest", titles_from(ChangeRequest, "summary"))
+        register_titles("steeringMinutes", titles_from(SteeringMinutes, "title"))
         register_app_words(vocabulary)

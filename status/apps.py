@@ -12,18 +12,12 @@ class StatusConfig(AppConfig):
 
         from charter.models import BusinessCase
         from governance import signals
-        from governance.audit_text import register_titles
+        from governance.audit_text import register_titles, titles_from
         from governance.models import Project, SiteSettings
         from registers.models import ChangeRequest, Decision, Risk, WorkPackage
         from status.models import StatusReport
 
-        register_titles(
-            "statusReport",
-            lambda ids: {
-                str(pk): title
-                for pk, title in StatusReport.objects.filter(pk__in=ids).values_list("pk", "title")
-            },
-        )
+        register_titles("statusReport", titles_from(StatusReport, "title"))
         from status import receivers
         from status.models import ProjectStatus
 

@@ -34,7 +34,7 @@ from charter.derive import CLOSED_OR_LATER, adoption_gap
 from charter.finance import total_benefit
 from charter.models import BusinessCase
 from governance import formatting, labels
-from governance.cleaning import add_days, coerce_enum
+from governance.cleaning import add_days, coerce_enum, finite_decimal
 from governance.models import RAG_CHOICES, Project
 from governance.rag import risk_zone
 from registers.derive import (
@@ -399,13 +399,9 @@ def plan_benefit(plan: Mapping[str, Any] | None) -> tuple[bool, Decimal | None]:
     if not plan or "totalBenefit" not in plan:
         return False, None
     value = plan["totalBenefit"]
-    if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
+    if not isinstance(value, int | float | Decimal | str):
         return True, None
-    try:
-        amount = Decimal(str(value).strip())
-    except ArithmeticError:
-        return True, None
-    return True, amount if amount.is_finite() else None
+    return True, finite_decimal(value.strip() if isinstance(value, str) else value)
 
 
 def plan_version(plan: Mapping[str, Any] | None) -> Any:

@@ -30,11 +30,11 @@ import calendar
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from governance import formatting
-from governance.cleaning import decimal_to_json
+from governance.cleaning import decimal_to_json, finite_decimal
 from registers.derive import baseline_entry, iso_day, plan_baselines_of
 from registers.models import WorkPackage
 
@@ -129,16 +129,6 @@ class PackageInputs:
     end: dt.date | None = None
 
 
-def _amount(value: Any) -> Decimal | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
-
-
 def _month_days(period: str) -> tuple[dt.date, int] | None:
     try:
         year, month = int(period[:4]), int(period[5:7])
@@ -155,7 +145,7 @@ def planned_share(inputs: PackageInputs, today: dt.date) -> Decimal | None:
     for entry in inputs.phasing if isinstance(inputs.phasing, list) else []:
         if not isinstance(entry, Mapping):
             continue
-        amount = _amount(entry.get("amount"))
+        amount = finite_decimal(entry.get("amount"))
         month = _month_days(str(entry.get("period") or ""))
         if amount is not None and amount > 0 and month is not None:
             weights.append((month[0], month[1], amount))

@@ -287,16 +287,26 @@ def link_add(*, caller: Caller, link: Mapping[str, Any], base_url: str = "") -> 
         return write.finish("charter.updated")
 
 
-def link_remove(*, caller: Caller, link_id: str) -> BusinessCase:
+def _remove_entry(
+    caller: Caller, attr: str, entry_id: str | None, missing: dict[str, list[str]]
+) -> BusinessCase:
+    """Take the entry with `entry_id` out of the case's list `attr` (its supporting links, its
+    steering committee); `missing` is the refusal when the list has no such entry."""
     precheck(caller, acts.EDIT_THESIS)
     with transaction.atomic():
         write = begin(caller, acts.EDIT_THESIS, None)
-        links = write.case.supporting_links or []
-        kept = [link for link in links if link.get("id") != link_id]
-        if len(kept) == len(links):
-            raise ValidationFailed({"linkId": ["No such supporting link."]})
-        write.case.supporting_links = kept
+        entries = getattr(write.case, attr) or []
+        kept = [entry for entry in entries if entry.get("id") != entry_id]
+        if len(kept) == len(entries):
+            raise ValidationFailed(missing)
+        setattr(write.case, attr, kept)
         return write.finish("charter.updated")
+
+
+def link_remove(*, caller: Caller, link_id: str) -> BusinessCase:
+    return _remove_entry(
+        caller, "supporting_links", link_id, {"linkId": ["No such supporting link."]}
+    )
 
 
 def steering_member_add(*, caller: Caller, member: Mapping[str, Any]) -> BusinessCase:
@@ -320,15 +330,12 @@ def steering_member_add(*, caller: Caller, member: Mapping[str, Any]) -> Busines
 
 
 def steering_member_remove(*, caller: Caller, member_id: str | None) -> BusinessCase:
-    precheck(caller, acts.EDIT_THESIS)
-    with transaction.atomic():
-        write = begin(caller, acts.EDIT_THESIS, None)
-        members = write.case.steering_committee or []
-        kept = [m for m in members if m.get("id") != member_id]
-        if len(kept) == len(members):
-            raise ValidationFailed({"memberId": ["No such steering committee member."]})
-        write.case.steering_committee = kept
-        return write.finish("charter.updated")
+    return _remove_entry(
+        caller,
+        "steering_committee",
+        member_id,
+        {"memberId": ["No such steering committee member."]},
+    )
 
 
 # --- create from template --------------------------------------------------------------------

@@ -133,31 +133,31 @@ class ConfluenceWiki:
             )
         return pages[:limit]
 
-    def _page_titled(self, space_id: str, title: str) -> dict[str, Any] | None:
+    def _listed(self, operation: str, path: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """The results of a v2 list (`operation` at `path`), read as the service account."""
         data = self.http.request(
-            "getPagesInSpace",
-            "GET",
-            f"/spaces/{space_id}/pages",
-            self.service(),
-            base_url=self.v2(),
-            params={"title": title, "status": "current", "limit": 25},
+            operation, "GET", path, self.service(), base_url=self.v2(), params=params
         )
-        pages: list[dict[str, Any]] = (data or {}).get("results") or []
+        results: list[dict[str, Any]] = (data or {}).get("results") or []
+        return results
+
+    def _page_titled(self, space_id: str, title: str) -> dict[str, Any] | None:
+        pages = self._listed(
+            "getPagesInSpace",
+            f"/spaces/{space_id}/pages",
+            {"title": title, "status": "current", "limit": 25},
+        )
         for page in pages:
             if page.get("title") == title and page.get("id"):
                 return page
         return None
 
     def _comment_marked(self, page_id: str, marker: str) -> dict[str, Any] | None:
-        data = self.http.request(
+        comments = self._listed(
             "getPageFooterComments",
-            "GET",
             f"/pages/{page_id}/footer-comments",
-            self.service(),
-            base_url=self.v2(),
-            params={"body-format": "storage", "sort": "-created-date", "limit": 50},
+            {"body-format": "storage", "sort": "-created-date", "limit": 50},
         )
-        comments: list[dict[str, Any]] = (data or {}).get("results") or []
         for comment in comments:
             value = ((comment.get("body") or {}).get("storage") or {}).get("value") or ""
             if marker in value:
@@ -172,15 +172,7 @@ class ConfluenceWiki:
         cached: str | None = cache.get(key)
         if cached:
             return cached
-        data = self.http.request(
-            "getSpaces",
-            "GET",
-            "/spaces",
-            self.service(),
-            base_url=self.v2(),
-            params={"keys": space_key, "limit": 1},
-        )
-        for space in (data or {}).get("results") or []:
+        for space in self._listed("getSpaces", "/spaces", {"keys": space_key, "limit": 1}):
             if space.get("key") == space_key and space.get("id"):
                 cache.set(key, str(space["id"]), 3600)
                 return str(space["id"])

@@ -445,13 +445,13 @@ def _apply_order(caller: Caller, project: Project, packages: list[WorkPackage]) 
         changed, ["sort_order", "revision", "updated_by_account_id", "updated_at"], batch_size=500
     )
     signals.project_facts_changed(project.pk)  # bulk_update sends no post_save
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind="work_package.reordered",
-        target_type="project",
-        target_id=project.key,
-        changes={"order": {"before": before, "after": after}} if before != after else {},
+    audit_write(
+        caller,
+        project,
+        "project",
+        "work_package.reordered",
+        project.key,
+        {"order": {"before": before, "after": after}} if before != after else {},
     )
 
 
