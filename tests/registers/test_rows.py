@@ -35,6 +35,7 @@ TEMPLATES = {
 }
 HOSTILE = "<script>alert(\"x\")</script> & 'quoted' “curly” Ünïcode ☃ 漢字"
 LONG = "A long text that goes on " * 12 + "<b>and ends</b>"
+LONG_NAME = "Long 'name' <i>x</i> " * 9  # within a name field's 200 characters
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def _records(cast):
     wp_full = WorkPackageFactory(
         project=project,
         name=HOSTILE,
-        type=LONG,
+        type=LONG_NAME,
         owner_account_id=lead.account_id,
         status="In Progress",
         progress=0,
