@@ -192,7 +192,9 @@ def timeline_rows(
     baseline bar for a package added after approval (its label says so)."""
     rows = []
     for wp in packages:
-        schedule = package_schedule(wp, plan)
+        # The register page's rows carry their schedule against the same plan already
+        # (registers.tables decorates them); the status page's are read as stored.
+        schedule = getattr(wp, "schedule", None) or package_schedule(wp, plan)
         label = wp.name
         if schedule.basis == BASIS_NO_BASELINE:
             baseline = charts.Span(None, None)

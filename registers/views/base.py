@@ -29,6 +29,7 @@ from governance.people import Person, resolve
 from governance.permissions import Caller
 from governance.picker import people_choices
 from registers import paging, selectors, tables
+from registers.views import rows as read_rows
 from registers.views.bulk import BulkEdit
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
@@ -252,8 +253,7 @@ class RegisterPages(RowForms, BulkEdit):
     def decorated(
         self, project: Project, caller: Caller, records: list[Any], extra_ids: Iterable[str] = ()
     ) -> tuple[dict[str, Person], dict[str, Any]]:
-        """Resolve everyone the rows show in one call and precompute each row's display
-        values."""
+        """Resolve everyone the rows show in one call; precompute each row's display values."""
         extra = self.extra(project)
         people = resolve(tables.person_ids(self.slug, records) | set(extra_ids))
         tables.decorate(self.slug, records, people, caller, extra, self.base_url(project))
@@ -380,8 +380,7 @@ class RegisterPages(RowForms, BulkEdit):
         return render_htmx(request, self.template, context, partial="table")
 
     def tabs_oob(self, project: Project) -> str:
-        """The register sub-tab bar with fresh counts, swapped out of band after an add or a
-        delete."""
+        """The sub-tab bar with fresh counts, swapped out of band after an add or a delete."""
         return render_to_string(
             "registers/_tabs.html",
             {
@@ -402,12 +401,14 @@ class RegisterPages(RowForms, BulkEdit):
         partial: str = "row",
         **more: Any,
     ) -> str:
-        """One of the template's row partials (`row`, `row-edit`, a register's own)."""
+        """The read row (`row`: registers.views.rows) or a partial (`row-edit`, its own)."""
         records = [record] if record is not None else []
         people, extra = self.decorated(project, caller, records, form_people(more.get("form")))
         context = self.common_context(
             project, caller, request, r=record, people=people, extra=extra, **more
         )
+        if partial == "row":
+            return read_rows.ROWS[self.slug](record, read_rows.RowContext.of(context))
         return render_to_string(f"{self.template}#{partial}", context, request=request)
 
     def render_row(
