@@ -26,11 +26,11 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, NamedTuple, cast
 
-from django.db.models import F
+from django.db.models import F, Q
 
 from charter import finance
 from charter.models import BusinessCase
-from governance import permissions
+from governance import gatelist, permissions
 from governance.cleaning import decimal_to_json
 from governance.models import Project
 from governance.sql import AnyOf
@@ -95,12 +95,18 @@ def is_proposal(case: BusinessCase | None) -> bool:
     return case is not None and case.approval_status in PROPOSAL_STATES
 
 
+def proposal_condition(case: str = "") -> Q:
+    """`is_proposal` as SQL, over business case rows reached through `case` (a prefix such as
+    "business_case__" from a project)."""
+    return Q(**{f"{case}approval_status__in": PROPOSAL_STATES})
+
+
 def proposal_projects(projects: Iterable[Project]) -> list[Project]:
     """Of `projects`, the proposals (one query)."""
     listed = {p.pk: p for p in projects}
     ids = set(
         BusinessCase.objects.filter(
-            AnyOf(F("project_id"), list(listed)), approval_status__in=PROPOSAL_STATES
+            AnyOf(F("project_id"), list(listed)), proposal_condition()
         ).values_list("project_id", flat=True)
     )
     return [p for pk, p in listed.items() if pk in ids]
@@ -631,11 +637,20 @@ def decision_proposals(
     return shown, len(proposals) - len(shown)
 
 
+def visible_proposals(request: Any) -> list[Project]:
+    """The proposals the caller can view (`proposal_projects` of `visible_projects`, the same
+    projects): the access gate as a filter in SQL (`gatelist.viewable`) with the proposals'
+    states in the same statement, each as the gate gives a list's rows (the tracker's name and
+    lead of the moment, `gatelist.page_callers`); never every viewable project made first."""
+    found = gatelist.viewable(request, shown=True).filter(proposal_condition("business_case__"))
+    return [project for project, _ in gatelist.page_callers(request, list(found.order_by("key")))]
+
+
 def viewer_board(request: Any, also: Project | None = None) -> Board:
     """The board over the proposals the caller can view (and `also`, a project read on its
     own): the one ranking the ranked list, a proposal's page and answer, the portfolio's
     columns and the assistant all show, so a proposal's rank means one thing everywhere."""
-    listed = {p.pk: p for p in proposal_projects(visible_projects(request))}
+    listed = {p.pk: p for p in visible_proposals(request)}
     if also is not None:
         listed[also.pk] = also
     return load(list(listed.values()))

@@ -593,13 +593,21 @@ def portfolio(
     earned: dict[str, Any] = {}
     bubbles: list[dict[str, Any]] = []
     groups = None
-    figures = stored.filter(_where(params))
-    total = projects.count() if with_choices or with_summary else 0
+    where = _where(params)
+    figures = stored.filter(where)
+    total = 0
     if with_summary:
-        totals = figures.aggregate(**_aggregates()) if total else _empty_totals()
+        totals = figures.aggregate(**_aggregates())
+        # Unfiltered, the summary counts every viewable project (each has its current row:
+        # `stored_rows`): no second pass of the access gate over every project to count them.
+        total = totals["projects"] if not where else projects.count()
+        if not total:
+            totals = _empty_totals()
         summary, heat = summary_of(totals), heat_of(totals)
         earned = _earned(totals, figures) if total else {}
         bubbles = _bubbles(figures) if total and paged else []
+    elif with_choices:
+        total = projects.count()
     if params.group == "theme":
         groups = _groups(rows, figures)
     return Portfolio(

@@ -205,3 +205,30 @@ def test_a_page_reads_a_constant_number_of_queries(
     cache.clear()
     with django_assert_num_queries(small):
         assert client.get(url).status_code == 200
+
+
+def test_the_viewable_proposals_from_the_gate_in_sql_are_those_of_every_viewable_project(
+    three,  # noqa: F811
+    governed,
+    rf,
+):
+    from investment import selectors
+
+    for user in (
+        governed.pmo,
+        governed.site_admin,
+        governed.lead,
+        governed.sponsor,
+        governed.viewer,
+    ):
+        request = rf.get("/")
+        request.user = user
+        expected = selectors.proposal_projects(selectors.visible_projects(request))
+        request = rf.get("/")
+        request.user = user
+        found = selectors.visible_proposals(request)
+        assert [(p.pk, p.key, p.name, p.lead_account_id) for p in found] == sorted(
+            ((p.pk, p.key, p.name, p.lead_account_id) for p in expected), key=lambda t: t[1]
+        ), user.username
+        if user == governed.pmo:
+            assert [p.key for p in found] == ["AAA", "BBB", "CCC"]

@@ -288,3 +288,23 @@ def test_the_bubbles_are_the_biggest_budgets_of_every_matching_project(paging, r
 
     biggest = sorted(rows, key=lambda r: (-(size(r) or 0), r["projectKey"]))[:3]
     assert [b["projectKey"] for b in data.bubbles] == [r["projectKey"] for r in biggest]
+
+
+def test_the_count_of_viewable_projects_holds_with_and_without_filters(paging, rf):
+    """Unfiltered, the count of the projects the person can view is the summary's own (one
+    pass of the gate fewer); filtered, they are counted apart. A project whose stored row is
+    missing is derived first and counted; one the person cannot view is neither."""
+    from portfolio import selectors
+    from status.models import ProjectHealth
+
+    user, lead, _ = paging
+    make_project("UNSEEN", browsers=[], lead=lead)
+    ProjectHealth.objects.filter(project__key="Q005").delete()
+    request = rf.get("/portfolio/")
+    request.user = user
+    whole = selectors.portfolio(request, {})
+    assert whole.total == whole.summary["projects"] == 13
+    red = selectors.portfolio(request, {"rag": "Red"})
+    assert red.total == 13 and 0 < red.summary["projects"] < 13
+    api = selectors.portfolio(request, {}, with_summary=False)
+    assert api.total == 13 and api.summary == {}
