@@ -11,7 +11,7 @@ from typing import Any, TypeVar, cast
 
 from django.db import models
 
-from governance import audit, notifications, outbox, signals, specs
+from governance import audit, inserts, notifications, outbox, signals, specs
 from governance.cleaning import FieldErrors, account_id
 from governance.concurrency import check_version
 from governance.errors import NotFound
@@ -49,7 +49,8 @@ _BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
 def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
     """One locked, writable project for many creates (an import): inside the block the
     register services skip their per-row lock, `insert` queues new records, and the audit
-    entries are queued too; both are written in multi-row statements when the block ends.
+    entries are queued too; both are written when the block ends, a COPY per table on
+    PostgreSQL and multi-row statements elsewhere (`governance.inserts`).
     Use it inside the writing transaction; a block that raises writes nothing.
 
     `write=False` (an import's preview): the same checks on the same project (editor, not
@@ -76,7 +77,7 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
             for record in held.pending:
                 by_model.setdefault(type(record), []).append(record)
             for model, records in by_model.items():
-                model._default_manager.bulk_create(records, batch_size=audit.BATCH_SIZE)
+                inserts.insert_many(model, records, audit.BATCH_SIZE)
     finally:
         _BATCH.reset(token)
     if held.pending:  # bulk_create sends no post_save: the project's health is told here
