@@ -16,7 +16,7 @@ from governance.cleaning import FieldErrors, account_id
 from governance.concurrency import check_version
 from governance.errors import NotFound
 from governance.models import Project
-from governance.people import resolve
+from governance.people import Person, resolve
 from governance.permissions import Caller, require
 
 T = TypeVar("T")
@@ -234,10 +234,24 @@ def clean_people(
         setattr(record, attr, value)
         if value:
             wanted[key] = value
-    known = resolve(wanted.values())
+    known = _people(wanted.values())
     for key, value in wanted.items():
         if not known[value].known:
             errors.add(key, f"No tracker user with accountId {value}.")
+
+
+def _people(account_ids: Iterable[str]) -> Mapping[str, Person]:
+    """`resolve`; inside `batch()` each person is looked up once for the whole batch (an
+    import of thousands of rows names a few people, and a cache round trip per row is one
+    per row to Redis)."""
+    held = _BATCH.get()
+    if held is None:
+        return resolve(account_ids)
+    known: dict[str, Person] = held.memo.setdefault("people", {})
+    missing = [a for a in account_ids if a not in known]
+    if missing:
+        known.update(resolve(missing))
+    return known
 
 
 def check_people(
