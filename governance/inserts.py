@@ -7,9 +7,10 @@ slower than COPY's stream of the same values. Elsewhere, and for rows COPY would
 `bulk_create` does (an id left to the database on some rows but not others, a value that is an
 expression, a model with parents), `bulk_create` in batches. Either way the rows are those
 `Model.save()` would insert: each field's `pre_save` (auto_now, auto_now_add) and database
-value, generated columns left to the database, no signals sent; the records are marked stored
-as `bulk_create` marks them. Ids the database assigns are not read back: use it for rows
-nothing reads again by id in the same request (`bulk_create` for those)."""
+value, generated columns left to the database (read from the row when next asked for), no
+signals sent; the records are marked stored as `bulk_create` marks them. Ids the database
+assigns are not read back: use it for rows nothing reads again by id in the same request
+(`bulk_create` for those)."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -45,9 +46,13 @@ def insert_many(
     ):
         for row in rows:
             copy.write_row(row)
+    # COPY returns nothing: a generated column is read from the row when next asked for.
+    generated = [field.attname for field in model._meta.concrete_fields if field.generated]
     for record in records:
         record._state.adding = False
         record._state.db = alias
+        for name in generated:
+            record.__dict__.pop(name, None)
 
 
 def _copy_columns(model: type[models.Model], records: Sequence[models.Model]) -> list[Any] | None:

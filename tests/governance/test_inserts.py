@@ -36,6 +36,7 @@ def test_records_get_their_auto_dates_and_generated_columns(cast):
         Risk(project=cast.project, title=f"Risk {n}", impact=3, likelihood=n + 1) for n in range(2)
     ]
     insert_many(Risk, risks, 500)
+    assert [r.inherent_score for r in risks] == [3, 6]  # as the database generated them
     assert all(r.created_at is not None and r.updated_at is not None for r in risks)
     stored = {r.title: r for r in Risk.objects.filter(project=cast.project)}
     assert {title: r.inherent_score for title, r in stored.items()} == {
