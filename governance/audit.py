@@ -56,6 +56,8 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 def jsonable(value: Any) -> Any:
     if type(value) in _PLAIN:
         return value
+    if isinstance(value, dict):  # an entry's changes: {field: {"before": ..., "after": ...}}
+        return {str(k): v if type(v) in _PLAIN else jsonable(v) for k, v in value.items()}
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     if isinstance(value, Decimal):
@@ -63,9 +65,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return [v if type(v) in _PLAIN else jsonable(v) for v in value]
     return value
 
 
