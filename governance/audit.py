@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from governance import cleaning
+from governance import cleaning, inserts
 from governance.errors import note_stored_on_commit
 from governance.models import AuditEntry
 
@@ -36,16 +36,16 @@ def via(channel: str, client: str = "") -> Iterator[None]:
 @contextmanager
 def batched() -> Iterator[None]:
     """Write the entries recorded in the block in a few multi-row statements when it ends, in
-    the order they were recorded (an import of thousands of rows writes an entry per row). Use
-    it inside the writing transaction; a block that raises writes none (its transaction is left
-    to roll back)."""
+    the order they were recorded (an import of thousands of rows writes an entry per row; one
+    COPY on PostgreSQL: `governance.inserts`). Use it inside the writing transaction; a block
+    that raises writes none (its transaction is left to roll back)."""
     entries: list[AuditEntry] = []
     token = _BATCH.set(entries)
     try:
         yield
     finally:
         _BATCH.reset(token)
-    AuditEntry.objects.bulk_create(entries, batch_size=BATCH_SIZE)
+    inserts.insert_many(AuditEntry, entries, BATCH_SIZE)
 
 
 # Values already JSON-ready, by exact type: most of what a write records (an import records
@@ -56,6 +56,8 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 def jsonable(value: Any) -> Any:
     if type(value) in _PLAIN:
         return value
+    if isinstance(value, dict):  # an entry's changes: {field: {"before": ..., "after": ...}}
+        return {str(k): v if type(v) in _PLAIN else jsonable(v) for k, v in value.items()}
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     if isinstance(value, Decimal):
@@ -63,9 +65,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return [v if type(v) in _PLAIN else jsonable(v) for v in value]
     return value
 
 

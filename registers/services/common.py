@@ -11,12 +11,12 @@ from typing import Any, TypeVar, cast
 
 from django.db import models
 
-from governance import audit, notifications, outbox, signals, specs
+from governance import audit, inserts, notifications, outbox, signals, specs
 from governance.cleaning import FieldErrors, account_id
 from governance.concurrency import check_version
 from governance.errors import NotFound
 from governance.models import Project
-from governance.people import resolve
+from governance.people import Person, resolve
 from governance.permissions import Caller, require
 
 T = TypeVar("T")
@@ -49,7 +49,8 @@ _BATCH: ContextVar[_Batch | None] = ContextVar("register_batch", default=None)
 def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
     """One locked, writable project for many creates (an import): inside the block the
     register services skip their per-row lock, `insert` queues new records, and the audit
-    entries are queued too; both are written in multi-row statements when the block ends.
+    entries are queued too; both are written when the block ends, a COPY per table on
+    PostgreSQL and multi-row statements elsewhere (`governance.inserts`).
     Use it inside the writing transaction; a block that raises writes nothing.
 
     `write=False` (an import's preview): the same checks on the same project (editor, not
@@ -76,7 +77,7 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
             for record in held.pending:
                 by_model.setdefault(type(record), []).append(record)
             for model, records in by_model.items():
-                model._default_manager.bulk_create(records, batch_size=audit.BATCH_SIZE)
+                inserts.insert_many(model, records, audit.BATCH_SIZE)
     finally:
         _BATCH.reset(token)
     if held.pending:  # bulk_create sends no post_save: the project's health is told here
@@ -233,10 +234,24 @@ def clean_people(
         setattr(record, attr, value)
         if value:
             wanted[key] = value
-    known = resolve(wanted.values())
+    known = _people(wanted.values())
     for key, value in wanted.items():
         if not known[value].known:
             errors.add(key, f"No tracker user with accountId {value}.")
+
+
+def _people(account_ids: Iterable[str]) -> Mapping[str, Person]:
+    """`resolve`; inside `batch()` each person is looked up once for the whole batch (an
+    import of thousands of rows names a few people, and a cache round trip per row is one
+    per row to Redis)."""
+    held = _BATCH.get()
+    if held is None:
+        return resolve(account_ids)
+    known: dict[str, Person] = held.memo.setdefault("people", {})
+    missing = [a for a in account_ids if a not in known]
+    if missing:
+        known.update(resolve(missing))
+    return known
 
 
 def check_people(

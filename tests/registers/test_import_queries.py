@@ -1,6 +1,7 @@
 """An import runs the same statements at 10 rows as at 200, for every register: no savepoint,
-lookup or insert per row; only the multi-row INSERTs split where the backend's bound-parameter
-limit makes them (SQLite), exactly as many as that limit needs."""
+lookup or insert per row; the rows and their audit entries are one COPY each on PostgreSQL,
+and elsewhere multi-row INSERTs split where the backend's bound-parameter limit makes them
+(SQLite), exactly as many as that limit needs."""
 
 import csv
 import io
@@ -90,20 +91,29 @@ WRITTEN = {
 }
 
 
+# Written by `governance.inserts` (one COPY on PostgreSQL); the others by `bulk_create`.
+COPIED = {WorkPackage, Risk, Decision, ChangeRequest, AuditEntry}
+
+
 def _batches(model, n: int) -> int:
-    """The multi-row INSERTs `bulk_create` needs for n rows of `model` on this backend."""
+    """The statements that write n rows of `model` on this backend: one COPY on PostgreSQL
+    (`governance.inserts`), else the multi-row INSERTs `bulk_create` needs."""
+    if connection.vendor == "postgresql" and model in COPIED:
+        return 1
     fields = [f for f in model._meta.concrete_fields if not f.primary_key or f.has_default()]
     size = min(audit.BATCH_SIZE, connection.ops.bulk_batch_size(fields, [None] * n) or n)
     return math.ceil(n / size)
 
 
 def _statements(queries, written) -> tuple[Counter, int]:
-    """(the statements by kind but the rows' INSERTs, the INSERTs of the rows' tables)."""
+    """(the statements by kind but those writing the rows, the statements writing the rows'
+    tables: INSERT INTO or COPY)."""
     tables = {f'"{model._meta.db_table}"' for model in written}
     others, inserts = Counter(), 0
     for query in queries.captured_queries:
         words = query["sql"].split()
-        if words[0] == "INSERT" and words[2] in tables:
+        table = {"INSERT": 2, "COPY": 1}.get(words[0])  # INSERT INTO "t", COPY "t"
+        if table is not None and words[table] in tables:
             inserts += 1
         else:
             others[words[0]] += 1
