@@ -24,6 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 from governance import formatting, labels
 from governance.people import Person
 from governance.templatetags.gov import person, person_chip, rag_badge
+from registers.derive import BASIS_NO_BASELINE
 
 DASH = "—"
 TIMES = "\u00d7"  # the multiplication sign of "impact 3 x likelihood 4"
@@ -160,7 +161,7 @@ def work_package_row(r: Any, c: RowContext) -> SafeString:
         )
     if r.schedule.replanned:
         out.append(' <span class="sub">re-planned</span>')
-    elif r.schedule.basis == "noBaseline":
+    elif r.schedule.basis == BASIS_NO_BASELINE:
         out.append(' <span class="sub">no baseline</span>')
     out.append(
         f'</td>\n  <td class="num" data-label="Budget">{_e(r.budget_text)}</td>\n  '
