@@ -2,6 +2,7 @@
 the governance group), on project ALPHA."""
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from io import StringIO
@@ -60,6 +61,74 @@ def _fast_and_isolated(settings):
     cache.clear()
     yield
     cache.clear()
+
+
+class _Answering:
+    """The live server's application, counting the requests it is still answering. A browser
+    test can end while the server is answering the page's last request (a form sent, a
+    navigation under way); the database is flushed after the test, and a flush of SQLite's
+    in-memory database that the server thread shares fails while that request reads it."""
+
+    def __init__(self, app):
+        self.app = app
+        self.count = 0
+        self.changed = threading.Condition()
+
+    def __call__(self, environ, start_response):
+        with self.changed:
+            self.count += 1
+        try:
+            return _Answer(self.app(environ, start_response), self._done)
+        except BaseException:
+            self._done()
+            raise
+
+    def _done(self):
+        with self.changed:
+            self.count -= 1
+            self.changed.notify_all()
+
+    def wait(self, seconds: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: self.count == 0, timeout=seconds)
+
+
+class _Answer:
+    """A response's body, telling the counter when the server has closed it (WSGI's close)."""
+
+    def __init__(self, body, done):
+        self.body, self.done, self.closed = body, done, False
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self):
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if hasattr(self.body, "close"):
+                self.body.close()
+        finally:
+            self.done()
+
+
+@pytest.fixture(autouse=True)
+def _live_server_answered(request):
+    """After a test with the live server, wait until the server has answered every request
+    it took, before the test's database is flushed."""
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    # Set up before the server is watched, so torn down (flushed) after the wait below.
+    request.getfixturevalue("transactional_db")
+    server = request.getfixturevalue("live_server").thread.httpd
+    app = server.get_app()
+    if not isinstance(app, _Answering):
+        app = _Answering(app)
+        server.set_app(app)
+    yield
+    assert app.wait(30), "the live server was still answering a request 30 s after the test"
 
 
 # --- the demo, seeded once per session ------------------------------------------------------

@@ -32,7 +32,10 @@ def test_ada_renames_a_theme_and_the_filter_follows(screen, demo, live_server, w
     select = page.get_by_label("Theme", exact=True)
     expect(select.locator("option", has_text="Cost Efficiency")).to_have_count(1)
     expect(select.locator("option", has_text="Cost Out")).to_have_count(0)
-    select.select_option("Cost Efficiency")
+    chosen = select.select_option("Cost Efficiency")
     page.get_by_role("button", name="Apply").click()
+    # The filtered page has loaded (not the page the form was sent from) and keeps the choice.
+    page.wait_for_url("**/portfolio/?*theme=*")
+    expect(page.get_by_label("Theme", exact=True)).to_have_value(chosen[0])
     expect(page.locator("main")).to_contain_text("Cost Efficiency")
     assert page.evaluate("document.documentElement.scrollWidth") <= screen[0]
