@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, Protocol
 
-from django.db.models import BooleanField, Case, Count, Q, Sum, Value, When
+from django.db.models import BooleanField, Case, Count, F, Q, Sum, Value, When
 from django.db.models.functions import TruncMonth
 from django.utils.http import urlencode
 
@@ -350,16 +350,6 @@ def budget_series(
     return labels, series
 
 
-# What `budget_series` reads of a package.
-BUDGET_FIELDS = (
-    "budget_phasing",
-    "planned_start_date",
-    "planned_end_date",
-    "budget",
-    "budget_baseline",
-    "budget_forecast",
-    "budget_actual",
-)
 _SUMMED = ("budget", "budget_baseline", "budget_forecast", "budget_actual")
 
 
@@ -370,33 +360,37 @@ def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
     and by whether they have a forecast, so that each sum is spread by the one profile those
     packages share. Sums only: which figure counts, and how it spreads, stay in `profile`
     and `budget_series`; the curve costs the register's distinct pairs of months, not its
-    rows nor its days (two queries whatever the size)."""
+    rows nor its days (one query whatever the size: a package with a phasing is a group of
+    its own, by its id, and comes first)."""
     unphased = Q(budget_phasing__isnull=True) | Q(budget_phasing=[])
-    phased = packages.order_by().exclude(unphased).values(*BUDGET_FIELDS)
     grouped = (
         packages.order_by()
-        .filter(unphased)
         .annotate(
+            phased=Case(When(unphased, then=Value(False)), default=Value(True)),
+            own=Case(When(unphased, then=Value(None)), default=F("pk")),
             forecasted=Case(
                 When(budget_forecast__isnull=True, then=Value(False)),
                 default=Value(True),
                 output_field=BooleanField(),
-            )
+            ),
         )
         .values(
+            "phased",
+            "own",
+            "budget_phasing",
             "forecasted",
             start_month=TruncMonth("planned_start_date"),
             end_month=TruncMonth("planned_end_date"),
         )
         .annotate(**{f"sum_{name}": Sum(name) for name in _SUMMED})
-        .order_by("start_month", "end_month", "forecasted")
+        .order_by("-phased", "start_month", "end_month", "forecasted")
     )
-    rows: list[Any] = [_Package(**row) for row in phased]
+    rows: list[Any] = []
     for row in grouped:
         sums = {name: row[f"sum_{name}"] for name in _SUMMED}
         rows.append(
             _Package(
-                budget_phasing=None,
+                budget_phasing=row["budget_phasing"] if row["phased"] else None,
                 planned_start_date=row["start_month"],
                 planned_end_date=row["end_month"],
                 **sums,

@@ -66,8 +66,19 @@ class TimelineRow:
         return (end - self.baseline.end).days
 
 
+# The months' abbreviations as `%b` writes them: a lane's dates are written without strftime
+# (a hundred lanes write some four hundred dates).
+_MONTHS = tuple(dt.date(2000, month, 1).strftime("%b") for month in range(1, 13))
+
+
 def _fmt(day: dt.date | None) -> str:
-    return f"{day.day} {day:%b %Y}" if day else "—"
+    """`22 Nov 2026`: the day, the month's abbreviation and the year (`%d %b %Y` without
+    the day's leading zero)."""
+    if not day:
+        return "—"
+    if day.year < 1000:  # %Y's own form of a short year
+        return f"{day.day} {day:%b %Y}"
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
 def _span_text(span: Span) -> str:

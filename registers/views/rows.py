@@ -77,6 +77,9 @@ class RowContext:
     picking: bool = False  # a work package's link picker is open in its row
     linked: str = ""
     link_errors: Mapping[str, list[str]] = field(default_factory=dict)
+    # The answer's person chips and RAG badges, each drawn once for the rows that repeat it
+    # (a page's hundred rows name a handful of people); kept for this answer only.
+    drawn: dict[tuple[str, Any], str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, context: Any) -> "RowContext":
@@ -100,6 +103,20 @@ class RowContext:
             linked=get("linked") or "",
             link_errors=get("link_errors") or {},
         )
+
+    def chip(self, account_id: Any) -> str:
+        """`person_chip(people, account_id)`, drawn once an answer."""
+        key = ("chip", account_id)
+        if key not in self.drawn:
+            self.drawn[key] = person_chip(self.people, account_id)
+        return self.drawn[key]
+
+    def badge(self, rag: Any) -> str:
+        """`rag_badge(rag)`, drawn once an answer."""
+        key = ("rag", rag)
+        if key not in self.drawn:
+            self.drawn[key] = rag_badge(rag)
+        return self.drawn[key]
 
     def tick(self, r: Any, name: Any) -> str:
         """The row's tick for the bulk bar: it belongs to the bar's form and sends the row's
@@ -142,14 +159,14 @@ def work_package_row(r: Any, c: RowContext) -> SafeString:
         out.append(f'<span class="sub">{_e(r.type)}</span>')
     out.append(SAVED_NOTE if c.saved else "")
     out.append(
-        f'</th>\n  <td data-label="Owner">{person_chip(c.people, r.owner_account_id)}</td>\n  '
+        f'</th>\n  <td data-label="Owner">{c.chip(r.owner_account_id)}</td>\n  '
         f'<td data-label="Status"><span class="badge wp-{_e(r.status_class)}">{_e(r.status)}'
         "</span>"
     )
     if r.progress is not None:
         out.append(f' <span class="progress-text">{_e(r.progress)}%</span>')
     out.append(
-        f'</td>\n  <td data-label="RAG">{rag_badge(r.rag)}</td>\n  '
+        f'</td>\n  <td data-label="RAG">{c.badge(r.rag)}</td>\n  '
         f'<td class="dates" data-label="Planned">{_e(r.planned_text)}</td>\n  '
         f'<td class="dates" data-label="Forecast end"><span class="date">'
         f"{_e(r.forecast_end_text)}</span>"
@@ -264,7 +281,7 @@ def risk_row(r: Any, c: RowContext) -> SafeString:
     if r.materialised:
         out.append(' <span class="badge materialised">Materialised</span>')
     out.append(
-        f'</td>\n  <td data-label="Owner">{person_chip(c.people, r.owner_account_id)}</td>\n  '
+        f'</td>\n  <td data-label="Owner">{c.chip(r.owner_account_id)}</td>\n  '
         f'<td data-label="Status">{_e(r.status)}</td>\n  '
         '<td class="num" data-label="Inherent score">'
     )
@@ -354,7 +371,7 @@ def decision_row(r: Any, c: RowContext) -> SafeString:
         f"{_e(state)}</span></td>\n  "
         f'<td class="dates" data-label="Made on"><span class="date">'
         f"{_e(r.made_on_text or DASH)}</span></td>\n  "
-        f'<td data-label="Made by">{person_chip(c.people, r.made_by_account_id)}</td>\n  '
+        f'<td data-label="Made by">{c.chip(r.made_by_account_id)}</td>\n  '
         f'<td data-label="Rationale">{_e(rationale or DASH)}</td>\n  <td data-label="Minutes">'
     )
     if r.minutes_ref:
@@ -425,11 +442,11 @@ def change_row(r: Any, c: RowContext) -> SafeString:
             f"{_e(person(c.people, r.decided_by_account_id))}</span>"
         )
     out.append(
-        f'</td>\n  <td data-label="Proposer">{person_chip(c.people, r.proposer_account_id)}</td>'
+        f'</td>\n  <td data-label="Proposer">{c.chip(r.proposer_account_id)}</td>'
         '\n  <td data-label="Decides">'
     )
     if r.approver_id:
-        out.append(person_chip(c.people, r.approver_id))
+        out.append(c.chip(r.approver_id))
     elif r.approver_seat:
         out.append(
             f'{_e(_item(r.approver_seat, "displayName"))} <span class="muted">(external)</span>'

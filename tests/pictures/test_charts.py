@@ -338,3 +338,41 @@ def test_the_month_names_under_a_long_line_chart_do_not_overlap():
         for (a, text_a), (b, text_b) in itertools.pairwise(ticks):
             half = (len(text_a) + len(text_b)) * 6.5 / 2
             assert b - a >= half + 8, (months, text_a, text_b, b - a)
+
+
+def test_a_timeline_date_is_written_as_strftime_wrote_it(monkeypatch):
+    """The timeline writes its dates without strftime: the same text, and the same picture
+    and table, as `%b %Y` gave, for every month, short and long years and varied lanes."""
+    import importlib
+
+    module = importlib.import_module("governance.charts.timeline")
+
+    def strftime_form(day):
+        return f"{day.day} {day:%b %Y}" if day else "—"
+
+    days = [
+        dt.date(year, month, day)
+        for year in (1, 999, 1000, 1999, 2026, 9999)
+        for month in range(1, 13)
+        for day in (1, 9, 28)
+    ]
+    assert [module._fmt(d) for d in [*days, None]] == [strftime_form(d) for d in [*days, None]]
+    Span, Row = charts.Span, charts.TimelineRow
+    rows = [
+        Row(
+            label=f"Lane {n} <&>",
+            href=f"/w/{n}/" if n % 2 else "",
+            baseline=Span(dt.date(2025, 1 + n % 12, 1 + n), dt.date(2026, 1 + n % 12, 2 + n)),
+            forecast=Span(None, dt.date(2026, 1 + (n + 3) % 12, 5)) if n % 3 else Span(None, None),
+            actual=Span(dt.date(2025, 6, 1 + n), None if n % 4 else dt.date(2026, 2, 1)),
+            milestone=n % 5 == 0,
+            done=n % 7 == 0,
+            slip=n - 4 if n % 2 else None,
+            slip_derived=bool(n % 2),
+        )
+        for n in range(24)
+    ]
+    drawn = charts.timeline(rows, chart_id="t", title="T", today=dt.date(2026, 11, 29))
+    monkeypatch.setattr(module, "_fmt", strftime_form)
+    before = charts.timeline(rows, chart_id="t", title="T", today=dt.date(2026, 11, 29))
+    assert drawn.svg == before.svg and drawn.body_html() == before.body_html()

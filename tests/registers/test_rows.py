@@ -260,3 +260,46 @@ def test_the_varied_rows_reach_every_branch(cast):
     html = "".join(ROWS["risks"](r, RowContext.of(context)) for r in rows)
     for shown in ("Treated by", 'class="closed"', "Record decision", "as inherent", "accepted"):
         assert shown in html, shown
+
+
+# The sortable header cells (`{% sort_header %}`, registers.templatetags.register_rows) against
+# the include they replace, kept as `row_oracle/registers/_th.html`.
+COLUMN_STATES = [
+    {"active": False, "direction": "", "next": "asc"},
+    {"active": True, "direction": "asc", "next": "desc"},
+    {"active": True, "direction": "desc", "next": "asc"},
+    None,  # a key the table does not sort by
+]
+QUERIES = [
+    {},
+    {"sort": "status", "dir": "desc"},
+    {"q": HOSTILE, "after": "abc", "before": "x&y=<z>", "status": "Open"},
+    {"sort": "name", "dir": "asc", "owner": "a b", "page": "2"},
+]
+
+
+@pytest.mark.parametrize("slug", ["work-packages", "risks", "decisions", "changes"])
+def test_a_header_cell_written_in_python_is_the_include_s_cell(engine, slug):
+    from registers import paging
+    from registers.templatetags.register_rows import sort_header
+
+    pages = REGISTERS[slug]
+    template = engine.get_template("registers/_th.html")
+    keys = [*paging.SPECS[slug].sorts, "notAColumn"]
+    compared = 0
+    for key, state, query, label, num in itertools.product(
+        keys, COLUMN_STATES, QUERIES, ["", "Named <b>&</b> “it”"], [False, True]
+    ):
+        columns = {} if state is None else {key: state}
+        context = {
+            "table": SimpleNamespace(columns=columns),
+            "reg": pages,
+            "request": RequestFactory().get("/", query),
+            "key": key,
+            "label": label,
+            "num": num,
+        }
+        expected = template.render(Context(context))
+        assert sort_header(context, key, label, num=num) == expected, (key, state, query)
+        compared += 1
+    assert compared == len(keys) * 64
