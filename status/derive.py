@@ -123,14 +123,16 @@ class WorkPackageFact:
     planned_end_date: dt.date | None = None
     forecast_end_date: dt.date | None = None
     project_id: Any = None
-    type: str = ""
     progress: int | None = None
     budget_actual: Decimal | None = None
     budget_phasing: Any = None
-    forecast_start_date: dt.date | None = None
-    actual_start_date: dt.date | None = None
     actual_end_date: dt.date | None = None
     planned_dates_baseline_locked_at: dt.datetime | None = None
+    # Only a project's own status reads these (`selectors.PAGE_ONLY_FIELDS`): last, so that
+    # the portfolio's read fills the fields before them by position.
+    type: str = ""
+    forecast_start_date: dt.date | None = None
+    actual_start_date: dt.date | None = None
 
     @property
     def pk(self) -> Any:
@@ -389,7 +391,7 @@ def figures_of(
 def plan_end(plan: Mapping[str, Any] | None) -> dt.date | None:
     """The latest plannedEndDate of the plan baseline's packages."""
     entries = baseline_entries(plan).values()
-    ends = (iso_day(e.get("plannedEndDate")) for e in entries if isinstance(e, Mapping))
+    ends = (iso_day(e.get("plannedEndDate")) for e in entries if isinstance(e, (dict, Mapping)))
     return max((end for end in ends if end is not None), default=None)
 
 

@@ -28,6 +28,7 @@ input, that figure is not given, and `missing` names the input and the packages.
 
 import calendar
 import datetime as dt
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -143,7 +144,7 @@ def planned_share(inputs: PackageInputs, today: dt.date) -> Decimal | None:
     when it has no phasing and no baselined dates."""
     weights: list[tuple[dt.date, int, Decimal]] = []  # (first day, days, amount)
     for entry in inputs.phasing if isinstance(inputs.phasing, list) else []:
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, (dict, Mapping)):
             continue
         amount = finite_decimal(entry.get("amount"))
         month = _month_days(str(entry.get("period") or ""))
@@ -249,8 +250,27 @@ def _names(names: Sequence[str], total: int | None = None) -> str:
     return ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def package_values(inputs: PackageInputs, today: dt.date) -> EarnedValue:
+Amounts = tuple[Decimal | None, Decimal | None, Decimal | None, Decimal | None]
+
+
+def package_amounts(inputs: PackageInputs, today: dt.date) -> Amounts:
+    """A package's BAC, PV, EV and AC (each None when not given; all None without a baseline
+    budget): what its figures (`package_values`) and its project's sums (`rollup`) read."""
     bac = inputs.bac
+    if bac is None:
+        return None, None, None, None
+    share = planned_share(inputs, today)
+    progress = package_progress(inputs)
+    pv = bac * share if share is not None else None
+    ev = bac * progress if progress is not None else None
+    return bac, pv, ev, package_actual(inputs)
+
+
+def package_values(
+    inputs: PackageInputs, today: dt.date, amounts: Amounts | None = None
+) -> EarnedValue:
+    """A package's figures, from its `package_amounts` (computed when not given)."""
+    bac, pv, ev, ac = amounts if amounts is not None else package_amounts(inputs, today)
     if bac is None:
         return EarnedValue(
             figures=dict.fromkeys(FIGURES),
@@ -258,11 +278,6 @@ def package_values(inputs: PackageInputs, today: dt.date) -> EarnedValue:
             name=inputs.name,
             id=inputs.id,
         )
-    share = planned_share(inputs, today)
-    progress = package_progress(inputs)
-    pv = bac * share if share is not None else None
-    ev = bac * progress if progress is not None else None
-    ac = package_actual(inputs)
     missing = []
     for key, value in (("pv", pv), ("ev", ev), ("ac", ac)):
         if value is None:
@@ -286,19 +301,30 @@ def missing_baseline() -> dict[str, Any]:
 
 
 def rollup(packages: Sequence[EarnedValue], left_out: Sequence[str] = ()) -> EarnedValue:
-    """A project's figures: the sums of its counted packages' BAC, PV, EV and AC; a sum is
-    not given when any counted package lacks its input."""
-    counted = [p for p in packages if p.figures.get("bac") is not None]
+    """A project's figures from its packages' (`summed`)."""
+    return summed([(p.name, _amounts_of(p.figures)) for p in packages], left_out)
+
+
+def _amounts_of(figures: Mapping[str, Decimal | None]) -> Amounts:
+    return figures.get("bac"), figures.get("pv"), figures.get("ev"), figures.get("ac")
+
+
+def summed(
+    packages: Sequence[tuple[str, Amounts]],
+    left_out: Sequence[str] = (),
+) -> EarnedValue:
+    """A project's figures: the sums of its counted packages' BAC, PV, EV and AC (each
+    package as its name and `package_amounts`); a sum is not given when any counted package
+    lacks its input."""
+    counted = [(name, amounts) for name, amounts in packages if amounts[0] is not None]
     if not counted:
         return EarnedValue(
             figures=dict.fromkeys(FIGURES), missing=[missing_baseline()], left_out=list(left_out)
         )
-    sums: dict[str, Decimal | None] = {
-        "bac": sum((p.figures["bac"] or ZERO for p in counted), ZERO)
-    }
+    sums: dict[str, Decimal | None] = {"bac": sum((a[0] or ZERO for _, a in counted), ZERO)}
     missing = []
-    for key in ("pv", "ev", "ac"):
-        lacking = [p.name for p in counted if p.figures.get(key) is None]
+    for at, key in ((1, "pv"), (2, "ev"), (3, "ac")):
+        lacking = [name for name, a in counted if a[at] is None]
         if lacking:
             sums[key] = None
             word, why = INPUT_WORDS[key]
@@ -312,7 +338,7 @@ def rollup(packages: Sequence[EarnedValue], left_out: Sequence[str] = ()) -> Ear
                 }
             )
         else:
-            sums[key] = sum((p.figures[key] or ZERO for p in counted), ZERO)
+            sums[key] = sum((a[at] or ZERO for _, a in counted), ZERO)
     return EarnedValue(
         figures=indices(sums["bac"], sums["pv"], sums["ev"], sums["ac"]),
         missing=missing,
@@ -574,11 +600,28 @@ def plan_span(inputs: Sequence[PackageInputs]) -> tuple[dt.date, dt.date] | None
     return (min(days), max(days)) if days else None
 
 
-@dataclass
 class ProjectEarnedValue:
-    total: EarnedValue
-    packages: list[EarnedValue]
-    inputs: list[PackageInputs] = field(default_factory=list)
+    """A project's earned value: `total` (its packages summed) and `packages` (each package's
+    figures, made when first read: the portfolio's rows read only the total)."""
+
+    def __init__(
+        self,
+        total: EarnedValue,
+        inputs: Sequence[PackageInputs],
+        today: dt.date,
+        amounts: Sequence[Amounts],
+    ) -> None:
+        self.total = total
+        self.inputs = list(inputs)
+        self._today = today
+        self._amounts = list(amounts)
+
+    @functools.cached_property
+    def packages(self) -> list[EarnedValue]:
+        return [
+            package_values(p, self._today, a)
+            for p, a in zip(self.inputs, self._amounts, strict=True)
+        ]
 
     def as_dict(self, *, packages: bool = False) -> dict[str, Any]:
         body = self.total.as_dict()
@@ -591,11 +634,10 @@ class ProjectEarnedValue:
 
 def project_values(inputs: Sequence[PackageInputs], today: dt.date) -> ProjectEarnedValue:
     """The one function: a project's earned value, per package and rolled up."""
-    packages = [package_values(p, today) for p in inputs]
+    amounts = [package_amounts(p, today) for p in inputs]
     left_out = [p.name for p in inputs if p.bac is None]
-    return ProjectEarnedValue(
-        total=rollup(packages, left_out), packages=packages, inputs=list(inputs)
-    )
+    total = summed([(p.name, a) for p, a in zip(inputs, amounts, strict=True)], left_out)
+    return ProjectEarnedValue(total, inputs, today, amounts)
 
 
 def for_projects(project_ids: Sequence[Any], today: dt.date) -> dict[Any, ProjectEarnedValue]:

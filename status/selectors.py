@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import F, Model, Q
+from django.db.models import F, Model, Q, QuerySet
 from django.utils import timezone
 
 from charter.models import BusinessCase
@@ -43,6 +43,22 @@ PAGE_ONLY_FIELDS = {
 }
 DECISION_FIELDS = [f.name for f in dataclasses.fields(derive.DecisionFact)]
 CHANGE_FIELDS = [f.name for f in dataclasses.fields(derive.ChangeFact)]
+
+
+def _read_fields(fields: list[str], detail: bool) -> list[str]:
+    """The columns a record (`fields`: its fields in order) is read with: all of them on a
+    project's own status, else all but the page-only ones, which come last in the record, so
+    that a row read as a tuple fills the record's leading fields by position."""
+    if detail:
+        return fields
+    kept = [f for f in fields if f not in PAGE_ONLY_FIELDS]
+    if kept != fields[: len(kept)]:
+        raise ValueError(f"the page-only fields of {fields} are not its last")
+    return kept
+
+
+PORTFOLIO_WP_FIELDS = _read_fields(WP_FIELDS, False)
+PORTFOLIO_RISK_FIELDS = _read_fields(RISK_FIELDS, False)
 OPEN_CHANGE_STATES = ("Proposed", "Approved")
 
 
@@ -131,10 +147,15 @@ def _cases(ids: list[int], detail: bool) -> dict[int, Any]:
     return {row["project_id"]: SimpleNamespace(**row) for row in rows.values(*CASE_COLUMNS)}
 
 
-def _grouped(rows: Iterable[Mapping[str, Any]], make: Callable[..., Any]) -> dict[Any, list[Any]]:
+def _grouped(
+    rows: QuerySet[Any], fields: Sequence[str], make: Callable[..., Any]
+) -> dict[Any, list[Any]]:
+    """The rows as records (`make`) by project id, each read as a tuple of `fields` (the
+    record's leading fields, in its order) and passed by position: no dictionary a row."""
+    at = list(fields).index("project_id")
     found: dict[Any, list[Any]] = {}
-    for row in rows:
-        found.setdefault(row["project_id"], []).append(make(**row))
+    for row in rows.values_list(*fields):
+        found.setdefault(row[at], []).append(make(*row))
     return found
 
 
@@ -154,30 +175,30 @@ def load_facts(
     ids = list(by_id)
     if not ids:
         return {}
-    wp_fields = [f for f in WP_FIELDS if detail or f not in PAGE_ONLY_FIELDS]
-    risk_fields = [f for f in RISK_FIELDS if detail or f not in PAGE_ONLY_FIELDS]
     statuses = _statuses(ids, detail)
     cases = _cases(ids, detail)
     packages = _grouped(
-        register_selectors.ordered(WorkPackage.objects.filter(_of(ids))).values(*wp_fields),
+        register_selectors.ordered(WorkPackage.objects.filter(_of(ids))),
+        WP_FIELDS if detail else PORTFOLIO_WP_FIELDS,
         derive.WorkPackageFact,
     )
     risks = _grouped(
-        Risk.objects.filter(_of(ids), direction="Risk")
-        .order_by("title", "id")
-        .values(*risk_fields),
+        Risk.objects.filter(_of(ids), direction="Risk").order_by("title", "id"),
+        RISK_FIELDS if detail else PORTFOLIO_RISK_FIELDS,
         derive.RiskFact,
     )
     decisions = _grouped(
-        Decision.objects.filter(_of(ids))
-        .filter(Q(made_on__isnull=True) | Q(treated_risk_id__isnull=False))
-        .values(*DECISION_FIELDS),
+        Decision.objects.filter(_of(ids)).filter(
+            Q(made_on__isnull=True) | Q(treated_risk_id__isnull=False)
+        ),
+        DECISION_FIELDS,
         derive.DecisionFact,
     )
     changes = _grouped(
-        ChangeRequest.objects.filter(_of(ids), status__in=OPEN_CHANGE_STATES)
-        .order_by("created_at", "id")
-        .values(*CHANGE_FIELDS),
+        ChangeRequest.objects.filter(_of(ids), status__in=OPEN_CHANGE_STATES).order_by(
+            "created_at", "id"
+        ),
+        CHANGE_FIELDS,
         derive.ChangeFact,
     )
     facts: dict[int, derive.ProjectFacts] = {}
