@@ -35,24 +35,6 @@ def viewable(request: HttpRequest, *, shown: bool = False) -> QuerySet[Project]:
     return projects
 
 
-def viewable_ids(request: HttpRequest) -> list[int]:
-    """The ids of the projects the user can view (`viewable`), listed once a request by one
-    pass of the gate over every project; from then on `viewable` in this request is those ids
-    (one array parameter, `gatefilter.one_of`), so a page that reads every viewable project
-    in several statements (the portfolio's summary, order, choices; the proposals ranked
-    beside it) passes the gate once. For reads: a grant written later in the same request is
-    not seen by `viewable` after this."""
-    user = permissions.request_user(request)
-    memo = gatesql.request_memo(request)
-    key = ("viewable_ids", user.pk)
-    if key not in memo:
-        ids = list(viewable(request).order_by().values_list("pk", flat=True))
-        memo[key] = ids
-        memo[("viewable", user.pk)] = gatefilter.one_of(ids)
-    found: list[int] = memo[key]
-    return found
-
-
 def _condition(request: HttpRequest, user: User, memo: gatesql.Memo) -> Q:
     browse = gatefilter.browse_condition(user.account_id, get_tracker())
     if browse is None:

@@ -322,28 +322,24 @@ def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[Projec
     return paging.ordered(_ordered(stored, params), _keys(params))
 
 
-def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project], int]:
+def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
     """The stored health rows of every project the caller can view, each current (a row
     missing, expired or derived under other thresholds is derived and stored first: the
-    periodic job keeps that rare), those projects, and their number. The access gate passes
-    over the projects once a request (`gatelist.viewable_ids`): the rows and the projects are
-    then the ids it listed, so the summary, the page's order, the biggest budgets, the earned
-    value's names, the choices (and the proposals ranked beside them) never pass it again."""
-    ids = gatelist.viewable_ids(request)
+    periodic job keeps that rare), and those projects: both SQL (the access gate as a filter,
+    `permissions.viewable`), for the page to filter, sort and cut there."""
     projects = gatelist.viewable(request)
     site = permissions.site_settings(request)
     now = timezone.now()
     # A row stored after `now` (a write meanwhile) is newer still: it holds too.
     current = ProjectHealth.objects.filter(basis=health.basis(site), valid_until__gt=now)
-    # Which projects lack a current row (none, mostly), then which of those the caller views.
+    # Which projects lack a current row (none, mostly), then which of those the caller views:
+    # the gate's filter runs over the few that lack one, not over every project.
     lacking = Project.objects.exclude(Exists(current.filter(project_id=OuterRef("pk"))))
-    listed = set(ids)
-    missing = [pk for pk in lacking.values_list("pk", flat=True) if pk in listed]
+    ids = list(lacking.values_list("pk", flat=True))
+    missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
     if missing:
-        health.rows_for(list(projects.filter(AnyOf(F("pk"), missing))), site=site, now=now)
-    if not ids:
-        return current.none(), projects, 0
-    return current.filter(AnyOf(F("project_id"), ids)), projects, len(ids)
+        health.rows_for(missing, site=site, now=now)
+    return current.filter(project__in=projects.values("pk")), projects
 
 
 PAGE_VALUES = ["project_id", "row", "s_null", "s_value", "project__key"]
@@ -559,7 +555,7 @@ def portfolio(
     projects: the access gate is a filter in the page's SQL (`permissions.viewable`), and only
     the page's projects are read as such."""
     params = clean_params(query, strict=strict)
-    stored, projects, viewable = stored_rows(request)
+    stored, projects = stored_rows(request)
     matching = _ordered(stored, params)
     # The page's projects as the access gate gives them (the tracker's name and lead of the
     # moment), read with the page's rows.
@@ -602,15 +598,16 @@ def portfolio(
     total = 0
     if with_summary:
         totals = figures.aggregate(**_aggregates())
-        # The number of viewable projects is the gate's own pass (`stored_rows`): no statement.
-        total = viewable
+        # Unfiltered, the summary counts every viewable project (each has its current row:
+        # `stored_rows`): no second pass of the access gate over every project to count them.
+        total = totals["projects"] if not where else projects.count()
         if not total:
             totals = _empty_totals()
         summary, heat = summary_of(totals), heat_of(totals)
         earned = _earned(totals, figures) if total else {}
         bubbles = _bubbles(figures) if total and paged else []
     elif with_choices:
-        total = viewable
+        total = projects.count()
     if params.group == "theme":
         groups = _groups(rows, figures)
     return Portfolio(

@@ -75,28 +75,6 @@ def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(world,
     assert {p.key: _role(c) for p, c in listed} == expected
 
 
-@pytest.mark.parametrize("group", ["", PMO_GROUP])
-@pytest.mark.parametrize("role", ROLES)
-def test_the_ids_listed_once_a_request_are_what_the_gate_lets_each_role_view(world, role, group):
-    """`viewable_ids`: one pass of the gate, the same projects; `viewable` afterwards in the
-    request is those ids (no pass of the gate again), with the same roles a page gives."""
-    if group:
-        set_governance_group(group)
-    user = world.user(role)
-    expected = _per_project(user)
-    request = _request(user)
-    ids = gatelist.viewable_ids(request)
-    assert sorted(Project.objects.filter(pk__in=ids).values_list("key", flat=True)) == sorted(
-        expected
-    )
-    with CaptureQueriesContext(connection) as queries:
-        assert gatelist.viewable_ids(request) == ids
-    assert len(queries) == 0
-    filtered = list(gatelist.viewable(request, shown=True).order_by("key"))
-    assert [p.key for p in filtered] == sorted(expected)
-    assert {p.key: _role(c) for p, c in gatelist.page_callers(request, filtered)} == expected
-
-
 def test_the_rules_each_role_meets(world):
     """What the walk above compares, spelled out: tracker browse first, the group after."""
     keys = {role: set(_per_project(world.user(role))) for role in ROLES}
