@@ -70,7 +70,9 @@ def tracker_answers_of(account_id: str, tracker: Any, project: str) -> dict[str,
     answers = expressions(account_id, Value(""))
     if not all(name in answers for name in TRACKER_NAMES):
         return {}
-    of = Project.objects.filter(pk=OuterRef(project))
+    # By its primary key alone (no model ordering): ordered by key, PostgreSQL walked the key
+    # index to find each row's project (fifty rows read a page row at 10,000 projects).
+    of = Project.objects.filter(pk=OuterRef(project)).order_by()
     return {
         name: Subquery(of.annotate(gate_value=answers[name]).values("gate_value")[:1])
         for name in TRACKER_NAMES

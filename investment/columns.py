@@ -74,7 +74,9 @@ def shown_to(request: HttpRequest) -> bool:
 
 def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str, Any]]:
     """{project id: {score, rank, scenario}} for the proposals among `ids`."""
-    board = selectors.viewer_board(request)
+    # The rank among every proposal the viewer can view (the same board as the ranked
+    # list's), without the costs and benefits no column shows.
+    board = selectors.viewer_board(request, money=False)
     ranked = {p.project.pk: p for p in selectors.ranked(board)}
     wanted = [pk for pk in ids if pk in ranked]
     # One query even for a page without a proposal: the page's count never depends on its rows.

@@ -205,9 +205,13 @@ def costs_of(
     return found
 
 
-def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Board:
+def load(
+    projects: Sequence[Project], *, now: dt.datetime | None = None, money: bool = True
+) -> Board:
     """The board over `projects`: seven queries or so, whatever their number (the health rows
-    missing or expired are derived again by `status.health.rows_for`, as the portfolio's)."""
+    missing or expired are derived again by `status.health.rows_for`, as the portfolio's).
+    Without `money`, no costs or benefits (no packages read): a board only ranked (`ranked`
+    reads the scores and the data criteria's inputs, never the money)."""
     versions, by_version = versions_with_criteria()
     current = max(versions.values(), key=lambda v: v.number, default=None)
     ids = [p.pk for p in projects]
@@ -233,9 +237,9 @@ def load(projects: Sequence[Project], *, now: dt.datetime | None = None) -> Boar
         )
         for p in projects
     }
-    costs = costs_of(money_rows(ids))
+    costs = costs_of(money_rows(ids)) if money else {}
     benefits: dict[int, Decimal | None] = {}
-    for p in projects:
+    for p in projects if money else []:
         stored = getattr(cases.get(p.pk), "financial_case", None)
         benefits[p.pk] = finance.total_benefit(stored) if stored else None
         if p.pk not in costs:
@@ -646,11 +650,12 @@ def visible_proposals(request: Any) -> list[Project]:
     return [project for project, _ in gatelist.page_callers(request, list(found.order_by("key")))]
 
 
-def viewer_board(request: Any, also: Project | None = None) -> Board:
+def viewer_board(request: Any, also: Project | None = None, *, money: bool = True) -> Board:
     """The board over the proposals the caller can view (and `also`, a project read on its
     own): the one ranking the ranked list, a proposal's page and answer, the portfolio's
-    columns and the assistant all show, so a proposal's rank means one thing everywhere."""
+    columns and the assistant all show, so a proposal's rank means one thing everywhere.
+    Without `money`, a board only ranked (`load`): the portfolio's columns."""
     listed = {p.pk: p for p in visible_proposals(request)}
     if also is not None:
         listed[also.pk] = also
-    return load(list(listed.values()))
+    return load(list(listed.values()), money=money)

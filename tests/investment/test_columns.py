@@ -60,6 +60,8 @@ def test_the_api_rows_carry_score_rank_and_scenario_for_governors(chosen, govern
     # The total the investment API answers (the data criterion counts too).
     ranked = client_for(governed.pmo).get("/api/v1/investment/proposals").json()["items"]
     assert {p["projectKey"]: p["total"] for p in ranked} == {k: rows[k]["score"] for k in chosen}
+    # The rank the ranked list gives (its board with the money; the columns' without).
+    assert {p["projectKey"]: p["rank"] for p in ranked} == {k: rows[k]["rank"] for k in chosen}
     assert rows["AAA"]["score"] > rows["BBB"]["score"] > rows["CCC"]["score"]
     # ALPHA has no business case that is a proposal: the three are null, never a guess.
     assert (rows["ALPHA"]["score"], rows["ALPHA"]["rank"], rows["ALPHA"]["scenario"]) == (
