@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
-
 from governance import formatting
 from governance.cleaning import decimal_to_json
 from governance.models import Project
@@ -129,13 +127,6 @@ def plan_baseline_of(project: Project) -> dict[str, Any] | None:
     cases = _business_case_model().objects.filter(project=project)
     value = cases.values_list("plan_baseline", flat=True)
     return as_plan_baseline(value.first())
-
-
-def plan_baseline_column() -> Subquery:
-    """`plan_baseline_of` as a column of a statement over projects (the outer query's `pk`):
-    the stored value, to be read through `as_plan_baseline`."""
-    cases = _business_case_model().objects.filter(project=OuterRef("pk"))
-    return Subquery(cases.values("plan_baseline")[:1])
 
 
 def plan_baselines_of(project_ids: Iterable[Any]) -> dict[Any, dict[str, Any] | None]:

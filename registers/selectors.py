@@ -2,16 +2,13 @@
 ordering and joins, in a constant number of queries whatever the number of rows."""
 
 import uuid
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery, Sum
-from django.db.models.functions import Coalesce, Lower
+from django.db.models import F, QuerySet
+from django.db.models.functions import Lower
 
 from governance.models import Project
-from registers.derive import as_plan_baseline, plan_baseline_column
 from registers.models import (
     REGISTER_MODELS,
     ChangeRequest,
@@ -97,65 +94,6 @@ def register_counts(project: Project) -> dict[str, int]:
         cursor.execute(_register_counts_sql(), [project.pk] * len(REGISTER_MODELS))
         row = cursor.fetchone()
     return dict(zip(REGISTER_MODELS, row, strict=True))
-
-
-@dataclass(frozen=True)
-class PageFigures:
-    """What a register page reads about its project besides its rows, in one statement:
-    `counts` as `register_counts`; `matching`, the rows the filters keep (None when the page
-    has no filter: the register's own count); `sums`, each named column summed over those
-    rows as `QuerySet.aggregate(Sum(...))` sums it (None over no rows); `plan` as
-    `plan_baseline_of` (None when not asked for)."""
-
-    counts: dict[str, int]
-    matching: int | None
-    sums: dict[str, Any]
-    plan: dict[str, Any] | None
-
-
-def _counted(queryset: QuerySet[Any]) -> Subquery:
-    """The rows of one project's queryset counted, as a column (a project with none: 0)."""
-    grouped = queryset.order_by().values("project").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(grouped), 0)  # type: ignore[return-value]
-
-
-def _summed(queryset: QuerySet[Any], field: str) -> Subquery:
-    """A column of one project's queryset summed, as a column (no rows: NULL, as
-    `aggregate` answers)."""
-    grouped = queryset.order_by().values("project").annotate(s=Sum(field)).values("s")
-    return Subquery(grouped)
-
-
-def page_figures(
-    project: Project,
-    scope: QuerySet[Any] | None = None,
-    rows: QuerySet[Any] | None = None,
-    sums: dict[str, str] | None = None,
-    plan: bool = False,
-) -> PageFigures:
-    """One statement over the project's row: the register counts; the count of `rows` (one
-    register's rows of this project the page's filters keep) when they are not its `scope`
-    (all of them); each of `sums` (name -> field) summed over `rows`; the plan baseline when
-    `plan`."""
-    columns: dict[str, Any] = {
-        f"count_{index}": _counted(model.objects.filter(project=OuterRef("pk")))
-        for index, model in enumerate(REGISTER_MODELS.values())
-    }
-    summed = sums or {}
-    if rows is not None:
-        if rows is not scope:
-            columns["matching"] = _counted(rows)
-        for index, field in enumerate(summed.values()):
-            columns[f"sum_{index}"] = _summed(rows, field)
-    if plan:
-        columns["plan"] = plan_baseline_column()
-    row: dict[str, Any] = dict(Project.objects.filter(pk=project.pk).values(**columns).get())
-    return PageFigures(
-        counts={slug: row[f"count_{index}"] for index, slug in enumerate(REGISTER_MODELS)},
-        matching=row["matching"] if "matching" in columns else None,
-        sums={name: row.get(f"sum_{index}") for index, name in enumerate(summed)},
-        plan=as_plan_baseline(row["plan"]) if plan else None,
-    )
 
 
 def package_linking(project_id: int, issue_key: str) -> WorkPackage | None:

@@ -76,8 +76,6 @@ class RegisterPages(RowForms, BulkEdit):
     deletable: ClassVar[bool] = True
     # Whether the page shows the register's pictures (`pictures`), server-drawn charts.
     draws_pictures: ClassVar[bool] = False
-    total_sums: ClassVar[dict[str, str]] = {}  # money summed under the table: name -> field
-    reads_plan: ClassVar[bool] = False  # whether `extra` holds the plan (`page_extra`)
 
     # --- hooks ---------------------------------------------------------------------------
 
@@ -85,17 +83,14 @@ class RegisterPages(RowForms, BulkEdit):
         """The register's rows as its page reads them (the related rows it shows joined)."""
         return queryset
 
-    def totals(self, sums: dict[str, Any]) -> dict[str, str] | None:
-        """The `total_sums` as the page shows them, under the table."""
-        return {n: tables.money(sums[n]) for n in self.total_sums} if self.total_sums else None
+    def totals(self, queryset: QuerySet[Any]) -> dict[str, str] | None:
+        """Totals over every row the page's filters keep (aggregate SQL), shown under the
+        table."""
+        return None
 
     def extra(self, project: Project) -> dict[str, Any]:
         """Project-wide values the rows are decorated with (thresholds, names, the plan)."""
         return {}
-
-    def page_extra(self, project: Project, figures: selectors.PageFigures) -> dict[str, Any]:
-        """`extra` for the page, with what the page's figures read (the plan baseline)."""
-        return self.extra(project)
 
     def summary(self, project: Project) -> dict[str, Any] | None:
         """What the page shows above the table."""
@@ -323,12 +318,10 @@ class RegisterPages(RowForms, BulkEdit):
         if editing is not None and all(r.pk != editing for r in records):
             # The row being edited without script stays open on whichever page is shown.
             records.insert(0, self.current(project, editing))
-        figures = selectors.page_figures(project, scope, matching, self.total_sums, self.reads_plan)
-        extra = self.page_extra(project, figures)
-        ids = {*form_people(form), *owners, *([chosen] if chosen else [])}
-        people = resolve(tables.person_ids(self.slug, records) | ids)
-        tables.decorate(self.slug, records, people, caller, extra, self.base_url(project))
-        counts = figures.counts  # with the totals and the plan: one statement
+        people, extra = self.decorated(
+            project, caller, records, {*form_people(form), *owners, *([chosen] if chosen else [])}
+        )
+        counts = selectors.register_counts(project)
         table = tables.build(
             self.slug,
             page,
@@ -337,7 +330,7 @@ class RegisterPages(RowForms, BulkEdit):
             owners,
             total=counts[self.slug],
             # No filter, no second count: the register's count is the one just read.
-            matching=counts[self.slug] if figures.matching is None else figures.matching,
+            matching=counts[self.slug] if matching is scope else matching.count(),
         )
         return self.common_context(
             project,
@@ -350,7 +343,7 @@ class RegisterPages(RowForms, BulkEdit):
             counts=counts,
             registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
             summary=self.summary(project),
-            totals=self.totals(figures.sums),
+            totals=self.totals(matching),
             bulk=self.bulk_choices(project)
             if self.bulk_fields and caller.can_edit_registers
             else None,
@@ -388,8 +381,15 @@ class RegisterPages(RowForms, BulkEdit):
 
     def tabs_oob(self, project: Project) -> str:
         """The sub-tab bar with fresh counts, swapped out of band after an add or a delete."""
-        tabs = {"project": project, "register": self.slug, "registers": self.tabs(project)}
-        return render_to_string("registers/_tabs.html", {**tabs, "oob": True})
+        return render_to_string(
+            "registers/_tabs.html",
+            {
+                "project": project,
+                "register": self.slug,
+                "registers": self.tabs(project),
+                "oob": True,
+            },
+        )
 
     def row_html(
         self,

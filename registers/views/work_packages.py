@@ -4,9 +4,10 @@ reordering by keyboard (move up / down) and by mouse (drag and drop)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from django.db.models import QuerySet, Sum
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision, render_htmx
 from governance.tracker import TrackerError, get_tracker
-from registers import forms, pictures, selectors, services
+from registers import forms, pictures, services, tables
 from registers.derive import plan_baseline_of
 from registers.models import WorkPackage
 from registers.serializers import work_package_to_dict
@@ -48,18 +49,8 @@ class WorkPackagePages(base.RegisterPages):
     bulk_fields = ("status", "ownerAccountId", "rag")
     bulk_statuses = "wp_status"
 
-    total_sums: ClassVar[dict[str, str]] = {
-        "budget": "budget",
-        "forecast": "budget_forecast",
-        "actual": "budget_actual",
-    }
-    reads_plan = True
-
     def extra(self, project: Project) -> dict[str, Any]:
         return {"plan": plan_baseline_of(project)}
-
-    def page_extra(self, project: Project, figures: selectors.PageFigures) -> dict[str, Any]:
-        return {"plan": figures.plan}
 
     def pictures(
         self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
@@ -78,6 +69,13 @@ class WorkPackagePages(base.RegisterPages):
         # Every package's money, summed in SQL where packages share their months.
         budget = pictures.budget_rows(project.work_packages.all())
         return [timeline, pictures.budget_curve(budget, timezone.localdate())]
+
+    def totals(self, queryset: QuerySet[WorkPackage]) -> dict[str, str]:
+        """The money columns summed over every package the filters keep (one query)."""
+        sums = queryset.order_by().aggregate(
+            budget=Sum("budget"), forecast=Sum("budget_forecast"), actual=Sum("budget_actual")
+        )
+        return {name: tables.money(value) for name, value in sums.items()}
 
     def to_dict(self, record: WorkPackage) -> dict[str, Any]:
         return work_package_to_dict(record)
