@@ -145,17 +145,15 @@ def as_plan_baseline(value: Any) -> dict[str, Any] | None:
 def baseline_entries(plan: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """The packages a plan baseline names (`planBaseline.workPackages`), by id; none where it
     names none."""
-    # `dict` first: the JSON a plan is read as passes without the abstract class's slower
-    # check (a full refresh asks twice for every package of every project).
-    entries = plan.get("workPackages") if isinstance(plan, (dict, Mapping)) else None
-    return entries if isinstance(entries, (dict, Mapping)) else {}
+    entries = plan.get("workPackages") if isinstance(plan, Mapping) else None
+    return entries if isinstance(entries, Mapping) else {}
 
 
 def baseline_entry(plan: Mapping[str, Any] | None, package_id: Any) -> Mapping[str, Any] | None:
     """A package's entry in a plan baseline (its baselined dates and budget), None where the
     baseline does not name it."""
     entry = baseline_entries(plan).get(str(package_id))
-    return entry if isinstance(entry, (dict, Mapping)) else None
+    return entry if isinstance(entry, Mapping) else None
 
 
 def iso_day(value: Any) -> dt.date | None:

@@ -391,7 +391,7 @@ def figures_of(
 def plan_end(plan: Mapping[str, Any] | None) -> dt.date | None:
     """The latest plannedEndDate of the plan baseline's packages."""
     entries = baseline_entries(plan).values()
-    ends = (iso_day(e.get("plannedEndDate")) for e in entries if isinstance(e, (dict, Mapping)))
+    ends = (iso_day(e.get("plannedEndDate")) for e in entries if isinstance(e, Mapping))
     return max((end for end in ends if end is not None), default=None)
 
 

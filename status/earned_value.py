@@ -144,7 +144,7 @@ def planned_share(inputs: PackageInputs, today: dt.date) -> Decimal | None:
     when it has no phasing and no baselined dates."""
     weights: list[tuple[dt.date, int, Decimal]] = []  # (first day, days, amount)
     for entry in inputs.phasing if isinstance(inputs.phasing, list) else []:
-        if not isinstance(entry, (dict, Mapping)):
+        if not isinstance(entry, Mapping):
             continue
         amount = finite_decimal(entry.get("amount"))
         month = _month_days(str(entry.get("period") or ""))
