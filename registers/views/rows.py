@@ -345,15 +345,23 @@ def risk_row(r: Any, c: RowContext) -> SafeString:
     return mark_safe("".join(out))  # every value escaped above
 
 
+def _opening(kind: str, pk: str, url: str, name: str, r: Any, c: RowContext) -> list[str]:
+    """A decision's or a change's row up to its name: the row (saved or not), the row's
+    header linking to the record, and the imported mark. Values already escaped."""
+    return [
+        f'\n<tr id="{kind}-{pk}" data-href="{url}"',
+        SAVED_ROW if c.saved else "",
+        f'>\n  <th scope="row"><a href="{url}">{name}</a>',
+        IMPORTED if r.imported else "",
+    ]
+
+
 # --- the decision log -----------------------------------------------------------------------
 
 
 def decision_row(r: Any, c: RowContext) -> SafeString:
     pk, url, decision = _e(r.pk), _e(r.url), _e(r.decision)
-    out = [f'\n<tr id="decision-{pk}" data-href="{url}"']
-    out.append(SAVED_ROW if c.saved else "")
-    out.append(f'>\n  <th scope="row"><a href="{url}">{decision}</a>')
-    out.append(IMPORTED if r.imported else "")
+    out = _opening("decision", pk, url, decision, r, c)
     if r.treated_risk_id:
         risks = _e(reverse("registers:risks", args=[c.project_key]))
         out.append(
@@ -408,10 +416,7 @@ def decision_row(r: Any, c: RowContext) -> SafeString:
 
 def change_row(r: Any, c: RowContext) -> SafeString:
     pk, url, summary = _e(r.pk), _e(r.url), _e(r.summary)
-    out = [f'\n<tr id="change-{pk}" data-href="{url}"']
-    out.append(SAVED_ROW if c.saved else "")
-    out.append(f'>\n  <th scope="row"><a href="{url}">{summary}</a>')
-    out.append(IMPORTED if r.imported else "")
+    out = _opening("change", pk, url, summary, r, c)
     if r.target_name:
         out.append(f'<span class="sub">Work package: {_e(r.target_name)}</span>')
     if r.reason:
