@@ -1,6 +1,7 @@
 """The standard cast: lead, editor, viewer, sponsor, outsider, site_admin, pmo (a member of
 the governance group), on project ALPHA."""
 
+import copy
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -187,8 +188,7 @@ class Cast:
         return None if role == "anonymous" else getattr(self, role)
 
 
-@pytest.fixture
-def cast(db) -> Cast:
+def build_cast() -> Cast:
     lead = UserFactory(username="lead", display_name="Lena Lead")
     editor = UserFactory(username="editor", display_name="Eddie Editor")
     viewer = UserFactory(username="viewer", display_name="Vera Viewer")
@@ -209,6 +209,44 @@ def cast(db) -> Cast:
     # The outsider browses a project of their own, so "no access" is about ALPHA, not emptiness.
     ProjectFactory(key="OTHER", name="Other project", lead=outsider)
     return Cast(lead, editor, viewer, sponsor, outsider, site_admin, pmo, project)
+
+
+@pytest.fixture
+def cast(db) -> Cast:
+    return build_cast()
+
+
+# --- what a module's tests read, built once for the module ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup, django_db_blocker):
+    """A transaction held open across a test module, for data that many of its tests read
+    and none keeps: a module-scoped fixture that asks for this one builds its rows inside it,
+    once (per xdist worker), instead of once a test. Each test's own transaction (the `db`
+    fixture) is a savepoint inside this one and is rolled back after the test as always, so
+    no test sees what another wrote; the module's rows are rolled back after its last test.
+    This is Django's `setUpTestData` for pytest: hand each test a `copy.deepcopy` of the
+    objects built (`fresh`), as Django does, so a test that changes one in memory does not
+    change it for the next. Not for a module with transactional tests (a live server,
+    threads that commit): they cannot run inside a transaction."""
+    with (
+        django_db_blocker.unblock(),
+        override_settings(
+            PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+            OUTBOX_RUN_ON_COMMIT=True,
+        ),
+        transaction.atomic(),
+    ):
+        cache.clear()
+        yield
+        transaction.set_rollback(True)
+    cache.clear()
+
+
+def fresh(built):
+    """A test's own copy of what a module-scoped fixture built (see `module_db`)."""
+    return copy.deepcopy(built)
 
 
 def set_governance_group(name: str) -> None:
@@ -233,12 +271,12 @@ def client_for():
 @pytest.fixture
 def bearer():
     """Authorization headers with a fresh API token for a user."""
+    return bearer_headers
 
-    def make(user: User) -> dict:
-        _, raw = token_create(user=user, name="test")
-        return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
-    return make
+def bearer_headers(user: User) -> dict:
+    _, raw = token_create(user=user, name="test")
+    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from tests.conftest import PMO_GROUP, set_governance_group
+from tests.conftest import PMO_GROUP, build_cast, fresh, set_governance_group
 from tests.permission_matrix import DENY, HIDE, LOGIN, OK, ROLES, load
 
 CELLS, RESOLVERS, SETUPS = load()
@@ -119,8 +119,32 @@ def test_every_pattern_has_cells_for_every_role():
     assert not incomplete, f"Cells missing roles: {incomplete}"
 
 
+def world_for(cast) -> SimpleNamespace:
+    """The cast and one of each record the matrix's paths name (tests/permission_matrix)."""
+    world = SimpleNamespace(cast=cast, project=cast.project)
+    for setup in SETUPS:
+        setup(world)
+    return world
+
+
+@pytest.fixture(scope="module")
+def built_world(module_db):
+    return world_for(build_cast())
+
+
+@pytest.fixture
+def world(db, built_world):
+    return fresh(built_world)
+
+
 @pytest.mark.parametrize("case", CASES)
-def test_permission_matrix(case, cast):
+def test_permission_matrix(case, world):
+    check(case, world)
+
+
+def check(case, world):
+    """Every role (and, for a page, with and without HTMX) through one pattern and method,
+    each request in a transaction of its own that is rolled back after it."""
     assert not case.startswith("STALE"), (
         f"Expected cells for a URL that no longer exists: {case[6:]}"
     )
@@ -128,9 +152,7 @@ def test_permission_matrix(case, cast):
         f"No expected cells for {case}: add them to tests/permission_matrix/<app>.py"
     )
     method, route = case.split(" ", 1)
-    world = SimpleNamespace(cast=cast, project=cast.project)
-    for setup in SETUPS:
-        setup(world)
+    cast = world.cast
     api = route.startswith("api/")
     failures = []
     for role in ROLES:

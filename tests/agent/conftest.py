@@ -28,6 +28,11 @@ PLAN_XML = sample_plan.plan(20, start=dt.date(2027, 1, 4), today=dt.date(2027, 2
 def world(cast):
     """ALPHA with a work package, a risk and a pending decision; a group holding the whole cast
     (the outsider too, so the per-project gate is what hides ALPHA from them)."""
+    return build_world(cast)
+
+
+def build_world(cast):
+    """The `world` fixture's rows on the cast, for a module that builds them once."""
     project = cast.project
     cast.wp = WorkPackageFactory(project=project)
     cast.risk = RiskFactory(project=project, title="Vendor lock-in", impact=4, likelihood=4)

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from agent.catalogue import CATALOGUE
 from gates.models import GateReview, Stage
-from tests.agent.conftest import EVERYONE, PLAN_XML, use_group
-from tests.conftest import PMO_GROUP, ROLES
+from tests.agent.conftest import EVERYONE, PLAN_XML, build_world, use_group
+from tests.conftest import PMO_GROUP, ROLES, build_cast, fresh
 from tests.gates_support import case_in
 
 # Actions that name no project: they read across whatever the caller can view.
@@ -136,6 +136,17 @@ def expected(name: str, role: str, group: str | None) -> int:
     if CATALOGUE[name].is_write:
         return 200 if role in ("lead", "editor") else 403
     return 200
+
+
+@pytest.fixture(scope="module")
+def built_world(module_db):
+    """The agent's world (tests/agent/conftest.py), built once for the matrix's cases."""
+    return build_world(build_cast())
+
+
+@pytest.fixture
+def world(db, built_world):
+    return fresh(built_world)
 
 
 def test_every_action_is_in_the_matrix(world):

@@ -21,4 +21,4 @@ def test_permission_matrix_with_jira(case, cast, fake_jira, monkeypatch):
         fake_jira.grant(person)
     for key, cells in JIRA_CELLS.items():
         monkeypatch.setitem(matrix.CELLS, key, cells)
-    matrix.test_permission_matrix(case, cast)
+    matrix.check(case, matrix.world_for(cast))

@@ -29,6 +29,7 @@ from config.layers import APPS
 from gates.models import Stage, StageCriterion
 from status.models import StatusReport
 from tests.agent.conftest import EVERYONE, use_group
+from tests.conftest import bearer_headers, build_cast, fresh
 from tests.factories import WorkPackageFactory
 
 EXAMPLES_PER_FIELD = 1
@@ -156,9 +157,12 @@ def _stored() -> tuple[int, ...]:
         return tuple(cursor.fetchone())
 
 
-@pytest.fixture
-def world(cast, bearer):
-    """One of each thing a path names, and the assistant open to the lead."""
+@pytest.fixture(scope="module")
+def built_world(module_db):
+    """One of each thing a path names, and the assistant open to the lead: built once for
+    the module's tests."""
+    cast = build_cast()
+    bearer = bearer_headers
     project = cast.project
     wp = WorkPackageFactory(project=project)
     from registers.models import ChangeRequest, Decision, Risk
@@ -225,6 +229,11 @@ def world(cast, bearer):
         "admin": bearer(cast.site_admin),
         "case": case,
     }
+
+
+@pytest.fixture
+def world(db, built_world):
+    return fresh(built_world)
 
 
 def _send(world, field: Field, value: Any):

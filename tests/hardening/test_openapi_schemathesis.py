@@ -35,6 +35,7 @@ from schemathesis.specs.openapi.checks import (
 from governance import cleaning
 from governance.api import ERROR_CODES
 from governance.cleaning import NOT_BLANK_TEXT
+from tests.conftest import build_cast, fresh
 
 MAX_EXAMPLES = int(os.environ.get("OPENAPI_MAX_EXAMPLES", "4"))
 CHECKS = [
@@ -79,10 +80,11 @@ def _keep_the_test_connection():
     request_finished.connect(close_old_connections)
 
 
-@pytest.fixture
-def records(cast):
+@pytest.fixture(scope="module")
+def built_records(module_db):
     """One record of each kind in ALPHA (and a return note on its business case), so a path
-    naming a record reaches it; the lead's token."""
+    naming a record reaches it; the lead's token: built once for the module's tests."""
+    cast = build_cast()
     import uuid
 
     from charter.models import BusinessCase
@@ -112,6 +114,11 @@ def records(cast):
         "report_id": str(report.pk),
         "note_id": note_id,
     }
+
+
+@pytest.fixture
+def records(db, built_records):
+    return fresh(built_records)
 
 
 @pytest.mark.django_db

@@ -17,6 +17,7 @@ from django.test import Client
 
 from governance.api import api
 from governance.models import AuditEntry
+from tests.conftest import build_cast, fresh
 from tests.permission_matrix import DENY, HIDE, OK, ROLES
 from tests.test_permission_matrix import CELLS, DISCOVERED, SETUPS, _url
 
@@ -74,12 +75,19 @@ def _send(client: Client, method: str, url: str, body: bytes | dict):
     return client.generic(method, url, data=body, content_type="application/json")
 
 
-@pytest.fixture
-def world(cast):
+@pytest.fixture(scope="module")
+def built_world(module_db):
+    """The cast and one of each record the walk's paths name, built once for the module."""
+    cast = build_cast()
     world = SimpleNamespace(cast=cast, project=cast.project)
     for setup in SETUPS:
         setup(world)
     return world
+
+
+@pytest.fixture
+def world(db, built_world):
+    return fresh(built_world)
 
 
 def test_the_walk_finds_the_writes():

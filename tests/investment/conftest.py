@@ -37,6 +37,10 @@ def steering(project, *users):
 @pytest.fixture
 def governed(cast):
     """The governance group is the PMO group; the PMO is in it."""
+    return govern(cast)
+
+
+def govern(cast):
     set_governance_group(PMO_GROUP)
     steering(cast.project, cast.lead, cast.sponsor)
     return cast
@@ -44,6 +48,10 @@ def governed(cast):
 
 @pytest.fixture
 def model(governed):
+    return first_model(governed)
+
+
+def first_model(governed):
     return services.model_version_create(
         user=governed.site_admin,
         data={

@@ -22,8 +22,9 @@ from governance.models import AuditEntry
 from investment import services
 from investment.models import Score
 from tests.agent.conftest import EVERYONE, use_group
-from tests.investment.conftest import criterion, steering
-from tests.investment.test_services import _scenario, builtin, three  # noqa: F401
+from tests.conftest import build_cast, fresh
+from tests.investment.conftest import criterion, first_model, govern, steering, three_proposals
+from tests.investment.test_services import _scenario
 
 pytestmark = pytest.mark.django_db
 INVESTMENT = ("ranked_proposals", "proposal_scores", "investment_scenarios", "score_proposal")
@@ -34,20 +35,38 @@ def run(user, name, arguments):
     return catalogue.run(ctx, name, arguments)
 
 
-@pytest.fixture
-def board(three, governed):  # noqa: F811
+@pytest.fixture(scope="module")
+def built_board(module_db):
     """A, B and C scored by the PMO; every one in the governance group (the assistant's gate)
     but, for the investment gate, the PMO alone governs (as when the lead and the sponsor
-    reach the assistant without being the PMO)."""
+    reach the assistant without being the PMO). Built once for the module's tests."""
     from governance.tracker.local import scripting
 
+    governed = govern(build_cast())
+    first_model(governed)
+    three = three_proposals(governed)
     for project in three.values():
         steering(project, governed.lead, governed.sponsor, governed.viewer)
     scripting.ensure_group(
         EVERYONE, members=["lead", "editor", "viewer", "sponsor", "outsider", "site_admin", "pmo"]
     )
     use_group(EVERYONE)
-    return three
+    return three, governed
+
+
+@pytest.fixture
+def board_and_governed(db, built_board):
+    return fresh(built_board)
+
+
+@pytest.fixture
+def board(board_and_governed):
+    return board_and_governed[0]
+
+
+@pytest.fixture
+def governed(board_and_governed):
+    return board_and_governed[1]
 
 
 @pytest.fixture

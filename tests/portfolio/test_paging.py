@@ -14,17 +14,25 @@ from django.test.utils import CaptureQueriesContext
 
 from governance.paging import CURSOR_MESSAGE
 from status import earned_value
+from tests.conftest import fresh
 from tests.factories import UserFactory
 from tests.portfolio.test_portfolio import _populate, make_project
 
 RAGS = ["Red", "Amber", "Green", "Blue", "None"]
 
 
-@pytest.fixture
-def paging(db, client_for):
+@pytest.fixture(scope="module")
+def thirteen_projects(module_db):
+    """Thirteen projects of every kind, built once for the module's tests."""
     user = UserFactory(username="pager", admin=True)
     lead = UserFactory(username="pager_lead")
     _populate(range(13), user, lead)
+    return user, lead
+
+
+@pytest.fixture
+def paging(db, thirteen_projects, client_for):
+    user, lead = fresh(thirteen_projects)
     return user, lead, client_for(user)
 
 
