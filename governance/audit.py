@@ -10,7 +10,7 @@ from uuid import UUID
 
 from governance import cleaning, inserts
 from governance.errors import note_stored_on_commit
-from governance.models import AuditEntry
+from governance.models import AuditEntry, Project
 
 # The channel a write came through when it was not a person's own page or API call: "agent"
 # for the assistant's action catalogue, with the client's name (an MCP client, the in-app
@@ -113,6 +113,25 @@ def record(
     else:
         batch.append(entry)
     return entry
+
+
+def record_in(
+    project: Project,
+    actor_account_id: str,
+    kind: str,
+    target_type: str,
+    target_id: Any,
+    changes: Mapping[str, Any] | None,
+) -> None:
+    """An entry in the project's trail: `record` with the project's key."""
+    record(
+        actor_account_id=actor_account_id,
+        project_key=project.key,
+        kind=kind,
+        target_type=target_type,
+        target_id=target_id,
+        changes=changes,
+    )
 
 
 def entry_to_dict(entry: AuditEntry) -> dict[str, Any]:

@@ -44,7 +44,6 @@ from registers.services import change_adjudicate, change_create, change_for_upda
 from registers.services.changes import DecidedElsewhere
 from status import derive, selectors
 from status.models import TEXT_MAX, UNDECIDED_STATES, ProjectException
-from status.services import record_audit
 from status.specs import ExceptionDecisionSpec, ExceptionReportSpec
 
 # The business case's states in which delivery runs against the approved plan (an amendment in
@@ -229,7 +228,7 @@ def _audit(
     actor: str,
     changes: Mapping[str, Any] | None,
 ) -> None:
-    record_audit(project, actor, kind, "projectException", record.pk, changes)
+    audit.record_in(project, actor, kind, "projectException", record.pk, changes)
 
 
 def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None) -> None:

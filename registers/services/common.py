@@ -115,14 +115,7 @@ def audit_write(
     changes: Mapping[str, Any],
 ) -> None:
     """The audit entry of a register write, by the caller, in the project's trail."""
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind=kind,
-        target_type=target_type,
-        target_id=target_id,
-        changes=changes,
-    )
+    audit.record_in(project, caller.account_id, kind, target_type, target_id, changes)
 
 
 def insert_created(
