@@ -1,9 +1,9 @@
 """What the four register pages share, as one class: `RegisterPages` declares a register (its
 resource, names and template) and serves its pages the way Django's `ModelAdmin` serves an
 admin: `get_urls()` gives the URL patterns of the list, add, detail, edit and delete views,
-and each register's module subclasses it, overriding the hooks (rows, `extra`, create, update,
-delete, the form's choices, the edit and detail checks) and adding its own acts to
-`get_urls()`. The page shows its rows a page at a time (registers.paging: filters, search
+and each register's module subclasses it, declaring its write services (`writes`), overriding
+the hooks (rows, `extra`, the form's choices, the edit and detail checks) and adding its own
+acts to `get_urls()`. The page shows its rows a page at a time (registers.paging: filters, search
 and sort in SQL); the full page and the HTMX responses render the same partials; the row
 forms, undo and the detail page are registers.views.rowforms, and the bulk edit of selected
 rows registers.views.bulk."""
@@ -104,21 +104,6 @@ class RegisterPages(RowForms, BulkEdit):
         return []
 
     def to_dict(self, record: Any) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def create(self, *, caller: Caller, data: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any:
-        """A new record from `data`, checked by the create service and not written."""
-        raise NotImplementedError
-
-    def update(
-        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-    ) -> Any:
-        raise NotImplementedError
-
-    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
         raise NotImplementedError
 
     def check_editable(self, record: Any) -> None:

@@ -23,7 +23,7 @@ from governance.people import Person
 from governance.permissions import Caller
 from registers import forms
 from registers.services.common import get_in_project
-from registers.views.shared import Choices, RowForm, history
+from registers.views.shared import Choices, RowForm, Writes, history
 
 UNDO_SESSION_KEY = "register_undo"
 UNDO_KEEP = 10
@@ -40,13 +40,9 @@ if TYPE_CHECKING:
         model: ClassVar[type[Model]]
         labels: ClassVar[dict[str, str]]
         name_field: ClassVar[str]
+        id_kwarg: ClassVar[str]
 
         def to_dict(self, record: Any) -> dict[str, Any]: ...
-        def create(self, *, caller: Caller, data: dict[str, Any]) -> Any: ...
-        def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any: ...
-        def update(
-            self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-        ) -> Any: ...
         def form_choices(self, project: Project, values: dict[str, Any]) -> Choices: ...
         def base_url(self, project: Project) -> str: ...
         def tabs(self, project: Project) -> list[tuple[str, str, int]]: ...
@@ -99,6 +95,31 @@ else:
 
 class RowForms(_Pages):
     """The row forms, undo and detail of a register's pages (mixed into `RegisterPages`)."""
+
+    writes: ClassVar[Writes]  # the register's services, which every write goes through
+
+    # --- the writes -------------------------------------------------------------------------
+
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> Any:
+        return self.writes.create(caller=caller, data=data)
+
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any:
+        """A new record from `data`, checked by the create service and not written."""
+        return self.writes.build(caller, project, data)
+
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> Any:
+        return self.writes.update(
+            caller=caller, **{self.id_kwarg: pk}, data=data, expected_revision=expected_revision
+        )
+
+    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
+        if self.writes.delete is None:
+            raise NotImplementedError
+        self.writes.delete(
+            caller=caller, **{self.id_kwarg: pk}, expected_revision=expected_revision
+        )
 
     # --- the row forms ------------------------------------------------------------------
 
