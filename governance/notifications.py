@@ -23,6 +23,7 @@ from governance.models import (
     NOTIFICATION_KINDS,
     Notification,
     NotificationOptOut,
+    Project,
     User,
 )
 
@@ -87,6 +88,23 @@ def notify(
             return None
         outbox.enqueue(EMAIL_TASK, {"id": note.pk})
     return note
+
+
+def notify_lead_and_sponsor(
+    project: Project, *, kind: str, dedupe_key: str, subject: str, body: str, url: str
+) -> None:
+    """Tell the project's Lead and its sponsor of one event (once when they are one person):
+    each one's dedupe key is `dedupe_key` and their accountId."""
+    for account in {project.lead_account_id, project.sponsor_account_id} - {""}:
+        notify(
+            kind=kind,
+            recipient_account_id=account,
+            dedupe_key=f"{dedupe_key}:{account}",
+            subject=subject,
+            body=body,
+            url=url,
+            project_key=project.key,
+        )
 
 
 @contextmanager
