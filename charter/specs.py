@@ -8,7 +8,7 @@ the wiki, the financial case merged onto the stored one, dispositions of the pro
 register rows, the BAU owner."""
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -31,6 +31,7 @@ from governance import specs
 from governance.cleaning import (
     FieldErrors,
     boolean,
+    known_object,
     required_text_schema,
     signed_number,
     text,
@@ -748,12 +749,8 @@ def _clean_notes(sections: list[str]) -> Callable[[Any], tuple[Any, specs.Refusa
         notes = []
         for index, item in enumerate(raw):
             where = f"[{index}]"
-            if not isinstance(item, Mapping):
-                errors.add(where, "Must be an object {section, ask, severity}.")
+            if not known_object(item, NOTE_KEYS, errors, where, "section, ask, severity"):
                 continue
-            for extra in item:
-                if extra not in NOTE_KEYS:
-                    errors.add(f"{where}.{extra}", specs.UNKNOWN_MESSAGE)
             section = item.get("section")
             if section not in sections:
                 errors.add(f"{where}.section", f"Must be one of: {', '.join(sections)}.")
