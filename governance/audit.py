@@ -11,6 +11,7 @@ from uuid import UUID
 from governance import cleaning, inserts
 from governance.errors import note_stored_on_commit
 from governance.models import AuditEntry, Project
+from governance.scoped import holding
 
 # The channel a write came through when it was not a person's own page or API call: "agent"
 # for the assistant's action catalogue, with the client's name (an MCP client, the in-app
@@ -26,11 +27,8 @@ BATCH_SIZE = 500
 @contextmanager
 def via(channel: str, client: str = "") -> Iterator[None]:
     """Record every audit entry written inside the block with this channel and client."""
-    token = _CHANNEL.set((channel[:CHANNEL_MAX], (client or "")[:CLIENT_MAX]))
-    try:
+    with holding(_CHANNEL, (channel[:CHANNEL_MAX], (client or "")[:CLIENT_MAX])):
         yield
-    finally:
-        _CHANNEL.reset(token)
 
 
 @contextmanager
@@ -40,11 +38,8 @@ def batched() -> Iterator[None]:
     COPY on PostgreSQL: `governance.inserts`). Use it inside the writing transaction; a block
     that raises writes none (its transaction is left to roll back)."""
     entries: list[AuditEntry] = []
-    token = _BATCH.set(entries)
-    try:
+    with holding(_BATCH, entries):
         yield
-    finally:
-        _BATCH.reset(token)
     inserts.insert_many(AuditEntry, entries, BATCH_SIZE)
 
 

@@ -11,6 +11,8 @@ from django.db import transaction
 from django.db.models import Model
 from django.db.utils import InterfaceError, OperationalError
 
+from governance.scoped import holding
+
 
 class DomainError(Exception):
     code = "bad_request"
@@ -239,11 +241,8 @@ _STORED: ContextVar[list[bool] | None] = ContextVar("audit_stored", default=None
 
 @contextmanager
 def noting_stored_writes() -> Iterator[None]:
-    token = _STORED.set([])
-    try:
+    with holding(_STORED, []):
         yield
-    finally:
-        _STORED.reset(token)
 
 
 def stored_this_request() -> bool:

@@ -26,6 +26,7 @@ from governance.models import (
     Project,
     User,
 )
+from governance.scoped import holding
 
 logger = logging.getLogger(__name__)
 
@@ -115,11 +116,8 @@ def batched() -> Iterator[None]:
     written in multi-row statements, with the same outcome as telling them one by one. Use
     it inside the writing transaction; a block that raises makes none."""
     queued: list[Notification] = []
-    token = _BATCH.set(queued)
-    try:
+    with holding(_BATCH, queued):
         yield
-    finally:
-        _BATCH.reset(token)
     if queued:
         _make(queued)
 

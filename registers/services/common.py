@@ -18,6 +18,7 @@ from governance.errors import NotFound
 from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller, require
+from governance.scoped import holding
 
 T = TypeVar("T")
 R = TypeVar("R", bound=models.Model)
@@ -63,14 +64,10 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
         project = caller.project
         project.assert_registers_unfrozen()
     held = _Batch(project)
-    token = _BATCH.set(held)
-    if not write:
-        try:
+    with holding(_BATCH, held):
+        if not write:
             yield held.project
-        finally:
-            _BATCH.reset(token)
-        return
-    try:
+            return
         with audit.batched(), notifications.batched():
             yield held.project
             by_model: dict[type[models.Model], list[models.Model]] = {}
@@ -78,8 +75,6 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
                 by_model.setdefault(type(record), []).append(record)
             for model, records in by_model.items():
                 inserts.insert_many(model, records, audit.BATCH_SIZE)
-    finally:
-        _BATCH.reset(token)
     if held.pending:  # bulk_create sends no post_save: the project's health is told here
         signals.project_facts_changed(held.project.pk)
 
