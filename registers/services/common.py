@@ -119,12 +119,13 @@ def insert_created(
     record: R,
     target_type: str,
     kind: str,
-    snapshot: Callable[[R], Mapping[str, Any]],
+    spec: type[specs.Spec],
 ) -> None:
-    """Insert a new record (`insert`) with its audit entry, every field it was created with
-    (`snapshot` of it once inserted)."""
+    """Insert a new record (`insert`) with its audit entry, every field of its `spec` it was
+    created with (its snapshot once inserted)."""
     insert(record)
-    audit_write(caller, project, target_type, kind, record.pk, audit.diff({}, snapshot(record)))
+    changes = audit.diff({}, specs.snapshot(spec, record))
+    audit_write(caller, project, target_type, kind, record.pk, changes)
 
 
 def writable_project(caller: Caller) -> Project:
