@@ -32,6 +32,11 @@ class DomainError(Exception):
             error["fields"] = self.fields
         return {"error": error}
 
+    def by_field(self) -> dict[str, list[str]]:
+        """The messages by field, as a page shows them under its fields: the message alone,
+        under "", when the refusal names no field."""
+        return dict(self.fields) or {"": [self.message]}
+
     def headers(self) -> dict[str, str]:
         """Response headers the answer carries besides the body (every door sets them)."""
         return {}

@@ -45,11 +45,6 @@ def _scenario(scenario_id: Any) -> Scenario:
         raise NotFound() from None
 
 
-def _words(exc: Any) -> dict[str, list[str]]:
-    fields: dict[str, list[str]] = dict(getattr(exc, "fields", None) or {})
-    return fields or {"": [exc.message]}
-
-
 # --- the scenario form (create and edit) -----------------------------------------------------
 
 
@@ -265,7 +260,7 @@ def scenarios(request: HttpRequest) -> HttpResponse:
     try:
         scenario = services.scenario_create(user=user, data=data, request=request)
     except ValidationFailed as exc:
-        return _index(request, typed, _words(exc), exc.status)
+        return _index(request, typed, exc.by_field(), exc.status)
     messages.success(request, f"Scenario {scenario.name} created.")
     return redirect("investment:scenario", scenario.pk)
 
@@ -490,7 +485,7 @@ def scenario_edit(request: HttpRequest, scenario_id: Any) -> HttpResponse:
         found = _scenario(found.pk)
         return _edit(request, found, typed_of(found), {"": [STALE]}, 412)
     except (ValidationFailed, Conflict) as exc:
-        return _edit(request, found, typed, _words(exc), exc.status)
+        return _edit(request, found, typed, exc.by_field(), exc.status)
     messages.success(request, "Scenario saved.")
     return redirect("investment:scenario", found.pk)
 
@@ -507,7 +502,7 @@ def scenario_copy(request: HttpRequest, scenario_id: Any) -> HttpResponse:
         )
     except ValidationFailed as exc:
         return _scenario_page(
-            request, found, exc.status, copy_errors=_words(exc), copy_name=name, open_copy=True
+            request, found, exc.status, copy_errors=exc.by_field(), copy_name=name, open_copy=True
         )
     messages.success(request, f"Scenario copied as {copy.name}: change it here.")
     return redirect("investment:scenario", copy.pk)
@@ -599,7 +594,7 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
             found,
             exc.status,
             choice=typed,
-            choice_errors=choice_words(_words(exc)),
+            choice_errors=choice_words(exc.by_field()),
             open_choice=True,
         )
     messages.success(
