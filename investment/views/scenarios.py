@@ -279,12 +279,6 @@ def _below_totals(rows: list[selectors.Row]) -> dict[str, Any]:
     }
 
 
-def _years(evaluation: selectors.Evaluation) -> list[str]:
-    return sorted(
-        {*evaluation.budget.by_year, *(y for r in evaluation.rows for y in r.cost_by_year)}
-    )
-
-
 def _row_view(row: selectors.Row, years: list[str], budget: selectors.Budget) -> dict[str, Any]:
     """A row with its cost and its fit for every year, in words: the cost the cut-line walked
     (`Row.walked_by_year`, the unphased cost in the first budget year) and its fit."""
@@ -362,7 +356,7 @@ def row_html(item: dict[str, Any]) -> SafeString:
 
 def cost_chart(evaluation: selectors.Evaluation, totals: dict[str, Any]) -> charts.Chart:
     """The cost above the line per year against the budget, as grouped bars (with its table)."""
-    years = _years(evaluation)
+    years = evaluation.years()
     by_year = totals["costByYear"]
     budget = evaluation.budget.by_year
     series = [
@@ -399,7 +393,7 @@ def _scenario_page(
     budget = selectors.Budget.of(scenario)
     evaluation = selectors.cut_line(rows, budget)
     totals = evaluation.totals()
-    years = _years(evaluation)
+    years = evaluation.years()
     decision = PortfolioDecision.objects.filter(scenario=scenario).first()
     move_key = extra.pop("move_key", None)
     moved = None
