@@ -7,15 +7,13 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from governance.models import as_choices
+
 MESSAGE_ROLES = ["person", "assistant", "read", "proposal", "notice"]
 PROPOSAL_STATES = ["Pending", "Applied", "Refused", "Dismissed", "Expired"]
 # Where a proposal was prepared: by the language model from a question, or by the person's
 # own form on the page (which shows its outcome in place, not in the conversation).
 PROPOSAL_ORIGINS = ["model", "form"]
-
-
-def _choices(values: list[str]) -> list[tuple[str, str]]:
-    return [(v, v) for v in values]
 
 
 class Conversation(models.Model):
@@ -38,7 +36,7 @@ class Message(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assistant_messages"
     )
     at = models.DateTimeField(auto_now_add=True)
-    role = models.CharField(max_length=12, choices=_choices(MESSAGE_ROLES))
+    role = models.CharField(max_length=12, choices=as_choices(MESSAGE_ROLES))
     text = models.TextField(blank=True, default="")
     data = models.JSONField(default=dict, blank=True)
     proposal = models.ForeignKey(
@@ -65,8 +63,8 @@ class Proposal(models.Model):
     action = models.CharField(max_length=64)
     arguments = models.JSONField(default=dict)
     preview = models.JSONField(default=list, blank=True)
-    state = models.CharField(max_length=10, choices=_choices(PROPOSAL_STATES), default="Pending")
-    origin = models.CharField(max_length=5, choices=_choices(PROPOSAL_ORIGINS), default="model")
+    state = models.CharField(max_length=10, choices=as_choices(PROPOSAL_STATES), default="Pending")
+    origin = models.CharField(max_length=5, choices=as_choices(PROPOSAL_ORIGINS), default="model")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)

@@ -33,7 +33,7 @@ from governance.api import (
     other_members,
     with_etag,
 )
-from governance.concurrency import honours_if_match, parse_if_match
+from governance.concurrency import honours_if_match, read_if_match
 from governance.permissions import Caller
 from registers.api import CHANGE
 from registers.serializers import change_to_dict
@@ -98,7 +98,7 @@ def _case_write(
     case = service(
         caller=caller,
         data=json_object(request),
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
+        expected_revision=read_if_match(request),
         **extra,
     )
     return _charter(response, case, caller)
@@ -167,7 +167,7 @@ def change_apply_to_baseline(
     change = services.change_apply_to_baseline(
         caller=caller,
         change_id=change_id,
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
+        expected_revision=read_if_match(request),
         other_members=other_members(body),
     )
     with_etag(response, change.revision)
@@ -212,7 +212,7 @@ def return_note_patch(
         caller=caller,
         note_id=note_id,
         data=json_object(request),
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
+        expected_revision=read_if_match(request),
     )
     with_etag(response, case.revision)
     return note

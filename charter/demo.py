@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from governance.demo import DemoContext
     from governance.models import Project
-    from governance.permissions import Caller
 
 
 import datetime as dt
@@ -23,7 +22,6 @@ from django.utils import timezone
 from charter import services
 from charter.models import BusinessCase
 from charter.services.closeout import pending_register_rows
-from governance import permissions
 from registers.models import WorkPackage
 from registers.services import change_adjudicate, change_create, change_update, work_package_update
 
@@ -147,16 +145,11 @@ FLOWS = [  # year, cost, benefit
 ]
 
 
-def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
-    project.refresh_from_db()
-    return permissions.caller_for(ctx.users[name], project, can_browse=True)
-
-
 def _act(
     ctx: DemoContext, who: str, project: Project, act: str, data: dict[str, Any] | None = None
 ) -> None:
     """Act `act` on the project's business case as `who`."""
-    services.charter_act(caller=_caller(ctx, who, project), act=act, data=data)
+    services.charter_act(caller=ctx.caller(who, project), act=act, data=data)
 
 
 def financial_case(lines: list[dict[str, Any]]) -> dict[str, Any]:
@@ -200,7 +193,7 @@ def _fill(ctx: DemoContext, key: str, lead: str, *, complete: bool = True) -> No
                 ),
             }
         )
-    services.charter_update(caller=_caller(ctx, lead, project), data=data)
+    services.charter_update(caller=ctx.caller(lead, project), data=data)
 
 
 # The tolerances the sponsor set when approving (a project not named here has none).
@@ -232,11 +225,11 @@ def _close_out(
     ctx: DemoContext, key: str, lead: str, *, submit: bool = True, bau_owner: str = "victor"
 ) -> None:
     project = ctx.projects[key]
-    lead_caller = _caller(ctx, lead, project)
+    lead_caller = ctx.caller(lead, project)
     services.charter_act(caller=lead_caller, act="closeout-start")
     rows = pending_register_rows(project)
     services.closeout_update(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         data={
             "asBuiltOutcome": "Delivered the chartered scope; one integration deferred.",
             "asBuiltReturn": "Return in line with the case; benefits start a quarter late.",
@@ -287,7 +280,7 @@ def _in_realisation(ctx: DemoContext, key: str, lead: str, *, acknowledge: bool 
 def _minutes(ctx: DemoContext, key: str, lead: str) -> None:
     project = ctx.projects[key]
     services.minutes_record(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         data={
             "title": f"{key} steering committee #1",
             "url": f"https://wiki.example.test/{key.lower()}/steerco-1",
@@ -338,7 +331,7 @@ def _draft(ctx: DemoContext, key: str, lead: str) -> None:
     )
     case = services.current_case(project)
     services.return_note_address(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         note_id=case.return_notes[2]["id"],
         data={"addressed": True},
     )
@@ -373,12 +366,12 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     # The enabling change carries its cost, and the amendment folds it into a package's budget:
     # version 2's plan includes it, so the approved budget does not add it a second time.
     change_update(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         change_id=case.amendment_enabled_by_change_id,
         data={"dimensions": ["Scope", "Budget"], "impactBudget": str(DR_SITE_COST)},
     )
     change_adjudicate(
-        caller=_caller(ctx, "sofia", project),
+        caller=ctx.caller("sofia", project),
         change_id=case.amendment_enabled_by_change_id,
         outcome="Approved",
         decision_comment="Agreed: funded from contingency.",
@@ -386,7 +379,7 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     build = WorkPackage.objects.filter(project=project).order_by("sort_order", "name")[2]
     assert build.budget is not None  # every seeded package has a budget
     work_package_update(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         wp_id=build.pk,
         data={
             "budget": str(build.budget + DR_SITE_COST),
@@ -394,7 +387,7 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
         },
     )
     services.charter_update(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         data={"scopeInBounds": "All production workloads, and a tested disaster-recovery region."},
     )
     _approve(ctx, key, lead)
@@ -406,12 +399,12 @@ def _approved(ctx: DemoContext, key: str, lead: str) -> None:
     assert replanned.planned_end_date is not None  # every seeded package is planned
     moved = replanned.planned_end_date + dt.timedelta(days=REPLAN_DAYS)
     work_package_update(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         wp_id=replanned.pk,
         data={"plannedEndDate": moved.isoformat(), "forecastEndDate": moved.isoformat()},
     )
     change_create(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         data={
             "summary": "Extend hypercare by four weeks",
             "reason": "Two workloads move late.",

@@ -6,7 +6,7 @@ optimistic-concurrency counter every mutable record carries."""
 
 from django.db import models
 
-from governance.models import MoneyField, Project
+from governance.models import MoneyField, Project, as_choices
 
 APPROVAL_STATUSES = [
     "Exploring",
@@ -57,10 +57,6 @@ PENDING_DISPOSITIONS = ["Adjudicated", "Withdrawn", "ApprovedAsShipped", "Deferr
 BAU_HANDOVER_STATES = ["Pending", "Acknowledged", "Escalated"]
 
 
-def _choices(values: list[str]) -> list[tuple[str, str]]:
-    return [(v, v) for v in values]
-
-
 class BusinessCase(models.Model):
     project = models.OneToOneField(
         Project, on_delete=models.CASCADE, primary_key=True, related_name="business_case"
@@ -94,7 +90,7 @@ class BusinessCase(models.Model):
 
     # Approval and lifecycle
     approval_status = models.CharField(
-        max_length=20, choices=_choices(APPROVAL_STATUSES), default="Exploring", db_index=True
+        max_length=20, choices=as_choices(APPROVAL_STATUSES), default="Exploring", db_index=True
     )
     version = models.PositiveIntegerField(default=1)
     submitted_at = models.DateTimeField(null=True, blank=True)

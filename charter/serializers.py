@@ -5,7 +5,6 @@ fields adoptionGap and registersFrozen."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,10 +17,7 @@ from charter.models import ApprovedVersion, BusinessCase
 from charter.specs import STORED, CharterSpec
 from governance import specs
 from registers.models import SteeringMinutes
-
-
-def iso(value: dt.date | None) -> str | None:
-    return value.isoformat() if value else None
+from registers.serializers import iso
 
 
 def stored_fields(case: BusinessCase) -> dict[str, Any]:

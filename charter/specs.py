@@ -8,7 +8,7 @@ the wiki, the financial case merged onto the stored one, dispositions of the pro
 register rows, the BAU owner."""
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -31,6 +31,7 @@ from governance import specs
 from governance.cleaning import (
     FieldErrors,
     boolean,
+    known_object,
     required_text_schema,
     signed_number,
     text,
@@ -295,10 +296,6 @@ REALISATION_REVIEW_ANSWER = {
 }
 
 
-def _answered(schema: specs.JsonSchema) -> specs.ReadOnly:
-    return specs.ReadOnly(schema)
-
-
 def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
     """A normalised list: one principle per entry (or per line of a text), trimmed, blanks
     dropped, repeats (ignoring case) dropped."""
@@ -401,14 +398,14 @@ class CharterSpec(specs.Spec):
 
     # Kept by the lifecycle acts (answered, ignored when sent back)
     project_key: specs.Identifier = None
-    plan_baseline: Annotated[Any, _answered(PLAN_BASELINE_ANSWER)] = Field(
+    plan_baseline: Annotated[Any, specs.ReadOnly(PLAN_BASELINE_ANSWER)] = Field(
         None, title="Plan baseline"
     )
     updated_at: specs.Moment = None
     updated_by_account_id: specs.AnsweredAccount = None
     approval_status: Annotated[
         Any,
-        _answered(specs.enum_answer(APPROVAL_STATUSES)),
+        specs.ReadOnly(specs.enum_answer(APPROVAL_STATUSES)),
         specs.SiteLabel(),
         specs.RefusedWhenChanged(),
     ] = Field(None, title="Business case state")
@@ -420,23 +417,25 @@ class CharterSpec(specs.Spec):
     )
     approval_comment: specs.AnsweredTextOrNull = None
     approval_rationale: specs.AnsweredTextOrNull = None
-    return_notes: Annotated[Any, _answered({"type": "array", "items": RETURN_NOTE_ANSWER})] = None
+    return_notes: Annotated[Any, specs.ReadOnly({"type": "array", "items": RETURN_NOTE_ANSWER})] = (
+        None
+    )
     returned_at: specs.Moment = None
     archived_at: specs.Moment = None
     archived_by_account_id: specs.AnsweredAccount = None
     archive_reason: specs.AnsweredTextOrNull = None
     archived_from_status: Annotated[
-        Any, _answered(specs.enum_answer(APPROVAL_STATUSES, nullable=True))
+        Any, specs.ReadOnly(specs.enum_answer(APPROVAL_STATUSES, nullable=True))
     ] = None
     terminal_disposition: Annotated[
-        Any, _answered(specs.enum_answer(TERMINAL_DISPOSITIONS, nullable=True))
+        Any, specs.ReadOnly(specs.enum_answer(TERMINAL_DISPOSITIONS, nullable=True))
     ] = None
     amendment_enabled_by_change_id: specs.AnsweredTextOrNull = None
     amendment_no_change_reason: specs.AnsweredTextOrNull = None
-    tolerance_days: Annotated[Any, _answered(specs.INTEGER_OR_NULL_SCHEMA)] = None
-    tolerance_cost_percent: Annotated[Any, _answered(specs.NUMBER_OR_NULL_SCHEMA)] = None
+    tolerance_days: Annotated[Any, specs.ReadOnly(specs.INTEGER_OR_NULL_SCHEMA)] = None
+    tolerance_cost_percent: Annotated[Any, specs.ReadOnly(specs.NUMBER_OR_NULL_SCHEMA)] = None
     tolerance_cost_amount: specs.AnsweredMoney = None
-    tolerance_benefit_percent: Annotated[Any, _answered(specs.NUMBER_OR_NULL_SCHEMA)] = None
+    tolerance_benefit_percent: Annotated[Any, specs.ReadOnly(specs.NUMBER_OR_NULL_SCHEMA)] = None
     first_steerco_scheduled_for: Annotated[specs.AnsweredDay, specs.SiteLabel()] = Field(
         None, title="First steering committee scheduled for"
     )
@@ -444,29 +443,31 @@ class CharterSpec(specs.Spec):
         None, title="First steering committee held"
     )
     first_steerco_attendees: Annotated[
-        Any, _answered({"type": ["array", "null"], "items": {"type": "string"}}), specs.SiteLabel()
+        Any,
+        specs.ReadOnly({"type": ["array", "null"], "items": {"type": "string"}}),
+        specs.SiteLabel(),
     ] = Field(None, title="First steering committee attendees")
-    close_out: Annotated[Any, _answered(CLOSE_OUT_ANSWER), specs.SiteLabel()] = Field(
+    close_out: Annotated[Any, specs.ReadOnly(CLOSE_OUT_ANSWER), specs.SiteLabel()] = Field(
         None, title="Close-out"
     )
     closeout_return_notes: Annotated[
-        Any, _answered({"type": "array", "items": RETURN_NOTE_ANSWER})
+        Any, specs.ReadOnly({"type": "array", "items": RETURN_NOTE_ANSWER})
     ] = Field(None, alias="closeOutReturnNotes")
     closed_at: specs.Moment = None
     closed_by_account_id: specs.AnsweredAccount = None
     return_realised: specs.AnsweredTextOrNull = None
     realisation_summary: specs.AnsweredTextOrNull = None
     realisation_lessons: specs.AnsweredTextOrNull = None
-    realisation_confidence: Annotated[Any, _answered(specs.enum_answer(CONFIDENCES))] = None
+    realisation_confidence: Annotated[Any, specs.ReadOnly(specs.enum_answer(CONFIDENCES))] = None
     realisation_date: Annotated[specs.AnsweredDay, specs.SiteLabel()] = Field(
         None, title="Measured by (date)"
     )
-    kpi_resolution: Annotated[Any, _answered(KPI_RESOLUTION_ANSWER)] = None
+    kpi_resolution: Annotated[Any, specs.ReadOnly(KPI_RESOLUTION_ANSWER)] = None
     br_owner: Annotated[specs.AnsweredTextOrNull, specs.SiteLabel()] = Field(
         None, title="Benefits owner"
     )
     realisation_reviews: Annotated[
-        Any, _answered({"type": "array", "items": REALISATION_REVIEW_ANSWER})
+        Any, specs.ReadOnly({"type": "array", "items": REALISATION_REVIEW_ANSWER})
     ] = None
     realisation_started_at: specs.Moment = None
     realisation_decided_at: specs.Moment = None
@@ -478,11 +479,11 @@ class CharterSpec(specs.Spec):
     adoption_gap: specs.AnsweredFlag = None
     registers_frozen: specs.AnsweredFlag = None
     approved_versions: Annotated[
-        Any, _answered({"type": "array", "items": APPROVED_VERSION_ANSWER})
+        Any, specs.ReadOnly({"type": "array", "items": APPROVED_VERSION_ANSWER})
     ] = None
     available_acts: Annotated[
         Any,
-        _answered(
+        specs.ReadOnly(
             {
                 "type": "array",
                 "items": {"type": "string"},
@@ -748,12 +749,8 @@ def _clean_notes(sections: list[str]) -> Callable[[Any], tuple[Any, specs.Refusa
         notes = []
         for index, item in enumerate(raw):
             where = f"[{index}]"
-            if not isinstance(item, Mapping):
-                errors.add(where, "Must be an object {section, ask, severity}.")
+            if not known_object(item, NOTE_KEYS, errors, where, "section, ask, severity"):
                 continue
-            for extra in item:
-                if extra not in NOTE_KEYS:
-                    errors.add(f"{where}.{extra}", specs.UNKNOWN_MESSAGE)
             section = item.get("section")
             if section not in sections:
                 errors.add(f"{where}.section", f"Must be one of: {', '.join(sections)}.")

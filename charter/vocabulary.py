@@ -35,8 +35,6 @@ LABEL_FIELDS = {
 
 AUDIT_NOUNS = {"businessCase": "the business case"}
 
-AUDIT_VERBS: dict[str, str] = {}
-
 AUDIT_PHRASES = {
     "charter.updated": "edited the business case",
     "charter.theme_renamed": "renamed the business case's theme (with the site's theme)",
@@ -69,7 +67,3 @@ AUDIT_PHRASES = {
     "maintenance.started": "moved the project into maintenance",
     "maintenance.retired": "retired the project from maintenance",
 }
-
-AUDIT_IMPERSONAL: dict[str, str] = {}
-
-AUDIT_KIND_NOUNS: dict[str, str] = {}

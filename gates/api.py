@@ -20,7 +20,7 @@ from gates.specs import (
 )
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of
-from governance.concurrency import honours_if_match, parse_if_match
+from governance.concurrency import honours_if_match, read_if_match
 
 router = Router(tags=["gates"])
 
@@ -73,7 +73,7 @@ def stage_plan_put(request: HttpRequest, key: str) -> dict[str, Any]:
     services.stage_plan_update(
         caller=caller,
         data=json_object(request),
-        expected_revision=parse_if_match(request.headers.get("If-Match")),
+        expected_revision=read_if_match(request),
     )
     return _plan(request, key)
 

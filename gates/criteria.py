@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from governance import formatting
 from governance.cleaning import decimal_to_json
+from governance.formatting import plural
 from governance.wiki import TEMPLATE_KINDS
 from registers.derive import decision_state
 from registers.models import ChangeRequest, Decision, Risk
@@ -91,10 +92,6 @@ class Criterion:
         return self.checks.format(n=parameter)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 # --- the evaluators ---------------------------------------------------------------------------
 
 
@@ -153,12 +150,12 @@ def high_risks_treated(ctx: GateContext, days: Any) -> Result:
                 }
             )
     if not failing:
-        said = f"All {_plural(count, 'risk')} scoring {HIGH_RISK_SCORE}+" if count else "No risk"
+        said = f"All {plural(count, 'risk')} scoring {HIGH_RISK_SCORE}+" if count else "No risk"
         return Result(True, 0, f"{said} treated and reviewed within {limit} days.")
     return Result(
         False,
         len(failing),
-        f"{_plural(len(failing), 'risk')} scoring {HIGH_RISK_SCORE}+ without a treatment or "
+        f"{plural(len(failing), 'risk')} scoring {HIGH_RISK_SCORE}+ without a treatment or "
         f"a review within {limit} days.",
         tuple(failing),
     )
@@ -251,7 +248,7 @@ def no_stale_pending_decision(ctx: GateContext, days: Any) -> Result:
     return Result(
         False,
         len(stale),
-        f"{_plural(len(stale), 'decision')} pending for more than {limit} days.",
+        f"{plural(len(stale), 'decision')} pending for more than {limit} days.",
         tuple(stale),
     )
 
@@ -279,10 +276,10 @@ def packages_complete(ctx: GateContext, _: Any) -> Result:
         return Result(
             False,
             len(open_),
-            f"{_plural(len(open_), 'work package')} neither complete nor re-planned.",
+            f"{plural(len(open_), 'work package')} neither complete nor re-planned.",
             tuple(open_),
         )
-    return Result(True, 0, f"All {_plural(len(packages), 'work package')} complete or re-planned.")
+    return Result(True, 0, f"All {plural(len(packages), 'work package')} complete or re-planned.")
 
 
 def first_steerco_held(ctx: GateContext, _: Any) -> Result:
@@ -304,7 +301,7 @@ def documents_linked(ctx: GateContext, kind: Any) -> Result:
     label = TEMPLATE_KINDS.get(str(kind), (str(kind), ""))[0]
     rows = tuple({"label": x.get("label"), "url": x.get("url")} for x in links)
     if links:
-        return Result(True, len(links), f"{_plural(len(links), label.lower())} linked.", rows)
+        return Result(True, len(links), f"{plural(len(links), label.lower())} linked.", rows)
     return Result(False, 0, f"No {label.lower()} linked to the business case.")
 
 

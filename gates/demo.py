@@ -20,12 +20,10 @@ from django.utils import timezone
 
 from gates import selectors, services
 from gates.models import GateReview, Stage
-from governance import permissions
 
 if TYPE_CHECKING:
     from governance.demo import DemoContext
     from governance.models import Project
-    from governance.permissions import Caller
 
 PLANNED = ["BRIDGE", "HARBOUR", "LUMEN", "MOSAIC", "NIMBUS"]
 STOP_REASON = "The port authority is building its own booking platform."
@@ -39,11 +37,6 @@ LESSONS = {
 }
 
 
-def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
-    project.refresh_from_db()
-    return permissions.caller_for(ctx.users[name], project, can_browse=True)
-
-
 def _lead(ctx: DemoContext, project: Project) -> str:
     return "lena" if project.lead_account_id == ctx.account("lena") else "marco"
 
@@ -55,7 +48,7 @@ def seed(ctx: DemoContext) -> None:
         project = ctx.projects.get(key)
         if project is None or Stage.objects.filter(project=project).exists():
             continue
-        lead = _caller(ctx, _lead(ctx, project), project)
+        lead = ctx.caller(_lead(ctx, project), project)
         services.stage_plan_create(caller=lead)
         start = timezone.localdate() - dt.timedelta(weeks=10)
         body: list[dict[str, Any]] = []
@@ -72,7 +65,7 @@ def seed(ctx: DemoContext) -> None:
                 }
             )
         services.stage_plan_update(
-            caller=_caller(ctx, _lead(ctx, project), project), data={"stages": body}
+            caller=ctx.caller(_lead(ctx, project), project), data={"stages": body}
         )
 
 
@@ -91,17 +84,17 @@ def _unmet(project: Project) -> list[selectors.EvaluatedCriterion]:
 
 
 def _request(ctx: DemoContext, project: Project) -> GateReview:
-    lead = _caller(ctx, _lead(ctx, project), project)
+    lead = ctx.caller(_lead(ctx, project), project)
     return services.gate_review_request(caller=lead, data={"lessons": LESSONS[project.key]})
 
 
 def _decide(ctx: DemoContext, project: Project, data: dict[str, Any]) -> GateReview:
-    return services.gate_review_decide(caller=_caller(ctx, "sofia", project), data=data)
+    return services.gate_review_decide(caller=ctx.caller("sofia", project), data=data)
 
 
 def _dismiss(ctx: DemoContext, project: Project, keep: int, reason: str) -> None:
     """Dismiss, with a reason, the unmet criteria beyond the first `keep`."""
-    lead = _caller(ctx, _lead(ctx, project), project)
+    lead = ctx.caller(_lead(ctx, project), project)
     for c in _unmet(project)[keep:]:
         services.criterion_dismiss(
             caller=lead,
@@ -127,7 +120,7 @@ def seed_gates(ctx: DemoContext) -> None:
             stage = selectors.current_stage(project)
             assert stage is not None
             services.criterion_add(
-                caller=_caller(ctx, _lead(ctx, project), project),
+                caller=ctx.caller(_lead(ctx, project), project),
                 stage_id=stage.pk,
                 data={"key": "documentsLinked", "kind": "exit", "parameter": "boardPaper"},
             )

@@ -8,7 +8,7 @@ import uuid
 
 from django.db import models
 
-from governance.models import Project
+from governance.models import Project, as_choices
 
 NAME_MAX = 120
 TEXT_MAX = 2000
@@ -16,10 +16,6 @@ STAGE_STATES = ["Planned", "Current", "Done", "Stopped"]
 CRITERION_KINDS = ["entry", "exit"]
 REVIEW_STATES = ["Requested", "Decided"]
 OUTCOMES = ["Go", "Hold", "Recycle", "Stop"]
-
-
-def _choices(values: list[str]) -> list[tuple[str, str]]:
-    return [(v, v) for v in values]
 
 
 class DefaultStage(models.Model):
@@ -52,7 +48,7 @@ class Stage(models.Model):
     tolerance_cost_percent = models.DecimalField(
         max_digits=7, decimal_places=2, null=True, blank=True
     )
-    state = models.CharField(max_length=10, choices=_choices(STAGE_STATES), default="Planned")
+    state = models.CharField(max_length=10, choices=as_choices(STAGE_STATES), default="Planned")
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     revision = models.PositiveIntegerField(default=1)
@@ -106,7 +102,7 @@ class StageCriterion(models.Model):
 
     stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="criteria")
     key = models.CharField(max_length=64)
-    kind = models.CharField(max_length=5, choices=_choices(CRITERION_KINDS), default="exit")
+    kind = models.CharField(max_length=5, choices=as_choices(CRITERION_KINDS), default="exit")
     parameter = models.JSONField(null=True, blank=True)
     added_by_account_id = models.CharField(max_length=128, blank=True, default="")
     added_at = models.DateTimeField(null=True, blank=True)
@@ -133,11 +129,11 @@ class GateReview(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="reviews")
-    state = models.CharField(max_length=10, choices=_choices(REVIEW_STATES), default="Requested")
+    state = models.CharField(max_length=10, choices=as_choices(REVIEW_STATES), default="Requested")
     requested_at = models.DateTimeField()
     requested_by_account_id = models.CharField(max_length=128)
     report = models.JSONField(default=dict)
-    outcome = models.CharField(max_length=8, choices=_choices(OUTCOMES), blank=True, default="")
+    outcome = models.CharField(max_length=8, choices=as_choices(OUTCOMES), blank=True, default="")
     hold_until = models.DateField(null=True, blank=True)
     comment = models.TextField(blank=True, default="")
     unmet_named = models.JSONField(default=list, blank=True)

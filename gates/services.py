@@ -67,7 +67,7 @@ from registers.services.common import as_uuid, lock_project
 from registers.services.decisions import create_decision
 from status import derive, exceptions
 from status import selectors as status_selectors
-from status.services import record_audit, status_phase_follow
+from status.services import status_phase_follow
 
 EDIT_MESSAGE = "Only the Project Lead and the editors they nominate may change the stage plan."
 DECIDE_MESSAGE = "Only the sponsor decides a gate review, and not one they requested."
@@ -146,7 +146,7 @@ def stage_plan_create(*, caller: Caller, data: Any = None) -> list[Stage]:
             made.append(stage)
         if not made:
             raise Conflict("The site has no default stages: add them in the administration.")
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "stage_plan.created",
@@ -309,7 +309,7 @@ def stage_plan_update(
         after = plan_snapshot(project)
         changes = audit.diff({"stages": before}, {"stages": after})
         if changes:
-            record_audit(
+            audit.record_in(
                 project, caller.account_id, "stage_plan.updated", "stagePlan", project.key, changes
             )
         current = next((s for s in result if s.state == "Current"), None)
@@ -330,7 +330,7 @@ def _start_first(project: Project, at: dt.datetime, actor: str) -> Stage | None:
     first.started_at = at
     first.revision += 1
     first.save(update_fields=["state", "started_at", "revision"])
-    record_audit(
+    audit.record_in(
         project,
         actor,
         "stage.started",
@@ -413,7 +413,7 @@ def criterion_add(*, caller: Caller, stage_id: Any, data: Any) -> StageCriterion
         record.dismissed_by_account_id = ""
         record.dismissal_reason = ""
         record.save()
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "gate_criterion.added",
@@ -458,7 +458,7 @@ def criterion_dismiss(
         record.dismissed_by_account_id = caller.account_id
         record.dismissal_reason = partial.reason or ""
         record.save()
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "gate_criterion.dismissed",
@@ -631,7 +631,7 @@ def gate_review_request(*, caller: Caller, data: Any = None) -> GateReview:
             requested_by_account_id=caller.account_id,
             report=end_stage_report(stage, view, lessons=partial.lessons or "", now=now),
         )
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "gate_review.requested",
@@ -791,7 +791,7 @@ def gate_review_decide(
             stage.state, stage.ended_at = "Stopped", now
             stage.revision += 1
             stage.save(update_fields=["state", "ended_at", "revision"])
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "gate_review.decided",

@@ -201,11 +201,6 @@ def _render(
     return render_htmx(request, TEMPLATE, context, status=status)
 
 
-def _words(exc: Any) -> dict[str, list[str]]:
-    fields: dict[str, list[str]] = dict(getattr(exc, "fields", None) or {})
-    return fields or {"": [exc.message]}
-
-
 @page("GET")
 def plan_page(request: HtmxHttpRequest, key: str) -> HttpResponse:
     """The stage plan and its gates."""
@@ -220,7 +215,7 @@ def plan_create(request: HtmxHttpRequest, key: str) -> HttpResponse:
     try:
         services.stage_plan_create(caller=caller)
     except (Conflict, Frozen) as exc:
-        return _render(request, project, caller, exc.status, create_errors=_words(exc))
+        return _render(request, project, caller, exc.status, create_errors=exc.by_field())
     messages.success(request, "Stage plan made from the site's default stages.")
     return redirect("gates:plan", project.key)
 
@@ -308,7 +303,7 @@ def plan_edit(request: HtmxHttpRequest, key: str) -> HttpResponse:
     except (ValidationFailed, Conflict, Frozen) as exc:
         # The service names stages by their place in the body: map back to the form's rows.
         errors: dict[str, list[str]] = {}
-        for name, words in _words(exc).items():
+        for name, words in exc.by_field().items():
             target = name
             if name.startswith("stages["):
                 place, _, rest = name[len("stages[") :].partition("]")
@@ -351,7 +346,7 @@ def criterion_add(request: HtmxHttpRequest, key: str, stage_id: uuid.UUID) -> Ht
             caller,
             exc.status,
             add_stage=str(stage_id),
-            add_errors=_words(exc),
+            add_errors=exc.by_field(),
             add_typed={"criterion": choice, "parameter": request.POST.get("parameter", "")},
         )
     messages.success(request, "Criterion added: it is judged from the project's data.")
@@ -377,7 +372,7 @@ def criterion_dismiss(
             exc.status,
             dismiss_id=str(criterion_id),
             dismiss_stage=str(stage_id),
-            dismiss_errors=_words(exc),
+            dismiss_errors=exc.by_field(),
             dismiss_reason=reason,
         )
     messages.success(request, "Criterion dismissed; the reason is recorded.")
@@ -393,7 +388,7 @@ def review_request(request: HtmxHttpRequest, key: str) -> HttpResponse:
         services.gate_review_request(caller=caller, data={"lessons": lessons or None})
     except (ValidationFailed, Conflict, Frozen) as exc:
         return _render(
-            request, project, caller, exc.status, request_errors=_words(exc), lessons=lessons
+            request, project, caller, exc.status, request_errors=exc.by_field(), lessons=lessons
         )
     messages.success(request, "Gate review requested; the sponsor is notified and decides.")
     return redirect("gates:plan", project.key)
@@ -431,7 +426,7 @@ def review_decide(request: HtmxHttpRequest, key: str) -> HttpResponse:
         words = (
             {"": ["Someone changed this gate review since you opened it; check it and decide."]}
             if isinstance(exc, Stale)
-            else _words(exc)
+            else exc.by_field()
         )
         return _render(
             request, project, caller, exc.status, decision_errors=words, decision_typed=typed

@@ -1,11 +1,6 @@
-"""The gates app's words for the kernel's tables: labels of its states and choices, and how
-the audit log reads its entries (`governance.audit_text`). Registered by the app's
-AppConfig.ready()."""
-
-# The stage and review states and the outcomes read as they are (no label of their own).
-LABEL_STATES: dict[str, str] = {}
-
-LABEL_CHOICES: dict[str, str] = {}
+"""The gates app's words for the kernel's tables: labels of its field names, and how the audit
+log reads its entries (`governance.audit_text`). Registered by the app's AppConfig.ready().
+The stage and review states and the outcomes read as they are (no label of their own)."""
 
 LABEL_FIELDS: dict[str, str] = {
     "stages": "Stages",
@@ -28,8 +23,6 @@ AUDIT_PHRASES = {
     "gate_criterion.added": "added a gate criterion",
     "gate_criterion.dismissed": "dismissed a gate criterion",
 }
-
-AUDIT_IMPERSONAL: dict[str, str] = {}
 
 AUDIT_KIND_NOUNS = {
     "stage_plan": "stage plan",

@@ -33,7 +33,7 @@ from governance import (
 )
 from governance.atlassian.context import act_for
 from governance.atlassian.errors import SignInRequired
-from governance.concurrency import View, etag, honours_if_match, parse_if_match
+from governance.concurrency import View, etag, honours_if_match, read_if_match
 from governance.errors import (
     BadRequest,
     DomainError,
@@ -867,7 +867,7 @@ def project_detail(request: HttpRequest, key: str, response: HttpResponse) -> di
 def project_editors_put(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Replace the nominated editors. Project Lead only. Honours If-Match (412 when stale)."""
     project, caller = permissions.lead_project_for(request, key)
-    expected = parse_if_match(request.headers.get("If-Match"))
+    expected = read_if_match(request)
     body = json_object(request, fields=["accountIds"])
     if "accountIds" not in body:
         raise ValidationFailed({"accountIds": ["This field is required."]})
@@ -922,7 +922,7 @@ def site_settings_get(request: HttpRequest, response: HttpResponse) -> dict[str,
 def site_settings_patch(request: HttpRequest, response: HttpResponse) -> dict[str, Any]:
     """Site administrators only. Honours If-Match (412 when stale)."""
     user = permissions.require_site_admin(request)
-    expected = parse_if_match(request.headers.get("If-Match"))
+    expected = read_if_match(request)
     site = services.site_settings_update(
         actor=user, data=json_object(request), expected_revision=expected
     )

@@ -10,7 +10,8 @@ from uuid import UUID
 
 from governance import cleaning, inserts
 from governance.errors import note_stored_on_commit
-from governance.models import AuditEntry
+from governance.models import AuditEntry, Project
+from governance.scoped import holding
 
 # The channel a write came through when it was not a person's own page or API call: "agent"
 # for the assistant's action catalogue, with the client's name (an MCP client, the in-app
@@ -26,11 +27,8 @@ BATCH_SIZE = 500
 @contextmanager
 def via(channel: str, client: str = "") -> Iterator[None]:
     """Record every audit entry written inside the block with this channel and client."""
-    token = _CHANNEL.set((channel[:CHANNEL_MAX], (client or "")[:CLIENT_MAX]))
-    try:
+    with holding(_CHANNEL, (channel[:CHANNEL_MAX], (client or "")[:CLIENT_MAX])):
         yield
-    finally:
-        _CHANNEL.reset(token)
 
 
 @contextmanager
@@ -40,11 +38,8 @@ def batched() -> Iterator[None]:
     COPY on PostgreSQL: `governance.inserts`). Use it inside the writing transaction; a block
     that raises writes none (its transaction is left to roll back)."""
     entries: list[AuditEntry] = []
-    token = _BATCH.set(entries)
-    try:
+    with holding(_BATCH, entries):
         yield
-    finally:
-        _BATCH.reset(token)
     inserts.insert_many(AuditEntry, entries, BATCH_SIZE)
 
 
@@ -113,6 +108,25 @@ def record(
     else:
         batch.append(entry)
     return entry
+
+
+def record_in(
+    project: Project,
+    actor_account_id: str,
+    kind: str,
+    target_type: str,
+    target_id: Any,
+    changes: Mapping[str, Any] | None,
+) -> None:
+    """An entry in the project's trail: `record` with the project's key."""
+    record(
+        actor_account_id=actor_account_id,
+        project_key=project.key,
+        kind=kind,
+        target_type=target_type,
+        target_id=target_id,
+        changes=changes,
+    )
 
 
 def entry_to_dict(entry: AuditEntry) -> dict[str, Any]:

@@ -53,19 +53,25 @@ KIND_NOUNS: dict[str, str] = {}
 
 def register_app_words(vocabulary: ModuleType) -> None:
     """An app's `vocabulary` module (LABEL_STATES, LABEL_CHOICES, LABEL_FIELDS and AUDIT_*)
-    registered with the label tables and the audit log's words, from its AppConfig.ready()."""
+    registered with the label tables and the audit log's words, from its AppConfig.ready().
+    A module leaves out the tables it has no words for."""
+
+    def table(name: str) -> dict[str, str]:
+        words: dict[str, str] = getattr(vocabulary, name, {})
+        return words
+
     labels.register(
-        states=vocabulary.LABEL_STATES,
-        choices=vocabulary.LABEL_CHOICES,
-        fields=vocabulary.LABEL_FIELDS,
+        states=table("LABEL_STATES"),
+        choices=table("LABEL_CHOICES"),
+        fields=table("LABEL_FIELDS"),
     )
     # The audit log's words: record nouns, the verbs and whole phrases of its kinds, what
     # happens without a person.
-    NOUNS.update(vocabulary.AUDIT_NOUNS)
-    VERBS.update(vocabulary.AUDIT_VERBS)
-    PHRASES.update(vocabulary.AUDIT_PHRASES)
-    IMPERSONAL.update(vocabulary.AUDIT_IMPERSONAL)
-    KIND_NOUNS.update(vocabulary.AUDIT_KIND_NOUNS)
+    NOUNS.update(table("AUDIT_NOUNS"))
+    VERBS.update(table("AUDIT_VERBS"))
+    PHRASES.update(table("AUDIT_PHRASES"))
+    IMPERSONAL.update(table("AUDIT_IMPERSONAL"))
+    KIND_NOUNS.update(table("AUDIT_KIND_NOUNS"))
 
 
 def register_titles(

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from defusedxml.ElementTree import iterparse as _defused_iterparse
 
 from governance.errors import ValidationFailed
+from governance.scoped import holding
 
 Error = str | None
 
@@ -392,11 +393,8 @@ def noting_coercions() -> Iterator[Coercions]:
     """Collect, inside the block, the coercions of the spec's lenient fields: the API answers
     them as `warnings`, the audit entry of the write records the values received."""
     notes = Coercions()
-    token = _COERCIONS.set(notes)
-    try:
+    with holding(_COERCIONS, notes):
         yield notes
-    finally:
-        _COERCIONS.reset(token)
 
 
 def coercions() -> Coercions:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.db.models import Model
+from django.http import HttpRequest
 
 from governance import cleaning
 from governance.errors import BadRequest, Stale
@@ -45,6 +46,11 @@ def parse_if_match(header: str | None) -> int | None:
     match = re.fullmatch(r'\s*(?:W/)?"([0-9]+)"\s*', header)
     revision = cleaning.whole_number(match.group(1)) if match else None
     return UNREADABLE if revision is None else revision
+
+
+def read_if_match(request: HttpRequest) -> int | None:
+    """The expected revision the request's If-Match header names (`parse_if_match`)."""
+    return parse_if_match(request.headers.get("If-Match"))
 
 
 def check_version(current: int, expected: int | None, *, current_repr: Model | None = None) -> None:

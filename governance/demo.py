@@ -63,6 +63,11 @@ class DemoContext:
     def account(self, name: str) -> str:
         return self.users[name].account_id
 
+    def caller(self, name: str, project: Project) -> permissions.Caller:
+        """The demo person acting on the project, as it stands now in the database."""
+        project.refresh_from_db()
+        return permissions.caller_for(self.users[name], project, can_browse=True)
+
 
 def seed(stdout: object = None) -> DemoContext:
     ctx = DemoContext()

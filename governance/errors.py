@@ -11,6 +11,8 @@ from django.db import transaction
 from django.db.models import Model
 from django.db.utils import InterfaceError, OperationalError
 
+from governance.scoped import holding
+
 
 class DomainError(Exception):
     code = "bad_request"
@@ -29,6 +31,11 @@ class DomainError(Exception):
         if self.fields:
             error["fields"] = self.fields
         return {"error": error}
+
+    def by_field(self) -> dict[str, list[str]]:
+        """The messages by field, as a page shows them under its fields: the message alone,
+        under "", when the refusal names no field."""
+        return dict(self.fields) or {"": [self.message]}
 
     def headers(self) -> dict[str, str]:
         """Response headers the answer carries besides the body (every door sets them)."""
@@ -239,11 +246,8 @@ _STORED: ContextVar[list[bool] | None] = ContextVar("audit_stored", default=None
 
 @contextmanager
 def noting_stored_writes() -> Iterator[None]:
-    token = _STORED.set([])
-    try:
+    with holding(_STORED, []):
         yield
-    finally:
-        _STORED.reset(token)
 
 
 def stored_this_request() -> bool:

@@ -195,6 +195,11 @@ _CONSONANT_SOUNDS = ("uni", "use", "usu", "uti", "eu", "one", "once")
 _VOWEL_SOUNDS = ("hour", "honest", "honour", "heir")
 
 
+def plural(count: int, word: str) -> str:
+    """The count and the word, an s added unless the count is one: "1 risk", "3 risks"."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def with_article(word: str, *, capital: bool = False) -> str:
     """`word` after the indefinite article its sound takes: "a Blocked", "an Opportunity",
     "an In Progress", "a unit". With `capital`, the article starts a sentence ("An Amber")."""

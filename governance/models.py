@@ -28,6 +28,13 @@ CANONICAL_THEMES = [
 ]
 THEMES_MAX = 12
 BR_CADENCES = ["Monthly", "Quarterly", "Annual"]
+
+
+def as_choices(values: list[str]) -> list[tuple[str, str]]:
+    """A model field's choices from its values: each value is its own label."""
+    return [(v, v) for v in values]
+
+
 # The approval states in which a project's registers are frozen: the business-case app says
 # which (`freeze_registers_in`, from its AppConfig.ready()); the kernel only reads them.
 FROZEN_APPROVAL_STATUSES: set[str] = set()

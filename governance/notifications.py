@@ -23,8 +23,10 @@ from governance.models import (
     NOTIFICATION_KINDS,
     Notification,
     NotificationOptOut,
+    Project,
     User,
 )
+from governance.scoped import holding
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +91,23 @@ def notify(
     return note
 
 
+def notify_lead_and_sponsor(
+    project: Project, *, kind: str, dedupe_key: str, subject: str, body: str, url: str
+) -> None:
+    """Tell the project's Lead and its sponsor of one event (once when they are one person):
+    each one's dedupe key is `dedupe_key` and their accountId."""
+    for account in {project.lead_account_id, project.sponsor_account_id} - {""}:
+        notify(
+            kind=kind,
+            recipient_account_id=account,
+            dedupe_key=f"{dedupe_key}:{account}",
+            subject=subject,
+            body=body,
+            url=url,
+            project_key=project.key,
+        )
+
+
 @contextmanager
 def batched() -> Iterator[None]:
     """Make the notifications told inside the block in a few statements when it ends (an
@@ -97,11 +116,8 @@ def batched() -> Iterator[None]:
     written in multi-row statements, with the same outcome as telling them one by one. Use
     it inside the writing transaction; a block that raises makes none."""
     queued: list[Notification] = []
-    token = _BATCH.set(queued)
-    try:
+    with holding(_BATCH, queued):
         yield
-    finally:
-        _BATCH.reset(token)
     if queued:
         _make(queued)
 

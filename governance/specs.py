@@ -180,27 +180,38 @@ class SignedAmount(Rule):
         }
 
 
+class Cleaned(Rule):
+    """A rule that is one `cleaning` function of the value alone (`clean`) and a schema that
+    does not change (`fixed`), both declared by the subclass."""
+
+    clean: ClassVar[Callable[[Any], tuple[Any, cleaning.Error]]]
+    fixed: ClassVar[JsonSchema]
+
+    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
+        return _one(type(self).clean(value))
+
+    def schema(self) -> JsonSchema:
+        return dict(self.fixed)
+
+
 @dataclass(frozen=True)
-class SignedInteger(Rule):
+class SignedInteger(Cleaned):
     """`cleaning.signed_integer`: a whole number either way, or null when blank."""
 
-    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
-        return _one(cleaning.signed_integer(value))
-
-    def schema(self) -> JsonSchema:
-        return {"type": ["integer", "null"]}
+    clean = cleaning.signed_integer
+    fixed = {"type": ["integer", "null"]}
 
 
 @dataclass(frozen=True)
-class ScheduleDays(Rule):
+class ScheduleDays(Cleaned):
     """`cleaning.schedule_days`: a delta in days within the accepted dates' span."""
 
-    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
-        return _one(cleaning.schedule_days(value))
-
-    def schema(self) -> JsonSchema:
-        days = cleaning.SCHEDULE_DAYS_MAX
-        return {"type": ["integer", "null"], "minimum": -days, "maximum": days}
+    clean = cleaning.schedule_days
+    fixed = {
+        "type": ["integer", "null"],
+        "minimum": -cleaning.SCHEDULE_DAYS_MAX,
+        "maximum": cleaning.SCHEDULE_DAYS_MAX,
+    }
 
 
 @dataclass(frozen=True)
@@ -243,14 +254,11 @@ class IsoDate(Rule):
 
 
 @dataclass(frozen=True)
-class IsoMonth(Rule):
+class IsoMonth(Cleaned):
     """`cleaning.iso_month`: YYYY-MM within the accepted dates."""
 
-    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
-        return _one(cleaning.iso_month(value))
-
-    def schema(self) -> JsonSchema:
-        return {"type": "string", "pattern": "^\\d{4}-\\d{2}$"}
+    clean = cleaning.iso_month
+    fixed = {"type": "string", "pattern": "^\\d{4}-\\d{2}$"}
 
 
 @dataclass(frozen=True)
@@ -298,37 +306,28 @@ class Lenient(Rule):
 
 
 @dataclass(frozen=True)
-class Boolean(Rule):
+class Boolean(Cleaned):
     """`cleaning.boolean`: true or false, with the forms' and spreadsheets' spellings."""
 
-    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
-        return _one(cleaning.boolean(value))
-
-    def schema(self) -> JsonSchema:
-        return {"type": "boolean"}
+    clean = cleaning.boolean
+    fixed = {"type": "boolean"}
 
 
 @dataclass(frozen=True)
-class AccountId(Rule):
+class AccountId(Cleaned):
     """`cleaning.account_id`: a tracker accountId or null. Whether the tracker knows the
     person is stateful: the service asks (`registers.services.common.clean_people`)."""
 
-    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
-        return _one(cleaning.account_id(value))
-
-    def schema(self) -> JsonSchema:
-        return {"type": ["string", "null"]}
+    clean = cleaning.account_id
+    fixed = {"type": ["string", "null"]}
 
 
 @dataclass(frozen=True)
-class HttpUrl(Rule):
+class HttpUrl(Cleaned):
     """`cleaning.http_url`: an http or https URL."""
 
-    def check(self, value: Any, field: str | None) -> tuple[Any, Refusals]:
-        return _one(cleaning.http_url(value))
-
-    def schema(self) -> JsonSchema:
-        return {"type": "string", "format": "uri"}
+    clean = cleaning.http_url
+    fixed = {"type": "string", "format": "uri"}
 
 
 @dataclass(frozen=True)

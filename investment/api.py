@@ -13,7 +13,7 @@ from ninja import Router
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of, with_etag
 from governance.cleaning import decimal_to_json
-from governance.concurrency import honours_if_match, parse_if_match
+from governance.concurrency import honours_if_match, read_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import Project, User
 from investment import selectors, services
@@ -84,10 +84,6 @@ SCORE_BODY = body_schema(*specs.body(ScoreSpec, creating=True))
 SCENARIO_BODY = body_schema(*specs.body(ScenarioSpec, creating=True))
 SCENARIO_PATCH = body_schema(*specs.body(ScenarioSpec, creating=False))
 CHOICE_BODY = body_schema(*specs.body(ChoiceSpec, creating=True))
-
-
-def _if_match(request: HttpRequest) -> int | None:
-    return parse_if_match(request.headers.get("If-Match"))
 
 
 def _governor(request: HttpRequest) -> User:
@@ -307,7 +303,7 @@ def scenario_update(
         user=user,
         scenario_id=scenario_id,
         data=json_object(request),
-        expected_revision=_if_match(request),
+        expected_revision=read_if_match(request),
         request=request,
     )
     return scenario_view(request, scenario, response)
@@ -319,7 +315,10 @@ def scenario_delete(request: HttpRequest, scenario_id: str) -> None:
     """Delete a scenario (409 once the board chose it: the decision log names it)."""
     user = _governor(request)
     services.scenario_delete(
-        user=user, scenario_id=scenario_id, expected_revision=_if_match(request), request=request
+        user=user,
+        scenario_id=scenario_id,
+        expected_revision=read_if_match(request),
+        request=request,
     )
 
 
@@ -401,7 +400,7 @@ def scenario_choose(request: HttpRequest, scenario_id: str) -> dict[str, Any]:
         scenario_id=scenario_id,
         data=json_object(request),
         projects=selectors.visible_projects(request),
-        expected_revision=_if_match(request),
+        expected_revision=read_if_match(request),
         request=request,
     )
     return _decision_dict(decision, _viewable(request))

@@ -24,7 +24,7 @@ from django.utils import timezone
 from charter import services as charter_services
 from charter.demo import financial_case
 from charter.models import BusinessCase
-from governance import mirror, permissions
+from governance import mirror
 from governance.tracker import get_tracker
 from governance.tracker.local import scripting
 from investment import services
@@ -35,7 +35,6 @@ from registers.models import WorkPackage
 if TYPE_CHECKING:
     from governance.demo import DemoContext
     from governance.models import Project
-    from governance.permissions import Caller
 
 WORDS = {
     "strategy": ["No link to the strategy", "Loose", "Supports a goal", "Serves a goal", "Core"],
@@ -150,11 +149,6 @@ CHOSEN = "Growth"
 MINUTES = "Investment board, December"
 
 
-def _caller(ctx: DemoContext, name: str, project: Project) -> Caller:
-    project.refresh_from_db()
-    return permissions.caller_for(ctx.users[name], project, can_browse=True)
-
-
 def _months(year: int, first: int, count: int) -> list[str]:
     return [f"{year}-{month:02d}" for month in range(first, first + count)]
 
@@ -183,7 +177,7 @@ def _packages(ctx: DemoContext, project: Project) -> None:
             continue
         months = _months(year + n, 2 + n, 6)
         register_services.work_package_create(
-            caller=_caller(ctx, lead, project),
+            caller=ctx.caller(lead, project),
             data={
                 "name": f"{label} {year + n}",
                 "status": "Not Started",
@@ -204,7 +198,7 @@ def _case(ctx: DemoContext, project: Project) -> None:
     ]
     lines += [{"year": y, "cost": 0, "benefit": benefit} for y in (2, 3, 4)]
     charter_services.charter_update(
-        caller=_caller(ctx, lead, project),
+        caller=ctx.caller(lead, project),
         data={
             "businessProblem": f"{name}: the way it is done today costs time and money.",
             "outcome": f"{name} in use across the organisation.",
@@ -216,13 +210,13 @@ def _case(ctx: DemoContext, project: Project) -> None:
         },
     )
     if state == "Draft":
-        charter_services.charter_act(caller=_caller(ctx, lead, project), act="draft")
+        charter_services.charter_act(caller=ctx.caller(lead, project), act="draft")
 
 
 def _score(ctx: DemoContext, who: str, key: str, criterion: str, value: int) -> None:
     project = ctx.projects[key]
     services.score_set(
-        caller=_caller(ctx, who, project),
+        caller=ctx.caller(who, project),
         data={"criterion": criterion, "value": value, "reason": REASONS[criterion]},
     )
 

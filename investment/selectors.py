@@ -452,6 +452,11 @@ class Evaluation:
         """How many rows stand above the line (the line is drawn after them)."""
         return len(self.above)
 
+    def years(self) -> list[str]:
+        """Every budget year and every year a row costs in, in order (the columns of the
+        scenario's table and of its export)."""
+        return sorted({*self.budget.by_year, *(y for r in self.rows for y in r.cost_by_year)})
+
     def totals(self) -> dict[str, Any]:
         above = self.above
         years = sorted({*self.budget.by_year, *(y for r in above for y in r.walked_by_year)})

@@ -481,22 +481,19 @@ def scenario_choose(
 
 
 def _notify_prioritised(project: Project, decision: PortfolioDecision) -> None:
-    url = _url("charter:index", project.key)
-    for account in {project.lead_account_id, project.sponsor_account_id} - {""}:
-        notifications.notify(
-            kind="proposal_prioritised",
-            recipient_account_id=account,
-            dedupe_key=f"proposal_prioritised:{decision.pk}:{project.key}:{account}",
-            subject=f"{project.key}: prioritised in scenario {decision.scenario_name}",
-            body=(
-                f"The board chose the scenario {decision.scenario_name} on "
-                f"{decision.made_on.isoformat()}: {project.name} ({project.key}) is prioritised. "
-                "Its business case still goes through its sponsor, "
-                "the adoption gate and the approval."
-            ),
-            url=url,
-            project_key=project.key,
-        )
+    notifications.notify_lead_and_sponsor(
+        project,
+        kind="proposal_prioritised",
+        dedupe_key=f"proposal_prioritised:{decision.pk}:{project.key}",
+        subject=f"{project.key}: prioritised in scenario {decision.scenario_name}",
+        body=(
+            f"The board chose the scenario {decision.scenario_name} on "
+            f"{decision.made_on.isoformat()}: {project.name} ({project.key}) is prioritised. "
+            "Its business case still goes through its sponsor, "
+            "the adoption gate and the approval."
+        ),
+        url=_url("charter:index", project.key),
+    )
 
 
 def portfolio_decision_get(decision_id: Any) -> PortfolioDecision:

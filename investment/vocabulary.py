@@ -1,20 +1,12 @@
 """Investment decisions' words for the kernel's tables: how the audit log reads its entries
 (`governance.audit_text`). Registered by the app's AppConfig.ready()."""
 
-LABEL_STATES: dict[str, str] = {}
-
-LABEL_CHOICES: dict[str, str] = {}
-
-LABEL_FIELDS: dict[str, str] = {}
-
 AUDIT_NOUNS = {
     "scoringModelVersion": "scoring model version",
     "investmentScore": "score",
     "scenario": "scenario",
     "portfolioDecision": "portfolio decision",
 }
-
-AUDIT_VERBS: dict[str, str] = {}
 
 AUDIT_PHRASES = {
     "investment.model_version_created": "made a new version of the scoring model",
@@ -25,7 +17,3 @@ AUDIT_PHRASES = {
     "investment.scenario_deleted": "deleted a scenario",
     "investment.scenario_chosen": "recorded the board's choice of a scenario",
 }
-
-AUDIT_IMPERSONAL: dict[str, str] = {}
-
-AUDIT_KIND_NOUNS: dict[str, str] = {}

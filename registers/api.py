@@ -23,7 +23,7 @@ from governance.api import (
     with_etag,
 )
 from governance.cleaning import required_text_schema
-from governance.concurrency import honours_if_match, parse_if_match
+from governance.concurrency import honours_if_match, read_if_match
 from governance.errors import NotFound
 from governance.specs import Spec
 from registers import import_templates, listing, services, spreadsheets
@@ -118,10 +118,6 @@ def _body(spec: type[Spec], *, creating: bool = False) -> dict[str, Any]:
     """openapi_extra of a create or a patch: the declaration's body (registers.specs)."""
     properties, required = specs.body(spec, creating=creating)
     return body_schema(properties, required)
-
-
-def _if_match(request: HttpRequest) -> int | None:
-    return parse_if_match(request.headers.get("If-Match"))
 
 
 # --- exports and imports (before the {id} routes, which would otherwise match them) ----------
@@ -364,14 +360,14 @@ def register_items(register: RegisterApi) -> None:
             caller=caller,
             pk=ids[record_id],
             data=json_object(request),
-            expected_revision=_if_match(request),
+            expected_revision=read_if_match(request),
         )
         with_etag(response, record.revision)
         return register.one(record)
 
     def delete(request: HttpRequest, key: str, **ids: str) -> None:
         _, caller = permissions.project_for(request, key)
-        pages.delete(caller=caller, pk=ids[record_id], expected_revision=_if_match(request))
+        pages.delete(caller=caller, pk=ids[record_id], expected_revision=read_if_match(request))
 
     view = _operation(register, "detail", params, detail)
     router.get(register.item)(answers(register.schema, etag=True)(view))
@@ -411,7 +407,7 @@ def register_act(register: RegisterApi, act: Act) -> None:
             caller=caller,
             **{record_id: ids[record_id]},
             **{keyword: body.get(name) for name, keyword in act.members.items()},
-            expected_revision=_if_match(request),
+            expected_revision=read_if_match(request),
             other_members=other_members(body, *act.members, *act.ignored),
         )
         with_etag(response, record.revision)
@@ -482,7 +478,7 @@ def work_package_unlink(request: HttpRequest, key: str, wp_id: str, issue_key: s
     """Unlink an issue; its 'Work Package' field is cleared after commit."""
     _, caller = permissions.project_for(request, key)
     services.work_package_unlink_issue(
-        caller=caller, wp_id=wp_id, issue_key=issue_key, expected_revision=_if_match(request)
+        caller=caller, wp_id=wp_id, issue_key=issue_key, expected_revision=read_if_match(request)
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import models
 from django.db.models.functions import Lower
 
-from governance.models import RAG_CHOICES, MoneyField, Project
+from governance.models import RAG_CHOICES, MoneyField, Project, as_choices
 
 WP_STATUSES = ["Not Started", "In Progress", "Blocked", "Complete"]
 RISK_STATUSES = ["Open", "Closed"]
@@ -25,10 +25,6 @@ APPLICATION_STATES = ["Proposed", "Rejected", "Withdrawn", "Applied", "AwaitingA
 
 NAME_MAX = 200
 TEXT_MAX = 2000
-
-
-def _choices(values: list[str]) -> list[tuple[str, str]]:
-    return [(v, v) for v in values]
 
 
 class RegisterRecord(models.Model):
@@ -65,8 +61,8 @@ class WorkPackage(RegisterRecord):
     actual_end_date = models.DateField(null=True, blank=True)
     forecast_start_date = models.DateField(null=True, blank=True)
     forecast_end_date = models.DateField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=_choices(WP_STATUSES), default="Not Started")
-    rag = models.CharField(max_length=8, choices=_choices(RAG_CHOICES), default="None")
+    status = models.CharField(max_length=16, choices=as_choices(WP_STATUSES), default="Not Started")
+    rag = models.CharField(max_length=8, choices=as_choices(RAG_CHOICES), default="None")
     progress = models.PositiveSmallIntegerField(null=True, blank=True)
     budget = MoneyField(null=True, blank=True)
     budget_phasing = models.JSONField(null=True, blank=True)
@@ -133,8 +129,8 @@ class Risk(ImportableRecord):
     title = models.CharField(max_length=NAME_MAX)
     description = models.TextField(blank=True, default="")
     owner_account_id = models.CharField(max_length=128, null=True, blank=True)
-    status = models.CharField(max_length=8, choices=_choices(RISK_STATUSES), default="Open")
-    direction = models.CharField(max_length=12, choices=_choices(RISK_DIRECTIONS), default="Risk")
+    status = models.CharField(max_length=8, choices=as_choices(RISK_STATUSES), default="Open")
+    direction = models.CharField(max_length=12, choices=as_choices(RISK_DIRECTIONS), default="Risk")
     materialised = models.BooleanField(default=False)
     impact = models.PositiveSmallIntegerField(null=True, blank=True)
     likelihood = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -249,7 +245,9 @@ class ChangeRequest(ImportableRecord):
     # Server-set when the change was raised to enable a business-case amendment: it routes to
     # the sponsor, and no edit may name another approver.
     approver_locked = models.BooleanField(default=False)
-    status = models.CharField(max_length=12, choices=_choices(CHANGE_STATUSES), default="Proposed")
+    status = models.CharField(
+        max_length=12, choices=as_choices(CHANGE_STATUSES), default="Proposed"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by_account_id = models.CharField(max_length=128, null=True, blank=True)
     decision_comment = models.TextField(blank=True, default="")

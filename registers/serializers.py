@@ -17,7 +17,8 @@ from registers.models import ChangeRequest, Decision, Risk, WorkPackage
 from registers.specs import ChangeSpec, DecisionSpec, RiskSpec, WorkPackageSpec
 
 
-def _iso(value: dt.date | None) -> str | None:
+def iso(value: dt.date | None) -> str | None:
+    """A date or a moment as the API answers it (ISO 8601), or null."""
     return value.isoformat() if value else None
 
 
@@ -39,17 +40,17 @@ def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict[str, An
         "id": str(wp.pk),
         "projectKey": wp.project.key,
         **specs.to_dict(WorkPackageSpec, wp),
-        "actualEnd": _iso(wp.actual_end_date),
+        "actualEnd": iso(wp.actual_end_date),
         "scheduleVarianceDays": schedule.variance_days,
         "scheduleVarianceBasis": schedule.basis,
-        "baselineStartDate": _iso(schedule.start) if schedule.basis == "baseline" else None,
-        "baselineEndDate": _iso(schedule.end) if schedule.basis == "baseline" else None,
+        "baselineStartDate": iso(schedule.start) if schedule.basis == "baseline" else None,
+        "baselineEndDate": iso(schedule.end) if schedule.basis == "baseline" else None,
         "budgetBaseline": decimal_to_json(wp.budget_baseline),
         "brokenIssueKeys": dict(wp.broken_issue_keys or {}),
-        "budgetBaselineLockedAt": _iso(wp.budget_baseline_locked_at),
-        "plannedDatesBaselineLockedAt": _iso(wp.planned_dates_baseline_locked_at),
-        "createdAt": _iso(wp.created_at),
-        "updatedAt": _iso(wp.updated_at),
+        "budgetBaselineLockedAt": iso(wp.budget_baseline_locked_at),
+        "plannedDatesBaselineLockedAt": iso(wp.planned_dates_baseline_locked_at),
+        "createdAt": iso(wp.created_at),
+        "updatedAt": iso(wp.updated_at),
         "updatedByAccountId": wp.updated_by_account_id or None,
         "revision": wp.revision,
     }
@@ -63,8 +64,8 @@ def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict[str, Any]
         **specs.to_dict(RiskSpec, risk),
         "score": risk.score,
         "treatingDecisionIds": treating_decision_ids,
-        "createdAt": _iso(risk.created_at),
-        "updatedAt": _iso(risk.updated_at),
+        "createdAt": iso(risk.created_at),
+        "updatedAt": iso(risk.updated_at),
         "updatedByAccountId": risk.updated_by_account_id,
         **_imported(risk),
         "revision": risk.revision,
@@ -83,11 +84,11 @@ def decision_to_dict(decision: Decision) -> dict[str, Any]:
         "approverAccountId": decision.approver_account_id,
         "approverSeat": decision.approver_seat,
         "status": decision.status,
-        "decidedAt": _iso(decision.decided_at),
+        "decidedAt": iso(decision.decided_at),
         "decidedByAccountId": decision.decided_by_account_id,
-        "createdAt": _iso(decision.created_at),
+        "createdAt": iso(decision.created_at),
         "createdByAccountId": decision.created_by_account_id or None,
-        "updatedAt": _iso(decision.updated_at),
+        "updatedAt": iso(decision.updated_at),
         **_imported(decision),
         "revision": decision.revision,
     }
@@ -100,9 +101,9 @@ def change_to_dict(change: ChangeRequest) -> dict[str, Any]:
         **specs.to_dict(ChangeSpec, change),
         "impactTimeline": change.impact_timeline,
         "approverLocked": change.approver_locked,
-        "createdAt": _iso(change.created_at),
+        "createdAt": iso(change.created_at),
         "createdByAccountId": change.created_by_account_id,
-        "updatedAt": _iso(change.updated_at),
+        "updatedAt": iso(change.updated_at),
         **_imported(change),
         "applicationRecord": change.application_record,
         "applicationState": change_application_state(change),

@@ -124,10 +124,6 @@ AUDIT_VERBS = {
     "minutes.recorded": "recorded",
 }
 
-AUDIT_PHRASES: dict[str, str] = {}
-
-AUDIT_IMPERSONAL: dict[str, str] = {}
-
 AUDIT_KIND_NOUNS = {
     "change": "change request",
     "work_package": "work package",

@@ -9,7 +9,7 @@ from ninja import Router
 
 from governance import permissions, specs
 from governance.api import answers, body_schema, component, json_object, list_of, with_etag
-from governance.concurrency import honours_if_match, parse_if_match
+from governance.concurrency import honours_if_match, read_if_match
 from governance.errors import NotFound, ValidationFailed
 from governance.models import Project
 from status import derive, exceptions, selectors, services
@@ -47,10 +47,6 @@ def _status_response(project: Project, response: HttpResponse) -> dict[str, Any]
     return status_to_dict(view)
 
 
-def _if_match(request: HttpRequest) -> int | None:
-    return parse_if_match(request.headers.get("If-Match"))
-
-
 @router.get("/projects/{key}/status")
 @answers(PROJECT_STATUS, etag=True)
 def status_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
@@ -68,7 +64,7 @@ def status_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict
     """Editors. Derived read-only fields sent back are ignored; unknown fields are refused.
     Honours If-Match (412 when stale). Always stamps lastUpdatedAt/By."""
     project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
+    expected = read_if_match(request)
     services.status_update(caller=caller, data=json_object(request), expected_revision=expected)
     return _status_response(project, response)
 
@@ -90,7 +86,7 @@ def _checklist_act(
 ) -> dict[str, Any]:
     """An initiation checklist item's act (`act`: the service) and the status it leaves."""
     project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
+    expected = read_if_match(request)
     act(caller=caller, item_id=_item_id(request), expected_revision=expected)
     return _status_response(project, response)
 
@@ -119,7 +115,7 @@ def initiation_acknowledge(
 ) -> dict[str, Any]:
     """Acknowledge initiation as complete (initiationCompletedAt); 409 when already complete."""
     project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
+    expected = read_if_match(request)
     services.status_initiation_acknowledge(caller=caller, expected_revision=expected)
     return _status_response(project, response)
 
@@ -165,7 +161,7 @@ def _report_write(
     """A write on one report by an editor, against the request's If-Match (`with_body`: the
     request's JSON body is its data), answered with the report."""
     _project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
+    expected = read_if_match(request)
     body = {"data": json_object(request)} if with_body else {}
     report = service(caller=caller, report_id=report_id, expected_revision=expected, **body)
     return _report_response(report, response)
@@ -206,7 +202,7 @@ def report_patch(
 def report_delete(request: HttpRequest, key: str, report_id: str) -> None:
     """Discard a draft. 409 for a published report: those are never deleted."""
     _project, caller = permissions.editable_project_for(request, key)
-    expected = _if_match(request)
+    expected = read_if_match(request)
     services.status_report_delete(caller=caller, report_id=report_id, expected_revision=expected)
     return None
 
@@ -266,7 +262,7 @@ def exception_report_put(request: HttpRequest, key: str, response: HttpResponse)
     figures become a change request to the sponsor. Honours If-Match."""
     project, caller = permissions.project_for(request, key)
     exceptions.exception_report(
-        caller=caller, data=json_object(request), expected_revision=_if_match(request)
+        caller=caller, data=json_object(request), expected_revision=read_if_match(request)
     )
     return _exception_response(project, response)
 
@@ -281,6 +277,6 @@ def exception_decision_post(
     business case's Kill act; comment required as its reason). Closes the exception."""
     project, caller = permissions.project_for(request, key)
     exceptions.exception_decide(
-        caller=caller, data=json_object(request), expected_revision=_if_match(request)
+        caller=caller, data=json_object(request), expected_revision=read_if_match(request)
     )
     return _exception_response(project, response)

@@ -35,6 +35,7 @@ from charter.finance import total_benefit
 from charter.models import BusinessCase
 from governance import formatting, labels
 from governance.cleaning import add_days, coerce_enum, finite_decimal
+from governance.formatting import plural
 from governance.models import RAG_CHOICES, Project
 from governance.rag import risk_zone
 from registers.derive import (
@@ -525,12 +526,8 @@ def number(value: Any) -> str:
     return str(value)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def _days(count: int) -> str:
-    return _plural(abs(count), "day")
+    return plural(abs(count), "day")
 
 
 def _ago(days: int) -> str:
@@ -552,7 +549,7 @@ def _limit(drivers: list[Driver], noun: str) -> tuple[Driver, ...]:
     if len(drivers) <= MAX_DRIVER_ROWS:
         return tuple(drivers)
     extra = len(drivers) - MAX_DRIVER_ROWS
-    return (*drivers[:MAX_DRIVER_ROWS], Driver(f"and {_plural(extra, noun)} more"))
+    return (*drivers[:MAX_DRIVER_ROWS], Driver(f"and {plural(extra, noun)} more"))
 
 
 def _threshold(thresholds: Mapping[str, Any], key: str) -> Decimal:
@@ -701,7 +698,7 @@ def derive_cost(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         verb = verb + "s" if f.budget_variations == 1 else verb
         drivers.append(
             Driver(
-                f"{_plural(f.budget_variations, 'approved change')} {verb} "
+                f"{plural(f.budget_variations, 'approved change')} {verb} "
                 f"{money(abs(f.variation_budget))} {'to' if f.variation_budget >= 0 else 'off'} "
                 "the budget."
             )
@@ -824,7 +821,7 @@ def _late_clause(late: Sequence[PackageSlip], variation_days: int) -> str:
         named = [f"{s.name} by {_days(s.days)}" for s in late[:3]]
         if len(late) > 3:
             named.append(f"{len(late) - 3} more")
-        text = f"{_plural(len(late), 'work package')} are late ({', '.join(named)})"
+        text = f"{plural(len(late), 'work package')} are late ({', '.join(named)})"
     if variation_days:
         which = "" if len(late) == 1 else "the worst "
         beyond = worst.days - variation_days
@@ -878,7 +875,7 @@ def derive_schedule(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimen
         "blocked": f.blocked,
     }
     blocked_text = (
-        f"{_plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} blocked"
+        f"{plural(f.blocked, 'work package')} {'is' if f.blocked == 1 else 'are'} blocked"
     )
     end_slip, target = None, None
     if f.latest_end is not None and base_end is not None:
@@ -1014,7 +1011,7 @@ def derive_scope(facts: ProjectFacts, thresholds: Mapping[str, Any], now: dt.dat
     waiting = f"has waited {waited_text}" if oldest > 0 else "was raised today"
     are = "is" if f.pending_scope == 1 else "are"
     summary = (
-        f"{_plural(f.pending_scope, 'scope change')} {are} waiting for a decision or to be "
+        f"{plural(f.pending_scope, 'scope change')} {are} waiting for a decision or to be "
         f"applied; the oldest {waiting}. Scope turns Red after {number(red_after)} days."
     )
     waits = []
@@ -1082,11 +1079,11 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         rag = "Green"
     if top is not None:
         parts = [
-            f"{_plural(f.open_risks, 'open risk')}; the highest residual score is {top} "
+            f"{plural(f.open_risks, 'open risk')}; the highest residual score is {top} "
             "(residual where assessed, else inherent)."
         ]
     else:
-        parts = [f"{_plural(f.open_risks, 'open risk')}, none scored yet."]
+        parts = [f"{plural(f.open_risks, 'open risk')}, none scored yet."]
     if f.red_risks:
         parts.append(f"{f.red_risks} {_score_verb(f.red_risks)} {number(red_min)} or more.")
     if f.amber_risks:
@@ -1096,7 +1093,7 @@ def derive_risk(facts: ProjectFacts, thresholds: Mapping[str, Any]) -> Dimension
         )
     if facts.untreated:
         parts.append(
-            f"{_plural(len(facts.untreated), 'materialised risk')} "
+            f"{plural(len(facts.untreated), 'materialised risk')} "
             f"{'has' if len(facts.untreated) == 1 else 'have'} no treating decision."
         )
     if f.unscored_risks and top is not None:
@@ -1139,7 +1136,7 @@ def finished(facts: ProjectFacts) -> str | None:
         return f"The business case is {labels.label(facts.approval_status).lower()}"
     f = facts.figures
     if f.packages and f.complete == f.packages:
-        return f"All {_plural(f.packages, 'work package')} are Complete"
+        return f"All {plural(f.packages, 'work package')} are Complete"
     return None
 
 
@@ -1277,10 +1274,10 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
         listed = f": {', '.join(names[:3])}{'…' if len(names) > 3 else ''}" if names else ""
         planned = (
             False,
-            f"{_plural(f.unplanned, 'work package')} without planned dates or a budget{listed}",
+            f"{plural(f.unplanned, 'work package')} without planned dates or a budget{listed}",
         )
     else:
-        planned = (True, f"{_plural(f.packages, 'work package')} planned.")
+        planned = (True, f"{plural(f.packages, 'work package')} planned.")
     return {
         "sponsorNamed": (sponsor, "Named in the business case." if sponsor else "Not named."),
         "projectManagerNamed": (
@@ -1289,7 +1286,7 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
         ),
         "steeringCommitteeFormed": (
             members > 0,
-            f"{_plural(members, 'member')}." if members else "No members yet.",
+            f"{plural(members, 'member')}." if members else "No members yet.",
         ),
         "firstSteercoScheduled": (
             bool(scheduled or held),
@@ -1305,7 +1302,7 @@ def _checks(facts: ProjectFacts) -> dict[str, tuple[bool, str]]:
         ),
         "risksIdentified": (
             f.risks > 0,
-            f"{_plural(f.risks, 'risk')} recorded." if f.risks else "No risks yet.",
+            f"{plural(f.risks, 'risk')} recorded." if f.risks else "No risks yet.",
         ),
         "workPackagesPlanned": planned,
         "businessCaseApproved": (

@@ -44,7 +44,6 @@ from registers.services import change_adjudicate, change_create, change_for_upda
 from registers.services.changes import DecidedElsewhere
 from status import derive, selectors
 from status.models import TEXT_MAX, UNDECIDED_STATES, ProjectException
-from status.services import record_audit
 from status.specs import ExceptionDecisionSpec, ExceptionReportSpec
 
 # The business case's states in which delivery runs against the approved plan (an amendment in
@@ -205,21 +204,18 @@ def _event(record: ProjectException, at: dt.datetime, kind: str, text: str) -> N
 
 
 def _notify_opened(project: Project, record: ProjectException) -> None:
-    url = reverse("status:exception", args=[project.key])
     what = " ".join(c["summary"] for c in record.crossed)
-    for account in {project.lead_account_id, project.sponsor_account_id} - {""}:
-        notifications.notify(
-            kind="project_exception",
-            recipient_account_id=account,
-            dedupe_key=f"project_exception:{record.pk}:{account}",
-            subject=f"{project.key}: beyond tolerance, in exception",
-            body=(
-                f"{project.name} ({project.key}) is forecast beyond its tolerances: {what} "
-                "The Project Lead answers with an exception report; the sponsor decides."
-            ),
-            url=url,
-            project_key=project.key,
-        )
+    notifications.notify_lead_and_sponsor(
+        project,
+        kind="project_exception",
+        dedupe_key=f"project_exception:{record.pk}",
+        subject=f"{project.key}: beyond tolerance, in exception",
+        body=(
+            f"{project.name} ({project.key}) is forecast beyond its tolerances: {what} "
+            "The Project Lead answers with an exception report; the sponsor decides."
+        ),
+        url=reverse("status:exception", args=[project.key]),
+    )
 
 
 def _audit(
@@ -229,7 +225,7 @@ def _audit(
     actor: str,
     changes: Mapping[str, Any] | None,
 ) -> None:
-    record_audit(project, actor, kind, "projectException", record.pk, changes)
+    audit.record_in(project, actor, kind, "projectException", record.pk, changes)
 
 
 def track(views: Iterable[derive.StatusView], *, now: dt.datetime | None = None) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db import models
 
-from governance.models import BR_CADENCES, RAG_CHOICES, MoneyField, Project
+from governance.models import BR_CADENCES, RAG_CHOICES, MoneyField, Project, as_choices
 
 REPORTING_CADENCES = ["Daily", "Weekly", "Monthly"]
 CONFIDENCES = ["High", "Modest", "Low", "Unknown"]
@@ -20,18 +20,14 @@ REPORT_STATES = ["Draft", "Published"]
 DIMENSIONS = ["cost", "schedule", "scope", "risk"]
 
 
-def _choices(values: list[str]) -> list[tuple[str, str]]:
-    return [(v, v) for v in values]
-
-
 class ProjectStatus(models.Model):
     project = models.OneToOneField(
         Project, on_delete=models.CASCADE, primary_key=True, related_name="project_status"
     )
-    overall_rag = models.CharField(max_length=8, choices=_choices(RAG_CHOICES), default="None")
+    overall_rag = models.CharField(max_length=8, choices=as_choices(RAG_CHOICES), default="None")
     phase = models.CharField(max_length=PHASE_MAX, default="Initiation")
     reporting_cadence = models.CharField(
-        max_length=8, choices=_choices(REPORTING_CADENCES), default="Monthly"
+        max_length=8, choices=as_choices(REPORTING_CADENCES), default="Monthly"
     )
     structured_commentary = models.JSONField(null=True, blank=True)
     project_metrics = models.JSONField(null=True, blank=True)
@@ -60,7 +56,7 @@ class ProjectStatus(models.Model):
     initiation_completed_at = models.DateTimeField(null=True, blank=True)
     initiation_dismissals = models.JSONField(default=dict, blank=True)
     br_cadence = models.CharField(
-        max_length=10, choices=_choices(BR_CADENCES), null=True, blank=True
+        max_length=10, choices=as_choices(BR_CADENCES), null=True, blank=True
     )
     revision = models.PositiveIntegerField(default=1)
 
@@ -159,7 +155,7 @@ class StatusReport(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="status_reports")
     title = models.CharField(max_length=REPORT_TITLE_MAX)
     key_messages = models.TextField(blank=True, default="")
-    state = models.CharField(max_length=10, choices=_choices(REPORT_STATES), default="Draft")
+    state = models.CharField(max_length=10, choices=as_choices(REPORT_STATES), default="Draft")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by_account_id = models.CharField(max_length=128, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
@@ -222,7 +218,7 @@ class ProjectException(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exceptions")
     opened_at = models.DateTimeField()
     crossed = models.JSONField(default=list)
-    state = models.CharField(max_length=10, choices=_choices(EXCEPTION_STATES), default="Open")
+    state = models.CharField(max_length=10, choices=as_choices(EXCEPTION_STATES), default="Open")
     within = models.BooleanField(default=False)
     events = models.JSONField(default=list)
     cause = models.TextField(blank=True, default="")
@@ -234,13 +230,13 @@ class ProjectException(models.Model):
     reported_at = models.DateTimeField(null=True, blank=True)
     reported_by_account_id = models.CharField(max_length=128, blank=True, default="")
     decision = models.CharField(
-        max_length=10, choices=_choices(EXCEPTION_DECISIONS), blank=True, default=""
+        max_length=10, choices=as_choices(EXCEPTION_DECISIONS), blank=True, default=""
     )
     decision_comment = models.TextField(blank=True, default="")
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by_account_id = models.CharField(max_length=128, blank=True, default="")
     settled_by_act = models.CharField(
-        max_length=16, choices=_choices(SETTLING_ACTS), blank=True, default=""
+        max_length=16, choices=as_choices(SETTLING_ACTS), blank=True, default=""
     )
     settled_at = models.DateTimeField(null=True, blank=True)
     settled_by_account_id = models.CharField(max_length=128, blank=True, default="")

@@ -31,6 +31,7 @@ from governance import (
     textsearch,
 )
 from governance.atlassian.context import incomplete_listings
+from governance.formatting import plural
 from governance.http import HtmxHttpRequest, page
 from governance.people import resolve
 from governance.rag import risk_zone
@@ -59,10 +60,6 @@ class Waiting:
     who: str
     url: str
     urgent: bool = False
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _date(value: Any) -> dt.date | None:
@@ -137,7 +134,7 @@ def waiting_items(
     ):
         if count:
             url = reverse(f"registers:{register}", args=[key]) + query
-            items.append(Waiting(f"{_plural(count, noun)} {text}", who, url))
+            items.append(Waiting(f"{plural(count, noun)} {text}", who, url))
     reviewers = "you" if caller.can_edit or caller.is_sponsor else "the lead, editors or sponsor"
     review = _date(row.get("realisationReviewDueOn"))
     if row.get("realisationReviewOverdue"):

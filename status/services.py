@@ -8,7 +8,6 @@ business case does so when they are an editor; the seat alone grants nothing."""
 
 import datetime as dt
 import uuid
-from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
@@ -54,24 +53,6 @@ def _locked_status(project: Project) -> ProjectStatus:
     return status
 
 
-def record_audit(
-    project: Project,
-    actor: str,
-    kind: str,
-    target_type: str,
-    target_id: Any,
-    changes: Mapping[str, Any] | None,
-) -> None:
-    audit.record(
-        actor_account_id=actor,
-        project_key=project.key,
-        kind=kind,
-        target_type=target_type,
-        target_id=target_id,
-        changes=changes,
-    )
-
-
 # --- project status -------------------------------------------------------------------------
 
 
@@ -96,7 +77,7 @@ def status_update(
         status.last_updated_by_account_id = caller.account_id
         status.revision += 1
         status.save()
-        record_audit(
+        audit.record_in(
             status.project,
             caller.account_id,
             "status.updated",
@@ -118,7 +99,7 @@ def status_phase_follow(*, project: Project, phase: str, actor_account_id: str) 
     before, status.phase = status.phase, phase
     status.revision += 1
     status.save(update_fields=["phase", "revision"])
-    record_audit(
+    audit.record_in(
         status.project,
         actor_account_id,
         "status.phase_followed",
@@ -154,7 +135,7 @@ def _set_dismissal(
         status.initiation_dismissals = dismissals
         status.revision += 1
         status.save()
-        record_audit(
+        audit.record_in(
             status.project,
             caller.account_id,
             "status.checklist_dismissed" if dismissed else "status.checklist_restored",
@@ -215,7 +196,7 @@ def status_initiation_acknowledge(
         status.initiation_completed_at = timezone.now()
         status.revision += 1
         status.save()
-        record_audit(
+        audit.record_in(
             status.project,
             caller.account_id,
             "status.initiation_completed",
@@ -242,7 +223,7 @@ def _stamp_once(project: Project, attr: str, key: str, kind: str, at: dt.datetim
         status.revision += 1
         status.save()
         # No person acts here: the business-case act that sent the signal is audited itself.
-        record_audit(
+        audit.record_in(
             project, "", kind, "projectStatus", project.key, {key: {"before": None, "after": at}}
         )
 
@@ -325,7 +306,7 @@ def status_report_create(*, caller: Caller, data: dict[str, Any]) -> StatusRepor
         )
         _clean_report(report, data).raise_if_any()
         report.save()
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "status_report.created",
@@ -353,7 +334,7 @@ def status_report_update(
         if changes:
             report.revision += 1
             report.save()
-            record_audit(
+            audit.record_in(
                 project,
                 caller.account_id,
                 "status_report.updated",
@@ -374,7 +355,7 @@ def status_report_delete(
         report = _report_in_project(project, report_id)
         _draft(report, "discarded")
         check_version(report.revision, expected_revision, current_repr=report)
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "status_report.deleted",
@@ -421,7 +402,7 @@ def status_report_publish(
         }
         report.revision += 1
         report.save()
-        record_audit(
+        audit.record_in(
             project,
             caller.account_id,
             "status_report.published",

@@ -274,10 +274,6 @@ EARNED_VALUE_SCHEMA = specs.object_answer(
 )
 
 
-def _answered(schema: specs.JsonSchema) -> Any:
-    return specs.ReadOnly(schema)
-
-
 class StatusSpec(specs.Spec):
     """The project status (one per project): what an editor writes, and what the
     representation answers besides (ignored when sent back)."""
@@ -351,7 +347,7 @@ class StatusSpec(specs.Spec):
     initiation_completed_at: specs.Moment = None
     initiation_dismissals: Annotated[
         Any,
-        _answered(
+        specs.ReadOnly(
             {
                 "type": "object",
                 "additionalProperties": specs.MOMENT_SCHEMA,
@@ -360,23 +356,25 @@ class StatusSpec(specs.Spec):
         ),
     ] = None
     # Derived on read (status.derive.StatusView), each by its one function.
-    derived: Annotated[Any, _answered(RAGS_SCHEMA), specs.Derived()] = None
-    effective: Annotated[Any, _answered(RAGS_SCHEMA), specs.Derived()] = None
-    drivers: Annotated[Any, _answered(DRIVERS_SCHEMA), specs.Derived()] = None
+    derived: Annotated[Any, specs.ReadOnly(RAGS_SCHEMA), specs.Derived()] = None
+    effective: Annotated[Any, specs.ReadOnly(RAGS_SCHEMA), specs.Derived()] = None
+    drivers: Annotated[Any, specs.ReadOnly(DRIVERS_SCHEMA), specs.Derived()] = None
     stale: Annotated[specs.AnsweredFlag, specs.Derived()] = None
     next_update_due_at: Annotated[specs.Moment, specs.Derived()] = None
     initiation_checklist: Annotated[
         Any,
-        _answered({"type": "array", "items": CHECKLIST_ITEM_SCHEMA}),
+        specs.ReadOnly({"type": "array", "items": CHECKLIST_ITEM_SCHEMA}),
         specs.Derived("checklist"),
     ] = None
-    realisation_review: Annotated[Any, _answered(REALISATION_REVIEW_SCHEMA), specs.Derived()] = None
+    realisation_review: Annotated[
+        Any, specs.ReadOnly(REALISATION_REVIEW_SCHEMA), specs.Derived()
+    ] = None
     approval_status: Annotated[
         Any,
-        _answered(specs.enum_answer(APPROVAL_STATUSES)),
+        specs.ReadOnly(specs.enum_answer(APPROVAL_STATUSES)),
         specs.Derived("facts.approval_status"),
     ] = None
-    figures: Annotated[Any, _answered(FIGURES_SCHEMA), specs.Derived()] = Field(
+    figures: Annotated[Any, specs.ReadOnly(FIGURES_SCHEMA), specs.Derived()] = Field(
         None,
         description="The portfolio figures of the project: approvedBudget; eac, the estimate at "
         "completion (the project manager's revisedForecast, else the work packages' forecasts: "
@@ -384,11 +382,11 @@ class StatusSpec(specs.Spec):
         "open risk score (residual where assessed, else inherent); pendingDecisions; "
         "changesAwaitingApplication; adoptionGap; theme; version.",
     )
-    benefit: Annotated[Any, _answered(BENEFIT_SCHEMA), specs.Derived()] = None
-    thresholds: Annotated[Any, _answered(THRESHOLDS_SCHEMA), specs.Derived()] = None
+    benefit: Annotated[Any, specs.ReadOnly(BENEFIT_SCHEMA), specs.Derived()] = None
+    thresholds: Annotated[Any, specs.ReadOnly(THRESHOLDS_SCHEMA), specs.Derived()] = None
     revision: Annotated[specs.Revision, specs.Derived("status.revision")] = None
     earned_value: Annotated[
-        Any, _answered(EARNED_VALUE_SCHEMA), specs.Derived("earned_value_body")
+        Any, specs.ReadOnly(EARNED_VALUE_SCHEMA), specs.Derived("earned_value_body")
     ] = Field(
         None,
         description="Earned value: bac, pv, ev, ac, cv, sv, cpi, spi, costPerformanceEstimate "
@@ -411,19 +409,21 @@ class StatusReportSpec(specs.Spec):
 
     id: specs.AnsweredText = None
     project_key: specs.Identifier = None
-    state: Annotated[Any, _answered(specs.enum_answer(REPORT_STATES))] = None
+    state: Annotated[Any, specs.ReadOnly(specs.enum_answer(REPORT_STATES))] = None
     created_at: specs.Moment = None
     created_by_account_id: specs.AnsweredAccount = None
     updated_at: specs.Moment = None
     published_at: specs.Moment = None
     published_by_account_id: specs.AnsweredAccount = None
-    overall_rag: Annotated[Any, _answered(specs.enum_answer(RAG_CHOICES, nullable=True))] = None
+    overall_rag: Annotated[Any, specs.ReadOnly(specs.enum_answer(RAG_CHOICES, nullable=True))] = (
+        None
+    )
     effective: Annotated[
-        Any, _answered({**RAGS_SCHEMA, "type": ["object", "null"], "required": []})
+        Any, specs.ReadOnly({**RAGS_SCHEMA, "type": ["object", "null"], "required": []})
     ] = None
     snapshot: Annotated[
         Any,
-        _answered(
+        specs.ReadOnly(
             {
                 "type": ["object", "null"],
                 "additionalProperties": True,

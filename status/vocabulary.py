@@ -6,10 +6,6 @@ the kernel holds no upper app's vocabulary."""
 from governance import specs
 from status.specs import StatusSpec
 
-LABEL_STATES: dict[str, str] = {}
-
-LABEL_CHOICES: dict[str, str] = {}
-
 # The fields the whole site names by their declared label (status.specs, SiteLabel).
 LABEL_FIELDS = specs.site_labels(StatusSpec)
 

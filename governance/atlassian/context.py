@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 from contextvars import ContextVar
 
+from governance.scoped import holding
+
 acting_account: ContextVar[str] = ContextVar("acting_account", default="")
 # The listings this request stopped at ATLASSIAN_MAX_PAGES (operationIds): the page says so.
 incomplete_listings: ContextVar[frozenset[Any]] = ContextVar(
@@ -42,12 +44,9 @@ class AtlassianActingMiddleware:
         account_id = getattr(user, "account_id", "") if user and user.is_authenticated else ""
         from governance.people import names_as_of
 
-        token = acting_account.set(account_id or "")
-        names = names_as_of.set(None)
-        listings = incomplete_listings.set(frozenset())
-        try:
+        with (
+            holding(acting_account, account_id or ""),
+            holding(names_as_of, None),
+            holding(incomplete_listings, frozenset()),
+        ):
             return self.get_response(request)
-        finally:
-            acting_account.reset(token)
-            names_as_of.reset(names)
-            incomplete_listings.reset(listings)

@@ -44,6 +44,11 @@ LIMIT_HEADERS = (
 DEFAULT_RATE_WAIT = 60
 
 
+def query_string(value: str) -> str:
+    """`value` as a string in a JQL or CQL query: quoted, its backslashes and quotes escaped."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def retry_after_seconds(value: str | None) -> int | None:
     """Retry-After in whole seconds, from a number of seconds or an HTTP date; any length."""
     if not value:

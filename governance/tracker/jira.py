@@ -20,7 +20,7 @@ from django.db.models import Exists
 from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account, incomplete_listings, mark_incomplete
 from governance.atlassian.errors import AtlassianUnavailable, SignInRequired
-from governance.atlassian.http import Client, Credentials, UserCredentials
+from governance.atlassian.http import Client, Credentials, UserCredentials, query_string
 from governance.models import AtlassianGrant, TrackerFieldState
 from governance.tracker.base import TrackerError, TrackerIssue, TrackerProject, TrackerUser
 
@@ -70,10 +70,6 @@ def _project(data: dict[str, Any]) -> TrackerProject:
         id=str(data.get("id") or ""),
         former_keys=tuple(k for k in data.get("projectKeys") or () if k and k != key),
     )
-
-
-def _jql_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _granted(account_id: str, granted: bool | None) -> bool:
@@ -468,7 +464,7 @@ class JiraTracker:
                 API + "/search/jql",
                 creds,
                 body={
-                    "jql": f"project = {_jql_string(project_key)} ORDER BY key DESC",
+                    "jql": f"project = {query_string(project_key)} ORDER BY key DESC",
                     "fields": ISSUE_FIELDS,
                     "maxResults": limit,
                 },
@@ -484,7 +480,7 @@ class JiraTracker:
             "/issue/picker",
             creds,
             query=text,
-            currentJQL=f"project = {_jql_string(project_key)}",
+            currentJQL=f"project = {query_string(project_key)}",
             showSubTasks="true",
         )
         seen: dict[str, TrackerIssue] = {}

@@ -17,7 +17,7 @@ from django.core.cache import cache
 from governance.atlassian import grants, service
 from governance.atlassian.context import acting_account
 from governance.atlassian.errors import AtlassianUnavailable
-from governance.atlassian.http import Client, Credentials, UserCredentials
+from governance.atlassian.http import Client, Credentials, UserCredentials, query_string
 from governance.wiki.base import WikiError, WikiPage
 
 PAGE_ID = re.compile(r"^[0-9]{1,20}$")
@@ -29,10 +29,6 @@ def storage(text: str) -> str:
     """Plain text as Confluence storage format: one paragraph per line, escaped."""
     lines = [line for line in text.splitlines()]
     return "".join(f"<p>{escape(line)}</p>" for line in lines if line.strip()) or "<p></p>"
-
-
-def _cql_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class ConfluenceWiki:
@@ -106,7 +102,7 @@ class ConfluenceWiki:
         query = query.strip()
         cql = "type = page"
         if query:
-            cql += f" AND (title ~ {_cql_string(query)} OR text ~ {_cql_string(query)})"
+            cql += f" AND (title ~ {query_string(query)} OR text ~ {query_string(query)})"
         cql += " ORDER BY lastmodified DESC"
         data = self.http.request(
             "searchByCQL",

@@ -47,12 +47,6 @@ def _cell(sheet: Any, value: Any, *, bold: bool = False, money: bool = False) ->
     return cell
 
 
-def _years(evaluation: selectors.Evaluation) -> list[str]:
-    return sorted(
-        {*evaluation.budget.by_year, *(y for r in evaluation.rows for y in r.cost_by_year)}
-    )
-
-
 def _row(sheet: Any, row: selectors.Row, years: Sequence[str]) -> list[Any]:
     p = row.proposal
     return [
@@ -78,7 +72,7 @@ def _ranked_sheet(
     version: ModelVersion | None,
 ) -> None:
     sheet = book.create_sheet("Scenario")
-    years = _years(evaluation)
+    years = evaluation.years()
     sheet.append([_cell(sheet, "Scenario", bold=True), _cell(sheet, scenario.name, bold=True)])
     sheet.append(
         [

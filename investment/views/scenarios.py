@@ -45,11 +45,6 @@ def _scenario(scenario_id: Any) -> Scenario:
         raise NotFound() from None
 
 
-def _words(exc: Any) -> dict[str, list[str]]:
-    fields: dict[str, list[str]] = dict(getattr(exc, "fields", None) or {})
-    return fields or {"": [exc.message]}
-
-
 # --- the scenario form (create and edit) -----------------------------------------------------
 
 
@@ -265,7 +260,7 @@ def scenarios(request: HttpRequest) -> HttpResponse:
     try:
         scenario = services.scenario_create(user=user, data=data, request=request)
     except ValidationFailed as exc:
-        return _index(request, typed, _words(exc), exc.status)
+        return _index(request, typed, exc.by_field(), exc.status)
     messages.success(request, f"Scenario {scenario.name} created.")
     return redirect("investment:scenario", scenario.pk)
 
@@ -282,12 +277,6 @@ def _below_totals(rows: list[selectors.Row]) -> dict[str, Any]:
         "benefit": sum(benefits, ZERO),
         "score": sum(scores, ZERO),
     }
-
-
-def _years(evaluation: selectors.Evaluation) -> list[str]:
-    return sorted(
-        {*evaluation.budget.by_year, *(y for r in evaluation.rows for y in r.cost_by_year)}
-    )
 
 
 def _row_view(row: selectors.Row, years: list[str], budget: selectors.Budget) -> dict[str, Any]:
@@ -367,7 +356,7 @@ def row_html(item: dict[str, Any]) -> SafeString:
 
 def cost_chart(evaluation: selectors.Evaluation, totals: dict[str, Any]) -> charts.Chart:
     """The cost above the line per year against the budget, as grouped bars (with its table)."""
-    years = _years(evaluation)
+    years = evaluation.years()
     by_year = totals["costByYear"]
     budget = evaluation.budget.by_year
     series = [
@@ -404,7 +393,7 @@ def _scenario_page(
     budget = selectors.Budget.of(scenario)
     evaluation = selectors.cut_line(rows, budget)
     totals = evaluation.totals()
-    years = _years(evaluation)
+    years = evaluation.years()
     decision = PortfolioDecision.objects.filter(scenario=scenario).first()
     move_key = extra.pop("move_key", None)
     moved = None
@@ -490,7 +479,7 @@ def scenario_edit(request: HttpRequest, scenario_id: Any) -> HttpResponse:
         found = _scenario(found.pk)
         return _edit(request, found, typed_of(found), {"": [STALE]}, 412)
     except (ValidationFailed, Conflict) as exc:
-        return _edit(request, found, typed, _words(exc), exc.status)
+        return _edit(request, found, typed, exc.by_field(), exc.status)
     messages.success(request, "Scenario saved.")
     return redirect("investment:scenario", found.pk)
 
@@ -507,7 +496,7 @@ def scenario_copy(request: HttpRequest, scenario_id: Any) -> HttpResponse:
         )
     except ValidationFailed as exc:
         return _scenario_page(
-            request, found, exc.status, copy_errors=_words(exc), copy_name=name, open_copy=True
+            request, found, exc.status, copy_errors=exc.by_field(), copy_name=name, open_copy=True
         )
     messages.success(request, f"Scenario copied as {copy.name}: change it here.")
     return redirect("investment:scenario", copy.pk)
@@ -599,7 +588,7 @@ def scenario_choose(request: HttpRequest, scenario_id: Any) -> HttpResponse:
             found,
             exc.status,
             choice=typed,
-            choice_errors=choice_words(_words(exc)),
+            choice_errors=choice_words(exc.by_field()),
             open_choice=True,
         )
     messages.success(

@@ -63,10 +63,6 @@ PEOPLE_AND_LINKS = {
 PROPOSER = ("proposerAccountId",)
 
 
-def _snapshot(change: ChangeRequest) -> dict[str, Any]:
-    return specs.snapshot(ChangeSpec, change)
-
-
 def _clean(change: ChangeRequest, data: dict[str, Any], *, creating: bool) -> FieldErrors:
     """The declaration's rules (`ChangeSpec`), then the stateful and cross-field ones: the
     status moves by adjudication only, the target is a package of this project, the
@@ -244,7 +240,7 @@ def build_change(
 def write_change(caller: Caller, project: Project, change: ChangeRequest) -> ChangeRequest:
     """Insert a change `build_change` made, with its audit entry (inside `batch()`, queued),
     and tell the person it is routed to."""
-    insert_created(caller, project, change, "changeRequest", "change.created", _snapshot)
+    insert_created(caller, project, change, "changeRequest", "change.created", ChangeSpec)
     notify_routed(caller, project, change)
     return change
 
@@ -311,10 +307,10 @@ def change_update(
         project, change = writable_record(
             caller, ChangeRequest, change_id, expected_revision, check=_while_open("edited")
         )
-        before = _snapshot(change)
+        before = specs.snapshot(ChangeSpec, change)
         decider_before = decider_account_id(project, change)
         _clean(change, data, creating=False).raise_if_any()
-        changes = audit.diff(before, _snapshot(change))
+        changes = audit.diff(before, specs.snapshot(ChangeSpec, change))
         if changes:
             change.revision += 1
             change.save()
@@ -337,7 +333,7 @@ def change_delete(*, caller: Caller, change_id: Any, expected_revision: int | No
             "changeRequest",
             "change.deleted",
             change.pk,
-            audit.diff(_snapshot(change), {}),
+            audit.diff(specs.snapshot(ChangeSpec, change), {}),
         )
         resolve_routed(change)
         change.delete()
@@ -459,7 +455,7 @@ def change_adjudicate(
         elif outcome == "Rejected" and not comment:
             errors.add("decisionComment", "A reason is required to reject a change.")
         errors.raise_if_any()
-        before = _snapshot(change)
+        before = specs.snapshot(ChangeSpec, change)
         change.status = outcome
         change.decided_at = timezone.now()
         change.decided_by_account_id = caller.account_id
@@ -472,7 +468,7 @@ def change_adjudicate(
             "changeRequest",
             f"change.{outcome.lower()}",
             change.pk,
-            audit.diff(before, _snapshot(change)),
+            audit.diff(before, specs.snapshot(ChangeSpec, change)),
         )
         resolve_routed(change)
     return change

@@ -18,6 +18,7 @@ from governance.errors import NotFound
 from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller, require
+from governance.scoped import holding
 
 T = TypeVar("T")
 R = TypeVar("R", bound=models.Model)
@@ -63,14 +64,10 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
         project = caller.project
         project.assert_registers_unfrozen()
     held = _Batch(project)
-    token = _BATCH.set(held)
-    if not write:
-        try:
+    with holding(_BATCH, held):
+        if not write:
             yield held.project
-        finally:
-            _BATCH.reset(token)
-        return
-    try:
+            return
         with audit.batched(), notifications.batched():
             yield held.project
             by_model: dict[type[models.Model], list[models.Model]] = {}
@@ -78,8 +75,6 @@ def batch(caller: Caller, *, write: bool = True) -> Iterator[Project]:
                 by_model.setdefault(type(record), []).append(record)
             for model, records in by_model.items():
                 inserts.insert_many(model, records, audit.BATCH_SIZE)
-    finally:
-        _BATCH.reset(token)
     if held.pending:  # bulk_create sends no post_save: the project's health is told here
         signals.project_facts_changed(held.project.pk)
 
@@ -115,14 +110,7 @@ def audit_write(
     changes: Mapping[str, Any],
 ) -> None:
     """The audit entry of a register write, by the caller, in the project's trail."""
-    audit.record(
-        actor_account_id=caller.account_id,
-        project_key=project.key,
-        kind=kind,
-        target_type=target_type,
-        target_id=target_id,
-        changes=changes,
-    )
+    audit.record_in(project, caller.account_id, kind, target_type, target_id, changes)
 
 
 def insert_created(
@@ -131,12 +119,13 @@ def insert_created(
     record: R,
     target_type: str,
     kind: str,
-    snapshot: Callable[[R], Mapping[str, Any]],
+    spec: type[specs.Spec],
 ) -> None:
-    """Insert a new record (`insert`) with its audit entry, every field it was created with
-    (`snapshot` of it once inserted)."""
+    """Insert a new record (`insert`) with its audit entry, every field of its `spec` it was
+    created with (its snapshot once inserted)."""
     insert(record)
-    audit_write(caller, project, target_type, kind, record.pk, audit.diff({}, snapshot(record)))
+    changes = audit.diff({}, specs.snapshot(spec, record))
+    audit_write(caller, project, target_type, kind, record.pk, changes)
 
 
 def writable_project(caller: Caller) -> Project:

@@ -33,10 +33,6 @@ from registers.services.common import (
 from registers.specs import DecisionSpec
 
 
-def snapshot(decision: Decision) -> dict[str, Any]:
-    return specs.snapshot(DecisionSpec, decision)
-
-
 def _clean_minutes_ref(project: Project, value: Any, errors: FieldErrors) -> dict[str, Any] | None:
     """One of the project's own steering minutes, by id; stored as {id, title, url, pageId?}
     from the stored minutes, whatever else the client sends."""
@@ -128,7 +124,7 @@ def build_decision(
 def write_decision(caller: Caller, project: Project, decision: Decision) -> Decision:
     """Insert a decision `build_decision` made, with its audit entry (inside `batch()`,
     queued)."""
-    insert_created(caller, project, decision, "decision", "decision.created", snapshot)
+    insert_created(caller, project, decision, "decision", "decision.created", DecisionSpec)
     return decision
 
 
@@ -162,9 +158,9 @@ def decision_update(
         project, decision = writable_record(
             caller, Decision, decision_id, expected_revision, check=require_editable
         )
-        before = snapshot(decision)
+        before = specs.snapshot(DecisionSpec, decision)
         _clean(project, decision, data, creating=False).raise_if_any()
-        changes = audit.diff(before, snapshot(decision))
+        changes = audit.diff(before, specs.snapshot(DecisionSpec, decision))
         if changes:
             made = before["madeOn"] is None and decision.made_on is not None
             if decision.recorded_by != caller.account_id:

@@ -26,10 +26,6 @@ from registers.services.decisions import create_decision
 from registers.specs import RiskSpec
 
 
-def snapshot(risk: Risk) -> dict[str, Any]:
-    return specs.snapshot(RiskSpec, risk)
-
-
 def _clean(risk: Risk, data: dict[str, Any], *, creating: bool) -> FieldErrors:
     """The declaration's rules (`RiskSpec`), then the stateful and cross-field ones: the
     owner is a tracker user, an opportunity never materialises, the treatment suits the
@@ -73,7 +69,7 @@ def build_risk(
 
 def write_risk(caller: Caller, project: Project, risk: Risk) -> Risk:
     """Insert a risk `build_risk` made, with its audit entry (inside `batch()`, queued)."""
-    insert_created(caller, project, risk, "risk", "risk.created", snapshot)
+    insert_created(caller, project, risk, "risk", "risk.created", RiskSpec)
     return risk
 
 
@@ -88,10 +84,10 @@ def risk_update(
 ) -> Risk:
     with transaction.atomic():
         project, risk = writable_record(caller, Risk, risk_id, expected_revision)
-        before = snapshot(risk)
+        before = specs.snapshot(RiskSpec, risk)
         _clean(risk, data, creating=False).raise_if_any()
         _stamp_acceptance(caller, risk)
-        changes = audit.diff(before, snapshot(risk))
+        changes = audit.diff(before, specs.snapshot(RiskSpec, risk))
         if changes:
             risk.revision += 1
             risk.updated_by_account_id = caller.account_id
@@ -105,7 +101,12 @@ def risk_delete(*, caller: Caller, risk_id: Any, expected_revision: int | None =
     with transaction.atomic():
         project, risk = writable_record(caller, Risk, risk_id, expected_revision)
         audit_write(
-            caller, project, "risk", "risk.deleted", risk.pk, audit.diff(snapshot(risk), {})
+            caller,
+            project,
+            "risk",
+            "risk.deleted",
+            risk.pk,
+            audit.diff(specs.snapshot(RiskSpec, risk), {}),
         )
         risk.delete()
 

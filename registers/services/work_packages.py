@@ -43,10 +43,6 @@ ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9_]*-[1-9]\d*")
 MOVES = {"up": -1, "down": 1}
 
 
-def snapshot(wp: WorkPackage) -> dict[str, Any]:
-    return specs.snapshot(WorkPackageSpec, wp)
-
-
 # --- validation ------------------------------------------------------------------------------
 
 
@@ -280,7 +276,7 @@ def write_work_package(caller: Caller, project: Project, wp: WorkPackage) -> Wor
     """Insert a package `build_work_package` made (inside `batch()`, queued: the import claims
     it for the batch's later rows first, `claim_work_package`), with its audit entry and its
     issues' write-back."""
-    insert_created(caller, project, wp, "workPackage", "work_package.created", snapshot)
+    insert_created(caller, project, wp, "workPackage", "work_package.created", WorkPackageSpec)
     enqueue_write_back(project, wp.linked_issue_keys)
     return wp
 
@@ -292,9 +288,9 @@ def work_package_update(
     client sends."""
     with transaction.atomic():
         project, wp = writable_record(caller, WorkPackage, wp_id, expected_revision)
-        before = snapshot(wp)
+        before = specs.snapshot(WorkPackageSpec, wp)
         _clean(project, wp, data, creating=False).raise_if_any()
-        after = snapshot(wp)
+        after = specs.snapshot(WorkPackageSpec, wp)
         changes = audit.diff(before, after)
         if changes:
             wp.revision += 1
@@ -322,7 +318,7 @@ def work_package_delete(
             "workPackage",
             "work_package.deleted",
             wp.pk,
-            audit.diff(snapshot(wp), {}),
+            audit.diff(specs.snapshot(WorkPackageSpec, wp), {}),
         )
         wp.delete()
         enqueue_write_back(project, keys)

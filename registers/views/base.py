@@ -1,12 +1,12 @@
 """What the four register pages share, as one class: `RegisterPages` declares a register (its
 resource, names and template) and serves its pages the way Django's `ModelAdmin` serves an
-admin: `get_urls()` gives the URL patterns of the list, add, detail, edit and delete views,
-and each register's module subclasses it, overriding the hooks (rows, `extra`, create, update,
-delete, the form's choices, the edit and detail checks) and adding its own acts to
-`get_urls()`. The page shows its rows a page at a time (registers.paging: filters, search
-and sort in SQL); the full page and the HTMX responses render the same partials; the row
-forms, undo and the detail page are registers.views.rowforms, and the bulk edit of selected
-rows registers.views.bulk."""
+admin: `get_urls()` gives the URL patterns of the list, add, detail, edit and delete views, and
+each register's module subclasses it, declaring its write services (`writes`), overriding the
+hooks (rows, `extra`, the form's choices, the edit and detail checks) and adding its own acts
+to `get_urls()`. The page shows its rows a page at a time (registers.paging: filters, search
+and sort in SQL); the full page and the HTMX responses render the same partials; the rows'
+answers, row forms, undo and the detail page are registers.views.rowforms, and the bulk edit of
+selected rows registers.views.bulk."""
 
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -29,7 +29,6 @@ from governance.people import Person, resolve
 from governance.permissions import Caller
 from governance.picker import people_choices
 from registers import paging, selectors, tables
-from registers.views import rows as read_rows
 from registers.views.bulk import BulkEdit
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
@@ -104,21 +103,6 @@ class RegisterPages(RowForms, BulkEdit):
         return []
 
     def to_dict(self, record: Any) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def create(self, *, caller: Caller, data: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any:
-        """A new record from `data`, checked by the create service and not written."""
-        raise NotImplementedError
-
-    def update(
-        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-    ) -> Any:
-        raise NotImplementedError
-
-    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
         raise NotImplementedError
 
     def check_editable(self, record: Any) -> None:
@@ -390,58 +374,6 @@ class RegisterPages(RowForms, BulkEdit):
                 "oob": True,
             },
         )
-
-    def row_html(
-        self,
-        request: HttpRequest,
-        project: Project,
-        caller: Caller,
-        record: Any,
-        *,
-        partial: str = "row",
-        **more: Any,
-    ) -> str:
-        """The read row (`row`: registers.views.rows) or a partial (`row-edit`, its own)."""
-        records = [record] if record is not None else []
-        people, extra = self.decorated(project, caller, records, form_people(more.get("form")))
-        context = self.common_context(
-            project, caller, request, r=record, people=people, extra=extra, **more
-        )
-        if partial == "row":
-            return read_rows.ROWS[self.slug](record, read_rows.RowContext.of(context))
-        return render_to_string(f"{self.template}#{partial}", context, request=request)
-
-    def render_row(
-        self,
-        request: HttpRequest,
-        project: Project,
-        caller: Caller,
-        record: Any,
-        *,
-        status: int = 200,
-        tabs: bool = False,
-        notice: str = "",
-        saved: bool = False,
-    ) -> HttpResponse:
-        html = self.row_html(request, project, caller, record, notice=notice, saved=saved)
-        if tabs:
-            html += self.tabs_oob(project)
-        return htmx_response(html, status)
-
-    def render_partial(
-        self,
-        request: HttpRequest,
-        project: Project,
-        caller: Caller,
-        record: Any,
-        partial: str,
-        *,
-        status: int = 200,
-        **more: Any,
-    ) -> HttpResponse:
-        """A row partial of the register's own acts, as an HTMX answer."""
-        html = self.row_html(request, project, caller, record, partial=partial, **more)
-        return htmx_response(html, status)
 
     def into_row(self, response: HttpResponse, pk: Any) -> HttpResponse:
         """The answer replaces the record's row: a row's Delete button submits the table's one

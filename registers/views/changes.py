@@ -43,6 +43,7 @@ from registers.services.changes import (
 from registers.specs import ChangeSpec
 from registers.tables import money
 from registers.views import base
+from registers.views.shared import Writes
 
 
 def variations_summary(project: Project) -> dict[str, Any]:
@@ -73,6 +74,12 @@ class ChangePages(base.RegisterPages):
     template = "registers/changes.html"
     model = ChangeRequest
     id_kwarg = "change_id"
+    writes = Writes(
+        create=services.change_create,
+        build=build_change,
+        update=services.change_update,
+        delete=services.change_delete,
+    )
     labels = specs.labels(ChangeSpec)
     name_field = "summary"
     restorable = frozenset(specs.writable(ChangeSpec))
@@ -95,24 +102,6 @@ class ChangePages(base.RegisterPages):
 
     def to_dict(self, record: ChangeRequest) -> dict[str, Any]:
         return change_to_dict(record)
-
-    def create(self, *, caller: Caller, data: dict[str, Any]) -> ChangeRequest:
-        return services.change_create(caller=caller, data=data)
-
-    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> ChangeRequest:
-        return build_change(caller, project, data)
-
-    def update(
-        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-    ) -> ChangeRequest:
-        return services.change_update(
-            caller=caller, change_id=pk, data=data, expected_revision=expected_revision
-        )
-
-    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
-        return services.change_delete(
-            caller=caller, change_id=pk, expected_revision=expected_revision
-        )
 
     def check_editable(self, record: ChangeRequest) -> None:
         require_open(record, "edited")

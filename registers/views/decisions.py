@@ -36,6 +36,7 @@ from registers.serializers import decision_to_dict
 from registers.services.decisions import build_decision, require_editable
 from registers.specs import DecisionSpec
 from registers.views import base
+from registers.views.shared import Writes
 
 
 class DecisionPages(base.RegisterPages):
@@ -46,6 +47,11 @@ class DecisionPages(base.RegisterPages):
     template = "registers/decisions.html"
     model = Decision
     id_kwarg = "decision_id"
+    writes = Writes(
+        create=services.decision_create,
+        build=build_decision,
+        update=services.decision_update,
+    )
     labels = specs.labels(DecisionSpec)
     deletable = False
     empty_hint = (
@@ -55,19 +61,6 @@ class DecisionPages(base.RegisterPages):
 
     def to_dict(self, record: Decision) -> dict[str, Any]:
         return decision_to_dict(record)
-
-    def create(self, *, caller: Caller, data: dict[str, Any]) -> Decision:
-        return services.decision_create(caller=caller, data=data)
-
-    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Decision:
-        return build_decision(caller, project, data)
-
-    def update(
-        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-    ) -> Decision:
-        return services.decision_update(
-            caller=caller, decision_id=pk, data=data, expected_revision=expected_revision
-        )
 
     def check_editable(self, record: Decision) -> None:
         """Pending decisions only: a made decision answers 409 (add a note instead)."""

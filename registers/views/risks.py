@@ -38,6 +38,7 @@ from registers.services.risks import build_risk, decision_prefill, require_decis
 from registers.specs import RiskSpec
 from registers.views import base
 from registers.views.decisions import PAGES as DECISIONS
+from registers.views.shared import Writes
 
 
 class RiskPages(base.RegisterPages):
@@ -48,6 +49,12 @@ class RiskPages(base.RegisterPages):
     template = "registers/risks.html"
     model = Risk
     id_kwarg = "risk_id"
+    writes = Writes(
+        create=services.risk_create,
+        build=build_risk,
+        update=services.risk_update,
+        delete=services.risk_delete,
+    )
     labels = specs.labels(RiskSpec)
     name_field = "title"
     restorable = frozenset(specs.writable(RiskSpec))
@@ -68,22 +75,6 @@ class RiskPages(base.RegisterPages):
 
     def to_dict(self, record: Risk) -> dict[str, Any]:
         return risk_to_dict(record, [])
-
-    def create(self, *, caller: Caller, data: dict[str, Any]) -> Risk:
-        return services.risk_create(caller=caller, data=data)
-
-    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Risk:
-        return build_risk(caller, project, data)
-
-    def update(
-        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-    ) -> Risk:
-        return services.risk_update(
-            caller=caller, risk_id=pk, data=data, expected_revision=expected_revision
-        )
-
-    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
-        return services.risk_delete(caller=caller, risk_id=pk, expected_revision=expected_revision)
 
     def get_urls(self) -> list[URLPattern]:
         act = self.view(self.record_decision_view, "GET", "POST")

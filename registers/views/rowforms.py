@@ -1,8 +1,8 @@
-"""The register pages' row forms, the undo of a delete and the read-only detail page:
-the part of `RegisterPages` (registers.views.base) that reads a submitted row and answers
-it. A save reads the form first: a number it cannot read is refused with the person's
-values before any service is called; the service then checks and writes in one
-transaction (422 with its errors, 412 with a conflict row, 409 with the reason)."""
+"""The register pages' rows as HTMX answers, the row forms, the undo of a delete and the
+read-only detail page: the part of `RegisterPages` (registers.views.base) that reads a
+submitted row and answers it. A save reads the form first: a number it cannot read is refused
+with the person's values before any service is called; the service then checks and writes in
+one transaction (422 with its errors, 412 with a conflict row, 409 with the reason)."""
 
 import secrets
 from collections.abc import Iterable, Mapping
@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.template.loader import render_to_string
 
 from governance import audit_text, picker, submissions
 from governance.conflicts import conflict_rows
@@ -23,7 +24,8 @@ from governance.people import Person
 from governance.permissions import Caller
 from registers import forms
 from registers.services.common import get_in_project
-from registers.views.shared import Choices, RowForm, history
+from registers.views import rows as read_rows
+from registers.views.shared import Choices, RowForm, Writes, form_people, history, htmx_response
 
 UNDO_SESSION_KEY = "register_undo"
 UNDO_KEEP = 10
@@ -37,16 +39,13 @@ if TYPE_CHECKING:
         slug: ClassVar[str]
         noun: ClassVar[str]
         anchor: ClassVar[str]
+        template: ClassVar[str]
         model: ClassVar[type[Model]]
         labels: ClassVar[dict[str, str]]
         name_field: ClassVar[str]
+        id_kwarg: ClassVar[str]
 
         def to_dict(self, record: Any) -> dict[str, Any]: ...
-        def create(self, *, caller: Caller, data: dict[str, Any]) -> Any: ...
-        def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any: ...
-        def update(
-            self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-        ) -> Any: ...
         def form_choices(self, project: Project, values: dict[str, Any]) -> Choices: ...
         def base_url(self, project: Project) -> str: ...
         def tabs(self, project: Project) -> list[tuple[str, str, int]]: ...
@@ -69,29 +68,7 @@ if TYPE_CHECKING:
             form: RowForm | None = None,
             status: int = 200,
         ) -> HttpResponse: ...
-        def render_row(
-            self,
-            request: HttpRequest,
-            project: Project,
-            caller: Caller,
-            record: Any,
-            *,
-            status: int = 200,
-            tabs: bool = False,
-            notice: str = "",
-            saved: bool = False,
-        ) -> HttpResponse: ...
-        def render_partial(
-            self,
-            request: HttpRequest,
-            project: Project,
-            caller: Caller,
-            record: Any,
-            partial: str,
-            *,
-            status: int = 200,
-            **more: Any,
-        ) -> HttpResponse: ...
+        def tabs_oob(self, project: Project) -> str: ...
 
 else:
     _Pages = object
@@ -99,6 +76,85 @@ else:
 
 class RowForms(_Pages):
     """The row forms, undo and detail of a register's pages (mixed into `RegisterPages`)."""
+
+    writes: ClassVar[Writes]  # the register's services, which every write goes through
+
+    # --- the writes -------------------------------------------------------------------------
+
+    def create(self, *, caller: Caller, data: dict[str, Any]) -> Any:
+        return self.writes.create(caller=caller, data=data)
+
+    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> Any:
+        """A new record from `data`, checked by the create service and not written."""
+        return self.writes.build(caller, project, data)
+
+    def update(
+        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
+    ) -> Any:
+        return self.writes.update(
+            caller=caller, **{self.id_kwarg: pk}, data=data, expected_revision=expected_revision
+        )
+
+    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
+        if self.writes.delete is None:
+            raise NotImplementedError
+        self.writes.delete(
+            caller=caller, **{self.id_kwarg: pk}, expected_revision=expected_revision
+        )
+
+    # --- the rows' answers -------------------------------------------------------------
+
+    def row_html(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record: Any,
+        *,
+        partial: str = "row",
+        **more: Any,
+    ) -> str:
+        """The read row (`row`: registers.views.rows) or a partial (`row-edit`, its own)."""
+        records = [record] if record is not None else []
+        people, extra = self.decorated(project, caller, records, form_people(more.get("form")))
+        context = self.common_context(
+            project, caller, request, r=record, people=people, extra=extra, **more
+        )
+        if partial == "row":
+            return read_rows.ROWS[self.slug](record, read_rows.RowContext.of(context))
+        return render_to_string(f"{self.template}#{partial}", context, request=request)
+
+    def render_row(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record: Any,
+        *,
+        status: int = 200,
+        tabs: bool = False,
+        notice: str = "",
+        saved: bool = False,
+    ) -> HttpResponse:
+        html = self.row_html(request, project, caller, record, notice=notice, saved=saved)
+        if tabs:
+            html += self.tabs_oob(project)
+        return htmx_response(html, status)
+
+    def render_partial(
+        self,
+        request: HttpRequest,
+        project: Project,
+        caller: Caller,
+        record: Any,
+        partial: str,
+        *,
+        status: int = 200,
+        **more: Any,
+    ) -> HttpResponse:
+        """A row partial of the register's own acts, as an HTMX answer."""
+        html = self.row_html(request, project, caller, record, partial=partial, **more)
+        return htmx_response(html, status)
 
     # --- the row forms ------------------------------------------------------------------
 

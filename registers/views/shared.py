@@ -1,7 +1,9 @@
-"""What every register page's views share beside the page class: the people pickers'
-choices, the fixed choices of the row forms, the CSRF input the rows' forms repeat, an HTMX
-answer, a record's history and the register's pictures."""
+"""What every register page's views share beside the page class: the register's writes, the
+people pickers' choices, the fixed choices of the row forms, the CSRF input the rows' forms
+repeat, an HTMX answer, a record's history and the register's pictures."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from django.http import HttpRequest, HttpResponse
@@ -12,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from governance.models import RAG_CHOICES, AuditEntry, Project
+from governance.permissions import Caller
 from registers.models import (
     CHANGE_DIMENSIONS,
     RISK_DIRECTIONS,
@@ -19,6 +22,19 @@ from registers.models import (
     RISK_TREATMENTS,
     WP_STATUSES,
 )
+
+
+@dataclass(frozen=True)
+class Writes:
+    """A register's write services (registers.services), which its pages and its API call:
+    `update` and `delete` take the record's id by the pages' `id_kwarg` (`risk_id=`, ...);
+    a register that deletes nothing has no `delete`."""
+
+    create: Callable[..., Any]  # (caller=, data=)
+    build: Callable[[Caller, Project, dict[str, Any]], Any]  # checked, not written
+    update: Callable[..., Any]  # (caller=, <id>=, data=, expected_revision=)
+    delete: Callable[..., None] | None = None  # (caller=, <id>=, expected_revision=)
+
 
 # A row form's choices by name: (value, label) pairs (the people pickers', the register's own).
 Choices = dict[str, list[tuple[Any, str]]]

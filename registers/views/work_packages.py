@@ -32,6 +32,7 @@ from registers.serializers import work_package_to_dict
 from registers.services.work_packages import build_work_package
 from registers.specs import WorkPackageSpec
 from registers.views import base
+from registers.views.shared import Writes
 
 
 class WorkPackagePages(base.RegisterPages):
@@ -42,6 +43,12 @@ class WorkPackagePages(base.RegisterPages):
     template = "registers/work_packages.html"
     model = WorkPackage
     id_kwarg = "wp_id"
+    writes = Writes(
+        create=services.work_package_create,
+        build=build_work_package,
+        update=services.work_package_update,
+        delete=services.work_package_delete,
+    )
     labels = specs.labels(WorkPackageSpec)
     name_field = "name"
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
@@ -79,24 +86,6 @@ class WorkPackagePages(base.RegisterPages):
 
     def to_dict(self, record: WorkPackage) -> dict[str, Any]:
         return work_package_to_dict(record)
-
-    def create(self, *, caller: Caller, data: dict[str, Any]) -> WorkPackage:
-        return services.work_package_create(caller=caller, data=data)
-
-    def build(self, *, caller: Caller, project: Project, data: dict[str, Any]) -> WorkPackage:
-        return build_work_package(caller, project, data)
-
-    def update(
-        self, *, caller: Caller, pk: Any, data: dict[str, Any], expected_revision: int | None
-    ) -> WorkPackage:
-        return services.work_package_update(
-            caller=caller, wp_id=pk, data=data, expected_revision=expected_revision
-        )
-
-    def delete(self, *, caller: Caller, pk: Any, expected_revision: int | None) -> None:
-        return services.work_package_delete(
-            caller=caller, wp_id=pk, expected_revision=expected_revision
-        )
 
     def prepare_form(self, form: RowForm) -> None:
         """The budget phasing month grid."""
