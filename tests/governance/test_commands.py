@@ -97,3 +97,29 @@ def test_seed_demo_is_idempotent(demo):
     assert counts == again
     assert counts[1] >= 6
     assert signs_in("lena", "governance-demo")
+
+
+def test_a_browser_without_an_account_stops_the_project_and_grants_nothing(db):
+    run("user", "lead")
+    run("user", "reader")
+    with pytest.raises(CommandError, match="ghost"):
+        run(
+            "project",
+            "ZED",
+            "--name",
+            "Zed",
+            "--lead",
+            "lead",
+            "--browser",
+            "reader",
+            "--browser",
+            "ghost",
+        )
+    assert not LocalBrowseGrant.objects.exists()
+    assert not get_tracker().get_project("ZED")
+    run("project", "ZED", "--name", "Zed", "--lead", "lead", "--browser", "reader")
+    run("project", "ZED", "--name", "Zed", "--lead", "lead", "--browser", "reader")
+    assert sorted(LocalBrowseGrant.objects.values_list("account__name", flat=True)) == [
+        "lead",
+        "reader",
+    ]

@@ -101,8 +101,15 @@ def ensure_project(key: str, *, name: str, lead: str, browsers: Iterable[str] = 
     if not created and (project.name, project.lead_id) != (name, lead_account.pk):
         project.name, project.lead = name, lead_account
         project.save(update_fields=["name", "lead"])
-    for browser in {lead, *browsers}:
-        LocalBrowseGrant.objects.get_or_create(project=project, account=_account(browser))
+    names = {lead, *browsers}
+    accounts = list(LocalAccount.objects.filter(name__in=names))
+    for name in sorted(names - {a.name for a in accounts}):
+        _account(name)  # raises: no such account
+    # One statement for every grant; a grant the project already holds stays as it is.
+    LocalBrowseGrant.objects.bulk_create(
+        [LocalBrowseGrant(project=project, account=account) for account in accounts],
+        ignore_conflicts=True,
+    )
     return project
 
 
