@@ -5,6 +5,7 @@ import copy
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from io import StringIO
 
@@ -55,12 +56,32 @@ def _flush_by_delete_on_postgresql():
         yield
 
 
+# Every test's settings: a fast password hasher, the outbox run when a write commits.
+TEST_SETTINGS = {
+    "PASSWORD_HASHERS": ["django.contrib.auth.hashers.MD5PasswordHasher"],
+    "OUTBOX_RUN_ON_COMMIT": True,
+}
+
+
 @pytest.fixture(autouse=True)
 def _fast_and_isolated(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.OUTBOX_RUN_ON_COMMIT = True
+    for name, value in TEST_SETTINGS.items():
+        setattr(settings, name, copy.deepcopy(value))
     cache.clear()
     yield
+    cache.clear()
+
+
+@contextmanager
+def built_and_rolled_back(django_db_blocker):
+    """Rows built outside a test, with the tests' settings, in a transaction rolled back when
+    the block ends (whatever it returns or yields is read inside it)."""
+    with django_db_blocker.unblock(), override_settings(**TEST_SETTINGS), transaction.atomic():
+        cache.clear()
+        try:
+            yield
+        finally:
+            transaction.set_rollback(True)
     cache.clear()
 
 
@@ -139,20 +160,9 @@ def _live_server_answered(request):
 def demo_rows(django_db_setup, django_db_blocker) -> str:
     """The demo portfolio (`seed_demo`), seeded once per test session (per xdist worker) and
     kept as serialized rows; the seeding is rolled back, so the database stays empty."""
-    with (
-        django_db_blocker.unblock(),
-        override_settings(
-            PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
-            OUTBOX_RUN_ON_COMMIT=True,
-        ),
-        transaction.atomic(),
-    ):
-        cache.clear()
+    with built_and_rolled_back(django_db_blocker):
         call_command("seed_demo", stdout=StringIO())
-        rows = connection.creation.serialize_db_to_string()
-        transaction.set_rollback(True)
-    cache.clear()
-    return rows
+        return connection.creation.serialize_db_to_string()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -240,18 +250,8 @@ def module_db(django_db_setup, django_db_blocker):
     objects built (`fresh`), as Django does, so a test that changes one in memory does not
     change it for the next. Not for a module with transactional tests (a live server,
     threads that commit): they cannot run inside a transaction."""
-    with (
-        django_db_blocker.unblock(),
-        override_settings(
-            PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
-            OUTBOX_RUN_ON_COMMIT=True,
-        ),
-        transaction.atomic(),
-    ):
-        cache.clear()
+    with built_and_rolled_back(django_db_blocker):
         yield
-        transaction.set_rollback(True)
-    cache.clear()
 
 
 def fresh(built):
