@@ -72,9 +72,13 @@ class RegisterPages(RowForms, BulkEdit):
     # The fields its create service accepts that rebuild a deleted record whole; empty where
     # a delete cannot be undone (a work package's linked issues and baselines are gone).
     restorable: ClassVar[frozenset[str]] = frozenset()
-    deletable: ClassVar[bool] = True
     # Whether the page shows the register's pictures (`pictures`), server-drawn charts.
     draws_pictures: ClassVar[bool] = False
+
+    @property
+    def deletable(self) -> bool:
+        """Whether the register deletes: its `writes` hold a delete service."""
+        return self.writes.delete is not None
 
     # --- hooks ---------------------------------------------------------------------------
 

@@ -53,7 +53,6 @@ class DecisionPages(base.RegisterPages):
         update=services.decision_update,
     )
     labels = specs.labels(DecisionSpec)
-    deletable = False
     empty_hint = (
         "The decision log records what was decided, by whom and why. Leave 'Made on' "
         "empty while a decision is pending; fill it when the decision is taken."
