@@ -646,12 +646,16 @@ def decision_proposals(
     return shown, len(proposals) - len(shown)
 
 
-def visible_proposals(request: Any) -> list[Project]:
+def visible_proposals(request: Any, *, shown: bool = True) -> list[Project]:
     """The proposals the caller can view (`proposal_projects` of `visible_projects`, the same
     projects): the access gate as a filter in SQL (`gatelist.viewable`) with the proposals'
     states in the same statement, each as the gate gives a list's rows (the tracker's name and
-    lead of the moment, `gatelist.page_callers`); never every viewable project made first."""
-    found = gatelist.viewable(request, shown=True).filter(proposal_condition("business_case__"))
+    lead of the moment, `gatelist.page_callers`); never every viewable project made first.
+    Not `shown`: the same projects as the mirror holds them, without the tracker's name and
+    lead or the person's role in each, for a board that ranks them and names none."""
+    found = gatelist.viewable(request, shown=shown).filter(proposal_condition("business_case__"))
+    if not shown:
+        return list(found.order_by("key"))
     return [project for project, _ in gatelist.page_callers(request, list(found.order_by("key")))]
 
 
@@ -659,8 +663,10 @@ def viewer_board(request: Any, also: Project | None = None, *, money: bool = Tru
     """The board over the proposals the caller can view (and `also`, a project read on its
     own): the one ranking the ranked list, a proposal's page and answer, the portfolio's
     columns and the assistant all show, so a proposal's rank means one thing everywhere.
-    Without `money`, a board only ranked (`load`): the portfolio's columns."""
-    listed = {p.pk: p for p in visible_proposals(request)}
+    Without `money`, a board only ranked (`load`): the portfolio's columns, which name no
+    proposal but the page's own rows, so its proposals are read without the tracker's names
+    (the rank's order reads the total and the key alone, `_order`)."""
+    listed = {p.pk: p for p in visible_proposals(request, shown=money)}
     if also is not None:
         listed[also.pk] = also
     return load(list(listed.values()), money=money)
