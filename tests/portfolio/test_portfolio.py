@@ -9,12 +9,12 @@ from decimal import Decimal
 import openpyxl
 import pytest
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from charter.models import BusinessCase
-from governance import permissions
+from governance import permissions, signals
 from governance.tracker.local import scripting
 from status import services
 from status.models import ProjectStatus
@@ -45,40 +45,44 @@ def make_project(
     overall="None",
     stale=False,
 ):
-    project = ProjectFactory(
-        key=key, name=f"Project {key}", browsers=browsers, **({"lead": lead} if lead else {})
-    )
-    project.approval_status = approval
-    project.save(update_fields=["approval_status"])
-    BusinessCaseFactory(
-        project=project,
-        theme=theme,
-        approval_status=approval,
-        version=2 if approval == "Approved" else 1,
-        adoption_affected="Staff",
-        adoption_kpi="Usage",
-        change_saturation="Low",
-        adoption_owner=SEAT,
-    )
-    WorkPackageFactory(
-        project=project,
-        name="Build",
-        budget=Decimal(1000),
-        budget_baseline=Decimal(1000),
-        budget_forecast=Decimal(cost_forecast),
-    )
-    RiskFactory(project=project, impact=risk_score[0], likelihood=risk_score[1])
-    DecisionFactory(project=project)  # pending
-    if scope_age is not None:
-        change = ChangeRequestFactory(project=project, dimensions=["Scope"])
-        change.created_at = timezone.now() - dt.timedelta(days=scope_age)
-        change.save()
-    status = ProjectStatus.objects.create(
-        project=project,
-        overall_rag=overall,
-        last_updated_at=timezone.now() - dt.timedelta(days=40 if stale else 1),
-    )
-    assert status
+    # Its stored health derived once, when its last fact is in, instead of again after each
+    # row (`deferred_project_changes`, as the demo's seeding does); no tolerances are set, so
+    # no derivation on the way could open an exception: the same rows are stored.
+    with transaction.atomic(), signals.deferred_project_changes():
+        project = ProjectFactory(
+            key=key, name=f"Project {key}", browsers=browsers, **({"lead": lead} if lead else {})
+        )
+        project.approval_status = approval
+        project.save(update_fields=["approval_status"])
+        BusinessCaseFactory(
+            project=project,
+            theme=theme,
+            approval_status=approval,
+            version=2 if approval == "Approved" else 1,
+            adoption_affected="Staff",
+            adoption_kpi="Usage",
+            change_saturation="Low",
+            adoption_owner=SEAT,
+        )
+        WorkPackageFactory(
+            project=project,
+            name="Build",
+            budget=Decimal(1000),
+            budget_baseline=Decimal(1000),
+            budget_forecast=Decimal(cost_forecast),
+        )
+        RiskFactory(project=project, impact=risk_score[0], likelihood=risk_score[1])
+        DecisionFactory(project=project)  # pending
+        if scope_age is not None:
+            change = ChangeRequestFactory(project=project, dimensions=["Scope"])
+            change.created_at = timezone.now() - dt.timedelta(days=scope_age)
+            change.save()
+        status = ProjectStatus.objects.create(
+            project=project,
+            overall_rag=overall,
+            last_updated_at=timezone.now() - dt.timedelta(days=40 if stale else 1),
+        )
+        assert status
     return project
 
 
@@ -402,6 +406,11 @@ def test_lessons_are_searched_across_viewable_projects(cast, client_for):
 
 
 def _populate(numbers, user, lead):
+    with transaction.atomic(), signals.deferred_project_changes():  # derived once, at the end
+        _make_projects(numbers, user, lead)
+
+
+def _make_projects(numbers, user, lead):
     for n in numbers:
         project = make_project(
             f"Q{n:03d}",
