@@ -107,8 +107,24 @@ def timeline(
     """One lane per work package: the baseline bar (outlined), the forecast bar (solid; red and
     marked with its slip in days when it ends after the baseline), the actual bar (hatched); a
     milestone as a diamond at its end; a dashed line for today; month ticks across."""
-    bounds = [b for r in rows for s in (r.baseline, r.forecast, r.actual) if (b := s.bounds())]
-    bounds += [b for r in rows if (b := r.actual_bounds(today))]
+    # Each row's spans and slip, worked out once (the table, the extent and the lanes read them).
+    lanes = [
+        (
+            row,
+            row.baseline.bounds(),
+            row.forecast.bounds(),
+            row.actual_bounds(today),
+            row.slip_days,
+        )
+        for row in rows
+    ]
+    bounds = [
+        b
+        for row, baseline, forecast, _, _ in lanes
+        for b in (baseline, forecast, row.actual.bounds())
+        if b
+    ]
+    bounds += [actual for _, _, _, actual, _ in lanes if actual]
     # A date stored before the accepted range was enforced (9999-12-31) is drawn at its edge.
     bounds = [(clamp_date(start), clamp_date(end)) for start, end in bounds]
     label_w, plot_w, lane, top = 190, 620, 34, 40
@@ -123,9 +139,9 @@ def timeline(
                 if r.actual.start and not r.actual.end
                 else _span_text(r.actual)
             ),
-            Cell(_slip_text(r.slip_days), css="late" if (r.slip_days or 0) > 0 else ""),
+            Cell(_slip_text(slip), css="late" if (slip or 0) > 0 else ""),
         ]
-        for r in rows
+        for r, _, _, _, slip in lanes
     ]
     legend = [
         ("legend-bar legend-baseline", f"{baseline_label} (outlined)"),
@@ -145,8 +161,10 @@ def timeline(
     last = (last.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
     span_days = max((last - first).days, 1)
 
+    first_day = first.toordinal()
+
     def x(day: dt.date) -> float:
-        return label_w + (clamp_date(day) - first).days / span_days * plot_w
+        return label_w + (clamp_date(day).toordinal() - first_day) / span_days * plot_w
 
     width = label_w + plot_w + 60
     height = top + lane * len(rows) + 10
@@ -167,7 +185,7 @@ def timeline(
             parts.append(
                 f'<text x="{_n(mx + 2)}" y="{top - 22}" class="axis-tick year">{month:%Y}</text>'
             )
-    for index, row in enumerate(rows):
+    for index, (row, baseline, forecast, actual, slip) in enumerate(lanes):
         y = top + index * lane
         if index % 2:
             parts.append(
@@ -175,27 +193,28 @@ def timeline(
                 'class="lane-alt"/>'
             )
         parts.append(_lane_label(row.label, row.href, y + lane / 2, 28))
-        slip = row.slip_days
-        if b := row.baseline.bounds():
+        if baseline:
+            x0 = x(baseline[0])
             parts.append(
-                f'<rect x="{_n(x(b[0]))}" y="{y + 4}" width="{_n(max(x(b[1]) - x(b[0]), 2))}" '
+                f'<rect x="{_n(x0)}" y="{y + 4}" width="{_n(max(x(baseline[1]) - x0, 2))}" '
                 'height="9" class="bar-baseline"/>'
             )
-        if b := row.forecast.bounds():
+        if forecast:
             late = bool(
                 row.baseline.end and row.forecast.end and row.forecast.end > row.baseline.end
             )
             css = "bar-forecast bar-slipped" if late else "bar-forecast"
+            x0 = x(forecast[0])
             parts.append(
-                f'<rect x="{_n(x(b[0]))}" y="{y + 14}" width="{_n(max(x(b[1]) - x(b[0]), 2))}" '
+                f'<rect x="{_n(x0)}" y="{y + 14}" width="{_n(max(x(forecast[1]) - x0, 2))}" '
                 f'height="9" class="{css}"/>'
             )
-        if b := row.actual_bounds(today):
-            w = max(x(b[1]) - x(b[0]), 2)
+        if actual:
+            x0 = x(actual[0])
+            at, w = _n(x0), _n(max(x(actual[1]) - x0, 2))
             parts.append(
-                f'<rect x="{_n(x(b[0]))}" y="{y + 24}" width="{_n(w)}" height="7" '
-                'class="bar-actual"/>'
-                f'<rect x="{_n(x(b[0]))}" y="{y + 24}" width="{_n(w)}" height="7" '
+                f'<rect x="{at}" y="{y + 24}" width="{w}" height="7" class="bar-actual"/>'
+                f'<rect x="{at}" y="{y + 24}" width="{w}" height="7" '
                 f'fill="url(#{_e(chart_id)}-hatch)" class="pat-hatch"/>'
             )
         if row.milestone:
@@ -208,7 +227,7 @@ def timeline(
                     f'{" milestone-done" if row.done else ""}"><title>Milestone '
                     f"{_e(row.label)}: {_e(_fmt(end))}</title></path>"
                 )
-        ends = [b[1] for b in (row.forecast.bounds(), row.actual_bounds(today)) if b]
+        ends = [b[1] for b in (forecast, actual) if b]
         if (slip or 0) > 0 and ends:
             gap = 12 if row.milestone else 4
             parts.append(
@@ -220,7 +239,7 @@ def timeline(
         f'<line x1="{_n(tx)}" y1="{top - 4}" x2="{_n(tx)}" y2="{height - 6}" class="today-line"/>'
         f'<text x="{_n(tx + 3)}" y="{height - 1}" class="today-label">Today</text>'
     )
-    slipped = sum(1 for r in rows if (r.slip_days or 0) > 0)
+    slipped = sum(1 for *_, slip in lanes if (slip or 0) > 0)
     desc = (
         f"{len(rows)} work packages from {_fmt(first)} to {_fmt(last)}; "
         f"{slipped} forecast to end after the baseline. Today is {_fmt(today)}."
