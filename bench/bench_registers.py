@@ -7,8 +7,10 @@ on every row) and as a viewer, and the admin changelist of the same register at 
 (the rows the register page shows: it pages by 100) and at 1,000 a page, through the Django
 test client with signed-in users. Each figure is the median of REPEAT requests after WARMUP
 requests, the targets interleaved; the ratio is register page / admin. Nothing is cached:
-every request renders the page from the stored rows. The page after a change (the first
-row's name changed before each request) is timed too, request by request interleaved with
+every request renders the page from the stored rows and the project's register summary
+(registers.summary, read in the transaction of each change). The page after a change (the first
+row's name changed before each request, the register's revision raised with its summary read,
+as a change's transaction does) is timed too, request by request interleaved with
 admin's changelist of the same rows (100 a page) after the same change, and the target is
 judged on it against that changelist.
 

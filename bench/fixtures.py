@@ -21,35 +21,43 @@ def work_package_register(
 ) -> None:
     """`rows` work packages of `project`, replacing its register: owners, dates, budgets and
     linked issues spread over the rows (`issue_key(n)` names row n's issue)."""
+    from django.db import transaction
+
+    from governance import signals
     from registers.models import WorkPackage
 
     start = dt.date(2026, 1, 5)
-    WorkPackage.objects.filter(project=project).delete()
-    WorkPackage.objects.bulk_create(
-        [
-            WorkPackage(
-                project=project,
-                name=f"Work package {n:0{digits}d}: integration stream",
-                type="Epic",
-                owner_account_id=owners[n % len(owners)] if n % 7 else None,
-                status=PACKAGE_STATUSES[n % 4][0],
-                progress=PACKAGE_STATUSES[n % 4][1],
-                rag=["Red", "Amber", "Green", "Blue", "None"][n % 5],
-                planned_start_date=start + dt.timedelta(days=n % 300),
-                planned_end_date=start + dt.timedelta(days=n % 300 + 60),
-                forecast_start_date=start + dt.timedelta(days=n % 300),
-                forecast_end_date=start + dt.timedelta(days=n % 300 + 60 + n % 11),
-                budget=Decimal(10_000 + n * 17),
-                budget_forecast=Decimal(10_500 + n * 17),
-                budget_actual=Decimal(n * 9),
-                commentary="On track." if n % 3 else "",
-                linked_issue_keys=[issue_key(n)] if n % 2 else [],
-                sort_order=n if n % 4 else None,
-            )
-            for n in range(rows)
-        ],
-        batch_size=500,
-    )
+    # One announcement for the whole replacement (a delete announces each row it deletes).
+    with transaction.atomic(), signals.deferred_project_changes():
+        WorkPackage.objects.filter(project=project).delete()
+        WorkPackage.objects.bulk_create(
+            [
+                WorkPackage(
+                    project=project,
+                    name=f"Work package {n:0{digits}d}: integration stream",
+                    type="Epic",
+                    owner_account_id=owners[n % len(owners)] if n % 7 else None,
+                    status=PACKAGE_STATUSES[n % 4][0],
+                    progress=PACKAGE_STATUSES[n % 4][1],
+                    rag=["Red", "Amber", "Green", "Blue", "None"][n % 5],
+                    planned_start_date=start + dt.timedelta(days=n % 300),
+                    planned_end_date=start + dt.timedelta(days=n % 300 + 60),
+                    forecast_start_date=start + dt.timedelta(days=n % 300),
+                    forecast_end_date=start + dt.timedelta(days=n % 300 + 60 + n % 11),
+                    budget=Decimal(10_000 + n * 17),
+                    budget_forecast=Decimal(10_500 + n * 17),
+                    budget_actual=Decimal(n * 9),
+                    commentary="On track." if n % 3 else "",
+                    linked_issue_keys=[issue_key(n)] if n % 2 else [],
+                    sort_order=n if n % 4 else None,
+                )
+                for n in range(rows)
+            ],
+            batch_size=500,
+        )
+        # bulk_create sends no post_save: the project's facts are announced here, as the app's
+        # own bulk writes do (the stored health row and register summary are read again).
+        signals.project_facts_changed(project.pk)
 
 
 def projects_with_facts(

@@ -5,7 +5,14 @@ offers no add, change or delete."""
 from django.contrib import admin
 
 from governance.admin import ReadOnlyAdmin as KernelReadOnlyAdmin
-from registers.models import ChangeRequest, Decision, Risk, SteeringMinutes, WorkPackage
+from registers.models import (
+    ChangeRequest,
+    Decision,
+    RegisterSummary,
+    Risk,
+    SteeringMinutes,
+    WorkPackage,
+)
 
 
 class ReadOnlyAdmin(KernelReadOnlyAdmin):
@@ -101,3 +108,13 @@ class SteeringMinutesAdmin(ReadOnlyAdmin):
     list_filter = ("project",)
     search_fields = ("title", "url", "project__key")
     ordering = ("project__key", "-held_on")
+
+
+@admin.register(RegisterSummary)
+class RegisterSummaryAdmin(ReadOnlyAdmin):
+    """What the register pages read of all a project's rows, at a registers revision
+    (registers.summary): written by each change, read here only."""
+
+    list_display = ("project", "revision")
+    search_fields = ("project__key",)
+    ordering = ("project__key",)

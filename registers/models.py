@@ -297,3 +297,24 @@ REGISTER_MODELS: dict[str, RegisterModel] = {
     "decisions": Decision,
     "changes": ChangeRequest,
 }
+
+
+class RegisterSummary(models.Model):
+    """What the register pages show of all of a project's rows, stored with the registers
+    revision it was read at (`registers.summary`: written in the transaction that raises the
+    revision, read only while the revision is the project's)."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    revision = models.PositiveBigIntegerField()
+    # Rows per register ({slug: count}), each register's owners ({slug: [accountId]}), the
+    # work packages' money sums ({name: decimal text or null}) and their budget-curve groups
+    # (registers.pictures.budget_rows, each as a list: phasing, months, sums as text).
+    counts = models.JSONField(default=dict)
+    owners = models.JSONField(default=dict)
+    money = models.JSONField(default=dict)
+    budget = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"Register summary of project {self.project_id}"

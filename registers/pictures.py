@@ -350,7 +350,7 @@ def budget_series(
     return labels, series
 
 
-_SUMMED = ("budget", "budget_baseline", "budget_forecast", "budget_actual")
+SUMMED = ("budget", "budget_baseline", "budget_forecast", "budget_actual")
 
 
 def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
@@ -382,14 +382,14 @@ def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
             start_month=TruncMonth("planned_start_date"),
             end_month=TruncMonth("planned_end_date"),
         )
-        .annotate(**{f"sum_{name}": Sum(name) for name in _SUMMED})
+        .annotate(**{f"sum_{name}": Sum(name) for name in SUMMED})
         .order_by("-phased", "start_month", "end_month", "forecasted")
     )
     rows: list[Any] = []
     for row in grouped:
-        sums = {name: row[f"sum_{name}"] for name in _SUMMED}
+        sums = {name: row[f"sum_{name}"] for name in SUMMED}
         rows.append(
-            _Package(
+            BudgetGroup(
                 budget_phasing=row["budget_phasing"] if row["phased"] else None,
                 planned_start_date=row["start_month"],
                 planned_end_date=row["end_month"],
@@ -399,7 +399,7 @@ def budget_rows(packages: QuerySet[WorkPackage]) -> list[Any]:
     return rows
 
 
-class _Package(NamedTuple):
+class BudgetGroup(NamedTuple):
     """A package's (or alike packages' summed) money and months, as `budget_series` reads."""
 
     budget_phasing: Any

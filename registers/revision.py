@@ -1,6 +1,6 @@
 """The register pages' revision of a project (`Project.registers_revision`): raised in the
-transaction of every change of the facts the pages show, so the page cached under it
-(registers.views.base) is never served after a change. The kernel announces those changes
+transaction of every change of the facts the pages show, with the register summary read at it
+(`registers.summary`), so a summary is never read after a change. The kernel announces those changes
 (`signals.project_changed`: every save and delete of a register row, the business case, a
 status, the project's approval state; a bulk write announces itself)."""
 
@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from governance.models import Project
+from registers import summary
 
 
 def bump_registers_revision(
@@ -17,5 +18,9 @@ def bump_registers_revision(
     """One UPDATE in the writer's transaction: committed, or rolled back, with the change.
     The new revision is a random 63-bit stamp, not the next number: a number could come back
     (a database restored from a backup, then written to again) and find the body cached for
-    other content under it; a stamp names one state only."""
-    Project.objects.filter(pk__in=list(project_ids)).update(registers_revision=secrets.randbits(63))
+    other content under it; a stamp names one state only. The projects' register summaries
+    are read at the new stamp in the same transaction (`registers.summary`)."""
+    ids = list(project_ids)
+    stamp = secrets.randbits(63)
+    Project.objects.filter(pk__in=ids).update(registers_revision=stamp)
+    summary.store(ids, stamp)

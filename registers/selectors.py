@@ -2,10 +2,11 @@
 ordering and joins, in a constant number of queries whatever the number of rows."""
 
 import uuid
+from decimal import Decimal
 from functools import cache
 
 from django.db import connection
-from django.db.models import F, QuerySet
+from django.db.models import F, QuerySet, Sum
 from django.db.models.functions import Lower
 
 from governance.models import Project
@@ -86,6 +87,14 @@ def _register_counts_sql() -> str:
         for model in REGISTER_MODELS.values()
     ]
     return "SELECT " + ", ".join(counts)
+
+
+def work_package_money(queryset: QuerySet[WorkPackage]) -> dict[str, Decimal | None]:
+    """The money columns summed over the packages of `queryset` (one query): the register's
+    totals under its table."""
+    return queryset.order_by().aggregate(
+        budget=Sum("budget"), forecast=Sum("budget_forecast"), actual=Sum("budget_actual")
+    )
 
 
 def register_counts(project: Project) -> dict[str, int]:

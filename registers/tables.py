@@ -263,7 +263,7 @@ def build(
     """The table of a page of decorated rows (`registers.paging`): the filters with their
     options and choices, the words searched, the sort and the page's links."""
     spec = paging.SPECS[register]
-    owners = sorted(owners, key=lambda a: _name(people, a).casefold())
+    owners = sorted(owners, key=lambda a: (_name(people, a).casefold(), a))
     filters = [
         Filter(
             name, label, [(v, labels.label(v)) for v in values], paging.choice(params, name, values)

@@ -28,12 +28,14 @@ from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller
 from governance.picker import people_choices
-from registers import paging, selectors, tables
+from registers import paging, selectors, summary, tables
+from registers.summary import Summary
 from registers.views.bulk import BulkEdit
 from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
 from registers.views.shared import (
     STATIC_CHOICES,
     Choices,
+    Drawing,
     RowForm,
     csrf_input,
     form_people,
@@ -86,9 +88,9 @@ class RegisterPages(RowForms, BulkEdit):
         """The register's rows as its page reads them (the related rows it shows joined)."""
         return queryset
 
-    def totals(self, queryset: QuerySet[Any]) -> dict[str, str] | None:
+    def totals(self, queryset: QuerySet[Any], stored: Summary | None) -> dict[str, str] | None:
         """Totals over every row the page's filters keep (aggregate SQL), shown under the
-        table."""
+        table; `stored`: the register's summary, when the filters keep every row."""
         return None
 
     def extra(self, project: Project) -> dict[str, Any]:
@@ -99,11 +101,8 @@ class RegisterPages(RowForms, BulkEdit):
         """What the page shows above the table."""
         return None
 
-    def pictures(
-        self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
-    ) -> list[charts.Chart]:
-        """The register's pictures from the page's decorated rows, `extra` and the register's
-        row count (see draws_pictures)."""
+    def pictures(self, drawing: Drawing) -> list[charts.Chart]:
+        """The register's pictures (see draws_pictures and `Drawing`)."""
         return []
 
     def to_dict(self, record: Any) -> dict[str, Any]:
@@ -284,7 +283,9 @@ class RegisterPages(RowForms, BulkEdit):
         rel = self.model._meta.get_field("project").remote_field
         assert isinstance(rel, ManyToOneRel)  # a register's rows: a foreign key to the project
         scope = getattr(project, rel.get_accessor_name()).all()
-        owners = paging.owner_ids(self.slug, scope)
+        # All rows' figures as the last change stored them, else read now (registers.summary).
+        stored = summary.current(project)
+        owners = stored.owners[self.slug] if stored else paging.owner_ids(self.slug, scope)
         chosen = paging.choice(params, "owner", owners)
         sort = params.get("sort", "")
         spec = paging.SPECS[self.slug]
@@ -309,7 +310,7 @@ class RegisterPages(RowForms, BulkEdit):
         people, extra = self.decorated(
             project, caller, records, {*form_people(form), *owners, *([chosen] if chosen else [])}
         )
-        counts = selectors.register_counts(project)
+        counts = stored.counts if stored else selectors.register_counts(project)
         table = tables.build(
             self.slug,
             page,
@@ -331,14 +332,16 @@ class RegisterPages(RowForms, BulkEdit):
             counts=counts,
             registers=[(slug, REGISTERS[slug].title, counts[slug]) for slug in ORDER],
             summary=self.summary(project),
-            totals=self.totals(matching),
+            totals=self.totals(matching, stored if matching is scope else None),
             bulk=self.bulk_choices(project)
             if self.bulk_fields and caller.can_edit_registers
             else None,
             # A callable: the template calls it where the page shows the pictures, so a table
             # swap never draws them.
             pictures_html=partial(
-                pictures_html, self, project, records, extra, total=counts[self.slug]
+                pictures_html,
+                self,
+                Drawing(project, records, extra, self.base_url(project), counts[self.slug], stored),
             ),
             form=form,
             editing_id=form.get("uuid") if form else None,

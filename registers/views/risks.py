@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from governance.models import Project
     from governance.permissions import Caller
-    from registers.views.shared import RowForm
+    from registers.views.shared import Drawing, RowForm
 
 
 from django.contrib import messages
@@ -66,12 +66,10 @@ class RiskPages(base.RegisterPages):
     def extra(self, project: Project) -> dict[str, Any]:
         return {"treating": selectors.treating_decisions(project), "thresholds": rag_thresholds()}
 
-    def pictures(
-        self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
-    ) -> list[charts.Chart]:
+    def pictures(self, drawing: Drawing) -> list[charts.Chart]:
         # Every open risk of the register, whatever the page shows: counted per cell in SQL.
-        cells = pictures.open_risk_cells(project.risks.all())
-        return pictures.risk_matrices(cells, extra["thresholds"], url)
+        cells = pictures.open_risk_cells(drawing.project.risks.all())
+        return pictures.risk_matrices(cells, drawing.extra["thresholds"], drawing.url)
 
     def to_dict(self, record: Risk) -> dict[str, Any]:
         return risk_to_dict(record, [])

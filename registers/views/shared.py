@@ -22,6 +22,7 @@ from registers.models import (
     RISK_TREATMENTS,
     WP_STATUSES,
 )
+from registers.summary import Summary
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,25 @@ def history(project: Project, record: Any) -> list[AuditEntry]:
     )
 
 
-def pictures_html(reg: Any, project: Project, records: list[Any], extra: Any, *, total: int) -> str:
-    """The register's pictures (its risk matrices, its timeline and budget curve), drawn
-    from `records` (the page's rows), `extra` and `total` (the register's rows); nothing for
-    a register without pictures."""
+@dataclass(frozen=True)
+class Drawing:
+    """What a register's pictures are drawn from: the project, the page's decorated rows, the
+    project-wide values they were decorated with (`extra`), the register's URL, its number of
+    rows, and its stored summary (None when it is not current: read live)."""
+
+    project: Project
+    records: list[Any]
+    extra: dict[str, Any]
+    url: str
+    total: int
+    stored: Summary | None
+
+
+def pictures_html(reg: Any, drawing: Drawing) -> str:
+    """The register's pictures (its risk matrices, its timeline and budget curve); nothing
+    for a register without pictures."""
     if not reg.draws_pictures:
         return ""
-    drawn = reg.pictures(project, records, extra, reg.base_url(project), total=total)
+    drawn = reg.pictures(drawing)
     html = render_to_string("charts/_pictures.html", {"pictures": drawn})
     return mark_safe(html)  # rendered by our template, autoescaped

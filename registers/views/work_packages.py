@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from django.db.models import QuerySet, Sum
+from django.db.models import QuerySet
 from django.http import HttpResponse
 
 if TYPE_CHECKING:
@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from governance import charts
     from governance.models import Project
     from governance.permissions import Caller
-    from registers.views.shared import RowForm
+    from registers.summary import Summary
+    from registers.views.shared import Drawing, RowForm
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import timezone
@@ -25,7 +26,7 @@ from governance import permissions, specs
 from governance.errors import Stale, ValidationFailed
 from governance.http import HtmxHttpRequest, form_revision, render_htmx
 from governance.tracker import TrackerError, get_tracker
-from registers import forms, pictures, services, tables
+from registers import forms, pictures, selectors, services, tables
 from registers.derive import plan_baseline_of
 from registers.models import WorkPackage
 from registers.serializers import work_package_to_dict
@@ -59,29 +60,27 @@ class WorkPackagePages(base.RegisterPages):
     def extra(self, project: Project) -> dict[str, Any]:
         return {"plan": plan_baseline_of(project)}
 
-    def pictures(
-        self, project: Project, records: list[Any], extra: dict[str, Any], url: str, *, total: int
-    ) -> list[charts.Chart]:
+    def pictures(self, drawing: Drawing) -> list[charts.Chart]:
         """The timeline of the page's packages, with a link to the whole timeline (the status
         page draws every package's) when the page shows fewer than all; the budget curve of
         every package."""
+        project, records, every = drawing.project, drawing.records, drawing.total
         timeline = pictures.work_package_timeline(
-            records, url, timezone.localdate(), plan=extra.get("plan")
+            records, drawing.url, timezone.localdate(), plan=drawing.extra.get("plan")
         )
-        every = total
         if len(records) < every:
             timeline.note = f"This page's {len(records)} of {every} work packages."
             timeline.more_href = reverse("status:index", args=[project.key]) + "#status-timeline"
             timeline.more_text = f"See the whole timeline ({every} work packages)"
         # Every package's money, summed in SQL where packages share their months.
-        budget = pictures.budget_rows(project.work_packages.all())
+        stored = drawing.stored
+        budget = stored.budget if stored else pictures.budget_rows(project.work_packages.all())
         return [timeline, pictures.budget_curve(budget, timezone.localdate())]
 
-    def totals(self, queryset: QuerySet[WorkPackage]) -> dict[str, str]:
-        """The money columns summed over every package the filters keep (one query)."""
-        sums = queryset.order_by().aggregate(
-            budget=Sum("budget"), forecast=Sum("budget_forecast"), actual=Sum("budget_actual")
-        )
+    def totals(self, queryset: QuerySet[WorkPackage], stored: Summary | None) -> dict[str, str]:
+        """The money columns summed over every package the filters keep (one query, none
+        from the stored summary)."""
+        sums = stored.money if stored else selectors.work_package_money(queryset)
         return {name: tables.money(value) for name, value in sums.items()}
 
     def to_dict(self, record: WorkPackage) -> dict[str, Any]:
