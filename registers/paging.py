@@ -219,11 +219,31 @@ def choice(params: QueryDict, name: str, values: Iterable[str]) -> str:
     return value if value in values else ""
 
 
+def _owned(register: str, queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """The register's rows of `queryset` that name an owner."""
+    name = SPECS[register].owner_field
+    return queryset.exclude(**{f"{name}__isnull": True}).exclude(**{name: ""}).order_by()
+
+
 def owner_ids(register: str, queryset: QuerySet[Any]) -> list[str]:
     """The accountIds the register's owner column holds (one query)."""
     name = SPECS[register].owner_field
-    found = queryset.exclude(**{f"{name}__isnull": True}).exclude(**{name: ""})
-    return list(found.order_by().values_list(name, flat=True).distinct())
+    return list(_owned(register, queryset).values_list(name, flat=True).distinct())
+
+
+def owners_by_register(querysets: Mapping[str, QuerySet[Any]]) -> dict[str, list[str]]:
+    """`owner_ids` of several registers ({register: its rows}) in one query."""
+    found: dict[str, list[str]] = {register: [] for register in querysets}
+    first, *rest = [
+        _owned(register, queryset)
+        .annotate(owners_of=Value(register))
+        .values_list(SPECS[register].owner_field, "owners_of")
+        .distinct()
+        for register, queryset in querysets.items()
+    ]
+    for account_id, register in first.union(*rest, all=True):
+        found[register].append(account_id)
+    return found
 
 
 def filtered(

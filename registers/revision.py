@@ -1,8 +1,9 @@
 """The register pages' revision of a project (`Project.registers_revision`): raised in the
 transaction of every change of the facts the pages show, with the register summary read at it
-(`registers.summary`), so a summary is never read after a change. The kernel announces those changes
-(`signals.project_changed`: every save and delete of a register row, the business case, a
-status, the project's approval state; a bulk write announces itself)."""
+(`registers.summary`), so that no summary read before a change is answered after it. The
+kernel announces those changes (`signals.project_changed`: every save and delete of a register
+row, the business case, a status, the project's approval state; a bulk write announces
+itself)."""
 
 import secrets
 from collections.abc import Iterable
@@ -17,8 +18,8 @@ def bump_registers_revision(
 ) -> None:
     """One UPDATE in the writer's transaction: committed, or rolled back, with the change.
     The new revision is a random 63-bit stamp, not the next number: a number could come back
-    (a database restored from a backup, then written to again) and find the body cached for
-    other content under it; a stamp names one state only. The projects' register summaries
+    (a database restored from a backup, then written to again) and find a summary read from
+    other rows under it; a stamp names one state only. The projects' register summaries
     are read at the new stamp in the same transaction (`registers.summary`)."""
     ids = list(project_ids)
     stamp = secrets.randbits(63)

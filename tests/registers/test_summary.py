@@ -152,3 +152,31 @@ def test_a_project_deleted_takes_its_summary(cast):
     assert RegisterSummary.objects.filter(project_id=cast.project.pk).exists()
     Project.objects.filter(pk=cast.project.pk).delete()
     assert not RegisterSummary.objects.exists()
+
+
+def test_a_summary_read_before_a_register_existed_is_not_answered_from(cast):
+    _packages(cast)
+    stored = RegisterSummary.objects.get(project_id=cast.project.pk)
+    del stored.counts["changes"]
+    stored.save(update_fields=["counts"])
+    assert summary.current(_fresh(cast)) is None
+
+
+def test_the_owners_of_every_register_read_at_once_are_each_registers_own(cast):
+    from registers import paging
+    from registers.models import REGISTER_MODELS
+
+    _packages(cast)
+    RiskFactory(project=cast.project, owner_account_id=cast.sponsor.account_id)
+    RiskFactory(project=cast.project, owner_account_id="")
+    DecisionFactory(project=cast.project, made_by_account_id=cast.editor.account_id)
+    ChangeRequestFactory(project=cast.project, proposer_account_id=cast.lead.account_id)
+    scopes = {
+        slug: model.objects.filter(project=cast.project) for slug, model in REGISTER_MODELS.items()
+    }
+    together = paging.owners_by_register(scopes)
+    assert {slug: sorted(ids) for slug, ids in together.items()} == {
+        slug: sorted(paging.owner_ids(slug, scope)) for slug, scope in scopes.items()
+    }
+    assert together["risks"] == [cast.sponsor.account_id]
+    assert together["changes"] == [cast.lead.account_id]
