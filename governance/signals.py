@@ -30,7 +30,8 @@ initiation_completed = Signal()
 # Sent when facts a project's derived status reads may have changed: its registers, business
 # case, status or approval state. kwargs: project_ids (set of governance.Project ids). Sent inside
 # the writing transaction, so a receiver's writes commit or roll back with the change.
-# Receiver: the status app rewrites those projects' stored health rows.
+# Receivers: the status app rewrites those projects' stored health rows; the registers raise
+# their registers revision and store their register summary at it.
 project_changed = Signal()
 
 # Sent when the tracker says an issue is gone under its key: deleted, or moved (its key

@@ -1,9 +1,9 @@
 """The register pages' revision of a project (`Project.registers_revision`): raised in the
 transaction of every change of the facts the pages show, with the register summary read at it
 (`registers.summary`), so that no summary read before a change is answered after it. The
-kernel announces those changes (`signals.project_changed`: every save and delete of a register
-row, the business case, a status, the project's approval state; a bulk write announces
-itself)."""
+changes are announced through the kernel's signal (`signals.project_changed`: the status app
+connects every save and delete of a register row, the business case, a status and the
+project's approval state to it; a bulk write announces itself)."""
 
 import secrets
 from collections.abc import Iterable

@@ -4,9 +4,10 @@ owner filter), the work packages' money sums (the totals under the table) and th
 budget-curve groups (`pictures.budget_rows`). Stored per project (`RegisterSummary`) with the
 registers revision it was read at, by the receiver that raises the revision, in the writer's
 transaction (`registers.revision`); read by the pages only while that revision is the
-project's (`current`). A revision raised any other way, or an announcement of more than
-`LIMIT` projects at once, leaves the summary behind, and the pages read those figures live,
-through the same functions (`live`). Reading never writes it.
+project's (`current`). A revision raised any other way leaves the summary behind, and an
+announcement of more than `LIMIT` projects at once deletes theirs: the pages then read those
+figures live, through the functions `live` reads them with (`live` reads the four registers'
+owners in one statement, a page its own register's). Reading never writes it.
 
 What it buys (bench/results/2026-11-29-the-register-summary.md, record 0302): the work-package
 page after a change reads one row instead of four statements (the counts, the owners, the
@@ -70,9 +71,13 @@ def current(project: Project) -> Summary | None:
 
 def store(project_ids: Iterable[Any], revision: int) -> None:
     """Read and store the summaries of these projects at `revision` (the stamp just set), in
-    the caller's transaction; nothing for more than LIMIT projects."""
+    the caller's transaction. For more than LIMIT projects their summaries are deleted instead
+    (a request that read a project before the change must not find one at its old revision)."""
     ids = sorted({pk for pk in project_ids if pk is not None})
-    if not ids or len(ids) > LIMIT:
+    if len(ids) > LIMIT:
+        RegisterSummary.objects.filter(project_id__in=ids).delete()
+        return
+    if not ids:
         return
     rows = []
     for pk in ids:

@@ -109,14 +109,19 @@ def test_a_revision_raised_another_way_is_not_answered_from_it(cast, client_for)
     assert "1,307.49" in page
 
 
-def test_an_announcement_of_many_projects_only_raises_their_revisions(cast, monkeypatch):
+def test_an_announcement_of_many_projects_raises_their_revisions_and_drops_theirs(
+    cast, monkeypatch
+):
     _packages(cast)
+    read_before = _fresh(cast)
     monkeypatch.setattr(summary, "LIMIT", 0)
-    before = _fresh(cast).registers_revision
     bump_registers_revision(project_ids=[cast.project.pk])
     project = _fresh(cast)
-    assert project.registers_revision != before
+    assert project.registers_revision != read_before.registers_revision
     assert summary.current(project) is None
+    # A request that read the project before the change finds none at the old revision.
+    assert summary.current(read_before) is None
+    assert not RegisterSummary.objects.exists()
 
 
 def _scrub(html: str) -> str:
