@@ -4,7 +4,7 @@ owner filter), the work packages' money sums (the totals under the table) and th
 budget-curve groups (`pictures.budget_rows`). Stored per project (`RegisterSummary`) with the
 registers revision it was read at, by the receiver that raises the revision, in the writer's
 transaction (`registers.revision`); read by the pages only while that revision is the
-project's (`current`). A revision raised any other way leaves the summary behind, and an
+project's as stored (`current`). A revision raised any other way leaves the summary behind, and an
 announcement of more than `LIMIT` projects at once deletes theirs: the pages then read those
 figures live, through the functions `live` reads them with (`live` reads the four registers'
 owners in one statement, a page its own register's). Reading never writes it.
@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+from django.db.models import F
 
 from governance.models import Project
 from registers import paging, pictures, selectors
@@ -55,9 +57,11 @@ def live(project_id: int) -> Summary:
 
 def current(project: Project) -> Summary | None:
     """The stored summary of `project` when it was read at the project's registers revision
-    (one query); None otherwise."""
+    as the database holds it now (one query, the project's row joined): the page drawn right
+    after a write in the same request (a reorder, a bulk edit) answers from the summary that
+    write stored, whatever revision the request's copy of the project read; None otherwise."""
     stored = RegisterSummary.objects.filter(
-        project_id=project.pk, revision=project.registers_revision
+        project_id=project.pk, revision=F("project__registers_revision")
     ).first()
     if stored is None or not set(REGISTER_MODELS) <= set(stored.counts) & set(stored.owners):
         return None  # none, or read before a register it lacks existed
@@ -72,7 +76,7 @@ def current(project: Project) -> Summary | None:
 def store(project_ids: Iterable[Any], revision: int) -> None:
     """Read and store the summaries of these projects at `revision` (the stamp just set), in
     the caller's transaction. For more than LIMIT projects their summaries are deleted instead
-    (a request that read a project before the change must not find one at its old revision)."""
+    (behind their raised revisions, they would not be read again)."""
     ids = sorted({pk for pk in project_ids if pk is not None})
     if len(ids) > LIMIT:
         RegisterSummary.objects.filter(project_id__in=ids).delete()

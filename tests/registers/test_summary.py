@@ -185,3 +185,14 @@ def test_the_owners_of_every_register_read_at_once_are_each_registers_own(cast):
     }
     assert together["risks"] == [cast.sponsor.account_id]
     assert together["changes"] == [cast.lead.account_id]
+
+
+def test_a_page_drawn_after_a_write_in_the_same_request_answers_from_its_summary(cast):
+    """A reorder or a bulk edit draws the table again with the project as the request's gate
+    read it, before the write raised the revision: the summary the write stored is current."""
+    _packages(cast)
+    read_before = _fresh(cast)
+    services.risk_create(caller=_caller(cast), data={"title": "After the gate read"})
+    assert _fresh(cast).registers_revision != read_before.registers_revision
+    found = summary.current(read_before)
+    assert found is not None and found.counts["risks"] == 1
