@@ -14,13 +14,13 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils.dateparse import parse_datetime
 
 from charter import acts, finance
 from charter.derive import CLOSED_OR_LATER
 from charter.models import BusinessCase
-from governance import formatting, labels, permissions, signals
+from governance import formatting, gatelist, labels, permissions, signals
 from governance.cleaning import add_days
 from registers.derive import carried_changes
 from registers.models import ChangeRequest
@@ -47,12 +47,19 @@ class Awaiting:
 
 def waiting_for(request: HttpRequest) -> dict[str, Any]:
     """The business cases and change requests awaiting the signed-in person's decision,
-    across every project they can view."""
-    rows = permissions.viewable_projects(request)
+    across every project they can view. Read in proportion to the projects where something
+    may await them (`_maybe_waiting`, and each app's `signals.waiting_projects`), not to every
+    project they can view: the access gate is a filter in that statement (`gatelist.viewable`),
+    the roles then decided for those projects alone (`gatelist.page_callers`)."""
+    me = permissions.request_user(request).account_id
+    maybe = _maybe_waiting(me)
+    for _receiver, condition in signals.waiting_projects.send(sender=None, account_id=me):
+        if isinstance(condition, Q):
+            maybe |= condition
+    found = gatelist.viewable(request, shown=True).filter(maybe).order_by("pk")
+    rows = gatelist.page_callers(request, list(found))
     if not rows:
         return {"cases": [], "changes": [], "held": [], "deltas": {}, "exceptions": []}
-    user = permissions.request_user(request)
-    me = user.account_id
     callers = {project.pk: caller for project, caller in rows}
     projects = [project for project, _ in rows]
     cases: list[Awaiting] = []
@@ -120,6 +127,19 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     cases.sort(key=lambda a: (a.since is None, a.since or 0, a.project.key, a.act))
     deltas = {str(c.pk): impact_deltas(c) for c in changes}
     return {"cases": cases, "changes": changes, "held": held, "deltas": deltas, **extra}
+
+
+def _maybe_waiting(me: str) -> Q:
+    """The projects where a business case or a change may await `me` (`waiting_for` decides
+    with the roles): the same conditions as its reads of the cases and the changes."""
+    proposed = ChangeRequest.objects.filter(project=OuterRef("pk"), status="Proposed")
+    routed = proposed.filter(Q(approver_account_id=me) | Q(approver_seat__accountId=me))
+    return (
+        Q(business_case__approval_status__in=list(AWAITED), sponsor_account_id=me)
+        | Q(business_case__approval_status__in=list(CLOSED_OR_LATER), bau_owner_account_id=me)
+        | Q(Exists(routed))
+        | Q(Exists(proposed), sponsor_account_id=me)
+    )
 
 
 def impact_deltas(change: ChangeRequest) -> list[str]:

@@ -16,6 +16,9 @@ class GatesConfig(AppConfig):
             receivers.on_charter_approved, dispatch_uid="gates.charter_approved"
         )
         signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="gates.waiting")
+        signals.waiting_projects.connect(
+            receivers.on_waiting_projects, dispatch_uid="gates.waiting_projects"
+        )
         from gates import vocabulary
         from gates.models import GateReview, Stage
         from governance.audit_text import register_app_words, register_titles, titles_from

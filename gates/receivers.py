@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Q
+
 from gates import selectors, services
 
 if TYPE_CHECKING:
@@ -27,3 +29,8 @@ def on_waiting_items(
 ) -> dict[str, list[Any]]:
     """The gate reviews awaiting the person, for "Waiting for me"."""
     return {"gateReviews": selectors.awaiting(rows)}
+
+
+def on_waiting_projects(sender: object, *, account_id: str, **kwargs: Any) -> Q:
+    """The projects whose current stage has a gate review (`selectors.awaiting` decides)."""
+    return selectors.with_gate_review()

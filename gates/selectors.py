@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Exists, OuterRef, Q
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -360,6 +361,13 @@ class Awaiting:
     @property
     def url(self) -> str:
         return page_url(self.project)
+
+
+def with_gate_review() -> Q:
+    """The projects where `awaiting` may find something: a current stage's gate review
+    requested or held (a condition over Project)."""
+    reviews = GateReview.objects.filter(stage__project=OuterRef("pk"), stage__state="Current")
+    return Q(Exists(reviews.filter(Q(state="Requested") | Q(outcome="Hold"))))
 
 
 def awaiting(

@@ -42,9 +42,19 @@ tracker_issue_gone = Signal()
 
 # Sent when a person's "Waiting for me" queue is read, so an app above the charter adds the
 # items of its own that await them. kwargs: request, rows (the (Project, Caller) pairs the person
-# can view). A receiver answers {name: [items]}; the queue lists them under that name.
-# Receiver: the status app answers the exceptions awaiting the sponsor ("exceptions").
+# can view, of the projects `waiting_projects` names). A receiver answers {name: [items]}; the
+# queue lists them under that name.
+# Receivers: the status app answers the exceptions awaiting the person ("exceptions"), the stage
+# gates the gate reviews ("gateReviews").
 waiting_items = Signal()
+
+# Sent just before, so the queue reads only the viewable projects that may hold such an item
+# (not every project the person can view). kwargs: account_id (the person's). A receiver
+# answers a condition over Project (a Q) that holds for every project where one of its items
+# may await the person (more is harmless: `waiting_items` decides, with each caller's roles).
+# Receivers: the stage gates (a current stage's gate review) and the status app (an undecided
+# exception).
+waiting_projects = Signal()
 
 # Sent when a steering pack is made (status.pack.pack_of), so an app above the status adds a
 # section of its own. kwargs: project, view (the pack's status.derive.StatusView). A receiver

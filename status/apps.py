@@ -28,6 +28,9 @@ class StatusConfig(AppConfig):
             receivers.on_charter_ended, dispatch_uid="status.charter_ended"
         )
         signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="status.waiting")
+        signals.waiting_projects.connect(
+            receivers.on_waiting_projects, dispatch_uid="status.waiting_projects"
+        )
         from registers.services.changes import answer_decided_elsewhere_with
         from status.exceptions import plan_changes
 

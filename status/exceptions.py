@@ -28,6 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -406,6 +407,13 @@ class Awaiting:
     act: str
     why: str
     since: dt.datetime
+
+
+def with_undecided() -> Q:
+    """The projects where `awaiting` may find something: an undecided exception (a
+    condition over Project)."""
+    undecided = ProjectException.objects.filter(project=OuterRef("pk"), state__in=UNDECIDED)
+    return Q(Exists(undecided))
 
 
 def awaiting(rows: Iterable[tuple[Project, Caller]]) -> list[Awaiting]:

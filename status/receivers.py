@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from governance.permissions import Caller
 
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from governance import signals
 from governance.models import Project, SiteSettings
@@ -112,3 +112,8 @@ def on_waiting_items(
 ) -> dict[str, list[Any]]:
     """The exceptions awaiting the person, for "Waiting for me"."""
     return {"exceptions": exceptions.awaiting(rows)}
+
+
+def on_waiting_projects(sender: object, *, account_id: str, **kwargs: Any) -> Q:
+    """The projects with an undecided exception (`exceptions.awaiting` decides)."""
+    return exceptions.with_undecided()

@@ -16,6 +16,7 @@ from django.utils import timezone
 from charter.models import BusinessCase
 from governance import permissions, signals
 from governance.tracker.local import scripting
+from governance.tracker.local.models import LocalProject
 from status import services
 from status.models import ProjectStatus
 from tests.conftest import PMO_GROUP, set_governance_group
@@ -400,6 +401,23 @@ def test_lessons_are_searched_across_viewable_projects(cast, client_for):
     assert "Book testers early." in html and "Parallel runs" not in html
     assert "1 of 3 lessons" in html
     assert "Secret" not in client.get("/portfolio/lessons/").content.decode()
+
+
+def test_lessons_read_only_projects_holding_one_with_the_trackers_name(cast, client_for):
+    """A realisation lesson alone is found, a case without lessons adds nothing, and a project
+    the tracker renamed (the mirror not told yet) shows the tracker's name."""
+    admin = cast.site_admin
+    realised = ProjectFactory(key="REAL", name="Realised", browsers=[admin])
+    BusinessCase.objects.create(project=realised, realisation_lessons="Count users monthly.")
+    quiet = ProjectFactory(key="QUIET", name="Quiet", browsers=[admin])
+    BusinessCase.objects.create(project=quiet, close_out={"summary": "Done."})
+    LocalProject.objects.filter(key="REAL").update(name="Realised and renamed")
+    found = client_for(admin).get("/api/v1/portfolio/lessons").json()
+    assert [(e["projectKey"], e["projectName"], e["kind"]) for e in found] == [
+        ("REAL", "Realised and renamed", "realisation")
+    ]
+    LocalProject.objects.filter(key="REAL").delete()  # no longer browsable
+    assert client_for(admin).get("/api/v1/portfolio/lessons").json() == []
 
 
 # --- query counts -------------------------------------------------------------------------------
