@@ -54,8 +54,7 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     me = permissions.request_user(request).account_id
     maybe = _maybe_waiting(me)
     for _receiver, condition in signals.waiting_projects.send(sender=None, account_id=me):
-        if isinstance(condition, Q):
-            maybe |= condition
+        maybe |= condition if isinstance(condition, Q) else Q(condition)
     found = gatelist.viewable(request, shown=True).filter(maybe).order_by("pk")
     rows = gatelist.page_callers(request, list(found))
     if not rows:

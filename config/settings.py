@@ -1,6 +1,7 @@
 """The one settings module. Every knob comes from the environment (django-environ); the
 embedded defaults run the app on a laptop: SQLite, the local tracker and the local wiki."""
 
+import re
 from datetime import timedelta
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
@@ -134,10 +135,18 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # No JIT compilation of statements (PostgreSQL compiles any it estimates costly, on every
     # run): the statement listing every viewable project spent 1.0 of its 1.1 s at 10,000
-    # projects compiling (record 0303). An `options` in DATABASE_URL that names jit wins.
-    _options = DATABASES["default"].setdefault("OPTIONS", {})
-    if "jit" not in str(_options.get("options", "")):
-        _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()
+    # projects compiling (record 0303). Sent as a startup option, after PGOPTIONS and the
+    # URL's own `options` (which an explicit `options` would otherwise drop); one of those that
+    # sets jit wins. POSTGRES_JIT_OFF=false sends nothing: behind a pooler that refuses startup
+    # options (PgBouncer's default), set it on the database (ALTER DATABASE ... SET jit = off).
+    if env.bool("POSTGRES_JIT_OFF", default=True):
+        _options = DATABASES["default"].setdefault("OPTIONS", {})
+        _given = " ".join(
+            part for part in (env.str("PGOPTIONS", default=""), _options.get("options", "")) if part
+        )
+        if not re.search(r"(?:-c\s*|--)jit\s*=", _given):
+            _given = f"{_given} -c jit=off".strip()
+        _options["options"] = _given
     # Parallel test runs on one server each name their own test database.
     if env.str("TEST_DATABASE_NAME", default=""):
         DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME")}

@@ -707,6 +707,10 @@ LESSON_KINDS = {
 }
 
 
+# The close-out's lessons (closeOut.lessons), each a text.
+CLOSE_OUT = ("worked", "differently", "nextSponsor")
+
+
 @dataclass
 class Lessons:
     entries: list[dict[str, Any]]
@@ -718,13 +722,17 @@ def lessons(request: HttpRequest, *, q: str = "", kind: str = "", theme: str = "
     """Every close-out lesson (closeOut.lessons worked / differently / nextSponsor) and
     realisation lesson (realisationLessons) of the viewable projects, newest first, matching
     every word of `q` (in the lesson, the project key or name), with the count before
-    filtering and the themes present. Read in proportion to the viewable projects that hold a
-    lesson, not to every viewable project: the access gate is a filter in their statement
-    (`gatelist.viewable`), with the tracker's name of the moment."""
-    holding = Q(business_case__close_out__has_key="lessons") | Q(
-        business_case__realisation_lessons__gt=""
-    )
-    found = gatelist.viewable(request, shown=True).filter(holding).order_by("pk")
+    filtering and the themes present. Only the viewable projects with a lesson's text are read
+    (a close-out starts with empty ones), not every viewable project: the access gate is a
+    filter in their statement (`gatelist.viewable`), with the tracker's name of the moment."""
+    # As text (a key's own lookups compare JSON values), NULL where the key is missing.
+    texts = {f"l_{key}": Cast(KT(f"close_out__lessons__{key}"), TextField()) for key in CLOSE_OUT}
+    holding = Q(realisation_lessons__gt="")
+    for name in texts:
+        holding |= Q(**{f"{name}__gt": ""})
+    with_lessons = BusinessCase.objects.filter(project=OuterRef("pk")).alias(**texts)
+    found = gatelist.viewable(request, shown=True).filter(Exists(with_lessons.filter(holding)))
+    found = found.order_by("pk")
     projects = {p.pk: p for p, _ in gatelist.page_callers(request, list(found))}
     cases = (
         BusinessCase.objects.filter(AnyOf(F("project_id"), list(projects)))
@@ -742,7 +750,7 @@ def lessons(request: HttpRequest, *, q: str = "", kind: str = "", theme: str = "
     for case in cases:
         project = projects[case.project_id]
         close_out_lessons = (case.close_out or {}).get("lessons") or {}
-        for key in ("worked", "differently", "nextSponsor"):
+        for key in CLOSE_OUT:
             text = close_out_lessons.get(key)
             if isinstance(text, str) and text.strip():
                 entries.append(_lesson(project, case, key, text.strip(), case.closed_at))

@@ -1,6 +1,8 @@
 """Waiting for me: across every project a person can view, the business cases and change
 requests awaiting their decision, in a constant number of queries."""
 
+import datetime as dt
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -129,3 +131,26 @@ def test_only_the_projects_where_something_may_await_are_read(cast, client_for, 
     assert "The gate review of the Initiation stage awaits your decision." in html
     assert "the Project Lead has not reported yet" in html
     assert "HID" not in html
+
+
+def test_a_change_routed_by_seat_and_a_held_gate_reach_their_people(cast, client_for):
+    """The approver named by a seat (not by account) finds the change; after a Hold's date the
+    lead finds the gate to request again (the gates' condition names the project for anyone)."""
+    routed = make_project("SEA", cast, "Approved")
+    ChangeRequestFactory(project=routed, summary="Seated approver", approver_seat=seat(cast.viewer))
+    held = make_project("HLD", cast, "Approved")
+    stage = Stage.objects.create(project=held, position=1, name="Design", state="Current")
+    GateReview.objects.create(
+        stage=stage,
+        state="Decided",
+        outcome="Hold",
+        hold_until=timezone.localdate() - dt.timedelta(days=1),
+        requested_at=timezone.now() - dt.timedelta(days=3),
+        requested_by_account_id=cast.lead.account_id,
+        decided_at=timezone.now() - dt.timedelta(days=2),
+        decided_by_account_id=cast.sponsor.account_id,
+    )
+    assert "Seated approver" in client_for(cast.viewer).get(URL).content.decode()
+    html = client_for(cast.lead).get(URL).content.decode()
+    assert "The sponsor held the Design gate until" in html
+    assert "Seated approver" not in html

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from charter.models import BusinessCase
-from governance import permissions, signals
+from governance import gatelist, permissions, signals
 from governance.tracker.local import scripting
 from governance.tracker.local.models import LocalProject
 from status import services
@@ -403,21 +403,43 @@ def test_lessons_are_searched_across_viewable_projects(cast, client_for):
     assert "Secret" not in client.get("/portfolio/lessons/").content.decode()
 
 
-def test_lessons_read_only_projects_holding_one_with_the_trackers_name(cast, client_for):
+def test_lessons_read_only_projects_holding_one_with_the_trackers_name(
+    cast, client_for, monkeypatch
+):
     """A realisation lesson alone is found, a case without lessons adds nothing, and a project
     the tracker renamed (the mirror not told yet) shows the tracker's name."""
     admin = cast.site_admin
     realised = ProjectFactory(key="REAL", name="Realised", browsers=[admin])
     BusinessCase.objects.create(project=realised, realisation_lessons="Count users monthly.")
     quiet = ProjectFactory(key="QUIET", name="Quiet", browsers=[admin])
-    BusinessCase.objects.create(project=quiet, close_out={"summary": "Done."})
+    BusinessCase.objects.create(  # a close-out started: its lessons not written yet
+        project=quiet,
+        close_out={"lessons": {"worked": "", "differently": "", "nextSponsor": ""}},
+        realisation_lessons="",
+    )
+    spoken = ProjectFactory(key="SPOKEN", name="Spoken", browsers=[admin])
+    BusinessCase.objects.create(
+        project=spoken, close_out={"lessons": {"worked": "", "nextSponsor": "Ask early."}}
+    )
     LocalProject.objects.filter(key="REAL").update(name="Realised and renamed")
+    read = []
+    page_callers = gatelist.page_callers
+
+    def spy(request, projects):
+        read.extend(p.key for p in projects)
+        return page_callers(request, projects)
+
+    monkeypatch.setattr(gatelist, "page_callers", spy)
     found = client_for(admin).get("/api/v1/portfolio/lessons").json()
-    assert [(e["projectKey"], e["projectName"], e["kind"]) for e in found] == [
-        ("REAL", "Realised and renamed", "realisation")
+    assert sorted((e["projectKey"], e["projectName"], e["kind"]) for e in found) == [
+        ("REAL", "Realised and renamed", "realisation"),
+        ("SPOKEN", "Spoken", "nextSponsor"),
     ]
+    assert sorted(read) == ["REAL", "SPOKEN"]  # not QUIET
     LocalProject.objects.filter(key="REAL").delete()  # no longer browsable
-    assert client_for(admin).get("/api/v1/portfolio/lessons").json() == []
+    assert [e["projectKey"] for e in client_for(admin).get("/api/v1/portfolio/lessons").json()] == [
+        "SPOKEN"
+    ]
 
 
 # --- query counts -------------------------------------------------------------------------------
