@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.test import Client, override_settings
 
+from governance import gatelist
 from governance.models import Project, SiteSettings, User
 from governance.services import token_create
 from governance.tracker.local import scripting
@@ -350,3 +351,18 @@ def run_async(main):
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(anyio.run, main).result()
+
+
+@pytest.fixture
+def callers_read(monkeypatch) -> list[str]:
+    """The keys of the projects whose callers are made (`gatelist.page_callers`), in order:
+    what a page across projects read of them."""
+    read: list[str] = []
+    page_callers = gatelist.page_callers
+
+    def spy(request, projects):
+        read.extend(project.key for project in projects)
+        return page_callers(request, projects)
+
+    monkeypatch.setattr(gatelist, "page_callers", spy)
+    return read

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from charter.models import BusinessCase
-from governance import gatelist, permissions, signals
+from governance import permissions, signals
 from governance.tracker.local import scripting
 from governance.tracker.local.models import LocalProject
 from status import services
@@ -404,7 +404,7 @@ def test_lessons_are_searched_across_viewable_projects(cast, client_for):
 
 
 def test_lessons_read_only_projects_holding_one_with_the_trackers_name(
-    cast, client_for, monkeypatch
+    cast, client_for, callers_read
 ):
     """A realisation lesson alone is found, a case without lessons adds nothing, and a project
     the tracker renamed (the mirror not told yet) shows the tracker's name."""
@@ -422,20 +422,12 @@ def test_lessons_read_only_projects_holding_one_with_the_trackers_name(
         project=spoken, close_out={"lessons": {"worked": "", "nextSponsor": "Ask early."}}
     )
     LocalProject.objects.filter(key="REAL").update(name="Realised and renamed")
-    read = []
-    page_callers = gatelist.page_callers
-
-    def spy(request, projects):
-        read.extend(p.key for p in projects)
-        return page_callers(request, projects)
-
-    monkeypatch.setattr(gatelist, "page_callers", spy)
     found = client_for(admin).get("/api/v1/portfolio/lessons").json()
     assert sorted((e["projectKey"], e["projectName"], e["kind"]) for e in found) == [
         ("REAL", "Realised and renamed", "realisation"),
         ("SPOKEN", "Spoken", "nextSponsor"),
     ]
-    assert sorted(read) == ["REAL", "SPOKEN"]  # not QUIET
+    assert sorted(callers_read) == ["REAL", "SPOKEN"]  # not QUIET
     LocalProject.objects.filter(key="REAL").delete()  # no longer browsable
     assert [e["projectKey"] for e in client_for(admin).get("/api/v1/portfolio/lessons").json()] == [
         "SPOKEN"
