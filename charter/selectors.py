@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.dateparse import parse_datetime
 
 from charter import acts, finance
@@ -62,10 +62,7 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     callers = {project.pk: caller for project, caller in rows}
     projects = [project for project, _ in rows]
     cases: list[Awaiting] = []
-    for case in BusinessCase.objects.filter(project__in=projects).filter(
-        Q(approval_status__in=list(AWAITED), project__sponsor_account_id=me)
-        | Q(approval_status__in=list(CLOSED_OR_LATER), project__bau_owner_account_id=me)
-    ):
+    for case in BusinessCase.objects.filter(_case_awaits(me), project__in=projects):
         caller = callers[case.project_id]
         case.project = caller.project
         if case.approval_status in AWAITED:
@@ -92,15 +89,7 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
             )
     changes: list[ChangeRequest] = []
     held: list[Held] = []
-    routed = list(
-        ChangeRequest.objects.filter(project__in=projects, status="Proposed")
-        .filter(
-            Q(approver_account_id=me)
-            | Q(approver_seat__accountId=me)
-            | Q(project__sponsor_account_id=me)
-        )
-        .order_by("created_at")
-    )
+    routed = list(_changes_for(me).filter(project__in=projects).order_by("created_at"))
     elsewhere = decided_elsewhere(routed)
     for change in routed:
         caller = callers[change.project_id]
@@ -128,17 +117,35 @@ def waiting_for(request: HttpRequest) -> dict[str, Any]:
     return {"cases": cases, "changes": changes, "held": held, "deltas": deltas, **extra}
 
 
+def _case_awaits(me: str, case: str = "", project: str = "project__") -> Q:
+    """A business case that may await `me`: in an awaited state where they sponsor the
+    project, closed or later where they own it in BAU (the roles decide, `acts.allowed`). Over
+    BusinessCase, or over Project with `case="business_case__", project=""`."""
+    return Q(
+        **{f"{case}approval_status__in": list(AWAITED), f"{project}sponsor_account_id": me}
+    ) | Q(
+        **{
+            f"{case}approval_status__in": list(CLOSED_OR_LATER),
+            f"{project}bau_owner_account_id": me,
+        }
+    )
+
+
+def _changes_for(me: str) -> QuerySet[ChangeRequest]:
+    """The proposed changes routed to `me`: named by account or seat, or on a project they
+    sponsor (the roles decide, `Caller.is_change_decider`)."""
+    return ChangeRequest.objects.filter(status="Proposed").filter(
+        Q(approver_account_id=me)
+        | Q(approver_seat__accountId=me)
+        | Q(project__sponsor_account_id=me)
+    )
+
+
 def _maybe_waiting(me: str) -> Q:
     """The projects where a business case or a change may await `me` (`waiting_for` decides
-    with the roles): the same conditions as its reads of the cases and the changes."""
-    proposed = ChangeRequest.objects.filter(project=OuterRef("pk"), status="Proposed")
-    routed = proposed.filter(Q(approver_account_id=me) | Q(approver_seat__accountId=me))
-    return (
-        Q(business_case__approval_status__in=list(AWAITED), sponsor_account_id=me)
-        | Q(business_case__approval_status__in=list(CLOSED_OR_LATER), bau_owner_account_id=me)
-        | Q(Exists(routed))
-        | Q(Exists(proposed), sponsor_account_id=me)
-    )
+    with the roles): the projects of the cases and changes it reads."""
+    changes = _changes_for(me).filter(project=OuterRef("pk"))
+    return _case_awaits(me, case="business_case__", project="") | Q(Exists(changes))
 
 
 def impact_deltas(change: ChangeRequest) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -366,8 +366,13 @@ class Awaiting:
 def with_gate_review() -> Q:
     """The projects where `awaiting` may find something: a current stage's gate review
     requested or held (a condition over Project)."""
-    reviews = GateReview.objects.filter(stage__project=OuterRef("pk"), stage__state="Current")
+    reviews = _current_reviews().filter(stage__project=OuterRef("pk"))
     return Q(Exists(reviews.filter(Q(state="Requested") | Q(outcome="Hold"))))
+
+
+def _current_reviews() -> QuerySet[GateReview]:
+    """The gate reviews of the stages under way, the ones `awaiting` looks at."""
+    return GateReview.objects.filter(stage__state="Current")
 
 
 def awaiting(
@@ -380,7 +385,8 @@ def awaiting(
     found: list[Awaiting] = []
     latest: dict[Any, GateReview] = {}
     for review in (
-        GateReview.objects.filter(stage__project_id__in=list(callers), stage__state="Current")
+        _current_reviews()
+        .filter(stage__project_id__in=list(callers))
         .select_related("stage")
         .order_by("requested_at")
     ):

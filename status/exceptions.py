@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -412,8 +412,11 @@ class Awaiting:
 def with_undecided() -> Q:
     """The projects where `awaiting` may find something: an undecided exception (a
     condition over Project)."""
-    undecided = ProjectException.objects.filter(project=OuterRef("pk"), state__in=UNDECIDED)
-    return Q(Exists(undecided))
+    return Q(Exists(_undecided().filter(project=OuterRef("pk"))))
+
+
+def _undecided() -> QuerySet[ProjectException]:
+    return ProjectException.objects.filter(state__in=UNDECIDED)
 
 
 def awaiting(rows: Iterable[tuple[Project, Caller]]) -> list[Awaiting]:
@@ -421,7 +424,7 @@ def awaiting(rows: Iterable[tuple[Project, Caller]]) -> list[Awaiting]:
     oldest first: one query."""
     callers = {project.pk: caller for project, caller in rows}
     found: list[Awaiting] = []
-    records = ProjectException.objects.filter(project__in=list(callers), state__in=UNDECIDED)
+    records = _undecided().filter(project__in=list(callers))
     for record in records.order_by("opened_at"):
         caller = callers[record.project_id]
         record.project = project = caller.project
