@@ -35,14 +35,14 @@ run: install
 chromium:
 	@$(PYTHON) tools/chromium.py ensure >/dev/null
 
-# The whole suite on SQLite, then again on PostgreSQL when it answers at PG_URL, then the
-# backends against the Prism mocks and the MCP Inspector CLI when npm is there. The pinned npm
+# The whole suite on SQLite, then on PostgreSQL when it answers at PG_URL the tests that reach
+# the database (the others ran already, and no database changes them), then the backends against the Prism mocks and the MCP Inspector CLI when npm is there. The pinned npm
 # packages are installed first when npm is there (tests/test_typescript_client.py compiles a
 # TypeScript client typed from the API's document; it is skipped without them).
 test: chromium install
 	@if command -v $(NPM) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(PRISM); fi
 	$(MAKE) --no-print-directory test-sqlite
-	$(MAKE) --no-print-directory test-postgres
+	$(MAKE) --no-print-directory test-postgres PG_SELECT=--database-tests-only
 	$(MAKE) --no-print-directory test-prism
 	$(MAKE) --no-print-directory test-inspector
 
@@ -53,7 +53,7 @@ test-sqlite: chromium install
 test-postgres: chromium install
 	@if $(PY) -c "import psycopg,sys; psycopg.connect('$(PG_URL)'.rsplit('/',1)[0]+'/postgres', connect_timeout=3).close()" 2>/dev/null; then \
 		echo "== tests on PostgreSQL ($(PG_URL)) =="; \
-		DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -n 2 $(PYTEST_ARGS); \
+		DATABASE_URL=$(PG_URL) $(PY) -m pytest -q -n 2 $(PG_SELECT) $(PYTEST_ARGS); \
 	elif [ -n "$$REQUIRE_POSTGRES" ]; then \
 		echo "== FAILED: PostgreSQL is not reachable at $(PG_URL) and REQUIRE_POSTGRES is set =="; exit 1; \
 	else \

@@ -336,7 +336,42 @@ def bearer_headers(user: User) -> dict:
     return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
 
+# What gives a test the database: pytest-django refuses every other test's queries, so a test
+# with none of these reaches no database. A fixture that opens the database itself
+# (`django_db_blocker.unblock()`) asks for `django_db_setup`, which also points it at the test
+# database rather than the configured one.
+DATABASE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_setup",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "live_server",
+    }
+)
+
+
+def reaches_database(item) -> bool:
+    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(
+        getattr(item, "fixturenames", ())
+    )
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests that reach the database: `make test` runs the others once, "
+        "on SQLite, and the second database takes these",
+    )
+
+
 def pytest_collection_modifyitems(config, items):
+    if config.getoption("--database-tests-only"):
+        kept = [item for item in items if reaches_database(item)]
+        config.hook.pytest_deselected(items=[item for item in items if not reaches_database(item)])
+        items[:] = kept
     # Playwright's sync API runs an event loop in the test thread; Django's ORM calls from
     # browser tests are still synchronous, so allow them there.
     if any(item.get_closest_marker("browser") for item in items):

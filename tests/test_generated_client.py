@@ -24,7 +24,7 @@ def _operation_ids(document: dict) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory, django_db_blocker):
+def generated(tmp_path_factory, django_db_setup, django_db_blocker):
     """The document as /api/v1/openapi.json serves it, and the package generated from it."""
     with django_db_blocker.unblock():
         served = Client().get("/api/v1/openapi.json")
