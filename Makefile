@@ -36,7 +36,8 @@ chromium:
 	@$(PYTHON) tools/chromium.py ensure >/dev/null
 
 # The whole suite on SQLite, then on PostgreSQL when it answers at PG_URL the tests that reach
-# the database (the others ran already, and no database changes them), then the backends against the Prism mocks and the MCP Inspector CLI when npm is there. The pinned npm
+# the database (the others ran already, and no database changes them; record 0304), then the
+# backends against the Prism mocks and the MCP Inspector CLI when npm is there. The pinned npm
 # packages are installed first when npm is there (tests/test_typescript_client.py compiles a
 # TypeScript client typed from the API's document; it is skipped without them).
 test: chromium install
