@@ -337,9 +337,9 @@ def bearer_headers(user: User) -> dict:
 
 
 # What gives a test the database: pytest-django refuses every other test's queries, so a test
-# with none of these reaches no database. A fixture that opens the database itself
-# (`django_db_blocker.unblock()`) asks for `django_db_setup`, which also points it at the test
-# database rather than the configured one.
+# with none of these (nor a Django test case class that names its `databases`) reaches no
+# database. A fixture that opens the database itself (takes `django_db_blocker`) asks for
+# `django_db_setup`, which also points it at the test database rather than the configured one.
 DATABASE_FIXTURES = frozenset(
     {
         "db",
@@ -353,8 +353,12 @@ DATABASE_FIXTURES = frozenset(
 
 
 def reaches_database(item) -> bool:
-    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(
-        getattr(item, "fixturenames", ())
+    return (
+        item.get_closest_marker("django_db") is not None
+        or not DATABASE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+        # django.test.TestCase and TransactionTestCase: pytest-django sets their database up
+        # while they run, without a mark or a fixture the collection sees.
+        or bool(getattr(getattr(item, "cls", None), "databases", None))
     )
 
 
