@@ -373,9 +373,9 @@ def pytest_addoption(parser):
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--database-tests-only"):
-        kept = [item for item in items if reaches_database(item)]
-        config.hook.pytest_deselected(items=[item for item in items if not reaches_database(item)])
-        items[:] = kept
+        reached = {item: reaches_database(item) for item in items}
+        config.hook.pytest_deselected(items=[item for item in items if not reached[item]])
+        items[:] = [item for item in items if reached[item]]
     # Playwright's sync API runs an event loop in the test thread; Django's ORM calls from
     # browser tests are still synchronous, so allow them there.
     if any(item.get_closest_marker("browser") for item in items):
