@@ -125,7 +125,9 @@ class Project(models.Model):
     editors_revision = models.PositiveIntegerField(default=1)
     # Versions what the register pages show of the project: a new random stamp in the
     # transaction of every change of its facts (`signals.project_changed`: a register row,
-    # the business case, a status); the register summary is read at it (registers.summary).
+    # the business case, a status); the register summary is read at it (registers.summary),
+    # and a proposal's stored total keyed by it (investment.totals): a write of those facts
+    # that does not announce itself leaves both behind.
     # Only ever set by `bump_registers_revision`, never written back by a save.
     registers_revision = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -11,6 +11,7 @@ from investment.models import (
     Prioritised,
     Scenario,
     Score,
+    StoredTotal,
 )
 
 
@@ -46,3 +47,14 @@ class PortfolioDecisionAdmin(ReadOnlyAdmin):
 @admin.register(Prioritised)
 class PrioritisedAdmin(ReadOnlyAdmin):
     list_display = ("business_case", "scenario_name", "at")
+
+
+@admin.register(StoredTotal)
+class StoredTotalAdmin(ReadOnlyAdmin):
+    """A proposal's total as the portfolio's rank column reads it (investment.totals), with
+    what it was derived at: derived by a page, read here only."""
+
+    list_display = ("project", "total", "revision", "model_number", "last_score_id", "deployed")
+    list_select_related = ("project",)
+    search_fields = ("project__key",)
+    ordering = ("project__key",)

@@ -5,9 +5,9 @@ prioritised it in. Only for the viewers who may govern investment (site administ
 governance group): for anyone else the columns are absent. A project that is not a proposal
 shows none of the three.
 
-Read for a page in a constant number of queries: the viewer's projects (the access gate),
-the board over their proposals (`investment.selectors.load`) and the markers of the page's
-projects."""
+Read for a page in a constant number of queries: the viewer's proposals (the access gate),
+their totals as stored (`investment.totals`; those derived again when their inputs changed)
+and the markers of the page's projects."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -18,6 +18,7 @@ from django.http import HttpRequest
 from governance import permissions, specs
 from governance.cleaning import decimal_to_json
 from investment import selectors
+from investment import totals as stored_totals
 from investment.models import Prioritised
 from portfolio import extensions
 
@@ -74,11 +75,14 @@ def shown_to(request: HttpRequest) -> bool:
 
 def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str, Any]]:
     """{project id: {score, rank, scenario}} for the proposals among `ids`."""
-    # The rank among every proposal the viewer can view (the same board as the ranked
-    # list's), without the costs and benefits no column shows.
-    board = selectors.viewer_board(request, money=False)
-    ranked = {p.project.pk: p for p in selectors.ranked(board)}
-    wanted = [pk for pk in ids if pk in ranked]
+    # The rank among every proposal the viewer can view (the same projects as the ranked
+    # list's board, `selectors.viewer_board`, ranked by the same rule), from their totals as
+    # stored (`investment.totals`): the page shows none of their costs or criteria.
+    proposals = selectors.visible_proposal_revisions(request)
+    totals = stored_totals.of({pk: revision for pk, _, revision in proposals})
+    # (A project deleted since the gate read it has no total: it is ranked as unscored.)
+    rank = selectors.ranks({pk: (totals.get(pk), key) for pk, key, _ in proposals})
+    wanted = [pk for pk in ids if pk in rank]
     # One query even for a page without a proposal: the page's count never depends on its rows.
     which = Q(business_case_id__in=wanted) if wanted else Q(pk__isnull=True)
     markers = dict(
@@ -86,8 +90,8 @@ def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str
     )
     return {
         pk: {
-            "score": decimal_to_json(ranked[pk].total),
-            "rank": ranked[pk].rank,
+            "score": decimal_to_json(totals.get(pk)),
+            "rank": rank[pk],
             "scenario": markers.get(pk),
         }
         for pk in wanted

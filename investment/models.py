@@ -87,6 +87,27 @@ class Score(models.Model):
         return f"{self.value} on {self.criterion_id}"
 
 
+class StoredTotal(models.Model):
+    """A proposal's total as `investment.selectors.score_proposal` derives it, stored with what
+    it was derived at (`investment.totals`): the project's registers revision (raised by every
+    change of its business case and registers, so of every figure a data criterion reads), the
+    scoring model's newest version number, the project's newest score and the code deployed.
+    Read only while all four are still the project's; derived again, and stored, otherwise."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    revision = models.PositiveBigIntegerField()
+    model_number = models.PositiveIntegerField(null=True)
+    last_score_id = models.BigIntegerField(null=True)
+    deployed = models.TextField()  # settings.DEPLOY_VERSION: new rules derive every total again
+    # sum(weight x points) / sum(weight) of points 1 to POINTS: never above 5.00.
+    total = models.DecimalField(max_digits=5, decimal_places=2, null=True)
+
+    def __str__(self) -> str:
+        return f"Stored total of project {self.project_id}"
+
+
 class Scenario(models.Model):
     """A named selection over proposals and running projects within a budget (per year, a
     mapping {"2027": amount}, or one total), with must-haves. `revision` counts its edits."""

@@ -210,8 +210,9 @@ def load(
 ) -> Board:
     """The board over `projects`: seven queries or so, whatever their number (the health rows
     missing or expired are derived again by `status.health.rows_for`, as the portfolio's).
-    Without `money`, no costs or benefits (no packages read): a board only ranked (`ranked`
-    reads the scores and the data criteria's inputs, never the money)."""
+    Without `money`, no costs or benefits (no packages read): a board only scored
+    (`score_proposal` reads the scores and the data criteria's inputs, never the money), as
+    `investment.totals` derives the totals it stores."""
     versions, by_version = versions_with_criteria()
     current = max(versions.values(), key=lambda v: v.number, default=None)
     ids = [p.pk for p in projects]
@@ -366,15 +367,25 @@ def score_proposal(board: Board, pk: int) -> Proposal:
     )
 
 
-def _order(proposal: Proposal) -> tuple[Any, ...]:
-    return (proposal.total is None, -(proposal.total or ZERO), proposal.project.key)
+def ranks(totals: Mapping[Any, tuple[Decimal | None, str]]) -> dict[Any, int]:
+    """The rank of each proposal from its (total, project key), by whatever names it: 1 is the
+    highest total, ties by key, the unscored last. The ranked list (`ranked`) and the
+    portfolio's columns (over the totals stored, `investment.totals`) both rank by it."""
+    order = sorted(totals, key=lambda name: _order(*totals[name]))
+    return {name: n for n, name in enumerate(order, 1)}
+
+
+def _order(total: Decimal | None, key: str) -> tuple[Any, ...]:
+    return (total is None, -(total or ZERO), key)
 
 
 def ranked(board: Board) -> list[Proposal]:
     """Every proposal of the board, highest total first, with its rank (unscored last)."""
-    found = [score_proposal(board, pk) for pk in board.projects if is_proposal(board.cases.get(pk))]
-    found.sort(key=_order)
-    return [replace(p, rank=n) for n, p in enumerate(found, 1)]
+    found = {
+        pk: score_proposal(board, pk) for pk in board.projects if is_proposal(board.cases.get(pk))
+    }
+    rank = ranks({pk: (p.total, p.project.key) for pk, p in found.items()})
+    return [replace(found[pk], rank=n) for pk, n in sorted(rank.items(), key=lambda r: r[1])]
 
 
 # --- the cut-line ----------------------------------------------------------------------------
@@ -497,7 +508,7 @@ def rows_for(
         pk = proposal.project.pk
         years, unphased = board.costs.get(pk, ({}, ZERO))
         rows.append(Row(proposal, key in must, dict(years), unphased, board.benefits.get(pk)))
-    rows.sort(key=lambda r: (not r.must_have, *_order(r.proposal)))
+    rows.sort(key=lambda r: (not r.must_have, *_order(r.proposal.total, r.key)))
     return rows
 
 
@@ -545,7 +556,7 @@ def move_across(rows: Sequence[Row], budget: Budget, key: str) -> dict[str, Any]
         after = cut_line(
             sorted(
                 [replace(r, must_have=r.must_have or r.key == key) for r in rows],
-                key=lambda r: (not r.must_have, *_order(r.proposal)),
+                key=lambda r: (not r.must_have, *_order(r.proposal.total, r.key)),
             ),
             budget,
         )
@@ -577,9 +588,9 @@ def scenario_rows(board: Board, proposals: Mapping[str, Proposal], scenario: Sce
 
 def all_scored(board: Board) -> dict[str, Proposal]:
     """Every project of the board scored, proposals with their rank."""
-    ranks = {p.project.pk: p for p in ranked(board)}
+    placed = {p.project.pk: p for p in ranked(board)}
     return {
-        board.projects[pk].key: ranks.get(pk) or score_proposal(board, pk) for pk in board.projects
+        board.projects[pk].key: placed.get(pk) or score_proposal(board, pk) for pk in board.projects
     }
 
 
@@ -646,27 +657,30 @@ def decision_proposals(
     return shown, len(proposals) - len(shown)
 
 
-def visible_proposals(request: Any, *, shown: bool = True) -> list[Project]:
+def visible_proposals(request: Any) -> list[Project]:
     """The proposals the caller can view (`proposal_projects` of `visible_projects`, the same
     projects): the access gate as a filter in SQL (`gatelist.viewable`) with the proposals'
     states in the same statement, each as the gate gives a list's rows (the tracker's name and
-    lead of the moment, `gatelist.page_callers`); never every viewable project made first.
-    Not `shown`: the same projects as the mirror holds them, without the tracker's name and
-    lead or the person's role in each, for a board that ranks them and names none."""
-    found = gatelist.viewable(request, shown=shown).filter(proposal_condition("business_case__"))
-    if not shown:
-        return list(found.order_by("key"))
+    lead of the moment, `gatelist.page_callers`); never every viewable project made first."""
+    found = gatelist.viewable(request, shown=True).filter(proposal_condition("business_case__"))
     return [project for project, _ in gatelist.page_callers(request, list(found.order_by("key")))]
 
 
-def viewer_board(request: Any, also: Project | None = None, *, money: bool = True) -> Board:
+def visible_proposal_revisions(request: Any) -> list[tuple[int, str, int]]:
+    """The same projects as `visible_proposals`, in the same order, as (id, key, registers
+    revision) as the mirror holds them: for the portfolio's rank column, which names none and
+    reads each one's stored total (`investment.totals`)."""
+    found = gatelist.viewable(request).filter(proposal_condition("business_case__"))
+    return list(found.order_by("key").values_list("pk", "key", "registers_revision"))
+
+
+def viewer_board(request: Any, also: Project | None = None) -> Board:
     """The board over the proposals the caller can view (and `also`, a project read on its
-    own): the one ranking the ranked list, a proposal's page and answer, the portfolio's
-    columns and the assistant all show, so a proposal's rank means one thing everywhere.
-    Without `money`, a board only ranked (`load`): the portfolio's columns, which name no
-    proposal but the page's own rows, so its proposals are read without the tracker's names
-    (the rank's order reads the total and the key alone, `_order`)."""
-    listed = {p.pk: p for p in visible_proposals(request, shown=money)}
+    own): the one ranking the ranked list, a proposal's page and answer and the assistant
+    show. The portfolio's columns rank the same proposals by the same rule (`ranks`) from
+    their stored totals (`investment.totals`), so a proposal's rank means one thing
+    everywhere."""
+    listed = {p.pk: p for p in visible_proposals(request)}
     if also is not None:
         listed[also.pk] = also
-    return load(list(listed.values()), money=money)
+    return load(list(listed.values()))

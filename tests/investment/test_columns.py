@@ -234,8 +234,9 @@ def test_the_viewable_proposals_from_the_gate_in_sql_are_those_of_every_viewable
         ), user.username
         if user == governed.pmo:
             assert [p.key for p in found] == ["AAA", "BBB", "CCC"]
-        # A board only ranked reads the same projects, in the same order.
+        # The rank column reads the same projects, in the same order, with their revision.
         request = rf.get("/")
         request.user = user
-        ranked_only = selectors.visible_proposals(request, shown=False)
-        assert [(p.pk, p.key) for p in ranked_only] == [(p.pk, p.key) for p in found]
+        assert selectors.visible_proposal_revisions(request) == [
+            (p.pk, p.key, p.registers_revision) for p in found
+        ]
