@@ -20,7 +20,7 @@ derive the whole board, as every reader did before the totals were stored.
 
 What it buys (record 0305, bench/results/2026-11-30-the-proposals-stored-totals.md): the
 rank column places every viewable proposal on each portfolio page and API answer; it reads
-their stored totals (two small statements) instead of each one's business case, scores and
+their stored totals (three small statements) instead of each one's business case, scores and
 health row derived into a total."""
 
 from collections.abc import Mapping, Sequence
