@@ -20,24 +20,33 @@ from governance.sql import AnyOf, ListHolds
 TRACKER_NAMES = ("gate_t_name", "gate_t_lead")
 
 
-def browse_condition(account_id: str, tracker: Any) -> Q | None:
+def browse_condition(account_id: str, tracker: Any, path: str = "") -> Q | None:
     """Whether the person browses the project in the tracker, as SQL (the gate statement's
-    `gate_t_browse`), or None when the tracker answers only from its listing."""
+    `gate_t_browse`), or None when the tracker answers only from its listing. `path`: the
+    rows filtered reach the project through it (`gatelist.condition`)."""
     expressions = getattr(tracker, "gate_expressions", None)
     if expressions is None:
         return None
-    browse = expressions(account_id, Value("")).get("gate_t_browse")
+    browse = expressions(account_id, Value(""), key=f"{path}key").get("gate_t_browse")
     return None if browse is None else Q(browse)
 
 
-def steering_condition(account_id: str) -> Q:
+def lead_condition(account_id: str, tracker: Any) -> Q | None:
+    """Whether the person leads the project in the tracker of the moment (the gate's
+    `gate_t_lead` equal to them), as one sub-select of the keys they lead instead of the lead
+    read row by row; None for a tracker that answers only from its listing."""
+    led = getattr(tracker, "gate_led_keys", None)
+    return None if led is None else Q(key__in=led(account_id))
+
+
+def steering_condition(account_id: str, path: str = "") -> Q:
     """Whether the person sits on the project's steering committee, as SQL."""
-    return Q(ListHolds(F("steering_account_ids"), account_id))
+    return Q(ListHolds(F(f"{path}steering_account_ids"), account_id))
 
 
-def one_of(ids: Collection[int]) -> Q:
+def one_of(ids: Collection[int], path: str = "") -> Q:
     """The projects among `ids` (a listing the gate made the long way)."""
-    return Q(AnyOf(F("pk"), list(ids))) if ids else Q(pk__in=[])
+    return Q(AnyOf(F(f"{path}pk"), list(ids))) if ids else Q(**{f"{path}pk__in": []})
 
 
 def nominated_condition(account_id: str) -> Q:

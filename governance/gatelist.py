@@ -23,30 +23,45 @@ def viewable(request: HttpRequest, *, shown: bool = False) -> QuerySet[Project]:
     group, membership of it) read once. A tracker that answers only from its listing (Jira)
     is listed the long way and filtered by id. One condition a request. `shown`: the rows
     carry the tracker's name and lead of the moment, for a page (`page_callers`)."""
-    user = permissions.request_user(request)
-    memo = gatesql.request_memo(request)
-    key = ("viewable", user.pk)
-    if key not in memo:
-        memo[key] = _condition(request, user, memo)
-    condition: Q = memo[key]
-    projects = Project.objects.filter(condition)
+    projects = Project.objects.filter(condition(request))
     if shown:
+        user = permissions.request_user(request)
         return gatefilter.with_tracker_answers(projects, user.account_id, get_tracker())
     return projects
 
 
-def _condition(request: HttpRequest, user: User, memo: gatesql.Memo) -> Q:
-    browse = gatefilter.browse_condition(user.account_id, get_tracker())
+def condition(request: HttpRequest, path: str = "") -> Q:
+    """`viewable`'s condition, over projects or over the rows of a model that reach their
+    project through `path` ("project__"): such a list filters the project it joins already,
+    so PostgreSQL can walk a page in the project's order instead of matching every row's
+    project against a second reading of the projects (the portfolio's page at 10,000
+    projects: 30 ms -> 6 ms). The same rule either way, built once a request for each path."""
+    user = permissions.request_user(request)
+    memo = gatesql.request_memo(request)
+    key = ("viewable", user.pk, path)
+    if key not in memo:
+        memo[key] = _condition(request, user, memo, path)
+    found: Q = memo[key]
+    return found
+
+
+def _condition(request: HttpRequest, user: User, memo: gatesql.Memo, path: str) -> Q:
+    browse = gatefilter.browse_condition(user.account_id, get_tracker(), path)
     if browse is None:
-        listed = permissions.viewable_projects(request)
-        # Kept for the page's rows: the tracker's key, name and lead of the moment, and roles.
-        memo[("listed", user.pk)] = {project.pk: (project, caller) for project, caller in listed}
-        return gatefilter.one_of([project.pk for project, _ in listed])
+        listed = memo.get(("listed", user.pk))
+        if listed is None:
+            # Kept for the page's rows: the tracker's key, name and lead of the moment, and
+            # roles (`page_callers`).
+            listed = memo[("listed", user.pk)] = {
+                project.pk: (project, caller)
+                for project, caller in permissions.viewable_projects(request)
+            }
+        return gatefilter.one_of(list(listed), path)
     gatesql.read_site_gate(user, memo)
     group = gatesql.memo_site_settings(memo).governance_group
     return permissions.view_rule(
         browse,
-        lambda: gatefilter.steering_condition(user.account_id),
+        lambda: gatefilter.steering_condition(user.account_id, path),
         group,
         lambda: gatesql.memo_in_group(user, group, memo),
     )
@@ -85,16 +100,16 @@ def page_callers(
     return result
 
 
-def mine_condition(account_id: str, projects: QuerySet[Project] | None = None) -> Q:
+def mine_condition(account_id: str) -> Q:
     """The viewable projects the person leads, edits or sponsors (`Caller.is_lead`,
-    `can_edit`, `is_sponsor` of a project they view), as SQL. Over `projects` as `viewable`
-    gives them `shown`, the lead is the tracker's of the moment, as the page's roles are
-    (`page_callers`); else the mirror's."""
+    `can_edit`, `is_sponsor` of a project they view), as SQL. The lead is the tracker's of the
+    moment where the tracker answers it in SQL (`gatefilter.lead_condition`), as the page's
+    roles are (`page_callers`); else the mirror's."""
     if not account_id:
         return Q(pk__in=[])
-    annotated = projects is not None and "gate_t_lead" in projects.query.annotations
+    lead = gatefilter.lead_condition(account_id, get_tracker())
     return (
-        Q(**{"gate_t_lead" if annotated else "lead_account_id": account_id})
+        (Q(lead_account_id=account_id) if lead is None else lead)
         | gatefilter.nominated_condition(account_id)
         | Q(sponsor_account_id=account_id)
     )

@@ -326,7 +326,8 @@ def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet
     """The stored health rows of every project the caller can view, each current (a row
     missing, expired or derived under other thresholds is derived and stored first: the
     periodic job keeps that rare), and those projects: both SQL (the access gate as a filter,
-    `permissions.viewable`), for the page to filter, sort and cut there."""
+    `gatelist.viewable`; over the rows, on the project each joins: `gatelist.condition`), for
+    the page to filter, sort and cut there."""
     projects = gatelist.viewable(request)
     site = permissions.site_settings(request)
     now = timezone.now()
@@ -339,7 +340,7 @@ def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet
     missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
     if missing:
         health.rows_for(missing, site=site, now=now)
-    return current.filter(project__in=projects.values("pk")), projects
+    return current.filter(gatelist.condition(request, "project__")), projects
 
 
 PAGE_VALUES = ["project_id", "row", "s_null", "s_value", "project__key"]

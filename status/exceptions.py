@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -411,8 +411,8 @@ class Awaiting:
 
 def with_undecided() -> Q:
     """The projects where `awaiting` may find something: an undecided exception (a
-    condition over Project)."""
-    return Q(Exists(_undecided().filter(project=OuterRef("pk"))))
+    condition over Project): their ids, one sub-select read once, not asked of every project."""
+    return Q(pk__in=_undecided().values("project_id"))
 
 
 def _undecided() -> QuerySet[ProjectException]:

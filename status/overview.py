@@ -180,8 +180,11 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     projects = gatelist.viewable(request, shown=True)
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine") == "1"
-    mine_condition = gatelist.mine_condition(user.account_id, projects)
-    counts = projects.aggregate(total=Count("pk"), mine=Count("pk", filter=mine_condition))
+    mine_condition = gatelist.mine_condition(user.account_id)
+    # Counted without the tracker's name and lead of each row (read for the page's rows only).
+    counts = gatelist.viewable(request).aggregate(
+        total=Count("pk"), mine=Count("pk", filter=mine_condition)
+    )
     mine_count, total = counts["mine"], counts["mine" if mine else "total"]
     if mine:
         projects = projects.filter(mine_condition)

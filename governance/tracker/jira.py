@@ -101,9 +101,9 @@ class JiraTracker:
     product = "Jira"
 
     # The access gate (governance.permissions) ----------------------------------------
-    def gate_expressions(self, account_id: str, group: str) -> dict[str, Any]:
-        """What the gate's one statement reads for Jira: whether the person holds a grant.
-        The rest comes from Jira's cached answers."""
+    def gate_expressions(self, account_id: str, group: str, key: str = "key") -> dict[str, Any]:
+        """What the gate's one statement reads for Jira: whether the person holds a grant
+        (over any row: `key` is not read). The rest comes from Jira's cached answers."""
         return {"gate_t_grant": Exists(AtlassianGrant.objects.filter(account_id=account_id))}
 
     def gate(self, account_id: str, values: dict[str, Any]) -> JiraGate:

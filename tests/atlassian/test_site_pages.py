@@ -43,3 +43,22 @@ def test_a_listing_stopped_by_the_ceiling_is_said_on_the_page_and_in_the_log(
 def test_a_complete_list_says_nothing_of_the_kind(big_site, cast, client_for):
     page = client_for(cast.lead).get("/")
     assert "This list is incomplete" not in page.content.decode()
+
+
+def test_the_portfolio_lists_what_jira_lists_for_the_person(big_site, cast, client_for):
+    """Jira answers the gate from its listing (no SQL of its own): the portfolio's stored rows
+    are filtered by the listed projects' ids, on the project each row joins
+    (`gatelist.condition`), for the page and the API alike."""
+    from status import health
+    from tests.factories import ProjectFactory
+
+    big_site.grant(cast.site_admin)  # the portfolio's reader: a site administrator
+    hidden = ProjectFactory(key="HIDDEN", name="Hidden from them", lead=cast.sponsor)
+    health.refresh([hidden.pk])  # a stored row the filter must leave out
+    page = client_for(cast.site_admin).get("/portfolio/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "/projects/ALPHA/" in text and "HIDDEN" not in text
+    api = client_for(cast.site_admin).get("/api/v1/portfolio")
+    assert api.status_code == 200
+    assert [row["projectKey"] for row in api.json()["items"]] == ["ALPHA"]

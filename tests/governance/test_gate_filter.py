@@ -75,6 +75,25 @@ def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(world,
     assert {p.key: _role(c) for p, c in listed} == expected
 
 
+@pytest.mark.parametrize("group", ["", PMO_GROUP])
+def test_the_condition_over_rows_that_reach_their_project_is_the_same_rule(world, group):
+    """`gatelist.condition(request, "project__")`, which the portfolio filters its stored rows
+    with, selects the rows of exactly the projects `viewable` gives, for every role."""
+    from status import health
+    from status.models import ProjectHealth
+
+    if group:
+        set_governance_group(group)
+    health.refresh(list(Project.objects.values_list("pk", flat=True)))
+    for role in ROLES:
+        request = _request(world.user(role))
+        over_rows = ProjectHealth.objects.filter(gatelist.condition(request, "project__"))
+        assert sorted(over_rows.values_list("project__key", flat=True)) == sorted(
+            p.key for p in gatelist.viewable(request)
+        ), role
+        assert set(_per_project(world.user(role))) == {p.key for p in gatelist.viewable(request)}
+
+
 def test_the_rules_each_role_meets(world):
     """What the walk above compares, spelled out: tracker browse first, the group after."""
     keys = {role: set(_per_project(world.user(role))) for role in ROLES}
@@ -113,6 +132,36 @@ def test_the_mine_filter_is_the_lead_the_editors_and_the_sponsor(world):
             if can_edit or is_lead or is_sponsor
         }
         assert mine == expected, role
+
+
+def test_the_mine_filter_and_count_follow_the_tracker_s_lead_of_the_moment(world, client_for):
+    """A lead changed in the tracker and not yet in the mirror: the project list's "mine"
+    filter and count name the tracker's lead, as each row's role does (`page_callers`), not
+    the mirror's."""
+    from governance.tracker.local.models import LocalAccount, LocalProject
+
+    viewer = LocalAccount.objects.get(account_id=world.viewer.account_id)
+    LocalProject.objects.filter(key="ALPHA").update(lead=viewer)  # no mirror upkeep
+    assert Project.objects.get(key="ALPHA").lead_account_id == world.lead.account_id
+    for user in (world.viewer, world.lead):
+        request = _request(user)
+        mine = {
+            p.key
+            for p in gatelist.viewable(request).filter(gatelist.mine_condition(user.account_id))
+        }
+        roles = gatelist.page_callers(request, list(gatelist.viewable(request, shown=True)))
+        assert mine == {p.key for p, c in roles if c.can_edit or c.is_lead or c.is_sponsor}
+    assert "ALPHA" in mine_of(client_for(world.viewer))
+    assert "ALPHA" not in mine_of(client_for(world.lead))
+
+
+def mine_of(client):
+    """The keys the project list shows with "mine only", after its count says so."""
+    page = client.get("/?mine=1").content.decode()
+    keys = {key for key in ("ALPHA", "BETA", "DELTA") if f"/projects/{key}/" in page}
+    count = len(keys)
+    assert f"You lead, edit or sponsor {count} project" in page or not count
+    return keys
 
 
 # --- the project list and the projects API: queries and paging ------------------------------

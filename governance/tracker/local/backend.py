@@ -85,11 +85,12 @@ class LocalTracker:
             Q(lead__account_id=account_id) | Q(pk__in=granted.values("project_id"))
         )
 
-    def gate_expressions(self, account_id: str, group: str) -> dict[str, Any]:
-        """The tracker's answers as expressions over a governance project row (its `key`), for
-        the gate to read in its one statement: the project's name and lead, whether the person
-        browses it, is a site administrator, is a member of `group` (an expression)."""
-        project = LocalProject.objects.filter(key=OuterRef("key"))
+    def gate_expressions(self, account_id: str, group: str, key: str = "key") -> dict[str, Any]:
+        """The tracker's answers as expressions over a governance project row (its `key`, or
+        the project key a row of another model reaches: `key`, a path), for the gate to read in
+        its one statement: the project's name and lead, whether the person browses it, is a
+        site administrator, is a member of `group` (an expression)."""
+        project = LocalProject.objects.filter(key=OuterRef(key))
         if not account_id:
             return {
                 "gate_t_name": Subquery(project.values("name")[:1]),
@@ -121,6 +122,13 @@ class LocalTracker:
                 LocalGroup.objects.filter(name=group, members__account_id=account_id)
             ),
         }
+
+    def gate_led_keys(self, account_id: str) -> QuerySet[LocalProject, str]:
+        """The keys of the projects the person leads now (the `gate_t_lead` answer asked of
+        every project at once), as a sub-select: `gatefilter.lead_condition`."""
+        return LocalProject.objects.filter(lead__account_id=account_id).values_list(
+            "key", flat=True
+        )
 
     def gate_browsable_keys(
         self, account_id: str
