@@ -1,7 +1,8 @@
-"""The access gate as a filter in a list's SQL: the conditions over governance project rows
-that `governance.permissions.viewable_filter` joins with the view rule (written once, in
-`governance.permissions`), so that a list (the portfolio, the project list, their APIs)
-filters, sorts and cuts its page in SQL and only the page's rows get their role computed.
+"""The access gate as a filter in a list's SQL: the conditions that `governance.gatelist`
+joins with the view rule (written once, `permissions.view_rule`), over governance project rows
+or over the rows of a model that reaches its project through a path ("project__",
+`gatelist.condition`), so that a list (the portfolio, the project list, their APIs) filters,
+sorts and cuts its page in SQL and only the page's rows get their role computed.
 
 The tracker's part is the gate statement's own expression (`gate_t_browse` of the tracker's
 `gate_expressions`, `governance.gatesql`): a list asks the same question as a project's page.
@@ -45,7 +46,8 @@ def steering_condition(account_id: str, path: str = "") -> Q:
 
 
 def one_of(ids: Collection[int], path: str = "") -> Q:
-    """The projects among `ids` (a listing the gate made the long way)."""
+    """The projects among `ids` (a listing the gate made the long way), or the rows whose
+    project (through `path`) is among them."""
     return Q(AnyOf(F(f"{path}pk"), list(ids))) if ids else Q(**{f"{path}pk__in": []})
 
 

@@ -237,7 +237,7 @@ def page_size(value: Any) -> int:
 
 
 def projects_page(projects: QuerySet[Project], cursor: str | None, size: int) -> Page[Project]:
-    """The page of `projects` (the viewable ones, `permissions.viewable`, filtered in SQL)
+    """The page of `projects` (the viewable ones, `gatelist.viewable`, filtered in SQL)
     that `cursor` names, by key (unique): one query whatever the page's position."""
     return page(projects, [Key("key")], cursor=cursor, size=size, salt="projects")
 

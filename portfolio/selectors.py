@@ -553,7 +553,7 @@ def portfolio(
     project from aggregate SQL (`with_summary`). `with_cells` also reads the shown projects'
     stored risk-matrix cells; `with_choices` the filters' choices (themes, leads) and the number
     of projects the caller can view. A constant number of queries whatever the number of
-    projects: the access gate is a filter in the page's SQL (`permissions.viewable`), and only
+    projects: the access gate is a filter in the page's SQL (`gatelist.condition`), and only
     the page's projects are read as such."""
     params = clean_params(query, strict=strict)
     stored, projects = stored_rows(request)

@@ -1,4 +1,4 @@
-"""The access gate as a filter in a list's SQL (`permissions.viewable`, docs/decisions/0277):
+"""The access gate as a filter in a list's SQL (`gatelist.viewable`, docs/decisions/0277):
 exactly the projects the per-project gate lets each person view, whatever their role; the
 page's roles as the per-project gate gives them; the project list and the projects API in a
 constant number of queries a page, and paged in a stable order with no project twice or
@@ -138,11 +138,16 @@ def test_the_mine_filter_and_count_follow_the_tracker_s_lead_of_the_moment(world
     """A lead changed in the tracker and not yet in the mirror: the project list's "mine"
     filter and count name the tracker's lead, as each row's role does (`page_callers`), not
     the mirror's."""
-    from governance.tracker.local.models import LocalAccount, LocalProject
+    from governance.tracker.local.models import LocalAccount, LocalBrowseGrant, LocalProject
 
     viewer = LocalAccount.objects.get(account_id=world.viewer.account_id)
-    LocalProject.objects.filter(key="ALPHA").update(lead=viewer)  # no mirror upkeep
+    alpha = LocalProject.objects.get(key="ALPHA")
+    # The former lead still browses ALPHA, so only the lead of the moment can leave it out.
+    former = LocalAccount.objects.get(account_id=world.lead.account_id)
+    LocalBrowseGrant.objects.get_or_create(project=alpha, account=former)
+    LocalProject.objects.filter(pk=alpha.pk).update(lead=viewer)  # no mirror upkeep
     assert Project.objects.get(key="ALPHA").lead_account_id == world.lead.account_id
+    assert "ALPHA" in {p.key for p in gatelist.viewable(_request(world.lead))}
     for user in (world.viewer, world.lead):
         request = _request(user)
         mine = {
