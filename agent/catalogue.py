@@ -16,7 +16,7 @@ from typing import Any
 from django.http import HttpRequest
 from jsonschema import Draft202012Validator
 
-from governance import audit, cleaning, permissions, specs
+from governance import audit, cleaning, gatelist, permissions, specs
 from governance.cleaning import NOT_BLANK_TEXT
 from governance.errors import BadRequest, Forbidden, Moved, NotFound, ValidationFailed
 from governance.models import Project, User
@@ -154,7 +154,9 @@ def action(
 ) -> Callable[[ActionFunction], ActionFunction]:
     """Register the decorated function as an action of the catalogue. `gate`: for a write,
     the checks that come before the body's (see `run`). `offered_to`: for a write, who may
-    use it on a project (default: its editors)."""
+    use it on a project (default: its editors): a question of the caller's lead, editor and
+    sponsor roles and of the person alone, which `available` asks of one project without
+    those roles for all of them."""
 
     def register(function: ActionFunction) -> ActionFunction:
         if name in CATALOGUE:
@@ -218,12 +220,19 @@ def available(request: HttpRequest) -> list[Action]:
     the caller may use it on at least one project they can view (most: they edit it; the
     sponsor's exception and gate decisions: they sponsor it)."""
     require_agent_access(request)
-    callers = [caller for _, caller in permissions.viewable_projects(request)]
-    return [
-        a
-        for a in CATALOGUE.values()
-        if a.offered_to is None or any(a.offered_to(caller) for caller in callers)
-    ]
+    writes = {a.name: a.offered_to for a in CATALOGUE.values() if a.offered_to is not None}
+    offered: set[str] = set()
+    # The callers that can answer "on any project?" (`gatelist.role_callers`), a page at a
+    # time: an offer reads the caller's lead, editor and sponsor roles and the person, so one
+    # project without those roles answers for all such (GET /assistant/ at 10,000 projects:
+    # every caller made was 0.53-0.57 s, record 0307).
+    for page in gatelist.role_callers(request):
+        for name, offers in writes.items():
+            if name not in offered and any(offers(caller) for _, caller in page):
+                offered.add(name)
+        if len(offered) == len(writes):
+            break
+    return [a for a in CATALOGUE.values() if a.offered_to is None or a.name in offered]
 
 
 def get(name: str) -> Action:

@@ -81,7 +81,8 @@ def fields(
     people: list[tuple[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One entry per argument: name, label, widget, choices, required, hint, value. The
-    project is chosen from `projects` ((key, name) the person can view); a person from
+    project is chosen from `projects` ((key, name) the person can view), or typed by its key
+    where they are None (too many to list); a person from
     `people` ((accountId, words) of the chosen project: the people picker), none offered
     while no project is chosen."""
     values = values or {}
@@ -104,6 +105,10 @@ def fields(
             field["choices"] = [key for key, _ in projects]
             field["labels"] = {key: f"{key}: {title}" for key, title in projects}
             field["hint"] = ""
+            field["project"] = True
+        elif name == "projectKey":  # more projects than a choice lists: the key is typed
+            field["widget"] = "text"
+            field["hint"] = "Type the project's key, as in its address (APOLLO)."
             field["project"] = True
         elif is_person(name):
             field["widget"] = "select"

@@ -12,10 +12,9 @@ from django.shortcuts import redirect
 from agent import assistant, catalogue, forms
 from agent.models import Proposal
 from agent.present import present
-from governance import permissions, picker
+from governance import cleaning, gatelist, permissions, picker
 from governance.errors import DomainError, NotFound, ValidationFailed
 from governance.http import page, render_htmx
-from governance.models import Project
 
 TEMPLATE = "agent/assistant.html"
 
@@ -68,11 +67,22 @@ def assistant_clear(request: HttpRequest) -> HttpResponse:
     return _conversation(request)
 
 
+# Past this many viewable projects, a form's project is typed by its key: a choice among
+# them all would send every one (an action's form at 10,000 projects: 1.0-1.1 s, record 0307).
+PROJECT_CHOICES = 200
+
+
+def _projects(request: HttpRequest) -> list[tuple[str, str]] | None:
+    """The project choices of a form, (key, name) with the tracker's name, in key order; None
+    past `PROJECT_CHOICES` (the key is typed)."""
+    found = list(gatelist.viewable(request, shown=True).order_by("key")[: PROJECT_CHOICES + 1])
+    if len(found) > PROJECT_CHOICES:
+        return None
+    return [(p.key, p.name) for p, _ in gatelist.page_callers(request, found)]
+
+
 def _people(
-    request: HttpRequest,
-    action: catalogue.Action,
-    values: dict[str, Any],
-    viewable: list[tuple[Project, permissions.Caller]],
+    request: HttpRequest, action: catalogue.Action, values: dict[str, Any]
 ) -> list[tuple[str, str]]:
     """The people picker's choices: the chosen project's people; for a filter across
     projects (the lead of find_projects), the leads of the projects the person can see."""
@@ -80,10 +90,15 @@ def _people(
     if not any(forms.is_person(name) for name in names):
         return []
     if "projectKey" not in names:
-        return picker.choices_of(p.lead_account_id for p, _ in viewable)
-    key = values.get("projectKey")
-    project = next((p for p, _ in viewable if p.key == key), None)
-    return picker.people_choices(project) if project is not None else []
+        return picker.choices_of(gatelist.leads_of(gatelist.viewable(request)))
+    key, error = cleaning.project_key(values.get("projectKey"))
+    if error or key is None:
+        return []
+    try:
+        project, _ = permissions.project_for(request, key)
+    except DomainError:  # not one they can view (or a key it had before): nothing offered
+        return []
+    return picker.people_choices(project)
 
 
 def _form(
@@ -96,17 +111,14 @@ def _form(
 ) -> HttpResponse:
     """The action's section: its form with `values`, and what `extra` adds (an error, a
     result, a proposal to confirm)."""
-    viewable = permissions.viewable_projects(request)
-    projects = [(p.key, p.name) for p, _ in viewable]
-    if len(projects) == 1 and not values.get("projectKey"):
+    projects = _projects(request)
+    if projects is not None and len(projects) == 1 and not values.get("projectKey"):
         values = {**values, "projectKey": projects[0][0]}
     context = {
         "section": "assistant",
         "action": action,
         "hint": forms.in_words(action.description),
-        "fields": forms.fields(
-            action, values, projects, _people(request, action, values, viewable)
-        ),
+        "fields": forms.fields(action, values, projects, _people(request, action, values)),
         **extra,
     }
     return render_htmx(request, "agent/action.html", context, partial="form", status=status)

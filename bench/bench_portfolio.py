@@ -2,7 +2,7 @@
 10 decisions, 10 changes): the portfolio computation, the API and the page, each against one
 aggregate SQL query over the same data in the same run, and the project list page and API;
 without a target, the pages across every viewable project that show only what concerns the
-reader ("Waiting for me", the lessons, the assistant).
+reader ("Waiting for me", the lessons, the assistant, an action's form, the action catalogue).
 
 The data is bulk-created, built up to each size in turn and left in place; every project's
 health row is stored (a full refresh) before the timings, as the periodic job keeps them, and
@@ -27,8 +27,15 @@ REPEAT = 5
 TARGET_RATIO = 1.5
 PAGE_TARGET_RATIO = 3.0
 SCALE_TARGET_RATIO = 1.2
-# Measured at each size without a target: "Waiting for me", the lessons, the assistant.
-ACROSS = ["/waiting/", "/portfolio/lessons/", "/assistant/"]
+# Measured at each size without a target: "Waiting for me", the lessons, the assistant, an
+# action's form (its project chosen among those the reader views) and the action catalogue.
+ACROSS = [
+    "/waiting/",
+    "/portfolio/lessons/",
+    "/assistant/",
+    "/assistant/actions/project_overview/",
+    "/api/v1/agent/actions",
+]
 
 AGGREGATE_SQL = """
 SELECT p.id, p.key, b.theme, b.approval_status, b.version, s.overall_rag, s.last_updated_at,

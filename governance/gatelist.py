@@ -2,10 +2,11 @@
 one project; this module reads them, never the other way): the projects a person may view
 as a filter (`viewable`), for a list that filters, sorts and pages in SQL and gives roles to
 its page's rows only (`page_callers`); the projects they lead, edit or sponsor
-(`mine_condition`). `permissions.viewable_projects` lists every viewable project with its
-role, for the few readers that need them all."""
+(`mine_condition`); the callers a question "on any project?" needs (`role_callers`).
+`permissions.viewable_projects` lists every viewable project with its role, for the few
+readers that need them all."""
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -114,3 +115,42 @@ def mine_condition(account_id: str) -> Q:
         | gatefilter.nominated_condition(account_id)
         | Q(sponsor_account_id=account_id)
     )
+
+
+def leads_of(projects: QuerySet[Project]) -> list[str]:
+    """The leads of `projects` (a `viewable` list) as the mirror holds them, for a filter by
+    lead that compares the same column: one DISTINCT."""
+    leads = projects.exclude(lead_account_id="").values_list("lead_account_id", flat=True)
+    return sorted(set(leads.order_by().distinct()))
+
+
+ROLE_PAGE = 100
+
+
+def role_callers(request: HttpRequest) -> Iterator[list[tuple[Project, permissions.Caller]]]:
+    """The callers a question "may the person do this on any project they view?" needs, a
+    page at a time (ask and stop once answered): one viewable project where the person is
+    none of lead, nominated editor and sponsor, then every one where they are some
+    (`mine_condition`), in key order. The first stands for all projects without those roles:
+    a question that reads only those roles and the person (`agent.catalogue`'s offers) answers
+    the same on each of them. A tracker that answers only from its listing (Jira) gives every
+    listed caller at once: the gate has read them all already."""
+    user = permissions.request_user(request)
+    shown = viewable(request, shown=True)
+    listed = gatesql.request_memo(request).get(("listed", user.pk))
+    if listed is not None:
+        yield list(listed.values())
+        return
+    mine = mine_condition(user.account_id)
+    other = list(shown.exclude(mine).order_by("key")[:1])
+    if other:
+        yield page_callers(request, other)
+    ordered = shown.filter(mine).order_by("key")
+    after = None
+    while True:
+        rows = list((ordered if after is None else ordered.filter(key__gt=after))[:ROLE_PAGE])
+        if rows:
+            yield page_callers(request, rows)
+        if len(rows) < ROLE_PAGE:
+            return
+        after = rows[-1].key

@@ -619,7 +619,7 @@ def portfolio(
         heat=heat,
         groups=groups,
         themes=_themes(stored) if with_choices else [],
-        leads=_leads(projects) if with_choices else [],
+        leads=gatelist.leads_of(projects) if with_choices else [],
         risk_cells=cells,
         earned=earned,
         bubbles=bubbles,
@@ -644,12 +644,6 @@ def _project_of(values: Mapping[str, Any]) -> Project:
         approval_status=values["project__approval_status"],
         exception_opened_at=values["project__exception_opened_at"],
     )
-
-
-def _leads(projects: QuerySet[Project]) -> list[str]:
-    """The lead filter's choices: the leads of the projects the caller can view."""
-    leads = projects.exclude(lead_account_id="").values_list("lead_account_id", flat=True)
-    return sorted(set(leads.order_by().distinct()))
 
 
 def _empty_totals() -> dict[str, Any]:

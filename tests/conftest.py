@@ -283,6 +283,27 @@ def cast(db) -> Cast:
     return build_cast()
 
 
+# The cast's roles, as `Cast` names them.
+ROLES = ["lead", "editor", "sponsor", "viewer", "outsider", "site_admin", "pmo"]
+
+
+def roles_told_apart(cast: Cast) -> Cast:
+    """The cast's ALPHA and OTHER, and projects that tell the rules apart: BETA, whose
+    steering committee seats the viewer and the outsider (who does not browse it); GAMMA,
+    which the site administrator and the governance group's member do not browse; DELTA, led
+    by the editor, who is the sponsor's nominated editor there too, the viewer its sponsor
+    (who does not browse it)."""
+    beta = ProjectFactory(key="BETA", lead=cast.lead, browsers=[cast.viewer, cast.site_admin])
+    beta.steering_account_ids = [cast.viewer.account_id, cast.outsider.account_id]
+    beta.save(update_fields=["steering_account_ids"])
+    ProjectFactory(key="GAMMA", lead=cast.sponsor, browsers=[cast.viewer])
+    delta = ProjectFactory(key="DELTA", lead=cast.editor, browsers=[cast.sponsor, cast.pmo])
+    nominate(delta, cast.sponsor, by=cast.editor)
+    delta.sponsor_account_id = cast.viewer.account_id
+    delta.save(update_fields=["sponsor_account_id"])
+    return cast
+
+
 # --- what a module's tests read, built once for the module ----------------------------------
 
 

@@ -210,3 +210,59 @@ def test_a_refusal_names_the_fields_by_their_labels():
     assert "Still needed: adoption affected, adoption KPI." in told
     assert "(Owner: Choose one of the people of ALPHA.)" in told
     assert not _CODE.search(told) and "`" not in told
+
+
+def test_past_the_choices_the_project_is_typed_and_its_people_follow(
+    world, client_for, monkeypatch
+):
+    """A person who views more projects than a choice lists types the key; the people picker
+    then offers the typed project's people, in any case the key is typed, and none for a key
+    they cannot view or one no project can have."""
+    from agent import views
+
+    use_group(EVERYONE)
+    client = client_for(world.lead)
+    ProjectFactory(key="BETA", name="Beta", lead=world.lead)
+    listed = client.get("/assistant/actions/add_risk/").content.decode()
+    assert '<select id="a-add_risk-projectKey"' in listed and "ALPHA: " in listed
+    monkeypatch.setattr(views, "PROJECT_CHOICES", 1)
+    typed = client.get("/assistant/actions/add_risk/").content.decode()
+    field = re.search(r'<input id="a-add_risk-projectKey"[^>]*>', typed)[0]
+    assert 'type="text"' in field and "required" in field and 'hx-trigger="change"' in field
+    assert "ALPHA: " not in typed and "Type the project" in typed
+    assert "Choose the project first" in typed
+    body = client.get("/assistant/actions/add_risk/?projectKey=alpha").content.decode()
+    picker = re.search(r'<select id="a-add_risk-ownerAccountId".*?</select>', body, re.S)[0]
+    assert f'<option value="{world.editor.account_id}">Eddie Editor</option>' in picker
+    assert 'value="alpha"' in body
+    for key in ("OTHER", "NOPE", "x" * 300, "A B"):  # the outsider's, none, none can be
+        body = client.get("/assistant/actions/add_risk/", {"projectKey": key})
+        assert body.status_code == 200
+        assert "Choose the project first" in body.content.decode(), key
+    # A character no text holds is refused at the door, as in every form.
+    assert client.get("/assistant/actions/add_risk/?projectKey=A%EF%BF%BE").status_code == 422
+    # The typed key runs as a chosen one: previewed, then written on Confirm.
+    answer = post(client, "/assistant/actions/add_risk/", {**RISK, "projectKey": "ALPHA"})
+    assert answer.status_code == 200
+    assert Proposal.objects.get().arguments["projectKey"] == "ALPHA"
+
+
+def test_an_action_form_reads_the_same_queries_at_3_and_40_projects(world, client_for):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    use_group(EVERYONE)
+    client = client_for(world.lead)
+
+    def queries(url):
+        client.get(url)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured)
+
+    ProjectFactory(key="BETA", lead=world.lead)  # two projects: none is chosen for the lead
+    urls = ["/assistant/actions/add_risk/", "/assistant/actions/find_projects/"]
+    few = [queries(url) for url in urls]
+    for n in range(40):
+        ProjectFactory(key=f"P{n:02}", lead=world.lead, browsers=[world.editor])
+    assert [queries(url) for url in urls] == few

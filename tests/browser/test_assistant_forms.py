@@ -20,16 +20,12 @@ def _no_sideways(page, width):
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_lena_previews_edits_and_confirms_a_risk_in_forms_mode(
-    width, demo, live_server, watched_page, settings
+    width, demo, live_server, watched_page, sign_in, settings
 ):
     settings.AGENT_MODEL = ""
     page = watched_page
     page.set_viewport_size({"width": width, "height": 900})
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.get_by_label("Username").fill("lena")
-    page.get_by_label("Password").fill("governance-demo")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
+    sign_in(page, "lena", "governance-demo")
     page.goto(f"{live_server.url}/assistant/")
     expect(page.get_by_text("written only when you confirm it")).to_be_visible()
     page.get_by_role("link", name="Add a risk").click()
@@ -86,4 +82,33 @@ def test_lena_previews_edits_and_confirms_a_risk_in_forms_mode(
     expect(form).to_contain_text("Supplier insolvency in Q3")
     form.get_by_role("link", name="Open the page").click()
     page.wait_for_url(f"{live_server.url}/projects/APOLLO/registers/risks/{risk.pk}/")
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_past_the_choices_lena_types_the_project_s_key(
+    width, demo, live_server, watched_page, sign_in, settings, monkeypatch
+):
+    """A person who views more projects than a choice lists types the key (here, past one);
+    leaving the field offers that project's people, by keyboard alone."""
+    from agent import views
+
+    settings.AGENT_MODEL = ""
+    monkeypatch.setattr(views, "PROJECT_CHOICES", 1)
+    page = watched_page
+    page.set_viewport_size({"width": width, "height": 900})
+    sign_in(page, "lena", "governance-demo")
+    page.goto(f"{live_server.url}/assistant/actions/add_risk/")
+    form = page.locator("#action-add_risk")
+    project = form.get_by_role("textbox", name="Project", exact=True)
+    expect(form).to_contain_text("Type the project's key")
+    owner = form.get_by_role("combobox", name="Owner", exact=True)
+    expect(owner).to_contain_text("Choose the project first")
+    project.fill("apollo")
+    project.press("Tab")
+    expect(owner).to_contain_text("Lena Lindqvist", timeout=20_000)
+    expect(project).to_have_value("apollo")
+    _no_sideways(page, width)
+    assert_accessible(page, f"an action's form with a typed project at {width}px")
+    page.screenshot(path=f"/tmp/agent/forms-typed-{width}.png", full_page=True)
     assert page.problems == []

@@ -13,10 +13,8 @@ from django.test.utils import CaptureQueriesContext
 
 from governance import gatelist, permissions
 from governance.models import Project
-from tests.conftest import PMO_GROUP, set_governance_group
-from tests.factories import ProjectFactory, UserFactory, nominate
-
-ROLES = ["lead", "editor", "sponsor", "viewer", "outsider", "site_admin", "pmo"]
+from tests.conftest import PMO_GROUP, ROLES, roles_told_apart, set_governance_group
+from tests.factories import ProjectFactory, UserFactory
 
 
 def _request(user):
@@ -27,19 +25,7 @@ def _request(user):
 
 @pytest.fixture
 def world(cast):
-    """The cast's ALPHA and OTHER, and projects that tell the rules apart: BETA, whose
-    steering committee seats the viewer and the outsider (who does not browse it); GAMMA,
-    which the site administrator and the governance group's member do not browse; DELTA, led
-    by the editor, who is the sponsor's nominated editor there too."""
-    beta = ProjectFactory(key="BETA", lead=cast.lead, browsers=[cast.viewer, cast.site_admin])
-    beta.steering_account_ids = [cast.viewer.account_id, cast.outsider.account_id]
-    beta.save(update_fields=["steering_account_ids"])
-    ProjectFactory(key="GAMMA", lead=cast.sponsor, browsers=[cast.viewer])
-    delta = ProjectFactory(key="DELTA", lead=cast.editor, browsers=[cast.sponsor, cast.pmo])
-    nominate(delta, cast.sponsor, by=cast.editor)
-    delta.sponsor_account_id = cast.viewer.account_id
-    delta.save(update_fields=["sponsor_account_id"])
-    return cast
+    return roles_told_apart(cast)
 
 
 def _per_project(user):

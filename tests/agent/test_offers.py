@@ -1,0 +1,117 @@
+"""Which writes the assistant offers (`catalogue.available`): those the person may use on at
+least one project they view, asked of the callers `gatelist.role_callers` gives (one project
+without a lead, editor or sponsor role standing for all such, then every project with one)
+rather than of a caller made for every viewable project (record 0307)."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agent import catalogue
+from governance import gatelist, permissions
+from governance.tracker.local import scripting
+from tests.conftest import ROLES, roles_told_apart, set_governance_group
+from tests.factories import ProjectFactory, UserFactory
+
+EVERYONE = "everyone"
+
+
+def _offered(user):
+    return {a.name for a in catalogue.available(catalogue.request_for(user)) if a.is_write}
+
+
+def _offered_the_long_way(user):
+    """The rule as written: a write whose offer holds for the caller of any project the person
+    views, each caller made."""
+    callers = [c for _, c in permissions.viewable_projects(catalogue.request_for(user))]
+    return {
+        a.name
+        for a in catalogue.CATALOGUE.values()
+        if a.offered_to is not None and any(a.offered_to(c) for c in callers)
+    }
+
+
+@pytest.fixture
+def world(cast):
+    """The projects that tell the roles apart (`roles_told_apart`), with every one of the cast
+    in the governance group, so that each reaches the assistant."""
+    roles_told_apart(cast)
+    scripting.ensure_group(EVERYONE, members=[getattr(cast, role).username for role in ROLES])
+    set_governance_group(EVERYONE)
+    return cast
+
+
+@pytest.mark.parametrize("page", [1, 100])
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_is_offered_what_the_rule_offers_it(world, role, page, monkeypatch):
+    monkeypatch.setattr(gatelist, "ROLE_PAGE", page)
+    user = world.user(role)
+    assert _offered(user) == _offered_the_long_way(user)
+
+
+def test_the_roles_tell_the_offers_apart(world):
+    """The scenario above is not one where everyone is offered the same."""
+    offered = {role: _offered(world.user(role)) for role in ROLES}
+    assert "add_risk" in offered["lead"] and "add_risk" in offered["editor"]
+    assert "add_risk" not in offered["pmo"] and "add_risk" not in offered["site_admin"]
+    assert "decide_gate_review" in offered["sponsor"]
+    # DELTA's sponsor, who does not browse DELTA: its sponsor's writes are not theirs.
+    assert "decide_gate_review" not in offered["viewer"]
+    assert "decide_gate_review" not in offered["lead"]
+
+
+def test_an_offer_found_on_the_last_page_of_the_person_s_projects(db, monkeypatch):
+    """A person who leads many projects and sponsors only the last in key order is offered
+    the sponsor's writes, a page at a time."""
+    monkeypatch.setattr(gatelist, "ROLE_PAGE", 2)
+    person = UserFactory(username="many")
+    scripting.ensure_group(EVERYONE, members=["many"])
+    set_governance_group(EVERYONE)
+    for n in range(5):
+        ProjectFactory(key=f"P{n}", lead=person)
+    last = ProjectFactory(key="P9", browsers=[person])
+    assert "decide_gate_review" not in _offered(person)
+    last.sponsor_account_id = person.account_id
+    last.save(update_fields=["sponsor_account_id"])
+    assert "decide_gate_review" in _offered(person)
+    assert _offered(person) == _offered_the_long_way(person)
+
+
+def test_every_offer_reads_only_the_roles_and_the_person(world):
+    """What lets one project without a lead, editor or sponsor role answer for all such:
+    each write's offer answers the same on projects that differ in every other way the
+    person meets them (a steering seat, the BAU owner's seat, frozen registers)."""
+    person = world.viewer
+    plain = ProjectFactory(key="PLAIN", browsers=[person])
+    seated = ProjectFactory(key="SEATED", browsers=[person])
+    seated.steering_account_ids = [person.account_id]
+    seated.bau_owner_account_id = person.account_id
+    seated.save(update_fields=["steering_account_ids", "bau_owner_account_id"])
+    frozen = ProjectFactory(key="FROZEN", browsers=[person])
+    frozen.approval_status = "Closed"
+    frozen.save(update_fields=["approval_status"])
+    assert frozen.registers_frozen
+    request = catalogue.request_for(person)
+    callers = [permissions.caller_for(person, p, request=request) for p in (plain, seated, frozen)]
+    assert all(c.can_view and not (c.is_lead or c.can_edit or c.is_sponsor) for c in callers)
+    for action in catalogue.CATALOGUE.values():
+        if action.offered_to is not None:
+            assert len({action.offered_to(c) for c in callers}) == 1, action.name
+
+
+def _queries(user):
+    with CaptureQueriesContext(connection) as captured:
+        catalogue.available(catalogue.request_for(user))
+    return len(captured)
+
+
+def test_the_offers_are_read_in_the_same_queries_at_3_and_40_projects(db):
+    person = UserFactory(username="reader")
+    scripting.ensure_group(EVERYONE, members=["reader"])
+    set_governance_group(EVERYONE)
+    for n in range(3):
+        ProjectFactory(key=f"A{n:02}", browsers=[person])
+    few = _queries(person)
+    for n in range(3, 40):
+        ProjectFactory(key=f"A{n:02}", browsers=[person])
+    assert _queries(person) == few
