@@ -6,10 +6,10 @@ its page's rows only (`page_callers`); the projects they lead, edit or sponsor
 `permissions.viewable_projects` lists every viewable project with its role, for the few
 readers that need them all."""
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Min, Q, QuerySet
 from django.http import HttpRequest
 
 from governance import gatefilter, gatesql, permissions
@@ -109,12 +109,19 @@ def mine_condition(account_id: str) -> Q:
     roles are (`page_callers`); else the mirror's."""
     if not account_id:
         return Q(pk__in=[])
+    lead, nominated, sponsor = role_conditions(account_id).values()
+    return lead | nominated | sponsor
+
+
+def role_conditions(account_id: str) -> dict[str, Q]:
+    """Each of `mine_condition`'s roles on its own (the person named, not blank): the lead,
+    the nominated editor, the sponsor."""
     lead = gatefilter.lead_condition(account_id, get_tracker())
-    return (
-        (Q(lead_account_id=account_id) if lead is None else lead)
-        | gatefilter.nominated_condition(account_id)
-        | Q(sponsor_account_id=account_id)
-    )
+    return {
+        "lead": Q(lead_account_id=account_id) if lead is None else lead,
+        "nominated": gatefilter.nominated_condition(account_id),
+        "sponsor": Q(sponsor_account_id=account_id),
+    }
 
 
 def leads_of(projects: QuerySet[Project]) -> list[str]:
@@ -124,33 +131,28 @@ def leads_of(projects: QuerySet[Project]) -> list[str]:
     return sorted(set(leads.order_by().distinct()))
 
 
-ROLE_PAGE = 100
-
-
-def role_callers(request: HttpRequest) -> Iterator[list[tuple[Project, permissions.Caller]]]:
-    """The callers a question "may the person do this on any project they view?" needs, a
-    page at a time (ask and stop once answered): one viewable project where the person is
-    none of lead, nominated editor and sponsor, then every one where they are some
-    (`mine_condition`), in key order. The first stands for all projects without those roles:
-    a question that reads only those roles and the person (`agent.catalogue`'s offers) answers
-    the same on each of them. A tracker that answers only from its listing (Jira) gives every
-    listed caller at once: the gate has read them all already."""
+def role_callers(request: HttpRequest) -> list[tuple[Project, permissions.Caller]]:
+    """The callers a question "may the person do this on any project they view?" needs, when
+    the question reads only whether they lead the project, are its nominated editor and
+    sponsor it, and who they are (`agent.catalogue`'s offers): the first viewable project, by
+    key, of each combination of those roles the person has (at most eight), whose caller
+    answers for every project of its combination. One grouped statement over the viewable
+    projects names them (`role_conditions`), whatever their number. A tracker that answers
+    only from its listing (Jira) gives every listed caller: the gate has read them all
+    already. (A tracker that answered the gate in SQL but not its lead would group by the
+    mirror's lead while the callers read the tracker's; none does.)"""
     user = permissions.request_user(request)
     shown = viewable(request, shown=True)
     listed = gatesql.request_memo(request).get(("listed", user.pk))
     if listed is not None:
-        yield list(listed.values())
-        return
-    mine = mine_condition(user.account_id)
-    other = list(shown.exclude(mine).order_by("key")[:1])
-    if other:
-        yield page_callers(request, other)
-    ordered = shown.filter(mine).order_by("key")
-    after = None
-    while True:
-        rows = list((ordered if after is None else ordered.filter(key__gt=after))[:ROLE_PAGE])
-        if rows:
-            yield page_callers(request, rows)
-        if len(rows) < ROLE_PAGE:
-            return
-        after = rows[-1].key
+        return list(listed.values())
+    if not user.account_id:
+        firsts = list(shown.order_by("key")[:1])
+        return page_callers(request, firsts)
+    roles = {
+        f"role_{name}": ExpressionWrapper(condition, output_field=BooleanField())
+        for name, condition in role_conditions(user.account_id).items()
+    }
+    grouped = viewable(request).order_by().annotate(**roles).values(*roles)
+    keys = list(grouped.annotate(first=Min("key")).values_list("first", flat=True))
+    return page_callers(request, list(shown.filter(key__in=keys).order_by("key")))

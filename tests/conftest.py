@@ -291,8 +291,8 @@ def roles_told_apart(cast: Cast) -> Cast:
     """The cast's ALPHA and OTHER, and projects that tell the rules apart: BETA, whose
     steering committee seats the viewer and the outsider (who does not browse it); GAMMA,
     which the site administrator and the governance group's member do not browse; DELTA, led
-    by the editor, who is the sponsor's nominated editor there too, the viewer its sponsor
-    (who does not browse it)."""
+    by the editor, with the sponsor its nominated editor and the viewer (who does not browse
+    it) its sponsor."""
     beta = ProjectFactory(key="BETA", lead=cast.lead, browsers=[cast.viewer, cast.site_admin])
     beta.steering_account_ids = [cast.viewer.account_id, cast.outsider.account_id]
     beta.save(update_fields=["steering_account_ids"])

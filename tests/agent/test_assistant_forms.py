@@ -266,3 +266,29 @@ def test_an_action_form_reads_the_same_queries_at_3_and_40_projects(world, clien
     for n in range(40):
         ProjectFactory(key=f"P{n:02}", lead=world.lead, browsers=[world.editor])
     assert [queries(url) for url in urls] == few
+
+
+def test_a_stranger_is_refused_whatever_case_or_former_key_names_the_project(world, client_for):
+    """The people check reads the project as the action will: a typed key in any case, or a
+    key the project had before, names the same project and the same people."""
+    from governance.tracker.local.models import LocalProject
+
+    use_group(EVERYONE)
+    client = client_for(world.lead)
+    stranger = {"ownerAccountId": world.outsider.account_id}
+    for key in ("alpha", " Alpha "):
+        response = post(
+            client, "/assistant/actions/add_risk/", {**RISK, **stranger, "projectKey": key}
+        )
+        assert response.status_code == 422, key
+        assert "Choose one of the people of ALPHA" in response.content.decode()
+    tracked = LocalProject.objects.get(key="ALPHA")
+    tracked.key = "ALPHA2"
+    tracked.save()
+    response = post(client, "/assistant/actions/add_risk/", {**RISK, **stranger})
+    assert response.status_code == 422
+    assert "Choose one of the people of ALPHA2" in response.content.decode()
+    body = client.get("/assistant/actions/add_risk/?projectKey=ALPHA").content.decode()
+    picker = re.search(r'<select id="a-add_risk-ownerAccountId".*?</select>', body, re.S)[0]
+    assert f'<option value="{world.editor.account_id}">Eddie Editor</option>' in picker
+    assert not Proposal.objects.exists() and not risks()

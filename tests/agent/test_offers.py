@@ -1,7 +1,7 @@
 """Which writes the assistant offers (`catalogue.available`): those the person may use on at
-least one project they view, asked of the callers `gatelist.role_callers` gives (one project
-without a lead, editor or sponsor role standing for all such, then every project with one)
-rather than of a caller made for every viewable project (record 0307)."""
+least one project they view, asked of the callers `gatelist.role_callers` gives (the first
+project of each combination of lead, editor and sponsor roles the person has, standing for
+every project of it) rather than of a caller made for every viewable project (record 0307)."""
 
 import pytest
 from django.db import connection
@@ -9,9 +9,11 @@ from django.test.utils import CaptureQueriesContext
 
 from agent import catalogue
 from governance import gatelist, permissions
+from governance.errors import Forbidden
+from governance.models import Project
 from governance.tracker.local import scripting
 from tests.conftest import ROLES, roles_told_apart, set_governance_group
-from tests.factories import ProjectFactory, UserFactory
+from tests.factories import ProjectFactory, UserFactory, nominate
 
 EVERYONE = "everyone"
 
@@ -41,12 +43,21 @@ def world(cast):
     return cast
 
 
-@pytest.mark.parametrize("page", [1, 100])
+@pytest.mark.parametrize("group", [EVERYONE, ""])
 @pytest.mark.parametrize("role", ROLES)
-def test_each_role_is_offered_what_the_rule_offers_it(world, role, page, monkeypatch):
-    monkeypatch.setattr(gatelist, "ROLE_PAGE", page)
+def test_each_role_is_offered_what_the_rule_offers_it(world, role, group):
+    """With the governance group (everyone reaches the assistant) and without one (the site
+    administrator alone does; the others are refused alike both ways)."""
+    set_governance_group(group)
     user = world.user(role)
-    assert _offered(user) == _offered_the_long_way(user)
+    try:
+        expected = _offered_the_long_way(user)
+        catalogue.require_agent_access(catalogue.request_for(user))
+    except Forbidden:
+        with pytest.raises(Forbidden):
+            _offered(user)
+        return
+    assert _offered(user) == expected
 
 
 def test_the_roles_tell_the_offers_apart(world):
@@ -60,21 +71,38 @@ def test_the_roles_tell_the_offers_apart(world):
     assert "decide_gate_review" not in offered["lead"]
 
 
-def test_an_offer_found_on_the_last_page_of_the_person_s_projects(db, monkeypatch):
-    """A person who leads many projects and sponsors only the last in key order is offered
-    the sponsor's writes, a page at a time."""
-    monkeypatch.setattr(gatelist, "ROLE_PAGE", 2)
+def test_each_combination_of_roles_answers_for_its_own_projects(db):
+    """A person who leads many projects, sponsors one of them that is not the first, is the
+    nominated editor of another and only browses two more: each write offered as the rule
+    offers it, and the sponsor's writes only once they sponsor one."""
     person = UserFactory(username="many")
     scripting.ensure_group(EVERYONE, members=["many"])
     set_governance_group(EVERYONE)
     for n in range(5):
         ProjectFactory(key=f"P{n}", lead=person)
-    last = ProjectFactory(key="P9", browsers=[person])
+    ProjectFactory(key="P5", browsers=[person])
+    nominate(ProjectFactory(key="P6", browsers=[person]), person)
+    ProjectFactory(key="P7", browsers=[person])
     assert "decide_gate_review" not in _offered(person)
-    last.sponsor_account_id = person.account_id
-    last.save(update_fields=["sponsor_account_id"])
+    assert "add_risk" in _offered(person)
+    sponsored = Project.objects.get(key="P3")
+    sponsored.sponsor_account_id = person.account_id
+    sponsored.save(update_fields=["sponsor_account_id"])
     assert "decide_gate_review" in _offered(person)
     assert _offered(person) == _offered_the_long_way(person)
+    # The first project of each combination: led (P0), led and sponsored (P3), none (P5),
+    # nominated (P6).
+    request = catalogue.request_for(person)
+    assert [p.key for p, _ in gatelist.role_callers(request)] == ["P0", "P3", "P5", "P6"]
+
+
+def test_a_person_who_views_nothing_is_offered_no_write(db):
+    person = UserFactory(username="nobody")
+    scripting.ensure_group(EVERYONE, members=["nobody"])
+    set_governance_group(EVERYONE)
+    ProjectFactory(key="HIDDEN")
+    assert _offered(person) == set() == _offered_the_long_way(person)
+    assert gatelist.role_callers(catalogue.request_for(person)) == []
 
 
 def test_every_offer_reads_only_the_roles_and_the_person(world):
@@ -106,12 +134,20 @@ def _queries(user):
 
 
 def test_the_offers_are_read_in_the_same_queries_at_3_and_40_projects(db):
+    """Whatever the number of projects the person views, leads or sponsors."""
     person = UserFactory(username="reader")
     scripting.ensure_group(EVERYONE, members=["reader"])
     set_governance_group(EVERYONE)
-    for n in range(3):
-        ProjectFactory(key=f"A{n:02}", browsers=[person])
+
+    def add(start, stop):
+        for n in range(start, stop):
+            ProjectFactory(key=f"A{n:02}", browsers=[person])
+            ProjectFactory(key=f"L{n:02}", lead=person)
+            sponsored = ProjectFactory(key=f"S{n:02}", browsers=[person])
+            sponsored.sponsor_account_id = person.account_id
+            sponsored.save(update_fields=["sponsor_account_id"])
+
+    add(0, 3)
     few = _queries(person)
-    for n in range(3, 40):
-        ProjectFactory(key=f"A{n:02}", browsers=[person])
+    add(3, 40)
     assert _queries(person) == few

@@ -120,6 +120,23 @@ def test_the_mine_filter_is_the_lead_the_editors_and_the_sponsor(world):
         assert mine == expected, role
 
 
+def test_each_role_of_the_mine_filter_is_its_own_role(world):
+    """`role_conditions` one by one (the assistant groups by them, record 0307): the lead,
+    the nominated editor and the sponsor as the per-project gate gives each."""
+    for role in ROLES:
+        user = world.user(role)
+        request = _request(user)
+        per_project = _per_project(user)
+        for name, condition in gatelist.role_conditions(user.account_id).items():
+            found = {p.key for p in gatelist.viewable(request).filter(condition)}
+            expected = {
+                key
+                for key, (_, is_lead, is_sponsor, is_nominee) in per_project.items()
+                if {"lead": is_lead, "nominated": is_nominee, "sponsor": is_sponsor}[name]
+            }
+            assert found == expected, (role, name)
+
+
 def test_the_mine_filter_and_count_follow_the_tracker_s_lead_of_the_moment(world, client_for):
     """A lead changed in the tracker and not yet in the mirror: the project list's "mine"
     filter and count name the tracker's lead, as each row's role does (`page_callers`), not
