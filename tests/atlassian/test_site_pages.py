@@ -62,3 +62,26 @@ def test_the_portfolio_lists_what_jira_lists_for_the_person(big_site, cast, clie
     api = client_for(cast.site_admin).get("/api/v1/portfolio")
     assert api.status_code == 200
     assert [row["projectKey"] for row in api.json()["items"]] == ["ALPHA"]
+
+
+def test_the_assistant_s_offers_on_jira_read_every_listed_caller(big_site, cast):
+    """Jira answers the gate from its listing: the offers are asked of every caller it
+    listed (`gatelist.role_callers`), the same as the rule asked of each viewable project."""
+    from agent import catalogue
+    from governance import gatelist, permissions
+    from tests.factories import ProjectFactory
+
+    big_site.grant(cast.site_admin)
+    ProjectFactory(key="HIDDEN", lead=cast.sponsor)  # mirrored, not listed for them
+    request = catalogue.request_for(cast.site_admin)
+    listed = [p.key for p, _ in permissions.viewable_projects(request)]
+    assert listed == ["ALPHA"]
+    request = catalogue.request_for(cast.site_admin)
+    assert sorted(p.key for p, _ in gatelist.role_callers(request)) == sorted(listed)
+    offered = {a.name for a in catalogue.available(catalogue.request_for(cast.site_admin))}
+    callers = [c for _, c in permissions.viewable_projects(catalogue.request_for(cast.site_admin))]
+    assert offered == {
+        a.name
+        for a in catalogue.CATALOGUE.values()
+        if a.offered_to is None or any(a.offered_to(c) for c in callers)
+    }
