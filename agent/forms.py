@@ -108,7 +108,7 @@ def fields(
             field["project"] = True
         elif name == "projectKey":  # more projects than a choice lists: the key is typed
             field["widget"] = "text"
-            field["hint"] = "Type the project's key, as in its address (APOLLO)."
+            field["hint"] = "Type the project's key, as in its issue keys (APOLLO for APOLLO-12)."
             field["project"] = True
         elif is_person(name):
             field["widget"] = "select"
