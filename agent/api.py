@@ -68,7 +68,8 @@ def action_list(request: HttpRequest) -> list[dict[str, Any]]:
     """The catalogue: name, title, a description written for a language model, kind (read or
     write) and the JSON Schema of its arguments; only the actions the caller may use (a write
     where they may use it on some project they view: most, they edit it; the sponsor's
-    decisions, they sponsor it). 403 outside the portfolio/agent gate."""
+    decisions, they sponsor it; a score, they sponsor it or govern investment). 403 outside
+    the portfolio/agent gate."""
     return [a.describe() for a in catalogue.available(request)]
 
 

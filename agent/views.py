@@ -68,7 +68,7 @@ def assistant_clear(request: HttpRequest) -> HttpResponse:
 
 
 # Past this many viewable projects, a form's project is typed by its key: a choice among
-# them all would send every one (an action's form at 10,000 projects: 1.0-1.3 s, record 0307).
+# them all would send every one (an action's form at 10,000 projects: 1.1-1.3 s, record 0307).
 PROJECT_CHOICES = 200
 
 

@@ -136,13 +136,13 @@ def role_callers(request: HttpRequest) -> list[tuple[Project, permissions.Caller
     the question reads only whether they lead the project, are its nominated editor and
     sponsor it, and who they are (`agent.catalogue`'s offers): the first viewable project, by
     key, of each combination of those roles the person has (at most eight), whose caller
-    answers for every project of its combination. One grouped statement over the viewable
-    projects names them (`role_conditions`), whatever their number. A tracker that answers
+    answers for every project of its combination. One statement reads them (grouped over the
+    viewable projects by `role_conditions`), whatever their number. A tracker that answers
     only from its listing (Jira) gives every listed caller: the gate has read them all
     already. (A tracker that answered the gate in SQL but not its lead would group by the
     mirror's lead while the callers read the tracker's; none does.)"""
     user = permissions.request_user(request)
-    shown = viewable(request, shown=True)
+    shown = viewable(request, shown=True)  # a listed tracker's listing is made here, once
     listed = gatesql.request_memo(request).get(("listed", user.pk))
     if listed is not None:
         return list(listed.values())
@@ -154,5 +154,5 @@ def role_callers(request: HttpRequest) -> list[tuple[Project, permissions.Caller
         for name, condition in role_conditions(user.account_id).items()
     }
     grouped = viewable(request).order_by().annotate(**roles).values(*roles)
-    keys = list(grouped.annotate(first=Min("key")).values_list("first", flat=True))
-    return page_callers(request, list(shown.filter(key__in=keys).order_by("key")))
+    firsts = grouped.annotate(first=Min("key")).values("first")
+    return page_callers(request, list(shown.filter(key__in=firsts).order_by("key")))

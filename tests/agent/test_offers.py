@@ -105,26 +105,51 @@ def test_a_person_who_views_nothing_is_offered_no_write(db):
     assert gatelist.role_callers(catalogue.request_for(person)) == []
 
 
-def test_every_offer_reads_only_the_roles_and_the_person(world):
-    """What lets one project without a lead, editor or sponsor role answer for all such:
-    each write's offer answers the same on projects that differ in every other way the
-    person meets them (a steering seat, the BAU owner's seat, frozen registers)."""
-    person = world.viewer
-    plain = ProjectFactory(key="PLAIN", browsers=[person])
-    seated = ProjectFactory(key="SEATED", browsers=[person])
-    seated.steering_account_ids = [person.account_id]
-    seated.bau_owner_account_id = person.account_id
-    seated.save(update_fields=["steering_account_ids", "bau_owner_account_id"])
-    frozen = ProjectFactory(key="FROZEN", browsers=[person])
-    frozen.approval_status = "Closed"
-    frozen.save(update_fields=["approval_status"])
-    assert frozen.registers_frozen
+COMBINATIONS = [(), ("lead",), ("nominated",), ("sponsor",), ("lead", "sponsor")]
+
+
+def _project(key, person, roles, **fields):
+    project = ProjectFactory(
+        key=key, **({"lead": person} if "lead" in roles else {"browsers": [person]})
+    )
+    if "nominated" in roles:
+        nominate(project, person)
+    if "sponsor" in roles:
+        project.sponsor_account_id = person.account_id
+    for name, value in fields.items():
+        setattr(project, name, value)
+    project.save()
+    return project
+
+
+def test_every_offer_reads_only_the_roles_and_the_person(db):
+    """What lets the first project of a combination of roles answer for all of it: each
+    write's offer answers the same on projects where the person has the same lead, editor
+    and sponsor roles and that differ in all else they meet there (a steering seat, the BAU
+    owner's seat, frozen registers)."""
+    person = UserFactory(username="person")
     request = catalogue.request_for(person)
-    callers = [permissions.caller_for(person, p, request=request) for p in (plain, seated, frozen)]
-    assert all(c.can_view and not (c.is_lead or c.can_edit or c.is_sponsor) for c in callers)
-    for action in catalogue.CATALOGUE.values():
-        if action.offered_to is not None:
-            assert len({action.offered_to(c) for c in callers}) == 1, action.name
+    for n, roles in enumerate(COMBINATIONS):
+        projects = [
+            _project(f"PLAIN{n}", person, roles),
+            _project(
+                f"SEATED{n}",
+                person,
+                roles,
+                steering_account_ids=[person.account_id],
+                bau_owner_account_id=person.account_id,
+            ),
+            _project(f"FROZEN{n}", person, roles, approval_status="Closed"),
+        ]
+        callers = [permissions.caller_for(person, p, request=request) for p in projects]
+        assert all(c.can_view for c in callers)
+        assert {(c.is_lead, c.is_nominated_editor, c.is_sponsor) for c in callers} == {
+            ("lead" in roles, "nominated" in roles, "sponsor" in roles)
+        }
+        assert callers[2].registers_frozen and callers[1].is_steering_member
+        for action in catalogue.CATALOGUE.values():
+            if action.offered_to is not None:
+                assert len({action.offered_to(c) for c in callers}) == 1, (roles, action.name)
 
 
 def _queries(user):
@@ -149,5 +174,8 @@ def test_the_offers_are_read_in_the_same_queries_at_3_and_40_projects(db):
 
     add(0, 3)
     few = _queries(person)
+    # One caller each for the projects they only browse, lead and sponsor.
+    assert len(gatelist.role_callers(catalogue.request_for(person))) == 3
     add(3, 40)
     assert _queries(person) == few
+    assert len(gatelist.role_callers(catalogue.request_for(person))) == 3

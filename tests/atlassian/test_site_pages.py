@@ -66,20 +66,26 @@ def test_the_portfolio_lists_what_jira_lists_for_the_person(big_site, cast, clie
 
 def test_the_assistant_s_offers_on_jira_read_every_listed_caller(big_site, cast):
     """Jira answers the gate from its listing: the offers are asked of every caller it
-    listed (`gatelist.role_callers`), the same as the rule asked of each viewable project."""
+    listed (`gatelist.role_callers`), two projects of the same roles included, and they are
+    the offers the rule gives when asked of each viewable project."""
     from agent import catalogue
     from governance import gatelist, permissions
+    from governance.models import Project
+    from governance.tracker.local.models import LocalProject
     from tests.factories import ProjectFactory
 
     big_site.grant(cast.site_admin)
+    ProjectFactory(key="BETA", lead=cast.lead, browsers=[cast.site_admin])
     ProjectFactory(key="HIDDEN", lead=cast.sponsor)  # mirrored, not listed for them
+    for key in ("BETA", "HIDDEN"):  # the site's ids, as the stand-in gives them
+        tracked = LocalProject.objects.get(key=key)
+        Project.objects.filter(key=key).update(tracker_id=str(10000 + tracked.pk))
     request = catalogue.request_for(cast.site_admin)
-    listed = [p.key for p, _ in permissions.viewable_projects(request)]
-    assert listed == ["ALPHA"]
+    callers = [c for _, c in permissions.viewable_projects(request)]
+    assert [c.project.key for c in callers] == ["ALPHA", "BETA"]
     request = catalogue.request_for(cast.site_admin)
-    assert sorted(p.key for p, _ in gatelist.role_callers(request)) == sorted(listed)
+    assert [p.key for p, _ in gatelist.role_callers(request)] == ["ALPHA", "BETA"]
     offered = {a.name for a in catalogue.available(catalogue.request_for(cast.site_admin))}
-    callers = [c for _, c in permissions.viewable_projects(catalogue.request_for(cast.site_admin))]
     assert offered == {
         a.name
         for a in catalogue.CATALOGUE.values()
