@@ -239,8 +239,20 @@ def test_past_the_choices_the_project_is_typed_and_its_people_follow(
         body = client.get("/assistant/actions/add_risk/", {"projectKey": key})
         assert body.status_code == 200
         assert "Choose the project first" in body.content.decode(), key
-    # A character no text holds is refused at the door, as in every form.
-    assert client.get("/assistant/actions/add_risk/?projectKey=A%EF%BF%BE").status_code == 422
+    # Hostile keys: a character no text holds is refused at the door, as in every form; a
+    # bad byte, 5,000 digits or 200 KB name no project, and nobody is offered.
+    for typed, status in (
+        ("A%EF%BF%BE", 422),
+        ("A%00B", 422),
+        ("%ED%A0%80", 200),
+        ("9" * 5000, 200),
+        ("A" * 200_000, 200),
+    ):
+        body = client.get(f"/assistant/actions/add_risk/?projectKey={typed}")
+        assert body.status_code == status, typed[:12]
+        assert status == 422 or "Choose the project first" in body.content.decode()
+    refused = post(client, "/assistant/actions/add_risk/", {**RISK, "projectKey": "AL\x00PHA"})
+    assert refused.status_code == 422 and not Proposal.objects.exists()
     # The typed key runs as a chosen one: previewed, then written on Confirm.
     answer = post(client, "/assistant/actions/add_risk/", {**RISK, "projectKey": "ALPHA"})
     assert answer.status_code == 200
