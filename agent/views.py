@@ -75,7 +75,9 @@ PROJECT_CHOICES = 200
 def _projects(request: HttpRequest) -> list[tuple[str, str]] | None:
     """The project choices of a form, (key, name) with the tracker's name, in key order; None
     past `PROJECT_CHOICES` (the key is typed)."""
-    found = list(gatelist.viewable(request, shown=True).order_by("key")[: PROJECT_CHOICES + 1])
+    found = list(
+        gatelist.viewable(request, shown=True, page=True).order_by("key")[: PROJECT_CHOICES + 1]
+    )
     if len(found) > PROJECT_CHOICES:
         return None
     return [(p.key, p.name) for p, _ in gatelist.page_callers(request, found)]

@@ -829,7 +829,7 @@ def project_list(
 ) -> dict[str, Any]:
     """Every project the caller can view, by key, a page at a time (`pageSize`, default
     100): follow `next` (null on the last page) for the rest."""
-    page = paging.projects_page(gatelist.viewable(request, shown=True), cursor, pageSize)
+    page = paging.projects_page(gatelist.viewable(request, shown=True, page=True), cursor, pageSize)
     # The page's projects as the gate gives them (the tracker's name and lead of the moment).
     shown = gatelist.page_callers(request, page.rows)
     nominations: dict[int, list[str]] = {}

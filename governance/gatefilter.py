@@ -21,14 +21,18 @@ from governance.sql import AnyOf, ListHolds
 TRACKER_NAMES = ("gate_t_name", "gate_t_lead")
 
 
-def browse_condition(account_id: str, tracker: Any, path: str = "") -> Q | None:
+def browse_condition(
+    account_id: str, tracker: Any, path: str = "", *, every: bool = True
+) -> Q | None:
     """Whether the person browses the project in the tracker, as SQL (the gate statement's
     `gate_t_browse`), or None when the tracker answers only from its listing. `path`: the
-    rows filtered reach the project through it (`gatelist.condition`)."""
+    rows filtered reach the project through it (`gatelist.condition`). `every`: the statement
+    reads every project (a count, a summary); else it walks a page in the project's order (the
+    tracker asks each project's grant instead of hashing all of them)."""
     expressions = getattr(tracker, "gate_expressions", None)
     if expressions is None:
         return None
-    browse = expressions(account_id, Value(""), key=f"{path}key").get("gate_t_browse")
+    browse = expressions(account_id, Value(""), key=f"{path}key", every=every).get("gate_t_browse")
     return None if browse is None else Q(browse)
 
 

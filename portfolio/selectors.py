@@ -322,12 +322,11 @@ def in_order(stored: QuerySet[ProjectHealth], params: Params) -> QuerySet[Projec
     return paging.ordered(_ordered(stored, params), _keys(params))
 
 
-def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
-    """The stored health rows of every project the caller can view, each current (a row
-    missing, expired or derived under other thresholds is derived and stored first: the
-    periodic job keeps that rare), and those projects: both SQL (the access gate as a filter,
-    `gatelist.viewable`; over the rows, on the project each joins: `gatelist.condition`), for
-    the page to filter, sort and cut there."""
+def current_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
+    """The current stored health rows (not yet filtered by the access gate) and the projects
+    the caller can view (`gatelist.viewable`, SQL). Every viewable project has its current row:
+    a row missing, expired or derived under other thresholds is derived and stored first (the
+    periodic job keeps that rare)."""
     projects = gatelist.viewable(request)
     site = permissions.site_settings(request)
     now = timezone.now()
@@ -340,6 +339,15 @@ def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet
     missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
     if missing:
         health.rows_for(missing, site=site, now=now)
+    return current, projects
+
+
+def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
+    """The stored health rows of every project the caller can view, each current
+    (`current_rows`), and those projects: both SQL (the access gate as a filter over the
+    rows, on the project each joins: `gatelist.condition`), for the page to filter, sort and
+    cut there."""
+    current, projects = current_rows(request)
     return current.filter(gatelist.condition(request, "project__")), projects
 
 
@@ -556,8 +564,13 @@ def portfolio(
     projects: the access gate is a filter in the page's SQL (`gatelist.condition`), and only
     the page's projects are read as such."""
     params = clean_params(query, strict=strict)
-    stored, projects = stored_rows(request)
-    matching = _ordered(stored, params)
+    current, projects = current_rows(request)
+    stored = current.filter(gatelist.condition(request, "project__"))
+    # A page in the key's order walks the key index and stops at its size: the gate's shape
+    # for a page. Any other order reads every viewable row first, as the summary does.
+    walks = paged and params.sort == "key" and not params.group
+    shown = current.filter(gatelist.condition(request, "project__", page=True)) if walks else stored
+    matching = _ordered(shown, params)
     # The page's projects as the access gate gives them (the tracker's name and lead of the
     # moment), read with the page's rows.
     matching = matching.annotate(

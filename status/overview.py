@@ -177,7 +177,9 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     """My projects: the projects the caller can view, by key, 100 a page, each with its RAG
     and what waits for whom; "mine only" keeps those the caller leads, edits or sponsors."""
     user = permissions.request_user(request)
-    projects = gatelist.viewable(request, shown=True)
+    # The page walks the projects in key order and stops at its size (the gate's shape for a
+    # page); the counts and a search read every viewable project.
+    projects = gatelist.viewable(request, shown=True, page=True)
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine") == "1"
     mine_condition = gatelist.mine_condition(user.account_id)
@@ -195,10 +197,12 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         # The name searched is the one the page shows: the tracker's of the moment where the
         # gate reads it (`gate_t_name`), else the mirror's.
         wanted = textsearch.words(query)
-        shown_name = "gate_t_name" if "gate_t_name" in projects.query.annotations else "name"
+        every = gatelist.viewable(request, shown=True)
+        every = every.filter(mine_condition) if mine else every
+        shown_name = "gate_t_name" if "gate_t_name" in every.query.annotations else "name"
         ids = [
             pk
-            for pk, key, name, stored in projects.values_list("pk", "key", shown_name, "name")
+            for pk, key, name, stored in every.values_list("pk", "key", shown_name, "name")
             if textsearch.matches(wanted, textsearch.haystack(key, name or stored))
         ]
         projects = projects.filter(pk__in=ids)

@@ -91,7 +91,9 @@ class Tracker(Protocol):
 class GatedTracker(Protocol):
     """A tracker whose answers the access gate's one statement reads (`governance.gatesql`)."""
 
-    def gate_expressions(self, account_id: str, group: Any, key: str = "key") -> dict[str, Any]: ...
+    def gate_expressions(
+        self, account_id: str, group: Any, key: str = "key", *, every: bool = False
+    ) -> dict[str, Any]: ...
 
     def gate(self, account_id: str, values: dict[str, Any]) -> Any: ...
 

@@ -101,9 +101,12 @@ class JiraTracker:
     product = "Jira"
 
     # The access gate (governance.permissions) ----------------------------------------
-    def gate_expressions(self, account_id: str, group: str, key: str = "key") -> dict[str, Any]:
+    def gate_expressions(
+        self, account_id: str, group: str, key: str = "key", *, every: bool = False
+    ) -> dict[str, Any]:
         """What the gate's one statement reads for Jira: whether the person holds a grant
-        (over any row: `key` is not read). The rest comes from Jira's cached answers."""
+        (over any row: `key` and `every` are not read). The rest comes from Jira's cached
+        answers."""
         return {"gate_t_grant": Exists(AtlassianGrant.objects.filter(account_id=account_id))}
 
     def gate(self, account_id: str, values: dict[str, Any]) -> JiraGate:
