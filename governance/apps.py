@@ -19,6 +19,9 @@ class GovernanceConfig(AppConfig):
 
         post_save.connect(forget_user, sender=User, dispatch_uid="forget-cached-user")
         post_delete.connect(forget_user, sender=User, dispatch_uid="forget-cached-user-deleted")
+        from governance import summaries
+
+        summaries.connect()
         # Each registers something: the checks, an outbox handler, a periodic job.
         from governance import (  # noqa: F401
             checks,

@@ -160,3 +160,25 @@ def role_callers(request: HttpRequest) -> list[tuple[Project, permissions.Caller
     grouped = viewable(request).order_by().annotate(**roles).values(*roles)
     firsts = grouped.annotate(first=Min("key")).values("first")
     return page_callers(request, list(shown.filter(key__in=firsts).order_by("key")))
+
+
+def audience(request: HttpRequest) -> tuple[Any, ...]:
+    """What `condition` depends on for the person besides the stored rows it filters: who they
+    are, the tracker, the governance group and their membership of it, and a listed tracker's
+    ids (Jira: its listing, read from Jira or its cache). Two requests with the same audience
+    and the same rows select the same projects (`governance.summaries` keys by it)."""
+    user = permissions.request_user(request)
+    memo = gatesql.request_memo(request)
+    condition(request)  # reads the group, the membership and a listing into the memo
+    site = gatesql.memo_site_settings(memo)
+    group = site.governance_group
+    member = bool(group) and gatesql.memo_in_group(user, group, memo)
+    listed = memo.get(("listed", user.pk))
+    return (
+        user.pk,
+        user.account_id,
+        type(get_tracker()).__qualname__,
+        group,
+        member,
+        None if listed is None else sorted(listed),
+    )

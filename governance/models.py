@@ -2,6 +2,7 @@
 site settings, the append-only audit log, API tokens and the outbound-call outbox."""
 
 import re
+import secrets
 import uuid
 from collections.abc import Iterable
 from decimal import Decimal
@@ -95,6 +96,75 @@ class User(AbstractUser):
         return self.username
 
 
+class SummaryRevision(models.Model):
+    """The revision of the summaries stored per reader (`governance.summaries`): one row (pk 1)
+    whose random stamp is raised in the transaction of every write of what they read
+    (`summaries_changed`), so that no summary read before a write is answered after it."""
+
+    stamp = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Summaries at {self.stamp}"
+
+
+def summaries_changed(*args: Any, **kwargs: Any) -> None:
+    """Raise the stored summaries' revision: one UPDATE in the writer's transaction, so it
+    commits or rolls back with the write (and the writers of these facts take its row lock in
+    turn until they commit). A random 63-bit stamp, not the next number: a number could come
+    back (a database restored from a backup) and find a summary read from other rows under it.
+    A signal receiver too (its arguments are ignored)."""
+    stamp = secrets.randbits(63)
+    if not SummaryRevision.objects.filter(pk=1).update(stamp=stamp):
+        SummaryRevision.objects.update_or_create(pk=1, defaults={"stamp": stamp})
+
+
+class StoredSummary(models.Model):
+    """A summary over every project one reader can view (`governance.summaries`), as read at a
+    revision (`SummaryRevision`) for an audience (what the access gate's list condition depends
+    on besides the rows), valid until a time (the soonest a row it read expires)."""
+
+    user = models.ForeignKey("User", on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=64)
+    audience = models.CharField(max_length=64)
+    revision = models.BigIntegerField()
+    valid_until = models.DateTimeField(null=True, blank=True)
+    # JSON text, read back exactly as written (a JSON column of PostgreSQL reorders keys).
+    value = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "name"], name="one_summary_per_reader")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} of user {self.user_id}"
+
+
+class ProjectQuerySet(models.QuerySet["Project"]):
+    """The projects. A write that bypasses `save` (an update, a bulk write) raises the stored
+    summaries' revision, as a save does through its signal (`governance.summaries`)."""
+
+    def update(self, **kwargs: Any) -> int:
+        count = super().update(**kwargs)
+        if count:
+            summaries_changed()
+        return count
+
+    def bulk_update(
+        self, objs: Iterable["Project"], fields: Any, batch_size: int | None = None
+    ) -> int:
+        count = super().bulk_update(objs, fields, batch_size=batch_size)
+        if count:
+            summaries_changed()
+        return count
+
+    def bulk_create(self, objs: Iterable["Project"], *args: Any, **kwargs: Any) -> list["Project"]:
+        made = super().bulk_create(objs, *args, **kwargs)
+        if made:
+            summaries_changed()
+        return made
+
+
 class Project(models.Model):
     """The governance home of one tracker project.
 
@@ -131,6 +201,8 @@ class Project(models.Model):
     # Only ever set by `bump_registers_revision`, never written back by a save.
     registers_revision = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ProjectQuerySet.as_manager()
 
     class Meta:
         ordering = ["key"]

@@ -12,10 +12,11 @@ and the markers of the page's projects."""
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Q
 from django.http import HttpRequest
 
-from governance import permissions, specs
+from governance import permissions, specs, summaries
 from governance.cleaning import decimal_to_json
 from investment import selectors
 from investment import totals as stored_totals
@@ -78,10 +79,12 @@ def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str
     # The rank among every proposal the viewer can view (the same projects as the ranked
     # list's board, `selectors.viewer_board`, ranked by the same rule), from their totals as
     # stored (`investment.totals`): the page shows none of their costs or criteria.
-    proposals = selectors.visible_proposal_revisions(request)
-    totals = stored_totals.of({pk: revision for pk, _, revision in proposals})
-    # (A project deleted since the gate read it has no total: it is ranked as unscored.)
-    rank = selectors.ranks({pk: (totals.get(pk), key) for pk, key, _ in proposals})
+    # Kept for the reader while nothing it reads changes (`governance.summaries`).
+    ranked = summaries.read(
+        request, "investment-ranks", lambda: _ranked(request), depends=[settings.DEPLOY_VERSION]
+    )
+    rank = {int(pk): place for pk, (place, _) in ranked.items()}
+    total = {int(pk): score for pk, (_, score) in ranked.items()}
     wanted = [pk for pk in ids if pk in rank]
     # One query even for a page without a proposal: the page's count never depends on its rows.
     which = Q(business_case_id__in=wanted) if wanted else Q(pk__isnull=True)
@@ -90,12 +93,21 @@ def values(request: HttpRequest, ids: Sequence[Any]) -> Mapping[Any, Mapping[str
     )
     return {
         pk: {
-            "score": decimal_to_json(totals.get(pk)),
+            "score": total[pk],
             "rank": rank[pk],
             "scenario": markers.get(pk),
         }
         for pk in wanted
     }
+
+
+def _ranked(request: HttpRequest) -> tuple[dict[str, list[Any]], None]:
+    """{project id: [rank, total]} of every proposal the viewer can view, in JSON."""
+    proposals = selectors.visible_proposal_revisions(request)
+    totals = stored_totals.of({pk: revision for pk, _, revision in proposals})
+    # (A project deleted since the gate read it has no total: it is ranked as unscored.)
+    rank = selectors.ranks({pk: (totals.get(pk), key) for pk, key, _ in proposals})
+    return {str(pk): [place, decimal_to_json(totals.get(pk))] for pk, place in rank.items()}, None
 
 
 SOURCE = extensions.Source(name="investment", columns=COLUMNS, shown_to=shown_to, values=values)

@@ -17,6 +17,7 @@ from django.db.models import (
     FloatField,
     IntegerField,
     Max,
+    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -33,7 +34,7 @@ from django.utils import timezone
 
 from charter.models import APPROVAL_STATUSES, BusinessCase
 from gates import columns as gate_columns
-from governance import gatefilter, gatelist, paging, permissions, textsearch
+from governance import gatefilter, gatelist, paging, permissions, summaries, textsearch
 from governance.cleaning import decimal_to_json
 from governance.errors import ValidationFailed
 from governance.models import RAG_CHOICES, Project, SiteSettings
@@ -326,20 +327,30 @@ def current_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySe
     """The current stored health rows (not yet filtered by the access gate) and the projects
     the caller can view (`gatelist.viewable`, SQL). Every viewable project has its current row:
     a row missing, expired or derived under other thresholds is derived and stored first (the
-    periodic job keeps that rare)."""
+    periodic job keeps that rare). Whether one lacks is itself stored (`governance.summaries`,
+    "current"): asked again only after a write or once the soonest row expires."""
     projects = gatelist.viewable(request)
     site = permissions.site_settings(request)
+    basis = health.basis(site)
+
+    def ensure() -> tuple[dict[str, Any], dt.datetime | None]:
+        now = timezone.now()
+        # Which projects lack a current row (none, mostly), then which of those the caller
+        # views: the gate's filter runs over the few that lack one, not over every project.
+        current = ProjectHealth.objects.filter(basis=basis, valid_until__gt=now)
+        lacking = Project.objects.exclude(Exists(current.filter(project_id=OuterRef("pk"))))
+        ids = list(lacking.values_list("pk", flat=True))
+        missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
+        if missing:
+            health.rows_for(missing, site=site, now=now)
+        until = ProjectHealth.objects.filter(basis=basis).aggregate(until=Min("valid_until"))
+        return {}, until["until"]
+
+    # Read before asking: every row current when the answer is read is current at `now`. A
+    # row stored after `now` (a write meanwhile) is newer still: it holds too.
     now = timezone.now()
-    # A row stored after `now` (a write meanwhile) is newer still: it holds too.
-    current = ProjectHealth.objects.filter(basis=health.basis(site), valid_until__gt=now)
-    # Which projects lack a current row (none, mostly), then which of those the caller views:
-    # the gate's filter runs over the few that lack one, not over every project.
-    lacking = Project.objects.exclude(Exists(current.filter(project_id=OuterRef("pk"))))
-    ids = list(lacking.values_list("pk", flat=True))
-    missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
-    if missing:
-        health.rows_for(missing, site=site, now=now)
-    return current, projects
+    summaries.read(request, "current", ensure, depends=[basis])
+    return ProjectHealth.objects.filter(basis=basis, valid_until__gt=now), projects
 
 
 def stored_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySet[Project]]:
@@ -602,44 +613,64 @@ def portfolio(
     rows = [portfolio_row(_project_of(v), v["row"], stages.get(v["project_id"])) for v in found]
     extra = extensions.fill(request, rows, [v["project_id"] for v in found], columns)
     cells = {v["project__key"]: v["risk_cells"] for v in found} if with_cells else {}
-    summary: dict[str, Any] = {}
-    heat: list[dict[str, Any]] = []
-    earned: dict[str, Any] = {}
-    bubbles: list[dict[str, Any]] = []
-    groups = None
     where = _where(params)
     figures = stored.filter(where)
-    total = 0
-    if with_summary:
+    whole: dict[str, Any] = {}
+    if with_summary or with_choices:
+        basis = health.basis(permissions.site_settings(request))
+        whole = summaries.read(
+            request, "portfolio", lambda: _whole(stored, projects), depends=[basis]
+        )
+    summary, heat, earned = whole.get("summary", {}), whole.get("heat", []), whole.get("earned", {})
+    bubbles = whole.get("bubbles", []) if paged else []
+    total = whole.get("total", 0)
+    if with_summary and where:
         totals = figures.aggregate(**_aggregates())
-        # Unfiltered, the summary counts every viewable project (each has its current row:
-        # `stored_rows`): no second pass of the access gate over every project to count them.
-        total = totals["projects"] if not where else projects.count()
-        if not total:
+        if not totals["projects"]:
             totals = _empty_totals()
         summary, heat = summary_of(totals), heat_of(totals)
         earned = _earned(totals, figures) if total else {}
         bubbles = _bubbles(figures) if total and paged else []
-    elif with_choices:
-        total = projects.count()
-    if params.group == "theme":
-        groups = _groups(rows, figures)
+    groups = _groups(rows, figures) if params.group == "theme" else None
     return Portfolio(
         rows=rows,
         total=total,
         params=params,
-        summary=summary,
-        heat=heat,
+        summary=summary if with_summary else {},
+        heat=heat if with_summary else [],
         groups=groups,
-        themes=_themes(stored) if with_choices else [],
-        leads=gatelist.leads_of(projects) if with_choices else [],
+        themes=whole.get("themes", []) if with_choices else [],
+        leads=whole.get("leads", []) if with_choices else [],
         risk_cells=cells,
-        earned=earned,
-        bubbles=bubbles,
+        earned=earned if with_summary else {},
+        bubbles=bubbles if with_summary else [],
         next=next_cursor,
         previous=previous,
         extra_columns=extra,
     )
+
+
+def _whole(
+    stored: QuerySet[ProjectHealth], projects: QuerySet[Project]
+) -> tuple[dict[str, Any], dt.datetime | None]:
+    """The unfiltered summary of every viewable project (`stored`: their current rows), and
+    the filters' choices, in JSON, with the time the soonest of those rows expires: what
+    `governance.summaries` keeps for the reader ("portfolio"). Unfiltered, the summary counts
+    every viewable project (each has its current row: `current_rows`)."""
+    totals = stored.aggregate(**_aggregates(), until=Min("valid_until"))
+    until = totals.pop("until")
+    total = totals["projects"]
+    if not total:
+        totals = _empty_totals()
+    return {
+        "total": total,
+        "summary": summary_of(totals),
+        "heat": heat_of(totals),
+        "earned": _earned(totals, stored) if total else {},
+        "bubbles": _bubbles(stored) if total else [],
+        "themes": _themes(stored),
+        "leads": gatelist.leads_of(projects),
+    }, until
 
 
 def _project_of(values: Mapping[str, Any]) -> Project:

@@ -56,6 +56,13 @@ class StatusConfig(AppConfig):
         signals.project_changed.connect(
             receivers.on_project_changed, dispatch_uid="status.health.project_changed"
         )
+        # The summaries stored per reader read the health rows (`governance.summaries`): a
+        # row saved or deleted one by one raises their revision, as `health` writing them does.
+        from governance.models import summaries_changed
+        from status.models import ProjectHealth
+
+        for signal in (post_save, post_delete):
+            signal.connect(summaries_changed, sender=ProjectHealth, dispatch_uid="summaries-health")
         from charter.reviews import answer_next_review_with
         from status.selectors import next_review
 

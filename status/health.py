@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from charter.models import BusinessCase
 from governance.cleaning import decimal_to_json
-from governance.models import Project, SiteSettings
+from governance.models import Project, SiteSettings, summaries_changed
 from governance.rag import risk_zone
 from governance.services import rag_thresholds
 from governance.sql import AnyOf
@@ -376,7 +376,7 @@ def _upsert(records: Sequence[ProjectHealth], *, replace: bool = True) -> None:
     )
     conflict = f"DO UPDATE SET {changes}" if replace else "DO NOTHING"
     placeholders = ", ".join(["%s"] * len(fields))
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.executemany(
             f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders}) "
             f"ON CONFLICT ({key}) {conflict}",
@@ -388,6 +388,8 @@ def _upsert(records: Sequence[ProjectHealth], *, replace: bool = True) -> None:
                 for record in records
             ],
         )
+        # The summaries stored per reader read these rows (`governance.summaries`).
+        summaries_changed()
 
 
 def refresh(project_ids: Iterable[int], *, now: dt.datetime | None = None) -> None:

@@ -28,6 +28,7 @@ from governance import (
     paging,
     permissions,
     services,
+    summaries,
     textsearch,
 )
 from governance.atlassian.context import incomplete_listings
@@ -183,10 +184,16 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     mine = request.GET.get("mine") == "1"
     mine_condition = gatelist.mine_condition(user.account_id)
-    # Counted without the tracker's name and lead of each row (read for the page's rows only).
-    counts = gatelist.viewable(request).aggregate(
-        total=Count("pk"), mine=Count("pk", filter=mine_condition)
-    )
+
+    def count() -> tuple[dict[str, int], None]:
+        # Counted without the tracker's name and lead of each row (read for the page's rows).
+        found = gatelist.viewable(request).aggregate(
+            total=Count("pk"), mine=Count("pk", filter=mine_condition)
+        )
+        return found, None
+
+    # Stored for the reader while nothing they count changes (`governance.summaries`).
+    counts = summaries.read(request, "projects", count)
     mine_count, total = counts["mine"], counts["mine" if mine else "total"]
     if mine:
         projects = projects.filter(mine_condition)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from governance import cleaning
-from governance.models import User
+from governance.models import User, summaries_changed
 from governance.people import forget
 from governance.tracker.local.models import (
     LocalAccount,
@@ -110,6 +110,7 @@ def ensure_project(key: str, *, name: str, lead: str, browsers: Iterable[str] = 
         [LocalBrowseGrant(project=project, account=account) for account in accounts],
         ignore_conflicts=True,
     )
+    summaries_changed()  # a bulk write sends no signal (`governance.summaries`)
     return project
 
 
