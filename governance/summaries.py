@@ -1,11 +1,15 @@
 """Summaries over every project a reader can view, stored per reader and read again while
 nothing they read has changed: the one cache of the pages across projects.
 
-What it buys (record 0308, `make bench` at 1,000 and 10,000 projects): the portfolio's
-summary, heat grid, earned value, bubbles and filter choices, and the project list's counts,
-each a pass of the access gate over every viewable row (at 10,000 projects 61, 34, 26, 21 and
-15 ms of PostgreSQL a request), are one indexed read while they hold. A request after a write
-reads them again (what the pages cost without it) and stores them.
+What it buys (record 0308, measured at 1,000 and 10,000 projects): each of these is a pass
+over every viewable row, and at 10,000 projects costs PostgreSQL, a request:
+- the portfolio's summary and heat grid (61 ms), theme choices (34 ms), bubbles (26 ms) and
+  lead choices (21 ms);
+- whether a project lacks a current row (11 ms);
+- the project list's counts (15 ms);
+- the investment ranks (22-24 ms).
+While they hold, each is one indexed read instead. A request after a write reads them again
+(what the pages cost without it) and stores them.
 
 Keyed by what they depend on:
 - the reader and their audience (`gatelist.audience`: the tracker, the governance group and
@@ -14,7 +18,9 @@ Keyed by what they depend on:
   what the summaries read: the stored health rows (`status.health`), the projects (a save or
   delete through the signals connected here, an update or bulk write through
   `ProjectQuerySet`), editor nominations, the site settings and the local tracker's projects,
-  accounts and grants (a bulk write calls `summaries_changed` itself);
+  accounts and grants; an app above names its own models through `watch` (the status app its
+  health rows, the investment app its scores, model versions and criteria); a bulk write calls
+  `summaries_changed` itself;
 - the time the soonest-expiring row they read stops being current (`valid_until`), so a
   summary never outlives the rows the page would derive again.
 
@@ -27,7 +33,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Model, OuterRef, Q, Subquery
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.http import HttpRequest
 from django.utils import timezone
@@ -51,12 +57,18 @@ Computed = tuple[_T, datetime | None]
 WATCHED = (Project, EditorNomination, SiteSettings, LocalProject, LocalBrowseGrant, LocalAccount)
 
 
-def connect() -> None:
-    """Raise the revision on every save and delete of the watched models (the kernel's ready)."""
-    for model in WATCHED:
+def watch(*models: type[Model]) -> None:
+    """Raise the revision on every save and delete of these models (an app's ready names the
+    models of its own that a stored summary reads)."""
+    for model in models:
         uid = f"summaries-{model._meta.label_lower}"
         post_save.connect(summaries_changed, sender=model, dispatch_uid=f"{uid}-save")
         post_delete.connect(summaries_changed, sender=model, dispatch_uid=f"{uid}-delete")
+
+
+def connect() -> None:
+    """The kernel's watched models and the browsers relation (the kernel's ready)."""
+    watch(*WATCHED)
     m2m_changed.connect(
         summaries_changed, sender=LocalProject.browsers.through, dispatch_uid="summaries-browsers"
     )

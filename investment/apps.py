@@ -17,12 +17,7 @@ class InvestmentConfig(AppConfig):
         # The ranks are kept per reader (`governance.summaries`): a score or a model version
         # written raises their revision (a total's other inputs are the project's facts,
         # whose writes raise it already).
-        from django.db.models.signals import post_delete, post_save
-
-        from governance.models import summaries_changed
+        from governance import summaries
         from investment.models import Criterion, ModelVersion, Score
 
-        for model in (Score, ModelVersion, Criterion):
-            uid = f"summaries-{model._meta.label_lower}"
-            post_save.connect(summaries_changed, sender=model, dispatch_uid=f"{uid}-save")
-            post_delete.connect(summaries_changed, sender=model, dispatch_uid=f"{uid}-delete")
+        summaries.watch(Score, ModelVersion, Criterion)

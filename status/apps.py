@@ -58,11 +58,10 @@ class StatusConfig(AppConfig):
         )
         # The summaries stored per reader read the health rows (`governance.summaries`): a
         # row saved or deleted one by one raises their revision, as `health` writing them does.
-        from governance.models import summaries_changed
+        from governance import summaries
         from status.models import ProjectHealth
 
-        for signal in (post_save, post_delete):
-            signal.connect(summaries_changed, sender=ProjectHealth, dispatch_uid="summaries-health")
+        summaries.watch(ProjectHealth)
         from charter.reviews import answer_next_review_with
         from status.selectors import next_review
 
