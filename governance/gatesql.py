@@ -230,7 +230,9 @@ def statement(
     return found
 
 
-def gate_queryset(account_id: str, tracker: Any) -> tuple[QuerySet[Project], list[str], list[str]]:
+def gate_queryset(
+    account_id: str, tracker: Any, *, every: bool = False
+) -> tuple[QuerySet[Project], list[str], list[str]]:
     """The access gate's statement (docs/decisions/0080, "The access gate in one statement"):
     governance project rows annotated with everything the gate decides from: the site
     settings row, the caller's nomination, and the tracker's part (the local tracker's
@@ -242,7 +244,9 @@ def gate_queryset(account_id: str, tracker: Any) -> tuple[QuerySet[Project], lis
         EditorNomination.objects.filter(project_id=OuterRef("pk"), account_id=account_id)
     )
     group = Subquery(SiteSettings.objects.filter(pk=1).values("governance_group")[:1])
-    annotations.update(tracker.gate_expressions(account_id, group))
+    # `every`: the statement reads every project the person browses (the grants hashed once);
+    # else one project (its grant looked up by the index: `gate_expressions`).
+    annotations.update(tracker.gate_expressions(account_id, group, every=every))
     gate_names = [name for name in annotations if name not in site_texts]
     return Project.objects.annotate(**annotations), gate_names, list(site_texts)
 
@@ -262,7 +266,7 @@ def rows_for_browsable(account_id: str, tracker: Any) -> list[Row]:
     each row with the number of those projects (`gate_count`: a mirror missing tells)."""
 
     def build(stand_in: str) -> Statement:
-        queryset, gate_names, site_names = gate_queryset(stand_in, tracker)
+        queryset, gate_names, site_names = gate_queryset(stand_in, tracker, every=True)
         keys, count = tracker.gate_browsable_keys(stand_in)
         queryset = queryset.filter(key__in=keys).annotate(gate_count=count)
         return compile_statement(queryset, [*gate_names, "gate_count"], site_names)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 from pydantic import Field
 
@@ -96,26 +96,47 @@ class User(AbstractUser):
         return self.username
 
 
+# How many revision rows there are: a writer raises one that no other open transaction holds,
+# so writers never queue behind each other's (`summaries_changed`).
+REVISION_SHARDS = 16
+
+
 class SummaryRevision(models.Model):
-    """The revision of the summaries stored per reader (`governance.summaries`): one row (pk 1)
-    whose random stamp is raised in the transaction of every write of what they read
-    (`summaries_changed`), so that no summary read before a write is answered after it."""
+    """The revision of the summaries stored per reader (`governance.summaries`): REVISION_SHARDS
+    rows, whose stamps together name the state of the facts they read. Every write of those
+    facts raises one of them in its transaction (`summaries_changed`), so that no summary read
+    before the write is answered after it commits."""
 
     stamp = models.BigIntegerField(default=0)
 
     def __str__(self) -> str:
-        return f"Summaries at {self.stamp}"
+        return f"Summaries' revision {self.pk}: {self.stamp}"
 
 
 def summaries_changed(*args: Any, **kwargs: Any) -> None:
-    """Raise the stored summaries' revision: one UPDATE in the writer's transaction, so it
-    commits or rolls back with the write (and the writers of these facts take its row lock in
-    turn until they commit). A random 63-bit stamp, not the next number: a number could come
-    back (a database restored from a backup) and find a summary read from other rows under it.
-    A signal receiver too (its arguments are ignored)."""
+    """Raise the stored summaries' revision, in the writer's transaction (committed or rolled
+    back with the write): a new random stamp on the first revision row no other open
+    transaction holds (`FOR UPDATE SKIP LOCKED`; the writer's own row again on its next write).
+    A long transaction (the periodic refresh) holds one row and never stalls the writers of
+    other projects, and two writers never wait for each other here, so the row adds no
+    deadlock. A random 63-bit stamp, not the next number: a number could come back (a
+    database restored from a backup) and find a summary read from other rows under it. A
+    signal receiver too (its arguments are ignored)."""
     stamp = secrets.randbits(63)
-    if not SummaryRevision.objects.filter(pk=1).update(stamp=stamp):
-        SummaryRevision.objects.update_or_create(pk=1, defaults={"stamp": stamp})
+    with transaction.atomic():
+        free = SummaryRevision.objects.select_for_update(skip_locked=True).order_by("pk")
+        pk = free.values_list("pk", flat=True).first()
+        if pk is None:
+            made = list(SummaryRevision.objects.values_list("pk", flat=True))
+            if made:  # every row held by another open writer: wait for one of them
+                pk = secrets.choice(made)
+            else:  # none (a database emptied since its migrations ran)
+                SummaryRevision.objects.bulk_create(
+                    [SummaryRevision(pk=n) for n in range(1, REVISION_SHARDS + 1)],
+                    ignore_conflicts=True,
+                )
+                pk = 1
+        SummaryRevision.objects.filter(pk=pk).update(stamp=stamp)
 
 
 class StoredSummary(models.Model):

@@ -343,7 +343,9 @@ def current_rows(request: HttpRequest) -> tuple[QuerySet[ProjectHealth], QuerySe
         missing = list(projects.filter(AnyOf(F("pk"), ids))) if ids else []
         if missing:
             health.rows_for(missing, site=site, now=now)
-        until = ProjectHealth.objects.filter(basis=basis).aggregate(until=Min("valid_until"))
+        # Every viewable row is current now: the soonest of the current rows to expire bounds
+        # the answer (a row the reader cannot view, expired, does not shorten it).
+        until = current.aggregate(until=Min("valid_until"))
         return {}, until["until"]
 
     # Read before asking: every row current when the answer is read is current at `now`. A

@@ -57,11 +57,11 @@ class StatusConfig(AppConfig):
             receivers.on_project_changed, dispatch_uid="status.health.project_changed"
         )
         # The summaries stored per reader read the health rows (`governance.summaries`): a
-        # row saved or deleted one by one raises their revision, as `health` writing them does.
+        # row saved one by one raises their revision, as `health` writing them does.
         from governance import summaries
         from status.models import ProjectHealth
 
-        summaries.watch(ProjectHealth)
+        summaries.watch(ProjectHealth, deletes=False)  # deletes: ProjectHealthQuerySet
         from charter.reviews import answer_next_review_with
         from status.selectors import next_review
 

@@ -7,7 +7,14 @@ from typing import Any
 
 from django.db import models
 
-from governance.models import BR_CADENCES, RAG_CHOICES, MoneyField, Project, as_choices
+from governance.models import (
+    BR_CADENCES,
+    RAG_CHOICES,
+    MoneyField,
+    Project,
+    as_choices,
+    summaries_changed,
+)
 
 REPORTING_CADENCES = ["Daily", "Weekly", "Monthly"]
 CONFIDENCES = ["High", "Modest", "Low", "Unknown"]
@@ -68,6 +75,18 @@ class ProjectStatus(models.Model):
         return f"Status of {self.project.key}"
 
 
+class ProjectHealthQuerySet(models.QuerySet["ProjectHealth"]):
+    """The stored health rows. A delete raises the stored summaries' revision
+    (`governance.summaries`: they read these rows) once, and keeps Django's fast delete, which a
+    delete signal would turn into reading and signalling every row."""
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        deleted = super().delete()
+        if deleted[0]:
+            summaries_changed()
+        return deleted
+
+
 class ProjectHealth(models.Model):
     """What `status.derive` makes of one project, stored for the portfolio: the effective and
     derived RAG of each dimension, the portfolio's figures and the drivers' summaries (`row`,
@@ -121,6 +140,8 @@ class ProjectHealth(models.Model):
     ev_pv = models.DecimalField(max_digits=30, decimal_places=6, null=True)
     ev_ev = models.DecimalField(max_digits=30, decimal_places=6, null=True)
     ev_ac = models.DecimalField(max_digits=30, decimal_places=6, null=True)
+
+    objects = ProjectHealthQuerySet.as_manager()
 
     class Meta:
         verbose_name = "project health"

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -193,7 +194,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         return found, None
 
     # Stored for the reader while nothing they count changes (`governance.summaries`).
-    counts = summaries.read(request, "projects", count)
+    counts = summaries.read(request, "projects", count, depends=[settings.DEPLOY_VERSION])
     mine_count, total = counts["mine"], counts["mine" if mine else "total"]
     if mine:
         projects = projects.filter(mine_condition)

@@ -8,8 +8,10 @@ from django.db import migrations, models
 
 
 def first_revision(apps, schema_editor):
-    apps.get_model("governance", "SummaryRevision").objects.get_or_create(
-        pk=1, defaults={"stamp": secrets.randbits(63)}
+    revision = apps.get_model("governance", "SummaryRevision")
+    revision.objects.bulk_create(
+        [revision(pk=n, stamp=secrets.randbits(63)) for n in range(1, 17)],
+        ignore_conflicts=True,
     )
 
 

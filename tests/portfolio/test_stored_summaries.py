@@ -241,3 +241,28 @@ def test_the_investment_ranks_follow_a_score(cast, rf):
         data={"criterion": "strategy", "value": 5, "reason": "r"},
     )
     assert ranks() == [2, 1]
+
+
+def test_money_reads_back_to_the_cent(pmo_world, rf):
+    """An amount a float cannot hold (9999999999999999.99) is stored and read back with its
+    digits, as the API writes it (`cleaning.Money`)."""
+    from decimal import Decimal
+
+    from governance.cleaning import Money, decimal_to_json, json_text
+
+    request = rf.get("/")
+    request.user = pmo_world.site_admin
+    value = {"big": decimal_to_json(Decimal("9999999999999999.99")), "cpi": 0.89, "n": 3}
+    assert isinstance(value["big"], Money)
+    for _ in range(2):  # computed, then read back
+        found = summaries.read(request, "money", lambda: (value, None))
+        assert json_text(found) == '{"big": 9999999999999999.99, "cpi": 0.89, "n": 3}'
+        assert isinstance(found["big"], Money) and type(found["cpi"]) is float
+
+
+def test_health_rows_deleted_in_bulk_are_derived_again(pmo_world, client_for):
+    client = client_for(pmo_world.site_admin)
+    assert _page(client).total == 4
+    ProjectHealth.objects.all().delete()  # one raise of the revision, Django's fast delete kept
+    assert _page(client).total == 4
+    assert ProjectHealth.objects.count() >= 4

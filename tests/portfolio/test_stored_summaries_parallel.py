@@ -68,3 +68,38 @@ def test_parallel_readers_and_writers_end_on_the_rows_counts(transactional_db, c
         response = client.get("/")
         assert response.context["total"] == browsed
         assert client.get("/portfolio/").context["data"].total == browsed
+
+
+def test_a_writer_holding_a_revision_row_stalls_no_other_writer(transactional_db):
+    """A long transaction that raised the revision holds one row; another writer raises
+    another at once (no wait, so no deadlock through these rows)."""
+    import threading
+
+    from governance.models import SummaryRevision, summaries_changed
+
+    summaries_changed()  # the rows, as migrated (a test before may have emptied the tables)
+    held, release = threading.Event(), threading.Event()
+
+    def long_writer():
+        try:
+            with transaction.atomic():
+                summaries_changed()
+                held.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=long_writer)
+    thread.start()
+    try:
+        assert held.wait(10)
+        before = list(SummaryRevision.objects.order_by("pk").values_list("stamp", flat=True))
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '2s'")
+            summaries_changed()  # would raise LockNotAvailable if it waited on the held row
+        after = list(SummaryRevision.objects.order_by("pk").values_list("stamp", flat=True))
+        assert sum(a != b for a, b in zip(before, after, strict=True)) == 1
+    finally:
+        release.set()
+        thread.join()
