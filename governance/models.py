@@ -123,7 +123,8 @@ def summaries_changed(*args: Any, **kwargs: Any) -> None:
     database restored from a backup) and find a summary read from other rows under it. A
     signal receiver too (its arguments are ignored)."""
     stamp = secrets.randbits(63)
-    with transaction.atomic():
+    # Inside the writer's transaction, no savepoint of its own (two statements, not four).
+    with transaction.atomic(savepoint=False):
         free = SummaryRevision.objects.select_for_update(skip_locked=True).order_by("pk")
         pk = free.values_list("pk", flat=True).first()
         if pk is None:
