@@ -10,7 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 from pydantic import Field
 
@@ -114,29 +114,40 @@ class SummaryRevision(models.Model):
 
 
 def summaries_changed(*args: Any, **kwargs: Any) -> None:
-    """Raise the stored summaries' revision, in the writer's transaction (committed or rolled
-    back with the write): a new random stamp on the first revision row no other open
-    transaction holds (`FOR UPDATE SKIP LOCKED`; the writer's own row again on its next write).
-    A long transaction (the periodic refresh) holds one row and never stalls the writers of
-    other projects, and two writers never wait for each other here, so the row adds no
-    deadlock. A random 63-bit stamp, not the next number: a number could come back (a
-    database restored from a backup) and find a summary read from other rows under it. A
-    signal receiver too (its arguments are ignored)."""
+    """Raise the stored summaries' revision, in the writer's transaction where it writes in
+    one (every service does: committed or rolled back with the write; a write in autocommit
+    raises it just after, in a transaction of its own): a new random stamp on the first
+    revision row no other open transaction holds (`FOR UPDATE SKIP LOCKED`; the rows it holds
+    already count as free to it). A long transaction (the periodic refresh) holds a row or a
+    few and stalls no other writer while a row is free; only a writer that finds all
+    REVISION_SHARDS held waits, for one of them (then a deadlock is possible, and PostgreSQL
+    refuses one of the two). A random 63-bit stamp, not the next number: a number could come
+    back (a database restored from a backup) and find a summary read from other rows under it.
+    A signal receiver too (its arguments are ignored)."""
     stamp = secrets.randbits(63)
+    if not connection.features.has_select_for_update_skip_locked:
+        # SQLite: one writer at a time whatever rows there are; one statement.
+        if not SummaryRevision.objects.filter(pk=1).update(stamp=stamp):
+            SummaryRevision.objects.bulk_create(
+                [SummaryRevision(pk=n) for n in range(1, REVISION_SHARDS + 1)],
+                ignore_conflicts=True,
+            )
+            SummaryRevision.objects.filter(pk=1).update(stamp=stamp)
+        return
     # Inside the writer's transaction, no savepoint of its own (two statements, not four).
     with transaction.atomic(savepoint=False):
         free = SummaryRevision.objects.select_for_update(skip_locked=True).order_by("pk")
         pk = free.values_list("pk", flat=True).first()
         if pk is None:
-            made = list(SummaryRevision.objects.values_list("pk", flat=True))
-            if made:  # every row held by another open writer: wait for one of them
-                pk = secrets.choice(made)
-            else:  # none (a database emptied since its migrations ran)
+            made = set(SummaryRevision.objects.values_list("pk", flat=True))
+            missing = [n for n in range(1, REVISION_SHARDS + 1) if n not in made]
+            if missing:  # fewer rows than made by the migration (a database emptied since)
                 SummaryRevision.objects.bulk_create(
-                    [SummaryRevision(pk=n) for n in range(1, REVISION_SHARDS + 1)],
-                    ignore_conflicts=True,
+                    [SummaryRevision(pk=n) for n in missing], ignore_conflicts=True
                 )
-                pk = 1
+                pk = missing[0]
+            else:  # every row held by another open writer: wait for one of them
+                pk = secrets.choice(sorted(made))
         SummaryRevision.objects.filter(pk=pk).update(stamp=stamp)
 
 

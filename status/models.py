@@ -5,7 +5,7 @@ names in snake_case; `revision` is the optimistic-concurrency counter."""
 import uuid
 from typing import Any
 
-from django.db import models
+from django.db import models, transaction
 
 from governance.models import (
     BR_CADENCES,
@@ -81,10 +81,15 @@ class ProjectHealthQuerySet(models.QuerySet["ProjectHealth"]):
     delete signal would turn into reading and signalling every row."""
 
     def delete(self) -> tuple[int, dict[str, int]]:
-        deleted = super().delete()
-        if deleted[0]:
-            summaries_changed()
+        with transaction.atomic():  # the rows gone and the revision raised, or neither
+            deleted = super().delete()
+            if deleted[0]:
+                summaries_changed()
         return deleted
+
+    # As Django's own: never on the manager (no whole table by accident), never in a template.
+    delete.alters_data = True  # type: ignore[attr-defined]
+    delete.queryset_only = True  # type: ignore[attr-defined]
 
 
 class ProjectHealth(models.Model):
