@@ -30,6 +30,8 @@ from governance.models import (
     Project,
     SiteSettings,
     SpentAuthorizationCode,
+    StoredSummary,
+    SummaryRevision,
     TrackerEventReceipt,
     TrackerFieldState,
     TrackerWebhooks,
@@ -148,6 +150,22 @@ class PeriodicJobAdmin(ReadOnlyAdmin):
     """When each scheduled job (manage.py runperiodic) last ran, and its last failure."""
 
     list_display = ("name", "last_run_at", "last_finished_at", "last_failed_at", "last_error")
+
+
+@admin.register(StoredSummary)
+class StoredSummaryAdmin(ReadOnlyAdmin):
+    """The summaries stored per reader (`governance.summaries`): derived, read again after any
+    write of what they read."""
+
+    list_display = ("user", "name", "revision", "valid_until")
+    list_filter = ("name",)
+
+
+@admin.register(SummaryRevision)
+class SummaryRevisionAdmin(ReadOnlyAdmin):
+    """The revision rows the stored summaries are keyed by (raised by every write they read)."""
+
+    list_display = ("pk", "stamp")
 
 
 @admin.register(FailureCount)

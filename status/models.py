@@ -81,7 +81,8 @@ class ProjectHealthQuerySet(models.QuerySet["ProjectHealth"]):
     delete signal would turn into reading and signalling every row."""
 
     def delete(self) -> tuple[int, dict[str, int]]:
-        with transaction.atomic():  # the rows gone and the revision raised, or neither
+        # The rows gone and the revision raised, or neither (no savepoint of their own).
+        with transaction.atomic(savepoint=False):
             deleted = super().delete()
             if deleted[0]:
                 summaries_changed()

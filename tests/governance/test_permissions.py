@@ -235,8 +235,9 @@ def test_the_gate_statement_is_compiled_once_and_binds_each_requests_values(cast
         assert (compiled.sql, _bound(compiled, account, "ALPHA")) == (fresh.sql, fresh.params)
         listed = gatesql.statement("browsable", tracker, account, None)
         keys, count = tracker.gate_browsable_keys(account)
+        every, gate_names, site_names = gatesql.gate_queryset(account, tracker, every=True)
         fresh = gatesql.compile_statement(
-            queryset.filter(key__in=keys).annotate(gate_count=count),
+            every.filter(key__in=keys).annotate(gate_count=count),
             [*gate_names, "gate_count"],
             site_names,
         )
