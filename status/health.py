@@ -376,8 +376,8 @@ def _upsert(records: Sequence[ProjectHealth], *, replace: bool = True) -> None:
     )
     conflict = f"DO UPDATE SET {changes}" if replace else "DO NOTHING"
     placeholders = ", ".join(["%s"] * len(fields))
-    # The rows and the raise of the summaries' revision together, no savepoint of their own.
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+    # The rows and the raise of the summaries' revision in the caller's transaction.
+    with connection.cursor() as cursor:
         cursor.executemany(
             f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders}) "
             f"ON CONFLICT ({key}) {conflict}",

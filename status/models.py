@@ -5,7 +5,7 @@ names in snake_case; `revision` is the optimistic-concurrency counter."""
 import uuid
 from typing import Any
 
-from django.db import models, transaction
+from django.db import models
 
 from governance.models import (
     BR_CADENCES,
@@ -81,11 +81,10 @@ class ProjectHealthQuerySet(models.QuerySet["ProjectHealth"]):
     delete signal would turn into reading and signalling every row."""
 
     def delete(self) -> tuple[int, dict[str, int]]:
-        # The rows gone and the revision raised, or neither (no savepoint of their own).
-        with transaction.atomic(savepoint=False):
-            deleted = super().delete()
-            if deleted[0]:
-                summaries_changed()
+        # In the caller's transaction: the rows gone and the revision raised, or neither.
+        deleted = super().delete()
+        if deleted[0]:
+            summaries_changed()
         return deleted
 
     # As Django's own: never on the manager (no whole table by accident), never in a template.

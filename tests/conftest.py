@@ -403,27 +403,6 @@ def pytest_collection_modifyitems(config, items):
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
-@pytest.fixture(autouse=True)
-def _no_browser_loop_marked_running(request):
-    """A test that is not a browser test runs with no event loop marked running in its thread.
-    Playwright's sync API runs its loop in the test thread, in a greenlet of its own. Now and
-    then a worker that had run browser tests answered the MCP endpoint through the test client
-    with "You cannot use AsyncToSync in the same thread as an async event loop": its thread
-    named a running loop, which no server thread does (what left it marked was not found).
-    The mark is hidden for the test and put back after it, for Playwright."""
-    import asyncio
-
-    loop = asyncio._get_running_loop()
-    if loop is None or request.node.get_closest_marker("browser"):
-        yield
-        return
-    asyncio._set_running_loop(None)
-    try:
-        yield
-    finally:
-        asyncio._set_running_loop(loop)
-
-
 def run_async(main):
     """`anyio.run(main)` in a thread of its own: a browser test that ran earlier in the same
     worker leaves Playwright's event loop running in the main thread, where a second loop
