@@ -392,7 +392,26 @@ def pytest_addoption(parser):
     )
 
 
+def is_browser_test(item) -> bool:
+    """A test that drives the browser: Playwright's sync API runs its event loop in the test
+    thread, and the session's Playwright stays started after it."""
+    callspec = getattr(item, "callspec", None)
+    return item.get_closest_marker("browser") is not None or (
+        callspec is not None and "browser_name" in callspec.params
+    )
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
+    # The browser tests run last, each worker's after every other test it runs (xdist hands
+    # a worker the tests in this order). pytest groups the tests of one session-scoped
+    # parameter (Playwright's `browser_name`) where the first of them stands, which put the
+    # browser tests, transactional ones, among the others: a test after them met a database
+    # flushed of its migrations' rows (the site's default stages) and a thread whose event
+    # loop Playwright marks running (the MCP endpoint through the test client answered "You
+    # cannot use AsyncToSync in the same thread as an async event loop"). The sort is stable:
+    # pytest-django's order of the others (transactional after the rest) stays.
+    items.sort(key=is_browser_test)
     if config.getoption("--database-tests-only"):
         reached = {item: reaches_database(item) for item in items}
         config.hook.pytest_deselected(items=[item for item in items if not reached[item]])

@@ -44,10 +44,12 @@ def _role(caller):
     return (caller.can_edit, caller.is_lead, caller.is_sponsor, caller.is_nominated_editor)
 
 
-@pytest.mark.parametrize("page", [False, True], ids=["every", "page"])
+@pytest.mark.parametrize("paged", [False, True], ids=["every", "page"])
 @pytest.mark.parametrize("group", ["", PMO_GROUP])
 @pytest.mark.parametrize("role", ROLES)
-def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(world, role, group, page):
+def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(
+    world, role, group, paged
+):
     """Both shapes of the gate (grants hashed for a statement over every project, looked up
     one project at a time for a page: record 0308) select the same projects."""
     if group:
@@ -55,7 +57,7 @@ def test_the_filter_selects_what_the_per_project_gate_lets_each_role_view(world,
     user = world.user(role)
     expected = _per_project(user)
     request = _request(user)
-    filtered = list(gatelist.viewable(request, shown=True, page=page).order_by("key"))
+    filtered = list(gatelist.viewable(request, shown=True, page=paged).order_by("key"))
     assert [p.key for p in filtered] == sorted(expected)
     # The page's roles as the per-project gate gives them.
     assert {p.key: _role(c) for p, c in gatelist.page_callers(request, filtered)} == expected
