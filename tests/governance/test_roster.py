@@ -12,7 +12,7 @@ from governance.roster import PersonMatch, ProjectPeople, project_people
 from governance.tracker.base import TrackerUser
 from governance.tracker.local import scripting
 from governance.tracker.local.backend import LocalTracker
-from governance.tracker.local.models import LocalAccount
+from governance.tracker.local.models import LocalAccount, LocalProject
 from tests.factories import UserFactory
 
 
@@ -156,3 +156,32 @@ def test_the_people_searches_tell_two_of_one_name_apart_too(cast, client_for):
         assert "Nia Twin (nia@example.test)" in html and "Nia Twin (nia2@example.test)" in html
     html = client.get("/projects/ALPHA/editors/", {"q": "vera"}).content.decode()
     assert "Vera Viewer</span>" in html  # one of a name: the name alone
+
+
+def test_the_trackers_list_names_each_person_once_whatever_else_they_lead_or_browse(cast):
+    """The local tracker's list of the people who may browse a project asks the project's lead
+    and grants by its key: a person who leads and browses many other projects is listed once,
+    in a statement that does not join them (joined, one register page took 4.4 s on a site of
+    11,000 projects)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    busy = LocalAccount.objects.get(account_id=cast.lead.account_id)
+    gone = scripting.ensure_user("gone", display_name="Gone Away")
+    for n in range(12):
+        scripting.ensure_project(
+            f"OTHER{n}", name=f"Other {n}", lead=busy.name, browsers=[busy.name, "gone"]
+        )
+    LocalProject.objects.get(key="ALPHA").browsers.add(LocalAccount.objects.get(name="gone"))
+    LocalAccount.objects.filter(name="gone").update(active=False)
+    with CaptureQueriesContext(connection) as queries:
+        listed = LocalTracker().project_people("ALPHA")
+    ids = [person.account_id for person in listed]
+    assert len(ids) == len(set(ids))
+    assert cast.lead.account_id in ids
+    assert {cast.editor.account_id, cast.viewer.account_id} <= set(ids)
+    assert gone.account_id not in ids
+    names = [person.display_name for person in listed]
+    assert names == sorted(names)
+    [statement] = queries.captured_queries
+    assert "DISTINCT" not in statement["sql"]
