@@ -161,8 +161,8 @@ def test_the_people_searches_tell_two_of_one_name_apart_too(cast, client_for):
 def test_the_trackers_list_names_each_person_once_whatever_else_they_lead_or_browse(cast):
     """The local tracker's list of the people who may browse a project asks the project's lead
     and grants by its key: a person who leads and browses many other projects is listed once,
-    in a statement that does not join them (joined, one register page took 4.4 s on a site of
-    11,000 projects)."""
+    in a statement that does not join them (joined, a person's 10,000 led projects times their
+    10,000 grants made one register page take 4.4 s)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
