@@ -423,9 +423,10 @@ def pytest_collection_modifyitems(config, items):
 
 
 def run_async(main):
-    """`anyio.run(main)` in a thread of its own: a browser test that ran earlier in the same
-    worker leaves Playwright's event loop running in the main thread, where a second loop
-    cannot start."""
+    """`anyio.run(main)` in a thread of its own, so it also runs where a loop is marked
+    running in the main thread: after a browser test in the same process (Playwright's loop;
+    the browser tests run last, `pytest_collection_modifyitems`), a second loop cannot start
+    there."""
     import anyio
 
     with ThreadPoolExecutor(max_workers=1) as pool:
