@@ -1,5 +1,6 @@
 """The stored health rows at PROJECTS projects (bench.run: 1,000 and 10,000 by default): a full
-refresh of every row (status.health.refresh, in the periodic job's chunks), and the periodic
+refresh of every row as the jobs run it (`status.health.refresh_in_chunks`: chunks of
+`REFRESH_CHUNK`, the collector paused for each, as `refresh_all`), and the periodic
 job (status.health.refresh_changed) with nothing changed and with 1 % of the projects changed.
 
 Each project has 20 work packages, 20 risks, 10 decisions and 10 changes, a business case
@@ -74,8 +75,8 @@ def run(sizes: list[int] | None = None) -> list[str]:
         repeat = 3 if n <= 2000 else 1
 
         def full(ids=ids):
-            for chunk in range(0, len(ids), health.REFRESH_CHUNK):
-                health.refresh(ids[chunk : chunk + health.REFRESH_CHUNK])
+            # As the jobs run it (`refresh_all`): in chunks, the collector paused for each.
+            health.refresh_in_chunks(ids, None, job=True)
 
         seconds, cpu, _ = _timed_cpu(full, repeat)
         line = (
