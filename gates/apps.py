@@ -3,9 +3,7 @@ from django.apps import AppConfig
 
 class GatesConfig(AppConfig):
     name = "gates"
-    label = "gates"
     verbose_name = "Stage gates"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from gates import pack, receivers

@@ -3,9 +3,7 @@ from django.apps import AppConfig
 
 class StatusConfig(AppConfig):
     name = "status"
-    label = "status"
     verbose_name = "Project status"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
