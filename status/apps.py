@@ -25,9 +25,8 @@ class StatusConfig(AppConfig):
         signals.charter_ended.connect(
             receivers.on_charter_ended, dispatch_uid="status.charter_ended"
         )
-        signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="status.waiting")
-        signals.waiting_projects.connect(
-            receivers.on_waiting_projects, dispatch_uid="status.waiting_projects"
+        signals.answer_waiting_with(
+            "status", items=receivers.on_waiting_items, projects=receivers.on_waiting_projects
         )
         from registers.services.changes import answer_decided_elsewhere_with
         from status.exceptions import plan_changes
