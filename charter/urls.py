@@ -1,14 +1,18 @@
-from django.urls import path
+from django.urls import include, path
 
 from charter.acts import ACTS
 from charter.views import baseline, case, closeout, lifecycle, minutes, realisation
 
+edit_patterns = [
+    path("thesis/", case.edit_thesis, name="edit-thesis"),
+    path("adoption/", case.edit_adoption, name="edit-adoption"),
+    path("financial/", case.edit_financial, name="edit-financial"),
+]
+
 app_name = "charter"
 urlpatterns = [
     path("", case.index, name="index"),
-    path("edit/thesis/", case.edit_thesis, name="edit-thesis"),
-    path("edit/adoption/", case.edit_adoption, name="edit-adoption"),
-    path("edit/financial/", case.edit_financial, name="edit-financial"),
+    path("edit/", include(edit_patterns)),
     path("checklist/", case.checklist, name="checklist"),
     path("people/", case.people_search, name="people"),
     path("seats/", case.seat, name="seat"),

@@ -26,7 +26,7 @@ urlpatterns = [
     path("projects/<str:key>/status/", include("status.urls")),
     path("projects/<str:key>/stages/", include("gates.urls")),
     path("", include("charter.urls_site")),
-    path("", include("portfolio.urls")),
+    path("portfolio/", include("portfolio.urls")),
     path("investment/", include("investment.urls")),
     path("", include("agent.urls")),
     path("wiki/pages/<int:page_id>/", views.wiki_page, name="wiki-page"),

@@ -3,9 +3,7 @@ from django.apps import AppConfig
 
 class GatesConfig(AppConfig):
     name = "gates"
-    label = "gates"
     verbose_name = "Stage gates"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from gates import pack, receivers
@@ -15,9 +13,8 @@ class GatesConfig(AppConfig):
         signals.charter_approved.connect(
             receivers.on_charter_approved, dispatch_uid="gates.charter_approved"
         )
-        signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="gates.waiting")
-        signals.waiting_projects.connect(
-            receivers.on_waiting_projects, dispatch_uid="gates.waiting_projects"
+        signals.answer_waiting_with(
+            "gates", items=receivers.on_waiting_items, projects=receivers.on_waiting_projects
         )
         from gates import vocabulary
         from gates.models import GateReview, Stage

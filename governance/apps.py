@@ -4,7 +4,6 @@ from django.apps import AppConfig
 class GovernanceConfig(AppConfig):
     name = "governance"
     verbose_name = "Governance"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out

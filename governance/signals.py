@@ -5,10 +5,11 @@ announced through `project_facts_changed` (the status app connects the saves and
 facts it derives from to it; a write that bypasses the models calls it itself)."""
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.db.models import Q
 from django.dispatch import Signal
 
 # Sent when a business case is approved. kwargs: project (governance.Project), at (datetime).
@@ -68,6 +69,20 @@ steering_pack = Signal()
 # at all. Receiver: the charter moves every business case naming an old theme to its new
 # name, auditing each.
 theme_renamed = Signal()
+
+
+def answer_waiting_with(
+    app: str,
+    *,
+    items: Callable[..., dict[str, list[Any]]],
+    projects: Callable[..., Q],
+) -> None:
+    """Connect an app's answers to "Waiting for me": the projects that may hold one of its
+    items (`waiting_projects`) and the items themselves (`waiting_items`). An app answers
+    both: the queue reads the items of only the projects some answer names."""
+    waiting_items.connect(items, dispatch_uid=f"{app}.waiting")
+    waiting_projects.connect(projects, dispatch_uid=f"{app}.waiting_projects")
+
 
 _deferred = threading.local()
 

@@ -4,7 +4,6 @@ from django.apps import AppConfig
 class InvestmentConfig(AppConfig):
     name = "investment"
     verbose_name = "Investment decisions"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from governance.audit_text import register_app_words

@@ -6,7 +6,6 @@ from django.apps import AppConfig
 class RegistersConfig(AppConfig):
     name = "registers"
     verbose_name = "Registers"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from governance.audit_text import register_app_words, register_titles, titles_from

@@ -3,9 +3,7 @@ from django.apps import AppConfig
 
 class StatusConfig(AppConfig):
     name = "status"
-    label = "status"
     verbose_name = "Project status"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
@@ -27,9 +25,8 @@ class StatusConfig(AppConfig):
         signals.charter_ended.connect(
             receivers.on_charter_ended, dispatch_uid="status.charter_ended"
         )
-        signals.waiting_items.connect(receivers.on_waiting_items, dispatch_uid="status.waiting")
-        signals.waiting_projects.connect(
-            receivers.on_waiting_projects, dispatch_uid="status.waiting_projects"
+        signals.answer_waiting_with(
+            "status", items=receivers.on_waiting_items, projects=receivers.on_waiting_projects
         )
         from registers.services.changes import answer_decided_elsewhere_with
         from status.exceptions import plan_changes

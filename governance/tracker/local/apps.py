@@ -6,7 +6,6 @@ class LocalTrackerConfig(AppConfig):
     name = "governance.tracker.local"
     label = "local_tracker"
     verbose_name = "Local tracker"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in

@@ -5,4 +5,3 @@ class LocalWikiConfig(AppConfig):
     name = "governance.wiki.local"
     label = "local_wiki"
     verbose_name = "Local wiki"
-    default_auto_field = "django.db.models.BigAutoField"
