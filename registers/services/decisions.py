@@ -81,20 +81,6 @@ def _clean(
     return errors
 
 
-def create_decision(
-    *,
-    caller: Caller,
-    project: Project,
-    data: dict[str, Any],
-    imported: bool = False,
-    risk_id: str | None = None,
-) -> Decision:
-    """The shared body of decision_create and the Risks register's Record-decision act. Call
-    inside the caller's transaction, with the project locked and checked writable."""
-    decision = build_decision(caller, project, data, imported=imported, risk_id=risk_id)
-    return write_decision(caller, project, decision)
-
-
 def build_decision(
     caller: Caller,
     project: Project,
@@ -142,7 +128,8 @@ def decision_create(*, caller: Caller, data: dict[str, Any], imported: bool = Fa
     """Log a decision (pending without madeOn). Imported rows without madeOn are dated today."""
     with transaction.atomic():
         project = writable_project(caller)
-        return create_decision(caller=caller, project=project, data=data, imported=imported)
+        decision = build_decision(caller, project, data, imported=imported)
+        return write_decision(caller, project, decision)
 
 
 def decision_update(

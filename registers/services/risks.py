@@ -22,7 +22,7 @@ from registers.services.common import (
     writable_project,
     writable_record,
 )
-from registers.services.decisions import create_decision
+from registers.services.decisions import build_decision, write_decision
 from registers.specs import RiskSpec
 
 
@@ -139,12 +139,9 @@ def risk_record_decision(
         project = writable_project(caller)
         risk = get_in_project(Risk, project, risk_id, lock=True)
         require_decision_recordable(risk)
-        decision = create_decision(
-            caller=caller,
-            project=project,
-            data={**decision_prefill(risk), **(data or {})},
-            risk_id=str(risk.pk),
-        )
+        prefilled = {**decision_prefill(risk), **(data or {})}
+        decision = build_decision(caller, project, prefilled, risk_id=str(risk.pk))
+        write_decision(caller, project, decision)
         audit_write(
             caller,
             project,
