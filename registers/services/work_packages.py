@@ -408,13 +408,9 @@ def mark_issue_link_broken(*, issue_key: str, reason: str, project_key: str = ""
             wp.broken_issue_keys = {**broken, issue_key: reason}
             wp.revision += 1
             changed.append(wp)
-            audit.record(
-                actor_account_id="",
-                kind="work_package.issue_link_broken",
-                target_type="workPackage",
-                target_id=wp.pk,
-                project_key=project.key,
-                changes={"brokenIssueKeys": {"before": broken, "after": wp.broken_issue_keys}},
+            marked = {"brokenIssueKeys": {"before": broken, "after": wp.broken_issue_keys}}
+            audit.record_in(
+                project, "", "work_package.issue_link_broken", "workPackage", wp.pk, marked
             )
         WorkPackage.objects.bulk_update(changed, ["broken_issue_keys", "revision"])
         if changed:  # bulk_update sends no post_save
