@@ -20,13 +20,13 @@ from registers.derive import decision_is_editable
 from registers.models import TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
-    audit_write,
     check_people,
     get_in_project,
     insert_created,
     lock_project,
     refuse_members,
     require_editor,
+    save_revised,
     writable_project,
     writable_record,
 )
@@ -153,16 +153,8 @@ def decision_update(
             if decision.recorded_by != caller.account_id:
                 changes["recordedBy"] = {"before": decision.recorded_by, "after": caller.account_id}
             decision.recorded_by = caller.account_id
-            decision.revision += 1
-            decision.save()
-            audit_write(
-                caller,
-                project,
-                "decision",
-                "decision.made" if made else "decision.updated",
-                decision.pk,
-                changes,
-            )
+            kind = "decision.made" if made else "decision.updated"
+            save_revised(caller, project, decision, "decision", kind, changes)
     return decision
 
 
@@ -195,14 +187,6 @@ def decision_append_note(
             "at": timezone.now().isoformat(),
         }
         decision.notes = [*(decision.notes or []), note]
-        decision.revision += 1
-        decision.save(update_fields=["notes", "revision", "updated_at"])
-        audit_write(
-            caller,
-            project,
-            "decision",
-            "decision.note_added",
-            decision.pk,
-            {"notes": {"before": None, "after": note}},
-        )
+        added = {"notes": {"before": None, "after": note}}
+        save_revised(caller, project, decision, "decision", "decision.note_added", added, ["notes"])
     return decision

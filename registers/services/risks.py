@@ -19,6 +19,7 @@ from registers.services.common import (
     check_people,
     get_in_project,
     insert_created,
+    save_revised,
     writable_project,
     writable_record,
 )
@@ -89,10 +90,8 @@ def risk_update(
         _stamp_acceptance(caller, risk)
         changes = audit.diff(before, specs.snapshot(RiskSpec, risk))
         if changes:
-            risk.revision += 1
             risk.updated_by_account_id = caller.account_id
-            risk.save()
-            audit_write(caller, project, "risk", "risk.updated", risk.pk, changes)
+            save_revised(caller, project, risk, "risk", "risk.updated", changes)
     return risk
 
 
