@@ -64,7 +64,7 @@ from governance.models import Project
 from governance.permissions import Caller, require
 from registers.models import WorkPackage
 from registers.services.common import as_uuid, lock_project
-from registers.services.decisions import create_decision
+from registers.services.decisions import build_decision, write_decision
 from status import derive, exceptions
 from status import selectors as status_selectors
 from status.services import status_phase_follow
@@ -753,18 +753,15 @@ def gate_review_decide(
             notes.append(f"Unmet, gone through: {label} ({n['kind']}): {n['reason']}")
         if comment:
             notes.append(comment)
-        decision = create_decision(
-            caller=caller,
-            project=project,
-            data={
-                "decision": f"{stage.name} gate: {outcome}"[:NAME_MAX],
-                "decisionNotes": "\n".join(notes)[:TEXT_MAX],
-                "rationale": comment,
-                "madeOn": today.isoformat(),
-                "madeByAccountId": caller.account_id,
-                **({"minutesRef": partial.minutes_ref} if partial.minutes_ref else {}),
-            },
-        )
+        logged = {
+            "decision": f"{stage.name} gate: {outcome}"[:NAME_MAX],
+            "decisionNotes": "\n".join(notes)[:TEXT_MAX],
+            "rationale": comment,
+            "madeOn": today.isoformat(),
+            "madeByAccountId": caller.account_id,
+            **({"minutesRef": partial.minutes_ref} if partial.minutes_ref else {}),
+        }
+        decision = write_decision(caller, project, build_decision(caller, project, logged))
         review.state = "Decided"
         review.outcome = outcome
         review.hold_until = partial.hold_until if outcome == "Hold" else None

@@ -59,14 +59,8 @@ def _rename(project: Project, new_key: str, former: Collection[str] = ()) -> Non
     project.former_keys = sorted({*(project.former_keys or []), old_key, *former} - {new_key})
     project.key = new_key
     project.save(update_fields=["key", "former_keys"])
-    audit.record(
-        actor_account_id="",
-        kind="project.key_changed",
-        target_type="project",
-        target_id=project.pk,
-        project_key=new_key,
-        changes={"key": {"before": old_key, "after": new_key}},
-    )
+    renamed = {"key": {"before": old_key, "after": new_key}}
+    audit.record_in(project, "", "project.key_changed", "project", project.pk, renamed)
 
 
 def sync_project(tracker_project: TrackerProject, existing: Project | None = None) -> Project:

@@ -408,14 +408,8 @@ def _project_deleted(data: dict[str, Any], at: dt.datetime) -> None:
     if mirror is None or mirror.tracker_deleted_at is not None:
         return
     Project.objects.filter(pk=mirror.pk).update(tracker_deleted_at=at)
-    audit.record(
-        actor_account_id="",
-        kind="project.deleted_in_tracker",
-        target_type="project",
-        target_id=mirror.pk,
-        project_key=mirror.key,
-        changes={"trackerDeletedAt": {"before": None, "after": at.isoformat()}},
-    )
+    deleted = {"trackerDeletedAt": {"before": None, "after": at.isoformat()}}
+    audit.record_in(mirror, "", "project.deleted_in_tracker", "project", mirror.pk, deleted)
 
 
 def record(event: dict[str, Any], *, identifier: str = "") -> str:

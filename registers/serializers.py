@@ -22,9 +22,17 @@ def iso(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 
+Record = WorkPackage | Risk | Decision | ChangeRequest
+
+
 def _imported(record: Risk | Decision | ChangeRequest) -> dict[str, Any]:
     """The spec's `imported`: present (true) only on bulk-imported rows, absent otherwise."""
     return {"imported": True} if record.imported else {}
+
+
+def _declared(spec: type[specs.Spec], record: Record) -> dict[str, Any]:
+    """What every register record answers first: its id, its project and its spec's fields."""
+    return {"id": str(record.pk), "projectKey": record.project.key, **specs.to_dict(spec, record)}
 
 
 READ_PLAN = object()
@@ -37,9 +45,7 @@ def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict[str, An
         plan = plan_baseline_of(wp.project)
     schedule = package_schedule(wp, plan)
     return {
-        "id": str(wp.pk),
-        "projectKey": wp.project.key,
-        **specs.to_dict(WorkPackageSpec, wp),
+        **_declared(WorkPackageSpec, wp),
         "actualEnd": iso(wp.actual_end_date),
         "scheduleVarianceDays": schedule.variance_days,
         "scheduleVarianceBasis": schedule.basis,
@@ -59,9 +65,7 @@ def work_package_to_dict(wp: WorkPackage, plan: Any = READ_PLAN) -> dict[str, An
 def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict[str, Any]:
     """`treating_decision_ids`: the decisions whose treatedRiskId is this risk (derived)."""
     return {
-        "id": str(risk.pk),
-        "projectKey": risk.project.key,
-        **specs.to_dict(RiskSpec, risk),
+        **_declared(RiskSpec, risk),
         "score": risk.score,
         "treatingDecisionIds": treating_decision_ids,
         "createdAt": iso(risk.created_at),
@@ -74,9 +78,7 @@ def risk_to_dict(risk: Risk, treating_decision_ids: list[str]) -> dict[str, Any]
 
 def decision_to_dict(decision: Decision) -> dict[str, Any]:
     return {
-        "id": str(decision.pk),
-        "projectKey": decision.project.key,
-        **specs.to_dict(DecisionSpec, decision),
+        **_declared(DecisionSpec, decision),
         "recordedBy": decision.recorded_by,
         "state": decision_state(decision.made_on),
         "notes": list(decision.notes or []),
@@ -96,9 +98,7 @@ def decision_to_dict(decision: Decision) -> dict[str, Any]:
 
 def change_to_dict(change: ChangeRequest) -> dict[str, Any]:
     return {
-        "id": str(change.pk),
-        "projectKey": change.project.key,
-        **specs.to_dict(ChangeSpec, change),
+        **_declared(ChangeSpec, change),
         "impactTimeline": change.impact_timeline,
         "approverLocked": change.approver_locked,
         "createdAt": iso(change.created_at),

@@ -43,6 +43,7 @@ from registers.services.common import (
     insert_created,
     lock_project,
     refuse_members,
+    save_revised,
     writable_project,
     writable_record,
 )
@@ -312,9 +313,7 @@ def change_update(
         _clean(change, data, creating=False).raise_if_any()
         changes = audit.diff(before, specs.snapshot(ChangeSpec, change))
         if changes:
-            change.revision += 1
-            change.save()
-            audit_write(caller, project, "changeRequest", "change.updated", change.pk, changes)
+            save_revised(caller, project, change, "changeRequest", "change.updated", changes)
             if decider_before and decider_before != decider_account_id(project, change):
                 # Routed to someone else: the former decider has nothing left to do.
                 notifications.resolve(f"change_routed:{change.pk}:{decider_before}")
@@ -460,16 +459,8 @@ def change_adjudicate(
         change.decided_at = timezone.now()
         change.decided_by_account_id = caller.account_id
         change.decision_comment = comment
-        change.revision += 1
-        change.save()
-        audit_write(
-            caller,
-            project,
-            "changeRequest",
-            f"change.{outcome.lower()}",
-            change.pk,
-            audit.diff(before, specs.snapshot(ChangeSpec, change)),
-        )
+        changes = audit.diff(before, specs.snapshot(ChangeSpec, change))
+        save_revised(caller, project, change, "changeRequest", f"change.{outcome.lower()}", changes)
         resolve_routed(change)
     return change
 
@@ -518,15 +509,11 @@ def change_apply(
         "at": at.isoformat(),
         "by": caller.account_id,
     }
-    change.revision += 1
-    change.save(update_fields=["application_record", "revision", "updated_at"])
-    audit_write(
-        caller,
-        project,
-        "changeRequest",
-        "change.applied",
-        change.pk,
-        audit.diff({"applicationRecord": before}, {"applicationRecord": change.application_record}),
+    changes = audit.diff(
+        {"applicationRecord": before}, {"applicationRecord": change.application_record}
+    )
+    save_revised(
+        caller, project, change, "changeRequest", "change.applied", changes, ["application_record"]
     )
 
 
@@ -541,10 +528,7 @@ def change_withdraw(caller: Caller, project: Project, change: ChangeRequest, com
     change.decided_at = timezone.now()
     change.decided_by_account_id = caller.account_id
     change.decision_comment = comment
-    change.revision += 1
-    change.save(update_fields=[*fields, "revision", "updated_at"])
     after = {name: getattr(change, attr) for name, attr in zip(names, fields, strict=True)}
-    audit_write(
-        caller, project, "changeRequest", "change.withdrawn", change.pk, audit.diff(before, after)
-    )
+    changes = audit.diff(before, after)
+    save_revised(caller, project, change, "changeRequest", "change.withdrawn", changes, fields)
     resolve_routed(change)

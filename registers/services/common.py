@@ -19,6 +19,7 @@ from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller, require
 from governance.scoped import holding
+from registers.models import RegisterRecord
 
 T = TypeVar("T")
 R = TypeVar("R", bound=models.Model)
@@ -111,6 +112,25 @@ def audit_write(
 ) -> None:
     """The audit entry of a register write, by the caller, in the project's trail."""
     audit.record_in(project, caller.account_id, kind, target_type, target_id, changes)
+
+
+def save_revised(
+    caller: Caller,
+    project: Project,
+    record: RegisterRecord,
+    target_type: str,
+    kind: str,
+    changes: Mapping[str, Any],
+    fields: Iterable[str] = (),
+) -> None:
+    """Save an edited record at its next revision, with its audit entry: the whole row, or
+    only `fields` (with the revision and the updated_at stamp)."""
+    record.revision += 1
+    if fields:
+        record.save(update_fields=[*fields, "revision", "updated_at"])
+    else:
+        record.save()
+    audit_write(caller, project, target_type, kind, record.pk, changes)
 
 
 def insert_created(

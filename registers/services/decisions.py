@@ -20,13 +20,13 @@ from registers.derive import decision_is_editable
 from registers.models import TEXT_MAX, Decision, SteeringMinutes
 from registers.services.common import (
     as_uuid,
-    audit_write,
     check_people,
     get_in_project,
     insert_created,
     lock_project,
     refuse_members,
     require_editor,
+    save_revised,
     writable_project,
     writable_record,
 )
@@ -81,20 +81,6 @@ def _clean(
     return errors
 
 
-def create_decision(
-    *,
-    caller: Caller,
-    project: Project,
-    data: dict[str, Any],
-    imported: bool = False,
-    risk_id: str | None = None,
-) -> Decision:
-    """The shared body of decision_create and the Risks register's Record-decision act. Call
-    inside the caller's transaction, with the project locked and checked writable."""
-    decision = build_decision(caller, project, data, imported=imported, risk_id=risk_id)
-    return write_decision(caller, project, decision)
-
-
 def build_decision(
     caller: Caller,
     project: Project,
@@ -142,7 +128,8 @@ def decision_create(*, caller: Caller, data: dict[str, Any], imported: bool = Fa
     """Log a decision (pending without madeOn). Imported rows without madeOn are dated today."""
     with transaction.atomic():
         project = writable_project(caller)
-        return create_decision(caller=caller, project=project, data=data, imported=imported)
+        decision = build_decision(caller, project, data, imported=imported)
+        return write_decision(caller, project, decision)
 
 
 def decision_update(
@@ -166,16 +153,8 @@ def decision_update(
             if decision.recorded_by != caller.account_id:
                 changes["recordedBy"] = {"before": decision.recorded_by, "after": caller.account_id}
             decision.recorded_by = caller.account_id
-            decision.revision += 1
-            decision.save()
-            audit_write(
-                caller,
-                project,
-                "decision",
-                "decision.made" if made else "decision.updated",
-                decision.pk,
-                changes,
-            )
+            kind = "decision.made" if made else "decision.updated"
+            save_revised(caller, project, decision, "decision", kind, changes)
     return decision
 
 
@@ -208,14 +187,6 @@ def decision_append_note(
             "at": timezone.now().isoformat(),
         }
         decision.notes = [*(decision.notes or []), note]
-        decision.revision += 1
-        decision.save(update_fields=["notes", "revision", "updated_at"])
-        audit_write(
-            caller,
-            project,
-            "decision",
-            "decision.note_added",
-            decision.pk,
-            {"notes": {"before": None, "after": note}},
-        )
+        added = {"notes": {"before": None, "after": note}}
+        save_revised(caller, project, decision, "decision", "decision.note_added", added, ["notes"])
     return decision

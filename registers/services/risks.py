@@ -19,10 +19,11 @@ from registers.services.common import (
     check_people,
     get_in_project,
     insert_created,
+    save_revised,
     writable_project,
     writable_record,
 )
-from registers.services.decisions import create_decision
+from registers.services.decisions import build_decision, write_decision
 from registers.specs import RiskSpec
 
 
@@ -89,10 +90,8 @@ def risk_update(
         _stamp_acceptance(caller, risk)
         changes = audit.diff(before, specs.snapshot(RiskSpec, risk))
         if changes:
-            risk.revision += 1
             risk.updated_by_account_id = caller.account_id
-            risk.save()
-            audit_write(caller, project, "risk", "risk.updated", risk.pk, changes)
+            save_revised(caller, project, risk, "risk", "risk.updated", changes)
     return risk
 
 
@@ -139,12 +138,9 @@ def risk_record_decision(
         project = writable_project(caller)
         risk = get_in_project(Risk, project, risk_id, lock=True)
         require_decision_recordable(risk)
-        decision = create_decision(
-            caller=caller,
-            project=project,
-            data={**decision_prefill(risk), **(data or {})},
-            risk_id=str(risk.pk),
-        )
+        prefilled = {**decision_prefill(risk), **(data or {})}
+        decision = build_decision(caller, project, prefilled, risk_id=str(risk.pk))
+        write_decision(caller, project, decision)
         audit_write(
             caller,
             project,

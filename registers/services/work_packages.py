@@ -28,6 +28,7 @@ from registers.services.common import (
     get_in_project,
     insert_created,
     refuse_members,
+    save_revised,
     writable_project,
     writable_record,
 )
@@ -293,10 +294,8 @@ def work_package_update(
         after = specs.snapshot(WorkPackageSpec, wp)
         changes = audit.diff(before, after)
         if changes:
-            wp.revision += 1
             wp.updated_by_account_id = caller.account_id
-            wp.save()
-            audit_write(caller, project, "workPackage", "work_package.updated", wp.pk, changes)
+            save_revised(caller, project, wp, "workPackage", "work_package.updated", changes)
             old_keys, new_keys = set(before["linkedIssueKeys"]), set(after["linkedIssueKeys"])
             touched = old_keys ^ new_keys
             if before["name"] != after["name"]:
@@ -377,17 +376,9 @@ def _save_links(
 ) -> None:
     """A package's links changed by one issue (`key`): its new revision, the audit entry (the
     links before and after) and the issue's write-back after commit."""
-    wp.revision += 1
     wp.updated_by_account_id = caller.account_id
-    wp.save()
-    audit_write(
-        caller,
-        project,
-        "workPackage",
-        action,
-        wp.pk,
-        {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}},
-    )
+    linked = {"linkedIssueKeys": {"before": before, "after": wp.linked_issue_keys}}
+    save_revised(caller, project, wp, "workPackage", action, linked)
     enqueue_write_back(project, [key])
 
 
@@ -408,13 +399,9 @@ def mark_issue_link_broken(*, issue_key: str, reason: str, project_key: str = ""
             wp.broken_issue_keys = {**broken, issue_key: reason}
             wp.revision += 1
             changed.append(wp)
-            audit.record(
-                actor_account_id="",
-                kind="work_package.issue_link_broken",
-                target_type="workPackage",
-                target_id=wp.pk,
-                project_key=project.key,
-                changes={"brokenIssueKeys": {"before": broken, "after": wp.broken_issue_keys}},
+            marked = {"brokenIssueKeys": {"before": broken, "after": wp.broken_issue_keys}}
+            audit.record_in(
+                project, "", "work_package.issue_link_broken", "workPackage", wp.pk, marked
             )
         WorkPackage.objects.bulk_update(changed, ["broken_issue_keys", "revision"])
         if changed:  # bulk_update sends no post_save
@@ -523,17 +510,10 @@ def work_package_baseline(
     before = {name: getattr(package, f) for f, (name, _) in moved.items()}
     for f, (_, value) in moved.items():
         setattr(package, f, value)
-    package.revision += 1
     package.updated_by_account_id = caller.account_id
-    package.save(update_fields=[*moved, "revision", "updated_by_account_id", "updated_at"])
-    audit_write(
-        caller,
-        project,
-        "workPackage",
-        "work_package.baselined",
-        package.pk,
-        audit.diff(before, {name: value for name, value in moved.values()}),
-    )
+    changes = audit.diff(before, {name: value for name, value in moved.values()})
+    stored = [*moved, "updated_by_account_id"]
+    save_revised(caller, project, package, "workPackage", "work_package.baselined", changes, stored)
 
 
 def work_package_for_update(project: Project, wp_id: Any) -> WorkPackage | None:

@@ -143,18 +143,24 @@ class RegisterPages(RowForms, BulkEdit):
     def item_route(self) -> str:
         return f"{self.slug}/<uuid:{self.id_kwarg}>/"
 
+    def item_act(
+        self, act: str, method: Callable[..., HttpResponseBase], *methods: str
+    ) -> URLPattern:
+        """The URL pattern of an act on one record: `<item>/<act>/`, named `<anchor>-<act>`."""
+        return path(
+            f"{self.item_route()}{act}/", self.view(method, *methods), name=f"{self.anchor}-{act}"
+        )
+
     def get_urls(self) -> list[URLPattern]:
         item, name = self.item_route(), self.anchor
         urls = [
             path(f"{self.slug}/", self.view(self.list_view, "GET", "POST"), name=self.slug),
             path(f"{self.slug}/new/", self.view(self.new_view, "GET"), name=f"{name}-new"),
             path(item, self.view(self.detail_view, "GET", "POST"), name=f"{name}-detail"),
-            path(f"{item}edit/", self.view(self.edit_view, "GET"), name=f"{name}-edit"),
+            self.item_act("edit", self.edit_view, "GET"),
         ]
         if self.deletable:
-            urls.append(
-                path(f"{item}delete/", self.view(self.delete_view, "POST"), name=f"{name}-delete")
-            )
+            urls.append(self.item_act("delete", self.delete_view, "POST"))
         if self.bulk_fields:
             urls.append(
                 path(f"{self.slug}/bulk/", self.view(self.bulk_view, "POST"), name=f"{name}-bulk")

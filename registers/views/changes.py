@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 
 from django.http import HttpResponseRedirect
-from django.urls import path
 
 from governance import permissions, specs
 from governance.errors import Conflict, Frozen, Stale, ValidationFailed
@@ -114,10 +113,9 @@ class ChangePages(base.RegisterPages):
         return choices
 
     def get_urls(self) -> list[URLPattern]:
-        decide = self.view(self.adjudicate_view, "GET", "POST")
         return [
             *super().get_urls(),
-            path(f"{self.item_route()}adjudicate/", decide, name="change-adjudicate"),
+            self.item_act("adjudicate", self.adjudicate_view, "GET", "POST"),
         ]
 
     def adjudicate_view(self, request: HtmxHttpRequest, key: str, change_id: UUID) -> HttpResponse:

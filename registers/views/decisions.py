@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 from django.contrib import messages
 from django.http import HttpResponseRedirect
-from django.urls import path
 
 from governance import permissions, specs, submissions
 from governance.errors import ValidationFailed
@@ -74,11 +73,7 @@ class DecisionPages(base.RegisterPages):
         return choices
 
     def get_urls(self) -> list[URLPattern]:
-        notes = self.view(self.notes_view, "GET", "POST")
-        return [
-            *super().get_urls(),
-            path(f"{self.item_route()}notes/", notes, name="decision-notes"),
-        ]
+        return [*super().get_urls(), self.item_act("notes", self.notes_view, "GET", "POST")]
 
     def notes_view(self, request: HtmxHttpRequest, key: str, decision_id: UUID) -> HttpResponse:
         """appendDecisionNote. GET: the note form under the row (HTMX) or the detail page."""

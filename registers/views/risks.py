@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 from django.contrib import messages
 from django.http import HttpResponseRedirect
-from django.urls import path
 
 from governance import permissions, specs, submissions
 from governance.errors import Conflict, Frozen, ValidationFailed
@@ -75,11 +74,8 @@ class RiskPages(base.RegisterPages):
         return risk_to_dict(record, [])
 
     def get_urls(self) -> list[URLPattern]:
-        act = self.view(self.record_decision_view, "GET", "POST")
-        return [
-            *super().get_urls(),
-            path(f"{self.item_route()}record-decision/", act, name="risk-record-decision"),
-        ]
+        act = self.item_act("record-decision", self.record_decision_view, "GET", "POST")
+        return [*super().get_urls(), act]
 
     # --- record the decision that treats a materialised risk -------------------------------
 

@@ -105,8 +105,8 @@ class WorkPackagePages(base.RegisterPages):
         urls.insert(2, path("work-packages/reorder/", reorder, name="wp-reorder"))
         return [
             *urls,
-            path(f"{item}move/", self.view(self.move_view, "POST"), name="wp-move"),
-            path(f"{item}links/", self.view(self.links_view, "GET", "POST"), name="wp-links"),
+            self.item_act("move", self.move_view, "POST"),
+            self.item_act("links", self.links_view, "GET", "POST"),
             path(
                 f"{item}links/<str:issue_key>/delete/",
                 self.view(self.unlink_view, "POST"),
