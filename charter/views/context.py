@@ -255,11 +255,7 @@ def board_paper_choices(
 
 
 def case_context(
-    request: HtmxHttpRequest,
-    project: Project,
-    caller: Caller,
-    case: BusinessCase,
-    extra: dict[str, Any],
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
     financial = finance.present(case.financial_case)
     saved = not case._state.adding
@@ -328,11 +324,7 @@ def case_context(
 
 
 def closeout_context(
-    request: HtmxHttpRequest,
-    project: Project,
-    caller: Caller,
-    case: BusinessCase,
-    extra: dict[str, Any],
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
     rows = pending_register_rows(project)
     close_out = case.close_out or {}
@@ -408,11 +400,7 @@ def closeout_context(
 
 
 def realisation_context(
-    request: HtmxHttpRequest,
-    project: Project,
-    caller: Caller,
-    case: BusinessCase,
-    extra: dict[str, Any],
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
     reviews = list(reversed(case.realisation_reviews or []))
     kpi = case.kpi_resolution or {}
@@ -435,11 +423,7 @@ def realisation_context(
 
 
 def minutes_context(
-    request: HtmxHttpRequest,
-    project: Project,
-    caller: Caller,
-    case: BusinessCase,
-    extra: dict[str, Any],
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
     minutes = minutes_list(project)
     ids = [
@@ -471,12 +455,7 @@ class ContextBuilder(Protocol):
     itself (what is left stands over the context)."""
 
     def __call__(
-        self,
-        request: HtmxHttpRequest,
-        project: Project,
-        caller: Caller,
-        case: BusinessCase,
-        extra: dict[str, Any],
+        self, project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
     ) -> dict[str, Any]: ...
 
 
@@ -509,7 +488,7 @@ def build_context(
     """A business-case page's context: `page_context`, what the page's builder adds, no
     errors, then `extra` over it (`case`: the case to show, else the current one)."""
     case = extra.pop("case", None) or current_case(project)
-    own = PAGES[page].builder(request, project, caller, case, extra)
+    own = PAGES[page].builder(project, caller, case, extra)
     return {**page_context(request, project, caller, case, page), **own, "errors": {}, **extra}
 
 
