@@ -13,13 +13,8 @@ from charter import acts, derive, finance
 from charter.forms import NOTE_ROWS
 from charter.models import (
     APPROVAL_STATUSES,
-    CHANGE_SATURATIONS,
     CLOSEOUT_RETURN_NOTE_SECTIONS,
-    CONFIDENCES,
-    PENDING_DISPOSITIONS,
     RETURN_NOTE_SECTIONS,
-    RIO_DISPOSITIONS,
-    SCOPE_DISPOSITIONS,
     SEVERITIES,
     BusinessCase,
 )
@@ -31,7 +26,14 @@ from charter.services.closeout import missing_dispositions, pending_register_row
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
-from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
+from charter.specs import (
+    CharterSpec,
+    CloseoutSpec,
+    MinutesSpec,
+    RealisationSpec,
+    ReviewSpec,
+    TolerancesSpec,
+)
 from governance import cleaning, labels, permissions, specs, submissions
 from governance.errors import DomainError
 from governance.http import HtmxHttpRequest, announce_revision, render_htmx
@@ -214,7 +216,7 @@ def lifecycle_context(
         "return_sections": [(s, SECTION_LABELS[s]) for s in RETURN_NOTE_SECTIONS],
         "closeout_sections": [(s, SECTION_LABELS[s]) for s in CLOSEOUT_RETURN_NOTE_SECTIONS],
         "severities": SEVERITIES,
-        "confidences": CONFIDENCES,
+        "confidences": specs.choices(ReviewSpec, "confidence"),
     }
     if "approve" in available:
         context["approval"] = approval_preview(project, case)
@@ -296,7 +298,7 @@ def case_context(
         "can_address": acts.allowed(acts.ADDRESS_NOTE, case, caller),
         "outcome": derive.outcome(case),
         "saturation": derive.change_saturation(case.change_saturation),
-        "saturations": CHANGE_SATURATIONS,
+        "saturations": specs.choices(CharterSpec, "changeSaturation"),
         "missing": submission_missing(case),
         "show_checklist": acts.EDIT_THESIS.state_refusal(case) is None,
         "adoption_gap": derive.adoption_gap(case),
@@ -390,9 +392,9 @@ def closeout_context(
         "can_address": acts.allowed(acts.ADDRESS_CLOSEOUT_NOTE, case, caller),
         "can_lessons_template": acts.allowed(acts.TEMPLATE_LESSONS, case, caller),
         "note_groups": _grouped(case.closeout_return_notes or [], CLOSEOUT_RETURN_NOTE_SECTIONS),
-        "scope_choices": SCOPE_DISPOSITIONS,
-        "rio_choices": RIO_DISPOSITIONS,
-        "pending_choices": PENDING_DISPOSITIONS,
+        "scope_choices": specs.choices(CloseoutSpec, "scopeDispositions"),
+        "rio_choices": specs.choices(CloseoutSpec, "rioDispositions"),
+        "pending_choices": specs.choices(CloseoutSpec, "pendingDispositions"),
         "lessons_links": [
             link for link in case.supporting_links or [] if link.get("templateKind") == "lessons"
         ],
