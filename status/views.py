@@ -48,6 +48,8 @@ from status.specs import FORM_FIELDS, CommentarySpec, ExceptionReportSpec, Statu
 
 TEMPLATE = "status/status.html"
 TREND_LENGTH = 12
+# The confidences the form asks, each a select of the same choices.
+CONFIDENCE_FIELDS = ("outcomeConfidence", "adoptionConfidence")
 FORM_LABELS = {
     **{name: label for name, label in specs.labels(StatusSpec).items() if name in FORM_FIELDS},
     **specs.labels(CommentarySpec),
@@ -203,6 +205,7 @@ def _context(
         labels={**specs.labels(StatusSpec), **specs.labels(CommentarySpec)},
         rag_choices=specs.choices(StatusSpec, "overallRag"),
         cadences=specs.choices(StatusSpec, "reportingCadence"),
+        confidence_fields=CONFIDENCE_FIELDS,
         confidences=specs.choices(StatusSpec, "outcomeConfidence"),
         br_cadences=specs.choices(StatusSpec, "brCadence"),
         reason_max=STATUS_REASON_MAX,

@@ -22,7 +22,7 @@ from charter.services.common import current_case
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS, CharterSpec
 from charter.views.context import (
-    PAGES,
+    build_context,
     page_url,
     render_page,
     render_section,
@@ -399,6 +399,6 @@ def return_note(request: HtmxHttpRequest, key: str, note_id: str) -> HttpRespons
         return redirect(f"{page_url(project, page_name)}#return-notes")
     response = render_section(request, project, caller, page_name, "return-notes")
     # The lifecycle bar too: whether a submit must name open Blockers follows the notes.
-    context = PAGES[page_name].builder(request, project, caller, oob=True)
+    context = build_context(request, project, caller, page_name, oob=True)
     response.content += render_to_string("charter/_lifecycle.html", context, request).encode()
     return revised(response, case)

@@ -13,13 +13,8 @@ from charter import acts, derive, finance
 from charter.forms import NOTE_ROWS
 from charter.models import (
     APPROVAL_STATUSES,
-    CHANGE_SATURATIONS,
     CLOSEOUT_RETURN_NOTE_SECTIONS,
-    CONFIDENCES,
-    PENDING_DISPOSITIONS,
     RETURN_NOTE_SECTIONS,
-    RIO_DISPOSITIONS,
-    SCOPE_DISPOSITIONS,
     SEVERITIES,
     BusinessCase,
 )
@@ -31,7 +26,14 @@ from charter.services.closeout import missing_dispositions, pending_register_row
 from charter.services.minutes import minutes_list
 from charter.services.thesis import EXTERNAL_SEATS
 from charter.specs import SEATS as DECLARED_SEATS
-from charter.specs import CharterSpec, MinutesSpec, RealisationSpec, TolerancesSpec
+from charter.specs import (
+    CharterSpec,
+    CloseoutSpec,
+    MinutesSpec,
+    RealisationSpec,
+    ReviewSpec,
+    TolerancesSpec,
+)
 from governance import cleaning, labels, permissions, specs, submissions
 from governance.errors import DomainError
 from governance.http import HtmxHttpRequest, announce_revision, render_htmx
@@ -214,7 +216,7 @@ def lifecycle_context(
         "return_sections": [(s, SECTION_LABELS[s]) for s in RETURN_NOTE_SECTIONS],
         "closeout_sections": [(s, SECTION_LABELS[s]) for s in CLOSEOUT_RETURN_NOTE_SECTIONS],
         "severities": SEVERITIES,
-        "confidences": CONFIDENCES,
+        "confidences": specs.choices(ReviewSpec, "confidence"),
     }
     if "approve" in available:
         context["approval"] = approval_preview(project, case)
@@ -255,9 +257,8 @@ def board_paper_choices(
 
 
 def case_context(
-    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
-    case = extra.pop("case", None) or current_case(project)
     financial = finance.present(case.financial_case)
     saved = not case._state.adding
     versions = list(case.approved_versions.all()) if saved else []
@@ -286,8 +287,7 @@ def case_context(
         else (int(financial["builtin"]["horizonYears"]))
     )
     wiki_links = [link for link in case.supporting_links or [] if link.get("pageId")]
-    context = {
-        **page_context(request, project, caller, case, "case"),
+    return {
         "people": resolve(ids),
         "can_edit_thesis": acts.allowed(acts.EDIT_THESIS, case, caller),
         # An editor, but the state keeps the thesis read-only (say so, and why).
@@ -298,7 +298,7 @@ def case_context(
         "can_address": acts.allowed(acts.ADDRESS_NOTE, case, caller),
         "outcome": derive.outcome(case),
         "saturation": derive.change_saturation(case.change_saturation),
-        "saturations": CHANGE_SATURATIONS,
+        "saturations": specs.choices(CharterSpec, "changeSaturation"),
         "missing": submission_missing(case),
         "show_checklist": acts.EDIT_THESIS.state_refusal(case) is None,
         "adoption_gap": derive.adoption_gap(case),
@@ -321,17 +321,13 @@ def case_context(
         "seats": SEATS,
         "thesis_form": stored_thesis(case),
         "adoption_form": stored_adoption(case),
-        "errors": {},
+        "seat_values": seat_values,
     }
-    context["seat_values"] = seat_values
-    context.update(extra)
-    return context
 
 
 def closeout_context(
-    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
-    case = extra.pop("case", None) or current_case(project)
     rows = pending_register_rows(project)
     close_out = case.close_out or {}
     handover = close_out.get("bauHandover") or {}
@@ -376,8 +372,7 @@ def closeout_context(
         )
     }
     values["lessons"] = source.get("lessons") or {}
-    context = {
-        **page_context(request, project, caller, case, "closeout"),
+    return {
         "values": values,
         "scope_rows": disposition_rows(
             rows["workPackages"], source.get("scopeDispositions"), "name"
@@ -397,22 +392,18 @@ def closeout_context(
         "can_address": acts.allowed(acts.ADDRESS_CLOSEOUT_NOTE, case, caller),
         "can_lessons_template": acts.allowed(acts.TEMPLATE_LESSONS, case, caller),
         "note_groups": _grouped(case.closeout_return_notes or [], CLOSEOUT_RETURN_NOTE_SECTIONS),
-        "scope_choices": SCOPE_DISPOSITIONS,
-        "rio_choices": RIO_DISPOSITIONS,
-        "pending_choices": PENDING_DISPOSITIONS,
+        "scope_choices": specs.choices(CloseoutSpec, "scopeDispositions"),
+        "rio_choices": specs.choices(CloseoutSpec, "rioDispositions"),
+        "pending_choices": specs.choices(CloseoutSpec, "pendingDispositions"),
         "lessons_links": [
             link for link in case.supporting_links or [] if link.get("templateKind") == "lessons"
         ],
-        "errors": {},
     }
-    context.update(extra)
-    return context
 
 
 def realisation_context(
-    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
-    case = extra.pop("case", None) or current_case(project)
     reviews = list(reversed(case.realisation_reviews or []))
     kpi = case.kpi_resolution or {}
     ids = [
@@ -420,8 +411,7 @@ def realisation_context(
         kpi.get("resolvedBy"),
         *(r.get("byAccountId") for r in reviews),
     ]
-    context = {
-        **page_context(request, project, caller, case, "realisation"),
+    return {
         "people": resolve(ids),
         "reviews": reviews,
         "kpi": kpi,
@@ -431,16 +421,12 @@ def realisation_context(
         "can_edit_realisation": acts.allowed(acts.EDIT_REALISATION, case, caller),
         "realisation_start_state_ok": acts.ACTS["realisation-start"].state_refusal(case) is None,
         "labels": specs.labels(RealisationSpec),
-        "errors": {},
     }
-    context.update(extra)
-    return context
 
 
 def minutes_context(
-    request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+    project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
 ) -> dict[str, Any]:
-    case = extra.pop("case", None) or current_case(project)
     minutes = minutes_list(project)
     ids = [
         *(a for m in minutes for a in m.attendees or []),
@@ -455,24 +441,23 @@ def minutes_context(
     ]:
         if account_id and account_id not in candidates:
             candidates.append(account_id)
-    context = {
-        **page_context(request, project, caller, case, "minutes"),
+    return {
         "people": resolve(ids),
         "minutes": minutes,
         "attendee_choices": candidates,
         "labels": specs.labels(MinutesSpec),
-        "errors": {},
         "form": {},
         # The record form's one-time token (governance.submissions): sent twice, it records once.
         "form_token": submissions.new_token(),
     }
-    context.update(extra)
-    return context
 
 
 class ContextBuilder(Protocol):
+    """What one page adds to `page_context` for `case`; it takes out of `extra` what it reads
+    itself (what is left stands over the context)."""
+
     def __call__(
-        self, request: HtmxHttpRequest, project: Project, caller: Caller, **extra: Any
+        self, project: Project, caller: Caller, case: BusinessCase, extra: dict[str, Any]
     ) -> dict[str, Any]: ...
 
 
@@ -499,6 +484,16 @@ def page_url(project: Project, page: str) -> str:
     return reverse(PAGES.get(page, PAGES["case"]).url_name, args=[project.key])
 
 
+def build_context(
+    request: HtmxHttpRequest, project: Project, caller: Caller, page: str, **extra: Any
+) -> dict[str, Any]:
+    """A business-case page's context: `page_context`, what the page's builder adds, no
+    errors, then `extra` over it (`case`: the case to show, else the current one)."""
+    case = extra.pop("case", None) or current_case(project)
+    own = PAGES[page].builder(project, caller, case, extra)
+    return {**page_context(request, project, caller, case, page), **own, "errors": {}, **extra}
+
+
 def render_page(
     request: HtmxHttpRequest,
     project: Project,
@@ -509,9 +504,9 @@ def render_page(
     **extra: Any,
 ) -> HttpResponse:
     """A whole business-case page (also after a refused act, with `act_error`)."""
-    shown = PAGES.get(page, PAGES["case"])
-    context = shown.builder(request, project, caller, **extra)
-    return render(request, shown.template, context, status=status)
+    page = page if page in PAGES else "case"
+    context = build_context(request, project, caller, page, **extra)
+    return render(request, PAGES[page].template, context, status=status)
 
 
 def render_section(
@@ -525,9 +520,8 @@ def render_section(
     **extra: Any,
 ) -> HttpResponse:
     """A section of a page: its partial for HTMX, else the whole page."""
-    shown = PAGES[page]
-    context = shown.builder(request, project, caller, **extra)
-    return render_htmx(request, shown.template, context, partial=partial, status=status)
+    context = build_context(request, project, caller, page, **extra)
+    return render_htmx(request, PAGES[page].template, context, partial=partial, status=status)
 
 
 def revised(response: HttpResponse, case: BusinessCase) -> HttpResponse:
