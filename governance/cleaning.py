@@ -341,6 +341,30 @@ def required_text_schema(max_length: int) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": NOT_BLANK_TEXT}
 
 
+def required_texts(
+    raw: list[Any], *, max_length: int
+) -> tuple[list[str] | None, dict[str, list[str]]]:
+    """Each member of a list a text the services refuse blank (`text`, required): the texts,
+    or the refusals under the members' places ("[2]")."""
+    found, texts = FieldErrors(), []
+    for index, item in enumerate(raw):
+        value, error = text(item, max_length=max_length, required=True)
+        if error:
+            found.add(f"[{index}]", error)
+        texts.append(value)
+    return (None, dict(found)) if found else (texts, {})
+
+
+def required_texts_schema(max_length: int, *, min_items: int, max_items: int) -> dict[str, Any]:
+    """The schema of a list of `min_items` to `max_items` texts the services refuse blank."""
+    return {
+        "type": "array",
+        "items": required_text_schema(max_length),
+        "minItems": min_items,
+        "maxItems": max_items,
+    }
+
+
 def optional_text(value: Any, *, max_length: int) -> tuple[str | None, Error]:
     """Like `text`, but blank becomes None."""
     cleaned, error = text(value, max_length=max_length)

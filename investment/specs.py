@@ -33,13 +33,7 @@ def clean_points(raw: Any) -> tuple[list[str] | None, specs.Refusals]:
     message = f"Give {POINTS} short texts: the words for 1 to {POINTS}."
     if not isinstance(raw, list) or len(raw) != POINTS:
         return None, {"": [message]}
-    found, words = FieldErrors(), []
-    for index, item in enumerate(raw):
-        value, error = cleaning.text(item, max_length=NAME_MAX, required=True)
-        if error:
-            found.add(f"[{index}]", error)
-        words.append(value)
-    return (None, dict(found)) if found else (words, {})
+    return cleaning.required_texts(raw, max_length=NAME_MAX)
 
 
 def clean_thresholds(raw: Any) -> tuple[list[float] | None, specs.Refusals]:
@@ -89,12 +83,7 @@ class CriterionSpec(specs.Spec):
         list[str] | None,
         specs.Checked(
             clean_points,
-            {
-                "type": "array",
-                "items": cleaning.required_text_schema(NAME_MAX),
-                "minItems": POINTS,
-                "maxItems": POINTS,
-            },
+            cleaning.required_texts_schema(NAME_MAX, min_items=POINTS, max_items=POINTS),
         ),
         specs.RequiredOnCreate(),
     ] = Field(None, title="Words for each point (1 to 5)")

@@ -12,7 +12,7 @@ from pydantic import Field
 from charter.models import APPROVAL_STATUSES
 from charter.specs import TolerancesSpec
 from governance import specs
-from governance.cleaning import refusals, required_text_schema, text
+from governance.cleaning import refusals, required_texts, required_texts_schema
 from governance.models import BR_CADENCES, RAG_CHOICES
 from status import earned_value
 from status.models import (
@@ -466,15 +466,7 @@ def clean_options(raw: Any) -> tuple[list[str] | None, specs.Refusals]:
         return None, {"": [OPTIONS_MESSAGE]}
     if len(raw) > OPTIONS_MAX:
         return None, {"": [f"At most {OPTIONS_MAX} options (this has {len(raw)})."]}
-    found: dict[str, list[str]] = {}
-    options = []
-    for index, item in enumerate(raw):
-        value, error = text(item, max_length=TEXT_MAX, required=True)
-        if error:
-            found[f"[{index}]"] = [error]
-        else:
-            options.append(value)
-    return (None, found) if found else (options, {})
+    return required_texts(raw, max_length=TEXT_MAX)
 
 
 RequiredProse = Annotated[str | None, specs.Text(TEXT_MAX, required=True), specs.RequiredOnCreate()]
@@ -492,13 +484,7 @@ class ExceptionReportSpec(specs.Spec):
     options: Annotated[
         list[str] | None,
         specs.Checked(
-            clean_options,
-            {
-                "type": "array",
-                "items": required_text_schema(TEXT_MAX),
-                "minItems": 1,
-                "maxItems": OPTIONS_MAX,
-            },
+            clean_options, required_texts_schema(TEXT_MAX, min_items=1, max_items=OPTIONS_MAX)
         ),
         specs.RequiredOnCreate(),
     ] = Field(None, title="Options")

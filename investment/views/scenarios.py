@@ -17,7 +17,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import urlencode
-from django.urls import path, reverse
+from django.urls import include, path, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from governance import charts, labels, specs
@@ -643,9 +643,16 @@ def compare(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("scenarios/", scenarios, name="scenarios"),
     path("scenarios/compare/", compare, name="compare"),
-    path("scenarios/<uuid:scenario_id>/", scenario, name="scenario"),
-    path("scenarios/<uuid:scenario_id>/edit/", scenario_edit, name="scenario-edit"),
-    path("scenarios/<uuid:scenario_id>/copy/", scenario_copy, name="scenario-copy"),
-    path("scenarios/<uuid:scenario_id>/delete/", scenario_delete, name="scenario-delete"),
-    path("scenarios/<uuid:scenario_id>/choose/", scenario_choose, name="scenario-choose"),
+    path(
+        "scenarios/<uuid:scenario_id>/",
+        include(
+            [
+                path("", scenario, name="scenario"),
+                path("edit/", scenario_edit, name="scenario-edit"),
+                path("copy/", scenario_copy, name="scenario-copy"),
+                path("delete/", scenario_delete, name="scenario-delete"),
+                path("choose/", scenario_choose, name="scenario-choose"),
+            ]
+        ),
+    ),
 ]
