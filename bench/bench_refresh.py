@@ -82,7 +82,8 @@ def run(sizes: list[int] | None = None) -> list[str]:
         line = (
             f"full health refresh of {n:,} projects: {seconds:.2f} s "
             f"({seconds / n * 1000:.2f} ms a project; {cpu:.2f} s CPU, {cpu / n * 1000:.2f} ms "
-            f"a project; median of {repeat}; data built in "
+            f"a project; median of {repeat}; as the jobs run it, the collector paused a "
+            f"chunk; data built in "
             f"{building:.0f} s; load average {bench_portfolio._load()})"
         )
         if n == TARGET_PROJECTS:

@@ -412,8 +412,7 @@ REFRESH_CHUNK = 500
 
 def refresh_in_chunks(ids: Sequence[int], now: dt.datetime | None, *, job: bool = False) -> None:
     """Refresh chunk by chunk; in a job (the periodic refresh, a full refresh: never a page's
-    request) with the collector paused for each chunk (`collector_paused`). `make bench`
-    times the full refresh through it, as `refresh_all` runs it."""
+    request) with the collector paused for each chunk (`collector_paused`)."""
     for start in range(0, len(ids), REFRESH_CHUNK):
         with collector_paused() if job else contextlib.nullcontext():
             refresh(ids[start : start + REFRESH_CHUNK], now=now)

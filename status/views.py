@@ -39,6 +39,7 @@ from status import (
     services,
 )
 from status.models import (
+    CONFIDENCES,
     STATUS_REASON_MAX,
     ProjectStatus,
     StatusReport,
@@ -48,8 +49,11 @@ from status.specs import FORM_FIELDS, CommentarySpec, ExceptionReportSpec, Statu
 
 TEMPLATE = "status/status.html"
 TREND_LENGTH = 12
-# The confidences the form asks, each a select of the same choices.
-CONFIDENCE_FIELDS = ("outcomeConfidence", "adoptionConfidence")
+# The confidences the form asks, each a select of the same choices: the status's fields
+# declared with them (status.specs).
+CONFIDENCE_FIELDS = [
+    name for name in FORM_FIELDS if specs.choices(StatusSpec, name) == tuple(CONFIDENCES)
+]
 FORM_LABELS = {
     **{name: label for name, label in specs.labels(StatusSpec).items() if name in FORM_FIELDS},
     **specs.labels(CommentarySpec),

@@ -3,7 +3,7 @@ people and link cleaning, the after-commit tracker write-back queue."""
 
 import functools
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -121,7 +121,7 @@ def save_revised(
     target_type: str,
     kind: str,
     changes: Mapping[str, Any],
-    fields: Iterable[str] = (),
+    fields: Collection[str] = (),
 ) -> None:
     """Save an edited record at its next revision, with its audit entry: the whole row, or
     only `fields` (with the revision and the updated_at stamp)."""

@@ -109,7 +109,8 @@ def build_decision(
 
 def write_decision(caller: Caller, project: Project, decision: Decision) -> Decision:
     """Insert a decision `build_decision` made, with its audit entry (inside `batch()`,
-    queued)."""
+    queued). Call inside the caller's transaction, with the project locked and checked
+    writable."""
     insert_created(caller, project, decision, "decision", "decision.created", DecisionSpec)
     return decision
 
