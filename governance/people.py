@@ -3,7 +3,7 @@ and cached (names are never stored on governance records)."""
 
 import datetime as dt
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +43,17 @@ class Person:
             "displayName": self.display_name,
             "avatarUrl": self.avatar_url,
         }
+
+
+def by_name(account_ids: Iterable[str], people: Mapping[str, Person]) -> list[str]:
+    """These account ids in the order of their display names (`people`, as `resolve` gives
+    them), as a list of people is offered to choose from; the id settles a tie."""
+
+    def key(account_id: str) -> tuple[str, str]:
+        found = people.get(account_id)
+        return ((found.display_name if found else account_id).casefold(), account_id)
+
+    return sorted(account_ids, key=key)
 
 
 def _unknown(account_id: str) -> Person:

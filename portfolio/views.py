@@ -20,7 +20,7 @@ from governance import cleaning, formatting, permissions, services
 from governance.errors import Stale, ValidationFailed
 from governance.http import form_revision, page, render_htmx
 from governance.models import BR_CADENCES, RAG_CHOICES, THEMES_MAX, SiteSettings, User
-from governance.people import resolve
+from governance.people import by_name, resolve
 from portfolio import exports, extensions, pictures, selectors, table
 from portfolio.models import PortfolioColumns
 from status import earned_value
@@ -199,6 +199,7 @@ def portfolio_index(request: HttpRequest) -> HttpResponse:
         {
             "data": data,
             "people": people,
+            "lead_choices": by_name(data.leads, people),
             "columns": [c for c in every_column if c["key"] in shown],
             "all_columns": every_column,
             "extra_columns": data.extra_columns,

@@ -171,6 +171,20 @@ def test_attached_model_keeps_hand_entered_headline_figures(cast, client, bearer
     assert attached["totalCost"] == 120000 and attached["roiPct"] is None
 
 
+def test_the_page_names_the_attached_model_s_figures_in_words(cast, client, bearer, client_for):
+    patch(
+        client,
+        bearer(cast.lead),
+        {"financialCase": {"mode": "attached", "attached": {"label": "Model", "npv": 10}}},
+    )
+    page = client_for(cast.lead).get("/projects/ALPHA/charter/").content.decode()
+    for words in ("Total cost", "Total benefit", "NPV", "IRR", "Payback years", "ROI %"):
+        assert f"<dt>{words}</dt>" in page
+        assert f"<label>{words} <input" in page
+    for code in finance.HEADLINE_FIGURES:
+        assert f"<dt>{code}</dt>" not in page and f"<label>{code} " not in page
+
+
 def test_every_bad_model_field_is_named(cast, client, bearer):
     response = patch(
         client,

@@ -257,6 +257,20 @@ def test_filters(admin_portfolio, client_for):
     assert keys(client, "?stale=true") == ["ALPHA", "RED"]
 
 
+def test_the_lead_filter_offers_the_leads_by_name(cast, client_for):
+    """The leads are offered in the order of their names, not of their account ids: here the
+    names run the other way from the ids."""
+    admin = cast.site_admin
+    leads = sorted((UserFactory() for _ in range(3)), key=lambda lead: lead.account_id)
+    for lead, name in zip(leads, ("Zara", "Maud", "Adam"), strict=True):
+        scripting.ensure_user(lead.username, display_name=name)
+        make_project(f"LF{name.upper()}", browsers=[admin], lead=lead)
+    page = client_for(admin).get("/portfolio/").content.decode()
+    select = page[page.index('name="lead"') :]
+    select = select[: select.index("</select>")]
+    assert sorted(("Adam", "Maud", "Zara"), key=select.index) == ["Adam", "Maud", "Zara"]
+
+
 def test_sorting(admin_portfolio, client_for):
     client = client_for(admin_portfolio.site_admin)
     assert keys(client, "?sort=overall") == ["RED", "AMB", "GRN", "BLU", "ALPHA"]
