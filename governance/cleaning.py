@@ -432,8 +432,10 @@ def note_coercion(field: str | None, received: Any, stored: Any, message: str) -
         notes.append({"field": field, "received": received, "stored": stored, "message": message})
 
 
-NOT_A_NUMBER_NOTE = "Not a number: stored as null (the spec's nullable number)."
-NEGATIVE_NOTE = "Negative: stored as null (the spec's nullable number)."
+# A nullable number takes a number of 0 or more, or nothing; anything else is stored as null.
+NULLABLE_NUMBER = "the field takes a number of 0 or more, or nothing"
+NOT_A_NUMBER_NOTE = f"Not a number: stored as null ({NULLABLE_NUMBER})."
+NEGATIVE_NOTE = f"Negative: stored as null ({NULLABLE_NUMBER})."
 
 
 def nullable_number_schema(places: int = 2) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """Kernel pages: My projects, overview, editor nominations (HTMX), audit, profile, settings."""
 
+import re
+
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -154,6 +156,20 @@ def test_nobody_revokes_someone_elses_token(cast, client_for):
     assert client_for(cast.viewer).post(f"/profile/tokens/{token.pk}/revoke/").status_code == 404
     token.refresh_from_db()
     assert token.revoked_at is None
+
+
+def test_a_threshold_s_error_names_the_other_threshold_in_words(cast, client_for):
+    response = client_for(cast.site_admin).post(
+        "/portfolio/settings/",
+        {
+            "br_cadence_default": "Quarterly",
+            "threshold-costGreenMaxPct": "150",
+            "threshold-costAmberMaxPct": "20",
+        },
+    )
+    assert response.status_code == 422
+    errors = re.findall(r'<p class="field-error">([^<]*)</p>', response.content.decode())
+    assert errors == ["Must be at least cost green max % (150)."]
 
 
 def test_site_settings_page_saves_and_reports_errors(cast, client_for):

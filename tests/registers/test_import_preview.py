@@ -472,3 +472,32 @@ def test_a_utf16_file_is_refused_saying_how_to_save_it(cast, api, bom, text):
     assert response.status_code == 422
     assert "saved as UTF-16 text" in response.json()["error"]["fields"]["file"][0]
     assert not WorkPackage.objects.exists()
+
+
+def test_the_page_names_refused_and_coerced_fields_in_words(cast, client_for):
+    client = client_for(cast.lead)
+    refused = text_of(
+        client.post(
+            f"{BASE}/work-packages/import/",
+            {
+                "file": SimpleUploadedFile(
+                    "w.csv",
+                    b"name,status,plannedStartDate,plannedEndDate\nA,Bogus,2027-06-01,2027-05-01\n",
+                )
+            },
+        )
+    )
+    assert "<td>Planned end date (<code>plannedEndDate</code>)</td>" in refused
+    assert "Must not be before planned start date (2027-06-01)." in refused
+    assert "<td>Status (<code>status</code>)</td>" in refused
+    coerced = text_of(
+        client.post(
+            f"{BASE}/work-packages/import/",
+            {"file": SimpleUploadedFile("w.csv", b"name,budget\nA,-20\nB,lots\n")},
+        )
+    )
+    assert "<td>Budget (<code>budget</code>)</td>" in coerced
+    assert "the spec" not in coerced
+    assert "Negative: stored as null (the field takes a number of 0 or more, or nothing)." in (
+        coerced
+    )

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from governance.models import AuditEntry
+from governance.models import AuditEntry, Project
 from governance.tracker.local import scripting
 from governance.tracker.local.models import LocalIssue
 from registers.models import ChangeRequest, Decision, Risk, WorkPackage
@@ -497,7 +497,7 @@ def test_import_page_all_or_nothing(cast, client_for):
         {"file": SimpleUploadedFile("c.csv", b"summary,impactBudget\nGood,5\n,abc\n")},
     )
     assert bad.status_code == 422
-    assert re.search(r"<td>3</td><td><code>summary</code></td>", text_of(bad))
+    assert re.search(r"<td>3</td><td>Summary \(<code>summary</code>\)</td>", text_of(bad))
     assert not ChangeRequest.objects.exists()
     preview = client.post(
         f"{BASE}/changes/import/",
@@ -697,3 +697,19 @@ def test_the_add_forms_label_each_field_by_its_declaration(cast, client_for, reg
     for name, label in found.items():
         assert label.strip() == labels[name], name
     assert len(found) >= 5
+
+
+@pytest.mark.parametrize("register", ["work-packages", "risks", "decisions", "changes"])
+def test_the_whole_add_page_sizes_its_text_boxes_and_leaks_no_rows(cast, client_for, register):
+    """Opened as a page (not swapped in), the add form sits beside the register's rows; its
+    text boxes keep their own height and nothing of those rows lands in an attribute."""
+    project = Project.objects.get(key="ALPHA")
+    WorkPackageFactory(project=project, name="Discovery")
+    RiskFactory(project=project, title="Supplier late")
+    DecisionFactory(project=project, decision="Go")
+    ChangeRequestFactory(project=project, summary="More scope")
+    html = text_of(client_for(cast.lead).get(f"{BASE}/{register}/new/"))
+    boxes = re.findall(r"<textarea [^>]*>", html)
+    assert boxes
+    assert all('rows="3"' in box for box in boxes if "rows=" in box)
+    assert "&lt;" not in "".join(boxes) and "<WorkPackage" not in html
