@@ -151,8 +151,9 @@ def form_context(
     unseen: tuple[list[str], list[str]] = ([], []),
 ) -> dict[str, Any]:
     """The form's rows: the budget years (filled, then blank) and the projects to select
-    (the proposals first, then the running projects), with the refusals by field; and how
-    many of the scenario's projects the editor cannot see (they stay as they are)."""
+    (the proposals first, then the other projects, each with its approval state), with the
+    refusals by field; and how many of the scenario's projects the editor cannot see (they
+    stay as they are)."""
     years = [y for y in typed["years"] if y[0] or y[1]]
     years += [("", "")] * max(YEAR_ROWS - len(years), 0)
     visible = selectors.visible_projects(request) if visible is None else visible
@@ -175,6 +176,7 @@ def form_context(
                 "key": p.key,
                 "name": p.name,
                 "proposal": p.pk in proposals,
+                "approval": p.approval_status,
                 "selected": p.key in selected,
                 "must": p.key in must,
             }

@@ -415,3 +415,17 @@ def test_the_edit_form_shows_amounts_as_typed(governed, client_for):
     assert page.status_code == 200
     assert 'value="1200000"' in text and 'value="900000.5"' in text
     assert "1200000.0" not in text
+
+
+def test_the_selection_says_each_project_s_state(three, governed, client_for):
+    """A project that is not a proposal is named with its approval state: a closed or killed
+    one is not offered as running."""
+    closed = make_project("CLO", governed)
+    closed.approval_status = "Closed"
+    closed.save(update_fields=["approval_status"])
+    page = client_for(governed.pmo).get(reverse("investment:scenarios")).content.decode()
+    row = page[page.index("CLO ") :]
+    row = row[: row.index("</tr>")]
+    assert "<td>Project, closed</td>" in row
+    assert "Running project" not in page
+    assert page.count("<td>Proposal</td>") == 3

@@ -713,3 +713,19 @@ def test_the_whole_add_page_sizes_its_text_boxes_and_leaks_no_rows(cast, client_
     assert boxes
     assert all('rows="3"' in box for box in boxes if "rows=" in box)
     assert "&lt;" not in "".join(boxes) and "<WorkPackage" not in html
+
+
+def test_the_sort_goes_with_the_filters_from_inside_the_table_it_sorts(cast, client_for):
+    """The sort's hidden fields stand in the table a header's sort swaps in, tied to the
+    filter form by its id: a filter or search after a sort sends the sort the table is in,
+    not the one the page was loaded with."""
+    client = client_for(cast.lead)
+    page = text_of(client.get(f"{BASE}/work-packages/?sort=budget&dir=desc"))
+    assert 'id="wp-filters"' in page
+    start = page.index('id="wp-filters"')
+    form = page[start : page.index("</form>", start)]
+    assert 'name="sort"' not in form
+    table = text_of(client.get(f"{BASE}/work-packages/?sort=budget&dir=desc", **HX))
+    assert table.lstrip().startswith('<div id="register-table"')
+    assert '<input type="hidden" name="sort" value="budget" form="wp-filters">' in table
+    assert '<input type="hidden" name="dir" value="desc" form="wp-filters">' in table
