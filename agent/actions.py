@@ -174,6 +174,18 @@ def _project_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _summary_project(ctx: Context, row: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A project as the portfolio summary names it: its key and name, `fields`, the drivers
+    of its red and amber dimensions and a link to it."""
+    return {
+        "projectKey": row["projectKey"],
+        "name": row["name"],
+        **fields,
+        "drivers": _drivers(row),
+        "link": _project_link(ctx, row["projectKey"]),
+    }
+
+
 @action(
     "find_projects",
     title="Find projects",
@@ -247,14 +259,9 @@ def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     result = portfolio_selectors.portfolio(ctx.request, {}, strict=True, paged=False, columns=())
     rows = result.rows
     troubled = [
-        {
-            "projectKey": r["projectKey"],
-            "name": r["name"],
-            "overallRag": r["overallRag"],
-            "overallReason": r["overallReason"] or None,
-            "drivers": _drivers(r),
-            "link": _project_link(ctx, r["projectKey"]),
-        }
+        _summary_project(
+            ctx, r, {"overallRag": r["overallRag"], "overallReason": r["overallReason"] or None}
+        )
         for r in sorted(rows, key=lambda r: (r["overallRag"] != "Red", r["projectKey"]))
         if r["overallRag"] in ("Red", "Amber")
     ]
@@ -269,13 +276,7 @@ def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         baseline = _went_red_since(projects, day)
         by_key = {p.key: p.pk for p in projects}
         body["wentRedSince"] = [
-            {
-                "projectKey": r["projectKey"],
-                "name": r["name"],
-                "was": baseline.get(by_key[r["projectKey"]]),
-                "drivers": _drivers(r),
-                "link": _project_link(ctx, r["projectKey"]),
-            }
+            _summary_project(ctx, r, {"was": baseline.get(by_key[r["projectKey"]])})
             for r in rows
             if r["overallRag"] == "Red" and baseline.get(by_key[r["projectKey"]]) != "Red"
         ]
