@@ -174,6 +174,18 @@ def _project_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _summary_project(ctx: Context, row: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A project as the portfolio summary names it: its key and name, `fields`, the drivers
+    of its red and amber dimensions and a link to it."""
+    return {
+        "projectKey": row["projectKey"],
+        "name": row["name"],
+        **fields,
+        "drivers": _drivers(row),
+        "link": _project_link(ctx, row["projectKey"]),
+    }
+
+
 @action(
     "find_projects",
     title="Find projects",
@@ -247,14 +259,9 @@ def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     result = portfolio_selectors.portfolio(ctx.request, {}, strict=True, paged=False, columns=())
     rows = result.rows
     troubled = [
-        {
-            "projectKey": r["projectKey"],
-            "name": r["name"],
-            "overallRag": r["overallRag"],
-            "overallReason": r["overallReason"] or None,
-            "drivers": _drivers(r),
-            "link": _project_link(ctx, r["projectKey"]),
-        }
+        _summary_project(
+            ctx, r, {"overallRag": r["overallRag"], "overallReason": r["overallReason"] or None}
+        )
         for r in sorted(rows, key=lambda r: (r["overallRag"] != "Red", r["projectKey"]))
         if r["overallRag"] in ("Red", "Amber")
     ]
@@ -269,13 +276,7 @@ def portfolio_summary(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         baseline = _went_red_since(projects, day)
         by_key = {p.key: p.pk for p in projects}
         body["wentRedSince"] = [
-            {
-                "projectKey": r["projectKey"],
-                "name": r["name"],
-                "was": baseline.get(by_key[r["projectKey"]]),
-                "drivers": _drivers(r),
-                "link": _project_link(ctx, r["projectKey"]),
-            }
+            _summary_project(ctx, r, {"was": baseline.get(by_key[r["projectKey"]])})
             for r in rows
             if r["overallRag"] == "Red" and baseline.get(by_key[r["projectKey"]]) != "Red"
         ]
@@ -784,6 +785,22 @@ def _written(ctx: Context, kind: str, item: dict[str, Any]) -> dict[str, Any]:
     return {"done": kind, **item}
 
 
+def _named_project(ctx: Context, args: dict[str, Any]) -> tuple[Project, permissions.Caller] | None:
+    """For the checks before a body's: the project the unchecked body names, with the caller's
+    role on it; None when it names none (the schema's own refusal names the missing key)."""
+    key = args.get("projectKey")
+    if not isinstance(key, str) or not key.strip():
+        return None
+    return project(ctx, key)
+
+
+def _revision_read(args: dict[str, Any]) -> int | None:
+    """The unchecked body's expectedRevision where it is a whole number (else the schema's
+    refusal names it)."""
+    expected = args.get("expectedRevision")
+    return expected if isinstance(expected, int) and not isinstance(expected, bool) else None
+
+
 def gate(
     *,
     allowed: str = "can_edit",
@@ -799,17 +816,14 @@ def gate(
     row. Run by the catalogue when the schema refuses the body, so 422 comes last."""
 
     def check(ctx: Context, args: dict[str, Any]) -> None:
-        key = args.get("projectKey")
-        if not isinstance(key, str) or not key.strip():
-            return  # the schema's own refusal names the missing key
-        found, caller = project(ctx, key)
+        named = _named_project(ctx, args)
+        if named is None:
+            return
+        found, caller = named
         permissions.require(getattr(caller, allowed), message)
         if frozen:
             found.assert_registers_unfrozen()
-        expected = args.get("expectedRevision")
-        expected = (
-            expected if isinstance(expected, int) and not isinstance(expected, bool) else None
-        )
+        expected = _revision_read(args)
         if model is not None:
             row = get_in_project(model, found, args.get(id_arg), lock=False)
             check_version(row.revision, expected, current_repr=row)
@@ -1182,14 +1196,12 @@ def _decision_gate(
     `open_for_decision` finds it, then the revision read (412)."""
 
     def check(ctx: Context, args: dict[str, Any]) -> None:
-        key = args.get("projectKey")
-        if not isinstance(key, str) or not key.strip():
-            return  # the schema's own refusal names the missing key
-        _, caller = project(ctx, key)
+        named = _named_project(ctx, args)
+        if named is None:
+            return
+        _, caller = named
         record = open_for_decision(caller)
-        expected = args.get("expectedRevision")
-        if isinstance(expected, int) and not isinstance(expected, bool):
-            check_version(record.revision, expected, current_repr=record)
+        check_version(record.revision, _revision_read(args), current_repr=record)
 
     return check
 

@@ -266,6 +266,11 @@ class RegisterApi:
         page = paging.schema_of(self.schema, f"{self.pages.noun}s")
         object.__setattr__(self, "page_schema", component(f"{name}Page", page))
 
+    def answer(self, response: HttpResponse, record: Any) -> dict[str, Any]:
+        """`record` as a detail or a write answers it, its revision the response's ETag."""
+        with_etag(response, record.revision)
+        return self.one(record)
+
     @property
     def collection(self) -> str:
         return f"/projects/{{key}}/{self.pages.slug}"
@@ -321,8 +326,7 @@ def register_collection(register: RegisterApi) -> None:
     def create(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
         _, caller = permissions.project_for(request, key)
         record = pages.create(caller=caller, data=json_object(request))
-        with_etag(response, record.revision)
-        return register.one(record)
+        return register.answer(response, record)
 
     query = [
         _param("key", str),
@@ -351,8 +355,7 @@ def register_items(register: RegisterApi) -> None:
     def detail(request: HttpRequest, key: str, response: HttpResponse, **ids: str) -> Any:
         project, _ = permissions.project_for(request, key)
         record: Any = get_in_project(pages.model, project, ids[record_id], lock=False)
-        with_etag(response, record.revision)
-        return register.one(record)
+        return register.answer(response, record)
 
     def update(request: HttpRequest, key: str, response: HttpResponse, **ids: str) -> Any:
         _, caller = permissions.project_for(request, key)
@@ -362,8 +365,7 @@ def register_items(register: RegisterApi) -> None:
             data=json_object(request),
             expected_revision=read_if_match(request),
         )
-        with_etag(response, record.revision)
-        return register.one(record)
+        return register.answer(response, record)
 
     def delete(request: HttpRequest, key: str, **ids: str) -> None:
         _, caller = permissions.project_for(request, key)
@@ -410,8 +412,7 @@ def register_act(register: RegisterApi, act: Act) -> None:
             expected_revision=read_if_match(request),
             other_members=other_members(body, *act.members, *act.ignored),
         )
-        with_etag(response, record.revision)
-        return register.one(record)
+        return register.answer(response, record)
 
     params = [_param("key", str), _param(record_id, str), _param("response", HttpResponse)]
     answered = NOT_SET if act.status == 200 else {act.status: dict}

@@ -97,6 +97,11 @@ def _flavour(key: str) -> dict[str, str]:
     }
 
 
+def _flavoured(flavour: dict[str, str], *texts: str) -> list[str]:
+    """Each demo text told of its project (`_flavour`), as a sentence."""
+    return [_sentence(text.format(**flavour)) for text in texts]
+
+
 # name, status, progress, rag, start (weeks from the project start), weeks, budget, link
 PACKAGES = [
     (EPICS[0], "Complete", 100, "Blue", 0, 6, 40_000, True),
@@ -288,9 +293,7 @@ def _seed_project(ctx: DemoContext, project: Project, index: int, lead: User, so
             # Each project scores its own risks (within the same band, so its risk RAG holds).
             variants = SCORE_VARIANTS[n]
             impact, likelihood = variants[sum(map(ord, key)) % len(variants)]
-        title, mitigation, description = (
-            _sentence(text.format(**flavour)) for text in (title, mitigation, description)
-        )
+        title, mitigation, description = _flavoured(flavour, title, mitigation, description)
         data = {
             "title": title,
             "direction": direction,
@@ -338,9 +341,7 @@ def _seed_project(ctx: DemoContext, project: Project, index: int, lead: User, so
             continue
         if key in DELIVERED and n in DELIVERED_SKIPPED_CHANGES:
             continue
-        summary, reason, scope = (
-            _sentence(text.format(**flavour)) for text in (summary, reason, scope)
-        )
+        summary, reason, scope = _flavoured(flavour, summary, reason, scope)
         data = {
             "summary": summary,
             "reason": reason,

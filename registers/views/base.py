@@ -31,7 +31,7 @@ from governance.picker import people_choices
 from registers import paging, selectors, summary, tables
 from registers.summary import Summary
 from registers.views.bulk import BulkEdit
-from registers.views.rowforms import UNDO_KEEP, UNDO_SESSION_KEY, RowForms
+from registers.views.rowforms import RowForms
 from registers.views.shared import (
     STATIC_CHOICES,
     Choices,
@@ -42,8 +42,6 @@ from registers.views.shared import (
     htmx_response,
     pictures_html,
 )
-
-__all__ = ["UNDO_KEEP", "UNDO_SESSION_KEY", "people_choices"]
 
 ORDER = ["work-packages", "risks", "decisions", "changes"]
 
