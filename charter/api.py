@@ -85,6 +85,23 @@ def _charter(response: HttpResponse, case: BusinessCase, caller: Caller) -> dict
     return charter_to_dict(case, caller=caller)
 
 
+# A handler answering the business case: the request, the project's key, the response.
+CaseView = Callable[[HttpRequest, str, HttpResponse], dict[str, Any]]
+
+
+def _case_patch(path: str, spec: type[specs.Spec]) -> Callable[[CaseView], CaseView]:
+    """A PATCH of the business case (or a part of it) at `path`, its body declared by `spec`:
+    it honours If-Match and answers the case with its ETag."""
+
+    def register(view: CaseView) -> CaseView:
+        marked = answers(BUSINESS_CASE, etag=True)(honours_if_match(view))
+        return router.patch(path, openapi_extra=body_schema(*specs.body(spec, creating=False)))(
+            marked
+        )
+
+    return register
+
+
 def _case_write(
     request: HttpRequest,
     key: str,
@@ -114,11 +131,7 @@ def charter_get(request: HttpRequest, key: str, response: HttpResponse) -> dict[
     return _charter(response, services.current_case(project), caller)
 
 
-@router.patch(
-    "/projects/{key}/charter", openapi_extra=body_schema(*specs.body(CharterSpec, creating=False))
-)
-@answers(BUSINESS_CASE, etag=True)
-@honours_if_match
+@_case_patch("/projects/{key}/charter", CharterSpec)
 def charter_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Edit thesis, adoption inputs, seats, links and financial case (Exploring or Draft;
     editors). Honours If-Match."""
@@ -174,24 +187,14 @@ def change_apply_to_baseline(
     return change_to_dict(change)
 
 
-@router.patch(
-    "/projects/{key}/charter/closeout",
-    openapi_extra=body_schema(*specs.body(CloseoutSpec, creating=False)),
-)
-@answers(BUSINESS_CASE, etag=True)
-@honours_if_match
+@_case_patch("/projects/{key}/charter/closeout", CloseoutSpec)
 def closeout_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """Edit the close-out while it is open (Approved, close-out started; editors).
     Dispositions merge per id (null removes one); lessons merge per field."""
     return _case_write(request, key, response, services.closeout_update)
 
 
-@router.patch(
-    "/projects/{key}/charter/realisation",
-    openapi_extra=body_schema(*specs.body(RealisationSpec, creating=False)),
-)
-@answers(BUSINESS_CASE, etag=True)
-@honours_if_match
+@_case_patch("/projects/{key}/charter/realisation", RealisationSpec)
 def realisation_patch(request: HttpRequest, key: str, response: HttpResponse) -> dict[str, Any]:
     """While InRealisation (an editor or the sponsor): summary, 'measured by' date, owner."""
     return _case_write(request, key, response, services.realisation_update)

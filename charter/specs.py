@@ -153,6 +153,21 @@ _MONEY = specs.MONEY_ANSWER
 _NUMBER = specs.NUMBER_OR_NULL_SCHEMA
 _TEXT_OR_NULL = specs.TEXT_OR_NULL_SCHEMA
 _MOMENT = specs.MOMENT_SCHEMA
+# An object member the answer leaves open (any further members allowed), or null.
+_OPEN_OBJECT_OR_NULL = {"type": ["object", "null"], "additionalProperties": True}
+
+
+def _open_object(
+    properties: dict[str, Any], *, nullable: bool = False, description: str = ""
+) -> dict[str, Any]:
+    """An object as answered with these members typed, none of them required, and any further
+    members allowed (the stored JSON may carry more)."""
+    schema: dict[str, Any] = {"type": ["object", "null"] if nullable else "object"}
+    if description:
+        schema["description"] = description
+    return {**schema, "properties": properties, "additionalProperties": True}
+
+
 # The financial figures that are amounts (the others: a rate, a percentage, years).
 MONEY_FIGURES = ("totalCost", "totalBenefit", "npv")
 # The financial case as answered (charter.finance.present): every member there, the mode read
@@ -195,16 +210,14 @@ FINANCIAL_CASE_ANSWER = specs.object_answer(
         "updatedAt": _MOMENT,
     }
 )
-STEERING_MEMBER_ANSWER = {
-    "type": "object",
-    "properties": {
+STEERING_MEMBER_ANSWER = _open_object(
+    {
         "id": {"type": "string"},
         "accountId": specs.ACCOUNT_SCHEMA,
         "displayName": {"type": "string"},
         "role": {"type": "string"},
-    },
-    "additionalProperties": True,
-}
+    }
+)
 RETURN_NOTE_ANSWER = specs.object_answer(
     {
         "id": {"type": "string"},
@@ -225,75 +238,68 @@ APPROVED_VERSION_ANSWER = specs.object_answer(
         "enablingChangeId": _TEXT_OR_NULL,
     }
 )
-PLAN_BASELINE_ANSWER = {
-    "type": ["object", "null"],
-    "description": (
-        "The plan approved with the case's version in force: each work package's budget and "
-        "planned dates, by id."
-    ),
-    "properties": {
+PLAN_BASELINE_ANSWER = _open_object(
+    {
         "version": {"type": "integer"},
         "approvedAt": _MOMENT,
         "workPackages": {
             "type": "object",
-            "additionalProperties": {
-                "type": "object",
-                "properties": {
+            "additionalProperties": _open_object(
+                {
                     "budget": _MONEY,
                     "plannedStartDate": specs.DAY_SCHEMA,
                     "plannedEndDate": specs.DAY_SCHEMA,
-                },
-                "additionalProperties": True,
-            },
+                }
+            ),
         },
     },
-    "additionalProperties": True,
-}
-CLOSE_OUT_ANSWER = {
-    "type": ["object", "null"],
-    "description": (
-        "The close-out record once started: the as-built record, the dispositions of the "
-        "register rows by id, the lessons, the BAU handover, when it started and was submitted."
+    nullable=True,
+    description=(
+        "The plan approved with the case's version in force: each work package's budget and "
+        "planned dates, by id."
     ),
-    "properties": {
+)
+CLOSE_OUT_ANSWER = _open_object(
+    {
         "asBuiltOutcome": _TEXT_OR_NULL,
         "asBuiltReturn": _TEXT_OR_NULL,
         "asBuiltReturnValue": _MONEY,
         "asBuiltEndDate": specs.DAY_SCHEMA,
-        "scopeDispositions": {"type": ["object", "null"], "additionalProperties": True},
-        "rioDispositions": {"type": ["object", "null"], "additionalProperties": True},
-        "pendingDispositions": {"type": ["object", "null"], "additionalProperties": True},
-        "lessons": {"type": ["object", "null"], "additionalProperties": True},
-        "bauHandover": {"type": ["object", "null"], "additionalProperties": True},
+        "scopeDispositions": _OPEN_OBJECT_OR_NULL,
+        "rioDispositions": _OPEN_OBJECT_OR_NULL,
+        "pendingDispositions": _OPEN_OBJECT_OR_NULL,
+        "lessons": _OPEN_OBJECT_OR_NULL,
+        "bauHandover": _OPEN_OBJECT_OR_NULL,
         "commentary": _TEXT_OR_NULL,
         "startedAt": _MOMENT,
         "submittedAt": _MOMENT,
     },
-    "additionalProperties": True,
-}
-KPI_RESOLUTION_ANSWER = {
-    "type": ["object", "null"],
-    "properties": {
+    nullable=True,
+    description=(
+        "The close-out record once started: the as-built record, the dispositions of the "
+        "register rows by id, the lessons, the BAU handover, when it started and was submitted."
+    ),
+)
+KPI_RESOLUTION_ANSWER = _open_object(
+    {
         "resolvedAt": _MOMENT,
         "resolvedBy": specs.ACCOUNT_SCHEMA,
         "resolvedValue": _TEXT_OR_NULL,
         "met": {"type": ["boolean", "null"]},
         "notes": _TEXT_OR_NULL,
     },
-    "additionalProperties": True,
-}
-REALISATION_REVIEW_ANSWER = {
-    "type": "object",
-    "properties": {
+    nullable=True,
+)
+REALISATION_REVIEW_ANSWER = _open_object(
+    {
         "id": {"type": "string"},
         "at": _MOMENT,
         "byAccountId": specs.ACCOUNT_SCHEMA,
         "note": {"type": "string"},
         "confidence": {"type": "string"},
         "benefitRealisedToDate": _MONEY,
-    },
-    "additionalProperties": True,
-}
+    }
+)
 
 
 def clean_principles(raw: Any) -> tuple[list[str], specs.Refusals]:
@@ -613,8 +619,9 @@ class RealisationSpec(specs.Spec):
 TOLERANCE_DAYS_MAX = 3650
 
 
-def clean_tolerance_amount(value: Any) -> tuple[Any, str | None]:
-    """A cost tolerance as an amount: blank is none; otherwise 0 or more."""
+def clean_non_negative_amount(value: Any) -> tuple[Any, str | None]:
+    """An amount not below 0 (a cost tolerance, the benefit realised so far): a signed amount's
+    rule, blank is none."""
     number, error = signed_number(value)
     if error:
         return None, error
@@ -624,6 +631,7 @@ def clean_tolerance_amount(value: Any) -> tuple[Any, str | None]:
 
 
 AMOUNT_SCHEMA: JsonDict = {"type": ["number", "null"], "minimum": 0}
+NonNegativeAmount = Annotated[Any, specs.Checked(clean_non_negative_amount, AMOUNT_SCHEMA)]
 TolerancePercent = Annotated[Any, specs.Checked(clean_percent, PERCENT_SCHEMA)]
 
 
@@ -639,9 +647,9 @@ class TolerancesSpec(specs.Spec):
     tolerance_cost_percent: Annotated[TolerancePercent, specs.SiteLabel()] = Field(
         None, title="Cost tolerance (% over budget)"
     )
-    tolerance_cost_amount: Annotated[
-        Any, specs.Checked(clean_tolerance_amount, AMOUNT_SCHEMA), specs.SiteLabel()
-    ] = Field(None, title="Cost tolerance (amount over budget)")
+    tolerance_cost_amount: Annotated[NonNegativeAmount, specs.SiteLabel()] = Field(
+        None, title="Cost tolerance (amount over budget)"
+    )
     tolerance_benefit_percent: Annotated[TolerancePercent, specs.SiteLabel()] = Field(
         None, title="Benefit tolerance (% under the approved benefit)"
     )
@@ -685,16 +693,6 @@ class VerdictSpec(specs.Spec):
     realisation_summary: Prose = Field(None, title="Realisation summary")
 
 
-def clean_benefit(value: Any) -> tuple[Any, str | None]:
-    """The benefit realised so far: a signed amount's rule, and not below 0."""
-    realised, error = signed_number(value)
-    if error:
-        return None, error
-    if realised is not None and realised < 0:
-        return None, "Must be 0 or more."
-    return realised, None
-
-
 class ReviewSpec(specs.Spec):
     """A benefit review: a note, the confidence now, and the benefit realised so far."""
 
@@ -706,9 +704,7 @@ class ReviewSpec(specs.Spec):
     confidence: Annotated[
         str | None, specs.RequiredChoice(tuple(CONFIDENCES)), specs.RequiredOnCreate()
     ] = Field(None, title="Confidence")
-    benefit_realised_to_date: Annotated[
-        Any, specs.Checked(clean_benefit, {"type": ["number", "null"], "minimum": 0})
-    ] = Field(None, title="Benefit realised to date")
+    benefit_realised_to_date: NonNegativeAmount = Field(None, title="Benefit realised to date")
 
 
 MET_MESSAGE = "Say whether the KPI was met (true or false)."
