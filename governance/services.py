@@ -97,13 +97,13 @@ def editors_set(
             locked.editors_revision += 1
             locked.save(update_fields=["editors_revision"])
             project.editors_revision = locked.editors_revision
-            audit.record(
-                actor_account_id=caller.account_id,
-                project_key=project.key,
-                kind="project.editors_changed",
-                target_type="project",
-                target_id=project.key,
-                changes={"editorAccountIds": {"before": before, "after": after}},
+            audit.record_in(
+                project,
+                caller.account_id,
+                "project.editors_changed",
+                "project",
+                project.key,
+                {"editorAccountIds": {"before": before, "after": after}},
             )
     return after
 

@@ -199,18 +199,18 @@ def score_set(*, caller: Caller, data: dict[str, Any], request: Any = None) -> S
         )
         if previous is not None:
             Score.objects.filter(pk=previous.pk).update(superseded_by=score)
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="investment.scored",
-            target_type="investmentScore",
-            target_id=score.pk,
-            changes={
+        _record(
+            caller.user,
+            "investment.scored",
+            "investmentScore",
+            score.pk,
+            {
                 "criterion": {"before": None, "after": criterion.key},
                 "modelVersion": {"before": None, "after": version.number},
                 "value": {"before": previous.value if previous else None, "after": score.value},
                 "reason": {"before": previous.reason if previous else None, "after": score.reason},
             },
+            key=project.key,
         )
     return score
 

@@ -124,13 +124,13 @@ def minutes_record(
             attendees=attendees,
             created_by_account_id=caller.account_id,
         )
-        audit.record(
-            actor_account_id=caller.account_id,
-            project_key=project.key,
-            kind="minutes.recorded",
-            target_type="steeringMinutes",
-            target_id=minutes.pk,
-            changes=audit.diff(
+        audit.record_in(
+            project,
+            caller.account_id,
+            "minutes.recorded",
+            "steeringMinutes",
+            minutes.pk,
+            audit.diff(
                 {},
                 {
                     "title": title,
