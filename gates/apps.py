@@ -6,7 +6,7 @@ class GatesConfig(AppConfig):
     verbose_name = "Stage gates"
 
     def ready(self) -> None:
-        from gates import pack, receivers
+        from gates import pack, receivers, selectors
         from governance import signals
 
         signals.steering_pack.connect(pack.on_steering_pack, dispatch_uid="gates.pack")
@@ -14,7 +14,10 @@ class GatesConfig(AppConfig):
             receivers.on_charter_approved, dispatch_uid="gates.charter_approved"
         )
         signals.answer_waiting_with(
-            "gates", items=receivers.on_waiting_items, projects=receivers.on_waiting_projects
+            "gates",
+            key="gateReviews",
+            items=selectors.awaiting,
+            projects=selectors.with_gate_review,
         )
         from gates import vocabulary
         from gates.models import GateReview, Stage

@@ -5,7 +5,7 @@ announced through `project_facts_changed` (the status app connects the saves and
 facts it derives from to it; a write that bypasses the models calls it itself)."""
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -74,14 +74,28 @@ theme_renamed = Signal()
 def answer_waiting_with(
     app: str,
     *,
-    items: Callable[..., dict[str, list[Any]]],
-    projects: Callable[..., Q],
+    key: str,
+    items: Callable[[Iterable[tuple[Any, Any]]], list[Any]],
+    projects: Callable[[], Q],
 ) -> None:
-    """Connect an app's answers to "Waiting for me": the projects that may hold one of its
-    items (`waiting_projects`) and the items themselves (`waiting_items`). An app answers
-    both: the queue reads the items of only the projects some answer names."""
-    waiting_items.connect(items, dispatch_uid=f"{app}.waiting")
-    waiting_projects.connect(projects, dispatch_uid=f"{app}.waiting_projects")
+    """Connect an app's answers to "Waiting for me": `projects`, a condition over Project that
+    holds where one of its items may await a person (`waiting_projects`), and `items`, its items
+    awaiting the person among the (Project, Caller) rows read, listed under `key`
+    (`waiting_items`). An app answers both: the queue reads the items of only the projects some
+    answer names. Connected strongly, as the receivers live only here."""
+
+    def on_waiting_items(
+        sender: object, *, rows: Iterable[tuple[Any, Any]], **kwargs: Any
+    ) -> dict[str, list[Any]]:
+        return {key: items(rows)}
+
+    def on_waiting_projects(sender: object, **kwargs: Any) -> Q:
+        return projects()
+
+    waiting_items.connect(on_waiting_items, weak=False, dispatch_uid=f"{app}.waiting")
+    waiting_projects.connect(
+        on_waiting_projects, weak=False, dispatch_uid=f"{app}.waiting_projects"
+    )
 
 
 _deferred = threading.local()

@@ -16,7 +16,7 @@ class StatusConfig(AppConfig):
         from status.models import StatusReport
 
         register_titles("statusReport", titles_from(StatusReport, "title"))
-        from status import receivers
+        from status import exceptions, receivers
         from status.models import ProjectStatus
 
         signals.charter_approved.connect(
@@ -26,7 +26,10 @@ class StatusConfig(AppConfig):
             receivers.on_charter_ended, dispatch_uid="status.charter_ended"
         )
         signals.answer_waiting_with(
-            "status", items=receivers.on_waiting_items, projects=receivers.on_waiting_projects
+            "status",
+            key="exceptions",
+            items=exceptions.awaiting,
+            projects=exceptions.with_undecided,
         )
         from registers.services.changes import answer_decided_elsewhere_with
         from status.exceptions import plan_changes

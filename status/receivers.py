@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from governance.permissions import Caller
 
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from governance import signals
 from governance.models import Project, SiteSettings
@@ -105,15 +105,3 @@ def on_site_settings_saved(
 ) -> None:
     if not (raw or created):
         health.refresh_outdated(instance)
-
-
-def on_waiting_items(
-    sender: object, *, rows: Iterable[tuple[Project, Caller]], **kwargs: Any
-) -> dict[str, list[Any]]:
-    """The exceptions awaiting the person, for "Waiting for me"."""
-    return {"exceptions": exceptions.awaiting(rows)}
-
-
-def on_waiting_projects(sender: object, *, account_id: str, **kwargs: Any) -> Q:
-    """The projects with an undecided exception (`exceptions.awaiting` decides)."""
-    return exceptions.with_undecided()
