@@ -24,9 +24,15 @@ PEOPLE_SHEET = "People"
 
 
 def columns(project: Project, register: str) -> list[str]:
-    """The writable columns in the export's order (an alias, such as actualEnd, left out)."""
+    """The writable columns in the export's order, each label once: an alias (a field under
+    the label of one already listed, such as actualEnd beside actualEndDate) is left out. The
+    import still reads an alias's column."""
     writable = spreadsheets.WRITABLE[register]
-    return [f for f in spreadsheets._fields(project, register) if f in writable]
+    labelled: dict[str, str] = {}
+    for field in spreadsheets._fields(project, register):
+        if field in writable:
+            labelled.setdefault(vocabulary.column_label(register, field).casefold(), field)
+    return list(labelled.values())
 
 
 def template(project: Project, register: str, file_format: str) -> tuple[bytes, str, str]:

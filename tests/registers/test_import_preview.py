@@ -501,3 +501,18 @@ def test_the_page_names_refused_and_coerced_fields_in_words(cast, client_for):
     assert "Negative: stored as null (the field takes a number of 0 or more, or nothing)." in (
         coerced
     )
+
+
+def test_the_import_page_and_templates_name_each_column_once(cast, api, client_for):
+    """actualEnd is an alias of actualEndDate under the same label: the page's list of columns
+    and the templates name the field once; a file with the alias's column still imports it."""
+    page = client_for(cast.lead).get(f"{BASE}/work-packages/import/").content.decode()
+    listed = page.split("Columns this register takes")[1].split("</p>")[0]
+    assert listed.count("Actual end (") == 1
+    assert "(<code>actualEndDate</code>)" in listed
+    header = import_templates.columns(cast.project, "work-packages")
+    assert "actualEndDate" in header and "actualEnd" not in header
+    csv = "name,plannedStartDate,plannedEndDate,actualEnd\nAlias,2026-01-05,2026-02-05,2026-02-01\n"
+    preview = api("work-packages/import?dryRun=true", csv.encode(), name="t.csv").json()
+    assert (preview["create"], preview["errors"]) == (1, [])
+    assert [w for w in preview["warnings"] if w.get("field") == "actualEnd"] == []
