@@ -1,18 +1,15 @@
-from django.urls import include, path
+from django.urls import path
 
 from charter.acts import ACTS
 from charter.views import baseline, case, closeout, lifecycle, minutes, realisation
 
-edit_patterns = [
-    path("thesis/", case.edit_thesis, name="edit-thesis"),
-    path("adoption/", case.edit_adoption, name="edit-adoption"),
-    path("financial/", case.edit_financial, name="edit-financial"),
-]
-
 app_name = "charter"
 urlpatterns = [
     path("", case.index, name="index"),
-    path("edit/", include(edit_patterns)),
+    *(
+        path(f"edit/{part}/", case.edit, {"part": part}, name=f"edit-{part}")
+        for part in case.EDITED_PARTS
+    ),
     path("checklist/", case.checklist, name="checklist"),
     path("people/", case.people_search, name="people"),
     path("seats/", case.seat, name="seat"),

@@ -145,19 +145,18 @@ def _edit(
     return revised(response, case)
 
 
-@page("POST")
-def edit_thesis(request: HtmxHttpRequest, key: str) -> HttpResponse:
-    return _edit(request, key, "thesis", forms.thesis)
+# The business case's parts edited on its page, each by its form's parser.
+EDITED_PARTS: dict[str, Callable[[QueryDict], dict[str, Any]]] = {
+    "thesis": forms.thesis,
+    "adoption": forms.adoption,
+    "financial": forms.financial,
+}
 
 
 @page("POST")
-def edit_adoption(request: HtmxHttpRequest, key: str) -> HttpResponse:
-    return _edit(request, key, "adoption", forms.adoption)
-
-
-@page("POST")
-def edit_financial(request: HtmxHttpRequest, key: str) -> HttpResponse:
-    return _edit(request, key, "financial", forms.financial)
+def edit(request: HtmxHttpRequest, key: str, part: str) -> HttpResponse:
+    """Save one part of the business case (`EDITED_PARTS`) from its form."""
+    return _edit(request, key, part, EDITED_PARTS[part])
 
 
 @page("GET")
