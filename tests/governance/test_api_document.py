@@ -86,6 +86,7 @@ def test_if_match_is_declared_on_every_write_that_reads_it_and_only_there(docume
 
 ETAG_SETTERS = (
     "with_etag(",
+    "register.answer(response",
     "_charter(response",
     "_case_write(",
     "_checklist_act(",
