@@ -53,6 +53,13 @@ def uncompressed(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
+def wants_partial(request: HttpRequest) -> bool:
+    """Whether an answer is a fragment: an HTMX request that is not a history restore (the
+    back button after hx-push-url, with htmx's cache off, needs the page)."""
+    htmx = getattr(request, "htmx", False)
+    return bool(htmx) and not getattr(htmx, "history_restore_request", False)
+
+
 def render_htmx(
     request: HttpRequest,
     template: str,
@@ -62,10 +69,7 @@ def render_htmx(
     status: int = 200,
 ) -> HttpResponse:
     """The full page, or only `template#partial` for an HTMX request. Same markup either way."""
-    htmx = getattr(request, "htmx", False)
-    # A history restore (back button after hx-push-url, with htmx's cache off) needs the page.
-    wants_partial = htmx and not getattr(htmx, "history_restore_request", False)
-    name = f"{template}#{partial}" if partial and wants_partial else template
+    name = f"{template}#{partial}" if partial and wants_partial(request) else template
     response = render(request, name, context, status=status)
     patch_vary_headers(response, ("HX-Request",))
     return response

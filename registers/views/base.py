@@ -9,12 +9,20 @@ answers, row forms, undo and the detail page are registers.views.rowforms, and t
 selected rows registers.views.bulk."""
 
 from collections.abc import Callable, Iterable
-from functools import partial
+from copy import copy
+from functools import partial, wraps
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.db.models import ManyToOneRel, Model, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseRedirect,
+    QueryDict,
+)
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse
@@ -23,7 +31,7 @@ from django_htmx.http import reswap, retarget
 
 from governance import charts, permissions
 from governance.errors import Conflict, Frozen, Stale
-from governance.http import HtmxHttpRequest, form_revision, page, render_htmx
+from governance.http import HtmxHttpRequest, form_revision, page, render_htmx, wants_partial
 from governance.models import Project
 from governance.people import Person, resolve
 from governance.permissions import Caller
@@ -129,14 +137,39 @@ class RegisterPages(RowForms, BulkEdit):
     def record_id(self, kwargs: dict[str, Any]) -> Any:
         return kwargs[self.id_kwarg]
 
-    @staticmethod
     def view(
-        method: Callable[..., HttpResponseBase], *methods: str
+        self, method: Callable[..., HttpResponseBase], *methods: str
     ) -> Callable[..., HttpResponseBase]:
         """A page view from a bound method: the HTTP methods it answers, signed in, and the
-        answer varying with `HX-Request` (a full page, a fragment or a redirect)."""
+        answer varying with `HX-Request` (a full page, a fragment or a redirect). A write's
+        HTMX answer on the register's page carries its pictures, drawn again."""
         answers: Callable[[Callable[..., Any]], Callable[..., HttpResponseBase]] = page(*methods)
-        return answers(vary_on_headers("HX-Request")(method))
+
+        @wraps(method)
+        def redrawing(request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponseBase:
+            response = method(request, key, **kwargs)
+            if request.method == "POST" and isinstance(response, HttpResponse):
+                self.add_pictures_of_page_shown(request, key, response)
+            return response
+
+        return answers(vary_on_headers("HX-Request")(redrawing))
+
+    def add_pictures_of_page_shown(
+        self, request: HtmxHttpRequest, key: str, response: HttpResponse
+    ) -> None:
+        """After a write from the register's page (an HTMX answer, 2xx), its pictures drawn
+        again, out of band, for the rows the page shows: the filters, sort and page of the
+        page's address (`HX-Current-URL`, which the table's swaps push)."""
+        shown = urlsplit(request.htmx.current_url or "") if request.htmx else None
+        if not (self.draws_pictures and shown and 200 <= response.status_code < 300):
+            return
+        project, caller = permissions.project_for(request, key)
+        if shown.path != self.base_url(project):
+            return
+        page_shown = copy(request)
+        page_shown.GET = QueryDict(shown.query)
+        context = self.page_context(page_shown, project, caller)
+        response.content += context["pictures_html"](oob=True).encode()
 
     def item_route(self) -> str:
         return f"{self.slug}/<uuid:{self.id_kwarg}>/"
@@ -340,8 +373,8 @@ class RegisterPages(RowForms, BulkEdit):
             bulk=self.bulk_choices(project)
             if self.bulk_fields and caller.can_edit_registers
             else None,
-            # A callable: the template calls it where the page shows the pictures, so a table
-            # swap never draws them.
+            # A callable: drawn where the page shows the pictures, and by `render_page` and
+            # `add_pictures_of_page_shown` for a table swap or a write (out of band).
             pictures_html=partial(
                 pictures_html,
                 self,
@@ -360,9 +393,13 @@ class RegisterPages(RowForms, BulkEdit):
         form: RowForm | None = None,
         status: int = 200,
     ) -> HttpResponse:
-        """The register page, or its table alone for an HTMX filter / sort / page request."""
+        """The register page, or its table alone for an HTMX filter / sort / page request,
+        with the pictures of its rows out of band."""
         context = self.page_context(request, project, caller, form=form)
-        return render_htmx(request, self.template, context, partial="table", status=status)
+        response = render_htmx(request, self.template, context, partial="table", status=status)
+        if request.method == "GET" and wants_partial(request):
+            response.content += context["pictures_html"](oob=True).encode()
+        return response
 
     def render_table(
         self, request: HtmxHttpRequest, project: Project, caller: Caller, **more: Any

@@ -115,11 +115,12 @@ class Drawing:
     stored: Summary | None
 
 
-def pictures_html(reg: Any, drawing: Drawing) -> str:
-    """The register's pictures (its risk matrices, its timeline and budget curve); nothing
-    for a register without pictures."""
+def pictures_html(reg: Any, drawing: Drawing, *, oob: bool = False) -> str:
+    """The register's pictures (its risk matrices, its timeline and budget curve) in their
+    frame, `#register-pictures`; `oob`: to be swapped in out of band beside an HTMX answer.
+    Nothing for a register without pictures."""
     if not reg.draws_pictures:
         return ""
     drawn = reg.pictures(drawing)
-    html = render_to_string("charts/_pictures.html", {"pictures": drawn})
+    html = render_to_string("registers/_pictures.html", {"pictures": drawn, "oob": oob})
     return mark_safe(html)  # rendered by our template, autoescaped

@@ -259,3 +259,29 @@ def test_benefits_planned_against_realised(cast, live_server, watched_page, sign
     shot(chart, "benefits.png")
     chart.get_by_text("Show as a table").click()
     expect(chart.get_by_role("table")).to_contain_text("120,000")
+
+
+def test_the_timeline_follows_the_table_through_a_filter_and_a_delete(
+    cast, live_server, watched_page, sign_in
+):
+    dates = {"planned_start_date": dt.date(2026, 1, 5), "planned_end_date": dt.date(2026, 3, 5)}
+    WorkPackageFactory(project=cast.project, name="Redwood", rag="Red", **dates)
+    WorkPackageFactory(project=cast.project, name="Greenfield", rag="Green", **dates)
+    WorkPackageFactory(project=cast.project, name="Greenhouse", rag="Green", **dates)
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    sign_in(page, "lead")
+    page.goto(f"{live_server.url}/projects/ALPHA/registers/work-packages/")
+    timeline = page.locator("#register-pictures #wp-timeline")
+    expect(timeline).to_contain_text("Redwood")
+    page.locator("#wp-filters").get_by_label("RAG").select_option("Green")
+    expect(page.locator("#wp-rows")).not_to_contain_text("Redwood")
+    expect(timeline).not_to_contain_text("Redwood")
+    expect(timeline).to_contain_text("Greenhouse")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete Greenhouse").click()
+    expect(page.locator("#wp-rows")).not_to_contain_text("Greenhouse")
+    expect(timeline).not_to_contain_text("Greenhouse")
+    expect(timeline).to_contain_text("Greenfield")
+    expect(page.locator("#register-tabs")).to_contain_text("Work packages 2")
+    shot(page.locator("#register-pictures"), "timeline-after-delete.png")

@@ -1,0 +1,112 @@
+"""A register's pictures show the rows its table shows: drawn again, out of band, with every
+table swap (a filter, a sort, a page) and after every write from the register's page."""
+
+import datetime as dt
+
+from registers.models import WorkPackage
+from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactory
+
+BASE = "/projects/ALPHA/registers"
+HX = {"HTTP_HX_REQUEST": "true"}
+OOB = '<div id="register-pictures" hx-swap-oob="true">'
+
+
+def shown_at(url):
+    """An HTMX request made from the page at `url` (the address the table's swaps push)."""
+    return {**HX, "HTTP_HX_CURRENT_URL": f"http://testserver{url}"}
+
+
+def packages(project):
+    dates = {"planned_start_date": dt.date(2026, 1, 5), "planned_end_date": dt.date(2026, 3, 5)}
+    red = WorkPackageFactory(project=project, name="Redwood", rag="Red", **dates)
+    green = WorkPackageFactory(project=project, name="Greenfield", rag="Green", **dates)
+    return red, green
+
+
+def pictures_of(html):
+    assert html.count('id="register-pictures"') == 1
+    return html.split(OOB)[1]
+
+
+def test_the_page_draws_its_pictures_in_their_frame(cast, client_for):
+    packages(cast.project)
+    html = client_for(cast.viewer).get(f"{BASE}/work-packages/").content.decode()
+    assert '<div id="register-pictures">' in html and "hx-swap-oob" not in html
+    assert 'id="wp-timeline"' in html
+
+
+def test_a_filter_swap_draws_the_timeline_of_the_rows_it_shows(cast, client_for):
+    packages(cast.project)
+    client = client_for(cast.viewer)
+    html = client.get(f"{BASE}/work-packages/?rag=Green", **HX).content.decode()
+    timeline = pictures_of(html)
+    assert "Greenfield" in timeline and "Redwood" not in timeline
+    # A history restore answers the whole page, its pictures drawn once, in place.
+    page = client.get(
+        f"{BASE}/work-packages/?rag=Green", HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HX
+    ).content.decode()
+    assert page.count('id="register-pictures"') == 1 and OOB not in page
+
+
+def test_a_delete_from_the_page_draws_the_pictures_of_the_page_shown(cast, client_for):
+    red, green = packages(cast.project)
+    client = client_for(cast.lead)
+    response = client.post(
+        f"{BASE}/work-packages/{red.pk}/delete/",
+        {"revision": "1"},
+        **shown_at(f"{BASE}/work-packages/?sort=name"),
+    )
+    assert response.status_code == 200
+    timeline = pictures_of(response.content.decode())
+    assert "Greenfield" in timeline and "Redwood" not in timeline
+    # The page shown was filtered: its pictures are of its rows.
+    WorkPackageFactory(project=cast.project, name="Redline", rag="Red")
+    response = client.post(
+        f"{BASE}/work-packages/{green.pk}/delete/",
+        {"revision": "1"},
+        **shown_at(f"{BASE}/work-packages/?rag=Red"),
+    )
+    timeline = pictures_of(response.content.decode())
+    assert "Redline" in timeline and "Greenfield" not in timeline
+
+
+def test_no_pictures_where_nothing_changed_or_the_page_shown_is_another(cast, client_for):
+    red, _ = packages(cast.project)
+    client = client_for(cast.lead)
+    WorkPackage.objects.filter(pk=red.pk).update(revision=5)
+    stale = client.post(
+        f"{BASE}/work-packages/{red.pk}/delete/",
+        {"revision": "1"},
+        **shown_at(f"{BASE}/work-packages/"),
+    )
+    assert stale.status_code == 412 and "register-pictures" not in stale.content.decode()
+    elsewhere = client.post(
+        f"{BASE}/work-packages/{red.pk}/delete/",
+        {"revision": "5"},
+        **shown_at(f"{BASE}/work-packages/{red.pk}/"),
+    )
+    assert elsewhere.status_code == 200 and "register-pictures" not in elsewhere.content.decode()
+    # A register without pictures answers without them.
+    change = ChangeRequestFactory(project=cast.project)
+    answer = client.post(
+        f"{BASE}/changes/{change.pk}/delete/",
+        {"revision": str(change.revision)},
+        **shown_at(f"{BASE}/changes/"),
+    )
+    assert answer.status_code == 200 and "register-pictures" not in answer.content.decode()
+
+
+def test_a_risk_deleted_from_the_page_leaves_its_matrices(cast, client_for):
+    gone = RiskFactory(project=cast.project, title="Vendor exit", impact=5, likelihood=5)
+    RiskFactory(project=cast.project, title="Data loss", impact=1, likelihood=1)
+    client = client_for(cast.lead)
+    before = client.get(f"{BASE}/risks/", **HX).content.decode()
+    response = client.post(
+        f"{BASE}/risks/{gone.pk}/delete/",
+        {"revision": str(gone.revision)},
+        **shown_at(f"{BASE}/risks/"),
+    )
+    assert response.status_code == 200
+    after = pictures_of(response.content.decode())
+    assert pictures_of(before) != after
+    assert "Vendor exit" not in after
