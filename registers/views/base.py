@@ -82,6 +82,8 @@ class RegisterPages(RowForms, BulkEdit):
     restorable: ClassVar[frozenset[str]] = frozenset()
     # Whether the page shows the register's pictures (`pictures`), server-drawn charts.
     draws_pictures: ClassVar[bool] = False
+    # The partial of the table's foot (its totals, `totals`), where the table has one.
+    foot: ClassVar[str] = ""
 
     @property
     def deletable(self) -> bool:
@@ -142,7 +144,7 @@ class RegisterPages(RowForms, BulkEdit):
     ) -> Callable[..., HttpResponseBase]:
         """A page view from a bound method: the HTTP methods it answers, signed in, and the
         answer varying with `HX-Request` (a full page, a fragment or a redirect). A write's
-        HTMX answer on the register's page carries its pictures, drawn again."""
+        HTMX answer on the register's page carries its pictures and totals, drawn again."""
         answers: Callable[[Callable[..., Any]], Callable[..., HttpResponseBase]] = page(*methods)
 
         @wraps(method)
@@ -157,11 +159,13 @@ class RegisterPages(RowForms, BulkEdit):
     def add_pictures_of_page_shown(
         self, request: HtmxHttpRequest, key: str, response: HttpResponse
     ) -> None:
-        """After a write from the register's page (an HTMX answer, 2xx), its pictures drawn
-        again, out of band, for the rows the page shows: the filters, sort and page of the
-        page's address (`HX-Current-URL`, which the table's swaps push)."""
+        """After a write from the register's page (an HTMX answer, 2xx), what the page shows
+        of its rows besides the table drawn again, out of band: its pictures and the table's
+        foot (`foot`: its totals). For the rows the page shows: the filters, sort and page of
+        the page's address (`HX-Current-URL`, which the table's swaps push)."""
         shown = urlsplit(request.htmx.current_url or "") if request.htmx else None
-        if not (self.draws_pictures and shown and 200 <= response.status_code < 300):
+        drawn = self.draws_pictures or self.foot
+        if not (drawn and shown and 200 <= response.status_code < 300):
             return
         project, caller = permissions.project_for(request, key)
         if shown.path != self.base_url(project):
@@ -169,7 +173,11 @@ class RegisterPages(RowForms, BulkEdit):
         page_shown = copy(request)
         page_shown.GET = QueryDict(shown.query)
         context = self.page_context(page_shown, project, caller)
-        response.content += context["pictures_html"](oob=True).encode()
+        html = context["pictures_html"](oob=True)
+        if self.foot:  # table parts swap out of band only inside a template element
+            foot = render_to_string(self.foot, {**context, "oob": True}, request=request)
+            html += f"<template>{foot}</template>"
+        response.content += html.encode()
 
     def item_route(self) -> str:
         return f"{self.slug}/<uuid:{self.id_kwarg}>/"

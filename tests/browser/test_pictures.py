@@ -284,4 +284,8 @@ def test_the_timeline_follows_the_table_through_a_filter_and_a_delete(
     expect(timeline).not_to_contain_text("Greenhouse")
     expect(timeline).to_contain_text("Greenfield")
     expect(page.locator("#register-tabs")).to_contain_text("Work packages 2")
+    # The totals under the table follow too.
+    expect(page.locator("#wp-totals")).to_contain_text(
+        "Total of the 1 work package shown by this filter"
+    )
     shot(page.locator("#register-pictures"), "timeline-after-delete.png")

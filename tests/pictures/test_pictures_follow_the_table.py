@@ -2,7 +2,9 @@
 table swap (a filter, a sort, a page) and after every write from the register's page."""
 
 import datetime as dt
+from decimal import Decimal
 
+from governance.formatting import money
 from registers.models import WorkPackage
 from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactory
 
@@ -110,3 +112,28 @@ def test_a_risk_deleted_from_the_page_leaves_its_matrices(cast, client_for):
     after = pictures_of(response.content.decode())
     assert pictures_of(before) != after
     assert "Vendor exit" not in after
+
+
+def test_an_edit_from_the_page_draws_the_totals_again(cast, client_for):
+    wp = WorkPackageFactory(project=cast.project, name="Build", budget=1000)
+    WorkPackageFactory(project=cast.project, name="Run", budget=500)
+    client = client_for(cast.lead)
+    response = client.post(
+        f"{BASE}/work-packages/{wp.pk}/",
+        {"name": "Build", "budget": "4000", "revision": str(wp.revision)},
+        **shown_at(f"{BASE}/work-packages/"),
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    # Out of band, inside a template element (the only way a table part swaps so).
+    foot = html.split('<template>\n  <tfoot id="wp-totals" hx-swap-oob="true">')[1]
+    foot = foot.split("</tfoot></template>")[0]
+    assert "Total of all 2 work packages" in foot and money(Decimal(4500)) in foot
+    # The risks have no foot.
+    risk = RiskFactory(project=cast.project, title="Vendor exit", impact=2, likelihood=2)
+    answer = client.post(
+        f"{BASE}/risks/{risk.pk}/delete/",
+        {"revision": str(risk.revision)},
+        **shown_at(f"{BASE}/risks/"),
+    ).content.decode()
+    assert "register-pictures" in answer and "<tfoot" not in answer

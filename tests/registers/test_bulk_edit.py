@@ -245,7 +245,7 @@ def test_the_filter_is_kept_for_the_table_after_the_edit(cast, client_for):
 
 
 def footer(text):
-    match = re.search(r"<tfoot>.*?</tfoot>", text, re.S)
+    match = re.search(r"<tfoot[^>]*>.*?</tfoot>", text, re.S)
     return match.group(0) if match else ""
 
 
