@@ -82,8 +82,10 @@ class RegisterPages(RowForms, BulkEdit):
     restorable: ClassVar[frozenset[str]] = frozenset()
     # Whether the page shows the register's pictures (`pictures`), server-drawn charts.
     draws_pictures: ClassVar[bool] = False
-    # The partial of the table's foot (its totals, `totals`), where the table has one.
-    foot: ClassVar[str] = ""
+    # The partials (of `template`) of what the page shows of the project's or the page's rows
+    # besides the table and its pictures (the totals, a summary): each one element with its
+    # own id, drawn again out of band (`oob`) after a write from the page.
+    drawn_again: ClassVar[tuple[str, ...]] = ()
 
     @property
     def deletable(self) -> bool:
@@ -160,11 +162,11 @@ class RegisterPages(RowForms, BulkEdit):
         self, request: HtmxHttpRequest, key: str, response: HttpResponse
     ) -> None:
         """After a write from the register's page (an HTMX answer, 2xx), what the page shows
-        of its rows besides the table drawn again, out of band: its pictures and the table's
-        foot (`foot`: its totals). For the rows the page shows: the filters, sort and page of
-        the page's address (`HX-Current-URL`, which the table's swaps push)."""
+        of its rows besides the table drawn again, out of band: its pictures and the partials
+        `drawn_again`. For the rows the page shows: the filters, sort and page of the page's
+        address (`HX-Current-URL`, which the table's swaps push)."""
         shown = urlsplit(request.htmx.current_url or "") if request.htmx else None
-        drawn = self.draws_pictures or self.foot
+        drawn = self.draws_pictures or self.drawn_again
         if not (drawn and shown and 200 <= response.status_code < 300):
             return
         project, caller = permissions.project_for(request, key)
@@ -174,9 +176,9 @@ class RegisterPages(RowForms, BulkEdit):
         page_shown.GET = QueryDict(shown.query)
         context = self.page_context(page_shown, project, caller)
         html = context["pictures_html"](oob=True)
-        if self.foot:  # table parts swap out of band only inside a template element
-            foot = render_to_string(self.foot, {**context, "oob": True}, request=request)
-            html += f"<template>{foot}</template>"
+        for name in self.drawn_again:  # a table's part swaps out of band only in a template
+            part = render_to_string(f"{self.template}#{name}", {**context, "oob": True}, request)
+            html += f"<template>{part}</template>"
         response.content += html.encode()
 
     def item_route(self) -> str:

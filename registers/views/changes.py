@@ -82,6 +82,7 @@ class ChangePages(base.RegisterPages):
     labels = specs.labels(ChangeSpec)
     name_field = "summary"
     restorable = frozenset(specs.writable(ChangeSpec))
+    drawn_again = ("variations",)
     empty_hint = (
         "Raise a change request when scope, budget, schedule or quality must move from "
         "the approved plan. The named approver, or else the sponsor, decides it."

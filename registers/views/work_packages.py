@@ -54,7 +54,7 @@ class WorkPackagePages(base.RegisterPages):
     name_field = "name"
     empty_hint = "Work packages are the deliverable chunks of the plan, typically one per Epic."
     draws_pictures = True
-    foot = "registers/work_packages.html#foot"
+    drawn_again = ("foot",)
     bulk_fields = ("status", "ownerAccountId", "rag")
     bulk_statuses = "wp_status"
 

@@ -151,6 +151,26 @@ def test_add_a_row_and_delete_it_after_confirming(cast, live_server, watched_pag
     expect(page.locator("#register-tabs")).to_contain_text(re.compile(r"Risks\s*0"))
 
 
+def test_an_approval_moves_the_approved_variations_above_the_table(
+    cast, live_server, watched_page, sign_in
+):
+    change = ChangeRequestFactory(
+        project=cast.project,
+        summary="Two more weeks",
+        impact_schedule_days=14,
+        dimensions=["Schedule"],
+    )
+    page = watched_page
+    sign_in(page, "sponsor")
+    open_register(page, live_server, "changes")
+    line = page.locator("#change-variations")
+    expect(line).to_contain_text("leave the schedule as it is")
+    page.get_by_role("link", name="Decide Two more weeks").click()
+    page.get_by_role("button", name="Approve").click()
+    expect(page.locator(f"#change-{change.pk}")).to_contain_text("Approved")
+    expect(line).to_contain_text("add 14 days to the schedule")
+
+
 def test_sponsor_rejects_a_change_only_with_a_reason(cast, live_server, watched_page, sign_in):
     change = ChangeRequestFactory(project=cast.project, summary="Gold plating")
     page = watched_page

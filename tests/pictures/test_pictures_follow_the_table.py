@@ -137,3 +137,28 @@ def test_an_edit_from_the_page_draws_the_totals_again(cast, client_for):
         **shown_at(f"{BASE}/risks/"),
     ).content.decode()
     assert "register-pictures" in answer and "<tfoot" not in answer
+
+
+def test_a_change_decided_from_the_page_draws_the_approved_variations_again(cast, client_for):
+    change = ChangeRequestFactory(
+        project=cast.project,
+        summary="More budget",
+        proposer_account_id=cast.lead.account_id,
+        impact_budget=Decimal(2500),
+        impact_schedule_days=10,
+        dimensions=["Budget", "Schedule"],
+    )
+    sponsor = client_for(cast.sponsor)
+    page = sponsor.get(f"{BASE}/changes/").content.decode()
+    assert "leave the budget as it is" in page.split('<div id="change-variations">')[1]
+    approved = sponsor.post(
+        f"{BASE}/changes/{change.pk}/adjudicate/",
+        {"outcome": "Approved", "revision": str(change.revision)},
+        **shown_at(f"{BASE}/changes/"),
+    )
+    assert approved.status_code == 200
+    html = approved.content.decode()
+    line = html.split('<template><div id="change-variations" hx-swap-oob="true">')[1]
+    line = line.split("</div></template>")[0]
+    assert f"add {money(Decimal(2500))} to the budget" in line
+    assert "add 10 days to the schedule" in line
