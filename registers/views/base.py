@@ -153,12 +153,12 @@ class RegisterPages(RowForms, BulkEdit):
         def redrawing(request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponseBase:
             response = method(request, key, **kwargs)
             if request.method == "POST" and isinstance(response, HttpResponse):
-                self.add_pictures_of_page_shown(request, key, response)
+                self.draw_again_for_page_shown(request, key, response)
             return response
 
         return answers(vary_on_headers("HX-Request")(redrawing))
 
-    def add_pictures_of_page_shown(
+    def draw_again_for_page_shown(
         self, request: HtmxHttpRequest, key: str, response: HttpResponse
     ) -> None:
         """After a write from the register's page (an HTMX answer, 2xx), what the page shows
@@ -384,7 +384,7 @@ class RegisterPages(RowForms, BulkEdit):
             if self.bulk_fields and caller.can_edit_registers
             else None,
             # A callable: drawn where the page shows the pictures, and by `render_page` and
-            # `add_pictures_of_page_shown` for a table swap or a write (out of band).
+            # `draw_again_for_page_shown` for a table swap or a write (out of band).
             pictures_html=partial(
                 pictures_html,
                 self,
