@@ -9,10 +9,8 @@ answers, row forms, undo and the detail page are registers.views.rowforms, and t
 selected rows registers.views.bulk."""
 
 from collections.abc import Callable, Iterable
-from copy import copy
 from functools import partial, wraps
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.db.models import ManyToOneRel, Model, QuerySet
@@ -21,7 +19,6 @@ from django.http import (
     HttpResponse,
     HttpResponseBase,
     HttpResponseRedirect,
-    QueryDict,
 )
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -38,6 +35,7 @@ from governance.permissions import Caller
 from governance.picker import people_choices
 from registers import paging, selectors, summary, tables
 from registers.summary import Summary
+from registers.views import redraw
 from registers.views.bulk import BulkEdit
 from registers.views.rowforms import RowForms
 from registers.views.shared import (
@@ -153,33 +151,10 @@ class RegisterPages(RowForms, BulkEdit):
         def redrawing(request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponseBase:
             response = method(request, key, **kwargs)
             if request.method == "POST" and isinstance(response, HttpResponse):
-                self.draw_again_for_page_shown(request, key, response)
+                redraw.draw_again_for_page_shown(self, request, key, response)
             return response
 
         return answers(vary_on_headers("HX-Request")(redrawing))
-
-    def draw_again_for_page_shown(
-        self, request: HtmxHttpRequest, key: str, response: HttpResponse
-    ) -> None:
-        """After a write from the register's page (an HTMX answer, 2xx), what the page shows
-        of its rows besides the table drawn again, out of band: its pictures and the partials
-        `drawn_again`. For the rows the page shows: the filters, sort and page of the page's
-        address (`HX-Current-URL`, which the table's swaps push)."""
-        shown = urlsplit(request.htmx.current_url or "") if request.htmx else None
-        drawn = self.draws_pictures or self.drawn_again
-        if not (drawn and shown and 200 <= response.status_code < 300):
-            return
-        project, caller = permissions.project_for(request, key)
-        if shown.path != self.base_url(project):
-            return
-        page_shown = copy(request)
-        page_shown.GET = QueryDict(shown.query)
-        context = self.page_context(page_shown, project, caller)
-        html = context["pictures_html"](oob=True)
-        for name in self.drawn_again:  # a table's part swaps out of band only in a template
-            part = render_to_string(f"{self.template}#{name}", {**context, "oob": True}, request)
-            html += f"<template>{part}</template>"
-        response.content += html.encode()
 
     def item_route(self) -> str:
         return f"{self.slug}/<uuid:{self.id_kwarg}>/"
@@ -384,7 +359,7 @@ class RegisterPages(RowForms, BulkEdit):
             if self.bulk_fields and caller.can_edit_registers
             else None,
             # A callable: drawn where the page shows the pictures, and by `render_page` and
-            # `draw_again_for_page_shown` for a table swap or a write (out of band).
+            # `redraw` for a table swap or a write (out of band).
             pictures_html=partial(
                 pictures_html,
                 self,

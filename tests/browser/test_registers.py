@@ -40,6 +40,10 @@ def test_inline_edit_and_save_of_a_work_package(cast, live_server, watched_page,
     expect(row.get_by_role("link", name="Build the customer portal", exact=True)).to_be_visible()
     expect(row).to_contain_text("In Progress")
     expect(row).to_contain_text("40%")
+    # The pictures drawn again with the saved row stay whole, outside the table (record 0310).
+    expect(page.locator("#wp-rows table, #wp-rows svg")).to_have_count(0)
+    expect(page.locator("#wp-rows > tr")).to_have_count(2)  # the row and the hidden empty row
+    expect(page.locator("#register-pictures figure table")).to_have_count(2)
     wp.refresh_from_db()
     assert (wp.name, wp.status, wp.progress, wp.revision) == (
         "Build the customer portal",
@@ -145,6 +149,9 @@ def test_add_a_row_and_delete_it_after_confirming(cast, live_server, watched_pag
     expect(row.locator(".heat-red")).to_have_text(["15", "15"])
     expect(page.locator("#register-tabs")).to_contain_text(re.compile(r"Risks\s*1"))
     expect(page.get_by_text("No risks or opportunities yet.")).to_be_hidden()
+    # The matrices drawn again with the new row stay whole, outside the table.
+    expect(page.locator("#risk-rows table, #risk-rows svg")).to_have_count(0)
+    expect(page.locator("#register-pictures svg")).to_have_count(2)
     page.once("dialog", lambda dialog: dialog.accept())
     row.get_by_role("button", name="Delete Vendor insolvency").click()
     expect(row).to_have_count(0)

@@ -10,7 +10,7 @@ from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactor
 
 BASE = "/projects/ALPHA/registers"
 HX = {"HTTP_HX_REQUEST": "true"}
-OOB = '<div id="register-pictures" hx-swap-oob="true">'
+OOB = '<template><div id="register-pictures" hx-swap-oob="true">'
 
 
 def shown_at(url):
@@ -162,3 +162,17 @@ def test_a_change_decided_from_the_page_draws_the_approved_variations_again(cast
     line = line.split("</div></template>")[0]
     assert f"add {money(Decimal(2500))} to the budget" in line
     assert "add 10 days to the schedule" in line
+
+
+def test_a_save_from_the_register_s_edit_page_draws_the_matrices_again(cast, client_for):
+    """The edit page is the register with the row's form open: its matrices follow too."""
+    risk = RiskFactory(project=cast.project, title="Vendor exit", impact=2, likelihood=2)
+    client = client_for(cast.lead)
+    response = client.post(
+        f"{BASE}/risks/{risk.pk}/",
+        {"title": "Vendor exit", "impact": "5", "likelihood": "5", "revision": "1"},
+        **shown_at(f"{BASE}/risks/{risk.pk}/edit/"),
+    )
+    assert response.status_code == 200
+    matrices = pictures_of(response.content.decode())
+    assert "impact 5 and likelihood 5" in matrices
