@@ -65,6 +65,8 @@ def test_lena_reads_and_edits_registers_as_cards_on_a_phone(demo, live_server, w
         page.goto(f"{live_server.url}{path}")
         no_sideways_scroll(page, path)
         assert_cards(page, "table.register", path)
+        # With rows listed, the "none match" row stays hidden, as on a desktop.
+        expect(page.locator("table.register tbody tr.empty-row")).to_be_hidden()
         # The header row is a bar of sort links, not a hidden table header.
         expect(page.locator("table.register thead th a.sort").first).to_be_visible()
         first = page.locator("table.register tbody tr[data-href]").first
@@ -86,6 +88,12 @@ def test_lena_reads_and_edits_registers_as_cards_on_a_phone(demo, live_server, w
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     page.keyboard.press("Escape")
     expect(form).to_have_count(0)
+    # A filter that keeps no row shows the "none match" card.
+    page.goto(f"{live_server.url}/projects/BRIDGE/registers/work-packages/?q=zzzz-no-such")
+    expect(page.locator("table.register tbody tr.empty-row")).to_be_visible()
+    expect(page.locator("table.register tbody tr.empty-row")).to_contain_text(
+        "No work packages match these filters."
+    )
 
 
 def test_sofias_queue_is_cards_with_large_buttons_on_a_phone(demo, live_server, watched_page):
