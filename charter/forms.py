@@ -1,6 +1,7 @@
 """Input parsing only: the business-case pages' form posts turned into the same payloads the
 JSON API takes (spec field names). Every rule is applied by the services."""
 
+import re
 from typing import Any
 
 from django.http import QueryDict
@@ -22,6 +23,33 @@ def thesis(post: QueryDict) -> dict[str, Any]:
 
 def adoption(post: QueryDict) -> dict[str, Any]:
     return {key: post.get(key, "") for key in ADOPTION_FIELDS}
+
+
+LINE_ERROR = re.compile(r"financialCase\.builtin\.lines\[(\d+)\]\.(year|cost|benefit)")
+
+
+def financial_errors(
+    errors: dict[str, list[str]], data: dict[str, Any]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The financial case's refusals as its form shows them: a yearly line's by the input it
+    came from (`line-<year>-cost`: the lines sent are only the filled years, so their index is
+    not the year), with its words ("Cost in year 3"); the others as they are. Returns the
+    errors and those words by key."""
+    lines = data["financialCase"]["builtin"]["lines"]
+    shown: dict[str, list[str]] = {}
+    words: dict[str, str] = {}
+    for key, messages in errors.items():
+        match = LINE_ERROR.fullmatch(key)
+        if match is None:
+            shown.setdefault(key, []).extend(messages)
+            continue
+        index, part = int(match[1]), match[2]
+        year = lines[index]["year"]
+        column = "cost" if part == "year" else part
+        field = f"line-{year}-{column}"
+        shown.setdefault(field, []).extend(messages)
+        words[field] = f"{column.capitalize()} in year {year}"
+    return shown, words
 
 
 def financial(post: QueryDict) -> dict[str, Any]:

@@ -31,6 +31,9 @@ LABEL_FIELDS = {
     "discountRatePct": "Discount rate %",
     "npv": "NPV",
     "irr": "IRR",
+    # The financial case's two models, as its form names them.
+    "builtin": "Built-in model",
+    "attached": "Attached model",
 }
 
 AUDIT_NOUNS = {"businessCase": "the business case"}

@@ -121,7 +121,11 @@ def _edit(
             base_url=_base_url(request),
         )
     except ValidationFailed as exc:
-        status, extra = 422, {"errors": exc.fields, "error_section": section}
+        errors, words = (
+            forms.financial_errors(exc.fields, data) if section == "financial" else (exc.fields, {})
+        )
+        status = 422
+        extra = {"errors": errors, "error_words": words, "error_section": section}
     except Stale:
         case = current_case(project)
         status = 412

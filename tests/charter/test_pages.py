@@ -785,3 +785,35 @@ def test_minutes_page_queries_do_not_grow_with_the_minutes(cast, arrange, client
     for _ in range(30):
         SteeringMinutesFactory(project=cast.project, attendees=[cast.lead.account_id])
     assert count() == small
+
+
+def test_a_refused_financial_save_names_each_field_as_the_form_does(cast, arrange, client_for):
+    """A yearly line's refusal names the year's input (the lines sent are only the filled
+    years, so their index is not the year) and marks it; the models' fields in words."""
+    arrange("Draft")
+    response = client_for(cast.lead).post(
+        f"{PAGE}edit/financial/",
+        {
+            "revision": BusinessCase.objects.get().revision,
+            "mode": "builtin",
+            "currency": "EURO",
+            "discountRatePct": "8",
+            "horizonYears": "5",
+            "line-3-cost": "lots",
+            "line-4-benefit": "-5",
+        },
+        **HX,
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    listed = html.split("Please correct:")[1].split("</ul>")[0]
+    assert "<strong>Cost in year 3</strong>" in listed
+    assert "<strong>Benefit in year 4</strong>: Must be 0 or more" in listed
+    assert "<strong>Financial case, built-in model, currency</strong>" in listed
+    assert "lines[" not in listed and "builtin" not in listed
+    for name in ("line-3-cost", "line-4-benefit"):
+        tag = html.split(f'name="{name}"')[1].split(">")[0]
+        assert 'aria-invalid="true"' in tag and 'value="' in tag
+    assert 'aria-invalid="true"' not in html.split('name="line-4-cost"')[1].split(">")[0]
+    # What was typed is kept.
+    assert 'name="line-3-cost" value="lots"' in html
