@@ -14,12 +14,7 @@ from typing import Any, ClassVar
 
 from django.contrib import messages
 from django.db.models import ManyToOneRel, Model, QuerySet
-from django.http import (
-    HttpRequest,
-    HttpResponse,
-    HttpResponseBase,
-    HttpResponseRedirect,
-)
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import URLPattern, path, reverse

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from django.http import HttpResponse, QueryDict
 from django.template.loader import render_to_string
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, get_script_prefix, resolve
 
 from governance import permissions
 from governance.http import HtmxHttpRequest
@@ -20,15 +20,23 @@ if TYPE_CHECKING:
     from registers.views.base import RegisterPages
 
 
-def shows_table(reg: RegisterPages, path: str) -> bool:
-    """Whether the page at `path` is the register's page: its list, or its add or edit page
-    (the register with a row's form open, without script)."""
+def shows_table(reg: RegisterPages, key: str, path: str) -> bool:
+    """Whether the page at `path` (an address's path, the site's prefix included) is the
+    register's page of the project `key`: its list, or its add or edit page (the register
+    with a row's form open, without script)."""
+    prefix = get_script_prefix()
+    if not path.startswith(prefix):
+        return False
     try:
-        match = resolve(path)
+        match = resolve("/" + path.removeprefix(prefix))
     except Resolver404:
         return False
     names = {reg.slug, f"{reg.anchor}-new", f"{reg.anchor}-edit"}
-    return match.namespace == "registers" and match.url_name in names
+    return (
+        match.namespace == "registers"
+        and match.url_name in names
+        and match.kwargs.get("key") == key
+    )
 
 
 def draw_again_for_page_shown(
@@ -40,8 +48,9 @@ def draw_again_for_page_shown(
     the page shows: the filters, sort and page of the page's address (`HX-Current-URL`, which
     the table's swaps push)."""
     shown = urlsplit(request.htmx.current_url or "") if request.htmx else None
-    drawn = reg.draws_pictures or reg.drawn_again
-    if not (drawn and shown and 200 <= response.status_code < 300 and shows_table(reg, shown.path)):
+    if not (reg.draws_pictures or reg.drawn_again) or not 200 <= response.status_code < 300:
+        return
+    if shown is None or not shows_table(reg, key, shown.path):
         return
     project, caller = permissions.project_for(request, key)
     page_shown = copy(request)

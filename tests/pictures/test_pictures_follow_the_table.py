@@ -176,3 +176,13 @@ def test_a_save_from_the_register_s_edit_page_draws_the_matrices_again(cast, cli
     assert response.status_code == 200
     matrices = pictures_of(response.content.decode())
     assert "impact 5 and likelihood 5" in matrices
+
+
+def test_a_page_of_another_project_is_not_drawn_for(cast, client_for):
+    red, _ = packages(cast.project)
+    answer = client_for(cast.lead).post(
+        f"{BASE}/work-packages/{red.pk}/delete/",
+        {"revision": "1"},
+        **shown_at("/projects/OTHER/registers/work-packages/"),
+    )
+    assert answer.status_code == 200 and "register-pictures" not in answer.content.decode()
