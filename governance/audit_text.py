@@ -92,6 +92,25 @@ def titles_from(model: type[Model], attr: str) -> Callable[[list[str]], dict[str
     }
 
 
+def named_type(field: str) -> str | None:
+    """The kind of record a change's field holds the id of, where its titles are registered:
+    `decisionId`, `treatingDecisionId` and `changeRequestId` name a decision, a decision and a
+    change request."""
+    for target_type in _TITLES:
+        suffix = f"{target_type[:1].upper()}{target_type[1:]}Id"
+        if field == f"{target_type}Id" or field.endswith(suffix):
+            return target_type
+    return None
+
+
+def _record_ids(value: Any) -> list[str]:
+    if isinstance(value, str) and _UUID.fullmatch(value):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str) and _UUID.fullmatch(v)]
+    return []
+
+
 def kind_label(kind: str) -> str:
     """A kind for the filter: "Change request raised", "Business case approved"."""
     if kind in PHRASES:
@@ -142,6 +161,15 @@ def _date(value: str) -> str:
         return formatting.moment(value)
     if _ISO_DATE.fullmatch(value):
         return formatting.day(value)
+    return value
+
+
+def _titled(target_type: str, value: Any, titles: Mapping[tuple[str, str], str]) -> Any:
+    """A record's id (or a list of them) as its title, where the record is still there."""
+    if isinstance(value, list):
+        return [_titled(target_type, v, titles) for v in value]
+    if isinstance(value, str):
+        return titles.get((target_type, value), value)
     return value
 
 
@@ -246,10 +274,14 @@ def describe(entries: list[AuditEntry], *, record_known: bool = False) -> list[L
     by_type: dict[str, set[str]] = {}
     for entry in entries:
         ids.add(entry.actor_account_id)
-        for change in (entry.changes or {}).values():
+        for name, change in (entry.changes or {}).items():
             if isinstance(change, dict):
                 ids.update(_account_ids(change.get("before")))
                 ids.update(_account_ids(change.get("after")))
+                named = named_type(name)
+                if named is not None:
+                    for value in (change.get("before"), change.get("after")):
+                        by_type.setdefault(named, set()).update(_record_ids(value))
         if entry.target_type in _TITLES and entry.target_id:
             by_type.setdefault(entry.target_type, set()).add(entry.target_id)
     people = resolve(ids)
@@ -300,6 +332,9 @@ def _line(
             continue
         if before in (None, "", [], {}) and after in (None, "", [], {}):
             continue
+        record_type = named_type(name)
+        if record_type is not None:
+            before, after = (_titled(record_type, v, titles) for v in (before, after))
         changes.append(
             Change(
                 labels.field_label(name),

@@ -109,6 +109,22 @@ def test_a_record_history_reads_as_sentences(cast, client_for):
     assert "risk.updated" not in shown
 
 
+def test_a_change_naming_a_record_reads_as_its_title(cast, client_for):
+    """A field holding a record's id (the decision that treats a risk) reads as the record's
+    title, not its id; one query per kind of record, as the entries' own titles."""
+    lead = caller_for(cast.lead, cast.project)
+    risk = services.risk_create(
+        caller=lead, data={"title": "Vendor late", "impact": 3, "materialised": True}
+    )
+    decision = services.risk_record_decision(
+        caller=lead, risk_id=risk.pk, data={"decision": "Bring in the standby supplier"}
+    )
+    for page in (f"/projects/ALPHA/registers/risks/{risk.pk}/", AUDIT):
+        shown = outside_details(client_for(cast.viewer).get(page).content.decode())
+        assert "Treating decision Bring in the standby supplier" in shown
+        assert str(decision.pk) not in shown
+
+
 def test_the_audit_page_queries_do_not_grow_with_entries(
     cast, client_for, django_assert_max_num_queries
 ):
