@@ -70,6 +70,15 @@ def test_phone_pages_do_not_scroll_sideways(demo, live_server, watched_page):
     page.goto(f"{live_server.url}/projects/BRIDGE/status/")
     page.screenshot(path="/tmp/uxc/14-phone-status.png", full_page=True)
 
+    # A draft's yearly cash flows fit: every year's cost and benefit in view.
+    page.goto(f"{live_server.url}/projects/ORCHID/charter/")
+    flows = page.locator("table.cashflows")
+    assert flows.evaluate("e => e.getBoundingClientRect().right") <= 390
+    for cell in page.locator("table.cashflows input").all():
+        box = cell.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    flows.screenshot(path="/tmp/uxc/14-phone-cashflows.png")
+
 
 def test_wide_screen_keeps_the_full_top_bar(demo, live_server, watched_page):
     page = watched_page
