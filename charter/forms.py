@@ -33,8 +33,8 @@ def financial_errors(
 ) -> tuple[dict[str, list[str]], dict[str, str]]:
     """The financial case's refusals as its form shows them: a yearly line's by the input it
     came from (`line-<year>-cost`: the lines sent are only the filled years, so their index is
-    not the year), with its words ("Cost in year 3"); the others as they are. Returns the
-    errors and those words by key."""
+    not the year), with its words ("Cost in year 3"; a year refused, such as one past the
+    horizon, "Year 5"); the others as they are. Returns the errors and those words by key."""
     lines = data["financialCase"]["builtin"]["lines"]
     shown: dict[str, list[str]] = {}
     words: dict[str, str] = {}
@@ -45,10 +45,9 @@ def financial_errors(
             continue
         index, part = int(match[1]), match[2]
         year = lines[index]["year"]
-        column = "cost" if part == "year" else part
-        field = f"line-{year}-{column}"
+        field = f"line-{year}-{part}"
         shown.setdefault(field, []).extend(messages)
-        words[field] = f"{column.capitalize()} in year {year}"
+        words[field] = f"Year {year}" if part == "year" else f"{part.capitalize()} in year {year}"
     return shown, words
 
 

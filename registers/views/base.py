@@ -384,12 +384,14 @@ class RegisterPages(RowForms, BulkEdit):
     def render_table(
         self, request: HtmxHttpRequest, project: Project, caller: Caller, **more: Any
     ) -> HttpResponse:
-        """After a write to the table's order: the table again (without script, the page)."""
+        """After a write to the table's order: the table again, as the page in view shows it
+        (its filters, sort and page: `redraw.page_shown`); without script, the page."""
         if not request.htmx:
             return HttpResponseRedirect(self.base_url(project))
-        context = self.page_context(request, project, caller)
+        page = redraw.page_shown(self, request, project.key) or request
+        context = self.page_context(page, project, caller)
         context.update(more)
-        return render_htmx(request, self.template, context, partial="table")
+        return render_htmx(page, self.template, context, partial="table")
 
     def tabs_oob(self, project: Project) -> str:
         """The sub-tab bar with fresh counts, swapped out of band after an add or a delete."""

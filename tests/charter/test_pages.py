@@ -817,3 +817,17 @@ def test_a_refused_financial_save_names_each_field_as_the_form_does(cast, arrang
     assert 'aria-invalid="true"' not in html.split('name="line-4-cost"')[1].split(">")[0]
     # What was typed is kept.
     assert 'name="line-3-cost" value="lots"' in html
+    # A year past the horizon is named as the year.
+    response = client_for(cast.lead).post(
+        f"{PAGE}edit/financial/",
+        {
+            "revision": BusinessCase.objects.get().revision,
+            "mode": "builtin",
+            "currency": "EUR",
+            "horizonYears": "3",
+            "line-5-cost": "10",
+        },
+        **HX,
+    )
+    listed = response.content.decode().split("Please correct:")[1].split("</ul>")[0]
+    assert "<strong>Year 5</strong>" in listed and "Cost in year 5" not in listed

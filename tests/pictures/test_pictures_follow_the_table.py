@@ -4,6 +4,8 @@ table swap (a filter, a sort, a page) and after every write from the register's 
 import datetime as dt
 from decimal import Decimal
 
+import pytest
+
 from governance.formatting import money
 from registers.models import WorkPackage
 from tests.factories import ChangeRequestFactory, RiskFactory, WorkPackageFactory
@@ -186,3 +188,43 @@ def test_a_page_of_another_project_is_not_drawn_for(cast, client_for):
         **shown_at("/projects/OTHER/registers/work-packages/"),
     )
     assert answer.status_code == 200 and "register-pictures" not in answer.content.decode()
+
+
+@pytest.mark.parametrize(
+    "current",
+    [
+        "http://[bad/projects/ALPHA/registers/work-packages/",
+        "http://testserver/projects/ALPHA/registers/work-packages/?q=%00",
+        "http://testserver/projects/ALPHA/registers/work-packages/?q=%EF%BF%BE",
+        "http://testserver/projects/ALPHA/registers/work-packages/?" + "a&" * 1100,
+        "not a url at all \ud800",
+    ],
+)
+def test_a_hostile_page_address_leaves_the_write_s_answer_as_it_is(cast, client_for, current):
+    """The page's address is the client's header, read after the write committed: one a page
+    would be refused for draws nothing, and the write's own answer stands."""
+    red, _ = packages(cast.project)
+    answer = client_for(cast.lead).post(
+        f"{BASE}/work-packages/{red.pk}/delete/",
+        {"revision": "1"},
+        **{**HX, "HTTP_HX_CURRENT_URL": current},
+    )
+    assert answer.status_code == 200 and "register-pictures" not in answer.content.decode()
+    assert not WorkPackage.objects.filter(pk=red.pk).exists()
+
+
+def test_a_move_on_a_filtered_page_answers_that_page_s_table_and_timeline(cast, client_for):
+    red, _ = packages(cast.project)
+    WorkPackageFactory(project=cast.project, name="Redline", rag="Red")
+    response = client_for(cast.lead).post(
+        f"{BASE}/work-packages/{red.pk}/move/",
+        {"direction": "down"},
+        **shown_at(f"{BASE}/work-packages/?rag=Red"),
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    table, timeline = html.split(OOB)
+    assert "Redline" in table and "Greenfield" not in table
+    assert "Redline" in timeline and "Greenfield" not in timeline
+    # The table's links keep the filter.
+    assert "rag=Red" in table
