@@ -212,9 +212,10 @@ class RegisterPages(RowForms, BulkEdit):
         return self.render_form(request, project, caller, form, record=record)
 
     def delete_view(self, request: HtmxHttpRequest, key: str, **kwargs: Any) -> HttpResponse:
-        """Delete after confirmation. HTMX: the row disappears, the counts update and the page
-        says what was deleted, with Undo where the register's create service can rebuild the
-        record; a stale or refused delete answers with the row and the reason."""
+        """Delete after confirmation. HTMX: the row disappears (from the register's page, the
+        page's table is answered again), the counts update and the page says what was deleted,
+        with Undo where the register's create service can rebuild the record; a stale or
+        refused delete answers with the row and the reason."""
         project, caller = permissions.project_for(request, key)
         pk = self.record_id(kwargs)
         record = self.current(project, pk)
@@ -250,7 +251,13 @@ class RegisterPages(RowForms, BulkEdit):
             {"message": message, "token": token, "project": project, "reg": self},
             request=request,
         )
-        return self.into_row(htmx_response(self.tabs_oob(project) + flash, 200), pk)
+        if redraw.page_shown(self, request, project.key) is None:
+            return self.into_row(htmx_response(self.tabs_oob(project) + flash, 200), pk)
+        # From the register's page: its table again, so the row after the page's last takes
+        # the deleted one's place and the pager counts again.
+        response = self.render_table(request, project, caller)
+        response.content += (self.tabs_oob(project) + flash).encode()
+        return reswap(retarget(response, "#register-table"), "outerHTML")
 
     # --- the page, the table and the rows --------------------------------------------------
 

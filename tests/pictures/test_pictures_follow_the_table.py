@@ -228,3 +228,33 @@ def test_a_move_on_a_filtered_page_answers_that_page_s_table_and_timeline(cast, 
     assert "Redline" in timeline and "Greenfield" not in timeline
     # The table's links keep the filter.
     assert "rag=Red" in table
+
+
+def test_a_delete_on_a_full_page_answers_the_page_s_table_again(cast, client_for):
+    """The row after the page's last takes the deleted one's place in the table and on the
+    timeline alike, and the pager counts again."""
+    WorkPackage.objects.bulk_create(
+        WorkPackage(
+            project=cast.project,
+            name=f"Package {n:03}",
+            planned_start_date=dt.date(2026, 1, 5),
+            planned_end_date=dt.date(2026, 3, 5),
+        )
+        for n in range(102)
+    )
+    first = WorkPackage.objects.get(name="Package 000")
+    response = client_for(cast.lead).post(
+        f"{BASE}/work-packages/{first.pk}/delete/",
+        {"revision": "1"},
+        **shown_at(f"{BASE}/work-packages/?sort=name"),
+    )
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == "#register-table" and response["HX-Reswap"] == "outerHTML"
+    html = response.content.decode()
+    answer, timeline = html.split(OOB)
+    table, counts_and_notice = answer.split('<nav id="register-tabs"')
+    assert '<div id="register-table"' in table
+    assert "Package 100" in table and "Package 000" not in table
+    assert "Package 100" in timeline and "Package 000" not in timeline
+    assert "Showing 100 of 101 work packages" in table
+    assert "Deleted the work package “Package 000”." in counts_and_notice
