@@ -36,9 +36,14 @@ def person_fields(register: str) -> list[str]:
     return specs.with_marker(SPECS[register], specs.Account)
 
 
+def column_labels(register: str) -> dict[str, str]:
+    """{API name: the label a person reads for it on the register's pages}."""
+    return specs.labels(SPECS[register])
+
+
 def column_label(register: str, field: str) -> str:
     """The header a person reads for a field: its label on the register's pages."""
-    return specs.labels(SPECS[register]).get(field, field)
+    return column_labels(register).get(field, field)
 
 
 def export_header(field: str, label: str | None) -> str:

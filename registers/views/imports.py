@@ -170,6 +170,8 @@ def import_file(request: HtmxHttpRequest, key: str, register: str) -> HttpRespon
             (vocabulary.column_label(register, c), c)
             for c in import_templates.columns(project, register)
         ],
+        # A refused or coerced field named as the column list names it (`_import_field.html`).
+        column_labels=vocabulary.column_labels(register),
         person_columns=[
             vocabulary.column_label(register, c)
             for c in spreadsheets.PERSON_FIELDS_IN_ORDER[register]

@@ -487,7 +487,9 @@ def test_the_page_names_refused_and_coerced_fields_in_words(cast, client_for):
             },
         )
     )
-    assert "<td>Planned end date (<code>plannedEndDate</code>)</td>" in refused
+    # Named as the page's list of columns names it (the register's label, "Planned end").
+    assert "<td>Planned end (<code>plannedEndDate</code>)</td>" in refused
+    assert "Planned end (<code>plannedEndDate</code>)," in refused
     assert "Must not be before planned start date (2027-06-01)." in refused
     assert "<td>Status (<code>status</code>)</td>" in refused
     coerced = text_of(
