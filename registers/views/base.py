@@ -395,10 +395,16 @@ class RegisterPages(RowForms, BulkEdit):
         (its filters, sort and page: `redraw.page_shown`); without script, the page."""
         if not request.htmx:
             return HttpResponseRedirect(self.base_url(project))
-        page = redraw.page_shown(self, request, project.key) or request
+        shown = redraw.page_shown(self, request, project.key)
+        page = shown or request
         context = self.page_context(page, project, caller)
         context.update(more)
-        return render_htmx(page, self.template, context, partial="table")
+        response = render_htmx(page, self.template, context, partial="table")
+        if shown is not None and (self.draws_pictures or self.drawn_again):
+            # What is drawn around the table, from the same rows (read once).
+            response.content += redraw.around_table(self, context, shown)
+            response.drawn_around = True  # type: ignore[attr-defined]
+        return response
 
     def tabs_oob(self, project: Project) -> str:
         """The sub-tab bar with fresh counts, swapped out of band after an add or a delete."""

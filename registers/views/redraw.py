@@ -7,7 +7,7 @@ the page in view (`RegisterPages.render_table`)."""
 from __future__ import annotations
 
 from copy import copy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import SuspiciousOperation
@@ -65,14 +65,26 @@ def page_shown(reg: RegisterPages, request: HtmxHttpRequest, key: str) -> HtmxHt
     return page
 
 
+def around_table(reg: RegisterPages, context: dict[str, Any], page: HtmxHttpRequest) -> bytes:
+    """The page's pictures and the partials the register names in `drawn_again`, drawn from
+    the page's context, out of band, each in a template element (an answer that begins with a
+    table's row is parsed as a table's content)."""
+    html: str = context["pictures_html"](oob=True)
+    for name in reg.drawn_again:
+        part = render_to_string(f"{reg.template}#{name}", {**context, "oob": True}, page)
+        html += f"<template>{part}</template>"
+    return html.encode()
+
+
 def draw_again_for_page_shown(
     reg: RegisterPages, request: HtmxHttpRequest, key: str, response: HttpResponse
 ) -> None:
-    """After a write from the register's page (an HTMX answer, 2xx), its pictures and the
-    partials it names in `drawn_again` drawn again, out of band, each in a template element
-    (an answer that begins with a table's row is parsed as a table's content), for the rows
-    the page in view shows (`page_shown`)."""
+    """After a write from the register's page (an HTMX answer, 2xx), what is drawn around its
+    table (`around_table`) for the rows the page in view shows (`page_shown`). Not again where
+    the answer drew it with the page's table (`RegisterPages.render_table`: `drawn_around`)."""
     if not (reg.draws_pictures or reg.drawn_again) or not 200 <= response.status_code < 300:
+        return
+    if getattr(response, "drawn_around", False):
         return
     page = page_shown(reg, request, key)
     if page is None:
@@ -81,9 +93,4 @@ def draw_again_for_page_shown(
         project, caller = permissions.project_for(request, key)
     except DomainError:
         return  # the write's own answer stands; the page's next swap draws them
-    context = reg.page_context(page, project, caller)
-    html = context["pictures_html"](oob=True)
-    for name in reg.drawn_again:
-        part = render_to_string(f"{reg.template}#{name}", {**context, "oob": True}, page)
-        html += f"<template>{part}</template>"
-    response.content += html.encode()
+    response.content += around_table(reg, reg.page_context(page, project, caller), page)
