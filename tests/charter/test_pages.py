@@ -791,22 +791,22 @@ def test_a_refused_financial_save_names_each_field_as_the_form_does(cast, arrang
     """A yearly line's refusal names the year's input (the lines sent are only the filled
     years, so their index is not the year) and marks it; the models' fields in words."""
     arrange("Draft")
-    response = client_for(cast.lead).post(
-        f"{PAGE}edit/financial/",
-        {
-            "revision": BusinessCase.objects.get().revision,
-            "mode": "builtin",
-            "currency": "EURO",
-            "discountRatePct": "8",
-            "horizonYears": "5",
-            "line-3-cost": "lots",
-            "line-4-benefit": "-5",
-        },
-        **HX,
+    client = client_for(cast.lead)
+
+    def refused(**fields):
+        revision = BusinessCase.objects.get().revision
+        sent = {"revision": revision, "mode": "builtin", "currency": "EUR", **fields}
+        response = client.post(f"{PAGE}edit/financial/", sent, **HX)
+        assert response.status_code == 422
+        html = response.content.decode()
+        return html, html.split("Please correct:")[1].split("</ul>")[0]
+
+    html, listed = refused(
+        currency="EURO",
+        discountRatePct="8",
+        horizonYears="5",
+        **{"line-3-cost": "lots", "line-4-benefit": "-5"},
     )
-    assert response.status_code == 422
-    html = response.content.decode()
-    listed = html.split("Please correct:")[1].split("</ul>")[0]
     assert "<strong>Cost in year 3</strong>" in listed
     assert "<strong>Benefit in year 4</strong>: Must be 0 or more" in listed
     assert "<strong>Financial case, built-in model, currency</strong>" in listed
@@ -818,16 +818,5 @@ def test_a_refused_financial_save_names_each_field_as_the_form_does(cast, arrang
     # What was typed is kept.
     assert 'name="line-3-cost" value="lots"' in html
     # A year past the horizon is named as the year.
-    response = client_for(cast.lead).post(
-        f"{PAGE}edit/financial/",
-        {
-            "revision": BusinessCase.objects.get().revision,
-            "mode": "builtin",
-            "currency": "EUR",
-            "horizonYears": "3",
-            "line-5-cost": "10",
-        },
-        **HX,
-    )
-    listed = response.content.decode().split("Please correct:")[1].split("</ul>")[0]
+    _, listed = refused(horizonYears="3", **{"line-5-cost": "10"})
     assert "<strong>Year 5</strong>" in listed and "Cost in year 5" not in listed
